@@ -1,0 +1,139 @@
+package guards
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/exarchos/git-exarchos/workflow"
+)
+
+// Input is what a guard reads.
+type Input struct {
+	State  workflow.State
+	Target string // the phase the transition goes to
+	Facts  GitFacts
+}
+
+// Guard is one guard function: nil passes.
+type Guard func(in Input) *workflow.GuardFailure
+
+// artifactPrefix: "artifact-<name>" checks the artifact <name>.
+const artifactPrefix = "artifact-"
+
+// Artifact names that definitions use; any other artifact-<name> id works the same way.
+var artifactNames = []string{"brief", "design", "fix-design", "plan", "rca", "report"}
+
+var registry = map[string]Guard{
+	"plan-approved":          planApproved,
+	"tasks-complete":         tasksComplete,
+	"reviews-passed":         reviewsPassed,
+	"validation-passed":      validationPassed,
+	"track-hotfix":           trackIs("hotfix"),
+	"track-thorough":         trackIs("thorough"),
+	"track-polish":           trackIs("polish"),
+	"track-overhaul":         trackIs("overhaul"),
+	"fix-commit-recorded":    fixCommitRecorded,
+	"sources-collected":      sourcesCollected,
+	"loop-policy-satisfied":  loopPolicySatisfied,
+	"synthesis-required":     synthesisRequired,
+	"synthesis-not-required": synthesisNotRequired,
+	"pr-url-exists":          prURLExists,
+	"checks-passed":          checksPassed,
+	"merge-verified":         mergeVerified,
+}
+
+func init() {
+	for _, n := range artifactNames {
+		registry[artifactPrefix+n] = artifactPresent(n)
+	}
+}
+
+// Lookup returns the guard with the given id; artifact-<name> exists for every name.
+func Lookup(id string) (Guard, bool) {
+	if g, ok := registry[id]; ok {
+		return g, true
+	}
+	if name, ok := strings.CutPrefix(id, artifactPrefix); ok && name != "" {
+		return artifactPresent(name), true
+	}
+	return nil, false
+}
+
+// IDs lists the registered guard ids, sorted.
+func IDs() []string {
+	ids := make([]string, 0, len(registry))
+	for id := range registry {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	return ids
+}
+
+// Evaluator wires guard ids to guard functions over one source of git facts. It implements
+// workflow.GuardEvaluator.
+type Evaluator struct {
+	Facts GitFacts
+}
+
+// NewEvaluator returns the evaluator Decide and Transitions use.
+func NewEvaluator(facts GitFacts) *Evaluator { return &Evaluator{Facts: facts} }
+
+// Evaluate runs the guard; an unknown id fails closed.
+func (e *Evaluator) Evaluate(id string, s workflow.State, target string) *workflow.GuardFailure {
+	g, ok := Lookup(id)
+	if !ok {
+		return &workflow.GuardFailure{Guard: id, Reason: "unknown guard " + id, Expected: "a guard this version knows", Fix: "git exarchos describe " + s.Type}
+	}
+	f := g(Input{State: s, Target: target, Facts: e.Facts})
+	if f != nil && f.Guard == "" {
+		f.Guard = id
+	}
+	return f
+}
+
+func fail(guard, reason, expected, fix string) *workflow.GuardFailure {
+	return &workflow.GuardFailure{Guard: guard, Reason: reason, Expected: expected, Fix: fix}
+}
+
+// tip reads the workflow branch's tip, or says why it cannot.
+func tip(guard string, in Input) (string, *workflow.GuardFailure) {
+	s := in.State
+	if s.Branch == "" {
+		return "", fail(guard, "the workflow is not bound to a branch", "a branch with commits", "git exarchos status "+s.Feature)
+	}
+	if in.Facts == nil {
+		return "", fail(guard, "no git facts available", "access to the repository", "git exarchos status "+s.Feature)
+	}
+	sha, err := in.Facts.BranchTip(s.Branch)
+	if err != nil || sha == "" {
+		return "", fail(guard, fmt.Sprintf("cannot read the tip of branch %s: %v", s.Branch, errOr(err, "no commit")), "branch "+s.Branch+" with commits", "git switch -c "+s.Branch)
+	}
+	return sha, nil
+}
+
+func errOr(err error, alt string) any {
+	if err != nil {
+		return err
+	}
+	return alt
+}
+
+// sameCommit compares full or abbreviated (≥ 7 hex digits) object names.
+func sameCommit(a, b string) bool {
+	if a == "" || b == "" {
+		return false
+	}
+	if len(a) > len(b) {
+		a, b = b, a
+	}
+	return a == b || (len(a) >= 7 && strings.HasPrefix(b, a))
+}
+
+func short(sha string) string {
+	if len(sha) > 12 {
+		return sha[:12]
+	}
+	return sha
+}
+var _ workflow.GuardEvaluator = (*Evaluator)(nil)

@@ -1,0 +1,436 @@
+package workflow
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+)
+
+// Apply folds one event into a state and returns the new state. It is total: it never panics and
+// never fails. An engine event that does not fit where it stands (a transition whose `from` is not
+// the current phase after a merge, a task that does not exist, a malformed payload) is recorded in
+// Conflicts and otherwise ignored; custom and unknown event types are counted and ignored.
+// s is not modified: Apply works on a deep copy.
+func Apply(s State, e Event) State {
+	c := s.Clone()
+	c.apply(e)
+	return c
+}
+
+// Fold applies events in order to a copy of s.
+func Fold(s State, events []Event) State {
+	c := s.Clone()
+	for _, e := range events {
+		c.apply(e)
+	}
+	return c
+}
+
+// apply folds e into s in place; s must own its slices and maps.
+func (s *State) apply(e Event) {
+	at := s.Events
+	s.Events++
+	s.LastSeq = e.Seq
+	if e.Clock > s.LastClock {
+		s.LastClock = e.Clock
+	}
+	if !engineEventTypes[e.Type] {
+		s.Ignored++
+		return
+	}
+	if e.Type != EventStarted && !s.Started() {
+		s.conflict(e, "the workflow has not started")
+		return
+	}
+	var err error
+	switch e.Type {
+	case EventStarted:
+		err = s.applyStarted(e, at)
+	case EventTransitioned:
+		err = s.applyTransitioned(e, at)
+	case EventCancelled:
+		err = s.applyCancelled(e, at)
+	case EventUnblocked:
+		err = s.applyUnblocked(e)
+	case EventGuardOverridden:
+		err = s.applyOverride(e, at)
+	case EventArtifactRecorded:
+		err = s.applyArtifact(e)
+	case EventFieldSet:
+		err = s.applyField(e)
+	case EventTaskAdded, EventTaskStarted, EventTaskCompleted, EventTaskFailed:
+		err = s.applyTask(e)
+	case EventReviewRecorded:
+		err = s.applyReview(e)
+	case EventValidationRecorded:
+		var d ValidationData
+		if err = decode(e, &d); err == nil {
+			s.Validations = append(s.Validations, Validation(d))
+		}
+	case EventPlanApproved, EventPlanRejected:
+		err = s.applyDecision(e, at)
+	case EventCircuitOpened:
+		var d CircuitData
+		if err = decode(e, &d); err == nil {
+			s.Circuit = &Circuit{Compound: d.Compound, Open: true, FixCycles: d.FixCycles, Limit: d.Limit}
+		}
+	case EventLoopSignalled:
+		err = s.applySignal(e)
+	case EventSynthesisRequested:
+		s.SynthesisRequested = true
+	case EventPRLinked, EventPRObserved, EventMergeVerified:
+		err = s.applyPR(e)
+	}
+	if err != nil {
+		s.conflict(e, err.Error())
+	}
+}
+
+func (s *State) conflict(e Event, reason string) {
+	s.Conflicts = append(s.Conflicts, Conflict{Seq: e.Seq, ID: e.ID, Type: e.Type, Reason: reason})
+}
+
+func decode(e Event, v any) error {
+	if err := e.DecodeData(v); err != nil {
+		return fmt.Errorf("malformed payload: %v", err)
+	}
+	return nil
+}
+
+func (s *State) definition() *Definition {
+	d, _ := Lookup(s.Type)
+	return d
+}
+
+func (s *State) applyStarted(e Event, at int64) error {
+	if s.Started() {
+		return fmt.Errorf("the workflow was already started (as %s)", s.Type)
+	}
+	var d StartedData
+	if err := decode(e, &d); err != nil {
+		return err
+	}
+	def, ok := Lookup(d.Type)
+	if !ok {
+		return fmt.Errorf("unknown workflow type %q", d.Type)
+	}
+	s.Feature, s.Type, s.Branch = d.Feature, d.Type, d.Branch
+	s.Phase, s.EnteredAt = def.Initial, at
+	s.Synthesis = firstOr(d.Synthesis, def.SynthesisPolicies)
+	s.Completion = firstOr(d.Completion, def.CompletionPolicies)
+	if def.Limits.MaxIterations > 0 {
+		s.MaxIterations = d.MaxIterations
+		if s.MaxIterations <= 0 {
+			s.MaxIterations = def.Limits.MaxIterations
+		}
+	}
+	return nil
+}
+
+func firstOr(v string, options []string) string {
+	if v == "" && len(options) > 0 {
+		return options[0]
+	}
+	return v
+}
+
+func (s *State) applyTransitioned(e Event, at int64) error {
+	var d TransitionedData
+	if err := decode(e, &d); err != nil {
+		return err
+	}
+	def := s.definition()
+	if def.IsFinal(s.Phase) {
+		return fmt.Errorf("transition %s → %s after the workflow ended in %s", d.From, d.To, s.Phase)
+	}
+	if d.From != s.Phase {
+		return fmt.Errorf("transition %s → %s but the workflow is in %s", d.From, d.To, s.Phase)
+	}
+	t, ok := def.find(d.From, d.To)
+	if !ok {
+		return fmt.Errorf("no transition %s → %s in the %s definition", d.From, d.To, def.Type)
+	}
+	s.enter(def, t, at, d.Reason)
+	return nil
+}
+
+// enter moves to t.To: counts, restarts a compound's fix cycles on entry, clears per-visit state.
+func (s *State) enter(def *Definition, t Transition, at int64, reason string) {
+	from, to := s.Phase, t.To
+	switch t.Counts {
+	case Revisions:
+		s.Revisions++
+	case Retries:
+		s.Retries++
+	case Iterations:
+		s.Iterations++
+	case FixCycles:
+		s.bumpFixCycles(def.compoundOf(from), 1)
+	}
+	fromC, toC := def.compoundOf(from), def.compoundOf(to)
+	if toC != "" && toC != fromC {
+		s.bumpFixCycles(toC, 0)
+	}
+	if s.Circuit != nil && s.Circuit.Compound != toC || toC != fromC {
+		s.Circuit = nil
+	}
+	if to == "working" && def.Type == loopDefinition.Type {
+		s.Loop.WorkerDone, s.Loop.ReviewerPass = false, false
+	}
+	s.Phase, s.EnteredAt = to, at
+	if def.IsFinal(to) && reason != "" {
+		s.Reason = reason
+	}
+}
+
+// bumpFixCycles adds n to a compound's count; n == 0 restarts it.
+func (s *State) bumpFixCycles(compound string, n int) {
+	if compound == "" {
+		return
+	}
+	if s.FixCycles == nil {
+		s.FixCycles = map[string]int{}
+	}
+	if n == 0 {
+		s.FixCycles[compound] = 0
+		return
+	}
+	s.FixCycles[compound] += n
+}
+
+func (s *State) applyCancelled(e Event, at int64) error {
+	var d CancelledData
+	if err := decode(e, &d); err != nil {
+		return err
+	}
+	def := s.definition()
+	if def.IsFinal(s.Phase) {
+		return fmt.Errorf("cancel after the workflow ended in %s", s.Phase)
+	}
+	// A cancel applies from whatever phase the merged log reached: the intent does not depend on it.
+	to := def.CancelTarget()
+	if p, ok := def.Phase(d.To); ok && p.Kind != Compound {
+		to = d.To
+	}
+	s.Phase, s.EnteredAt, s.Circuit = to, at, nil
+	if def.IsFinal(to) {
+		s.Reason = d.Reason
+	}
+	return nil
+}
+
+func (s *State) applyUnblocked(e Event) error {
+	var d UnblockedData
+	if err := decode(e, &d); err != nil {
+		return err
+	}
+	compound := d.Compound
+	if s.Circuit != nil {
+		compound = s.Circuit.Compound
+	}
+	if compound != "" {
+		s.bumpFixCycles(compound, 0)
+	}
+	s.Circuit = nil
+	return nil
+}
+
+func (s *State) applyOverride(e Event, at int64) error {
+	var d OverrideData
+	if err := decode(e, &d); err != nil {
+		return err
+	}
+	if d.Guard == "" {
+		return fmt.Errorf("override without a guard id")
+	}
+	if d.Phase == "" {
+		d.Phase = s.Phase
+	}
+	s.Overrides = append(s.Overrides, Override{Guard: d.Guard, Reason: d.Reason, Actor: actorOf(d.Actor, e), Phase: d.Phase, At: at})
+	return nil
+}
+
+func actorOf(a string, e Event) string {
+	if a != "" {
+		return a
+	}
+	return e.Actor
+}
+
+func (s *State) applyArtifact(e Event) error {
+	var d ArtifactData
+	if err := decode(e, &d); err != nil {
+		return err
+	}
+	if d.Name == "" {
+		return fmt.Errorf("artifact without a name")
+	}
+	if s.Artifacts == nil {
+		s.Artifacts = map[string]Artifact{}
+	}
+	s.Artifacts[d.Name] = Artifact{Path: d.Path, Text: d.Text, Inline: d.Inline, Commit: d.Commit}
+	return nil
+}
+
+func (s *State) applyField(e Event) error {
+	var d FieldSetData
+	if err := decode(e, &d); err != nil {
+		return err
+	}
+	if !ValidPath(d.Path) {
+		return fmt.Errorf("malformed field path %q", d.Path)
+	}
+	if len(d.Value) == 0 || !json.Valid(d.Value) {
+		return fmt.Errorf("field %s: malformed JSON value", d.Path)
+	}
+	f, err := setPath(s.Fields, strings.Split(d.Path, "."), d.Value, true)
+	if err != nil {
+		return fmt.Errorf("field %s: %v", d.Path, err)
+	}
+	s.Fields = f
+	if d.Path == "track" {
+		var t string
+		if json.Unmarshal(d.Value, &t) == nil {
+			s.Track = t
+		}
+	}
+	return nil
+}
+
+func (s *State) applyTask(e Event) error {
+	var d TaskData
+	if err := decode(e, &d); err != nil {
+		return err
+	}
+	if d.ID == "" {
+		return fmt.Errorf("task event without an id")
+	}
+	i := -1
+	for j, t := range s.Tasks {
+		if t.ID == d.ID {
+			i = j
+			break
+		}
+	}
+	if e.Type == EventTaskAdded {
+		if i >= 0 {
+			return fmt.Errorf("task %s already exists", d.ID)
+		}
+		s.Tasks = append(s.Tasks, Task{ID: d.ID, Title: d.Title, Status: TaskPending})
+		return nil
+	}
+	if i < 0 {
+		return fmt.Errorf("no task %s", d.ID)
+	}
+	t := &s.Tasks[i]
+	switch e.Type {
+	case EventTaskStarted:
+		t.Status = TaskInProgress
+	case EventTaskCompleted:
+		t.Status, t.Reason = TaskCompleted, ""
+	case EventTaskFailed:
+		t.Status, t.Reason = TaskFailed, d.Reason
+	}
+	if d.HeadSHA != "" {
+		t.HeadSHA = d.HeadSHA
+	}
+	if d.Title != "" {
+		t.Title = d.Title
+	}
+	return nil
+}
+
+func (s *State) applyReview(e Event) error {
+	var d ReviewData
+	if err := decode(e, &d); err != nil {
+		return err
+	}
+	if d.Dimension == "" || (d.Verdict != VerdictPass && d.Verdict != VerdictFail) {
+		return fmt.Errorf("review needs a dimension and a verdict pass|fail")
+	}
+	if s.Reviews == nil {
+		s.Reviews = map[string]Review{}
+	}
+	s.Reviews[d.Dimension] = Review{Verdict: d.Verdict, Note: d.Note, Actor: actorOf(d.Actor, e)}
+	return nil
+}
+
+// Review verdicts.
+const (
+	VerdictPass = "pass"
+	VerdictFail = "fail"
+)
+
+func (s *State) applyDecision(e Event, at int64) error {
+	var d DecisionData
+	if err := decode(e, &d); err != nil {
+		return err
+	}
+	a := Approval{Phase: d.Phase, Note: d.Note, Gaps: d.Gaps, Actor: actorOf(d.Actor, e), At: at, Decision: "approved"}
+	if e.Type == EventPlanRejected {
+		a.Decision = "rejected"
+	}
+	if a.Phase == "" {
+		a.Phase = s.Phase
+	}
+	s.Approvals = append(s.Approvals, a)
+	return nil
+}
+
+// Loop signals.
+const (
+	SignalDone = "done"
+	SignalPass = "pass"
+	SignalFail = "fail"
+)
+
+func (s *State) applySignal(e Event) error {
+	var d SignalData
+	if err := decode(e, &d); err != nil {
+		return err
+	}
+	switch d.Signal {
+	case SignalDone:
+		s.Loop.WorkerDone = true
+	case SignalPass:
+		s.Loop.ReviewerPass = true
+	case SignalFail:
+		s.Loop.ReviewerPass = false
+	default:
+		return fmt.Errorf("unknown loop signal %q", d.Signal)
+	}
+	s.Loop.Signals++
+	return nil
+}
+
+func (s *State) applyPR(e Event) error {
+	pr := PR{}
+	if s.PR != nil {
+		pr = *s.PR
+	}
+	switch e.Type {
+	case EventPRLinked:
+		var d PRLinkData
+		if err := decode(e, &d); err != nil {
+			return err
+		}
+		pr.URL, pr.Number = d.URL, d.Number
+	case EventPRObserved:
+		var d PRObservation
+		if err := decode(e, &d); err != nil {
+			return err
+		}
+		if d.URL == "" {
+			d.URL = pr.URL
+		}
+		pr.PRObservation, pr.Observed = d, true
+	case EventMergeVerified:
+		var d MergeVerifiedData
+		if err := decode(e, &d); err != nil {
+			return err
+		}
+		pr.MergeVerified, pr.VerifiedBy = true, d.Method
+	}
+	s.PR = &pr
+	return nil
+}

@@ -1,0 +1,643 @@
+package workflow
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"path"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Decide turns a command into the events to append, or a rejection. It reads only its arguments.
+//
+// Both results may be set at once: when a command is refused but the refusal itself must be
+// recorded (the circuit breaker tripping records circuit.opened), the caller appends the events
+// and still reports the rejection. A nil rejection with no events means there was nothing to do
+// (e.g. a transition to the current phase).
+//
+// def may be nil: it is then looked up from the state's type (or Init's type).
+func Decide(def *Definition, s State, cmd Command, env Env) ([]NewEvent, *Rejection) {
+	if c, ok := cmd.(Init); ok {
+		return decideInit(s, c)
+	}
+	if !s.Started() {
+		return nil, reject(CodeNotStarted, "the workflow has not been started (git exarchos init)")
+	}
+	if def == nil {
+		def, _ = Lookup(s.Type)
+	}
+	if def == nil || def.Type != s.Type {
+		return nil, reject(CodeUnknownType, "no definition for workflow type %q", s.Type)
+	}
+	if _, ok := def.Phase(s.Phase); !ok {
+		return nil, reject(CodeUnknownPhase, "the workflow is in phase %q which the %s definition does not have", s.Phase, def.Type)
+	}
+	d := decider{def: def, s: s, env: env}
+	if def.IsFinal(s.Phase) && !allowedWhenFinal(cmd) {
+		r := reject(CodeFinalPhase, "%s is in the final phase %s", s.Feature, s.Phase)
+		r.Phase = s.Phase
+		return nil, r
+	}
+	switch c := cmd.(type) {
+	case TransitionTo:
+		return d.transitionTo(c.Phase)
+	case Set:
+		return d.set(c)
+	case AddTask, StartTask, CompleteTask, FailTask:
+		return d.task(c)
+	case RecordReview:
+		return d.review(c)
+	case RecordValidation:
+		return d.validation(c)
+	case Approve:
+		return d.approve(c)
+	case Reject:
+		return d.reject(c)
+	case Unblock:
+		return d.unblock(c)
+	case Signal:
+		return d.signal(c)
+	case RequestSynthesis:
+		return d.requestSynthesis(c)
+	case Cancel:
+		return d.cancel(c)
+	case Cleanup:
+		return d.take(OnCleanup, "", s, "")
+	case RecordArtifact:
+		return d.artifact(c.Name, c.Path, c.Text, c.Inline, c.Commit)
+	case OverrideGuard:
+		return d.override(c)
+	case LinkPR:
+		return d.linkPR(c.URL, c.Number)
+	case ObservePR:
+		if c.Number <= 0 && c.URL == "" {
+			return nil, reject(CodeBadInput, "a PR observation needs a number or a URL")
+		}
+		return one(EventPRObserved, c.PRObservation), nil
+	case VerifyMerge:
+		if c.Method != "github" && c.Method != "ancestry" {
+			return nil, reject(CodeBadInput, "merge verification method must be github or ancestry, not %q", c.Method)
+		}
+		return one(EventMergeVerified, c.MergeVerifiedData), nil
+	}
+	return nil, reject(CodeBadInput, "unknown command %T", cmd)
+}
+
+// allowedWhenFinal lists the commands that record facts rather than move the workflow: a PR can
+// be observed, or a validation run, after the workflow ended.
+func allowedWhenFinal(cmd Command) bool {
+	switch cmd.(type) {
+	case RecordValidation, RecordArtifact, LinkPR, ObservePR, VerifyMerge:
+		return true
+	}
+	return false
+}
+
+type decider struct {
+	def *Definition
+	s   State
+	env Env
+}
+
+func one(t string, data any) []NewEvent { return []NewEvent{{Type: t, Data: data}} }
+
+var featureID = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,63}$`)
+
+// ValidFeature reports whether id may name a workflow (and so a ref).
+func ValidFeature(id string) bool {
+	return featureID.MatchString(id) && !strings.Contains(id, "..") && !strings.HasSuffix(id, ".lock")
+}
+
+func decideInit(s State, c Init) ([]NewEvent, *Rejection) {
+	if s.Started() {
+		return nil, reject(CodeAlreadyStarted, "workflow %s already exists (a %s workflow in %s)", s.Feature, s.Type, s.Phase)
+	}
+	if !ValidFeature(c.Feature) {
+		return nil, reject(CodeBadInput, "invalid feature id %q: use [a-z0-9][a-z0-9._-]{0,63}, no '..', no '.lock' suffix", c.Feature)
+	}
+	def, ok := Lookup(c.Type)
+	if !ok {
+		return nil, reject(CodeUnknownType, "unknown workflow type %q (known: %s)", c.Type, strings.Join(Types(), ", "))
+	}
+	if c.Branch == "" {
+		return nil, reject(CodeBadInput, "a branch is required: the workflow's guards read its tip")
+	}
+	d := StartedData{Feature: c.Feature, Type: c.Type, Branch: c.Branch, Phase: def.Initial}
+	var r *Rejection
+	if d.Synthesis, r = policy("synthesis", c.Synthesis, def.SynthesisPolicies, def.Type); r != nil {
+		return nil, r
+	}
+	if d.Completion, r = policy("completion", c.Completion, def.CompletionPolicies, def.Type); r != nil {
+		return nil, r
+	}
+	switch {
+	case c.MaxIterations < 0:
+		return nil, reject(CodeBadInput, "max iterations must be positive, not %d", c.MaxIterations)
+	case c.MaxIterations > 0 && def.Limits.MaxIterations == 0:
+		return nil, reject(CodeBadInput, "max iterations does not apply to %s workflows", def.Type)
+	case def.Limits.MaxIterations > 0:
+		d.MaxIterations = c.MaxIterations
+		if d.MaxIterations == 0 {
+			d.MaxIterations = def.Limits.MaxIterations
+		}
+	}
+	return one(EventStarted, d), nil
+}
+
+// policy validates an init policy and fills its default, so the log states it explicitly.
+func policy(name, v string, options []string, typ string) (string, *Rejection) {
+	if len(options) == 0 {
+		if v != "" {
+			return "", reject(CodeBadInput, "a %s policy does not apply to %s workflows", name, typ)
+		}
+		return "", nil
+	}
+	if v == "" {
+		return options[0], nil
+	}
+	if !slices.Contains(options, v) {
+		return "", reject(CodeBadInput, "unknown %s policy %q (one of %s)", name, v, strings.Join(options, ", "))
+	}
+	return v, nil
+}
+
+// validTargets are the phases `transition` may be asked for from the current phase.
+func (d decider) validTargets() []string {
+	var out []string
+	for _, t := range d.def.Outgoing(d.s.Phase) {
+		if t.TakenBy(OnTransition) && !slices.Contains(out, t.To) {
+			out = append(out, t.To)
+		}
+	}
+	return out
+}
+
+func (d decider) transitionTo(target string) ([]NewEvent, *Rejection) {
+	if target == "" {
+		return nil, d.withTargets(reject(CodeBadInput, "a target phase is required"))
+	}
+	resolved := d.def.resolve(target)
+	if _, ok := d.def.Phase(resolved); !ok {
+		r := d.withTargets(reject(CodeUnknownPhase, "the %s workflow has no phase %q", d.def.Type, target))
+		r.Target = target
+		return nil, r
+	}
+	if resolved == d.s.Phase {
+		return nil, nil
+	}
+	return d.take(OnTransition, resolved, d.s, "")
+}
+
+func (d decider) withTargets(r *Rejection) *Rejection {
+	r.Phase = d.s.Phase
+	r.ValidTargets = d.validTargets()
+	return r
+}
+
+// exhausted reports whether a counter has reached its limit in state s.
+func (d decider) exhausted(c Counter, s State) (bool, int, int) {
+	switch c {
+	case Revisions:
+		return d.def.Limits.PlanRevisions > 0 && s.Revisions >= d.def.Limits.PlanRevisions, s.Revisions, d.def.Limits.PlanRevisions
+	case Retries:
+		return d.def.Limits.SynthesisRetries > 0 && s.Retries >= d.def.Limits.SynthesisRetries, s.Retries, d.def.Limits.SynthesisRetries
+	case Iterations:
+		return s.MaxIterations > 0 && s.Iterations >= s.MaxIterations, s.Iterations, s.MaxIterations
+	case FixCycles:
+		comp := d.def.compoundOf(s.Phase)
+		n, limit := s.FixCycles[comp], d.fixCycleLimit(comp)
+		return n >= limit, n, limit
+	}
+	return false, 0, 0
+}
+
+// fixCycleLimit is the compound's circuit-breaker limit, or the configured override.
+func (d decider) fixCycleLimit(compound string) int {
+	if d.env.MaxFixCycles > 0 {
+		return d.env.MaxFixCycles
+	}
+	p, _ := d.def.Phase(compound)
+	return p.MaxFixCycles
+}
+
+// take decides the first transition from the current phase taken by trigger (towards target, or
+// any target when empty) whose limits and guards allow it. Guards are evaluated against s, which
+// may include events decided just before (e.g. a loop signal). Otherwise the first refusal is
+// returned, so the caller sees why the preferred route is closed.
+func (d decider) take(trigger Trigger, target string, s State, reason string) ([]NewEvent, *Rejection) {
+	var cands []Transition
+	for _, t := range d.def.Outgoing(s.Phase) {
+		if t.TakenBy(trigger) && (target == "" || t.To == target) {
+			cands = append(cands, t)
+		}
+	}
+	if len(cands) == 0 {
+		msg := fmt.Sprintf("no transition from %s to %s", s.Phase, target)
+		if target == "" {
+			msg = fmt.Sprintf("%s does not apply in phase %s", trigger, s.Phase)
+		} else if target == d.def.CancelTarget() {
+			msg += fmt.Sprintf(" (use git exarchos cancel %s)", s.Feature)
+		}
+		r := d.withTargets(reject(CodeInvalidTransition, "%s", msg))
+		r.Target = target
+		return nil, r
+	}
+	var first *Rejection
+	refuse := func(r *Rejection) {
+		if first == nil {
+			r.Target = target
+			first = d.withTargets(r)
+		}
+	}
+	for _, t := range cands {
+		why := reason
+		if t.WhenExhausted != "" {
+			if ok, n, limit := d.exhausted(t.WhenExhausted, s); ok {
+				why = fmt.Sprintf("%s limit reached (%d of %d)", t.WhenExhausted, n, limit)
+			} else {
+				continue
+			}
+		}
+		if t.Counts != "" {
+			if ok, n, limit := d.exhausted(t.Counts, s); ok {
+				if t.Counts == FixCycles {
+					return d.tripCircuit(s, n, limit)
+				}
+				refuse(reject(CodeLimitReached, "%s → %s refused: %s limit reached (%d of %d)", t.From, t.To, t.Counts, n, limit))
+				continue
+			}
+		}
+		verdicts := evaluate(t, s, d.env)
+		if fs := failures(verdicts); len(fs) > 0 {
+			r := reject(CodeGuardFailed, "%s → %s refused: %d guard(s) failed", t.From, t.To, len(fs))
+			r.FailedGuards = fs
+			refuse(r)
+			continue
+		}
+		data := TransitionedData{From: s.Phase, To: t.To, Trigger: trigger, Reason: why}
+		for _, v := range verdicts {
+			if v.Overridden {
+				data.Overridden = append(data.Overridden, v.Guard)
+			} else {
+				data.Guards = append(data.Guards, v.Guard)
+			}
+		}
+		return one(EventTransitioned, data), nil
+	}
+	return nil, first
+}
+
+// tripCircuit refuses a fix cycle over the limit; the first refusal opens the circuit (an event).
+func (d decider) tripCircuit(s State, n, limit int) ([]NewEvent, *Rejection) {
+	comp := d.def.compoundOf(s.Phase)
+	r := d.withTargets(reject(CodeCircuitOpen, "circuit open: %d fix cycles in %s (limit %d); a human must run: git exarchos unblock %s --reason \"…\"", n, comp, limit, s.Feature))
+	if s.Circuit != nil && s.Circuit.Open && s.Circuit.Compound == comp {
+		return nil, r
+	}
+	return one(EventCircuitOpened, CircuitData{Compound: comp, FixCycles: n, Limit: limit}), r
+}
+
+// reservedRoots are State's own keys: `set` may not write them (track is the one exception, and
+// artifacts.<name> and pr.url are routed to their own events).
+var reservedRoots = map[string]bool{
+	"feature": true, "type": true, "phase": true, "branch": true, "enteredAt": true, "reason": true,
+	"synthesis": true, "completion": true, "maxIterations": true, "artifacts": true, "tasks": true,
+	"reviews": true, "validations": true, "approvals": true, "overrides": true, "fields": true,
+	"fixCycles": true, "circuit": true, "revisions": true, "retries": true, "iterations": true,
+	"loop": true, "synthesisRequested": true, "pr": true, "conflicts": true, "events": true,
+	"ignored": true, "lastSeq": true, "lastClock": true, "head": true,
+}
+
+// IsReservedField reports whether `set` refuses path (its first segment belongs to the engine).
+func IsReservedField(p string) bool {
+	root, rest, _ := strings.Cut(p, ".")
+	switch {
+	case root == "artifacts" && rest != "" && !strings.Contains(rest, "."):
+		return false
+	case p == "pr.url":
+		return false
+	}
+	return reservedRoots[root]
+}
+
+func (d decider) set(c Set) ([]NewEvent, *Rejection) {
+	if len(c.Assignments) == 0 {
+		return nil, reject(CodeBadInput, "nothing to set: give path=value pairs")
+	}
+	var out []NewEvent
+	for _, a := range c.Assignments {
+		if !ValidPath(a.Path) {
+			return nil, reject(CodeBadInput, "malformed path %q (dot-separated names of letters, digits, _ and -)", a.Path)
+		}
+		if IsReservedField(a.Path) {
+			r := reject(CodeReservedField, "%s is managed by the engine and cannot be set", a.Path)
+			if strings.HasPrefix(a.Path, "phase") {
+				r.Message += fmt.Sprintf(" (use git exarchos transition %s <phase>)", d.s.Feature)
+			}
+			return nil, r
+		}
+		if len(a.Value) == 0 || !json.Valid(a.Value) {
+			return nil, reject(CodeBadInput, "%s: malformed JSON value %s", a.Path, a.Value)
+		}
+		var str string
+		isString := json.Unmarshal(a.Value, &str) == nil
+		switch {
+		case strings.HasPrefix(a.Path, "artifacts."):
+			if !isString {
+				return nil, reject(CodeBadInput, "%s: an artifact is a path (or inline text with --inline), as a string", a.Path)
+			}
+			name := strings.TrimPrefix(a.Path, "artifacts.")
+			evs, r := d.artifact(name, iff(!c.Inline, str), iff(c.Inline, str), c.Inline, c.Commit)
+			if r != nil {
+				return nil, r
+			}
+			out = append(out, evs...)
+			continue
+		case a.Path == "pr.url":
+			if !isString {
+				return nil, reject(CodeBadInput, "pr.url must be a string")
+			}
+			evs, r := d.linkPR(str, 0)
+			if r != nil {
+				return nil, r
+			}
+			out = append(out, evs...)
+			continue
+		case a.Path == "track" || strings.HasPrefix(a.Path, "track."):
+			if len(d.def.Tracks) == 0 {
+				return nil, reject(CodeBadInput, "%s workflows have no tracks", d.def.Type)
+			}
+			if !isString || !slices.Contains(d.def.Tracks, str) {
+				return nil, reject(CodeBadInput, "track must be one of %s, not %s", strings.Join(d.def.Tracks, ", "), a.Value)
+			}
+		}
+		if strings.Contains(a.Path, ".") {
+			// Refuse to replace a scalar with an object on the way down; the fold would, but a
+			// user typing a.b=1 over a=2 more likely made a mistake.
+			if _, err := setPath(d.s.Fields, strings.Split(a.Path, "."), a.Value, false); err != nil {
+				return nil, reject(CodeBadInput, "%s: %v", a.Path, err)
+			}
+		}
+		out = append(out, NewEvent{Type: EventFieldSet, Data: FieldSetData{Path: a.Path, Value: compact(a.Value)}})
+	}
+	return out, nil
+}
+
+func iff(cond bool, s string) string {
+	if cond {
+		return s
+	}
+	return ""
+}
+
+func compact(v json.RawMessage) json.RawMessage {
+	var b bytes.Buffer
+	if err := json.Compact(&b, v); err != nil {
+		return v
+	}
+	return b.Bytes()
+}
+
+var (
+	artifactName = regexp.MustCompile(`^[a-z0-9][a-z0-9-]*$`)
+	taskID       = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
+)
+
+func (d decider) artifact(name, p, text string, inline bool, commit string) ([]NewEvent, *Rejection) {
+	if !artifactName.MatchString(name) {
+		return nil, reject(CodeBadInput, "invalid artifact name %q (lowercase letters, digits and -)", name)
+	}
+	if inline {
+		if strings.TrimSpace(text) == "" || p != "" {
+			return nil, reject(CodeBadInput, "an inline artifact carries text and no path")
+		}
+	} else {
+		if p == "" || path.IsAbs(p) || path.Clean(p) != p || p == "." || strings.HasPrefix(p, "../") || p == ".." {
+			return nil, reject(CodeBadInput, "artifact %s: %q is not a clean relative path in the repository (or use --inline for text)", name, p)
+		}
+	}
+	return one(EventArtifactRecorded, ArtifactData{Name: name, Path: p, Text: text, Inline: inline, Commit: commit}), nil
+}
+
+func (d decider) linkPR(u string, number int) ([]NewEvent, *Rejection) {
+	ref, ok := ParsePRURL(u)
+	if !ok {
+		return nil, reject(CodeBadInput, "%q is not a pull request URL (https://<host>/<owner>/<repo>/pull/<n>)", u)
+	}
+	if number == 0 {
+		number = ref.Number
+	}
+	return one(EventPRLinked, PRLinkData{URL: u, Number: number}), nil
+}
+
+func (d decider) task(c Command) ([]NewEvent, *Rejection) {
+	var id string
+	switch c := c.(type) {
+	case AddTask:
+		id = c.ID
+	case StartTask:
+		id = c.ID
+	case CompleteTask:
+		id = c.ID
+	case FailTask:
+		id = c.ID
+	}
+	if !taskID.MatchString(id) {
+		return nil, reject(CodeBadInput, "invalid task id %q", id)
+	}
+	t, exists := d.s.Task(id)
+	if add, ok := c.(AddTask); ok {
+		if exists {
+			return nil, reject(CodeBadInput, "task %s already exists", id)
+		}
+		return one(EventTaskAdded, TaskData{ID: id, Title: add.Title}), nil
+	}
+	if !exists {
+		return nil, reject(CodeBadInput, "no task %s (add it with git exarchos task add %s %s --title …)", id, d.s.Feature, id)
+	}
+	switch c := c.(type) {
+	case StartTask:
+		if t.Status == TaskInProgress {
+			return nil, nil
+		}
+		return one(EventTaskStarted, TaskData{ID: id}), nil
+	case CompleteTask:
+		if t.Status == TaskCompleted && (c.HeadSHA == "" || c.HeadSHA == t.HeadSHA) {
+			return nil, nil
+		}
+		return one(EventTaskCompleted, TaskData{ID: id, HeadSHA: c.HeadSHA}), nil
+	case FailTask:
+		if t.Status == TaskFailed && c.Reason == t.Reason {
+			return nil, nil
+		}
+		return one(EventTaskFailed, TaskData{ID: id, Reason: c.Reason}), nil
+	}
+	return nil, nil
+}
+
+func (d decider) review(c RecordReview) ([]NewEvent, *Rejection) {
+	if !pathSegment.MatchString(c.Dimension) {
+		return nil, reject(CodeBadInput, "invalid review dimension %q", c.Dimension)
+	}
+	v := VerdictFail
+	if c.Pass {
+		v = VerdictPass
+	}
+	return one(EventReviewRecorded, ReviewData{Dimension: c.Dimension, Verdict: v, Note: c.Note, Actor: d.env.Actor}), nil
+}
+
+func (d decider) validation(c RecordValidation) ([]NewEvent, *Rejection) {
+	if strings.TrimSpace(c.Command) == "" || c.Commit == "" || c.DurationMs < 0 {
+		return nil, reject(CodeBadInput, "a validation needs the command, the commit it ran on and a duration")
+	}
+	return one(EventValidationRecorded, ValidationData(c)), nil
+}
+
+// checkpoint reports whether the current phase is a human plan review (it can be rejected).
+func (d decider) checkpoint() bool {
+	for _, t := range d.def.Outgoing(d.s.Phase) {
+		if t.TakenBy(OnReject) {
+			return true
+		}
+	}
+	return false
+}
+
+func (d decider) notCheckpoint(verb string) *Rejection {
+	var phases []string
+	for _, t := range d.def.Transitions {
+		if t.TakenBy(OnReject) && !slices.Contains(phases, t.From) {
+			phases = append(phases, t.From)
+		}
+	}
+	if len(phases) == 0 {
+		return reject(CodeWrongPhase, "%s workflows have no plan review to %s", d.def.Type, verb)
+	}
+	return reject(CodeWrongPhase, "nothing to %s in %s: plans are reviewed in %s", verb, d.s.Phase, strings.Join(phases, ", "))
+}
+
+func (d decider) approve(c Approve) ([]NewEvent, *Rejection) {
+	if !d.checkpoint() {
+		return nil, d.notCheckpoint("approve")
+	}
+	return one(EventPlanApproved, DecisionData{Phase: d.s.Phase, Note: c.Note, Actor: d.env.Actor}), nil
+}
+
+func (d decider) reject(c Reject) ([]NewEvent, *Rejection) {
+	if !d.checkpoint() {
+		return nil, d.notCheckpoint("reject")
+	}
+	if strings.TrimSpace(c.Gaps) == "" {
+		return nil, reject(CodeBadInput, "say what is missing: --gaps \"…\"")
+	}
+	evs, r := d.take(OnReject, "", d.s, "")
+	if r != nil {
+		return nil, r
+	}
+	return append(one(EventPlanRejected, DecisionData{Phase: d.s.Phase, Gaps: c.Gaps, Actor: d.env.Actor}), evs...), nil
+}
+
+func (d decider) unblock(c Unblock) ([]NewEvent, *Rejection) {
+	if strings.TrimSpace(c.Reason) == "" {
+		return nil, reject(CodeBadInput, "say why: --reason \"…\"")
+	}
+	data := UnblockedData{Reason: c.Reason, Actor: d.env.Actor, Phase: d.s.Phase}
+	for _, t := range d.def.Outgoing(d.s.Phase) {
+		if t.TakenBy(OnUnblock) {
+			evs, r := d.take(OnUnblock, "", d.s, c.Reason)
+			if r != nil {
+				return nil, r
+			}
+			return append(one(EventUnblocked, data), evs...), nil
+		}
+	}
+	if d.s.Circuit != nil && d.s.Circuit.Open {
+		data.Compound = d.s.Circuit.Compound
+		return one(EventUnblocked, data), nil
+	}
+	return nil, reject(CodeNotBlocked, "%s is not blocked (phase %s, no open circuit)", d.s.Feature, d.s.Phase)
+}
+
+func signalTrigger(sig string) (Trigger, bool) {
+	switch sig {
+	case SignalDone:
+		return OnLoopDone, true
+	case SignalPass:
+		return OnLoopPass, true
+	case SignalFail:
+		return OnLoopFail, true
+	}
+	return "", false
+}
+
+func (d decider) signal(c Signal) ([]NewEvent, *Rejection) {
+	tr, ok := signalTrigger(c.Signal)
+	if !ok {
+		return nil, reject(CodeBadInput, "unknown loop signal %q (done, pass or fail)", c.Signal)
+	}
+	var where []string
+	here := false
+	for _, t := range d.def.Transitions {
+		if t.TakenBy(tr) {
+			if !slices.Contains(where, t.From) {
+				where = append(where, t.From)
+			}
+			here = here || t.From == d.s.Phase
+		}
+	}
+	if len(where) == 0 {
+		return nil, reject(CodeBadInput, "loop signals apply to loop workflows, not %s", d.def.Type)
+	}
+	if !here {
+		return nil, reject(CodeWrongPhase, "loop %s is given in %s, and %s is in %s", c.Signal, strings.Join(where, ", "), d.s.Feature, d.s.Phase)
+	}
+	sig := NewEvent{Type: EventLoopSignalled, Data: SignalData{Signal: c.Signal, Iteration: d.s.Iterations, Actor: d.env.Actor}}
+	ev, err := sig.Stamp("", d.s.LastSeq, time.Time{}, d.env.Actor, d.s.LastClock)
+	if err != nil {
+		return nil, reject(CodeBadInput, "%v", err)
+	}
+	after := Apply(d.s, ev) // the guards judge the state with the signal in it
+	evs, r := d.take(tr, "", after, "")
+	if r != nil {
+		return nil, r
+	}
+	return append([]NewEvent{sig}, evs...), nil
+}
+
+func (d decider) requestSynthesis(c RequestSynthesis) ([]NewEvent, *Rejection) {
+	if len(d.def.SynthesisPolicies) == 0 {
+		return nil, reject(CodeBadInput, "synthesis requests apply to oneshot workflows, not %s", d.def.Type)
+	}
+	switch {
+	case d.s.Synthesis == "never":
+		return nil, reject(CodeBadInput, "%s was started with synthesis policy never", d.s.Feature)
+	case d.s.Synthesis == "always", d.s.SynthesisRequested:
+		return nil, nil // already decided: nothing to record
+	}
+	return one(EventSynthesisRequested, SynthesisRequestData{Reason: c.Reason, Actor: d.env.Actor}), nil
+}
+
+func (d decider) cancel(c Cancel) ([]NewEvent, *Rejection) {
+	return one(EventCancelled, CancelledData{From: d.s.Phase, To: d.def.CancelTarget(), Reason: c.Reason, Actor: d.env.Actor}), nil
+}
+
+func (d decider) override(c OverrideGuard) ([]NewEvent, *Rejection) {
+	if strings.TrimSpace(c.Reason) == "" {
+		return nil, reject(CodeBadInput, "an override needs a reason")
+	}
+	var guards []string
+	for _, t := range d.def.Outgoing(d.s.Phase) {
+		for _, g := range t.Guards {
+			if !slices.Contains(guards, g) {
+				guards = append(guards, g)
+			}
+		}
+	}
+	if !slices.Contains(guards, c.Guard) {
+		return nil, reject(CodeBadInput, "guard %q does not apply in %s (guards here: %s)", c.Guard, d.s.Phase, strings.Join(guards, ", "))
+	}
+	return one(EventGuardOverridden, OverrideData{Guard: c.Guard, Reason: c.Reason, Actor: d.env.Actor, Phase: d.s.Phase}), nil
+}

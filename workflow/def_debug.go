@@ -1,0 +1,45 @@
+package workflow
+
+// debugDefinition: triage and investigate, then either fix directly, escalate, or pick a track:
+// hotfix (implement, validate, ship) or thorough (root cause, fix design, implement ⇄ review).
+var debugDefinition = Definition{
+	Type:        "debug",
+	Description: "Fix a bug: triage, investigate, then a hotfix or a thorough root-cause track (set track=hotfix|thorough).",
+	Initial:     "triage",
+	Phases: []Phase{
+		{ID: "triage", Kind: Normal, Description: "reproduce and size the bug"},
+		{ID: "investigate", Kind: Normal, Description: "find the cause; fix directly, escalate, or choose a track"},
+		{ID: "thorough", Kind: Compound, Initial: "rca", MaxFixCycles: 2, Description: "root cause, fix design, implement ⇄ review"},
+		{ID: "rca", Kind: Normal, Parent: "thorough", Description: "write the root-cause analysis"},
+		{ID: "design", Kind: Normal, Parent: "thorough", Description: "write the fix design"},
+		{ID: "debug-implement", Kind: Normal, Parent: "thorough"},
+		{ID: "debug-validate", Kind: Normal, Parent: "thorough", Description: "run the validation on the branch tip"},
+		{ID: "debug-review", Kind: Normal, Parent: "thorough"},
+		{ID: "hotfix-implement", Kind: Normal},
+		{ID: "hotfix-validate", Kind: Normal, Description: "run the validation on the branch tip"},
+		{ID: "synthesize", Kind: Normal, Description: "open the pull request"},
+		{ID: "completed", Kind: Final},
+		{ID: "cancelled", Kind: Final},
+	},
+	Transitions: []Transition{
+		{From: "triage", To: "investigate"},
+		{From: "investigate", To: "completed", Guards: []string{"fix-commit-recorded"}, Note: "fixed directly"},
+		{From: "investigate", To: "cancelled", Note: "escalated"},
+		{From: "investigate", To: "rca", Guards: []string{"track-thorough"}},
+		{From: "investigate", To: "hotfix-implement", Guards: []string{"track-hotfix"}},
+		{From: "rca", To: "design", Guards: []string{"artifact-rca"}},
+		{From: "design", To: "debug-implement", Guards: []string{"artifact-fix-design"}},
+		{From: "debug-implement", To: "debug-validate"},
+		{From: "debug-validate", To: "debug-review", Guards: []string{"validation-passed"}},
+		{From: "debug-review", To: "debug-implement", Counts: FixCycles, Note: "fix cycle"},
+		{From: "debug-review", To: "synthesize", Guards: []string{"reviews-passed"}},
+		{From: "hotfix-implement", To: "hotfix-validate"},
+		{From: "hotfix-validate", To: "synthesize", Guards: []string{"validation-passed"}},
+		{From: "hotfix-validate", To: "completed", Guards: []string{"validation-passed"}},
+		{From: "synthesize", To: "completed", Guards: []string{"pr-url-exists"}},
+		{From: AnyPhase, To: "cancelled", On: []Trigger{OnCancel}},
+		{From: AnyPhase, To: "completed", On: []Trigger{OnTransition, OnCleanup}, Guards: []string{"merge-verified"}, Note: "cleanup once merged"},
+	},
+	Tracks:  []string{"hotfix", "thorough"},
+	Reviews: []string{"review"},
+}

@@ -1,0 +1,31 @@
+package workflow
+
+// loopDefinition: a worker and a reviewer alternate until the completion policy is met or the
+// iteration limit is reached. Signals are explicit commands (git exarchos loop done|pass|fail).
+// Each entry into working starts an iteration; when the reviewer sends the work back after the
+// last allowed iteration, the loop fails instead.
+var loopDefinition = Definition{
+	Type:        "loop",
+	Description: "A worker and a reviewer iterate until the completion policy is met (worker-done, reviewer-pass or both) or the iteration limit fails the loop.",
+	Initial:     "init",
+	Phases: []Phase{
+		{ID: "init", Kind: Normal},
+		{ID: "working", Kind: Normal, Description: "the worker iterates; `loop done` hands over"},
+		{ID: "reviewing", Kind: Normal, Description: "the reviewer signals `loop pass` or `loop fail`"},
+		{ID: "complete", Kind: Final},
+		{ID: "failed", Kind: Final},
+		{ID: "cancelled", Kind: Final},
+	},
+	Transitions: []Transition{
+		{From: "init", To: "working", Counts: Iterations},
+		{From: "working", To: "complete", On: []Trigger{OnLoopDone}, Guards: []string{"loop-policy-satisfied"}, Note: "worker-done policy"},
+		{From: "working", To: "reviewing", On: []Trigger{OnTransition, OnLoopDone}},
+		{From: "reviewing", To: "complete", On: []Trigger{OnLoopPass}, Guards: []string{"loop-policy-satisfied"}},
+		{From: "reviewing", To: "working", On: []Trigger{OnLoopPass, OnLoopFail}, Counts: Iterations, Note: "next iteration"},
+		{From: "reviewing", To: "failed", On: []Trigger{OnLoopPass, OnLoopFail}, WhenExhausted: Iterations, Note: "iteration limit reached"},
+		{From: AnyPhase, To: "cancelled", On: []Trigger{OnCancel}},
+		{From: AnyPhase, To: "complete", On: []Trigger{OnTransition, OnCleanup}, Guards: []string{"merge-verified"}, Note: "cleanup once merged"},
+	},
+	CompletionPolicies: []string{"reviewer-pass", "worker-done", "both"},
+	Limits:             Limits{MaxIterations: 20},
+}

@@ -1,0 +1,266 @@
+package workflow
+
+import (
+	"fmt"
+	"slices"
+)
+
+// PhaseKind says how a phase behaves in the state machine.
+type PhaseKind string
+
+const (
+	// Normal phases are plain states the workflow can sit in.
+	Normal PhaseKind = "normal"
+	// Compound phases group child phases (Phase.Parent); the workflow never sits in the compound
+	// itself but in one of its children. A compound carries a fix-cycle circuit breaker.
+	Compound PhaseKind = "compound"
+	// Final phases end the workflow and reject every transition.
+	Final PhaseKind = "final"
+)
+
+// Counter names a number the engine keeps in State and that limits some transitions.
+type Counter string
+
+const (
+	FixCycles  Counter = "fixCycles"  // review → delegate loops inside a compound; restarts at each entry
+	Revisions  Counter = "revisions"  // plan sent back from plan review
+	Retries    Counter = "retries"    // synthesis retried
+	Iterations Counter = "iterations" // loop iterations (entries into working)
+)
+
+// Trigger names the command that takes a transition.
+type Trigger string
+
+const (
+	OnTransition Trigger = "transition" // git exarchos transition <feature> <phase>
+	OnReject     Trigger = "reject"     // git exarchos reject <feature> --gaps …
+	OnUnblock    Trigger = "unblock"    // git exarchos unblock <feature> --reason …
+	OnCancel     Trigger = "cancel"     // git exarchos cancel <feature>
+	OnCleanup    Trigger = "cleanup"    // universal: → completed once the merge is verified
+	OnLoopDone   Trigger = "loop done"  // worker signal
+	OnLoopPass   Trigger = "loop pass"  // reviewer signal
+	OnLoopFail   Trigger = "loop fail"  // reviewer signal
+)
+
+// AnyPhase as a transition's From means every non-final phase (universal transitions).
+const AnyPhase = "*"
+
+// Phase is one state of a workflow definition.
+type Phase struct {
+	ID           string    `json:"id"`
+	Kind         PhaseKind `json:"kind"`
+	Parent       string    `json:"parent,omitempty"`       // the compound this phase belongs to
+	Initial      string    `json:"initial,omitempty"`      // compound only: the child entered when the compound is the target
+	MaxFixCycles int       `json:"maxFixCycles,omitempty"` // compound only: circuit-breaker limit
+	Description  string    `json:"description,omitempty"`
+}
+
+// Transition is one allowed phase change. Guards must all pass (or be overridden by a human) for
+// the change to be decided.
+type Transition struct {
+	From   string    `json:"from"`
+	To     string    `json:"to"`
+	Guards []string  `json:"guards,omitempty"`
+	On     []Trigger `json:"on,omitempty"` // commands that take it; empty means OnTransition
+	// Counts is the counter this transition increments; reaching its limit refuses the transition
+	// (or, for fix cycles, trips the circuit breaker).
+	Counts Counter `json:"counts,omitempty"`
+	// WhenExhausted marks a transition taken instead of its same-trigger sibling once that
+	// sibling's counter has reached its limit (e.g. plan-review → blocked).
+	WhenExhausted Counter `json:"whenExhausted,omitempty"`
+	Note          string  `json:"note,omitempty"`
+}
+
+// TakenBy reports whether the command trigger takes this transition.
+func (t Transition) TakenBy(tr Trigger) bool {
+	if len(t.On) == 0 {
+		return tr == OnTransition
+	}
+	return slices.Contains(t.On, tr)
+}
+
+// Universal reports whether the transition applies from every non-final phase.
+func (t Transition) Universal() bool { return t.From == AnyPhase }
+
+// Limits are the per-type numeric limits other than fix cycles (which sit on compounds).
+// Zero means unlimited.
+type Limits struct {
+	PlanRevisions    int `json:"planRevisions,omitempty"`
+	SynthesisRetries int `json:"synthesisRetries,omitempty"`
+	MaxIterations    int `json:"maxIterations,omitempty"` // loop: default, overridable at init
+}
+
+// Definition is a workflow type as data: printed by `describe`, read by Decide and Apply.
+type Definition struct {
+	Type        string       `json:"type"`
+	Description string       `json:"description"`
+	Initial     string       `json:"initial"`
+	Phases      []Phase      `json:"phases"`
+	Transitions []Transition `json:"transitions"`
+	// Tracks are the values `set track=…` accepts (debug, refactor).
+	Tracks []string `json:"tracks,omitempty"`
+	// Reviews are the dimensions the reviews-passed guard requires.
+	Reviews []string `json:"reviews,omitempty"`
+	// SynthesisPolicies / CompletionPolicies are accepted at init (oneshot / loop); the first is the default.
+	SynthesisPolicies  []string `json:"synthesisPolicies,omitempty"`
+	CompletionPolicies []string `json:"completionPolicies,omitempty"`
+	Limits             Limits   `json:"limits"`
+}
+
+// Phase returns the phase with the given id.
+func (d *Definition) Phase(id string) (Phase, bool) {
+	for _, p := range d.Phases {
+		if p.ID == id {
+			return p, true
+		}
+	}
+	return Phase{}, false
+}
+
+// IsFinal reports whether id is a final phase.
+func (d *Definition) IsFinal(id string) bool {
+	p, ok := d.Phase(id)
+	return ok && p.Kind == Final
+}
+
+// PhaseIDs lists the phases in definition order.
+func (d *Definition) PhaseIDs() []string {
+	ids := make([]string, len(d.Phases))
+	for i, p := range d.Phases {
+		ids[i] = p.ID
+	}
+	return ids
+}
+
+// compoundOf returns the compound containing phase id, or "".
+func (d *Definition) compoundOf(id string) string {
+	p, _ := d.Phase(id)
+	return p.Parent
+}
+
+// resolve maps a compound target to the child it enters.
+func (d *Definition) resolve(id string) string {
+	for range 8 { // bounded: nested compounds are shallow
+		p, ok := d.Phase(id)
+		if !ok || p.Kind != Compound {
+			return id
+		}
+		id = p.Initial
+	}
+	return id
+}
+
+// Outgoing lists the transitions leaving phase from: its own first, then the universal ones.
+// A final phase has none.
+func (d *Definition) Outgoing(from string) []Transition {
+	if d.IsFinal(from) {
+		return nil
+	}
+	if _, ok := d.Phase(from); !ok {
+		return nil
+	}
+	var out []Transition
+	for _, t := range d.Transitions {
+		if t.From == from {
+			out = append(out, t)
+		}
+	}
+	for _, t := range d.Transitions {
+		if t.Universal() && t.To != from {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// find returns the defined transition from → to, own transitions before universal ones.
+func (d *Definition) find(from, to string) (Transition, bool) {
+	for _, t := range d.Outgoing(from) {
+		if t.To == to {
+			return t, true
+		}
+	}
+	return Transition{}, false
+}
+
+// CancelTarget is the phase `cancel` moves to (issue 5 will insert an intermediate phase here).
+func (d *Definition) CancelTarget() string {
+	for _, t := range d.Transitions {
+		if t.Universal() && t.TakenBy(OnCancel) {
+			return t.To
+		}
+	}
+	return ""
+}
+
+// Validate checks the definition is well formed: known phases, one kind each, final phases
+// without exits, compounds with an initial child, counters with limits.
+func (d *Definition) Validate() error {
+	seen := map[string]bool{}
+	for _, p := range d.Phases {
+		if p.ID == "" || p.ID == AnyPhase {
+			return fmt.Errorf("%s: bad phase id %q", d.Type, p.ID)
+		}
+		if seen[p.ID] {
+			return fmt.Errorf("%s: phase %q defined twice", d.Type, p.ID)
+		}
+		seen[p.ID] = true
+		switch p.Kind {
+		case Normal, Final, Compound:
+		default:
+			return fmt.Errorf("%s: phase %q has kind %q", d.Type, p.ID, p.Kind)
+		}
+	}
+	for _, p := range d.Phases {
+		if p.Parent != "" {
+			if pp, ok := d.Phase(p.Parent); !ok || pp.Kind != Compound {
+				return fmt.Errorf("%s: phase %q has parent %q which is not a compound", d.Type, p.ID, p.Parent)
+			}
+			if p.Kind == Final {
+				return fmt.Errorf("%s: final phase %q inside a compound", d.Type, p.ID)
+			}
+		}
+		if p.Kind == Compound {
+			if c, ok := d.Phase(p.Initial); !ok || c.Parent != p.ID {
+				return fmt.Errorf("%s: compound %q has initial %q which is not its child", d.Type, p.ID, p.Initial)
+			}
+			if p.MaxFixCycles <= 0 {
+				return fmt.Errorf("%s: compound %q has no fix-cycle limit", d.Type, p.ID)
+			}
+		}
+	}
+	if p, ok := d.Phase(d.Initial); !ok || p.Kind != Normal {
+		return fmt.Errorf("%s: initial phase %q must be a normal phase", d.Type, d.Initial)
+	}
+	for _, t := range d.Transitions {
+		if t.From != AnyPhase {
+			p, ok := d.Phase(t.From)
+			if !ok || p.Kind != Normal {
+				return fmt.Errorf("%s: transition %s → %s leaves %q which is not a normal phase", d.Type, t.From, t.To, t.From)
+			}
+		}
+		if p, ok := d.Phase(t.To); !ok || p.Kind == Compound {
+			return fmt.Errorf("%s: transition %s → %s enters %q which is not a normal or final phase", d.Type, t.From, t.To, t.To)
+		}
+		if t.Counts == FixCycles {
+			c := d.compoundOf(t.From)
+			if c == "" || d.compoundOf(t.To) != c {
+				return fmt.Errorf("%s: fix cycle %s → %s must stay inside one compound", d.Type, t.From, t.To)
+			}
+		}
+	}
+	return nil
+}
+
+// limit is the definition's own limit for a counter (fix cycles live on compounds).
+func (d *Definition) limit(c Counter) int {
+	switch c {
+	case Revisions:
+		return d.Limits.PlanRevisions
+	case Retries:
+		return d.Limits.SynthesisRetries
+	case Iterations:
+		return d.Limits.MaxIterations
+	}
+	return 0
+}

@@ -1,0 +1,212 @@
+package workflow
+
+import (
+	"encoding/json"
+	"strings"
+)
+
+// Engine event types. The fold understands these; every other type is a custom event, kept in the
+// log, counted and otherwise ignored.
+const (
+	EventStarted            = "workflow.started"
+	EventTransitioned       = "workflow.transitioned"
+	EventCancelled          = "workflow.cancelled"
+	EventUnblocked          = "workflow.unblocked"
+	EventGuardOverridden    = "guard.overridden"
+	EventArtifactRecorded   = "artifact.recorded"
+	EventFieldSet           = "field.set"
+	EventTaskAdded          = "task.added"
+	EventTaskStarted        = "task.started"
+	EventTaskCompleted      = "task.completed"
+	EventTaskFailed         = "task.failed"
+	EventReviewRecorded     = "review.recorded"
+	EventValidationRecorded = "validation.recorded"
+	EventPlanApproved       = "plan.approved"
+	EventPlanRejected       = "plan.rejected"
+	EventCircuitOpened      = "circuit.opened"
+	EventLoopSignalled      = "loop.signalled"
+	EventSynthesisRequested = "synthesize.requested"
+	EventPRLinked           = "pr.linked"
+	EventPRObserved         = "pr.observed"
+	EventMergeVerified      = "merge.verified"
+)
+
+// ReservedPrefix is owned by the engine: no custom event type may start with it.
+const ReservedPrefix = "workflow."
+
+var engineEventTypes = map[string]bool{
+	EventStarted: true, EventTransitioned: true, EventCancelled: true, EventUnblocked: true,
+	EventGuardOverridden: true, EventArtifactRecorded: true, EventFieldSet: true,
+	EventTaskAdded: true, EventTaskStarted: true, EventTaskCompleted: true, EventTaskFailed: true,
+	EventReviewRecorded: true, EventValidationRecorded: true, EventPlanApproved: true,
+	EventPlanRejected: true, EventCircuitOpened: true, EventLoopSignalled: true,
+	EventSynthesisRequested: true, EventPRLinked: true, EventPRObserved: true, EventMergeVerified: true,
+}
+
+// IsReservedEventType reports whether t belongs to the engine (the `workflow.` prefix or one of
+// its event types). `git exarchos event` must refuse these: they would bypass Decide.
+// synthesize.requested is the one exception: issue 3 defines the oneshot on-request policy as
+// "a synthesize.requested event exists", so users may append it with `git exarchos event`; it
+// carries no invariant (the synthesis guards still read the policy fixed at init).
+func IsReservedEventType(t string) bool {
+	if t == EventSynthesisRequested {
+		return false
+	}
+	return strings.HasPrefix(t, ReservedPrefix) || engineEventTypes[t]
+}
+
+// EventTypes lists the engine's event types.
+func EventTypes() []string {
+	return []string{
+		EventStarted, EventTransitioned, EventCancelled, EventUnblocked, EventGuardOverridden,
+		EventArtifactRecorded, EventFieldSet, EventTaskAdded, EventTaskStarted, EventTaskCompleted,
+		EventTaskFailed, EventReviewRecorded, EventValidationRecorded, EventPlanApproved,
+		EventPlanRejected, EventCircuitOpened, EventLoopSignalled, EventSynthesisRequested,
+		EventPRLinked, EventPRObserved, EventMergeVerified,
+	}
+}
+
+// Payloads of the engine events (the Data of NewEvent and Event).
+
+// StartedData is the payload of workflow.started: the workflow's identity and its fixed policies.
+type StartedData struct {
+	Feature       string `json:"feature"`
+	Type          string `json:"type"`
+	Branch        string `json:"branch"`
+	Phase         string `json:"phase"`
+	Synthesis     string `json:"synthesis,omitempty"`
+	Completion    string `json:"completion,omitempty"`
+	MaxIterations int    `json:"maxIterations,omitempty"`
+}
+
+// TransitionedData is the payload of workflow.transitioned.
+type TransitionedData struct {
+	From       string   `json:"from"`
+	To         string   `json:"to"`
+	Trigger    Trigger  `json:"trigger,omitempty"`
+	Guards     []string `json:"guards,omitempty"`     // guards that passed at decision time
+	Overridden []string `json:"overridden,omitempty"` // guards that passed by a human override
+	Reason     string   `json:"reason,omitempty"`
+}
+
+// CancelledData is the payload of workflow.cancelled.
+type CancelledData struct {
+	From   string `json:"from"`
+	To     string `json:"to"`
+	Reason string `json:"reason,omitempty"`
+	Actor  string `json:"actor,omitempty"`
+}
+
+// UnblockedData is the payload of workflow.unblocked; it resets the circuit breaker.
+type UnblockedData struct {
+	Reason   string `json:"reason"`
+	Actor    string `json:"actor"`
+	Phase    string `json:"phase"`
+	Compound string `json:"compound,omitempty"`
+}
+
+// OverrideData is the payload of guard.overridden.
+type OverrideData struct {
+	Guard  string `json:"guard"`
+	Reason string `json:"reason"`
+	Actor  string `json:"actor"`
+	Phase  string `json:"phase"`
+}
+
+// ArtifactData is the payload of artifact.recorded.
+type ArtifactData struct {
+	Name   string `json:"name"`
+	Path   string `json:"path,omitempty"`
+	Text   string `json:"text,omitempty"`
+	Inline bool   `json:"inline,omitempty"`
+	Commit string `json:"commit,omitempty"` // branch tip when recorded, if the caller knows it
+}
+
+// FieldSetData is the payload of field.set.
+type FieldSetData struct {
+	Path  string          `json:"path"`
+	Value json.RawMessage `json:"value"`
+}
+
+// TaskData is the payload of task.added, task.started, task.completed and task.failed.
+type TaskData struct {
+	ID      string `json:"id"`
+	Title   string `json:"title,omitempty"`
+	HeadSHA string `json:"headSha,omitempty"`
+	Reason  string `json:"reason,omitempty"`
+}
+
+// ReviewData is the payload of review.recorded.
+type ReviewData struct {
+	Dimension string `json:"dimension"`
+	Verdict   string `json:"verdict"` // pass | fail
+	Note      string `json:"note,omitempty"`
+	Actor     string `json:"actor,omitempty"`
+}
+
+// ValidationData is the payload of validation.recorded.
+type ValidationData struct {
+	Command    string `json:"command"`
+	ExitCode   int    `json:"exitCode"`
+	DurationMs int64  `json:"durationMs"`
+	Commit     string `json:"commit"`
+}
+
+// DecisionData is the payload of plan.approved (Note) and plan.rejected (Gaps).
+type DecisionData struct {
+	Phase string `json:"phase"`
+	Note  string `json:"note,omitempty"`
+	Gaps  string `json:"gaps,omitempty"`
+	Actor string `json:"actor"`
+}
+
+// CircuitData is the payload of circuit.opened.
+type CircuitData struct {
+	Compound  string `json:"compound"`
+	FixCycles int    `json:"fixCycles"`
+	Limit     int    `json:"limit"`
+}
+
+// SignalData is the payload of loop.signalled.
+type SignalData struct {
+	Signal    string `json:"signal"` // done | pass | fail
+	Iteration int    `json:"iteration"`
+	Actor     string `json:"actor,omitempty"`
+}
+
+// SynthesisRequestData is the payload of synthesize.requested.
+type SynthesisRequestData struct {
+	Reason string `json:"reason,omitempty"`
+	Actor  string `json:"actor,omitempty"`
+}
+
+// PRLinkData is the payload of pr.linked.
+type PRLinkData struct {
+	URL    string `json:"url"`
+	Number int    `json:"number,omitempty"`
+}
+
+// PRObservation is the payload of pr.observed: what GitHub said about the pull request, and when
+// (ObservedAt is the caller's clock, RFC 3339).
+type PRObservation struct {
+	Number         int    `json:"number"`
+	URL            string `json:"url"`
+	Head           string `json:"head,omitempty"`
+	Base           string `json:"base,omitempty"`
+	HeadSHA        string `json:"headSha,omitempty"`
+	State          string `json:"state,omitempty"` // open | closed
+	Merged         bool   `json:"merged"`
+	MergedAt       string `json:"mergedAt,omitempty"`
+	MergeCommitSHA string `json:"mergeCommitSha,omitempty"`
+	Checks         string `json:"checks,omitempty"`         // success | failure | pending | none
+	ReviewDecision string `json:"reviewDecision,omitempty"` // APPROVED | CHANGES_REQUESTED | REVIEW_REQUIRED | ""
+	ObservedAt     string `json:"observedAt,omitempty"`
+}
+
+// MergeVerifiedData is the payload of merge.verified.
+type MergeVerifiedData struct {
+	Method string `json:"method"` // github | ancestry
+	Commit string `json:"commit,omitempty"`
+	Base   string `json:"base,omitempty"`
+	Note   string `json:"note,omitempty"`
+}

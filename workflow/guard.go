@@ -1,0 +1,130 @@
+package workflow
+
+import (
+	"fmt"
+	"strings"
+)
+
+// GuardFailure says why a guard did not pass and how to make it pass. Fix is a runnable
+// `git exarchos …` command line.
+type GuardFailure struct {
+	Guard    string `json:"guard"`
+	Reason   string `json:"reason"`
+	Expected string `json:"expected"`
+	Fix      string `json:"fix"`
+}
+
+// GuardEvaluator evaluates a guard of a transition towards target: nil means it passes. The real
+// one (package guards) reads git facts; Decide only sees this interface so workflow stays pure.
+type GuardEvaluator interface {
+	Evaluate(guardID string, s State, target string) *GuardFailure
+}
+
+// GuardFunc adapts a function to GuardEvaluator.
+type GuardFunc func(guardID string, s State, target string) *GuardFailure
+
+// Evaluate calls f.
+func (f GuardFunc) Evaluate(guardID string, s State, target string) *GuardFailure {
+	return f(guardID, s, target)
+}
+
+// Env is what Decide may not compute itself.
+type Env struct {
+	// Actor is who issues the command (recorded on human decisions).
+	Actor string
+	// MaxFixCycles overrides the compounds' fix-cycle limit (git config exarchos.<type>.maxFixCycles);
+	// zero keeps the definition's.
+	MaxFixCycles int
+	// Guards evaluates guard ids. Without one every guard fails closed.
+	Guards GuardEvaluator
+}
+
+// Rejection codes.
+const (
+	CodeInvalidTransition = "INVALID_TRANSITION"
+	CodeGuardFailed       = "GUARD_FAILED"
+	CodeCircuitOpen       = "CIRCUIT_OPEN"
+	CodeFinalPhase        = "FINAL_PHASE"
+	CodeReservedField     = "RESERVED_FIELD"
+	CodeBadInput          = "BAD_INPUT"
+	CodeUnknownPhase      = "UNKNOWN_PHASE"
+	CodeUnknownType       = "UNKNOWN_TYPE"
+	CodeNotStarted        = "NOT_STARTED"
+	CodeAlreadyStarted    = "ALREADY_STARTED"
+	CodeLimitReached      = "LIMIT_REACHED"
+	CodeWrongPhase        = "WRONG_PHASE"
+	CodeNotBlocked        = "NOT_BLOCKED"
+)
+
+// Rejection is a refused command, as data. It is also an error so callers can return it.
+type Rejection struct {
+	Code         string         `json:"code"`
+	Message      string         `json:"message"`
+	Phase        string         `json:"phase,omitempty"`
+	Target       string         `json:"target,omitempty"`
+	ValidTargets []string       `json:"validTargets,omitempty"`
+	FailedGuards []GuardFailure `json:"failedGuards,omitempty"`
+}
+
+func (r *Rejection) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: %s", r.Code, r.Message)
+	for _, g := range r.FailedGuards {
+		fmt.Fprintf(&b, "\n  guard %s: %s (expected %s)\n    fix: %s", g.Guard, g.Reason, g.Expected, g.Fix)
+	}
+	if len(r.ValidTargets) > 0 {
+		fmt.Fprintf(&b, "\n  valid targets: %s", strings.Join(r.ValidTargets, ", "))
+	}
+	return b.String()
+}
+
+func reject(code, format string, args ...any) *Rejection {
+	return &Rejection{Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// GuardVerdict is one guard's outcome for one transition.
+type GuardVerdict struct {
+	Guard      string        `json:"guard"`
+	Passed     bool          `json:"passed"`
+	Overridden bool          `json:"overridden,omitempty"`
+	Failure    *GuardFailure `json:"failure,omitempty"`
+}
+
+// activeOverride reports whether a human overrode guard in the current visit of the phase.
+func activeOverride(s State, guard string) bool {
+	for _, o := range s.Overrides {
+		if o.Guard == guard && o.Phase == s.Phase && o.At >= s.EnteredAt {
+			return true
+		}
+	}
+	return false
+}
+
+// evaluate runs every guard of t (no short-circuit, so a rejection lists all failures).
+func evaluate(t Transition, s State, env Env) []GuardVerdict {
+	out := make([]GuardVerdict, 0, len(t.Guards))
+	for _, g := range t.Guards {
+		v := GuardVerdict{Guard: g}
+		switch {
+		case activeOverride(s, g):
+			v.Passed, v.Overridden = true, true
+		case env.Guards == nil:
+			v.Failure = &GuardFailure{Guard: g, Reason: "no guard evaluator configured", Expected: "a guard evaluator", Fix: "git exarchos transitions " + s.Feature}
+		default:
+			v.Failure = env.Guards.Evaluate(g, s, t.To)
+			v.Passed = v.Failure == nil
+		}
+		out = append(out, v)
+	}
+	return out
+}
+
+func failures(vs []GuardVerdict) []GuardFailure {
+	var fs []GuardFailure
+	for _, v := range vs {
+		if !v.Passed && v.Failure != nil {
+			fs = append(fs, *v.Failure)
+		}
+	}
+	return fs
+}

@@ -1,0 +1,177 @@
+package workflow
+
+import (
+	"fmt"
+	"strings"
+)
+
+// mermaidID makes a phase id safe as a Mermaid state id (no '-').
+func mermaidID(id string) string { return strings.ReplaceAll(id, "-", "_") }
+
+// label describes a transition on a diagram edge or a text line.
+func (t Transition) label(d *Definition) string {
+	var parts []string
+	for _, tr := range t.On {
+		if tr != OnTransition {
+			parts = append(parts, string(tr))
+		}
+	}
+	if len(t.Guards) > 0 {
+		parts = append(parts, "["+strings.Join(t.Guards, ", ")+"]")
+	}
+	if t.Counts != "" {
+		if n := d.counterLimit(t); n > 0 {
+			parts = append(parts, fmt.Sprintf("counts %s (max %d)", t.Counts, n))
+		} else {
+			parts = append(parts, "counts "+string(t.Counts))
+		}
+	}
+	if t.WhenExhausted != "" {
+		parts = append(parts, "when "+string(t.WhenExhausted)+" exhausted")
+	}
+	if t.Note != "" {
+		parts = append(parts, t.Note)
+	}
+	return strings.Join(parts, ", ")
+}
+
+func (d *Definition) counterLimit(t Transition) int {
+	if t.Counts == FixCycles {
+		p, _ := d.Phase(d.compoundOf(t.From))
+		return p.MaxFixCycles
+	}
+	return d.limit(t.Counts)
+}
+
+// Mermaid renders the definition as a stateDiagram-v2; compound phases are nested states and the
+// universal transitions are a note.
+func (d *Definition) Mermaid() string {
+	var b strings.Builder
+	b.WriteString("stateDiagram-v2\n")
+	for _, p := range d.Phases {
+		if strings.Contains(p.ID, "-") && p.Kind != Compound {
+			fmt.Fprintf(&b, "    state \"%s\" as %s\n", p.ID, mermaidID(p.ID))
+		}
+	}
+	fmt.Fprintf(&b, "    [*] --> %s\n", mermaidID(d.Initial))
+	edge := func(indent string, t Transition) {
+		fmt.Fprintf(&b, "%s%s --> %s", indent, mermaidID(t.From), mermaidID(t.To))
+		if l := t.label(d); l != "" {
+			fmt.Fprintf(&b, " : %s", strings.ReplaceAll(l, ":", " "))
+		}
+		b.WriteByte('\n')
+	}
+	for _, p := range d.Phases {
+		if p.Kind != Compound {
+			continue
+		}
+		fmt.Fprintf(&b, "    state %s {\n", mermaidID(p.ID))
+		fmt.Fprintf(&b, "        [*] --> %s\n", mermaidID(p.Initial))
+		for _, t := range d.Transitions {
+			if !t.Universal() && d.compoundOf(t.From) == p.ID && d.compoundOf(t.To) == p.ID {
+				edge("        ", t)
+			}
+		}
+		b.WriteString("    }\n")
+		fmt.Fprintf(&b, "    note right of %s : max %d fix cycles\n", mermaidID(p.ID), p.MaxFixCycles)
+	}
+	for _, t := range d.Transitions {
+		if t.Universal() {
+			continue
+		}
+		if c := d.compoundOf(t.From); c != "" && c == d.compoundOf(t.To) {
+			continue
+		}
+		edge("    ", t)
+	}
+	for _, p := range d.Phases {
+		if p.Kind == Final {
+			fmt.Fprintf(&b, "    %s --> [*]\n", mermaidID(p.ID))
+		}
+	}
+	for _, t := range d.Transitions {
+		if t.Universal() {
+			fmt.Fprintf(&b, "    note left of %s : from any non-final phase, %s\n", mermaidID(t.To), strings.ReplaceAll(t.label(d), ":", " "))
+		}
+	}
+	return b.String()
+}
+
+// Text renders the definition for `describe`: phases (children indented under their compound),
+// transitions with guards, limits and policies.
+func (d *Definition) Text() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: %s\n\nphases:\n", d.Type, d.Description)
+	var phase func(p Phase, indent string)
+	phase = func(p Phase, indent string) {
+		var tags []string
+		if p.ID == d.Initial {
+			tags = append(tags, "initial")
+		}
+		switch p.Kind {
+		case Compound:
+			tags = append(tags, fmt.Sprintf("compound, enters %s, max %d fix cycles", p.Initial, p.MaxFixCycles))
+		case Final:
+			tags = append(tags, "final")
+		}
+		fmt.Fprintf(&b, "%s%s", indent, p.ID)
+		if len(tags) > 0 {
+			fmt.Fprintf(&b, " (%s)", strings.Join(tags, "; "))
+		}
+		if p.Description != "" {
+			fmt.Fprintf(&b, " — %s", p.Description)
+		}
+		b.WriteByte('\n')
+		for _, c := range d.Phases {
+			if c.Parent == p.ID && p.Kind == Compound {
+				phase(c, indent+"  ")
+			}
+		}
+	}
+	for _, p := range d.Phases {
+		if p.Parent == "" {
+			phase(p, "  ")
+		}
+	}
+	b.WriteString("\ntransitions:\n")
+	for _, t := range d.Transitions {
+		from := t.From
+		if t.Universal() {
+			from = "any non-final phase"
+		}
+		fmt.Fprintf(&b, "  %s → %s", from, t.To)
+		if l := t.label(d); l != "" {
+			fmt.Fprintf(&b, "  %s", l)
+		}
+		b.WriteByte('\n')
+	}
+	var extra []string
+	if len(d.Tracks) > 0 {
+		extra = append(extra, "tracks: "+strings.Join(d.Tracks, ", ")+" (git exarchos set <feature> track=<track>)")
+	}
+	if len(d.Reviews) > 0 {
+		extra = append(extra, "required reviews: "+strings.Join(d.Reviews, ", "))
+	}
+	if len(d.SynthesisPolicies) > 0 {
+		extra = append(extra, "synthesis policies: "+strings.Join(d.SynthesisPolicies, ", ")+" (default "+d.SynthesisPolicies[0]+")")
+	}
+	if len(d.CompletionPolicies) > 0 {
+		extra = append(extra, "completion policies: "+strings.Join(d.CompletionPolicies, ", ")+" (default "+d.CompletionPolicies[0]+")")
+	}
+	if d.Limits.PlanRevisions > 0 {
+		extra = append(extra, fmt.Sprintf("plan revisions: %d", d.Limits.PlanRevisions))
+	}
+	if d.Limits.SynthesisRetries > 0 {
+		extra = append(extra, fmt.Sprintf("synthesis retries: %d", d.Limits.SynthesisRetries))
+	}
+	if d.Limits.MaxIterations > 0 {
+		extra = append(extra, fmt.Sprintf("max iterations: %d by default", d.Limits.MaxIterations))
+	}
+	if len(extra) > 0 {
+		b.WriteString("\n")
+		for _, e := range extra {
+			fmt.Fprintf(&b, "%s\n", e)
+		}
+	}
+	return b.String()
+}

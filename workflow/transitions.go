@@ -1,0 +1,118 @@
+package workflow
+
+import (
+	"fmt"
+	"strings"
+)
+
+// TransitionOption is one outgoing transition of the current phase as `git exarchos transitions`
+// shows it: the command that takes it and each guard's verdict.
+type TransitionOption struct {
+	To        string         `json:"to"`
+	Trigger   Trigger        `json:"trigger"`
+	Command   string         `json:"command"`
+	Guards    []GuardVerdict `json:"guards"`
+	Allowed   bool           `json:"allowed"`
+	Blocked   string         `json:"blocked,omitempty"` // why it is closed besides guards (limit, circuit)
+	Universal bool           `json:"universal,omitempty"`
+	Note      string         `json:"note,omitempty"`
+}
+
+// Transitions lists every outgoing transition of the current phase with its guards' verdicts.
+// A final phase has none.
+func Transitions(def *Definition, s State, env Env) []TransitionOption {
+	if def == nil {
+		def, _ = Lookup(s.Type)
+	}
+	if def == nil || !s.Started() {
+		return nil
+	}
+	d := decider{def: def, s: s, env: env}
+	var out []TransitionOption
+	for _, t := range def.Outgoing(s.Phase) {
+		trigger := OnTransition
+		if len(t.On) > 0 {
+			trigger = t.On[0]
+		}
+		o := TransitionOption{To: t.To, Trigger: trigger, Command: commandFor(trigger, s.Feature, t.To), Universal: t.Universal(), Note: t.Note}
+		o.Guards = evaluate(t, s, env)
+		o.Allowed = len(failures(o.Guards)) == 0
+		if t.WhenExhausted != "" {
+			if ok, _, limit := d.exhausted(t.WhenExhausted, s); !ok {
+				o.Allowed, o.Blocked = false, fmt.Sprintf("only once %s reach their limit (%d)", t.WhenExhausted, limit)
+			}
+		}
+		if t.Counts != "" {
+			if ok, n, limit := d.exhausted(t.Counts, s); ok {
+				o.Allowed = false
+				o.Blocked = fmt.Sprintf("%s limit reached (%d of %d)", t.Counts, n, limit)
+				if t.Counts == FixCycles {
+					o.Blocked = "circuit open: " + o.Blocked + "; git exarchos unblock " + s.Feature + " --reason \"…\""
+				}
+			}
+		}
+		out = append(out, o)
+	}
+	return out
+}
+
+// commandFor is the CLI line that takes a transition by trigger.
+func commandFor(t Trigger, feature, to string) string {
+	switch t {
+	case OnTransition:
+		return fmt.Sprintf("git exarchos transition %s %s", feature, to)
+	case OnReject:
+		return fmt.Sprintf("git exarchos reject %s --gaps \"…\"", feature)
+	case OnUnblock:
+		return fmt.Sprintf("git exarchos unblock %s --reason \"…\"", feature)
+	case OnCancel:
+		return fmt.Sprintf("git exarchos cancel %s --reason \"…\"", feature)
+	case OnCleanup:
+		return fmt.Sprintf("git exarchos transition %s %s", feature, to)
+	case OnLoopDone, OnLoopPass, OnLoopFail:
+		return fmt.Sprintf("git exarchos %s %s", t, feature)
+	}
+	return ""
+}
+
+// Summary is a short "what is needed to move on" for hooks and `status`: the phase, and for each
+// way forward (universal transitions left out) either the command that takes it or the failing
+// guards with their fixes.
+func Summary(def *Definition, s State, env Env) string {
+	if def == nil {
+		def, _ = Lookup(s.Type)
+	}
+	if def == nil || !s.Started() {
+		return "no workflow started (git exarchos init <feature> --type <type>)\n"
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s (%s) is in %s", s.Feature, s.Type, s.Phase)
+	if def.IsFinal(s.Phase) {
+		if s.Reason != "" {
+			fmt.Fprintf(&b, ": %s", s.Reason)
+		}
+		b.WriteString("; nothing left to do.\n")
+		return b.String()
+	}
+	b.WriteString(".\n")
+	if s.Circuit != nil && s.Circuit.Open {
+		fmt.Fprintf(&b, "circuit open in %s after %d fix cycles: a human must run git exarchos unblock %s --reason \"…\"\n", s.Circuit.Compound, s.Circuit.FixCycles, s.Feature)
+	}
+	for _, o := range Transitions(def, s, env) {
+		if o.Universal {
+			continue
+		}
+		switch {
+		case o.Blocked != "" && o.Allowed == false && len(failures(o.Guards)) == 0:
+			fmt.Fprintf(&b, "  → %s: %s\n", o.To, o.Blocked)
+		case o.Allowed:
+			fmt.Fprintf(&b, "  → %s: ready: %s\n", o.To, o.Command)
+		default:
+			fmt.Fprintf(&b, "  → %s: needs\n", o.To)
+			for _, f := range failures(o.Guards) {
+				fmt.Fprintf(&b, "      %s: %s\n        fix: %s\n", f.Guard, f.Reason, f.Fix)
+			}
+		}
+	}
+	return b.String()
+}
