@@ -1,0 +1,171 @@
+package gitstore
+
+import (
+	"bufio"
+	"context"
+	"math/rand"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/exarchos/git-exarchos/workflow"
+)
+
+// runWriters starts n writer processes appending per events each and waits for them.
+func runWriters(t *testing.T, dir, mode, feature string, n, per int) {
+	t.Helper()
+	var cmds []*exec.Cmd
+	outs := make([]*safeBuf, n)
+	for i := 0; i < n; i++ {
+		cmd := helperCmd(t, dir, mode, feature, per)
+		outs[i] = &safeBuf{}
+		cmd.Stdout, cmd.Stderr = outs[i], outs[i]
+		require.NoError(t, cmd.Start())
+		cmds = append(cmds, cmd)
+	}
+	for i, cmd := range cmds {
+		require.NoError(t, cmd.Wait(), "writer %d: %s", i, outs[i].String())
+	}
+}
+
+type safeBuf struct {
+	mu sync.Mutex
+	b  []byte
+}
+
+func (s *safeBuf) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.b = append(s.b, p...)
+	return len(p), nil
+}
+func (s *safeBuf) String() string { s.mu.Lock(); defer s.mu.Unlock(); return string(s.b) }
+
+// assertDense checks the acceptance criteria: exactly want events, seq 1..want, unique ids, both
+// fscks clean.
+func assertDense(t *testing.T, dir, feature string, want int) {
+	t.Helper()
+	s := openStore(t, dir)
+	events, snap, err := s.Events(feature, EventFilter{})
+	require.NoError(t, err)
+	require.Len(t, events, want)
+	assert.EqualValues(t, want, snap.Events)
+	ids := map[string]bool{}
+	for i, e := range events {
+		require.EqualValues(t, i+1, e.Seq)
+		require.False(t, ids[e.ID], "duplicate id %s", e.ID)
+		ids[e.ID] = true
+	}
+	problems, err := s.Verify(feature, proj)
+	require.NoError(t, err)
+	assert.Empty(t, problems)
+	git(t, dir, "fsck", "--strict", "--no-dangling")
+}
+
+func TestEightProcessesAppend(t *testing.T) {
+	dir := newRepo(t)
+	mustCreate(t, openStore(t, dir), "race")
+	runWriters(t, dir, "plain", "race", 8, 100)
+	assertDense(t, dir, "race", 801) // the create event plus 800
+}
+
+func TestEightProcessesAppendDuringGC(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow: runs git gc in a loop")
+	}
+	dir := newRepo(t)
+	mustCreate(t, openStore(t, dir), "gcrace")
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	gcRuns := 0
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for ctx.Err() == nil {
+			for _, args := range [][]string{{"gc", "--prune=now", "--quiet"}, {"pack-refs", "--all"}} {
+				cmd := exec.Command("git", args...)
+				cmd.Dir = dir
+				cmd.Env = cleanGitEnv()
+				if out, err := cmd.CombinedOutput(); err != nil && ctx.Err() == nil {
+					t.Logf("git %v: %v: %s", args, err, out) // a gc that loses a lock race is not our failure
+				}
+			}
+			gcRuns++
+		}
+	}()
+	t.Cleanup(func() { cancel(); wg.Wait() })
+	runWriters(t, dir, "plain", "gcrace", 8, 100)
+	cancel()
+	wg.Wait()
+	t.Logf("gc loops run beside the writers: %d", gcRuns)
+	require.Greater(t, gcRuns, 1)
+	assertDense(t, dir, "gcrace", 801)
+}
+
+func TestKeyedWritersDoNotDuplicate(t *testing.T) {
+	dir := newRepo(t)
+	mustCreate(t, openStore(t, dir), "keys")
+	// Four processes append the same 30 idempotency keys: each lands once.
+	runWriters(t, dir, "keyed", "keys", 4, 30)
+	assertDense(t, dir, "keys", 31)
+}
+
+func TestSIGKILLDuringAppends(t *testing.T) {
+	dir := newRepo(t)
+	mustCreate(t, openStore(t, dir), "kill")
+	rng := rand.New(rand.NewSource(42))
+	kills, locksLeft := 0, 0
+	for kills < 60 {
+		cmd := helperCmd(t, dir, "slow", "kill", 1000)
+		stdout, err := cmd.StdoutPipe()
+		require.NoError(t, err)
+		require.NoError(t, cmd.Start())
+		// Wait for the writer to be mid-stream, then kill it at a random instant.
+		sc := bufio.NewScanner(stdout)
+		sc.Scan()
+		time.Sleep(time.Duration(rng.Intn(4000)) * time.Microsecond)
+		require.NoError(t, cmd.Process.Signal(syscall.SIGKILL))
+		for sc.Scan() {
+		}
+		cmd.Wait()
+		kills++
+
+		// The ref always resolves to a valid commit whose log is whole.
+		lock := filepath.Join(dir, ".git/refs/exarchos/kill.lock")
+		if _, err := os.Stat(lock); err == nil {
+			// Killed inside the few microseconds it holds the ref lock: like git, it leaves the
+			// lock behind, and the next write names it; the user removes it.
+			locksLeft++
+			_, err := openStore(t, dir).Append("kill", proj, workflow.NewEvent{Type: "note"})
+			require.ErrorIs(t, err, ErrLocked)
+			require.NoError(t, os.Remove(lock))
+		}
+		s := openStore(t, dir)
+		snap, err := s.State("kill", proj)
+		require.NoError(t, err)
+		problems, err := s.Verify("kill", proj)
+		require.NoError(t, err)
+		require.Empty(t, problems, "after kill %d", kills)
+		if kills%20 == 0 {
+			git(t, dir, "fsck", "--strict", "--no-dangling")
+		}
+		_ = snap
+	}
+	t.Logf("%d kills, %d left a ref lock", kills, locksLeft)
+	// Appending resumes.
+	s := openStore(t, dir)
+	before, err := s.State("kill", proj)
+	require.NoError(t, err)
+	appendN(t, s, "kill", 3)
+	after, err := s.State("kill", proj)
+	require.NoError(t, err)
+	assert.Equal(t, before.Events+3, after.Events)
+	assertDense(t, dir, "kill", int(after.Events))
+}

@@ -1,0 +1,124 @@
+package gitstore
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Location is where a repository lives, found the way git finds it.
+type Location struct {
+	// GitDir is the per-worktree git directory (HEAD, index); for a linked worktree it is
+	// .git/worktrees/<name> of the main repository.
+	GitDir string
+	// CommonDir holds what all worktrees share: objects, refs, config.
+	CommonDir string
+	// WorkTree is the top of the working tree; empty for a bare repository.
+	WorkTree string
+}
+
+// ErrNotRepository is returned when no repository encloses the starting directory.
+var ErrNotRepository = errors.New("not a git repository (or any of the parent directories)")
+
+// Discover finds the repository enclosing dir the way git does: GIT_DIR (with GIT_WORK_TREE and
+// GIT_COMMON_DIR) when set, else the nearest parent with a .git directory or a .git file pointing at
+// a linked worktree's git directory, else a bare repository. It does not run git, because hooks call
+// it on every tool call and a process spawn would dominate their cost.
+func Discover(dir string) (Location, error) {
+	dir, err := filepath.Abs(dir)
+	if err != nil {
+		return Location{}, fmt.Errorf("discover repository: %w", err)
+	}
+	if gd := os.Getenv("GIT_DIR"); gd != "" {
+		if !filepath.IsAbs(gd) {
+			gd = filepath.Join(dir, gd)
+		}
+		if !isGitDir(gd) {
+			return Location{}, fmt.Errorf("GIT_DIR=%s is not a git directory: unset GIT_DIR or point it at a repository", gd)
+		}
+		wt := os.Getenv("GIT_WORK_TREE")
+		if wt == "" {
+			wt = dir
+		} else if !filepath.IsAbs(wt) {
+			wt = filepath.Join(dir, wt)
+		}
+		return finish(gd, wt)
+	}
+	for d := dir; ; d = filepath.Dir(d) {
+		dotgit := filepath.Join(d, ".git")
+		if fi, err := os.Stat(dotgit); err == nil {
+			if fi.IsDir() && isGitDir(dotgit) {
+				return finish(dotgit, d)
+			}
+			if !fi.IsDir() {
+				gd, err := readGitFile(dotgit)
+				if err != nil {
+					return Location{}, err
+				}
+				return finish(gd, d)
+			}
+		}
+		if isGitDir(d) && looksBare(d) {
+			return finish(d, "")
+		}
+		if parent := filepath.Dir(d); parent == d {
+			return Location{}, fmt.Errorf("%w: %s; run it inside a repository, or create one with `git init`", ErrNotRepository, dir)
+		}
+	}
+}
+
+func finish(gitDir, workTree string) (Location, error) {
+	gitDir = filepath.Clean(gitDir)
+	common := gitDir
+	if c := os.Getenv("GIT_COMMON_DIR"); c != "" {
+		common = c
+	} else if b, err := os.ReadFile(filepath.Join(gitDir, "commondir")); err == nil {
+		c := strings.TrimSpace(string(b))
+		if !filepath.IsAbs(c) {
+			c = filepath.Join(gitDir, c)
+		}
+		common = filepath.Clean(c)
+	}
+	if fi, err := os.Stat(filepath.Join(common, "objects")); err != nil || !fi.IsDir() {
+		return Location{}, fmt.Errorf("repository at %s has no objects directory: is it a git repository?", common)
+	}
+	return Location{GitDir: gitDir, CommonDir: common, WorkTree: workTree}, nil
+}
+
+// isGitDir reports whether d has the HEAD file every git directory has.
+func isGitDir(d string) bool {
+	fi, err := os.Stat(filepath.Join(d, "HEAD"))
+	return err == nil && !fi.IsDir()
+}
+
+func looksBare(d string) bool {
+	for _, sub := range []string{"objects", "refs"} {
+		if fi, err := os.Stat(filepath.Join(d, sub)); err != nil || !fi.IsDir() {
+			return false
+		}
+	}
+	return true
+}
+
+// readGitFile reads a ".git" file ("gitdir: <path>") as written for linked worktrees and submodules.
+func readGitFile(path string) (string, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "", fmt.Errorf("read %s: %w", path, err)
+	}
+	line := string(bytes.TrimSpace(b))
+	if !strings.HasPrefix(line, "gitdir:") {
+		return "", fmt.Errorf("%s is not a valid .git file (expected \"gitdir: <path>\")", path)
+	}
+	gd := strings.TrimSpace(strings.TrimPrefix(line, "gitdir:"))
+	if !filepath.IsAbs(gd) {
+		gd = filepath.Join(filepath.Dir(path), gd)
+	}
+	if !isGitDir(gd) {
+		return "", fmt.Errorf("%s points at %s, which is not a git directory: the worktree may have been removed; run `git worktree prune`", path, gd)
+	}
+	return gd, nil
+}

@@ -1,0 +1,146 @@
+package gitstore
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/exarchos/git-exarchos/workflow"
+)
+
+// countProjector is a small deterministic projector: the number of events per type and a phase
+// taken from "phase" events.
+type countProjector struct{ version string }
+
+type countState struct {
+	Phase  string         `json:"phase"`
+	Count  int64          `json:"count"`
+	ByType map[string]int `json:"byType"`
+}
+
+func (p countProjector) Version() string {
+	if p.version == "" {
+		return "count/1"
+	}
+	return p.version
+}
+
+func (p countProjector) Project(prev json.RawMessage, events []workflow.Event) (json.RawMessage, error) {
+	s := countState{ByType: map[string]int{}}
+	if len(prev) > 0 {
+		if err := json.Unmarshal(prev, &s); err != nil {
+			return nil, err
+		}
+	}
+	for _, e := range events {
+		s.Count++
+		s.ByType[e.Type]++
+		if e.Type == "phase" {
+			var to string
+			e.DecodeData(&to)
+			s.Phase = to
+		}
+	}
+	return json.Marshal(s)
+}
+
+var proj = countProjector{}
+
+// git runs git in dir and fails the test on error.
+func git(t testing.TB, dir string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	cmd.Env = append(cleanGitEnv(), "GIT_CONFIG_NOSYSTEM=1")
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, "git %s: %s", strings.Join(args, " "), out)
+	return strings.TrimSpace(string(out))
+}
+
+// newRepo makes a repository with one commit and an identity.
+func newRepo(t testing.TB) string {
+	t.Helper()
+	dir := t.TempDir()
+	git(t, dir, "init", "-q", "-b", "main")
+	git(t, dir, "config", "user.name", "Test User")
+	git(t, dir, "config", "user.email", "test@example.com")
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "README"), []byte("hello\n"), 0o644))
+	git(t, dir, "add", "README")
+	git(t, dir, "commit", "-q", "-m", "initial")
+	return dir
+}
+
+func openStore(t testing.TB, dir string) *Store {
+	t.Helper()
+	s, err := Open(dir)
+	require.NoError(t, err)
+	return s
+}
+
+func mustCreate(t testing.TB, s *Store, feature string) {
+	t.Helper()
+	_, err := s.Create(feature, proj, []workflow.NewEvent{{Type: "phase", Data: "start"}})
+	require.NoError(t, err)
+}
+
+func appendN(t testing.TB, s *Store, feature string, n int) {
+	t.Helper()
+	for i := 0; i < n; {
+		batch := []workflow.NewEvent{}
+		for j := 0; j < 100 && i < n; j++ {
+			batch = append(batch, workflow.NewEvent{Type: "note", Data: map[string]int{"i": i}})
+			i++
+		}
+		_, err := s.Append(feature, proj, batch...)
+		require.NoError(t, err)
+	}
+}
+
+// TestMain lets the test binary act as a writer process for the multi-process tests.
+func TestMain(m *testing.M) {
+	if mode := os.Getenv("GITSTORE_HELPER"); mode != "" {
+		os.Exit(helperMain(mode))
+	}
+	os.Exit(m.Run())
+}
+
+// helperMain appends GITSTORE_N events, one call each, to GITSTORE_FEATURE in the current directory.
+func helperMain(mode string) int {
+	s, err := Open(".")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	n, _ := strconv.Atoi(os.Getenv("GITSTORE_N"))
+	feature := os.Getenv("GITSTORE_FEATURE")
+	for i := 0; i < n; i++ {
+		ev := workflow.NewEvent{Type: "note", Data: map[string]any{"writer": os.Getpid(), "i": i}}
+		if mode == "keyed" {
+			ev.ID = fmt.Sprintf("key-%d", i)
+		}
+		if _, err := s.Append(feature, proj, ev); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		if mode == "slow" {
+			fmt.Println(i) // lets the killer see progress
+		}
+	}
+	return 0
+}
+
+func helperCmd(t testing.TB, dir, mode, feature string, n int) *exec.Cmd {
+	exe, err := os.Executable()
+	require.NoError(t, err)
+	cmd := exec.Command(exe, "-test.run=^$")
+	cmd.Dir = dir
+	cmd.Env = append(cleanGitEnv(), "GITSTORE_HELPER="+mode, "GITSTORE_FEATURE="+feature, fmt.Sprintf("GITSTORE_N=%d", n))
+	return cmd
+}

@@ -1,0 +1,227 @@
+package gitstore
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/go-git/go-git/v5/plumbing"
+)
+
+// errStale is returned by casRef when the ref no longer holds the expected old value.
+var errStale = errors.New("ref changed concurrently")
+
+// lockWait is how long casRef waits for another process's lock on the same ref (git pack-refs, a
+// concurrent writer) before giving up, like git's core.filesRefLockTimeout.
+const lockWait = 2 * time.Second
+
+// readRef resolves a ref the way git's files backend does: the loose file wins, else packed-refs.
+// Reading the loose file first is what keeps this correct while `git pack-refs` runs: it writes
+// packed-refs before it deletes the loose file.
+func readRef(commonDir, name string) (plumbing.Hash, bool, error) {
+	b, err := os.ReadFile(filepath.Join(commonDir, filepath.FromSlash(name)))
+	if err == nil {
+		line := strings.TrimSpace(string(b))
+		if strings.HasPrefix(line, "ref:") {
+			return plumbing.ZeroHash, false, fmt.Errorf("%s is a symbolic ref; exarchos refs must point at commits", name)
+		}
+		if !plumbing.IsHash(line) {
+			return plumbing.ZeroHash, false, fmt.Errorf("%s holds %q, not a commit id: repair it with `git update-ref %s <commit>`", name, line, name)
+		}
+		return plumbing.NewHash(line), true, nil
+	}
+	if !errors.Is(err, fs.ErrNotExist) && !isDirErr(err) {
+		return plumbing.ZeroHash, false, fmt.Errorf("read %s: %w", name, err)
+	}
+	packed, err := readPackedRefs(commonDir, name)
+	if err != nil {
+		return plumbing.ZeroHash, false, err
+	}
+	h, ok := packed[name]
+	return h, ok, nil
+}
+
+func isDirErr(err error) bool {
+	var pe *fs.PathError
+	return errors.As(err, &pe) && strings.Contains(pe.Err.Error(), "is a directory")
+}
+
+// readPackedRefs returns the packed refs whose names start with prefix.
+func readPackedRefs(commonDir, prefix string) (map[string]plumbing.Hash, error) {
+	f, err := os.Open(filepath.Join(commonDir, "packed-refs"))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read packed-refs: %w", err)
+	}
+	defer f.Close()
+	out := map[string]plumbing.Hash{}
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 64*1024), 1024*1024)
+	for sc.Scan() {
+		line := sc.Bytes()
+		if len(line) < 42 || line[0] == '#' || line[0] == '^' {
+			continue
+		}
+		name := string(line[41:])
+		if strings.HasPrefix(name, prefix) {
+			out[name] = plumbing.NewHash(string(line[:40]))
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("read packed-refs: %w", err)
+	}
+	return out, nil
+}
+
+// listRefs returns every ref under prefix (e.g. "refs/exarchos/"), loose refs overriding packed ones.
+func listRefs(commonDir, prefix string) (map[string]plumbing.Hash, error) {
+	out, err := readPackedRefs(commonDir, prefix)
+	if err != nil {
+		return nil, err
+	}
+	if out == nil {
+		out = map[string]plumbing.Hash{}
+	}
+	root := filepath.Join(commonDir, filepath.FromSlash(prefix))
+	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil
+			}
+			return err
+		}
+		if d.IsDir() || strings.HasSuffix(p, ".lock") {
+			return nil
+		}
+		rel, err := filepath.Rel(commonDir, p)
+		if err != nil {
+			return err
+		}
+		name := filepath.ToSlash(rel)
+		h, ok, err := readRef(commonDir, name)
+		if err != nil {
+			return err
+		}
+		if ok {
+			out[name] = h
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list %s: %w", prefix, err)
+	}
+	return out, nil
+}
+
+// sortedNames returns the keys of a ref map in order.
+func sortedNames(m map[string]plumbing.Hash) []string {
+	names := make([]string, 0, len(m))
+	for n := range m {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// casRef moves name from old to new (old zero: the ref must not exist; new zero: delete it) using
+// git's own lock protocol, so it interoperates with any git process touching the same ref: take
+// <ref>.lock with O_EXCL, check the current value under the lock, write the new value into the
+// lock file and rename it over the ref. A crash leaves either the old or the new value (rename is
+// atomic), plus at worst a stale lock file, which the error names.
+func casRef(commonDir, name string, newH, oldH plumbing.Hash) error {
+	refPath := filepath.Join(commonDir, filepath.FromSlash(name))
+	lockPath := refPath + ".lock"
+	if err := os.MkdirAll(filepath.Dir(refPath), 0o777); err != nil {
+		return fmt.Errorf("update %s: %w", name, err)
+	}
+	lock, err := acquireLock(lockPath)
+	if err != nil {
+		return fmt.Errorf("update %s: %w", name, err)
+	}
+	committed := false
+	defer func() {
+		if !committed {
+			os.Remove(lockPath)
+		}
+	}()
+	cur, exists, err := readRef(commonDir, name)
+	if err != nil {
+		lock.Close()
+		return err
+	}
+	if (oldH.IsZero() && exists) || (!oldH.IsZero() && cur != oldH) {
+		lock.Close()
+		return errStale
+	}
+	if newH.IsZero() {
+		lock.Close()
+		return deleteRefLocked(commonDir, name, refPath)
+	}
+	if _, err := lock.WriteString(newH.String() + "\n"); err != nil {
+		lock.Close()
+		return fmt.Errorf("update %s: write lock: %w", name, err)
+	}
+	if err := lock.Close(); err != nil {
+		return fmt.Errorf("update %s: close lock: %w", name, err)
+	}
+	if err := os.Rename(lockPath, refPath); err != nil {
+		return fmt.Errorf("update %s: %w", name, err)
+	}
+	committed = true
+	return nil
+}
+
+func acquireLock(lockPath string) (*os.File, error) {
+	deadline := time.Now().Add(lockWait)
+	backoff := 100 * time.Microsecond
+	for {
+		f, err := os.OpenFile(lockPath, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
+		if err == nil {
+			return f, nil
+		}
+		if !errors.Is(err, fs.ErrExist) {
+			return nil, err
+		}
+		if time.Now().After(deadline) {
+			return nil, fmt.Errorf("%w: %s exists; another git process may be running. If none is, a crashed one left it: remove it with `rm %s`", ErrLocked, lockPath, lockPath)
+		}
+		time.Sleep(backoff)
+		if backoff < 5*time.Millisecond {
+			backoff *= 2
+		}
+	}
+}
+
+// ErrLocked means a ref's lock file stayed in place longer than lockWait.
+var ErrLocked = errors.New("ref is locked")
+
+// deleteRefLocked deletes a ref while its lock is held: the loose file and its packed-refs line.
+// Only `git update-ref -d` knows how to rewrite packed-refs safely against concurrent pack-refs,
+// so the packed case goes through it after releasing our lock.
+func deleteRefLocked(commonDir, name, refPath string) error {
+	if err := os.Remove(refPath); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("delete %s: %w", name, err)
+	}
+	packed, err := readPackedRefs(commonDir, name)
+	if err != nil {
+		return err
+	}
+	if _, ok := packed[name]; !ok {
+		return nil
+	}
+	os.Remove(refPath + ".lock")
+	out, err := gitCmd(commonDir, nil, "update-ref", "-d", name)
+	if err != nil {
+		return fmt.Errorf("delete packed %s: %v: %s", name, err, bytes.TrimSpace(out))
+	}
+	return nil
+}

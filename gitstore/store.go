@@ -1,0 +1,460 @@
+// Package gitstore keeps workflow event logs in git refs: one ref per workflow
+// (refs/exarchos/<feature>), one commit per write, whose tree holds the events in JSONL segments,
+// an index of event ids, and a snapshot of the projected state. Objects are written and read with
+// go-git; refs are moved by compare-and-swap under git's own lock protocol.
+package gitstore
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/go-git/go-billy/v5/osfs"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/cache"
+	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/go-git/go-git/v5/storage/filesystem"
+	"github.com/go-git/go-git/v5/storage/filesystem/dotgit"
+
+	"github.com/exarchos/git-exarchos/workflow"
+)
+
+const (
+	// FormatVersion is written to the `format` blob of every commit; a reader refuses newer ones.
+	FormatVersion = 1
+	// SegmentSize is the number of events in a full segment: an append rewrites only the last one.
+	SegmentSize = 256
+	// MaxPayload bounds one event's data, so a runaway caller cannot bloat the log.
+	MaxPayload = 1 << 20
+	// RefPrefix is where workflows live.
+	RefPrefix = "refs/exarchos/"
+)
+
+var (
+	ErrNotFound   = errors.New("workflow not found")
+	ErrExists     = errors.New("workflow already exists")
+	ErrConcurrent = errors.New("concurrent updates kept winning")
+	ErrBadFeature = errors.New("invalid feature id")
+	ErrBadPayload = errors.New("invalid event payload")
+	ErrNoIdentity = errors.New("no git identity")
+)
+
+// CorruptError reports stored data that does not parse or does not add up, naming where it is.
+type CorruptError struct {
+	Commit plumbing.Hash
+	Path   string
+	Reason string
+}
+
+func (e *CorruptError) Error() string {
+	return fmt.Sprintf("corrupt workflow data in commit %s, %s: %s (run `git exarchos fsck` for a full report)", e.Commit, e.Path, e.Reason)
+}
+
+var featurePattern = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,63}$`)
+
+// ValidateFeature checks a feature id before it is used in a ref name.
+func ValidateFeature(id string) error {
+	if !featurePattern.MatchString(id) || strings.Contains(id, "..") || strings.HasSuffix(id, ".lock") || strings.HasSuffix(id, ".") {
+		return fmt.Errorf("%w %q: use 1 to 64 characters matching [a-z0-9][a-z0-9._-]{0,63} (lowercase letters, digits, '.', '_', '-'; first a letter or digit), with no \"..\", not ending in \".\" or \".lock\"", ErrBadFeature, id)
+	}
+	return nil
+}
+
+// RefName is the ref that holds a workflow.
+func RefName(feature string) string { return RefPrefix + feature }
+
+// Projector turns events into the state snapshot stored beside them. Project must be
+// deterministic, and folding in several calls must give the same bytes as folding in one.
+type Projector interface {
+	Version() string
+	Project(prev json.RawMessage, events []workflow.Event) (json.RawMessage, error)
+}
+
+// Store is the event store of one repository.
+type Store struct {
+	Loc Location
+	// Now is the clock stamped on events and commits; tests may replace it.
+	Now func() time.Time
+
+	st     *filesystem.Storage
+	config map[string][]string // git config, loaded on first use
+}
+
+// Open discovers the repository enclosing dir and opens its store.
+func Open(dir string) (*Store, error) {
+	loc, err := Discover(dir)
+	if err != nil {
+		return nil, err
+	}
+	return OpenAt(loc), nil
+}
+
+// OpenAt opens the store of a known repository. Objects live in the common directory, so every
+// linked worktree sees the same workflows.
+func OpenAt(loc Location) *Store {
+	return &Store{
+		Loc: loc,
+		Now: time.Now,
+		st:  filesystem.NewStorage(osfs.New(loc.CommonDir), cache.NewObjectLRUDefault()),
+	}
+}
+
+// Snapshot is a workflow's head as read from its ref.
+type Snapshot struct {
+	Feature   string
+	Commit    plumbing.Hash
+	Events    int64
+	LastClock uint64
+	// State is the projected state; Folded says it was computed now because the stored snapshot
+	// came from another projector version.
+	State  json.RawMessage
+	Folded bool
+}
+
+// snapshotFile is state.json: the projection plus what a writer needs to append without reading
+// the log (count, clock) and the hash of the events tree it was computed from, so a commit whose
+// segments were altered behind the snapshot's back is noticed without reading them.
+type snapshotFile struct {
+	Format     int             `json:"format"`
+	Projector  string          `json:"projector"`
+	Events     int64           `json:"events"`
+	LastClock  uint64          `json:"lastClock"`
+	EventsTree string          `json:"eventsTree"`
+	State      json.RawMessage `json:"state"`
+}
+
+// head is a parsed workflow commit.
+type head struct {
+	feature string
+	commit  plumbing.Hash
+	root    *object.Tree
+	events  *object.Tree
+	keys    *object.Tree // nil when the log is empty
+	snap    snapshotFile
+}
+
+func (s *Store) readHead(feature string) (*head, error) {
+	if err := ValidateFeature(feature); err != nil {
+		return nil, err
+	}
+	ref := RefName(feature)
+	var h *head
+	err := s.retryTransient(func() error {
+		commit, ok, err := readRef(s.Loc.CommonDir, ref)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return fmt.Errorf("%w: %s (no ref %s); list workflows with `git exarchos list`, start one with `git exarchos init %s --type feature`", ErrNotFound, feature, ref, feature)
+		}
+		h, err = s.parseHead(feature, commit)
+		return err
+	})
+	return h, err
+}
+
+// parseHead reads a workflow commit's tree and snapshot, checking the structure it relies on.
+func (s *Store) parseHead(feature string, commit plumbing.Hash) (*head, error) {
+	c, err := object.GetCommit(s.st, commit)
+	if err != nil {
+		return nil, fmt.Errorf("read commit %s of %s: %w", commit, feature, err)
+	}
+	root, err := object.GetTree(s.st, c.TreeHash)
+	if err != nil {
+		return nil, fmt.Errorf("read tree of commit %s: %w", commit, err)
+	}
+	h := &head{feature: feature, commit: commit, root: root}
+	corrupt := func(path, reason string) error { return &CorruptError{Commit: commit, Path: path, Reason: reason} }
+	fmtEntry, err := root.FindEntry("format")
+	if err != nil {
+		return nil, corrupt("format", "missing format marker")
+	}
+	if fmtEntry.Hash != formatBlobHash {
+		b, err := s.readBlob(fmtEntry.Hash)
+		if err != nil {
+			return nil, err
+		}
+		return nil, corrupt("format", fmt.Sprintf("format %q is not %d: this workflow was written by a newer git exarchos; upgrade it", strings.TrimSpace(string(b)), FormatVersion))
+	}
+	evEntry, err := root.FindEntry("events")
+	if err != nil {
+		return nil, corrupt("events", "missing events tree")
+	}
+	if h.events, err = object.GetTree(s.st, evEntry.Hash); err != nil {
+		return nil, fmt.Errorf("read events tree of commit %s: %w", commit, err)
+	}
+	if kEntry, err := root.FindEntry("keys"); err == nil {
+		if h.keys, err = object.GetTree(s.st, kEntry.Hash); err != nil {
+			return nil, fmt.Errorf("read keys tree of commit %s: %w", commit, err)
+		}
+	}
+	stEntry, err := root.FindEntry("state.json")
+	if err != nil {
+		return nil, corrupt("state.json", "missing snapshot")
+	}
+	b, err := s.readBlob(stEntry.Hash)
+	if err != nil {
+		return nil, err
+	}
+	if err := json.Unmarshal(b, &h.snap); err != nil {
+		return nil, corrupt("state.json", "snapshot does not parse: "+err.Error())
+	}
+	if h.snap.EventsTree != evEntry.Hash.String() {
+		return nil, s.explainMismatch(h)
+	}
+	if want := segmentCount(h.snap.Events); int64(len(h.events.Entries)) != want {
+		return nil, corrupt("events", fmt.Sprintf("%d segments for %d events, want %d", len(h.events.Entries), h.snap.Events, want))
+	}
+	return h, nil
+}
+
+// explainMismatch runs when the snapshot was not computed from the events beside it: find the
+// segment that is wrong so the error can name it.
+func (s *Store) explainMismatch(h *head) error {
+	if _, err := s.readSegments(h, 0); err != nil {
+		return err
+	}
+	return &CorruptError{Commit: h.commit, Path: "state.json", Reason: "snapshot was not computed from the events in this commit"}
+}
+
+func segmentCount(events int64) int64 { return (events + SegmentSize - 1) / SegmentSize }
+
+func segmentName(i int64) string { return fmt.Sprintf("%08d.jsonl", i) }
+
+// formatBlobHash is the id of the blob "1\n"; comparing hashes avoids reading the marker.
+var formatBlobHash = plumbing.ComputeHash(plumbing.BlobObject, []byte(fmt.Sprintf("%d\n", FormatVersion)))
+
+func (s *Store) readBlob(h plumbing.Hash) ([]byte, error) {
+	obj, err := s.st.EncodedObject(plumbing.BlobObject, h)
+	if err != nil {
+		return nil, fmt.Errorf("read blob %s: %w", h, err)
+	}
+	r, err := obj.Reader()
+	if err != nil {
+		return nil, fmt.Errorf("read blob %s: %w", h, err)
+	}
+	defer r.Close()
+	return io.ReadAll(r)
+}
+
+// retryTransient reruns f when an object vanished under it: `git gc` repacking and pruning beside us
+// moves objects between loose files and packs (go-git caches the list of packs), and a gc with
+// --prune=now may delete a new commit's objects, which its writer puts back once the gc ends; so
+// keep trying while a gc runs.
+func (s *Store) retryTransient(f func() error) error {
+	var err error
+	deadline := time.Now().Add(90 * time.Second)
+	for attempt := 0; ; attempt++ {
+		err = f()
+		if err == nil || !isTransient(err) {
+			return err
+		}
+		if (attempt >= 8 && !s.gcRunning()) || time.Now().After(deadline) {
+			return err
+		}
+		s.st.ObjectStorage.Reindex()
+		time.Sleep(time.Duration(min(attempt+1, 10)) * 5 * time.Millisecond)
+	}
+}
+
+func isTransient(err error) bool {
+	return errors.Is(err, plumbing.ErrObjectNotFound) || errors.Is(err, os.ErrNotExist) ||
+		errors.Is(err, dotgit.ErrPackfileNotFound)
+}
+
+// State returns a workflow's state: the stored snapshot when it was made by p's version, else the
+// fold of every event with p.
+func (s *Store) State(feature string, p Projector) (*Snapshot, error) {
+	h, err := s.readHead(feature)
+	if err != nil {
+		return nil, err
+	}
+	return s.snapshotOf(h, p)
+}
+
+func (s *Store) snapshotOf(h *head, p Projector) (*Snapshot, error) {
+	snap := &Snapshot{Feature: h.feature, Commit: h.commit, Events: h.snap.Events, LastClock: h.snap.LastClock, State: h.snap.State}
+	if p == nil || h.snap.Projector == p.Version() {
+		return snap, nil
+	}
+	events, err := s.readSegments(h, 0)
+	if err != nil {
+		return nil, err
+	}
+	state, err := p.Project(nil, events)
+	if err != nil {
+		return nil, fmt.Errorf("project %s at %s: %w", h.feature, h.commit, err)
+	}
+	snap.State, snap.Folded = state, true
+	return snap, nil
+}
+
+// readSegments parses every event from segment index `from` on, checking seq density as it goes.
+func (s *Store) readSegments(h *head, from int64) ([]workflow.Event, error) {
+	var out []workflow.Event
+	for i := from; i < segmentCount(h.snap.Events); i++ {
+		evs, err := s.readSegment(h, i)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, evs...)
+	}
+	return out, nil
+}
+
+func (s *Store) readSegment(h *head, i int64) ([]workflow.Event, error) {
+	name := segmentName(i)
+	path := "events/" + name
+	entry, err := h.events.FindEntry(name)
+	if err != nil {
+		return nil, &CorruptError{Commit: h.commit, Path: path, Reason: "segment missing"}
+	}
+	b, err := s.readBlob(entry.Hash)
+	if err != nil {
+		return nil, err
+	}
+	want := int64(SegmentSize)
+	if last := segmentCount(h.snap.Events) - 1; i == last {
+		want = h.snap.Events - last*SegmentSize
+	}
+	return parseSegment(h.commit, path, b, i*SegmentSize+1, want)
+}
+
+// parseSegment decodes one JSONL segment whose first event must have seq firstSeq.
+func parseSegment(commit plumbing.Hash, path string, b []byte, firstSeq, want int64) ([]workflow.Event, error) {
+	lines := strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
+	if len(b) == 0 {
+		lines = nil
+	}
+	if int64(len(lines)) != want {
+		return nil, &CorruptError{Commit: commit, Path: path, Reason: fmt.Sprintf("%d events, want %d", len(lines), want)}
+	}
+	out := make([]workflow.Event, len(lines))
+	for n, line := range lines {
+		if err := json.Unmarshal([]byte(line), &out[n]); err != nil {
+			return nil, &CorruptError{Commit: commit, Path: fmt.Sprintf("%s line %d", path, n+1), Reason: "does not parse: " + err.Error()}
+		}
+		if want := firstSeq + int64(n); out[n].Seq != want {
+			return nil, &CorruptError{Commit: commit, Path: fmt.Sprintf("%s line %d", path, n+1), Reason: fmt.Sprintf("seq %d, want %d", out[n].Seq, want)}
+		}
+		if out[n].ID == "" || out[n].Type == "" {
+			return nil, &CorruptError{Commit: commit, Path: fmt.Sprintf("%s line %d", path, n+1), Reason: "event without id or type"}
+		}
+	}
+	return out, nil
+}
+
+// EventFilter selects events for Events. Zero values select everything.
+type EventFilter struct {
+	Types    []string
+	SinceSeq int64 // only events with seq >= SinceSeq
+	Limit    int
+}
+
+// Events reads a workflow's events in canonical order, starting at the segment that holds SinceSeq
+// rather than at the beginning.
+func (s *Store) Events(feature string, f EventFilter) ([]workflow.Event, *Snapshot, error) {
+	h, err := s.readHead(feature)
+	if err != nil {
+		return nil, nil, err
+	}
+	types := map[string]bool{}
+	for _, t := range f.Types {
+		types[t] = true
+	}
+	from := int64(0)
+	if f.SinceSeq > 1 {
+		from = (f.SinceSeq - 1) / SegmentSize
+	}
+	var out []workflow.Event
+	for i := from; i < segmentCount(h.snap.Events); i++ {
+		evs, err := s.readSegment(h, i)
+		if err != nil {
+			return nil, nil, err
+		}
+		for _, e := range evs {
+			if e.Seq < f.SinceSeq || (len(types) > 0 && !types[e.Type]) {
+				continue
+			}
+			out = append(out, e)
+			if f.Limit > 0 && len(out) >= f.Limit {
+				return out, &Snapshot{Feature: feature, Commit: h.commit, Events: h.snap.Events, LastClock: h.snap.LastClock, State: h.snap.State}, nil
+			}
+		}
+	}
+	return out, &Snapshot{Feature: feature, Commit: h.commit, Events: h.snap.Events, LastClock: h.snap.LastClock, State: h.snap.State}, nil
+}
+
+// Summary is one row of List.
+type Summary struct {
+	Feature string        `json:"feature"`
+	Commit  plumbing.Hash `json:"head"`
+	Phase   string        `json:"phase"`
+	Type    string        `json:"type"`
+	Events  int64         `json:"events"`
+	Updated time.Time     `json:"updated"`
+}
+
+// List returns every workflow with its head and phase, read from the commits' trailers: nothing is
+// folded and no snapshot is read.
+func (s *Store) List() ([]Summary, error) {
+	refs, err := listRefs(s.Loc.CommonDir, RefPrefix)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Summary, 0, len(refs))
+	for _, name := range sortedNames(refs) {
+		feature := strings.TrimPrefix(name, RefPrefix)
+		if ValidateFeature(feature) != nil {
+			continue // not ours: someone wrote an odd ref under our prefix
+		}
+		var sum Summary
+		err := s.retryTransient(func() error {
+			c, err := object.GetCommit(s.st, refs[name])
+			if err != nil {
+				return fmt.Errorf("read %s: %w", name, err)
+			}
+			sum = Summary{Feature: feature, Commit: refs[name], Updated: c.Committer.When}
+			trailers := parseTrailers(c.Message)
+			sum.Phase, sum.Type = trailers["Exarchos-Phase"], trailers["Exarchos-Type"]
+			fmt.Sscan(trailers["Exarchos-Events"], &sum.Events)
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, sum)
+	}
+	return out, nil
+}
+
+func parseTrailers(msg string) map[string]string {
+	out := map[string]string{}
+	for _, line := range strings.Split(msg, "\n") {
+		if k, v, ok := strings.Cut(line, ": "); ok && strings.HasPrefix(k, "Exarchos-") {
+			out[k] = strings.TrimSpace(v)
+		}
+	}
+	return out
+}
+
+// Exists reports whether a workflow ref exists.
+func (s *Store) Exists(feature string) (bool, error) {
+	if err := ValidateFeature(feature); err != nil {
+		return false, err
+	}
+	_, ok, err := readRef(s.Loc.CommonDir, RefName(feature))
+	return ok, err
+}
+
+// gcRunning reports whether `git gc` holds its lock in this repository.
+func (s *Store) gcRunning() bool {
+	_, err := os.Stat(filepath.Join(s.Loc.CommonDir, "gc.pid"))
+	return err == nil
+}

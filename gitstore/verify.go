@@ -1,0 +1,194 @@
+package gitstore
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/exarchos/git-exarchos/workflow"
+)
+
+// Problem is one finding of Verify.
+type Problem struct {
+	Feature string `json:"feature"`
+	Commit  string `json:"commit"`
+	Path    string `json:"path"`
+	Message string `json:"message"`
+}
+
+// Verify checks a workflow's head commit from scratch: the format marker, every segment parses, seq
+// is dense, ids are unique and match the id index, and the snapshot equals the fold of all events
+// with p (skipped when the snapshot came from another projector version). It returns every
+// problem found rather than stopping at the first.
+func (s *Store) Verify(feature string, p Projector) ([]Problem, error) {
+	if err := ValidateFeature(feature); err != nil {
+		return nil, err
+	}
+	commit, ok, err := readRef(s.Loc.CommonDir, RefName(feature))
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, fmt.Errorf("%w: %s", ErrNotFound, feature)
+	}
+	var problems []Problem
+	add := func(path, format string, args ...any) {
+		problems = append(problems, Problem{Feature: feature, Commit: commit.String(), Path: path, Message: fmt.Sprintf(format, args...)})
+	}
+	c, err := object.GetCommit(s.st, commit)
+	if err != nil {
+		add("", "commit unreadable: %v", err)
+		return problems, nil
+	}
+	root, err := object.GetTree(s.st, c.TreeHash)
+	if err != nil {
+		add("", "tree unreadable: %v", err)
+		return problems, nil
+	}
+	if e, err := root.FindEntry("format"); err != nil {
+		add("format", "missing")
+	} else if b, err := s.readBlob(e.Hash); err != nil || strings.TrimSpace(string(b)) != fmt.Sprint(FormatVersion) {
+		add("format", "is %q, want %d", strings.TrimSpace(string(b)), FormatVersion)
+	}
+	var snap snapshotFile
+	if e, err := root.FindEntry("state.json"); err != nil {
+		add("state.json", "missing")
+	} else if b, err := s.readBlob(e.Hash); err != nil {
+		add("state.json", "unreadable: %v", err)
+	} else if err := json.Unmarshal(b, &snap); err != nil {
+		add("state.json", "does not parse: %v", err)
+	}
+	evEntry, err := root.FindEntry("events")
+	if err != nil {
+		add("events", "missing")
+		return problems, nil
+	}
+	evTree, err := object.GetTree(s.st, evEntry.Hash)
+	if err != nil {
+		add("events", "unreadable: %v", err)
+		return problems, nil
+	}
+	if snap.EventsTree != "" && snap.EventsTree != evEntry.Hash.String() {
+		add("state.json", "snapshot names events tree %s, commit has %s", snap.EventsTree, evEntry.Hash)
+	}
+
+	// Every segment, in order; keep going past a bad one so all damage is reported.
+	var all []workflow.Event
+	ids := map[string]int64{}
+	seqOK := true
+	for i, e := range evTree.Entries {
+		path := "events/" + e.Name
+		if e.Name != segmentName(int64(i)) {
+			add(path, "unexpected segment name, want %s", segmentName(int64(i)))
+			seqOK = false
+			continue
+		}
+		b, err := s.readBlob(e.Hash)
+		if err != nil {
+			add(path, "unreadable: %v", err)
+			seqOK = false
+			continue
+		}
+		lines := strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
+		if i < len(evTree.Entries)-1 && len(lines) != SegmentSize {
+			add(path, "%d events in a segment that is not the last, want %d", len(lines), SegmentSize)
+		}
+		for n, line := range lines {
+			var ev workflow.Event
+			if err := json.Unmarshal([]byte(line), &ev); err != nil {
+				add(fmt.Sprintf("%s line %d", path, n+1), "does not parse: %v", err)
+				seqOK = false
+				continue
+			}
+			if want := int64(len(all)) + 1; ev.Seq != want {
+				add(fmt.Sprintf("%s line %d", path, n+1), "seq %d, want %d", ev.Seq, want)
+				seqOK = false
+			}
+			if prev, dup := ids[ev.ID]; dup {
+				add(fmt.Sprintf("%s line %d", path, n+1), "id %q already used by seq %d", ev.ID, prev)
+			}
+			ids[ev.ID] = ev.Seq
+			all = append(all, ev)
+		}
+	}
+	if snap.Events != int64(len(all)) {
+		add("state.json", "snapshot counts %d events, the segments hold %d", snap.Events, len(all))
+	}
+	if n := len(all); n > 0 && snap.LastClock < all[n-1].Clock {
+		add("state.json", "snapshot clock %d is behind the last event's clock %d", snap.LastClock, all[n-1].Clock)
+	}
+	for i := 1; i < len(all); i++ {
+		if workflow.Less(all[i], all[i-1]) {
+			add("events", "seq %d (clock %d, id %s) is out of canonical order", all[i].Seq, all[i].Clock, all[i].ID)
+			break
+		}
+	}
+	problems = append(problems, s.verifyKeys(feature, commit, root, ids)...)
+	if seqOK && p != nil && snap.Projector == p.Version() {
+		want, err := p.Project(nil, all)
+		if err != nil {
+			add("state.json", "fold failed: %v", err)
+		} else if !bytes.Equal(want, snap.State) {
+			add("state.json", "snapshot differs from the fold of the events (run `git exarchos fsck --json` to see both)")
+		}
+	}
+	return problems, nil
+}
+
+func (s *Store) verifyKeys(feature string, commit plumbing.Hash, root *object.Tree, ids map[string]int64) []Problem {
+	var problems []Problem
+	add := func(path, format string, args ...any) {
+		problems = append(problems, Problem{Feature: feature, Commit: commit.String(), Path: path, Message: fmt.Sprintf(format, args...)})
+	}
+	e, err := root.FindEntry("keys")
+	if err != nil {
+		if len(ids) > 0 {
+			add("keys", "id index missing")
+		}
+		return problems
+	}
+	tree, err := object.GetTree(s.st, e.Hash)
+	if err != nil {
+		add("keys", "unreadable: %v", err)
+		return problems
+	}
+	indexed := map[string]int64{}
+	for _, b := range tree.Entries {
+		raw, err := s.readBlob(b.Hash)
+		if err != nil {
+			add("keys/"+b.Name, "unreadable: %v", err)
+			continue
+		}
+		for n, line := range strings.Split(strings.TrimSuffix(string(raw), "\n"), "\n") {
+			var key string
+			var seq int64
+			if _, err := fmt.Sscanf(line, "%64s %d", &key, &seq); err != nil || !strings.HasPrefix(key, b.Name) {
+				add(fmt.Sprintf("keys/%s line %d", b.Name, n+1), "bad index line %q", line)
+				continue
+			}
+			indexed[key] = seq
+		}
+	}
+	for id, seq := range ids {
+		if got, ok := indexed[idKey(id)]; !ok {
+			add("keys", "event id %q (seq %d) is not indexed", id, seq)
+		} else if got != seq {
+			add("keys", "event id %q indexed at seq %d, stored at %d", id, got, seq)
+		}
+	}
+	if len(indexed) > len(ids) {
+		add("keys", "%d index entries for %d events", len(indexed), len(ids))
+	}
+	return problems
+}
+
+// IsCorrupt reports whether err is a CorruptError.
+func IsCorrupt(err error) bool {
+	var c *CorruptError
+	return errors.As(err, &c)
+}

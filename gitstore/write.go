@@ -1,0 +1,584 @@
+package gitstore
+
+import (
+	"bytes"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/big"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/exarchos/git-exarchos/workflow"
+)
+
+// maxAttempts bounds the read–decide–write loop when other writers keep moving the ref.
+const maxAttempts = 64
+
+// Decider computes the events to append from the current head. It may run several times when
+// concurrent writers win the race, so it must depend only on its argument. Returning an error
+// aborts the update with nothing written.
+type Decider func(cur *Snapshot) ([]workflow.NewEvent, error)
+
+// Result is the outcome of a write.
+type Result struct {
+	Snapshot
+	// Appended are the events this call wrote, as stored.
+	Appended []workflow.Event
+	// Duplicates are events whose id was already in the log: they were not written again, and the
+	// stored copies are returned.
+	Duplicates []workflow.Event
+}
+
+// Create starts a workflow. It fails with ErrExists if the ref is already there; it is the only
+// operation for which a missing ref means "create".
+func (s *Store) Create(feature string, p Projector, events []workflow.NewEvent) (*Result, error) {
+	if err := ValidateFeature(feature); err != nil {
+		return nil, err
+	}
+	ref := RefName(feature)
+	if _, ok, err := readRef(s.Loc.CommonDir, ref); err != nil {
+		return nil, err
+	} else if ok {
+		return nil, fmt.Errorf("%w: %s; see it with `git exarchos status %s`, or choose another id", ErrExists, feature, feature)
+	}
+	stamped, err := s.stamp(events, 0, 0)
+	if err != nil {
+		return nil, err
+	}
+	b := newBuilder(s)
+	empty := &head{feature: feature, events: &object.Tree{}}
+	commit, snap, err := b.build(empty, p, stamped)
+	if err != nil {
+		return nil, err
+	}
+	if err := casRef(s.Loc.CommonDir, ref, commit, plumbing.ZeroHash); err != nil {
+		if errors.Is(err, errStale) {
+			return nil, fmt.Errorf("%w: %s was created concurrently", ErrExists, feature)
+		}
+		return nil, err
+	}
+	if err := b.ensureDurable(); err != nil {
+		return nil, err
+	}
+	return &Result{Snapshot: *snap, Appended: stamped}, nil
+}
+
+// Update appends the events decide returns to an existing workflow, in one commit. On a lost race
+// it re-reads, re-decides and retries. Events whose id is already in the log are returned as
+// Duplicates and not written again.
+func (s *Store) Update(feature string, p Projector, decide Decider) (*Result, error) {
+	ref := RefName(feature)
+	for attempt := 0; attempt < maxAttempts; attempt++ {
+		h, err := s.readHead(feature)
+		if err != nil {
+			return nil, err
+		}
+		cur, err := s.snapshotOf(h, p)
+		if err != nil {
+			return nil, err
+		}
+		wanted, err := decide(cur)
+		if err != nil {
+			return nil, err
+		}
+		var fresh []workflow.NewEvent
+		var dups []workflow.Event
+		err = s.retryTransient(func() error {
+			fresh, dups, err = s.dedup(h, wanted)
+			return err
+		})
+		if err != nil {
+			return nil, err
+		}
+		if len(fresh) == 0 {
+			return &Result{Snapshot: *cur, Duplicates: dups}, nil
+		}
+		stamped, err := s.stamp(fresh, h.snap.Events, h.snap.LastClock)
+		if err != nil {
+			return nil, err
+		}
+		b := newBuilder(s)
+		var commit plumbing.Hash
+		var snap *Snapshot
+		err = s.retryTransient(func() error {
+			commit, snap, err = b.build(h, p, stamped)
+			return err
+		})
+		if err != nil {
+			return nil, err
+		}
+		err = casRef(s.Loc.CommonDir, ref, commit, h.commit)
+		if errors.Is(err, errStale) {
+			backoff(attempt)
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		if err := b.ensureDurable(); err != nil {
+			return nil, err
+		}
+		return &Result{Snapshot: *snap, Appended: stamped, Duplicates: dups}, nil
+	}
+	return nil, fmt.Errorf("%w: %s changed %d times while this call tried to write; run it again", ErrConcurrent, ref, maxAttempts)
+}
+
+// Append is Update with a fixed list of events.
+func (s *Store) Append(feature string, p Projector, events ...workflow.NewEvent) (*Result, error) {
+	return s.Update(feature, p, func(*Snapshot) ([]workflow.NewEvent, error) { return events, nil })
+}
+
+func backoff(attempt int) {
+	max := int64(1+attempt) * int64(time.Millisecond)
+	if max > int64(20*time.Millisecond) {
+		max = int64(20 * time.Millisecond)
+	}
+	n, _ := rand.Int(rand.Reader, big.NewInt(max))
+	time.Sleep(time.Duration(n.Int64()))
+}
+
+// dedup splits wanted into events not yet in the log and stored copies of those that are.
+func (s *Store) dedup(h *head, wanted []workflow.NewEvent) ([]workflow.NewEvent, []workflow.Event, error) {
+	var fresh []workflow.NewEvent
+	var dups []workflow.Event
+	seen := map[string]bool{}
+	buckets := map[string]map[string]int64{}
+	for _, ev := range wanted {
+		if ev.ID == "" {
+			fresh = append(fresh, ev)
+			continue
+		}
+		if seen[ev.ID] {
+			continue
+		}
+		seen[ev.ID] = true
+		key := idKey(ev.ID)
+		bucket, ok := buckets[key[:2]]
+		if !ok {
+			var err error
+			if bucket, err = s.readBucket(h, key[:2]); err != nil {
+				return nil, nil, err
+			}
+			buckets[key[:2]] = bucket
+		}
+		seq, found := bucket[key]
+		if !found {
+			fresh = append(fresh, ev)
+			continue
+		}
+		stored, err := s.eventAt(h, seq)
+		if err != nil {
+			return nil, nil, err
+		}
+		dups = append(dups, stored)
+	}
+	return fresh, dups, nil
+}
+
+func (s *Store) eventAt(h *head, seq int64) (workflow.Event, error) {
+	evs, err := s.readSegment(h, (seq-1)/SegmentSize)
+	if err != nil {
+		return workflow.Event{}, err
+	}
+	return evs[(seq-1)%SegmentSize], nil
+}
+
+// idKey is the index key of an event id: ids are arbitrary caller strings, so they are hashed to a
+// fixed width; the first two hex digits pick the bucket.
+func idKey(id string) string {
+	sum := sha256.Sum256([]byte(id))
+	return hex.EncodeToString(sum[:])
+}
+
+// readBucket reads keys/<bucket>: lines "<idKey> <seq>".
+func (s *Store) readBucket(h *head, bucket string) (map[string]int64, error) {
+	out := map[string]int64{}
+	if h.keys == nil {
+		return out, nil
+	}
+	entry, err := h.keys.FindEntry(bucket)
+	if err != nil {
+		return out, nil
+	}
+	b, err := s.readBlob(entry.Hash)
+	if err != nil {
+		return nil, err
+	}
+	for n, line := range strings.Split(strings.TrimSuffix(string(b), "\n"), "\n") {
+		var key string
+		var seq int64
+		if _, err := fmt.Sscanf(line, "%64s %d", &key, &seq); err != nil || seq < 1 || seq > h.snap.Events {
+			return nil, &CorruptError{Commit: h.commit, Path: fmt.Sprintf("keys/%s line %d", bucket, n+1), Reason: "bad index line"}
+		}
+		out[key] = seq
+	}
+	return out, nil
+}
+
+// stamp turns decided events into log events: id, dense seq after `count`, Lamport clock after
+// `clock`, time and actor. Payloads are checked here, before anything is written.
+func (s *Store) stamp(events []workflow.NewEvent, count int64, clock uint64) ([]workflow.Event, error) {
+	if len(events) == 0 {
+		return nil, nil
+	}
+	actor, err := s.Actor()
+	if err != nil {
+		return nil, err
+	}
+	now := s.Now().UTC().Truncate(time.Millisecond)
+	out := make([]workflow.Event, len(events))
+	for i, ev := range events {
+		if ev.Type == "" {
+			return nil, fmt.Errorf("%w: event %d has no type", ErrBadPayload, i+1)
+		}
+		data, err := encodeData(ev.Data)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %s: %v", ErrBadPayload, ev.Type, err)
+		}
+		id := ev.ID
+		if id == "" {
+			id = newID(now)
+		}
+		out[i] = workflow.Event{ID: id, Seq: count + int64(i) + 1, Type: ev.Type, Time: now, Actor: actor, Clock: clock + uint64(i) + 1, Data: data}
+	}
+	return out, nil
+}
+
+func encodeData(v any) (json.RawMessage, error) {
+	var b []byte
+	switch d := v.(type) {
+	case nil:
+		return nil, nil
+	case json.RawMessage:
+		b = d
+	case []byte:
+		b = d
+	default:
+		var err error
+		if b, err = json.Marshal(v); err != nil {
+			return nil, err
+		}
+	}
+	if len(b) == 0 {
+		return nil, nil
+	}
+	if len(b) > MaxPayload {
+		return nil, fmt.Errorf("data is %d bytes, over the 1 MiB limit: store large content as a committed file and record its path", len(b))
+	}
+	if !json.Valid(b) {
+		return nil, errors.New("data is not valid JSON: pass a JSON value, e.g. '{\"key\":\"value\"}' or '\"text\"'")
+	}
+	var c bytes.Buffer
+	if err := json.Compact(&c, b); err != nil {
+		return nil, err
+	}
+	return c.Bytes(), nil
+}
+
+// newID makes a unique event id that sorts roughly by time: milliseconds then 64 random bits.
+func newID(now time.Time) string {
+	var r [8]byte
+	rand.Read(r[:])
+	return fmt.Sprintf("%012x%s", now.UnixMilli(), hex.EncodeToString(r[:]))
+}
+
+// builder writes the objects of one new commit and remembers them, so they can be written again if
+// a concurrent `git gc --prune=now` removed them before the ref pointed at them.
+type builder struct {
+	s       *Store
+	written []plumbing.EncodedObject
+}
+
+func newBuilder(s *Store) *builder { return &builder{s: s} }
+
+func (b *builder) put(t plumbing.ObjectType, content []byte) (plumbing.Hash, error) {
+	obj := b.s.st.NewEncodedObject()
+	obj.SetType(t)
+	obj.SetSize(int64(len(content)))
+	w, err := obj.Writer()
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	if _, err := w.Write(content); err != nil {
+		return plumbing.ZeroHash, err
+	}
+	w.Close()
+	return b.keep(obj)
+}
+
+// keep writes obj and remembers it for ensureDurable.
+func (b *builder) keep(obj plumbing.EncodedObject) (plumbing.Hash, error) {
+	if err := b.s.writeObject(obj); err != nil {
+		return plumbing.ZeroHash, err
+	}
+	b.written = append(b.written, obj)
+	return obj.Hash(), nil
+}
+
+func (b *builder) putTree(entries []object.TreeEntry) (plumbing.Hash, error) {
+	sortTreeEntries(entries)
+	t := &object.Tree{Entries: entries}
+	obj := b.s.st.NewEncodedObject()
+	if err := t.Encode(obj); err != nil {
+		return plumbing.ZeroHash, err
+	}
+	return b.keep(obj)
+}
+
+// build writes the commit that appends events to h: the last segment rewritten (or new ones
+// added), the id index buckets touched, the snapshot advanced by p, and a commit whose parent is h.
+func (b *builder) build(h *head, p Projector, events []workflow.Event) (plumbing.Hash, *Snapshot, error) {
+	count := h.snap.Events
+	segs := map[int64][]byte{}
+	if rem := count % SegmentSize; rem != 0 {
+		last := count / SegmentSize
+		entry, err := h.events.FindEntry(segmentName(last))
+		if err != nil {
+			return plumbing.ZeroHash, nil, &CorruptError{Commit: h.commit, Path: "events/" + segmentName(last), Reason: "segment missing"}
+		}
+		raw, err := b.s.readBlob(entry.Hash)
+		if err != nil {
+			return plumbing.ZeroHash, nil, err
+		}
+		// Never build on a segment that does not parse: the new commit would carry the damage on.
+		if _, err := parseSegment(h.commit, "events/"+segmentName(last), raw, last*SegmentSize+1, rem); err != nil {
+			return plumbing.ZeroHash, nil, err
+		}
+		segs[last] = raw
+	}
+	for _, ev := range events {
+		line, err := json.Marshal(ev)
+		if err != nil {
+			return plumbing.ZeroHash, nil, fmt.Errorf("encode event %s: %w", ev.Type, err)
+		}
+		idx := (ev.Seq - 1) / SegmentSize
+		segs[idx] = append(append(segs[idx], line...), '\n')
+	}
+	evEntries := append([]object.TreeEntry(nil), h.events.Entries...)
+	for idx, content := range segs {
+		hash, err := b.put(plumbing.BlobObject, content)
+		if err != nil {
+			return plumbing.ZeroHash, nil, err
+		}
+		evEntries = setEntry(evEntries, object.TreeEntry{Name: segmentName(idx), Mode: filemode.Regular, Hash: hash})
+	}
+	evTree, err := b.putTree(evEntries)
+	if err != nil {
+		return plumbing.ZeroHash, nil, err
+	}
+	keysTree, err := b.updateKeys(h, events)
+	if err != nil {
+		return plumbing.ZeroHash, nil, err
+	}
+
+	prev := h.snap.State
+	if p != nil && h.snap.Projector != p.Version() && count > 0 {
+		// The stored snapshot came from another projector: refold so the new one is consistent.
+		old, err := b.s.readSegments(h, 0)
+		if err != nil {
+			return plumbing.ZeroHash, nil, err
+		}
+		if prev, err = p.Project(nil, old); err != nil {
+			return plumbing.ZeroHash, nil, fmt.Errorf("project %s: %w", h.feature, err)
+		}
+	}
+	sf := snapshotFile{Format: FormatVersion, Events: count + int64(len(events)), LastClock: events[len(events)-1].Clock, EventsTree: evTree.String()}
+	if p != nil {
+		sf.Projector = p.Version()
+		if sf.State, err = p.Project(prev, events); err != nil {
+			return plumbing.ZeroHash, nil, fmt.Errorf("project %s: %w", h.feature, err)
+		}
+	}
+	snapBytes, err := json.Marshal(sf)
+	if err != nil {
+		return plumbing.ZeroHash, nil, err
+	}
+	stateBlob, err := b.put(plumbing.BlobObject, snapBytes)
+	if err != nil {
+		return plumbing.ZeroHash, nil, err
+	}
+	formatBlob, err := b.put(plumbing.BlobObject, []byte(fmt.Sprintf("%d\n", FormatVersion)))
+	if err != nil {
+		return plumbing.ZeroHash, nil, err
+	}
+	root, err := b.putTree([]object.TreeEntry{
+		{Name: "events", Mode: filemode.Dir, Hash: evTree},
+		{Name: "format", Mode: filemode.Regular, Hash: formatBlob},
+		{Name: "keys", Mode: filemode.Dir, Hash: keysTree},
+		{Name: "state.json", Mode: filemode.Regular, Hash: stateBlob},
+	})
+	if err != nil {
+		return plumbing.ZeroHash, nil, err
+	}
+	commit, err := b.putCommit(h, root, events, sf.State)
+	if err != nil {
+		return plumbing.ZeroHash, nil, err
+	}
+	return commit, &Snapshot{Feature: h.feature, Commit: commit, Events: sf.Events, LastClock: sf.LastClock, State: sf.State}, nil
+}
+
+func (b *builder) updateKeys(h *head, events []workflow.Event) (plumbing.Hash, error) {
+	var entries []object.TreeEntry
+	if h.keys != nil {
+		entries = append(entries, h.keys.Entries...)
+	}
+	touched := map[string][]string{}
+	for _, ev := range events {
+		key := idKey(ev.ID)
+		touched[key[:2]] = append(touched[key[:2]], fmt.Sprintf("%s %d", key, ev.Seq))
+	}
+	for bucket, lines := range touched {
+		if h.keys != nil {
+			if entry, err := h.keys.FindEntry(bucket); err == nil {
+				raw, err := b.s.readBlob(entry.Hash)
+				if err != nil {
+					return plumbing.ZeroHash, err
+				}
+				lines = append(lines, strings.Split(strings.TrimSuffix(string(raw), "\n"), "\n")...)
+			}
+		}
+		sort.Strings(lines)
+		hash, err := b.put(plumbing.BlobObject, []byte(strings.Join(lines, "\n")+"\n"))
+		if err != nil {
+			return plumbing.ZeroHash, err
+		}
+		entries = setEntry(entries, object.TreeEntry{Name: bucket, Mode: filemode.Regular, Hash: hash})
+	}
+	return b.putTree(entries)
+}
+
+func (b *builder) putCommit(h *head, root plumbing.Hash, events []workflow.Event, state json.RawMessage) (plumbing.Hash, error) {
+	sig, err := b.s.signature()
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	var info struct {
+		Phase string `json:"phase"`
+		Type  string `json:"type"`
+	}
+	json.Unmarshal(state, &info)
+	c := &object.Commit{Author: sig, Committer: sig, TreeHash: root, Message: commitMessage(h.feature, events, info.Phase, info.Type)}
+	if !h.commit.IsZero() {
+		c.ParentHashes = []plumbing.Hash{h.commit}
+	}
+	obj := b.s.st.NewEncodedObject()
+	if err := c.Encode(obj); err != nil {
+		return plumbing.ZeroHash, err
+	}
+	return b.keep(obj)
+}
+
+// commitMessage summarises the events; trailers let `list` read phase and size from the commit alone.
+func commitMessage(feature string, events []workflow.Event, phase, typ string) string {
+	counts := map[string]int{}
+	var order []string
+	for _, e := range events {
+		if counts[e.Type] == 0 {
+			order = append(order, e.Type)
+		}
+		counts[e.Type]++
+	}
+	parts := make([]string, 0, len(order))
+	for _, t := range order {
+		if counts[t] > 1 {
+			parts = append(parts, fmt.Sprintf("%s ×%d", t, counts[t]))
+		} else {
+			parts = append(parts, t)
+		}
+	}
+	summary := strings.Join(parts, ", ")
+	if len(summary) > 120 {
+		summary = summary[:117] + "..."
+	}
+	var m strings.Builder
+	fmt.Fprintf(&m, "%s: %s\n\n", feature, summary)
+	if phase != "" {
+		fmt.Fprintf(&m, "Exarchos-Phase: %s\n", phase)
+	}
+	if typ != "" {
+		fmt.Fprintf(&m, "Exarchos-Type: %s\n", typ)
+	}
+	fmt.Fprintf(&m, "Exarchos-Seq: %d..%d\n", events[0].Seq, events[len(events)-1].Seq)
+	fmt.Fprintf(&m, "Exarchos-Events: %d\n", events[len(events)-1].Seq)
+	return m.String()
+}
+
+// ensureDurable runs after the ref moved. A `git gc --prune=now` that computed reachability before
+// the move may have deleted the objects just written; re-check, and write back what is gone, until
+// no gc is running. A gc that starts after the move sees the ref and keeps them.
+func (b *builder) ensureDurable() error {
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		running := b.s.gcRunning()
+		for _, obj := range b.written {
+			if _, err := b.s.st.EncodedObjectSize(obj.Hash()); err == nil {
+				continue
+			}
+			b.s.st.ObjectStorage.Reindex()
+			if _, err := b.s.st.EncodedObjectSize(obj.Hash()); err == nil {
+				continue
+			}
+			if err := b.s.writeObject(obj); err != nil {
+				return fmt.Errorf("rewrite object %s pruned by a concurrent gc: %w", obj.Hash(), err)
+			}
+		}
+		if !running {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("git gc is still running after 60s (%s/gc.pid); run `git exarchos fsck` once it ends", b.s.Loc.CommonDir)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// writeObject stores a loose object. `git prune` removes empty objects/xx directories, and go-git
+// renames its temporary file into that directory without creating it, so make sure it exists and
+// try again when a concurrent prune removed it in between.
+func (s *Store) writeObject(obj plumbing.EncodedObject) error {
+	hex := obj.Hash().String()
+	dir := filepath.Join(s.Loc.CommonDir, "objects", hex[:2])
+	var err error
+	for attempt := 0; attempt < 10; attempt++ {
+		if err = os.MkdirAll(dir, 0o777); err != nil {
+			continue
+		}
+		if _, err = s.st.SetEncodedObject(obj); err == nil {
+			return nil
+		}
+	}
+	return fmt.Errorf("write object %s: %w", hex, err)
+}
+
+// setEntry replaces the entry with e's name or adds e.
+func setEntry(entries []object.TreeEntry, e object.TreeEntry) []object.TreeEntry {
+	for i := range entries {
+		if entries[i].Name == e.Name {
+			entries[i] = e
+			return entries
+		}
+	}
+	return append(entries, e)
+}
+
+// sortTreeEntries orders entries as git requires: by name, a tree's name compared as if it ended in "/".
+func sortTreeEntries(entries []object.TreeEntry) {
+	key := func(e object.TreeEntry) string {
+		if e.Mode == filemode.Dir {
+			return e.Name + "/"
+		}
+		return e.Name
+	}
+	sort.Slice(entries, func(i, j int) bool { return key(entries[i]) < key(entries[j]) })
+}
