@@ -1,0 +1,276 @@
+package workflow_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/exarchos/git-exarchos/workflow"
+)
+
+func featureToReview(t *testing.T) *run {
+	r := newRun(t, "login", "feature", workflow.Init{})
+	r.artifact("design")
+	r.to("plan")
+	r.artifact("plan")
+	r.to("plan-review")
+	r.must(workflow.Approve{Note: "ok"})
+	r.to("implementation") // a compound target enters its initial child
+	r.phase("delegate")
+	r.completeTasks("t1", "t2")
+	r.to("review")
+	return r
+}
+
+func TestFeatureHappyPath(t *testing.T) {
+	r := featureToReview(t)
+	r.must(workflow.RecordReview{Dimension: "spec", Pass: true}, workflow.RecordReview{Dimension: "quality", Pass: true, Note: "clean"})
+	r.to("synthesize")
+	rej := r.refuse(workflow.CodeGuardFailed, workflow.TransitionTo{Phase: "completed"})
+	if rej.FailedGuards[0].Guard != "pr-url-exists" || !strings.Contains(rej.FailedGuards[0].Fix, "git exarchos set login pr.url=") {
+		t.Fatalf("unexpected failure %+v", rej.FailedGuards)
+	}
+	r.set("pr.url=https://github.com/acme/app/pull/12")
+	r.to("completed")
+	if r.state.PR.Number != 12 || r.state.Conflicts != nil {
+		t.Fatalf("state %+v", r.state)
+	}
+	r.refuse(workflow.CodeFinalPhase, workflow.TransitionTo{Phase: "completed"})
+	r.refuse(workflow.CodeFinalPhase, workflow.Cancel{})
+	r.refuse(workflow.CodeFinalPhase, workflow.AddTask{ID: "late"})
+	r.must(workflow.ObservePR{PRObservation: workflow.PRObservation{Number: 12, Merged: true}}) // facts still recorded
+	r.checkReplay()
+}
+
+func TestFeatureGuardsExplainThemselves(t *testing.T) {
+	r := newRun(t, "login", "feature", workflow.Init{})
+	rej := r.refuse(workflow.CodeGuardFailed, workflow.TransitionTo{Phase: "plan"})
+	f := rej.FailedGuards[0]
+	if f.Guard != "artifact-design" || f.Fix != "git exarchos set login artifacts.design=<path>" || f.Expected == "" || f.Reason == "" {
+		t.Fatalf("failure %+v", f)
+	}
+	// A path that is not committed on the branch does not count…
+	r.set("artifacts.design=docs/design.md")
+	rej = r.refuse(workflow.CodeGuardFailed, workflow.TransitionTo{Phase: "plan"})
+	if !strings.Contains(rej.FailedGuards[0].Reason, "not a file in the tip of topic") {
+		t.Fatalf("reason %q", rej.FailedGuards[0].Reason)
+	}
+	// …until it is.
+	r.repo.commit("topic", "docs/design.md")
+	r.to("plan")
+	// Inline text is accepted when marked.
+	r.must(workflow.Set{Inline: true, Assignments: []workflow.Assignment{{Path: "artifacts.plan", Value: []byte(`"1. do it"`)}}})
+	if a := r.state.Artifacts["plan"]; !a.Inline || a.Text != "1. do it" || a.Path != "" {
+		t.Fatalf("inline artifact %+v", a)
+	}
+	r.to("plan-review")
+	rej = r.refuse(workflow.CodeGuardFailed, workflow.TransitionTo{Phase: "delegate"})
+	if rej.FailedGuards[0].Fix != `git exarchos approve login --note "…"` {
+		t.Fatalf("fix %q", rej.FailedGuards[0].Fix)
+	}
+	if !strings.Contains(rej.Error(), "fix: git exarchos approve login") {
+		t.Fatalf("error text %q", rej.Error())
+	}
+}
+
+func TestFeatureUnknownAndInvalidTargets(t *testing.T) {
+	r := newRun(t, "login", "feature", workflow.Init{})
+	rej := r.refuse(workflow.CodeUnknownPhase, workflow.TransitionTo{Phase: "nowhere"})
+	if strings.Join(rej.ValidTargets, ",") != "plan,completed" {
+		t.Fatalf("valid targets %v", rej.ValidTargets)
+	}
+	r.refuse(workflow.CodeInvalidTransition, workflow.TransitionTo{Phase: "synthesize"})
+	rej = r.refuse(workflow.CodeInvalidTransition, workflow.TransitionTo{Phase: "cancelled"})
+	if !strings.Contains(rej.Message, "git exarchos cancel login") {
+		t.Fatalf("message %q", rej.Message)
+	}
+	// Self transition: no events, no error.
+	n := len(r.log)
+	if evs, rej := workflow.Decide(nil, r.state, workflow.TransitionTo{Phase: "ideate"}, r.env); evs != nil || rej != nil {
+		t.Fatalf("self transition: %v %v", evs, rej)
+	}
+	if len(r.log) != n {
+		t.Fatal("self transition appended events")
+	}
+}
+
+func TestFeaturePlanRevisionsBlockAndUnblock(t *testing.T) {
+	r := newRun(t, "login", "feature", workflow.Init{})
+	r.artifact("design")
+	r.to("plan")
+	r.artifact("plan")
+	r.refuse(workflow.CodeWrongPhase, workflow.Reject{Gaps: "x"})
+	for i := 1; i <= 3; i++ {
+		r.to("plan-review")
+		r.refuse(workflow.CodeBadInput, workflow.Reject{})
+		r.must(workflow.Reject{Gaps: "missing tests"})
+		r.phase("plan")
+		if r.state.Revisions != i {
+			t.Fatalf("revisions = %d, want %d", r.state.Revisions, i)
+		}
+	}
+	r.to("plan-review")
+	r.must(workflow.Reject{Gaps: "still missing tests"})
+	r.phase("blocked")
+	last := r.log[len(r.log)-1]
+	if !strings.Contains(string(last.Data), "revisions limit reached (3 of 3)") {
+		t.Fatalf("blocked transition %s", last.Data)
+	}
+	if a := r.state.Approvals[len(r.state.Approvals)-1]; a.Decision != "rejected" || a.Actor != "alice" || a.Gaps != "still missing tests" {
+		t.Fatalf("approval %+v", a)
+	}
+	r.refuse(workflow.CodeInvalidTransition, workflow.TransitionTo{Phase: "delegate"})
+	r.refuse(workflow.CodeBadInput, workflow.Unblock{})
+	r.must(workflow.Unblock{Reason: "plan is good enough"})
+	r.phase("delegate")
+	r.checkReplay()
+}
+
+func TestFeatureApprovalIsPerVisit(t *testing.T) {
+	r := newRun(t, "login", "feature", workflow.Init{})
+	r.artifact("design")
+	r.to("plan")
+	r.artifact("plan")
+	r.to("plan-review")
+	r.must(workflow.Approve{})
+	r.must(workflow.Reject{Gaps: "on second thought"})
+	r.to("plan-review")
+	r.refuse(workflow.CodeGuardFailed, workflow.TransitionTo{Phase: "delegate"})
+	r.must(workflow.Approve{Note: "now"})
+	r.to("delegate")
+}
+
+func TestCircuitBreakerTripsAndUnblocks(t *testing.T) {
+	r := featureToReview(t)
+	for i := 1; i <= 3; i++ {
+		r.to("delegate", "review")
+		if r.state.FixCycles["implementation"] != i {
+			t.Fatalf("fix cycles %v", r.state.FixCycles)
+		}
+	}
+	n := len(r.log)
+	rej := r.refuse(workflow.CodeCircuitOpen, workflow.TransitionTo{Phase: "delegate"})
+	if !strings.Contains(rej.Message, "git exarchos unblock login") {
+		t.Fatalf("message %q", rej.Message)
+	}
+	if len(r.log) != n+1 || r.log[n].Type != workflow.EventCircuitOpened {
+		t.Fatalf("tripping must record circuit.opened, log tail %v", r.log[n:])
+	}
+	if c := r.state.Circuit; c == nil || !c.Open || c.Compound != "implementation" || c.Limit != 3 {
+		t.Fatalf("circuit %+v", r.state.Circuit)
+	}
+	r.refuse(workflow.CodeCircuitOpen, workflow.TransitionTo{Phase: "delegate"})
+	if len(r.log) != n+1 {
+		t.Fatal("an open circuit records its opening once")
+	}
+	if s := workflow.Summary(nil, r.state, r.env); !strings.Contains(s, "circuit open") {
+		t.Fatalf("summary %q", s)
+	}
+	r.must(workflow.Unblock{Reason: "reviewed by hand"})
+	if r.state.Circuit != nil || r.state.FixCycles["implementation"] != 0 {
+		t.Fatalf("unblock did not reset: %+v %v", r.state.Circuit, r.state.FixCycles)
+	}
+	if r.log[len(r.log)-1].Actor != "alice" || !strings.Contains(string(r.log[len(r.log)-1].Data), `"actor":"alice"`) {
+		t.Fatalf("unblock must record the actor: %s", r.log[len(r.log)-1].Data)
+	}
+	r.to("delegate")
+	r.refuse(workflow.CodeNotBlocked, workflow.Unblock{Reason: "nothing"})
+	r.checkReplay()
+}
+
+func TestCircuitBreakerLimitFromConfig(t *testing.T) {
+	r := featureToReview(t)
+	r.env.MaxFixCycles = 1
+	r.to("delegate", "review")
+	r.refuse(workflow.CodeCircuitOpen, workflow.TransitionTo{Phase: "delegate"})
+}
+
+func TestCircuitRestartsOnEntry(t *testing.T) {
+	r := featureToReview(t)
+	r.to("delegate", "review", "delegate", "review")
+	r.must(workflow.RecordReview{Dimension: "spec", Pass: true}, workflow.RecordReview{Dimension: "quality", Pass: true})
+	r.to("synthesize", "delegate") // retry re-enters the compound
+	if r.state.FixCycles["implementation"] != 0 || r.state.Retries != 1 {
+		t.Fatalf("fixCycles %v retries %d", r.state.FixCycles, r.state.Retries)
+	}
+}
+
+func TestSynthesisRetryLimit(t *testing.T) {
+	r := featureToReview(t)
+	r.must(workflow.RecordReview{Dimension: "spec", Pass: true}, workflow.RecordReview{Dimension: "quality", Pass: true})
+	for i := 0; i < 3; i++ {
+		r.to("synthesize", "delegate", "review")
+	}
+	r.to("synthesize")
+	r.refuse(workflow.CodeLimitReached, workflow.TransitionTo{Phase: "delegate"})
+}
+
+func TestReviewsMustAllPass(t *testing.T) {
+	r := featureToReview(t)
+	r.must(workflow.RecordReview{Dimension: "spec", Pass: true}, workflow.RecordReview{Dimension: "quality", Pass: false})
+	rej := r.refuse(workflow.CodeGuardFailed, workflow.TransitionTo{Phase: "synthesize"})
+	if f := rej.FailedGuards[0]; f.Fix != `git exarchos review login quality pass --note "…"` || !strings.Contains(f.Reason, "quality (fail)") {
+		t.Fatalf("failure %+v", f)
+	}
+}
+
+func TestTasksMustAllComplete(t *testing.T) {
+	r := newRun(t, "login", "feature", workflow.Init{})
+	r.artifact("design")
+	r.to("plan")
+	r.artifact("plan")
+	r.to("plan-review")
+	r.must(workflow.Approve{})
+	r.to("delegate")
+	rej := r.refuse(workflow.CodeGuardFailed, workflow.TransitionTo{Phase: "review"})
+	if !strings.Contains(rej.FailedGuards[0].Reason, "no tasks") {
+		t.Fatalf("%+v", rej.FailedGuards)
+	}
+	r.must(workflow.AddTask{ID: "a", Title: "A"}, workflow.AddTask{ID: "b"})
+	r.refuse(workflow.CodeBadInput, workflow.AddTask{ID: "a"})
+	r.refuse(workflow.CodeBadInput, workflow.StartTask{ID: "zzz"})
+	r.refuse(workflow.CodeBadInput, workflow.AddTask{ID: "bad id"})
+	r.must(workflow.CompleteTask{ID: "a", HeadSHA: "abc1234"}, workflow.FailTask{ID: "b", Reason: "flaky"})
+	rej = r.refuse(workflow.CodeGuardFailed, workflow.TransitionTo{Phase: "review"})
+	if rej.FailedGuards[0].Fix != "git exarchos task done login b" {
+		t.Fatalf("%+v", rej.FailedGuards)
+	}
+	r.must(workflow.CompleteTask{ID: "b"})
+	r.to("review")
+	if tk, _ := r.state.Task("a"); tk.Status != workflow.TaskCompleted || tk.HeadSHA != "abc1234" || tk.Title != "A" {
+		t.Fatalf("task %+v", tk)
+	}
+}
+
+func TestOverrideMakesGuardPassOnce(t *testing.T) {
+	r := newRun(t, "login", "feature", workflow.Init{})
+	r.refuse(workflow.CodeBadInput, workflow.OverrideGuard{Guard: "artifact-design"})
+	r.refuse(workflow.CodeBadInput, workflow.OverrideGuard{Guard: "plan-approved", Reason: "not here"})
+	r.must(workflow.OverrideGuard{Guard: "artifact-design", Reason: "design lives in the wiki"})
+	r.to("plan")
+	last := r.log[len(r.log)-1]
+	if !strings.Contains(string(last.Data), `"overridden":["artifact-design"]`) {
+		t.Fatalf("transition must say which guards were overridden: %s", last.Data)
+	}
+	if o := r.state.Overrides[0]; o.Actor != "alice" || o.Phase != "ideate" {
+		t.Fatalf("override %+v", o)
+	}
+	r.refuse(workflow.CodeGuardFailed, workflow.TransitionTo{Phase: "plan-review"})
+}
+
+func TestCancelAndCleanup(t *testing.T) {
+	r := newRun(t, "login", "feature", workflow.Init{})
+	r.refuse(workflow.CodeGuardFailed, workflow.Cleanup{})
+	r.must(workflow.VerifyMerge{MergeVerifiedData: workflow.MergeVerifiedData{Method: "ancestry"}})
+	r.must(workflow.Cleanup{})
+	r.phase("completed")
+
+	r = newRun(t, "login", "feature", workflow.Init{})
+	r.must(workflow.Cancel{Reason: "not needed"})
+	r.phase("cancelled")
+	if r.state.Reason != "not needed" {
+		t.Fatalf("reason %q", r.state.Reason)
+	}
+	r.refuse(workflow.CodeFinalPhase, workflow.Cancel{})
+	r.refuse(workflow.CodeFinalPhase, workflow.TransitionTo{Phase: "ideate"})
+	r.checkReplay()
+}

@@ -1,0 +1,235 @@
+package workflow_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/exarchos/git-exarchos/guards"
+	"github.com/exarchos/git-exarchos/workflow"
+)
+
+// fakeRepo is a tiny in-memory git: one commit history per branch, files added by commits.
+type fakeRepo struct {
+	tips    map[string]string          // branch → tip
+	files   map[string]map[string]bool // commit → paths
+	parents map[string]string          // commit → parent
+	n       int
+}
+
+func newFakeRepo(branch string) *fakeRepo {
+	r := &fakeRepo{tips: map[string]string{}, files: map[string]map[string]bool{}, parents: map[string]string{}}
+	r.commit(branch)
+	return r
+}
+
+// commit adds a commit on branch containing the parent's files plus paths; returns its sha.
+func (r *fakeRepo) commit(branch string, paths ...string) string {
+	r.n++
+	sha := fmt.Sprintf("%040x", r.n)
+	parent := r.tips[branch]
+	fs := map[string]bool{}
+	for p := range r.files[parent] {
+		fs[p] = true
+	}
+	for _, p := range paths {
+		fs[p] = true
+	}
+	r.files[sha], r.parents[sha], r.tips[branch] = fs, parent, sha
+	return sha
+}
+
+func (r *fakeRepo) BranchTip(branch string) (string, error) {
+	if t, ok := r.tips[branch]; ok {
+		return t, nil
+	}
+	return "", fmt.Errorf("no branch %s", branch)
+}
+
+func (r *fakeRepo) FileExists(commit, path string) (bool, error) { return r.files[commit][path], nil }
+
+func (r *fakeRepo) IsAncestor(a, d string) (bool, error) {
+	for c := d; c != ""; c = r.parents[c] {
+		if c == a {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// run drives one workflow: Decide, stamp, append, Apply, like the CLI and store will.
+type run struct {
+	t     testing.TB
+	repo  *fakeRepo
+	env   workflow.Env
+	state workflow.State
+	log   []workflow.Event
+}
+
+func newRun(t testing.TB, feature, typ string, init workflow.Init) *run {
+	t.Helper()
+	r := &run{t: t, repo: newFakeRepo("topic")}
+	r.env = workflow.Env{Actor: "alice", Guards: guards.NewEvaluator(r.repo)}
+	init.Feature, init.Type = feature, typ
+	if init.Branch == "" {
+		init.Branch = "topic"
+	}
+	if rej := r.do(init); rej != nil {
+		t.Fatalf("init: %v", rej)
+	}
+	return r
+}
+
+func (r *run) def() *workflow.Definition {
+	d, _ := workflow.Lookup(r.state.Type)
+	return d
+}
+
+// do decides cmd and appends whatever it decided (rejections may carry events too).
+func (r *run) do(cmd workflow.Command) *workflow.Rejection {
+	r.t.Helper()
+	evs, rej := workflow.Decide(nil, r.state, cmd, r.env)
+	r.append(evs)
+	return rej
+}
+
+func (r *run) append(evs []workflow.NewEvent) {
+	r.t.Helper()
+	for _, ne := range evs {
+		seq := int64(len(r.log))
+		e, err := ne.Stamp(fmt.Sprintf("ev-%06d", seq), seq, time.Unix(1700000000+seq, 0), r.env.Actor, r.state.LastClock+1)
+		if err != nil {
+			r.t.Fatalf("stamp: %v", err)
+		}
+		// Round-trip through the log's encoding, as the store will.
+		b, err := json.Marshal(e)
+		if err != nil {
+			r.t.Fatalf("marshal event: %v", err)
+		}
+		var back workflow.Event
+		if err := json.Unmarshal(b, &back); err != nil {
+			r.t.Fatalf("unmarshal event: %v", err)
+		}
+		r.log = append(r.log, back)
+		r.state = workflow.Apply(r.state, back)
+	}
+}
+
+// must runs cmd and fails the test on a rejection.
+func (r *run) must(cmds ...workflow.Command) {
+	r.t.Helper()
+	for _, c := range cmds {
+		if rej := r.do(c); rej != nil {
+			r.t.Fatalf("%T%+v rejected: %v", c, c, rej)
+		}
+	}
+}
+
+// refuse runs cmd and expects a rejection with code.
+func (r *run) refuse(code string, cmd workflow.Command) *workflow.Rejection {
+	r.t.Helper()
+	rej := r.do(cmd)
+	if rej == nil {
+		r.t.Fatalf("%T%+v: expected %s, was accepted (phase %s)", cmd, cmd, code, r.state.Phase)
+	}
+	if rej.Code != code {
+		r.t.Fatalf("%T%+v: expected %s, got %v", cmd, cmd, code, rej)
+	}
+	return rej
+}
+
+func (r *run) to(phases ...string) {
+	r.t.Helper()
+	for _, p := range phases {
+		r.must(workflow.TransitionTo{Phase: p})
+		if r.state.Phase != p && r.def().IsFinal(p) == false {
+			if ph, _ := r.def().Phase(p); ph.Kind != workflow.Compound {
+				r.t.Fatalf("transition to %s left the workflow in %s", p, r.state.Phase)
+			}
+		}
+	}
+}
+
+func (r *run) phase(want string) {
+	r.t.Helper()
+	if r.state.Phase != want {
+		r.t.Fatalf("phase = %s, want %s (conflicts %v)", r.state.Phase, want, r.state.Conflicts)
+	}
+}
+
+// artifact commits a file on the branch and records it.
+func (r *run) artifact(name string) {
+	r.t.Helper()
+	p := "docs/" + name + ".md"
+	r.repo.commit("topic", p)
+	r.must(workflow.Set{Assignments: []workflow.Assignment{{Path: "artifacts." + name, Value: json.RawMessage(`"` + p + `"`)}}})
+}
+
+func (r *run) set(args ...string) {
+	r.t.Helper()
+	var as []workflow.Assignment
+	for _, a := range args {
+		x, err := workflow.ParseAssignment(a)
+		if err != nil {
+			r.t.Fatalf("parse %s: %v", a, err)
+		}
+		as = append(as, x)
+	}
+	r.must(workflow.Set{Assignments: as})
+}
+
+// validate records a passing validation on the current tip.
+func (r *run) validate(exit int) {
+	r.t.Helper()
+	tip, _ := r.repo.BranchTip("topic")
+	r.must(workflow.RecordValidation{Command: "go test ./...", ExitCode: exit, DurationMs: 1200, Commit: tip})
+}
+
+func (r *run) completeTasks(ids ...string) {
+	r.t.Helper()
+	for _, id := range ids {
+		if _, ok := r.state.Task(id); !ok {
+			r.must(workflow.AddTask{ID: id, Title: "task " + id})
+		}
+		r.must(workflow.StartTask{ID: id}, workflow.CompleteTask{ID: id})
+	}
+}
+
+// checkReplay asserts that folding the log at once, in chunks, and through Apply all give the
+// same bytes.
+func (r *run) checkReplay() {
+	r.t.Helper()
+	checkReplay(r.t, r.log, r.state)
+}
+
+func checkReplay(t testing.TB, log []workflow.Event, state workflow.State) {
+	t.Helper()
+	want, err := json.Marshal(state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	all, err := workflow.Project(nil, log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(all, want) {
+		t.Fatalf("fold all differs from incremental Apply:\n%s\n%s", all, want)
+	}
+	for _, step := range []int{1, 2, 3, 7, 64} {
+		var snap json.RawMessage
+		for i := 0; i < len(log); i += step {
+			end := min(i+step, len(log))
+			if snap, err = workflow.Project(snap, log[i:end]); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if len(log) == 0 {
+			snap, _ = workflow.Project(nil, nil)
+		}
+		if !bytes.Equal(snap, all) {
+			t.Fatalf("fold in chunks of %d differs:\n%s\n%s", step, snap, all)
+		}
+	}
+}

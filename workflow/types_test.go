@@ -1,0 +1,272 @@
+package workflow_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/exarchos/git-exarchos/workflow"
+)
+
+func TestDebugThorough(t *testing.T) {
+	r := newRun(t, "crash", "debug", workflow.Init{})
+	r.to("investigate")
+	rej := r.refuse(workflow.CodeGuardFailed, workflow.TransitionTo{Phase: "rca"})
+	if rej.FailedGuards[0].Fix != "git exarchos set crash track=thorough" {
+		t.Fatalf("%+v", rej.FailedGuards)
+	}
+	r.refuse(workflow.CodeBadInput, workflow.Set{Assignments: []workflow.Assignment{{Path: "track", Value: []byte(`"sideways"`)}}})
+	r.set("track=hotfix")
+	r.refuse(workflow.CodeGuardFailed, workflow.TransitionTo{Phase: "rca"})
+	r.set("track=thorough")
+	r.to("thorough")
+	r.phase("rca")
+	r.artifact("rca")
+	r.to("design")
+	r.artifact("fix-design")
+	r.to("debug-implement", "debug-validate")
+	// A validation on an older commit does not count.
+	r.validate(0)
+	r.repo.commit("topic", "fix.go")
+	rej = r.refuse(workflow.CodeGuardFailed, workflow.TransitionTo{Phase: "debug-review"})
+	if !strings.Contains(rej.FailedGuards[0].Reason, "not on the branch tip") {
+		t.Fatalf("%+v", rej.FailedGuards)
+	}
+	r.validate(1)
+	rej = r.refuse(workflow.CodeGuardFailed, workflow.TransitionTo{Phase: "debug-review"})
+	if !strings.Contains(rej.FailedGuards[0].Reason, "exited 1") {
+		t.Fatalf("%+v", rej.FailedGuards)
+	}
+	r.validate(0)
+	r.to("debug-review")
+	// Two fix cycles, then the circuit opens (limit 2 for debug).
+	for i := 0; i < 2; i++ {
+		r.to("debug-implement", "debug-validate")
+		r.validate(0)
+		r.to("debug-review")
+	}
+	r.refuse(workflow.CodeCircuitOpen, workflow.TransitionTo{Phase: "debug-implement"})
+	r.must(workflow.RecordReview{Dimension: "review", Pass: true})
+	r.to("synthesize")
+	r.set("pr.url=https://github.com/acme/app/pull/3")
+	r.to("completed")
+	r.checkReplay()
+}
+
+func TestDebugHotfixAndDirectFix(t *testing.T) {
+	r := newRun(t, "crash", "debug", workflow.Init{})
+	r.to("investigate")
+	r.set("track=hotfix")
+	r.to("hotfix-implement", "hotfix-validate")
+	r.validate(0)
+	r.to("completed")
+
+	r = newRun(t, "typo", "debug", workflow.Init{})
+	r.to("investigate")
+	r.refuse(workflow.CodeGuardFailed, workflow.TransitionTo{Phase: "completed"})
+	r.set("fixCommit=deadbeefdeadbeef")
+	rej := r.refuse(workflow.CodeGuardFailed, workflow.TransitionTo{Phase: "completed"})
+	if !strings.Contains(rej.FailedGuards[0].Reason, "is not on branch topic") {
+		t.Fatalf("%+v", rej.FailedGuards)
+	}
+	sha := r.repo.commit("topic", "typo.txt")
+	r.repo.commit("topic")
+	r.set("fixCommit=" + sha)
+	r.to("completed")
+
+	r = newRun(t, "big", "debug", workflow.Init{})
+	r.to("investigate", "cancelled") // escalated
+	r.phase("cancelled")
+}
+
+func TestRefactorPolishAndOverhaul(t *testing.T) {
+	r := newRun(t, "tidy", "refactor", workflow.Init{})
+	r.to("brief")
+	r.artifact("brief")
+	r.refuse(workflow.CodeGuardFailed, workflow.TransitionTo{Phase: "polish-implement"})
+	r.set("track=polish")
+	r.to("polish-implement", "polish-validate")
+	r.validate(0)
+	r.to("polish-update-docs", "completed")
+
+	r = newRun(t, "rewrite", "refactor", workflow.Init{})
+	r.to("brief")
+	r.artifact("brief")
+	r.set("track=overhaul")
+	r.to("overhaul-plan")
+	r.artifact("plan")
+	r.to("overhaul-plan-review")
+	r.must(workflow.Reject{Gaps: "no rollback"})
+	r.phase("overhaul-plan")
+	r.to("overhaul-plan-review")
+	r.must(workflow.Approve{})
+	r.to("overhaul-delegate")
+	r.completeTasks("a")
+	r.to("overhaul-review")
+	for i := 0; i < 3; i++ {
+		r.to("overhaul-delegate", "overhaul-review")
+	}
+	r.refuse(workflow.CodeCircuitOpen, workflow.TransitionTo{Phase: "overhaul-delegate"})
+	r.must(workflow.RecordReview{Dimension: "quality", Pass: true})
+	r.to("overhaul-update-docs", "synthesize")
+	r.set("pr.url=https://github.com/acme/app/pull/9")
+	r.to("completed")
+	r.checkReplay()
+}
+
+func TestOneshotPolicies(t *testing.T) {
+	for _, tc := range []struct {
+		policy, request string
+		want            string // the open exit of implementing
+	}{
+		{"always", "", "synthesize"},
+		{"never", "", "completed"},
+		{"on-request", "", "completed"},
+		{"on-request", "please", "synthesize"},
+		{"", "please", "synthesize"}, // on-request is the default
+	} {
+		t.Run(tc.policy+"/"+tc.request, func(t *testing.T) {
+			r := newRun(t, "quick", "oneshot", workflow.Init{Synthesis: tc.policy})
+			if tc.policy == "" && r.state.Synthesis != "on-request" {
+				t.Fatalf("default policy %q", r.state.Synthesis)
+			}
+			r.to("implementing")
+			if tc.request != "" {
+				r.must(workflow.RequestSynthesis{Reason: tc.request})
+			}
+			other := map[string]string{"synthesize": "completed", "completed": "synthesize"}[tc.want]
+			r.refuse(workflow.CodeGuardFailed, workflow.TransitionTo{Phase: other})
+			open := 0
+			for _, o := range workflow.Transitions(nil, r.state, r.env) {
+				if !o.Universal && o.Allowed {
+					open++
+				}
+			}
+			if open != 1 {
+				t.Fatalf("exactly one exit must be open, got %d", open)
+			}
+			r.to(tc.want)
+			if tc.want == "synthesize" {
+				r.set("pr.url=https://github.com/acme/app/pull/1")
+				r.to("completed")
+			}
+			r.phase("completed")
+			r.checkReplay()
+		})
+	}
+	r := newRun(t, "quick", "oneshot", workflow.Init{Synthesis: "never"})
+	r.refuse(workflow.CodeBadInput, workflow.RequestSynthesis{})
+	if evs, rej := workflow.Decide(nil, newRun(t, "q", "oneshot", workflow.Init{Synthesis: "always"}).state, workflow.RequestSynthesis{}, r.env); evs != nil || rej != nil {
+		t.Fatal("a request under policy always is a no-op")
+	}
+	_, rej := workflow.Decide(nil, workflow.State{}, workflow.Init{Feature: "x", Type: "oneshot", Branch: "b", Synthesis: "sometimes"}, r.env)
+	if rej == nil || rej.Code != workflow.CodeBadInput {
+		t.Fatalf("bad policy: %v", rej)
+	}
+}
+
+func TestDiscovery(t *testing.T) {
+	r := newRun(t, "survey", "discovery", workflow.Init{})
+	rej := r.refuse(workflow.CodeGuardFailed, workflow.TransitionTo{Phase: "synthesizing"})
+	if !strings.Contains(rej.FailedGuards[0].Fix, "sources=") {
+		t.Fatalf("%+v", rej.FailedGuards)
+	}
+	r.set(`sources=[]`)
+	r.refuse(workflow.CodeGuardFailed, workflow.TransitionTo{Phase: "synthesizing"})
+	r.set(`sources=["https://example.com/paper"]`)
+	r.to("synthesizing")
+	r.refuse(workflow.CodeGuardFailed, workflow.TransitionTo{Phase: "completed"})
+	r.artifact("report")
+	r.to("completed")
+	r.checkReplay()
+}
+
+func loopRun(t *testing.T, policy string, max int) *run {
+	r := newRun(t, "grind", "loop", workflow.Init{Completion: policy, MaxIterations: max})
+	r.refuse(workflow.CodeWrongPhase, workflow.Signal{Signal: "done"})
+	r.to("working")
+	return r
+}
+
+func TestLoopCompletionPolicies(t *testing.T) {
+	t.Run("reviewer-pass", func(t *testing.T) {
+		r := loopRun(t, "", 0)
+		if r.state.Completion != "reviewer-pass" || r.state.MaxIterations != 20 {
+			t.Fatalf("defaults %q %d", r.state.Completion, r.state.MaxIterations)
+		}
+		r.refuse(workflow.CodeWrongPhase, workflow.Signal{Signal: "pass"})
+		r.must(workflow.Signal{Signal: "done"})
+		r.phase("reviewing")
+		r.must(workflow.Signal{Signal: "fail"})
+		r.phase("working")
+		if r.state.Iterations != 2 {
+			t.Fatalf("iterations %d", r.state.Iterations)
+		}
+		r.to("reviewing") // a hand-over without a done claim
+		r.must(workflow.Signal{Signal: "pass"})
+		r.phase("complete")
+		r.checkReplay()
+	})
+	t.Run("worker-done", func(t *testing.T) {
+		r := loopRun(t, "worker-done", 0)
+		r.to("reviewing")
+		r.must(workflow.Signal{Signal: "pass"}) // a pass alone does not complete
+		r.phase("working")
+		r.must(workflow.Signal{Signal: "done"})
+		r.phase("complete")
+	})
+	t.Run("both", func(t *testing.T) {
+		r := loopRun(t, "both", 0)
+		r.to("reviewing")
+		r.must(workflow.Signal{Signal: "pass"}) // no done in this iteration
+		r.phase("working")
+		r.must(workflow.Signal{Signal: "done"})
+		r.phase("reviewing")
+		r.must(workflow.Signal{Signal: "pass"})
+		r.phase("complete")
+		r.checkReplay()
+	})
+	r := newRun(t, "x", "feature", workflow.Init{})
+	r.refuse(workflow.CodeBadInput, workflow.Signal{Signal: "done"})
+	r.refuse(workflow.CodeBadInput, workflow.Signal{Signal: "maybe"})
+}
+
+func TestLoopIterationLimitFails(t *testing.T) {
+	r := loopRun(t, "reviewer-pass", 3)
+	for i := 1; i <= 3; i++ {
+		if r.state.Iterations != i {
+			t.Fatalf("iterations %d, want %d", r.state.Iterations, i)
+		}
+		r.must(workflow.Signal{Signal: "done"}, workflow.Signal{Signal: "fail"})
+	}
+	r.phase("failed")
+	if !strings.Contains(r.state.Reason, "iterations limit reached (3 of 3)") {
+		t.Fatalf("reason %q", r.state.Reason)
+	}
+	r.refuse(workflow.CodeFinalPhase, workflow.Signal{Signal: "done"})
+	r.checkReplay()
+}
+
+func TestInitValidation(t *testing.T) {
+	env := workflow.Env{Actor: "a"}
+	for _, tc := range []struct {
+		init workflow.Init
+		code string
+	}{
+		{workflow.Init{Feature: "x", Type: "nope", Branch: "b"}, workflow.CodeUnknownType},
+		{workflow.Init{Feature: "Bad Name", Type: "feature", Branch: "b"}, workflow.CodeBadInput},
+		{workflow.Init{Feature: "x.lock", Type: "feature", Branch: "b"}, workflow.CodeBadInput},
+		{workflow.Init{Feature: "x", Type: "feature"}, workflow.CodeBadInput},
+		{workflow.Init{Feature: "x", Type: "feature", Branch: "b", MaxIterations: 3}, workflow.CodeBadInput},
+		{workflow.Init{Feature: "x", Type: "feature", Branch: "b", Completion: "both"}, workflow.CodeBadInput},
+		{workflow.Init{Feature: "x", Type: "loop", Branch: "b", MaxIterations: -1}, workflow.CodeBadInput},
+	} {
+		if _, rej := workflow.Decide(nil, workflow.State{}, tc.init, env); rej == nil || rej.Code != tc.code {
+			t.Errorf("%+v: got %v, want %s", tc.init, rej, tc.code)
+		}
+	}
+	r := newRun(t, "x", "feature", workflow.Init{})
+	r.refuse(workflow.CodeAlreadyStarted, workflow.Init{Feature: "x", Type: "feature", Branch: "b"})
+	if _, rej := workflow.Decide(nil, workflow.State{}, workflow.TransitionTo{Phase: "plan"}, env); rej == nil || rej.Code != workflow.CodeNotStarted {
+		t.Fatalf("not started: %v", rej)
+	}
+}
