@@ -397,6 +397,7 @@ type Summary struct {
 	Commit  plumbing.Hash `json:"head"`
 	Phase   string        `json:"phase"`
 	Type    string        `json:"type"`
+	Branch  string        `json:"branch"`
 	Events  int64         `json:"events"`
 	Updated time.Time     `json:"updated"`
 }
@@ -422,7 +423,7 @@ func (s *Store) List() ([]Summary, error) {
 			}
 			sum = Summary{Feature: feature, Commit: refs[name], Updated: c.Committer.When}
 			trailers := parseTrailers(c.Message)
-			sum.Phase, sum.Type = trailers["Exarchos-Phase"], trailers["Exarchos-Type"]
+			sum.Phase, sum.Type, sum.Branch = trailers["Exarchos-Phase"], trailers["Exarchos-Type"], trailers["Exarchos-Branch"]
 			fmt.Sscan(trailers["Exarchos-Events"], &sum.Events)
 			return nil
 		})
@@ -451,6 +452,19 @@ func (s *Store) Exists(feature string) (bool, error) {
 	}
 	_, ok, err := readRef(s.Loc.CommonDir, RefName(feature))
 	return ok, err
+}
+
+// CurrentBranch is the branch checked out in this worktree ("" when HEAD is detached).
+func (s *Store) CurrentBranch() string {
+	b, err := os.ReadFile(filepath.Join(s.Loc.GitDir, "HEAD"))
+	if err != nil {
+		return ""
+	}
+	ref, ok := strings.CutPrefix(strings.TrimSpace(string(b)), "ref: refs/heads/")
+	if !ok {
+		return ""
+	}
+	return ref
 }
 
 // gcRunning reports whether `git gc` holds its lock in this repository.

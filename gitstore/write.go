@@ -463,12 +463,9 @@ func (b *builder) putCommit(h *head, root plumbing.Hash, events []workflow.Event
 	if err != nil {
 		return plumbing.ZeroHash, err
 	}
-	var info struct {
-		Phase string `json:"phase"`
-		Type  string `json:"type"`
-	}
+	var info trailerInfo
 	json.Unmarshal(state, &info)
-	c := &object.Commit{Author: sig, Committer: sig, TreeHash: root, Message: commitMessage(h.feature, events, info.Phase, info.Type)}
+	c := &object.Commit{Author: sig, Committer: sig, TreeHash: root, Message: commitMessage(h.feature, events, info)}
 	if !h.commit.IsZero() {
 		c.ParentHashes = []plumbing.Hash{h.commit}
 	}
@@ -479,8 +476,15 @@ func (b *builder) putCommit(h *head, root plumbing.Hash, events []workflow.Event
 	return b.keep(obj)
 }
 
+// trailerInfo is what commit trailers carry from the projected state, for List.
+type trailerInfo struct {
+	Phase  string `json:"phase"`
+	Type   string `json:"type"`
+	Branch string `json:"branch"`
+}
+
 // commitMessage summarises the events; trailers let `list` read phase and size from the commit alone.
-func commitMessage(feature string, events []workflow.Event, phase, typ string) string {
+func commitMessage(feature string, events []workflow.Event, info trailerInfo) string {
 	counts := map[string]int{}
 	var order []string
 	for _, e := range events {
@@ -503,11 +507,10 @@ func commitMessage(feature string, events []workflow.Event, phase, typ string) s
 	}
 	var m strings.Builder
 	fmt.Fprintf(&m, "%s: %s\n\n", feature, summary)
-	if phase != "" {
-		fmt.Fprintf(&m, "Exarchos-Phase: %s\n", phase)
-	}
-	if typ != "" {
-		fmt.Fprintf(&m, "Exarchos-Type: %s\n", typ)
+	for _, t := range [][2]string{{"Phase", info.Phase}, {"Type", info.Type}, {"Branch", info.Branch}} {
+		if t[1] != "" {
+			fmt.Fprintf(&m, "Exarchos-%s: %s\n", t[0], t[1])
+		}
 	}
 	fmt.Fprintf(&m, "Exarchos-Seq: %d..%d\n", events[0].Seq, events[len(events)-1].Seq)
 	fmt.Fprintf(&m, "Exarchos-Events: %d\n", events[len(events)-1].Seq)

@@ -1,0 +1,44 @@
+package app
+
+import "github.com/exarchos/git-exarchos/gitstore"
+
+// FsckOptions names the workflow to check; empty checks all.
+type FsckOptions struct{ Feature string }
+
+// FsckResult is what `fsck` prints.
+type FsckResult struct {
+	Checked  []string           `json:"checked"`
+	Problems []gitstore.Problem `json:"problems"`
+}
+
+// OK reports a clean check.
+func (r *FsckResult) OK() bool { return len(r.Problems) == 0 }
+
+// Fsck verifies one workflow, or every workflow.
+func Fsck(r *Repo, o FsckOptions) (*FsckResult, error) {
+	var features []string
+	if o.Feature != "" {
+		if err := gitstore.ValidateFeature(o.Feature); err != nil {
+			return nil, &UsageError{Msg: err.Error()}
+		}
+		features = []string{o.Feature}
+	} else {
+		all, err := r.Store.List()
+		if err != nil {
+			return nil, err
+		}
+		for _, s := range all {
+			features = append(features, s.Feature)
+		}
+	}
+	res := &FsckResult{Checked: []string{}, Problems: []gitstore.Problem{}}
+	for _, f := range features {
+		problems, err := r.Store.Verify(f, Projector)
+		if err != nil {
+			return nil, err
+		}
+		res.Checked = append(res.Checked, f)
+		res.Problems = append(res.Problems, problems...)
+	}
+	return res, nil
+}

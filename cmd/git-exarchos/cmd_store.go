@@ -1,0 +1,144 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"runtime"
+	"runtime/debug"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/exarchos/git-exarchos/app"
+	"github.com/exarchos/git-exarchos/gitstore"
+	"github.com/exarchos/git-exarchos/workflow"
+)
+
+// version is set at release time with -ldflags "-X main.version=v1.2.3".
+var version = "dev"
+
+func init() {
+	commands = append(commands, versionCommand(), logCommand(), fsckCommand())
+}
+
+// openRepo opens the repository enclosing the working directory (git -C has already chdir'ed).
+func openRepo() (*app.Repo, error) {
+	return app.Open(".")
+}
+
+type versionInfo struct {
+	Version   string `json:"version"`
+	Commit    string `json:"commit,omitempty"`
+	Go        string `json:"go"`
+	Format    int    `json:"storageFormat"`
+	Projector string `json:"projector"`
+}
+
+func versionCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "version",
+		Usage:     "print the version, storage format and projector version",
+		UsageText: "git exarchos version [--json]",
+		Flags:     []cli.Flag{jsonFlag},
+		Action: func(c *cli.Context) error {
+			info := versionInfo{Version: version, Go: runtime.Version(), Format: gitstore.FormatVersion, Projector: workflow.ProjectorVersion}
+			if bi, ok := debug.ReadBuildInfo(); ok {
+				if info.Version == "dev" && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+					info.Version = bi.Main.Version
+				}
+				for _, s := range bi.Settings {
+					if s.Key == "vcs.revision" {
+						info.Commit = s.Value
+					}
+				}
+			}
+			return emit(c, info, func(w io.Writer) {
+				printf(w, "git exarchos %s (storage format %d, projector %s, %s)\n", info.Version, info.Format, info.Projector, info.Go)
+			})
+		},
+	}
+}
+
+func logCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "log",
+		Usage:     "show a workflow's events",
+		ArgsUsage: "[<feature>]",
+		UsageText: `git exarchos log [<feature>] [--type T]... [--since-seq N] [--limit N] [--json]
+
+Examples:
+   git exarchos log login                      # every event of workflow "login"
+   git exarchos log login --type workflow.transitioned
+   git exarchos log --since-seq 120 --limit 10 --json`,
+		Flags: []cli.Flag{
+			&cli.StringSliceFlag{Name: "type", Usage: "only events of this type (repeatable)"},
+			&cli.Int64Flag{Name: "since-seq", Usage: "only events with seq `N` or later"},
+			&cli.IntFlag{Name: "limit", Usage: "at most `N` events"},
+			jsonFlag,
+		},
+		Action: func(c *cli.Context) error {
+			if c.NArg() > 1 {
+				return usageErrf("log takes at most one feature, got %d arguments", c.NArg())
+			}
+			r, err := openRepo()
+			if err != nil {
+				return err
+			}
+			res, err := app.Log(r, app.LogOptions{Feature: c.Args().First(), Types: c.StringSlice("type"), SinceSeq: c.Int64("since-seq"), Limit: c.Int("limit")})
+			if err != nil {
+				return err
+			}
+			return emit(c, res, func(w io.Writer) {
+				for _, e := range res.Events {
+					data := string(e.Data)
+					if len(data) > 100 {
+						data = data[:97] + "..."
+					}
+					printf(w, "%s %s %s %s %s\n", bold(w, fmt.Sprintf("#%d", e.Seq)), e.Time.Format("2006-01-02 15:04:05"), e.Type, strings.TrimSpace(e.Actor), data)
+				}
+				if len(res.Events) == 0 {
+					printf(w, "no events match (the workflow has %d)\n", res.Total)
+				}
+			})
+		},
+	}
+}
+
+func fsckCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "fsck",
+		Usage:     "verify stored workflows: segments parse, seq is dense, ids are unique, the snapshot equals the fold",
+		ArgsUsage: "[<feature>]",
+		UsageText: `git exarchos fsck [<feature>] [--json]
+
+Exits 1 when a problem is found; each problem names its commit and path.
+
+Examples:
+   git exarchos fsck            # every workflow
+   git exarchos fsck login --json`,
+		Flags: []cli.Flag{jsonFlag},
+		Action: func(c *cli.Context) error {
+			r, err := openRepo()
+			if err != nil {
+				return err
+			}
+			res, err := app.Fsck(r, app.FsckOptions{Feature: c.Args().First()})
+			if err != nil {
+				return err
+			}
+			if err := emit(c, res, func(w io.Writer) {
+				for _, p := range res.Problems {
+					printf(w, "%s %s %s: %s\n", p.Feature, p.Commit[:12], p.Path, p.Message)
+				}
+				printf(w, "checked %d workflow(s), %d problem(s)\n", len(res.Checked), len(res.Problems))
+			}); err != nil {
+				return err
+			}
+			if !res.OK() {
+				return &codedError{code: "FSCK_FAILED", exit: exitError}
+			}
+			return nil
+		},
+	}
+}
+
