@@ -1,0 +1,124 @@
+package app
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/exarchos/git-exarchos/gitstore"
+	"github.com/exarchos/git-exarchos/guards"
+	"github.com/exarchos/git-exarchos/workflow"
+)
+
+// Result is the outcome of a workflow command: the state after it and what it appended.
+type Result struct {
+	Feature    string           `json:"feature"`
+	Head       string           `json:"head"`
+	State      workflow.State   `json:"state"`
+	Appended   []workflow.Event `json:"appended"`
+	Duplicates []workflow.Event `json:"duplicates,omitempty"`
+}
+
+// env is what Decide needs from the world for this repository and workflow type.
+func (r *Repo) env(typ string) (workflow.Env, error) {
+	actor, err := r.Store.Actor()
+	if err != nil {
+		return workflow.Env{}, err
+	}
+	return workflow.Env{
+		Actor:        actor,
+		MaxFixCycles: r.Store.ConfigInt("exarchos."+typ+".maxFixCycles", 0),
+		Guards:       guards.NewEvaluator(r.Store.Facts()),
+	}, nil
+}
+
+// State reads a workflow's current state.
+func (r *Repo) State(feature string) (workflow.State, *gitstore.Snapshot, error) {
+	snap, err := r.Store.State(feature, Projector)
+	if err != nil {
+		return workflow.State{}, nil, err
+	}
+	st, err := workflow.DecodeState(snap.State)
+	if err != nil {
+		return workflow.State{}, nil, fmt.Errorf("%s at %s: %w", feature, snap.Commit, err)
+	}
+	return st, snap, nil
+}
+
+// Execute runs a workflow command: read the state, decide with guards checked against this
+// repository, append the events in one commit. A lost race re-reads and decides again. A rejection
+// is returned as the error (*workflow.Rejection); when the engine asks for the refusal itself to be
+// recorded (the circuit breaker tripping), those events are appended first.
+func (r *Repo) Execute(feature string, cmd workflow.Command) (*Result, error) {
+	return r.ExecuteWith(feature, cmd, nil)
+}
+
+// ExecuteWith is Execute with extra events appended in the same commit (e.g. an observation that
+// justified the command) and optional idempotency keys set on the decided events by the caller.
+func (r *Repo) ExecuteWith(feature string, cmd workflow.Command, extra []workflow.NewEvent) (*Result, error) {
+	var rejection *workflow.Rejection
+	res, err := r.Store.Update(feature, Projector, func(cur *gitstore.Snapshot) ([]workflow.NewEvent, error) {
+		st, err := workflow.DecodeState(cur.State)
+		if err != nil {
+			return nil, err
+		}
+		env, err := r.env(st.Type)
+		if err != nil {
+			return nil, err
+		}
+		events, rej := workflow.Decide(nil, st, cmd, env)
+		rejection = rej
+		if rej != nil && len(events) == 0 {
+			return nil, rej
+		}
+		return append(append([]workflow.NewEvent(nil), extra...), events...), nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	out, err := r.result(feature, res)
+	if err != nil {
+		return nil, err
+	}
+	if rejection != nil {
+		return out, rejection
+	}
+	return out, nil
+}
+
+// Init starts a workflow: Decide on the empty state, then create the ref.
+func (r *Repo) Init(cmd workflow.Init) (*Result, error) {
+	if err := gitstore.ValidateFeature(cmd.Feature); err != nil {
+		return nil, &UsageError{Msg: err.Error()}
+	}
+	env, err := r.env(cmd.Type)
+	if err != nil {
+		return nil, err
+	}
+	events, rej := workflow.Decide(nil, workflow.State{}, cmd, env)
+	if rej != nil {
+		return nil, rej
+	}
+	res, err := r.Store.Create(cmd.Feature, Projector, events)
+	if err != nil {
+		return nil, err
+	}
+	return r.result(cmd.Feature, res)
+}
+
+func (r *Repo) result(feature string, res *gitstore.Result) (*Result, error) {
+	st, err := workflow.DecodeState(res.State)
+	if err != nil {
+		return nil, err
+	}
+	out := &Result{Feature: feature, Head: res.Commit.String(), State: st, Appended: res.Appended, Duplicates: res.Duplicates}
+	if out.Appended == nil {
+		out.Appended = []workflow.Event{}
+	}
+	return out, nil
+}
+
+// IsRejection reports whether err is a workflow rejection.
+func IsRejection(err error) bool {
+	var r *workflow.Rejection
+	return errors.As(err, &r)
+}

@@ -1,0 +1,85 @@
+package gitstore
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/object"
+)
+
+// Facts answers guards' questions about the repository (guards.GitFacts).
+type Facts struct{ s *Store }
+
+// Facts returns the repository facts guards read.
+func (s *Store) Facts() Facts { return Facts{s: s} }
+
+// BranchTip returns the commit at the tip of a local branch.
+func (f Facts) BranchTip(branch string) (string, error) {
+	name := branch
+	if !strings.HasPrefix(name, "refs/") {
+		name = "refs/heads/" + branch
+	}
+	h, ok, err := readRef(f.s.Loc.CommonDir, name)
+	if err != nil {
+		return "", err
+	}
+	if !ok {
+		return "", fmt.Errorf("branch %s does not exist: create it with `git switch -c %s`, or bind the workflow to an existing branch", branch, branch)
+	}
+	return h.String(), nil
+}
+
+// ResolveRef resolves a ref name (full, or a branch or remote-tracking short name) to a commit.
+func (f Facts) ResolveRef(name string) (string, bool, error) {
+	for _, full := range []string{name, "refs/heads/" + name, "refs/remotes/" + name, "refs/tags/" + name} {
+		if !strings.HasPrefix(full, "refs/") {
+			continue
+		}
+		h, ok, err := readRef(f.s.Loc.CommonDir, full)
+		if err != nil {
+			return "", false, err
+		}
+		if ok {
+			return h.String(), true, nil
+		}
+	}
+	return "", false, nil
+}
+
+// FileExists reports whether path is a file in the tree of commit.
+func (f Facts) FileExists(commit, path string) (bool, error) {
+	c, err := object.GetCommit(f.s.st, plumbing.NewHash(commit))
+	if err != nil {
+		return false, fmt.Errorf("read commit %s: %w", commit, err)
+	}
+	tree, err := c.Tree()
+	if err != nil {
+		return false, fmt.Errorf("read tree of %s: %w", commit, err)
+	}
+	e, err := tree.FindEntry(strings.TrimPrefix(path, "./"))
+	if errors.Is(err, object.ErrEntryNotFound) || errors.Is(err, object.ErrDirectoryNotFound) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	return e.Mode.IsFile(), nil
+}
+
+// IsAncestor reports whether ancestor is reachable from descendant (a commit is its own ancestor).
+func (f Facts) IsAncestor(ancestor, descendant string) (bool, error) {
+	if ancestor == descendant {
+		return true, nil
+	}
+	_, err := gitCmd(f.s.Loc.CommonDir, nil, "merge-base", "--is-ancestor", ancestor, descendant)
+	if err == nil {
+		return true, nil
+	}
+	var ee interface{ ExitCode() int }
+	if errors.As(err, &ee) && ee.ExitCode() == 1 {
+		return false, nil
+	}
+	return false, fmt.Errorf("git merge-base --is-ancestor %s %s: %w", ancestor, descendant, err)
+}
