@@ -136,4 +136,5 @@ func short(sha string) string {
 	}
 	return sha
 }
+
 var _ workflow.GuardEvaluator = (*Evaluator)(nil)
