@@ -32,14 +32,18 @@ Examples:
 		Subcommands: []*cli.Command{
 			sub("add", "add a task", `git exarchos task add login t1 --title "session store"`,
 				[]cli.Flag{&cli.StringFlag{Name: "title", Usage: "what the task is"}},
-				func(c *cli.Context, id string) workflow.Command { return workflow.AddTask{ID: id, Title: c.String("title")} }),
+				func(c *cli.Context, id string) workflow.Command {
+					return workflow.AddTask{ID: id, Title: c.String("title")}
+				}),
 			sub("start", "mark a task in progress", "git exarchos task start login t1", nil,
 				func(c *cli.Context, id string) workflow.Command { return workflow.StartTask{ID: id} }),
 			sub("done", "mark a task completed", "git exarchos task done login t1", nil,
 				func(c *cli.Context, id string) workflow.Command { return workflow.CompleteTask{ID: id} }),
 			sub("fail", "mark a task failed", `git exarchos task fail login t1 --reason "blocked on API"`,
 				[]cli.Flag{&cli.StringFlag{Name: "reason", Usage: "why it failed"}},
-				func(c *cli.Context, id string) workflow.Command { return workflow.FailTask{ID: id, Reason: c.String("reason")} }),
+				func(c *cli.Context, id string) workflow.Command {
+					return workflow.FailTask{ID: id, Reason: c.String("reason")}
+				}),
 		},
 	}
 }
