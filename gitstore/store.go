@@ -133,13 +133,13 @@ type snapshotFile struct {
 
 // head is a parsed workflow commit.
 type head struct {
-	feature string
-	commit  plumbing.Hash
-	root    *object.Tree
-	events  *object.Tree
+	feature  string
+	commit   plumbing.Hash
+	root     *object.Tree
+	events   *object.Tree
 	keys     *object.Tree // nil when the log is empty
 	keysHash plumbing.Hash
-	snap    snapshotFile
+	snap     snapshotFile
 }
 
 func (s *Store) readHead(feature string) (*head, error) {
