@@ -137,7 +137,7 @@ type head struct {
 	commit   plumbing.Hash
 	root     *object.Tree
 	events   *object.Tree
-	keys     *object.Tree // nil when the log is empty
+	keys     *object.Tree // loaded by keysTree; nil when there is none
 	keysHash plumbing.Hash
 	snap     snapshotFile
 }
@@ -193,10 +193,7 @@ func (s *Store) parseHead(feature string, commit plumbing.Hash) (*head, error) {
 		return nil, fmt.Errorf("read events tree of commit %s: %w", commit, err)
 	}
 	if kEntry, err := root.FindEntry("keys"); err == nil {
-		h.keysHash = kEntry.Hash
-		if h.keys, err = object.GetTree(s.st, kEntry.Hash); err != nil {
-			return nil, fmt.Errorf("read keys tree of commit %s: %w", commit, err)
-		}
+		h.keysHash = kEntry.Hash // the tree itself is read only by writers that need it (keysTree)
 	}
 	stEntry, err := root.FindEntry("state.json")
 	if err != nil {
@@ -225,6 +222,19 @@ func (s *Store) explainMismatch(h *head) error {
 		return err
 	}
 	return &CorruptError{Commit: h.commit, Path: "state.json", Reason: "snapshot was not computed from the events in this commit"}
+}
+
+// keysTree loads the id index tree on first use; reads that do not dedup never pay for it.
+func (s *Store) keysTree(h *head) (*object.Tree, error) {
+	if h.keys != nil || h.keysHash.IsZero() {
+		return h.keys, nil
+	}
+	t, err := object.GetTree(s.st, h.keysHash)
+	if err != nil {
+		return nil, fmt.Errorf("read keys tree of commit %s: %w", h.commit, err)
+	}
+	h.keys = t
+	return t, nil
 }
 
 func segmentCount(events int64) int64 { return (events + SegmentSize - 1) / SegmentSize }
@@ -408,23 +418,68 @@ func (s *Store) Events(feature string, f EventFilter) ([]workflow.Event, *Snapsh
 	if f.SinceSeq > 1 {
 		from = (f.SinceSeq - 1) / SegmentSize
 	}
+	snap := &Snapshot{Feature: feature, Commit: h.commit, Events: h.snap.Events, LastClock: h.snap.LastClock, State: h.snap.State}
 	var out []workflow.Event
 	for i := from; i < segmentCount(h.snap.Events); i++ {
-		evs, err := s.readSegment(h, i)
+		done := false
+		err := s.scanSegment(h, i, func(e workflow.Event) bool {
+			if e.Seq < f.SinceSeq || (len(types) > 0 && !types[e.Type]) {
+				return true
+			}
+			out = append(out, e)
+			done = f.Limit > 0 && len(out) >= f.Limit
+			return !done
+		})
 		if err != nil {
 			return nil, nil, err
 		}
-		for _, e := range evs {
-			if e.Seq < f.SinceSeq || (len(types) > 0 && !types[e.Type]) {
-				continue
-			}
-			out = append(out, e)
-			if f.Limit > 0 && len(out) >= f.Limit {
-				return out, &Snapshot{Feature: feature, Commit: h.commit, Events: h.snap.Events, LastClock: h.snap.LastClock, State: h.snap.State}, nil
-			}
+		if done {
+			break
 		}
 	}
-	return out, &Snapshot{Feature: feature, Commit: h.commit, Events: h.snap.Events, LastClock: h.snap.LastClock, State: h.snap.State}, nil
+	return out, snap, nil
+}
+
+// scanSegment decodes segment i line by line, checking each line's seq, and stops when visit
+// returns false: `log --limit 1` decodes one event, not 256.
+func (s *Store) scanSegment(h *head, i int64, visit func(workflow.Event) bool) error {
+	name := segmentName(i)
+	entry, err := h.events.FindEntry(name)
+	if err != nil {
+		return &CorruptError{Commit: h.commit, Path: "events/" + name, Reason: "segment missing"}
+	}
+	b, err := s.readBlob(entry.Hash)
+	if err != nil {
+		return err
+	}
+	want := int64(SegmentSize)
+	if last := segmentCount(h.snap.Events) - 1; i == last {
+		want = h.snap.Events - last*SegmentSize
+	}
+	body := bytes.TrimSuffix(b, []byte("\n"))
+	for n := int64(0); len(body) > 0; n++ {
+		line := body
+		if j := bytes.IndexByte(body, '\n'); j >= 0 {
+			line, body = body[:j], body[j+1:]
+		} else {
+			body = nil
+		}
+		at := fmt.Sprintf("events/%s line %d", name, n+1)
+		if n >= want {
+			return &CorruptError{Commit: h.commit, Path: at, Reason: fmt.Sprintf("more than %d events", want)}
+		}
+		var e workflow.Event
+		if err := json.Unmarshal(line, &e); err != nil {
+			return &CorruptError{Commit: h.commit, Path: at, Reason: "does not parse: " + err.Error()}
+		}
+		if e.Seq != i*SegmentSize+n+1 {
+			return &CorruptError{Commit: h.commit, Path: at, Reason: fmt.Sprintf("seq %d, want %d", e.Seq, i*SegmentSize+n+1)}
+		}
+		if !visit(e) {
+			return nil
+		}
+	}
+	return nil
 }
 
 // Summary is one row of List.

@@ -204,10 +204,11 @@ func idKey(id string) string {
 // readBucket reads keys/<bucket>: lines "<idKey> <seq>".
 func (s *Store) readBucket(h *head, bucket string) (map[string]int64, error) {
 	out := map[string]int64{}
-	if h.keys == nil {
-		return out, nil
+	keys, err := s.keysTree(h)
+	if err != nil || keys == nil {
+		return out, err
 	}
-	entry, err := h.keys.FindEntry(bucket)
+	entry, err := keys.FindEntry(bucket)
 	if err != nil {
 		return out, nil
 	}
@@ -459,6 +460,9 @@ func (b *builder) build(h *head, p Projector, events []workflow.Event) (plumbing
 }
 
 func (b *builder) updateKeys(h *head, events []workflow.Event) (plumbing.Hash, error) {
+	if _, err := b.s.keysTree(h); err != nil {
+		return plumbing.ZeroHash, err
+	}
 	var entries []object.TreeEntry
 	if h.keys != nil {
 		entries = append(entries, h.keys.Entries...)
