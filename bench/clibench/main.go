@@ -148,4 +148,3 @@ func fail(msg string) {
 	fmt.Fprintln(os.Stderr, "clibench:", msg)
 	os.Exit(1)
 }
-
