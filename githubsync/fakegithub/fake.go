@@ -97,15 +97,18 @@ func (s *Server) UpdatePR(n int, f func(*PR)) bool {
 }
 
 // AddCheckRun, AddStatus and AddReview record checks and reviews (a review bumps updated_at).
+// As on GitHub, the latest check run per name and the latest status per context is what is served.
 func (s *Server) AddCheckRun(sha string, r CheckRun) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.runs[sha] = slices.DeleteFunc(s.runs[sha], func(o CheckRun) bool { return o.Name == r.Name })
 	s.runs[sha] = append(s.runs[sha], r)
 }
 
 func (s *Server) AddStatus(sha string, st Status) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.statuses[sha] = slices.DeleteFunc(s.statuses[sha], func(o Status) bool { return o.Context == st.Context })
 	s.statuses[sha] = append(s.statuses[sha], st)
 }
 
