@@ -51,7 +51,7 @@ func Cleanup(r *Repo, o CleanupOptions) (*CleanupResult, error) {
 	case o.Override && o.Offline:
 		return nil, Usagef("--override and --offline exclude each other")
 	case o.Override:
-		res, err := r.executeAll(feature, workflow.OverrideGuard{Guard: "merge-verified", Reason: o.Reason}, workflow.Cleanup{})
+		res, err := r.Execute(feature, workflow.OverrideGuard{Guard: "merge-verified", Reason: o.Reason}, workflow.Cleanup{})
 		if err != nil {
 			return nil, err
 		}
@@ -87,7 +87,7 @@ func (r *Repo) cleanupOnline(feature string, st workflow.State) (*CleanupResult,
 	out := &CleanupResult{Observation: &obs, Requests: pr.Requests, Warnings: pr.Warnings}
 	notMerged := func(reason, fix string) (*CleanupResult, error) {
 		if len(observe) > 0 { // the observation is a fact even though it refuses cleanup
-			if _, err := r.executeAll(feature, observe...); err != nil {
+			if _, err := r.Execute(feature, observe...); err != nil {
 				return nil, err
 			}
 		}
@@ -103,10 +103,10 @@ func (r *Repo) cleanupOnline(feature string, st workflow.State) (*CleanupResult,
 			fmt.Sprintf("merge %s, then run git exarchos cleanup %s", obs.URL, feature))
 	}
 	evidence := workflow.MergeVerifiedData{Method: "github", Commit: obs.MergeCommitSHA, Base: obs.Base, HeadSHA: obs.HeadSHA, ObservedAt: obs.ObservedAt}
-	res, err := r.executeAll(feature, append(observe, workflow.VerifyMerge{MergeVerifiedData: evidence}, workflow.Cleanup{})...)
+	res, err := r.Execute(feature, append(observe, workflow.VerifyMerge{MergeVerifiedData: evidence}, workflow.Cleanup{})...)
 	if err != nil {
 		if IsRejection(err) && len(observe) > 0 {
-			if _, err2 := r.executeAll(feature, observe...); err2 != nil {
+			if _, err2 := r.Execute(feature, observe...); err2 != nil {
 				return nil, err2
 			}
 		}
@@ -161,7 +161,7 @@ func (r *Repo) cleanupOffline(feature string, st workflow.State, base string) (*
 	}
 	evidence := workflow.MergeVerifiedData{Method: "ancestry", Commit: baseTip, Base: ref, HeadSHA: tip,
 		Note: fmt.Sprintf("%s is an ancestor of %s in the local repository", shortSHA(tip), ref)}
-	res, err := r.executeAll(feature, workflow.VerifyMerge{MergeVerifiedData: evidence}, workflow.Cleanup{})
+	res, err := r.Execute(feature, workflow.VerifyMerge{MergeVerifiedData: evidence}, workflow.Cleanup{})
 	if err != nil {
 		return nil, err
 	}
