@@ -294,8 +294,8 @@ type Rescue struct {
 	Task    string `json:"task"`
 	Ref     string `json:"ref"`
 	Commit  string `json:"commit"`
-	Kind    string `json:"kind"`           // worktree | commit | keep
-	Head    string `json:"head"`           // the commit the work sits on
+	Kind    string `json:"kind"` // worktree | commit | keep
+	Head    string `json:"head"` // the commit the work sits on
 	Branch  string `json:"branch,omitempty"`
 	Path    string `json:"path,omitempty"` // where the worktree was
 	Date    string `json:"date"`
