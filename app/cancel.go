@@ -36,6 +36,7 @@ type StepReport struct {
 // CancelResult is what `cancel` prints.
 type CancelResult struct {
 	Feature string `json:"feature"`
+	Type    string `json:"type"`
 	Phase   string `json:"phase"`
 	DryRun  bool   `json:"dryRun"`
 	// Steps are the steps this run performed, or with --dry-run the plan with what each would do.
@@ -86,9 +87,11 @@ func Cancel(r *Repo, o CancelOptions) (*CancelResult, error) {
 	if !ok {
 		return nil, fmt.Errorf("%s has type %q, which this version does not know: upgrade git exarchos", feature, st.Type)
 	}
-	res := &CancelResult{Feature: feature, Phase: st.Phase, DryRun: o.DryRun, Steps: []StepReport{}, Pending: []StepReport{}, Head: snap.Commit.String()}
-	if st.Phase == def.CancelTarget() {
-		return res, nil // already cancelled: nothing left to do
+	res := &CancelResult{Feature: feature, Type: st.Type, Phase: st.Phase, DryRun: o.DryRun, Steps: []StepReport{}, Pending: []StepReport{}, Head: snap.Commit.String()}
+	if def.IsFinal(st.Phase) {
+		// Already ended (cancelled included): refused like every command on a final phase.
+		_, rej := workflow.Decide(def, st, workflow.Cancel{Reason: o.Reason}, workflow.Env{})
+		return nil, rej
 	}
 	c := &compensator{loc: r.Store.Loc, feature: feature, st: st, closePR: o.ClosePR}
 	if o.DryRun {

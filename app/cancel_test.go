@@ -66,8 +66,8 @@ func writeFile(t testing.TB, dir, name, content string) {
 	}
 }
 
-// newRepo is a repository on main with a few files and a workflow "login" bound to main.
-func newRepo(t testing.TB) (string, *Repo) {
+// newSagaRepo is a repository on main with a few files and a workflow "login" bound to main.
+func newSagaRepo(t testing.TB) (string, *Repo) {
 	t.Helper()
 	dir := t.TempDir()
 	gitIn(t, dir, "init", "-q", "-b", "main")
@@ -286,7 +286,7 @@ func checkCleaned(t testing.TB, dir string, r *Repo) {
 }
 
 func TestCancelPreservesEverythingAndCleansUp(t *testing.T) {
-	dir, r := newRepo(t)
+	dir, r := newSagaRepo(t)
 	want := scenario(t, r)
 	if out := gitIn(t, dir, "status", "--porcelain"); out != "" {
 		t.Fatalf("task worktrees show in the main worktree's status: %q", out)
@@ -316,9 +316,8 @@ func TestCancelPreservesEverythingAndCleansUp(t *testing.T) {
 	checkCleaned(t, dir, r)
 	checkRecovered(t, dir, r, want, "t3")
 
-	again, err := Cancel(r, CancelOptions{Feature: "login"})
-	if err != nil || len(again.Steps) != 0 || !again.Cancelled() {
-		t.Fatalf("second cancel: %+v %v", again, err)
+	if _, err := Cancel(r, CancelOptions{Feature: "login"}); !IsRejection(err) || !strings.Contains(err.Error(), workflow.CodeFinalPhase) {
+		t.Fatalf("cancel after the end: %v", err)
 	}
 }
 
@@ -335,7 +334,7 @@ func refsAndWorktrees(t testing.TB, dir string) string {
 }
 
 func TestCancelDryRunChangesNothing(t *testing.T) {
-	dir, r := newRepo(t)
+	dir, r := newSagaRepo(t)
 	want := scenario(t, r)
 	before := refsAndWorktrees(t, dir)
 	res, err := Cancel(r, CancelOptions{Feature: "login", DryRun: true})
@@ -366,7 +365,7 @@ func TestCancelDryRunChangesNothing(t *testing.T) {
 }
 
 func TestCancelLockedWorktreeWaitsAndResumes(t *testing.T) {
-	dir, r := newRepo(t)
+	dir, r := newSagaRepo(t)
 	want := scenario(t, r)
 	t1 := filepath.Join(dir, ".worktrees", "login", "t1")
 	gitIn(t, dir, "worktree", "lock", "--reason", "agent still running", t1)
@@ -402,7 +401,7 @@ func TestCancelLockedWorktreeWaitsAndResumes(t *testing.T) {
 }
 
 func TestCancelWorktreeDeletedByHand(t *testing.T) {
-	dir, r := newRepo(t)
+	dir, r := newSagaRepo(t)
 	w := startWorktree(t, r, "t1")
 	writeFile(t, w, "x.txt", "committed\n")
 	gitIn(t, w, "add", ".")
@@ -424,7 +423,7 @@ func TestCancelWorktreeDeletedByHand(t *testing.T) {
 }
 
 func TestCancelBranchCheckedOutElsewhere(t *testing.T) {
-	dir, r := newRepo(t)
+	dir, r := newSagaRepo(t)
 	w := startWorktree(t, r, "t1")
 	writeFile(t, w, "x.txt", "work\n")
 	gitIn(t, w, "add", ".")
@@ -449,7 +448,7 @@ func TestCancelBranchCheckedOutElsewhere(t *testing.T) {
 }
 
 func TestCancelWithoutResourcesEndsAtOnce(t *testing.T) {
-	_, r := newRepo(t)
+	_, r := newSagaRepo(t)
 	res, err := Cancel(r, CancelOptions{Feature: "login", Reason: "dup"})
 	if err != nil || !res.Cancelled() || len(res.Steps) != 0 {
 		t.Fatalf("%+v %v", res, err)
@@ -475,7 +474,7 @@ func TestCancelSIGKILLAtEveryStep(t *testing.T) {
 	for _, point := range points {
 		t.Run(strings.ReplaceAll(point, ":", "-"), func(t *testing.T) {
 			t.Parallel()
-			dir, r := newRepo(t)
+			dir, r := newSagaRepo(t)
 			want := scenario(t, r, "t1", "t2")
 			cmd := exec.Command(exe, "-test.run=^$")
 			cmd.Dir = dir
@@ -503,7 +502,7 @@ func TestCancelSIGKILLAtEveryStep(t *testing.T) {
 }
 
 func TestTaskStartWorktreeIsIdempotentAndTaskDoneRecordsHead(t *testing.T) {
-	dir, r := newRepo(t)
+	dir, r := newSagaRepo(t)
 	p := startWorktree(t, r, "t1")
 	if want := filepath.Join(dir, ".worktrees", "login", "t1"); !gitstore.SamePath(p, want) {
 		t.Fatalf("path %s, want %s", p, want)
