@@ -211,8 +211,12 @@ func (c *compensator) run(s workflow.Step, dry bool) StepReport {
 			rep.Fix = "fix the cause above, then run: git exarchos cancel " + c.feature
 		}
 	}
-	if dry && rep.Outcome != workflow.OutcomeFailed {
-		rep.Outcome = "would " + rep.Outcome
+	if dry {
+		if rep.Outcome == workflow.OutcomeFailed {
+			rep.Outcome = "would fail"
+		} else {
+			rep.Outcome = "would be " + rep.Outcome
+		}
 	}
 	return rep
 }
@@ -320,23 +324,28 @@ func (c *compensator) removeWorktree(res workflow.Resource, dry bool, rep *StepR
 		if dry {
 			return nil
 		}
-		return c.loc.PruneWorktrees()
+		return c.prune(res)
 	case !registered:
 		rep.Outcome, rep.Detail = workflow.OutcomeSkipped, fmt.Sprintf("%s is no longer a git worktree: left untouched", res.Path)
 		return nil
 	case w.Locked:
-		rep.Fix = fmt.Sprintf("git worktree unlock %s && git exarchos cancel %s", res.Path, c.feature)
+		rep.Fix = fmt.Sprintf("git worktree unlock %s, then git exarchos cancel %s", res.Path, c.feature)
 		why := ""
 		if w.LockReason != "" {
 			why = " (" + w.LockReason + ")"
 		}
 		return fmt.Errorf("%s is locked%s: git exarchos leaves locked worktrees alone", res.Path, why)
 	case !exists:
-		rep.Outcome, rep.Detail = workflow.OutcomeDone, "the directory was already gone; pruned its administrative files"
+		rep.Outcome, rep.Detail = workflow.OutcomeDone, "the directory was already gone; removed its administrative files"
 		if dry {
 			return nil
 		}
-		return c.loc.PruneWorktrees()
+		// Only this entry: a global prune could drop the HEAD of another deleted worktree whose
+		// preserve step has not run yet.
+		if err := c.loc.RemoveWorktree(res.Path, false); err != nil {
+			return err
+		}
+		return c.prune(res)
 	}
 	status, err := gitstore.WorktreeStatus(res.Path)
 	if err != nil {
@@ -370,6 +379,17 @@ func (c *compensator) removeWorktree(res workflow.Resource, dry bool, rep *StepR
 	if err := c.loc.RemoveWorktree(res.Path, force); err != nil {
 		rep.Fix = fmt.Sprintf("see why git refused, then remove it yourself (git worktree remove %s) or fix the cause, and run git exarchos cancel %s", res.Path, c.feature)
 		return err
+	}
+	return c.prune(res)
+}
+
+// prune runs `git worktree prune` after a removal, unless another worktree of this workflow whose
+// directory is gone still awaits its preserve step: pruning would drop the record of its HEAD.
+func (c *compensator) prune(done workflow.Resource) error {
+	for _, r := range c.st.Resources {
+		if r.Kind == workflow.ResourceWorktree && r.ID != done.ID && !r.Compensated() && !dirExists(r.Path) {
+			return nil
+		}
 	}
 	return c.loc.PruneWorktrees()
 }
@@ -431,7 +451,7 @@ func (c *compensator) deleteBranch(res workflow.Resource, dry bool, rep *StepRep
 	}
 	if at, held, err := c.loc.CheckedOutAt(res.Branch); err != nil {
 		return err
-	} else if held {
+	} else if held && !(dry && c.removedBefore(at)) {
 		rep.Fix = fmt.Sprintf("git -C %s switch --detach (or to another branch), then git exarchos cancel %s", at, c.feature)
 		return fmt.Errorf("%s is checked out in %s, so it cannot be deleted", res.Branch, at)
 	}
@@ -460,6 +480,17 @@ func (c *compensator) deleteBranch(res workflow.Resource, dry bool, rep *StepRep
 		return err
 	}
 	return nil
+}
+
+// removedBefore reports whether the worktree at path is one of the workflow's, due to be removed
+// by an earlier step (a dry run has not removed it yet).
+func (c *compensator) removedBefore(path string) bool {
+	for _, r := range c.st.Resources {
+		if r.Kind == workflow.ResourceWorktree && !r.Compensated() && gitstore.SamePath(r.Path, path) {
+			return true
+		}
+	}
+	return false
 }
 
 func (c *compensator) closePullRequest(res workflow.Resource, dry bool, rep *StepReport) error {

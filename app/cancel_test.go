@@ -349,7 +349,7 @@ func TestCancelDryRunChangesNothing(t *testing.T) {
 		plan = append(plan, s.Outcome+" "+s.Action+" "+s.Resource)
 	}
 	joined := strings.Join(plan, "\n")
-	for _, line := range []string{"would done preserve worktree:t1", "would skipped preserve worktree:t3", "would done preserve branch:main--t2", "would skipped preserve branch:main--t3"} {
+	for _, line := range []string{"would be done preserve worktree:t1", "would be skipped preserve worktree:t3", "would be done preserve branch:main--t2", "would be skipped preserve branch:main--t3", "would be done delete branch:main--t1"} {
 		if !strings.Contains(joined, line) {
 			t.Errorf("plan lacks %q:\n%s", line, joined)
 		}
@@ -561,4 +561,25 @@ func readFile(t testing.TB, p string) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// A worktree deleted by hand whose HEAD held commits on no branch: removing a later worktree must
+// not prune its record before its own preserve step keeps that HEAD.
+func TestCancelDeletedDetachedWorktreeKeepsItsHead(t *testing.T) {
+	dir, r := newSagaRepo(t)
+	a := startWorktree(t, r, "a")
+	gitIn(t, a, "switch", "-q", "--detach")
+	writeFile(t, a, "only-here.txt", "on no branch\n")
+	gitIn(t, a, "add", ".")
+	gitIn(t, a, "commit", "-qm", "detached work")
+	want := capture(t, a)
+	if err := os.RemoveAll(a); err != nil {
+		t.Fatal(err)
+	}
+	startWorktree(t, r, "b")
+	if _, err := Cancel(r, CancelOptions{Feature: "login"}); err != nil {
+		t.Fatal(err)
+	}
+	checkCleaned(t, dir, r)
+	checkRecovered(t, dir, r, map[string]work{"a": want})
 }

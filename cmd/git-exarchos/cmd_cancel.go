@@ -7,6 +7,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/exarchos/git-exarchos/app"
+	"github.com/exarchos/git-exarchos/workflow"
 )
 
 func init() {
@@ -89,4 +90,36 @@ func printCancel(w io.Writer, res *app.CancelResult) {
 		return
 	}
 	printf(w, "%s: %s is still in %s\n", bold(w, res.Feature), res.Type, bold(w, res.Phase))
+}
+
+// printResources shows, in status, what the workflow created and how far a cancel got.
+func printResources(w io.Writer, st workflow.State) {
+	if len(st.Resources) == 0 {
+		return
+	}
+	printf(w, "resources:\n")
+	for _, r := range st.Resources {
+		where := r.Path
+		if r.Kind != workflow.ResourceWorktree {
+			where = r.Branch + r.URL
+		}
+		state := "active"
+		switch {
+		case r.Compensated():
+			state = "compensated"
+		case len(r.Done) > 0:
+			state = "compensating"
+		}
+		printf(w, "  %-8s %-12s %s", r.Kind, state, where)
+		if r.Rescue != "" {
+			printf(w, " (work kept at %s)", r.Rescue)
+		}
+		printf(w, "\n")
+		if f := r.Failure; f != nil {
+			printf(w, "      %s failed: %s\n      fix: %s\n", f.Action, f.Detail, f.Fix)
+		}
+	}
+	if def, ok := workflow.Lookup(st.Type); ok && st.Phase == def.CancellingPhase() {
+		printf(w, "cancel in progress: run `git exarchos cancel %s` to finish it\n", st.Feature)
+	}
 }
