@@ -84,6 +84,12 @@ func (s *State) apply(e Event) {
 		s.SynthesisRequested = true
 	case EventPRLinked, EventPRObserved, EventMergeVerified:
 		err = s.applyPR(e)
+	case EventWorktreeCreated:
+		err = s.applyWorktreeCreated(e)
+	case EventCancelRequested:
+		err = s.applyCancelRequested(e, at)
+	case EventCompensationStep:
+		err = s.applyCompensation(e)
 	}
 	if err != nil {
 		s.conflict(e, err.Error())
@@ -337,6 +343,7 @@ func (s *State) applyTask(e Event) error {
 	}
 	if d.HeadSHA != "" {
 		t.HeadSHA = d.HeadSHA
+		s.recordTaskHead(d.ID, d.HeadSHA)
 	}
 	if d.Title != "" {
 		t.Title = d.Title
@@ -426,6 +433,7 @@ func (s *State) applyPR(e Event) error {
 		if d.Confirmed {
 			pr.Head, pr.Base, pr.HeadSHA = d.Head, d.Base, d.HeadSHA
 		}
+		s.linkPRResource(d.URL)
 	case EventPRObserved:
 		var d PRObservation
 		if err := decode(e, &d); err != nil {

@@ -41,6 +41,11 @@ func Decide(def *Definition, s State, cmd Command, env Env) ([]NewEvent, *Reject
 		r.Phase = s.Phase
 		return nil, r
 	}
+	if cancelling := def.CancellingPhase(); cancelling != "" && s.Phase == cancelling && !allowedWhenCancelling(cmd) {
+		r := reject(CodeCancelling, "%s is being cancelled: finish with git exarchos cancel %s", s.Feature, s.Feature)
+		r.Phase = s.Phase
+		return nil, r
+	}
 	switch c := cmd.(type) {
 	case TransitionTo:
 		return d.transitionTo(c.Phase)
@@ -64,6 +69,10 @@ func Decide(def *Definition, s State, cmd Command, env Env) ([]NewEvent, *Reject
 		return d.requestSynthesis(c)
 	case Cancel:
 		return d.cancel(c)
+	case StartTaskWorktree:
+		return d.startTaskWorktree(c)
+	case RecordCompensation:
+		return d.recordCompensation(c)
 	case Cleanup:
 		return d.take(OnCleanup, "", s, "")
 	case RecordArtifact:
@@ -246,6 +255,9 @@ func (d decider) take(trigger Trigger, target string, s State, reason string) ([
 				break
 			}
 		}
+		if target != "" && target == d.def.CancelTarget() && !strings.Contains(msg, "(use ") {
+			msg += fmt.Sprintf(" (use %s)", commandFor(OnCancel, s.Feature, target))
+		}
 		r := d.withTargets(reject(CodeInvalidTransition, "%s", msg))
 		r.Target = target
 		return nil, r
@@ -313,7 +325,7 @@ var reservedRoots = map[string]bool{
 	"reviews": true, "validations": true, "approvals": true, "overrides": true, "fields": true,
 	"fixCycles": true, "circuit": true, "revisions": true, "retries": true, "iterations": true,
 	"loop": true, "synthesisRequested": true, "pr": true, "conflicts": true, "events": true,
-	"ignored": true, "lastSeq": true, "lastClock": true, "head": true,
+	"ignored": true, "lastSeq": true, "lastClock": true, "head": true, "resources": true, "cancel": true,
 }
 
 // IsReservedField reports whether `set` refuses path (its first segment belongs to the engine).
@@ -626,10 +638,6 @@ func (d decider) requestSynthesis(c RequestSynthesis) ([]NewEvent, *Rejection) {
 		return nil, nil // already decided: nothing to record
 	}
 	return one(EventSynthesisRequested, SynthesisRequestData{Reason: c.Reason, Actor: d.env.Actor}), nil
-}
-
-func (d decider) cancel(c Cancel) ([]NewEvent, *Rejection) {
-	return one(EventCancelled, CancelledData{From: d.s.Phase, To: d.def.CancelTarget(), Reason: c.Reason, Actor: d.env.Actor}), nil
 }
 
 func (d decider) override(c OverrideGuard) ([]NewEvent, *Rejection) {

@@ -19,6 +19,7 @@ var debugDefinition = Definition{
 		{ID: "hotfix-validate", Kind: Normal, Description: "run the validation on the branch tip"},
 		{ID: "synthesize", Kind: Normal, Description: "open the pull request"},
 		{ID: "completed", Kind: Final},
+		{ID: "cancelling", Kind: Normal, Description: "cancel in progress: undoing what the workflow created (git exarchos cancel resumes it)"},
 		{ID: "cancelled", Kind: Final},
 	},
 	Transitions: []Transition{
@@ -37,7 +38,8 @@ var debugDefinition = Definition{
 		{From: "hotfix-validate", To: "synthesize", Guards: []string{"validation-passed"}},
 		{From: "hotfix-validate", To: "completed", Guards: []string{"validation-passed"}},
 		{From: "synthesize", To: "completed", Guards: []string{"pr-url-exists"}, OptIn: []string{"checks-passed"}},
-		{From: AnyPhase, To: "cancelled", On: []Trigger{OnCancel}},
+		{From: AnyPhase, To: "cancelling", On: []Trigger{OnCancel}, Note: "record the cancel, then compensate"},
+		{From: "cancelling", To: "cancelled", On: []Trigger{OnCancel}, Note: "every resource compensated"},
 		{From: AnyPhase, To: "completed", On: []Trigger{OnTransition, OnCleanup}, Guards: []string{"merge-verified"}, Note: "cleanup once merged"},
 	},
 	Tracks:  []string{"hotfix", "thorough"},

@@ -16,6 +16,7 @@ var featureDefinition = Definition{
 		{ID: "blocked", Kind: Normal, Description: "the plan was revised too often; a human must unblock"},
 		{ID: "synthesize", Kind: Normal, Description: "open the pull request"},
 		{ID: "completed", Kind: Final},
+		{ID: "cancelling", Kind: Normal, Description: "cancel in progress: undoing what the workflow created (git exarchos cancel resumes it)"},
 		{ID: "cancelled", Kind: Final},
 	},
 	Transitions: []Transition{
@@ -30,7 +31,8 @@ var featureDefinition = Definition{
 		{From: "review", To: "synthesize", Guards: []string{"reviews-passed"}},
 		{From: "synthesize", To: "completed", Guards: []string{"pr-url-exists"}, OptIn: []string{"checks-passed"}},
 		{From: "synthesize", To: "delegate", Counts: Retries, Note: "synthesis failed, retry"},
-		{From: AnyPhase, To: "cancelled", On: []Trigger{OnCancel}},
+		{From: AnyPhase, To: "cancelling", On: []Trigger{OnCancel}, Note: "record the cancel, then compensate"},
+		{From: "cancelling", To: "cancelled", On: []Trigger{OnCancel}, Note: "every resource compensated"},
 		{From: AnyPhase, To: "completed", On: []Trigger{OnTransition, OnCleanup}, Guards: []string{"merge-verified"}, Note: "cleanup once merged"},
 	},
 	Reviews: []string{"spec", "quality"},

@@ -168,6 +168,9 @@ func (d *Definition) Outgoing(from string) []Transition {
 			out = append(out, t)
 		}
 	}
+	if from == d.CancellingPhase() {
+		return out // a cancel in progress only finishes: no universal way out
+	}
 	for _, t := range d.Transitions {
 		if t.Universal() && t.To != from {
 			out = append(out, t)
@@ -186,8 +189,33 @@ func (d *Definition) find(from, to string) (Transition, bool) {
 	return Transition{}, false
 }
 
-// CancelTarget is the phase `cancel` moves to (issue 5 will insert an intermediate phase here).
+// CancelTarget is the final phase `cancel` ends in. Cancel is a saga: the universal cancel
+// transition enters CancellingPhase, and that phase's own cancel transition reaches the target
+// once every resource is compensated.
 func (d *Definition) CancelTarget() string {
+	to := d.CancellingPhase()
+	if to == "" {
+		return d.cancelEntry()
+	}
+	for _, t := range d.Transitions {
+		if t.From == to && t.TakenBy(OnCancel) {
+			return t.To
+		}
+	}
+	return ""
+}
+
+// CancellingPhase is the intermediate phase a cancel sits in while it compensates resources, or
+// "" when the definition cancels in one step.
+func (d *Definition) CancellingPhase() string {
+	if to := d.cancelEntry(); to != "" && !d.IsFinal(to) {
+		return to
+	}
+	return ""
+}
+
+// cancelEntry is the target of the universal cancel transition.
+func (d *Definition) cancelEntry() string {
 	for _, t := range d.Transitions {
 		if t.Universal() && t.TakenBy(OnCancel) {
 			return t.To

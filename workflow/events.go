@@ -41,6 +41,7 @@ var engineEventTypes = map[string]bool{
 	EventReviewRecorded: true, EventValidationRecorded: true, EventPlanApproved: true,
 	EventPlanRejected: true, EventCircuitOpened: true, EventLoopSignalled: true,
 	EventSynthesisRequested: true, EventPRLinked: true, EventPRObserved: true, EventMergeVerified: true,
+	EventWorktreeCreated: true, EventCancelRequested: true, EventCompensationStep: true,
 }
 
 // IsReservedEventType reports whether t belongs to the engine (the `workflow.` prefix or one of
@@ -63,6 +64,7 @@ func EventTypes() []string {
 		EventTaskFailed, EventReviewRecorded, EventValidationRecorded, EventPlanApproved,
 		EventPlanRejected, EventCircuitOpened, EventLoopSignalled, EventSynthesisRequested,
 		EventPRLinked, EventPRObserved, EventMergeVerified,
+		EventWorktreeCreated, EventCancelRequested, EventCompensationStep,
 	}
 }
 

@@ -44,6 +44,11 @@ type State struct {
 	SynthesisRequested bool `json:"synthesisRequested"`
 	PR                 *PR  `json:"pr,omitempty"`
 
+	// Resources are what the workflow created (worktrees, branches, PRs), in creation order;
+	// Cancel is set once a cancel was requested (see saga.go).
+	Resources []Resource    `json:"resources"`
+	Cancel    *Cancellation `json:"cancel,omitempty"`
+
 	Conflicts []Conflict `json:"conflicts"`
 	Events    int64      `json:"events"`  // every event folded, custom ones included
 	Ignored   int64      `json:"ignored"` // custom or unknown event types
@@ -172,6 +177,11 @@ func (s State) Clone() State {
 	c.Fields = slices.Clone(s.Fields)
 	c.FixCycles = maps.Clone(s.FixCycles)
 	c.Conflicts = slices.Clone(s.Conflicts)
+	c.Resources = cloneResources(s.Resources)
+	if s.Cancel != nil {
+		cc := *s.Cancel
+		c.Cancel = &cc
+	}
 	if s.Circuit != nil {
 		cc := *s.Circuit
 		c.Circuit = &cc
@@ -219,6 +229,9 @@ func (s State) MarshalJSON() ([]byte, error) {
 	}
 	if p.Conflicts == nil {
 		p.Conflicts = []Conflict{}
+	}
+	if p.Resources == nil {
+		p.Resources = []Resource{}
 	}
 	return json.Marshal(p)
 }
