@@ -128,7 +128,9 @@ func unescape(s string) string {
 	return b.String()
 }
 
-func mentionsRefs(s string) bool { return strings.Contains(s, refsNamespace+"/") || strings.HasSuffix(s, refsNamespace) }
+func mentionsRefs(s string) bool {
+	return strings.Contains(s, refsNamespace+"/") || strings.HasSuffix(s, refsNamespace)
+}
 
 // checkCall looks at one simple command. src is the whole script, for commands that read what to
 // do from their input (update-ref --stdin, xargs).

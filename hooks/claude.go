@@ -98,11 +98,11 @@ func (in Input) Tool() ToolInput {
 // Output is the JSON a hook prints on stdout. Empty fields are left out, so the zero value (plus
 // Continue) is "no opinion": Claude Code goes on as if the hook were not there.
 type Output struct {
-	Continue       *bool          `json:"continue,omitempty"`
-	SuppressOutput bool           `json:"suppressOutput,omitempty"`
-	Decision       string         `json:"decision,omitempty"` // Stop, SubagentStop: "block"
-	Reason         string         `json:"reason,omitempty"`
-	SystemMessage  string         `json:"systemMessage,omitempty"`
+	Continue       *bool           `json:"continue,omitempty"`
+	SuppressOutput bool            `json:"suppressOutput,omitempty"`
+	Decision       string          `json:"decision,omitempty"` // Stop, SubagentStop: "block"
+	Reason         string          `json:"reason,omitempty"`
+	SystemMessage  string          `json:"systemMessage,omitempty"`
 	Specific       *SpecificOutput `json:"hookSpecificOutput,omitempty"`
 }
 
