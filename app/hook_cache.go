@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/exarchos/git-exarchos/hooks"
 	"github.com/exarchos/git-exarchos/workflow"
 )
 
@@ -96,7 +97,7 @@ func (c *hookCache) put(feature, commit string, st workflow.State) {
 	if err != nil {
 		return
 	}
-	_ = writeAtomic(filepath.Join(c.dir, "state", feature), append([]byte(commit+" "+workflow.ProjectorVersion+"\n"), b...))
+	_ = hooks.WriteFileAtomic(filepath.Join(c.dir, "state", feature), append([]byte(commit+" "+workflow.ProjectorVersion+"\n"), b...), 0o644)
 }
 
 // save writes the index for the workflows that exist (heads), dropping the others' state files.
@@ -118,31 +119,5 @@ func (c *hookCache) save(heads map[string]string) {
 			_ = os.Remove(filepath.Join(c.dir, "state", f))
 		}
 	}
-	_ = writeAtomic(filepath.Join(c.dir, "index"), b.Bytes())
-}
-
-// writeAtomic writes a file through a temporary file and a rename, so a reader sees the old or the
-// new content, never a torn one.
-func writeAtomic(path string, content []byte) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	f, err := os.CreateTemp(filepath.Dir(path), ".tmp-")
-	if err != nil {
-		return err
-	}
-	if _, err := f.Write(content); err != nil {
-		f.Close()
-		os.Remove(f.Name())
-		return err
-	}
-	if err := f.Close(); err != nil {
-		os.Remove(f.Name())
-		return err
-	}
-	if err := os.Rename(f.Name(), path); err != nil {
-		os.Remove(f.Name())
-		return err
-	}
-	return nil
+	_ = hooks.WriteFileAtomic(filepath.Join(c.dir, "index"), b.Bytes(), 0o644)
 }
