@@ -65,7 +65,7 @@ func ContextDocument(w Bound, summary string) string {
 			count[workflow.TaskInProgress], count[workflow.TaskPending], count[workflow.TaskCompleted], count[workflow.TaskFailed])
 		for i, t := range inProgress {
 			if i == maxListed {
-				fmt.Fprintf(&facts, "  … and %d more (git exarchos task list %s)\n", len(inProgress)-i, w.Feature)
+				fmt.Fprintf(&facts, "  … and %d more (git exarchos status %s)\n", len(inProgress)-i, w.Feature)
 				break
 			}
 			fmt.Fprintf(&facts, "  in progress: %s\n", t)
