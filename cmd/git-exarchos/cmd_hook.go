@@ -51,10 +51,14 @@ Examples:
    git exarchos hook git post-checkout HEAD HEAD 1`,
 				SkipFlagParsing: true,
 				Action: func(c *cli.Context) error {
-					if c.NArg() == 0 {
+					args := c.Args().Slice()
+					if len(args) > 0 && args[0] == "--" { // added by intersperse before positionals
+						args = args[1:]
+					}
+					if len(args) == 0 {
 						return usageErrf("name the git hook: pre-push, post-checkout or post-merge")
 					}
-					return app.GitHook(app.GitHookOptions{Name: c.Args().First(), Args: c.Args().Tail(), Stdin: c.App.Reader, Stderr: c.App.ErrWriter, Push: pushWorkflows(c.App.ErrWriter)})
+					return app.GitHook(app.GitHookOptions{Name: args[0], Args: args[1:], Stdin: c.App.Reader, Stderr: c.App.ErrWriter, Push: pushWorkflows(c.App.ErrWriter)})
 				},
 			},
 		},
