@@ -28,6 +28,7 @@ func (r *Repo) env(typ string) (workflow.Env, error) {
 		Actor:        actor,
 		MaxFixCycles: r.Store.ConfigInt("exarchos."+typ+".maxFixCycles", 0),
 		Guards:       guards.NewEvaluator(r.Store.Facts()),
+		OptIn:        map[string]bool{"checks-passed": r.Store.ConfigBool("exarchos.requireChecks")},
 	}, nil
 }
 

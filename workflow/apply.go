@@ -418,7 +418,14 @@ func (s *State) applyPR(e Event) error {
 		if err := decode(e, &d); err != nil {
 			return err
 		}
+		if pr.Number != d.Number || pr.URL != d.URL {
+			pr = PR{} // another pull request: nothing observed or verified about it yet
+		}
 		pr.URL, pr.Number = d.URL, d.Number
+		pr.Confirmed = pr.Confirmed || d.Confirmed
+		if d.Confirmed {
+			pr.Head, pr.Base, pr.HeadSHA = d.Head, d.Base, d.HeadSHA
+		}
 	case EventPRObserved:
 		var d PRObservation
 		if err := decode(e, &d); err != nil {
@@ -433,7 +440,7 @@ func (s *State) applyPR(e Event) error {
 		if err := decode(e, &d); err != nil {
 			return err
 		}
-		pr.MergeVerified, pr.VerifiedBy = true, d.Method
+		pr.MergeVerified, pr.VerifiedBy, pr.Verification = true, d.Method, &d
 	}
 	s.PR = &pr
 	return nil

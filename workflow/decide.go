@@ -71,7 +71,7 @@ func Decide(def *Definition, s State, cmd Command, env Env) ([]NewEvent, *Reject
 	case OverrideGuard:
 		return d.override(c)
 	case LinkPR:
-		return d.linkPR(c.URL, c.Number)
+		return d.linkPR(c)
 	case ObservePR:
 		if c.Number <= 0 && c.URL == "" {
 			return nil, reject(CodeBadInput, "a PR observation needs a number or a URL")
@@ -365,7 +365,7 @@ func (d decider) set(c Set) ([]NewEvent, *Rejection) {
 			if !isString {
 				return nil, reject(CodeBadInput, "pr.url must be a string")
 			}
-			evs, r := d.linkPR(str, 0)
+			evs, r := d.linkPR(PRLinkData{URL: str})
 			if r != nil {
 				return nil, r
 			}
@@ -427,15 +427,18 @@ func (d decider) artifact(name, p, text string, inline bool, commit string) ([]N
 	return one(EventArtifactRecorded, ArtifactData{Name: name, Path: p, Text: text, Inline: inline, Commit: commit}), nil
 }
 
-func (d decider) linkPR(u string, number int) ([]NewEvent, *Rejection) {
-	ref, ok := ParsePRURL(u)
+func (d decider) linkPR(c PRLinkData) ([]NewEvent, *Rejection) {
+	ref, ok := ParsePRURL(c.URL)
 	if !ok {
-		return nil, reject(CodeBadInput, "%q is not a pull request URL (https://<host>/<owner>/<repo>/pull/<n>)", u)
+		return nil, reject(CodeBadInput, "%q is not a pull request URL (https://<host>/<owner>/<repo>/pull/<n>)", c.URL)
 	}
-	if number == 0 {
-		number = ref.Number
+	if c.Number == 0 {
+		c.Number = ref.Number
 	}
-	return one(EventPRLinked, PRLinkData{URL: u, Number: number}), nil
+	if c.Number != ref.Number {
+		return nil, reject(CodeBadInput, "pull request number %d does not match the URL %s", c.Number, c.URL)
+	}
+	return one(EventPRLinked, c), nil
 }
 
 func (d decider) task(c Command) ([]NewEvent, *Rejection) {
@@ -635,7 +638,7 @@ func (d decider) override(c OverrideGuard) ([]NewEvent, *Rejection) {
 	}
 	var guards []string
 	for _, t := range d.def.Outgoing(d.s.Phase) {
-		for _, g := range t.Guards {
+		for _, g := range append(slices.Clip(t.Guards), t.OptIn...) {
 			if !slices.Contains(guards, g) {
 				guards = append(guards, g)
 			}

@@ -36,7 +36,7 @@ var debugDefinition = Definition{
 		{From: "hotfix-implement", To: "hotfix-validate"},
 		{From: "hotfix-validate", To: "synthesize", Guards: []string{"validation-passed"}},
 		{From: "hotfix-validate", To: "completed", Guards: []string{"validation-passed"}},
-		{From: "synthesize", To: "completed", Guards: []string{"pr-url-exists"}},
+		{From: "synthesize", To: "completed", Guards: []string{"pr-url-exists"}, OptIn: []string{"checks-passed"}},
 		{From: AnyPhase, To: "cancelled", On: []Trigger{OnCancel}},
 		{From: AnyPhase, To: "completed", On: []Trigger{OnTransition, OnCleanup}, Guards: []string{"merge-verified"}, Note: "cleanup once merged"},
 	},

@@ -28,7 +28,7 @@ var featureDefinition = Definition{
 		{From: "delegate", To: "review", Guards: []string{"tasks-complete"}},
 		{From: "review", To: "delegate", Counts: FixCycles, Note: "fix cycle"},
 		{From: "review", To: "synthesize", Guards: []string{"reviews-passed"}},
-		{From: "synthesize", To: "completed", Guards: []string{"pr-url-exists"}},
+		{From: "synthesize", To: "completed", Guards: []string{"pr-url-exists"}, OptIn: []string{"checks-passed"}},
 		{From: "synthesize", To: "delegate", Counts: Retries, Note: "synthesis failed, retry"},
 		{From: AnyPhase, To: "cancelled", On: []Trigger{OnCancel}},
 		{From: AnyPhase, To: "completed", On: []Trigger{OnTransition, OnCleanup}, Guards: []string{"merge-verified"}, Note: "cleanup once merged"},

@@ -17,7 +17,7 @@ var oneshotDefinition = Definition{
 		{From: "plan", To: "implementing"},
 		{From: "implementing", To: "completed", Guards: []string{"synthesis-not-required"}},
 		{From: "implementing", To: "synthesize", Guards: []string{"synthesis-required"}},
-		{From: "synthesize", To: "completed", Guards: []string{"pr-url-exists"}},
+		{From: "synthesize", To: "completed", Guards: []string{"pr-url-exists"}, OptIn: []string{"checks-passed"}},
 		{From: AnyPhase, To: "cancelled", On: []Trigger{OnCancel}},
 		{From: AnyPhase, To: "completed", On: []Trigger{OnTransition, OnCleanup}, Guards: []string{"merge-verified"}, Note: "cleanup once merged"},
 	},

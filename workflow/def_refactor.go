@@ -36,7 +36,7 @@ var refactorDefinition = Definition{
 		{From: "overhaul-review", To: "overhaul-delegate", Counts: FixCycles, Note: "fix cycle"},
 		{From: "overhaul-review", To: "overhaul-update-docs", Guards: []string{"reviews-passed"}},
 		{From: "overhaul-update-docs", To: "synthesize"},
-		{From: "synthesize", To: "completed", Guards: []string{"pr-url-exists"}},
+		{From: "synthesize", To: "completed", Guards: []string{"pr-url-exists"}, OptIn: []string{"checks-passed"}},
 		{From: AnyPhase, To: "cancelled", On: []Trigger{OnCancel}},
 		{From: AnyPhase, To: "completed", On: []Trigger{OnTransition, OnCleanup}, Guards: []string{"merge-verified"}, Note: "cleanup once merged"},
 	},

@@ -90,7 +90,10 @@ type Transition struct {
 	// WhenExhausted marks a transition taken instead of its same-trigger sibling once that
 	// sibling's counter has reached its limit (e.g. plan-review → blocked).
 	WhenExhausted Counter `json:"whenExhausted,omitempty"`
-	Note          string  `json:"note,omitempty"`
+	// OptIn lists guards enforced only where the repository opts in (Env.OptIn), e.g.
+	// checks-passed before synthesize → completed with git config exarchos.requireChecks true.
+	OptIn []string `json:"optIn,omitempty"`
+	Note  string   `json:"note,omitempty"`
 }
 
 // TakenBy reports whether the command trigger takes this transition.

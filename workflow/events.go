@@ -221,32 +221,52 @@ type SynthesisRequestData struct {
 }
 
 // PRLinkData is the payload of pr.linked.
+// Head, Base and HeadSHA are what GitHub said when the link was made; Confirmed is set only by a
+// command that read the pull request from GitHub (pr link, pr find), never by `set pr.url=`.
 type PRLinkData struct {
-	URL    string `json:"url"`
-	Number int    `json:"number,omitempty"`
+	URL       string `json:"url"`
+	Number    int    `json:"number,omitempty"`
+	Head      string `json:"head,omitempty"`
+	Base      string `json:"base,omitempty"`
+	HeadSHA   string `json:"headSha,omitempty"`
+	Confirmed bool   `json:"confirmed,omitempty"`
 }
 
 // PRObservation is the payload of pr.observed: what GitHub said about the pull request, and when
 // (ObservedAt is the caller's clock, RFC 3339).
 type PRObservation struct {
-	Number         int    `json:"number"`
-	URL            string `json:"url"`
-	Head           string `json:"head,omitempty"`
-	Base           string `json:"base,omitempty"`
-	HeadSHA        string `json:"headSha,omitempty"`
-	State          string `json:"state,omitempty"` // open | closed
-	Merged         bool   `json:"merged"`
-	MergedAt       string `json:"mergedAt,omitempty"`
-	MergeCommitSHA string `json:"mergeCommitSha,omitempty"`
-	Checks         string `json:"checks,omitempty"`         // success | failure | pending | none
-	ReviewDecision string `json:"reviewDecision,omitempty"` // APPROVED | CHANGES_REQUESTED | REVIEW_REQUIRED | ""
-	ObservedAt     string `json:"observedAt,omitempty"`
+	Number         int      `json:"number"`
+	URL            string   `json:"url"`
+	Head           string   `json:"head,omitempty"`
+	Base           string   `json:"base,omitempty"`
+	HeadSHA        string   `json:"headSha,omitempty"`
+	State          string   `json:"state,omitempty"` // open | closed
+	Merged         bool     `json:"merged"`
+	MergedAt       string   `json:"mergedAt,omitempty"`
+	MergeCommitSHA string   `json:"mergeCommitSha,omitempty"`
+	Checks         string   `json:"checks,omitempty"`         // success | failure | pending | none
+	Failing        []string `json:"failing,omitempty"`        // names of failing checks and statuses
+	ReviewDecision string   `json:"reviewDecision,omitempty"` // APPROVED | CHANGES_REQUESTED | REVIEW_REQUIRED | ""
+	UpdatedAt      string   `json:"updatedAt,omitempty"`      // GitHub's updated_at of the pull request
+	ObservedAt     string   `json:"observedAt,omitempty"`
+}
+
+// SameAs reports whether two observations say the same thing, ignoring when they were made.
+func (o PRObservation) SameAs(p PRObservation) bool {
+	o.ObservedAt, p.ObservedAt = "", ""
+	a, errA := json.Marshal(o)
+	b, errB := json.Marshal(p)
+	return errA == nil && errB == nil && string(a) == string(b)
 }
 
 // MergeVerifiedData is the payload of merge.verified.
+// HeadSHA is the branch content that was found merged: the merge-verified guard passes only while
+// the branch tip is that commit or an ancestor of it (no local change after the evidence).
 type MergeVerifiedData struct {
-	Method string `json:"method"` // github | ancestry
-	Commit string `json:"commit,omitempty"`
-	Base   string `json:"base,omitempty"`
-	Note   string `json:"note,omitempty"`
+	Method     string `json:"method"`           // github | ancestry
+	Commit     string `json:"commit,omitempty"` // github: the merge commit; ancestry: the base tip that contains the head
+	Base       string `json:"base,omitempty"`   // github: the base branch; ancestry: <remote>/<base>
+	HeadSHA    string `json:"headSha,omitempty"`
+	ObservedAt string `json:"observedAt,omitempty"` // github: the observation's time
+	Note       string `json:"note,omitempty"`
 }

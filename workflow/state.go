@@ -129,9 +129,13 @@ type LoopSignals struct {
 // merge verified.
 type PR struct {
 	PRObservation
+	// Confirmed: GitHub was asked and said this pull request exists (pr link, pr find).
+	Confirmed     bool   `json:"confirmed,omitempty"`
 	Observed      bool   `json:"observed"`
 	MergeVerified bool   `json:"mergeVerified"`
 	VerifiedBy    string `json:"verifiedBy,omitempty"` // github | ancestry
+	// Verification is the evidence of the last merge.verified event.
+	Verification *MergeVerifiedData `json:"verification,omitempty"`
 }
 
 // Conflict is an event the fold could not apply where it stands in the log (e.g. a transition
@@ -174,6 +178,11 @@ func (s State) Clone() State {
 	}
 	if s.PR != nil {
 		pr := *s.PR
+		pr.Failing = slices.Clone(pr.Failing)
+		if pr.Verification != nil {
+			v := *pr.Verification
+			pr.Verification = &v
+		}
 		c.PR = &pr
 	}
 	return c
