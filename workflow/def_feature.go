@@ -7,9 +7,9 @@ var featureDefinition = Definition{
 	Description: "Build a feature: design, plan, human plan review, delegated implementation with reviews, then a pull request.",
 	Initial:     "ideate",
 	Phases: []Phase{
-		{ID: "ideate", Kind: Normal, Description: "explore the problem and write a design"},
-		{ID: "plan", Kind: Normal, Description: "write the implementation plan"},
-		{ID: "plan-review", Kind: Normal, Description: "a human approves the plan or sends it back with gaps"},
+		{ID: "ideate", Kind: Normal, Description: "explore the problem and write a design", Tools: planningTools("design", "plan")},
+		{ID: "plan", Kind: Normal, Description: "write the implementation plan", Tools: planningTools("design", "plan")},
+		{ID: "plan-review", Kind: Normal, Description: "a human approves the plan or sends it back with gaps", Tools: planningTools("design", "plan")},
 		{ID: "implementation", Kind: Compound, Initial: "delegate", MaxFixCycles: 3, Description: "delegate ⇄ review until the reviews pass"},
 		{ID: "delegate", Kind: Normal, Parent: "implementation", Description: "tasks are implemented"},
 		{ID: "review", Kind: Normal, Parent: "implementation", Description: "spec and quality reviews"},

@@ -68,6 +68,46 @@ func EventTypes() []string {
 	}
 }
 
+// Hook event types: what the Claude Code hooks record for the audit trail and for the next session
+// to rehydrate from. They are custom events (kept, counted, not folded): they describe sessions,
+// not the workflow's state, so adding them changed neither the fold nor the projector version.
+const (
+	EventHookCheckpoint    = "hook.checkpoint"     // before the context is compacted
+	EventHookSessionEnded  = "hook.session-ended"  // a Claude Code session ended
+	EventHookTaskCompleted = "hook.task-completed" // Claude Code marked one of its own tasks done
+)
+
+// HookTypes lists the hook event types.
+func HookTypes() []string {
+	return []string{EventHookCheckpoint, EventHookSessionEnded, EventHookTaskCompleted}
+}
+
+// CheckpointData is the payload of hook.checkpoint: where the workflow stood when the session's
+// context was compacted.
+type CheckpointData struct {
+	Phase     string `json:"phase"`
+	OpenTasks []Task `json:"openTasks"` // tasks neither completed nor failed
+	SessionID string `json:"sessionId,omitempty"`
+	Trigger   string `json:"trigger,omitempty"` // manual | auto
+}
+
+// SessionEndedData is the payload of hook.session-ended.
+type SessionEndedData struct {
+	Phase     string `json:"phase"`
+	SessionID string `json:"sessionId,omitempty"`
+	Reason    string `json:"reason,omitempty"`
+}
+
+// HookTaskData is the payload of hook.task-completed.
+type HookTaskData struct {
+	Phase       string `json:"phase"`
+	SessionID   string `json:"sessionId,omitempty"`
+	TaskID      string `json:"taskId,omitempty"`
+	Subject     string `json:"subject,omitempty"`
+	Description string `json:"description,omitempty"`
+	Teammate    string `json:"teammate,omitempty"`
+}
+
 // Payloads of the engine events (the Data of NewEvent and Event).
 
 // StartedData is the payload of workflow.started: the workflow's identity and its fixed policies.
