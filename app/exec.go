@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/exarchos/git-exarchos/gitstore"
-	"github.com/exarchos/git-exarchos/guards"
 	"github.com/exarchos/git-exarchos/workflow"
 )
 
@@ -28,7 +27,7 @@ func (r *Repo) env(typ string) (workflow.Env, error) {
 	return workflow.Env{
 		Actor:        actor,
 		MaxFixCycles: r.Store.ConfigInt("exarchos."+typ+".maxFixCycles", 0),
-		Guards:       guards.NewEvaluator(r.Store.Facts()),
+		Guards:       r.evaluator(),
 		OptIn:        map[string]bool{"checks-passed": r.Store.ConfigBool("exarchos.requireChecks")},
 	}, nil
 }

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"os"
+	"path/filepath"
 	"slices"
 
 	"github.com/exarchos/git-exarchos/gitstore"
@@ -41,7 +43,7 @@ type hookRepo struct {
 
 func (h *hookRepo) open(dir string) (*Repo, error) {
 	if h.repo == nil {
-		r, err := Open(dir)
+		r, err := openStore(dir)
 		if err != nil {
 			return nil, err
 		}
@@ -103,7 +105,11 @@ func (r *Repo) BoundWorkflows() ([]hooks.Bound, error) {
 				cache.put(feature, snap.Commit.String(), st)
 			}
 		}
-		def, _ := workflow.Lookup(st.Type)
+		def, ok := workflow.Lookup(st.Type)
+		if !ok && !workflow.IsBuiltin(st.Type) {
+			r.Definitions() // a repository-defined type: read HEAD's definitions only now
+			def, _ = workflow.Lookup(st.Type)
+		}
 		out = append(out, hooks.Bound{Feature: feature, State: st, Def: def, Root: r.Store.Loc.WorkTree})
 	}
 	if changed {
@@ -133,9 +139,45 @@ func (r *Repo) summary(w hooks.Bound) string {
 	return workflow.Summary(w.Def, w.State, env)
 }
 
-func (h *hookRepo) Record(w hooks.Bound, ev workflow.NewEvent) error {
-	_, err := h.repo.Store.Append(w.Feature, Projector, ev)
-	return err
+// Record appends events and puts the new head in the hook cache, so the next tool call (which,
+// in a phase with a turn cap, follows this append) reads the state without reading objects.
+func (h *hookRepo) Record(w hooks.Bound, evs ...workflow.NewEvent) error {
+	res, err := h.repo.Store.Append(w.Feature, Projector, evs...)
+	if err != nil || len(res.Appended) == 0 {
+		return err
+	}
+	if st, err := workflow.DecodeState(res.State); err == nil {
+		c := h.repo.hookCache()
+		c.put(w.Feature, res.Commit.String(), st)
+		if heads, err := h.repo.Store.Heads(); err == nil {
+			c.save(heads)
+		}
+	}
+	return nil
+}
+
+// Defines reports whether the worktree enclosing dir has a .exarchos/workflows directory. It
+// looks at the file system only (a few stats), not at git: the definitions themselves are read
+// from the commit at HEAD once the repository is open.
+func (h *hookRepo) Defines(dir string) bool {
+	d, err := filepath.Abs(dir)
+	if err != nil {
+		return false
+	}
+	for range 64 {
+		if fi, err := os.Stat(filepath.Join(d, filepath.FromSlash(DefinitionsDir))); err == nil && fi.IsDir() {
+			return true
+		}
+		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
+			return false
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			return false
+		}
+		d = parent
+	}
+	return false
 }
 
 func (h *hookRepo) StopGuard(dir string) bool {

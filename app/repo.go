@@ -38,15 +38,17 @@ func (projector) Project(prev json.RawMessage, events []workflow.Event) (json.Ra
 // Repo is an opened repository.
 type Repo struct {
 	Store *gitstore.Store
+	defs  *DefinitionSet // what HEAD defines, read once (defs.go)
 }
 
 // Open discovers the repository enclosing dir.
 func Open(dir string) (*Repo, error) {
-	s, err := gitstore.Open(dir)
+	r, err := openStore(dir)
 	if err != nil {
 		return nil, err
 	}
-	return &Repo{Store: s}, nil
+	r.Definitions()
+	return r, nil
 }
 
 // isActive reports whether a listed workflow is not in a final phase of its type.
@@ -103,4 +105,14 @@ func (r *Repo) ResolveFeature(given string) (string, error) {
 		names[i] = s.Feature
 	}
 	return "", fmt.Errorf("%w %d workflows are active and none is bound to the current branch (%s): name one", ErrAmbiguous, len(active), strings.Join(names, ", "))
+}
+
+// openStore opens the repository without reading the workflow types it defines (the hook reads
+// them only when a bound workflow needs them).
+func openStore(dir string) (*Repo, error) {
+	s, err := gitstore.Open(dir)
+	if err != nil {
+		return nil, err
+	}
+	return &Repo{Store: s}, nil
 }

@@ -74,6 +74,8 @@ func IDs() []string {
 // workflow.GuardEvaluator.
 type Evaluator struct {
 	Facts GitFacts
+	// Shell runs the shell guards of repository-defined types; nil refuses them all.
+	Shell ShellRunner
 }
 
 // NewEvaluator returns the evaluator Decide and Transitions use.
@@ -81,6 +83,9 @@ func NewEvaluator(facts GitFacts) *Evaluator { return &Evaluator{Facts: facts} }
 
 // Evaluate runs the guard; an unknown id fails closed.
 func (e *Evaluator) Evaluate(id string, s workflow.State, target string) *workflow.GuardFailure {
+	if name, ok := strings.CutPrefix(id, workflow.ShellGuardPrefix); ok {
+		return e.shell(id, name, s)
+	}
 	g, ok := Lookup(id)
 	if !ok {
 		return &workflow.GuardFailure{Guard: id, Reason: "unknown guard " + id, Expected: "a guard this version knows", Fix: "git exarchos describe " + s.Type}

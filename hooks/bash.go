@@ -26,6 +26,8 @@ var humanOnly = map[string]string{
 	"approve": "approving the plan moves plan review on to implementation",
 	"reject":  "rejecting the plan sends it back for revision",
 	"unblock": "unblocking leaves the blocked phase or resets an open circuit breaker",
+	"grant":   "a grant lets one tool call outside the phase's envelope through",
+	"budget":  "extending the budget gives the phase more tool calls",
 }
 
 func reasonHuman(verb string) string {

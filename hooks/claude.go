@@ -38,6 +38,7 @@ type Input struct {
 	// PreToolUse, PostToolUse.
 	ToolName  string          `json:"tool_name"`
 	ToolInput json.RawMessage `json:"tool_input"`
+	ToolUseID string          `json:"tool_use_id"` // one per call: the idempotency key of what the hook records
 
 	Source             string `json:"source"`  // SessionStart: startup | resume | clear | compact
 	Trigger            string `json:"trigger"` // PreCompact: manual | auto
@@ -61,6 +62,7 @@ type ToolInput struct {
 	FilePath     string `json:"file_path"`     // Edit, Write, MultiEdit, Read
 	NotebookPath string `json:"notebook_path"` // NotebookEdit
 	Command      string `json:"command"`       // Bash
+	Path         string `json:"path"`          // Grep, Glob, LS
 }
 
 // maxInput bounds what is read from stdin: a hook payload is small; a runaway one is not ours.

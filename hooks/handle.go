@@ -3,6 +3,7 @@ package hooks
 import (
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/exarchos/git-exarchos/workflow"
 )
@@ -16,8 +17,12 @@ type Repository interface {
 	// Summary says what the workflow needs to move on, with its guards checked on the repository
 	// (workflow.Summary).
 	Summary(w Bound) string
-	// Record appends an event to the workflow's log.
-	Record(w Bound, ev workflow.NewEvent) error
+	// Record appends events to the workflow's log, in one commit.
+	Record(w Bound, evs ...workflow.NewEvent) error
+	// Defines reports whether the repository enclosing dir defines workflow types of its own
+	// (.exarchos/workflows): their envelopes may restrict any tool, so every call is looked up.
+	// It must be cheap: it runs on every tool call the built-in envelopes do not restrict.
+	Defines(dir string) bool
 	// StopGuard reports whether `git config exarchos.stopGuard` is true where dir is.
 	StopGuard(dir string) bool
 }
@@ -42,18 +47,16 @@ func Handle(in Input, repo Repository, warn func(string)) Output {
 		ti := in.Tool()
 		if in.ToolName == "Bash" {
 			if reason := CheckBash(ti.Command); reason != "" {
+				for _, w := range bound() {
+					recordDenial(repo, w, warn, in, ti.Command, "bash", reason)
+				}
 				return Deny(reason)
 			}
 		}
-		if !policed(in.ToolName) {
+		if !policed(in.ToolName) && !repo.Defines(dir) {
 			return NoOpinion()
 		}
-		for _, w := range bound() {
-			if reason := CheckTool(w, in.ToolName, ti, dir); reason != "" {
-				return Deny(reason)
-			}
-		}
-		return NoOpinion()
+		return preToolUse(in, ti, dir, bound(), repo, warn)
 
 	case SessionStart, SubagentStart:
 		var docs []string
@@ -117,6 +120,51 @@ func Handle(in Input, repo Repository, warn func(string)) Output {
 	return NoOpinion()
 }
 
+// preToolUse applies each bound workflow's envelope. Allowed calls write only when the phase
+// counts turns or a grant is consumed; every write carries the tool_use_id as its idempotency key,
+// so a payload delivered twice is counted once.
+func preToolUse(in Input, ti ToolInput, dir string, ws []Bound, repo Repository, warn func(string)) Output {
+	for _, w := range ws {
+		v := Check(w, in.ToolName, ti, dir)
+		if v.Deny != "" {
+			recordDenial(repo, w, warn, in, v.Subject, v.Kind, v.Deny)
+			return Deny(v.Deny)
+		}
+		var evs []workflow.NewEvent
+		if v.Grant != nil {
+			evs = append(evs, workflow.NewEvent{Type: workflow.EventGrantConsumed, ID: key("grant", in, w),
+				Data: workflow.GrantUseData{Grant: v.Grant.ID, Tool: in.ToolName, Subject: v.Subject, ToolUseID: in.ToolUseID}})
+		}
+		if v.Count {
+			evs = append(evs, workflow.NewEvent{Type: workflow.EventToolCalled, ID: key("turn", in, w),
+				Data: workflow.ToolCallData{Phase: w.State.Phase, Tool: in.ToolName, Subject: truncate(v.Subject, 200), ToolUseID: in.ToolUseID, SessionID: in.SessionID}})
+		}
+		if len(evs) > 0 {
+			if err := repo.Record(w, evs...); err != nil {
+				warn(fmt.Sprintf("could not record the tool call on workflow %s: %v", w.Feature, err))
+			}
+		}
+	}
+	return NoOpinion()
+}
+
+// key is the idempotency key of what one tool call records on one workflow, or "" (a fresh id)
+// when the payload has no tool_use_id.
+func key(what string, in Input, w Bound) string {
+	if in.ToolUseID == "" {
+		return ""
+	}
+	return "hook:" + what + ":" + w.State.Phase + ":" + in.ToolUseID
+}
+
+func recordDenial(repo Repository, w Bound, warn func(string), in Input, subject, kind, reason string) {
+	ev := workflow.NewEvent{Type: workflow.EventToolDenied, ID: key("denied", in, w), Data: workflow.ToolCallData{
+		Phase: w.State.Phase, Tool: in.ToolName, Subject: truncate(subject, 200), ToolUseID: in.ToolUseID, SessionID: in.SessionID, Kind: kind, Reason: truncate(reason, 1000)}}
+	if err := repo.Record(w, ev); err != nil {
+		warn(fmt.Sprintf("could not record the denial on workflow %s: %v", w.Feature, err))
+	}
+}
+
 func record(repo Repository, w Bound, warn func(string), typ string, data any) {
 	if err := repo.Record(w, workflow.NewEvent{Type: typ, Data: data}); err != nil {
 		warn(fmt.Sprintf("could not record %s on workflow %s: %v", typ, w.Feature, err))
@@ -132,4 +180,15 @@ func openTasks(s workflow.State) []workflow.Task {
 		}
 	}
 	return out
+}
+
+// truncate cuts s to at most n bytes (on a rune boundary) for the log.
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
 }

@@ -3,10 +3,12 @@ package hooks
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/exarchos/git-exarchos/workflow"
 )
@@ -120,16 +122,46 @@ type fakeRepo struct {
 	bound     []Bound
 	stopGuard bool
 	recorded  []workflow.NewEvent
+	defines   bool
+	ids       map[string]bool
 }
 
 func (f *fakeRepo) Bound(string) ([]Bound, error) { return f.bound, nil }
 func (f *fakeRepo) Summary(w Bound) string {
 	return w.Feature + " is in " + w.State.Phase + ".\n  → next: needs work\n"
 }
-func (f *fakeRepo) Record(_ Bound, ev workflow.NewEvent) error {
-	f.recorded = append(f.recorded, ev)
+
+// Record keeps the events and folds them into the bound workflow, skipping ids already seen as
+// the store does, so a sequence of hook calls sees what the previous ones recorded.
+func (f *fakeRepo) Record(w Bound, evs ...workflow.NewEvent) error {
+	for _, ev := range evs {
+		if ev.ID != "" {
+			if f.ids[ev.ID] {
+				continue
+			}
+			if f.ids == nil {
+				f.ids = map[string]bool{}
+			}
+			f.ids[ev.ID] = true
+		}
+		f.recorded = append(f.recorded, ev)
+		for i := range f.bound {
+			if f.bound[i].Feature == w.Feature {
+				id := ev.ID
+				if id == "" {
+					id = fmt.Sprintf("ev-%d", len(f.recorded))
+				}
+				e, err := ev.Stamp(id, f.bound[i].State.LastSeq+1, time.Unix(0, 0), "agent", 0)
+				if err != nil {
+					return err
+				}
+				f.bound[i].State = workflow.Apply(f.bound[i].State, e)
+			}
+		}
+	}
 	return nil
 }
+func (f *fakeRepo) Defines(string) bool   { return f.defines }
 func (f *fakeRepo) StopGuard(string) bool { return f.stopGuard }
 
 func TestHandleEvents(t *testing.T) {
@@ -146,6 +178,10 @@ func TestHandleEvents(t *testing.T) {
 	if got := out(Handle(Input{HookEventName: PreToolUse, ToolName: "Write", ToolInput: json.RawMessage(`{"file_path":"/repo/x.go"}`)}, repo, warn)); !strings.Contains(got, `"permissionDecision":"deny"`) {
 		t.Errorf("PreToolUse Write in plan: %s", got)
 	}
+	if len(repo.recorded) != 1 || repo.recorded[0].Type != workflow.EventToolDenied {
+		t.Errorf("the denial was not recorded: %+v", repo.recorded)
+	}
+	repo.recorded = nil
 	if got := out(Handle(Input{HookEventName: SessionStart}, repo, warn)); !strings.Contains(got, `"hookEventName":"SessionStart","additionalContext":"git exarchos: workflow login`) {
 		t.Errorf("SessionStart: %s", got)
 	}

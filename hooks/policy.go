@@ -18,42 +18,19 @@ type Bound struct {
 	Root string
 }
 
-// policed reports whether any phase of any built-in workflow refuses the tool: a tool no policy
-// names is allowed without opening the repository, which keeps most tool calls cheap.
+// policed reports whether any phase of any built-in workflow restricts the tool: a tool no
+// built-in envelope names is allowed without opening the repository, which keeps most tool calls
+// cheap. Repository-defined workflows are found by Repository.Defines instead.
 func policed(tool string) bool {
-	for _, typ := range workflow.Types() {
+	for _, typ := range workflow.BuiltinTypes() {
 		def, _ := workflow.Lookup(typ)
 		for _, p := range def.Phases {
-			if p.Tools.Denies(tool) {
+			if p.Tools.Denies(tool) || len(p.Tools.AllowedTools) > 0 || p.Tools.TurnCap > 0 {
 				return true
 			}
 		}
 	}
 	return false
-}
-
-// CheckTool returns why the workflow's phase refuses a tool call, or "". A refused file tool is
-// still allowed on the recorded path of an artifact the policy excepts.
-func CheckTool(w Bound, tool string, ti ToolInput, cwd string) string {
-	if w.Def == nil {
-		return ""
-	}
-	pol := w.Def.ToolPolicy(w.State.Phase)
-	if !pol.Denies(tool) {
-		return ""
-	}
-	target := ti.FilePath
-	if target == "" {
-		target = ti.NotebookPath
-	}
-	if target != "" {
-		for _, name := range pol.ExceptArtifacts {
-			if a, ok := w.State.Artifacts[name]; ok && !a.Inline && a.Path != "" && samePath(w.Root, a.Path, cwd, target) {
-				return ""
-			}
-		}
-	}
-	return denial(w, pol, tool, target)
 }
 
 // samePath reports whether target (absolute, or relative to cwd) is the file at rel in the
@@ -82,13 +59,21 @@ func resolved(p string) string {
 }
 
 // denial names what is refused, what is still allowed, and the transition that unlocks the tool.
-func denial(w Bound, pol workflow.ToolPolicy, tool, target string) string {
+func denial(w Bound, pol workflow.Envelope, c call, target string) string {
+	tool := c.tool
 	var b strings.Builder
-	fmt.Fprintf(&b, "git exarchos: %s is not allowed while workflow %s (%s) is in phase %s", tool, w.Feature, w.State.Type, w.State.Phase)
+	shown := tool
+	if c.subject != "" && !pol.Denies(tool) {
+		shown = fmt.Sprintf("%s(%s)", tool, c.subject)
+	}
+	fmt.Fprintf(&b, "git exarchos: %s is not allowed while workflow %s (%s) is in phase %s", shown, w.Feature, w.State.Type, w.State.Phase)
 	if p, ok := w.Def.Phase(w.State.Phase); ok && p.Description != "" {
 		fmt.Fprintf(&b, " (%s)", p.Description)
 	}
 	b.WriteString(".")
+	if len(pol.AllowedTools) > 0 {
+		fmt.Fprintf(&b, " The phase allows only %s.", strings.Join(pol.AllowedTools, ", "))
+	}
 	if len(pol.ExceptArtifacts) > 0 {
 		var recorded, missing []string
 		for _, name := range pol.ExceptArtifacts {
@@ -109,7 +94,7 @@ func denial(w Bound, pol workflow.ToolPolicy, tool, target string) string {
 			fmt.Fprintf(&b, " To write the %s here, record its path first: git exarchos set %s artifacts.%s=<path>.", name, w.Feature, name)
 		}
 	}
-	if path := unlockPath(w.Def, w.State.Phase, tool); len(path) > 0 {
+	if path := unlockPath(w.Def, w.State.Phase, c); len(path) > 0 {
 		last := path[len(path)-1]
 		fmt.Fprintf(&b, " %s is allowed from phase %s on, reached by %s → %s (%s)", tool, last.To, last.From, last.To, last.Command(w.Feature))
 		if len(path) > 1 {
@@ -126,7 +111,7 @@ func denial(w Bound, pol workflow.ToolPolicy, tool, target string) string {
 
 // unlockPath is the shortest chain of transitions (universal ones left out) from phase to a
 // phase whose policy allows the tool; nil when there is none.
-func unlockPath(def *workflow.Definition, phase, tool string) []workflow.Transition {
+func unlockPath(def *workflow.Definition, phase string, c call) []workflow.Transition {
 	type step struct {
 		phase string
 		path  []workflow.Transition
@@ -142,7 +127,7 @@ func unlockPath(def *workflow.Definition, phase, tool string) []workflow.Transit
 			}
 			seen[t.To] = true
 			path := append(slices.Clone(cur.path), t)
-			if !def.ToolPolicy(t.To).Denies(tool) {
+			if !refuses(def.ToolPolicy(t.To), c) {
 				return path
 			}
 			queue = append(queue, step{phase: t.To, path: path})

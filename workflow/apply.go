@@ -90,6 +90,8 @@ func (s *State) apply(e Event) {
 		err = s.applyCancelRequested(e, at)
 	case EventCompensationStep:
 		err = s.applyCompensation(e)
+	case EventToolCalled, EventBudgetExtended, EventGrantIssued, EventGrantConsumed, EventCompletionSubmitted:
+		err = s.applyEnvelope(e, at)
 	}
 	if err != nil {
 		s.conflict(e, err.Error())
@@ -188,6 +190,7 @@ func (s *State) enter(def *Definition, t Transition, at int64, reason string) {
 		s.Loop.WorkerDone, s.Loop.ReviewerPass = false, false
 	}
 	s.Phase, s.EnteredAt = to, at
+	s.Budget = Budget{} // turn caps count one stay
 	if def.IsFinal(to) && reason != "" {
 		s.Reason = reason
 	}
@@ -222,7 +225,7 @@ func (s *State) applyCancelled(e Event, at int64) error {
 	if p, ok := def.Phase(d.To); ok && p.Kind != Compound {
 		to = d.To
 	}
-	s.Phase, s.EnteredAt, s.Circuit = to, at, nil
+	s.Phase, s.EnteredAt, s.Circuit, s.Budget = to, at, nil, Budget{}
 	if def.IsFinal(to) {
 		s.Reason = d.Reason
 	}

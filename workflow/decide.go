@@ -79,6 +79,8 @@ func Decide(def *Definition, s State, cmd Command, env Env) ([]NewEvent, *Reject
 		return d.artifact(c.Name, c.Path, c.Text, c.Inline, c.Commit)
 	case OverrideGuard:
 		return d.override(c)
+	case GrantTool, ExtendBudget, SubmitCompletion:
+		return d.envelopeCommand(c)
 	case LinkPR:
 		return d.linkPR(c)
 	case ObservePR:

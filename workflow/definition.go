@@ -1,6 +1,7 @@
 package workflow
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 )
@@ -53,21 +54,45 @@ type Phase struct {
 	Initial      string    `json:"initial,omitempty"`      // compound only: the child entered when the compound is the target
 	MaxFixCycles int       `json:"maxFixCycles,omitempty"` // compound only: circuit-breaker limit
 	Description  string    `json:"description,omitempty"`
-	// Tools is what the agent may not do while the workflow sits here, enforced by the Claude Code
-	// PreToolUse hook. A child phase without one takes its compound's.
-	Tools ToolPolicy `json:"tools,omitzero"`
+	// Tools is the phase's envelope: what the agent may do while the workflow sits here (enforced
+	// by the Claude Code PreToolUse hook), how many tool calls one stay may take, and what must be
+	// submitted to leave. A child phase without one takes its compound's.
+	Tools Envelope `json:"tools,omitzero"`
 }
 
-// ToolPolicy is a phase's rule for the agent's tools: the tools it refuses, and the artifacts whose
-// recorded file paths those tools may still write (a planning phase may edit its design, not the
-// code). It is deliberately small: issue 8 turns it into envelopes with allowed-tool patterns.
-type ToolPolicy struct {
+// Envelope is a phase's rule for the agent's tools. The built-in envelopes only refuse tools
+// (Deny), with the artifacts whose recorded file paths those tools may still write (a planning
+// phase may edit its design, not the code); repository-defined phases may also name the only tools
+// allowed (AllowedTools, in Claude Code's permission-rule syntax: `Read`, `Edit(docs/**)`,
+// `Bash(go test:*)`), a turn cap and a completion schema.
+type Envelope struct {
 	Deny            []string `json:"deny,omitempty"`            // tool names, as Claude Code names them
 	ExceptArtifacts []string `json:"exceptArtifacts,omitempty"` // artifact names whose paths stay writable
+	// AllowedTools, when set, are the only tool calls allowed (Deny still applies on top).
+	AllowedTools []string `json:"allowedTools,omitempty"`
+	// TurnCap is the number of tool calls one stay in the phase may make (0: unlimited); the hook
+	// counts them, restarting at each entry, and `git exarchos budget extend` adds to it.
+	TurnCap int `json:"turnCap,omitempty"`
+	// Completion is the JSON Schema of what `git exarchos submit` hands in to leave the phase; the
+	// phase's outgoing transitions then require the completion-submitted guard.
+	Completion json.RawMessage `json:"completion,omitempty"`
 }
 
+// ToolPolicy is the name issue 7 gave the envelope.
+type ToolPolicy = Envelope
+
 // Denies reports whether the policy refuses the tool (before the artifact exception).
-func (p ToolPolicy) Denies(tool string) bool { return slices.Contains(p.Deny, tool) }
+func (p Envelope) Denies(tool string) bool { return slices.Contains(p.Deny, tool) }
+
+// Empty reports whether the envelope says nothing.
+func (p Envelope) Empty() bool {
+	return len(p.Deny) == 0 && len(p.AllowedTools) == 0 && p.TurnCap == 0 && len(p.Completion) == 0
+}
+
+// Restricts reports whether the envelope can refuse a tool call or counts them.
+func (p Envelope) Restricts() bool {
+	return len(p.Deny) > 0 || len(p.AllowedTools) > 0 || p.TurnCap > 0
+}
 
 // FileWriteTools are Claude Code's tools that write files; planning phases refuse them.
 var FileWriteTools = []string{"Edit", "Write", "MultiEdit", "NotebookEdit"}
@@ -130,6 +155,10 @@ type Definition struct {
 	SynthesisPolicies  []string `json:"synthesisPolicies,omitempty"`
 	CompletionPolicies []string `json:"completionPolicies,omitempty"`
 	Limits             Limits   `json:"limits"`
+	// ShellGuards are the custom guards of a repository-defined type (ShellGuardPrefix).
+	ShellGuards map[string]ShellGuard `json:"shellGuards,omitempty"`
+	// Source is where a repository-defined type was read from (path@commit); empty for built-ins.
+	Source string `json:"source,omitempty"`
 }
 
 // Phase returns the phase with the given id.
@@ -149,7 +178,7 @@ func (d *Definition) ToolPolicy(id string) ToolPolicy {
 		if !ok {
 			return ToolPolicy{}
 		}
-		if len(p.Tools.Deny) > 0 || p.Parent == "" {
+		if !p.Tools.Empty() || p.Parent == "" {
 			return p.Tools
 		}
 		id = p.Parent
@@ -200,8 +229,12 @@ func (d *Definition) Outgoing(from string) []Transition {
 		return nil
 	}
 	var out []Transition
+	completion := len(d.ToolPolicy(from).Completion) > 0
 	for _, t := range d.Transitions {
 		if t.From == from {
+			if completion && t.TakenBy(OnTransition) && !slices.Contains(t.Guards, GuardCompletionSubmitted) {
+				t.Guards = append([]string{GuardCompletionSubmitted}, t.Guards...)
+			}
 			out = append(out, t)
 		}
 	}
@@ -278,8 +311,11 @@ func (d *Definition) Validate() error {
 		default:
 			return fmt.Errorf("%s: phase %q has kind %q", d.Type, p.ID, p.Kind)
 		}
-		if slices.Contains(p.Tools.Deny, "") || (len(p.Tools.ExceptArtifacts) > 0 && len(p.Tools.Deny) == 0) {
+		if slices.Contains(p.Tools.Deny, "") || slices.Contains(p.Tools.AllowedTools, "") || (len(p.Tools.ExceptArtifacts) > 0 && len(p.Tools.Deny) == 0 && len(p.Tools.AllowedTools) == 0) {
 			return fmt.Errorf("%s: phase %q has a tool policy with an empty tool name or exceptions without denials", d.Type, p.ID)
+		}
+		if p.Tools.TurnCap < 0 {
+			return fmt.Errorf("%s: phase %q has a negative turn cap", d.Type, p.ID)
 		}
 	}
 	for _, p := range d.Phases {

@@ -53,7 +53,7 @@ func IsReservedEventType(t string) bool {
 	if t == EventSynthesisRequested {
 		return false
 	}
-	return strings.HasPrefix(t, ReservedPrefix) || engineEventTypes[t]
+	return strings.HasPrefix(t, ReservedPrefix) || engineEventTypes[t] || t == EventToolDenied || t == EventGuardFailed
 }
 
 // EventTypes lists the engine's event types.
@@ -65,6 +65,7 @@ func EventTypes() []string {
 		EventPlanRejected, EventCircuitOpened, EventLoopSignalled, EventSynthesisRequested,
 		EventPRLinked, EventPRObserved, EventMergeVerified,
 		EventWorktreeCreated, EventCancelRequested, EventCompensationStep,
+		EventToolCalled, EventGrantIssued, EventGrantConsumed, EventBudgetExtended, EventCompletionSubmitted,
 	}
 }
 

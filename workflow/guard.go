@@ -116,6 +116,14 @@ func evaluate(t Transition, s State, env Env) []GuardVerdict {
 		switch {
 		case activeOverride(s, g):
 			v.Passed, v.Overridden = true, true
+		case g == GuardCompletionSubmitted:
+			// Read from the log, not from a fact: the submission was validated when it was recorded.
+			if _, ok := s.Submitted(s.Phase); !ok {
+				v.Failure = &GuardFailure{Guard: g, Reason: "no completion was submitted in this visit of " + s.Phase,
+					Expected: "a payload valid against the phase's completion schema",
+					Fix:      fmt.Sprintf("git exarchos submit %s %s --file <payload.json>", s.Feature, s.Phase)}
+			}
+			v.Passed = v.Failure == nil
 		case env.Guards == nil:
 			v.Failure = &GuardFailure{Guard: g, Reason: "no guard evaluator configured", Expected: "a guard evaluator", Fix: "git exarchos transitions " + s.Feature}
 		default:

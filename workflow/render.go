@@ -2,6 +2,8 @@ package workflow
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 )
 
@@ -101,7 +103,14 @@ func (d *Definition) Mermaid() string {
 // transitions with guards, limits and policies.
 func (d *Definition) Text() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s: %s\n\nphases:\n", d.Type, d.Description)
+	fmt.Fprintf(&b, "%s: %s\n", d.Type, d.Description)
+	if d.Source != "" {
+		fmt.Fprintf(&b, "defined in the repository: %s\n", d.Source)
+	}
+	for _, name := range slices.Sorted(maps.Keys(d.ShellGuards)) {
+		fmt.Fprintf(&b, "guard %s%s: sh -c %q (timeout %dms)\n", ShellGuardPrefix, name, d.ShellGuards[name].Run, d.ShellGuards[name].TimeoutMs)
+	}
+	b.WriteString("\nphases:\n")
 	var phase func(p Phase, indent string)
 	phase = func(p Phase, indent string) {
 		var tags []string
@@ -120,6 +129,15 @@ func (d *Definition) Text() string {
 				tag += " except on the " + strings.Join(t.ExceptArtifacts, " and ") + " artifacts"
 			}
 			tags = append(tags, tag)
+		}
+		if t := p.Tools; len(t.AllowedTools) > 0 {
+			tags = append(tags, "allows only "+strings.Join(t.AllowedTools, ", "))
+		}
+		if t := p.Tools; t.TurnCap > 0 {
+			tags = append(tags, fmt.Sprintf("turn cap %d", t.TurnCap))
+		}
+		if len(p.Tools.Completion) > 0 {
+			tags = append(tags, "completion schema (git exarchos submit)")
 		}
 		fmt.Fprintf(&b, "%s%s", indent, p.ID)
 		if len(tags) > 0 {

@@ -329,7 +329,7 @@ func (s *State) applyCancelRequested(e Event, at int64) error {
 		return nil // a second request (merged logs) changes nothing
 	}
 	s.Cancel = &Cancellation{From: s.Phase, Reason: d.Reason, Actor: actorOf(d.Actor, e), At: at}
-	s.Phase, s.EnteredAt, s.Circuit = to, at, nil
+	s.Phase, s.EnteredAt, s.Circuit, s.Budget = to, at, nil, Budget{}
 	return nil
 }
 

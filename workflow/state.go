@@ -49,6 +49,12 @@ type State struct {
 	Resources []Resource    `json:"resources"`
 	Cancel    *Cancellation `json:"cancel,omitempty"`
 
+	// Budget counts the tool calls of the current stay in the phase (envelope turn caps); Grants
+	// are the one-shot grants not yet consumed; Submissions the completions submitted, per phase.
+	Budget      Budget                `json:"budget,omitzero"`
+	Grants      []Grant               `json:"grants,omitempty"`
+	Submissions map[string]Submission `json:"submissions,omitempty"`
+
 	Conflicts []Conflict `json:"conflicts"`
 	Events    int64      `json:"events"`  // every event folded, custom ones included
 	Ignored   int64      `json:"ignored"` // custom or unknown event types
@@ -177,6 +183,8 @@ func (s State) Clone() State {
 	c.Fields = slices.Clone(s.Fields)
 	c.FixCycles = maps.Clone(s.FixCycles)
 	c.Conflicts = slices.Clone(s.Conflicts)
+	c.Grants = slices.Clone(s.Grants)
+	c.Submissions = maps.Clone(s.Submissions)
 	c.Resources = cloneResources(s.Resources)
 	if s.Cancel != nil {
 		cc := *s.Cancel

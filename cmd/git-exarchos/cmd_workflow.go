@@ -216,13 +216,17 @@ func describeCommand() *cli.Command {
 Examples:
    git exarchos describe                      # every type
    git exarchos describe feature --format mermaid > feature.mmd
-   git exarchos describe debug --json`,
+   git exarchos describe debug --json
+
+Inside a repository, the types it defines in .exarchos/workflows/*.yaml (at HEAD) are listed too.`,
 		Flags: []cli.Flag{&cli.StringFlag{Name: "format", Aliases: []string{"f"}, Value: "text", Usage: "text | json | mermaid"}, jsonFlag},
 		Action: func(c *cli.Context) error {
 			format := c.String("format")
 			if c.Bool("json") {
 				format = "json"
 			}
+			// Inside a repository, its own types (.exarchos/workflows at HEAD) are described too.
+			_, _ = openRepo()
 			text, defs, err := app.Describe(app.DescribeOptions{Type: c.Args().First(), Format: format})
 			if err != nil {
 				return err

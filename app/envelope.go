@@ -1,0 +1,188 @@
+package app
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+	"golang.org/x/text/language"
+	"golang.org/x/text/message"
+
+	"github.com/exarchos/git-exarchos/workflow"
+)
+
+// GrantOptions are `git exarchos grant <feature> --tool T [--match M] --once --reason R`.
+type GrantOptions struct {
+	Feature, Tool, Match, Reason string
+}
+
+// Grant records a one-shot grant: the next tool call it matches, outside the phase's envelope,
+// is let through once (the hook records its consumption).
+func Grant(r *Repo, o GrantOptions) (*Result, error) {
+	return Run(r, o.Feature, workflow.GrantTool{Tool: o.Tool, Match: o.Match, Reason: o.Reason})
+}
+
+// BudgetOptions are `git exarchos budget extend <feature> N --reason R`.
+type BudgetOptions struct {
+	Feature string
+	Turns   int
+	Reason  string
+}
+
+// ExtendBudget gives the current stay in the phase more tool calls.
+func ExtendBudget(r *Repo, o BudgetOptions) (*Result, error) {
+	return Run(r, o.Feature, workflow.ExtendBudget{Turns: o.Turns, Reason: o.Reason})
+}
+
+// SubmitOptions are `git exarchos submit <feature> <phase> [--file F]` (stdin without --file).
+type SubmitOptions struct {
+	Feature, Phase string
+	File           string
+	Stdin          io.Reader
+}
+
+// SchemaError is one way a submitted payload breaks the phase's completion schema.
+type SchemaError struct {
+	Path    string `json:"path"`    // JSON pointer into the payload ("" is the whole document)
+	Keyword string `json:"keyword"` // JSON pointer into the schema
+	Message string `json:"message"`
+}
+
+// InvalidSubmission is a payload the schema refuses, with every error.
+type InvalidSubmission struct {
+	Feature, Phase string
+	Errors         []SchemaError
+}
+
+func (e *InvalidSubmission) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "the completion of %s does not match its schema (%d error(s)); fix the payload and submit again with git exarchos submit %s %s --file <payload.json>", e.Phase, len(e.Errors), e.Feature, e.Phase)
+	for _, se := range e.Errors {
+		p := se.Path
+		if p == "" {
+			p = "(document)"
+		}
+		fmt.Fprintf(&b, "\n  %s: %s", p, se.Message)
+	}
+	return b.String()
+}
+
+// Submit validates a completion payload against the phase's schema and records it (an event and
+// an inline artifact). An invalid payload records nothing and reports every schema error.
+func Submit(r *Repo, o SubmitOptions) (*Result, error) {
+	feature, err := r.ResolveFeature(o.Feature)
+	if err != nil {
+		return nil, err
+	}
+	var raw []byte
+	if o.File != "" && o.File != "-" {
+		raw, err = os.ReadFile(o.File)
+	} else if o.Stdin != nil {
+		raw, err = io.ReadAll(io.LimitReader(o.Stdin, 1<<20+1))
+	} else {
+		return nil, Usagef("give the payload with --file <payload.json> or on stdin")
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read the completion payload: %w", err)
+	}
+	st, _, err := r.State(feature)
+	if err != nil {
+		return nil, err
+	}
+	def, ok := workflow.Lookup(st.Type)
+	if !ok {
+		return nil, fmt.Errorf("%s has type %q, which this repository does not define at HEAD (see git exarchos describe)", feature, st.Type)
+	}
+	if _, ok := def.Phase(o.Phase); !ok {
+		return nil, Usagef("the %s definition has no phase %q: choose one of %s", def.Type, o.Phase, strings.Join(def.PhaseIDs(), ", "))
+	}
+	schema := def.ToolPolicy(o.Phase).Completion
+	if len(schema) > 0 {
+		if errs, err := ValidateAgainst(schema, raw); err != nil {
+			return nil, err
+		} else if len(errs) > 0 {
+			return nil, &InvalidSubmission{Feature: feature, Phase: o.Phase, Errors: errs}
+		}
+	}
+	sum := sha256.Sum256(raw)
+	return r.Execute(feature, workflow.SubmitCompletion{Phase: o.Phase, Payload: json.RawMessage(bytes.TrimSpace(raw)), SHA256: hex.EncodeToString(sum[:])})
+}
+
+// noLoader refuses every $ref outside the schema: a completion schema is self-contained, and a
+// definition must not make the CLI read files or URLs.
+type noLoader struct{}
+
+func (noLoader) Load(url string) (any, error) {
+	return nil, fmt.Errorf("completion schemas are self-contained: $ref to %s is not followed", url)
+}
+
+// CompileSchema compiles a completion schema (JSON Schema, draft 2020-12 unless it says otherwise).
+func CompileSchema(schema []byte) (*jsonschema.Schema, error) {
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(schema))
+	if err != nil {
+		return nil, fmt.Errorf("the completion schema is not JSON: %w", err)
+	}
+	c := jsonschema.NewCompiler()
+	c.UseLoader(noLoader{})
+	if err := c.AddResource("completion.json", doc); err != nil {
+		return nil, fmt.Errorf("the completion schema: %w", err)
+	}
+	sch, err := c.Compile("completion.json")
+	if err != nil {
+		return nil, fmt.Errorf("the completion schema does not compile: %w", err)
+	}
+	return sch, nil
+}
+
+// ValidateAgainst validates payload against schema and returns every error (leaf causes), sorted
+// by path. A payload that is not JSON is one error at the document.
+func ValidateAgainst(schema, payload []byte) ([]SchemaError, error) {
+	sch, err := CompileSchema(schema)
+	if err != nil {
+		return nil, err
+	}
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(payload))
+	if err != nil {
+		return []SchemaError{{Message: "not JSON: " + err.Error()}}, nil
+	}
+	err = sch.Validate(doc)
+	var ve *jsonschema.ValidationError
+	if err == nil {
+		return nil, nil
+	}
+	if !errors.As(err, &ve) {
+		return nil, err
+	}
+	p := message.NewPrinter(language.English)
+	var out []SchemaError
+	var walk func(e *jsonschema.ValidationError)
+	walk = func(e *jsonschema.ValidationError) {
+		if len(e.Causes) == 0 {
+			out = append(out, SchemaError{Path: pointer(e.InstanceLocation), Keyword: pointer(e.ErrorKind.KeywordPath()), Message: e.ErrorKind.LocalizedString(p)})
+			return
+		}
+		for _, c := range e.Causes {
+			walk(c)
+		}
+	}
+	walk(ve)
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	return out, nil
+}
+
+// pointer renders path tokens as a JSON pointer (RFC 6901).
+func pointer(tokens []string) string {
+	var b strings.Builder
+	for _, t := range tokens {
+		b.WriteString("/" + strings.ReplaceAll(strings.ReplaceAll(t, "~", "~0"), "/", "~1"))
+	}
+	return b.String()
+}

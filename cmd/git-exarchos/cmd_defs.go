@@ -1,0 +1,45 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/exarchos/git-exarchos/workflowdef"
+)
+
+func init() {
+	commands = append(commands, lintWorkflowCommand())
+}
+
+func lintWorkflowCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "lint-workflow",
+		Usage: "check a workflow definition file (.exarchos/workflows/<name>.yaml) before committing it",
+		UsageText: "git exarchos lint-workflow <file> [--json]\n\n" +
+			"Reports, with line numbers: unknown phases in transitions, guards that do not exist, unreachable\n" +
+			"phases, a missing final phase, bad tool rules, turn caps and completion schemas. Exit 1 when it\n" +
+			"finds a problem. Definitions take effect once committed (they are read from HEAD).\n\nExamples:\n" +
+			"   git exarchos lint-workflow .exarchos/workflows/docs.yaml",
+		Flags: []cli.Flag{jsonFlag},
+		Action: func(c *cli.Context) error {
+			if c.NArg() != 1 {
+				return usageErrf("usage: git exarchos lint-workflow <file>")
+			}
+			name := c.Args().First()
+			src, err := os.ReadFile(name)
+			if err != nil {
+				return usageErrf("read %s: %v", name, err)
+			}
+			def, problems := workflowdef.Parse(name, src)
+			if len(problems) > 0 {
+				return &codedError{code: "LINT_FAILED", msg: fmt.Sprintf("%d problem(s):\n%s", len(problems), problems.Error()), exit: exitError, details: problems}
+			}
+			return emit(c, map[string]any{"file": name, "ok": true, "definition": def}, func(w io.Writer) {
+				printf(w, "%s: ok (type %s, %d phases, %d transitions)\n", name, def.Type, len(def.Phases), len(def.Transitions))
+			})
+		},
+	}
+}

@@ -1,0 +1,455 @@
+// Package workflowdef reads workflow definitions written in YAML (.exarchos/workflows/<name>.yaml)
+// into workflow.Definition values, and lints them with line numbers. It does no I/O: the caller
+// reads the files from the repository's own commits (never from fetched workflow refs) and
+// registers the result with workflow.Register.
+//
+// A file defines a new type, or extends a built-in under a new name (its phases, transitions and
+// guards are kept; the file adds phases, transitions, shell guards, and envelopes on existing
+// phases):
+//
+//	type: docs-feature
+//	extends: feature            # optional
+//	description: a feature whose research phase is read-only
+//	initial: research           # default: the base's initial phase
+//	phases:
+//	  - id: research
+//	    description: read the code, hand in findings
+//	    allowedTools: [Read, Grep, "Bash(go test:*)"]
+//	    turnCap: 40
+//	    completion:             # JSON Schema (as YAML) of what `git exarchos submit` hands in
+//	      type: object
+//	      required: [summary]
+//	  - id: done
+//	    kind: final
+//	transitions:
+//	  - {from: research, to: done, guards: [shell:tests]}
+//	guards:
+//	  tests: {run: "go test ./...", timeout: 2m}
+package workflowdef
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/exarchos/git-exarchos/guards"
+	"github.com/exarchos/git-exarchos/workflow"
+)
+
+// File is the YAML shape of a definition file.
+type File struct {
+	Type        string               `yaml:"type"`
+	Extends     string               `yaml:"extends"`
+	Description string               `yaml:"description"`
+	Initial     string               `yaml:"initial"`
+	Phases      []PhaseSpec          `yaml:"phases"`
+	Transitions []TransitionSpec     `yaml:"transitions"`
+	Guards      map[string]GuardSpec `yaml:"guards"`
+	Reviews     []string             `yaml:"reviews"`
+	Tracks      []string             `yaml:"tracks"`
+	Limits      workflow.Limits      `yaml:"limits"`
+}
+
+// PhaseSpec is one phase in YAML.
+type PhaseSpec struct {
+	ID           string    `yaml:"id"`
+	Kind         string    `yaml:"kind"`
+	Parent       string    `yaml:"parent"`
+	Initial      string    `yaml:"initial"`
+	MaxFixCycles int       `yaml:"maxFixCycles"`
+	Description  string    `yaml:"description"`
+	AllowedTools []string  `yaml:"allowedTools"`
+	Deny         []string  `yaml:"deny"`
+	Except       []string  `yaml:"exceptArtifacts"`
+	TurnCap      int       `yaml:"turnCap"`
+	Completion   yaml.Node `yaml:"completion"`
+}
+
+// TransitionSpec is one transition in YAML.
+type TransitionSpec struct {
+	From   string   `yaml:"from"`
+	To     string   `yaml:"to"`
+	Guards []string `yaml:"guards"`
+	On     []string `yaml:"on"`
+	Note   string   `yaml:"note"`
+}
+
+// GuardSpec is a custom guard: a shell command, passing when it exits 0 within its timeout.
+type GuardSpec struct {
+	Run     string `yaml:"run"`
+	Timeout string `yaml:"timeout"`
+}
+
+// Problem is one lint finding, at a line of the file (0 when it has no single place).
+type Problem struct {
+	File    string `json:"file"`
+	Line    int    `json:"line"`
+	Message string `json:"message"`
+}
+
+func (p Problem) String() string {
+	if p.Line > 0 {
+		return fmt.Sprintf("%s:%d: %s", p.File, p.Line, p.Message)
+	}
+	return fmt.Sprintf("%s: %s", p.File, p.Message)
+}
+
+// Problems is a definition's lint findings as an error.
+type Problems []Problem
+
+func (ps Problems) Error() string {
+	lines := make([]string, len(ps))
+	for i, p := range ps {
+		lines[i] = p.String()
+	}
+	return strings.Join(lines, "\n")
+}
+
+// DefaultGuardTimeout and MaxGuardTimeout bound a shell guard's run.
+const (
+	DefaultGuardTimeout = 60 * time.Second
+	MaxGuardTimeout     = 10 * time.Minute
+)
+
+// lines maps what the linter talks about to where it is in the file.
+type lines struct {
+	top         map[string]int
+	phases      []int // line of each phase item
+	phaseFields []map[string]int
+	transitions []int
+	transFields []map[string]int
+	guards      map[string]int
+}
+
+func keyLines(n *yaml.Node) map[string]int {
+	m := map[string]int{}
+	if n != nil && n.Kind == yaml.MappingNode {
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			m[n.Content[i].Value] = n.Content[i].Line
+		}
+	}
+	return m
+}
+
+func valueOf(n *yaml.Node, key string) *yaml.Node {
+	if n != nil && n.Kind == yaml.MappingNode {
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			if n.Content[i].Value == key {
+				return n.Content[i+1]
+			}
+		}
+	}
+	return nil
+}
+
+func locate(doc *yaml.Node) lines {
+	l := lines{top: map[string]int{}, guards: map[string]int{}}
+	if doc == nil || len(doc.Content) == 0 {
+		return l
+	}
+	root := doc.Content[0]
+	l.top = keyLines(root)
+	if ps := valueOf(root, "phases"); ps != nil {
+		for _, p := range ps.Content {
+			l.phases = append(l.phases, p.Line)
+			l.phaseFields = append(l.phaseFields, keyLines(p))
+		}
+	}
+	if ts := valueOf(root, "transitions"); ts != nil {
+		for _, t := range ts.Content {
+			l.transitions = append(l.transitions, t.Line)
+			l.transFields = append(l.transFields, keyLines(t))
+		}
+	}
+	l.guards = keyLines(valueOf(root, "guards"))
+	return l
+}
+
+func at(m []map[string]int, i int, key string, fallback []int) int {
+	if i < len(m) {
+		if n, ok := m[i][key]; ok {
+			return n
+		}
+	}
+	if i < len(fallback) {
+		return fallback[i]
+	}
+	return 0
+}
+
+// Parse reads a definition file and returns the definition with every problem found; the
+// definition is nil when there is any.
+func Parse(name string, src []byte) (*workflow.Definition, Problems) {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(src, &doc); err != nil {
+		return nil, Problems{{File: name, Line: yamlLine(err), Message: err.Error()}}
+	}
+	var f File
+	dec := yaml.NewDecoder(bytes.NewReader(src))
+	dec.KnownFields(true)
+	if err := dec.Decode(&f); err != nil {
+		return nil, Problems{{File: name, Line: yamlLine(err), Message: err.Error()}}
+	}
+	l := locate(&doc)
+	var ps Problems
+	add := func(line int, format string, args ...any) {
+		ps = append(ps, Problem{File: name, Line: line, Message: fmt.Sprintf(format, args...)})
+	}
+	def := &workflow.Definition{Type: f.Type, Description: f.Description, Initial: f.Initial, Reviews: f.Reviews, Tracks: f.Tracks, Limits: f.Limits}
+	if f.Type == "" || !workflow.ValidFeature(f.Type) {
+		add(l.top["type"], "type %q: name the workflow type with lowercase letters, digits, '.', '_' and '-'", f.Type)
+	} else if workflow.IsBuiltin(f.Type) {
+		add(l.top["type"], "type %q is built in: give the extension its own name (extends: %s keeps the built-in's phases)", f.Type, f.Type)
+	}
+	if f.Extends != "" {
+		base, ok := workflow.Lookup(f.Extends)
+		if !ok || !workflow.IsBuiltin(f.Extends) {
+			add(l.top["extends"], "extends %q: only built-in types can be extended (%s)", f.Extends, strings.Join(workflow.BuiltinTypes(), ", "))
+		} else {
+			def.Phases = slices.Clone(base.Phases)
+			def.Transitions = slices.Clone(base.Transitions)
+			def.Reviews = cmpOr(def.Reviews, base.Reviews)
+			def.Tracks = cmpOr(def.Tracks, base.Tracks)
+			def.SynthesisPolicies, def.CompletionPolicies = base.SynthesisPolicies, base.CompletionPolicies
+			if def.Limits == (workflow.Limits{}) {
+				def.Limits = base.Limits
+			}
+			if def.Initial == "" {
+				def.Initial = base.Initial
+			}
+			if def.Description == "" {
+				def.Description = base.Description + " (extended by the repository)"
+			}
+		}
+	}
+	for i, p := range f.Phases {
+		line := at(l.phaseFields, i, "id", l.phases)
+		env := workflow.Envelope{AllowedTools: p.AllowedTools, Deny: p.Deny, ExceptArtifacts: p.Except, TurnCap: p.TurnCap}
+		for _, r := range append(slices.Clone(p.AllowedTools), p.Deny...) {
+			if _, _, err := workflow.ParseToolRule(r); err != nil {
+				add(at(l.phaseFields, i, "allowedTools", l.phases), "phase %s: %v", p.ID, err)
+			}
+		}
+		if p.TurnCap < 0 {
+			add(at(l.phaseFields, i, "turnCap", l.phases), "phase %s: turnCap must be positive", p.ID)
+		}
+		if !p.Completion.IsZero() {
+			var v any
+			if err := p.Completion.Decode(&v); err != nil {
+				add(p.Completion.Line, "phase %s: completion: %v", p.ID, err)
+			} else if b, err := json.Marshal(normalize(v)); err != nil {
+				add(p.Completion.Line, "phase %s: completion is not a JSON Schema: %v", p.ID, err)
+			} else {
+				env.Completion = b
+			}
+		}
+		if j := slices.IndexFunc(def.Phases, func(q workflow.Phase) bool { return q.ID == p.ID }); j >= 0 && f.Extends != "" {
+			// An extension adds an envelope (and may re-describe) an existing phase; its shape stays.
+			if p.Kind != "" || p.Parent != "" || p.Initial != "" {
+				add(line, "phase %s is the base's: an extension may set its description and envelope only", p.ID)
+			}
+			if p.Description != "" {
+				def.Phases[j].Description = p.Description
+			}
+			def.Phases[j].Tools = mergeEnvelope(def.Phases[j].Tools, env)
+			continue
+		} else if j >= 0 {
+			add(line, "phase %q is defined twice", p.ID)
+			continue
+		}
+		kind := workflow.PhaseKind(cmpOrString(p.Kind, string(workflow.Normal)))
+		switch kind {
+		case workflow.Normal, workflow.Final, workflow.Compound:
+		default:
+			add(at(l.phaseFields, i, "kind", l.phases), "phase %s: kind %q: use normal, final or compound", p.ID, p.Kind)
+		}
+		if p.ID == "" {
+			add(line, "a phase without an id")
+			continue
+		}
+		def.Phases = append(def.Phases, workflow.Phase{ID: p.ID, Kind: kind, Parent: p.Parent, Initial: p.Initial, MaxFixCycles: p.MaxFixCycles, Description: p.Description, Tools: env})
+	}
+	known := func(id string) bool { _, ok := def.Phase(id); return ok }
+	if def.Initial == "" {
+		add(l.top["type"], "no initial phase: set initial: <phase>")
+	} else if !known(def.Initial) {
+		add(l.top["initial"], "initial phase %q is not defined", def.Initial)
+	}
+	shell := map[string]workflow.ShellGuard{}
+	for name, g := range f.Guards {
+		line := l.guards[name]
+		if strings.TrimSpace(g.Run) == "" {
+			add(line, "guard %s: give the shell command to run (run: …)", name)
+		}
+		timeout := DefaultGuardTimeout
+		if g.Timeout != "" {
+			d, err := time.ParseDuration(g.Timeout)
+			if err != nil || d <= 0 || d > MaxGuardTimeout {
+				add(line, "guard %s: timeout %q: a duration up to %s, e.g. 90s", name, g.Timeout, MaxGuardTimeout)
+			} else {
+				timeout = d
+			}
+		}
+		shell[name] = workflow.ShellGuard{Run: g.Run, TimeoutMs: timeout.Milliseconds()}
+	}
+	if len(shell) > 0 {
+		def.ShellGuards = shell
+	}
+	for i, t := range f.Transitions {
+		line := at(l.transFields, i, "from", l.transitions)
+		if t.From != workflow.AnyPhase && !known(t.From) {
+			add(line, "transition %s → %s leaves unknown phase %q", t.From, t.To, t.From)
+		}
+		if !known(t.To) {
+			add(at(l.transFields, i, "to", l.transitions), "transition %s → %s goes to unknown phase %q", t.From, t.To, t.To)
+		}
+		for _, g := range t.Guards {
+			if !guardExists(g, shell) {
+				add(at(l.transFields, i, "guards", l.transitions), "transition %s → %s: guard %q does not exist (built in: %s; or define it under guards: and name it shell:<name>)", t.From, t.To, g, strings.Join(append(guards.IDs(), "artifact-<name>", workflow.GuardCompletionSubmitted), ", "))
+			}
+		}
+		var on []workflow.Trigger
+		for _, o := range t.On {
+			on = append(on, workflow.Trigger(o))
+		}
+		def.Transitions = append(def.Transitions, workflow.Transition{From: t.From, To: t.To, Guards: t.Guards, On: on, Note: t.Note})
+	}
+	if !slices.ContainsFunc(def.Phases, func(p workflow.Phase) bool { return p.Kind == workflow.Final }) {
+		add(l.top["phases"], "no final phase: add one (kind: final) so the workflow can end")
+	}
+	if len(ps) == 0 {
+		for _, id := range unreachable(def) {
+			add(phaseLine(f, l, id), "phase %s is unreachable from the initial phase %s", id, def.Initial)
+		}
+	}
+	if len(ps) == 0 {
+		if err := def.Validate(); err != nil {
+			add(0, "%v", err)
+		}
+	}
+	if len(ps) > 0 {
+		return nil, ps
+	}
+	return def, nil
+}
+
+func phaseLine(f File, l lines, id string) int {
+	for i, p := range f.Phases {
+		if p.ID == id {
+			return at(l.phaseFields, i, "id", l.phases)
+		}
+	}
+	return l.top["extends"]
+}
+
+func guardExists(id string, shell map[string]workflow.ShellGuard) bool {
+	if name, ok := strings.CutPrefix(id, workflow.ShellGuardPrefix); ok {
+		_, ok := shell[name]
+		return ok
+	}
+	if id == workflow.GuardCompletionSubmitted {
+		return true
+	}
+	_, ok := guards.Lookup(id)
+	return ok
+}
+
+// unreachable lists the phases no chain of transitions reaches from the initial phase (a compound
+// is reached when one of its children is; universal transitions reach their target from anywhere).
+func unreachable(def *workflow.Definition) []string {
+	seen := map[string]bool{}
+	queue := []string{def.Initial}
+	seen[def.Initial] = true
+	for len(queue) > 0 {
+		cur := queue[0]
+		queue = queue[1:]
+		for _, t := range def.Outgoing(cur) {
+			to := t.To
+			if !seen[to] {
+				seen[to] = true
+				queue = append(queue, to)
+			}
+		}
+	}
+	var out []string
+	for _, p := range def.Phases {
+		if p.Kind == workflow.Compound {
+			continue
+		}
+		if !seen[p.ID] {
+			out = append(out, p.ID)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+func mergeEnvelope(base, add workflow.Envelope) workflow.Envelope {
+	if len(add.AllowedTools) > 0 {
+		base.AllowedTools = add.AllowedTools
+	}
+	if len(add.Deny) > 0 {
+		base.Deny = add.Deny
+	}
+	if len(add.ExceptArtifacts) > 0 {
+		base.ExceptArtifacts = add.ExceptArtifacts
+	}
+	if add.TurnCap > 0 {
+		base.TurnCap = add.TurnCap
+	}
+	if len(add.Completion) > 0 {
+		base.Completion = add.Completion
+	}
+	return base
+}
+
+// normalize turns YAML's map[string]any (and nested values) into what encoding/json marshals.
+func normalize(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		for k, e := range x {
+			x[k] = normalize(e)
+		}
+	case map[any]any:
+		m := map[string]any{}
+		for k, e := range x {
+			m[fmt.Sprint(k)] = normalize(e)
+		}
+		return m
+	case []any:
+		for i, e := range x {
+			x[i] = normalize(e)
+		}
+	}
+	return v
+}
+
+func cmpOr[T any](a, b []T) []T {
+	if len(a) > 0 {
+		return a
+	}
+	return b
+}
+
+func cmpOrString(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+// yamlLine digs the line out of a yaml.v3 error ("yaml: line 7: …").
+func yamlLine(err error) int {
+	var n int
+	msg := err.Error()
+	if i := strings.Index(msg, "line "); i >= 0 {
+		fmt.Sscanf(msg[i+5:], "%d", &n)
+	}
+	return n
+}
