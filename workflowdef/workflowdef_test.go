@@ -1,0 +1,99 @@
+package workflowdef
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/exarchos/git-exarchos/workflow"
+)
+
+const broken = `type: broken
+initial: start
+phases:
+  - id: start
+    allowedTools: ["Edit(docs/**", Read]
+  - id: middle
+  - id: orphan
+transitions:
+  - from: start
+    to: middle
+    guards: [no-such-guard, "shell:undefined"]
+  - from: middle
+    to: nowhere
+  - from: ghost
+    to: start
+`
+
+func TestLintReportsEveryProblemWithItsLine(t *testing.T) {
+	def, ps := Parse("broken.yaml", []byte(broken))
+	if def != nil {
+		t.Fatal("a broken definition parsed")
+	}
+	got := ps.Error()
+	for _, want := range []string{
+		`broken.yaml:5: phase start: tool rule "Edit(docs/**"`,
+		`broken.yaml:11: transition start → middle: guard "no-such-guard" does not exist`,
+		`broken.yaml:11: transition start → middle: guard "shell:undefined" does not exist`,
+		`broken.yaml:13: transition middle → nowhere goes to unknown phase "nowhere"`,
+		`broken.yaml:14: transition ghost → start leaves unknown phase "ghost"`,
+		`broken.yaml:3: no final phase`,
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("lint output does not say %q:\n%s", want, got)
+		}
+	}
+}
+
+func TestLintUnreachable(t *testing.T) {
+	src := "type: u\ninitial: a\nphases:\n  - id: a\n  - id: lost\n  - id: end\n    kind: final\ntransitions:\n  - {from: a, to: end}\n"
+	_, ps := Parse("u.yaml", []byte(src))
+	if len(ps) != 1 || ps[0].Line != 5 || !strings.Contains(ps[0].Message, "phase lost is unreachable") {
+		t.Fatalf("problems: %v", ps)
+	}
+	_, ps = Parse("y.yaml", []byte("type: y\nphases: [\n"))
+	if len(ps) != 1 || ps[0].Line == 0 {
+		t.Fatalf("YAML syntax error: %v", ps)
+	}
+	_, ps = Parse("k.yaml", []byte("type: k\ninitial: a\nphasez: []\n"))
+	if len(ps) != 1 || ps[0].Line != 3 {
+		t.Fatalf("unknown key: %v", ps)
+	}
+}
+
+func TestExtendBuiltin(t *testing.T) {
+	src := `type: feature-gated
+extends: feature
+phases:
+  - id: ideate
+    turnCap: 50
+  - id: security-review
+    description: a security pass before the PR
+    allowedTools: [Read, Grep]
+transitions:
+  - {from: review, to: security-review, guards: [reviews-passed]}
+  - {from: security-review, to: synthesize, guards: ["shell:audit"]}
+guards:
+  audit: {run: "true"}
+`
+	def, ps := Parse("fg.yaml", []byte(src))
+	if len(ps) > 0 {
+		t.Fatal(ps)
+	}
+	base, _ := workflow.Lookup("feature")
+	if len(def.Phases) != len(base.Phases)+1 || def.Initial != "ideate" || def.Limits != base.Limits {
+		t.Fatalf("extension: %d phases, initial %s", len(def.Phases), def.Initial)
+	}
+	p, _ := def.Phase("ideate")
+	if p.Tools.TurnCap != 50 || !p.Tools.Denies("Write") {
+		t.Errorf("ideate's envelope: %+v (the built-in denials must stay)", p.Tools)
+	}
+	if bp, _ := base.Phase("ideate"); bp.Tools.TurnCap != 0 {
+		t.Error("extending changed the built-in")
+	}
+	if def.ShellGuards["audit"].TimeoutMs != DefaultGuardTimeout.Milliseconds() {
+		t.Errorf("shell guards: %+v", def.ShellGuards)
+	}
+	if _, ps := Parse("f.yaml", []byte("type: feature\nextends: feature\n")); len(ps) == 0 || ps[0].Line != 1 {
+		t.Errorf("replacing a built-in: %v", ps)
+	}
+}
