@@ -88,6 +88,7 @@ func (r *Repo) Execute(feature string, cmds ...workflow.Command) (*Result, error
 		return out, nil
 	})
 	if err != nil {
+		r.recordRefusal(feature, err)
 		return nil, err
 	}
 	out, err := r.result(feature, res)
