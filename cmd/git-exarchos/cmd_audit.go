@@ -58,4 +58,3 @@ func auditCommand() *cli.Command {
 		},
 	}
 }
-
