@@ -565,11 +565,11 @@ func (b *builder) ensureDurable() error {
 	for {
 		running := b.s.gcRunning()
 		for _, obj := range b.written {
-			if _, err := b.s.st.EncodedObjectSize(obj.Hash()); err == nil {
+			if b.s.st.has(obj.Hash()) {
 				continue
 			}
-			b.s.st.ObjectStorage.Reindex()
-			if _, err := b.s.st.EncodedObjectSize(obj.Hash()); err == nil {
+			b.s.st.Reindex()
+			if b.s.st.has(obj.Hash()) {
 				continue
 			}
 			if err := b.s.writeObject(obj); err != nil {
