@@ -107,7 +107,7 @@ func tip(guard string, in Input) (string, *workflow.GuardFailure) {
 	}
 	sha, err := in.Facts.BranchTip(s.Branch)
 	if err != nil || sha == "" {
-		return "", fail(guard, fmt.Sprintf("cannot read the tip of branch %s: %v", s.Branch, errOr(err, "no commit")), "branch "+s.Branch+" with commits", "git switch -c "+s.Branch)
+		return "", fail(guard, fmt.Sprintf("cannot read the tip of branch %s: %v", s.Branch, errOr(err, "no commit")), "branch "+s.Branch+" with commits", "git exarchos status "+s.Feature)
 	}
 	return sha, nil
 }
@@ -136,4 +136,5 @@ func short(sha string) string {
 	}
 	return sha
 }
+
 var _ workflow.GuardEvaluator = (*Evaluator)(nil)

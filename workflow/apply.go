@@ -43,6 +43,10 @@ func (s *State) apply(e Event) {
 		s.conflict(e, "the workflow has not started")
 		return
 	}
+	if e.Type != EventStarted && s.definition() == nil {
+		s.conflict(e, fmt.Sprintf("unknown workflow type %q", s.Type))
+		return
+	}
 	var err error
 	switch e.Type {
 	case EventStarted:

@@ -238,8 +238,13 @@ func (d decider) take(trigger Trigger, target string, s State, reason string) ([
 		msg := fmt.Sprintf("no transition from %s to %s", s.Phase, target)
 		if target == "" {
 			msg = fmt.Sprintf("%s does not apply in phase %s", trigger, s.Phase)
-		} else if target == d.def.CancelTarget() {
-			msg += fmt.Sprintf(" (use git exarchos cancel %s)", s.Feature)
+		}
+		// The target may be reachable by another command (reject, unblock, a loop signal, cancel).
+		for _, t := range d.def.Outgoing(s.Phase) {
+			if target != "" && t.To == target && len(t.On) > 0 {
+				msg += fmt.Sprintf(" (use %s)", commandFor(t.On[0], s.Feature, t.To))
+				break
+			}
 		}
 		r := d.withTargets(reject(CodeInvalidTransition, "%s", msg))
 		r.Target = target

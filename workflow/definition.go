@@ -249,6 +249,24 @@ func (d *Definition) Validate() error {
 			}
 		}
 	}
+	// Transitions joining the same phases are told apart by trigger and guards only, so the fold
+	// (which sees from and to) must not need to know which one was taken.
+	for i, a := range d.Transitions {
+		for _, b := range d.Transitions[i+1:] {
+			if a.To == b.To && (a.From == b.From || a.Universal() || b.Universal()) && (a.Counts != "" || b.Counts != "") {
+				return fmt.Errorf("%s: transitions %s → %s and %s → %s are ambiguous and one counts %s%s", d.Type, a.From, a.To, b.From, b.To, a.Counts, b.Counts)
+			}
+		}
+		if a.WhenExhausted != "" {
+			sibling := false
+			for _, b := range d.Transitions {
+				sibling = sibling || (b.From == a.From && b.Counts == a.WhenExhausted)
+			}
+			if !sibling {
+				return fmt.Errorf("%s: %s → %s waits for %s but no transition from %s counts them", d.Type, a.From, a.To, a.WhenExhausted, a.From)
+			}
+		}
+	}
 	return nil
 }
 

@@ -1,6 +1,12 @@
 // Package workflow is the pure core of git exarchos: the event envelope, workflow definitions as
 // data, Decide (command + state + facts → events or a rejection) and Apply (state + event → state).
 // It does no I/O and has no clock or randomness of its own; both are passed in.
+//
+// A CLI call goes: DecodeState(snapshot) → Decide(def, state, command, env) → the store stamps and
+// appends the NewEvents → Project(snapshot, appended) writes the next snapshot. Env carries the
+// actor, configured limits and a GuardEvaluator (package guards, over git facts). Transitions and
+// Summary explain what is open from the current phase; Lookup/Types/Definition.Text/Mermaid serve
+// `describe`.
 package workflow
 
 import (

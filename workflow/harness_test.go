@@ -233,3 +233,5 @@ func checkReplay(t testing.TB, log []workflow.Event, state workflow.State) {
 		}
 	}
 }
+
+var zeroTime time.Time

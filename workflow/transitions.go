@@ -8,14 +8,16 @@ import (
 // TransitionOption is one outgoing transition of the current phase as `git exarchos transitions`
 // shows it: the command that takes it and each guard's verdict.
 type TransitionOption struct {
-	To        string         `json:"to"`
-	Trigger   Trigger        `json:"trigger"`
-	Command   string         `json:"command"`
-	Guards    []GuardVerdict `json:"guards"`
-	Allowed   bool           `json:"allowed"`
-	Blocked   string         `json:"blocked,omitempty"` // why it is closed besides guards (limit, circuit)
-	Universal bool           `json:"universal,omitempty"`
-	Note      string         `json:"note,omitempty"`
+	To      string         `json:"to"`
+	Trigger Trigger        `json:"trigger"`
+	Command string         `json:"command"`
+	Guards  []GuardVerdict `json:"guards"`
+	Allowed bool           `json:"allowed"`
+	Blocked string         `json:"blocked,omitempty"` // why it is closed besides guards (limit, circuit)
+	// WhenExhausted: the transition opens only once this counter reaches its limit.
+	WhenExhausted Counter `json:"whenExhausted,omitempty"`
+	Universal     bool    `json:"universal,omitempty"`
+	Note          string  `json:"note,omitempty"`
 }
 
 // Transitions lists every outgoing transition of the current phase with its guards' verdicts.
@@ -34,7 +36,7 @@ func Transitions(def *Definition, s State, env Env) []TransitionOption {
 		if len(t.On) > 0 {
 			trigger = t.On[0]
 		}
-		o := TransitionOption{To: t.To, Trigger: trigger, Command: commandFor(trigger, s.Feature, t.To), Universal: t.Universal(), Note: t.Note}
+		o := TransitionOption{To: t.To, Trigger: trigger, Command: commandFor(trigger, s.Feature, t.To), Universal: t.Universal(), Note: t.Note, WhenExhausted: t.WhenExhausted}
 		o.Guards = evaluate(t, s, env)
 		o.Allowed = len(failures(o.Guards)) == 0
 		if t.WhenExhausted != "" {
@@ -99,11 +101,11 @@ func Summary(def *Definition, s State, env Env) string {
 		fmt.Fprintf(&b, "circuit open in %s after %d fix cycles: a human must run git exarchos unblock %s --reason \"…\"\n", s.Circuit.Compound, s.Circuit.FixCycles, s.Feature)
 	}
 	for _, o := range Transitions(def, s, env) {
-		if o.Universal {
+		if o.Universal || (o.WhenExhausted != "" && !o.Allowed) {
 			continue
 		}
 		switch {
-		case o.Blocked != "" && o.Allowed == false && len(failures(o.Guards)) == 0:
+		case o.Blocked != "" && !o.Allowed && len(failures(o.Guards)) == 0:
 			fmt.Fprintf(&b, "  → %s: %s\n", o.To, o.Blocked)
 		case o.Allowed:
 			fmt.Fprintf(&b, "  → %s: ready: %s\n", o.To, o.Command)

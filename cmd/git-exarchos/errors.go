@@ -41,7 +41,12 @@ func classify(err error) errorBody {
 	case errors.As(err, &exitErr):
 		return errorBody{Code: exitErr.code, Exit: exitErr.exit, Details: exitErr.details}
 	case errors.As(err, &rej):
-		return errorBody{Code: rej.Code, Exit: exitRejected, Rejection: rej}
+		exit := exitRejected
+		switch rej.Code {
+		case workflow.CodeBadInput, workflow.CodeReservedField, workflow.CodeUnknownPhase, workflow.CodeUnknownType:
+			exit = exitUsage // the caller typed something wrong; the workflow did not refuse a valid request
+		}
+		return errorBody{Code: rej.Code, Exit: exit, Rejection: rej}
 	case errors.As(err, &usage), errors.Is(err, gitstore.ErrBadFeature), errors.Is(err, gitstore.ErrBadPayload):
 		return errorBody{Code: "USAGE", Exit: exitUsage}
 	case errors.Is(err, app.ErrAmbiguous):

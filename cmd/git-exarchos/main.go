@@ -6,6 +6,7 @@ package main
 import (
 	"io"
 	"os"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 )
@@ -54,6 +55,9 @@ Exit codes: 0 ok, 1 error, 2 usage, 3 rejected by the workflow, 4 GitHub auth or
 	}
 	if err == nil {
 		return 0
+	}
+	if strings.HasPrefix(err.Error(), "Required flag") {
+		err = usageErrf("%v: see `git exarchos %s -h`", err, strings.Join(args[1:min(len(args), 2)], " "))
 	}
 	return report(err, wantsJSON(args), stdout, stderr)
 }

@@ -28,14 +28,18 @@ func wantsJSON(args []string) bool {
 
 // emit prints a command's result: JSON with --json, else the text rendering.
 func emit(c *cli.Context, result any, text func(w io.Writer)) error {
-	w := c.App.Writer
 	if c.Bool("json") {
-		enc := json.NewEncoder(w)
-		enc.SetEscapeHTML(false)
-		return enc.Encode(result)
+		return emitJSON(c, result)
 	}
-	text(w)
+	text(c.App.Writer)
 	return nil
+}
+
+// emitJSON prints result as one JSON object.
+func emitJSON(c *cli.Context, result any) error {
+	enc := json.NewEncoder(c.App.Writer)
+	enc.SetEscapeHTML(false)
+	return enc.Encode(result)
 }
 
 // colour reports whether human output may use ANSI colour: a terminal, and no NO_COLOR.

@@ -1,0 +1,270 @@
+package app
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/exarchos/git-exarchos/gitstore"
+	"github.com/exarchos/git-exarchos/workflow"
+)
+
+// InitOptions starts a workflow (`git exarchos init`).
+type InitOptions struct {
+	Feature       string
+	Type          string
+	Branch        string // default: the current branch
+	Synthesis     string // oneshot: always | never | on-request
+	Completion    string // loop: worker-done | reviewer-pass | both
+	MaxIterations int    // loop
+}
+
+// Init starts a workflow bound to a branch.
+func Init(r *Repo, o InitOptions) (*Result, error) {
+	if _, ok := workflow.Lookup(o.Type); !ok {
+		return nil, Usagef("unknown workflow type %q: choose one of %s (see `git exarchos describe`)", o.Type, strings.Join(workflow.Types(), ", "))
+	}
+	if o.Branch == "" {
+		o.Branch = r.Store.CurrentBranch()
+		if o.Branch == "" {
+			return nil, Usagef("HEAD is detached, so there is no current branch to bind %s to: pass --branch <name>", o.Feature)
+		}
+	}
+	if o.MaxIterations < 0 {
+		return nil, Usagef("--max-iterations must be a positive number")
+	}
+	return r.Init(workflow.Init{Feature: o.Feature, Type: o.Type, Branch: o.Branch, Synthesis: o.Synthesis, Completion: o.Completion, MaxIterations: o.MaxIterations})
+}
+
+// StatusOptions selects what `status` shows.
+type StatusOptions struct {
+	Feature string
+	Fields  []string // top-level fields of the JSON status to keep; empty keeps all
+}
+
+// Status is the JSON shape of `status`: the projected state plus the head commit.
+type Status struct {
+	workflow.State
+	Head string `json:"head"`
+}
+
+// StatusResult carries the status and, with Fields, the selected subset.
+type StatusResult struct {
+	Status   Status
+	Selected map[string]json.RawMessage
+}
+
+// MarshalJSON prints the selection when fields were asked for.
+func (s StatusResult) MarshalJSON() ([]byte, error) {
+	if s.Selected != nil {
+		return json.Marshal(s.Selected)
+	}
+	return json.Marshal(s.Status)
+}
+
+// ShowStatus reads a workflow's status from its snapshot: one blob, no fold, no guard evaluation,
+// because hooks and prompts call it constantly.
+func ShowStatus(r *Repo, o StatusOptions) (*StatusResult, error) {
+	feature, err := r.ResolveFeature(o.Feature)
+	if err != nil {
+		return nil, err
+	}
+	st, snap, err := r.State(feature)
+	if err != nil {
+		return nil, err
+	}
+	res := &StatusResult{Status: Status{State: st, Head: snap.Commit.String()}}
+	if len(o.Fields) == 0 {
+		return res, nil
+	}
+	full, err := json.Marshal(res.Status)
+	if err != nil {
+		return nil, err
+	}
+	var all map[string]json.RawMessage
+	if err := json.Unmarshal(full, &all); err != nil {
+		return nil, err
+	}
+	res.Selected = map[string]json.RawMessage{}
+	for _, f := range o.Fields {
+		v, ok := all[f]
+		if !ok {
+			names := make([]string, 0, len(all))
+			for k := range all {
+				names = append(names, k)
+			}
+			sort.Strings(names)
+			return nil, Usagef("unknown status field %q: choose from %s", f, strings.Join(names, ", "))
+		}
+		res.Selected[f] = v
+	}
+	return res, nil
+}
+
+// ListOptions selects workflows for `list`.
+type ListOptions struct{ All bool }
+
+// ListWorkflows lists active workflows (all with All), from commit trailers alone.
+func ListWorkflows(r *Repo, o ListOptions) ([]gitstore.Summary, error) {
+	all, err := r.Store.List()
+	if err != nil {
+		return nil, err
+	}
+	out := []gitstore.Summary{}
+	for _, s := range all {
+		if o.All || isActive(s) {
+			out = append(out, s)
+		}
+	}
+	return out, nil
+}
+
+// SetOptions writes fields (`git exarchos set <feature> path=value…`).
+type SetOptions struct {
+	Feature     string
+	Assignments []string
+	Inline      bool
+}
+
+// Set parses every assignment before writing any, so one bad argument writes nothing.
+func Set(r *Repo, o SetOptions) (*Result, error) {
+	if len(o.Assignments) == 0 {
+		return nil, Usagef("nothing to set: pass path=value arguments, e.g. `git exarchos set %s artifacts.design=docs/design.md`", o.Feature)
+	}
+	feature, err := r.ResolveFeature(o.Feature)
+	if err != nil {
+		return nil, err
+	}
+	cmd := workflow.Set{Inline: o.Inline}
+	for _, a := range o.Assignments {
+		as, err := workflow.ParseAssignment(a)
+		if err != nil {
+			return nil, Usagef("set: %v", err)
+		}
+		cmd.Assignments = append(cmd.Assignments, as)
+	}
+	st, _, err := r.State(feature)
+	if err != nil {
+		return nil, err
+	}
+	if tip, err := r.Store.Facts().BranchTip(st.Branch); err == nil {
+		cmd.Commit = tip
+	}
+	return r.Execute(feature, cmd)
+}
+
+// TransitionsResult lists the ways out of the current phase with each guard's verdict.
+type TransitionsResult struct {
+	Feature     string                      `json:"feature"`
+	Phase       string                      `json:"phase"`
+	Transitions []workflow.TransitionOption `json:"transitions"`
+}
+
+// ListTransitions evaluates every outgoing transition's guards now.
+func ListTransitions(r *Repo, feature string) (*TransitionsResult, error) {
+	feature, err := r.ResolveFeature(feature)
+	if err != nil {
+		return nil, err
+	}
+	st, _, err := r.State(feature)
+	if err != nil {
+		return nil, err
+	}
+	env, err := r.env(st.Type)
+	if err != nil {
+		return nil, err
+	}
+	def, ok := workflow.Lookup(st.Type)
+	if !ok {
+		return nil, fmt.Errorf("%s has type %q, which this version does not know: upgrade git exarchos", feature, st.Type)
+	}
+	opts := workflow.Transitions(def, st, env)
+	if opts == nil {
+		opts = []workflow.TransitionOption{}
+	}
+	return &TransitionsResult{Feature: feature, Phase: st.Phase, Transitions: opts}, nil
+}
+
+// Run executes one workflow command against a feature that may be left out.
+func Run(r *Repo, feature string, cmd workflow.Command) (*Result, error) {
+	feature, err := r.ResolveFeature(feature)
+	if err != nil {
+		return nil, err
+	}
+	return r.Execute(feature, cmd)
+}
+
+// EventOptions appends a custom event (`git exarchos event`).
+type EventOptions struct {
+	Feature        string
+	Type           string
+	Data           string // JSON; empty for none
+	IdempotencyKey string
+}
+
+// AppendEvent appends a custom event. The engine's own types are refused: they change state and
+// must go through their commands, where guards apply.
+func AppendEvent(r *Repo, o EventOptions) (*Result, error) {
+	if o.Type == "" || strings.ContainsAny(o.Type, " \t\n") {
+		return nil, Usagef("event type %q: give a name without spaces, e.g. note.added", o.Type)
+	}
+	if workflow.IsReservedEventType(o.Type) {
+		return nil, Usagef("event type %q is reserved for the engine (workflow.* and the engine's own types): use its command, or a custom type such as team.%s", o.Type, strings.ReplaceAll(o.Type, "workflow.", ""))
+	}
+	var data json.RawMessage
+	if o.Data != "" {
+		if !json.Valid([]byte(o.Data)) {
+			return nil, Usagef("--data is not valid JSON: %s (quote strings: --data '\"text\"')", o.Data)
+		}
+		data = json.RawMessage(o.Data)
+	}
+	feature, err := r.ResolveFeature(o.Feature)
+	if err != nil {
+		return nil, err
+	}
+	res, err := r.Store.Append(feature, Projector, workflow.NewEvent{Type: o.Type, Data: data, ID: o.IdempotencyKey})
+	if err != nil {
+		return nil, err
+	}
+	return r.result(feature, res)
+}
+
+// DescribeOptions selects a definition and a format.
+type DescribeOptions struct {
+	Type   string // empty: all types
+	Format string // text | json | mermaid
+}
+
+// Describe renders workflow definitions.
+func Describe(o DescribeOptions) (string, []*workflow.Definition, error) {
+	types := workflow.Types()
+	if o.Type != "" {
+		if _, ok := workflow.Lookup(o.Type); !ok {
+			return "", nil, Usagef("unknown workflow type %q: choose one of %s", o.Type, strings.Join(types, ", "))
+		}
+		types = []string{o.Type}
+	}
+	var defs []*workflow.Definition
+	var b strings.Builder
+	for i, t := range types {
+		def, _ := workflow.Lookup(t)
+		defs = append(defs, def)
+		if i > 0 {
+			b.WriteString("\n")
+		}
+		switch o.Format {
+		case "", "text":
+			b.WriteString(def.Text())
+		case "mermaid":
+			if len(types) > 1 {
+				fmt.Fprintf(&b, "%%%% %s\n", t)
+			}
+			b.WriteString(def.Mermaid())
+		case "json":
+		default:
+			return "", nil, Usagef("unknown format %q: use text, json or mermaid", o.Format)
+		}
+	}
+	return b.String(), defs, nil
+}

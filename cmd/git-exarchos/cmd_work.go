@@ -1,0 +1,182 @@
+package main
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/exarchos/git-exarchos/app"
+	"github.com/exarchos/git-exarchos/workflow"
+)
+
+func init() {
+	commands = append(commands, taskCommand(), reviewCommand(), validateCommand(), eventCommand(), loopCommand())
+}
+
+func taskCommand() *cli.Command {
+	sub := func(name, usage, example string, flags []cli.Flag, build func(c *cli.Context, id string) workflow.Command) *cli.Command {
+		return workflowCommand(name, usage, fmt.Sprintf("git exarchos task %s [<feature>] <task-id> [--json]\n\nExamples:\n   %s", name, example),
+			1, flags, func(c *cli.Context, args []string) (workflow.Command, error) { return build(c, args[0]), nil },
+			func(r *app.Result) string { return "task " + name })
+	}
+	return &cli.Command{
+		Name:  "task",
+		Usage: "manage the task board: add, start, done, fail",
+		UsageText: `git exarchos task add|start|done|fail [<feature>] <task-id> [--title T] [--json]
+
+Examples:
+   git exarchos task add login t1 --title "session store"
+   git exarchos task start login t1
+   git exarchos task done login t1`,
+		Subcommands: []*cli.Command{
+			sub("add", "add a task", `git exarchos task add login t1 --title "session store"`,
+				[]cli.Flag{&cli.StringFlag{Name: "title", Usage: "what the task is"}},
+				func(c *cli.Context, id string) workflow.Command {
+					return workflow.AddTask{ID: id, Title: c.String("title")}
+				}),
+			sub("start", "mark a task in progress", "git exarchos task start login t1", nil,
+				func(c *cli.Context, id string) workflow.Command { return workflow.StartTask{ID: id} }),
+			sub("done", "mark a task completed", "git exarchos task done login t1", nil,
+				func(c *cli.Context, id string) workflow.Command { return workflow.CompleteTask{ID: id} }),
+			sub("fail", "mark a task failed", `git exarchos task fail login t1 --reason "blocked on API"`,
+				[]cli.Flag{&cli.StringFlag{Name: "reason", Usage: "why it failed"}},
+				func(c *cli.Context, id string) workflow.Command {
+					return workflow.FailTask{ID: id, Reason: c.String("reason")}
+				}),
+		},
+	}
+}
+
+func reviewCommand() *cli.Command {
+	return workflowCommand("review", "record a review verdict for one dimension",
+		`git exarchos review [<feature>] <dimension> pass|fail [--note N] [--json]
+
+Dimensions: feature needs spec and quality; refactor overhaul needs quality; debug thorough needs review.
+
+Examples:
+   git exarchos review login spec pass
+   git exarchos review login quality fail --note "error paths untested"`,
+		2, []cli.Flag{&cli.StringFlag{Name: "note", Usage: "what the reviewer found"}},
+		func(c *cli.Context, args []string) (workflow.Command, error) {
+			switch args[1] {
+			case "pass", "fail":
+			default:
+				return nil, usageErrf("review verdict %q: use pass or fail", args[1])
+			}
+			return workflow.RecordReview{Dimension: args[0], Pass: args[1] == "pass", Note: c.String("note")}, nil
+		}, said("review recorded"))
+}
+
+func validateCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "validate",
+		Usage: "run a validation command on the workflow's branch and record its result",
+		UsageText: `git exarchos validate [<feature>] -- <cmd> [args...] [--json before --]
+
+The command runs in the worktree where the workflow's branch is checked out; its exit status,
+duration and the commit it ran on are recorded. Only a run on the current branch tip counts for
+guards. The command's own output goes to stderr. Exits 1 when the command failed.
+
+Examples:
+   git exarchos validate login -- go test ./...
+   git exarchos validate --json -- make check`,
+		Flags: []cli.Flag{jsonFlag},
+		Action: func(c *cli.Context) error {
+			args := c.Args().Slice()
+			feature := ""
+			sep := -1
+			for i, a := range args {
+				if a == "--" {
+					sep = i
+					break
+				}
+			}
+			var command []string
+			if sep >= 0 {
+				if sep == 1 {
+					feature = args[0]
+				} else if sep > 1 {
+					return usageErrf("usage: git exarchos validate [<feature>] -- <cmd> [args...]")
+				}
+				command = args[sep+1:]
+			} else {
+				return usageErrf("put the command after --: git exarchos validate [<feature>] -- <cmd> [args...]")
+			}
+			r, err := openRepo()
+			if err != nil {
+				return err
+			}
+			res, err := app.Validate(r, app.ValidateOptions{Feature: feature, Command: command, Output: c.App.ErrWriter})
+			if err != nil {
+				return err
+			}
+			if err := emit(c, res, func(w io.Writer) {
+				v := res.Validation
+				printf(w, "%s: `%s` exited %d in %d ms on %s (recorded)\n", res.Feature, v.Command, v.ExitCode, v.DurationMs, v.Commit[:12])
+			}); err != nil {
+				return err
+			}
+			if res.Validation.ExitCode != 0 {
+				return &codedError{code: "VALIDATION_FAILED", exit: exitError}
+			}
+			return nil
+		},
+	}
+}
+
+func eventCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "event",
+		Usage: "append a custom event (the engine's own types are refused)",
+		UsageText: `git exarchos event [<feature>] <type> [--data JSON] [--idempotency-key K] [--json]
+
+With --idempotency-key, an event with that key already in the log is not appended again.
+
+Examples:
+   git exarchos event login note.added --data '{"text":"spoke to security"}'
+   git exarchos event login ci.run --data '{"url":"..."}' --idempotency-key ci-4711`,
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "data", Usage: "payload (JSON)"},
+			&cli.StringFlag{Name: "idempotency-key", Usage: "record at most once under this `key`"},
+			jsonFlag,
+		},
+		Action: func(c *cli.Context) error {
+			feature, args, err := splitFeature(c, 1, "event [<feature>] <type> [--data JSON]")
+			if err != nil {
+				return err
+			}
+			r, err := openRepo()
+			if err != nil {
+				return err
+			}
+			res, err := app.AppendEvent(r, app.EventOptions{Feature: feature, Type: args[0], Data: c.String("data"), IdempotencyKey: c.String("idempotency-key")})
+			if err != nil {
+				return err
+			}
+			return emit(c, res, func(w io.Writer) { printResult(w, res, "event "+args[0]) })
+		},
+	}
+}
+
+func loopCommand() *cli.Command {
+	sig := func(name, usage string) *cli.Command {
+		return workflowCommand(name, usage, fmt.Sprintf("git exarchos loop %s [<feature>] [--json]", name), 0, nil,
+			func(*cli.Context, []string) (workflow.Command, error) { return workflow.Signal{Signal: name}, nil },
+			said("loop "+name))
+	}
+	return &cli.Command{
+		Name:  "loop",
+		Usage: "signal a loop workflow: the worker is done, the reviewer passes or fails",
+		UsageText: `git exarchos loop done|pass|fail [<feature>] [--json]
+
+Signals are explicit commands, never parsed from text. The completion policy (worker-done,
+reviewer-pass, both) and the iteration limit are fixed at init.
+
+Examples:
+   git exarchos loop done pairing      # worker: ready for review
+   git exarchos loop fail pairing      # reviewer: back to work (one iteration)
+   git exarchos loop pass pairing      # reviewer: accepted`,
+		Subcommands: []*cli.Command{sig("done", "worker: the work is ready for review"), sig("pass", "reviewer: accept"), sig("fail", "reviewer: send back to work")},
+	}
+}

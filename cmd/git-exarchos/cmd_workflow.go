@@ -1,0 +1,236 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/exarchos/git-exarchos/app"
+	"github.com/exarchos/git-exarchos/gitstore"
+	"github.com/exarchos/git-exarchos/workflow"
+)
+
+func init() {
+	commands = append(commands, initCommand(), statusCommand(), listCommand(), describeCommand())
+}
+
+// splitFeature takes the optional leading feature off args when there are want+1 of them.
+func splitFeature(c *cli.Context, want int, usage string) (string, []string, error) {
+	args := c.Args().Slice()
+	switch len(args) {
+	case want + 1:
+		return args[0], args[1:], nil
+	case want:
+		return "", args, nil
+	}
+	return "", nil, usageErrf("usage: git exarchos %s", usage)
+}
+
+// printResult is the text rendering shared by commands that change a workflow.
+func printResult(w io.Writer, res *app.Result, what string) {
+	st := res.State
+	printf(w, "%s: %s — %s is in %s", bold(w, st.Feature), what, st.Type, bold(w, st.Phase))
+	if n := len(res.Appended); n > 0 {
+		printf(w, " (%d event(s) recorded at %s)\n", n, res.Head[:12])
+	} else {
+		printf(w, " (nothing to record)\n")
+	}
+	if len(res.Duplicates) > 0 {
+		printf(w, "%d event(s) were already recorded (idempotency key) and were not written again\n", len(res.Duplicates))
+	}
+}
+
+func initCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "init",
+		Usage:     "start a workflow bound to a branch",
+		ArgsUsage: "<feature>",
+		UsageText: `git exarchos init <feature> --type T [--branch B] [--synthesis P] [--completion P] [--max-iterations N] [--json]
+
+Types: ` + strings.Join(workflow.Types(), ", ") + ` (see git exarchos describe).
+The feature id is 1-64 of a-z 0-9 . _ - ; the workflow lives in refs/exarchos/<feature>.
+
+Examples:
+   git exarchos init login --type feature               # bound to the current branch
+   git exarchos init crash-42 --type debug --branch fix/crash-42
+   git exarchos init tidy --type oneshot --synthesis on-request
+   git exarchos init pairing --type loop --completion both --max-iterations 10`,
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "type", Aliases: []string{"t"}, Required: true, Usage: "workflow type: " + strings.Join(workflow.Types(), "|")},
+			&cli.StringFlag{Name: "branch", Aliases: []string{"b"}, Usage: "branch the workflow works on (default: the current branch)"},
+			&cli.StringFlag{Name: "synthesis", Usage: "oneshot only: always | never | on-request"},
+			&cli.StringFlag{Name: "completion", Usage: "loop only: worker-done | reviewer-pass | both"},
+			&cli.IntFlag{Name: "max-iterations", Usage: "loop only: fail after `N` iterations (default 20)"},
+			jsonFlag,
+		},
+		Action: func(c *cli.Context) error {
+			if c.NArg() != 1 {
+				return usageErrf("usage: git exarchos init <feature> --type T (got %d arguments)", c.NArg())
+			}
+			r, err := openRepo()
+			if err != nil {
+				return err
+			}
+			res, err := app.Init(r, app.InitOptions{Feature: c.Args().First(), Type: c.String("type"), Branch: c.String("branch"),
+				Synthesis: c.String("synthesis"), Completion: c.String("completion"), MaxIterations: c.Int("max-iterations")})
+			if err != nil {
+				return err
+			}
+			return emit(c, res, func(w io.Writer) {
+				printf(w, "started %s (%s) on branch %s, phase %s\n", bold(w, res.Feature), res.State.Type, res.State.Branch, bold(w, res.State.Phase))
+				printf(w, "next: git exarchos transitions %s\n", res.Feature)
+			})
+		},
+	}
+}
+
+func statusCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "status",
+		Usage:     "show a workflow's phase, artifacts, tasks, reviews and conflicts",
+		ArgsUsage: "[<feature>]",
+		UsageText: `git exarchos status [<feature>] [--fields a,b] [--json]
+
+The feature may be left out: the workflow bound to the current branch, or the only active one.
+
+Examples:
+   git exarchos status
+   git exarchos status login --json
+   git exarchos status login --json --fields phase,tasks`,
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "fields", Usage: "comma-separated top-level fields to print (JSON)"},
+			jsonFlag,
+		},
+		Action: func(c *cli.Context) error {
+			var fields []string
+			if f := c.String("fields"); f != "" {
+				fields = strings.Split(f, ",")
+			}
+			r, err := openRepo()
+			if err != nil {
+				return err
+			}
+			res, err := app.ShowStatus(r, app.StatusOptions{Feature: c.Args().First(), Fields: fields})
+			if err != nil {
+				return err
+			}
+			if res.Selected != nil && !c.Bool("json") {
+				return emitJSON(c, res) // a field selection only makes sense as JSON
+			}
+			return emit(c, res, func(w io.Writer) { printStatus(w, res.Status) })
+		},
+	}
+}
+
+func printStatus(w io.Writer, st app.Status) {
+	printf(w, "%s (%s) on branch %s: %s\n", bold(w, st.Feature), st.Type, st.Branch, bold(w, st.Phase))
+	if st.Reason != "" {
+		printf(w, "  reason: %s\n", st.Reason)
+	}
+	if len(st.Artifacts) > 0 {
+		names := make([]string, 0, len(st.Artifacts))
+		for n := range st.Artifacts {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		printf(w, "artifacts:\n")
+		for _, n := range names {
+			a := st.Artifacts[n]
+			if a.Inline {
+				printf(w, "  %-10s (inline text)\n", n)
+			} else {
+				printf(w, "  %-10s %s\n", n, a.Path)
+			}
+		}
+	}
+	if len(st.Tasks) > 0 {
+		printf(w, "tasks:\n")
+		for _, t := range st.Tasks {
+			printf(w, "  [%s] %s %s\n", t.Status, t.ID, t.Title)
+		}
+	}
+	if len(st.Reviews) > 0 {
+		names := make([]string, 0, len(st.Reviews))
+		for n := range st.Reviews {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		printf(w, "reviews:\n")
+		for _, n := range names {
+			printf(w, "  %-10s %s\n", n, st.Reviews[n].Verdict)
+		}
+	}
+	for compound, n := range st.FixCycles {
+		printf(w, "fix cycles in %s: %d\n", compound, n)
+	}
+	if st.Circuit != nil && st.Circuit.Open {
+		printf(w, "circuit OPEN in %s: a human must run `git exarchos unblock %s --reason \"…\"`\n", st.Circuit.Compound, st.Feature)
+	}
+	if len(st.Conflicts) > 0 {
+		printf(w, "conflicts (%d):\n", len(st.Conflicts))
+		for _, cf := range st.Conflicts {
+			printf(w, "  %+v\n", cf)
+		}
+	}
+	printf(w, "%d events, head %s\n", st.Events, st.Head[:12])
+}
+
+func listCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "list",
+		Usage:     "list workflows (active ones unless --all)",
+		UsageText: "git exarchos list [--all] [--json]\n\nExamples:\n   git exarchos list\n   git exarchos list --all --json",
+		Flags:     []cli.Flag{&cli.BoolFlag{Name: "all", Aliases: []string{"a"}, Usage: "include completed and cancelled workflows"}, jsonFlag},
+		Action: func(c *cli.Context) error {
+			r, err := openRepo()
+			if err != nil {
+				return err
+			}
+			list, err := app.ListWorkflows(r, app.ListOptions{All: c.Bool("all")})
+			if err != nil {
+				return err
+			}
+			return emit(c, map[string][]gitstore.Summary{"workflows": list}, func(w io.Writer) {
+				if len(list) == 0 {
+					printf(w, "no workflows (start one with `git exarchos init <feature> --type feature`)\n")
+				}
+				for _, s := range list {
+					printf(w, "%-24s %-10s %-22s %-20s %6d events\n", s.Feature, s.Type, s.Phase, s.Branch, s.Events)
+				}
+			})
+		},
+	}
+}
+
+func describeCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "describe",
+		Usage:     "print workflow definitions: phases, transitions, guards, limits",
+		ArgsUsage: "[<type>]",
+		UsageText: `git exarchos describe [<type>] [--format text|json|mermaid]
+
+Examples:
+   git exarchos describe                      # every type
+   git exarchos describe feature --format mermaid > feature.mmd
+   git exarchos describe debug --json`,
+		Flags: []cli.Flag{&cli.StringFlag{Name: "format", Aliases: []string{"f"}, Value: "text", Usage: "text | json | mermaid"}, jsonFlag},
+		Action: func(c *cli.Context) error {
+			format := c.String("format")
+			if c.Bool("json") {
+				format = "json"
+			}
+			text, defs, err := app.Describe(app.DescribeOptions{Type: c.Args().First(), Format: format})
+			if err != nil {
+				return err
+			}
+			if format == "json" {
+				return emitJSON(c, map[string]any{"definitions": defs})
+			}
+			_, err = fmt.Fprint(c.App.Writer, text)
+			return err
+		},
+	}
+}

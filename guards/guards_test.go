@@ -1,0 +1,217 @@
+package guards_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/exarchos/git-exarchos/guards"
+	"github.com/exarchos/git-exarchos/workflow"
+)
+
+// fakeGit is a plain-map stand-in for the repository: these are unit tests of pure functions.
+type fakeGit struct {
+	tips      map[string]string
+	files     map[string]bool // commit + ":" + path
+	ancestors map[string]bool // ancestor + ">" + descendant
+	err       error
+}
+
+func (f fakeGit) BranchTip(b string) (string, error) {
+	if f.err != nil {
+		return "", f.err
+	}
+	t, ok := f.tips[b]
+	if !ok {
+		return "", fmt.Errorf("no branch %s", b)
+	}
+	return t, nil
+}
+func (f fakeGit) FileExists(c, p string) (bool, error) { return f.files[c+":"+p], f.err }
+func (f fakeGit) IsAncestor(a, d string) (bool, error) { return a == d || f.ancestors[a+">"+d], f.err }
+
+const tip = "cccccccccccccccccccccccccccccccccccccccc"
+
+var git = fakeGit{
+	tips:      map[string]string{"topic": tip},
+	files:     map[string]bool{tip + ":docs/design.md": true},
+	ancestors: map[string]bool{"aaaaaaa>" + tip: true},
+}
+
+func base(typ, phase string) workflow.State {
+	return workflow.State{Feature: "f1", Type: typ, Phase: phase, Branch: "topic"}
+}
+
+func TestEveryDefinitionGuardExists(t *testing.T) {
+	for _, typ := range workflow.Types() {
+		d, _ := workflow.Lookup(typ)
+		for _, tr := range d.Transitions {
+			for _, g := range tr.Guards {
+				if _, ok := guards.Lookup(g); !ok {
+					t.Errorf("%s: %s → %s uses unknown guard %s", typ, tr.From, tr.To, g)
+				}
+			}
+		}
+	}
+	ev := guards.NewEvaluator(git)
+	if f := ev.Evaluate("no-such-guard", base("feature", "ideate"), "plan"); f == nil || f.Guard != "no-such-guard" {
+		t.Fatalf("unknown guards fail closed: %+v", f)
+	}
+}
+
+func TestGuards(t *testing.T) {
+	type tc struct {
+		name   string
+		guard  string
+		state  func(s *workflow.State)
+		facts  guards.GitFacts
+		reason string // "" = pass
+	}
+	with := func(typ, phase string) func(func(*workflow.State)) func(*workflow.State) {
+		return func(f func(*workflow.State)) func(*workflow.State) {
+			return func(s *workflow.State) { *s = base(typ, phase); f(s) }
+		}
+	}
+	feature := with("feature", "review")
+	none := func(*workflow.State) {}
+	cases := []tc{
+		{"artifact missing", "artifact-design", feature(none), git, "no design artifact recorded"},
+		{"artifact at tip", "artifact-design", feature(func(s *workflow.State) {
+			s.Artifacts = map[string]workflow.Artifact{"design": {Path: "docs/design.md"}}
+		}), git, ""},
+		{"artifact not committed", "artifact-design", feature(func(s *workflow.State) {
+			s.Artifacts = map[string]workflow.Artifact{"design": {Path: "docs/other.md"}}
+		}), git, "is not a file in the tip of topic"},
+		{"artifact inline", "artifact-plan", feature(func(s *workflow.State) {
+			s.Artifacts = map[string]workflow.Artifact{"plan": {Inline: true, Text: "steps"}}
+		}), git, ""},
+		{"artifact, git unreadable", "artifact-design", feature(func(s *workflow.State) {
+			s.Artifacts = map[string]workflow.Artifact{"design": {Path: "docs/design.md"}}
+		}), fakeGit{err: fmt.Errorf("boom")}, "cannot read the tip of branch topic: boom"},
+		{"artifact, no branch", "artifact-design", func(s *workflow.State) {
+			*s = base("feature", "ideate")
+			s.Branch = ""
+			s.Artifacts = map[string]workflow.Artifact{"design": {Path: "docs/design.md"}}
+		}, git, "not bound to a branch"},
+		{"generic artifact id", "artifact-diagram", feature(none), git, "no diagram artifact"},
+		{"plan approved", "plan-approved", with("feature", "plan-review")(func(s *workflow.State) {
+			s.EnteredAt = 5
+			s.Approvals = []workflow.Approval{{Phase: "plan-review", Decision: "approved", At: 6}}
+		}), git, ""},
+		{"approval from an earlier visit", "plan-approved", with("feature", "plan-review")(func(s *workflow.State) {
+			s.EnteredAt = 9
+			s.Approvals = []workflow.Approval{{Phase: "plan-review", Decision: "approved", At: 6}}
+		}), git, "not been approved"},
+		{"no tasks", "tasks-complete", feature(none), git, "no tasks recorded"},
+		{"open task", "tasks-complete", feature(func(s *workflow.State) {
+			s.Tasks = []workflow.Task{{ID: "a", Status: workflow.TaskCompleted}, {ID: "b", Status: workflow.TaskInProgress}}
+		}), git, "1 of 2 tasks not completed: b (in_progress)"},
+		{"tasks done", "tasks-complete", feature(func(s *workflow.State) {
+			s.Tasks = []workflow.Task{{ID: "a", Status: workflow.TaskCompleted}}
+		}), git, ""},
+		{"feature reviews", "reviews-passed", feature(func(s *workflow.State) {
+			s.Reviews = map[string]workflow.Review{"spec": {Verdict: "pass"}}
+		}), git, "quality (not reviewed)"},
+		{"feature reviews pass", "reviews-passed", feature(func(s *workflow.State) {
+			s.Reviews = map[string]workflow.Review{"spec": {Verdict: "pass"}, "quality": {Verdict: "pass"}}
+		}), git, ""},
+		{"refactor needs quality only", "reviews-passed", with("refactor", "overhaul-review")(func(s *workflow.State) {
+			s.Reviews = map[string]workflow.Review{"quality": {Verdict: "pass"}}
+		}), git, ""},
+		{"debug needs review", "reviews-passed", with("debug", "debug-review")(func(s *workflow.State) {
+			s.Reviews = map[string]workflow.Review{"review": {Verdict: "fail"}}
+		}), git, "review (fail)"},
+		{"validation on tip", "validation-passed", feature(func(s *workflow.State) {
+			s.Validations = []workflow.Validation{{Command: "go test", Commit: tip}}
+		}), git, ""},
+		{"validation abbreviated sha", "validation-passed", feature(func(s *workflow.State) {
+			s.Validations = []workflow.Validation{{Command: "go test", Commit: tip[:10]}}
+		}), git, ""},
+		{"validation on old commit", "validation-passed", feature(func(s *workflow.State) {
+			s.Validations = []workflow.Validation{{Command: "go test", Commit: "aaaaaaa"}}
+		}), git, "not on the branch tip"},
+		{"validation failed on tip", "validation-passed", feature(func(s *workflow.State) {
+			s.Validations = []workflow.Validation{{Command: "go test", Commit: tip}, {Command: "go vet", Commit: tip, ExitCode: 2}}
+		}), git, "`go vet` exited 2"},
+		{"no validation", "validation-passed", feature(none), git, "no validation recorded"},
+		{"track", "track-hotfix", with("debug", "investigate")(func(s *workflow.State) { s.Track = "hotfix" }), git, ""},
+		{"wrong track", "track-hotfix", with("debug", "investigate")(func(s *workflow.State) { s.Track = "thorough" }), git, "selected track is thorough"},
+		{"fix commit on branch", "fix-commit-recorded", with("debug", "investigate")(func(s *workflow.State) {
+			s.Fields = []byte(`{"fixCommit":"aaaaaaa"}`)
+		}), git, ""},
+		{"fix commit elsewhere", "fix-commit-recorded", with("debug", "investigate")(func(s *workflow.State) {
+			s.Fields = []byte(`{"fixCommit":"bbbbbbb"}`)
+		}), git, "is not on branch topic"},
+		{"no fix commit", "fix-commit-recorded", with("debug", "investigate")(none), git, "no fix commit"},
+		{"sources", "sources-collected", with("discovery", "gathering")(func(s *workflow.State) { s.Fields = []byte(`{"sources":["x"]}`) }), git, ""},
+		{"no sources", "sources-collected", with("discovery", "gathering")(func(s *workflow.State) { s.Fields = []byte(`{"sources":"x"}`) }), git, "no sources"},
+		{"loop reviewer-pass", "loop-policy-satisfied", with("loop", "reviewing")(func(s *workflow.State) {
+			s.Completion, s.Loop.ReviewerPass = "reviewer-pass", true
+		}), git, ""},
+		{"loop both lacks done", "loop-policy-satisfied", with("loop", "reviewing")(func(s *workflow.State) {
+			s.Completion, s.Loop.ReviewerPass = "both", true
+		}), git, "completion policy both not met"},
+		{"loop worker-done", "loop-policy-satisfied", with("loop", "working")(func(s *workflow.State) {
+			s.Completion, s.Loop.WorkerDone = "worker-done", true
+		}), git, ""},
+		{"synthesis always", "synthesis-required", with("oneshot", "implementing")(func(s *workflow.State) { s.Synthesis = "always" }), git, ""},
+		{"synthesis not requested", "synthesis-required", with("oneshot", "implementing")(func(s *workflow.State) { s.Synthesis = "on-request" }), git, "not requested"},
+		{"synthesis requested", "synthesis-not-required", with("oneshot", "implementing")(func(s *workflow.State) {
+			s.Synthesis, s.SynthesisRequested = "on-request", true
+		}), git, "synthesis was requested"},
+		{"no PR", "pr-url-exists", feature(none), git, "no pull request linked"},
+		{"PR linked", "pr-url-exists", feature(func(s *workflow.State) {
+			s.PR = &workflow.PR{PRObservation: workflow.PRObservation{URL: "https://github.com/o/r/pull/1"}}
+		}), git, ""},
+		{"checks unobserved", "checks-passed", feature(func(s *workflow.State) {
+			s.PR = &workflow.PR{PRObservation: workflow.PRObservation{URL: "https://github.com/o/r/pull/1"}}
+		}), git, "not been observed"},
+		{"checks failing", "checks-passed", feature(func(s *workflow.State) {
+			s.PR = &workflow.PR{Observed: true, PRObservation: workflow.PRObservation{Checks: "failure"}}
+		}), git, `checks are "failure"`},
+		{"checks on old head", "checks-passed", feature(func(s *workflow.State) {
+			s.PR = &workflow.PR{Observed: true, PRObservation: workflow.PRObservation{Checks: "success", HeadSHA: "aaaaaaa"}}
+		}), git, "observed on aaaaaaa"},
+		{"checks pass", "checks-passed", feature(func(s *workflow.State) {
+			s.PR = &workflow.PR{Observed: true, PRObservation: workflow.PRObservation{Checks: "success", HeadSHA: tip}}
+		}), git, ""},
+		{"merge unknown", "merge-verified", feature(none), git, "no merge verification recorded yet"},
+		{"merge open", "merge-verified", feature(func(s *workflow.State) {
+			s.PR = &workflow.PR{Observed: true, PRObservation: workflow.PRObservation{Number: 4, State: "open"}}
+		}), git, "#4 was observed open, not merged"},
+		{"merge observed", "merge-verified", feature(func(s *workflow.State) {
+			s.PR = &workflow.PR{Observed: true, PRObservation: workflow.PRObservation{Merged: true}}
+		}), git, ""},
+		{"merge verified offline", "merge-verified", feature(func(s *workflow.State) {
+			s.PR = &workflow.PR{MergeVerified: true, VerifiedBy: "ancestry"}
+		}), git, ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var s workflow.State
+			c.state(&s)
+			f := guards.NewEvaluator(c.facts).Evaluate(c.guard, s, "next")
+			if c.reason == "" {
+				if f != nil {
+					t.Fatalf("want pass, got %+v", f)
+				}
+				return
+			}
+			if f == nil {
+				t.Fatalf("want failure %q, passed", c.reason)
+			}
+			if f.Guard != c.guard || !strings.Contains(f.Reason, c.reason) || f.Expected == "" || !strings.HasPrefix(f.Fix, "git exarchos ") || !strings.Contains(f.Fix, "f1") {
+				t.Fatalf("failure %+v, want reason containing %q and a git exarchos fix", f, c.reason)
+			}
+		})
+	}
+}
+
+func TestGuardIDs(t *testing.T) {
+	ids := strings.Join(guards.IDs(), " ")
+	for _, want := range []string{"artifact-design", "artifact-fix-design", "artifact-report", "merge-verified", "checks-passed", "pr-url-exists", "loop-policy-satisfied"} {
+		if !strings.Contains(ids, want) {
+			t.Errorf("IDs lacks %s: %s", want, ids)
+		}
+	}
+}

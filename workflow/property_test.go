@@ -1,0 +1,365 @@
+package workflow_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"math/rand"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/exarchos/git-exarchos/workflow"
+)
+
+// randomCommand picks a command (or a change of git facts, returned as nil) with weights that let
+// random runs make progress through every type.
+func randomCommand(rng *rand.Rand, r *run) workflow.Command {
+	def := r.def()
+	pick := func(xs ...string) string { return xs[rng.Intn(len(xs))] }
+	if rng.Intn(10) < 3 {
+		if c := helpfulCommand(rng, r); c != nil {
+			return c
+		}
+	}
+	switch n := rng.Intn(100); {
+	case n < 35:
+		var targets []string
+		for _, t := range def.Outgoing(r.state.Phase) {
+			if t.To != def.CancelTarget() {
+				targets = append(targets, t.To)
+			}
+		}
+		if len(targets) == 0 || rng.Intn(6) == 0 {
+			return workflow.TransitionTo{Phase: pick(append(def.PhaseIDs(), "bogus", "")...)}
+		}
+		return workflow.TransitionTo{Phase: pick(targets...)}
+	case n < 40:
+		name := pick("design", "plan", "rca", "fix-design", "report", "brief")
+		p := "docs/" + name + ".md"
+		if rng.Intn(3) > 0 {
+			r.repo.commit("topic", p)
+		}
+		if rng.Intn(5) == 0 {
+			return workflow.Set{Inline: true, Assignments: []workflow.Assignment{{Path: "artifacts." + name, Value: []byte(`"inline text"`)}}}
+		}
+		return workflow.RecordArtifact{Name: name, Path: p}
+	case n < 44:
+		tip, _ := r.repo.BranchTip("topic")
+		vals := []string{"track=" + pick(append(slices.Clone(def.Tracks), "nope")...), "fixCommit=" + tip, "fixCommit=0123456",
+			`sources=["a"]`, "sources=[]", "pr.url=https://github.com/o/r/pull/7", "note.deep.x=1", "phase=done", "a..b=1"}
+		a, err := workflow.ParseAssignment(pick(vals...))
+		if err != nil {
+			return workflow.Set{Assignments: []workflow.Assignment{{Path: "a..b", Value: []byte("1")}}}
+		}
+		return workflow.Set{Assignments: []workflow.Assignment{a}}
+	case n < 48:
+		r.repo.commit("topic", fmt.Sprintf("src/%d.go", rng.Intn(1000)))
+		return nil
+	case n < 58:
+		id := pick("t1", "t2", "t3")
+		switch rng.Intn(4) {
+		case 0:
+			return workflow.AddTask{ID: id, Title: "task " + id}
+		case 1:
+			return workflow.StartTask{ID: id}
+		case 2:
+			return workflow.CompleteTask{ID: id}
+		default:
+			if rng.Intn(3) == 0 {
+				return workflow.FailTask{ID: id, Reason: "broken"}
+			}
+			return workflow.CompleteTask{ID: id}
+		}
+	case n < 64:
+		return workflow.RecordReview{Dimension: pick("spec", "quality", "review"), Pass: rng.Intn(4) > 0}
+	case n < 68:
+		tip, _ := r.repo.BranchTip("topic")
+		if rng.Intn(4) == 0 {
+			tip = fmt.Sprintf("%040x", 1) // the first commit: usually not the tip any more
+		}
+		return workflow.RecordValidation{Command: "make test", ExitCode: pick0(rng, 0, 0, 0, 1), DurationMs: int64(rng.Intn(5000)), Commit: tip}
+	case n < 73:
+		return workflow.Approve{Note: "ok"}
+	case n < 78:
+		return workflow.Reject{Gaps: pick("gaps", "gaps", "")}
+	case n < 80:
+		return workflow.Unblock{Reason: pick("go on", "")}
+	case n < 88:
+		return workflow.Signal{Signal: pick("done", "pass", "fail", "done", "fail", "bogus")}
+	case n < 90:
+		return workflow.RequestSynthesis{}
+	case n < 91:
+		return workflow.Cancel{Reason: "random"}
+	case n < 93:
+		return workflow.Cleanup{}
+	case n < 95:
+		var gs []string
+		for _, t := range def.Outgoing(r.state.Phase) {
+			gs = append(gs, t.Guards...)
+		}
+		if len(gs) == 0 || rng.Intn(2) == 0 {
+			return workflow.OverrideGuard{Guard: "nope", Reason: "x"}
+		}
+		return workflow.OverrideGuard{Guard: pick(gs...), Reason: "human says so"}
+	case n < 96:
+		return workflow.VerifyMerge{MergeVerifiedData: workflow.MergeVerifiedData{Method: "github"}}
+	case n < 98:
+		return workflow.LinkPR{URL: "https://github.com/o/r/pull/7"}
+	default:
+		return workflow.ObservePR{PRObservation: workflow.PRObservation{Number: 7, Checks: pick("success", "failure")}}
+	}
+}
+
+// helpfulCommand works towards a random way out of the current phase: the command that fixes its
+// first failing guard, or the command that takes it. Random runs then reach deep phases too.
+func helpfulCommand(rng *rand.Rand, r *run) workflow.Command {
+	var opts []workflow.TransitionOption
+	for _, o := range workflow.Transitions(nil, r.state, r.env) {
+		if !o.Universal {
+			opts = append(opts, o)
+		}
+	}
+	if len(opts) == 0 {
+		return nil
+	}
+	o := opts[rng.Intn(len(opts))]
+	tip, _ := r.repo.BranchTip("topic")
+	for _, g := range o.Guards {
+		if g.Passed {
+			continue
+		}
+		switch id := g.Guard; {
+		case strings.HasPrefix(id, "artifact-"):
+			name := strings.TrimPrefix(id, "artifact-")
+			r.repo.commit("topic", "docs/"+name+".md")
+			return workflow.RecordArtifact{Name: name, Path: "docs/" + name + ".md"}
+		case id == "plan-approved":
+			return workflow.Approve{}
+		case id == "tasks-complete":
+			for _, t := range r.state.Tasks {
+				if t.Status != workflow.TaskCompleted {
+					return workflow.CompleteTask{ID: t.ID}
+				}
+			}
+			return workflow.AddTask{ID: "t1"}
+		case id == "reviews-passed":
+			return workflow.RecordReview{Dimension: r.def().Reviews[rng.Intn(len(r.def().Reviews))], Pass: true}
+		case id == "validation-passed":
+			return workflow.RecordValidation{Command: "make", Commit: tip}
+		case strings.HasPrefix(id, "track-"):
+			return workflow.Set{Assignments: []workflow.Assignment{{Path: "track", Value: []byte(`"` + strings.TrimPrefix(id, "track-") + `"`)}}}
+		case id == "fix-commit-recorded":
+			return workflow.Set{Assignments: []workflow.Assignment{{Path: "fixCommit", Value: []byte(`"` + tip + `"`)}}}
+		case id == "sources-collected":
+			return workflow.Set{Assignments: []workflow.Assignment{{Path: "sources", Value: []byte(`["s"]`)}}}
+		case id == "synthesis-required":
+			return workflow.RequestSynthesis{}
+		case id == "pr-url-exists":
+			return workflow.LinkPR{URL: "https://github.com/o/r/pull/7"}
+		}
+	}
+	switch o.Trigger {
+	case workflow.OnReject:
+		return workflow.Reject{Gaps: "gaps"}
+	case workflow.OnUnblock:
+		return workflow.Unblock{Reason: "go"}
+	case workflow.OnLoopDone:
+		return workflow.Signal{Signal: "done"}
+	case workflow.OnLoopPass, workflow.OnLoopFail:
+		return workflow.Signal{Signal: []string{"pass", "fail"}[rng.Intn(2)]}
+	}
+	return workflow.TransitionTo{Phase: o.To}
+}
+
+func pick0(rng *rand.Rand, xs ...int) int { return xs[rng.Intn(len(xs))] }
+
+// checkStep asserts the invariants of one decided step: every phase change is a defined
+// transition whose guards passed (or were overridden) in the state it was decided on, no event
+// conflicts in a single writer's log, counters stay within their limits.
+func checkStep(t *testing.T, r *run, pre workflow.State, cmd workflow.Command, evs []workflow.NewEvent, rej *workflow.Rejection) {
+	t.Helper()
+	def := r.def()
+	if rej != nil {
+		if rej.Code == "" || rej.Message == "" {
+			t.Fatalf("%T: empty rejection %+v", cmd, rej)
+		}
+		for _, f := range rej.FailedGuards {
+			if f.Guard == "" || f.Reason == "" || !strings.HasPrefix(f.Fix, "git exarchos ") || !strings.Contains(f.Fix, pre.Feature) {
+				t.Fatalf("%T: unhelpful guard failure %+v", cmd, f)
+			}
+		}
+		if len(evs) > 0 && rej.Code != workflow.CodeCircuitOpen {
+			t.Fatalf("%T: rejection %s with events %v", cmd, rej.Code, evs)
+		}
+	}
+	if def.IsFinal(pre.Phase) {
+		if _, ok := cmd.(workflow.TransitionTo); ok && (rej == nil || rej.Code != workflow.CodeFinalPhase) {
+			t.Fatalf("final phase %s accepted a transition: %v", pre.Phase, rej)
+		}
+	}
+	if tt, ok := cmd.(workflow.TransitionTo); ok && tt.Phase == pre.Phase && !def.IsFinal(pre.Phase) && (evs != nil || rej != nil) {
+		t.Fatalf("self transition to %s was not a no-op: %v %v", pre.Phase, evs, rej)
+	}
+	// Re-fold the decided events one by one, checking each phase change against the definition.
+	cur := pre
+	for _, ne := range evs {
+		e, err := ne.Stamp("x", cur.LastSeq+1, zeroTime, "t", cur.LastClock+1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		next := workflow.Apply(cur, e)
+		if next.Phase != cur.Phase {
+			switch e.Type {
+			case workflow.EventTransitioned:
+				var d workflow.TransitionedData
+				_ = json.Unmarshal(e.Data, &d)
+				// Several defined transitions may join the same phases (a universal cleanup next
+				// to an explicit one): the recorded guards must be exactly one of theirs.
+				got := append(slices.Clone(d.Guards), d.Overridden...)
+				slices.Sort(got)
+				matched := false
+				for _, tr := range def.Outgoing(cur.Phase) {
+					want := slices.Clone(tr.Guards)
+					slices.Sort(want)
+					matched = matched || (tr.To == d.To && tr.TakenBy(d.Trigger) && slices.Equal(got, want))
+				}
+				if !matched || d.From != cur.Phase {
+					t.Fatalf("phase change %s → %s by %s with guards %v is not a defined transition", cur.Phase, d.To, d.Trigger, got)
+				}
+				for _, g := range d.Guards {
+					if f := r.env.Guards.Evaluate(g, cur, d.To); f != nil {
+						t.Fatalf("%s → %s taken although guard %s failed: %+v", d.From, d.To, g, f)
+					}
+				}
+				for _, g := range d.Overridden {
+					found := false
+					for _, o := range cur.Overrides {
+						found = found || (o.Guard == g && o.Phase == cur.Phase && o.At >= cur.EnteredAt)
+					}
+					if !found {
+						t.Fatalf("guard %s recorded as overridden without an override", g)
+					}
+				}
+			case workflow.EventCancelled:
+				if next.Phase != def.CancelTarget() {
+					t.Fatalf("cancel went to %s", next.Phase)
+				}
+			default:
+				t.Fatalf("event %s changed the phase %s → %s", e.Type, cur.Phase, next.Phase)
+			}
+		}
+		cur = next
+	}
+	s := r.state
+	if p, ok := def.Phase(s.Phase); !ok || p.Kind == workflow.Compound {
+		t.Fatalf("workflow in impossible phase %q", s.Phase)
+	}
+	if len(s.Conflicts) > 0 {
+		t.Fatalf("a single writer's log has conflicts: %+v", s.Conflicts)
+	}
+	for c, n := range s.FixCycles {
+		p, _ := def.Phase(c)
+		if n > p.MaxFixCycles {
+			t.Fatalf("fix cycles in %s = %d > %d", c, n, p.MaxFixCycles)
+		}
+	}
+	if s.MaxIterations > 0 && s.Iterations > s.MaxIterations {
+		t.Fatalf("iterations %d > %d", s.Iterations, s.MaxIterations)
+	}
+	if l := def.Limits.PlanRevisions; l > 0 && s.Revisions > l {
+		t.Fatalf("revisions %d > %d", s.Revisions, l)
+	}
+	if l := def.Limits.SynthesisRetries; l > 0 && s.Retries > l {
+		t.Fatalf("retries %d > %d", s.Retries, l)
+	}
+}
+
+func TestPropertyRandomCommands(t *testing.T) {
+	seeds, steps := 100, 150
+	if testing.Short() {
+		seeds = 20
+	}
+	for _, typ := range workflow.Types() {
+		t.Run(typ, func(t *testing.T) {
+			visited := map[string]bool{}
+			for seed := 1; seed <= seeds; seed++ {
+				rng := rand.New(rand.NewSource(int64(seed)))
+				init := workflow.Init{}
+				if typ == "oneshot" {
+					init.Synthesis = []string{"always", "never", "on-request"}[seed%3]
+				}
+				if typ == "loop" {
+					init.Completion = []string{"worker-done", "reviewer-pass", "both"}[seed%3]
+					init.MaxIterations = 1 + seed%5
+				}
+				r := newRun(t, "prop", typ, init)
+				if seed%4 == 0 {
+					r.env.MaxFixCycles = 1
+				}
+				for i := 0; i < steps; i++ {
+					visited[r.state.Phase] = true
+					cmd := randomCommand(rng, r)
+					if cmd == nil {
+						continue
+					}
+					pre := r.state
+					preJSON, _ := json.Marshal(pre)
+					evs, rej := workflow.Decide(nil, pre, cmd, r.env)
+					r.append(evs)
+					if again, _ := json.Marshal(pre); string(again) != string(preJSON) {
+						t.Fatalf("seed %d: deciding or applying mutated the previous state", seed)
+					}
+					checkStep(t, r, pre, cmd, evs, rej)
+				}
+				visited[r.state.Phase] = true
+				r.checkReplay()
+			}
+			d, _ := workflow.Lookup(typ)
+			for _, p := range d.Phases {
+				if p.Kind != workflow.Compound && !visited[p.ID] && !testing.Short() {
+					t.Errorf("random runs never reached %s.%s: the generator is too weak", typ, p.ID)
+				}
+			}
+		})
+	}
+}
+
+// TestPropertyMergedLogsFold folds interleavings of two independent runs of the same workflow, as
+// a merge of diverged logs would: the fold stays total, counts every event, and chunked folds
+// agree byte for byte.
+func TestPropertyMergedLogsFold(t *testing.T) {
+	for seed := 1; seed <= 60; seed++ {
+		rng := rand.New(rand.NewSource(int64(seed)))
+		typ := workflow.Types()[seed%len(workflow.Types())]
+		var logs [2][]workflow.Event
+		for k := range logs {
+			r := newRun(t, "prop", typ, workflow.Init{})
+			for i := 0; i < 80; i++ {
+				if cmd := randomCommand(rng, r); cmd != nil {
+					r.do(cmd)
+				}
+			}
+			logs[k] = r.log
+		}
+		// The shared prefix is the init event; then a random interleaving, deduplicated by id.
+		merged := []workflow.Event{logs[0][0]}
+		a, b := logs[0][1:], logs[1][1:]
+		for len(a)+len(b) > 0 {
+			if len(b) == 0 || (len(a) > 0 && rng.Intn(2) == 0) {
+				merged, a = append(merged, a[0]), a[1:]
+			} else {
+				e := b[0]
+				e.ID = "b-" + e.ID
+				merged, b = append(merged, e), b[1:]
+			}
+		}
+		for i := range merged {
+			merged[i].Seq = int64(i)
+		}
+		s := workflow.Fold(workflow.State{}, merged)
+		if s.Events != int64(len(merged)) {
+			t.Fatalf("seed %d: counted %d of %d events", seed, s.Events, len(merged))
+		}
+		checkReplay(t, merged, s)
+	}
+}
