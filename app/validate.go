@@ -42,6 +42,9 @@ func Validate(r *Repo, o ValidateOptions) (*ValidateResult, error) {
 	if err != nil {
 		return nil, err
 	}
+	if def, ok := workflow.Lookup(st.Type); ok && def.IsFinal(st.Phase) {
+		return nil, &workflow.Rejection{Code: workflow.CodeFinalPhase, Message: fmt.Sprintf("%s is in the final phase %s: there is nothing left to validate", feature, st.Phase), Phase: st.Phase}
+	}
 	dir, head, err := r.worktreeOf(st.Branch)
 	if err != nil {
 		return nil, err
@@ -65,7 +68,7 @@ func Validate(r *Repo, o ValidateOptions) (*ValidateResult, error) {
 	case runErr != nil:
 		return nil, Usagef("cannot run %q: %v", o.Command[0], runErr)
 	}
-	v := workflow.RecordValidation{Command: strings.Join(o.Command, " "), ExitCode: code, DurationMs: elapsed.Milliseconds(), Commit: head}
+	v := workflow.RecordValidation{Command: shellJoin(o.Command), ExitCode: code, DurationMs: elapsed.Milliseconds(), Commit: head}
 	res, err := r.Execute(feature, v)
 	if err != nil {
 		return nil, err
@@ -104,4 +107,19 @@ func orPlaceholder(s string) string {
 		return "<feature>"
 	}
 	return s
+}
+
+// shellJoin renders argv so that it can be pasted back into a shell.
+func shellJoin(argv []string) string {
+	out := make([]string, len(argv))
+	for i, a := range argv {
+		if a != "" && strings.IndexFunc(a, func(r rune) bool {
+			return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./=:,+@%", r))
+		}) < 0 {
+			out[i] = a
+		} else {
+			out[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+		}
+	}
+	return strings.Join(out, " ")
 }

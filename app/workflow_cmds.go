@@ -3,6 +3,7 @@ package app
 import (
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"sort"
 	"strings"
 
@@ -49,6 +50,42 @@ type Status struct {
 	Head string `json:"head"`
 }
 
+// MarshalJSON adds head to the state's own JSON (State has a MarshalJSON of its own, which an
+// embedding struct would otherwise inherit, dropping Head).
+func (s Status) MarshalJSON() ([]byte, error) {
+	m, err := s.fields()
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(m)
+}
+
+func (s Status) fields() (map[string]json.RawMessage, error) {
+	b, err := json.Marshal(s.State)
+	if err != nil {
+		return nil, err
+	}
+	m := map[string]json.RawMessage{}
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, err
+	}
+	m["head"], _ = json.Marshal(s.Head)
+	return m, nil
+}
+
+// statusFieldNames are the fields `status --fields` accepts: every JSON field of State (whether or
+// not this workflow has a value for it) and head.
+func statusFieldNames() map[string]bool {
+	names := map[string]bool{"head": true}
+	t := reflect.TypeOf(workflow.State{})
+	for i := 0; i < t.NumField(); i++ {
+		if name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ","); name != "" && name != "-" {
+			names[name] = true
+		}
+	}
+	return names
+}
+
 // StatusResult carries the status and, with Fields, the selected subset.
 type StatusResult struct {
 	Status   Status
@@ -78,24 +115,25 @@ func ShowStatus(r *Repo, o StatusOptions) (*StatusResult, error) {
 	if len(o.Fields) == 0 {
 		return res, nil
 	}
-	full, err := json.Marshal(res.Status)
+	all, err := res.Status.fields()
 	if err != nil {
 		return nil, err
 	}
-	var all map[string]json.RawMessage
-	if err := json.Unmarshal(full, &all); err != nil {
-		return nil, err
-	}
+	known := statusFieldNames()
 	res.Selected = map[string]json.RawMessage{}
 	for _, f := range o.Fields {
-		v, ok := all[f]
-		if !ok {
-			names := make([]string, 0, len(all))
-			for k := range all {
+		f = strings.TrimSpace(f)
+		if !known[f] {
+			names := make([]string, 0, len(known))
+			for k := range known {
 				names = append(names, k)
 			}
 			sort.Strings(names)
 			return nil, Usagef("unknown status field %q: choose from %s", f, strings.Join(names, ", "))
+		}
+		v, ok := all[f]
+		if !ok {
+			v = json.RawMessage("null")
 		}
 		res.Selected[f] = v
 	}

@@ -144,3 +144,15 @@ func helperCmd(t testing.TB, dir, mode, feature string, n int) *exec.Cmd {
 	cmd.Env = append(cleanGitEnv(), "GITSTORE_HELPER="+mode, "GITSTORE_FEATURE="+feature, fmt.Sprintf("GITSTORE_N=%d", n))
 	return cmd
 }
+
+func bytesReader(b []byte) *strings.Reader { return strings.NewReader(string(b)) }
+
+func gitStdinB(t testing.TB, dir, stdin string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	cmd.Stdin = strings.NewReader(stdin)
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	return strings.TrimSpace(string(out))
+}

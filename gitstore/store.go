@@ -5,6 +5,7 @@
 package gitstore
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,6 +14,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/go-git/go-billy/v5/osfs"
@@ -131,12 +133,13 @@ type snapshotFile struct {
 
 // head is a parsed workflow commit.
 type head struct {
-	feature string
-	commit  plumbing.Hash
-	root    *object.Tree
-	events  *object.Tree
-	keys    *object.Tree // nil when the log is empty
-	snap    snapshotFile
+	feature  string
+	commit   plumbing.Hash
+	root     *object.Tree
+	events   *object.Tree
+	keys     *object.Tree // loaded by keysTree; nil when there is none
+	keysHash plumbing.Hash
+	snap     snapshotFile
 }
 
 func (s *Store) readHead(feature string) (*head, error) {
@@ -190,9 +193,7 @@ func (s *Store) parseHead(feature string, commit plumbing.Hash) (*head, error) {
 		return nil, fmt.Errorf("read events tree of commit %s: %w", commit, err)
 	}
 	if kEntry, err := root.FindEntry("keys"); err == nil {
-		if h.keys, err = object.GetTree(s.st, kEntry.Hash); err != nil {
-			return nil, fmt.Errorf("read keys tree of commit %s: %w", commit, err)
-		}
+		h.keysHash = kEntry.Hash // the tree itself is read only by writers that need it (keysTree)
 	}
 	stEntry, err := root.FindEntry("state.json")
 	if err != nil {
@@ -221,6 +222,19 @@ func (s *Store) explainMismatch(h *head) error {
 		return err
 	}
 	return &CorruptError{Commit: h.commit, Path: "state.json", Reason: "snapshot was not computed from the events in this commit"}
+}
+
+// keysTree loads the id index tree on first use; reads that do not dedup never pay for it.
+func (s *Store) keysTree(h *head) (*object.Tree, error) {
+	if h.keys != nil || h.keysHash.IsZero() {
+		return h.keys, nil
+	}
+	t, err := object.GetTree(s.st, h.keysHash)
+	if err != nil {
+		return nil, fmt.Errorf("read keys tree of commit %s: %w", h.commit, err)
+	}
+	h.keys = t
+	return t, nil
 }
 
 func segmentCount(events int64) int64 { return (events + SegmentSize - 1) / SegmentSize }
@@ -350,6 +364,38 @@ func parseSegment(commit plumbing.Hash, path string, b []byte, firstSeq, want in
 	return out, nil
 }
 
+// checkSegment is the cheap form of parseSegment for the write path: the right number of lines,
+// each valid JSON, and the last one carrying the expected seq.
+func checkSegment(commit plumbing.Hash, path string, b []byte, firstSeq, want int64) error {
+	body := bytes.TrimSuffix(b, []byte("\n"))
+	n := int64(0)
+	for len(body) > 0 {
+		line := body
+		if i := bytes.IndexByte(body, '\n'); i >= 0 {
+			line, body = body[:i], body[i+1:]
+		} else {
+			body = nil
+		}
+		n++
+		if !json.Valid(line) {
+			return &CorruptError{Commit: commit, Path: fmt.Sprintf("%s line %d", path, n), Reason: "does not parse"}
+		}
+		if n == want {
+			var last struct {
+				Seq int64 `json:"seq"`
+			}
+			json.Unmarshal(line, &last)
+			if last.Seq != firstSeq+want-1 {
+				return &CorruptError{Commit: commit, Path: fmt.Sprintf("%s line %d", path, n), Reason: fmt.Sprintf("seq %d, want %d", last.Seq, firstSeq+want-1)}
+			}
+		}
+	}
+	if n != want {
+		return &CorruptError{Commit: commit, Path: path, Reason: fmt.Sprintf("%d events, want %d", n, want)}
+	}
+	return nil
+}
+
 // EventFilter selects events for Events. Zero values select everything.
 type EventFilter struct {
 	Types    []string
@@ -372,29 +418,75 @@ func (s *Store) Events(feature string, f EventFilter) ([]workflow.Event, *Snapsh
 	if f.SinceSeq > 1 {
 		from = (f.SinceSeq - 1) / SegmentSize
 	}
+	snap := &Snapshot{Feature: feature, Commit: h.commit, Events: h.snap.Events, LastClock: h.snap.LastClock, State: h.snap.State}
 	var out []workflow.Event
 	for i := from; i < segmentCount(h.snap.Events); i++ {
-		evs, err := s.readSegment(h, i)
+		done := false
+		err := s.scanSegment(h, i, func(e workflow.Event) bool {
+			if e.Seq < f.SinceSeq || (len(types) > 0 && !types[e.Type]) {
+				return true
+			}
+			out = append(out, e)
+			done = f.Limit > 0 && len(out) >= f.Limit
+			return !done
+		})
 		if err != nil {
 			return nil, nil, err
 		}
-		for _, e := range evs {
-			if e.Seq < f.SinceSeq || (len(types) > 0 && !types[e.Type]) {
-				continue
-			}
-			out = append(out, e)
-			if f.Limit > 0 && len(out) >= f.Limit {
-				return out, &Snapshot{Feature: feature, Commit: h.commit, Events: h.snap.Events, LastClock: h.snap.LastClock, State: h.snap.State}, nil
-			}
+		if done {
+			break
 		}
 	}
-	return out, &Snapshot{Feature: feature, Commit: h.commit, Events: h.snap.Events, LastClock: h.snap.LastClock, State: h.snap.State}, nil
+	return out, snap, nil
+}
+
+// scanSegment decodes segment i line by line, checking each line's seq, and stops when visit
+// returns false: `log --limit 1` decodes one event, not 256.
+func (s *Store) scanSegment(h *head, i int64, visit func(workflow.Event) bool) error {
+	name := segmentName(i)
+	entry, err := h.events.FindEntry(name)
+	if err != nil {
+		return &CorruptError{Commit: h.commit, Path: "events/" + name, Reason: "segment missing"}
+	}
+	b, err := s.readBlob(entry.Hash)
+	if err != nil {
+		return err
+	}
+	want := int64(SegmentSize)
+	if last := segmentCount(h.snap.Events) - 1; i == last {
+		want = h.snap.Events - last*SegmentSize
+	}
+	body := bytes.TrimSuffix(b, []byte("\n"))
+	for n := int64(0); len(body) > 0; n++ {
+		line := body
+		if j := bytes.IndexByte(body, '\n'); j >= 0 {
+			line, body = body[:j], body[j+1:]
+		} else {
+			body = nil
+		}
+		at := fmt.Sprintf("events/%s line %d", name, n+1)
+		if n >= want {
+			return &CorruptError{Commit: h.commit, Path: at, Reason: fmt.Sprintf("more than %d events", want)}
+		}
+		var e workflow.Event
+		if err := json.Unmarshal(line, &e); err != nil {
+			return &CorruptError{Commit: h.commit, Path: at, Reason: "does not parse: " + err.Error()}
+		}
+		if e.Seq != i*SegmentSize+n+1 {
+			return &CorruptError{Commit: h.commit, Path: at, Reason: fmt.Sprintf("seq %d, want %d", e.Seq, i*SegmentSize+n+1)}
+		}
+		if !visit(e) {
+			return nil
+		}
+	}
+	return nil
 }
 
 // Summary is one row of List.
 type Summary struct {
 	Feature string        `json:"feature"`
-	Commit  plumbing.Hash `json:"head"`
+	Commit  plumbing.Hash `json:"-"`
+	Head    string        `json:"head"`
 	Phase   string        `json:"phase"`
 	Type    string        `json:"type"`
 	Branch  string        `json:"branch"`
@@ -403,36 +495,59 @@ type Summary struct {
 }
 
 // List returns every workflow with its head and phase, read from the commits' trailers: nothing is
-// folded and no snapshot is read.
+// folded and no snapshot is read. Commits are read by a few goroutines at once: each read is a few
+// small-file syscalls, and on virtual disks their latency, not CPU, is the cost.
 func (s *Store) List() ([]Summary, error) {
 	refs, err := listRefs(s.Loc.CommonDir, RefPrefix)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]Summary, 0, len(refs))
+	var names []string
 	for _, name := range sortedNames(refs) {
-		feature := strings.TrimPrefix(name, RefPrefix)
-		if ValidateFeature(feature) != nil {
-			continue // not ours: someone wrote an odd ref under our prefix
+		if ValidateFeature(strings.TrimPrefix(name, RefPrefix)) == nil {
+			names = append(names, name) // skip odd refs someone wrote under our prefix
 		}
-		var sum Summary
-		err := s.retryTransient(func() error {
-			c, err := object.GetCommit(s.st, refs[name])
-			if err != nil {
-				return fmt.Errorf("read %s: %w", name, err)
+	}
+	out := make([]Summary, len(names))
+	errs := make([]error, len(names))
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for w := 0; w < min(8, len(names)); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				out[i], errs[i] = s.summary(names[i], refs[names[i]])
 			}
-			sum = Summary{Feature: feature, Commit: refs[name], Updated: c.Committer.When}
-			trailers := parseTrailers(c.Message)
-			sum.Phase, sum.Type, sum.Branch = trailers["Exarchos-Phase"], trailers["Exarchos-Type"], trailers["Exarchos-Branch"]
-			fmt.Sscan(trailers["Exarchos-Events"], &sum.Events)
-			return nil
-		})
+		}()
+	}
+	for i := range names {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	for _, err := range errs {
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, sum)
 	}
 	return out, nil
+}
+
+func (s *Store) summary(name string, commit plumbing.Hash) (Summary, error) {
+	var sum Summary
+	err := s.retryTransient(func() error {
+		c, err := s.readCommitHeader(commit)
+		if err != nil {
+			return fmt.Errorf("read %s: %w", name, err)
+		}
+		sum = Summary{Feature: strings.TrimPrefix(name, RefPrefix), Commit: commit, Head: commit.String(), Updated: c.When}
+		trailers := parseTrailers(c.Message)
+		sum.Phase, sum.Type, sum.Branch = trailers["Exarchos-Phase"], trailers["Exarchos-Type"], trailers["Exarchos-Branch"]
+		fmt.Sscan(trailers["Exarchos-Events"], &sum.Events)
+		return nil
+	})
+	return sum, err
 }
 
 func parseTrailers(msg string) map[string]string {

@@ -155,7 +155,7 @@ func (s *Store) dedup(h *head, wanted []workflow.NewEvent) ([]workflow.NewEvent,
 	seen := map[string]bool{}
 	buckets := map[string]map[string]int64{}
 	for _, ev := range wanted {
-		if ev.ID == "" {
+		if ev.ID == "" || IsGeneratedID(ev.ID) {
 			fresh = append(fresh, ev)
 			continue
 		}
@@ -204,10 +204,11 @@ func idKey(id string) string {
 // readBucket reads keys/<bucket>: lines "<idKey> <seq>".
 func (s *Store) readBucket(h *head, bucket string) (map[string]int64, error) {
 	out := map[string]int64{}
-	if h.keys == nil {
-		return out, nil
+	keys, err := s.keysTree(h)
+	if err != nil || keys == nil {
+		return out, err
 	}
-	entry, err := h.keys.FindEntry(bucket)
+	entry, err := keys.FindEntry(bucket)
 	if err != nil {
 		return out, nil
 	}
@@ -249,6 +250,8 @@ func (s *Store) stamp(events []workflow.NewEvent, count int64, clock uint64) ([]
 		id := ev.ID
 		if id == "" {
 			id = newID(now)
+		} else if IsGeneratedID(id) || strings.TrimSpace(id) != id || len(id) > 256 {
+			return nil, fmt.Errorf("%w: idempotency key %q: use up to 256 characters without surrounding spaces, not of the form ev-<36 hex digits> (reserved for generated ids)", ErrBadPayload, id)
 		}
 		out[i] = workflow.Event{ID: id, Seq: count + int64(i) + 1, Type: ev.Type, Time: now, Actor: actor, Clock: clock + uint64(i) + 1, Data: data}
 	}
@@ -286,11 +289,28 @@ func encodeData(v any) (json.RawMessage, error) {
 	return c.Bytes(), nil
 }
 
-// newID makes a unique event id that sorts roughly by time: milliseconds then 64 random bits.
+// newID makes a unique event id that sorts roughly by time: "ev-", milliseconds, then 96 random bits.
 func newID(now time.Time) string {
-	var r [8]byte
+	var r [12]byte
 	rand.Read(r[:])
-	return fmt.Sprintf("%012x%s", now.UnixMilli(), hex.EncodeToString(r[:]))
+	return fmt.Sprintf("%s%012x%s", generatedPrefix, now.UnixMilli(), hex.EncodeToString(r[:]))
+}
+
+const generatedPrefix = "ev-"
+
+// IsGeneratedID reports whether id was made by newID rather than given by a caller as an
+// idempotency key. Callers' keys may not take this form, so the id index can skip generated ids.
+func IsGeneratedID(id string) bool {
+	return len(id) == len(generatedPrefix)+36 && strings.HasPrefix(id, generatedPrefix) && isLowerHex(id[len(generatedPrefix):])
+}
+
+func isLowerHex(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if !(s[i] >= '0' && s[i] <= '9' || s[i] >= 'a' && s[i] <= 'f') {
+			return false
+		}
+	}
+	return true
 }
 
 // builder writes the objects of one new commit and remembers them, so they can be written again if
@@ -317,13 +337,24 @@ func (b *builder) put(t plumbing.ObjectType, content []byte) (plumbing.Hash, err
 	return b.keep(obj)
 }
 
-// keep writes obj and remembers it for ensureDurable.
+// keep writes obj unless it is already stored as a loose object, and remembers it for
+// ensureDurable either way (an existing unreachable object may still be pruned by a running gc).
+// Each file created costs far more than a stat on most disks, so unchanged objects are not rewritten.
 func (b *builder) keep(obj plumbing.EncodedObject) (plumbing.Hash, error) {
+	b.written = append(b.written, obj)
+	if b.s.looseExists(obj.Hash()) {
+		return obj.Hash(), nil
+	}
 	if err := b.s.writeObject(obj); err != nil {
 		return plumbing.ZeroHash, err
 	}
-	b.written = append(b.written, obj)
 	return obj.Hash(), nil
+}
+
+func (s *Store) looseExists(h plumbing.Hash) bool {
+	hex := h.String()
+	_, err := os.Stat(filepath.Join(s.Loc.CommonDir, "objects", hex[:2], hex[2:]))
+	return err == nil
 }
 
 func (b *builder) putTree(entries []object.TreeEntry) (plumbing.Hash, error) {
@@ -352,7 +383,7 @@ func (b *builder) build(h *head, p Projector, events []workflow.Event) (plumbing
 			return plumbing.ZeroHash, nil, err
 		}
 		// Never build on a segment that does not parse: the new commit would carry the damage on.
-		if _, err := parseSegment(h.commit, "events/"+segmentName(last), raw, last*SegmentSize+1, rem); err != nil {
+		if err := checkSegment(h.commit, "events/"+segmentName(last), raw, last*SegmentSize+1, rem); err != nil {
 			return plumbing.ZeroHash, nil, err
 		}
 		segs[last] = raw
@@ -429,14 +460,23 @@ func (b *builder) build(h *head, p Projector, events []workflow.Event) (plumbing
 }
 
 func (b *builder) updateKeys(h *head, events []workflow.Event) (plumbing.Hash, error) {
+	if _, err := b.s.keysTree(h); err != nil {
+		return plumbing.ZeroHash, err
+	}
 	var entries []object.TreeEntry
 	if h.keys != nil {
 		entries = append(entries, h.keys.Entries...)
 	}
 	touched := map[string][]string{}
 	for _, ev := range events {
+		if IsGeneratedID(ev.ID) {
+			continue // random 128-bit ids cannot collide; only callers' keys need a lookup
+		}
 		key := idKey(ev.ID)
 		touched[key[:2]] = append(touched[key[:2]], fmt.Sprintf("%s %d", key, ev.Seq))
+	}
+	if len(touched) == 0 && h.keys != nil {
+		return h.keysHash, nil
 	}
 	for bucket, lines := range touched {
 		if h.keys != nil {

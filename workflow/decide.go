@@ -90,8 +90,8 @@ func Decide(def *Definition, s State, cmd Command, env Env) ([]NewEvent, *Reject
 // be observed, or a validation run, after the workflow ended.
 func allowedWhenFinal(cmd Command) bool {
 	switch cmd.(type) {
-	case RecordValidation, RecordArtifact, LinkPR, ObservePR, VerifyMerge:
-		return true
+	case RecordArtifact, LinkPR, ObservePR, VerifyMerge:
+		return true // facts observed after the end still belong in the audit trail
 	}
 	return false
 }

@@ -49,8 +49,9 @@ func intersperse(cmds []*cli.Command, args []string) []string {
 		}
 	}
 	out = append(out, flags...)
-	if len(positional) > 0 && positional[0] != "--" {
-		// A positional that looks like a flag would be misread after reordering; "--" keeps it literal.
+	if len(positional) > 0 {
+		// "--" ends flag parsing, so positionals stay literal; urfave consumes this one, and a "--"
+		// the user typed (validate -- cmd) survives as an argument.
 		out = append(out, "--")
 	}
 	return append(out, positional...)

@@ -1,0 +1,150 @@
+// Command clibench times whole git exarchos invocations against git baselines measured in the same
+// run, and prints a markdown table of medians and ratios for BENCHMARKS.md. Timings on shared
+// machines are noisy; ratios against git run alongside are what to compare.
+//
+//	go build -o /tmp/gx/git-exarchos ./cmd/git-exarchos
+//	PATH=/tmp/gx:$PATH go run ./bench/clibench [-n 200] [-events 10000] [-case status]
+package main
+
+import (
+	"bytes"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/exarchos/git-exarchos/app"
+	"github.com/exarchos/git-exarchos/workflow"
+)
+
+// benchCase is one timed command. Args[0] is the program; {f} is replaced by the feature and {i}
+// by the iteration number.
+type benchCase struct {
+	Name     string
+	Args     []string
+	Stdin    string
+	Baseline string // name of the baseline case this one is compared with
+	Target   string // what the issue asks for, quoted in the table
+}
+
+func cases() []benchCase {
+	return []benchCase{
+		{Name: "git rev-parse HEAD", Args: []string{"git", "rev-parse", "HEAD"}},
+		{Name: "git cat-file state.json", Args: []string{"git", "cat-file", "-p", "refs/exarchos/{f}:state.json"}},
+		{Name: "log --limit 1 --json", Args: []string{"git", "exarchos", "log", "{f}", "--limit", "1", "--json"}, Baseline: "git cat-file state.json", Target: "≤ 3x git cat-file"},
+		{Name: "status --json", Args: []string{"git", "exarchos", "status", "{f}", "--json"}, Baseline: "git cat-file state.json", Target: "≤ 10 ms"},
+		{Name: "transition (ideate → plan)", Args: []string{"git", "exarchos", "transition", "{f}-{i}", "plan"}, Baseline: "git cat-file state.json", Target: "≤ 15 ms"},
+		{Name: "event (append one)", Args: []string{"git", "exarchos", "event", "{f}", "bench.tick"}, Baseline: "git rev-parse HEAD"},
+		{Name: "list --json (1 + n workflows)", Args: []string{"git", "exarchos", "list", "--json"}, Baseline: "git rev-parse HEAD"},
+	}
+}
+
+func main() {
+	n := flag.Int("n", 200, "runs per case")
+	events := flag.Int("events", 10000, "events in the benchmarked workflow")
+	only := flag.String("case", "", "run only cases whose name contains this")
+	flag.Parse()
+	if _, err := exec.LookPath("git-exarchos"); err != nil {
+		fail("git-exarchos is not on PATH: go build -o /tmp/gx/git-exarchos ./cmd/git-exarchos && PATH=/tmp/gx:$PATH go run ./bench/clibench")
+	}
+	dir, err := os.MkdirTemp("", "clibench")
+	check(err)
+	defer os.RemoveAll(dir)
+	setup(dir, *events, *n)
+
+	results := map[string]time.Duration{}
+	fmt.Printf("%d runs per case; workflow with %d events; %s\n\n", *n, *events, time.Now().UTC().Format("2006-01-02"))
+	fmt.Println("| command | median | p90 | ratio to baseline | target |")
+	fmt.Println("|---|---|---|---|---|")
+	for _, c := range cases() {
+		if *only != "" && !strings.Contains(c.Name, *only) && c.Baseline != "" {
+			continue
+		}
+		med, p90 := timeCase(dir, c, *n)
+		results[c.Name] = med
+		ratio := ""
+		if base, ok := results[c.Baseline]; ok && base > 0 {
+			ratio = fmt.Sprintf("%.2fx %s", float64(med)/float64(base), c.Baseline)
+		}
+		fmt.Printf("| `%s` | %.2f ms | %.2f ms | %s | %s |\n", strings.Join(c.Args, " "), ms(med), ms(p90), ratio, c.Target)
+	}
+}
+
+// setup makes a repository with workflow "bench" of `events` events, and n copies "bench-<i>" in
+// ideate with a design recorded, for the transition case (each run transitions its own copy).
+func setup(dir string, events, n int) {
+	run(dir, "", "git", "init", "-q", "-b", "main")
+	run(dir, "", "git", "config", "user.name", "Bench")
+	run(dir, "", "git", "config", "user.email", "bench@example.com")
+	run(dir, "", "git", "commit", "-q", "--allow-empty", "-m", "init")
+	r, err := app.Open(dir)
+	check(err)
+	_, err = app.Init(r, app.InitOptions{Feature: "bench", Type: "feature", Branch: "main"})
+	check(err)
+	_, err = app.Set(r, app.SetOptions{Feature: "bench", Assignments: []string{"artifacts.design=design"}, Inline: true})
+	check(err)
+	for done := 2; done < events; {
+		batch := make([]workflow.NewEvent, 0, 500)
+		for ; done < events && len(batch) < 500; done++ {
+			batch = append(batch, workflow.NewEvent{Type: "bench.note", Data: map[string]int{"i": done}})
+		}
+		_, err := r.Store.Append("bench", app.Projector, batch...)
+		check(err)
+	}
+	head := strings.TrimSpace(run(dir, "", "git", "rev-parse", "refs/exarchos/bench"))
+	var tx strings.Builder
+	for i := 0; i < n; i++ {
+		fmt.Fprintf(&tx, "create refs/exarchos/bench-%d %s\n", i, head)
+	}
+	run(dir, tx.String(), "git", "update-ref", "--stdin")
+}
+
+func timeCase(dir string, c benchCase, n int) (median, p90 time.Duration) {
+	d := make([]time.Duration, 0, n)
+	for i := 0; i < n; i++ {
+		args := make([]string, len(c.Args))
+		for j, a := range c.Args {
+			args[j] = strings.NewReplacer("{f}", "bench", "{i}", fmt.Sprint(i)).Replace(a)
+		}
+		cmd := exec.Command(args[0], args[1:]...)
+		cmd.Dir = dir
+		cmd.Stdin = strings.NewReader(c.Stdin)
+		var out bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &out
+		t0 := time.Now()
+		err := cmd.Run()
+		d = append(d, time.Since(t0))
+		if err != nil {
+			fail(fmt.Sprintf("%s: %v: %s", strings.Join(args, " "), err, out.String()))
+		}
+	}
+	sort.Slice(d, func(i, j int) bool { return d[i] < d[j] })
+	return d[len(d)/2], d[len(d)*9/10]
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+func run(dir, stdin string, args ...string) string {
+	cmd := exec.Command(args[0], args[1:]...)
+	cmd.Dir = dir
+	cmd.Stdin = strings.NewReader(stdin)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		fail(fmt.Sprintf("%s: %v: %s", strings.Join(args, " "), err, out))
+	}
+	return string(out)
+}
+
+func check(err error) {
+	if err != nil {
+		fail(err.Error())
+	}
+}
+
+func fail(msg string) {
+	fmt.Fprintln(os.Stderr, "clibench:", msg)
+	os.Exit(1)
+}
