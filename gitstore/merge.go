@@ -2,11 +2,17 @@ package gitstore
 
 import (
 	"bytes"
+	"compress/zlib"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
@@ -172,11 +178,7 @@ type mergeOutcome struct {
 // already exist, such as the untouched leading segments, are not written again), and the snapshot
 // folded from scratch, so every clone that merges the same two logs writes the same state.json.
 func (b *builder) merge(ours, theirs *head, p Projector, label string) (*mergeOutcome, error) {
-	a, err := b.s.readSegments(ours, 0)
-	if err != nil {
-		return nil, err
-	}
-	c, err := b.s.readSegments(theirs, 0)
+	a, c, err := b.s.readBoth(ours, theirs)
 	if err != nil {
 		return nil, err
 	}
@@ -198,6 +200,78 @@ func (b *builder) merge(ours, theirs *head, p Projector, label string) (*mergeOu
 		return nil, err
 	}
 	return &mergeOutcome{commit: commit, events: n, snap: &Snapshot{Feature: ours.feature, Commit: commit, Events: n, LastClock: sf.LastClock, State: sf.State}}, nil
+}
+
+// readBoth reads the events of two heads of one workflow. Their segments that are the same blob
+// hold the same events, so theirs are skipped; blobs are read in turn (go-git's storage is not
+// safe for concurrent use) and parsed in parallel.
+func (s *Store) readBoth(ours, theirs *head) ([]workflow.Event, []workflow.Event, error) {
+	type job struct {
+		h    *head
+		idx  int64
+		raw  []byte
+		evs  []workflow.Event
+		err  error
+		mine bool
+	}
+	var jobs []*job
+	for _, h := range []*head{ours, theirs} {
+		for i := int64(0); i < segmentCount(h.snap.Events); i++ {
+			name := segmentName(i)
+			entry, err := h.events.FindEntry(name)
+			if err != nil {
+				return nil, nil, &CorruptError{Commit: h.commit, Path: "events/" + name, Reason: "segment missing"}
+			}
+			if h == theirs {
+				if o, err := ours.events.FindEntry(name); err == nil && o.Hash == entry.Hash {
+					continue
+				}
+			}
+			raw, err := s.readBlob(entry.Hash)
+			if err != nil {
+				return nil, nil, err
+			}
+			jobs = append(jobs, &job{h: h, idx: i, raw: raw, mine: h == ours})
+		}
+	}
+	parallel(len(jobs), func(n int) {
+		j := jobs[n]
+		want := int64(SegmentSize)
+		if last := segmentCount(j.h.snap.Events) - 1; j.idx == last {
+			want = j.h.snap.Events - last*SegmentSize
+		}
+		j.evs, j.err = parseSegment(j.h.commit, "events/"+segmentName(j.idx), j.raw, j.idx*SegmentSize+1, want)
+	})
+	var a, c []workflow.Event
+	for _, j := range jobs {
+		if j.err != nil {
+			return nil, nil, j.err
+		}
+		if j.mine {
+			a = append(a, j.evs...)
+		} else {
+			c = append(c, j.evs...)
+		}
+	}
+	return a, c, nil
+}
+
+// parallel runs f(0..n-1) on a few goroutines: parsing and object writes are CPU- and
+// syscall-bound and independent.
+func parallel(n int, f func(int)) {
+	workers := min(n, 2*runtime.GOMAXPROCS(0))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := int(next.Add(1) - 1); i < n; i = int(next.Add(1) - 1) {
+				f(i)
+			}
+		}()
+	}
+	wg.Wait()
 }
 
 // unionEvents is the merged log: each id once, in canonical order (workflow.Less), seq from 1.
@@ -243,7 +317,7 @@ func preferred(x, y workflow.Event) bool {
 // writeLog writes the tree of a complete log whose seq is already dense: segments, id index,
 // snapshot folded by p, format marker. It returns the root tree and the snapshot file.
 func (b *builder) writeLog(feature string, p Projector, events []workflow.Event) (plumbing.Hash, *snapshotFile, error) {
-	var evEntries []object.TreeEntry
+	var segs [][]byte
 	var seg []byte
 	for i, ev := range events {
 		line, err := json.Marshal(ev)
@@ -252,31 +326,43 @@ func (b *builder) writeLog(feature string, p Projector, events []workflow.Event)
 		}
 		seg = append(append(seg, line...), '\n')
 		if (i+1)%SegmentSize == 0 || i == len(events)-1 {
-			hash, err := b.putMissing(seg)
-			if err != nil {
-				return plumbing.ZeroHash, nil, err
-			}
-			evEntries = append(evEntries, object.TreeEntry{Name: segmentName(int64(i / SegmentSize)), Mode: filemode.Regular, Hash: hash})
-			seg = seg[:0:0]
+			segs, seg = append(segs, seg), nil
 		}
+	}
+	buckets := map[string][]string{}
+	for _, ev := range events {
+		if IsGeneratedID(ev.ID) {
+			continue // as in updateKeys: only callers' keys are indexed
+		}
+		key := idKey(ev.ID)
+		buckets[key[:2]] = append(buckets[key[:2]], fmt.Sprintf("%s %d", key, ev.Seq))
+	}
+	names := make([]string, 0, len(buckets))
+	for name := range buckets {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	blobs := segs
+	for _, name := range names {
+		lines := buckets[name]
+		sort.Strings(lines)
+		blobs = append(blobs, []byte(strings.Join(lines, "\n")+"\n"))
+	}
+	hashes, err := b.putBlobs(blobs)
+	if err != nil {
+		return plumbing.ZeroHash, nil, err
+	}
+	evEntries := make([]object.TreeEntry, len(segs))
+	for i := range segs {
+		evEntries[i] = object.TreeEntry{Name: segmentName(int64(i)), Mode: filemode.Regular, Hash: hashes[i]}
 	}
 	evTree, err := b.putTree(evEntries)
 	if err != nil {
 		return plumbing.ZeroHash, nil, err
 	}
-	buckets := map[string][]string{}
-	for _, ev := range events {
-		key := idKey(ev.ID)
-		buckets[key[:2]] = append(buckets[key[:2]], fmt.Sprintf("%s %d", key, ev.Seq))
-	}
-	keyEntries := make([]object.TreeEntry, 0, len(buckets))
-	for name, lines := range buckets {
-		sort.Strings(lines)
-		hash, err := b.putMissing([]byte(strings.Join(lines, "\n") + "\n"))
-		if err != nil {
-			return plumbing.ZeroHash, nil, err
-		}
-		keyEntries = append(keyEntries, object.TreeEntry{Name: name, Mode: filemode.Regular, Hash: hash})
+	keyEntries := make([]object.TreeEntry, len(names))
+	for i, name := range names {
+		keyEntries[i] = object.TreeEntry{Name: name, Mode: filemode.Regular, Hash: hashes[len(segs)+i]}
 	}
 	keysTree, err := b.putTree(keyEntries)
 	if err != nil {
@@ -311,6 +397,71 @@ func (b *builder) writeLog(feature string, p Projector, events []workflow.Event)
 		{Name: "state.json", Mode: filemode.Regular, Hash: stateBlob},
 	})
 	return root, sf, err
+}
+
+// putBlobs writes the blobs the repository lacks, in parallel, and returns every blob's id. As in
+// putMissing, blobs that were already there are remembered for ensureDurable.
+func (b *builder) putBlobs(contents [][]byte) ([]plumbing.Hash, error) {
+	objs := make([]*plumbing.MemoryObject, len(contents))
+	hashes := make([]plumbing.Hash, len(contents))
+	for i, c := range contents {
+		objs[i] = &plumbing.MemoryObject{}
+		objs[i].SetType(plumbing.BlobObject)
+		objs[i].Write(c)
+		hashes[i] = objs[i].Hash()
+	}
+	missing := make([]bool, len(contents))
+	for i, h := range hashes {
+		missing[i] = b.s.st.HasEncodedObject(h) != nil
+	}
+	errs := make([]error, len(contents))
+	parallel(len(contents), func(i int) {
+		if missing[i] {
+			errs[i] = b.s.writeLooseBlob(hashes[i], contents[i])
+		}
+	})
+	for i, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+		b.written = append(b.written, objs[i])
+	}
+	return hashes, nil
+}
+
+// writeLooseBlob writes a loose object the way git does (zlib of "blob <size>\0<content>" into a
+// temporary file renamed into place). It bypasses go-git's writer, whose bookkeeping is not safe
+// for concurrent use, so that putBlobs can write in parallel.
+func (s *Store) writeLooseBlob(h plumbing.Hash, content []byte) error {
+	hex := h.String()
+	dir := filepath.Join(s.Loc.CommonDir, "objects", hex[:2])
+	var err error
+	for attempt := 0; attempt < 10; attempt++ { // a concurrent `git prune` may remove an empty dir
+		if err = os.MkdirAll(dir, 0o777); err != nil {
+			continue
+		}
+		var f *os.File
+		if f, err = os.CreateTemp(dir, "tmp_obj_"); err != nil {
+			continue
+		}
+		zw, _ := zlib.NewWriterLevel(f, zlib.BestSpeed)
+		fmt.Fprintf(zw, "blob %d\x00", len(content))
+		zw.Write(content)
+		err = zw.Close()
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err == nil {
+			os.Chmod(f.Name(), 0o444)
+			err = os.Rename(f.Name(), filepath.Join(dir, hex[2:]))
+		}
+		if err != nil {
+			os.Remove(f.Name())
+			continue
+		}
+		return nil
+	}
+	return fmt.Errorf("write object %s: %w", hex, err)
 }
 
 // putMissing writes a blob unless the repository already has it: a merge rebuilds every segment
