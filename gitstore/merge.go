@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -205,12 +206,12 @@ func (b *builder) merge(ours, theirs *head, p Projector, label string) (*mergeOu
 // readBoth reads the events of two heads of one workflow. Their segments that are the same blob
 // hold the same events, so theirs are skipped; blobs are read in turn (go-git's storage is not
 // safe for concurrent use) and parsed in parallel.
-func (s *Store) readBoth(ours, theirs *head) ([]workflow.Event, []workflow.Event, error) {
+func (s *Store) readBoth(ours, theirs *head) ([]logEvent, []logEvent, error) {
 	type job struct {
 		h    *head
 		idx  int64
 		raw  []byte
-		evs  []workflow.Event
+		evs  []logEvent
 		err  error
 		mine bool
 	}
@@ -240,9 +241,18 @@ func (s *Store) readBoth(ours, theirs *head) ([]workflow.Event, []workflow.Event
 		if last := segmentCount(j.h.snap.Events) - 1; j.idx == last {
 			want = j.h.snap.Events - last*SegmentSize
 		}
-		j.evs, j.err = parseSegment(j.h.commit, "events/"+segmentName(j.idx), j.raw, j.idx*SegmentSize+1, want)
+		evs, err := parseSegment(j.h.commit, "events/"+segmentName(j.idx), j.raw, j.idx*SegmentSize+1, want)
+		if err != nil {
+			j.err = err
+			return
+		}
+		lines := bytes.Split(bytes.TrimSuffix(j.raw, []byte("\n")), []byte("\n"))
+		j.evs = make([]logEvent, len(evs))
+		for i := range evs {
+			j.evs[i] = logEvent{Event: evs[i], raw: lines[i]}
+		}
 	})
-	var a, c []workflow.Event
+	var a, c []logEvent
 	for _, j := range jobs {
 		if j.err != nil {
 			return nil, nil, j.err
@@ -274,16 +284,23 @@ func parallel(n int, f func(int)) {
 	wg.Wait()
 }
 
+// logEvent is an event with the line it was read from, so that writing it again (with a new
+// seq) keeps its bytes, unknown fields included, without encoding it again.
+type logEvent struct {
+	workflow.Event
+	raw []byte
+}
+
 // unionEvents is the merged log: each id once, in canonical order (workflow.Less), seq from 1.
 // When both sides hold different events under one id (two writers chose the same idempotency key
 // independently), the same copy is kept whichever side is ours, so clones converge.
-func unionEvents(a, b []workflow.Event) []workflow.Event {
+func unionEvents(a, b []logEvent) []logEvent {
 	byID := make(map[string]int, len(a)+len(b))
-	out := make([]workflow.Event, 0, len(a)+len(b))
-	for _, side := range [][]workflow.Event{a, b} {
+	out := make([]logEvent, 0, len(a)+len(b))
+	for _, side := range [][]logEvent{a, b} {
 		for _, e := range side {
 			if i, ok := byID[e.ID]; ok {
-				if preferred(e, out[i]) {
+				if preferred(e.Event, out[i].Event) {
 					out[i] = e
 				}
 				continue
@@ -292,11 +309,34 @@ func unionEvents(a, b []workflow.Event) []workflow.Event {
 			out = append(out, e)
 		}
 	}
-	sort.Slice(out, func(i, j int) bool { return workflow.Less(out[i], out[j]) })
+	sort.Slice(out, func(i, j int) bool { return workflow.Less(out[i].Event, out[j].Event) })
 	for i := range out {
 		out[i].Seq = int64(i + 1)
 	}
 	return out
+}
+
+// line is the event's JSONL line with its current seq: the stored line with the seq spliced in
+// when it has the envelope's canonical opening ({"id":…,"seq":N,…}), else encoded afresh exactly
+// as an append encodes it.
+func (e logEvent) line() ([]byte, error) {
+	if e.raw != nil {
+		id, _ := json.Marshal(e.ID)
+		prefix := append(append([]byte(`{"id":`), id...), `,"seq":`...)
+		if bytes.HasPrefix(e.raw, prefix) {
+			rest := e.raw[len(prefix):]
+			n := 0
+			for n < len(rest) && rest[n] >= '0' && rest[n] <= '9' {
+				n++
+			}
+			if n > 0 && n < len(rest) && rest[n] == ',' {
+				out := make([]byte, 0, len(e.raw)+4)
+				out = strconv.AppendInt(append(out, prefix...), e.Seq, 10)
+				return append(out, rest[n:]...), nil
+			}
+		}
+	}
+	return json.Marshal(e.Event)
 }
 
 // preferred orders two different events that share an id, by content.
@@ -316,11 +356,13 @@ func preferred(x, y workflow.Event) bool {
 
 // writeLog writes the tree of a complete log whose seq is already dense: segments, id index,
 // snapshot folded by p, format marker. It returns the root tree and the snapshot file.
-func (b *builder) writeLog(feature string, p Projector, events []workflow.Event) (plumbing.Hash, *snapshotFile, error) {
+func (b *builder) writeLog(feature string, p Projector, logged []logEvent) (plumbing.Hash, *snapshotFile, error) {
 	var segs [][]byte
 	var seg []byte
-	for i, ev := range events {
-		line, err := json.Marshal(ev)
+	events := make([]workflow.Event, len(logged))
+	for i, ev := range logged {
+		events[i] = ev.Event
+		line, err := ev.line()
 		if err != nil {
 			return plumbing.ZeroHash, nil, fmt.Errorf("encode event %s: %w", ev.ID, err)
 		}
