@@ -3,6 +3,7 @@ package app
 import (
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/exarchos/git-exarchos/gitstore"
 	"github.com/exarchos/git-exarchos/guards"
@@ -28,6 +29,7 @@ func (r *Repo) env(typ string) (workflow.Env, error) {
 		Actor:        actor,
 		MaxFixCycles: r.Store.ConfigInt("exarchos."+typ+".maxFixCycles", 0),
 		Guards:       guards.NewEvaluator(r.Store.Facts()),
+		OptIn:        map[string]bool{"checks-passed": r.Store.ConfigBool("exarchos.requireChecks")},
 	}, nil
 }
 
@@ -44,19 +46,18 @@ func (r *Repo) State(feature string) (workflow.State, *gitstore.Snapshot, error)
 	return st, snap, nil
 }
 
-// Execute runs a workflow command: read the state, decide with guards checked against this
-// repository, append the events in one commit. A lost race re-reads and decides again. A rejection
-// is returned as the error (*workflow.Rejection); when the engine asks for the refusal itself to be
-// recorded (the circuit breaker tripping), those events are appended first.
-func (r *Repo) Execute(feature string, cmd workflow.Command) (*Result, error) {
-	return r.ExecuteWith(feature, cmd, nil)
-}
-
-// ExecuteWith is Execute with extra events appended in the same commit (e.g. an observation that
-// justified the command) and optional idempotency keys set on the decided events by the caller.
-func (r *Repo) ExecuteWith(feature string, cmd workflow.Command, extra []workflow.NewEvent) (*Result, error) {
+// Execute runs workflow commands against a feature: read the state, decide each command with guards
+// checked against this repository (each on the state the previous ones left), and append all their
+// events in one commit, so an observation, the evidence it justifies and the transition that needs
+// it land together or not at all. A lost race re-reads and decides again.
+//
+// A rejection is returned as the error (*workflow.Rejection) and appends nothing, except when the
+// engine asks for the refusal itself to be recorded (the circuit breaker tripping): then the events
+// decided so far and the refusal's own are appended, and the rejection is still returned.
+func (r *Repo) Execute(feature string, cmds ...workflow.Command) (*Result, error) {
 	var rejection *workflow.Rejection
 	res, err := r.Store.Update(feature, Projector, func(cur *gitstore.Snapshot) ([]workflow.NewEvent, error) {
+		rejection = nil
 		st, err := workflow.DecodeState(cur.State)
 		if err != nil {
 			return nil, err
@@ -65,12 +66,27 @@ func (r *Repo) ExecuteWith(feature string, cmd workflow.Command, extra []workflo
 		if err != nil {
 			return nil, err
 		}
-		events, rej := workflow.Decide(nil, st, cmd, env)
-		rejection = rej
-		if rej != nil && len(events) == 0 {
-			return nil, rej
+		var out []workflow.NewEvent
+		for _, cmd := range cmds {
+			events, rej := workflow.Decide(nil, st, cmd, env)
+			if rej != nil && len(events) == 0 {
+				return nil, rej
+			}
+			out = append(out, events...)
+			if rej != nil {
+				rejection = rej
+				return out, nil
+			}
+			for _, n := range events {
+				// Stamped only to fold for the next command: the store assigns the real envelope.
+				e, err := n.Stamp("pending", st.LastSeq+1, time.Time{}, env.Actor, st.LastClock+1)
+				if err != nil {
+					return nil, err
+				}
+				st = workflow.Apply(st, e)
+			}
 		}
-		return append(append([]workflow.NewEvent(nil), extra...), events...), nil
+		return out, nil
 	})
 	if err != nil {
 		return nil, err

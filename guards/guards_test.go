@@ -160,8 +160,11 @@ func TestGuards(t *testing.T) {
 			s.Synthesis, s.SynthesisRequested = "on-request", true
 		}), git, "synthesis was requested"},
 		{"no PR", "pr-url-exists", feature(none), git, "no pull request linked"},
-		{"PR linked", "pr-url-exists", feature(func(s *workflow.State) {
+		{"PR claimed", "pr-url-exists", feature(func(s *workflow.State) {
 			s.PR = &workflow.PR{PRObservation: workflow.PRObservation{URL: "https://github.com/o/r/pull/1"}}
+		}), git, "GitHub has not confirmed it"},
+		{"PR linked", "pr-url-exists", feature(func(s *workflow.State) {
+			s.PR = &workflow.PR{Confirmed: true, PRObservation: workflow.PRObservation{URL: "https://github.com/o/r/pull/1"}}
 		}), git, ""},
 		{"checks unobserved", "checks-passed", feature(func(s *workflow.State) {
 			s.PR = &workflow.PR{PRObservation: workflow.PRObservation{URL: "https://github.com/o/r/pull/1"}}
@@ -180,11 +183,20 @@ func TestGuards(t *testing.T) {
 			s.PR = &workflow.PR{Observed: true, PRObservation: workflow.PRObservation{Number: 4, State: "open"}}
 		}), git, "#4 was observed open, not merged"},
 		{"merge observed", "merge-verified", feature(func(s *workflow.State) {
-			s.PR = &workflow.PR{Observed: true, PRObservation: workflow.PRObservation{Merged: true}}
+			s.PR = &workflow.PR{Observed: true, PRObservation: workflow.PRObservation{Merged: true, HeadSHA: tip}}
 		}), git, ""},
+		{"merge observed before a local commit", "merge-verified", feature(func(s *workflow.State) {
+			s.PR = &workflow.PR{Observed: true, PRObservation: workflow.PRObservation{Merged: true, HeadSHA: "aaaaaaa"}}
+		}), git, "has new commits since"},
+		{"merge observed, branch rewritten", "merge-verified", feature(func(s *workflow.State) {
+			s.PR = &workflow.PR{Observed: true, PRObservation: workflow.PRObservation{Merged: true, HeadSHA: "bbbbbbb"}}
+		}), git, "force-pushed or rewritten"},
 		{"merge verified offline", "merge-verified", feature(func(s *workflow.State) {
-			s.PR = &workflow.PR{MergeVerified: true, VerifiedBy: "ancestry"}
+			s.PR = &workflow.PR{MergeVerified: true, VerifiedBy: "ancestry", Verification: &workflow.MergeVerifiedData{Method: "ancestry", HeadSHA: tip}}
 		}), git, ""},
+		{"merge verified without a head", "merge-verified", feature(func(s *workflow.State) {
+			s.PR = &workflow.PR{MergeVerified: true, VerifiedBy: "ancestry", Verification: &workflow.MergeVerifiedData{Method: "ancestry"}}
+		}), git, "names no head commit"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

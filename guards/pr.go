@@ -6,54 +6,99 @@ import (
 	"github.com/exarchos/git-exarchos/workflow"
 )
 
-// The PR guards read facts recorded by pr.linked, pr.observed and merge.verified events and fail
-// closed until those facts exist.
+// The PR guards read facts recorded by pr.linked, pr.observed and merge.verified events (which only
+// githubsync-backed commands and the offline ancestry check write) and fail closed until they exist.
 
-// FixSyncPR is the command that records GitHub's view of the pull request (issue 4).
-const FixSyncPR = "git exarchos pr sync %s"
+// FixRefreshPR is the command that records GitHub's view of the pull request.
+const FixRefreshPR = "git exarchos pr refresh %s"
 
+// prURLExists: a pull request is linked and GitHub confirmed it exists (pr link / pr find read it;
+// an observation also confirms it). A URL written with `set pr.url=` is only a claim.
 func prURLExists(in Input) *workflow.GuardFailure {
 	s := in.State
-	fix := fmt.Sprintf("git exarchos set %s pr.url=https://github.com/<owner>/<repo>/pull/<n>", s.Feature)
+	link := fmt.Sprintf("git exarchos pr link %s <url|number>", s.Feature)
 	if s.PR == nil || s.PR.URL == "" {
-		return fail("pr-url-exists", "no pull request linked yet", "a pull request URL", fix)
+		return fail("pr-url-exists", "no pull request linked yet", "a pull request GitHub confirmed",
+			fmt.Sprintf("git exarchos pr find %s", s.Feature))
 	}
 	if _, ok := workflow.ParsePRURL(s.PR.URL); !ok {
-		return fail("pr-url-exists", fmt.Sprintf("%q is not a pull request URL", s.PR.URL), "https://<host>/<owner>/<repo>/pull/<n>", fix)
+		return fail("pr-url-exists", fmt.Sprintf("%q is not a pull request URL", s.PR.URL), "https://<host>/<owner>/<repo>/pull/<n>", link)
+	}
+	if !s.PR.Confirmed && !s.PR.Observed {
+		return fail("pr-url-exists", fmt.Sprintf("%s was recorded but GitHub has not confirmed it", s.PR.URL), "a pull request GitHub confirmed",
+			fmt.Sprintf("git exarchos pr link %s %s", s.Feature, s.PR.URL))
 	}
 	return nil
 }
 
+// checksPassed: the last observation saw every check run and commit status succeed, on the commit
+// that is still the branch tip.
 func checksPassed(in Input) *workflow.GuardFailure {
 	s := in.State
-	fix := fmt.Sprintf(FixSyncPR, s.Feature)
+	fix := fmt.Sprintf(FixRefreshPR, s.Feature)
 	if s.PR == nil || !s.PR.Observed {
 		return fail("checks-passed", "the pull request's checks have not been observed yet", "checks observed as success", fix)
 	}
 	if s.PR.Checks != "success" {
-		return fail("checks-passed", fmt.Sprintf("checks are %q (observed %s)", s.PR.Checks, s.PR.ObservedAt), "checks success", fix)
+		reason := fmt.Sprintf("checks are %q (observed %s)", s.PR.Checks, s.PR.ObservedAt)
+		if len(s.PR.Failing) > 0 {
+			reason += fmt.Sprintf("; failing: %v", s.PR.Failing)
+		}
+		return fail("checks-passed", reason, "checks success", fix)
 	}
 	if s.PR.HeadSHA != "" && in.Facts != nil && s.Branch != "" {
 		if sha, err := in.Facts.BranchTip(s.Branch); err == nil && !sameCommit(sha, s.PR.HeadSHA) {
-			return fail("checks-passed", fmt.Sprintf("checks were observed on %s but the branch tip is %s", short(s.PR.HeadSHA), short(sha)),
+			return fail("checks-passed", moved(in.Facts, s.Branch, "checks were observed", s.PR.HeadSHA, sha),
 				"checks success on the branch tip", fix)
 		}
 	}
 	return nil
 }
 
+// mergeVerified: GitHub reported the pull request merged (an observation, or the merge.verified
+// evidence of cleanup), or cleanup --offline found the branch tip in <remote>/<base>; and the local
+// branch has not changed since: its tip is the verified head or an ancestor of it. A deleted
+// branch has no local change left to lose.
 func mergeVerified(in Input) *workflow.GuardFailure {
 	s := in.State
-	fix := fmt.Sprintf(FixSyncPR, s.Feature)
+	fix := fmt.Sprintf("git exarchos cleanup %s", s.Feature)
+	var head, what string
 	switch {
-	case s.PR != nil && (s.PR.MergeVerified || s.PR.Merged):
-		return nil
+	case s.PR != nil && s.PR.Verification != nil:
+		head, what = s.PR.Verification.HeadSHA, "the merge was verified ("+s.PR.Verification.Method+")"
+	case s.PR != nil && s.PR.Observed && s.PR.Merged:
+		head, what = s.PR.HeadSHA, "GitHub reported the merge"
 	case s.PR == nil:
-		return fail("merge-verified", "no merge verification recorded yet (no pull request known)", "a verified merge", fix)
+		return fail("merge-verified", "no merge verification recorded yet (no pull request known)", "a verified merge",
+			fmt.Sprintf("git exarchos pr find %s", s.Feature))
 	case s.PR.Observed:
-		return fail("merge-verified", fmt.Sprintf("pull request #%d was observed %s, not merged", s.PR.Number, orStr(s.PR.State, "open")), "a verified merge", fix)
+		return fail("merge-verified", fmt.Sprintf("pull request #%d was observed %s, not merged (%s)", s.PR.Number, orStr(s.PR.State, "open"), s.PR.ObservedAt),
+			"a verified merge", fix)
+	default:
+		return fail("merge-verified", "no merge verification recorded yet", "a verified merge", fix)
 	}
-	return fail("merge-verified", "no merge verification recorded yet", "a verified merge", fix)
+	if head == "" {
+		return fail("merge-verified", what+" but the evidence names no head commit", "evidence naming the merged head", fix)
+	}
+	if in.Facts == nil || s.Branch == "" {
+		return fail("merge-verified", "no git facts to compare the branch with the evidence", "access to the repository", fix)
+	}
+	tip, err := in.Facts.BranchTip(s.Branch)
+	if err != nil || tip == "" || sameCommit(tip, head) {
+		return nil
+	}
+	if ok, err := in.Facts.IsAncestor(tip, head); err == nil && ok {
+		return nil
+	}
+	return fail("merge-verified", moved(in.Facts, s.Branch, what, head, tip), "no local change after the evidence", fix)
+}
+
+// moved explains a branch tip that is not the observed commit: new commits on top, or a rewrite.
+func moved(facts GitFacts, branch, what, observed, tip string) string {
+	if ok, err := facts.IsAncestor(observed, tip); err == nil && ok {
+		return fmt.Sprintf("%s on %s, but branch %s has new commits since (tip %s)", what, short(observed), branch, short(tip))
+	}
+	return fmt.Sprintf("%s on %s, but branch %s was force-pushed or rewritten since (tip %s)", what, short(observed), branch, short(tip))
 }
 
 func orStr(v, alt string) string {

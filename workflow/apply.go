@@ -85,6 +85,12 @@ func (s *State) apply(e Event) {
 		s.SynthesisRequested = true
 	case EventPRLinked, EventPRObserved, EventMergeVerified:
 		err = s.applyPR(e)
+	case EventWorktreeCreated:
+		err = s.applyWorktreeCreated(e)
+	case EventCancelRequested:
+		err = s.applyCancelRequested(e, at)
+	case EventCompensationStep:
+		err = s.applyCompensation(e)
 	}
 	if err != nil {
 		s.conflict(e, err.Error())
@@ -361,6 +367,7 @@ func (s *State) applyTask(e Event) error {
 	}
 	if d.HeadSHA != "" {
 		t.HeadSHA = d.HeadSHA
+		s.recordTaskHead(d.ID, d.HeadSHA)
 	}
 	if d.Title != "" {
 		t.Title = d.Title
@@ -442,7 +449,15 @@ func (s *State) applyPR(e Event) error {
 		if err := decode(e, &d); err != nil {
 			return err
 		}
+		if pr.Number != d.Number || pr.URL != d.URL {
+			pr = PR{} // another pull request: nothing observed or verified about it yet
+		}
 		pr.URL, pr.Number = d.URL, d.Number
+		pr.Confirmed = pr.Confirmed || d.Confirmed
+		if d.Confirmed {
+			pr.Head, pr.Base, pr.HeadSHA = d.Head, d.Base, d.HeadSHA
+		}
+		s.linkPRResource(d.URL)
 	case EventPRObserved:
 		var d PRObservation
 		if err := decode(e, &d); err != nil {
@@ -457,7 +472,7 @@ func (s *State) applyPR(e Event) error {
 		if err := decode(e, &d); err != nil {
 			return err
 		}
-		pr.MergeVerified, pr.VerifiedBy = true, d.Method
+		pr.MergeVerified, pr.VerifiedBy, pr.Verification = true, d.Method, &d
 	}
 	s.PR = &pr
 	return nil

@@ -87,11 +87,8 @@ type RecordArtifact struct {
 // OverrideGuard makes a guard pass for the current visit of the current phase (human only).
 type OverrideGuard struct{ Guard, Reason string }
 
-// LinkPR records the pull request's URL.
-type LinkPR struct {
-	URL    string
-	Number int
-}
+// LinkPR records the pull request's URL, and what GitHub said about it when Confirmed.
+type LinkPR = PRLinkData
 
 // ObservePR records what GitHub said about the pull request.
 type ObservePR struct{ PRObservation }

@@ -41,6 +41,11 @@ func Decide(def *Definition, s State, cmd Command, env Env) ([]NewEvent, *Reject
 		r.Phase = s.Phase
 		return nil, r
 	}
+	if cancelling := def.CancellingPhase(); cancelling != "" && s.Phase == cancelling && !allowedWhenCancelling(cmd) {
+		r := reject(CodeCancelling, "%s is being cancelled: finish with git exarchos cancel %s", s.Feature, s.Feature)
+		r.Phase = s.Phase
+		return nil, r
+	}
 	switch c := cmd.(type) {
 	case TransitionTo:
 		return d.transitionTo(c.Phase)
@@ -64,6 +69,10 @@ func Decide(def *Definition, s State, cmd Command, env Env) ([]NewEvent, *Reject
 		return d.requestSynthesis(c)
 	case Cancel:
 		return d.cancel(c)
+	case StartTaskWorktree:
+		return d.startTaskWorktree(c)
+	case RecordCompensation:
+		return d.recordCompensation(c)
 	case Cleanup:
 		return d.take(OnCleanup, "", s, "")
 	case RecordArtifact:
@@ -71,7 +80,7 @@ func Decide(def *Definition, s State, cmd Command, env Env) ([]NewEvent, *Reject
 	case OverrideGuard:
 		return d.override(c)
 	case LinkPR:
-		return d.linkPR(c.URL, c.Number)
+		return d.linkPR(c)
 	case ObservePR:
 		if c.Number <= 0 && c.URL == "" {
 			return nil, reject(CodeBadInput, "a PR observation needs a number or a URL")
@@ -246,6 +255,9 @@ func (d decider) take(trigger Trigger, target string, s State, reason string) ([
 				break
 			}
 		}
+		if target != "" && target == d.def.CancelTarget() && !strings.Contains(msg, "(use ") {
+			msg += fmt.Sprintf(" (use %s)", commandFor(OnCancel, s.Feature, target))
+		}
 		r := d.withTargets(reject(CodeInvalidTransition, "%s", msg))
 		r.Target = target
 		return nil, r
@@ -313,7 +325,7 @@ var reservedRoots = map[string]bool{
 	"reviews": true, "validations": true, "approvals": true, "overrides": true, "fields": true,
 	"fixCycles": true, "circuit": true, "revisions": true, "retries": true, "iterations": true,
 	"loop": true, "synthesisRequested": true, "pr": true, "conflicts": true, "events": true,
-	"ignored": true, "lastSeq": true, "lastClock": true, "head": true,
+	"ignored": true, "lastSeq": true, "lastClock": true, "head": true, "resources": true, "cancel": true,
 }
 
 // IsReservedField reports whether `set` refuses path (its first segment belongs to the engine).
@@ -365,7 +377,7 @@ func (d decider) set(c Set) ([]NewEvent, *Rejection) {
 			if !isString {
 				return nil, reject(CodeBadInput, "pr.url must be a string")
 			}
-			evs, r := d.linkPR(str, 0)
+			evs, r := d.linkPR(PRLinkData{URL: str})
 			if r != nil {
 				return nil, r
 			}
@@ -431,15 +443,18 @@ func (d decider) artifact(name, p, text string, inline bool, commit string) ([]N
 	return one(EventArtifactRecorded, ArtifactData{Name: name, Path: p, Text: text, Inline: inline, Commit: commit}), nil
 }
 
-func (d decider) linkPR(u string, number int) ([]NewEvent, *Rejection) {
-	ref, ok := ParsePRURL(u)
+func (d decider) linkPR(c PRLinkData) ([]NewEvent, *Rejection) {
+	ref, ok := ParsePRURL(c.URL)
 	if !ok {
-		return nil, reject(CodeBadInput, "%q is not a pull request URL (https://<host>/<owner>/<repo>/pull/<n>)", u)
+		return nil, reject(CodeBadInput, "%q is not a pull request URL (https://<host>/<owner>/<repo>/pull/<n>)", c.URL)
 	}
-	if number == 0 {
-		number = ref.Number
+	if c.Number == 0 {
+		c.Number = ref.Number
 	}
-	return one(EventPRLinked, PRLinkData{URL: u, Number: number}), nil
+	if c.Number != ref.Number {
+		return nil, reject(CodeBadInput, "pull request number %d does not match the URL %s", c.Number, c.URL)
+	}
+	return one(EventPRLinked, c), nil
 }
 
 func (d decider) task(c Command) ([]NewEvent, *Rejection) {
@@ -629,17 +644,13 @@ func (d decider) requestSynthesis(c RequestSynthesis) ([]NewEvent, *Rejection) {
 	return one(EventSynthesisRequested, SynthesisRequestData{Reason: c.Reason, Actor: d.env.Actor}), nil
 }
 
-func (d decider) cancel(c Cancel) ([]NewEvent, *Rejection) {
-	return one(EventCancelled, CancelledData{From: d.s.Phase, To: d.def.CancelTarget(), Reason: c.Reason, Actor: d.env.Actor}), nil
-}
-
 func (d decider) override(c OverrideGuard) ([]NewEvent, *Rejection) {
 	if strings.TrimSpace(c.Reason) == "" {
 		return nil, reject(CodeBadInput, "an override needs a reason")
 	}
 	var guards []string
 	for _, t := range d.def.Outgoing(d.s.Phase) {
-		for _, g := range t.Guards {
+		for _, g := range append(slices.Clip(t.Guards), t.OptIn...) {
 			if !slices.Contains(guards, g) {
 				guards = append(guards, g)
 			}

@@ -14,6 +14,7 @@ var loopDefinition = Definition{
 		{ID: "reviewing", Kind: Normal, Description: "the reviewer signals `loop pass` or `loop fail`"},
 		{ID: "complete", Kind: Final},
 		{ID: "failed", Kind: Final},
+		{ID: "cancelling", Kind: Normal, Description: "cancel in progress: undoing what the workflow created (git exarchos cancel resumes it)"},
 		{ID: "cancelled", Kind: Final},
 	},
 	Transitions: []Transition{
@@ -23,7 +24,8 @@ var loopDefinition = Definition{
 		{From: "reviewing", To: "complete", On: []Trigger{OnLoopPass}, Guards: []string{"loop-policy-satisfied"}},
 		{From: "reviewing", To: "working", On: []Trigger{OnLoopPass, OnLoopFail}, Counts: Iterations, Note: "next iteration"},
 		{From: "reviewing", To: "failed", On: []Trigger{OnLoopPass, OnLoopFail}, WhenExhausted: Iterations, Note: "iteration limit reached"},
-		{From: AnyPhase, To: "cancelled", On: []Trigger{OnCancel}},
+		{From: AnyPhase, To: "cancelling", On: []Trigger{OnCancel}, Note: "record the cancel, then compensate"},
+		{From: "cancelling", To: "cancelled", On: []Trigger{OnCancel}, Note: "every resource compensated"},
 		{From: AnyPhase, To: "complete", On: []Trigger{OnTransition, OnCleanup}, Guards: []string{"merge-verified"}, Note: "cleanup once merged"},
 	},
 	CompletionPolicies: []string{"reviewer-pass", "worker-done", "both"},

@@ -11,14 +11,16 @@ var oneshotDefinition = Definition{
 		{ID: "implementing", Kind: Normal},
 		{ID: "synthesize", Kind: Normal, Description: "open the pull request"},
 		{ID: "completed", Kind: Final},
+		{ID: "cancelling", Kind: Normal, Description: "cancel in progress: undoing what the workflow created (git exarchos cancel resumes it)"},
 		{ID: "cancelled", Kind: Final},
 	},
 	Transitions: []Transition{
 		{From: "plan", To: "implementing"},
 		{From: "implementing", To: "completed", Guards: []string{"synthesis-not-required"}},
 		{From: "implementing", To: "synthesize", Guards: []string{"synthesis-required"}},
-		{From: "synthesize", To: "completed", Guards: []string{"pr-url-exists"}},
-		{From: AnyPhase, To: "cancelled", On: []Trigger{OnCancel}},
+		{From: "synthesize", To: "completed", Guards: []string{"pr-url-exists"}, OptIn: []string{"checks-passed"}},
+		{From: AnyPhase, To: "cancelling", On: []Trigger{OnCancel}, Note: "record the cancel, then compensate"},
+		{From: "cancelling", To: "cancelled", On: []Trigger{OnCancel}, Note: "every resource compensated"},
 		{From: AnyPhase, To: "completed", On: []Trigger{OnTransition, OnCleanup}, Guards: []string{"merge-verified"}, Note: "cleanup once merged"},
 	},
 	// on-request: synthesis only if a synthesize.requested event exists.

@@ -53,6 +53,28 @@ type Phase struct {
 	Initial      string    `json:"initial,omitempty"`      // compound only: the child entered when the compound is the target
 	MaxFixCycles int       `json:"maxFixCycles,omitempty"` // compound only: circuit-breaker limit
 	Description  string    `json:"description,omitempty"`
+	// Tools is what the agent may not do while the workflow sits here, enforced by the Claude Code
+	// PreToolUse hook. A child phase without one takes its compound's.
+	Tools ToolPolicy `json:"tools,omitzero"`
+}
+
+// ToolPolicy is a phase's rule for the agent's tools: the tools it refuses, and the artifacts whose
+// recorded file paths those tools may still write (a planning phase may edit its design, not the
+// code). It is deliberately small: issue 8 turns it into envelopes with allowed-tool patterns.
+type ToolPolicy struct {
+	Deny            []string `json:"deny,omitempty"`            // tool names, as Claude Code names them
+	ExceptArtifacts []string `json:"exceptArtifacts,omitempty"` // artifact names whose paths stay writable
+}
+
+// Denies reports whether the policy refuses the tool (before the artifact exception).
+func (p ToolPolicy) Denies(tool string) bool { return slices.Contains(p.Deny, tool) }
+
+// FileWriteTools are Claude Code's tools that write files; planning phases refuse them.
+var FileWriteTools = []string{"Edit", "Write", "MultiEdit", "NotebookEdit"}
+
+// planningTools is the built-in policy of phases that write documents, not code.
+func planningTools(artifacts ...string) ToolPolicy {
+	return ToolPolicy{Deny: slices.Clone(FileWriteTools), ExceptArtifacts: artifacts}
 }
 
 // Transition is one allowed phase change. Guards must all pass (or be overridden by a human) for
@@ -68,7 +90,10 @@ type Transition struct {
 	// WhenExhausted marks a transition taken instead of its same-trigger sibling once that
 	// sibling's counter has reached its limit (e.g. plan-review → blocked).
 	WhenExhausted Counter `json:"whenExhausted,omitempty"`
-	Note          string  `json:"note,omitempty"`
+	// OptIn lists guards enforced only where the repository opts in (Env.OptIn), e.g.
+	// checks-passed before synthesize → completed with git config exarchos.requireChecks true.
+	OptIn []string `json:"optIn,omitempty"`
+	Note  string   `json:"note,omitempty"`
 }
 
 // TakenBy reports whether the command trigger takes this transition.
@@ -115,6 +140,21 @@ func (d *Definition) Phase(id string) (Phase, bool) {
 		}
 	}
 	return Phase{}, false
+}
+
+// ToolPolicy returns the tool policy in force in phase id: its own, else its compound's.
+func (d *Definition) ToolPolicy(id string) ToolPolicy {
+	for range 8 { // bounded: nested compounds are shallow
+		p, ok := d.Phase(id)
+		if !ok {
+			return ToolPolicy{}
+		}
+		if len(p.Tools.Deny) > 0 || p.Parent == "" {
+			return p.Tools
+		}
+		id = p.Parent
+	}
+	return ToolPolicy{}
 }
 
 // IsFinal reports whether id is a final phase.
@@ -165,6 +205,9 @@ func (d *Definition) Outgoing(from string) []Transition {
 			out = append(out, t)
 		}
 	}
+	if from == d.CancellingPhase() {
+		return out // a cancel in progress only finishes: no universal way out
+	}
 	for _, t := range d.Transitions {
 		if t.Universal() && t.To != from {
 			out = append(out, t)
@@ -183,8 +226,33 @@ func (d *Definition) find(from, to string) (Transition, bool) {
 	return Transition{}, false
 }
 
-// CancelTarget is the phase `cancel` moves to (issue 5 will insert an intermediate phase here).
+// CancelTarget is the final phase `cancel` ends in. Cancel is a saga: the universal cancel
+// transition enters CancellingPhase, and that phase's own cancel transition reaches the target
+// once every resource is compensated.
 func (d *Definition) CancelTarget() string {
+	to := d.CancellingPhase()
+	if to == "" {
+		return d.cancelEntry()
+	}
+	for _, t := range d.Transitions {
+		if t.From == to && t.TakenBy(OnCancel) {
+			return t.To
+		}
+	}
+	return ""
+}
+
+// CancellingPhase is the intermediate phase a cancel sits in while it compensates resources, or
+// "" when the definition cancels in one step.
+func (d *Definition) CancellingPhase() string {
+	if to := d.cancelEntry(); to != "" && !d.IsFinal(to) {
+		return to
+	}
+	return ""
+}
+
+// cancelEntry is the target of the universal cancel transition.
+func (d *Definition) cancelEntry() string {
 	for _, t := range d.Transitions {
 		if t.Universal() && t.TakenBy(OnCancel) {
 			return t.To
@@ -209,6 +277,9 @@ func (d *Definition) Validate() error {
 		case Normal, Final, Compound:
 		default:
 			return fmt.Errorf("%s: phase %q has kind %q", d.Type, p.ID, p.Kind)
+		}
+		if slices.Contains(p.Tools.Deny, "") || (len(p.Tools.ExceptArtifacts) > 0 && len(p.Tools.Deny) == 0) {
+			return fmt.Errorf("%s: phase %q has a tool policy with an empty tool name or exceptions without denials", d.Type, p.ID)
 		}
 	}
 	for _, p := range d.Phases {

@@ -41,6 +41,7 @@ var engineEventTypes = map[string]bool{
 	EventReviewRecorded: true, EventValidationRecorded: true, EventPlanApproved: true,
 	EventPlanRejected: true, EventCircuitOpened: true, EventLoopSignalled: true,
 	EventSynthesisRequested: true, EventPRLinked: true, EventPRObserved: true, EventMergeVerified: true,
+	EventWorktreeCreated: true, EventCancelRequested: true, EventCompensationStep: true,
 }
 
 // IsReservedEventType reports whether t belongs to the engine (the `workflow.` prefix or one of
@@ -63,7 +64,48 @@ func EventTypes() []string {
 		EventTaskFailed, EventReviewRecorded, EventValidationRecorded, EventPlanApproved,
 		EventPlanRejected, EventCircuitOpened, EventLoopSignalled, EventSynthesisRequested,
 		EventPRLinked, EventPRObserved, EventMergeVerified,
+		EventWorktreeCreated, EventCancelRequested, EventCompensationStep,
 	}
+}
+
+// Hook event types: what the Claude Code hooks record for the audit trail and for the next session
+// to rehydrate from. They are custom events (kept, counted, not folded): they describe sessions,
+// not the workflow's state, so adding them changed neither the fold nor the projector version.
+const (
+	EventHookCheckpoint    = "hook.checkpoint"     // before the context is compacted
+	EventHookSessionEnded  = "hook.session-ended"  // a Claude Code session ended
+	EventHookTaskCompleted = "hook.task-completed" // Claude Code marked one of its own tasks done
+)
+
+// HookTypes lists the hook event types.
+func HookTypes() []string {
+	return []string{EventHookCheckpoint, EventHookSessionEnded, EventHookTaskCompleted}
+}
+
+// CheckpointData is the payload of hook.checkpoint: where the workflow stood when the session's
+// context was compacted.
+type CheckpointData struct {
+	Phase     string `json:"phase"`
+	OpenTasks []Task `json:"openTasks"` // tasks neither completed nor failed
+	SessionID string `json:"sessionId,omitempty"`
+	Trigger   string `json:"trigger,omitempty"` // manual | auto
+}
+
+// SessionEndedData is the payload of hook.session-ended.
+type SessionEndedData struct {
+	Phase     string `json:"phase"`
+	SessionID string `json:"sessionId,omitempty"`
+	Reason    string `json:"reason,omitempty"`
+}
+
+// HookTaskData is the payload of hook.task-completed.
+type HookTaskData struct {
+	Phase       string `json:"phase"`
+	SessionID   string `json:"sessionId,omitempty"`
+	TaskID      string `json:"taskId,omitempty"`
+	Subject     string `json:"subject,omitempty"`
+	Description string `json:"description,omitempty"`
+	Teammate    string `json:"teammate,omitempty"`
 }
 
 // Payloads of the engine events (the Data of NewEvent and Event).
@@ -195,32 +237,52 @@ type SynthesisRequestData struct {
 }
 
 // PRLinkData is the payload of pr.linked.
+// Head, Base and HeadSHA are what GitHub said when the link was made; Confirmed is set only by a
+// command that read the pull request from GitHub (pr link, pr find), never by `set pr.url=`.
 type PRLinkData struct {
-	URL    string `json:"url"`
-	Number int    `json:"number,omitempty"`
+	URL       string `json:"url"`
+	Number    int    `json:"number,omitempty"`
+	Head      string `json:"head,omitempty"`
+	Base      string `json:"base,omitempty"`
+	HeadSHA   string `json:"headSha,omitempty"`
+	Confirmed bool   `json:"confirmed,omitempty"`
 }
 
 // PRObservation is the payload of pr.observed: what GitHub said about the pull request, and when
 // (ObservedAt is the caller's clock, RFC 3339).
 type PRObservation struct {
-	Number         int    `json:"number"`
-	URL            string `json:"url"`
-	Head           string `json:"head,omitempty"`
-	Base           string `json:"base,omitempty"`
-	HeadSHA        string `json:"headSha,omitempty"`
-	State          string `json:"state,omitempty"` // open | closed
-	Merged         bool   `json:"merged"`
-	MergedAt       string `json:"mergedAt,omitempty"`
-	MergeCommitSHA string `json:"mergeCommitSha,omitempty"`
-	Checks         string `json:"checks,omitempty"`         // success | failure | pending | none
-	ReviewDecision string `json:"reviewDecision,omitempty"` // APPROVED | CHANGES_REQUESTED | REVIEW_REQUIRED | ""
-	ObservedAt     string `json:"observedAt,omitempty"`
+	Number         int      `json:"number"`
+	URL            string   `json:"url"`
+	Head           string   `json:"head,omitempty"`
+	Base           string   `json:"base,omitempty"`
+	HeadSHA        string   `json:"headSha,omitempty"`
+	State          string   `json:"state,omitempty"` // open | closed
+	Merged         bool     `json:"merged"`
+	MergedAt       string   `json:"mergedAt,omitempty"`
+	MergeCommitSHA string   `json:"mergeCommitSha,omitempty"`
+	Checks         string   `json:"checks,omitempty"`         // success | failure | pending | none
+	Failing        []string `json:"failing,omitempty"`        // names of failing checks and statuses
+	ReviewDecision string   `json:"reviewDecision,omitempty"` // APPROVED | CHANGES_REQUESTED | REVIEW_REQUIRED | ""
+	UpdatedAt      string   `json:"updatedAt,omitempty"`      // GitHub's updated_at of the pull request
+	ObservedAt     string   `json:"observedAt,omitempty"`
+}
+
+// SameAs reports whether two observations say the same thing, ignoring when they were made.
+func (o PRObservation) SameAs(p PRObservation) bool {
+	o.ObservedAt, p.ObservedAt = "", ""
+	a, errA := json.Marshal(o)
+	b, errB := json.Marshal(p)
+	return errA == nil && errB == nil && string(a) == string(b)
 }
 
 // MergeVerifiedData is the payload of merge.verified.
+// HeadSHA is the branch content that was found merged: the merge-verified guard passes only while
+// the branch tip is that commit or an ancestor of it (no local change after the evidence).
 type MergeVerifiedData struct {
-	Method string `json:"method"` // github | ancestry
-	Commit string `json:"commit,omitempty"`
-	Base   string `json:"base,omitempty"`
-	Note   string `json:"note,omitempty"`
+	Method     string `json:"method"`           // github | ancestry
+	Commit     string `json:"commit,omitempty"` // github: the merge commit; ancestry: the base tip that contains the head
+	Base       string `json:"base,omitempty"`   // github: the base branch; ancestry: <remote>/<base>
+	HeadSHA    string `json:"headSha,omitempty"`
+	ObservedAt string `json:"observedAt,omitempty"` // github: the observation's time
+	Note       string `json:"note,omitempty"`
 }

@@ -26,10 +26,16 @@ func TestFeatureHappyPath(t *testing.T) {
 	r.must(workflow.RecordReview{Dimension: "spec", Pass: true}, workflow.RecordReview{Dimension: "quality", Pass: true, Note: "clean"})
 	r.to("synthesize")
 	rej := r.refuse(workflow.CodeGuardFailed, workflow.TransitionTo{Phase: "completed"})
-	if rej.FailedGuards[0].Guard != "pr-url-exists" || !strings.Contains(rej.FailedGuards[0].Fix, "git exarchos set login pr.url=") {
+	if rej.FailedGuards[0].Guard != "pr-url-exists" || !strings.Contains(rej.FailedGuards[0].Fix, "git exarchos pr find login") {
 		t.Fatalf("unexpected failure %+v", rej.FailedGuards)
 	}
+	// A URL written by hand is a claim, not a fact.
 	r.set("pr.url=https://github.com/acme/app/pull/12")
+	rej = r.refuse(workflow.CodeGuardFailed, workflow.TransitionTo{Phase: "completed"})
+	if !strings.Contains(rej.FailedGuards[0].Fix, "git exarchos pr link login https://github.com/acme/app/pull/12") {
+		t.Fatalf("unexpected failure %+v", rej.FailedGuards)
+	}
+	r.linkPR("https://github.com/acme/app/pull/12")
 	r.to("completed")
 	if r.state.PR.Number != 12 || r.state.Conflicts != nil {
 		t.Fatalf("state %+v", r.state)
@@ -260,7 +266,7 @@ func TestOverrideMakesGuardPassOnce(t *testing.T) {
 func TestCancelAndCleanup(t *testing.T) {
 	r := newRun(t, "login", "feature", workflow.Init{})
 	r.refuse(workflow.CodeGuardFailed, workflow.Cleanup{})
-	r.must(workflow.VerifyMerge{MergeVerifiedData: workflow.MergeVerifiedData{Method: "ancestry"}})
+	r.must(workflow.VerifyMerge{MergeVerifiedData: workflow.MergeVerifiedData{Method: "ancestry", HeadSHA: r.repo.tips["topic"]}})
 	r.must(workflow.Cleanup{})
 	r.phase("completed")
 

@@ -37,6 +37,8 @@ type Env struct {
 	MaxFixCycles int
 	// Guards evaluates guard ids. Without one every guard fails closed.
 	Guards GuardEvaluator
+	// OptIn names the opt-in guards (Transition.OptIn) this repository enforces.
+	OptIn map[string]bool
 }
 
 // Rejection codes.
@@ -102,8 +104,14 @@ func activeOverride(s State, guard string) bool {
 
 // evaluate runs every guard of t (no short-circuit, so a rejection lists all failures).
 func evaluate(t Transition, s State, env Env) []GuardVerdict {
-	out := make([]GuardVerdict, 0, len(t.Guards))
-	for _, g := range t.Guards {
+	ids := t.Guards
+	for _, g := range t.OptIn {
+		if env.OptIn[g] {
+			ids = append(ids[:len(ids):len(ids)], g)
+		}
+	}
+	out := make([]GuardVerdict, 0, len(ids))
+	for _, g := range ids {
 		v := GuardVerdict{Guard: g}
 		switch {
 		case activeOverride(s, g):

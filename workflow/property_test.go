@@ -16,6 +16,12 @@ import (
 func randomCommand(rng *rand.Rand, r *run) workflow.Command {
 	def := r.def()
 	pick := func(xs ...string) string { return xs[rng.Intn(len(xs))] }
+	if r.state.Phase == def.CancellingPhase() && rng.Intn(10) < 6 {
+		return compensationCommand(rng, r)
+	}
+	if len(workflow.CompensationPlan(r.state)) > 0 && rng.Intn(25) == 0 {
+		return workflow.Cancel{Reason: "random, with resources"}
+	}
 	if rng.Intn(10) < 3 {
 		if c := helpfulCommand(rng, r); c != nil {
 			return c
@@ -57,9 +63,12 @@ func randomCommand(rng *rand.Rand, r *run) workflow.Command {
 		return nil
 	case n < 58:
 		id := pick("t1", "t2", "t3")
-		switch rng.Intn(4) {
+		switch rng.Intn(5) {
 		case 0:
 			return workflow.AddTask{ID: id, Title: "task " + id}
+		case 4:
+			tip, _ := r.repo.BranchTip("topic")
+			return workflow.StartTaskWorktree{ID: id, Worktree: workflow.WorktreeData{Path: "/wt/" + id, Branch: "topic--" + id, Base: tip, BranchCreated: rng.Intn(3) > 0}}
 		case 1:
 			return workflow.StartTask{ID: id}
 		case 2:
@@ -108,6 +117,21 @@ func randomCommand(rng *rand.Rand, r *run) workflow.Command {
 	default:
 		return workflow.ObservePR{PRObservation: workflow.PRObservation{Number: 7, Checks: pick("success", "failure")}}
 	}
+}
+
+// compensationCommand runs a cancel in progress: the next planned step with a random outcome
+// (failures included), a step out of order now and then, or the final cancel.
+func compensationCommand(rng *rand.Rand, r *run) workflow.Command {
+	plan := workflow.CompensationPlan(r.state)
+	if len(plan) == 0 {
+		return workflow.Cancel{}
+	}
+	st := plan[0]
+	if rng.Intn(8) == 0 {
+		st = plan[rng.Intn(len(plan))]
+	}
+	outcome := []string{workflow.OutcomeDone, workflow.OutcomeDone, workflow.OutcomeSkipped, workflow.OutcomeFailed}[rng.Intn(4)]
+	return workflow.RecordCompensation{CompensationData: workflow.CompensationData{Resource: st.Resource.ID, Action: st.Action, Outcome: outcome, Detail: "random"}}
 }
 
 // helpfulCommand works towards a random way out of the current phase: the command that fixes its
@@ -197,7 +221,33 @@ func checkStep(t *testing.T, r *run, pre workflow.State, cmd workflow.Command, e
 			t.Fatalf("final phase %s accepted a transition: %v", pre.Phase, rej)
 		}
 	}
-	if tt, ok := cmd.(workflow.TransitionTo); ok && tt.Phase == pre.Phase && !def.IsFinal(pre.Phase) && (evs != nil || rej != nil) {
+	if pre.Phase == def.CancellingPhase() {
+		switch cmd.(type) {
+		case workflow.TransitionTo, workflow.Set, workflow.AddTask, workflow.StartTask, workflow.StartTaskWorktree, workflow.Approve, workflow.Reject, workflow.Cleanup:
+			if rej == nil || rej.Code != workflow.CodeCancelling {
+				t.Fatalf("%T accepted while cancelling: %v %v", cmd, evs, rej)
+			}
+		}
+	}
+	// A compensation step is recorded only as the next action of its resource.
+	for _, ne := range evs {
+		if ne.Type != workflow.EventCompensationStep {
+			continue
+		}
+		d := ne.Data.(workflow.CompensationData)
+		res, _ := pre.Resource(d.Resource)
+		next := ""
+		for _, a := range workflow.CompensationActions(res.Kind) {
+			if !slices.Contains(res.Done, a) {
+				next = a
+				break
+			}
+		}
+		if d.Action != next {
+			t.Fatalf("compensation %s %s recorded out of order (next was %q)", d.Action, d.Resource, next)
+		}
+	}
+	if tt, ok := cmd.(workflow.TransitionTo); ok && tt.Phase == pre.Phase && !def.IsFinal(pre.Phase) && pre.Phase != def.CancellingPhase() && (evs != nil || rej != nil) {
 		t.Fatalf("self transition to %s was not a no-op: %v %v", pre.Phase, evs, rej)
 	}
 	// Re-fold the decided events one by one, checking each phase change against the definition.
@@ -243,6 +293,14 @@ func checkStep(t *testing.T, r *run, pre workflow.State, cmd workflow.Command, e
 			case workflow.EventCancelled:
 				if next.Phase != def.CancelTarget() {
 					t.Fatalf("cancel went to %s", next.Phase)
+				}
+				// The saga never ends with work left behind.
+				if plan := workflow.CompensationPlan(cur); len(plan) > 0 {
+					t.Fatalf("cancelled with %d compensation steps pending: %+v", len(plan), plan)
+				}
+			case workflow.EventCancelRequested:
+				if next.Phase != def.CancellingPhase() || next.Cancel == nil || next.Cancel.From != cur.Phase {
+					t.Fatalf("cancel request went from %s to %s (%+v)", cur.Phase, next.Phase, next.Cancel)
 				}
 			default:
 				t.Fatalf("event %s changed the phase %s → %s", e.Type, cur.Phase, next.Phase)

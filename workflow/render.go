@@ -114,6 +114,13 @@ func (d *Definition) Text() string {
 		case Final:
 			tags = append(tags, "final")
 		}
+		if t := p.Tools; len(t.Deny) > 0 {
+			tag := "refuses " + strings.Join(t.Deny, ", ")
+			if len(t.ExceptArtifacts) > 0 {
+				tag += " except on the " + strings.Join(t.ExceptArtifacts, " and ") + " artifacts"
+			}
+			tags = append(tags, tag)
+		}
 		fmt.Fprintf(&b, "%s%s", indent, p.ID)
 		if len(tags) > 0 {
 			fmt.Fprintf(&b, " (%s)", strings.Join(tags, "; "))

@@ -44,6 +44,11 @@ type State struct {
 	SynthesisRequested bool `json:"synthesisRequested"`
 	PR                 *PR  `json:"pr,omitempty"`
 
+	// Resources are what the workflow created (worktrees, branches, PRs), in creation order;
+	// Cancel is set once a cancel was requested (see saga.go).
+	Resources []Resource    `json:"resources"`
+	Cancel    *Cancellation `json:"cancel,omitempty"`
+
 	Conflicts []Conflict `json:"conflicts"`
 	Events    int64      `json:"events"`  // every event folded, custom ones included
 	Ignored   int64      `json:"ignored"` // custom or unknown event types
@@ -129,9 +134,13 @@ type LoopSignals struct {
 // merge verified.
 type PR struct {
 	PRObservation
+	// Confirmed: GitHub was asked and said this pull request exists (pr link, pr find).
+	Confirmed     bool   `json:"confirmed,omitempty"`
 	Observed      bool   `json:"observed"`
 	MergeVerified bool   `json:"mergeVerified"`
 	VerifiedBy    string `json:"verifiedBy,omitempty"` // github | ancestry
+	// Verification is the evidence of the last merge.verified event.
+	Verification *MergeVerifiedData `json:"verification,omitempty"`
 }
 
 // Conflict is an event the fold could not apply where it stands in the log (e.g. a transition
@@ -168,12 +177,22 @@ func (s State) Clone() State {
 	c.Fields = slices.Clone(s.Fields)
 	c.FixCycles = maps.Clone(s.FixCycles)
 	c.Conflicts = slices.Clone(s.Conflicts)
+	c.Resources = cloneResources(s.Resources)
+	if s.Cancel != nil {
+		cc := *s.Cancel
+		c.Cancel = &cc
+	}
 	if s.Circuit != nil {
 		cc := *s.Circuit
 		c.Circuit = &cc
 	}
 	if s.PR != nil {
 		pr := *s.PR
+		pr.Failing = slices.Clone(pr.Failing)
+		if pr.Verification != nil {
+			v := *pr.Verification
+			pr.Verification = &v
+		}
 		c.PR = &pr
 	}
 	return c
@@ -210,6 +229,9 @@ func (s State) MarshalJSON() ([]byte, error) {
 	}
 	if p.Conflicts == nil {
 		p.Conflicts = []Conflict{}
+	}
+	if p.Resources == nil {
+		p.Resources = []Resource{}
 	}
 	return json.Marshal(p)
 }

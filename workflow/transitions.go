@@ -32,11 +32,7 @@ func Transitions(def *Definition, s State, env Env) []TransitionOption {
 	d := decider{def: def, s: s, env: env}
 	var out []TransitionOption
 	for _, t := range def.Outgoing(s.Phase) {
-		trigger := OnTransition
-		if len(t.On) > 0 {
-			trigger = t.On[0]
-		}
-		o := TransitionOption{To: t.To, Trigger: trigger, Command: commandFor(trigger, s.Feature, t.To), Universal: t.Universal(), Note: t.Note, WhenExhausted: t.WhenExhausted}
+		o := TransitionOption{To: t.To, Trigger: t.Trigger(), Command: t.Command(s.Feature), Universal: t.Universal(), Note: t.Note, WhenExhausted: t.WhenExhausted}
 		o.Guards = evaluate(t, s, env)
 		o.Allowed = len(failures(o.Guards)) == 0
 		if t.WhenExhausted != "" {
@@ -57,6 +53,17 @@ func Transitions(def *Definition, s State, env Env) []TransitionOption {
 	}
 	return out
 }
+
+// Trigger is the first command that takes the transition.
+func (t Transition) Trigger() Trigger {
+	if len(t.On) > 0 {
+		return t.On[0]
+	}
+	return OnTransition
+}
+
+// Command is the CLI line that takes the transition for a workflow.
+func (t Transition) Command(feature string) string { return commandFor(t.Trigger(), feature, t.To) }
 
 // commandFor is the CLI line that takes a transition by trigger.
 func commandFor(t Trigger, feature, to string) string {

@@ -47,7 +47,7 @@ func TestDebugThorough(t *testing.T) {
 	r.refuse(workflow.CodeCircuitOpen, workflow.TransitionTo{Phase: "debug-implement"})
 	r.must(workflow.RecordReview{Dimension: "review", Pass: true})
 	r.to("synthesize")
-	r.set("pr.url=https://github.com/acme/app/pull/3")
+	r.linkPR("https://github.com/acme/app/pull/3")
 	r.to("completed")
 	r.checkReplay()
 }
@@ -108,7 +108,7 @@ func TestRefactorPolishAndOverhaul(t *testing.T) {
 	r.refuse(workflow.CodeCircuitOpen, workflow.TransitionTo{Phase: "overhaul-delegate"})
 	r.must(workflow.RecordReview{Dimension: "quality", Pass: true})
 	r.to("overhaul-update-docs", "synthesize")
-	r.set("pr.url=https://github.com/acme/app/pull/9")
+	r.linkPR("https://github.com/acme/app/pull/9")
 	r.to("completed")
 	r.checkReplay()
 }
@@ -146,7 +146,7 @@ func TestOneshotPolicies(t *testing.T) {
 			}
 			r.to(tc.want)
 			if tc.want == "synthesize" {
-				r.set("pr.url=https://github.com/acme/app/pull/1")
+				r.linkPR("https://github.com/acme/app/pull/1")
 				r.to("completed")
 			}
 			r.phase("completed")

@@ -184,13 +184,7 @@ func overrideCommand() *cli.Command {
 		}, said("guard overridden"))
 }
 
-func cancelCommand() *cli.Command {
-	return workflowCommand("cancel", "cancel a workflow from any non-final phase",
-		"git exarchos cancel [<feature>] [--reason R] [--json]\n\nExamples:\n   git exarchos cancel login --reason \"superseded by sso\"",
-		0, []cli.Flag{&cli.StringFlag{Name: "reason", Usage: "why"}}, func(c *cli.Context, _ []string) (workflow.Command, error) {
-			return workflow.Cancel{Reason: c.String("reason")}, nil
-		}, said("cancelled"))
-}
+// cancelCommand is in cmd_cancel.go: cancel runs the saga.
 
 func requestSynthesisCommand() *cli.Command {
 	return workflowCommand("request-synthesis", "ask a oneshot with the on-request policy to end with a pull request",

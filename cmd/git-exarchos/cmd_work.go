@@ -27,7 +27,7 @@ func taskCommand() *cli.Command {
 
 Examples:
    git exarchos task add login t1 --title "session store"
-   git exarchos task start login t1
+   git exarchos task start login t1 --worktree
    git exarchos task done login t1`,
 		Subcommands: []*cli.Command{
 			sub("add", "add a task", `git exarchos task add login t1 --title "session store"`,
@@ -35,10 +35,8 @@ Examples:
 				func(c *cli.Context, id string) workflow.Command {
 					return workflow.AddTask{ID: id, Title: c.String("title")}
 				}),
-			sub("start", "mark a task in progress", "git exarchos task start login t1", nil,
-				func(c *cli.Context, id string) workflow.Command { return workflow.StartTask{ID: id} }),
-			sub("done", "mark a task completed", "git exarchos task done login t1", nil,
-				func(c *cli.Context, id string) workflow.Command { return workflow.CompleteTask{ID: id} }),
+			taskStartCommand(), // cmd_worktree.go: --worktree
+			taskDoneCommand(),  // cmd_worktree.go: records the task branch head
 			sub("fail", "mark a task failed", `git exarchos task fail login t1 --reason "blocked on API"`,
 				[]cli.Flag{&cli.StringFlag{Name: "reason", Usage: "why it failed"}},
 				func(c *cli.Context, id string) workflow.Command {

@@ -152,6 +152,7 @@ func printStatus(w io.Writer, st app.Status) {
 			printf(w, "  [%s] %s %s\n", t.Status, t.ID, t.Title)
 		}
 	}
+	printResources(w, st.State) // cmd_cancel.go
 	if len(st.Reviews) > 0 {
 		names := make([]string, 0, len(st.Reviews))
 		for n := range st.Reviews {

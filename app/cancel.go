@@ -1,0 +1,521 @@
+package app
+
+import (
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/exarchos/git-exarchos/gitstore"
+	"github.com/exarchos/git-exarchos/workflow"
+)
+
+// CancelOptions cancels a workflow (`git exarchos cancel`).
+type CancelOptions struct {
+	Feature string
+	Reason  string
+	DryRun  bool
+	// ClosePR closes a linked pull request with a comment. TODO(githubsync): the cmd layer sets it
+	// from the GitHub helper once that lands; until then it is nil and the step is recorded as
+	// skipped, with the reason and the manual fix.
+	ClosePR func(url, comment string) error
+}
+
+// StepReport is one compensation step: performed, planned (--dry-run) or left pending.
+type StepReport struct {
+	Resource string `json:"resource"`
+	Kind     string `json:"kind"`
+	Task     string `json:"task,omitempty"`
+	Action   string `json:"action"`
+	Outcome  string `json:"outcome,omitempty"` // done | skipped | failed; empty when pending
+	Detail   string `json:"detail,omitempty"`
+	Fix      string `json:"fix,omitempty"`
+	Ref      string `json:"ref,omitempty"`
+	Commit   string `json:"commit,omitempty"`
+}
+
+// CancelResult is what `cancel` prints.
+type CancelResult struct {
+	Feature string `json:"feature"`
+	Type    string `json:"type"`
+	Phase   string `json:"phase"`
+	DryRun  bool   `json:"dryRun"`
+	// Steps are the steps this run performed, or with --dry-run the plan with what each would do.
+	Steps []StepReport `json:"steps"`
+	// Pending are the steps left for the next `cancel` (after a failure).
+	Pending []StepReport `json:"pending"`
+	Head    string       `json:"head,omitempty"`
+}
+
+// Cancelled reports whether the workflow reached its cancelled phase.
+func (c *CancelResult) Cancelled() bool { return c.Phase == "cancelled" }
+
+// CancelIncompleteError says a cancel stopped with failed steps; the workflow stays cancelling.
+type CancelIncompleteError struct {
+	Feature string
+	Failed  []StepReport
+	Result  *CancelResult
+}
+
+func (e *CancelIncompleteError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s stays in cancelling: %d step(s) failed", e.Feature, len(e.Failed))
+	for _, f := range e.Failed {
+		fmt.Fprintf(&b, "\n  %s %s: %s", f.Action, f.Resource, f.Detail)
+		if f.Fix != "" {
+			fmt.Fprintf(&b, "\n    fix: %s", f.Fix)
+		}
+	}
+	fmt.Fprintf(&b, "\nthen run: git exarchos cancel %s", e.Feature)
+	return b.String()
+}
+
+// Cancel runs the cancel saga: record the request (the workflow enters cancelling), compensate
+// every recorded resource in reverse creation order, one compensation.step event per step, then
+// move to cancelled. Steps already recorded are not run again, so a cancel killed at any point
+// resumes where it stopped. A failed step is recorded with the reason and the fix; the steps of
+// the same task wait, other tasks go on, and the workflow stays cancelling for the next run.
+func Cancel(r *Repo, o CancelOptions) (*CancelResult, error) {
+	feature, err := r.ResolveFeature(o.Feature)
+	if err != nil {
+		return nil, err
+	}
+	st, snap, err := r.State(feature)
+	if err != nil {
+		return nil, err
+	}
+	def, ok := workflow.Lookup(st.Type)
+	if !ok {
+		return nil, fmt.Errorf("%s has type %q, which this version does not know: upgrade git exarchos", feature, st.Type)
+	}
+	res := &CancelResult{Feature: feature, Type: st.Type, Phase: st.Phase, DryRun: o.DryRun, Steps: []StepReport{}, Pending: []StepReport{}, Head: snap.Commit.String()}
+	if def.IsFinal(st.Phase) {
+		// Already ended (cancelled included): refused like every command on a final phase.
+		_, rej := workflow.Decide(def, st, workflow.Cancel{Reason: o.Reason}, workflow.Env{})
+		return nil, rej
+	}
+	c := &compensator{loc: r.Store.Loc, feature: feature, st: st, closePR: o.ClosePR}
+	if o.DryRun {
+		if _, rej := workflow.Decide(def, st, workflow.Cancel{Reason: o.Reason}, workflow.Env{}); rej != nil && rej.Code != workflow.CodeCompensationPending {
+			return nil, rej
+		}
+		for _, s := range workflow.CompensationPlan(st) {
+			res.Steps = append(res.Steps, c.run(s, true))
+		}
+		return res, nil
+	}
+	if st.Phase != def.CancellingPhase() {
+		out, err := r.Execute(feature, workflow.Cancel{Reason: o.Reason})
+		if err != nil {
+			return nil, err
+		}
+		res.Phase, res.Head = out.State.Phase, out.Head
+		testCrashAfterStep(0)
+		if res.Cancelled() {
+			return res, nil // nothing to compensate
+		}
+	}
+	blocked := map[string]bool{} // groups (tasks) with a failed step: their later steps wait
+	var failed []StepReport
+	for n := 1; ; n++ {
+		st, _, err := r.State(feature)
+		if err != nil {
+			return res, err
+		}
+		c.st = st
+		next, found := workflow.Step{}, false
+		for _, s := range workflow.CompensationPlan(st) {
+			if !blocked[group(s.Resource)] {
+				next, found = s, true
+				break
+			}
+		}
+		if !found {
+			break
+		}
+		rep := c.run(next, false)
+		testCrashAfterAction(n)
+		out, err := r.Execute(feature, workflow.RecordCompensation{CompensationData: workflow.CompensationData{
+			Resource: rep.Resource, Action: rep.Action, Outcome: rep.Outcome, Detail: rep.Detail, Fix: rep.Fix, Ref: rep.Ref, Commit: rep.Commit}})
+		if err != nil {
+			return res, fmt.Errorf("record %s %s (%s: %s): %w", rep.Action, rep.Resource, rep.Outcome, rep.Detail, err)
+		}
+		res.Head = out.Head
+		res.Steps = append(res.Steps, rep)
+		testCrashAfterStep(n)
+		if rep.Outcome == workflow.OutcomeFailed {
+			blocked[group(next.Resource)] = true
+			failed = append(failed, rep)
+		}
+	}
+	if len(failed) > 0 {
+		st, _, err := r.State(feature)
+		if err != nil {
+			return res, err
+		}
+		for _, s := range workflow.CompensationPlan(st) {
+			res.Pending = append(res.Pending, report(s))
+		}
+		res.Phase = st.Phase
+		return res, &CancelIncompleteError{Feature: feature, Failed: failed, Result: res}
+	}
+	out, err := r.Execute(feature, workflow.Cancel{Reason: o.Reason})
+	if err != nil {
+		return res, err
+	}
+	res.Phase, res.Head = out.State.Phase, out.Head
+	return res, nil
+}
+
+// group is what a failed step holds back: the rest of its task (the branch waits for its
+// worktree), or the resource alone.
+func group(r workflow.Resource) string {
+	if r.Task != "" {
+		return "task:" + r.Task
+	}
+	return r.ID
+}
+
+func report(s workflow.Step) StepReport {
+	return StepReport{Resource: s.Resource.ID, Kind: s.Resource.Kind, Task: s.Resource.Task, Action: s.Action}
+}
+
+// compensator performs (or, dry, describes) compensation steps on the workflow's repository.
+type compensator struct {
+	loc     gitstore.Location
+	feature string
+	st      workflow.State
+	closePR func(url, comment string) error
+}
+
+func (c *compensator) run(s workflow.Step, dry bool) StepReport {
+	rep := report(s)
+	var err error
+	switch {
+	case s.Resource.Kind == workflow.ResourceWorktree && s.Action == workflow.ActionPreserve:
+		err = c.preserveWorktree(s.Resource, dry, &rep)
+	case s.Resource.Kind == workflow.ResourceWorktree && s.Action == workflow.ActionRemove:
+		err = c.removeWorktree(s.Resource, dry, &rep)
+	case s.Resource.Kind == workflow.ResourceBranch && s.Action == workflow.ActionPreserve:
+		err = c.preserveBranch(s.Resource, dry, &rep)
+	case s.Resource.Kind == workflow.ResourceBranch && s.Action == workflow.ActionDelete:
+		err = c.deleteBranch(s.Resource, dry, &rep)
+	case s.Resource.Kind == workflow.ResourcePR && s.Action == workflow.ActionClose:
+		err = c.closePullRequest(s.Resource, dry, &rep)
+	default:
+		err = fmt.Errorf("this version of git exarchos does not know how to %s a %s: upgrade it", s.Action, s.Resource.Kind)
+	}
+	if err != nil {
+		// Every error is reported and recorded; nothing is swallowed.
+		rep.Outcome, rep.Detail = workflow.OutcomeFailed, err.Error()
+		if rep.Fix == "" {
+			rep.Fix = "fix the cause above, then run: git exarchos cancel " + c.feature
+		}
+	}
+	if dry {
+		if rep.Outcome == workflow.OutcomeFailed {
+			rep.Outcome = "would fail"
+		} else {
+			rep.Outcome = "would be " + rep.Outcome
+		}
+	}
+	return rep
+}
+
+func (c *compensator) spec(res workflow.Resource) gitstore.RescueSpec {
+	return gitstore.RescueSpec{Feature: c.feature, Task: res.Task, Branch: res.Branch, Path: res.Path}
+}
+
+// onBranch reports whether commit is already kept by the task branch.
+func (c *compensator) onBranch(commit, branch string) (bool, error) {
+	tip, ok, err := c.loc.BranchTip(branch)
+	if err != nil || !ok {
+		return false, err
+	}
+	return c.loc.IsAncestor(commit, tip)
+}
+
+func dirExists(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.IsDir()
+}
+
+func short(sha string) string {
+	if len(sha) > 12 {
+		return sha[:12]
+	}
+	return sha
+}
+
+func (c *compensator) preserveWorktree(res workflow.Resource, dry bool, rep *StepReport) error {
+	w, registered, err := c.loc.FindWorktree(res.Path)
+	if err != nil {
+		return err
+	}
+	if !dirExists(res.Path) {
+		// Deleted by hand: the files are gone, but commits its HEAD held may still be saved.
+		if !registered || w.Head == "" {
+			rep.Outcome, rep.Detail = workflow.OutcomeSkipped, fmt.Sprintf("%s is gone (deleted outside git exarchos): no files left to preserve", res.Path)
+			return nil
+		}
+		kept, err := c.onBranch(w.Head, res.Branch)
+		if err != nil || kept {
+			rep.Outcome, rep.Detail = workflow.OutcomeSkipped, fmt.Sprintf("%s is gone (deleted outside git exarchos); its HEAD %s is on %s", res.Path, short(w.Head), res.Branch)
+			return err
+		}
+		rep.Outcome, rep.Detail = workflow.OutcomeDone, fmt.Sprintf("%s is gone; its HEAD %s kept at %s", res.Path, short(w.Head), gitstore.RescueRef(c.feature, res.Task))
+		if dry {
+			return nil
+		}
+		p, err := c.loc.PreserveCommit(c.spec(res), w.Head)
+		if err != nil {
+			return err
+		}
+		rep.Ref, rep.Commit = p.Ref, p.Commit
+		return nil
+	}
+	if !registered {
+		rep.Outcome, rep.Detail = workflow.OutcomeSkipped, fmt.Sprintf("%s is no longer a git worktree: left untouched", res.Path)
+		return nil
+	}
+	status, err := gitstore.WorktreeStatus(res.Path)
+	if err != nil {
+		return err
+	}
+	head, err := gitstore.WorktreeHead(res.Path)
+	if err != nil {
+		return err
+	}
+	kept, err := c.onBranch(head, res.Branch)
+	if err != nil {
+		return err
+	}
+	if !status.Dirty() && kept {
+		rep.Outcome, rep.Detail = workflow.OutcomeSkipped, fmt.Sprintf("clean; HEAD %s is on %s", short(head), res.Branch)
+		return nil
+	}
+	ref := gitstore.RescueRef(c.feature, res.Task)
+	rep.Outcome, rep.Detail = workflow.OutcomeDone, fmt.Sprintf("%s (%s) preserved at %s", res.Path, status, ref)
+	if dry {
+		return nil
+	}
+	p, note, err := c.loc.PreserveWorktree(c.spec(res))
+	if err != nil {
+		return err
+	}
+	rep.Ref, rep.Commit = p.Ref, p.Commit
+	if !p.Written {
+		rep.Detail += " (already there: " + short(p.Commit) + ")"
+	}
+	if note != "" {
+		rep.Detail += "; " + note
+	}
+	return nil
+}
+
+func (c *compensator) removeWorktree(res workflow.Resource, dry bool, rep *StepReport) error {
+	w, registered, err := c.loc.FindWorktree(res.Path)
+	if err != nil {
+		return err
+	}
+	exists := dirExists(res.Path)
+	switch {
+	case !registered && !exists:
+		rep.Outcome, rep.Detail = workflow.OutcomeDone, "already removed"
+		if dry {
+			return nil
+		}
+		return c.prune(res)
+	case !registered:
+		rep.Outcome, rep.Detail = workflow.OutcomeSkipped, fmt.Sprintf("%s is no longer a git worktree: left untouched", res.Path)
+		return nil
+	case w.Locked:
+		rep.Fix = fmt.Sprintf("git worktree unlock %s, then git exarchos cancel %s", res.Path, c.feature)
+		why := ""
+		if w.LockReason != "" {
+			why = " (" + w.LockReason + ")"
+		}
+		return fmt.Errorf("%s is locked%s: git exarchos leaves locked worktrees alone", res.Path, why)
+	case !exists:
+		rep.Outcome, rep.Detail = workflow.OutcomeDone, "the directory was already gone; removed its administrative files"
+		if dry {
+			return nil
+		}
+		// Only this entry: a global prune could drop the HEAD of another deleted worktree whose
+		// preserve step has not run yet.
+		if err := c.loc.RemoveWorktree(res.Path, false); err != nil {
+			return err
+		}
+		return c.prune(res)
+	}
+	status, err := gitstore.WorktreeStatus(res.Path)
+	if err != nil {
+		return err
+	}
+	head, err := gitstore.WorktreeHead(res.Path)
+	if err != nil {
+		return err
+	}
+	kept, err := c.onBranch(head, res.Branch)
+	if err != nil {
+		return err
+	}
+	force := status.Dirty() || !kept
+	rep.Outcome, rep.Detail = workflow.OutcomeDone, "removed "+res.Path
+	if dry {
+		return nil
+	}
+	if force {
+		// The preserve step ran, but the worktree may have changed since: snapshot again (a
+		// no-op when nothing changed) so that --force never discards unpreserved work.
+		p, _, err := c.loc.PreserveWorktree(c.spec(res))
+		if err != nil {
+			return fmt.Errorf("preserve before removing: %w", err)
+		}
+		if p.Written {
+			rep.Detail += fmt.Sprintf(" (it changed after the preserve step: preserved again at %s)", p.Ref)
+		}
+		rep.Ref, rep.Commit = p.Ref, p.Commit
+	}
+	if err := c.loc.RemoveWorktree(res.Path, force); err != nil {
+		rep.Fix = fmt.Sprintf("see why git refused, then remove it yourself (git worktree remove %s) or fix the cause, and run git exarchos cancel %s", res.Path, c.feature)
+		return err
+	}
+	return c.prune(res)
+}
+
+// prune runs `git worktree prune` after a removal, unless another worktree of this workflow whose
+// directory is gone still awaits its preserve step: pruning would drop the record of its HEAD.
+func (c *compensator) prune(done workflow.Resource) error {
+	for _, r := range c.st.Resources {
+		if r.Kind == workflow.ResourceWorktree && r.ID != done.ID && !r.Compensated() && !dirExists(r.Path) {
+			return nil
+		}
+	}
+	return c.loc.PruneWorktrees()
+}
+
+// branchSafe says why deleting a branch at tip loses nothing, or "" if it would.
+func (c *compensator) branchSafe(res workflow.Resource, tip string) (string, error) {
+	if wb, ok, err := c.loc.BranchTip(c.st.Branch); err != nil {
+		return "", err
+	} else if ok {
+		merged, err := c.loc.IsAncestor(tip, wb)
+		if err != nil || merged {
+			return "merged into " + c.st.Branch, err
+		}
+	}
+	in, err := c.loc.RescueContains(c.feature, res.Task, tip)
+	if err != nil || in {
+		return "kept at " + gitstore.RescueRef(c.feature, res.Task), err
+	}
+	return "", nil
+}
+
+func (c *compensator) preserveBranch(res workflow.Resource, dry bool, rep *StepReport) error {
+	tip, exists, err := c.loc.BranchTip(res.Branch)
+	if err != nil {
+		return err
+	}
+	if !exists {
+		rep.Outcome, rep.Detail = workflow.OutcomeSkipped, res.Branch+" no longer exists"
+		return nil
+	}
+	why, err := c.branchSafe(res, tip)
+	if err != nil {
+		return err
+	}
+	if why != "" {
+		rep.Outcome, rep.Detail = workflow.OutcomeSkipped, fmt.Sprintf("%s at %s is %s", res.Branch, short(tip), why)
+		return nil
+	}
+	rep.Outcome, rep.Detail = workflow.OutcomeDone, fmt.Sprintf("unmerged %s at %s kept at %s", res.Branch, short(tip), gitstore.RescueRef(c.feature, res.Task))
+	if dry {
+		return nil
+	}
+	p, err := c.loc.PreserveCommit(c.spec(res), tip)
+	if err != nil {
+		return err
+	}
+	rep.Ref, rep.Commit = p.Ref, p.Commit
+	return nil
+}
+
+func (c *compensator) deleteBranch(res workflow.Resource, dry bool, rep *StepReport) error {
+	tip, exists, err := c.loc.BranchTip(res.Branch)
+	if err != nil {
+		return err
+	}
+	if !exists {
+		rep.Outcome, rep.Detail = workflow.OutcomeDone, res.Branch+" was already deleted"
+		return nil
+	}
+	if at, held, err := c.loc.CheckedOutAt(res.Branch); err != nil {
+		return err
+	} else if held && !(dry && c.removedBefore(at)) {
+		rep.Fix = fmt.Sprintf("git -C %s switch --detach (or to another branch), then git exarchos cancel %s", at, c.feature)
+		return fmt.Errorf("%s is checked out in %s, so it cannot be deleted", res.Branch, at)
+	}
+	why, err := c.branchSafe(res, tip)
+	if err != nil {
+		return err
+	}
+	rep.Outcome, rep.Detail = workflow.OutcomeDone, fmt.Sprintf("deleted %s (was %s, %s)", res.Branch, short(tip), why)
+	if dry {
+		if why == "" {
+			rep.Detail = fmt.Sprintf("deleted %s (was %s) once kept at %s", res.Branch, short(tip), gitstore.RescueRef(c.feature, res.Task))
+		}
+		return nil
+	}
+	if why == "" {
+		// It moved after the preserve step: keep the new tip first.
+		p, err := c.loc.PreserveCommit(c.spec(res), tip)
+		if err != nil {
+			return fmt.Errorf("preserve %s before deleting it: %w", res.Branch, err)
+		}
+		rep.Ref, rep.Commit = p.Ref, p.Commit
+		rep.Detail = fmt.Sprintf("deleted %s (was %s, kept at %s)", res.Branch, short(tip), p.Ref)
+	}
+	if err := c.loc.DeleteBranch(res.Branch, tip); err != nil {
+		rep.Fix = fmt.Sprintf("run git exarchos cancel %s again (the branch moved while it was being deleted)", c.feature)
+		return err
+	}
+	return nil
+}
+
+// removedBefore reports whether the worktree at path is one of the workflow's, due to be removed
+// by an earlier step (a dry run has not removed it yet).
+func (c *compensator) removedBefore(path string) bool {
+	for _, r := range c.st.Resources {
+		if r.Kind == workflow.ResourceWorktree && !r.Compensated() && gitstore.SamePath(r.Path, path) {
+			return true
+		}
+	}
+	return false
+}
+
+func (c *compensator) closePullRequest(res workflow.Resource, dry bool, rep *StepReport) error {
+	if pr := c.st.PR; pr != nil && pr.URL == res.URL && pr.Observed && (pr.Merged || pr.State == "closed") {
+		rep.Outcome, rep.Detail = workflow.OutcomeSkipped, res.URL+" is already closed or merged"
+		return nil
+	}
+	comment := fmt.Sprintf("Closed by git exarchos: workflow %s was cancelled.", c.feature)
+	if c.st.Cancel != nil && c.st.Cancel.Reason != "" {
+		comment += " Reason: " + c.st.Cancel.Reason
+	}
+	if c.closePR == nil {
+		// TODO(githubsync): the GitHub helper closes the PR here once it lands (CancelOptions.ClosePR).
+		rep.Outcome = workflow.OutcomeSkipped
+		rep.Detail = "closing pull requests needs GitHub access, which this build of git exarchos does not have yet: close " + res.URL + " by hand"
+		rep.Fix = fmt.Sprintf("gh pr close %s --comment %q", res.URL, comment)
+		return nil
+	}
+	rep.Outcome, rep.Detail = workflow.OutcomeDone, "closed "+res.URL
+	if dry {
+		return nil
+	}
+	if err := c.closePR(res.URL, comment); err != nil {
+		rep.Fix = fmt.Sprintf("check GitHub access, or close %s by hand, then run git exarchos cancel %s", res.URL, c.feature)
+		return err
+	}
+	return nil
+}

@@ -1,0 +1,585 @@
+package app
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/exarchos/git-exarchos/gitstore"
+	"github.com/exarchos/git-exarchos/workflow"
+)
+
+// TestMain lets the test binary act as a `cancel` process that the crash tests SIGKILL.
+func TestMain(m *testing.M) {
+	if os.Getenv("EXARCHOS_APP_HELPER") == "cancel" {
+		r, err := Open(".")
+		if err == nil {
+			_, err = Cancel(r, CancelOptions{Feature: os.Getenv("EXARCHOS_APP_FEATURE"), Reason: "crash test"})
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+func gitIn(t testing.TB, dir string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	cmd.Env = testEnv()
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %s in %s: %v\n%s", strings.Join(args, " "), dir, err, out)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+func testEnv() []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "GIT_") && !strings.HasPrefix(kv, "EXARCHOS_") {
+			env = append(env, kv)
+		}
+	}
+	return append(env, "GIT_CONFIG_NOSYSTEM=1", "GIT_AUTHOR_NAME=Test", "GIT_AUTHOR_EMAIL=t@example.com",
+		"GIT_COMMITTER_NAME=Test", "GIT_COMMITTER_EMAIL=t@example.com")
+}
+
+func writeFile(t testing.TB, dir, name, content string) {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// newSagaRepo is a repository on main with a few files and a workflow "login" bound to main.
+func newSagaRepo(t testing.TB) (string, *Repo) {
+	t.Helper()
+	dir := t.TempDir()
+	gitIn(t, dir, "init", "-q", "-b", "main")
+	gitIn(t, dir, "config", "user.name", "Test")
+	gitIn(t, dir, "config", "user.email", "t@example.com")
+	writeFile(t, dir, "README", "hello\n")
+	writeFile(t, dir, "src/a.go", "package a\n")
+	writeFile(t, dir, "src/b.go", "package b\n")
+	writeFile(t, dir, ".gitignore", "*.log\n")
+	gitIn(t, dir, "add", ".")
+	gitIn(t, dir, "commit", "-q", "-m", "initial")
+	r, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Init(r, InitOptions{Feature: "login", Type: "feature", Branch: "main"}); err != nil {
+		t.Fatal(err)
+	}
+	return dir, r
+}
+
+func startWorktree(t testing.TB, r *Repo, task string) string {
+	t.Helper()
+	if _, err := r.Execute("login", workflow.AddTask{ID: task}); err != nil {
+		t.Fatal(err)
+	}
+	res, err := StartTask(r, TaskStartOptions{Feature: "login", Task: task, Worktree: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res.Worktree.Path
+}
+
+// work is what a worktree holds, to compare byte for byte after a restore: every file but .git
+// and ignored ones (with mode), the index entries, and git status.
+type work struct {
+	files  map[string]string
+	index  string
+	status string
+}
+
+func capture(t testing.TB, dir string) work {
+	t.Helper()
+	w := work{files: map[string]string{}}
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		if rel == ".git" {
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if d.IsDir() || strings.HasSuffix(rel, ".log") {
+			return nil
+		}
+		fi, err := os.Lstat(p)
+		if err != nil {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		w.files[rel] = fi.Mode().String() + ":" + string(b)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.index = gitIn(t, dir, "ls-files", "-s")
+	w.status = gitIn(t, dir, "status", "--porcelain", "--untracked-files=all")
+	return w
+}
+
+func (w work) equal(o work) string {
+	if fmt.Sprint(w.files) != fmt.Sprint(o.files) {
+		return fmt.Sprintf("files differ:\n%v\n%v", w.files, o.files)
+	}
+	if w.index != o.index {
+		return fmt.Sprintf("index differs:\n%s\n%s", w.index, o.index)
+	}
+	if w.status != o.status {
+		return fmt.Sprintf("status differs:\n%s\n%s", w.status, o.status)
+	}
+	return ""
+}
+
+// scenario makes the worktrees of the issue: t1 with modified, staged (then modified again),
+// staged-only, deleted, staged-deleted, untracked and ignored files on top of an unmerged commit;
+// t2 clean with unmerged commits; t3 clean and merged; t4 only untracked files; a linked PR.
+// It returns what each worktree held.
+func scenario(t testing.TB, r *Repo, tasks ...string) map[string]work {
+	t.Helper()
+	if len(tasks) == 0 {
+		tasks = []string{"t1", "t2", "t3", "t4"}
+	}
+	wt := map[string]string{}
+	for _, task := range tasks {
+		wt[task] = startWorktree(t, r, task)
+	}
+	w := wt["t1"]
+	writeFile(t, w, "src/a.go", "package a // committed on the task branch\n")
+	gitIn(t, w, "commit", "-qam", "t1 work")
+	writeFile(t, w, "src/a.go", "package a // staged\n")
+	gitIn(t, w, "add", "src/a.go")
+	writeFile(t, w, "src/a.go", "package a // staged, then changed again\n")
+	writeFile(t, w, "src/new.go", "package a // staged only\n")
+	gitIn(t, w, "add", "src/new.go")
+	if err := os.Remove(filepath.Join(w, "src/b.go")); err != nil {
+		t.Fatal(err)
+	}
+	gitIn(t, w, "rm", "-q", "README")
+	writeFile(t, w, "notes/todo.txt", "untracked\n")
+	writeFile(t, w, "build.log", "ignored\n")
+
+	if w := wt["t2"]; w != "" {
+		writeFile(t, w, "t2.txt", "one\n")
+		gitIn(t, w, "add", ".")
+		gitIn(t, w, "commit", "-qm", "t2 one")
+		writeFile(t, w, "t2.txt", "two\n")
+		gitIn(t, w, "commit", "-qam", "t2 two")
+	}
+	if w := wt["t4"]; w != "" {
+		writeFile(t, w, "scratch/idea.md", "# untracked only\n")
+	}
+
+	if _, err := r.Execute("login", workflow.LinkPR{URL: "https://github.com/acme/app/pull/9"}); err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]work{}
+	for task, p := range wt {
+		out[task] = capture(t, p)
+	}
+	return out
+}
+
+// checkRecovered restores every rescued task into a fresh worktree and compares it with what the
+// worktree held; tasks with nothing worth keeping (t3) must have no rescue ref.
+func checkRecovered(t testing.TB, dir string, r *Repo, want map[string]work, without ...string) {
+	t.Helper()
+	list, err := RescueList(r, RescueListOptions{Feature: "login"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	have := map[string]bool{}
+	for _, x := range list.Rescues {
+		have[x.Task] = true
+	}
+	for task, w := range want {
+		skip := false
+		for _, s := range without {
+			skip = skip || s == task
+		}
+		if skip {
+			if have[task] {
+				t.Errorf("%s has a rescue ref but nothing needed keeping", task)
+			}
+			continue
+		}
+		if !have[task] {
+			t.Errorf("%s: no rescue ref (rescues: %+v)", task, list.Rescues)
+			continue
+		}
+		path := filepath.Join(t.TempDir(), "restored-"+task)
+		if _, err := RescueRestore(r, RescueRestoreOptions{Feature: "login", Task: task, Path: path}); err != nil {
+			t.Fatalf("restore %s: %v", task, err)
+		}
+		if diff := capture(t, path).equal(w); diff != "" {
+			t.Errorf("%s not recovered byte for byte: %s", task, diff)
+		}
+		gitIn(t, dir, "worktree", "remove", "--force", path)
+	}
+}
+
+// checkCleaned asserts the end state of a finished cancel: cancelled, only the main worktree,
+// only main as branch, every step recorded exactly once as done or skipped.
+func checkCleaned(t testing.TB, dir string, r *Repo) {
+	t.Helper()
+	st, _, err := r.State("login")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Phase != "cancelled" {
+		t.Fatalf("phase %s", st.Phase)
+	}
+	if got := gitIn(t, dir, "worktree", "list", "--porcelain"); strings.Count(got, "worktree ") != 1 {
+		t.Fatalf("worktrees left:\n%s", got)
+	}
+	if got := gitIn(t, dir, "for-each-ref", "--format=%(refname)", "refs/heads/"); got != "refs/heads/main" {
+		t.Fatalf("branches left:\n%s", got)
+	}
+	events, _, err := r.Store.Events("login", gitstore.EventFilter{Types: []string{workflow.EventCompensationStep}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	finished := map[string]int{}
+	for _, e := range events {
+		var d workflow.CompensationData
+		if err := e.DecodeData(&d); err != nil {
+			t.Fatal(err)
+		}
+		if d.Outcome != workflow.OutcomeFailed {
+			finished[d.Resource+" "+d.Action]++
+		}
+	}
+	for _, res := range st.Resources {
+		for _, a := range workflow.CompensationActions(res.Kind) {
+			if n := finished[res.ID+" "+a]; n != 1 {
+				t.Errorf("%s %s recorded %d times", a, res.ID, n)
+			}
+		}
+	}
+}
+
+func TestCancelPreservesEverythingAndCleansUp(t *testing.T) {
+	dir, r := newSagaRepo(t)
+	want := scenario(t, r)
+	if out := gitIn(t, dir, "status", "--porcelain"); out != "" {
+		t.Fatalf("task worktrees show in the main worktree's status: %q", out)
+	}
+	if gitIn(t, dir, "diff", "HEAD", "--stat") != "" || fileContains(t, filepath.Join(dir, ".gitignore"), ".worktrees") {
+		t.Fatal(".gitignore was edited")
+	}
+	// Cancel from inside a task worktree: git still runs on the repository.
+	inside, err := Open(filepath.Join(dir, ".worktrees", "login", "t2"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Cancel(inside, CancelOptions{Feature: "login", Reason: "superseded"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Cancelled() || len(res.Steps) != 17 {
+		t.Fatalf("%+v", res)
+	}
+	// Reverse creation order: the PR first, t4 before t1, a worktree before its branch.
+	if res.Steps[0].Resource != "pr:https://github.com/acme/app/pull/9" || res.Steps[0].Outcome != workflow.OutcomeSkipped || !strings.Contains(res.Steps[0].Fix, "gh pr close") {
+		t.Fatalf("first step %+v", res.Steps[0])
+	}
+	if res.Steps[1].Resource != "worktree:t4" || res.Steps[16].Resource != "branch:main--t1" || res.Steps[16].Action != "delete" {
+		t.Fatalf("order %+v", res.Steps)
+	}
+	checkCleaned(t, dir, r)
+	checkRecovered(t, dir, r, want, "t3")
+
+	if _, err := Cancel(r, CancelOptions{Feature: "login"}); !IsRejection(err) || !strings.Contains(err.Error(), workflow.CodeFinalPhase) {
+		t.Fatalf("cancel after the end: %v", err)
+	}
+}
+
+func fileContains(t testing.TB, path, s string) bool {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.Contains(string(b), s)
+}
+
+func refsAndWorktrees(t testing.TB, dir string) string {
+	return gitIn(t, dir, "for-each-ref") + "\n" + gitIn(t, dir, "worktree", "list", "--porcelain")
+}
+
+func TestCancelDryRunChangesNothing(t *testing.T) {
+	dir, r := newSagaRepo(t)
+	want := scenario(t, r)
+	before := refsAndWorktrees(t, dir)
+	res, err := Cancel(r, CancelOptions{Feature: "login", DryRun: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Steps) != 17 || res.Phase != "ideate" {
+		t.Fatalf("%+v", res)
+	}
+	var plan []string
+	for _, s := range res.Steps {
+		plan = append(plan, s.Outcome+" "+s.Action+" "+s.Resource)
+	}
+	joined := strings.Join(plan, "\n")
+	for _, line := range []string{"would be done preserve worktree:t1", "would be skipped preserve worktree:t3", "would be done preserve branch:main--t2", "would be skipped preserve branch:main--t3", "would be done delete branch:main--t1"} {
+		if !strings.Contains(joined, line) {
+			t.Errorf("plan lacks %q:\n%s", line, joined)
+		}
+	}
+	if after := refsAndWorktrees(t, dir); after != before {
+		t.Fatalf("dry run changed refs or worktrees:\n%s\n%s", before, after)
+	}
+	for task, w := range want {
+		if diff := capture(t, filepath.Join(dir, ".worktrees", "login", task)).equal(w); diff != "" {
+			t.Fatalf("dry run changed %s: %s", task, diff)
+		}
+	}
+}
+
+func TestCancelLockedWorktreeWaitsAndResumes(t *testing.T) {
+	dir, r := newSagaRepo(t)
+	want := scenario(t, r)
+	t1 := filepath.Join(dir, ".worktrees", "login", "t1")
+	gitIn(t, dir, "worktree", "lock", "--reason", "agent still running", t1)
+	res, err := Cancel(r, CancelOptions{Feature: "login"})
+	var inc *CancelIncompleteError
+	if !errors.As(err, &inc) || len(inc.Failed) != 1 {
+		t.Fatalf("want one failed step, got %v", err)
+	}
+	f := inc.Failed[0]
+	if f.Resource != "worktree:t1" || f.Action != "remove" || !strings.Contains(f.Detail, "agent still running") || !strings.Contains(f.Fix, "git worktree unlock "+t1) {
+		t.Fatalf("failure %+v", f)
+	}
+	if res.Phase != "cancelling" || len(res.Pending) != 3 { // t1: remove; its branch: preserve, delete
+		t.Fatalf("%+v", res)
+	}
+	st, _, _ := r.State("login")
+	if w, _ := st.TaskWorktree("t1"); w.Failure == nil || w.Failure.Fix == "" {
+		t.Fatalf("failure not in state: %+v", w)
+	}
+	if diff := capture(t, t1).equal(want["t1"]); diff != "" {
+		t.Fatalf("the locked worktree was touched: %s", diff)
+	}
+	// Running it again without fixing anything retries and fails the same way.
+	if _, err := Cancel(r, CancelOptions{Feature: "login"}); !errors.As(err, &inc) {
+		t.Fatalf("second run: %v", err)
+	}
+	gitIn(t, dir, "worktree", "unlock", t1)
+	if res, err = Cancel(r, CancelOptions{Feature: "login"}); err != nil || !res.Cancelled() {
+		t.Fatalf("after unlock: %+v %v", res, err)
+	}
+	checkCleaned(t, dir, r)
+	checkRecovered(t, dir, r, want, "t3")
+}
+
+func TestCancelWorktreeDeletedByHand(t *testing.T) {
+	dir, r := newSagaRepo(t)
+	w := startWorktree(t, r, "t1")
+	writeFile(t, w, "x.txt", "committed\n")
+	gitIn(t, w, "add", ".")
+	gitIn(t, w, "commit", "-qm", "unmerged work")
+	want := capture(t, w)
+	if err := os.RemoveAll(w); err != nil {
+		t.Fatal(err)
+	}
+	res, err := Cancel(r, CancelOptions{Feature: "login"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Steps[0].Outcome != workflow.OutcomeSkipped || !strings.Contains(res.Steps[0].Detail, "deleted outside git exarchos") ||
+		!strings.Contains(res.Steps[1].Detail, "already gone") || res.Steps[2].Outcome != workflow.OutcomeDone {
+		t.Fatalf("%+v", res.Steps)
+	}
+	checkCleaned(t, dir, r)
+	checkRecovered(t, dir, r, map[string]work{"t1": want})
+}
+
+func TestCancelBranchCheckedOutElsewhere(t *testing.T) {
+	dir, r := newSagaRepo(t)
+	w := startWorktree(t, r, "t1")
+	writeFile(t, w, "x.txt", "work\n")
+	gitIn(t, w, "add", ".")
+	gitIn(t, w, "commit", "-qm", "unmerged work")
+	want := capture(t, w)
+	// The task worktree moves to a branch of its own, and the main worktree takes the task branch.
+	gitIn(t, w, "switch", "-q", "-c", "elsewhere")
+	gitIn(t, dir, "switch", "-q", "main--t1")
+	_, err := Cancel(r, CancelOptions{Feature: "login"})
+	var inc *CancelIncompleteError
+	if !errors.As(err, &inc) || inc.Failed[0].Resource != "branch:main--t1" || inc.Failed[0].Action != "delete" || !strings.Contains(inc.Failed[0].Fix, "switch") {
+		t.Fatalf("%v", err)
+	}
+	gitIn(t, dir, "switch", "-q", "main")
+	gitIn(t, dir, "branch", "-D", "elsewhere")
+	res, err := Cancel(r, CancelOptions{Feature: "login"})
+	if err != nil || !res.Cancelled() {
+		t.Fatalf("%+v %v", res, err)
+	}
+	checkCleaned(t, dir, r)
+	checkRecovered(t, dir, r, map[string]work{"t1": want})
+}
+
+func TestCancelWithoutResourcesEndsAtOnce(t *testing.T) {
+	_, r := newSagaRepo(t)
+	res, err := Cancel(r, CancelOptions{Feature: "login", Reason: "dup"})
+	if err != nil || !res.Cancelled() || len(res.Steps) != 0 {
+		t.Fatalf("%+v %v", res, err)
+	}
+}
+
+// TestCancelSIGKILLAtEveryStep kills a real cancel process at every point of the saga (after the
+// request; after each step was performed on git but before it was recorded; after it was
+// recorded), then runs cancel again: it must finish, record each step once, and lose nothing.
+func TestCancelSIGKILLAtEveryStep(t *testing.T) {
+	if testing.Short() {
+		t.Skip("many processes")
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// t1 (dirty, on an unmerged commit), t2 (unmerged commits) and the PR: 9 steps.
+	points := []string{"0"}
+	for n := 1; n <= 9; n++ {
+		points = append(points, fmt.Sprintf("%d:act", n), fmt.Sprint(n))
+	}
+	for _, point := range points {
+		t.Run(strings.ReplaceAll(point, ":", "-"), func(t *testing.T) {
+			t.Parallel()
+			dir, r := newSagaRepo(t)
+			want := scenario(t, r, "t1", "t2")
+			cmd := exec.Command(exe, "-test.run=^$")
+			cmd.Dir = dir
+			cmd.Env = append(testEnv(), "EXARCHOS_APP_HELPER=cancel", "EXARCHOS_APP_FEATURE=login", "EXARCHOS_TEST_CRASH_AFTER_STEP="+point)
+			out, err := cmd.CombinedOutput()
+			var ee *exec.ExitError
+			if !errors.As(err, &ee) || ee.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
+				t.Fatalf("the cancel process was not killed at %s: %v\n%s", point, err, out)
+			}
+			st, _, err := r.State("login")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if st.Phase != "cancelling" {
+				t.Fatalf("killed at %s but the workflow is in %s", point, st.Phase)
+			}
+			res, err := Cancel(r, CancelOptions{Feature: "login"})
+			if err != nil || !res.Cancelled() {
+				t.Fatalf("rerun: %+v %v", res, err)
+			}
+			checkCleaned(t, dir, r)
+			checkRecovered(t, dir, r, want)
+		})
+	}
+}
+
+func TestTaskStartWorktreeIsIdempotentAndTaskDoneRecordsHead(t *testing.T) {
+	dir, r := newSagaRepo(t)
+	p := startWorktree(t, r, "t1")
+	if want := filepath.Join(dir, ".worktrees", "login", "t1"); !gitstore.SamePath(p, want) {
+		t.Fatalf("path %s, want %s", p, want)
+	}
+	again, err := StartTask(r, TaskStartOptions{Feature: "login", Task: "t1", Worktree: true})
+	if err != nil || again.Worktree.Created || !gitstore.SamePath(again.Worktree.Path, p) || len(again.Appended) != 0 {
+		t.Fatalf("rerun: %+v %v", again, err)
+	}
+	if n := strings.Count(readFile(t, filepath.Join(dir, ".git", "info", "exclude")), "/.worktrees/"); n != 1 {
+		t.Fatalf("exclude has the pattern %d times", n)
+	}
+	// The same workflow is found from inside the worktree.
+	inside, err := Open(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f, err := inside.ResolveFeature(""); err != nil || f != "login" {
+		t.Fatalf("from the worktree: %q %v", f, err)
+	}
+	writeFile(t, p, "y.txt", "y\n")
+	gitIn(t, p, "add", ".")
+	gitIn(t, p, "commit", "-qm", "y")
+	head := gitIn(t, p, "rev-parse", "HEAD")
+	if _, err := CompleteTask(inside, TaskDoneOptions{Task: "t1"}); err != nil {
+		t.Fatal(err)
+	}
+	st, _, _ := r.State("login")
+	task, _ := st.Task("t1")
+	w, _ := st.TaskWorktree("t1")
+	if task.HeadSHA != head || w.Head != head || task.Status != workflow.TaskCompleted {
+		t.Fatalf("head not recorded: %+v %+v", task, w)
+	}
+	// --base: a task branch from another commit; unknown tasks create nothing.
+	if _, err := r.Execute("login", workflow.AddTask{ID: "t2"}); err != nil {
+		t.Fatal(err)
+	}
+	res, err := StartTask(r, TaskStartOptions{Feature: "login", Task: "t2", Worktree: true, Base: "main~0"})
+	if err != nil || res.Worktree.Base != gitIn(t, dir, "rev-parse", "main") {
+		t.Fatalf("%+v %v", res, err)
+	}
+	before := refsAndWorktrees(t, dir)
+	if _, err := StartTask(r, TaskStartOptions{Feature: "login", Task: "nope", Worktree: true}); !IsRejection(err) {
+		t.Fatalf("unknown task: %v", err)
+	}
+	if _, err := StartTask(r, TaskStartOptions{Feature: "login", Task: "t2b", Worktree: true, Base: "no-such-rev"}); err == nil {
+		t.Fatal("bad base accepted")
+	}
+	if after := refsAndWorktrees(t, dir); after != before {
+		t.Fatalf("refused starts changed the repository:\n%s\n%s", before, after)
+	}
+}
+
+func readFile(t testing.TB, p string) string {
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// A worktree deleted by hand whose HEAD held commits on no branch: removing a later worktree must
+// not prune its record before its own preserve step keeps that HEAD.
+func TestCancelDeletedDetachedWorktreeKeepsItsHead(t *testing.T) {
+	dir, r := newSagaRepo(t)
+	a := startWorktree(t, r, "a")
+	gitIn(t, a, "switch", "-q", "--detach")
+	writeFile(t, a, "only-here.txt", "on no branch\n")
+	gitIn(t, a, "add", ".")
+	gitIn(t, a, "commit", "-qm", "detached work")
+	want := capture(t, a)
+	if err := os.RemoveAll(a); err != nil {
+		t.Fatal(err)
+	}
+	startWorktree(t, r, "b")
+	if _, err := Cancel(r, CancelOptions{Feature: "login"}); err != nil {
+		t.Fatal(err)
+	}
+	checkCleaned(t, dir, r)
+	checkRecovered(t, dir, r, map[string]work{"a": want})
+}

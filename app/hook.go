@@ -1,0 +1,147 @@
+package app
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"slices"
+
+	"github.com/exarchos/git-exarchos/gitstore"
+	"github.com/exarchos/git-exarchos/guards"
+	"github.com/exarchos/git-exarchos/hooks"
+	"github.com/exarchos/git-exarchos/workflow"
+)
+
+// ClaudeHookOptions are the streams of `git exarchos hook claude`.
+type ClaudeHookOptions struct {
+	Stdin          io.Reader
+	Stdout, Stderr io.Writer
+}
+
+// ClaudeHook answers one Claude Code hook event: the payload on stdin, the decision on stdout.
+// It runs on every tool call, so the common path reads one ref listing and one snapshot blob and
+// never starts a process. It always exits 0: malformed input gets a message on stderr and the
+// event's safe default. The only error is failing to write stdout.
+func ClaudeHook(o ClaudeHookOptions) error {
+	warn := func(msg string) { fmt.Fprintf(o.Stderr, "git exarchos hook claude: %s\n", msg) }
+	in, err := hooks.ReadInput(o.Stdin)
+	if err != nil {
+		warn(err.Error() + "; answering with no opinion")
+		return hooks.NoOpinion().Write(o.Stdout)
+	}
+	return hooks.Handle(in, &hookRepo{}, warn).Write(o.Stdout)
+}
+
+// hookRepo implements hooks.Repository. One hook process serves one event in one directory, so
+// the repository opened by Bound is kept for the calls that follow.
+type hookRepo struct {
+	repo *Repo
+}
+
+func (h *hookRepo) open(dir string) (*Repo, error) {
+	if h.repo == nil {
+		r, err := Open(dir)
+		if err != nil {
+			return nil, err
+		}
+		h.repo = r
+	}
+	return h.repo, nil
+}
+
+// Bound returns the active workflows bound to the branch checked out in dir's worktree: the
+// workflow a session works on is the one of its working directory, never just any active one.
+func (h *hookRepo) Bound(dir string) ([]hooks.Bound, error) {
+	r, err := h.open(dir)
+	if errors.Is(err, gitstore.ErrNotRepository) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return r.BoundWorkflows()
+}
+
+// BoundWorkflows returns the active workflows bound to the branch checked out in this worktree.
+// It reads the refs and the hook cache (hook_cache.go); objects are read only for workflows that
+// changed since the cache last saw them. Nothing is folded.
+func (r *Repo) BoundWorkflows() ([]hooks.Bound, error) {
+	branch := r.Store.CurrentBranch()
+	if branch == "" {
+		return nil, nil
+	}
+	heads, err := r.Store.Heads()
+	if err != nil {
+		return nil, err
+	}
+	cache := r.hookCache()
+	changed := len(cache.entries) != len(heads)
+	var out []hooks.Bound
+	for _, feature := range slices.Sorted(maps.Keys(heads)) {
+		e, ok := cache.entries[feature]
+		var st workflow.State
+		fresh := false
+		if !ok || e.commit != heads[feature] {
+			var snap *gitstore.Snapshot
+			if st, snap, err = r.State(feature); err != nil {
+				return nil, err
+			}
+			heads[feature] = snap.Commit.String() // the ref may have moved since Heads read it
+			cache.put(feature, heads[feature], st)
+			e, fresh, changed = cache.entries[feature], true, true
+		}
+		if e.branch != branch || !isActive(gitstore.Summary{Type: e.typ, Phase: e.phase}) {
+			continue
+		}
+		if !fresh {
+			if st, ok = cache.state(feature, e.commit); !ok {
+				var snap *gitstore.Snapshot
+				if st, snap, err = r.State(feature); err != nil {
+					return nil, err
+				}
+				cache.put(feature, snap.Commit.String(), st)
+			}
+		}
+		def, _ := workflow.Lookup(st.Type)
+		out = append(out, hooks.Bound{Feature: feature, State: st, Def: def, Root: r.Store.Loc.WorkTree})
+	}
+	if changed {
+		cache.save(heads)
+	}
+	return out, nil
+}
+
+// bound reads one workflow as the hooks see it.
+func (r *Repo) bound(feature string) (hooks.Bound, error) {
+	st, _, err := r.State(feature)
+	if err != nil {
+		return hooks.Bound{}, err
+	}
+	def, _ := workflow.Lookup(st.Type)
+	return hooks.Bound{Feature: feature, State: st, Def: def, Root: r.Store.Loc.WorkTree}, nil
+}
+
+func (h *hookRepo) Summary(w hooks.Bound) string { return h.repo.summary(w) }
+
+// summary is workflow.Summary with the guards checked on this repository.
+func (r *Repo) summary(w hooks.Bound) string {
+	env := workflow.Env{
+		MaxFixCycles: r.Store.ConfigInt("exarchos."+w.State.Type+".maxFixCycles", 0),
+		Guards:       guards.NewEvaluator(r.Store.Facts()),
+	}
+	return workflow.Summary(w.Def, w.State, env)
+}
+
+func (h *hookRepo) Record(w hooks.Bound, ev workflow.NewEvent) error {
+	_, err := h.repo.Store.Append(w.Feature, Projector, ev)
+	return err
+}
+
+func (h *hookRepo) StopGuard(dir string) bool {
+	r, err := h.open(dir)
+	if err != nil {
+		return false
+	}
+	return r.Store.ConfigBool("exarchos.stopGuard")
+}

@@ -1,0 +1,210 @@
+package app
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	"github.com/exarchos/git-exarchos/gitstore"
+	"github.com/exarchos/git-exarchos/hooks"
+)
+
+// HooksOptions selects what `hooks install|uninstall|status` acts on. With neither Claude nor Git,
+// install and uninstall are usage errors and status shows both.
+type HooksOptions struct {
+	Claude bool
+	Git    bool
+	Scope  string // Claude Code settings scope: project (default), local or user
+	Dir    string // where to find the repository; "" is the working directory
+}
+
+// ClaudeHooksState is one settings file as `hooks` reports it.
+type ClaudeHooksState struct {
+	Scope   string   `json:"scope"`
+	Path    string   `json:"path"`
+	Exists  bool     `json:"exists"`
+	Events  []string `json:"events"` // events with exarchos's handler
+	Changed bool     `json:"changed,omitempty"`
+	Error   string   `json:"error,omitempty"`
+}
+
+// HooksResult is what `hooks install|uninstall|status` prints.
+type HooksResult struct {
+	Claude   []ClaudeHooksState   `json:"claude,omitempty"`
+	GitDir   string               `json:"gitHooksDir,omitempty"`
+	Git      []hooks.GitHookState `json:"git,omitempty"`
+	Command  string               `json:"command,omitempty"` // the handler command installed
+	Warnings []string             `json:"warnings,omitempty"`
+}
+
+// ClaudeHookCommand is the handler command to install: git-exarchos itself when it is on PATH,
+// which spares every tool call git's own start-up (about 2 ms), else through git.
+func ClaudeHookCommand() string {
+	if _, err := exec.LookPath("git-exarchos"); err == nil {
+		return "git-exarchos hook claude"
+	}
+	return "git exarchos hook claude"
+}
+
+// HooksInstall installs the Claude Code hooks into one settings file and/or the git hooks.
+func HooksInstall(o HooksOptions) (*HooksResult, error) {
+	return changeHooks(o, true)
+}
+
+// HooksUninstall removes exactly what HooksInstall added.
+func HooksUninstall(o HooksOptions) (*HooksResult, error) {
+	return changeHooks(o, false)
+}
+
+func changeHooks(o HooksOptions, install bool) (*HooksResult, error) {
+	verb := map[bool]string{true: "install", false: "uninstall"}[install]
+	if !o.Claude && !o.Git {
+		return nil, Usagef("say what to %s: --claude, --git, or both", verb)
+	}
+	res := &HooksResult{}
+	if o.Claude {
+		scope := o.Scope
+		if scope == "" {
+			scope = hooks.ScopeProject
+		}
+		path, err := settingsPath(o.Dir, scope)
+		if err != nil {
+			return nil, err
+		}
+		s, err := hooks.LoadSettings(path)
+		if err != nil {
+			return nil, err
+		}
+		var changed bool
+		if install {
+			res.Command = ClaudeHookCommand()
+			changed, err = s.Install(res.Command, hooks.ClaudeEntries)
+		} else {
+			changed, err = s.Uninstall()
+		}
+		if err != nil {
+			return nil, err
+		}
+		if changed {
+			if err := s.Save(); err != nil {
+				return nil, err
+			}
+		}
+		res.Claude = []ClaudeHooksState{{Scope: scope, Path: path, Exists: s.Exists || changed && !s.Empty(), Events: nonNil(s.Installed()), Changed: changed}}
+		if install && scope == hooks.ScopeLocal {
+			res.Warnings = append(res.Warnings, "keep "+path+" out of commits (Claude Code adds it to .gitignore when it creates the file itself)")
+		}
+	}
+	if o.Git {
+		dir, err := gitHooksDir(o.Dir)
+		if err != nil {
+			return nil, err
+		}
+		res.GitDir = dir
+		if install {
+			res.Git, err = hooks.InstallGitHooks(dir)
+		} else {
+			res.Git, err = hooks.UninstallGitHooks(dir)
+		}
+		if err != nil {
+			return res, err
+		}
+	}
+	return res, nil
+}
+
+// HooksStatus reports what is installed in every settings scope and in the git hooks directory.
+func HooksStatus(o HooksOptions) (*HooksResult, error) {
+	both := !o.Claude && !o.Git
+	res := &HooksResult{Command: ClaudeHookCommand()}
+	if o.Claude || both {
+		for _, scope := range hooks.Scopes {
+			st := ClaudeHooksState{Scope: scope, Events: []string{}}
+			path, err := settingsPath(o.Dir, scope)
+			if err != nil {
+				st.Error = err.Error()
+				res.Claude = append(res.Claude, st)
+				continue
+			}
+			st.Path = path
+			if s, err := hooks.LoadSettings(path); err != nil {
+				st.Error = err.Error()
+			} else {
+				st.Exists, st.Events = s.Exists, nonNil(s.Installed())
+			}
+			res.Claude = append(res.Claude, st)
+		}
+	}
+	if o.Git || both {
+		dir, err := gitHooksDir(o.Dir)
+		if err != nil {
+			res.Warnings = append(res.Warnings, "git hooks: "+err.Error())
+		} else {
+			res.GitDir, res.Git = dir, hooks.GitHooksStatus(dir)
+		}
+	}
+	return res, nil
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+// settingsPath is the settings file of a scope; project and local need the repository.
+func settingsPath(dir, scope string) (string, error) {
+	if scope != hooks.ScopeProject && scope != hooks.ScopeLocal && scope != hooks.ScopeUser {
+		return "", Usagef("unknown scope %q: use project, local or user", scope)
+	}
+	var root, home string
+	if scope == hooks.ScopeUser {
+		h, err := os.UserHomeDir()
+		if err != nil && os.Getenv("CLAUDE_CONFIG_DIR") == "" {
+			return "", fmt.Errorf("find the home directory for the user scope: %w", err)
+		}
+		home = h
+	} else {
+		loc, err := gitstore.Discover(orDot(dir))
+		if err != nil {
+			return "", err
+		}
+		if loc.WorkTree == "" {
+			return "", Usagef("a bare repository has no working tree for .claude/: use --scope user")
+		}
+		root = loc.WorkTree
+	}
+	return hooks.SettingsPath(scope, root, home)
+}
+
+// gitHooksDir is the directory git runs hooks from: core.hooksPath when set (husky and the like),
+// else the common git directory's hooks/, exactly as git resolves it.
+func gitHooksDir(dir string) (string, error) {
+	loc, err := gitstore.Discover(orDot(dir))
+	if err != nil {
+		return "", err
+	}
+	out, err := loc.Git(nil, "rev-parse", "--git-path", "hooks")
+	if err != nil {
+		return "", err
+	}
+	p := strings.TrimSpace(out)
+	if !filepath.IsAbs(p) {
+		base := loc.WorkTree
+		if base == "" {
+			base = loc.GitDir
+		}
+		p = filepath.Join(base, p)
+	}
+	return filepath.Clean(p), nil
+}
+
+func orDot(dir string) string {
+	if dir == "" {
+		return "."
+	}
+	return dir
+}

@@ -1,0 +1,73 @@
+package app
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/exarchos/git-exarchos/workflow"
+)
+
+func boundPhases(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	r, err := Open(dir) // a fresh repository handle, as each hook process opens one
+	require.NoError(t, err)
+	ws, err := r.BoundWorkflows()
+	require.NoError(t, err)
+	out := map[string]string{}
+	for _, w := range ws {
+		out[w.Feature] = w.State.Phase
+	}
+	return out
+}
+
+// TestBoundWorkflowsCache: the hook cache answers exactly what the refs say, after every change,
+// after `git gc`, with a ref moved behind its back, and with its files damaged or deleted.
+func TestBoundWorkflowsCache(t *testing.T) {
+	dir, r := newRepo(t, "login")
+	_, err := r.Init(workflow.Init{Feature: "login", Type: "feature", Branch: "login"})
+	require.NoError(t, err)
+	_, err = r.Init(workflow.Init{Feature: "other", Type: "feature", Branch: "other"})
+	require.NoError(t, err)
+
+	assert.Equal(t, map[string]string{"login": "ideate"}, boundPhases(t, dir))
+	index := filepath.Join(dir, ".git", "exarchos-cache", "hooks", "index")
+	require.FileExists(t, index)
+
+	// A change moves the ref: the cache entry keyed by the old commit is not used.
+	commitFile(t, dir, "docs/design.md", "design")
+	mustRun(t, r, "login", workflow.Set{Assignments: []workflow.Assignment{{Path: "artifacts.design", Value: []byte(`"docs/design.md"`)}}})
+	mustRun(t, r, "login", workflow.TransitionTo{Phase: "plan"})
+	assert.Equal(t, map[string]string{"login": "plan"}, boundPhases(t, dir))
+
+	// The ref moved back by hand (as a pull could): the answer follows the ref.
+	before := git(t, dir, "rev-parse", "refs/exarchos/login~1")
+	git(t, dir, "update-ref", "refs/exarchos/login", before)
+	assert.Equal(t, map[string]string{"login": "ideate"}, boundPhases(t, dir))
+
+	// Packed objects and refs read the same.
+	git(t, dir, "gc", "-q")
+	assert.Equal(t, map[string]string{"login": "ideate"}, boundPhases(t, dir))
+
+	// Damaged cache files are ignored and rewritten; a deleted cache is rebuilt.
+	require.NoError(t, os.WriteFile(index, []byte("exarchos-hook-cache 1 "+workflow.ProjectorVersion+"\nlogin\n"), 0o644))
+	assert.Equal(t, map[string]string{"login": "ideate"}, boundPhases(t, dir))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, ".git", "exarchos-cache", "hooks", "state", "login"), []byte("garbage"), 0o644))
+	assert.Equal(t, map[string]string{"login": "ideate"}, boundPhases(t, dir))
+	require.NoError(t, os.RemoveAll(filepath.Join(dir, ".git", "exarchos-cache")))
+	assert.Equal(t, map[string]string{"login": "ideate"}, boundPhases(t, dir))
+
+	// Another branch binds its own workflow; a deleted workflow leaves the cache.
+	git(t, dir, "switch", "-q", "-c", "other")
+	assert.Equal(t, map[string]string{"other": "ideate"}, boundPhases(t, dir))
+	git(t, dir, "update-ref", "-d", "refs/exarchos/other")
+	assert.Empty(t, boundPhases(t, dir))
+	assert.NoFileExists(t, filepath.Join(dir, ".git", "exarchos-cache", "hooks", "state", "other"))
+
+	// Detached HEAD binds nothing.
+	git(t, dir, "switch", "-q", "--detach", "login")
+	assert.Empty(t, boundPhases(t, dir))
+}

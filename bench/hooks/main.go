@@ -1,0 +1,186 @@
+// Command hooks times the Claude Code hook handler as Claude Code runs it: one whole process per
+// event, payload on stdin, against a workflow of many events, next to `git rev-parse HEAD` timed in
+// the same run (the baseline every figure is a ratio of). Runs are interleaved so that drift in
+// the machine's speed hits every command alike.
+//
+//	go run ./bench/hooks -n 300 -events 10000
+package main
+
+import (
+	"bytes"
+	"flag"
+	"fmt"
+	"log"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/exarchos/git-exarchos/app"
+	"github.com/exarchos/git-exarchos/workflow"
+)
+
+func main() {
+	runs := flag.Int("n", 300, "runs of each command")
+	events := flag.Int("events", 10000, "events in the bound workflow")
+	others := flag.Int("workflows", 20, "other workflows in the repository, bound to other branches")
+	bloat := flag.Int("objects", 50000, "unrelated objects added to the repository before `git gc`, as a project's history would be")
+	keep := flag.Bool("keep", false, "keep the temporary repository and print where it is")
+	flag.Parse()
+
+	tmp, err := os.MkdirTemp("", "exarchos-hook-bench-")
+	check(err)
+	if *keep {
+		fmt.Println("repository:", tmp)
+	} else {
+		defer os.RemoveAll(tmp)
+	}
+	bin := filepath.Join(tmp, "bin")
+	check(os.MkdirAll(bin, 0o755))
+	run("", "go", "build", "-o", filepath.Join(bin, "git-exarchos"), "./cmd/git-exarchos")
+	repo := filepath.Join(tmp, "repo")
+	setup(repo, *events, *others)
+	os.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+
+	payload := func(event, tool, input string) []byte {
+		return []byte(fmt.Sprintf(`{"session_id":"bench","transcript_path":"/tmp/t.jsonl","cwd":%q,"hook_event_name":%q,"tool_name":%q,"tool_input":%s}`, repo, event, tool, input))
+	}
+	write := payload("PreToolUse", "Write", `{"file_path":"`+repo+`/main.go","content":"package main"}`)
+	cases := []benchCase{
+		{name: "git rev-parse HEAD (baseline)", args: []string{"git", "rev-parse", "HEAD"}},
+		{name: "git-exarchos hook claude: PreToolUse Write, denied in ideate", args: []string{filepath.Join(bin, "git-exarchos"), "hook", "claude"}, stdin: write, want: `"deny"`},
+		{name: "git exarchos hook claude: PreToolUse Write, denied in ideate", args: []string{"git", "exarchos", "hook", "claude"}, stdin: write, want: `"deny"`},
+		{name: "git-exarchos hook claude: PreToolUse Write on the design, allowed", args: []string{filepath.Join(bin, "git-exarchos"), "hook", "claude"}, stdin: payload("PreToolUse", "Write", `{"file_path":"`+repo+`/docs/design.md"}`), want: `"continue":true`},
+		{name: "git-exarchos hook claude: PreToolUse Bash go test", args: []string{filepath.Join(bin, "git-exarchos"), "hook", "claude"}, stdin: payload("PreToolUse", "Bash", `{"command":"go test ./... 2>&1 | tail -5"}`), want: `"continue":true`},
+		{name: "git-exarchos hook claude: PreToolUse Read", args: []string{filepath.Join(bin, "git-exarchos"), "hook", "claude"}, stdin: payload("PreToolUse", "Read", `{"file_path":"`+repo+`/main.go"}`), want: `"continue":true`},
+		{name: "git-exarchos hook claude: SessionStart", args: []string{filepath.Join(bin, "git-exarchos"), "hook", "claude"}, stdin: payload("SessionStart", "", `{}`), want: `additionalContext`},
+	}
+	measure(repo, "workflow objects loose", cases, *runs)
+	addHistory(repo, *bloat)
+	run(repo, "git", "gc", "-q")
+	measure(repo, fmt.Sprintf("after %d more objects and git gc (everything in one pack)", *bloat), cases, *runs)
+}
+
+type benchCase struct {
+	name  string
+	args  []string
+	stdin []byte
+	want  string
+	times []time.Duration
+}
+
+func measure(repo, pass string, cases []benchCase, runs int) {
+	for i := range cases {
+		cases[i].times = nil
+		out := runCase(repo, cases[i]) // warm the page cache, and check the answer
+		if !strings.Contains(string(out), cases[i].want) {
+			log.Fatalf("%s: output %q does not contain %q", cases[i].name, out, cases[i].want)
+		}
+	}
+	for range runs {
+		for i := range cases {
+			start := time.Now()
+			runCase(repo, cases[i])
+			cases[i].times = append(cases[i].times, time.Since(start))
+		}
+	}
+	base := median(cases[0].times)
+	fmt.Printf("\n%s, %d runs each, interleaved:\n\n| command | median | p90 | ratio to baseline |\n|---|---|---|---|\n", pass, runs)
+	for _, c := range cases {
+		m := median(c.times)
+		fmt.Printf("| %s | %.2f ms | %.2f ms | %.2fx |\n", c.name, ms(m), ms(percentile(c.times, 0.9)), float64(m)/float64(base))
+	}
+}
+
+func runCase(dir string, c benchCase) []byte {
+	cmd := exec.Command(c.args[0], c.args[1:]...)
+	cmd.Dir = dir
+	cmd.Stdin = bytes.NewReader(c.stdin)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		log.Fatalf("%s: %v: %s", c.name, err, out)
+	}
+	return out
+}
+
+// setup makes a repository whose branch feat/bench is bound to a feature workflow in ideate with
+// a recorded design artifact and `events` events, plus `others` workflows on other branches.
+func setup(repo string, events, others int) {
+	check(os.MkdirAll(repo, 0o755))
+	run(repo, "git", "init", "-q", "-b", "main")
+	run(repo, "git", "config", "user.name", "Bench")
+	run(repo, "git", "config", "user.email", "bench@example.com")
+	check(os.WriteFile(filepath.Join(repo, "main.go"), []byte("package main\n"), 0o644))
+	run(repo, "git", "add", ".")
+	run(repo, "git", "commit", "-q", "-m", "initial")
+	run(repo, "git", "switch", "-q", "-c", "feat/bench")
+	r, err := app.Open(repo)
+	check(err)
+	_, err = r.Init(workflow.Init{Feature: "bench", Type: "feature", Branch: "feat/bench"})
+	check(err)
+	_, err = r.Execute("bench", workflow.Set{Assignments: []workflow.Assignment{{Path: "artifacts.design", Value: []byte(`"docs/design.md"`)}}})
+	check(err)
+	const batch = 250
+	for n := 2; n < events; {
+		var evs []workflow.NewEvent
+		for ; len(evs) < batch && n < events; n++ {
+			if n%100 == 0 {
+				evs = append(evs, workflow.NewEvent{Type: workflow.EventTaskAdded, Data: workflow.TaskData{ID: fmt.Sprintf("t%d", n), Title: "a task of the benchmark"}})
+			} else {
+				evs = append(evs, workflow.NewEvent{Type: "bench.note", Data: map[string]any{"n": n, "text": "an event that the fold counts and ignores"}})
+			}
+		}
+		_, err := r.Store.Append("bench", app.Projector, evs...)
+		check(err)
+	}
+	for i := range others {
+		_, err := r.Init(workflow.Init{Feature: fmt.Sprintf("other-%d", i), Type: "feature", Branch: fmt.Sprintf("feat/other-%d", i)})
+		check(err)
+	}
+	st, _, err := r.State("bench")
+	check(err)
+	fmt.Printf("workflow bench: %d events, phase %s, %d tasks; %d other workflows\n", st.Events, st.Phase, len(st.Tasks), others)
+}
+
+// addHistory commits n small files on another branch through fast-import, so that after gc the
+// workflow objects share a pack (and its index) with a project-sized history.
+func addHistory(repo string, n int) {
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "commit refs/heads/history\ncommitter Bench <bench@example.com> 0 +0000\ndata 7\nhistory\n")
+	for i := range n {
+		content := fmt.Sprintf("file %d\n", i)
+		fmt.Fprintf(&b, "M 100644 inline f/%d/%d.txt\ndata %d\n%s\n", i%100, i, len(content), content)
+	}
+	cmd := exec.Command("git", "fast-import", "--quiet")
+	cmd.Dir = repo
+	cmd.Stdin = &b
+	if out, err := cmd.CombinedOutput(); err != nil {
+		log.Fatalf("fast-import: %v: %s", err, out)
+	}
+}
+
+func run(dir string, name string, args ...string) {
+	cmd := exec.Command(name, args...)
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		log.Fatalf("%s %s: %v: %s", name, strings.Join(args, " "), err, out)
+	}
+}
+
+func median(ts []time.Duration) time.Duration { return percentile(ts, 0.5) }
+
+func percentile(ts []time.Duration, p float64) time.Duration {
+	s := append([]time.Duration(nil), ts...)
+	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+	return s[int(float64(len(s)-1)*p)]
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+func check(err error) {
+	if err != nil {
+		log.Fatal(err)
+	}
+}

@@ -1,0 +1,98 @@
+// Command prbench times whole `git exarchos pr refresh` invocations against an in-process fake
+// GitHub (githubsync/fakegithub), next to `git rev-parse HEAD` measured in the same run, and counts
+// the API requests each refresh makes. It prints a markdown table for BENCHMARKS.md.
+//
+//	go build -o /tmp/gx/git-exarchos ./cmd/git-exarchos
+//	PATH=/tmp/gx:$PATH go run ./bench/prbench [-n 100]
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/exarchos/git-exarchos/githubsync/fakegithub"
+)
+
+const token = "ghp_benchToken0000000000000000000"
+
+func main() {
+	n := flag.Int("n", 100, "runs per case")
+	flag.Parse()
+	if _, err := exec.LookPath("git-exarchos"); err != nil {
+		fail("git-exarchos is not on PATH: go build -o /tmp/gx/git-exarchos ./cmd/git-exarchos && PATH=/tmp/gx:$PATH go run ./bench/prbench")
+	}
+	dir, err := os.MkdirTemp("", "prbench")
+	check(err)
+	defer os.RemoveAll(dir)
+	fake := fakegithub.New("github.com", "acme", "app", token)
+	defer fake.Close()
+	env := append(os.Environ(), "GITHUB_API_URL="+fake.URL, "GH_TOKEN="+token, "GIT_AUTHOR_NAME=Bench", "GIT_AUTHOR_EMAIL=bench@example.com",
+		"GIT_COMMITTER_NAME=Bench", "GIT_COMMITTER_EMAIL=bench@example.com")
+	run := func(args ...string) string {
+		cmd := exec.Command(args[0], args[1:]...)
+		cmd.Dir, cmd.Env = dir, env
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			fail(fmt.Sprintf("%s: %v\n%s", strings.Join(args, " "), err, out))
+		}
+		return strings.TrimSpace(string(out))
+	}
+	run("git", "init", "-q", "-b", "login", ".")
+	run("git", "remote", "add", "origin", "https://github.com/acme/app.git")
+	run("git", "commit", "-q", "--allow-empty", "-m", "work")
+	sha := run("git", "rev-parse", "HEAD")
+	fake.SetPR(fakegithub.PR{Number: 12, Head: "login", Base: "main", HeadSHA: sha})
+	fake.AddCheckRun(sha, fakegithub.CheckRun{Name: "build", Status: "completed", Conclusion: "success"})
+	fake.AddStatus(sha, fakegithub.Status{Context: "jenkins", State: "success"})
+	run("git", "exarchos", "init", "login", "--type", "feature")
+	run("git", "exarchos", "pr", "link", "login", "12")
+
+	fake.ResetRequests()
+	run("git", "exarchos", "pr", "refresh", "login")
+	_, first := fake.Requests()
+
+	time1 := func(args ...string) time.Duration {
+		start := time.Now()
+		run(args...)
+		return time.Since(start)
+	}
+	var base, refresh []time.Duration
+	fake.ResetRequests()
+	for i := 0; i < *n; i++ { // interleaved, so both see the same machine load
+		base = append(base, time1("git", "rev-parse", "HEAD"))
+		refresh = append(refresh, time1("git", "exarchos", "pr", "refresh", "login"))
+	}
+	by, total := fake.Requests()
+	events := run("git", "exarchos", "log", "login", "--type", "pr.observed", "--json")
+	fmt.Printf("%d runs per case, %s, fake GitHub in process (%s)\n\n", *n, time.Now().UTC().Format("2006-01-02"), filepath.Base(os.Args[0]))
+	fmt.Println("| command | median | p90 | ratio to `git rev-parse HEAD` | API requests per call |")
+	fmt.Println("|---|---|---|---|---|")
+	fmt.Printf("| git rev-parse HEAD | %s | %s | 1.0x | – |\n", pct(base, 50), pct(base, 90))
+	fmt.Printf("| pr refresh (nothing changed) | %s | %s | %.1fx | %.1f (%v) |\n", pct(refresh, 50), pct(refresh, 90),
+		float64(pct(refresh, 50))/float64(pct(base, 50)), float64(total)/float64(*n), by)
+	fmt.Printf("\nfirst refresh of the open pull request (records the observation): %d requests\n", first)
+	fmt.Printf("pr.observed events after %d unchanged refreshes: %d\n", *n, strings.Count(events, `"type":"pr.observed"`))
+}
+
+func pct(ds []time.Duration, p int) time.Duration {
+	s := append([]time.Duration(nil), ds...)
+	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+	return s[(len(s)-1)*p/100].Round(10 * time.Microsecond)
+}
+
+func check(err error) {
+	if err != nil {
+		fail(err.Error())
+	}
+}
+
+func fail(msg string) {
+	fmt.Fprintln(os.Stderr, "prbench:", msg)
+	os.Exit(1)
+}

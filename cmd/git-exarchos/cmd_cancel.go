@@ -1,0 +1,125 @@
+package main
+
+import (
+	"errors"
+	"io"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/exarchos/git-exarchos/app"
+	"github.com/exarchos/git-exarchos/workflow"
+)
+
+func init() {
+	extraClassifiers = append(extraClassifiers, func(err error) (errorBody, bool) {
+		var inc *app.CancelIncompleteError
+		if errors.As(err, &inc) {
+			return errorBody{Code: "CANCEL_INCOMPLETE", Exit: exitError, Details: inc.Result}, true
+		}
+		return errorBody{}, false
+	})
+}
+
+func cancelCommand() *cli.Command {
+	const usage = "cancel [<feature>] [--reason R] [--dry-run] [--json]"
+	return &cli.Command{
+		Name:  "cancel",
+		Usage: "cancel a workflow: undo what it created (worktrees, branches, PRs) without losing work",
+		UsageText: `git exarchos ` + usage + `
+
+Records the request (the workflow enters cancelling), then compensates every recorded resource in
+reverse creation order, one compensation.step event per step:
+  - a task worktree with changes (modified, staged or untracked files) is first committed under
+    refs/exarchos-rescue/<feature>/<task>, then removed (git worktree remove, git worktree prune);
+  - a task branch is deleted only once merged into the workflow's branch or kept under that ref;
+  - a linked pull request is left open for now (the step is recorded as skipped, with the fix).
+Then the workflow is cancelled. A step that fails (a locked worktree, a branch checked out
+elsewhere) is recorded with the reason and the fix; the workflow stays cancelling and the next
+cancel retries it. A cancel that was killed resumes where it stopped. See git exarchos rescue.
+
+Exits 1 with code CANCEL_INCOMPLETE when a step failed.
+
+Examples:
+   git exarchos cancel login --reason "superseded by sso"
+   git exarchos cancel login --dry-run          # the plan, and what each step would do
+   git exarchos cancel login --json`,
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "reason", Usage: "why"},
+			&cli.BoolFlag{Name: "dry-run", Aliases: []string{"n"}, Usage: "print the plan and change nothing"},
+			jsonFlag,
+		},
+		Action: func(c *cli.Context) error {
+			if c.NArg() > 1 {
+				return usageErrf("usage: git exarchos %s", usage)
+			}
+			r, err := openRepo()
+			if err != nil {
+				return err
+			}
+			res, err := app.Cancel(r, app.CancelOptions{Feature: c.Args().First(), Reason: c.String("reason"), DryRun: c.Bool("dry-run")})
+			var inc *app.CancelIncompleteError
+			if errors.As(err, &inc) && !c.Bool("json") {
+				printCancel(c.App.Writer, inc.Result) // the steps that ran; the error follows on stderr
+			}
+			if err != nil {
+				return err
+			}
+			return emit(c, res, func(w io.Writer) { printCancel(w, res) })
+		},
+	}
+}
+
+func printCancel(w io.Writer, res *app.CancelResult) {
+	if res.DryRun {
+		printf(w, "%s: cancel plan (%d step(s), nothing changed)\n", bold(w, res.Feature), len(res.Steps))
+	}
+	for _, s := range res.Steps {
+		printf(w, "  %-13s %-8s %s: %s\n", s.Outcome, s.Action, s.Resource, s.Detail)
+		if s.Fix != "" {
+			printf(w, "      fix: %s\n", s.Fix)
+		}
+	}
+	for _, s := range res.Pending {
+		printf(w, "  %-13s %-8s %s\n", "pending", s.Action, s.Resource)
+	}
+	if res.DryRun {
+		return
+	}
+	if res.Cancelled() {
+		printf(w, "%s: cancelled — %s is in %s (%d compensation step(s) this run)\n", bold(w, res.Feature), res.Type, bold(w, res.Phase), len(res.Steps))
+		return
+	}
+	printf(w, "%s: %s is still in %s\n", bold(w, res.Feature), res.Type, bold(w, res.Phase))
+}
+
+// printResources shows, in status, what the workflow created and how far a cancel got.
+func printResources(w io.Writer, st workflow.State) {
+	if len(st.Resources) == 0 {
+		return
+	}
+	printf(w, "resources:\n")
+	for _, r := range st.Resources {
+		where := r.Path
+		if r.Kind != workflow.ResourceWorktree {
+			where = r.Branch + r.URL
+		}
+		state := "active"
+		switch {
+		case r.Compensated():
+			state = "compensated"
+		case len(r.Done) > 0:
+			state = "compensating"
+		}
+		printf(w, "  %-8s %-12s %s", r.Kind, state, where)
+		if r.Rescue != "" {
+			printf(w, " (work kept at %s)", r.Rescue)
+		}
+		printf(w, "\n")
+		if f := r.Failure; f != nil {
+			printf(w, "      %s failed: %s\n      fix: %s\n", f.Action, f.Detail, f.Fix)
+		}
+	}
+	if def, ok := workflow.Lookup(st.Type); ok && st.Phase == def.CancellingPhase() {
+		printf(w, "cancel in progress: run `git exarchos cancel %s` to finish it\n", st.Feature)
+	}
+}

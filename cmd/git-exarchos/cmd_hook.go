@@ -1,0 +1,228 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/exarchos/git-exarchos/app"
+	"github.com/exarchos/git-exarchos/hooks"
+)
+
+func init() {
+	commands = append(commands, hooksCommand(), hookCommand(), rehydrateCommand())
+}
+
+// hookCommand is what installed hooks run; people run `hooks` (install, uninstall, status).
+func hookCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "hook",
+		Usage:     "run a hook handler (called by Claude Code and by git hooks, not by hand)",
+		UsageText: "git exarchos hook claude < payload.json\ngit exarchos hook git <pre-push|post-checkout|post-merge> [hook arguments]",
+		Subcommands: []*cli.Command{
+			{
+				Name:  "claude",
+				Usage: "answer a Claude Code hook event: the payload on stdin, the decision on stdout; always exits 0",
+				UsageText: `git exarchos hook claude < payload.json
+
+Installed by ` + "`git exarchos hooks install --claude`" + `. Reads the hook JSON Claude Code sends
+(hook_event_name, cwd, tool_name, tool_input, …) and answers for the workflow bound to the branch
+checked out at cwd. Malformed input gets a message on stderr and the event's safe default.
+
+Examples:
+   echo '{"hook_event_name":"PreToolUse","cwd":".","tool_name":"Write","tool_input":{"file_path":"main.go"}}' | git exarchos hook claude`,
+				Action: func(c *cli.Context) error {
+					return app.ClaudeHook(app.ClaudeHookOptions{Stdin: c.App.Reader, Stdout: c.App.Writer, Stderr: c.App.ErrWriter})
+				},
+			},
+			{
+				Name:      "git",
+				Usage:     "run exarchos's part of a git hook (pre-push, post-checkout, post-merge); never fails the git command",
+				ArgsUsage: "<hook> [hook arguments]",
+				UsageText: `git exarchos hook git <pre-push|post-checkout|post-merge> [hook arguments]
+
+Installed by ` + "`git exarchos hooks install --git`" + `, which calls it with git's arguments and input.
+
+Examples:
+   git exarchos hook git post-checkout HEAD HEAD 1`,
+				SkipFlagParsing: true,
+				Action: func(c *cli.Context) error {
+					args := c.Args().Slice()
+					if len(args) > 0 && args[0] == "--" { // added by intersperse before positionals
+						args = args[1:]
+					}
+					if len(args) == 0 {
+						return usageErrf("name the git hook: pre-push, post-checkout or post-merge")
+					}
+					return app.GitHook(app.GitHookOptions{Name: args[0], Args: args[1:], Stdin: c.App.Reader, Stderr: c.App.ErrWriter, Push: pushWorkflows(c.App.ErrWriter)})
+				},
+			},
+		},
+	}
+}
+
+// pushWorkflows runs this binary's `push` command for the pre-push hook, marked so that the nested
+// git push skips the hook's work. Until a push command is built in it reports app.ErrNoPush.
+func pushWorkflows(stderr io.Writer) func(remote string) error {
+	return func(remote string) error {
+		if find(commands, "push") == nil {
+			return app.ErrNoPush
+		}
+		self, err := os.Executable()
+		if err != nil {
+			return err
+		}
+		cmd := exec.Command(self, "push", remote)
+		cmd.Env = append(os.Environ(), app.InHookPushEnv+"=1")
+		cmd.Stdout, cmd.Stderr = stderr, stderr
+		return cmd.Run()
+	}
+}
+
+var (
+	claudeFlag = &cli.BoolFlag{Name: "claude", Usage: "the Claude Code hooks, in a settings file"}
+	gitFlag    = &cli.BoolFlag{Name: "git", Usage: "the git hooks pre-push, post-checkout and post-merge"}
+	scopeFlag  = &cli.StringFlag{Name: "scope", Value: hooks.ScopeProject, Usage: "Claude Code settings `scope`: project (.claude/settings.json), local (.claude/settings.local.json) or user (~/.claude/settings.json)"}
+)
+
+func hooksCommand() *cli.Command {
+	opts := func(c *cli.Context) app.HooksOptions {
+		return app.HooksOptions{Claude: c.Bool("claude"), Git: c.Bool("git"), Scope: c.String("scope")}
+	}
+	action := func(run func(app.HooksOptions) (*app.HooksResult, error)) cli.ActionFunc {
+		return func(c *cli.Context) error {
+			if c.NArg() > 0 {
+				return usageErrf("%s takes no arguments, got %q", c.Command.Name, strings.Join(c.Args().Slice(), " "))
+			}
+			res, err := run(opts(c))
+			if err != nil {
+				return err
+			}
+			return emit(c, res, func(w io.Writer) { printHooks(w, res) })
+		}
+	}
+	return &cli.Command{
+		Name:  "hooks",
+		Usage: "install, remove and show the Claude Code hooks and the git hooks",
+		UsageText: `git exarchos hooks install --claude [--scope project|local|user] [--git] [--json]
+git exarchos hooks uninstall --claude [--scope project|local|user] [--git] [--json]
+git exarchos hooks status [--claude] [--git] [--json]`,
+		Subcommands: []*cli.Command{
+			{
+				Name:  "install",
+				Usage: "merge exarchos's hooks into a Claude Code settings file and/or chain them into the git hooks; idempotent",
+				UsageText: `git exarchos hooks install [--claude [--scope project|local|user]] [--git] [--json]
+
+--claude adds one entry per event (PreToolUse, SessionStart, SubagentStart, PreCompact, Stop,
+SubagentStop, SessionEnd, TaskCompleted) to the settings file and touches nothing else in it.
+--git installs pre-push, post-checkout and post-merge where git runs hooks (core.hooksPath
+included); a hook already there is kept beside them and runs first with the same arguments and input.
+
+Examples:
+   git exarchos hooks install --claude                 # .claude/settings.json, shared with the team
+   git exarchos hooks install --claude --scope local   # this clone only
+   git exarchos hooks install --git
+   git config exarchos.autoPush true                   # pre-push then pushes the workflow refs too
+   git config exarchos.stopGuard true                  # Stop hooks keep the agent on unfinished phases`,
+				Flags:  []cli.Flag{claudeFlag, gitFlag, scopeFlag, jsonFlag},
+				Action: action(app.HooksInstall),
+			},
+			{
+				Name:  "uninstall",
+				Usage: "remove exactly what install added: the settings file's exarchos entries, the git hooks (restoring the ones they chained)",
+				UsageText: `git exarchos hooks uninstall [--claude [--scope project|local|user]] [--git] [--json]
+
+Examples:
+   git exarchos hooks uninstall --claude --git
+   git exarchos hooks uninstall --claude --scope user`,
+				Flags:  []cli.Flag{claudeFlag, gitFlag, scopeFlag, jsonFlag},
+				Action: action(app.HooksUninstall),
+			},
+			{
+				Name:  "status",
+				Usage: "show where exarchos's hooks are installed: each settings scope, and the git hooks directory",
+				UsageText: `git exarchos hooks status [--claude] [--git] [--json]
+
+Examples:
+   git exarchos hooks status
+   git exarchos hooks status --git --json`,
+				Flags:  []cli.Flag{claudeFlag, gitFlag, jsonFlag},
+				Action: action(app.HooksStatus),
+			},
+		},
+	}
+}
+
+func printHooks(w io.Writer, res *app.HooksResult) {
+	for _, s := range res.Claude {
+		state := "not installed"
+		switch {
+		case s.Error != "":
+			state = "error: " + s.Error
+		case len(s.Events) > 0:
+			state = "installed for " + strings.Join(s.Events, ", ")
+		case !s.Exists:
+			state = "not installed (no file)"
+		}
+		if s.Changed {
+			state += " (changed)"
+		}
+		printf(w, "claude %-7s %s: %s\n", s.Scope, s.Path, state)
+	}
+	if res.GitDir != "" {
+		printf(w, "git hooks in %s:\n", res.GitDir)
+		for _, g := range res.Git {
+			state := "not installed"
+			switch {
+			case g.Action != "":
+				state = g.Action
+			case g.Installed && g.Chained:
+				state = "installed, chaining the previous hook"
+			case g.Installed:
+				state = "installed"
+			case g.Foreign:
+				state = "not installed (another hook is there; install chains it)"
+			}
+			printf(w, "  %-13s %s\n", g.Name, state)
+		}
+	}
+	for _, warning := range res.Warnings {
+		fmt.Fprintf(w, "note: %s\n", warning)
+	}
+}
+
+func rehydrateCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "rehydrate",
+		Usage:     "print the context a fresh agent session needs: phase, what is needed to move on, tasks in progress, rules",
+		ArgsUsage: "[<feature>]",
+		UsageText: `git exarchos rehydrate [<feature>] [--json]
+
+The same document the SessionStart hook gives a new Claude Code session (at most about 2,000
+characters). The feature may be left out: the workflow bound to the current branch, or the only
+active one.
+
+Examples:
+   git exarchos rehydrate
+   git exarchos rehydrate login --json`,
+		Flags: []cli.Flag{jsonFlag},
+		Action: func(c *cli.Context) error {
+			if c.NArg() > 1 {
+				return usageErrf("rehydrate takes at most one feature, got %d arguments", c.NArg())
+			}
+			r, err := openRepo()
+			if err != nil {
+				return err
+			}
+			res, err := app.Rehydrate(r, app.RehydrateOptions{Feature: c.Args().First()})
+			if err != nil {
+				return err
+			}
+			return emit(c, res, func(w io.Writer) { io.WriteString(w, res.Context) })
+		},
+	}
+}

@@ -1,0 +1,242 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/exarchos/git-exarchos/app"
+	"github.com/exarchos/git-exarchos/githubsync"
+)
+
+func init() {
+	commands = append(commands, prCommand(), cleanupCommand())
+	extraClassifiers = append(extraClassifiers, classifyGitHub)
+}
+
+// classifyGitHub maps GitHub failures: access (token, permissions, rate limit) exits 4; the network
+// and GitHub outages exit 1 with their own codes.
+func classifyGitHub(err error) (errorBody, bool) {
+	var ge *githubsync.Error
+	switch {
+	case errors.As(err, &ge):
+		exit := exitError
+		if ge.IsAccess() {
+			exit = exitGitHub
+		}
+		return errorBody{Code: string(ge.Kind), Exit: exit, Details: ge}, true
+	case errors.Is(err, app.ErrOtherRepository):
+		return errorBody{Code: "PR_OTHER_REPOSITORY", Exit: exitUsage}, true
+	case errors.Is(err, app.ErrNotLinked):
+		return errorBody{Code: "PR_NOT_LINKED", Exit: exitError}, true
+	case errors.Is(err, app.ErrNoPullRequest):
+		return errorBody{Code: "PR_NOT_FOUND", Exit: exitError}, true
+	case errors.Is(err, app.ErrNoRemote):
+		return errorBody{Code: "NO_GITHUB_REMOTE", Exit: exitError}, true
+	}
+	return errorBody{}, false
+}
+
+func prCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "pr",
+		Usage: "link a workflow to its GitHub pull request and record what GitHub says about it",
+		UsageText: `git exarchos pr link|find|refresh [<feature>] … [--json]
+
+The token comes from GH_TOKEN, GITHUB_TOKEN, GH_ENTERPRISE_TOKEN / GITHUB_ENTERPRISE_TOKEN (hosts other
+than github.com), or ` + "`gh auth token`" + `; the repository from the origin remote; GITHUB_API_URL overrides the
+API base. GitHub access failures exit 4.`,
+		Subcommands: []*cli.Command{prLinkCommand(), prFindCommand(), prRefreshCommand()},
+	}
+}
+
+func prLinkCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "link",
+		Usage:     "link a pull request by URL or number, after GitHub confirms it exists",
+		ArgsUsage: "[<feature>] <url|number>",
+		UsageText: `git exarchos pr link [<feature>] <url|number> [--json]
+
+Records pr.linked (number, URL, head, base, head commit). A head branch other than the workflow's
+is linked with a warning; a pull request of another repository than origin's is refused.
+
+Examples:
+   git exarchos pr link login https://github.com/acme/app/pull/12
+   git exarchos pr link login 12 --json`,
+		Flags: []cli.Flag{jsonFlag},
+		Action: func(c *cli.Context) error {
+			feature, args, err := splitFeature(c, 1, "pr link [<feature>] <url|number>")
+			if err != nil {
+				return err
+			}
+			return runPR(c, func(r *app.Repo) (*app.PRResult, error) {
+				return app.LinkPR(r, app.PRLinkOptions{Feature: feature, Target: args[0]})
+			}, "linked")
+		},
+	}
+}
+
+func prFindCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "find",
+		Usage:     "find the pull request whose head is the workflow's branch, and link it",
+		ArgsUsage: "[<feature>]",
+		UsageText: `git exarchos pr find [<feature>] [--json]
+
+Open pull requests win over merged ones, merged over closed.
+
+Examples:
+   git exarchos pr find login
+   git exarchos pr find --json          # the workflow bound to the current branch`,
+		Flags: []cli.Flag{jsonFlag},
+		Action: func(c *cli.Context) error {
+			if c.NArg() > 1 {
+				return usageErrf("usage: git exarchos pr find [<feature>]")
+			}
+			return runPR(c, func(r *app.Repo) (*app.PRResult, error) {
+				return app.FindPR(r, app.PRFindOptions{Feature: c.Args().First()})
+			}, "linked")
+		},
+	}
+}
+
+func prRefreshCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "refresh",
+		Usage:     "record GitHub's view of the linked pull request: state, merge, checks, review decision",
+		ArgsUsage: "[<feature>]",
+		UsageText: `git exarchos pr refresh [<feature>] [--json]
+
+Checks combine check runs and legacy commit statuses: failure, pending, success, or none (no checks at
+all). Nothing is recorded when nothing changed. Usually 3 API requests (pull request, check runs,
+commit statuses); reviews are read again only when the pull request is open and was updated.
+
+Examples:
+   git exarchos pr refresh login
+   git exarchos pr refresh --json | jq .observation.checks`,
+		Flags: []cli.Flag{jsonFlag},
+		Action: func(c *cli.Context) error {
+			if c.NArg() > 1 {
+				return usageErrf("usage: git exarchos pr refresh [<feature>]")
+			}
+			return runPR(c, func(r *app.Repo) (*app.PRResult, error) {
+				return app.RefreshPR(r, app.PRRefreshOptions{Feature: c.Args().First()})
+			}, "observed")
+		},
+	}
+}
+
+func runPR(c *cli.Context, do func(*app.Repo) (*app.PRResult, error), verb string) error {
+	r, err := openRepo()
+	if err != nil {
+		return err
+	}
+	res, err := do(r)
+	if err != nil {
+		return err
+	}
+	for _, w := range res.Warnings {
+		fmt.Fprintf(c.App.ErrWriter, "warning: %s\n", w)
+	}
+	return emit(c, res, func(w io.Writer) {
+		p := res.PullRequest
+		printf(w, "%s: %s pull request #%d (%s) %s\n", bold(w, res.Feature), verb, p.Number, prState(p.State, p.Merged), p.URL)
+		printf(w, "  head %s @ %s, base %s\n", p.Head, shortHash(p.HeadSHA), p.Base)
+		if o := res.Observation; o != nil {
+			checks := o.Checks
+			if len(o.Failing) > 0 {
+				checks += " (" + strings.Join(o.Failing, ", ") + ")"
+			}
+			printf(w, "  checks %s, review %s\n", checks, orDash(o.ReviewDecision))
+		}
+		if res.Changed {
+			printf(w, "  recorded %d event(s) at %s\n", len(res.Appended), shortHash(res.Head))
+		} else {
+			printf(w, "  nothing changed since the last observation: nothing recorded\n")
+		}
+	})
+}
+
+func cleanupCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "cleanup",
+		Usage:     "verify the merge and complete the workflow, recording the evidence",
+		ArgsUsage: "[<feature>]",
+		UsageText: `git exarchos cleanup [<feature>] [--offline [--base B]] [--override --reason R] [--json]
+
+Online, GitHub must report the linked pull request merged, and the local branch must have no commit
+after the merged head. --offline instead checks that the branch tip is an ancestor of <remote>/<base>
+in this repository (fetch first). --override completes without evidence: a human decision, recorded
+with your name and the reason.
+
+Examples:
+   git exarchos cleanup login
+   git fetch origin && git exarchos cleanup login --offline
+   git exarchos cleanup login --override --reason "merged by hand on the release branch"`,
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "offline", Usage: "verify by ancestry in the local repository instead of asking GitHub"},
+			&cli.StringFlag{Name: "base", Usage: "with --offline: the base branch `B` (default: the PR's base, exarchos.base, <remote>/HEAD, main)"},
+			&cli.BoolFlag{Name: "override", Usage: "complete without evidence (human only; needs --reason)"},
+			&cli.StringFlag{Name: "reason", Usage: "why the override is justified"},
+			jsonFlag,
+		},
+		Action: func(c *cli.Context) error {
+			if c.NArg() > 1 {
+				return usageErrf("usage: git exarchos cleanup [<feature>]")
+			}
+			r, err := openRepo()
+			if err != nil {
+				return err
+			}
+			res, err := app.Cleanup(r, app.CleanupOptions{Feature: c.Args().First(), Offline: c.Bool("offline"), Base: c.String("base"),
+				Override: c.Bool("override"), Reason: c.String("reason")})
+			if err != nil {
+				return err
+			}
+			for _, w := range res.Warnings {
+				fmt.Fprintf(c.App.ErrWriter, "warning: %s\n", w)
+			}
+			return emit(c, res, func(w io.Writer) {
+				switch {
+				case res.Already:
+					printf(w, "%s is already %s\n", bold(w, res.Feature), res.State.Phase)
+					return
+				case res.Evidence != nil:
+					ev := res.Evidence
+					printf(w, "merge verified (%s): %s in %s", ev.Method, shortHash(ev.HeadSHA), ev.Base)
+					if ev.Commit != "" {
+						printf(w, " at %s", shortHash(ev.Commit))
+					}
+					printf(w, "\n")
+				default:
+					printf(w, "merge-verified overridden: %s\n", c.String("reason"))
+				}
+				printResult(w, res.Result, "completed")
+			})
+		},
+	}
+}
+
+func prState(state string, merged bool) string {
+	if merged {
+		return "merged"
+	}
+	return state
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func shortHash(sha string) string {
+	if len(sha) > 12 {
+		return sha[:12]
+	}
+	return sha
+}

@@ -1,0 +1,87 @@
+package main
+
+import (
+	"io"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/exarchos/git-exarchos/app"
+)
+
+// task start and task done, which know about task worktrees (the rest of `task` is cmd_work.go).
+
+func taskStartCommand() *cli.Command {
+	const usage = "task start [<feature>] <task-id> [--worktree [--base REV] [--path P]] [--json]"
+	return &cli.Command{
+		Name:  "start",
+		Usage: "mark a task in progress, optionally in its own linked worktree",
+		UsageText: `git exarchos ` + usage + `
+
+With --worktree the task gets a linked worktree (default .worktrees/<feature>/<task> under the
+main worktree) on the branch <workflow-branch>--<task>, started at --base (default: the
+workflow's branch). The folder is hidden from git status through .git/info/exclude (your
+.gitignore is not edited). The worktree is recorded, so git exarchos cancel removes it and keeps
+any work in it under refs/exarchos-rescue/<feature>/<task>. Running it again reuses the worktree.
+
+Examples:
+   git exarchos task start login t1
+   git exarchos task start login t1 --worktree
+   git exarchos task start login t2 --worktree --base main~3
+   cd "$(git exarchos task start login t3 --worktree --json | jq -r .worktree.path)"`,
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "worktree", Aliases: []string{"w"}, Usage: "create (or reuse) the task's linked worktree"},
+			&cli.StringFlag{Name: "base", Usage: "revision `REV` the task branch starts at (default: the workflow's branch)"},
+			&cli.StringFlag{Name: "path", Usage: "put the worktree at `P` instead of .worktrees/<feature>/<task>"},
+			jsonFlag,
+		},
+		Action: func(c *cli.Context) error {
+			feature, args, err := splitFeature(c, 1, usage)
+			if err != nil {
+				return err
+			}
+			r, err := openRepo()
+			if err != nil {
+				return err
+			}
+			res, err := app.StartTask(r, app.TaskStartOptions{Feature: feature, Task: args[0], Worktree: c.Bool("worktree"), Base: c.String("base"), Path: c.String("path")})
+			if err != nil {
+				return err
+			}
+			return emit(c, res, func(w io.Writer) {
+				printResult(w, res.Result, "task start")
+				if wt := res.Worktree; wt != nil {
+					verb := "created"
+					if !wt.Created {
+						verb = "reusing"
+					}
+					printf(w, "worktree %s %s on %s (base %s)\n", verb, wt.Path, wt.Branch, wt.Base[:12])
+				}
+			})
+		},
+	}
+}
+
+func taskDoneCommand() *cli.Command {
+	const usage = "task done [<feature>] <task-id> [--json]"
+	return &cli.Command{
+		Name:      "done",
+		Usage:     "mark a task completed (a task with a worktree records its branch head)",
+		UsageText: "git exarchos " + usage + "\n\nExamples:\n   git exarchos task done login t1",
+		Flags:     []cli.Flag{jsonFlag},
+		Action: func(c *cli.Context) error {
+			feature, args, err := splitFeature(c, 1, usage)
+			if err != nil {
+				return err
+			}
+			r, err := openRepo()
+			if err != nil {
+				return err
+			}
+			res, err := app.CompleteTask(r, app.TaskDoneOptions{Feature: feature, Task: args[0]})
+			if err != nil {
+				return err
+			}
+			return emit(c, res, func(w io.Writer) { printResult(w, res, "task done") })
+		},
+	}
+}

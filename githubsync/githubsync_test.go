@@ -1,0 +1,351 @@
+package githubsync_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-github/v62/github"
+
+	"github.com/exarchos/git-exarchos/githubsync"
+	"github.com/exarchos/git-exarchos/githubsync/fakegithub"
+)
+
+const secret = "ghp_s3cretTokenValue0123456789"
+
+var repo = githubsync.Repo{Host: "github.com", Owner: "acme", Name: "app"}
+
+func env(vars map[string]string) githubsync.Env {
+	return githubsync.Env{
+		Getenv:  func(k string) string { return vars[k] },
+		GhToken: func(string) (string, error) { return "", errors.New("no gh") },
+	}
+}
+
+func newClient(t *testing.T, fake *fakegithub.Server, budget time.Duration) *githubsync.Client {
+	t.Helper()
+	c, err := githubsync.New(githubsync.Options{Repo: repo, RetryBudget: budget,
+		Env: env(map[string]string{"GH_TOKEN": secret, "GITHUB_API_URL": fake.URL})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func TestParseRemoteURL(t *testing.T) {
+	for raw, want := range map[string]string{
+		"https://github.com/acme/app.git":              "github.com/acme/app",
+		"https://github.com/acme/app":                  "github.com/acme/app",
+		"http://ghe.corp.example/acme/app/":            "ghe.corp.example/acme/app",
+		"git@github.com:acme/app.git":                  "github.com/acme/app",
+		"github.com:acme/app":                          "github.com/acme/app",
+		"ssh://git@github.com/acme/app.git":            "github.com/acme/app",
+		"ssh://git@ghe.corp.example:2222/acme/app.git": "ghe.corp.example/acme/app",
+		"ssh://git@ssh.github.com:443/acme/app.git":    "github.com/acme/app",
+		"git://GitHub.com/acme/app":                    "github.com/acme/app",
+	} {
+		got, err := githubsync.ParseRemoteURL(raw)
+		if err != nil || got.String() != want {
+			t.Errorf("ParseRemoteURL(%q) = %v, %v; want %s", raw, got, err, want)
+		}
+	}
+	for _, raw := range []string{"/srv/git/app.git", "file:///srv/app.git", "https://github.com/acme", "https://github.com/a/b/c", ""} {
+		if got, err := githubsync.ParseRemoteURL(raw); err == nil {
+			t.Errorf("ParseRemoteURL(%q) = %v, want an error", raw, got)
+		}
+	}
+	r, n, ok := githubsync.RepoOfPR("https://GitHub.com/acme/app/pull/7")
+	if !ok || n != 7 || !r.Same(repo) {
+		t.Errorf("RepoOfPR: %v %d %v", r, n, ok)
+	}
+}
+
+func TestResolveToken(t *testing.T) {
+	gh := func(tok string) func(string) (string, error) {
+		return func(host string) (string, error) { return tok + "@" + host, nil }
+	}
+	cases := []struct {
+		host   string
+		vars   map[string]string
+		gh     func(string) (string, error)
+		source string
+	}{
+		{"github.com", map[string]string{"GH_TOKEN": "a", "GITHUB_TOKEN": "b"}, nil, "GH_TOKEN"},
+		{"github.com", map[string]string{"GH_TOKEN": " ", "GITHUB_TOKEN": "b"}, nil, "GITHUB_TOKEN"}, // empty is skipped
+		{"github.com", map[string]string{"GH_ENTERPRISE_TOKEN": "e"}, gh("g"), "gh auth token"},      // enterprise tokens are not for github.com
+		{"ghe.corp", map[string]string{"GH_ENTERPRISE_TOKEN": "e"}, gh("g"), "GH_ENTERPRISE_TOKEN"},
+		{"ghe.corp", map[string]string{"GITHUB_ENTERPRISE_TOKEN": "e"}, nil, "GITHUB_ENTERPRISE_TOKEN"},
+		{"ghe.corp", nil, gh("g"), "gh auth token"},
+	}
+	for _, c := range cases {
+		e := env(c.vars)
+		if c.gh != nil {
+			e.GhToken = c.gh
+		}
+		tok, err := githubsync.ResolveToken(c.host, e)
+		if err != nil || tok.Source != c.source {
+			t.Errorf("%s %v: %v %v, want %s", c.host, c.vars, tok, err, c.source)
+		}
+	}
+	_, err := githubsync.ResolveToken("github.com", env(nil))
+	var ge *githubsync.Error
+	if !errors.As(err, &ge) || ge.Kind != githubsync.KindNoToken || !ge.IsAccess() || !strings.Contains(err.Error(), "gh auth login --hostname github.com") {
+		t.Fatalf("no token: %v", err)
+	}
+	// Printing or marshalling a token shows only its source.
+	tok := githubsync.NewToken(secret, "GH_TOKEN")
+	b, _ := json.Marshal(tok)
+	for _, s := range []string{fmt.Sprint(tok), fmt.Sprintf("%v %+v %#v %s", tok, tok, tok, tok), string(b)} {
+		if strings.Contains(s, secret) {
+			t.Fatalf("token leaked: %s", s)
+		}
+	}
+}
+
+func TestGhAuthTokenFromPath(t *testing.T) {
+	dir := t.TempDir()
+	script := "#!/bin/sh\n[ \"$1 $2 $3 $4\" = \"auth token --hostname ghe.corp\" ] && echo tok-from-gh\n"
+	if err := os.WriteFile(filepath.Join(dir, "gh"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", dir+string(os.PathListSeparator)+os.Getenv("PATH"))
+	tok, err := githubsync.ResolveToken("ghe.corp", githubsync.Env{Getenv: func(string) string { return "" }})
+	if err != nil || tok.Source != "gh auth token" {
+		t.Fatalf("%v %v", tok, err)
+	}
+}
+
+func TestAPIBase(t *testing.T) {
+	fake := fakegithub.New("ghe.corp", "acme", "app", secret)
+	defer fake.Close()
+	fake.SetPR(fakegithub.PR{Number: 3, Head: "topic", Base: "main", HeadSHA: "abc"})
+	// The Enterprise layout (/api/v3/) is served and GITHUB_API_URL may name it without the slash.
+	c, err := githubsync.New(githubsync.Options{Repo: githubsync.Repo{Host: "ghe.corp", Owner: "acme", Name: "app"},
+		Env: env(map[string]string{"GH_ENTERPRISE_TOKEN": secret, "GITHUB_API_URL": fake.URL + "/api/v3"})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pr, err := c.PullRequest(context.Background(), 3)
+	if err != nil || pr.URL != "https://ghe.corp/acme/app/pull/3" || pr.Head != "topic" {
+		t.Fatalf("%+v %v", pr, err)
+	}
+}
+
+func TestObserveCombinesChecksAndStatuses(t *testing.T) {
+	fake := fakegithub.New("github.com", "acme", "app", secret)
+	defer fake.Close()
+	fake.SetPR(fakegithub.PR{Number: 12, Head: "topic", Base: "main", HeadSHA: "h1", Requested: []string{"bob"}})
+	c := newClient(t, fake, time.Second)
+	ctx, now := context.Background(), time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
+
+	o, _, err := c.Observe(ctx, 12, nil, now)
+	if err != nil || o.Checks != "none" || o.ReviewDecision != "REVIEW_REQUIRED" || o.State != "open" || o.Merged || o.ObservedAt != "2026-03-01T00:00:00Z" {
+		t.Fatalf("no checks at all must be none, not pending: %+v %v", o, err)
+	}
+	if _, total := fake.Requests(); total != 4 {
+		t.Fatalf("first observation of an open PR: %d requests, want 4 (pull, check runs, statuses, reviews)", total)
+	}
+	// Polling again while nothing touched the reviews: 3 requests.
+	fake.ResetRequests()
+	fake.AddCheckRun("h1", fakegithub.CheckRun{Name: "build", Status: "completed", Conclusion: "success"})
+	o2, _, err := c.Observe(ctx, 12, &o, now)
+	if err != nil || o2.Checks != "success" || o2.ReviewDecision != "REVIEW_REQUIRED" {
+		t.Fatalf("%+v %v", o2, err)
+	}
+	if by, total := fake.Requests(); total > 3 || by["reviews"] != 0 {
+		t.Fatalf("refresh: %v (%d requests), want at most 3 and no reviews", by, total)
+	}
+	// A legacy status joins the check runs: pending, then failure.
+	fake.AddStatus("h1", fakegithub.Status{Context: "jenkins", State: "pending"})
+	if o3, _, _ := c.Observe(ctx, 12, &o2, now); o3.Checks != "pending" {
+		t.Fatalf("pending status: %+v", o3)
+	}
+	fake.AddStatus("h1", fakegithub.Status{Context: "jenkins", State: "failure"})
+	// A review bumps updated_at, so the decision is read again.
+	fake.AddReview(12, fakegithub.Review{User: "bob", State: "APPROVED"})
+	o4, _, _ := c.Observe(ctx, 12, &o2, now)
+	if o4.Checks != "failure" || len(o4.Failing) != 1 || o4.Failing[0] != "jenkins" || o4.ReviewDecision != "APPROVED" {
+		t.Fatalf("%+v", o4)
+	}
+	// Merged: no reviews read, at most 3 requests.
+	fake.UpdatePR(12, func(p *fakegithub.PR) { p.State, p.Merged, p.MergeCommitSHA = "closed", true, "m1" })
+	fake.ResetRequests()
+	o5, _, err := c.Observe(ctx, 12, &o4, now)
+	if err != nil || !o5.Merged || o5.MergeCommitSHA != "m1" || o5.MergedAt == "" || o5.ReviewDecision != "APPROVED" {
+		t.Fatalf("%+v %v", o5, err)
+	}
+	if by, total := fake.Requests(); total > 3 || by["reviews"] != 0 {
+		t.Fatalf("merged: %v", by)
+	}
+}
+
+func TestCombineChecks(t *testing.T) {
+	run := func(status, conclusion string) *github.CheckRun {
+		return &github.CheckRun{Name: github.String(status + "/" + conclusion), Status: github.String(status), Conclusion: github.String(conclusion)}
+	}
+	st := func(state string) *github.RepoStatus {
+		return &github.RepoStatus{Context: github.String("ctx-" + state), State: github.String(state)}
+	}
+	for _, c := range []struct {
+		runs     []*github.CheckRun
+		statuses []*github.RepoStatus
+		want     string
+	}{
+		{nil, nil, "none"},
+		{[]*github.CheckRun{run("completed", "success"), run("completed", "skipped"), run("completed", "neutral")}, nil, "success"},
+		{[]*github.CheckRun{run("in_progress", "")}, []*github.RepoStatus{st("success")}, "pending"},
+		{[]*github.CheckRun{run("completed", "success")}, []*github.RepoStatus{st("error")}, "failure"},
+		{[]*github.CheckRun{run("completed", "timed_out"), run("queued", "")}, nil, "failure"},
+		{nil, []*github.RepoStatus{st("success")}, "success"},
+	} {
+		if got, _ := githubsync.CombineChecks(c.runs, c.statuses); got != c.want {
+			t.Errorf("%d runs, %d statuses: %s, want %s", len(c.runs), len(c.statuses), got, c.want)
+		}
+	}
+}
+
+func TestDecideReviews(t *testing.T) {
+	rv := func(user, state string) *github.PullRequestReview {
+		return &github.PullRequestReview{User: &github.User{Login: github.String(user)}, State: github.String(state)}
+	}
+	for _, c := range []struct {
+		reviews   []*github.PullRequestReview
+		requested bool
+		want      string
+	}{
+		{nil, false, ""},
+		{nil, true, "REVIEW_REQUIRED"},
+		{[]*github.PullRequestReview{rv("a", "COMMENTED")}, true, "REVIEW_REQUIRED"},
+		{[]*github.PullRequestReview{rv("a", "CHANGES_REQUESTED"), rv("a", "APPROVED")}, false, "APPROVED"},
+		{[]*github.PullRequestReview{rv("a", "APPROVED"), rv("b", "CHANGES_REQUESTED")}, false, "CHANGES_REQUESTED"},
+		{[]*github.PullRequestReview{rv("b", "DISMISSED"), rv("a", "APPROVED")}, false, "APPROVED"},
+	} {
+		if got := githubsync.DecideReviews(c.reviews, c.requested); got != c.want {
+			t.Errorf("%v: %s, want %s", c.reviews, got, c.want)
+		}
+	}
+}
+
+func TestFindPullRequests(t *testing.T) {
+	fake := fakegithub.New("github.com", "acme", "app", secret)
+	defer fake.Close()
+	fake.SetPR(fakegithub.PR{Number: 1, Head: "topic", Base: "main", HeadSHA: "a", State: "closed"})
+	fake.SetPR(fakegithub.PR{Number: 2, Head: "topic", Base: "main", HeadSHA: "b"})
+	fake.SetPR(fakegithub.PR{Number: 3, Head: "other", Base: "main", HeadSHA: "c"})
+	c := newClient(t, fake, time.Second)
+	prs, err := c.FindPullRequests(context.Background(), "topic")
+	if err != nil || len(prs) != 2 || prs[0].Number != 2 || prs[1].Number != 1 {
+		t.Fatalf("%+v %v", prs, err)
+	}
+	if by, _ := fake.Requests(); by["pulls"] != 1 {
+		t.Fatalf("%v", by)
+	}
+}
+
+// errorOf runs one PullRequest read against faults and returns the *Error.
+func errorOf(t *testing.T, budget time.Duration, token string, faults ...fakegithub.Fault) (*githubsync.Error, *fakegithub.Server) {
+	t.Helper()
+	fake := fakegithub.New("github.com", "acme", "app", token)
+	t.Cleanup(fake.Close)
+	fake.SetPR(fakegithub.PR{Number: 12, Head: "topic", Base: "main", HeadSHA: "h"})
+	fake.Fail(faults...)
+	_, err := newClient(t, fake, budget).PullRequest(context.Background(), 12)
+	var ge *githubsync.Error
+	if !errors.As(err, &ge) {
+		t.Fatalf("want *githubsync.Error, got %T %v", err, err)
+	}
+	if strings.Contains(err.Error(), secret) {
+		t.Fatalf("the token leaked into the error: %v", err)
+	}
+	b, _ := json.Marshal(ge)
+	if strings.Contains(string(b), secret) {
+		t.Fatalf("the token leaked into the error's JSON: %s", b)
+	}
+	return ge, fake
+}
+
+func TestFailures(t *testing.T) {
+	e, _ := errorOf(t, time.Second, "another-token")
+	if e.Kind != githubsync.KindBadToken || !e.IsAccess() || !strings.Contains(e.Msg, "token from GH_TOKEN") || !strings.Contains(e.Msg, "401") {
+		t.Errorf("401: %+v", e)
+	}
+	e, _ = errorOf(t, time.Second, secret, fakegithub.Fault{Status: 404, Body: `{"message":"Not Found {{token}}"}`})
+	if e.Kind != githubsync.KindNoAccess || !strings.Contains(e.Msg, "token from GH_TOKEN") || !strings.Contains(e.Msg, "404") || !strings.Contains(e.Msg, "[redacted]") {
+		t.Errorf("404: %+v", e)
+	}
+	e, _ = errorOf(t, time.Second, secret, fakegithub.Fault{Status: 403, Body: `{"message":"Resource not accessible by integration"}`})
+	if e.Kind != githubsync.KindNoAccess || !strings.Contains(e.Msg, "403 Resource not accessible") {
+		t.Errorf("403: %+v", e)
+	}
+	reset := time.Now().Add(42 * time.Minute).Unix()
+	e, fake := errorOf(t, time.Second, secret, fakegithub.Fault{Status: 403, Body: `{"message":"API rate limit exceeded"}`,
+		Header: map[string]string{"X-RateLimit-Remaining": "0", "X-RateLimit-Limit": "5000", "X-RateLimit-Reset": fmt.Sprint(reset)}})
+	if e.Kind != githubsync.KindRateLimited || e.Reset.Unix() != reset || !strings.Contains(e.Msg, "resets at") {
+		t.Errorf("rate limit: %+v", e)
+	}
+	if _, total := fake.Requests(); total != 1 {
+		t.Errorf("an exhausted primary rate limit must not be retried: %d requests", total)
+	}
+	// A 5xx storm: retried within the budget, then a clear message.
+	storm := make([]fakegithub.Fault, 20)
+	for i := range storm {
+		storm[i] = fakegithub.Fault{Status: 502, Body: `{"message":"Bad Gateway {{token}}"}`}
+	}
+	start := time.Now()
+	e, fake = errorOf(t, 300*time.Millisecond, secret, storm...)
+	if e.Kind != githubsync.KindUnavailable || e.IsAccess() || !strings.Contains(e.Msg, "HTTP 502") || !strings.Contains(e.Msg, "githubstatus") {
+		t.Errorf("5xx storm: %+v", e)
+	}
+	if _, total := fake.Requests(); total < 2 || time.Since(start) > 5*time.Second {
+		t.Errorf("5xx storm: %d requests in %s", total, time.Since(start))
+	}
+	// Secondary rate limit asking for longer than the budget: reported with when to retry.
+	e, _ = errorOf(t, 300*time.Millisecond, secret, fakegithub.Fault{Status: 403, Header: map[string]string{"Retry-After": "60"},
+		Body: `{"message":"You have exceeded a secondary rate limit","documentation_url":"https://docs.github.com/rest/overview/rate-limits-for-the-rest-api#about-secondary-rate-limits"}`})
+	if e.Kind != githubsync.KindRateLimited || !strings.Contains(e.Msg, "secondary rate limit") || !strings.Contains(e.Msg, "retry after") {
+		t.Errorf("secondary: %+v", e)
+	}
+}
+
+func TestRetriesRecover(t *testing.T) {
+	fake := fakegithub.New("github.com", "acme", "app", secret)
+	defer fake.Close()
+	fake.SetPR(fakegithub.PR{Number: 12, Head: "topic", Base: "main", HeadSHA: "h"})
+	fake.Fail(fakegithub.Fault{Status: 503}, fakegithub.Fault{Status: 403, Header: map[string]string{"Retry-After": "0"}, Body: `{"message":"secondary rate limit"}`})
+	c := newClient(t, fake, 5*time.Second)
+	if _, err := c.PullRequest(context.Background(), 12); err != nil {
+		t.Fatal(err)
+	}
+	if _, total := fake.Requests(); total != 3 || c.Requests() != 3 {
+		t.Fatalf("%d requests served, %d counted", total, c.Requests())
+	}
+}
+
+func TestNetworkDown(t *testing.T) {
+	fake := fakegithub.New("github.com", "acme", "app", secret)
+	url := fake.URL
+	fake.Close()
+	c, err := githubsync.New(githubsync.Options{Repo: repo, RetryBudget: 200 * time.Millisecond,
+		Env: env(map[string]string{"GH_TOKEN": secret, "GITHUB_API_URL": url})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.PullRequest(context.Background(), 12)
+	var ge *githubsync.Error
+	if !errors.As(err, &ge) || ge.Kind != githubsync.KindUnreachable || !strings.Contains(err.Error(), "cannot reach the GitHub API") || !strings.Contains(err.Error(), "--offline") {
+		t.Fatalf("%v", err)
+	}
+}
+
+func TestRetryBudgetFromEnv(t *testing.T) {
+	_, err := githubsync.New(githubsync.Options{Repo: repo, Env: env(map[string]string{"GH_TOKEN": "x", "EXARCHOS_GITHUB_RETRY_BUDGET": "soon"})})
+	if err == nil || !strings.Contains(err.Error(), "EXARCHOS_GITHUB_RETRY_BUDGET") {
+		t.Fatalf("%v", err)
+	}
+}

@@ -1,0 +1,456 @@
+package gitstore
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Rescue refs keep work a cancel would otherwise destroy: refs/exarchos-rescue/<feature>/<task>.
+//
+// The ref points at one of three kinds of commit:
+//   - a worktree snapshot (trailer Exarchos-Kind: worktree): its tree is the working tree as it
+//     was (modified and untracked files included, ignored ones not, deletions applied), its first
+//     parent the worktree's HEAD, its second a commit whose tree is the index (staged changes);
+//     a third parent, if any, is the rescue commit it superseded;
+//   - a plain commit: a branch tip kept reachable (the branch was deleted);
+//   - a keep commit (Exarchos-Kind: keep): the previous rescue commit as first parent and another
+//     commit kept reachable as second, with the first parent's tree.
+// Nothing here touches the user's index or working files: snapshots are built in a temporary
+// index file.
+
+// RescuePrefix is where rescued work lives.
+const RescuePrefix = "refs/exarchos-rescue/"
+
+// Rescue commit kinds.
+const (
+	RescueWorktree = "worktree"
+	RescueCommit   = "commit"
+	RescueKeep     = "keep"
+)
+
+// RescueRef is the ref that keeps a task's work.
+func RescueRef(feature, task string) string { return RescuePrefix + feature + "/" + task }
+
+// commitObject is a parsed commit.
+type commitObject struct {
+	Tree     string
+	Parents  []string
+	Message  string
+	Trailers map[string]string
+}
+
+func (l Location) readCommit(sha string) (commitObject, error) {
+	out, err := l.repoGit(nil, "cat-file", "commit", sha)
+	if err != nil {
+		return commitObject{}, err
+	}
+	header, msg, _ := strings.Cut(out, "\n\n")
+	c := commitObject{Message: msg, Trailers: map[string]string{}}
+	for _, line := range strings.Split(header, "\n") {
+		k, v, _ := strings.Cut(line, " ")
+		switch k {
+		case "tree":
+			c.Tree = v
+		case "parent":
+			c.Parents = append(c.Parents, v)
+		}
+	}
+	for _, line := range strings.Split(msg, "\n") {
+		if k, v, ok := strings.Cut(line, ": "); ok && strings.HasPrefix(k, "Exarchos-") {
+			c.Trailers[k] = strings.TrimSpace(v)
+		}
+	}
+	return c, nil
+}
+
+func (c commitObject) kind() string {
+	switch c.Trailers["Exarchos-Kind"] {
+	case RescueWorktree:
+		if len(c.Parents) >= 2 {
+			return RescueWorktree
+		}
+	case RescueKeep:
+		if len(c.Parents) >= 2 {
+			return RescueKeep
+		}
+	}
+	return RescueCommit
+}
+
+// Preserved says what a preservation did.
+type Preserved struct {
+	Ref    string `json:"ref"`
+	Commit string `json:"commit"`
+	// Written is false when the ref already held exactly this work (a rerun after a crash).
+	Written bool `json:"written"`
+}
+
+// RescueSpec names the work being preserved, for the commit message trailers.
+type RescueSpec struct {
+	Feature, Task, Branch, Path string
+}
+
+func (sp RescueSpec) trailers(kind string) string {
+	t := fmt.Sprintf("Exarchos-Feature: %s\nExarchos-Task: %s\nExarchos-Kind: %s\n", sp.Feature, sp.Task, kind)
+	if sp.Branch != "" {
+		t += "Exarchos-Branch: " + sp.Branch + "\n"
+	}
+	if sp.Path != "" {
+		t += "Exarchos-Path: " + sp.Path + "\n"
+	}
+	return t
+}
+
+// rescueTip reads the rescue ref; "" when it does not exist.
+func (l Location) rescueTip(ref string) (string, error) {
+	h, ok, err := readRef(l.CommonDir, ref)
+	if err != nil || !ok {
+		return "", err
+	}
+	return h.String(), nil
+}
+
+// SnapshotTrees builds, in a temporary index, the trees of a worktree's index (staged state) and
+// of its working files (`git add -A`: modified, deleted and untracked files, ignored ones left
+// out). The worktree's own index is copied, never written.
+func SnapshotTrees(path string) (head, indexTree, workTree string, note string, err error) {
+	if head, err = WorktreeHead(path); err != nil {
+		return "", "", "", "", err
+	}
+	out, err := runGit(path, "", nil, nil, "rev-parse", "--git-path", "index")
+	if err != nil {
+		return "", "", "", "", err
+	}
+	realIndex := strings.TrimSpace(out)
+	if !filepath.IsAbs(realIndex) {
+		realIndex = filepath.Join(path, realIndex)
+	}
+	tmp, err := os.MkdirTemp("", "exarchos-rescue-")
+	if err != nil {
+		return "", "", "", "", fmt.Errorf("temporary index: %w", err)
+	}
+	defer os.RemoveAll(tmp)
+	tmpIndex := filepath.Join(tmp, "index")
+	env := []string{"GIT_INDEX_FILE=" + tmpIndex}
+	b, err := os.ReadFile(realIndex)
+	switch {
+	case err == nil:
+		if err := os.WriteFile(tmpIndex, b, 0o600); err != nil {
+			return "", "", "", "", fmt.Errorf("copy the index: %w", err)
+		}
+	case errors.Is(err, os.ErrNotExist):
+		if _, err := runGit(path, "", env, nil, "read-tree", head); err != nil {
+			return "", "", "", "", err
+		}
+	default:
+		return "", "", "", "", fmt.Errorf("read the index of %s: %w", path, err)
+	}
+	out, err = runGit(path, "", env, nil, "write-tree")
+	if err != nil {
+		// Unmerged entries (a conflict in progress) have no tree: the working files, added
+		// below, carry the conflict markers; the staged side is the HEAD tree.
+		note = "the index had unresolved conflicts: staged state not kept separately"
+		out, err = runGit(path, "", nil, nil, "rev-parse", head+"^{tree}")
+		if err != nil {
+			return "", "", "", "", err
+		}
+	}
+	indexTree = strings.TrimSpace(out)
+	if _, err := runGit(path, "", env, nil, "add", "-A", "--", ":/"); err != nil {
+		return "", "", "", "", err
+	}
+	out, err = runGit(path, "", env, nil, "write-tree")
+	if err != nil {
+		return "", "", "", "", err
+	}
+	return head, indexTree, strings.TrimSpace(out), note, nil
+}
+
+func (l Location) commitTree(tree, message string, parents ...string) (string, error) {
+	args := []string{"commit-tree", tree}
+	for _, p := range parents {
+		args = append(args, "-p", p)
+	}
+	out, err := l.repoGit(strings.NewReader(message), append(args, "-F", "-")...)
+	return strings.TrimSpace(out), err
+}
+
+// updateRef moves ref from old (ZeroSHA: must not exist) to new, compare-and-swap.
+func (l Location) updateRef(ref, newSHA, old, why string) error {
+	if old == "" {
+		old = ZeroSHA
+	}
+	_, err := l.repoGit(nil, "update-ref", "--create-reflog", "-m", why, ref, newSHA, old)
+	return err
+}
+
+// PreserveWorktree commits everything in the worktree at path (staged, modified, deleted and
+// untracked files) under the task's rescue ref. If the ref already holds exactly this snapshot
+// nothing is written; if it holds something else, the new snapshot keeps it as a parent.
+func (l Location) PreserveWorktree(sp RescueSpec) (*Preserved, string, error) {
+	ref := RescueRef(sp.Feature, sp.Task)
+	head, indexTree, workTree, note, err := SnapshotTrees(sp.Path)
+	if err != nil {
+		return nil, "", fmt.Errorf("snapshot %s: %w", sp.Path, err)
+	}
+	prev, err := l.rescueTip(ref)
+	if err != nil {
+		return nil, "", err
+	}
+	if prev != "" {
+		same, err := l.holdsSnapshot(prev, head, indexTree, workTree)
+		if err != nil {
+			return nil, "", err
+		}
+		if same {
+			return &Preserved{Ref: ref, Commit: prev}, note, nil
+		}
+	}
+	indexCommit, err := l.commitTree(indexTree, fmt.Sprintf("exarchos rescue: index of %s/%s\n", sp.Feature, sp.Task), head)
+	if err != nil {
+		return nil, "", err
+	}
+	parents := []string{head, indexCommit}
+	if prev != "" {
+		parents = append(parents, prev)
+	}
+	msg := fmt.Sprintf("exarchos rescue: %s/%s (worktree)\n\nThe working tree of %s when %s was cancelled: the tree holds the working files\n(untracked included, ignored not), the first parent is HEAD, the second the index.\nRestore with: git exarchos rescue restore %s %s\n\n%s",
+		sp.Feature, sp.Task, sp.Path, sp.Feature, sp.Feature, sp.Task, sp.trailers(RescueWorktree))
+	commit, err := l.commitTree(workTree, msg, parents...)
+	if err != nil {
+		return nil, "", err
+	}
+	if err := l.updateRef(ref, commit, prev, "git exarchos cancel: preserve worktree"); err != nil {
+		return nil, "", fmt.Errorf("write %s: %w", ref, err)
+	}
+	return &Preserved{Ref: ref, Commit: commit, Written: true}, note, nil
+}
+
+// holdsSnapshot reports whether the rescue commit is a worktree snapshot of exactly these trees.
+func (l Location) holdsSnapshot(rescue, head, indexTree, workTree string) (bool, error) {
+	c, err := l.readCommit(rescue)
+	if err != nil {
+		return false, err
+	}
+	if c.kind() != RescueWorktree || c.Tree != workTree || c.Parents[0] != head {
+		return false, nil
+	}
+	ic, err := l.readCommit(c.Parents[1])
+	if err != nil {
+		return false, err
+	}
+	return ic.Tree == indexTree, nil
+}
+
+// RescueContains reports whether commit is reachable from the task's rescue ref.
+func (l Location) RescueContains(feature, task, commit string) (bool, error) {
+	prev, err := l.rescueTip(RescueRef(feature, task))
+	if err != nil || prev == "" {
+		return false, err
+	}
+	return l.IsAncestor(commit, prev)
+}
+
+// PreserveCommit keeps commit reachable from the task's rescue ref: the ref is created at it, or,
+// if the ref holds other work, a keep commit joins both. Nothing is written when the ref already
+// reaches it.
+func (l Location) PreserveCommit(sp RescueSpec, commit string) (*Preserved, error) {
+	ref := RescueRef(sp.Feature, sp.Task)
+	prev, err := l.rescueTip(ref)
+	if err != nil {
+		return nil, err
+	}
+	if prev == "" {
+		if err := l.updateRef(ref, commit, "", "git exarchos cancel: preserve "+sp.Branch); err != nil {
+			return nil, fmt.Errorf("write %s: %w", ref, err)
+		}
+		return &Preserved{Ref: ref, Commit: commit, Written: true}, nil
+	}
+	if ok, err := l.IsAncestor(commit, prev); err != nil || ok {
+		return &Preserved{Ref: ref, Commit: prev}, err
+	}
+	pc, err := l.readCommit(prev)
+	if err != nil {
+		return nil, err
+	}
+	msg := fmt.Sprintf("exarchos rescue: %s/%s (keep %s)\n\nKeeps %s reachable next to the work already rescued (first parent).\n\n%s",
+		sp.Feature, sp.Task, sp.Branch, commit, sp.trailers(RescueKeep))
+	keep, err := l.commitTree(pc.Tree, msg, prev, commit)
+	if err != nil {
+		return nil, err
+	}
+	if err := l.updateRef(ref, keep, prev, "git exarchos cancel: keep "+sp.Branch); err != nil {
+		return nil, fmt.Errorf("write %s: %w", ref, err)
+	}
+	return &Preserved{Ref: ref, Commit: keep, Written: true}, nil
+}
+
+// Rescue is one rescued piece of work, as `rescue list` shows it.
+type Rescue struct {
+	Feature string `json:"feature"`
+	Task    string `json:"task"`
+	Ref     string `json:"ref"`
+	Commit  string `json:"commit"`
+	Kind    string `json:"kind"` // worktree | commit | keep
+	Head    string `json:"head"` // the commit the work sits on
+	Branch  string `json:"branch,omitempty"`
+	Path    string `json:"path,omitempty"` // where the worktree was
+	Date    string `json:"date"`
+	// Changed lists the files that differ from Head, with git's status letters (A, M, D, …).
+	Changed []string `json:"changed"`
+	// Kept are further commits kept reachable (branch tips that were not in the snapshot).
+	Kept []string `json:"kept,omitempty"`
+}
+
+// ListRescues lists rescue refs, of one feature or all.
+func (l Location) ListRescues(feature string) ([]Rescue, error) {
+	prefix := RescuePrefix
+	if feature != "" {
+		prefix += feature + "/"
+	}
+	refs, err := listRefs(l.CommonDir, prefix)
+	if err != nil {
+		return nil, err
+	}
+	out := []Rescue{}
+	for _, name := range sortedNames(refs) {
+		rest := strings.TrimPrefix(name, RescuePrefix)
+		f, task, ok := strings.Cut(rest, "/")
+		if !ok {
+			continue
+		}
+		r, err := l.describeRescue(f, task, name, refs[name].String())
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+// resolved is a rescue commit reduced to what a restore needs.
+type resolved struct {
+	kind      string
+	head      string // commit to check out
+	indexTree string
+	workTree  string
+	kept      []string
+	trailers  map[string]string
+}
+
+// resolveRescue follows keep commits down to the snapshot or plain commit they preserve.
+func (l Location) resolveRescue(commit string) (resolved, error) {
+	var kept []string
+	for range 64 {
+		c, err := l.readCommit(commit)
+		if err != nil {
+			return resolved{}, err
+		}
+		switch c.kind() {
+		case RescueKeep:
+			kept = append(kept, c.Parents[1])
+			commit = c.Parents[0]
+			continue
+		case RescueWorktree:
+			ic, err := l.readCommit(c.Parents[1])
+			if err != nil {
+				return resolved{}, err
+			}
+			return resolved{kind: RescueWorktree, head: c.Parents[0], indexTree: ic.Tree, workTree: c.Tree, kept: kept, trailers: c.Trailers}, nil
+		default:
+			return resolved{kind: RescueCommit, head: commit, indexTree: c.Tree, workTree: c.Tree, kept: kept, trailers: c.Trailers}, nil
+		}
+	}
+	return resolved{}, fmt.Errorf("rescue commit %s: too many keep commits", commit)
+}
+
+func (l Location) describeRescue(feature, task, ref, commit string) (Rescue, error) {
+	rv, err := l.resolveRescue(commit)
+	if err != nil {
+		return Rescue{}, fmt.Errorf("%s: %w", ref, err)
+	}
+	top, err := l.readCommit(commit)
+	if err != nil {
+		return Rescue{}, err
+	}
+	r := Rescue{Feature: feature, Task: task, Ref: ref, Commit: commit, Kind: rv.kind, Head: rv.head, Kept: rv.kept,
+		Branch: rv.trailers["Exarchos-Branch"], Path: rv.trailers["Exarchos-Path"], Changed: []string{}}
+	if b, ok := top.Trailers["Exarchos-Branch"]; ok && r.Branch == "" {
+		r.Branch = b
+	}
+	date, err := l.repoGit(nil, "show", "-s", "--format=%cI", commit)
+	if err != nil {
+		return Rescue{}, err
+	}
+	r.Date = strings.TrimSpace(date)
+	if rv.kind == RescueWorktree {
+		out, err := l.repoGit(nil, "diff-tree", "-r", "--no-renames", "--name-status", "-z", rv.head, rv.workTree)
+		if err != nil {
+			return Rescue{}, err
+		}
+		f := strings.Split(strings.TrimSuffix(out, "\x00"), "\x00")
+		for i := 0; i+1 < len(f); i += 2 {
+			r.Changed = append(r.Changed, f[i]+" "+f[i+1])
+		}
+	}
+	return r, nil
+}
+
+// Restored says where rescued work was put back.
+type Restored struct {
+	Path     string   `json:"path"`
+	Branch   string   `json:"branch,omitempty"` // empty when the worktree is detached
+	Head     string   `json:"head"`
+	Kind     string   `json:"kind"`
+	Kept     []string `json:"kept,omitempty"`
+	Detached bool     `json:"detached"`
+}
+
+// RestoreRescue checks the rescued work out into a new linked worktree at path: HEAD at the
+// commit the work sat on (on branch when that name is free, else detached), the working files
+// and the index exactly as they were preserved, untracked files included.
+func (l Location) RestoreRescue(feature, task, path, branch string) (*Restored, error) {
+	ref := RescueRef(feature, task)
+	commit, err := l.rescueTip(ref)
+	if err != nil {
+		return nil, err
+	}
+	if commit == "" {
+		return nil, fmt.Errorf("%w: no rescued work for %s/%s (see `git exarchos rescue list %s`)", ErrNotFound, feature, task, feature)
+	}
+	rv, err := l.resolveRescue(commit)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := os.Stat(path); err == nil {
+		return nil, fmt.Errorf("%s already exists: choose another place with --path", path)
+	}
+	res := &Restored{Path: path, Head: rv.head, Kind: rv.kind, Kept: rv.kept}
+	args := []string{"worktree", "add", "--quiet"}
+	if _, taken, err := l.BranchTip(branch); err != nil {
+		return nil, err
+	} else if branch != "" && !taken && l.ValidBranchName(branch) {
+		args = append(args, "-b", branch, path, rv.head)
+		res.Branch = branch
+	} else {
+		args = append(args, "--detach", path, rv.head)
+		res.Detached = true
+	}
+	if _, err := l.repoGit(nil, args...); err != nil {
+		return nil, err
+	}
+	if rv.kind == RescueWorktree {
+		// Working files first (deletions applied, untracked files written), then the index
+		// alone, so staged and unstaged changes come back as they were.
+		if _, err := runGit(path, "", nil, nil, "read-tree", "-u", "--reset", rv.workTree); err != nil {
+			return nil, fmt.Errorf("restore the working files into %s: %w", path, err)
+		}
+		if _, err := runGit(path, "", nil, nil, "read-tree", rv.indexTree); err != nil {
+			return nil, fmt.Errorf("restore the index of %s: %w", path, err)
+		}
+	}
+	return res, nil
+}

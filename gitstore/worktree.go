@@ -1,0 +1,357 @@
+package gitstore
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+)
+
+// Linked worktrees, branches and working-tree status, through the git binary: go-git does not
+// manage linked worktrees, and git's own locks and safety checks are the point here.
+
+// ZeroSHA is the all-zero object name git uses for "no ref" in compare-and-swap updates.
+const ZeroSHA = "0000000000000000000000000000000000000000"
+
+// Worktree is one entry of `git worktree list`.
+type Worktree struct {
+	Path           string `json:"path"`
+	Head           string `json:"head,omitempty"`
+	Branch         string `json:"branch,omitempty"` // short name; empty when detached or bare
+	Bare           bool   `json:"bare,omitempty"`
+	Detached       bool   `json:"detached,omitempty"`
+	Locked         bool   `json:"locked,omitempty"`
+	LockReason     string `json:"lockReason,omitempty"`
+	Prunable       bool   `json:"prunable,omitempty"` // its directory is gone
+	PrunableReason string `json:"prunableReason,omitempty"`
+}
+
+// runGit runs git in dir (or with --git-dir when gitDir is set) with extra environment, and
+// returns stdout; a failure carries git's stderr and names the command.
+func runGit(dir, gitDir string, env []string, stdin io.Reader, args ...string) (string, error) {
+	full := args
+	if gitDir != "" {
+		full = append([]string{"--git-dir=" + gitDir}, args...)
+	}
+	cmd := exec.Command("git", full...)
+	cmd.Dir = dir
+	cmd.Stdin = stdin
+	cmd.Env = append(cleanGitEnv(), env...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		return stdout.String(), &GitError{Args: args, Err: err, Stderr: strings.TrimSpace(stderr.String())}
+	}
+	return stdout.String(), nil
+}
+
+// GitError is a failed git command with its stderr.
+type GitError struct {
+	Args   []string
+	Err    error
+	Stderr string
+}
+
+func (e *GitError) Error() string {
+	return fmt.Sprintf("git %s: %v: %s", strings.Join(e.Args, " "), e.Err, e.Stderr)
+}
+
+func (e *GitError) Unwrap() error { return e.Err }
+
+// exitCode returns git's exit code, or -1 when err is not an exit.
+func exitCode(err error) int {
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		return ee.ExitCode()
+	}
+	return -1
+}
+
+// repoGit runs git on the repository itself (the common directory), not on any one worktree:
+// worktree and ref operations must not depend on the worktree the command was started in, which
+// may be the very one being removed.
+func (l Location) repoGit(stdin io.Reader, args ...string) (string, error) {
+	return runGit(l.CommonDir, l.CommonDir, nil, stdin, args...)
+}
+
+// Worktrees lists the repository's worktrees, the main one first.
+func (l Location) Worktrees() ([]Worktree, error) {
+	out, err := l.repoGit(nil, "worktree", "list", "--porcelain", "-z")
+	if err != nil {
+		return nil, err
+	}
+	var list []Worktree
+	var cur *Worktree
+	for _, field := range strings.Split(out, "\x00") {
+		if field == "" {
+			cur = nil
+			continue
+		}
+		key, val, _ := strings.Cut(field, " ")
+		if key == "worktree" {
+			list = append(list, Worktree{Path: val})
+			cur = &list[len(list)-1]
+			continue
+		}
+		if cur == nil {
+			continue
+		}
+		switch key {
+		case "HEAD":
+			cur.Head = val
+		case "branch":
+			cur.Branch = strings.TrimPrefix(val, "refs/heads/")
+		case "bare":
+			cur.Bare = true
+		case "detached":
+			cur.Detached = true
+		case "locked":
+			cur.Locked, cur.LockReason = true, val
+		case "prunable":
+			cur.Prunable, cur.PrunableReason = true, val
+		}
+	}
+	return list, nil
+}
+
+// SamePath reports whether two paths name the same place, symlinks resolved where they exist.
+func SamePath(a, b string) bool {
+	return canonical(a) == canonical(b)
+}
+
+func canonical(p string) string {
+	p = filepath.Clean(p)
+	if r, err := filepath.EvalSymlinks(p); err == nil {
+		return r
+	}
+	// The path may be gone (a worktree deleted by hand): resolve its parent instead.
+	if r, err := filepath.EvalSymlinks(filepath.Dir(p)); err == nil {
+		return filepath.Join(r, filepath.Base(p))
+	}
+	return p
+}
+
+// FindWorktree returns the registered worktree at path.
+func (l Location) FindWorktree(path string) (Worktree, bool, error) {
+	list, err := l.Worktrees()
+	if err != nil {
+		return Worktree{}, false, err
+	}
+	for _, w := range list {
+		if SamePath(w.Path, path) {
+			return w, true, nil
+		}
+	}
+	return Worktree{}, false, nil
+}
+
+// MainWorktree is the top of the main working tree, where `.worktrees/` lives.
+func (l Location) MainWorktree() (string, error) {
+	list, err := l.Worktrees()
+	if err != nil {
+		return "", err
+	}
+	if len(list) == 0 || list[0].Bare {
+		return "", fmt.Errorf("the repository at %s is bare: it has no main working tree to put .worktrees/ in; pass --path", l.CommonDir)
+	}
+	return list[0].Path, nil
+}
+
+// AddWorktree creates a linked worktree at path: on a new branch started at base when
+// newBranch, else on the existing branch.
+func (l Location) AddWorktree(path, branch, base string, newBranch bool) error {
+	args := []string{"worktree", "add", "--quiet"}
+	if newBranch {
+		args = append(args, "-b", branch, path, base)
+	} else {
+		args = append(args, path, branch)
+	}
+	_, err := l.repoGit(nil, args...)
+	return err
+}
+
+// RemoveWorktree runs `git worktree remove`; force discards local changes (the caller must have
+// preserved them) but never overrides a lock.
+func (l Location) RemoveWorktree(path string, force bool) error {
+	args := []string{"worktree", "remove"}
+	if force {
+		args = append(args, "--force")
+	}
+	_, err := l.repoGit(nil, append(args, path)...)
+	return err
+}
+
+// PruneWorktrees drops the administrative files of worktrees whose directory is gone.
+func (l Location) PruneWorktrees() error {
+	_, err := l.repoGit(nil, "worktree", "prune")
+	return err
+}
+
+// EnsureExcluded adds pattern to the repository's info/exclude (shared by every worktree) unless
+// a line already says it. The user's .gitignore is never edited.
+func (l Location) EnsureExcluded(pattern string) (bool, error) {
+	path := filepath.Join(l.CommonDir, "info", "exclude")
+	b, err := os.ReadFile(path)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return false, fmt.Errorf("read %s: %w", path, err)
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if strings.TrimSpace(line) == pattern {
+			return false, nil
+		}
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return false, fmt.Errorf("create %s: %w", filepath.Dir(path), err)
+	}
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		return false, fmt.Errorf("open %s: %w", path, err)
+	}
+	add := pattern + "\n"
+	if len(b) > 0 && !bytes.HasSuffix(b, []byte("\n")) {
+		add = "\n" + add
+	}
+	if _, err := f.WriteString("# git exarchos task worktrees\n" + add); err != nil {
+		f.Close()
+		return false, fmt.Errorf("write %s: %w", path, err)
+	}
+	return true, f.Close()
+}
+
+// ResolveCommit resolves a revision to a commit sha; ok is false when it names nothing.
+func (l Location) ResolveCommit(rev string) (string, bool, error) {
+	out, err := l.repoGit(nil, "rev-parse", "--verify", "--quiet", "--end-of-options", rev+"^{commit}")
+	if err != nil {
+		if exitCode(err) == 1 {
+			return "", false, nil
+		}
+		return "", false, err
+	}
+	return strings.TrimSpace(out), true, nil
+}
+
+// BranchTip returns the commit a local branch points at; ok is false when it does not exist.
+func (l Location) BranchTip(branch string) (string, bool, error) {
+	h, ok, err := readRef(l.CommonDir, "refs/heads/"+branch)
+	if err != nil || !ok {
+		return "", ok, err
+	}
+	return h.String(), true, nil
+}
+
+// IsAncestor reports whether ancestor is reachable from descendant.
+func (l Location) IsAncestor(ancestor, descendant string) (bool, error) {
+	if ancestor == descendant {
+		return true, nil
+	}
+	_, err := l.repoGit(nil, "merge-base", "--is-ancestor", ancestor, descendant)
+	if err == nil {
+		return true, nil
+	}
+	if exitCode(err) == 1 {
+		return false, nil
+	}
+	return false, err
+}
+
+// ValidBranchName reports whether git accepts name as a branch.
+func (l Location) ValidBranchName(name string) bool {
+	_, err := l.repoGit(nil, "check-ref-format", "--branch", name)
+	return err == nil && !strings.HasPrefix(name, "-")
+}
+
+// DeleteBranch deletes a local branch only if it still points at tip (compare-and-swap).
+func (l Location) DeleteBranch(branch, tip string) error {
+	_, err := l.repoGit(nil, "update-ref", "-m", "git exarchos cancel", "-d", "refs/heads/"+branch, tip)
+	return err
+}
+
+// CheckedOutAt returns the live worktree (not one whose directory is gone) that has branch
+// checked out.
+func (l Location) CheckedOutAt(branch string) (string, bool, error) {
+	list, err := l.Worktrees()
+	if err != nil {
+		return "", false, err
+	}
+	for _, w := range list {
+		if w.Branch == branch && !w.Prunable {
+			return w.Path, true, nil
+		}
+	}
+	return "", false, nil
+}
+
+// Status counts what `git status` shows in a worktree: staged changes, unstaged changes,
+// untracked files (ignored ones excluded) and conflicts.
+type Status struct {
+	Staged    int      `json:"staged"`
+	Modified  int      `json:"modified"`
+	Untracked int      `json:"untracked"`
+	Conflicts int      `json:"conflicts"`
+	Paths     []string `json:"-"`
+}
+
+// Dirty reports whether anything would be lost by removing the worktree's files.
+func (s Status) Dirty() bool { return s.Staged+s.Modified+s.Untracked+s.Conflicts > 0 }
+
+func (s Status) String() string {
+	if !s.Dirty() {
+		return "clean"
+	}
+	var parts []string
+	for _, p := range []struct {
+		n    int
+		what string
+	}{{s.Staged, "staged"}, {s.Modified, "modified"}, {s.Untracked, "untracked"}, {s.Conflicts, "conflicted"}} {
+		if p.n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", p.n, p.what))
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// WorktreeStatus reads the status of the worktree at path without writing its index
+// (--no-optional-locks), so the user's index is left exactly as it was.
+func WorktreeStatus(path string) (Status, error) {
+	out, err := runGit(path, "", nil, nil, "--no-optional-locks", "status", "--porcelain=v1", "-z", "--untracked-files=all", "--ignore-submodules=none")
+	if err != nil {
+		return Status{}, err
+	}
+	var s Status
+	fields := strings.Split(out, "\x00")
+	for i := 0; i < len(fields); i++ {
+		f := fields[i]
+		if len(f) < 4 {
+			continue
+		}
+		x, y, p := f[0], f[1], f[3:]
+		s.Paths = append(s.Paths, p)
+		switch {
+		case x == '?':
+			s.Untracked++
+		case x == 'U' || y == 'U' || (x == 'A' && y == 'A') || (x == 'D' && y == 'D'):
+			s.Conflicts++
+		default:
+			if x != ' ' {
+				s.Staged++
+			}
+			if y != ' ' {
+				s.Modified++
+			}
+		}
+		if x == 'R' || x == 'C' {
+			i++ // the rename's source path follows
+		}
+	}
+	return s, nil
+}
+
+// WorktreeHead returns the commit checked out in the worktree at path.
+func WorktreeHead(path string) (string, error) {
+	out, err := runGit(path, "", nil, nil, "rev-parse", "--verify", "HEAD")
+	return strings.TrimSpace(out), err
+}
