@@ -43,6 +43,7 @@ func newTeam(t testing.TB, n int) *team {
 	for i := 0; i < n; i++ {
 		dir := filepath.Join(root, fmt.Sprintf("clone%d", i))
 		git(t, root, "clone", "-q", "file://"+tm.remote, dir)
+		git(t, dir, "symbolic-ref", "HEAD", "refs/heads/main") // the remote is empty: no default branch yet
 		git(t, dir, "config", "user.name", fmt.Sprintf("Dev %d", i))
 		git(t, dir, "config", "user.email", fmt.Sprintf("dev%d@example.com", i))
 		if i == 0 {
@@ -353,16 +354,4 @@ func converge(t *testing.T, n int, seed int64, steps int) (merges, conflicted in
 // isExpected are the errors a random interleaving legitimately runs into.
 func isExpected(err error) bool {
 	return errors.Is(err, gitstore.ErrNotFound) || errors.Is(err, gitstore.ErrExists)
-}
-
-func TestMain(m *testing.M) {
-	// Identity for clones whose config is not set yet and a clean global config.
-	home, _ := os.MkdirTemp("", "app-home")
-	os.Setenv("HOME", home)
-	os.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
-	os.Setenv("GIT_CONFIG_NOSYSTEM", "1")
-	os.WriteFile(filepath.Join(home, ".gitconfig"), []byte("[init]\n\tdefaultBranch = main\n[protocol \"file\"]\n\tallow = always\n"), 0o644)
-	code := m.Run()
-	os.RemoveAll(home)
-	os.Exit(code)
 }

@@ -44,11 +44,11 @@ func fork(t *testing.T, base []workflow.Event, a, b []workflow.Command) workflow
 	return workflow.Fold(workflow.State{}, all)
 }
 
-func baseLog(t *testing.T, cmds ...workflow.Command) []workflow.Event {
+func baseLog(t *testing.T, typ string, cmds ...workflow.Command) []workflow.Event {
 	t.Helper()
 	var log []workflow.Event
 	st := workflow.State{}
-	for i, c := range append([]workflow.Command{workflow.Init{Feature: "f", Type: "feature", Branch: "b"}}, cmds...) {
+	for i, c := range append([]workflow.Command{workflow.Init{Feature: "f", Type: typ, Branch: "b"}}, cmds...) {
 		evs, rej := workflow.Decide(nil, st, c, workflow.Env{Actor: "alice"})
 		if rej != nil {
 			t.Fatalf("base %d: %v", i, rej)
@@ -66,7 +66,7 @@ func baseLog(t *testing.T, cmds ...workflow.Command) []workflow.Event {
 }
 
 func TestConcurrentTaskOutcomesConflict(t *testing.T) {
-	base := baseLog(t, workflow.AddTask{ID: "t1", Title: "one"}, workflow.StartTask{ID: "t1"})
+	base := baseLog(t, "feature", workflow.AddTask{ID: "t1", Title: "one"}, workflow.StartTask{ID: "t1"})
 	st := fork(t, base, []workflow.Command{workflow.CompleteTask{ID: "t1"}}, []workflow.Command{workflow.FailTask{ID: "t1", Reason: "broke"}})
 	task, _ := st.Task("t1")
 	if task.Status != workflow.TaskCompleted {
@@ -79,7 +79,7 @@ func TestConcurrentTaskOutcomesConflict(t *testing.T) {
 
 func TestSequentialRetryIsNoConflict(t *testing.T) {
 	// Fail then complete on one side: a retry, not a conflict.
-	base := baseLog(t, workflow.AddTask{ID: "t1"}, workflow.FailTask{ID: "t1", Reason: "x"}, workflow.CompleteTask{ID: "t1"},
+	base := baseLog(t, "feature", workflow.AddTask{ID: "t1"}, workflow.FailTask{ID: "t1", Reason: "x"}, workflow.CompleteTask{ID: "t1"},
 		workflow.Set{Assignments: []workflow.Assignment{{Path: "owner", Value: []byte(`"a"`)}}},
 		workflow.Set{Assignments: []workflow.Assignment{{Path: "owner", Value: []byte(`"b"`)}}})
 	st := workflow.Fold(workflow.State{}, base)
@@ -92,20 +92,22 @@ func TestConcurrentFieldSetsConflict(t *testing.T) {
 	set := func(v string) workflow.Command {
 		return workflow.Set{Assignments: []workflow.Assignment{{Path: "owner", Value: []byte(v)}}}
 	}
-	st := fork(t, baseLog(t), []workflow.Command{set(`"ann"`)}, []workflow.Command{set(`"bob"`)})
+	st := fork(t, baseLog(t, "feature"), []workflow.Command{set(`"ann"`)}, []workflow.Command{set(`"bob"`)})
 	if st.FieldString("owner") != "ann" || len(st.Conflicts) != 1 || st.Conflicts[0].Type != workflow.EventFieldSet {
 		t.Fatalf("owner %q conflicts %+v", st.FieldString("owner"), st.Conflicts)
 	}
 	// The same value set on both sides agrees: no conflict.
-	st = fork(t, baseLog(t), []workflow.Command{set(`"ann"`)}, []workflow.Command{set(`"ann"`)})
+	st = fork(t, baseLog(t, "feature"), []workflow.Command{set(`"ann"`)}, []workflow.Command{set(`"ann"`)})
 	if st.FieldString("owner") != "ann" || len(st.Conflicts) != 0 {
 		t.Fatalf("owner %q conflicts %+v", st.FieldString("owner"), st.Conflicts)
 	}
 }
 
 func TestConcurrentTransitionsConflict(t *testing.T) {
-	st := fork(t, baseLog(t), []workflow.Command{workflow.Cancel{Reason: "no"}}, []workflow.Command{workflow.Cancel{Reason: "also no"}})
-	if len(st.Conflicts) != 1 {
-		t.Fatalf("conflicts %+v", st.Conflicts)
+	// Both sides leave plan: the first in canonical order moves, the other is recorded.
+	move := []workflow.Command{workflow.TransitionTo{Phase: "implementing"}}
+	st := fork(t, baseLog(t, "oneshot"), move, move)
+	if st.Phase != "implementing" || len(st.Conflicts) != 1 || st.Conflicts[0].Type != workflow.EventTransitioned {
+		t.Fatalf("phase %s conflicts %+v", st.Phase, st.Conflicts)
 	}
 }
