@@ -2,12 +2,9 @@ package gitstore
 
 import (
 	"bytes"
-	"compress/zlib"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"runtime"
 	"sort"
 	"strconv"
@@ -454,12 +451,12 @@ func (b *builder) putBlobs(contents [][]byte) ([]plumbing.Hash, error) {
 	}
 	missing := make([]bool, len(contents))
 	for i, h := range hashes {
-		missing[i] = b.s.st.HasEncodedObject(h) != nil
+		missing[i] = !b.s.st.exists(h)
 	}
 	errs := make([]error, len(contents))
 	parallel(len(contents), func(i int) {
 		if missing[i] {
-			errs[i] = b.s.writeLooseBlob(hashes[i], contents[i])
+			_, errs[i] = b.s.st.writeLoose(plumbing.BlobObject, contents[i])
 		}
 	})
 	for i, err := range errs {
@@ -471,47 +468,12 @@ func (b *builder) putBlobs(contents [][]byte) ([]plumbing.Hash, error) {
 	return hashes, nil
 }
 
-// writeLooseBlob writes a loose object the way git does (zlib of "blob <size>\0<content>" into a
-// temporary file renamed into place). It bypasses go-git's writer, whose bookkeeping is not safe
-// for concurrent use, so that putBlobs can write in parallel.
-func (s *Store) writeLooseBlob(h plumbing.Hash, content []byte) error {
-	hex := h.String()
-	dir := filepath.Join(s.Loc.CommonDir, "objects", hex[:2])
-	var err error
-	for attempt := 0; attempt < 10; attempt++ { // a concurrent `git prune` may remove an empty dir
-		if err = os.MkdirAll(dir, 0o777); err != nil {
-			continue
-		}
-		var f *os.File
-		if f, err = os.CreateTemp(dir, "tmp_obj_"); err != nil {
-			continue
-		}
-		zw, _ := zlib.NewWriterLevel(f, zlib.BestSpeed)
-		fmt.Fprintf(zw, "blob %d\x00", len(content))
-		zw.Write(content)
-		err = zw.Close()
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-		if err == nil {
-			os.Chmod(f.Name(), 0o444)
-			err = os.Rename(f.Name(), filepath.Join(dir, hex[2:]))
-		}
-		if err != nil {
-			os.Remove(f.Name())
-			continue
-		}
-		return nil
-	}
-	return fmt.Errorf("write object %s: %w", hex, err)
-}
-
 // putMissing writes a blob unless the repository already has it: a merge rebuilds every segment
 // and bucket, and most are unchanged (already reachable from one of the parents). A skipped blob is
 // still remembered, so ensureDurable puts it back should a concurrent gc prune it.
 func (b *builder) putMissing(content []byte) (plumbing.Hash, error) {
 	h := plumbing.ComputeHash(plumbing.BlobObject, content)
-	if b.s.st.HasEncodedObject(h) != nil {
+	if !b.s.st.exists(h) {
 		return b.put(plumbing.BlobObject, content)
 	}
 	obj := &plumbing.MemoryObject{}

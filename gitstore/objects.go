@@ -64,6 +64,56 @@ func (o *objectStore) EncodedObject(t plumbing.ObjectType, h plumbing.Hash) (plu
 	return obj, nil
 }
 
+// exists reports whether an object is stored, without reading it: a stat for a loose object, the
+// pack indexes otherwise.
+func (o *objectStore) exists(h plumbing.Hash) bool {
+	if _, err := os.Stat(o.loosePath(h)); err == nil {
+		return true
+	}
+	if o.bigPacks() {
+		_, _, err := o.catFile(h)
+		return err == nil
+	}
+	return o.Storage.HasEncodedObject(h) == nil
+}
+
+// writeLoose stores an object as a loose file the way git does: zlib of "<type> <size>\x00<content>"
+// in a temporary file renamed into place, so a crash never leaves a torn object. It is safe to call
+// from several goroutines (go-git's writer is not). `git prune` removes empty objects/xx
+// directories, so a rename that finds its directory gone makes it again and retries.
+func (o *objectStore) writeLoose(t plumbing.ObjectType, content []byte) (plumbing.Hash, error) {
+	h := plumbing.ComputeHash(t, content)
+	path := o.loosePath(h)
+	dir := filepath.Dir(path)
+	var err error
+	for attempt := 0; attempt < 10; attempt++ {
+		if err = os.MkdirAll(dir, 0o777); err != nil {
+			continue
+		}
+		var f *os.File
+		if f, err = os.CreateTemp(dir, "tmp_obj_"); err != nil {
+			continue
+		}
+		zw, _ := zlib.NewWriterLevel(f, zlib.BestSpeed)
+		fmt.Fprintf(zw, "%s %d\x00", t, len(content))
+		zw.Write(content)
+		err = zw.Close()
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err == nil {
+			os.Chmod(f.Name(), 0o444)
+			err = os.Rename(f.Name(), path)
+		}
+		if err != nil {
+			os.Remove(f.Name())
+			continue
+		}
+		return h, nil
+	}
+	return plumbing.ZeroHash, fmt.Errorf("write object %s: %w", h, err)
+}
+
 // has reports whether an object is stored, loose or packed.
 func (o *objectStore) has(h plumbing.Hash) bool {
 	if _, err := os.Stat(o.loosePath(h)); err == nil {
