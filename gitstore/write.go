@@ -505,10 +505,16 @@ func (b *builder) putCommit(h *head, root plumbing.Hash, events []workflow.Event
 	}
 	var info trailerInfo
 	json.Unmarshal(state, &info)
-	c := &object.Commit{Author: sig, Committer: sig, TreeHash: root, Message: commitMessage(h.feature, events, info)}
+	var parents []plumbing.Hash
 	if !h.commit.IsZero() {
-		c.ParentHashes = []plumbing.Hash{h.commit}
+		parents = []plumbing.Hash{h.commit}
 	}
+	return b.putCommitObject(sig, root, parents, commitMessage(h.feature, events, info))
+}
+
+// putCommitObject writes a commit with the given parents (one for an append, two for a merge).
+func (b *builder) putCommitObject(sig object.Signature, root plumbing.Hash, parents []plumbing.Hash, message string) (plumbing.Hash, error) {
+	c := &object.Commit{Author: sig, Committer: sig, TreeHash: root, Message: message, ParentHashes: parents}
 	obj := b.s.st.NewEncodedObject()
 	if err := c.Encode(obj); err != nil {
 		return plumbing.ZeroHash, err
@@ -545,15 +551,22 @@ func commitMessage(feature string, events []workflow.Event, info trailerInfo) st
 	if len(summary) > 120 {
 		summary = summary[:117] + "..."
 	}
+	return trailedMessage(fmt.Sprintf("%s: %s", feature, summary), info, events[0].Seq, events[len(events)-1].Seq, events[len(events)-1].Seq)
+}
+
+// trailedMessage is a commit message: the subject, then the trailers `list` reads.
+func trailedMessage(subject string, info trailerInfo, firstSeq, lastSeq, total int64) string {
 	var m strings.Builder
-	fmt.Fprintf(&m, "%s: %s\n\n", feature, summary)
+	fmt.Fprintf(&m, "%s\n\n", subject)
 	for _, t := range [][2]string{{"Phase", info.Phase}, {"Type", info.Type}, {"Branch", info.Branch}} {
 		if t[1] != "" {
 			fmt.Fprintf(&m, "Exarchos-%s: %s\n", t[0], t[1])
 		}
 	}
-	fmt.Fprintf(&m, "Exarchos-Seq: %d..%d\n", events[0].Seq, events[len(events)-1].Seq)
-	fmt.Fprintf(&m, "Exarchos-Events: %d\n", events[len(events)-1].Seq)
+	if firstSeq > 0 {
+		fmt.Fprintf(&m, "Exarchos-Seq: %d..%d\n", firstSeq, lastSeq)
+	}
+	fmt.Fprintf(&m, "Exarchos-Events: %d\n", total)
 	return m.String()
 }
 
@@ -565,11 +578,11 @@ func (b *builder) ensureDurable() error {
 	for {
 		running := b.s.gcRunning()
 		for _, obj := range b.written {
-			if _, err := b.s.st.EncodedObjectSize(obj.Hash()); err == nil {
+			if b.s.st.has(obj.Hash()) {
 				continue
 			}
-			b.s.st.ObjectStorage.Reindex()
-			if _, err := b.s.st.EncodedObjectSize(obj.Hash()); err == nil {
+			b.s.st.Reindex()
+			if b.s.st.has(obj.Hash()) {
 				continue
 			}
 			if err := b.s.writeObject(obj); err != nil {
