@@ -89,11 +89,7 @@ func (e *CancelIncompleteError) Error() string {
 // resumes where it stopped. A failed step is recorded with the reason and the fix; the steps of
 // the same task wait, other tasks go on, and the workflow stays cancelling for the next run.
 func Cancel(r *Repo, o CancelOptions) (*CancelResult, error) {
-	feature, err := r.ResolveFeature(o.Feature)
-	if err != nil {
-		return nil, err
-	}
-	st, snap, err := r.State(feature)
+	feature, st, snap, err := r.ResolveState(o.Feature)
 	if err != nil {
 		return nil, err
 	}
