@@ -94,10 +94,11 @@ func (o *objectStore) writeLoose(t plumbing.ObjectType, content []byte) (plumbin
 		if f, err = os.CreateTemp(dir, "tmp_obj_"); err != nil {
 			continue
 		}
-		zw, _ := zlib.NewWriterLevel(f, zlib.BestSpeed)
+		zw := getDeflater(f)
 		fmt.Fprintf(zw, "%s %d\x00", t, len(content))
 		zw.Write(content)
 		err = zw.Close()
+		deflaters.Put(zw)
 		if cerr := f.Close(); err == nil {
 			err = cerr
 		}
@@ -197,6 +198,18 @@ func readLoose(r io.Reader) (plumbing.ObjectType, []byte, bool) {
 		return plumbing.InvalidObject, nil, false
 	}
 	return typ, raw[nul+1:], true
+}
+
+// deflaters reuses compressors: a new one allocates several hundred KiB of state.
+var deflaters sync.Pool
+
+func getDeflater(w io.Writer) *zlib.Writer {
+	if zw, ok := deflaters.Get().(*zlib.Writer); ok {
+		zw.Reset(w)
+		return zw
+	}
+	zw, _ := zlib.NewWriterLevel(w, zlib.BestSpeed)
+	return zw
 }
 
 // zlibPool reuses inflaters: setting one up costs more than inflating a small object.
