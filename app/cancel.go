@@ -1,10 +1,13 @@
 package app
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"os"
 	"strings"
 
+	"github.com/exarchos/git-exarchos/githubsync"
 	"github.com/exarchos/git-exarchos/gitstore"
 	"github.com/exarchos/git-exarchos/workflow"
 )
@@ -14,10 +17,9 @@ type CancelOptions struct {
 	Feature string
 	Reason  string
 	DryRun  bool
-	// ClosePR closes a linked pull request with a comment. TODO(githubsync): the cmd layer sets it
-	// from the GitHub helper once that lands; until then it is nil and the step is recorded as
-	// skipped, with the reason and the manual fix.
-	ClosePR func(url, comment string) error
+	// SkipPR leaves a linked pull request as it is: its close step is recorded as skipped by the
+	// user (for working without GitHub access).
+	SkipPR bool
 }
 
 // StepReport is one compensation step: performed, planned (--dry-run) or left pending.
@@ -31,6 +33,7 @@ type StepReport struct {
 	Fix      string `json:"fix,omitempty"`
 	Ref      string `json:"ref,omitempty"`
 	Commit   string `json:"commit,omitempty"`
+	cause    error  // why it failed, for the exit code (GitHub access → 4)
 }
 
 // CancelResult is what `cancel` prints.
@@ -56,6 +59,17 @@ type CancelIncompleteError struct {
 	Result  *CancelResult
 }
 
+// Unwrap returns the causes of the failed steps, so that a GitHub access failure is classified as one.
+func (e *CancelIncompleteError) Unwrap() []error {
+	var out []error
+	for _, f := range e.Failed {
+		if f.cause != nil {
+			out = append(out, f.cause)
+		}
+	}
+	return out
+}
+
 func (e *CancelIncompleteError) Error() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s stays in cancelling: %d step(s) failed", e.Feature, len(e.Failed))
@@ -75,11 +89,7 @@ func (e *CancelIncompleteError) Error() string {
 // resumes where it stopped. A failed step is recorded with the reason and the fix; the steps of
 // the same task wait, other tasks go on, and the workflow stays cancelling for the next run.
 func Cancel(r *Repo, o CancelOptions) (*CancelResult, error) {
-	feature, err := r.ResolveFeature(o.Feature)
-	if err != nil {
-		return nil, err
-	}
-	st, snap, err := r.State(feature)
+	feature, st, snap, err := r.ResolveState(o.Feature)
 	if err != nil {
 		return nil, err
 	}
@@ -93,7 +103,7 @@ func Cancel(r *Repo, o CancelOptions) (*CancelResult, error) {
 		_, rej := workflow.Decide(def, st, workflow.Cancel{Reason: o.Reason}, workflow.Env{})
 		return nil, rej
 	}
-	c := &compensator{loc: r.Store.Loc, feature: feature, st: st, closePR: o.ClosePR}
+	c := &compensator{loc: r.Store.Loc, feature: feature, st: st, skipPR: o.SkipPR}
 	if o.DryRun {
 		if _, rej := workflow.Decide(def, st, workflow.Cancel{Reason: o.Reason}, workflow.Env{}); rej != nil && rej.Code != workflow.CodeCompensationPending {
 			return nil, rej
@@ -184,7 +194,7 @@ type compensator struct {
 	loc     gitstore.Location
 	feature string
 	st      workflow.State
-	closePR func(url, comment string) error
+	skipPR  bool
 }
 
 func (c *compensator) run(s workflow.Step, dry bool) StepReport {
@@ -206,7 +216,7 @@ func (c *compensator) run(s workflow.Step, dry bool) StepReport {
 	}
 	if err != nil {
 		// Every error is reported and recorded; nothing is swallowed.
-		rep.Outcome, rep.Detail = workflow.OutcomeFailed, err.Error()
+		rep.Outcome, rep.Detail, rep.cause = workflow.OutcomeFailed, err.Error(), err
 		if rep.Fix == "" {
 			rep.Fix = "fix the cause above, then run: git exarchos cancel " + c.feature
 		}
@@ -493,29 +503,76 @@ func (c *compensator) removedBefore(path string) bool {
 	return false
 }
 
+// closePullRequest closes a linked open pull request with a comment naming the workflow and the
+// cancel reason. One already merged or closed (as last observed, or as GitHub says now, which makes
+// a rerun after a crash idempotent) is left alone. Without a token the step fails with the fix.
 func (c *compensator) closePullRequest(res workflow.Resource, dry bool, rep *StepReport) error {
-	if pr := c.st.PR; pr != nil && pr.URL == res.URL && pr.Observed && (pr.Merged || pr.State == "closed") {
-		rep.Outcome, rep.Detail = workflow.OutcomeSkipped, res.URL+" is already closed or merged"
+	if c.skipPR {
+		rep.Outcome, rep.Detail = workflow.OutcomeSkipped, "skipped by the user (--skip-pr): "+res.URL+" is left as it is"
 		return nil
+	}
+	if pr := c.st.PR; pr != nil && pr.URL == res.URL && pr.Observed {
+		switch {
+		case pr.Merged:
+			rep.Outcome, rep.Detail = workflow.OutcomeSkipped, fmt.Sprintf("%s was merged (observed %s): nothing to close", res.URL, pr.ObservedAt)
+			return nil
+		case pr.State == "closed":
+			rep.Outcome, rep.Detail = workflow.OutcomeSkipped, fmt.Sprintf("%s was already closed (observed %s)", res.URL, pr.ObservedAt)
+			return nil
+		}
+	}
+	repo, n, ok := githubsync.RepoOfPR(res.URL)
+	if !ok {
+		rep.Fix = fmt.Sprintf("close it by hand, then: git exarchos cancel %s --skip-pr", c.feature)
+		return fmt.Errorf("%q is not a GitHub pull request URL", res.URL)
 	}
 	comment := fmt.Sprintf("Closed by git exarchos: workflow %s was cancelled.", c.feature)
 	if c.st.Cancel != nil && c.st.Cancel.Reason != "" {
 		comment += " Reason: " + c.st.Cancel.Reason
 	}
-	if c.closePR == nil {
-		// TODO(githubsync): the GitHub helper closes the PR here once it lands (CancelOptions.ClosePR).
-		rep.Outcome = workflow.OutcomeSkipped
-		rep.Detail = "closing pull requests needs GitHub access, which this build of git exarchos does not have yet: close " + res.URL + " by hand"
-		rep.Fix = fmt.Sprintf("gh pr close %s --comment %q", res.URL, comment)
-		return nil
+	gh, err := githubsync.New(githubsync.Options{Repo: repo})
+	if err != nil {
+		return c.gitHubFailed(res, repo, err, rep)
 	}
-	rep.Outcome, rep.Detail = workflow.OutcomeDone, "closed "+res.URL
+	rep.Outcome, rep.Detail = workflow.OutcomeDone, "closed "+res.URL+" with a comment"
 	if dry {
-		return nil
+		return nil // GitHub is not asked: the token was found, the rest happens on the real run
 	}
-	if err := c.closePR(res.URL, comment); err != nil {
-		rep.Fix = fmt.Sprintf("check GitHub access, or close %s by hand, then run git exarchos cancel %s", res.URL, c.feature)
-		return err
+	ctx := context.Background()
+	pr, err := gh.PullRequest(ctx, n)
+	if err != nil {
+		return c.gitHubFailed(res, repo, err, rep)
+	}
+	switch {
+	case pr.Merged:
+		rep.Outcome, rep.Detail = workflow.OutcomeSkipped, res.URL+" was merged: nothing to close"
+	case pr.State != "open":
+		rep.Outcome, rep.Detail = workflow.OutcomeDone, res.URL+" was already closed"
+	default:
+		if _, err := gh.ClosePR(ctx, n, comment); err != nil {
+			return c.gitHubFailed(res, repo, err, rep)
+		}
+		rep.Detail = "closed " + res.URL
 	}
 	return nil
+}
+
+// gitHubFailed names the fix of a GitHub failure: a token, access, or a later retry, and the way
+// out without GitHub.
+func (c *compensator) gitHubFailed(res workflow.Resource, repo githubsync.Repo, err error, rep *StepReport) error {
+	skip := fmt.Sprintf("or leave it open: git exarchos cancel %s --skip-pr", c.feature)
+	var ge *githubsync.Error
+	switch {
+	case errors.As(err, &ge) && (ge.Kind == githubsync.KindNoToken || ge.Kind == githubsync.KindBadToken):
+		rep.Fix = fmt.Sprintf("set GH_TOKEN (or run `gh auth login --hostname %s`) to a valid token that can close pull requests of %s, then: git exarchos cancel %s; %s",
+			repo.Host, repo.FullName(), c.feature, skip)
+		if ge.Kind == githubsync.KindNoToken { // its own message points at cleanup --offline
+			return &githubsync.Error{Kind: ge.Kind, Host: ge.Host, Msg: fmt.Sprintf("no GitHub token for %s to close %s", repo.Host, res.URL)}
+		}
+	case errors.As(err, &ge) && ge.IsAccess():
+		rep.Fix = fmt.Sprintf("give the token (%s) write access to %s (gh auth status), then: git exarchos cancel %s; %s", ge.TokenSource, repo.FullName(), c.feature, skip)
+	default:
+		rep.Fix = fmt.Sprintf("retry later: git exarchos cancel %s; %s", c.feature, skip)
+	}
+	return err
 }

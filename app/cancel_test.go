@@ -164,6 +164,12 @@ func (w work) equal(o work) string {
 // It returns what each worktree held.
 func scenario(t testing.TB, r *Repo, tasks ...string) map[string]work {
 	t.Helper()
+	return scenarioWithPR(t, r, 9, tasks...)
+}
+
+// scenarioWithPR is scenario with pull request n of acme/app linked.
+func scenarioWithPR(t testing.TB, r *Repo, n int, tasks ...string) map[string]work {
+	t.Helper()
 	if len(tasks) == 0 {
 		tasks = []string{"t1", "t2", "t3", "t4"}
 	}
@@ -197,7 +203,7 @@ func scenario(t testing.TB, r *Repo, tasks ...string) map[string]work {
 		writeFile(t, w, "scratch/idea.md", "# untracked only\n")
 	}
 
-	if _, err := r.Execute("login", workflow.LinkPR{URL: "https://github.com/acme/app/pull/9"}); err != nil {
+	if _, err := r.Execute("login", workflow.LinkPR{URL: fmt.Sprintf("https://github.com/acme/app/pull/%d", n)}); err != nil {
 		t.Fatal(err)
 	}
 	out := map[string]work{}
@@ -286,6 +292,7 @@ func checkCleaned(t testing.TB, dir string, r *Repo) {
 }
 
 func TestCancelPreservesEverythingAndCleansUp(t *testing.T) {
+	gh := fakeGitHub(t, 9)
 	dir, r := newSagaRepo(t)
 	want := scenario(t, r)
 	if out := gitIn(t, dir, "status", "--porcelain"); out != "" {
@@ -307,8 +314,14 @@ func TestCancelPreservesEverythingAndCleansUp(t *testing.T) {
 		t.Fatalf("%+v", res)
 	}
 	// Reverse creation order: the PR first, t4 before t1, a worktree before its branch.
-	if res.Steps[0].Resource != "pr:https://github.com/acme/app/pull/9" || res.Steps[0].Outcome != workflow.OutcomeSkipped || !strings.Contains(res.Steps[0].Fix, "gh pr close") {
+	if res.Steps[0].Resource != "pr:https://github.com/acme/app/pull/9" || res.Steps[0].Outcome != workflow.OutcomeDone || res.Steps[0].Detail != "closed https://github.com/acme/app/pull/9" {
 		t.Fatalf("first step %+v", res.Steps[0])
+	}
+	if p, _ := gh.PR(9); p.State != "closed" {
+		t.Fatalf("pull request %+v", p)
+	}
+	if c := gh.Comments(9); len(c) != 1 || !strings.Contains(c[0], "workflow login was cancelled") || !strings.Contains(c[0], "Reason: superseded") {
+		t.Fatalf("comments %q", c)
 	}
 	if res.Steps[1].Resource != "worktree:t4" || res.Steps[16].Resource != "branch:main--t1" || res.Steps[16].Action != "delete" {
 		t.Fatalf("order %+v", res.Steps)
@@ -334,6 +347,7 @@ func refsAndWorktrees(t testing.TB, dir string) string {
 }
 
 func TestCancelDryRunChangesNothing(t *testing.T) {
+	gh := fakeGitHub(t, 9)
 	dir, r := newSagaRepo(t)
 	want := scenario(t, r)
 	before := refsAndWorktrees(t, dir)
@@ -349,7 +363,10 @@ func TestCancelDryRunChangesNothing(t *testing.T) {
 		plan = append(plan, s.Outcome+" "+s.Action+" "+s.Resource)
 	}
 	joined := strings.Join(plan, "\n")
-	for _, line := range []string{"would be done preserve worktree:t1", "would be skipped preserve worktree:t3", "would be done preserve branch:main--t2", "would be skipped preserve branch:main--t3", "would be done delete branch:main--t1"} {
+	if _, total := gh.Requests(); total != 0 {
+		t.Fatalf("a dry run asked GitHub %d times", total)
+	}
+	for _, line := range []string{"would be done close pr:https://github.com/acme/app/pull/9", "would be done preserve worktree:t1", "would be skipped preserve worktree:t3", "would be done preserve branch:main--t2", "would be skipped preserve branch:main--t3", "would be done delete branch:main--t1"} {
 		if !strings.Contains(joined, line) {
 			t.Errorf("plan lacks %q:\n%s", line, joined)
 		}
@@ -365,6 +382,7 @@ func TestCancelDryRunChangesNothing(t *testing.T) {
 }
 
 func TestCancelLockedWorktreeWaitsAndResumes(t *testing.T) {
+	fakeGitHub(t, 9)
 	dir, r := newSagaRepo(t)
 	want := scenario(t, r)
 	t1 := filepath.Join(dir, ".worktrees", "login", "t1")
@@ -466,16 +484,22 @@ func TestCancelSIGKILLAtEveryStep(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// t1 (dirty, on an unmerged commit), t2 (unmerged commits) and the PR: 9 steps.
+	// t1 (dirty, on an unmerged commit), t2 (unmerged commits) and the PR: 9 steps. Each run has
+	// its own pull request on one fake GitHub (the environment is the process's).
 	points := []string{"0"}
+	var prs []int
+	for i := range 19 {
+		prs = append(prs, 100+i)
+	}
+	gh := fakeGitHub(t, prs...)
 	for n := 1; n <= 9; n++ {
 		points = append(points, fmt.Sprintf("%d:act", n), fmt.Sprint(n))
 	}
-	for _, point := range points {
+	for i, point := range points {
 		t.Run(strings.ReplaceAll(point, ":", "-"), func(t *testing.T) {
 			t.Parallel()
 			dir, r := newSagaRepo(t)
-			want := scenario(t, r, "t1", "t2")
+			want := scenarioWithPR(t, r, prs[i], "t1", "t2")
 			cmd := exec.Command(exe, "-test.run=^$")
 			cmd.Dir = dir
 			cmd.Env = append(testEnv(), "EXARCHOS_APP_HELPER=cancel", "EXARCHOS_APP_FEATURE=login", "EXARCHOS_TEST_CRASH_AFTER_STEP="+point)
@@ -497,6 +521,10 @@ func TestCancelSIGKILLAtEveryStep(t *testing.T) {
 			}
 			checkCleaned(t, dir, r)
 			checkRecovered(t, dir, r, want)
+			// Closed once, with one comment, wherever the first run was killed.
+			if p, _ := gh.PR(prs[i]); p.State != "closed" || len(gh.Comments(prs[i])) != 1 {
+				t.Fatalf("pull request %+v, comments %q", p, gh.Comments(prs[i]))
+			}
 		})
 	}
 }

@@ -34,11 +34,7 @@ type CleanupResult struct {
 // Cleanup verifies the merge (GitHub, or ancestry with Offline), records the evidence and completes
 // the workflow, in one commit. No option asserts "merged": Override is a human's recorded decision.
 func Cleanup(r *Repo, o CleanupOptions) (*CleanupResult, error) {
-	feature, err := r.ResolveFeature(o.Feature)
-	if err != nil {
-		return nil, err
-	}
-	st, snap, err := r.State(feature)
+	feature, st, snap, err := r.ResolveState(o.Feature)
 	if err != nil {
 		return nil, err
 	}

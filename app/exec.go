@@ -45,6 +45,19 @@ func (r *Repo) State(feature string) (workflow.State, *gitstore.Snapshot, error)
 	return st, snap, nil
 }
 
+// ResolveState resolves a feature that may be left out (ResolveFeature) and reads its state.
+func (r *Repo) ResolveState(given string) (string, workflow.State, *gitstore.Snapshot, error) {
+	feature, err := r.ResolveFeature(given)
+	if err != nil {
+		return "", workflow.State{}, nil, err
+	}
+	st, snap, err := r.State(feature)
+	if err != nil {
+		return "", workflow.State{}, nil, err
+	}
+	return feature, st, snap, nil
+}
+
 // Execute runs workflow commands against a feature: read the state, decide each command with guards
 // checked against this repository (each on the state the previous ones left), and append all their
 // events in one commit, so an observation, the evidence it justifies and the transition that needs

@@ -65,8 +65,8 @@ func (h *hookRepo) Bound(dir string) ([]hooks.Bound, error) {
 	return r.BoundWorkflows()
 }
 
-// BoundWorkflows returns the active workflows bound to the branch checked out in this worktree.
-// It reads the refs and the hook cache (hook_cache.go); objects are read only for workflows that
+// BoundWorkflows returns the active workflows bound to the branch checked out in this worktree:
+// their own branch, or one of their task worktrees' branches (binding.go). It reads the refs and the hook cache (hook_cache.go); objects are read only for workflows that
 // changed since the cache last saw them. Nothing is folded.
 func (r *Repo) BoundWorkflows() ([]hooks.Bound, error) {
 	branch := r.Store.CurrentBranch()
@@ -93,7 +93,8 @@ func (r *Repo) BoundWorkflows() ([]hooks.Bound, error) {
 			cache.put(feature, heads[feature], st)
 			e, fresh, changed = cache.entries[feature], true, true
 		}
-		if e.branch != branch || !isActive(gitstore.Summary{Type: e.typ, Phase: e.phase}) {
+		asTask := e.branch != branch
+		if (asTask && !taskBranchCandidate(branch, e.branch)) || !isActive(gitstore.Summary{Type: e.typ, Phase: e.phase}) {
 			continue
 		}
 		if !fresh {
@@ -104,6 +105,9 @@ func (r *Repo) BoundWorkflows() ([]hooks.Bound, error) {
 				}
 				cache.put(feature, snap.Commit.String(), st)
 			}
+		}
+		if asTask && !hasTaskWorktree(st, branch) {
+			continue
 		}
 		def, ok := workflow.Lookup(st.Type)
 		if !ok && !workflow.IsBuiltin(st.Type) {

@@ -71,3 +71,26 @@ func TestBoundWorkflowsCache(t *testing.T) {
 	git(t, dir, "switch", "-q", "--detach", "login")
 	assert.Empty(t, boundPhases(t, dir))
 }
+
+// TestTaskWorktreeBindsItsWorkflow: inside a task worktree (branch <workflow-branch>--<task>) the
+// hooks and an omitted feature find the workflow that recorded it, even with other workflows
+// active; a branch merely named like a task branch binds nothing.
+func TestTaskWorktreeBindsItsWorkflow(t *testing.T) {
+	dir, r := newSagaRepo(t)
+	wt := startWorktree(t, r, "t1")
+	_, err := r.Init(workflow.Init{Feature: "other", Type: "feature", Branch: "other"})
+	require.NoError(t, err)
+
+	assert.Equal(t, map[string]string{"login": "ideate"}, boundPhases(t, wt))
+	assert.Equal(t, map[string]string{"login": "ideate"}, boundPhases(t, wt)) // from the cache
+	inside, err := Open(wt)
+	require.NoError(t, err)
+	feature, err := inside.ResolveFeature("")
+	require.NoError(t, err)
+	assert.Equal(t, "login", feature)
+
+	gitIn(t, dir, "switch", "-q", "-c", "main--t9")
+	assert.Empty(t, boundPhases(t, dir))
+	_, err = r.ResolveFeature("")
+	assert.ErrorIs(t, err, ErrAmbiguous)
+}

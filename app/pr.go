@@ -224,11 +224,7 @@ func (r *Repo) observe(feature string, st workflow.State) (*PRResult, workflow.P
 // RefreshPR records what GitHub says about the linked pull request now: state, merge, head, the
 // combined checks and the review decision. Nothing is recorded when nothing changed.
 func RefreshPR(r *Repo, o PRRefreshOptions) (*PRResult, error) {
-	feature, err := r.ResolveFeature(o.Feature)
-	if err != nil {
-		return nil, err
-	}
-	st, snap, err := r.State(feature)
+	feature, st, snap, err := r.ResolveState(o.Feature)
 	if err != nil {
 		return nil, err
 	}

@@ -61,7 +61,8 @@ func isActive(sum gitstore.Summary) bool {
 }
 
 // ResolveFeature returns the feature to act on: the given one (validated), else the active workflow
-// bound to the current branch, else the only active workflow.
+// bound to the current branch (its own, or one of its task worktrees' branches), else the only
+// active workflow.
 func (r *Repo) ResolveFeature(given string) (string, error) {
 	if given != "" {
 		if err := gitstore.ValidateFeature(given); err != nil {
@@ -84,6 +85,20 @@ func (r *Repo) ResolveFeature(given string) (string, error) {
 		for _, s := range active {
 			if s.Branch == branch {
 				bound = append(bound, s.Feature)
+			}
+		}
+		if len(bound) == 0 {
+			// A task worktree's branch: confirmed on the candidates' states (binding.go).
+			for _, s := range active {
+				if taskBranchCandidate(branch, s.Branch) {
+					st, _, err := r.State(s.Feature)
+					if err != nil {
+						return "", err
+					}
+					if hasTaskWorktree(st, branch) {
+						bound = append(bound, s.Feature)
+					}
+				}
 			}
 		}
 		if len(bound) == 1 {

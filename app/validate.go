@@ -34,11 +34,7 @@ func Validate(r *Repo, o ValidateOptions) (*ValidateResult, error) {
 	if len(o.Command) == 0 {
 		return nil, Usagef("no command to run: `git exarchos validate %s -- go test ./...`", orPlaceholder(o.Feature))
 	}
-	feature, err := r.ResolveFeature(o.Feature)
-	if err != nil {
-		return nil, err
-	}
-	st, _, err := r.State(feature)
+	feature, st, _, err := r.ResolveState(o.Feature)
 	if err != nil {
 		return nil, err
 	}

@@ -103,11 +103,7 @@ func (s StatusResult) MarshalJSON() ([]byte, error) {
 // ShowStatus reads a workflow's status from its snapshot: one blob, no fold, no guard evaluation,
 // because hooks and prompts call it constantly.
 func ShowStatus(r *Repo, o StatusOptions) (*StatusResult, error) {
-	feature, err := r.ResolveFeature(o.Feature)
-	if err != nil {
-		return nil, err
-	}
-	st, snap, err := r.State(feature)
+	_, st, snap, err := r.ResolveState(o.Feature)
 	if err != nil {
 		return nil, err
 	}
@@ -201,11 +197,7 @@ type TransitionsResult struct {
 
 // ListTransitions evaluates every outgoing transition's guards now.
 func ListTransitions(r *Repo, feature string) (*TransitionsResult, error) {
-	feature, err := r.ResolveFeature(feature)
-	if err != nil {
-		return nil, err
-	}
-	st, _, err := r.State(feature)
+	feature, st, _, err := r.ResolveState(feature)
 	if err != nil {
 		return nil, err
 	}

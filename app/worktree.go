@@ -225,11 +225,7 @@ type TaskDoneOptions struct {
 
 // CompleteTask marks a task completed; a task with a worktree records its branch's head.
 func CompleteTask(r *Repo, o TaskDoneOptions) (*Result, error) {
-	feature, err := r.ResolveFeature(o.Feature)
-	if err != nil {
-		return nil, err
-	}
-	st, _, err := r.State(feature)
+	feature, st, _, err := r.ResolveState(o.Feature)
 	if err != nil {
 		return nil, err
 	}

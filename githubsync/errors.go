@@ -65,8 +65,24 @@ func (g *gaveUp) Error() string {
 
 func (g *gaveUp) Unwrap() error { return g.err }
 
-// wrap turns a go-github error into an *Error. what names the thing asked for (owner/repo#12).
+// operation is what a request did, for messages: reading, or a write such as closing.
+type operation struct {
+	gerund string // "reading"
+	needs  string // the token's permission the operation needs
+}
+
+var (
+	opRead  = operation{"reading", "read access to pull requests, checks and commit statuses"}
+	opClose = operation{"closing", "write access to pull requests and issues (to comment and close)"}
+)
+
+// wrap turns a go-github error of a read into an *Error. what names the thing asked for (owner/repo#12).
 func (c *Client) wrap(what string, resp *github.Response, err error) error {
+	return c.wrapOp(opRead, what, resp, err)
+}
+
+// wrapOp turns a go-github error into an *Error that names the operation and its fix.
+func (c *Client) wrapOp(op operation, what string, resp *github.Response, err error) error {
 	if err == nil {
 		return nil
 	}
@@ -78,15 +94,15 @@ func (c *Client) wrap(what string, resp *github.Response, err error) error {
 	case errors.As(err, &g) && g.secondary:
 		e.Kind, e.Status = KindRateLimited, g.status
 		e.Reset = time.Now().Add(g.retryAfter).UTC()
-		e.Msg = fmt.Sprintf("GitHub's secondary rate limit stopped reading %s with %s: it asked to wait %s, more than the retry budget %s; retry after %s",
-			what, src, g.retryAfter, c.budget, e.Reset.Format(time.RFC3339))
+		e.Msg = fmt.Sprintf("GitHub's secondary rate limit stopped %s %s with %s: it asked to wait %s, more than the retry budget %s; retry after %s",
+			op.gerund, what, src, g.retryAfter, c.budget, e.Reset.Format(time.RFC3339))
 	case errors.As(err, &g) && g.err == nil:
 		e.Kind, e.Status = KindUnavailable, g.status
-		e.Msg = fmt.Sprintf("GitHub kept failing while reading %s: HTTP %d, %s; GitHub may be degraded (https://www.githubstatus.com): retry later",
-			what, g.status, g.Error())
+		e.Msg = fmt.Sprintf("GitHub kept failing while %s %s: HTTP %d, %s; GitHub may be degraded (https://www.githubstatus.com): retry later",
+			op.gerund, what, g.status, g.Error())
 	case errors.As(err, &rl):
 		e.Kind, e.Status, e.Reset = KindRateLimited, rl.Response.StatusCode, rl.Rate.Reset.Time.UTC()
-		e.Msg = rateLimitMsg(what, src, rl.Rate.Limit, e.Reset)
+		e.Msg = rateLimitMsg(op, what, src, rl.Rate.Limit, e.Reset)
 	case resp != nil && resp.Response != nil:
 		e.Status = resp.StatusCode
 		msg := http.StatusText(resp.StatusCode)
@@ -104,34 +120,37 @@ func (c *Client) wrap(what string, resp *github.Response, err error) error {
 			if n, err := strconv.ParseInt(resp.Header.Get("X-RateLimit-Reset"), 10, 64); err == nil {
 				e.Reset = time.Unix(n, 0).UTC()
 			}
-			e.Msg = rateLimitMsg(what, src, resp.Rate.Limit, e.Reset)
+			e.Msg = rateLimitMsg(op, what, src, resp.Rate.Limit, e.Reset)
 		case resp.StatusCode == http.StatusForbidden:
 			e.Kind = KindNoAccess
-			e.Msg = fmt.Sprintf("GitHub refused to show %s to %s (403 %s): the token needs read access to pull requests, checks and commit statuses of %s",
-				what, src, msg, c.repo.FullName())
+			e.Msg = fmt.Sprintf("GitHub refused %s %s to %s (403 %s): the token needs %s of %s",
+				op.gerund, what, src, msg, op.needs, c.repo.FullName())
 		case resp.StatusCode == http.StatusNotFound:
 			e.Kind = KindNoAccess
 			e.Msg = fmt.Sprintf("GitHub has no %s visible to %s (404 %s): check the number and the repository, or that the token can read %s (gh auth status)",
 				what, src, msg, c.repo.FullName())
 		case resp.StatusCode >= 500:
 			e.Kind = KindUnavailable
-			e.Msg = fmt.Sprintf("GitHub failed while reading %s: HTTP %d %s; retry later", what, resp.StatusCode, msg)
+			e.Msg = fmt.Sprintf("GitHub failed while %s %s: HTTP %d %s; retry later", op.gerund, what, resp.StatusCode, msg)
 		default:
-			e.Msg = fmt.Sprintf("GitHub refused to read %s: HTTP %d %s", what, resp.StatusCode, msg)
+			e.Msg = fmt.Sprintf("GitHub refused %s %s: HTTP %d %s", op.gerund, what, resp.StatusCode, msg)
 		}
 	default: // no answer: the network, DNS, TLS or a timeout
 		e.Kind = KindUnreachable
-		e.Msg = fmt.Sprintf("cannot reach the GitHub API at %s to read %s (%v): check the network or GITHUB_API_URL; `git exarchos cleanup <feature> --offline` verifies a merge without GitHub",
-			c.base, what, err)
+		e.Msg = fmt.Sprintf("cannot reach the GitHub API at %s while %s %s (%v): check the network or GITHUB_API_URL",
+			c.base, op.gerund, what, err)
+		if op == opRead {
+			e.Msg += "; `git exarchos cleanup <feature> --offline` verifies a merge without GitHub"
+		}
 	}
 	e.Msg = c.token.redact(e.Msg)
 	return e
 }
 
-func rateLimitMsg(what, src string, limit int, reset time.Time) string {
+func rateLimitMsg(op operation, what, src string, limit int, reset time.Time) string {
 	when := "later"
 	if !reset.IsZero() {
 		when = fmt.Sprintf("at %s (in %s)", reset.Format(time.RFC3339), time.Until(reset).Round(time.Second))
 	}
-	return fmt.Sprintf("GitHub API rate limit exhausted for %s (limit %d) while reading %s: it resets %s", src, limit, what, when)
+	return fmt.Sprintf("GitHub API rate limit exhausted for %s (limit %d) while %s %s: it resets %s", src, limit, op.gerund, what, when)
 }

@@ -349,3 +349,59 @@ func TestRetryBudgetFromEnv(t *testing.T) {
 		t.Fatalf("%v", err)
 	}
 }
+
+func TestClosePR(t *testing.T) {
+	fake := fakegithub.New("github.com", "acme", "app", secret)
+	defer fake.Close()
+	fake.SetPR(fakegithub.PR{Number: 12, Head: "topic", Base: "main", HeadSHA: "h"})
+	c := newClient(t, fake, time.Second)
+	pr, err := c.ClosePR(context.Background(), 12, "closed: superseded")
+	if err != nil || pr.State != "closed" || pr.Number != 12 {
+		t.Fatalf("%+v %v", pr, err)
+	}
+	if got := fake.Comments(12); len(got) != 1 || got[0] != "closed: superseded" {
+		t.Fatalf("comments %q", got)
+	}
+	by, total := fake.Requests()
+	if total != 2 || by["comment"] != 1 || by["close"] != 1 {
+		t.Fatalf("requests %v", by)
+	}
+
+	fake.SetPR(fakegithub.PR{Number: 13, Head: "other", Base: "main", HeadSHA: "h"})
+	fake.ResetRequests()
+	// The comment lands, then the close (a PATCH to a state) meets a 502: retried with its body
+	// replayed, and the comment is not posted twice.
+	fake.Fail(fakegithub.Fault{Route: "close", Status: 502, Body: `{"message":"Bad Gateway"}`})
+	if pr, err := c.ClosePR(context.Background(), 13, "bye"); err != nil || pr.State != "closed" {
+		t.Fatalf("%+v %v", pr, err)
+	}
+	if by, _ := fake.Requests(); by["close"] != 2 || by["comment"] != 1 || len(fake.Comments(13)) != 1 {
+		t.Fatalf("requests %v, comments %q", by, fake.Comments(13))
+	}
+}
+
+func TestClosePRFailures(t *testing.T) {
+	fake := fakegithub.New("github.com", "acme", "app", secret)
+	defer fake.Close()
+	fake.SetPR(fakegithub.PR{Number: 12, Head: "topic", Base: "main", HeadSHA: "h"})
+	c := newClient(t, fake, 300*time.Millisecond)
+	// A 5xx on the comment (a POST) is not retried: a second comment would be noise.
+	fake.Fail(fakegithub.Fault{Status: 502, Body: `{"message":"Bad Gateway"}`})
+	_, err := c.ClosePR(context.Background(), 12, "bye")
+	var ge *githubsync.Error
+	if !errors.As(err, &ge) || ge.Kind != githubsync.KindUnavailable || !strings.Contains(ge.Msg, "closing pull request acme/app#12") {
+		t.Fatalf("%v", err)
+	}
+	if by, total := fake.Requests(); total != 1 || by["comment"] != 1 {
+		t.Fatalf("requests %v", by)
+	}
+	// No write access: an access failure (exit 4) that names the permission.
+	fake.Fail(fakegithub.Fault{Route: "close", Status: 403, Body: `{"message":"Resource not accessible by integration"}`})
+	_, err = c.ClosePR(context.Background(), 12, "bye")
+	if !errors.As(err, &ge) || ge.Kind != githubsync.KindNoAccess || !ge.IsAccess() || !strings.Contains(ge.Msg, "write access") {
+		t.Fatalf("%v", err)
+	}
+	if p, _ := fake.PR(12); p.State != "open" {
+		t.Fatalf("closed despite the 403: %+v", p)
+	}
+}

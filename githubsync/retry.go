@@ -13,7 +13,8 @@ import (
 // maxAttempts bounds retries even when the time budget would allow more.
 const maxAttempts = 6
 
-// retrying is an http.RoundTripper that retries GET requests on 5xx answers, on secondary rate
+// retrying is an http.RoundTripper that retries GET requests (and PATCH, idempotent here, with its
+// body replayed) on 5xx answers, on secondary rate
 // limits (honouring Retry-After) and once on network errors, with exponential backoff, within a
 // total time budget. Primary rate limits are not retried: they reset in up to an hour.
 type retrying struct {
@@ -25,9 +26,17 @@ type retrying struct {
 func (t *retrying) RoundTrip(req *http.Request) (*http.Response, error) {
 	start := time.Now()
 	backoff := min(500*time.Millisecond, t.budget/8)
+	var err0 error
 	for attempt := 1; ; attempt++ {
 		t.requests.Add(1)
-		resp, err := t.next.RoundTrip(req)
+		try := req
+		if attempt > 1 && req.GetBody != nil {
+			try = req.Clone(req.Context()) // RoundTrip must not modify req: replay the body on a copy
+			if try.Body, err0 = req.GetBody(); err0 != nil {
+				return nil, err0
+			}
+		}
+		resp, err := t.next.RoundTrip(try)
 		wait, secondary, retry := retryable(req, resp, err, attempt, backoff)
 		if !retry {
 			return resp, err
@@ -55,7 +64,13 @@ func (t *retrying) RoundTrip(req *http.Request) (*http.Response, error) {
 
 // retryable says whether to retry, after how long, and whether a secondary rate limit asked for it.
 func retryable(req *http.Request, resp *http.Response, err error, attempt int, backoff time.Duration) (time.Duration, bool, bool) {
-	if req.Method != http.MethodGet && req.Method != http.MethodHead {
+	switch req.Method {
+	case http.MethodGet, http.MethodHead:
+	case http.MethodPatch: // setting fields to values: repeating it changes nothing
+		if req.Body != nil && req.Body != http.NoBody && req.GetBody == nil {
+			return 0, false, false
+		}
+	default: // POST creates (a second comment): never repeated
 		return 0, false, false
 	}
 	if err != nil {

@@ -117,3 +117,18 @@ func BenchmarkBaselineReadRef(b *testing.B) {
 	}
 	_ = plumbing.ZeroHash
 }
+
+// BenchmarkAppendBaselineGitUpdateRef is git moving one ref (a process, like every git command an
+// agent's tooling would run instead): the floor an append is compared with.
+func BenchmarkAppendBaselineGitUpdateRef(b *testing.B) {
+	dir, _ := seeded(b, 10)
+	head := git(b, dir, "rev-parse", "HEAD")
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		cmd := exec.Command("git", "update-ref", "refs/bench/x", head)
+		cmd.Dir = dir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			b.Fatal(err, string(out))
+		}
+	}
+}

@@ -17,11 +17,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/go-git/go-billy/v5/osfs"
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/cache"
 	"github.com/go-git/go-git/v5/plumbing/object"
-	"github.com/go-git/go-git/v5/storage/filesystem"
 	"github.com/go-git/go-git/v5/storage/filesystem/dotgit"
 
 	"github.com/exarchos/git-exarchos/workflow"
@@ -84,7 +81,7 @@ type Store struct {
 	// Now is the clock stamped on events and commits; tests may replace it.
 	Now func() time.Time
 
-	st     *filesystem.Storage
+	st     *objectStore
 	config map[string][]string // git config, loaded on first use
 }
 
@@ -103,7 +100,7 @@ func OpenAt(loc Location) *Store {
 	return &Store{
 		Loc: loc,
 		Now: time.Now,
-		st:  filesystem.NewStorage(osfs.New(loc.CommonDir), cache.NewObjectLRUDefault()),
+		st:  newObjectStore(loc.CommonDir),
 	}
 }
 
@@ -275,7 +272,7 @@ func (s *Store) retryTransient(f func() error) error {
 		if (waited > 2*time.Second && !s.gcRunning()) || waited > 90*time.Second {
 			return err
 		}
-		s.st.ObjectStorage.Reindex()
+		s.st.Reindex()
 		time.Sleep(time.Duration(min(attempt+1, 4)) * 5 * time.Millisecond)
 	}
 }

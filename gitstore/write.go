@@ -8,9 +8,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math/big"
 	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 	"time"
@@ -322,45 +322,42 @@ type builder struct {
 
 func newBuilder(s *Store) *builder { return &builder{s: s} }
 
+// put writes an object unless it is already stored as a loose object, and remembers it for
+// ensureDurable either way (an existing unreachable object may still be pruned by a running gc).
+// Each file created costs far more than a stat on most disks, so unchanged objects are not rewritten.
 func (b *builder) put(t plumbing.ObjectType, content []byte) (plumbing.Hash, error) {
-	obj := b.s.st.NewEncodedObject()
+	obj := &plumbing.MemoryObject{}
 	obj.SetType(t)
-	obj.SetSize(int64(len(content)))
-	w, err := obj.Writer()
+	obj.Write(content)
+	b.written = append(b.written, obj)
+	if _, err := os.Stat(b.s.st.loosePath(obj.Hash())); err == nil {
+		return obj.Hash(), nil
+	}
+	return b.s.st.writeLoose(t, content)
+}
+
+// keep is put for an object go-git encoded.
+func (b *builder) keep(obj plumbing.EncodedObject) (plumbing.Hash, error) {
+	content, err := objectContent(obj)
 	if err != nil {
 		return plumbing.ZeroHash, err
 	}
-	if _, err := w.Write(content); err != nil {
-		return plumbing.ZeroHash, err
-	}
-	w.Close()
-	return b.keep(obj)
+	return b.put(obj.Type(), content)
 }
 
-// keep writes obj unless it is already stored as a loose object, and remembers it for
-// ensureDurable either way (an existing unreachable object may still be pruned by a running gc).
-// Each file created costs far more than a stat on most disks, so unchanged objects are not rewritten.
-func (b *builder) keep(obj plumbing.EncodedObject) (plumbing.Hash, error) {
-	b.written = append(b.written, obj)
-	if b.s.looseExists(obj.Hash()) {
-		return obj.Hash(), nil
+func objectContent(obj plumbing.EncodedObject) ([]byte, error) {
+	r, err := obj.Reader()
+	if err != nil {
+		return nil, err
 	}
-	if err := b.s.writeObject(obj); err != nil {
-		return plumbing.ZeroHash, err
-	}
-	return obj.Hash(), nil
-}
-
-func (s *Store) looseExists(h plumbing.Hash) bool {
-	hex := h.String()
-	_, err := os.Stat(filepath.Join(s.Loc.CommonDir, "objects", hex[:2], hex[2:]))
-	return err == nil
+	defer r.Close()
+	return io.ReadAll(r)
 }
 
 func (b *builder) putTree(entries []object.TreeEntry) (plumbing.Hash, error) {
 	sortTreeEntries(entries)
 	t := &object.Tree{Entries: entries}
-	obj := b.s.st.NewEncodedObject()
+	obj := &plumbing.MemoryObject{}
 	if err := t.Encode(obj); err != nil {
 		return plumbing.ZeroHash, err
 	}
@@ -505,11 +502,17 @@ func (b *builder) putCommit(h *head, root plumbing.Hash, events []workflow.Event
 	}
 	var info trailerInfo
 	json.Unmarshal(state, &info)
-	c := &object.Commit{Author: sig, Committer: sig, TreeHash: root, Message: commitMessage(h.feature, events, info)}
+	var parents []plumbing.Hash
 	if !h.commit.IsZero() {
-		c.ParentHashes = []plumbing.Hash{h.commit}
+		parents = []plumbing.Hash{h.commit}
 	}
-	obj := b.s.st.NewEncodedObject()
+	return b.putCommitObject(sig, root, parents, commitMessage(h.feature, events, info))
+}
+
+// putCommitObject writes a commit with the given parents (one for an append, two for a merge).
+func (b *builder) putCommitObject(sig object.Signature, root plumbing.Hash, parents []plumbing.Hash, message string) (plumbing.Hash, error) {
+	c := &object.Commit{Author: sig, Committer: sig, TreeHash: root, Message: message, ParentHashes: parents}
+	obj := &plumbing.MemoryObject{}
 	if err := c.Encode(obj); err != nil {
 		return plumbing.ZeroHash, err
 	}
@@ -545,15 +548,22 @@ func commitMessage(feature string, events []workflow.Event, info trailerInfo) st
 	if len(summary) > 120 {
 		summary = summary[:117] + "..."
 	}
+	return trailedMessage(fmt.Sprintf("%s: %s", feature, summary), info, events[0].Seq, events[len(events)-1].Seq, events[len(events)-1].Seq)
+}
+
+// trailedMessage is a commit message: the subject, then the trailers `list` reads.
+func trailedMessage(subject string, info trailerInfo, firstSeq, lastSeq, total int64) string {
 	var m strings.Builder
-	fmt.Fprintf(&m, "%s: %s\n\n", feature, summary)
+	fmt.Fprintf(&m, "%s\n\n", subject)
 	for _, t := range [][2]string{{"Phase", info.Phase}, {"Type", info.Type}, {"Branch", info.Branch}} {
 		if t[1] != "" {
 			fmt.Fprintf(&m, "Exarchos-%s: %s\n", t[0], t[1])
 		}
 	}
-	fmt.Fprintf(&m, "Exarchos-Seq: %d..%d\n", events[0].Seq, events[len(events)-1].Seq)
-	fmt.Fprintf(&m, "Exarchos-Events: %d\n", events[len(events)-1].Seq)
+	if firstSeq > 0 {
+		fmt.Fprintf(&m, "Exarchos-Seq: %d..%d\n", firstSeq, lastSeq)
+	}
+	fmt.Fprintf(&m, "Exarchos-Events: %d\n", total)
 	return m.String()
 }
 
@@ -565,14 +575,18 @@ func (b *builder) ensureDurable() error {
 	for {
 		running := b.s.gcRunning()
 		for _, obj := range b.written {
-			if _, err := b.s.st.EncodedObjectSize(obj.Hash()); err == nil {
+			if b.s.st.has(obj.Hash()) {
 				continue
 			}
-			b.s.st.ObjectStorage.Reindex()
-			if _, err := b.s.st.EncodedObjectSize(obj.Hash()); err == nil {
+			b.s.st.Reindex()
+			if b.s.st.has(obj.Hash()) {
 				continue
 			}
-			if err := b.s.writeObject(obj); err != nil {
+			content, err := objectContent(obj)
+			if err == nil {
+				_, err = b.s.st.writeLoose(obj.Type(), content)
+			}
+			if err != nil {
 				return fmt.Errorf("rewrite object %s pruned by a concurrent gc: %w", obj.Hash(), err)
 			}
 		}
@@ -584,24 +598,6 @@ func (b *builder) ensureDurable() error {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-}
-
-// writeObject stores a loose object. `git prune` removes empty objects/xx directories, and go-git
-// renames its temporary file into that directory without creating it, so make sure it exists and
-// try again when a concurrent prune removed it in between.
-func (s *Store) writeObject(obj plumbing.EncodedObject) error {
-	hex := obj.Hash().String()
-	dir := filepath.Join(s.Loc.CommonDir, "objects", hex[:2])
-	var err error
-	for attempt := 0; attempt < 10; attempt++ {
-		if err = os.MkdirAll(dir, 0o777); err != nil {
-			continue
-		}
-		if _, err = s.st.SetEncodedObject(obj); err == nil {
-			return nil
-		}
-	}
-	return fmt.Errorf("write object %s: %w", hex, err)
 }
 
 // setEntry replaces the entry with e's name or adds e.

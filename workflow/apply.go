@@ -1,6 +1,7 @@
 package workflow
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -101,6 +102,9 @@ func (s *State) apply(e Event) {
 func (s *State) conflict(e Event, reason string) {
 	s.Conflicts = append(s.Conflicts, Conflict{Seq: e.Seq, ID: e.ID, Type: e.Type, Reason: reason})
 }
+
+// sameJSON compares two JSON values as compacted bytes (fields are stored compacted, keys sorted).
+func sameJSON(a, b json.RawMessage) bool { return bytes.Equal(compact(a), compact(b)) }
 
 func decode(e Event, v any) error {
 	if err := e.DecodeData(v); err != nil {
@@ -296,6 +300,17 @@ func (s *State) applyField(e Event) error {
 	if len(d.Value) == 0 || !json.Valid(d.Value) {
 		return fmt.Errorf("field %s: malformed JSON value", d.Path)
 	}
+	if d.Prev != nil {
+		cur, ok := s.Field(d.Path)
+		saw := ok == d.Prev.Set && (!ok || sameJSON(cur, d.Prev.Value))
+		if !saw && !(ok && sameJSON(cur, d.Value)) {
+			now := "unset"
+			if ok {
+				now = string(compact(cur))
+			}
+			return fmt.Errorf("field %s set to %s concurrently with %s: the first in canonical order (%s) is kept", d.Path, compact(d.Value), now, now)
+		}
+	}
 	f, err := setPath(s.Fields, strings.Split(d.Path, "."), d.Value, true)
 	if err != nil {
 		return fmt.Errorf("field %s: %v", d.Path, err)
@@ -336,6 +351,15 @@ func (s *State) applyTask(e Event) error {
 		return fmt.Errorf("no task %s", d.ID)
 	}
 	t := &s.Tasks[i]
+	if finished := e.Type == EventTaskCompleted || e.Type == EventTaskFailed; finished && d.Was != "" && d.Was != t.Status {
+		target := TaskCompleted
+		if e.Type == EventTaskFailed {
+			target = TaskFailed
+		}
+		if (t.Status == TaskCompleted || t.Status == TaskFailed) && t.Status != target {
+			return fmt.Errorf("task %s was %s concurrently with this %s (decided when it was %s): the first in canonical order (%s) is kept", d.ID, t.Status, target, d.Was, t.Status)
+		}
+	}
 	switch e.Type {
 	case EventTaskStarted:
 		t.Status = TaskInProgress

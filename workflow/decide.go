@@ -400,7 +400,11 @@ func (d decider) set(c Set) ([]NewEvent, *Rejection) {
 				return nil, reject(CodeBadInput, "%s: %v", a.Path, err)
 			}
 		}
-		out = append(out, NewEvent{Type: EventFieldSet, Data: FieldSetData{Path: a.Path, Value: compact(a.Value)}})
+		prev := &FieldPrev{}
+		if v, ok := d.s.Field(a.Path); ok {
+			prev = &FieldPrev{Set: true, Value: compact(v)}
+		}
+		out = append(out, NewEvent{Type: EventFieldSet, Data: FieldSetData{Path: a.Path, Value: compact(a.Value), Prev: prev}})
 	}
 	return out, nil
 }
@@ -490,12 +494,12 @@ func (d decider) task(c Command) ([]NewEvent, *Rejection) {
 		if t.Status == TaskCompleted && (c.HeadSHA == "" || c.HeadSHA == t.HeadSHA) {
 			return nil, nil
 		}
-		return one(EventTaskCompleted, TaskData{ID: id, HeadSHA: c.HeadSHA}), nil
+		return one(EventTaskCompleted, TaskData{ID: id, HeadSHA: c.HeadSHA, Was: t.Status}), nil
 	case FailTask:
 		if t.Status == TaskFailed && c.Reason == t.Reason {
 			return nil, nil
 		}
-		return one(EventTaskFailed, TaskData{ID: id, Reason: c.Reason}), nil
+		return one(EventTaskFailed, TaskData{ID: id, Reason: c.Reason, Was: t.Status}), nil
 	}
 	return nil, nil
 }

@@ -169,6 +169,16 @@ type ArtifactData struct {
 type FieldSetData struct {
 	Path  string          `json:"path"`
 	Value json.RawMessage `json:"value"`
+	// Prev is the value the writer saw at Path when it decided (nil in events written before it
+	// existed). After two logs merge, a set whose Prev no longer matches was concurrent with another
+	// set of the same path: the fold keeps the first and records the second as a conflict.
+	Prev *FieldPrev `json:"prev,omitempty"`
+}
+
+// FieldPrev is what a field.set's writer saw at the path: a value, or nothing (Set false).
+type FieldPrev struct {
+	Set   bool            `json:"set"`
+	Value json.RawMessage `json:"value,omitempty"`
 }
 
 // TaskData is the payload of task.added, task.started, task.completed and task.failed.
@@ -177,6 +187,10 @@ type TaskData struct {
 	Title   string `json:"title,omitempty"`
 	HeadSHA string `json:"headSha,omitempty"`
 	Reason  string `json:"reason,omitempty"`
+	// Was is the task's status as the writer saw it (task.completed and task.failed). After a
+	// merge, a completion and a failure decided concurrently from the same status conflict: the
+	// first in canonical order wins and the other is recorded.
+	Was string `json:"was,omitempty"`
 }
 
 // ReviewData is the payload of review.recorded.

@@ -7,6 +7,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/exarchos/git-exarchos/app"
+	"github.com/exarchos/git-exarchos/githubsync"
 	"github.com/exarchos/git-exarchos/workflow"
 )
 
@@ -14,14 +15,18 @@ func init() {
 	extraClassifiers = append(extraClassifiers, func(err error) (errorBody, bool) {
 		var inc *app.CancelIncompleteError
 		if errors.As(err, &inc) {
-			return errorBody{Code: "CANCEL_INCOMPLETE", Exit: exitError, Details: inc.Result}, true
+			exit := exitError
+			if ge := (*githubsync.Error)(nil); errors.As(err, &ge) && ge.IsAccess() {
+				exit = exitGitHub // a step failed for want of GitHub access: exit 4, as pr commands do
+			}
+			return errorBody{Code: "CANCEL_INCOMPLETE", Exit: exit, Details: inc.Result}, true
 		}
 		return errorBody{}, false
 	})
 }
 
 func cancelCommand() *cli.Command {
-	const usage = "cancel [<feature>] [--reason R] [--dry-run] [--json]"
+	const usage = "cancel [<feature>] [--reason R] [--dry-run] [--skip-pr] [--json]"
 	return &cli.Command{
 		Name:  "cancel",
 		Usage: "cancel a workflow: undo what it created (worktrees, branches, PRs) without losing work",
@@ -32,20 +37,25 @@ reverse creation order, one compensation.step event per step:
   - a task worktree with changes (modified, staged or untracked files) is first committed under
     refs/exarchos-rescue/<feature>/<task>, then removed (git worktree remove, git worktree prune);
   - a task branch is deleted only once merged into the workflow's branch or kept under that ref;
-  - a linked pull request is left open for now (the step is recorded as skipped, with the fix).
+  - a linked open pull request is closed on GitHub with a comment naming the workflow and the
+    reason (one already merged or closed is left alone); --skip-pr leaves it as it is.
+    The token comes from GH_TOKEN, GITHUB_TOKEN or ` + "`gh auth token`" + `; GITHUB_API_URL overrides the API.
 Then the workflow is cancelled. A step that fails (a locked worktree, a branch checked out
 elsewhere) is recorded with the reason and the fix; the workflow stays cancelling and the next
 cancel retries it. A cancel that was killed resumes where it stopped. See git exarchos rescue.
 
-Exits 1 with code CANCEL_INCOMPLETE when a step failed.
+Exits 1 with code CANCEL_INCOMPLETE when a step failed, 4 when it failed for want of GitHub access
+(no token, a bad token, no write access, rate limited).
 
 Examples:
    git exarchos cancel login --reason "superseded by sso"
    git exarchos cancel login --dry-run          # the plan, and what each step would do
+   git exarchos cancel login --skip-pr          # no GitHub access: leave the pull request open
    git exarchos cancel login --json`,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "reason", Usage: "why"},
 			&cli.BoolFlag{Name: "dry-run", Aliases: []string{"n"}, Usage: "print the plan and change nothing"},
+			&cli.BoolFlag{Name: "skip-pr", Usage: "leave a linked pull request as it is (recorded as skipped by the user)"},
 			jsonFlag,
 		},
 		Action: func(c *cli.Context) error {
@@ -56,7 +66,7 @@ Examples:
 			if err != nil {
 				return err
 			}
-			res, err := app.Cancel(r, app.CancelOptions{Feature: c.Args().First(), Reason: c.String("reason"), DryRun: c.Bool("dry-run")})
+			res, err := app.Cancel(r, app.CancelOptions{Feature: c.Args().First(), Reason: c.String("reason"), DryRun: c.Bool("dry-run"), SkipPR: c.Bool("skip-pr")})
 			var inc *app.CancelIncompleteError
 			if errors.As(err, &inc) && !c.Bool("json") {
 				printCancel(c.App.Writer, inc.Result) // the steps that ran; the error follows on stderr

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os/exec"
 	"strconv"
 	"strings"
@@ -38,6 +39,7 @@ var fakes sync.Map // *testscript.TestScript → *fakegithub.Server
 //	github check REF NAME CONCLUSION|in_progress   github status REF CONTEXT STATE
 //	github review N USER STATE   github fail STATUS [COUNT] [Header:Value]... [body=TEXT]
 //	github requests MAX          assert at most MAX requests since the last check, then reset
+//	github closed N comments=K   assert pull request N is closed, with K comments posted
 //	github stop                  the API goes away (network down)
 //
 // REF is a commit, or @rev resolved with git rev-parse in the script's directory.
@@ -136,6 +138,15 @@ func cmdGitHub(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Logf("github requests: %d %v", total, by)
 		if max := num(0); total > max {
 			ts.Fatalf("%d GitHub requests (%v), want at most %d", total, by, max)
+		}
+	case "closed":
+		p, ok := f.PR(num(0))
+		comments := f.Comments(num(0))
+		if !ok || p.State != "closed" || fmt.Sprint(len(comments)) != kv["comments"] {
+			ts.Fatalf("pull request %d: %+v, comments %q; want closed with %s comment(s)", num(0), p, comments, kv["comments"])
+		}
+		for _, c := range comments {
+			ts.Logf("comment: %s", c)
 		}
 	case "stop":
 		f.Close()

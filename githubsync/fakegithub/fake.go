@@ -1,5 +1,6 @@
 // Package fakegithub is an in-memory GitHub REST API for tests: the endpoints githubsync reads
-// (pull get and list, check runs, combined commit status, reviews), request counting, and queued
+// (pull get and list, check runs, combined commit status, reviews), the writes it makes (issue
+// comments, closing a pull request), request counting, and queued
 // faults (5xx storms, rate limits, bad tokens). Point GITHUB_API_URL at Server.URL.
 package fakegithub
 
@@ -42,6 +43,7 @@ type Review struct{ User, State string }
 // Fault is an answer served instead of the real one. Body may contain {{token}}, replaced by the
 // token the request carried (to prove the client never repeats it).
 type Fault struct {
+	Route  string // served only to this route (pull, pulls, comment, close, ...); empty: to any
 	Status int
 	Header map[string]string
 	Body   string
@@ -58,6 +60,7 @@ type Server struct {
 	runs     map[string][]CheckRun
 	statuses map[string][]Status
 	reviews  map[int][]Review
+	comments map[int][]string
 	faults   []Fault
 	requests map[string]int
 	total    int
@@ -66,7 +69,7 @@ type Server struct {
 // New starts a fake for owner/repo on host (web URLs use https://host/...).
 func New(host, owner, repo, token string) *Server {
 	s := &Server{Owner: owner, Repo: repo, Host: host, Token: token, pulls: map[int]*PR{}, runs: map[string][]CheckRun{},
-		statuses: map[string][]Status{}, reviews: map[int][]Review{}, requests: map[string]int{}}
+		statuses: map[string][]Status{}, reviews: map[int][]Review{}, comments: map[int][]string{}, requests: map[string]int{}}
 	s.Server = httptest.NewServer(http.HandlerFunc(s.serve))
 	return s
 }
@@ -119,6 +122,24 @@ func (s *Server) AddReview(n int, r Review) {
 	s.UpdatePR(n, func(*PR) {})
 }
 
+// Comments returns the comments posted on issue or pull request n, oldest first.
+func (s *Server) Comments(n int) []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.comments[n])
+}
+
+// PR returns a copy of pull request n.
+func (s *Server) PR(n int) (PR, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	p, ok := s.pulls[n]
+	if !ok {
+		return PR{}, false
+	}
+	return *p, true
+}
+
 // Fail queues faults served, in order, to the next requests.
 func (s *Server) Fail(fs ...Fault) {
 	s.mu.Lock()
@@ -150,6 +171,7 @@ var (
 	reReviews  = regexp.MustCompile(`^/repos/([^/]+)/([^/]+)/pulls/(\d+)/reviews$`)
 	reRuns     = regexp.MustCompile(`^/repos/([^/]+)/([^/]+)/commits/([^/]+)/check-runs$`)
 	reStatuses = regexp.MustCompile(`^/repos/([^/]+)/([^/]+)/commits/([^/]+)/status$`)
+	reComments = regexp.MustCompile(`^/repos/([^/]+)/([^/]+)/issues/(\d+)/comments$`)
 )
 
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
@@ -157,18 +179,24 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	defer s.mu.Unlock()
 	path := strings.TrimPrefix(r.URL.Path, "/api/v3") // GitHub Enterprise Server layout
 	route := "other"
-	for name, re := range map[string]*regexp.Regexp{"pull": rePull, "pulls": rePulls, "reviews": reReviews, "check-runs": reRuns, "status": reStatuses} {
+	for name, re := range map[string]*regexp.Regexp{"pull": rePull, "pulls": rePulls, "reviews": reReviews, "check-runs": reRuns, "status": reStatuses, "comment": reComments} {
 		if re.MatchString(path) {
 			route = name
 		}
+	}
+	switch {
+	case route == "pull" && r.Method == http.MethodPatch:
+		route = "close" // the only edit githubsync makes
+	case route == "comment" && r.Method != http.MethodPost, route != "close" && route != "comment" && r.Method != http.MethodGet:
+		route = "other"
 	}
 	s.requests[route]++
 	s.total++
 	token := strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")
 	w.Header().Set("Content-Type", "application/json")
-	if len(s.faults) > 0 {
-		f := s.faults[0]
-		s.faults = s.faults[1:]
+	if i := slices.IndexFunc(s.faults, func(f Fault) bool { return f.Route == "" || f.Route == route }); i >= 0 {
+		f := s.faults[i]
+		s.faults = slices.Delete(s.faults, i, i+1)
 		for k, v := range f.Header {
 			w.Header().Set(k, v)
 		}
@@ -191,6 +219,29 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	var body any
 	switch route {
+	case "comment":
+		n, _ := strconv.Atoi(reComments.FindStringSubmatch(path)[3])
+		var in struct{ Body string }
+		if _, ok := s.pulls[n]; !ok || json.NewDecoder(r.Body).Decode(&in) != nil {
+			notFound()
+			return
+		}
+		s.comments[n] = append(s.comments[n], in.Body)
+		w.WriteHeader(http.StatusCreated)
+		body = map[string]any{"id": len(s.comments[n]), "body": in.Body}
+	case "close":
+		n, _ := strconv.Atoi(rePull.FindStringSubmatch(path)[3])
+		var in struct{ State string }
+		p, ok := s.pulls[n]
+		if !ok || json.NewDecoder(r.Body).Decode(&in) != nil {
+			notFound()
+			return
+		}
+		if in.State != "" && !(p.Merged && in.State == "open") {
+			p.State = in.State
+			p.UpdatedAt = p.UpdatedAt.Add(time.Minute)
+		}
+		body = s.pullJSON(p)
 	case "pull":
 		n, _ := strconv.Atoi(rePull.FindStringSubmatch(path)[3])
 		p, ok := s.pulls[n]

@@ -1,0 +1,357 @@
+package app_test
+
+import (
+	"errors"
+	"fmt"
+	"math/rand"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/exarchos/git-exarchos/app"
+	"github.com/exarchos/git-exarchos/gitstore"
+	"github.com/exarchos/git-exarchos/workflow"
+)
+
+func git(t testing.TB, dir string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// team is a bare remote and n clones of it, each with its own identity.
+type team struct {
+	remote string
+	clones []*app.Repo
+	dirs   []string
+}
+
+func newTeam(t testing.TB, n int) *team {
+	t.Helper()
+	root := t.TempDir()
+	tm := &team{remote: filepath.Join(root, "remote.git")}
+	git(t, root, "init", "-q", "--bare", "-b", "main", tm.remote)
+	for i := 0; i < n; i++ {
+		dir := filepath.Join(root, fmt.Sprintf("clone%d", i))
+		git(t, root, "clone", "-q", "file://"+tm.remote, dir)
+		git(t, dir, "symbolic-ref", "HEAD", "refs/heads/main") // the remote is empty: no default branch yet
+		git(t, dir, "config", "user.name", fmt.Sprintf("Dev %d", i))
+		git(t, dir, "config", "user.email", fmt.Sprintf("dev%d@example.com", i))
+		if i == 0 {
+			os.WriteFile(filepath.Join(dir, "README"), []byte("hi\n"), 0o644)
+			git(t, dir, "add", "README")
+			git(t, dir, "commit", "-q", "-m", "initial")
+			git(t, dir, "push", "-q", "origin", "main")
+		} else {
+			git(t, dir, "pull", "-q", "origin", "main")
+		}
+		r, err := app.Open(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tm.clones, tm.dirs = append(tm.clones, r), append(tm.dirs, dir)
+	}
+	return tm
+}
+
+// stateBlobs reads every workflow's state.json as stored, by feature.
+func stateBlobs(t testing.TB, dir string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	refs := git(t, dir, "for-each-ref", "--format=%(refname)", "refs/exarchos/")
+	for _, ref := range strings.Fields(refs) {
+		out[strings.TrimPrefix(ref, "refs/exarchos/")] = git(t, dir, "cat-file", "blob", ref+":state.json")
+	}
+	return out
+}
+
+func TestPullCreatesFastForwardsAndMerges(t *testing.T) {
+	tm := newTeam(t, 2)
+	a, b := tm.clones[0], tm.clones[1]
+	// A remote with no workflow yet: pull and push do nothing and succeed.
+	pr, err := app.Pull(b, app.PullOptions{})
+	if err != nil || len(pr.Workflows) != 0 {
+		t.Fatalf("empty pull: %+v %v", pr, err)
+	}
+	if _, err := a.Init(workflow.Init{Feature: "login", Type: "oneshot", Branch: "main"}); err != nil {
+		t.Fatal(err)
+	}
+	ps, err := app.Push(a, app.PushOptions{})
+	if err != nil || ps.Counts[app.PushedNew] != 1 {
+		t.Fatalf("push: %+v %v", ps, err)
+	}
+	if pr, err = app.Pull(b, app.PullOptions{}); err != nil || pr.Counts[gitstore.Created] != 1 {
+		t.Fatalf("pull: %+v %v", pr, err)
+	}
+	// Both set the same field to different values and push: the second push is rejected, merged
+	// and pushed again; the conflict is named.
+	set := func(r *app.Repo, v string) {
+		t.Helper()
+		if _, err := r.Execute("login", workflow.Set{Assignments: []workflow.Assignment{{Path: "owner", Value: []byte(`"` + v + `"`)}}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	set(a, "ann")
+	set(b, "bob")
+	if ps, err = app.Push(a, app.PushOptions{}); err != nil || ps.Counts[app.Pushed] != 1 {
+		t.Fatalf("push a: %+v %v", ps, err)
+	}
+	ps, err = app.Push(b, app.PushOptions{})
+	if err != nil || ps.Counts[app.PushedAfter] != 1 || len(ps.Workflows[0].Conflicts) != 1 {
+		t.Fatalf("push b: %+v %v", ps, err)
+	}
+	pr, err = app.Pull(a, app.PullOptions{})
+	if err != nil || pr.Counts[gitstore.FastForward] != 1 || len(pr.Workflows[0].Conflicts) != 1 {
+		t.Fatalf("pull a: %+v %v", pr, err)
+	}
+	if sa, sb := stateBlobs(t, tm.dirs[0]), stateBlobs(t, tm.dirs[1]); sa["login"] != sb["login"] {
+		t.Fatalf("states differ:\n%s\n%s", sa["login"], sb["login"])
+	}
+	st, _, _ := a.State("login")
+	if len(st.Conflicts) != 1 || st.FieldString("owner") == "" {
+		t.Fatalf("state %+v", st)
+	}
+	// The next local event's clock is above both sides'.
+	res, err := a.Execute("login", workflow.AddTask{ID: "t1"})
+	if err != nil || res.Appended[0].Clock <= st.LastClock {
+		t.Fatalf("clock after merge: %+v %v (last %d)", res, err, st.LastClock)
+	}
+}
+
+func TestDeletedUpstreamKeptUnlessPruned(t *testing.T) {
+	tm := newTeam(t, 2)
+	a, b := tm.clones[0], tm.clones[1]
+	for _, f := range []string{"one", "two"} {
+		if _, err := a.Init(workflow.Init{Feature: f, Type: "oneshot", Branch: "main"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := app.Sync(a, app.SyncOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := app.Pull(b, app.PullOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	git(t, tm.dirs[0], "push", "-q", "origin", ":refs/exarchos/one", ":refs/exarchos/two")
+	// b changed "two" after the deletion: even --prune keeps it.
+	if _, err := b.Store.Append("two", app.Projector, workflow.NewEvent{Type: "note"}); err != nil {
+		t.Fatal(err)
+	}
+	pr, err := app.Pull(b, app.PullOptions{})
+	if err != nil || pr.Counts[app.DeletedUpstream] != 2 {
+		t.Fatalf("pull: %+v %v", pr, err)
+	}
+	// push does not bring them back.
+	ps, err := app.Push(b, app.PushOptions{})
+	if err != nil || ps.Counts[app.SkippedGone] != 2 {
+		t.Fatalf("push: %+v %v", ps, err)
+	}
+	pr, err = app.Pull(b, app.PullOptions{Prune: true})
+	if err != nil || pr.Counts[app.Pruned] != 1 || pr.Counts[app.DeletedUpstream] != 1 {
+		t.Fatalf("prune: %+v %v", pr, err)
+	}
+	if ok, _ := b.Store.Exists("one"); ok {
+		t.Fatal("one not pruned")
+	}
+	if ok, _ := b.Store.Exists("two"); !ok {
+		t.Fatal("two (changed here) pruned")
+	}
+}
+
+func TestRemoteSetupIsIdempotentAndPlainFetchBringsWorkflows(t *testing.T) {
+	tm := newTeam(t, 2)
+	if _, err := tm.clones[0].Init(workflow.Init{Feature: "x", Type: "oneshot", Branch: "main"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := app.Push(tm.clones[0], app.PushOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range []bool{true, false} {
+		res, err := app.RemoteSetup(tm.clones[1], app.RemoteSetupOptions{})
+		if err != nil || res.Added != want || res.Remote != "origin" {
+			t.Fatalf("setup %d: %+v %v", i, res, err)
+		}
+	}
+	git(t, tm.dirs[1], "fetch", "-q")
+	if got := git(t, tm.dirs[1], "for-each-ref", "--format=%(refname)", "refs/exarchos-remotes/"); got != "refs/exarchos-remotes/origin/x" {
+		t.Fatalf("tracking refs %q", got)
+	}
+	if got := git(t, tm.dirs[1], "for-each-ref", "refs/exarchos/"); got != "" {
+		t.Fatalf("plain fetch wrote local workflows: %s", got)
+	}
+	if _, err := app.Pull(tm.clones[1], app.PullOptions{Remote: "nope"}); err == nil || !strings.Contains(err.Error(), "no such remote") {
+		t.Fatalf("unknown remote: %v", err)
+	}
+}
+
+// TestConvergence drives two and three clones through random interleavings of workflow commands,
+// custom events, pulls, pushes and syncs; then everyone syncs twice. Every clone must then hold a
+// byte-identical state.json for every workflow, every event written anywhere exactly once, and each
+// conflict once.
+func TestConvergence(t *testing.T) {
+	seeds := 8
+	if testing.Short() {
+		seeds = 3
+	}
+	var merges, conflicts atomic.Int64
+	t.Cleanup(func() {
+		// The property is vacuous unless the interleavings diverged and conflicted.
+		if !t.Failed() && (merges.Load() == 0 || conflicts.Load() == 0) {
+			t.Errorf("no run exercised a merge (%d) or a conflict (%d): change the seeds", merges.Load(), conflicts.Load())
+		}
+		t.Logf("%d merges, %d conflicts", merges.Load(), conflicts.Load())
+	})
+	for _, n := range []int{2, 3} {
+		for seed := 1; seed <= seeds; seed++ {
+			t.Run(fmt.Sprintf("clones=%d/seed=%d", n, seed), func(t *testing.T) {
+				t.Parallel()
+				m, c := converge(t, n, int64(seed*100+n), 30)
+				merges.Add(int64(m))
+				conflicts.Add(int64(c))
+			})
+		}
+	}
+}
+
+// converge runs one interleaving and returns how many merges it made and conflicts it ended with.
+func converge(t *testing.T, n int, seed int64, steps int) (merges, conflicted int) {
+	rng := rand.New(rand.NewSource(seed))
+	tm := newTeam(t, n)
+	features := []string{"alpha", "beta"}
+	written := map[string]map[string]bool{} // feature → event ids ever written
+	record := func(f string, evs []workflow.Event) {
+		if written[f] == nil {
+			written[f] = map[string]bool{}
+		}
+		for _, e := range evs {
+			written[f][e.ID] = true
+		}
+	}
+	var trace []string
+	for step := 0; step < steps; step++ {
+		c := rng.Intn(n)
+		r := tm.clones[c]
+		f := features[rng.Intn(len(features))]
+		op := rng.Intn(10)
+		trace = append(trace, fmt.Sprintf("%d:%s:%d", c, f, op))
+		var res *app.Result
+		var err error
+		switch op {
+		case 0:
+			res, err = r.Init(workflow.Init{Feature: f, Type: "oneshot", Branch: "main"})
+		case 1:
+			var gr *gitstore.Result
+			if gr, err = r.Store.Append(f, app.Projector, workflow.NewEvent{Type: "note", Data: map[string]int{"step": step}}); err == nil {
+				record(f, gr.Appended)
+			}
+		case 2:
+			res, err = r.Execute(f, workflow.Set{Assignments: []workflow.Assignment{{Path: "owner", Value: []byte(fmt.Sprintf(`"dev%d"`, c))}}})
+		case 3:
+			res, err = r.Execute(f, workflow.AddTask{ID: fmt.Sprintf("t%d", rng.Intn(2))})
+		case 4:
+			if rng.Intn(2) == 0 {
+				res, err = r.Execute(f, workflow.CompleteTask{ID: fmt.Sprintf("t%d", rng.Intn(2))})
+			} else {
+				res, err = r.Execute(f, workflow.FailTask{ID: fmt.Sprintf("t%d", rng.Intn(2)), Reason: "flaky"})
+			}
+		case 5:
+			res, err = r.Execute(f, workflow.TransitionTo{Phase: "implementing"})
+		case 6:
+			var pr *app.PullResult
+			if pr, err = app.Pull(r, app.PullOptions{}); err == nil {
+				merges += pr.Counts[gitstore.Merged]
+			}
+		case 7:
+			var ps *app.PushResult
+			if ps, err = app.Push(r, app.PushOptions{}); err == nil {
+				merges += ps.Counts[app.PushedAfter]
+			}
+		default:
+			var sr *app.SyncResult
+			if sr, err = app.Sync(r, app.SyncOptions{}); err == nil {
+				merges += sr.Pull.Counts[gitstore.Merged] + sr.Push.Counts[app.PushedAfter]
+			}
+		}
+		if res != nil {
+			record(f, res.Appended)
+		}
+		if err != nil && !app.IsRejection(err) && !isExpected(err) {
+			t.Fatalf("step %d (%v): %v", step, trace, err)
+		}
+	}
+	for round := 0; round < 2; round++ {
+		for c, r := range tm.clones {
+			res, err := app.Sync(r, app.SyncOptions{})
+			if err != nil {
+				t.Fatalf("final sync %d/%d: %v", round, c, err)
+			}
+			merges += res.Pull.Counts[gitstore.Merged] + res.Push.Counts[app.PushedAfter]
+			if res.Pull.Failures() > 0 || res.Push.Failures() > 0 {
+				t.Fatalf("final sync %d/%d: %+v %+v", round, c, res.Pull, res.Push)
+			}
+		}
+	}
+	want := stateBlobs(t, tm.dirs[0])
+	if len(want) != len(written) {
+		t.Fatalf("clone 0 has %d workflows, %d were written (%v)", len(want), len(written), trace)
+	}
+	for c := 1; c < n; c++ {
+		got := stateBlobs(t, tm.dirs[c])
+		for f := range want {
+			if got[f] != want[f] {
+				t.Fatalf("clone %d %s state.json differs (%v):\n%s\n%s", c, f, trace, got[f], want[f])
+			}
+		}
+	}
+	for f, ids := range written {
+		for c, r := range tm.clones {
+			events, _, err := r.Store.Events(f, gitstore.EventFilter{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			seen := map[string]bool{}
+			for _, e := range events {
+				if seen[e.ID] {
+					t.Fatalf("clone %d %s: event %s twice", c, f, e.ID)
+				}
+				seen[e.ID] = true
+				if !ids[e.ID] {
+					t.Fatalf("clone %d %s: event %s never written", c, f, e.ID)
+				}
+			}
+			if len(seen) != len(ids) {
+				t.Fatalf("clone %d %s: %d events, %d written (%v)", c, f, len(seen), len(ids), trace)
+			}
+			problems, err := r.Store.Verify(f, app.Projector)
+			if err != nil || len(problems) > 0 {
+				t.Fatalf("clone %d %s: fsck %v %+v", c, f, err, problems)
+			}
+			st, _, _ := r.State(f)
+			conflicts := map[string]bool{}
+			for _, k := range st.Conflicts {
+				if conflicts[k.ID] {
+					t.Fatalf("conflict %s listed twice", k.ID)
+				}
+				conflicts[k.ID] = true
+			}
+			if c == 0 {
+				conflicted += len(conflicts)
+			}
+		}
+	}
+	return merges, conflicted
+}
+
+// isExpected are the errors a random interleaving legitimately runs into.
+func isExpected(err error) bool {
+	return errors.Is(err, gitstore.ErrNotFound) || errors.Is(err, gitstore.ErrExists)
+}

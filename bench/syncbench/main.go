@@ -1,0 +1,147 @@
+// Command syncbench times a whole `git exarchos sync` of 100 workflows, 10 of which diverged
+// (each side appended events since they last agreed), against a file:// remote, and a plain
+// `git fetch` of the same refs into a fresh copy measured in the same run as the baseline. Every
+// run starts from a fresh copy of the prepared repositories, made outside the timed region.
+//
+//	go build -o /tmp/gx/git-exarchos ./cmd/git-exarchos
+//	PATH=/tmp/gx:$PATH go run ./bench/syncbench [-n 15] [-workflows 100] [-diverged 10]
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/exarchos/git-exarchos/app"
+	"github.com/exarchos/git-exarchos/workflow"
+)
+
+func main() {
+	n := flag.Int("n", 15, "timed runs of each command")
+	workflows := flag.Int("workflows", 100, "workflows in the repository")
+	diverged := flag.Int("diverged", 10, "workflows changed on both sides")
+	flag.Parse()
+	if _, err := exec.LookPath("git-exarchos"); err != nil {
+		fail("git-exarchos is not on PATH: go build -o /tmp/gx/git-exarchos ./cmd/git-exarchos && PATH=/tmp/gx:$PATH go run ./bench/syncbench")
+	}
+	root, err := os.MkdirTemp("", "syncbench")
+	check(err)
+	defer os.RemoveAll(root)
+	prepare(root, *workflows, *diverged)
+
+	var syncs, fetches []time.Duration
+	for i := 0; i < *n; i++ {
+		run := filepath.Join(root, fmt.Sprintf("run%d", i))
+		check(os.MkdirAll(run, 0o755))
+		for _, d := range []string{"remote.git", "bob"} {
+			cmd(root, "cp", "-a", d, filepath.Join(run, d))
+		}
+		// bob's origin must point at this run's copy of the remote.
+		cmd(filepath.Join(run, "bob"), "git", "remote", "set-url", "origin", "file://"+filepath.Join(run, "remote.git"))
+		cmd(root, "cp", "-a", filepath.Join(run, "bob"), filepath.Join(run, "bob-fetch"))
+		fetches = append(fetches, timed(filepath.Join(run, "bob-fetch"), "git", "fetch", "-q", "--prune", "--no-tags", "origin", "+refs/exarchos/*:refs/exarchos-remotes/origin/*"))
+		t0 := time.Now()
+		out := cmd(filepath.Join(run, "bob"), "git", "exarchos", "sync", "--json")
+		syncs = append(syncs, time.Since(t0))
+		if want := fmt.Sprintf(`"merged":%d`, *diverged); !strings.Contains(out, want) {
+			fail("sync did not merge the diverged workflows: " + out)
+		}
+		os.RemoveAll(run)
+	}
+	fm, sm := median(fetches), median(syncs)
+	fmt.Printf("%d runs; %d workflows, %d diverged; file:// remote; %s\n\n", *n, *workflows, *diverged, time.Now().UTC().Format("2006-01-02"))
+	fmt.Println("| command | median | p90 | ratio to baseline | target |")
+	fmt.Println("|---|---|---|---|---|")
+	fmt.Printf("| `git fetch origin +refs/exarchos/*:refs/exarchos-remotes/origin/*` (baseline) | %.1f ms | %.1f ms | | |\n", ms(fm), ms(p90(fetches)))
+	fmt.Printf("| `git exarchos sync` | %.1f ms | %.1f ms | %.1fx git fetch | ≤ 2 s |\n", ms(sm), ms(p90(syncs)), float64(sm)/float64(fm))
+}
+
+// prepare makes a bare remote and two clones, alice and bob, sharing `workflows` workflows; then
+// both append to the first `diverged` of them and alice pushes, so bob's sync must merge those
+// (and push the merges) and finds the rest up to date.
+func prepare(root string, workflows, diverged int) {
+	remote := filepath.Join(root, "remote.git")
+	cmd(root, "git", "init", "-q", "--bare", "-b", "main", remote)
+	var repos []*app.Repo
+	for _, name := range []string{"alice", "bob"} {
+		dir := filepath.Join(root, name)
+		cmd(root, "git", "clone", "-q", "file://"+remote, dir)
+		cmd(dir, "git", "config", "user.name", name)
+		cmd(dir, "git", "config", "user.email", name+"@example.com")
+		cmd(dir, "git", "commit", "-q", "--allow-empty", "-m", "init")
+		r, err := app.Open(dir)
+		check(err)
+		repos = append(repos, r)
+	}
+	alice, bob := repos[0], repos[1]
+	for i := 0; i < workflows; i++ {
+		f := fmt.Sprintf("wf-%03d", i)
+		_, err := app.Init(alice, app.InitOptions{Feature: f, Type: "feature", Branch: "main"})
+		check(err)
+		note(alice, f, 20)
+	}
+	_, err := app.Push(alice, app.PushOptions{})
+	check(err)
+	_, err = app.Pull(bob, app.PullOptions{})
+	check(err)
+	for i := 0; i < diverged; i++ {
+		f := fmt.Sprintf("wf-%03d", i)
+		note(alice, f, 5)
+		note(bob, f, 5)
+	}
+	_, err = app.Push(alice, app.PushOptions{})
+	check(err)
+}
+
+func note(r *app.Repo, f string, n int) {
+	for i := 0; i < n; i++ {
+		_, err := r.Store.Append(f, app.Projector, workflow.NewEvent{Type: "bench.note", Data: map[string]int{"i": i}})
+		check(err)
+	}
+}
+
+func timed(dir string, args ...string) time.Duration {
+	t0 := time.Now()
+	cmd(dir, args...)
+	return time.Since(t0)
+}
+
+func cmd(dir string, args ...string) string {
+	c := exec.Command(args[0], args[1:]...)
+	c.Dir = dir
+	out, err := c.CombinedOutput()
+	if err != nil {
+		fail(fmt.Sprintf("%s: %v: %s", strings.Join(args, " "), err, out))
+	}
+	return string(out)
+}
+
+func median(d []time.Duration) time.Duration {
+	s := append([]time.Duration(nil), d...)
+	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+	return s[len(s)/2]
+}
+
+func p90(d []time.Duration) time.Duration {
+	s := append([]time.Duration(nil), d...)
+	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+	return s[len(s)*9/10]
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+func check(err error) {
+	if err != nil {
+		fail(err.Error())
+	}
+}
+
+func fail(msg string) {
+	fmt.Fprintln(os.Stderr, "syncbench:", msg)
+	os.Exit(1)
+}

@@ -1,0 +1,270 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/exarchos/git-exarchos/app"
+	"github.com/exarchos/git-exarchos/gitstore"
+	"github.com/exarchos/git-exarchos/workflow"
+)
+
+func init() {
+	commands = append(commands, pullCommand(), pushCommand(), syncCommand(), remoteCommand())
+	extraClassifiers = append(extraClassifiers, func(err error) (errorBody, bool) {
+		if errors.Is(err, gitstore.ErrNoRemote) {
+			return errorBody{Code: "NO_REMOTE", Exit: exitUsage}, true
+		}
+		return errorBody{}, false
+	})
+}
+
+var (
+	pruneFlag   = &cli.BoolFlag{Name: "prune", Usage: "delete local workflows that were deleted on the remote (those changed here since are kept)"}
+	retriesFlag = &cli.IntFlag{Name: "retries", Value: 3, Usage: "how often a rejected workflow is pulled, merged and pushed again"}
+)
+
+func remoteArg(c *cli.Context, verb string) (string, error) {
+	if c.NArg() > 1 {
+		return "", usageErrf("%s takes at most one remote, got %d arguments", verb, c.NArg())
+	}
+	return c.Args().First(), nil
+}
+
+func pullCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "pull",
+		Usage:     "fetch teammates' workflows and merge them into yours",
+		ArgsUsage: "[<remote>]",
+		UsageText: `git exarchos pull [<remote>] [--prune] [--json]
+
+Fetches refs/exarchos/* of the remote (default: the current branch's upstream remote, else origin)
+into refs/exarchos-remotes/<remote>/*, then for each workflow creates it, fast-forwards it, or
+writes a merge commit holding the events of both sides. Conflicts the merge brings in (two
+transitions from one phase, a task completed here and failed there, a field set to two values) are
+settled by the fold, listed here and in ` + "`git exarchos status`" + `.
+
+Examples:
+   git exarchos pull
+   git exarchos pull upstream --json
+   git exarchos pull --prune          # also delete workflows deleted on the remote`,
+		Flags: []cli.Flag{pruneFlag, jsonFlag},
+		Action: func(c *cli.Context) error {
+			remote, err := remoteArg(c, "pull")
+			if err != nil {
+				return err
+			}
+			r, err := openRepo()
+			if err != nil {
+				return err
+			}
+			res, err := app.Pull(r, app.PullOptions{Remote: remote, Prune: c.Bool("prune")})
+			if err != nil {
+				return err
+			}
+			if err := emit(c, res, func(w io.Writer) { printPull(w, res) }); err != nil {
+				return err
+			}
+			return pullFailure(res)
+		},
+	}
+}
+
+func pushCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "push",
+		Usage:     "push your workflows that are ahead of the remote (never forced)",
+		ArgsUsage: "[<remote>]",
+		UsageText: `git exarchos push [<remote>] [--retries N] [--json]
+
+Pushes every workflow whose local tip is ahead of the remote's, never forced. A workflow the remote
+rejects because a teammate pushed first is fetched, merged and pushed again, up to --retries times.
+Exits 5 when one is still rejected.
+
+Examples:
+   git exarchos push
+   git exarchos push origin --json`,
+		Flags: []cli.Flag{retriesFlag, jsonFlag},
+		Action: func(c *cli.Context) error {
+			remote, err := remoteArg(c, "push")
+			if err != nil {
+				return err
+			}
+			r, err := openRepo()
+			if err != nil {
+				return err
+			}
+			res, err := app.Push(r, app.PushOptions{Remote: remote, Retries: c.Int("retries")})
+			if err != nil {
+				return err
+			}
+			if err := emit(c, res, func(w io.Writer) { printPush(w, res) }); err != nil {
+				return err
+			}
+			return pushFailure(res)
+		},
+	}
+}
+
+func syncCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "sync",
+		Usage:     "pull, then push",
+		ArgsUsage: "[<remote>]",
+		UsageText: `git exarchos sync [<remote>] [--prune] [--retries N] [--json]
+
+Examples:
+   git exarchos sync
+   git exarchos sync origin --json`,
+		Flags: []cli.Flag{pruneFlag, retriesFlag, jsonFlag},
+		Action: func(c *cli.Context) error {
+			remote, err := remoteArg(c, "sync")
+			if err != nil {
+				return err
+			}
+			r, err := openRepo()
+			if err != nil {
+				return err
+			}
+			res, err := app.Sync(r, app.SyncOptions{Remote: remote, Prune: c.Bool("prune"), Retries: c.Int("retries")})
+			if err != nil {
+				return err
+			}
+			if err := emit(c, res, func(w io.Writer) {
+				printPull(w, res.Pull)
+				printPush(w, res.Push)
+			}); err != nil {
+				return err
+			}
+			if err := pullFailure(res.Pull); err != nil {
+				return err
+			}
+			return pushFailure(res.Push)
+		},
+	}
+}
+
+func remoteCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "remote",
+		Usage:     "configure remotes for workflows",
+		UsageText: "git exarchos remote setup [<remote>] [--json]",
+		Subcommands: []*cli.Command{{
+			Name:      "setup",
+			Usage:     "make a plain `git fetch` bring workflows too",
+			ArgsUsage: "[<remote>]",
+			UsageText: `git exarchos remote setup [<remote>] [--json]
+
+Adds the fetch refspec +refs/exarchos/*:refs/exarchos-remotes/<remote>/* to the remote, so
+` + "`git fetch`" + ` brings teammates' workflows next to yours (` + "`git exarchos pull`" + ` merges them).
+Running it again changes nothing.
+
+Examples:
+   git exarchos remote setup
+   git exarchos remote setup upstream`,
+			Flags: []cli.Flag{jsonFlag},
+			Action: func(c *cli.Context) error {
+				remote, err := remoteArg(c, "remote setup")
+				if err != nil {
+					return err
+				}
+				r, err := openRepo()
+				if err != nil {
+					return err
+				}
+				res, err := app.RemoteSetup(r, app.RemoteSetupOptions{Remote: remote})
+				if err != nil {
+					return err
+				}
+				return emit(c, res, func(w io.Writer) {
+					if res.Added {
+						printf(w, "remote %s now fetches workflows: %s\n", res.Remote, res.Refspec)
+					} else {
+						printf(w, "remote %s already fetches workflows (%s)\n", res.Remote, res.Refspec)
+					}
+				})
+			},
+		}},
+	}
+}
+
+func pullFailure(res *app.PullResult) error {
+	if n := res.Failures(); n > 0 {
+		return &codedError{code: "SYNC_FAILED", exit: exitError, msg: fmt.Sprintf("%d workflow(s) could not be pulled (see above); the others were", n)}
+	}
+	return nil
+}
+
+func pushFailure(res *app.PushResult) error {
+	if n := res.Counts[app.Rejected]; n > 0 {
+		return &codedError{code: "PUSH_REJECTED", exit: exitConcurrent, msg: fmt.Sprintf("%d workflow(s) still rejected by %s after retries: run `git exarchos sync %s` again", n, res.Remote, res.Remote)}
+	}
+	if n := res.Counts[app.Failed]; n > 0 {
+		return &codedError{code: "SYNC_FAILED", exit: exitError, msg: fmt.Sprintf("%d workflow(s) could not be merged before pushing (see above)", n)}
+	}
+	return nil
+}
+
+// counts renders {"merged":2,"up-to-date":5} as "2 merged, 5 up-to-date".
+func counts(m map[string]int) string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = fmt.Sprintf("%d %s", m[k], k)
+	}
+	if len(parts) == 0 {
+		return "no workflows"
+	}
+	return strings.Join(parts, ", ")
+}
+
+func printPull(w io.Writer, res *app.PullResult) {
+	printf(w, "pull from %s: %s\n", res.Remote, counts(res.Counts))
+	for _, wf := range res.Workflows {
+		if wf.Action == gitstore.UpToDate || wf.Action == gitstore.Ahead {
+			continue
+		}
+		line := fmt.Sprintf("  %s %s", bold(w, wf.Feature), wf.Action)
+		if wf.Added > 0 {
+			line += fmt.Sprintf(" (+%d events)", wf.Added)
+		}
+		if wf.Message != "" {
+			line += ": " + wf.Message
+		}
+		printf(w, "%s\n", line)
+		printConflicts(w, wf.Conflicts)
+	}
+}
+
+func printConflicts(w io.Writer, cs []workflow.Conflict) {
+	for _, c := range cs {
+		printf(w, "    conflict at #%d %s: %s\n", c.Seq, c.Type, c.Reason)
+	}
+}
+
+func printPush(w io.Writer, res *app.PushResult) {
+	printf(w, "push to %s: %s\n", res.Remote, counts(res.Counts))
+	for _, wf := range res.Workflows {
+		if wf.Result == app.InSync {
+			continue
+		}
+		line := fmt.Sprintf("  %s %s", bold(w, wf.Feature), wf.Result)
+		if wf.Attempts > 1 {
+			line += fmt.Sprintf(" (attempt %d)", wf.Attempts)
+		}
+		if wf.Message != "" {
+			line += ": " + wf.Message
+		}
+		printf(w, "%s\n", line)
+		printConflicts(w, wf.Conflicts)
+	}
+}

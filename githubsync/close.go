@@ -1,0 +1,25 @@
+package githubsync
+
+import (
+	"context"
+
+	"github.com/google/go-github/v62/github"
+)
+
+// ClosePR comments on pull request n, then closes it (two requests; the comment first, so that
+// whoever is notified of the close can read why). Callers read the pull request first (PullRequest)
+// to leave a closed or merged one alone. The comment is a POST and is never retried; closing is a
+// PATCH to a state and is retried like a read.
+func (c *Client) ClosePR(ctx context.Context, n int, comment string) (PullRequest, error) {
+	if comment != "" {
+		_, resp, err := c.gh.Issues.CreateComment(ctx, c.repo.Owner, c.repo.Name, n, &github.IssueComment{Body: github.String(comment)})
+		if err != nil {
+			return PullRequest{}, c.wrapOp(opClose, c.what(n), resp, err)
+		}
+	}
+	p, resp, err := c.gh.PullRequests.Edit(ctx, c.repo.Owner, c.repo.Name, n, &github.PullRequest{State: github.String("closed")})
+	if err != nil {
+		return PullRequest{}, c.wrapOp(opClose, c.what(n), resp, err)
+	}
+	return fromGitHub(p), nil
+}

@@ -1,0 +1,484 @@
+package gitstore
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"runtime"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/exarchos/git-exarchos/workflow"
+)
+
+// Integration actions: what Integrate did to the local ref.
+const (
+	Created     = "created"      // the workflow was only on the other side: the ref now points at its tip
+	FastForward = "fast-forward" // the local tip was an ancestor of theirs
+	Merged      = "merged"       // both sides had events the other lacked: a merge commit was written
+	UpToDate    = "up-to-date"   // same tip
+	Ahead       = "ahead"        // theirs is an ancestor of the local tip: nothing to take
+)
+
+// Integration is the outcome of bringing another tip of a workflow into the local ref.
+type Integration struct {
+	Feature string        `json:"feature"`
+	Action  string        `json:"action"`
+	Old     plumbing.Hash `json:"old"` // zero when the workflow was created
+	New     plumbing.Hash `json:"new"`
+	// Added counts events the local log did not have before.
+	Added int64 `json:"added"`
+}
+
+// Integrate brings theirs (a commit of the same workflow, e.g. a remote-tracking tip) into
+// refs/exarchos/<feature>: create the ref, fast-forward it, or write a merge commit whose events
+// are the union of both logs by id in canonical order, with both tips as parents. The ref moves by
+// compare-and-swap; a concurrent local write makes it start over. theirs is parsed and checked
+// before the ref moves, so a damaged remote log never becomes the local one.
+func (s *Store) Integrate(feature string, p Projector, theirs plumbing.Hash, label string) (*Integration, error) {
+	if err := ValidateFeature(feature); err != nil {
+		return nil, err
+	}
+	ref := RefName(feature)
+	for attempt := 0; attempt < maxAttempts; attempt++ {
+		local, ok, err := readRef(s.Loc.CommonDir, ref)
+		if err != nil {
+			return nil, err
+		}
+		res := &Integration{Feature: feature, Old: local, New: theirs}
+		var b *builder
+		switch {
+		case ok && local == theirs:
+			res.Action = UpToDate
+			return res, nil
+		case !ok:
+			th, err := s.parseRetry(feature, theirs)
+			if err != nil {
+				return nil, err
+			}
+			res.Action, res.Added = Created, th.snap.Events
+		default:
+			if anc, err := s.isAncestor(theirs, local); err != nil {
+				return nil, err
+			} else if anc {
+				res.Action, res.New = Ahead, local
+				return res, nil
+			}
+			lh, err := s.parseRetry(feature, local)
+			if err != nil {
+				return nil, err
+			}
+			th, err := s.parseRetry(feature, theirs)
+			if err != nil {
+				return nil, err
+			}
+			if anc, err := s.isAncestor(local, theirs); err != nil {
+				return nil, err
+			} else if anc {
+				res.Action, res.Added = FastForward, th.snap.Events-lh.snap.Events
+				break
+			}
+			b = newBuilder(s)
+			var merged *mergeOutcome
+			err = s.retryTransient(func() error {
+				merged, err = b.merge(lh, th, p, label)
+				return err
+			})
+			if err != nil {
+				return nil, err
+			}
+			res.Action, res.New, res.Added = Merged, merged.commit, merged.events-lh.snap.Events
+		}
+		err = casRef(s.Loc.CommonDir, ref, res.New, local)
+		if errors.Is(err, errStale) {
+			backoff(attempt)
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		if b != nil {
+			if err := b.ensureDurable(); err != nil {
+				return nil, err
+			}
+		}
+		return res, nil
+	}
+	return nil, fmt.Errorf("%w: %s changed %d times while this call tried to merge; run it again", ErrConcurrent, ref, maxAttempts)
+}
+
+func (s *Store) parseRetry(feature string, commit plumbing.Hash) (*head, error) {
+	var h *head
+	err := s.retryTransient(func() error {
+		var err error
+		h, err = s.parseHead(feature, commit)
+		return err
+	})
+	return h, err
+}
+
+// isAncestor reports whether anc is reachable from desc (a commit is its own ancestor).
+func (s *Store) isAncestor(anc, desc plumbing.Hash) (bool, error) {
+	if anc == desc {
+		return true, nil
+	}
+	var ok bool
+	err := s.retryTransient(func() error {
+		a, err := object.GetCommit(s.st, anc)
+		if err != nil {
+			return fmt.Errorf("read commit %s: %w", anc, err)
+		}
+		d, err := object.GetCommit(s.st, desc)
+		if err != nil {
+			return fmt.Errorf("read commit %s: %w", desc, err)
+		}
+		ok, err = a.IsAncestor(d)
+		return err
+	})
+	return ok, err
+}
+
+// MergeCommits writes (without moving any ref) the merge commit of two tips of a workflow and
+// returns it with its snapshot: what Integrate writes when the logs diverged.
+func (s *Store) MergeCommits(feature string, p Projector, ours, theirs plumbing.Hash) (plumbing.Hash, *Snapshot, error) {
+	lh, err := s.parseRetry(feature, ours)
+	if err != nil {
+		return plumbing.ZeroHash, nil, err
+	}
+	th, err := s.parseRetry(feature, theirs)
+	if err != nil {
+		return plumbing.ZeroHash, nil, err
+	}
+	b := newBuilder(s)
+	m, err := b.merge(lh, th, p, theirs.String())
+	if err != nil {
+		return plumbing.ZeroHash, nil, err
+	}
+	return m.commit, m.snap, nil
+}
+
+type mergeOutcome struct {
+	commit plumbing.Hash
+	events int64
+	snap   *Snapshot
+}
+
+// merge writes the commit that joins ours and theirs: every event of either side once, in
+// canonical order with seq renumbered densely, segments and id-index buckets rebuilt (objects that
+// already exist, such as the untouched leading segments, are not written again), and the snapshot
+// folded from scratch, so every clone that merges the same two logs writes the same state.json.
+func (b *builder) merge(ours, theirs *head, p Projector, label string) (*mergeOutcome, error) {
+	a, c, err := b.s.readBoth(ours, theirs)
+	if err != nil {
+		return nil, err
+	}
+	events := unionEvents(a, c)
+	root, sf, err := b.writeLog(ours.feature, p, events)
+	if err != nil {
+		return nil, err
+	}
+	sig, err := b.s.signature()
+	if err != nil {
+		return nil, err
+	}
+	var info trailerInfo
+	json.Unmarshal(sf.State, &info)
+	n := int64(len(events))
+	msg := trailedMessage(fmt.Sprintf("%s: merge %s (%d + %d events → %d)", ours.feature, label, ours.snap.Events, theirs.snap.Events, n), info, 0, 0, n)
+	commit, err := b.putCommitObject(sig, root, []plumbing.Hash{ours.commit, theirs.commit}, msg)
+	if err != nil {
+		return nil, err
+	}
+	return &mergeOutcome{commit: commit, events: n, snap: &Snapshot{Feature: ours.feature, Commit: commit, Events: n, LastClock: sf.LastClock, State: sf.State}}, nil
+}
+
+// readBoth reads the events of two heads of one workflow. Their segments that are the same blob
+// hold the same events, so theirs are skipped; blobs are read in turn (go-git's storage is not
+// safe for concurrent use) and parsed in parallel.
+func (s *Store) readBoth(ours, theirs *head) ([]logEvent, []logEvent, error) {
+	type job struct {
+		h    *head
+		idx  int64
+		raw  []byte
+		evs  []logEvent
+		err  error
+		mine bool
+	}
+	var jobs []*job
+	for _, h := range []*head{ours, theirs} {
+		for i := int64(0); i < segmentCount(h.snap.Events); i++ {
+			name := segmentName(i)
+			entry, err := h.events.FindEntry(name)
+			if err != nil {
+				return nil, nil, &CorruptError{Commit: h.commit, Path: "events/" + name, Reason: "segment missing"}
+			}
+			if h == theirs {
+				if o, err := ours.events.FindEntry(name); err == nil && o.Hash == entry.Hash {
+					continue
+				}
+			}
+			raw, err := s.readBlob(entry.Hash)
+			if err != nil {
+				return nil, nil, err
+			}
+			jobs = append(jobs, &job{h: h, idx: i, raw: raw, mine: h == ours})
+		}
+	}
+	parallel(len(jobs), func(n int) {
+		j := jobs[n]
+		want := int64(SegmentSize)
+		if last := segmentCount(j.h.snap.Events) - 1; j.idx == last {
+			want = j.h.snap.Events - last*SegmentSize
+		}
+		evs, err := parseSegment(j.h.commit, "events/"+segmentName(j.idx), j.raw, j.idx*SegmentSize+1, want)
+		if err != nil {
+			j.err = err
+			return
+		}
+		lines := bytes.Split(bytes.TrimSuffix(j.raw, []byte("\n")), []byte("\n"))
+		j.evs = make([]logEvent, len(evs))
+		for i := range evs {
+			j.evs[i] = logEvent{Event: evs[i], raw: lines[i]}
+		}
+	})
+	var a, c []logEvent
+	for _, j := range jobs {
+		if j.err != nil {
+			return nil, nil, j.err
+		}
+		if j.mine {
+			a = append(a, j.evs...)
+		} else {
+			c = append(c, j.evs...)
+		}
+	}
+	return a, c, nil
+}
+
+// parallel runs f(0..n-1) on a few goroutines: parsing and object writes are CPU- and
+// syscall-bound and independent.
+func parallel(n int, f func(int)) {
+	workers := min(n, 2*runtime.GOMAXPROCS(0))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := int(next.Add(1) - 1); i < n; i = int(next.Add(1) - 1) {
+				f(i)
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+// logEvent is an event with the line it was read from, so that writing it again (with a new
+// seq) keeps its bytes, unknown fields included, without encoding it again.
+type logEvent struct {
+	workflow.Event
+	raw []byte
+}
+
+// unionEvents is the merged log: each id once, in canonical order (workflow.Less), seq from 1.
+// When both sides hold different events under one id (two writers chose the same idempotency key
+// independently), the same copy is kept whichever side is ours, so clones converge.
+func unionEvents(a, b []logEvent) []logEvent {
+	byID := make(map[string]int, len(a)+len(b))
+	out := make([]logEvent, 0, len(a)+len(b))
+	for _, side := range [][]logEvent{a, b} {
+		for _, e := range side {
+			if i, ok := byID[e.ID]; ok {
+				if preferred(e.Event, out[i].Event) {
+					out[i] = e
+				}
+				continue
+			}
+			byID[e.ID] = len(out)
+			out = append(out, e)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return workflow.Less(out[i].Event, out[j].Event) })
+	for i := range out {
+		out[i].Seq = int64(i + 1)
+	}
+	return out
+}
+
+// line is the event's JSONL line with its current seq: the stored line with the seq spliced in
+// when it has the envelope's canonical opening ({"id":…,"seq":N,…}), else encoded afresh exactly
+// as an append encodes it.
+func (e logEvent) line() ([]byte, error) {
+	if e.raw != nil {
+		id, _ := json.Marshal(e.ID)
+		prefix := append(append([]byte(`{"id":`), id...), `,"seq":`...)
+		if bytes.HasPrefix(e.raw, prefix) {
+			rest := e.raw[len(prefix):]
+			n := 0
+			for n < len(rest) && rest[n] >= '0' && rest[n] <= '9' {
+				n++
+			}
+			if n > 0 && n < len(rest) && rest[n] == ',' {
+				out := make([]byte, 0, len(e.raw)+4)
+				out = strconv.AppendInt(append(out, prefix...), e.Seq, 10)
+				return append(out, rest[n:]...), nil
+			}
+		}
+	}
+	return json.Marshal(e.Event)
+}
+
+// preferred orders two different events that share an id, by content.
+func preferred(x, y workflow.Event) bool {
+	switch {
+	case x.Clock != y.Clock:
+		return x.Clock < y.Clock
+	case x.Type != y.Type:
+		return x.Type < y.Type
+	case !x.Time.Equal(y.Time):
+		return x.Time.Before(y.Time)
+	case x.Actor != y.Actor:
+		return x.Actor < y.Actor
+	}
+	return bytes.Compare(x.Data, y.Data) < 0
+}
+
+// writeLog writes the tree of a complete log whose seq is already dense: segments, id index,
+// snapshot folded by p, format marker. It returns the root tree and the snapshot file.
+func (b *builder) writeLog(feature string, p Projector, logged []logEvent) (plumbing.Hash, *snapshotFile, error) {
+	var segs [][]byte
+	var seg []byte
+	events := make([]workflow.Event, len(logged))
+	for i, ev := range logged {
+		events[i] = ev.Event
+		line, err := ev.line()
+		if err != nil {
+			return plumbing.ZeroHash, nil, fmt.Errorf("encode event %s: %w", ev.ID, err)
+		}
+		seg = append(append(seg, line...), '\n')
+		if (i+1)%SegmentSize == 0 || i == len(events)-1 {
+			segs, seg = append(segs, seg), nil
+		}
+	}
+	buckets := map[string][]string{}
+	for _, ev := range events {
+		if IsGeneratedID(ev.ID) {
+			continue // as in updateKeys: only callers' keys are indexed
+		}
+		key := idKey(ev.ID)
+		buckets[key[:2]] = append(buckets[key[:2]], fmt.Sprintf("%s %d", key, ev.Seq))
+	}
+	names := make([]string, 0, len(buckets))
+	for name := range buckets {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	blobs := segs
+	for _, name := range names {
+		lines := buckets[name]
+		sort.Strings(lines)
+		blobs = append(blobs, []byte(strings.Join(lines, "\n")+"\n"))
+	}
+	hashes, err := b.putBlobs(blobs)
+	if err != nil {
+		return plumbing.ZeroHash, nil, err
+	}
+	evEntries := make([]object.TreeEntry, len(segs))
+	for i := range segs {
+		evEntries[i] = object.TreeEntry{Name: segmentName(int64(i)), Mode: filemode.Regular, Hash: hashes[i]}
+	}
+	evTree, err := b.putTree(evEntries)
+	if err != nil {
+		return plumbing.ZeroHash, nil, err
+	}
+	keyEntries := make([]object.TreeEntry, len(names))
+	for i, name := range names {
+		keyEntries[i] = object.TreeEntry{Name: name, Mode: filemode.Regular, Hash: hashes[len(segs)+i]}
+	}
+	keysTree, err := b.putTree(keyEntries)
+	if err != nil {
+		return plumbing.ZeroHash, nil, err
+	}
+	sf := &snapshotFile{Format: FormatVersion, Events: int64(len(events)), EventsTree: evTree.String()}
+	if n := len(events); n > 0 {
+		sf.LastClock = events[n-1].Clock
+	}
+	if p != nil {
+		sf.Projector = p.Version()
+		if sf.State, err = p.Project(nil, events); err != nil {
+			return plumbing.ZeroHash, nil, fmt.Errorf("project %s: %w", feature, err)
+		}
+	}
+	snapBytes, err := json.Marshal(sf)
+	if err != nil {
+		return plumbing.ZeroHash, nil, err
+	}
+	stateBlob, err := b.put(plumbing.BlobObject, snapBytes)
+	if err != nil {
+		return plumbing.ZeroHash, nil, err
+	}
+	formatBlob, err := b.putMissing([]byte(fmt.Sprintf("%d\n", FormatVersion)))
+	if err != nil {
+		return plumbing.ZeroHash, nil, err
+	}
+	root, err := b.putTree([]object.TreeEntry{
+		{Name: "events", Mode: filemode.Dir, Hash: evTree},
+		{Name: "format", Mode: filemode.Regular, Hash: formatBlob},
+		{Name: "keys", Mode: filemode.Dir, Hash: keysTree},
+		{Name: "state.json", Mode: filemode.Regular, Hash: stateBlob},
+	})
+	return root, sf, err
+}
+
+// putBlobs writes the blobs the repository lacks, in parallel, and returns every blob's id. As in
+// putMissing, blobs that were already there are remembered for ensureDurable.
+func (b *builder) putBlobs(contents [][]byte) ([]plumbing.Hash, error) {
+	objs := make([]*plumbing.MemoryObject, len(contents))
+	hashes := make([]plumbing.Hash, len(contents))
+	for i, c := range contents {
+		objs[i] = &plumbing.MemoryObject{}
+		objs[i].SetType(plumbing.BlobObject)
+		objs[i].Write(c)
+		hashes[i] = objs[i].Hash()
+	}
+	missing := make([]bool, len(contents))
+	for i, h := range hashes {
+		missing[i] = !b.s.st.exists(h)
+	}
+	errs := make([]error, len(contents))
+	parallel(len(contents), func(i int) {
+		if missing[i] {
+			_, errs[i] = b.s.st.writeLoose(plumbing.BlobObject, contents[i])
+		}
+	})
+	for i, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+		b.written = append(b.written, objs[i])
+	}
+	return hashes, nil
+}
+
+// putMissing writes a blob unless the repository already has it: a merge rebuilds every segment
+// and bucket, and most are unchanged (already reachable from one of the parents). A skipped blob is
+// still remembered, so ensureDurable puts it back should a concurrent gc prune it.
+func (b *builder) putMissing(content []byte) (plumbing.Hash, error) {
+	h := plumbing.ComputeHash(plumbing.BlobObject, content)
+	if !b.s.st.exists(h) {
+		return b.put(plumbing.BlobObject, content)
+	}
+	obj := &plumbing.MemoryObject{}
+	obj.SetType(plumbing.BlobObject)
+	obj.Write(content)
+	b.written = append(b.written, obj)
+	return h, nil
+}
