@@ -5,16 +5,15 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
-	"golang.org/x/text/language"
-	"golang.org/x/text/message"
+	"github.com/kaptinlin/jsonschema"
 
 	"github.com/exarchos/git-exarchos/workflow"
 )
@@ -116,64 +115,65 @@ func Submit(r *Repo, o SubmitOptions) (*Result, error) {
 	return r.Execute(feature, workflow.SubmitCompletion{Phase: o.Phase, Payload: json.RawMessage(bytes.TrimSpace(raw)), SHA256: hex.EncodeToString(sum[:])})
 }
 
-// noLoader refuses every $ref outside the schema: a completion schema is self-contained, and a
-// definition must not make the CLI read files or URLs.
-type noLoader struct{}
+// The validator is github.com/kaptinlin/jsonschema rather than santhosh-tekuri/jsonschema: the
+// latter compiles every draft's metaschema in its package init, about 7 ms on every run of the
+// binary — including each Claude Code hook call, whose whole budget is 10 ms.
 
-func (noLoader) Load(url string) (any, error) {
-	return nil, fmt.Errorf("completion schemas are self-contained: $ref to %s is not followed", url)
-}
-
-// CompileSchema compiles a completion schema (JSON Schema, draft 2020-12 unless it says otherwise).
+// CompileSchema compiles a completion schema (JSON Schema 2020-12). A completion schema is
+// self-contained: $ref to a file or URL is not followed, so a definition never makes the CLI read
+// the network or the disk.
 func CompileSchema(schema []byte) (*jsonschema.Schema, error) {
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(schema))
-	if err != nil {
-		return nil, fmt.Errorf("the completion schema is not JSON: %w", err)
-	}
 	c := jsonschema.NewCompiler()
-	c.UseLoader(noLoader{})
-	if err := c.AddResource("completion.json", doc); err != nil {
-		return nil, fmt.Errorf("the completion schema: %w", err)
+	refuse := func(url string) (io.ReadCloser, error) {
+		return nil, fmt.Errorf("completion schemas are self-contained: $ref to %s is not followed", url)
 	}
-	sch, err := c.Compile("completion.json")
+	for _, scheme := range []string{"http", "https", "file"} {
+		c.RegisterLoader(scheme, refuse)
+	}
+	sch, err := c.Compile(schema)
 	if err != nil {
 		return nil, fmt.Errorf("the completion schema does not compile: %w", err)
 	}
 	return sch, nil
 }
 
-// ValidateAgainst validates payload against schema and returns every error (leaf causes), sorted
-// by path. A payload that is not JSON is one error at the document.
+// ValidateAgainst validates payload against schema and returns every error (the innermost ones,
+// each at its JSON pointer in the payload), sorted by path. A payload that is not JSON is one
+// error at the document.
 func ValidateAgainst(schema, payload []byte) ([]SchemaError, error) {
 	sch, err := CompileSchema(schema)
 	if err != nil {
 		return nil, err
 	}
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(payload))
-	if err != nil {
+	var doc any
+	if err := json.Unmarshal(payload, &doc); err != nil {
 		return []SchemaError{{Message: "not JSON: " + err.Error()}}, nil
 	}
-	err = sch.Validate(doc)
-	var ve *jsonschema.ValidationError
-	if err == nil {
+	res := sch.Validate(doc)
+	if res.IsValid() {
 		return nil, nil
 	}
-	if !errors.As(err, &ve) {
-		return nil, err
-	}
-	p := message.NewPrinter(language.English)
 	var out []SchemaError
-	var walk func(e *jsonschema.ValidationError)
-	walk = func(e *jsonschema.ValidationError) {
-		if len(e.Causes) == 0 {
-			out = append(out, SchemaError{Path: pointer(e.InstanceLocation), Keyword: pointer(e.ErrorKind.KeywordPath()), Message: e.ErrorKind.LocalizedString(p)})
+	// In the hierarchical list a child's instance location is relative to its parent's; an error
+	// explained by an invalid child (properties, items, allOf…) is reported through the child.
+	var walk func(l *jsonschema.List, at string)
+	walk = func(l *jsonschema.List, at string) {
+		at += l.InstanceLocation
+		explained := false
+		for i := range l.Details {
+			if !l.Details[i].Valid {
+				explained = true
+				walk(&l.Details[i], at)
+			}
+		}
+		if explained {
 			return
 		}
-		for _, c := range e.Causes {
-			walk(c)
+		for _, kw := range slices.Sorted(maps.Keys(l.Errors)) {
+			out = append(out, SchemaError{Path: at, Keyword: l.EvaluationPath + "/" + kw, Message: l.Errors[kw]})
 		}
 	}
-	walk(ve)
+	walk(res.ToList(true), "")
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Path < out[j].Path })
 	return out, nil
 }

@@ -28,6 +28,7 @@ func main() {
 	others := flag.Int("workflows", 20, "other workflows in the repository, bound to other branches")
 	bloat := flag.Int("objects", 50000, "unrelated objects added to the repository before `git gc`, as a project's history would be")
 	keep := flag.Bool("keep", false, "keep the temporary repository and print where it is")
+	envelope := flag.Bool("envelope", false, "bind the branch to a repository-defined workflow whose phase has allowedTools and a turnCap (issue 8) instead of the built-in feature workflow")
 	flag.Parse()
 
 	tmp, err := os.MkdirTemp("", "exarchos-hook-bench-")
@@ -41,6 +42,10 @@ func main() {
 	check(os.MkdirAll(bin, 0o755))
 	run("", "go", "build", "-o", filepath.Join(bin, "git-exarchos"), "./cmd/git-exarchos")
 	repo := filepath.Join(tmp, "repo")
+	if *envelope {
+		benchEnvelope(repo, bin, *events, *others, *runs)
+		return
+	}
 	setup(repo, *events, *others)
 	os.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
 
@@ -67,25 +72,37 @@ type benchCase struct {
 	name  string
 	args  []string
 	stdin []byte
-	want  string
-	times []time.Duration
+	// payload, when set, makes the stdin of each run (a fresh tool_use_id per call).
+	payload func(run int) []byte
+	want    string
+	times   []time.Duration
 }
 
 func measure(repo, pass string, cases []benchCase, runs int) {
 	for i := range cases {
 		cases[i].times = nil
+		if cases[i].payload != nil {
+			cases[i].stdin = cases[i].payload(-1)
+		}
 		out := runCase(repo, cases[i]) // warm the page cache, and check the answer
 		if !strings.Contains(string(out), cases[i].want) {
 			log.Fatalf("%s: output %q does not contain %q", cases[i].name, out, cases[i].want)
 		}
 	}
-	for range runs {
+	for n := range runs {
 		for i := range cases {
+			if cases[i].payload != nil {
+				cases[i].stdin = cases[i].payload(n)
+			}
 			start := time.Now()
 			runCase(repo, cases[i])
 			cases[i].times = append(cases[i].times, time.Since(start))
 		}
 	}
+	report(pass, cases, runs)
+}
+
+func report(pass string, cases []benchCase, runs int) {
 	base := median(cases[0].times)
 	fmt.Printf("\n%s, %d runs each, interleaved:\n\n| command | median | p90 | ratio to baseline |\n|---|---|---|---|\n", pass, runs)
 	for _, c := range cases {
