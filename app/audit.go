@@ -78,6 +78,7 @@ func ShowAudit(r *Repo, o AuditOptions) (*Audit, error) {
 	if err != nil {
 		return nil, err
 	}
+	r.flushJournal(feature)
 	events, snap, err := r.Store.Events(feature, gitstore.EventFilter{})
 	if err != nil {
 		return nil, err

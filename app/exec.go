@@ -67,6 +67,7 @@ func (r *Repo) ResolveState(given string) (string, workflow.State, *gitstore.Sna
 // engine asks for the refusal itself to be recorded (the circuit breaker tripping): then the events
 // decided so far and the refusal's own are appended, and the rejection is still returned.
 func (r *Repo) Execute(feature string, cmds ...workflow.Command) (*Result, error) {
+	r.flushJournal(feature) // the hook's denials, kept until this write (journal.go)
 	var rejection *workflow.Rejection
 	res, err := r.Store.Update(feature, Projector, func(cur *gitstore.Snapshot) ([]workflow.NewEvent, error) {
 		rejection = nil

@@ -146,6 +146,7 @@ func (r *Repo) summary(w hooks.Bound) string {
 // Record appends events and puts the new head in the hook cache, so the next tool call (which,
 // in a phase with a turn cap, follows this append) reads the state without reading objects.
 func (h *hookRepo) Record(w hooks.Bound, evs ...workflow.NewEvent) error {
+	h.repo.flushJournal(w.Feature)
 	res, err := h.repo.Store.Append(w.Feature, Projector, evs...)
 	if err != nil || len(res.Appended) == 0 {
 		return err
@@ -158,6 +159,11 @@ func (h *hookRepo) Record(w hooks.Bound, evs ...workflow.NewEvent) error {
 		}
 	}
 	return nil
+}
+
+// RecordLater journals an audit-only event; the next write to the workflow appends it.
+func (h *hookRepo) RecordLater(w hooks.Bound, ev workflow.NewEvent) error {
+	return h.repo.journal(w.Feature, ev)
 }
 
 // Defines reports whether the worktree enclosing dir has a .exarchos/workflows directory. It

@@ -1,8 +1,11 @@
 package hooks
 
 import (
+	"crypto/rand"
+	"encoding/hex"
 	"fmt"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/exarchos/git-exarchos/workflow"
@@ -19,6 +22,9 @@ type Repository interface {
 	Summary(w Bound) string
 	// Record appends events to the workflow's log, in one commit.
 	Record(w Bound, evs ...workflow.NewEvent) error
+	// RecordLater keeps an audit-only event (a denial) to be appended by the next write to the
+	// workflow: a denial must stay as cheap as the answer itself. ev.ID is set.
+	RecordLater(w Bound, ev workflow.NewEvent) error
 	// Defines reports whether the repository enclosing dir defines workflow types of its own
 	// (.exarchos/workflows): their envelopes may restrict any tool, so every call is looked up.
 	// It must be cheap: it runs on every tool call the built-in envelopes do not restrict.
@@ -158,9 +164,16 @@ func key(what string, in Input, w Bound) string {
 }
 
 func recordDenial(repo Repository, w Bound, warn func(string), in Input, subject, kind, reason string) {
-	ev := workflow.NewEvent{Type: workflow.EventToolDenied, ID: key("denied", in, w), Data: workflow.ToolCallData{
-		Phase: w.State.Phase, Tool: in.ToolName, Subject: truncate(subject, 200), ToolUseID: in.ToolUseID, SessionID: in.SessionID, Kind: kind, Reason: truncate(reason, 1000)}}
-	if err := repo.Record(w, ev); err != nil {
+	id := key("denied", in, w)
+	if id == "" {
+		var r [12]byte
+		_, _ = rand.Read(r[:])
+		id = "hook:denied:" + hex.EncodeToString(r[:])
+	}
+	ev := workflow.NewEvent{Type: workflow.EventToolDenied, ID: id, Data: workflow.ToolCallData{
+		Phase: w.State.Phase, Tool: in.ToolName, Subject: truncate(subject, 200), ToolUseID: in.ToolUseID, SessionID: in.SessionID,
+		Kind: kind, Reason: truncate(reason, 1500), At: time.Now().UTC().Format(time.RFC3339Nano)}}
+	if err := repo.RecordLater(w, ev); err != nil {
 		warn(fmt.Sprintf("could not record the denial on workflow %s: %v", w.Feature, err))
 	}
 }

@@ -161,8 +161,11 @@ func (f *fakeRepo) Record(w Bound, evs ...workflow.NewEvent) error {
 	}
 	return nil
 }
-func (f *fakeRepo) Defines(string) bool   { return f.defines }
-func (f *fakeRepo) StopGuard(string) bool { return f.stopGuard }
+func (f *fakeRepo) Defines(string) bool { return f.defines }
+
+// RecordLater records at once: the fake has no journal.
+func (f *fakeRepo) RecordLater(w Bound, ev workflow.NewEvent) error { return f.Record(w, ev) }
+func (f *fakeRepo) StopGuard(string) bool                           { return f.stopGuard }
 
 func TestHandleEvents(t *testing.T) {
 	repo := &fakeRepo{bound: []Bound{feature("plan")}}

@@ -41,6 +41,8 @@ type ToolCallData struct {
 	SessionID string `json:"sessionId,omitempty"`
 	Kind      string `json:"kind,omitempty"`
 	Reason    string `json:"reason,omitempty"`
+	// At is when the hook denied the call (tool.denied is appended later, with the next write).
+	At string `json:"at,omitempty"`
 }
 
 // GrantData is the payload of grant.issued: a human allows one call outside the envelope.
