@@ -146,10 +146,17 @@ func (r *Repo) summary(w hooks.Bound) string {
 // Record appends events and puts the new head in the hook cache, so the next tool call (which,
 // in a phase with a turn cap, follows this append) reads the state without reading objects.
 func (h *hookRepo) Record(w hooks.Bound, evs ...workflow.NewEvent) error {
-	h.repo.flushJournal(w.Feature)
-	res, err := h.repo.Store.Append(w.Feature, Projector, evs...)
-	if err != nil || len(res.Appended) == 0 {
+	// The journal's denials ride in the same commit.
+	waiting, files, _ := h.repo.journaled(w.Feature)
+	res, err := h.repo.Store.Append(w.Feature, Projector, append(waiting, evs...)...)
+	if err != nil {
 		return err
+	}
+	for _, f := range files {
+		_ = os.Remove(f)
+	}
+	if len(res.Appended) == 0 {
+		return nil
 	}
 	if st, err := workflow.DecodeState(res.State); err == nil {
 		c := h.repo.hookCache()

@@ -67,10 +67,10 @@ func benchEnvelope(repo, bin string, events, others, runs int) {
 	read := `{"file_path":"` + repo + `/main.go"}`
 	cases := []benchCase{
 		{name: "git rev-parse HEAD (baseline)", args: []string{"git", "rev-parse", "HEAD"}},
-		{name: "PreToolUse Read, allowed and counted (appends tool.called)", args: hook, payload: fresh("Read", read, "read"), want: `"continue":true`},
+		{name: "PreToolUse Read, allowed and counted (appends tool.called, with the journal)", args: hook, payload: fresh("Read", read, "read"), want: `"continue":true`},
 		{name: "PreToolUse Read, the same tool_use_id again (idempotent: no write)", args: hook, stdin: call("Read", read, "same"), want: `"continue":true`},
 		{name: "PreToolUse Bash go test, allowed and counted", args: hook, payload: fresh("Bash", `{"command":"go test ./..."}`, "bash"), want: `"continue":true`},
-		{name: "PreToolUse Edit main.go, denied by the envelope (appends tool.denied)", args: hook, payload: fresh("Edit", `{"file_path":"`+repo+`/main.go"}`, "edit"), want: `"deny"`},
+		{name: "PreToolUse Edit main.go, denied by the envelope (journals tool.denied)", args: hook, payload: fresh("Edit", `{"file_path":"`+repo+`/main.go"}`, "edit"), want: `"deny"`},
 	}
 	measure(repo, fmt.Sprintf("repository-defined workflow, %d events, phase with allowedTools and a turnCap", events), cases, runs)
 	_, err = r.Execute("bench", workflow.TransitionTo{Phase: "write"})
