@@ -334,6 +334,7 @@ func Parse(name string, src []byte) (*workflow.Definition, Problems) {
 		}
 	}
 	if len(ps) > 0 {
+		sort.SliceStable(ps, func(i, j int) bool { return ps[i].Line < ps[j].Line })
 		return nil, ps
 	}
 	return def, nil
