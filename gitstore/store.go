@@ -12,7 +12,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"sync"
 	"time"
@@ -55,11 +54,9 @@ func (e *CorruptError) Error() string {
 	return fmt.Sprintf("corrupt workflow data in commit %s, %s: %s (run `git exarchos fsck` for a full report)", e.Commit, e.Path, e.Reason)
 }
 
-var featurePattern = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,63}$`)
-
-// ValidateFeature checks a feature id before it is used in a ref name.
+// ValidateFeature checks a feature id before it is used in a ref name (workflow.ValidFeature is the rule).
 func ValidateFeature(id string) error {
-	if !featurePattern.MatchString(id) || strings.Contains(id, "..") || strings.HasSuffix(id, ".lock") || strings.HasSuffix(id, ".") {
+	if !workflow.ValidFeature(id) {
 		return fmt.Errorf("%w %q: use 1 to 64 characters matching [a-z0-9][a-z0-9._-]{0,63} (lowercase letters, digits, '.', '_', '-'; first a letter or digit), with no \"..\", not ending in \".\" or \".lock\"", ErrBadFeature, id)
 	}
 	return nil

@@ -2,7 +2,7 @@
 // run, and prints a markdown table of medians and ratios for BENCHMARKS.md. Timings on shared
 // machines are noisy; ratios against git run alongside are what to compare.
 //
-//	go build -o /tmp/gx/git-exarchos ./cmd/git-exarchos
+//	CGO_ENABLED=0 go build -o /tmp/gx/git-exarchos ./cmd/git-exarchos
 //	PATH=/tmp/gx:$PATH go run ./bench/clibench [-n 200] [-events 10000] [-case status]
 package main
 
@@ -48,7 +48,7 @@ func main() {
 	only := flag.String("case", "", "run only cases whose name contains this")
 	flag.Parse()
 	if _, err := exec.LookPath("git-exarchos"); err != nil {
-		fail("git-exarchos is not on PATH: go build -o /tmp/gx/git-exarchos ./cmd/git-exarchos && PATH=/tmp/gx:$PATH go run ./bench/clibench")
+		fail("git-exarchos is not on PATH: CGO_ENABLED=0 go build -o /tmp/gx/git-exarchos ./cmd/git-exarchos && PATH=/tmp/gx:$PATH go run ./bench/clibench")
 	}
 	dir, err := os.MkdirTemp("", "clibench")
 	check(err)
