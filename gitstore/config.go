@@ -7,8 +7,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/go-git/go-git/v5/plumbing/object"
 )
 
 // loadConfig reads the git configuration that exarchos uses (user.* and exarchos.*) with one call of
@@ -84,11 +82,11 @@ func (s *Store) Actor() (string, error) {
 	return fmt.Sprintf("%s <%s>", name, email), nil
 }
 
-func (s *Store) signature() (object.Signature, error) {
+func (s *Store) signature() (signature, error) {
 	actor, err := s.Actor()
 	if err != nil {
-		return object.Signature{}, err
+		return signature{}, err
 	}
 	name, rest, _ := strings.Cut(actor, " <")
-	return object.Signature{Name: name, Email: strings.TrimSuffix(rest, ">"), When: s.Now().Truncate(time.Second)}, nil
+	return signature{Name: name, Email: strings.TrimSuffix(rest, ">"), When: s.Now().Truncate(time.Second)}, nil
 }

@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/object"
 )
 
 // Facts answers guards' questions about the repository (guards.GitFacts).
@@ -50,19 +49,16 @@ func (f Facts) ResolveRef(name string) (string, bool, error) {
 
 // FileExists reports whether path is a file in the tree of commit.
 func (f Facts) FileExists(commit, path string) (bool, error) {
-	c, err := object.GetCommit(f.s.st, plumbing.NewHash(commit))
+	c, err := f.s.getCommit(plumbing.NewHash(commit))
 	if err != nil {
 		return false, fmt.Errorf("read commit %s: %w", commit, err)
 	}
-	tree, err := c.Tree()
+	root, err := f.s.getTree(c.Tree)
 	if err != nil {
 		return false, fmt.Errorf("read tree of %s: %w", commit, err)
 	}
-	e, err := tree.FindEntry(strings.TrimPrefix(path, "./"))
-	if errors.Is(err, object.ErrEntryNotFound) || errors.Is(err, object.ErrDirectoryNotFound) {
-		return false, nil
-	}
-	if err != nil {
+	e, ok, err := f.s.findPath(root, strings.TrimPrefix(path, "./"))
+	if err != nil || !ok {
 		return false, err
 	}
 	return e.Mode.IsFile(), nil

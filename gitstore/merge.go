@@ -14,7 +14,6 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
-	"github.com/go-git/go-git/v5/plumbing/object"
 
 	"github.com/exarchos/git-exarchos/workflow"
 )
@@ -132,18 +131,38 @@ func (s *Store) isAncestor(anc, desc plumbing.Hash) (bool, error) {
 	}
 	var ok bool
 	err := s.retryTransient(func() error {
-		a, err := object.GetCommit(s.st, anc)
-		if err != nil {
+		if _, err := s.getCommit(anc); err != nil {
 			return fmt.Errorf("read commit %s: %w", anc, err)
 		}
-		d, err := object.GetCommit(s.st, desc)
-		if err != nil {
-			return fmt.Errorf("read commit %s: %w", desc, err)
-		}
-		ok, err = a.IsAncestor(d)
+		var err error
+		ok, err = s.reaches(desc, anc)
 		return err
 	})
 	return ok, err
+}
+
+// reaches walks the history of from (breadth first, each commit once) looking for target.
+func (s *Store) reaches(from, target plumbing.Hash) (bool, error) {
+	seen := map[plumbing.Hash]bool{from: true}
+	queue := []plumbing.Hash{from}
+	for len(queue) > 0 {
+		h := queue[0]
+		queue = queue[1:]
+		if h == target {
+			return true, nil
+		}
+		c, err := s.getCommit(h)
+		if err != nil {
+			return false, fmt.Errorf("read commit %s: %w", h, err)
+		}
+		for _, p := range c.Parents {
+			if !seen[p] {
+				seen[p] = true
+				queue = append(queue, p)
+			}
+		}
+	}
+	return false, nil
 }
 
 // MergeCommits writes (without moving any ref) the merge commit of two tips of a workflow and
@@ -216,12 +235,12 @@ func (s *Store) readBoth(ours, theirs *head) ([]logEvent, []logEvent, error) {
 	for _, h := range []*head{ours, theirs} {
 		for i := int64(0); i < segmentCount(h.snap.Events); i++ {
 			name := segmentName(i)
-			entry, err := h.events.FindEntry(name)
-			if err != nil {
+			entry, ok := h.events.entry(name)
+			if !ok {
 				return nil, nil, &CorruptError{Commit: h.commit, Path: "events/" + name, Reason: "segment missing"}
 			}
 			if h == theirs {
-				if o, err := ours.events.FindEntry(name); err == nil && o.Hash == entry.Hash {
+				if o, ok := ours.events.entry(name); ok && o.Hash == entry.Hash {
 					continue
 				}
 			}
@@ -391,17 +410,17 @@ func (b *builder) writeLog(feature string, p Projector, logged []logEvent) (plum
 	if err != nil {
 		return plumbing.ZeroHash, nil, err
 	}
-	evEntries := make([]object.TreeEntry, len(segs))
+	evEntries := make([]treeEntry, len(segs))
 	for i := range segs {
-		evEntries[i] = object.TreeEntry{Name: segmentName(int64(i)), Mode: filemode.Regular, Hash: hashes[i]}
+		evEntries[i] = treeEntry{Name: segmentName(int64(i)), Mode: filemode.Regular, Hash: hashes[i]}
 	}
 	evTree, err := b.putTree(evEntries)
 	if err != nil {
 		return plumbing.ZeroHash, nil, err
 	}
-	keyEntries := make([]object.TreeEntry, len(names))
+	keyEntries := make([]treeEntry, len(names))
 	for i, name := range names {
-		keyEntries[i] = object.TreeEntry{Name: name, Mode: filemode.Regular, Hash: hashes[len(segs)+i]}
+		keyEntries[i] = treeEntry{Name: name, Mode: filemode.Regular, Hash: hashes[len(segs)+i]}
 	}
 	keysTree, err := b.putTree(keyEntries)
 	if err != nil {
@@ -429,7 +448,7 @@ func (b *builder) writeLog(feature string, p Projector, logged []logEvent) (plum
 	if err != nil {
 		return plumbing.ZeroHash, nil, err
 	}
-	root, err := b.putTree([]object.TreeEntry{
+	root, err := b.putTree([]treeEntry{
 		{Name: "events", Mode: filemode.Dir, Hash: evTree},
 		{Name: "format", Mode: filemode.Regular, Hash: formatBlob},
 		{Name: "keys", Mode: filemode.Dir, Hash: keysTree},

@@ -12,13 +12,11 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/storage/filesystem/dotgit"
 
 	"github.com/exarchos/git-exarchos/workflow"
@@ -55,11 +53,9 @@ func (e *CorruptError) Error() string {
 	return fmt.Sprintf("corrupt workflow data in commit %s, %s: %s (run `git exarchos fsck` for a full report)", e.Commit, e.Path, e.Reason)
 }
 
-var featurePattern = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,63}$`)
-
-// ValidateFeature checks a feature id before it is used in a ref name.
+// ValidateFeature checks a feature id before it is used in a ref name (workflow.ValidFeature is the rule).
 func ValidateFeature(id string) error {
-	if !featurePattern.MatchString(id) || strings.Contains(id, "..") || strings.HasSuffix(id, ".lock") || strings.HasSuffix(id, ".") {
+	if !workflow.ValidFeature(id) {
 		return fmt.Errorf("%w %q: use 1 to 64 characters matching [a-z0-9][a-z0-9._-]{0,63} (lowercase letters, digits, '.', '_', '-'; first a letter or digit), with no \"..\", not ending in \".\" or \".lock\"", ErrBadFeature, id)
 	}
 	return nil
@@ -132,9 +128,9 @@ type snapshotFile struct {
 type head struct {
 	feature  string
 	commit   plumbing.Hash
-	root     *object.Tree
-	events   *object.Tree
-	keys     *object.Tree // loaded by keysTree; nil when there is none
+	root     *tree
+	events   *tree
+	keys     *tree // loaded by keysTree; nil when there is none
 	keysHash plumbing.Hash
 	snap     snapshotFile
 }
@@ -161,18 +157,18 @@ func (s *Store) readHead(feature string) (*head, error) {
 
 // parseHead reads a workflow commit's tree and snapshot, checking the structure it relies on.
 func (s *Store) parseHead(feature string, commit plumbing.Hash) (*head, error) {
-	c, err := object.GetCommit(s.st, commit)
+	c, err := s.getCommit(commit)
 	if err != nil {
 		return nil, fmt.Errorf("read commit %s of %s: %w", commit, feature, err)
 	}
-	root, err := object.GetTree(s.st, c.TreeHash)
+	root, err := s.getTree(c.Tree)
 	if err != nil {
 		return nil, fmt.Errorf("read tree of commit %s: %w", commit, err)
 	}
 	h := &head{feature: feature, commit: commit, root: root}
 	corrupt := func(path, reason string) error { return &CorruptError{Commit: commit, Path: path, Reason: reason} }
-	fmtEntry, err := root.FindEntry("format")
-	if err != nil {
+	fmtEntry, ok := root.entry("format")
+	if !ok {
 		return nil, corrupt("format", "missing format marker")
 	}
 	if fmtEntry.Hash != formatBlobHash {
@@ -182,18 +178,18 @@ func (s *Store) parseHead(feature string, commit plumbing.Hash) (*head, error) {
 		}
 		return nil, corrupt("format", fmt.Sprintf("format %q is not %d: this workflow was written by a newer git exarchos; upgrade it", strings.TrimSpace(string(b)), FormatVersion))
 	}
-	evEntry, err := root.FindEntry("events")
-	if err != nil {
+	evEntry, ok := root.entry("events")
+	if !ok {
 		return nil, corrupt("events", "missing events tree")
 	}
-	if h.events, err = object.GetTree(s.st, evEntry.Hash); err != nil {
+	if h.events, err = s.getTree(evEntry.Hash); err != nil {
 		return nil, fmt.Errorf("read events tree of commit %s: %w", commit, err)
 	}
-	if kEntry, err := root.FindEntry("keys"); err == nil {
+	if kEntry, ok := root.entry("keys"); ok {
 		h.keysHash = kEntry.Hash // the tree itself is read only by writers that need it (keysTree)
 	}
-	stEntry, err := root.FindEntry("state.json")
-	if err != nil {
+	stEntry, ok := root.entry("state.json")
+	if !ok {
 		return nil, corrupt("state.json", "missing snapshot")
 	}
 	b, err := s.readBlob(stEntry.Hash)
@@ -222,11 +218,11 @@ func (s *Store) explainMismatch(h *head) error {
 }
 
 // keysTree loads the id index tree on first use; reads that do not dedup never pay for it.
-func (s *Store) keysTree(h *head) (*object.Tree, error) {
+func (s *Store) keysTree(h *head) (*tree, error) {
 	if h.keys != nil || h.keysHash.IsZero() {
 		return h.keys, nil
 	}
-	t, err := object.GetTree(s.st, h.keysHash)
+	t, err := s.getTree(h.keysHash)
 	if err != nil {
 		return nil, fmt.Errorf("read keys tree of commit %s: %w", h.commit, err)
 	}
@@ -325,8 +321,8 @@ func (s *Store) readSegments(h *head, from int64) ([]workflow.Event, error) {
 func (s *Store) readSegment(h *head, i int64) ([]workflow.Event, error) {
 	name := segmentName(i)
 	path := "events/" + name
-	entry, err := h.events.FindEntry(name)
-	if err != nil {
+	entry, ok := h.events.entry(name)
+	if !ok {
 		return nil, &CorruptError{Commit: h.commit, Path: path, Reason: "segment missing"}
 	}
 	b, err := s.readBlob(entry.Hash)
@@ -444,8 +440,8 @@ func (s *Store) Events(feature string, f EventFilter) ([]workflow.Event, *Snapsh
 // returns false: `log --limit 1` decodes one event, not 256.
 func (s *Store) scanSegment(h *head, i int64, visit func(workflow.Event) bool) error {
 	name := segmentName(i)
-	entry, err := h.events.FindEntry(name)
-	if err != nil {
+	entry, ok := h.events.entry(name)
+	if !ok {
 		return &CorruptError{Commit: h.commit, Path: "events/" + name, Reason: "segment missing"}
 	}
 	b, err := s.readBlob(entry.Hash)
@@ -537,11 +533,11 @@ func (s *Store) List() ([]Summary, error) {
 func (s *Store) summary(name string, commit plumbing.Hash) (Summary, error) {
 	var sum Summary
 	err := s.retryTransient(func() error {
-		c, err := s.readCommitHeader(commit)
+		c, err := s.getCommit(commit)
 		if err != nil {
-			return fmt.Errorf("read %s: %w", name, err)
+			return fmt.Errorf("read %s: read commit %s: %w", name, commit, err)
 		}
-		sum = Summary{Feature: strings.TrimPrefix(name, RefPrefix), Commit: commit, Head: commit.String(), Updated: c.When}
+		sum = Summary{Feature: strings.TrimPrefix(name, RefPrefix), Commit: commit, Head: commit.String(), Updated: c.Committer.When.UTC()}
 		trailers := parseTrailers(c.Message)
 		sum.Phase, sum.Type, sum.Branch = trailers["Exarchos-Phase"], trailers["Exarchos-Type"], trailers["Exarchos-Branch"]
 		fmt.Sscan(trailers["Exarchos-Events"], &sum.Events)

@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/object"
 
 	"github.com/exarchos/git-exarchos/workflow"
 )
@@ -40,35 +39,35 @@ func (s *Store) Verify(feature string, p Projector) ([]Problem, error) {
 	add := func(path, format string, args ...any) {
 		problems = append(problems, Problem{Feature: feature, Commit: commit.String(), Path: path, Message: fmt.Sprintf(format, args...)})
 	}
-	c, err := object.GetCommit(s.st, commit)
+	c, err := s.getCommit(commit)
 	if err != nil {
 		add("", "commit unreadable: %v", err)
 		return problems, nil
 	}
-	root, err := object.GetTree(s.st, c.TreeHash)
+	root, err := s.getTree(c.Tree)
 	if err != nil {
 		add("", "tree unreadable: %v", err)
 		return problems, nil
 	}
-	if e, err := root.FindEntry("format"); err != nil {
+	if e, ok := root.entry("format"); !ok {
 		add("format", "missing")
 	} else if b, err := s.readBlob(e.Hash); err != nil || strings.TrimSpace(string(b)) != fmt.Sprint(FormatVersion) {
 		add("format", "is %q, want %d", strings.TrimSpace(string(b)), FormatVersion)
 	}
 	var snap snapshotFile
-	if e, err := root.FindEntry("state.json"); err != nil {
+	if e, ok := root.entry("state.json"); !ok {
 		add("state.json", "missing")
 	} else if b, err := s.readBlob(e.Hash); err != nil {
 		add("state.json", "unreadable: %v", err)
 	} else if err := json.Unmarshal(b, &snap); err != nil {
 		add("state.json", "does not parse: %v", err)
 	}
-	evEntry, err := root.FindEntry("events")
-	if err != nil {
+	evEntry, ok := root.entry("events")
+	if !ok {
 		add("events", "missing")
 		return problems, nil
 	}
-	evTree, err := object.GetTree(s.st, evEntry.Hash)
+	evTree, err := s.getTree(evEntry.Hash)
 	if err != nil {
 		add("events", "unreadable: %v", err)
 		return problems, nil
@@ -140,23 +139,23 @@ func (s *Store) Verify(feature string, p Projector) ([]Problem, error) {
 	return problems, nil
 }
 
-func (s *Store) verifyKeys(feature string, commit plumbing.Hash, root *object.Tree, ids map[string]int64) []Problem {
+func (s *Store) verifyKeys(feature string, commit plumbing.Hash, root *tree, ids map[string]int64) []Problem {
 	var problems []Problem
 	add := func(path, format string, args ...any) {
 		problems = append(problems, Problem{Feature: feature, Commit: commit.String(), Path: path, Message: fmt.Sprintf(format, args...)})
 	}
-	e, err := root.FindEntry("keys")
-	if err != nil {
+	e, ok := root.entry("keys")
+	if !ok {
 		add("keys", "id index missing")
 		return problems
 	}
-	tree, err := object.GetTree(s.st, e.Hash)
+	keys, err := s.getTree(e.Hash)
 	if err != nil {
 		add("keys", "unreadable: %v", err)
 		return problems
 	}
 	indexed := map[string]int64{}
-	for _, b := range tree.Entries {
+	for _, b := range keys.Entries {
 		raw, err := s.readBlob(b.Hash)
 		if err != nil {
 			add("keys/"+b.Name, "unreadable: %v", err)

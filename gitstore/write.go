@@ -17,7 +17,6 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
-	"github.com/go-git/go-git/v5/plumbing/object"
 
 	"github.com/exarchos/git-exarchos/workflow"
 )
@@ -57,7 +56,7 @@ func (s *Store) Create(feature string, p Projector, events []workflow.NewEvent) 
 		return nil, err
 	}
 	b := newBuilder(s)
-	empty := &head{feature: feature, events: &object.Tree{}}
+	empty := &head{feature: feature, events: &tree{}}
 	commit, snap, err := b.build(empty, p, stamped)
 	if err != nil {
 		return nil, err
@@ -208,8 +207,8 @@ func (s *Store) readBucket(h *head, bucket string) (map[string]int64, error) {
 	if err != nil || keys == nil {
 		return out, err
 	}
-	entry, err := keys.FindEntry(bucket)
-	if err != nil {
+	entry, ok := keys.entry(bucket)
+	if !ok {
 		return out, nil
 	}
 	b, err := s.readBlob(entry.Hash)
@@ -336,15 +335,6 @@ func (b *builder) put(t plumbing.ObjectType, content []byte) (plumbing.Hash, err
 	return b.s.st.writeLoose(t, content)
 }
 
-// keep is put for an object go-git encoded.
-func (b *builder) keep(obj plumbing.EncodedObject) (plumbing.Hash, error) {
-	content, err := objectContent(obj)
-	if err != nil {
-		return plumbing.ZeroHash, err
-	}
-	return b.put(obj.Type(), content)
-}
-
 func objectContent(obj plumbing.EncodedObject) ([]byte, error) {
 	r, err := obj.Reader()
 	if err != nil {
@@ -354,16 +344,6 @@ func objectContent(obj plumbing.EncodedObject) ([]byte, error) {
 	return io.ReadAll(r)
 }
 
-func (b *builder) putTree(entries []object.TreeEntry) (plumbing.Hash, error) {
-	sortTreeEntries(entries)
-	t := &object.Tree{Entries: entries}
-	obj := &plumbing.MemoryObject{}
-	if err := t.Encode(obj); err != nil {
-		return plumbing.ZeroHash, err
-	}
-	return b.keep(obj)
-}
-
 // build writes the commit that appends events to h: the last segment rewritten (or new ones
 // added), the id index buckets touched, the snapshot advanced by p, and a commit whose parent is h.
 func (b *builder) build(h *head, p Projector, events []workflow.Event) (plumbing.Hash, *Snapshot, error) {
@@ -371,8 +351,8 @@ func (b *builder) build(h *head, p Projector, events []workflow.Event) (plumbing
 	segs := map[int64][]byte{}
 	if rem := count % SegmentSize; rem != 0 {
 		last := count / SegmentSize
-		entry, err := h.events.FindEntry(segmentName(last))
-		if err != nil {
+		entry, ok := h.events.entry(segmentName(last))
+		if !ok {
 			return plumbing.ZeroHash, nil, &CorruptError{Commit: h.commit, Path: "events/" + segmentName(last), Reason: "segment missing"}
 		}
 		raw, err := b.s.readBlob(entry.Hash)
@@ -393,13 +373,13 @@ func (b *builder) build(h *head, p Projector, events []workflow.Event) (plumbing
 		idx := (ev.Seq - 1) / SegmentSize
 		segs[idx] = append(append(segs[idx], line...), '\n')
 	}
-	evEntries := append([]object.TreeEntry(nil), h.events.Entries...)
+	evEntries := append([]treeEntry(nil), h.events.Entries...)
 	for idx, content := range segs {
 		hash, err := b.put(plumbing.BlobObject, content)
 		if err != nil {
 			return plumbing.ZeroHash, nil, err
 		}
-		evEntries = setEntry(evEntries, object.TreeEntry{Name: segmentName(idx), Mode: filemode.Regular, Hash: hash})
+		evEntries = setEntry(evEntries, treeEntry{Name: segmentName(idx), Mode: filemode.Regular, Hash: hash})
 	}
 	evTree, err := b.putTree(evEntries)
 	if err != nil {
@@ -440,7 +420,7 @@ func (b *builder) build(h *head, p Projector, events []workflow.Event) (plumbing
 	if err != nil {
 		return plumbing.ZeroHash, nil, err
 	}
-	root, err := b.putTree([]object.TreeEntry{
+	root, err := b.putTree([]treeEntry{
 		{Name: "events", Mode: filemode.Dir, Hash: evTree},
 		{Name: "format", Mode: filemode.Regular, Hash: formatBlob},
 		{Name: "keys", Mode: filemode.Dir, Hash: keysTree},
@@ -460,7 +440,7 @@ func (b *builder) updateKeys(h *head, events []workflow.Event) (plumbing.Hash, e
 	if _, err := b.s.keysTree(h); err != nil {
 		return plumbing.ZeroHash, err
 	}
-	var entries []object.TreeEntry
+	var entries []treeEntry
 	if h.keys != nil {
 		entries = append(entries, h.keys.Entries...)
 	}
@@ -477,7 +457,7 @@ func (b *builder) updateKeys(h *head, events []workflow.Event) (plumbing.Hash, e
 	}
 	for bucket, lines := range touched {
 		if h.keys != nil {
-			if entry, err := h.keys.FindEntry(bucket); err == nil {
+			if entry, ok := h.keys.entry(bucket); ok {
 				raw, err := b.s.readBlob(entry.Hash)
 				if err != nil {
 					return plumbing.ZeroHash, err
@@ -490,7 +470,7 @@ func (b *builder) updateKeys(h *head, events []workflow.Event) (plumbing.Hash, e
 		if err != nil {
 			return plumbing.ZeroHash, err
 		}
-		entries = setEntry(entries, object.TreeEntry{Name: bucket, Mode: filemode.Regular, Hash: hash})
+		entries = setEntry(entries, treeEntry{Name: bucket, Mode: filemode.Regular, Hash: hash})
 	}
 	return b.putTree(entries)
 }
@@ -507,16 +487,6 @@ func (b *builder) putCommit(h *head, root plumbing.Hash, events []workflow.Event
 		parents = []plumbing.Hash{h.commit}
 	}
 	return b.putCommitObject(sig, root, parents, commitMessage(h.feature, events, info))
-}
-
-// putCommitObject writes a commit with the given parents (one for an append, two for a merge).
-func (b *builder) putCommitObject(sig object.Signature, root plumbing.Hash, parents []plumbing.Hash, message string) (plumbing.Hash, error) {
-	c := &object.Commit{Author: sig, Committer: sig, TreeHash: root, Message: message, ParentHashes: parents}
-	obj := &plumbing.MemoryObject{}
-	if err := c.Encode(obj); err != nil {
-		return plumbing.ZeroHash, err
-	}
-	return b.keep(obj)
 }
 
 // trailerInfo is what commit trailers carry from the projected state, for List.
@@ -601,7 +571,7 @@ func (b *builder) ensureDurable() error {
 }
 
 // setEntry replaces the entry with e's name or adds e.
-func setEntry(entries []object.TreeEntry, e object.TreeEntry) []object.TreeEntry {
+func setEntry(entries []treeEntry, e treeEntry) []treeEntry {
 	for i := range entries {
 		if entries[i].Name == e.Name {
 			entries[i] = e
@@ -609,15 +579,4 @@ func setEntry(entries []object.TreeEntry, e object.TreeEntry) []object.TreeEntry
 		}
 	}
 	return append(entries, e)
-}
-
-// sortTreeEntries orders entries as git requires: by name, a tree's name compared as if it ended in "/".
-func sortTreeEntries(entries []object.TreeEntry) {
-	key := func(e object.TreeEntry) string {
-		if e.Mode == filemode.Dir {
-			return e.Name + "/"
-		}
-		return e.Name
-	}
-	sort.Slice(entries, func(i, j int) bool { return key(entries[i]) < key(entries[j]) })
 }

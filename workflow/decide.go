@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"path"
-	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -115,11 +114,19 @@ type decider struct {
 
 func one(t string, data any) []NewEvent { return []NewEvent{{Type: t, Data: data}} }
 
-var featureID = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,63}$`)
-
 // ValidFeature reports whether id may name a workflow (and so a ref).
 func ValidFeature(id string) bool {
-	return featureID.MatchString(id) && !strings.Contains(id, "..") && !strings.HasSuffix(id, ".lock")
+	if len(id) == 0 || len(id) > 64 || strings.Contains(id, "..") || strings.HasSuffix(id, ".lock") || strings.HasSuffix(id, ".") {
+		return false
+	}
+	for i := 0; i < len(id); i++ {
+		c := id[i]
+		lowerOrDigit := c >= 'a' && c <= 'z' || c >= '0' && c <= '9'
+		if !lowerOrDigit && (i == 0 || (c != '.' && c != '_' && c != '-')) {
+			return false
+		}
+	}
+	return true
 }
 
 func decideInit(s State, c Init) ([]NewEvent, *Rejection) {
@@ -425,12 +432,12 @@ func compact(v json.RawMessage) json.RawMessage {
 }
 
 var (
-	artifactName = regexp.MustCompile(`^[a-z0-9][a-z0-9-]*$`)
-	taskID       = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
+	artifactName = lazyRegexp(`^[a-z0-9][a-z0-9-]*$`)
+	taskID       = lazyRegexp(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
 )
 
 func (d decider) artifact(name, p, text string, inline bool, commit string) ([]NewEvent, *Rejection) {
-	if !artifactName.MatchString(name) {
+	if !artifactName().MatchString(name) {
 		return nil, reject(CodeBadInput, "invalid artifact name %q (lowercase letters, digits and -)", name)
 	}
 	if inline {
@@ -471,7 +478,7 @@ func (d decider) task(c Command) ([]NewEvent, *Rejection) {
 	case FailTask:
 		id = c.ID
 	}
-	if !taskID.MatchString(id) {
+	if !taskID().MatchString(id) {
 		return nil, reject(CodeBadInput, "invalid task id %q", id)
 	}
 	t, exists := d.s.Task(id)
@@ -505,7 +512,7 @@ func (d decider) task(c Command) ([]NewEvent, *Rejection) {
 }
 
 func (d decider) review(c RecordReview) ([]NewEvent, *Rejection) {
-	if !pathSegment.MatchString(c.Dimension) {
+	if !pathSegment().MatchString(c.Dimension) {
 		return nil, reject(CodeBadInput, "invalid review dimension %q", c.Dimension)
 	}
 	v := VerdictFail

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"strings"
 )
 
@@ -14,7 +13,7 @@ type Assignment struct {
 	Value json.RawMessage `json:"value"`
 }
 
-var pathSegment = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_-]*$`)
+var pathSegment = lazyRegexp(`^[A-Za-z0-9_][A-Za-z0-9_-]*$`)
 
 // ValidPath reports whether p is a dot path of simple segments (letters, digits, _ and -).
 func ValidPath(p string) bool {
@@ -22,7 +21,7 @@ func ValidPath(p string) bool {
 		return false
 	}
 	for _, seg := range strings.Split(p, ".") {
-		if !pathSegment.MatchString(seg) {
+		if !pathSegment().MatchString(seg) {
 			return false
 		}
 	}

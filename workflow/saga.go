@@ -2,7 +2,6 @@ package workflow
 
 import (
 	"fmt"
-	"regexp"
 	"slices"
 )
 
@@ -178,7 +177,7 @@ type RecordCompensation struct{ CompensationData }
 func (StartTaskWorktree) command()  {}
 func (RecordCompensation) command() {}
 
-var sha1Hex = regexp.MustCompile(`^[0-9a-f]{40}([0-9a-f]{24})?$`)
+var sha1Hex = lazyRegexp(`^[0-9a-f]{40}([0-9a-f]{24})?$`)
 
 // allowedWhenCancelling lists what a cancel in progress accepts: the cancel itself, its steps,
 // and the facts that are accepted after the end too.
@@ -193,10 +192,10 @@ func allowedWhenCancelling(cmd Command) bool {
 func (d decider) startTaskWorktree(c StartTaskWorktree) ([]NewEvent, *Rejection) {
 	w := c.Worktree
 	w.Task = c.ID
-	if w.Path == "" || w.Branch == "" || !sha1Hex.MatchString(w.Base) {
+	if w.Path == "" || w.Branch == "" || !sha1Hex().MatchString(w.Base) {
 		return nil, reject(CodeBadInput, "a task worktree needs a path, a branch and the base commit")
 	}
-	if !taskID.MatchString(c.ID) {
+	if !taskID().MatchString(c.ID) {
 		return nil, reject(CodeBadInput, "invalid task id %q", c.ID)
 	}
 	var out []NewEvent

@@ -2,7 +2,7 @@
 // run, and prints a markdown table of medians and ratios for BENCHMARKS.md. Timings on shared
 // machines are noisy; ratios against git run alongside are what to compare.
 //
-//	go build -o /tmp/gx/git-exarchos ./cmd/git-exarchos
+//	CGO_ENABLED=0 go build -o /tmp/gx/git-exarchos ./cmd/git-exarchos
 //	PATH=/tmp/gx:$PATH go run ./bench/clibench [-n 200] [-events 10000] [-case status]
 package main
 
@@ -35,6 +35,7 @@ func cases() []benchCase {
 		{Name: "git rev-parse HEAD", Args: []string{"git", "rev-parse", "HEAD"}},
 		{Name: "git cat-file state.json", Args: []string{"git", "cat-file", "-p", "refs/exarchos/{f}:state.json"}},
 		{Name: "log --limit 1 --json", Args: []string{"git", "exarchos", "log", "{f}", "--limit", "1", "--json"}, Baseline: "git cat-file state.json", Target: "≤ 3x git cat-file"},
+		{Name: "git-exarchos log --limit 1 --json (direct)", Args: []string{"git-exarchos", "log", "{f}", "--limit", "1", "--json"}, Baseline: "git cat-file state.json", Target: "git's share of the above"},
 		{Name: "status --json", Args: []string{"git", "exarchos", "status", "{f}", "--json"}, Baseline: "git cat-file state.json", Target: "≤ 10 ms"},
 		{Name: "transition (ideate → plan)", Args: []string{"git", "exarchos", "transition", "{f}-{i}", "plan"}, Baseline: "git cat-file state.json", Target: "≤ 15 ms"},
 		{Name: "event (append one)", Args: []string{"git", "exarchos", "event", "{f}", "bench.tick"}, Baseline: "git rev-parse HEAD"},
@@ -48,22 +49,35 @@ func main() {
 	only := flag.String("case", "", "run only cases whose name contains this")
 	flag.Parse()
 	if _, err := exec.LookPath("git-exarchos"); err != nil {
-		fail("git-exarchos is not on PATH: go build -o /tmp/gx/git-exarchos ./cmd/git-exarchos && PATH=/tmp/gx:$PATH go run ./bench/clibench")
+		fail("git-exarchos is not on PATH: CGO_ENABLED=0 go build -o /tmp/gx/git-exarchos ./cmd/git-exarchos && PATH=/tmp/gx:$PATH go run ./bench/clibench")
 	}
 	dir, err := os.MkdirTemp("", "clibench")
 	check(err)
 	defer os.RemoveAll(dir)
 	setup(dir, *events, *n)
 
+	var selected []benchCase
+	for _, c := range cases() {
+		if *only == "" || strings.Contains(c.Name, *only) || c.Baseline == "" {
+			selected = append(selected, c)
+		}
+	}
+	// Interleave: run i of every case before run i+1 of any, so drift on a shared machine hits all
+	// cases alike and the ratios stay fair.
+	durations := make([][]time.Duration, len(selected))
+	for i := 0; i < *n; i++ {
+		for j, c := range selected {
+			durations[j] = append(durations[j], timeOnce(dir, c, i))
+		}
+	}
 	results := map[string]time.Duration{}
-	fmt.Printf("%d runs per case; workflow with %d events; %s\n\n", *n, *events, time.Now().UTC().Format("2006-01-02"))
+	fmt.Printf("%d interleaved runs per case; workflow with %d events; %s\n\n", *n, *events, time.Now().UTC().Format("2006-01-02"))
 	fmt.Println("| command | median | p90 | ratio to baseline | target |")
 	fmt.Println("|---|---|---|---|---|")
-	for _, c := range cases() {
-		if *only != "" && !strings.Contains(c.Name, *only) && c.Baseline != "" {
-			continue
-		}
-		med, p90 := timeCase(dir, c, *n)
+	for j, c := range selected {
+		d := durations[j]
+		sort.Slice(d, func(a, b int) bool { return d[a] < d[b] })
+		med, p90 := d[len(d)/2], d[len(d)*9/10]
 		results[c.Name] = med
 		ratio := ""
 		if base, ok := results[c.Baseline]; ok && base > 0 {
@@ -102,27 +116,23 @@ func setup(dir string, events, n int) {
 	run(dir, tx.String(), "git", "update-ref", "--stdin")
 }
 
-func timeCase(dir string, c benchCase, n int) (median, p90 time.Duration) {
-	d := make([]time.Duration, 0, n)
-	for i := 0; i < n; i++ {
-		args := make([]string, len(c.Args))
-		for j, a := range c.Args {
-			args[j] = strings.NewReplacer("{f}", "bench", "{i}", fmt.Sprint(i)).Replace(a)
-		}
-		cmd := exec.Command(args[0], args[1:]...)
-		cmd.Dir = dir
-		cmd.Stdin = strings.NewReader(c.Stdin)
-		var out bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &out, &out
-		t0 := time.Now()
-		err := cmd.Run()
-		d = append(d, time.Since(t0))
-		if err != nil {
-			fail(fmt.Sprintf("%s: %v: %s", strings.Join(args, " "), err, out.String()))
-		}
+func timeOnce(dir string, c benchCase, i int) time.Duration {
+	args := make([]string, len(c.Args))
+	for j, a := range c.Args {
+		args[j] = strings.NewReplacer("{f}", "bench", "{i}", fmt.Sprint(i)).Replace(a)
 	}
-	sort.Slice(d, func(i, j int) bool { return d[i] < d[j] })
-	return d[len(d)/2], d[len(d)*9/10]
+	cmd := exec.Command(args[0], args[1:]...)
+	cmd.Dir = dir
+	cmd.Stdin = strings.NewReader(c.Stdin)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	t0 := time.Now()
+	err := cmd.Run()
+	d := time.Since(t0)
+	if err != nil {
+		fail(fmt.Sprintf("%s: %v: %s", strings.Join(args, " "), err, out.String()))
+	}
+	return d
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }

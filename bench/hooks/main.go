@@ -40,6 +40,8 @@ func main() {
 	}
 	bin := filepath.Join(tmp, "bin")
 	check(os.MkdirAll(bin, 0o755))
+	// Built as the README installs it: static, so start-up skips the dynamic loader.
+	os.Setenv("CGO_ENABLED", "0")
 	run("", "go", "build", "-o", filepath.Join(bin, "git-exarchos"), "./cmd/git-exarchos")
 	repo := filepath.Join(tmp, "repo")
 	if *envelope {

@@ -2,7 +2,7 @@
 // GitHub (githubsync/fakegithub), next to `git rev-parse HEAD` measured in the same run, and counts
 // the API requests each refresh makes. It prints a markdown table for BENCHMARKS.md.
 //
-//	go build -o /tmp/gx/git-exarchos ./cmd/git-exarchos
+//	CGO_ENABLED=0 go build -o /tmp/gx/git-exarchos ./cmd/git-exarchos
 //	PATH=/tmp/gx:$PATH go run ./bench/prbench [-n 100]
 package main
 
@@ -25,7 +25,7 @@ func main() {
 	n := flag.Int("n", 100, "runs per case")
 	flag.Parse()
 	if _, err := exec.LookPath("git-exarchos"); err != nil {
-		fail("git-exarchos is not on PATH: go build -o /tmp/gx/git-exarchos ./cmd/git-exarchos && PATH=/tmp/gx:$PATH go run ./bench/prbench")
+		fail("git-exarchos is not on PATH: CGO_ENABLED=0 go build -o /tmp/gx/git-exarchos ./cmd/git-exarchos && PATH=/tmp/gx:$PATH go run ./bench/prbench")
 	}
 	dir, err := os.MkdirTemp("", "prbench")
 	check(err)

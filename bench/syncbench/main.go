@@ -3,7 +3,7 @@
 // `git fetch` of the same refs into a fresh copy measured in the same run as the baseline. Every
 // run starts from a fresh copy of the prepared repositories, made outside the timed region.
 //
-//	go build -o /tmp/gx/git-exarchos ./cmd/git-exarchos
+//	CGO_ENABLED=0 go build -o /tmp/gx/git-exarchos ./cmd/git-exarchos
 //	PATH=/tmp/gx:$PATH go run ./bench/syncbench [-n 15] [-workflows 100] [-diverged 10]
 package main
 
@@ -27,7 +27,7 @@ func main() {
 	diverged := flag.Int("diverged", 10, "workflows changed on both sides")
 	flag.Parse()
 	if _, err := exec.LookPath("git-exarchos"); err != nil {
-		fail("git-exarchos is not on PATH: go build -o /tmp/gx/git-exarchos ./cmd/git-exarchos && PATH=/tmp/gx:$PATH go run ./bench/syncbench")
+		fail("git-exarchos is not on PATH: CGO_ENABLED=0 go build -o /tmp/gx/git-exarchos ./cmd/git-exarchos && PATH=/tmp/gx:$PATH go run ./bench/syncbench")
 	}
 	root, err := os.MkdirTemp("", "syncbench")
 	check(err)
