@@ -113,7 +113,7 @@ func (s *Store) Fetch(remote string, features ...string) error {
 	if _, err := s.Loc.Git(nil, args...); err != nil {
 		return fmt.Errorf("fetch workflows from %s: %w", remote, err)
 	}
-	s.st.ObjectStorage.Reindex() // new packs arrived
+	s.st.Reindex() // new packs arrived
 	return nil
 }
 

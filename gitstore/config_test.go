@@ -1,0 +1,69 @@
+package gitstore
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// isolatedConfig gives the test its own HOME and XDG config and no system config.
+func isolatedConfig(t *testing.T) (home string) {
+	home = t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
+	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+	return home
+}
+
+func TestConfigFilesAgreeWithGit(t *testing.T) {
+	home := isolatedConfig(t)
+	require.NoError(t, os.MkdirAll(filepath.Join(home, ".config", "git"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(home, ".config", "git", "config"),
+		[]byte("[user]\n\tname = XDG Name\n[exarchos \"feature\"]\n\tmaxFixCycles = 5\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(home, ".gitconfig"),
+		[]byte("[user]\n\tname = \"Global Name\"\n\temail = global@example.com\n[exarchos]\n\tstopGuard\n\trequireChecks = yes\n[core]\n\tpager = less\n"), 0o644))
+	dir := t.TempDir()
+	git(t, dir, "init", "-q")
+	git(t, dir, "config", "user.email", "repo@example.com")
+	git(t, dir, "config", "core.repositoryformatversion", "1")
+	git(t, dir, "config", "extensions.worktreeConfig", "true")
+	git(t, dir, "config", "--worktree", "exarchos.debug.maxFixCycles", "1")
+
+	s := openStore(t, dir)
+	fromFiles, ok := s.readConfigFiles()
+	require.True(t, ok)
+	assert.Equal(t, s.configFromGit(), fromFiles, "the file reader sees what git sees")
+	actor, err := s.Actor()
+	require.NoError(t, err)
+	assert.Equal(t, "Global Name <repo@example.com>", actor)
+	assert.True(t, s.ConfigBool("exarchos.stopGuard"))
+	assert.Equal(t, 5, s.ConfigInt("exarchos.feature.maxFixCycles", 0))
+	assert.Equal(t, 1, s.ConfigInt("exarchos.debug.maxFixCycles", 0))
+}
+
+func TestConfigFallsBackToGit(t *testing.T) {
+	home := isolatedConfig(t)
+	require.NoError(t, os.WriteFile(filepath.Join(home, "extra"), []byte("[user]\n\tname = Included\n\temail = inc@example.com\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(home, ".gitconfig"), []byte("[include]\n\tpath = "+filepath.Join(home, "extra")+"\n"), 0o644))
+	dir := t.TempDir()
+	git(t, dir, "init", "-q")
+	s := openStore(t, dir)
+	_, ok := s.readConfigFiles()
+	assert.False(t, ok, "includes are git's to resolve")
+	actor, err := s.Actor()
+	require.NoError(t, err)
+	assert.Equal(t, "Included <inc@example.com>", actor)
+
+	t.Setenv("GIT_CONFIG_COUNT", "1")
+	t.Setenv("GIT_CONFIG_KEY_0", "user.name")
+	t.Setenv("GIT_CONFIG_VALUE_0", "From Env")
+	s = openStore(t, dir)
+	_, ok = s.readConfigFiles()
+	assert.False(t, ok)
+	actor, err = s.Actor()
+	require.NoError(t, err)
+	assert.Equal(t, "From Env <inc@example.com>", actor)
+}
