@@ -236,6 +236,19 @@ func (c *compensator) spec(res workflow.Resource) gitstore.RescueSpec {
 }
 
 // onBranch reports whether commit is already kept by the task branch.
+// inspect reads a task worktree's status and whether its HEAD is still on (an ancestor of) the
+// task branch, which together decide whether it must be preserved before it is removed.
+func (c *compensator) inspect(res workflow.Resource) (status gitstore.Status, head string, kept bool, err error) {
+	if status, err = gitstore.WorktreeStatus(res.Path); err != nil {
+		return status, "", false, err
+	}
+	if head, err = gitstore.WorktreeHead(res.Path); err != nil {
+		return status, "", false, err
+	}
+	kept, err = c.onBranch(head, res.Branch)
+	return status, head, kept, err
+}
+
 func (c *compensator) onBranch(commit, branch string) (bool, error) {
 	tip, ok, err := c.loc.BranchTip(branch)
 	if err != nil || !ok {
@@ -287,15 +300,7 @@ func (c *compensator) preserveWorktree(res workflow.Resource, dry bool, rep *Ste
 		rep.Outcome, rep.Detail = workflow.OutcomeSkipped, fmt.Sprintf("%s is no longer a git worktree: left untouched", res.Path)
 		return nil
 	}
-	status, err := gitstore.WorktreeStatus(res.Path)
-	if err != nil {
-		return err
-	}
-	head, err := gitstore.WorktreeHead(res.Path)
-	if err != nil {
-		return err
-	}
-	kept, err := c.onBranch(head, res.Branch)
+	status, head, kept, err := c.inspect(res)
 	if err != nil {
 		return err
 	}
@@ -357,15 +362,7 @@ func (c *compensator) removeWorktree(res workflow.Resource, dry bool, rep *StepR
 		}
 		return c.prune(res)
 	}
-	status, err := gitstore.WorktreeStatus(res.Path)
-	if err != nil {
-		return err
-	}
-	head, err := gitstore.WorktreeHead(res.Path)
-	if err != nil {
-		return err
-	}
-	kept, err := c.onBranch(head, res.Branch)
+	status, _, kept, err := c.inspect(res)
 	if err != nil {
 		return err
 	}

@@ -436,24 +436,7 @@ func (b *builder) writeLog(feature string, p Projector, logged []logEvent) (plum
 			return plumbing.ZeroHash, nil, fmt.Errorf("project %s: %w", feature, err)
 		}
 	}
-	snapBytes, err := json.Marshal(sf)
-	if err != nil {
-		return plumbing.ZeroHash, nil, err
-	}
-	stateBlob, err := b.put(plumbing.BlobObject, snapBytes)
-	if err != nil {
-		return plumbing.ZeroHash, nil, err
-	}
-	formatBlob, err := b.putMissing([]byte(fmt.Sprintf("%d\n", FormatVersion)))
-	if err != nil {
-		return plumbing.ZeroHash, nil, err
-	}
-	root, err := b.putTree([]treeEntry{
-		{Name: "events", Mode: filemode.Dir, Hash: evTree},
-		{Name: "format", Mode: filemode.Regular, Hash: formatBlob},
-		{Name: "keys", Mode: filemode.Dir, Hash: keysTree},
-		{Name: "state.json", Mode: filemode.Regular, Hash: stateBlob},
-	})
+	root, err := b.putRoot(evTree, keysTree, sf)
 	return root, sf, err
 }
 

@@ -408,24 +408,7 @@ func (b *builder) build(h *head, p Projector, events []workflow.Event) (plumbing
 			return plumbing.ZeroHash, nil, fmt.Errorf("project %s: %w", h.feature, err)
 		}
 	}
-	snapBytes, err := json.Marshal(sf)
-	if err != nil {
-		return plumbing.ZeroHash, nil, err
-	}
-	stateBlob, err := b.put(plumbing.BlobObject, snapBytes)
-	if err != nil {
-		return plumbing.ZeroHash, nil, err
-	}
-	formatBlob, err := b.put(plumbing.BlobObject, []byte(fmt.Sprintf("%d\n", FormatVersion)))
-	if err != nil {
-		return plumbing.ZeroHash, nil, err
-	}
-	root, err := b.putTree([]treeEntry{
-		{Name: "events", Mode: filemode.Dir, Hash: evTree},
-		{Name: "format", Mode: filemode.Regular, Hash: formatBlob},
-		{Name: "keys", Mode: filemode.Dir, Hash: keysTree},
-		{Name: "state.json", Mode: filemode.Regular, Hash: stateBlob},
-	})
+	root, err := b.putRoot(evTree, keysTree, &sf)
 	if err != nil {
 		return plumbing.ZeroHash, nil, err
 	}
@@ -487,6 +470,29 @@ func (b *builder) putCommit(h *head, root plumbing.Hash, events []workflow.Event
 		parents = []plumbing.Hash{h.commit}
 	}
 	return b.putCommitObject(sig, root, parents, commitMessage(h.feature, events, info))
+}
+
+// putRoot writes a commit's root tree: the events and keys trees, the format marker and the
+// snapshot. Appends and merges both end here, so every commit has the same layout.
+func (b *builder) putRoot(evTree, keysTree plumbing.Hash, sf *snapshotFile) (plumbing.Hash, error) {
+	snapBytes, err := json.Marshal(sf)
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	stateBlob, err := b.put(plumbing.BlobObject, snapBytes)
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	formatBlob, err := b.putMissing([]byte(fmt.Sprintf("%d\n", FormatVersion)))
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	return b.putTree([]treeEntry{
+		{Name: "events", Mode: filemode.Dir, Hash: evTree},
+		{Name: "format", Mode: filemode.Regular, Hash: formatBlob},
+		{Name: "keys", Mode: filemode.Dir, Hash: keysTree},
+		{Name: "state.json", Mode: filemode.Regular, Hash: stateBlob},
+	})
 }
 
 // trailerInfo is what commit trailers carry from the projected state, for List.
