@@ -169,3 +169,29 @@ func TestSIGKILLDuringAppends(t *testing.T) {
 	assert.Equal(t, before.Events+3, after.Events)
 	assertDense(t, dir, "kill", int(after.Events))
 }
+
+// TestPessimisticWritersTakeTheLock runs writers that skip the optimistic phase: each takes the
+// ref's lock before reading, so none can lose a race, and the log stays dense.
+func TestPessimisticWritersTakeTheLock(t *testing.T) {
+	old := optimisticAttempts
+	optimisticAttempts = 0
+	t.Cleanup(func() { optimisticAttempts = old })
+	dir := newRepo(t)
+	mustCreate(t, openStore(t, dir), "locked")
+	var wg sync.WaitGroup
+	for w := 0; w < 4; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s := openStore(t, dir)
+			for i := 0; i < 15; i++ {
+				_, err := s.Append("locked", proj, workflow.NewEvent{Type: "note"})
+				assert.NoError(t, err)
+			}
+		}()
+	}
+	wg.Wait()
+	assertDense(t, dir, "locked", 61)
+	_, err := os.Stat(filepath.Join(dir, ".git/refs/exarchos/locked.lock"))
+	assert.True(t, os.IsNotExist(err), "no lock left behind")
+}

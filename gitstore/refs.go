@@ -132,52 +132,75 @@ func sortedNames(m map[string]plumbing.Hash) []string {
 	return names
 }
 
-// casRef moves name from old to new (old zero: the ref must not exist; new zero: delete it) using
-// git's own lock protocol, so it interoperates with any git process touching the same ref: take
-// <ref>.lock with O_EXCL, check the current value under the lock, write the new value into the
-// lock file and rename it over the ref. A crash leaves either the old or the new value (rename is
-// atomic), plus at worst a stale lock file, which the error names.
-func casRef(commonDir, name string, newH, oldH plumbing.Hash) error {
+// refLock is git's own lock on one ref (<ref>.lock, created exclusively): while it is held no
+// git process and no other writer can move the ref.
+type refLock struct {
+	commonDir, name, refPath, lockPath string
+	f                                  *os.File
+	done                               bool
+}
+
+func lockRef(commonDir, name string) (*refLock, error) {
 	refPath := filepath.Join(commonDir, filepath.FromSlash(name))
-	lockPath := refPath + ".lock"
 	if err := os.MkdirAll(filepath.Dir(refPath), 0o777); err != nil {
-		return fmt.Errorf("update %s: %w", name, err)
+		return nil, fmt.Errorf("update %s: %w", name, err)
 	}
-	lock, err := acquireLock(lockPath)
+	f, err := acquireLock(refPath + ".lock")
 	if err != nil {
-		return fmt.Errorf("update %s: %w", name, err)
+		return nil, fmt.Errorf("update %s: %w", name, err)
 	}
-	committed := false
-	defer func() {
-		if !committed {
-			os.Remove(lockPath)
-		}
-	}()
+	return &refLock{commonDir: commonDir, name: name, refPath: refPath, lockPath: refPath + ".lock", f: f}, nil
+}
+
+// commit writes the new value into the lock file and renames it over the ref: a crash leaves the
+// old or the new value, never a torn one. A zero value deletes the ref.
+func (l *refLock) commit(newH plumbing.Hash) error {
+	if newH.IsZero() {
+		l.f.Close()
+		err := deleteRefLocked(l.commonDir, l.name, l.refPath)
+		l.release()
+		return err
+	}
+	if _, err := l.f.WriteString(newH.String() + "\n"); err != nil {
+		return fmt.Errorf("update %s: write lock: %w", l.name, err)
+	}
+	if err := l.f.Close(); err != nil {
+		return fmt.Errorf("update %s: close lock: %w", l.name, err)
+	}
+	if err := os.Rename(l.lockPath, l.refPath); err != nil {
+		return fmt.Errorf("update %s: %w", l.name, err)
+	}
+	l.done = true
+	return nil
+}
+
+// release drops the lock without changing the ref (a no-op after commit).
+func (l *refLock) release() {
+	if !l.done {
+		l.f.Close()
+		os.Remove(l.lockPath)
+		l.done = true
+	}
+}
+
+// casRef moves name from old to new (old zero: the ref must not exist; new zero: delete it) under
+// the ref's lock, checking the current value under the lock, so it interoperates with any git
+// process touching the same ref. A crash leaves either the old or the new value, plus at worst a
+// stale lock file, which the next writer's error names.
+func casRef(commonDir, name string, newH, oldH plumbing.Hash) error {
+	l, err := lockRef(commonDir, name)
+	if err != nil {
+		return err
+	}
+	defer l.release()
 	cur, exists, err := readRef(commonDir, name)
 	if err != nil {
-		lock.Close()
 		return err
 	}
 	if (oldH.IsZero() && exists) || (!oldH.IsZero() && cur != oldH) {
-		lock.Close()
 		return errStale
 	}
-	if newH.IsZero() {
-		lock.Close()
-		return deleteRefLocked(commonDir, name, refPath)
-	}
-	if _, err := lock.WriteString(newH.String() + "\n"); err != nil {
-		lock.Close()
-		return fmt.Errorf("update %s: write lock: %w", name, err)
-	}
-	if err := lock.Close(); err != nil {
-		return fmt.Errorf("update %s: close lock: %w", name, err)
-	}
-	if err := os.Rename(lockPath, refPath); err != nil {
-		return fmt.Errorf("update %s: %w", name, err)
-	}
-	committed = true
-	return nil
+	return l.commit(newH)
 }
 
 func acquireLock(lockPath string) (*os.File, error) {

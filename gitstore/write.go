@@ -77,60 +77,86 @@ func (s *Store) Create(feature string, p Projector, events []workflow.NewEvent) 
 // it re-reads, re-decides and retries. Events whose id is already in the log are returned as
 // Duplicates and not written again.
 func (s *Store) Update(feature string, p Projector, decide Decider) (*Result, error) {
-	ref := RefName(feature)
 	for attempt := 0; attempt < maxAttempts; attempt++ {
-		h, err := s.readHead(feature)
-		if err != nil {
-			return nil, err
+		// Optimistic first: build, then compare-and-swap. A writer that keeps losing (a slow one
+		// among fast ones) turns pessimistic: it takes the ref's lock before reading, so the ref
+		// cannot move under it and it is sure to finish. The lock is held for one build.
+		var lock *refLock
+		if attempt >= optimisticAttempts {
+			var err error
+			if lock, err = lockRef(s.Loc.CommonDir, RefName(feature)); err != nil {
+				return nil, err
+			}
 		}
-		cur, err := s.snapshotOf(h, p)
-		if err != nil {
-			return nil, err
+		res, err := s.tryUpdate(feature, p, decide, lock)
+		if lock != nil {
+			lock.release()
 		}
-		wanted, err := decide(cur)
-		if err != nil {
-			return nil, err
-		}
-		var fresh []workflow.NewEvent
-		var dups []workflow.Event
-		err = s.retryTransient(func() error {
-			fresh, dups, err = s.dedup(h, wanted)
-			return err
-		})
-		if err != nil {
-			return nil, err
-		}
-		if len(fresh) == 0 {
-			return &Result{Snapshot: *cur, Duplicates: dups}, nil
-		}
-		stamped, err := s.stamp(fresh, h.snap.Events, h.snap.LastClock)
-		if err != nil {
-			return nil, err
-		}
-		b := newBuilder(s)
-		var commit plumbing.Hash
-		var snap *Snapshot
-		err = s.retryTransient(func() error {
-			commit, snap, err = b.build(h, p, stamped)
-			return err
-		})
-		if err != nil {
-			return nil, err
-		}
-		err = casRef(s.Loc.CommonDir, ref, commit, h.commit)
 		if errors.Is(err, errStale) {
 			backoff(attempt)
 			continue
 		}
-		if err != nil {
-			return nil, err
-		}
-		if err := b.ensureDurable(); err != nil {
-			return nil, err
-		}
-		return &Result{Snapshot: *snap, Appended: stamped, Duplicates: dups}, nil
+		return res, err
 	}
-	return nil, fmt.Errorf("%w: %s changed %d times while this call tried to write; run it again", ErrConcurrent, ref, maxAttempts)
+	return nil, fmt.Errorf("%w: %s changed %d times while this call tried to write; run it again", ErrConcurrent, RefName(feature), maxAttempts)
+}
+
+// optimisticAttempts is how many lost races a writer accepts before it takes the ref's lock first.
+var optimisticAttempts = 6
+
+// tryUpdate is one read–decide–write round. With lock held the ref is moved under it; without,
+// by compare-and-swap, which reports a lost race as errStale.
+func (s *Store) tryUpdate(feature string, p Projector, decide Decider, lock *refLock) (*Result, error) {
+	h, err := s.readHead(feature)
+	if err != nil {
+		return nil, err
+	}
+	cur, err := s.snapshotOf(h, p)
+	if err != nil {
+		return nil, err
+	}
+	wanted, err := decide(cur)
+	if err != nil {
+		return nil, err
+	}
+	var fresh []workflow.NewEvent
+	var dups []workflow.Event
+	err = s.retryTransient(func() error {
+		fresh, dups, err = s.dedup(h, wanted)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	if len(fresh) == 0 {
+		return &Result{Snapshot: *cur, Duplicates: dups}, nil
+	}
+	stamped, err := s.stamp(fresh, h.snap.Events, h.snap.LastClock)
+	if err != nil {
+		return nil, err
+	}
+	b := newBuilder(s)
+	var commit plumbing.Hash
+	var snap *Snapshot
+	err = s.retryTransient(func() error {
+		commit, snap, err = b.build(h, p, stamped)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	if lock != nil {
+		err = lock.commit(commit)
+	} else {
+		err = casRef(s.Loc.CommonDir, RefName(feature), commit, h.commit)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := b.ensureDurable(); err != nil {
+		return nil, err
+	}
+	return &Result{Snapshot: *snap, Appended: stamped, Duplicates: dups}, nil
 }
 
 // Append is Update with a fixed list of events.
