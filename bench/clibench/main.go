@@ -10,9 +10,9 @@ import (
 	"bytes"
 	"flag"
 	"fmt"
+	"github.com/exarchos/git-exarchos/bench/benchutil"
 	"os"
 	"os/exec"
-	"sort"
 	"strings"
 	"time"
 
@@ -48,11 +48,9 @@ func main() {
 	events := flag.Int("events", 10000, "events in the benchmarked workflow")
 	only := flag.String("case", "", "run only cases whose name contains this")
 	flag.Parse()
-	if _, err := exec.LookPath("git-exarchos"); err != nil {
-		fail("git-exarchos is not on PATH: CGO_ENABLED=0 go build -o /tmp/gx/git-exarchos ./cmd/git-exarchos && PATH=/tmp/gx:$PATH go run ./bench/clibench")
-	}
+	benchutil.RequireOnPath("clibench")
 	dir, err := os.MkdirTemp("", "clibench")
-	check(err)
+	benchutil.Check(err)
 	defer os.RemoveAll(dir)
 	setup(dir, *events, *n)
 
@@ -75,45 +73,43 @@ func main() {
 	fmt.Println("| command | median | p90 | ratio to baseline | target |")
 	fmt.Println("|---|---|---|---|---|")
 	for j, c := range selected {
-		d := durations[j]
-		sort.Slice(d, func(a, b int) bool { return d[a] < d[b] })
-		med, p90 := d[len(d)/2], d[len(d)*9/10]
+		med, p90 := benchutil.Percentile(durations[j], 0.5), benchutil.Percentile(durations[j], 0.9)
 		results[c.Name] = med
 		ratio := ""
 		if base, ok := results[c.Baseline]; ok && base > 0 {
 			ratio = fmt.Sprintf("%.2fx %s", float64(med)/float64(base), c.Baseline)
 		}
-		fmt.Printf("| `%s` | %.2f ms | %.2f ms | %s | %s |\n", strings.Join(c.Args, " "), ms(med), ms(p90), ratio, c.Target)
+		fmt.Printf("| `%s` | %.2f ms | %.2f ms | %s | %s |\n", strings.Join(c.Args, " "), benchutil.Ms(med), benchutil.Ms(p90), ratio, c.Target)
 	}
 }
 
 // setup makes a repository with workflow "bench" of `events` events, and n copies "bench-<i>" in
 // ideate with a design recorded, for the transition case (each run transitions its own copy).
 func setup(dir string, events, n int) {
-	run(dir, "", "git", "init", "-q", "-b", "main")
-	run(dir, "", "git", "config", "user.name", "Bench")
-	run(dir, "", "git", "config", "user.email", "bench@example.com")
-	run(dir, "", "git", "commit", "-q", "--allow-empty", "-m", "init")
+	benchutil.Run(dir, "", "git", "init", "-q", "-b", "main")
+	benchutil.Run(dir, "", "git", "config", "user.name", "Bench")
+	benchutil.Run(dir, "", "git", "config", "user.email", "bench@example.com")
+	benchutil.Run(dir, "", "git", "commit", "-q", "--allow-empty", "-m", "init")
 	r, err := app.Open(dir)
-	check(err)
+	benchutil.Check(err)
 	_, err = app.Init(r, app.InitOptions{Feature: "bench", Type: "feature", Branch: "main"})
-	check(err)
+	benchutil.Check(err)
 	_, err = app.Set(r, app.SetOptions{Feature: "bench", Assignments: []string{"artifacts.design=design"}, Inline: true})
-	check(err)
+	benchutil.Check(err)
 	for done := 2; done < events; {
 		batch := make([]workflow.NewEvent, 0, 500)
 		for ; done < events && len(batch) < 500; done++ {
 			batch = append(batch, workflow.NewEvent{Type: "bench.note", Data: map[string]int{"i": done}})
 		}
 		_, err := r.Store.Append("bench", app.Projector, batch...)
-		check(err)
+		benchutil.Check(err)
 	}
-	head := strings.TrimSpace(run(dir, "", "git", "rev-parse", "refs/exarchos/bench"))
+	head := strings.TrimSpace(benchutil.Run(dir, "", "git", "rev-parse", "refs/exarchos/bench"))
 	var tx strings.Builder
 	for i := 0; i < n; i++ {
 		fmt.Fprintf(&tx, "create refs/exarchos/bench-%d %s\n", i, head)
 	}
-	run(dir, tx.String(), "git", "update-ref", "--stdin")
+	benchutil.Run(dir, tx.String(), "git", "update-ref", "--stdin")
 }
 
 func timeOnce(dir string, c benchCase, i int) time.Duration {
@@ -130,31 +126,7 @@ func timeOnce(dir string, c benchCase, i int) time.Duration {
 	err := cmd.Run()
 	d := time.Since(t0)
 	if err != nil {
-		fail(fmt.Sprintf("%s: %v: %s", strings.Join(args, " "), err, out.String()))
+		benchutil.Fail(fmt.Sprintf("%s: %v: %s", strings.Join(args, " "), err, out.String()))
 	}
 	return d
-}
-
-func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
-
-func run(dir, stdin string, args ...string) string {
-	cmd := exec.Command(args[0], args[1:]...)
-	cmd.Dir = dir
-	cmd.Stdin = strings.NewReader(stdin)
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		fail(fmt.Sprintf("%s: %v: %s", strings.Join(args, " "), err, out))
-	}
-	return string(out)
-}
-
-func check(err error) {
-	if err != nil {
-		fail(err.Error())
-	}
-}
-
-func fail(msg string) {
-	fmt.Fprintln(os.Stderr, "clibench:", msg)
-	os.Exit(1)
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/exarchos/git-exarchos/bench/benchutil"
 	"os"
 	"path/filepath"
 
@@ -31,30 +32,30 @@ transitions:
 // turn cap (every allowed call appends tool.called; a denied one appends tool.denied), then in a
 // phase with an envelope and no cap (no writes).
 func benchEnvelope(repo, bin string, events, others, runs int) {
-	check(os.MkdirAll(filepath.Join(repo, ".exarchos", "workflows"), 0o755))
-	run(repo, "git", "init", "-q", "-b", "main")
-	run(repo, "git", "config", "user.name", "Bench")
-	run(repo, "git", "config", "user.email", "bench@example.com")
-	check(os.WriteFile(filepath.Join(repo, "main.go"), []byte("package main\n"), 0o644))
-	check(os.WriteFile(filepath.Join(repo, ".exarchos", "workflows", "bench.yaml"), []byte(benchDefinition), 0o644))
-	run(repo, "git", "add", ".")
-	run(repo, "git", "commit", "-q", "-m", "initial")
-	run(repo, "git", "switch", "-q", "-c", "feat/bench")
+	benchutil.Check(os.MkdirAll(filepath.Join(repo, ".exarchos", "workflows"), 0o755))
+	benchutil.Run(repo, "", "git", "init", "-q", "-b", "main")
+	benchutil.Run(repo, "", "git", "config", "user.name", "Bench")
+	benchutil.Run(repo, "", "git", "config", "user.email", "bench@example.com")
+	benchutil.Check(os.WriteFile(filepath.Join(repo, "main.go"), []byte("package main\n"), 0o644))
+	benchutil.Check(os.WriteFile(filepath.Join(repo, ".exarchos", "workflows", "bench.yaml"), []byte(benchDefinition), 0o644))
+	benchutil.Run(repo, "", "git", "add", ".")
+	benchutil.Run(repo, "", "git", "commit", "-q", "-m", "initial")
+	benchutil.Run(repo, "", "git", "switch", "-q", "-c", "feat/bench")
 	r, err := app.Open(repo)
-	check(err)
+	benchutil.Check(err)
 	_, err = r.Init(workflow.Init{Feature: "bench", Type: "bench-docs", Branch: "feat/bench"})
-	check(err)
+	benchutil.Check(err)
 	for n := 1; n < events; {
 		var evs []workflow.NewEvent
 		for ; len(evs) < 250 && n < events; n++ {
 			evs = append(evs, workflow.NewEvent{Type: "bench.note", Data: map[string]any{"n": n, "text": "an event that the fold counts and ignores"}})
 		}
 		_, err := r.Store.Append("bench", app.Projector, evs...)
-		check(err)
+		benchutil.Check(err)
 	}
 	for i := range others {
 		_, err := r.Init(workflow.Init{Feature: fmt.Sprintf("other-%d", i), Type: "feature", Branch: fmt.Sprintf("feat/other-%d", i)})
-		check(err)
+		benchutil.Check(err)
 	}
 	os.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
 	hook := []string{filepath.Join(bin, "git-exarchos"), "hook", "claude"}
@@ -74,9 +75,9 @@ func benchEnvelope(repo, bin string, events, others, runs int) {
 	}
 	measure(repo, fmt.Sprintf("repository-defined workflow, %d events, phase with allowedTools and a turnCap", events), cases, runs)
 	_, err = r.Execute("bench", workflow.TransitionTo{Phase: "write"})
-	check(err)
+	benchutil.Check(err)
 	st, _, err := r.State("bench")
-	check(err)
+	benchutil.Check(err)
 	fmt.Printf("\n(the workflow now has %d events)\n", st.Events)
 	cases = []benchCase{
 		cases[0],

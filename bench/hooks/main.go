@@ -10,11 +10,11 @@ import (
 	"bytes"
 	"flag"
 	"fmt"
+	"github.com/exarchos/git-exarchos/bench/benchutil"
 	"log"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
 	"strings"
 	"time"
 
@@ -32,17 +32,17 @@ func main() {
 	flag.Parse()
 
 	tmp, err := os.MkdirTemp("", "exarchos-hook-bench-")
-	check(err)
+	benchutil.Check(err)
 	if *keep {
 		fmt.Println("repository:", tmp)
 	} else {
 		defer os.RemoveAll(tmp)
 	}
 	bin := filepath.Join(tmp, "bin")
-	check(os.MkdirAll(bin, 0o755))
+	benchutil.Check(os.MkdirAll(bin, 0o755))
 	// Built as the README installs it: static, so start-up skips the dynamic loader.
 	os.Setenv("CGO_ENABLED", "0")
-	run("", "go", "build", "-o", filepath.Join(bin, "git-exarchos"), "./cmd/git-exarchos")
+	benchutil.Run("", "", "go", "build", "-o", filepath.Join(bin, "git-exarchos"), "./cmd/git-exarchos")
 	repo := filepath.Join(tmp, "repo")
 	if *envelope {
 		benchEnvelope(repo, bin, *events, *others, *runs)
@@ -66,7 +66,7 @@ func main() {
 	}
 	measure(repo, "workflow objects loose", cases, *runs)
 	addHistory(repo, *bloat)
-	run(repo, "git", "gc", "-q")
+	benchutil.Run(repo, "", "git", "gc", "-q")
 	measure(repo, fmt.Sprintf("after %d more objects and git gc (everything in one pack)", *bloat), cases, *runs)
 }
 
@@ -105,11 +105,11 @@ func measure(repo, pass string, cases []benchCase, runs int) {
 }
 
 func report(pass string, cases []benchCase, runs int) {
-	base := median(cases[0].times)
+	base := benchutil.Percentile(cases[0].times, 0.5)
 	fmt.Printf("\n%s, %d runs each, interleaved:\n\n| command | median | p90 | ratio to baseline |\n|---|---|---|---|\n", pass, runs)
 	for _, c := range cases {
-		m := median(c.times)
-		fmt.Printf("| %s | %.2f ms | %.2f ms | %.2fx |\n", c.name, ms(m), ms(percentile(c.times, 0.9)), float64(m)/float64(base))
+		m := benchutil.Percentile(c.times, 0.5)
+		fmt.Printf("| %s | %.2f ms | %.2f ms | %.2fx |\n", c.name, benchutil.Ms(m), benchutil.Ms(benchutil.Percentile(c.times, 0.9)), float64(m)/float64(base))
 	}
 }
 
@@ -127,20 +127,20 @@ func runCase(dir string, c benchCase) []byte {
 // setup makes a repository whose branch feat/bench is bound to a feature workflow in ideate with
 // a recorded design artifact and `events` events, plus `others` workflows on other branches.
 func setup(repo string, events, others int) {
-	check(os.MkdirAll(repo, 0o755))
-	run(repo, "git", "init", "-q", "-b", "main")
-	run(repo, "git", "config", "user.name", "Bench")
-	run(repo, "git", "config", "user.email", "bench@example.com")
-	check(os.WriteFile(filepath.Join(repo, "main.go"), []byte("package main\n"), 0o644))
-	run(repo, "git", "add", ".")
-	run(repo, "git", "commit", "-q", "-m", "initial")
-	run(repo, "git", "switch", "-q", "-c", "feat/bench")
+	benchutil.Check(os.MkdirAll(repo, 0o755))
+	benchutil.Run(repo, "", "git", "init", "-q", "-b", "main")
+	benchutil.Run(repo, "", "git", "config", "user.name", "Bench")
+	benchutil.Run(repo, "", "git", "config", "user.email", "bench@example.com")
+	benchutil.Check(os.WriteFile(filepath.Join(repo, "main.go"), []byte("package main\n"), 0o644))
+	benchutil.Run(repo, "", "git", "add", ".")
+	benchutil.Run(repo, "", "git", "commit", "-q", "-m", "initial")
+	benchutil.Run(repo, "", "git", "switch", "-q", "-c", "feat/bench")
 	r, err := app.Open(repo)
-	check(err)
+	benchutil.Check(err)
 	_, err = r.Init(workflow.Init{Feature: "bench", Type: "feature", Branch: "feat/bench"})
-	check(err)
+	benchutil.Check(err)
 	_, err = r.Execute("bench", workflow.Set{Assignments: []workflow.Assignment{{Path: "artifacts.design", Value: []byte(`"docs/design.md"`)}}})
-	check(err)
+	benchutil.Check(err)
 	const batch = 250
 	for n := 2; n < events; {
 		var evs []workflow.NewEvent
@@ -152,14 +152,14 @@ func setup(repo string, events, others int) {
 			}
 		}
 		_, err := r.Store.Append("bench", app.Projector, evs...)
-		check(err)
+		benchutil.Check(err)
 	}
 	for i := range others {
 		_, err := r.Init(workflow.Init{Feature: fmt.Sprintf("other-%d", i), Type: "feature", Branch: fmt.Sprintf("feat/other-%d", i)})
-		check(err)
+		benchutil.Check(err)
 	}
 	st, _, err := r.State("bench")
-	check(err)
+	benchutil.Check(err)
 	fmt.Printf("workflow bench: %d events, phase %s, %d tasks; %d other workflows\n", st.Events, st.Phase, len(st.Tasks), others)
 }
 
@@ -177,29 +177,5 @@ func addHistory(repo string, n int) {
 	cmd.Stdin = &b
 	if out, err := cmd.CombinedOutput(); err != nil {
 		log.Fatalf("fast-import: %v: %s", err, out)
-	}
-}
-
-func run(dir string, name string, args ...string) {
-	cmd := exec.Command(name, args...)
-	cmd.Dir = dir
-	if out, err := cmd.CombinedOutput(); err != nil {
-		log.Fatalf("%s %s: %v: %s", name, strings.Join(args, " "), err, out)
-	}
-}
-
-func median(ts []time.Duration) time.Duration { return percentile(ts, 0.5) }
-
-func percentile(ts []time.Duration, p float64) time.Duration {
-	s := append([]time.Duration(nil), ts...)
-	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
-	return s[int(float64(len(s)-1)*p)]
-}
-
-func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
-
-func check(err error) {
-	if err != nil {
-		log.Fatal(err)
 	}
 }

@@ -9,10 +9,10 @@ package main
 import (
 	"flag"
 	"fmt"
+	"github.com/exarchos/git-exarchos/bench/benchutil"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
 	"strings"
 	"time"
 
@@ -24,11 +24,9 @@ const token = "ghp_benchToken0000000000000000000"
 func main() {
 	n := flag.Int("n", 100, "runs per case")
 	flag.Parse()
-	if _, err := exec.LookPath("git-exarchos"); err != nil {
-		fail("git-exarchos is not on PATH: CGO_ENABLED=0 go build -o /tmp/gx/git-exarchos ./cmd/git-exarchos && PATH=/tmp/gx:$PATH go run ./bench/prbench")
-	}
+	benchutil.RequireOnPath("prbench")
 	dir, err := os.MkdirTemp("", "prbench")
-	check(err)
+	benchutil.Check(err)
 	defer os.RemoveAll(dir)
 	fake := fakegithub.New("github.com", "acme", "app", token)
 	defer fake.Close()
@@ -39,7 +37,7 @@ func main() {
 		cmd.Dir, cmd.Env = dir, env
 		out, err := cmd.CombinedOutput()
 		if err != nil {
-			fail(fmt.Sprintf("%s: %v\n%s", strings.Join(args, " "), err, out))
+			benchutil.Fail(fmt.Sprintf("%s: %v\n%s", strings.Join(args, " "), err, out))
 		}
 		return strings.TrimSpace(string(out))
 	}
@@ -73,26 +71,9 @@ func main() {
 	fmt.Printf("%d runs per case, %s, fake GitHub in process (%s)\n\n", *n, time.Now().UTC().Format("2006-01-02"), filepath.Base(os.Args[0]))
 	fmt.Println("| command | median | p90 | ratio to `git rev-parse HEAD` | API requests per call |")
 	fmt.Println("|---|---|---|---|---|")
-	fmt.Printf("| git rev-parse HEAD | %s | %s | 1.0x | – |\n", pct(base, 50), pct(base, 90))
-	fmt.Printf("| pr refresh (nothing changed) | %s | %s | %.1fx | %.1f (%v) |\n", pct(refresh, 50), pct(refresh, 90),
-		float64(pct(refresh, 50))/float64(pct(base, 50)), float64(total)/float64(*n), by)
+	fmt.Printf("| git rev-parse HEAD | %s | %s | 1.0x | – |\n", benchutil.Percentile(base, 0.50), benchutil.Percentile(base, 0.90))
+	fmt.Printf("| pr refresh (nothing changed) | %s | %s | %.1fx | %.1f (%v) |\n", benchutil.Percentile(refresh, 0.50), benchutil.Percentile(refresh, 0.90),
+		float64(benchutil.Percentile(refresh, 0.50))/float64(benchutil.Percentile(base, 0.50)), float64(total)/float64(*n), by)
 	fmt.Printf("\nfirst refresh of the open pull request (records the observation): %d requests\n", first)
 	fmt.Printf("pr.observed events after %d unchanged refreshes: %d\n", *n, strings.Count(events, `"type":"pr.observed"`))
-}
-
-func pct(ds []time.Duration, p int) time.Duration {
-	s := append([]time.Duration(nil), ds...)
-	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
-	return s[(len(s)-1)*p/100].Round(10 * time.Microsecond)
-}
-
-func check(err error) {
-	if err != nil {
-		fail(err.Error())
-	}
-}
-
-func fail(msg string) {
-	fmt.Fprintln(os.Stderr, "prbench:", msg)
-	os.Exit(1)
 }

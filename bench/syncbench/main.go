@@ -10,10 +10,9 @@ package main
 import (
 	"flag"
 	"fmt"
+	"github.com/exarchos/git-exarchos/bench/benchutil"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"sort"
 	"strings"
 	"time"
 
@@ -26,39 +25,37 @@ func main() {
 	workflows := flag.Int("workflows", 100, "workflows in the repository")
 	diverged := flag.Int("diverged", 10, "workflows changed on both sides")
 	flag.Parse()
-	if _, err := exec.LookPath("git-exarchos"); err != nil {
-		fail("git-exarchos is not on PATH: CGO_ENABLED=0 go build -o /tmp/gx/git-exarchos ./cmd/git-exarchos && PATH=/tmp/gx:$PATH go run ./bench/syncbench")
-	}
+	benchutil.RequireOnPath("syncbench")
 	root, err := os.MkdirTemp("", "syncbench")
-	check(err)
+	benchutil.Check(err)
 	defer os.RemoveAll(root)
 	prepare(root, *workflows, *diverged)
 
 	var syncs, fetches []time.Duration
 	for i := 0; i < *n; i++ {
 		run := filepath.Join(root, fmt.Sprintf("run%d", i))
-		check(os.MkdirAll(run, 0o755))
+		benchutil.Check(os.MkdirAll(run, 0o755))
 		for _, d := range []string{"remote.git", "bob"} {
-			cmd(root, "cp", "-a", d, filepath.Join(run, d))
+			benchutil.Run(root, "", "cp", "-a", d, filepath.Join(run, d))
 		}
 		// bob's origin must point at this run's copy of the remote.
-		cmd(filepath.Join(run, "bob"), "git", "remote", "set-url", "origin", "file://"+filepath.Join(run, "remote.git"))
-		cmd(root, "cp", "-a", filepath.Join(run, "bob"), filepath.Join(run, "bob-fetch"))
+		benchutil.Run(filepath.Join(run, "bob"), "", "git", "remote", "set-url", "origin", "file://"+filepath.Join(run, "remote.git"))
+		benchutil.Run(root, "", "cp", "-a", filepath.Join(run, "bob"), filepath.Join(run, "bob-fetch"))
 		fetches = append(fetches, timed(filepath.Join(run, "bob-fetch"), "git", "fetch", "-q", "--prune", "--no-tags", "origin", "+refs/exarchos/*:refs/exarchos-remotes/origin/*"))
 		t0 := time.Now()
-		out := cmd(filepath.Join(run, "bob"), "git", "exarchos", "sync", "--json")
+		out := benchutil.Run(filepath.Join(run, "bob"), "", "git", "exarchos", "sync", "--json")
 		syncs = append(syncs, time.Since(t0))
 		if want := fmt.Sprintf(`"merged":%d`, *diverged); !strings.Contains(out, want) {
-			fail("sync did not merge the diverged workflows: " + out)
+			benchutil.Fail("sync did not merge the diverged workflows: " + out)
 		}
 		os.RemoveAll(run)
 	}
-	fm, sm := median(fetches), median(syncs)
+	fm, sm := benchutil.Percentile(fetches, 0.5), benchutil.Percentile(syncs, 0.5)
 	fmt.Printf("%d runs; %d workflows, %d diverged; file:// remote; %s\n\n", *n, *workflows, *diverged, time.Now().UTC().Format("2006-01-02"))
 	fmt.Println("| command | median | p90 | ratio to baseline | target |")
 	fmt.Println("|---|---|---|---|---|")
-	fmt.Printf("| `git fetch origin +refs/exarchos/*:refs/exarchos-remotes/origin/*` (baseline) | %.1f ms | %.1f ms | | |\n", ms(fm), ms(p90(fetches)))
-	fmt.Printf("| `git exarchos sync` | %.1f ms | %.1f ms | %.1fx git fetch | ≤ 2 s |\n", ms(sm), ms(p90(syncs)), float64(sm)/float64(fm))
+	fmt.Printf("| `git fetch origin +refs/exarchos/*:refs/exarchos-remotes/origin/*` (baseline) | %.1f ms | %.1f ms | | |\n", benchutil.Ms(fm), benchutil.Ms(benchutil.Percentile(fetches, 0.9)))
+	fmt.Printf("| `git exarchos sync` | %.1f ms | %.1f ms | %.1fx git fetch | ≤ 2 s |\n", benchutil.Ms(sm), benchutil.Ms(benchutil.Percentile(syncs, 0.9)), float64(sm)/float64(fm))
 }
 
 // prepare makes a bare remote and two clones, alice and bob, sharing `workflows` workflows; then
@@ -66,82 +63,47 @@ func main() {
 // (and push the merges) and finds the rest up to date.
 func prepare(root string, workflows, diverged int) {
 	remote := filepath.Join(root, "remote.git")
-	cmd(root, "git", "init", "-q", "--bare", "-b", "main", remote)
+	benchutil.Run(root, "", "git", "init", "-q", "--bare", "-b", "main", remote)
 	var repos []*app.Repo
 	for _, name := range []string{"alice", "bob"} {
 		dir := filepath.Join(root, name)
-		cmd(root, "git", "clone", "-q", "file://"+remote, dir)
-		cmd(dir, "git", "config", "user.name", name)
-		cmd(dir, "git", "config", "user.email", name+"@example.com")
-		cmd(dir, "git", "commit", "-q", "--allow-empty", "-m", "init")
+		benchutil.Run(root, "", "git", "clone", "-q", "file://"+remote, dir)
+		benchutil.Run(dir, "", "git", "config", "user.name", name)
+		benchutil.Run(dir, "", "git", "config", "user.email", name+"@example.com")
+		benchutil.Run(dir, "", "git", "commit", "-q", "--allow-empty", "-m", "init")
 		r, err := app.Open(dir)
-		check(err)
+		benchutil.Check(err)
 		repos = append(repos, r)
 	}
 	alice, bob := repos[0], repos[1]
 	for i := 0; i < workflows; i++ {
 		f := fmt.Sprintf("wf-%03d", i)
 		_, err := app.Init(alice, app.InitOptions{Feature: f, Type: "feature", Branch: "main"})
-		check(err)
+		benchutil.Check(err)
 		note(alice, f, 20)
 	}
 	_, err := app.Push(alice, app.PushOptions{})
-	check(err)
+	benchutil.Check(err)
 	_, err = app.Pull(bob, app.PullOptions{})
-	check(err)
+	benchutil.Check(err)
 	for i := 0; i < diverged; i++ {
 		f := fmt.Sprintf("wf-%03d", i)
 		note(alice, f, 5)
 		note(bob, f, 5)
 	}
 	_, err = app.Push(alice, app.PushOptions{})
-	check(err)
+	benchutil.Check(err)
 }
 
 func note(r *app.Repo, f string, n int) {
 	for i := 0; i < n; i++ {
 		_, err := r.Store.Append(f, app.Projector, workflow.NewEvent{Type: "bench.note", Data: map[string]int{"i": i}})
-		check(err)
+		benchutil.Check(err)
 	}
 }
 
 func timed(dir string, args ...string) time.Duration {
 	t0 := time.Now()
-	cmd(dir, args...)
+	benchutil.Run(dir, "", args...)
 	return time.Since(t0)
-}
-
-func cmd(dir string, args ...string) string {
-	c := exec.Command(args[0], args[1:]...)
-	c.Dir = dir
-	out, err := c.CombinedOutput()
-	if err != nil {
-		fail(fmt.Sprintf("%s: %v: %s", strings.Join(args, " "), err, out))
-	}
-	return string(out)
-}
-
-func median(d []time.Duration) time.Duration {
-	s := append([]time.Duration(nil), d...)
-	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
-	return s[len(s)/2]
-}
-
-func p90(d []time.Duration) time.Duration {
-	s := append([]time.Duration(nil), d...)
-	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
-	return s[len(s)*9/10]
-}
-
-func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
-
-func check(err error) {
-	if err != nil {
-		fail(err.Error())
-	}
-}
-
-func fail(msg string) {
-	fmt.Fprintln(os.Stderr, "syncbench:", msg)
-	os.Exit(1)
 }

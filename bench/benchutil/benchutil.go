@@ -1,0 +1,55 @@
+// Package benchutil holds what the whole-process benchmark programs under bench/ share: running a
+// command, failing loudly, and summarising timings.
+package benchutil
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+)
+
+// Percentile returns the p-th percentile (0 ≤ p < 1) of d, without reordering d.
+func Percentile(d []time.Duration, p float64) time.Duration {
+	s := append([]time.Duration(nil), d...)
+	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+	return s[int(float64(len(s))*p)]
+}
+
+// Ms renders a duration in milliseconds.
+func Ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+// Run runs a command in dir with stdin and returns its output; a failure ends the program.
+func Run(dir, stdin string, args ...string) string {
+	cmd := exec.Command(args[0], args[1:]...)
+	cmd.Dir = dir
+	cmd.Stdin = strings.NewReader(stdin)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		Fail(fmt.Sprintf("%s: %v: %s", strings.Join(args, " "), err, out))
+	}
+	return string(out)
+}
+
+// Check ends the program on an error.
+func Check(err error) {
+	if err != nil {
+		Fail(err.Error())
+	}
+}
+
+// Fail prints msg, prefixed with the program's name, and exits 1.
+func Fail(msg string) {
+	fmt.Fprintf(os.Stderr, "%s: %s\n", filepath.Base(os.Args[0]), msg)
+	os.Exit(1)
+}
+
+// RequireOnPath ends the program, saying how to build it, when git-exarchos is not on PATH.
+func RequireOnPath(program string) {
+	if _, err := exec.LookPath("git-exarchos"); err != nil {
+		Fail("git-exarchos is not on PATH: CGO_ENABLED=0 go build -o /tmp/gx/git-exarchos ./cmd/git-exarchos && PATH=/tmp/gx:$PATH go run ./bench/" + program)
+	}
+}
