@@ -145,18 +145,31 @@ func (r *Repo) summary(w hooks.Bound) string {
 
 // Record appends events and puts the new head in the hook cache, so the next tool call (which,
 // in a phase with a turn cap, follows this append) reads the state without reading objects.
-func (h *hookRepo) Record(w hooks.Bound, evs ...workflow.NewEvent) error {
+func (h *hookRepo) Record(w hooks.Bound, recheck func(workflow.State) string, evs ...workflow.NewEvent) (string, error) {
 	// The journal's denials ride in the same commit.
 	waiting, files, _ := h.repo.journaled(w.Feature)
-	res, err := h.repo.Store.Append(w.Feature, Projector, append(waiting, evs...)...)
+	var denied string
+	res, err := h.repo.Store.Update(w.Feature, Projector, func(cur *gitstore.Snapshot) ([]workflow.NewEvent, error) {
+		denied = ""
+		if recheck != nil {
+			st, err := workflow.DecodeState(cur.State)
+			if err != nil {
+				return nil, err
+			}
+			if denied = recheck(st); denied != "" {
+				return waiting, nil // the journal still lands; the call itself is refused
+			}
+		}
+		return append(waiting, evs...), nil
+	})
 	if err != nil {
-		return err
+		return "", err
 	}
 	for _, f := range files {
 		_ = os.Remove(f)
 	}
 	if len(res.Appended) == 0 {
-		return nil
+		return denied, nil
 	}
 	if st, err := workflow.DecodeState(res.State); err == nil {
 		c := h.repo.hookCache()
@@ -165,7 +178,7 @@ func (h *hookRepo) Record(w hooks.Bound, evs ...workflow.NewEvent) error {
 			c.save(heads)
 		}
 	}
-	return nil
+	return denied, nil
 }
 
 // RecordLater journals an audit-only event; the next write to the workflow appends it.

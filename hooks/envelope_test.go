@@ -179,3 +179,36 @@ func TestHumanOnlyEnvelopeCommands(t *testing.T) {
 		}
 	}
 }
+
+// TestLastTurnIsTakenOnce: two hook processes read the state with one turn left; the first takes
+// it. The second's check ran on that stale read, but its write re-checks on the state it builds
+// on, so it is denied and counts nothing, rather than both passing at cap − 1.
+func TestLastTurnIsTakenOnce(t *testing.T) {
+	if err := workflow.Register(docsDef); err != nil {
+		t.Fatal(err)
+	}
+	w := docsBound()
+	stampApply(t, &w, workflow.NewEvent{Type: workflow.EventStarted, Data: workflow.StartedData{Feature: "guide", Type: "docs", Branch: "guide"}}, "s")
+	for _, id := range []string{"c1", "c2"} {
+		stampApply(t, &w, workflow.NewEvent{Type: workflow.EventToolCalled, Data: workflow.ToolCallData{Phase: "write", Tool: "Read"}}, id)
+	}
+	staleRead := w // one turn left
+	repo := &fakeRepo{bound: []Bound{w}, stale: []Bound{staleRead}, defines: true}
+	warn := func(s string) { t.Error(s) }
+	read := func(id string) Output {
+		return Handle(pre("Read", id, map[string]string{"file_path": "/repo/a.go"}), repo, warn)
+	}
+	if o := read("first"); o.Denied() {
+		t.Fatalf("the first call takes the last turn: %s", o.Specific.PermissionDecisionReason)
+	}
+	if got := repo.bound[0].State.Budget.Turns; got != 3 {
+		t.Fatalf("turns = %d, want 3", got)
+	}
+	o := read("second")
+	if !o.Denied() || !strings.Contains(o.Specific.PermissionDecisionReason, "budget extend") {
+		t.Fatalf("the second call, decided on a stale read, must be denied at write time: %+v", o.Specific)
+	}
+	if got := repo.bound[0].State.Budget.Turns; got != 3 {
+		t.Fatalf("turns = %d after the denied call, want 3", got)
+	}
+}

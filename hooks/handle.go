@@ -20,8 +20,11 @@ type Repository interface {
 	// Summary says what the workflow needs to move on, with its guards checked on the repository
 	// (workflow.Summary).
 	Summary(w Bound) string
-	// Record appends events to the workflow's log, in one commit.
-	Record(w Bound, evs ...workflow.NewEvent) error
+	// Record appends events to the workflow's log, in one commit. When recheck is not nil it runs
+	// on the state the write builds on (after any concurrent write won): a non-empty answer is a
+	// denial, returned with nothing written. That is what keeps two concurrent calls from both
+	// taking the last turn of a budget or both consuming one grant.
+	Record(w Bound, recheck func(workflow.State) string, evs ...workflow.NewEvent) (denied string, err error)
 	// RecordLater keeps an audit-only event (a denial) to be appended by the next write to the
 	// workflow: a denial must stay as cheap as the answer itself. ev.ID is set.
 	RecordLater(w Bound, ev workflow.NewEvent) error
@@ -146,8 +149,17 @@ func preToolUse(in Input, ti ToolInput, dir string, ws []Bound, repo Repository,
 				Data: workflow.ToolCallData{Phase: w.State.Phase, Tool: in.ToolName, Subject: truncate(v.Subject, 200), ToolUseID: in.ToolUseID, SessionID: in.SessionID}})
 		}
 		if len(evs) > 0 {
-			if err := repo.Record(w, evs...); err != nil {
+			recheck := func(fresh workflow.State) string {
+				now := w
+				now.State = fresh
+				return Check(now, in.ToolName, ti, dir).Deny
+			}
+			denied, err := repo.Record(w, recheck, evs...)
+			if err != nil {
 				warn(fmt.Sprintf("could not record the tool call on workflow %s: %v", w.Feature, err))
+			}
+			if denied != "" {
+				return Deny(denied)
 			}
 		}
 	}
@@ -179,7 +191,7 @@ func recordDenial(repo Repository, w Bound, warn func(string), in Input, subject
 }
 
 func record(repo Repository, w Bound, warn func(string), typ string, data any) {
-	if err := repo.Record(w, workflow.NewEvent{Type: typ, Data: data}); err != nil {
+	if _, err := repo.Record(w, nil, workflow.NewEvent{Type: typ, Data: data}); err != nil {
 		warn(fmt.Sprintf("could not record %s on workflow %s: %v", typ, w.Feature, err))
 	}
 }

@@ -124,16 +124,33 @@ type fakeRepo struct {
 	recorded  []workflow.NewEvent
 	defines   bool
 	ids       map[string]bool
+	// stale, when set, is what Bound returns (a hook process's earlier read) while bound holds
+	// the state a write would build on: a concurrent call got there first.
+	stale []Bound
 }
 
-func (f *fakeRepo) Bound(string) ([]Bound, error) { return f.bound, nil }
+func (f *fakeRepo) Bound(string) ([]Bound, error) {
+	if f.stale != nil {
+		return f.stale, nil
+	}
+	return f.bound, nil
+}
 func (f *fakeRepo) Summary(w Bound) string {
 	return w.Feature + " is in " + w.State.Phase + ".\n  → next: needs work\n"
 }
 
 // Record keeps the events and folds them into the bound workflow, skipping ids already seen as
 // the store does, so a sequence of hook calls sees what the previous ones recorded.
-func (f *fakeRepo) Record(w Bound, evs ...workflow.NewEvent) error {
+func (f *fakeRepo) Record(w Bound, recheck func(workflow.State) string, evs ...workflow.NewEvent) (string, error) {
+	if recheck != nil {
+		for _, b := range f.bound {
+			if b.Feature == w.Feature {
+				if denied := recheck(b.State); denied != "" {
+					return denied, nil
+				}
+			}
+		}
+	}
 	for _, ev := range evs {
 		if ev.ID != "" {
 			if f.ids[ev.ID] {
@@ -153,19 +170,22 @@ func (f *fakeRepo) Record(w Bound, evs ...workflow.NewEvent) error {
 				}
 				e, err := ev.Stamp(id, f.bound[i].State.LastSeq+1, time.Unix(0, 0), "agent", 0)
 				if err != nil {
-					return err
+					return "", err
 				}
 				f.bound[i].State = workflow.Apply(f.bound[i].State, e)
 			}
 		}
 	}
-	return nil
+	return "", nil
 }
 func (f *fakeRepo) Defines(string) bool { return f.defines }
 
 // RecordLater records at once: the fake has no journal.
-func (f *fakeRepo) RecordLater(w Bound, ev workflow.NewEvent) error { return f.Record(w, ev) }
-func (f *fakeRepo) StopGuard(string) bool                           { return f.stopGuard }
+func (f *fakeRepo) RecordLater(w Bound, ev workflow.NewEvent) error {
+	_, err := f.Record(w, nil, ev)
+	return err
+}
+func (f *fakeRepo) StopGuard(string) bool { return f.stopGuard }
 
 func TestHandleEvents(t *testing.T) {
 	repo := &fakeRepo{bound: []Bound{feature("plan")}}
