@@ -3,18 +3,17 @@ package app
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path"
 	"path/filepath"
+	"sort"
 	"strings"
 	"time"
 
 	"github.com/exarchos/git-exarchos/guards"
-	"github.com/exarchos/git-exarchos/hooks"
 	"github.com/exarchos/git-exarchos/workflow"
 	"github.com/exarchos/git-exarchos/workflowdef"
 )
@@ -63,37 +62,23 @@ func (r *Repo) Definitions() *DefinitionSet {
 		return r.defs
 	}
 	r.defs.Commit = commit
-	cacheFile := filepath.Join(r.Store.Loc.CommonDir, "exarchos-cache", "defs", commit)
-	if b, err := os.ReadFile(cacheFile); err == nil {
-		var cached DefinitionSet
-		if json.Unmarshal(b, &cached) == nil && cached.Commit == commit && workflow.Register(cached.Defs...) == nil {
-			r.defs = &cached
-			return r.defs
-		}
-	}
-	defer func() {
-		// A commit never changes, so the parsed definitions of one are exact; the hook reads them
-		// from here instead of starting git.
-		if b, err := json.Marshal(r.defs); err == nil {
-			_ = hooks.WriteFileAtomic(cacheFile, b, 0o644)
-		}
-	}()
-	out, err := r.Store.Loc.Git(nil, "ls-tree", "-z", "--full-tree", commit, DefinitionsDir+"/")
-	if err != nil || strings.TrimSpace(out) == "" {
+	// Read in process from the commit's tree: a repository without .exarchos/workflows costs a
+	// commit and a tree read or two, and nothing is started or cached on disk.
+	files, err := r.Store.Facts().DirFiles(commit, DefinitionsDir)
+	if err != nil {
+		r.defs.Problems = append(r.defs.Problems, workflowdef.Problem{File: DefinitionsDir, Message: err.Error()})
 		return r.defs
 	}
-	for _, entry := range strings.Split(out, "\x00") {
-		meta, name, ok := strings.Cut(entry, "\t")
-		f := strings.Fields(meta)
-		if !ok || len(f) < 3 || f[1] != "blob" || (path.Ext(name) != ".yaml" && path.Ext(name) != ".yml") {
-			continue
+	names := make([]string, 0, len(files))
+	for name := range files {
+		if ext := path.Ext(name); ext == ".yaml" || ext == ".yml" {
+			names = append(names, name)
 		}
-		src, err := r.Store.Loc.Git(nil, "cat-file", "blob", f[2])
-		if err != nil {
-			r.defs.Problems = append(r.defs.Problems, workflowdef.Problem{File: name, Message: err.Error()})
-			continue
-		}
-		def, ps := workflowdef.Parse(name, []byte(src))
+	}
+	sort.Strings(names)
+	for _, base := range names {
+		name := DefinitionsDir + "/" + base
+		def, ps := workflowdef.Parse(name, files[base])
 		if len(ps) > 0 {
 			r.defs.Problems = append(r.defs.Problems, ps...)
 			continue

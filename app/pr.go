@@ -74,19 +74,10 @@ func (r *Repo) github(repo githubsync.Repo) (*githubsync.Client, error) {
 	return githubsync.New(githubsync.Options{Repo: repo})
 }
 
-func (r *Repo) linked(feature string) (workflow.State, error) {
-	st, _, err := r.State(feature)
-	return st, err
-}
-
 // LinkPR checks on GitHub that the pull request exists and records pr.linked with its head, base
 // and head commit. A head branch other than the workflow's is linked with a warning.
 func LinkPR(r *Repo, o PRLinkOptions) (*PRResult, error) {
-	feature, err := r.ResolveFeature(o.Feature)
-	if err != nil {
-		return nil, err
-	}
-	st, err := r.linked(feature)
+	feature, st, _, err := r.ResolveState(o.Feature)
 	if err != nil {
 		return nil, err
 	}
@@ -117,11 +108,7 @@ func LinkPR(r *Repo, o PRLinkOptions) (*PRResult, error) {
 // FindPR finds the pull request whose head is the workflow's branch (open first, then merged, then
 // closed) and links it.
 func FindPR(r *Repo, o PRFindOptions) (*PRResult, error) {
-	feature, err := r.ResolveFeature(o.Feature)
-	if err != nil {
-		return nil, err
-	}
-	st, err := r.linked(feature)
+	feature, st, _, err := r.ResolveState(o.Feature)
 	if err != nil {
 		return nil, err
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
 )
 
 // Facts answers guards' questions about the repository (guards.GitFacts).
@@ -49,19 +50,47 @@ func (f Facts) ResolveRef(name string) (string, bool, error) {
 
 // FileExists reports whether path is a file in the tree of commit.
 func (f Facts) FileExists(commit, path string) (bool, error) {
-	c, err := f.s.getCommit(plumbing.NewHash(commit))
-	if err != nil {
-		return false, fmt.Errorf("read commit %s: %w", commit, err)
-	}
-	root, err := f.s.getTree(c.Tree)
-	if err != nil {
-		return false, fmt.Errorf("read tree of %s: %w", commit, err)
-	}
-	e, ok, err := f.s.findPath(root, strings.TrimPrefix(path, "./"))
+	e, ok, err := f.at(commit, path)
 	if err != nil || !ok {
 		return false, err
 	}
 	return e.Mode.IsFile(), nil
+}
+
+// DirFiles returns the regular files directly in dir at commit, name → content, read in process
+// (no git is started); none when dir does not exist there.
+func (f Facts) DirFiles(commit, dir string) (map[string][]byte, error) {
+	e, ok, err := f.at(commit, dir)
+	if err != nil || !ok || e.Mode != filemode.Dir {
+		return nil, err
+	}
+	t, err := f.s.getTree(e.Hash)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string][]byte{}
+	for _, entry := range t.Entries {
+		if entry.Mode != filemode.Regular && entry.Mode != filemode.Executable && entry.Mode != filemode.Deprecated {
+			continue // symlinks and submodules are not files to read
+		}
+		if out[entry.Name], err = f.s.readObject(entry.Hash, plumbing.BlobObject); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// at finds the tree entry at a slash path in commit's tree.
+func (f Facts) at(commit, path string) (treeEntry, bool, error) {
+	c, err := f.s.getCommit(plumbing.NewHash(commit))
+	if err != nil {
+		return treeEntry{}, false, fmt.Errorf("read commit %s: %w", commit, err)
+	}
+	root, err := f.s.getTree(c.Tree)
+	if err != nil {
+		return treeEntry{}, false, fmt.Errorf("read tree of %s: %w", commit, err)
+	}
+	return f.s.findPath(root, strings.TrimPrefix(path, "./"))
 }
 
 // IsAncestor reports whether ancestor is reachable from descendant (a commit is its own ancestor).

@@ -277,3 +277,28 @@ func TestFileExistsWalksSubtrees(t *testing.T) {
 	_, err := f.FileExists(strings.Repeat("12", 20), "README")
 	assert.Error(t, err)
 }
+
+func TestDirFiles(t *testing.T) {
+	dir := newRepo(t)
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, "defs", "nested"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "defs", "a.yaml"), []byte("type: a\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "defs", "b.yml"), []byte("type: b\n"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "defs", "nested", "c.yaml"), []byte("type: c\n"), 0o644))
+	require.NoError(t, os.Symlink("a.yaml", filepath.Join(dir, "defs", "link.yaml")))
+	git(t, dir, "add", "defs")
+	git(t, dir, "commit", "-q", "-m", "defs")
+	head := git(t, dir, "rev-parse", "HEAD")
+	// A file written after the commit is not part of it.
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "defs", "uncommitted.yaml"), []byte("x"), 0o644))
+
+	facts := openStore(t, dir).Facts()
+	files, err := facts.DirFiles(head, "defs")
+	require.NoError(t, err)
+	assert.Equal(t, map[string][]byte{"a.yaml": []byte("type: a\n"), "b.yml": []byte("type: b\n")}, files,
+		"regular files directly in the directory, at the commit: no subdirectory, symlink or working-tree file")
+	for _, missing := range []string{"nope", "README", "defs/a.yaml"} {
+		files, err := facts.DirFiles(head, missing)
+		require.NoError(t, err)
+		assert.Nil(t, files, missing)
+	}
+}
