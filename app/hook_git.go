@@ -19,13 +19,9 @@ type GitHookOptions struct {
 	Args   []string
 	Stdin  io.Reader
 	Stderr io.Writer
-	// Push pushes the workflow refs to a remote (`git exarchos push <remote>`); ErrNoPush when this
-	// build has no push command.
+	// Push pushes the workflow refs to a remote (`git exarchos push <remote>`).
 	Push func(remote string) error
 }
-
-// ErrNoPush says the push command is not available in this build.
-var ErrNoPush = errors.New("this git-exarchos has no push command")
 
 // InHookPushEnv is set while the pre-push hook pushes workflow refs, so the nested `git push`
 // does not run the hook's work again.
@@ -109,11 +105,7 @@ func prePush(r *Repo, o GitHookOptions, say func(string, ...any)) {
 		return
 	}
 	if r.Store.ConfigBool("exarchos.autoPush") {
-		err := o.Push(remote)
-		switch {
-		case errors.Is(err, ErrNoPush):
-			say("exarchos.autoPush is on but %v: push the workflow refs with a newer git exarchos", err)
-		case err != nil:
+		if err := o.Push(remote); err != nil {
 			say("could not push the workflow refs to %s (the branch push goes on): %v; run git exarchos push %s", remote, err, remote)
 		}
 		return

@@ -66,12 +66,9 @@ Examples:
 }
 
 // pushWorkflows runs this binary's `push` command for the pre-push hook, marked so that the nested
-// git push skips the hook's work. Until a push command is built in it reports app.ErrNoPush.
+// git push skips the hook's work.
 func pushWorkflows(stderr io.Writer) func(remote string) error {
 	return func(remote string) error {
-		if find(commands, "push") == nil {
-			return app.ErrNoPush
-		}
 		self, err := os.Executable()
 		if err != nil {
 			return err
