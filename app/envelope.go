@@ -18,29 +18,6 @@ import (
 	"github.com/exarchos/git-exarchos/workflow"
 )
 
-// GrantOptions are `git exarchos grant <feature> --tool T [--match M] --once --reason R`.
-type GrantOptions struct {
-	Feature, Tool, Match, Reason string
-}
-
-// Grant records a one-shot grant: the next tool call it matches, outside the phase's envelope,
-// is let through once (the hook records its consumption).
-func Grant(r *Repo, o GrantOptions) (*Result, error) {
-	return Run(r, o.Feature, workflow.GrantTool{Tool: o.Tool, Match: o.Match, Reason: o.Reason})
-}
-
-// BudgetOptions are `git exarchos budget extend <feature> N --reason R`.
-type BudgetOptions struct {
-	Feature string
-	Turns   int
-	Reason  string
-}
-
-// ExtendBudget gives the current stay in the phase more tool calls.
-func ExtendBudget(r *Repo, o BudgetOptions) (*Result, error) {
-	return Run(r, o.Feature, workflow.ExtendBudget{Turns: o.Turns, Reason: o.Reason})
-}
-
 // SubmitOptions are `git exarchos submit <feature> <phase> [--file F]` (stdin without --file).
 type SubmitOptions struct {
 	Feature, Phase string
@@ -176,13 +153,4 @@ func ValidateAgainst(schema, payload []byte) ([]SchemaError, error) {
 	walk(res.ToList(true), "")
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Path < out[j].Path })
 	return out, nil
-}
-
-// pointer renders path tokens as a JSON pointer (RFC 6901).
-func pointer(tokens []string) string {
-	var b strings.Builder
-	for _, t := range tokens {
-		b.WriteString("/" + strings.ReplaceAll(strings.ReplaceAll(t, "~", "~0"), "/", "~1"))
-	}
-	return b.String()
 }

@@ -88,9 +88,6 @@ func New(o Options) (*Client, error) {
 	return &Client{gh: gh, repo: o.Repo, token: token, base: base, budget: budget, tr: tr}, nil
 }
 
-// Repo is the repository the client reads.
-func (c *Client) Repo() Repo { return c.repo }
-
 // TokenSource names where the token came from.
 func (c *Client) TokenSource() string { return c.token.Source }
 

@@ -145,8 +145,6 @@ func helperCmd(t testing.TB, dir, mode, feature string, n int) *exec.Cmd {
 	return cmd
 }
 
-func bytesReader(b []byte) *strings.Reader { return strings.NewReader(string(b)) }
-
 func gitStdinB(t testing.TB, dir, stdin string, args ...string) string {
 	t.Helper()
 	cmd := exec.Command("git", args...)

@@ -78,11 +78,6 @@ const (
 	EventHookTaskCompleted = "hook.task-completed" // Claude Code marked one of its own tasks done
 )
 
-// HookTypes lists the hook event types.
-func HookTypes() []string {
-	return []string{EventHookCheckpoint, EventHookSessionEnded, EventHookTaskCompleted}
-}
-
 // CheckpointData is the payload of hook.checkpoint: where the workflow stood when the session's
 // context was compacted.
 type CheckpointData struct {

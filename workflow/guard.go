@@ -20,14 +20,6 @@ type GuardEvaluator interface {
 	Evaluate(guardID string, s State, target string) *GuardFailure
 }
 
-// GuardFunc adapts a function to GuardEvaluator.
-type GuardFunc func(guardID string, s State, target string) *GuardFailure
-
-// Evaluate calls f.
-func (f GuardFunc) Evaluate(guardID string, s State, target string) *GuardFailure {
-	return f(guardID, s, target)
-}
-
 // Env is what Decide may not compute itself.
 type Env struct {
 	// Actor is who issues the command (recorded on human decisions).
