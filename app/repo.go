@@ -39,6 +39,7 @@ func (projector) Project(prev json.RawMessage, events []workflow.Event) (json.Ra
 type Repo struct {
 	Store *gitstore.Store
 	defs  *DefinitionSet // what HEAD defines, read once (defs.go)
+	base  *Base          // the protected base branch rules are read from, resolved once (base.go)
 }
 
 // Open discovers the repository enclosing dir.
