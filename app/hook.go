@@ -10,7 +10,6 @@ import (
 	"slices"
 
 	"github.com/exarchos/git-exarchos/gitstore"
-	"github.com/exarchos/git-exarchos/guards"
 	"github.com/exarchos/git-exarchos/hooks"
 	"github.com/exarchos/git-exarchos/workflow"
 )
@@ -138,7 +137,7 @@ func (h *hookRepo) Summary(w hooks.Bound) string { return h.repo.summary(w) }
 func (r *Repo) summary(w hooks.Bound) string {
 	env := workflow.Env{
 		MaxFixCycles: r.Store.ConfigInt("exarchos."+w.State.Type+".maxFixCycles", 0),
-		Guards:       guards.NewEvaluator(r.Store.Facts()),
+		Guards:       r.factEvaluator(),
 	}
 	return workflow.Summary(w.Def, w.State, env)
 }

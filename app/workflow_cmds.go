@@ -3,6 +3,7 @@ package app
 import (
 	"encoding/json"
 	"fmt"
+	"os"
 	"reflect"
 	"sort"
 	"strings"
@@ -35,7 +36,8 @@ func Init(r *Repo, o InitOptions) (*Result, error) {
 	if o.MaxIterations < 0 {
 		return nil, Usagef("--max-iterations must be a positive number")
 	}
-	return r.Init(workflow.Init{Feature: o.Feature, Type: o.Type, Branch: o.Branch, Synthesis: o.Synthesis, Completion: o.Completion, MaxIterations: o.MaxIterations})
+	return r.Init(workflow.Init{Feature: o.Feature, Type: o.Type, Branch: o.Branch, Synthesis: o.Synthesis, Completion: o.Completion, MaxIterations: o.MaxIterations,
+		ForkPoint: r.forkPoint(o.Branch)})
 }
 
 // StatusOptions selects what `status` shows.
@@ -188,6 +190,24 @@ func Set(r *Repo, o SetOptions) (*Result, error) {
 	return r.Execute(feature, cmd)
 }
 
+// bindReview binds a verdict to the branch tip it judges, and to the agent session the hook runs
+// it in (EXARCHOS_SESSION_ID), so that new commits or a new visit of review outdate it.
+func (r *Repo) bindReview(feature string, rv workflow.RecordReview) (workflow.RecordReview, error) {
+	st, _, err := r.State(feature)
+	if err != nil {
+		return rv, err
+	}
+	tip, err := r.Store.Facts().BranchTip(st.Branch)
+	if err != nil {
+		return rv, fmt.Errorf("a review is bound to the commit it judged: %w", err)
+	}
+	rv.Commit = tip
+	if rv.Session == "" {
+		rv.Session = os.Getenv("EXARCHOS_SESSION_ID")
+	}
+	return rv, nil
+}
+
 // TransitionsResult lists the ways out of the current phase with each guard's verdict.
 type TransitionsResult struct {
 	Feature     string                      `json:"feature"`
@@ -221,6 +241,11 @@ func Run(r *Repo, feature string, cmd workflow.Command) (*Result, error) {
 	feature, err := r.ResolveFeature(feature)
 	if err != nil {
 		return nil, err
+	}
+	if rv, ok := cmd.(workflow.RecordReview); ok {
+		if cmd, err = r.bindReview(feature, rv); err != nil {
+			return nil, err
+		}
 	}
 	return r.Execute(feature, cmd)
 }

@@ -88,6 +88,9 @@ func New(o Options) (*Client, error) {
 	return &Client{gh: gh, repo: o.Repo, token: token, base: base, budget: budget, tr: tr}, nil
 }
 
+// APIHost is the host (and port) of the API this client talks to.
+func (c *Client) APIHost() string { return c.gh.BaseURL.Host }
+
 // TokenSource names where the token came from.
 func (c *Client) TokenSource() string { return c.token.Source }
 

@@ -13,6 +13,7 @@ type Init struct {
 	Synthesis     string
 	Completion    string
 	MaxIterations int
+	ForkPoint     string // the branch's merge-base with the base branch, computed by the caller
 }
 
 // TransitionTo asks for a phase change (`git exarchos transition <feature> <phase>`). A compound
@@ -44,6 +45,11 @@ type RecordReview struct {
 	Dimension string
 	Pass      bool
 	Note      string
+	// Commit is the branch tip judged (required); Session the hook's session id; Human a human's
+	// decision (routed like approve).
+	Commit  string
+	Session string
+	Human   bool
 }
 
 // RecordValidation records a validation command that was run on Commit.
@@ -52,6 +58,7 @@ type RecordValidation struct {
 	ExitCode   int
 	DurationMs int64
 	Commit     string
+	AdHoc      bool
 }
 
 // Approve approves the plan in a plan-review phase (human only).

@@ -143,7 +143,7 @@ func decideInit(s State, c Init) ([]NewEvent, *Rejection) {
 	if c.Branch == "" {
 		return nil, reject(CodeBadInput, "a branch is required: the workflow's guards read its tip")
 	}
-	d := StartedData{Feature: c.Feature, Type: c.Type, Branch: c.Branch, Phase: def.Initial}
+	d := StartedData{Feature: c.Feature, Type: c.Type, Branch: c.Branch, Phase: def.Initial, ForkPoint: c.ForkPoint}
 	var r *Rejection
 	if d.Synthesis, r = policy("synthesis", c.Synthesis, def.SynthesisPolicies, def.Type); r != nil {
 		return nil, r
@@ -444,9 +444,19 @@ func (d decider) artifact(name, p, text string, inline bool, commit string) ([]N
 		if strings.TrimSpace(text) == "" || p != "" {
 			return nil, reject(CodeBadInput, "an inline artifact carries text and no path")
 		}
+		if !d.def.InlineAllowed(name) {
+			return nil, reject(CodeBadInput, "the %s definition does not allow an inline %s: write it to a file under %s, commit it on the branch, then `git exarchos set %s artifacts.%s=<path>`",
+				d.def.Type, name, strings.Join(d.def.ArtifactPatterns(name), " or "), d.s.Feature, name)
+		}
 	} else {
 		if p == "" || path.IsAbs(p) || path.Clean(p) != p || p == "." || strings.HasPrefix(p, "../") || p == ".." {
-			return nil, reject(CodeBadInput, "artifact %s: %q is not a clean relative path in the repository (or use --inline for text)", name, p)
+			return nil, reject(CodeBadInput, "artifact %s: %q is not a clean relative path in the repository", name, p)
+		}
+		// Refused here, not only at the guard: the hook lets a planning phase edit a recorded
+		// artifact's file, so recording a source file would open the code to it.
+		if pats := d.def.ArtifactPatterns(name); IsSourcePath(p) || !MatchAny(pats, p) {
+			return nil, reject(CodeBadInput, "artifact %s: %s is not a document path (it must match %s and not be a source file): write the %s under docs/, e.g. `git exarchos set %s artifacts.%s=docs/%s.md`",
+				name, p, strings.Join(pats, " or "), name, d.s.Feature, name, name)
 		}
 	}
 	return one(EventArtifactRecorded, ArtifactData{Name: name, Path: p, Text: text, Inline: inline, Commit: commit}), nil
@@ -519,7 +529,13 @@ func (d decider) review(c RecordReview) ([]NewEvent, *Rejection) {
 	if c.Pass {
 		v = VerdictPass
 	}
-	return one(EventReviewRecorded, ReviewData{Dimension: c.Dimension, Verdict: v, Note: c.Note, Actor: d.env.Actor}), nil
+	if c.Commit == "" {
+		return nil, reject(CodeBadInput, "a review verdict names the commit it judged (git exarchos review binds it to the branch tip)")
+	}
+	if c.Human && d.def.ReviewBy != "human" {
+		return nil, reject(CodeBadInput, "the %s definition takes reviews from %s, not human decisions: record the verdict without --human", d.def.Type, orAgent(d.def.ReviewBy))
+	}
+	return one(EventReviewRecorded, ReviewData{Dimension: c.Dimension, Verdict: v, Note: c.Note, Actor: d.env.Actor, Commit: c.Commit, Session: c.Session, Human: c.Human}), nil
 }
 
 func (d decider) validation(c RecordValidation) ([]NewEvent, *Rejection) {
@@ -669,4 +685,11 @@ func (d decider) override(c OverrideGuard) ([]NewEvent, *Rejection) {
 		return nil, reject(CodeBadInput, "guard %q does not apply in %s (guards here: %s)", c.Guard, d.s.Phase, strings.Join(guards, ", "))
 	}
 	return one(EventGuardOverridden, OverrideData{Guard: c.Guard, Reason: c.Reason, Actor: d.env.Actor, Phase: d.s.Phase}), nil
+}
+
+func orAgent(by string) string {
+	if by == "" {
+		return "agent"
+	}
+	return by
 }
