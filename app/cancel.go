@@ -20,6 +20,8 @@ type CancelOptions struct {
 	// SkipPR leaves a linked pull request as it is: its close step is recorded as skipped by the
 	// user (for working without GitHub access).
 	SkipPR bool
+	// Human marks the cancel as the user's decision (required past the planning phases).
+	Human bool
 }
 
 // StepReport is one compensation step: performed, planned (--dry-run) or left pending.
@@ -100,12 +102,12 @@ func Cancel(r *Repo, o CancelOptions) (*CancelResult, error) {
 	res := &CancelResult{Feature: feature, Type: st.Type, Phase: st.Phase, DryRun: o.DryRun, Steps: []StepReport{}, Pending: []StepReport{}, Head: snap.Commit.String()}
 	if def.IsFinal(st.Phase) {
 		// Already ended (cancelled included): refused like every command on a final phase.
-		_, rej := workflow.Decide(def, st, workflow.Cancel{Reason: o.Reason}, workflow.Env{})
+		_, rej := workflow.Decide(def, st, workflow.Cancel{Reason: o.Reason, Human: o.Human}, workflow.Env{})
 		return nil, rej
 	}
 	c := &compensator{loc: r.Store.Loc, feature: feature, st: st, skipPR: o.SkipPR}
 	if o.DryRun {
-		if _, rej := workflow.Decide(def, st, workflow.Cancel{Reason: o.Reason}, workflow.Env{}); rej != nil && rej.Code != workflow.CodeCompensationPending {
+		if _, rej := workflow.Decide(def, st, workflow.Cancel{Reason: o.Reason, Human: o.Human}, workflow.Env{}); rej != nil && rej.Code != workflow.CodeCompensationPending {
 			return nil, rej
 		}
 		for _, s := range workflow.CompensationPlan(st) {
@@ -114,7 +116,7 @@ func Cancel(r *Repo, o CancelOptions) (*CancelResult, error) {
 		return res, nil
 	}
 	if st.Phase != def.CancellingPhase() {
-		out, err := r.Execute(feature, workflow.Cancel{Reason: o.Reason})
+		out, err := r.Execute(feature, workflow.Cancel{Reason: o.Reason, Human: o.Human})
 		if err != nil {
 			return nil, err
 		}
@@ -168,7 +170,7 @@ func Cancel(r *Repo, o CancelOptions) (*CancelResult, error) {
 		res.Phase = st.Phase
 		return res, &CancelIncompleteError{Feature: feature, Failed: failed, Result: res}
 	}
-	out, err := r.Execute(feature, workflow.Cancel{Reason: o.Reason})
+	out, err := r.Execute(feature, workflow.Cancel{Reason: o.Reason, Human: o.Human})
 	if err != nil {
 		return res, err
 	}

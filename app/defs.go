@@ -162,12 +162,12 @@ func (r *Repo) declaredValidation() []string {
 
 // forkPoint is the branch's merge-base with the base branch (the branch's tip when it has no base
 // or is the base), recorded at init so that what the workflow's branch did stays measurable after
-// its work is merged. "" for a branch with no commit yet.
+// its work is merged. A branch with no commit yet starts from the empty tree.
 func (r *Repo) forkPoint(branch string) string {
 	facts := r.Store.Facts()
 	tip, err := facts.BranchTip(branch)
 	if err != nil || tip == "" {
-		return ""
+		return guards.EmptyTree
 	}
 	if base := r.Base().Commit; base != "" {
 		if mb, ok, err := facts.MergeBase(tip, base); err == nil && ok {

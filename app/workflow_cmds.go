@@ -20,6 +20,8 @@ type InitOptions struct {
 	Synthesis     string // oneshot: always | never | on-request
 	Completion    string // loop: worker-done | reviewer-pass | both
 	MaxIterations int    // loop
+	// Human is the user's decision to start a workflow on a branch that had one.
+	Human bool
 }
 
 // Init starts a workflow bound to a branch.
@@ -36,8 +38,18 @@ func Init(r *Repo, o InitOptions) (*Result, error) {
 	if o.MaxIterations < 0 {
 		return nil, Usagef("--max-iterations must be a positive number")
 	}
+	all, err := r.Store.List()
+	if err != nil {
+		return nil, err
+	}
+	var replaces []string
+	for _, s := range all {
+		if s.Branch == o.Branch && s.Feature != o.Feature {
+			replaces = append(replaces, s.Feature)
+		}
+	}
 	return r.Init(workflow.Init{Feature: o.Feature, Type: o.Type, Branch: o.Branch, Synthesis: o.Synthesis, Completion: o.Completion, MaxIterations: o.MaxIterations,
-		ForkPoint: r.forkPoint(o.Branch)})
+		Replaces: replaces, Human: o.Human})
 }
 
 // StatusOptions selects what `status` shows.

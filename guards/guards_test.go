@@ -20,7 +20,9 @@ type fakeGit struct {
 	err       error
 }
 
-func (f fakeGit) MergeBase(a, b string) (string, bool, error) { return f.mergeBase, f.mergeBase != "", f.err }
+func (f fakeGit) MergeBase(a, b string) (string, bool, error) {
+	return f.mergeBase, f.mergeBase != "", f.err
+}
 func (f fakeGit) ChangedPaths(from, to string) ([]string, error) {
 	return f.changed, f.err
 }

@@ -143,7 +143,11 @@ func decideInit(s State, c Init) ([]NewEvent, *Rejection) {
 	if c.Branch == "" {
 		return nil, reject(CodeBadInput, "a branch is required: the workflow's guards read its tip")
 	}
-	d := StartedData{Feature: c.Feature, Type: c.Type, Branch: c.Branch, Phase: def.Initial, ForkPoint: c.ForkPoint}
+	if len(c.Replaces) > 0 && !c.Human {
+		return nil, reject(CodeHumanDecision, "branch %s already had workflow(s) %s: starting a %s workflow on it may drop the process they were in, which is the user's decision: ask the user to run git exarchos init %s --type %s --human",
+			c.Branch, strings.Join(c.Replaces, ", "), c.Type, c.Feature, c.Type)
+	}
+	d := StartedData{Feature: c.Feature, Type: c.Type, Branch: c.Branch, Phase: def.Initial, ForkPoint: c.ForkPoint, Replaces: c.Replaces, Human: c.Human}
 	var r *Rejection
 	if d.Synthesis, r = policy("synthesis", c.Synthesis, def.SynthesisPolicies, def.Type); r != nil {
 		return nil, r

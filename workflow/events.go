@@ -118,6 +118,10 @@ type StartedData struct {
 	// ForkPoint is the branch's merge-base with the base branch when the workflow started: the
 	// commits after it are the workflow's own.
 	ForkPoint string `json:"forkPoint,omitempty"`
+	// Replaces are the workflows the branch had before; Human marks starting this one on it as a
+	// human's decision.
+	Replaces []string `json:"replaces,omitempty"`
+	Human    bool     `json:"human,omitempty"`
 }
 
 // TransitionedData is the payload of workflow.transitioned.

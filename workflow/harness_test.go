@@ -61,7 +61,9 @@ func (r *fakeRepo) AddedOrModified(from, to string) ([]string, error) {
 	return out, nil
 }
 
-func (r *fakeRepo) ChangedPaths(from, to string) ([]string, error) { return r.AddedOrModified(from, to) }
+func (r *fakeRepo) ChangedPaths(from, to string) ([]string, error) {
+	return r.AddedOrModified(from, to)
+}
 
 func (r *fakeRepo) WorktreeChanges(string) ([]string, error) { return r.dirty, nil }
 

@@ -100,6 +100,16 @@ func (d *Definition) InlineAllowed(name string) bool {
 	return slices.Contains(d.InlineArtifacts, name) || slices.Contains(d.InlineArtifacts, "*")
 }
 
+// PastPlanning reports whether phase id lies past the definition's planning phases (those with
+// AllowedPaths): a definition without any has none to be past; the cancelling phase is not past.
+func (d *Definition) PastPlanning(id string) bool {
+	planning := false
+	for _, p := range d.Phases {
+		planning = planning || len(p.AllowedPaths) > 0
+	}
+	return planning && len(d.AllowedPathsOf(id)) == 0 && id != d.CancellingPhase() && !d.IsFinal(id)
+}
+
 // AllowedPathsOf is what phase id may change, its own or its compound's; nil means anything.
 func (d *Definition) AllowedPathsOf(id string) []string {
 	for range 8 { // bounded: nested compounds are shallow
