@@ -104,12 +104,8 @@ func (r *Repo) cleanupOnline(feature string, st workflow.State) (*CleanupResult,
 		return notMerged(fmt.Sprintf("pull request #%d merged branch %s, not the workflow's branch %s", obs.Number, obs.Head, st.Branch),
 			fmt.Sprintf("git exarchos pr find %s (the pull request of %s)", feature, st.Branch))
 	}
-	if tip, err := r.Store.Facts().BranchTip(st.Branch); err == nil {
-		if ok, err := r.Store.Facts().IsAncestor(tip, obs.HeadSHA); err != nil || !ok {
-			return notMerged(fmt.Sprintf("pull request #%d merged head %s, which does not contain the branch tip %s", obs.Number, shortSHA(obs.HeadSHA), shortSHA(tip)),
-				fmt.Sprintf("push %s, merge it, then git exarchos cleanup %s", st.Branch, feature))
-		}
-	}
+	// The head commit is checked by the merge-verified guard: the branch tip must be it or an
+	// ancestor of it, and it must carry commits beyond the fork point.
 	evidence := workflow.MergeVerifiedData{Method: "github", Commit: obs.MergeCommitSHA, Base: obs.Base, HeadSHA: obs.HeadSHA, ObservedAt: obs.ObservedAt, APIHost: pr.APIHost}
 	res, err := r.Execute(feature, append(observe, workflow.VerifyMerge{MergeVerifiedData: evidence}, workflow.Cleanup{})...)
 	if err != nil {
