@@ -85,7 +85,7 @@ func planApproved(in Input) *workflow.GuardFailure {
 		break
 	}
 	return fail("plan-approved", "the plan has not been approved in this review", "a human approval (git exarchos approve)",
-		fmt.Sprintf("git exarchos approve %s --note \"…\"", s.Feature))
+		workflow.AskUser(fmt.Sprintf("git exarchos approve %s --note \"…\"", s.Feature)))
 }
 
 // tasksComplete: at least one task, and every task completed.
@@ -121,7 +121,7 @@ func reviewsPassed(in Input) *workflow.GuardFailure {
 	}
 	if s.Circuit != nil && s.Circuit.Open {
 		return fail(id, fmt.Sprintf("the fix-cycle circuit of %s is open (%d of %d cycles)", s.Circuit.Compound, s.Circuit.FixCycles, s.Circuit.Limit),
-			"a human unblock", fmt.Sprintf("ask the user to run: git exarchos unblock %s --reason \"…\"", s.Feature))
+			"a human unblock", workflow.AskUser(fmt.Sprintf("git exarchos unblock %s --reason \"…\"", s.Feature)))
 	}
 	if def.ReviewBy == "github" {
 		return githubReviewed(in)
@@ -150,7 +150,7 @@ func reviewsPassed(in Input) *workflow.GuardFailure {
 	first, _, _ := strings.Cut(missing[0], " ")
 	fix := fmt.Sprintf("git exarchos review %s %s pass --note \"…\"", s.Feature, first)
 	if def.ReviewBy == "human" {
-		fix = fmt.Sprintf("ask the user to run: git exarchos review %s %s pass --human --note \"…\"", s.Feature, first)
+		fix = workflow.AskUser(fmt.Sprintf("git exarchos review %s %s pass --human --note \"…\"", s.Feature, first))
 	}
 	return fail(id, "reviews not passed: "+strings.Join(missing, ", "),
 		"a pass for "+strings.Join(def.Reviews, " and ")+" on "+short(sha), fix)

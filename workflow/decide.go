@@ -323,7 +323,7 @@ func (d decider) take(trigger Trigger, target string, s State, reason string) ([
 // tripCircuit refuses a fix cycle over the limit; the first refusal opens the circuit (an event).
 func (d decider) tripCircuit(s State, n, limit int) ([]NewEvent, *Rejection) {
 	comp := d.def.compoundOf(s.Phase)
-	r := d.withTargets(reject(CodeCircuitOpen, "circuit open: %d fix cycles in %s (limit %d); a human must run: git exarchos unblock %s --reason \"…\"", n, comp, limit, s.Feature))
+	r := d.withTargets(reject(CodeCircuitOpen, "circuit open: %d fix cycles in %s (limit %d); ask the user to run: git exarchos unblock %s --reason \"…\"", n, comp, limit, s.Feature))
 	if s.Circuit != nil && s.Circuit.Open && s.Circuit.Compound == comp {
 		return nil, r
 	}

@@ -70,10 +70,10 @@ func TestFeatureGuardsExplainThemselves(t *testing.T) {
 	r.artifact("plan")
 	r.to("plan-review")
 	rej = r.refuse(workflow.CodeGuardFailed, workflow.TransitionTo{Phase: "delegate"})
-	if rej.FailedGuards[0].Fix != `git exarchos approve login --note "…"` {
+	if rej.FailedGuards[0].Fix != `ask the user to run: git exarchos approve login --note "…"` {
 		t.Fatalf("fix %q", rej.FailedGuards[0].Fix)
 	}
-	if !strings.Contains(rej.Error(), "fix: git exarchos approve login") {
+	if !strings.Contains(rej.Error(), "fix: ask the user to run: git exarchos approve login") {
 		t.Fatalf("error text %q", rej.Error())
 	}
 }

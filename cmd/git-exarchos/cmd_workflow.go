@@ -169,7 +169,7 @@ func printStatus(w io.Writer, st app.Status) {
 		printf(w, "fix cycles in %s: %d\n", compound, n)
 	}
 	if st.Circuit != nil && st.Circuit.Open {
-		printf(w, "circuit OPEN in %s: a human must run `git exarchos unblock %s --reason \"…\"`\n", st.Circuit.Compound, st.Feature)
+		printf(w, "circuit OPEN in %s: ask the user to run `git exarchos unblock %s --reason \"…\"`\n", st.Circuit.Compound, st.Feature)
 	}
 	if len(st.Conflicts) > 0 {
 		printf(w, "conflicts (%d):\n", len(st.Conflicts))
