@@ -107,26 +107,9 @@ func Validate(r *Repo, o ValidateOptions) (*ValidateResult, error) {
 
 // worktreeOf finds the worktree that has branch checked out, and its HEAD commit.
 func (r *Repo) worktreeOf(branch string) (dir, head string, err error) {
-	out, err := r.Store.Loc.Git(nil, "worktree", "list", "--porcelain")
-	if err != nil {
-		return "", "", err
-	}
-	for _, block := range strings.Split(out, "\n\n") {
-		var path, sha, ref string
-		for _, line := range strings.Split(block, "\n") {
-			k, v, _ := strings.Cut(line, " ")
-			switch k {
-			case "worktree":
-				path = v
-			case "HEAD":
-				sha = v
-			case "branch":
-				ref = v
-			}
-		}
-		if ref == "refs/heads/"+branch && path != "" {
-			return path, sha, nil
-		}
+	dir, head, err = r.Store.Facts().WorktreeOf(branch)
+	if err != nil || dir != "" {
+		return dir, head, err
 	}
 	return "", "", fmt.Errorf("branch %s is not checked out in any worktree, so there is nothing to validate: `git switch %s` (or `git worktree add <dir> %s`), then run validate again", branch, branch, branch)
 }

@@ -44,7 +44,9 @@ func Init(r *Repo, o InitOptions) (*Result, error) {
 	}
 	var replaces []string
 	for _, s := range all {
-		if s.Branch == o.Branch && s.Feature != o.Feature {
+		// Another type on a branch whose workflow did not complete (active, or cancelled) may
+		// trade its process for less: cancel, then init --type oneshot, drops the plan review.
+		if s.Branch == o.Branch && s.Feature != o.Feature && s.Type != o.Type && s.Phase != "completed" && s.Phase != "complete" {
 			replaces = append(replaces, s.Feature)
 		}
 	}

@@ -45,7 +45,7 @@ func (f Facts) AddedOrModified(from, to string) ([]string, error) {
 // WorktreeChanges lists the paths the worktree that has branch checked out holds uncommitted
 // (staged, unstaged and untracked files that are not ignored); none when no worktree has it.
 func (f Facts) WorktreeChanges(branch string) ([]string, error) {
-	dir, err := f.worktreeOf(branch)
+	dir, _, err := f.WorktreeOf(branch)
 	if err != nil || dir == "" {
 		return nil, err
 	}
@@ -64,28 +64,31 @@ func (f Facts) WorktreeChanges(branch string) ([]string, error) {
 	return paths, nil
 }
 
-// worktreeOf is the directory of the worktree that has branch checked out, or "".
-func (f Facts) worktreeOf(branch string) (string, error) {
+// WorktreeOf is the directory of the worktree that has branch checked out and its HEAD commit,
+// or "" when none has.
+func (f Facts) WorktreeOf(branch string) (dir, head string, err error) {
 	out, err := gitCmd(f.s.Loc.CommonDir, nil, "worktree", "list", "--porcelain")
 	if err != nil {
-		return "", fmt.Errorf("git worktree list: %v: %s", err, strings.TrimSpace(string(out)))
+		return "", "", fmt.Errorf("git worktree list: %v: %s", err, strings.TrimSpace(string(out)))
 	}
 	for _, block := range strings.Split(string(out), "\n\n") {
-		var path, ref string
+		var path, sha, ref string
 		for _, line := range strings.Split(block, "\n") {
 			k, v, _ := strings.Cut(line, " ")
 			switch k {
 			case "worktree":
 				path = v
+			case "HEAD":
+				sha = v
 			case "branch":
 				ref = v
 			}
 		}
 		if ref == "refs/heads/"+branch && path != "" {
-			return path, nil
+			return path, sha, nil
 		}
 	}
-	return "", nil
+	return "", "", nil
 }
 
 func splitZ(s string) []string {
