@@ -172,7 +172,7 @@ func (f *fakeRepo) Record(w Bound, recheck func(workflow.State) string, evs ...w
 				if err != nil {
 					return "", err
 				}
-				f.bound[i].State = workflow.Definitions{}.Apply(f.bound[i].State, e)
+				f.bound[i].State = workflow.Apply(f.bound[i].Def, f.bound[i].State, e)
 			}
 		}
 	}
