@@ -208,7 +208,7 @@ func (rl *Rules) missing(typ string) *workflow.Rejection {
 		}
 		msg += ", or name the ref that has it with `git config exarchos.definitionsRef <ref>`. The workflow keeps its state and does not move until then"
 	}
-	return &workflow.Rejection{Code: workflow.CodeUnknownType, Message: msg}
+	return &workflow.Rejection{Code: workflow.CodeDefinitionMissing, Message: msg}
 }
 
 // LegacyError refuses to decide while git config keys of earlier versions are set: they are no

@@ -41,6 +41,9 @@ const (
 	CodeBadInput          = "BAD_INPUT"
 	CodeUnknownPhase      = "UNKNOWN_PHASE"
 	CodeUnknownType       = "UNKNOWN_TYPE"
+	// CodeDefinitionMissing: an existing workflow's type is not defined where the rules are read
+	// (the base branch); it keeps its state and does not move.
+	CodeDefinitionMissing = "DEFINITION_MISSING"
 	CodeNotStarted        = "NOT_STARTED"
 	CodeAlreadyStarted    = "ALREADY_STARTED"
 	CodeLimitReached      = "LIMIT_REACHED"
