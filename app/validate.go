@@ -38,8 +38,8 @@ func Validate(r *Repo, o ValidateOptions) (*ValidateResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	def, _ := workflow.Lookup(st.Type)
-	if def != nil && def.IsFinal(st.Phase) {
+	def, _ := r.definition(st.Type)
+	if r.isFinal(st.Type, st.Phase) {
 		return nil, &workflow.Rejection{Code: workflow.CodeFinalPhase, Message: fmt.Sprintf("%s is in the final phase %s: there is nothing left to validate", feature, st.Phase), Phase: st.Phase}
 	}
 	declared := r.declaredValidation()

@@ -61,8 +61,8 @@ func since(guard string, in Input) (from, sha string, cf ChangeFacts, f *workflo
 func pathsAllowed(in Input) *workflow.GuardFailure {
 	const id = workflow.GuardPathsAllowed
 	s := in.State
-	def, ok := workflow.Lookup(s.Type)
-	if !ok {
+	def := in.Def
+	if def == nil {
 		return fail(id, "unknown workflow type "+s.Type, "a known workflow type", "git exarchos describe "+s.Type)
 	}
 	allowed := def.AllowedPathsOf(s.Phase)

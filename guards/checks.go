@@ -18,7 +18,7 @@ func artifactPresent(name string) Guard {
 	return func(in Input) *workflow.GuardFailure {
 		s := in.State
 		setFix := fmt.Sprintf("git exarchos set %s artifacts.%s=<path>", s.Feature, name)
-		def, _ := workflow.Lookup(s.Type)
+		def := in.Def
 		if def == nil {
 			return fail(id, "unknown workflow type "+s.Type, "a known workflow type", "git exarchos describe "+s.Type)
 		}
@@ -115,8 +115,8 @@ func tasksComplete(in Input) *workflow.GuardFailure {
 func reviewsPassed(in Input) *workflow.GuardFailure {
 	const id = "reviews-passed"
 	s := in.State
-	def, ok := workflow.Lookup(s.Type)
-	if !ok || len(def.Reviews) == 0 {
+	def := in.Def
+	if def == nil || len(def.Reviews) == 0 {
 		return fail(id, "no review dimensions defined for "+s.Type, "a known workflow type", "git exarchos describe "+s.Type)
 	}
 	if s.Circuit != nil && s.Circuit.Open {
@@ -197,7 +197,7 @@ func validationPassed(in Input) *workflow.GuardFailure {
 	s := in.State
 	fix := fmt.Sprintf("git exarchos validate %s", s.Feature)
 	declared := in.Validation
-	if def, ok := workflow.Lookup(s.Type); ok {
+	if def := in.Def; def != nil {
 		if p, ok := def.Phase(s.Phase); ok && len(p.Validation) > 0 {
 			declared = p.Validation
 		}

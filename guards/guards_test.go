@@ -68,8 +68,8 @@ func base(typ, phase string) workflow.State {
 }
 
 func TestEveryDefinitionGuardExists(t *testing.T) {
-	for _, typ := range workflow.Types() {
-		d, _ := workflow.Lookup(typ)
+	for _, typ := range workflow.BuiltinTypes() {
+		d, _ := workflow.Builtin(typ)
 		for _, tr := range d.Transitions {
 			for _, g := range tr.Guards {
 				if _, ok := guards.Lookup(g); !ok {
@@ -79,7 +79,7 @@ func TestEveryDefinitionGuardExists(t *testing.T) {
 		}
 	}
 	ev := guards.NewEvaluator(git)
-	if f := ev.Evaluate("no-such-guard", base("feature", "ideate"), "plan"); f == nil || f.Guard != "no-such-guard" {
+	if f := ev.Evaluate(nil, "no-such-guard", base("feature", "ideate"), "plan"); f == nil || f.Guard != "no-such-guard" {
 		t.Fatalf("unknown guards fail closed: %+v", f)
 	}
 }
@@ -284,7 +284,7 @@ func TestGuards(t *testing.T) {
 			var s workflow.State
 			c.state(&s)
 			ev := &guards.Evaluator{Facts: c.facts, Base: "ba5e000000000000000000000000000000000000", Validation: []string{"go test", "go vet"}}
-			f := ev.Evaluate(c.guard, s, "next")
+			f := ev.Evaluate(builtinOf(s.Type), c.guard, s, "next")
 			if c.reason == "" {
 				if f != nil {
 					t.Fatalf("want pass, got %+v", f)
@@ -308,4 +308,9 @@ func TestGuardIDs(t *testing.T) {
 			t.Errorf("IDs lacks %s: %s", want, ids)
 		}
 	}
+}
+
+func builtinOf(typ string) *workflow.Definition {
+	d, _ := workflow.Builtin(typ)
+	return d
 }
