@@ -120,9 +120,9 @@ type StartedData struct {
 	ForkPoint string `json:"forkPoint,omitempty"`
 	// Replaces are the workflows the branch had before; Human marks starting this one on it as a
 	// human's decision.
-	Replaces []string `json:"replaces,omitempty"`
-	Human    bool     `json:"human,omitempty"`
-	Definition    string `json:"definition,omitempty"` // Definition.ID the workflow was started under
+	Replaces   []string `json:"replaces,omitempty"`
+	Human      bool     `json:"human,omitempty"`
+	Definition string   `json:"definition,omitempty"` // Definition.ID the workflow was started under
 }
 
 // TransitionedData is the payload of workflow.transitioned.
