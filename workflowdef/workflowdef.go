@@ -54,6 +54,10 @@ type File struct {
 	Reviews     []string             `yaml:"reviews"`
 	Tracks      []string             `yaml:"tracks"`
 	Limits      workflow.Limits      `yaml:"limits"`
+	// ReviewBy, ArtifactPaths and InlineArtifacts: see workflow.Definition.
+	ReviewBy        string              `yaml:"reviewBy"`
+	ArtifactPaths   map[string][]string `yaml:"artifactPaths"`
+	InlineArtifacts []string            `yaml:"inlineArtifacts"`
 }
 
 // PhaseSpec is one phase in YAML.
@@ -69,6 +73,9 @@ type PhaseSpec struct {
 	Except       []string  `yaml:"exceptArtifacts"`
 	TurnCap      int       `yaml:"turnCap"`
 	Completion   yaml.Node `yaml:"completion"`
+	// AllowedPaths and Validation: see workflow.Phase.
+	AllowedPaths []string `yaml:"allowedPaths"`
+	Validation   []string `yaml:"validation"`
 }
 
 // TransitionSpec is one transition in YAML.
@@ -201,7 +208,13 @@ func Parse(name string, src []byte) (*workflow.Definition, Problems) {
 	add := func(line int, format string, args ...any) {
 		ps = append(ps, Problem{File: name, Line: line, Message: fmt.Sprintf(format, args...)})
 	}
-	def := &workflow.Definition{Type: f.Type, Description: f.Description, Initial: f.Initial, Reviews: f.Reviews, Tracks: f.Tracks, Limits: f.Limits}
+	def := &workflow.Definition{Type: f.Type, Description: f.Description, Initial: f.Initial, Reviews: f.Reviews, Tracks: f.Tracks, Limits: f.Limits,
+		ReviewBy: f.ReviewBy, ArtifactPaths: f.ArtifactPaths, InlineArtifacts: f.InlineArtifacts}
+	switch f.ReviewBy {
+	case "", "agent", "human", "github":
+	default:
+		add(0, "reviewBy %q: use agent, human or github", f.ReviewBy)
+	}
 	if f.Type == "" || !workflow.ValidFeature(f.Type) {
 		add(l.top["type"], "type %q: name the workflow type with lowercase letters, digits, '.', '_' and '-'", f.Type)
 	} else if workflow.IsBuiltin(f.Type) {
@@ -273,7 +286,8 @@ func Parse(name string, src []byte) (*workflow.Definition, Problems) {
 			add(line, "a phase without an id")
 			continue
 		}
-		def.Phases = append(def.Phases, workflow.Phase{ID: p.ID, Kind: kind, Parent: p.Parent, Initial: p.Initial, MaxFixCycles: p.MaxFixCycles, Description: p.Description, Tools: env})
+		def.Phases = append(def.Phases, workflow.Phase{ID: p.ID, Kind: kind, Parent: p.Parent, Initial: p.Initial, MaxFixCycles: p.MaxFixCycles, Description: p.Description, Tools: env,
+			AllowedPaths: p.AllowedPaths, Validation: p.Validation})
 	}
 	known := func(id string) bool { _, ok := def.Phase(id); return ok }
 	if def.Initial == "" {

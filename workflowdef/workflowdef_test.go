@@ -97,3 +97,22 @@ guards:
 		t.Errorf("replacing a built-in: %v", ps)
 	}
 }
+
+// TestGuardFactsFields: a repository type declares the paths a phase may change, its validation,
+// where artifacts live, and whose reviews count.
+func TestGuardFactsFields(t *testing.T) {
+	src := "type: docs\ninitial: write\nreviewBy: human\nreviews: [quality]\ninlineArtifacts: [note]\nartifactPaths:\n  design: [\"design/**\"]\n" +
+		"phases:\n  - {id: write, allowedPaths: [\"design/**\"], validation: [\"make lint\"]}\n  - {id: done, kind: final}\ntransitions:\n  - {from: write, to: done}\n"
+	def, ps := Parse("docs.yaml", []byte(src))
+	if len(ps) > 0 {
+		t.Fatalf("problems: %v", ps)
+	}
+	p, _ := def.Phase("write")
+	if def.ReviewBy != "human" || !def.InlineAllowed("note") || def.ArtifactPatterns("design")[0] != "design/**" ||
+		len(p.AllowedPaths) != 1 || p.Validation[0] != "make lint" {
+		t.Fatalf("definition %+v, phase %+v", def, p)
+	}
+	if _, ps := Parse("bad.yaml", []byte(strings.Replace(src, "reviewBy: human", "reviewBy: anyone", 1))); len(ps) == 0 {
+		t.Fatal("an unknown reviewBy is a problem")
+	}
+}
