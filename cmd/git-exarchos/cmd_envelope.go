@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"io"
 	"os"
 	"strconv"
@@ -12,16 +11,6 @@ import (
 	"github.com/exarchos/git-exarchos/workflow"
 )
 
-func init() {
-	commands = append(commands, grantCommand(), budgetCommand(), submitCommand())
-	extraClassifiers = append(extraClassifiers, func(err error) (errorBody, bool) {
-		var inv *app.InvalidSubmission
-		if errors.As(err, &inv) {
-			return errorBody{Code: "SCHEMA_INVALID", Exit: exitRejected, Details: map[string]any{"phase": inv.Phase, "errors": inv.Errors}}, true
-		}
-		return errorBody{}, false
-	})
-}
 
 func grantCommand() *cli.Command {
 	return workflowCommand("grant", "let the next matching tool call outside the phase's envelope through, once (human, recorded)",

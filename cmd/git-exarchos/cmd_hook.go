@@ -13,9 +13,6 @@ import (
 	"github.com/exarchos/git-exarchos/hooks"
 )
 
-func init() {
-	commands = append(commands, hooksCommand(), hookCommand(), rehydrateCommand())
-}
 
 // hookCommand is what installed hooks run; people run `hooks` (install, uninstall, status).
 func hookCommand() *cli.Command {

@@ -17,9 +17,6 @@ import (
 // version is set at release time with -ldflags "-X main.version=v1.2.3".
 var version = "dev"
 
-func init() {
-	commands = append(commands, versionCommand(), logCommand(), fsckCommand())
-}
 
 // openRepo opens the repository enclosing the working directory (git -C has already chdir'ed).
 func openRepo() (*app.Repo, error) {
@@ -126,18 +123,16 @@ Examples:
 			if err != nil {
 				return err
 			}
-			if err := emit(c, res, func(w io.Writer) {
+			var failure error
+			if !res.OK() {
+				failure = fmt.Errorf("%w: %d problem(s)", errFsckFailed, len(res.Problems))
+			}
+			return emitResult(c, res, func(w io.Writer) {
 				for _, p := range res.Problems {
 					printf(w, "%s %s %s: %s\n", p.Feature, p.Commit[:12], p.Path, p.Message)
 				}
 				printf(w, "checked %d workflow(s), %d problem(s)\n", len(res.Checked), len(res.Problems))
-			}); err != nil {
-				return err
-			}
-			if !res.OK() {
-				return &codedError{code: "FSCK_FAILED", exit: exitError}
-			}
-			return nil
+			}, failure)
 		},
 	}
 }
