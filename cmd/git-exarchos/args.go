@@ -47,10 +47,10 @@ func normalize(root []*cli.Command, args []string) (invocation, error) {
 			}
 			break // a group's own flags (-h); urfave reports the rest
 		}
-		next := find(cmds, a)
-		if next == nil && inv.cmd == nil && (a == "help" || a == "h") {
+		if inv.cmd == nil && a == "help" && len(rest) > 1 && !strings.HasPrefix(rest[1], "-") {
 			return helpFor(root, args[0], rest[1:])
 		}
+		next := find(cmds, a)
 		if next == nil {
 			if inv.cmd != nil && (a == "help" || a == "h") {
 				break // urfave's help subcommand of a group
