@@ -8,7 +8,6 @@ import (
 	"github.com/exarchos/git-exarchos/app"
 )
 
-
 func auditCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "audit",

@@ -10,7 +10,6 @@ import (
 	"github.com/exarchos/git-exarchos/workflow"
 )
 
-
 func cancelCommand() *cli.Command {
 	const usage = "cancel [<feature>] [--reason R] [--dry-run] [--skip-pr] [--json]"
 	return &cli.Command{

@@ -10,7 +10,6 @@ import (
 	"github.com/exarchos/git-exarchos/workflowdef"
 )
 
-
 func lintWorkflowCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "lint-workflow",

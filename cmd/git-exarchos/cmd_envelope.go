@@ -11,7 +11,6 @@ import (
 	"github.com/exarchos/git-exarchos/workflow"
 )
 
-
 func grantCommand() *cli.Command {
 	return workflowCommand("grant", "let the next matching tool call outside the phase's envelope through, once (human, recorded)",
 		"git exarchos grant [<feature>] --tool T [--match PATTERN] --once --reason R [--json]\n\n"+

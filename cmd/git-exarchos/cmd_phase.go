@@ -9,7 +9,6 @@ import (
 	"github.com/exarchos/git-exarchos/workflow"
 )
 
-
 // workflowCommand builds a command that runs one workflow.Command against an optional feature:
 // want is the number of positional arguments after the feature, build makes the command from them.
 func workflowCommand(name, usage, usageText string, want int, flags []cli.Flag, build func(c *cli.Context, args []string) (workflow.Command, error), what func(*app.Result) string) *cli.Command {

@@ -10,7 +10,6 @@ import (
 	"github.com/exarchos/git-exarchos/app"
 )
 
-
 func prCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "pr",

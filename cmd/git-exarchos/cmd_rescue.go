@@ -9,7 +9,6 @@ import (
 	"github.com/exarchos/git-exarchos/app"
 )
 
-
 func rescueCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "rescue",

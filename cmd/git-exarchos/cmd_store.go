@@ -17,7 +17,6 @@ import (
 // version is set at release time with -ldflags "-X main.version=v1.2.3".
 var version = "dev"
 
-
 // openRepo opens the repository enclosing the working directory (git -C has already chdir'ed).
 func openRepo() (*app.Repo, error) {
 	return app.Open(".")

@@ -13,7 +13,6 @@ import (
 	"github.com/exarchos/git-exarchos/workflow"
 )
 
-
 var (
 	pruneFlag   = &cli.BoolFlag{Name: "prune", Usage: "delete local workflows that were deleted on the remote (those changed here since are kept)"}
 	retriesFlag = &cli.IntFlag{Name: "retries", Value: 3, Usage: "how often a rejected workflow is pulled, merged and pushed again"}

@@ -10,7 +10,6 @@ import (
 	"github.com/exarchos/git-exarchos/workflow"
 )
 
-
 func taskCommand() *cli.Command {
 	sub := func(name, usage, example string, flags []cli.Flag, build func(c *cli.Context, id string) workflow.Command) *cli.Command {
 		return workflowCommand(name, usage, fmt.Sprintf("git exarchos task %s [<feature>] <task-id> [--json]\n\nExamples:\n   %s", name, example),

@@ -13,7 +13,6 @@ import (
 	"github.com/exarchos/git-exarchos/workflow"
 )
 
-
 // splitFeature takes the optional leading feature off args when there are want+1 of them.
 func splitFeature(c *cli.Context, want int, usage string) (string, []string, error) {
 	args := c.Args().Slice()

@@ -17,11 +17,20 @@ import (
 func main() {
 	// Claude Code runs `git-exarchos hook claude` on every tool call: answered before the command
 	// tree is built, to keep that work off the hot path. It always exits 0 (its errors go to stderr).
-	if a := os.Args; len(a) >= 3 && a[1] == "hook" && a[2] == "claude" && (len(a) == 3 || len(a) == 4 && a[3] == "--json") {
-		_ = app.ClaudeHook(app.ClaudeHookOptions{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr})
-		os.Exit(0)
+	if claudeHook(os.Args, os.Stdin, os.Stdout, os.Stderr) {
+		os.Exit(exitOK)
 	}
 	os.Exit(run(os.Args, os.Stdin, os.Stdout, os.Stderr))
+}
+
+// claudeHook answers `hook claude [--json]` (its output is always one JSON object, its exit code
+// always 0: Claude Code reads a failure as a blocking error) and reports whether it did.
+func claudeHook(args []string, stdin io.Reader, stdout, stderr io.Writer) bool {
+	if len(args) < 3 || args[1] != "hook" || args[2] != "claude" || len(args) > 4 || len(args) == 4 && args[3] != "--json" {
+		return false
+	}
+	_ = app.ClaudeHook(app.ClaudeHookOptions{Stdin: stdin, Stdout: stdout, Stderr: stderr})
+	return true
 }
 
 // newApp is the CLI over the command tree.

@@ -1,0 +1,153 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/urfave/cli/v2"
+)
+
+// exitContract is the exit code of a script's git exarchos that broke the JSON contract.
+const exitContract = 99
+
+// checkedRun is the binary the scripts run: with --json, stdout must be exactly one JSON object,
+// and a non-zero exit must come with {"error":{"exit":<the same code>,…}}. Every --json call in
+// every script is checked this way.
+func checkedRun(args []string) int {
+	if !wantsJSON(args) {
+		if claudeHook(args, os.Stdin, os.Stdout, os.Stderr) {
+			return exitOK
+		}
+		return run(args, os.Stdin, os.Stdout, os.Stderr)
+	}
+	var out bytes.Buffer
+	code := exitOK
+	if !claudeHook(args, os.Stdin, &out, os.Stderr) {
+		code = run(args, os.Stdin, &out, os.Stderr)
+	}
+	os.Stdout.Write(out.Bytes())
+	if err := oneObject(out.Bytes(), code); err != nil {
+		fmt.Fprintf(os.Stderr, "JSON CONTRACT BROKEN by %q: %v\n", args, err)
+		return exitContract
+	}
+	return code
+}
+
+// oneObject checks the --json contract (docs/json.md) on one invocation's stdout and exit code.
+func oneObject(stdout []byte, code int) error {
+	dec := json.NewDecoder(bytes.NewReader(stdout))
+	var obj map[string]json.RawMessage
+	if err := dec.Decode(&obj); err != nil {
+		return fmt.Errorf("stdout is not a JSON object: %v", err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return fmt.Errorf("more than one JSON value on stdout")
+	}
+	if code == exitOK {
+		if _, isErr := obj["error"]; isErr {
+			return fmt.Errorf("an error object with exit code 0")
+		}
+		return nil
+	}
+	var e struct {
+		Error *struct {
+			Code    string `json:"code"`
+			Message string `json:"message"`
+			Exit    int    `json:"exit"`
+		} `json:"error"`
+	}
+	if err := json.Unmarshal(stdout, &e); err != nil || e.Error == nil || e.Error.Code == "" {
+		return fmt.Errorf("exit %d without an error object with a code", code)
+	}
+	if e.Error.Exit != code {
+		return fmt.Errorf("exit %d but the error object says %d", code, e.Error.Exit)
+	}
+	return nil
+}
+
+// TestJSONEveryCommand: every command is run with --json by some script (so checkedRun checks it)
+// both where it succeeds and where it fails.
+func TestJSONEveryCommand(t *testing.T) {
+	root, _ := commandTree()
+	seen := map[string]map[bool]bool{} // command path → succeeded?
+	files, _ := filepath.Glob("testdata/script/*.txtar")
+	for _, f := range files {
+		src, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, line := range strings.Split(string(src), "\n") {
+			f := strings.Fields(line)
+			ok := true
+			switch {
+			case len(f) > 3 && f[0] == "exec" && f[1] == "git":
+				f = f[2:]
+			case len(f) > 4 && f[0] == "!" && f[1] == "exec" && f[2] == "git":
+				f, ok = f[3:], false
+			case len(f) > 4 && f[0] == "exits" && f[2] == "git":
+				f, ok = f[3:], f[1] == "0"
+			default:
+				continue
+			}
+			for len(f) > 1 && f[0] == "-C" {
+				f = f[2:]
+			}
+			if len(f) == 0 || f[0] != "exarchos" || !wantsJSON(append([]string{"git-exarchos"}, f[1:]...)) {
+				continue
+			}
+			path := commandPath(root, f[1:])
+			if seen[path] == nil {
+				seen[path] = map[bool]bool{}
+			}
+			seen[path][ok] = true
+		}
+	}
+	var missing []string
+	for _, leaf := range leaves(root, "") {
+		for _, ok := range []bool{true, false} {
+			if !seen[leaf][ok] {
+				missing = append(missing, fmt.Sprintf("%s (%s)", leaf, map[bool]string{true: "success", false: "error"}[ok]))
+			}
+		}
+	}
+	sort.Strings(missing)
+	if len(missing) > 0 {
+		t.Errorf("no script runs these with --json:\n  %s", strings.Join(missing, "\n  "))
+	}
+}
+
+// commandPath is the command a command line runs ("task add").
+func commandPath(cmds []*cli.Command, args []string) string {
+	var path []string
+	for _, a := range args {
+		c := find(cmds, a)
+		if c == nil {
+			break
+		}
+		path, cmds = append(path, c.Name), c.Subcommands
+	}
+	return strings.Join(path, " ")
+}
+
+// leaves are the runnable commands (the hidden completion helper and git's hook protocol aside).
+func leaves(cmds []*cli.Command, prefix string) []string {
+	var out []string
+	for _, c := range cmds {
+		name := strings.TrimSpace(prefix + " " + c.Name)
+		switch {
+		case c.Hidden || name == "hook git":
+		case len(c.Subcommands) > 0:
+			out = append(out, leaves(c.Subcommands, name)...)
+		default:
+			out = append(out, name)
+		}
+	}
+	return out
+}
