@@ -47,8 +47,14 @@ func normalize(root []*cli.Command, args []string) (invocation, error) {
 			}
 			break // a group's own flags (-h); urfave reports the rest
 		}
-		if inv.cmd == nil && a == "help" && len(rest) > 1 && !strings.HasPrefix(rest[1], "-") {
-			return helpFor(root, args[0], rest[1:])
+		if inv.cmd == nil && a == "help" {
+			var words []string
+			for _, w := range rest[1:] {
+				if !strings.HasPrefix(w, "-") {
+					words = append(words, w)
+				}
+			}
+			return helpFor(root, args[0], words)
 		}
 		next := find(cmds, a)
 		if next == nil {

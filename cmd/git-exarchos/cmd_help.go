@@ -30,7 +30,7 @@ func completionCommand() *cli.Command {
 		Name:      "completion",
 		Usage:     "print the shell completion script for bash, zsh or fish",
 		ArgsUsage: "<shell>",
-		UsageText: `git exarchos completion bash|zsh|fish
+		UsageText: `git exarchos completion bash|zsh|fish [--json]
 
 Completes commands, subcommands, flags, feature ids, the phases of the workflow and workflow types.
 The bash script defines _git_exarchos, which git's own completion calls for ` + "`git exarchos <TAB>`" + `.
@@ -40,13 +40,13 @@ Install:
          (or: echo 'source <(git exarchos completion bash)' >> ~/.bashrc, after git's completion)
    zsh:  git exarchos completion zsh > "${fpath[1]}/_git-exarchos"
    fish: git exarchos completion fish > ~/.config/fish/completions/git-exarchos.fish`,
+		Flags: []cli.Flag{jsonFlag},
 		Action: func(c *cli.Context) error {
 			script, ok := completionScripts[c.Args().First()]
 			if !ok {
 				return usageErrf("no completion for shell %q: use bash, zsh or fish", c.Args().First())
 			}
-			_, err := io.WriteString(c.App.Writer, script)
-			return err
+			return emit(c, map[string]string{"shell": c.Args().First(), "script": script}, func(w io.Writer) { io.WriteString(w, script) })
 		},
 	}
 }
