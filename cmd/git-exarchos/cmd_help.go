@@ -27,9 +27,8 @@ func helpCommand() *cli.Command {
 
 func completionCommand() *cli.Command {
 	return &cli.Command{
-		Name:      "completion",
-		Usage:     "print the shell completion script for bash, zsh or fish",
-		ArgsUsage: "<shell>",
+		Name:  "completion",
+		Usage: "print the shell completion script for bash, zsh or fish",
 		UsageText: `git exarchos completion bash|zsh|fish [--json]
 
 Completes commands, subcommands, flags, feature ids, the phases of the workflow and workflow types.
@@ -250,9 +249,8 @@ func phases(feature string) []string {
 
 func manCommand() *cli.Command {
 	return &cli.Command{
-		Name:      "man",
-		Usage:     "print the man page, or install it where man and git help find it",
-		ArgsUsage: "",
+		Name:  "man",
+		Usage: "print the man page, or install it where man and git help find it",
 		UsageText: `git exarchos man [--install [--dir D]] [--json]
 
 --install writes git-exarchos.1 to D (default: share/man/man1 beside the directory of this binary,

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"testing"
@@ -17,27 +18,109 @@ import (
 // exitContract is the exit code of a script's git exarchos that broke the JSON contract.
 const exitContract = 99
 
-// checkedRun is the binary the scripts run: with --json, stdout must be exactly one JSON object,
+// checkedRun is the binary the scripts run: every fix it prints must parse (fixesParse); with --json, stdout must be exactly one JSON object,
 // and a non-zero exit must come with {"error":{"exit":<the same code>,…}}. Every --json call in
 // every script is checked this way.
 func checkedRun(args []string) int {
-	if !wantsJSON(args) {
-		if claudeHook(args, os.Stdin, os.Stdout, os.Stderr) {
-			return exitOK
-		}
-		return run(args, os.Stdin, os.Stdout, os.Stderr)
-	}
-	var out bytes.Buffer
+	var out, errOut bytes.Buffer
 	code := exitOK
-	if !claudeHook(args, os.Stdin, &out, os.Stderr) {
-		code = run(args, os.Stdin, &out, os.Stderr)
+	if !claudeHook(args, os.Stdin, &out, &errOut) {
+		code = run(args, os.Stdin, &out, &errOut)
 	}
 	os.Stdout.Write(out.Bytes())
-	if err := oneObject(out.Bytes(), code); err != nil {
+	os.Stderr.Write(errOut.Bytes())
+	if err := oneObject(out.Bytes(), code); wantsJSON(args) && err != nil {
 		fmt.Fprintf(os.Stderr, "JSON CONTRACT BROKEN by %q: %v\n", args, err)
 		return exitContract
 	}
+	if err := fixesParse(out.String() + errOut.String()); err != nil {
+		fmt.Fprintf(os.Stderr, "FIX CONTRACT BROKEN by %q: %v\n", args, err)
+		return exitContract
+	}
 	return code
+}
+
+// fixLine finds the commands the CLI tells people to run in text output: fixes and next steps.
+var fixLine = regexp.MustCompile(`(?m)(?:fix|next): (git exarchos .*)$`)
+
+// fixesParse: every fix (a "fix" field in JSON, a "fix:" line in text) is a command the CLI
+// accepts, once placeholders (<path>, <url of …>, "…") are filled in.
+func fixesParse(output string) error {
+	var fixes []string
+	var doc any
+	if json.Unmarshal([]byte(output), &doc) == nil {
+		collectFixes(doc, &fixes)
+	} else {
+		collectFixes(output, &fixes)
+	}
+	root, _ := commandTree()
+	for _, fix := range fixes {
+		filled := regexp.MustCompile(`<[^>]*>|…`).ReplaceAllString(fix, "x")
+		words, err := shellWords(filled)
+		if err != nil || len(words) < 2 || words[0] != "git" || words[1] != "exarchos" {
+			if strings.HasPrefix(fix, "git exarchos") || err != nil {
+				return fmt.Errorf("fix %q: not a command line (%v)", fix, err)
+			}
+			continue // a human's step ("ask the user to …", "git fetch"), not a command of ours
+		}
+		if _, err := normalize(root, append([]string{"git-exarchos"}, words[2:]...)); err != nil {
+			return fmt.Errorf("fix %q does not parse: %v", fix, err)
+		}
+	}
+	return nil
+}
+
+func collectFixes(v any, out *[]string) {
+	switch v := v.(type) {
+	case string:
+		for _, m := range fixLine.FindAllStringSubmatch(v, -1) {
+			*out = append(*out, m[1])
+		}
+	case map[string]any:
+		for k, x := range v {
+			if s, ok := x.(string); ok && k == "fix" && s != "" {
+				*out = append(*out, s)
+				continue
+			}
+			collectFixes(x, out)
+		}
+	case []any:
+		for _, x := range v {
+			collectFixes(x, out)
+		}
+	}
+}
+
+// shellWords splits a command line as sh does for the quoting fixes use ('…', "…").
+func shellWords(s string) ([]string, error) {
+	var words []string
+	var cur strings.Builder
+	inWord := false
+	for i := 0; i < len(s); i++ {
+		ch := s[i]
+		switch {
+		case ch == ' ' || ch == '\t':
+			if inWord {
+				words, inWord = append(words, cur.String()), false
+				cur.Reset()
+			}
+		case ch == '\'' || ch == '"':
+			end := strings.IndexByte(s[i+1:], ch)
+			if end < 0 {
+				return nil, fmt.Errorf("unterminated quote")
+			}
+			cur.WriteString(s[i+1 : i+1+end])
+			i += end + 1
+			inWord = true
+		default:
+			cur.WriteByte(ch)
+			inWord = true
+		}
+	}
+	if inWord {
+		words = append(words, cur.String())
+	}
+	return words, nil
 }
 
 // oneObject checks the --json contract (docs/json.md) on one invocation's stdout and exit code.
