@@ -28,7 +28,13 @@ type versionInfo struct {
 	Go        string `json:"go"`
 	Format    int    `json:"storageFormat"`
 	Projector string `json:"projector"`
+	// JSONSchema is the version of the --json contract (docs/json.md).
+	JSONSchema int `json:"jsonSchema"`
 }
+
+// jsonSchema is the version of the --json contract in docs/json.md: it changes when a field is
+// removed or renamed or its meaning changes (new fields do not change it).
+const jsonSchema = 1
 
 func versionCommand() *cli.Command {
 	return &cli.Command{
@@ -37,7 +43,7 @@ func versionCommand() *cli.Command {
 		UsageText: "git exarchos version [--json]",
 		Flags:     []cli.Flag{jsonFlag},
 		Action: func(c *cli.Context) error {
-			info := versionInfo{Version: version, Go: runtime.Version(), Format: gitstore.FormatVersion, Projector: workflow.ProjectorVersion}
+			info := versionInfo{Version: version, Go: runtime.Version(), Format: gitstore.FormatVersion, Projector: workflow.ProjectorVersion, JSONSchema: jsonSchema}
 			if bi, ok := debug.ReadBuildInfo(); ok {
 				if info.Version == "dev" && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
 					info.Version = bi.Main.Version

@@ -83,3 +83,24 @@ func checkGenerated(t *testing.T, path, want string) {
 		t.Errorf("%s is not what the command tree generates: run UPDATE=1 go test ./cmd/git-exarchos -run TestGenerated", path)
 	}
 }
+
+// TestJSONDocument: docs/json.md names every command and every error code of the table.
+func TestJSONDocument(t *testing.T) {
+	src, err := os.ReadFile("../../docs/json.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := string(src)
+	root, _ := commandTree()
+	for _, leaf := range leaves(root, "") {
+		leaf = strings.TrimSuffix(leaf, " ok")
+		if !strings.Contains(doc, "`"+leaf+"`") {
+			t.Errorf("docs/json.md does not document %q", leaf)
+		}
+	}
+	for _, row := range errorTable {
+		if row.code != "" && !strings.Contains(doc, "`"+row.code+"`") {
+			t.Errorf("docs/json.md does not document error code %s", row.code)
+		}
+	}
+}
