@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"io"
 	"os"
 	"strconv"
@@ -72,6 +73,10 @@ func submitCommand() *cli.Command {
 				return err
 			}
 			var stdin io.Reader = os.Stdin
+			if f := c.String("file"); (f == "" || f == "-") && terminal(os.Stdin) {
+				// A person at a terminal would otherwise see nothing happen.
+				fmt.Fprintf(c.App.ErrWriter, "reading the completion of %s (a JSON object) from the terminal; end it with Ctrl-D, or pass --file F\n", args[0])
+			}
 			res, err := app.Submit(r, app.SubmitOptions{Feature: feature, Phase: args[0], File: c.String("file"), Stdin: stdin})
 			if err != nil {
 				return err

@@ -22,6 +22,12 @@ const exitContract = 99
 // and a non-zero exit must come with {"error":{"exit":<the same code>,…}}. Every --json call in
 // every script is checked this way.
 func checkedRun(args []string) int {
+	if terminal(os.Stdout) { // a terminal is what the command must see (colour, prompts): unchecked
+		if claudeHook(args, os.Stdin, os.Stdout, os.Stderr) {
+			return exitOK
+		}
+		return run(args, os.Stdin, os.Stdout, os.Stderr)
+	}
 	var out, errOut bytes.Buffer
 	code := exitOK
 	if !claudeHook(args, os.Stdin, &out, &errOut) {
