@@ -201,7 +201,8 @@ func argValues(cmd *cli.Command, positional []string) []string {
 
 func flagValues(name string) []string {
 	if name == "type" || name == "t" {
-		_, defs, err := app.Describe(app.DescribeOptions{Format: "json"})
+		r, _ := openRepo() // nil outside a repository: the built-in types
+		_, defs, err := app.Describe(r, app.DescribeOptions{Format: "json"})
 		if err != nil {
 			return nil
 		}
@@ -240,7 +241,7 @@ func phases(feature string) []string {
 	if err != nil {
 		return nil
 	}
-	_, defs, err := app.Describe(app.DescribeOptions{Type: st.Status.Type, Format: "json"})
+	_, defs, err := app.Describe(r, app.DescribeOptions{Type: st.Status.Type, Format: "json"})
 	if err != nil || len(defs) == 0 {
 		return nil
 	}
