@@ -303,5 +303,6 @@ Examples:
 func manPage() (string, error) {
 	a := newApp(nil, io.Discard, io.Discard)
 	a.Name = "git-exarchos"
+	a.Description = strings.ReplaceAll(a.Description, "<", `\<`) // markdown, not an HTML tag
 	return a.ToManWithSection(1)
 }
