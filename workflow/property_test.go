@@ -223,7 +223,8 @@ func checkStep(t *testing.T, r *run, pre workflow.State, cmd workflow.Command, e
 			t.Fatalf("%T: empty rejection %+v", cmd, rej)
 		}
 		for _, f := range rej.FailedGuards {
-			if f.Guard == "" || f.Reason == "" || !strings.Contains(f.Fix, "git exarchos ") || !strings.Contains(f.Fix, pre.Feature) {
+			// A fix is a runnable command (git exarchos …, or git itself), or a human's step for the user.
+			if f.Guard == "" || f.Reason == "" || !(strings.HasPrefix(f.Fix, "git ") || strings.HasPrefix(f.Fix, "ask the user to run")) || !strings.Contains(f.Fix, pre.Feature) {
 				t.Fatalf("%T: unhelpful guard failure %+v", cmd, f)
 			}
 		}

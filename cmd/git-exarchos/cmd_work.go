@@ -10,10 +10,6 @@ import (
 	"github.com/exarchos/git-exarchos/workflow"
 )
 
-func init() {
-	commands = append(commands, taskCommand(), reviewCommand(), validateCommand(), eventCommand(), loopCommand())
-}
-
 func taskCommand() *cli.Command {
 	sub := func(name, usage, example string, flags []cli.Flag, build func(c *cli.Context, id string) workflow.Command) *cli.Command {
 		return workflowCommand(name, usage, fmt.Sprintf("git exarchos task %s [<feature>] <task-id> [--json]\n\nExamples:\n   %s", name, example),
@@ -73,9 +69,9 @@ func validateCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "validate",
 		Usage: "run a validation command on the workflow's branch and record its result",
-		UsageText: `git exarchos validate [<feature>] [-- <cmd> [args...]] [--json before --]
+		UsageText: `git exarchos validate [<feature>] -- <cmd> [args...] [--json before --]
 
-With no command, the declared validation runs: the phase's commands in the workflow definition,
+With no command (git exarchos validate [<feature>]), the declared validation runs: the phase's commands in the workflow definition,
 else one command a line from .exarchos/validate on the base branch; only a declared command on
 the branch tip satisfies the validation guard. A command after -- that is not declared is
 recorded as ad hoc.
@@ -119,20 +115,18 @@ Examples:
 			if err != nil {
 				return err
 			}
-			if err := emit(c, res, func(w io.Writer) {
+			var failure error
+			if v := res.Validation; v.ExitCode != 0 {
+				failure = fmt.Errorf("%w: `%s` exited %d (recorded)", errValidationFailed, v.Command, v.ExitCode)
+			}
+			return emitResult(c, res, func(w io.Writer) {
 				v := res.Validation
 				adHoc := ""
 				if v.AdHoc {
 					adHoc = ", ad hoc: not a declared validation, it satisfies no guard"
 				}
 				printf(w, "%s: `%s` exited %d in %d ms on %s (recorded%s)\n", res.Feature, v.Command, v.ExitCode, v.DurationMs, v.Commit[:12], adHoc)
-			}); err != nil {
-				return err
-			}
-			if res.Validation.ExitCode != 0 {
-				return &codedError{code: "VALIDATION_FAILED", exit: exitError}
-			}
-			return nil
+			}, failure)
 		},
 	}
 }
@@ -141,7 +135,7 @@ func eventCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "event",
 		Usage: "append a custom event (the engine's own types are refused)",
-		UsageText: `git exarchos event [<feature>] <type> [--data JSON] [--idempotency-key K] [--json]
+		UsageText: `git exarchos event [<feature>] <event-type> [--data JSON] [--idempotency-key K] [--json]
 
 With --idempotency-key, an event with that key already in the log is not appended again.
 
