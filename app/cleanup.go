@@ -102,7 +102,7 @@ func (r *Repo) cleanupOnline(feature string, st workflow.State) (*CleanupResult,
 	case obs.Head != st.Branch:
 		// A merged pull request of another branch says nothing about this workflow's work.
 		return notMerged(fmt.Sprintf("pull request #%d merged branch %s, not the workflow's branch %s", obs.Number, obs.Head, st.Branch),
-			fmt.Sprintf("git exarchos pr find %s (the pull request of %s)", feature, st.Branch))
+			fmt.Sprintf("git exarchos pr find %s", feature))
 	}
 	// The head commit is checked by the merge-verified guard: the branch tip must be it or an
 	// ancestor of it, and it must carry commits beyond the fork point.
@@ -144,13 +144,13 @@ func (r *Repo) cleanupOffline(feature string, st workflow.State, asked string) (
 	fp := st.ForkPoint
 	if fp == "" {
 		return refused(fmt.Sprintf("workflow %s recorded no fork point at init, so its own commits cannot be told from the base's offline", feature),
-			"a workflow started by this version, or a merge GitHub reports", fmt.Sprintf("git exarchos cleanup %s (verify with GitHub)", feature))
+			"a workflow started by this version, or a merge GitHub reports", fmt.Sprintf("git exarchos cleanup %s", feature))
 	}
 	if none, err := facts.IsAncestor(tip, fp); err != nil {
 		return nil, err
 	} else if none {
 		return refused(fmt.Sprintf("branch %s (%s) has no commit beyond its merge-base %s with the base branch: there is nothing of its own to have been merged", st.Branch, shortSHA(tip), shortSHA(fp)),
-			"at least one commit on "+st.Branch+" merged into "+base.Ref, fmt.Sprintf("commit the work on %s, merge it into the base, then git exarchos cleanup %s", st.Branch, feature))
+			"at least one commit on "+st.Branch+" merged into "+base.Ref, fmt.Sprintf("git exarchos cleanup %s --offline", feature))
 	}
 	merged, err := facts.IsAncestor(tip, base.Commit)
 	if err != nil {

@@ -270,7 +270,7 @@ func fixCommitRecorded(in Input) *workflow.GuardFailure {
 	}
 	if before, err := in.Facts.IsAncestor(c, from); err != nil || before {
 		return fail(id, fmt.Sprintf("%s is not after the branch's merge-base %s: it is the base's history, not a fix made here", c, short(from)), expected,
-			fmt.Sprintf("git commit (the fix, on %s) && %s", s.Branch, fix))
+			fix)
 	}
 	return nil
 }

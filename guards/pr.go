@@ -88,7 +88,7 @@ func mergeVerified(in Input) *workflow.GuardFailure {
 	if fp := s.ForkPoint; fp != "" {
 		if none, err := in.Facts.IsAncestor(head, fp); err != nil || none {
 			return fail("merge-verified", fmt.Sprintf("%s: the merged head %s carries no commit of %s beyond its merge-base %s", what, short(head), s.Branch, short(fp)),
-				"a merged head with at least one commit of the branch's own", fmt.Sprintf("commit the work on %s, open a pull request and merge it, then git exarchos cleanup %s", s.Branch, s.Feature))
+				"a merged head with at least one commit of the branch's own", fmt.Sprintf("git exarchos cleanup %s", s.Feature))
 		}
 	}
 	tip, err := in.Facts.BranchTip(s.Branch)

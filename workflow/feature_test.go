@@ -219,7 +219,9 @@ func TestCircuitBreakerLimitFromDefinition(t *testing.T) {
 func TestOpenCircuitIgnoresARaisedLimit(t *testing.T) {
 	r := featureToReview(t)
 	r.defn = withMaxFixCycles(1)
+	r.verdict("spec", false)
 	r.to("delegate", "review")
+	r.verdict("spec", false)
 	r.refuse(workflow.CodeCircuitOpen, workflow.TransitionTo{Phase: "delegate"})
 	r.defn = withMaxFixCycles(50)
 	r.refuse(workflow.CodeCircuitOpen, workflow.TransitionTo{Phase: "delegate"})
