@@ -32,7 +32,7 @@ func (r *Repo) recordRefusal(feature string, err error) {
 	fails, _ := json.Marshal(rej.FailedGuards)
 	sum := sha256.Sum256(fails)
 	key := fmt.Sprintf("guard-failed:%s:%d:%s:%s", st.Phase, st.EnteredAt, rej.Target, hex.EncodeToString(sum[:8]))
-	_, _ = r.Store.Append(feature, Projector, workflow.NewEvent{Type: workflow.EventGuardFailed, ID: key,
+	_, _ = r.Store.Append(feature, r.projector(feature), workflow.NewEvent{Type: workflow.EventGuardFailed, ID: key,
 		Data: workflow.GuardFailedData{From: st.Phase, To: rej.Target, Failures: rej.FailedGuards, Actor: actor}})
 }
 

@@ -34,7 +34,7 @@ func (r *Repo) env(typ string) (workflow.Env, error) {
 
 // State reads a workflow's current state.
 func (r *Repo) State(feature string) (workflow.State, *gitstore.Snapshot, error) {
-	snap, err := r.Store.State(feature, Projector)
+	snap, err := r.Store.State(feature, r.projector(feature))
 	if err != nil {
 		return workflow.State{}, nil, err
 	}
@@ -69,7 +69,7 @@ func (r *Repo) ResolveState(given string) (string, workflow.State, *gitstore.Sna
 func (r *Repo) Execute(feature string, cmds ...workflow.Command) (*Result, error) {
 	r.flushJournal(feature) // the hook's denials, kept until this write (journal.go)
 	var rejection *workflow.Rejection
-	res, err := r.Store.Update(feature, Projector, func(cur *gitstore.Snapshot) ([]workflow.NewEvent, error) {
+	res, err := r.Store.Update(feature, r.projector(feature), func(cur *gitstore.Snapshot) ([]workflow.NewEvent, error) {
 		rejection = nil
 		st, err := workflow.DecodeState(cur.State)
 		if err != nil {
@@ -99,6 +99,10 @@ func (r *Repo) Execute(feature string, cmds ...workflow.Command) (*Result, error
 				st = workflow.Apply(st, e)
 			}
 		}
+		// Human decisions are signed over the head they were decided on (trust.go).
+		if err := r.signDecisions(feature, cur.Commit.String(), out); err != nil {
+			return nil, err
+		}
 		return out, nil
 	})
 	if err != nil {
@@ -112,8 +116,30 @@ func (r *Repo) Execute(feature string, cmds ...workflow.Command) (*Result, error
 	if rejection != nil {
 		return out, rejection
 	}
+	if rej := refusedNow(out); rej != nil {
+		return out, rej
+	}
 	return out, nil
 }
+
+// refusedNow reports a decision this call appended that the fold gave no effect (a key not in the
+// allowed signers, a role it lacks): it stays in the log for the audit, and the caller is told.
+func refusedNow(res *Result) *workflow.Rejection {
+	appended := map[string]bool{}
+	for _, e := range res.Appended {
+		appended[e.ID] = true
+	}
+	for _, f := range res.State.Refused {
+		if appended[f.ID] {
+			return &workflow.Rejection{Code: CodeDecisionRefused, Phase: res.State.Phase,
+				Message: fmt.Sprintf("the %s decision was recorded without effect: %s", f.Kind, f.Reason)}
+		}
+	}
+	return nil
+}
+
+// CodeDecisionRefused is the rejection of a decision whose signature the allowed signers refuse.
+const CodeDecisionRefused = "decision-refused"
 
 // Init starts a workflow: Decide on the empty state, then create the ref.
 func (r *Repo) Init(cmd workflow.Init) (*Result, error) {
@@ -128,7 +154,7 @@ func (r *Repo) Init(cmd workflow.Init) (*Result, error) {
 	if rej != nil {
 		return nil, rej
 	}
-	res, err := r.Store.Create(cmd.Feature, Projector, events)
+	res, err := r.Store.Create(cmd.Feature, r.projector(cmd.Feature), events)
 	if err != nil {
 		return nil, err
 	}

@@ -149,7 +149,7 @@ func (h *hookRepo) Record(w hooks.Bound, recheck func(workflow.State) string, ev
 	// The journal's denials ride in the same commit.
 	waiting, files, _ := h.repo.journaled(w.Feature)
 	var denied string
-	res, err := h.repo.Store.Update(w.Feature, Projector, func(cur *gitstore.Snapshot) ([]workflow.NewEvent, error) {
+	res, err := h.repo.Store.Update(w.Feature, h.repo.projector(w.Feature), func(cur *gitstore.Snapshot) ([]workflow.NewEvent, error) {
 		denied = ""
 		if recheck != nil {
 			st, err := workflow.DecodeState(cur.State)

@@ -98,7 +98,7 @@ func (r *Repo) flushJournal(feature string) {
 		return
 	}
 	if len(evs) > 0 {
-		if _, err := r.Store.Append(feature, Projector, evs...); err != nil {
+		if _, err := r.Store.Append(feature, r.projector(feature), evs...); err != nil {
 			return
 		}
 	}

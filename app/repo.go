@@ -40,6 +40,8 @@ type Repo struct {
 	Store *gitstore.Store
 	defs  *DefinitionSet // what HEAD defines, read once (defs.go)
 	base  *Base          // the protected base branch rules are read from, resolved once (base.go)
+	// trusted is who may sign decisions, read once from the base branch (trust.go).
+	trusted *trust
 }
 
 // Open discovers the repository enclosing dir.

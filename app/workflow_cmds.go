@@ -253,7 +253,7 @@ func AppendEvent(r *Repo, o EventOptions) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	res, err := r.Store.Append(feature, Projector, workflow.NewEvent{Type: o.Type, Data: data, ID: o.IdempotencyKey})
+	res, err := r.Store.Append(feature, r.projector(feature), workflow.NewEvent{Type: o.Type, Data: data, ID: o.IdempotencyKey})
 	if err != nil {
 		return nil, err
 	}
