@@ -144,6 +144,20 @@ func (r *Repo) TrustInfo() Trust {
 	return info
 }
 
+// trustNotes are the lines a session's context carries about decisions: unprotected (and how to
+// protect them), or protected by a key that protects nothing.
+func (r *Repo) trustNotes() []string {
+	info := r.TrustInfo()
+	var out []string
+	if info.Note != "" {
+		out = append(out, info.Note)
+	}
+	if info.KeyWarning != "" {
+		out = append(out, info.KeyWarning)
+	}
+	return out
+}
+
 func (r *Repo) signingConfig() signing.Config {
 	c := signing.Config{}
 	c.Format, _ = r.Store.Config("gpg.format")
@@ -291,7 +305,6 @@ func (r *Repo) headInHistory(feature, head string) (bool, error) {
 	}
 	return false, nil
 }
-
 
 // signDecisions signs, in signed mode or when a signing key is configured, every decision among
 // events decided on head. The events get their id and time now, since the signature covers them.

@@ -249,3 +249,120 @@ func TestForgedApprovalArrivingByPullChangesNothing(t *testing.T) {
 		t.Fatal("the pulled forgery opened delegate")
 	}
 }
+
+// completeSigned drives the signed team's workflow to completed with alice's key.
+func completeSigned(t *testing.T, st *signedTeam) *app.Repo {
+	t.Helper()
+	dir := st.dirs[0]
+	useKey(t, dir, st.alice)
+	r := reopen(t, dir)
+	steps := []workflow.Command{
+		workflow.Approve{Note: "ok"}, workflow.TransitionTo{Phase: "delegate"},
+		workflow.AddTask{ID: "t1", Title: "store"}, workflow.CompleteTask{ID: "t1", HeadSHA: git(t, dir, "rev-parse", "HEAD")},
+		workflow.TransitionTo{Phase: "review"},
+		workflow.RecordReview{Dimension: "spec", Pass: true}, workflow.RecordReview{Dimension: "quality", Pass: true},
+		workflow.TransitionTo{Phase: "synthesize"},
+	}
+	for _, c := range steps {
+		if _, err := app.Run(r, "login", c); err != nil {
+			t.Fatalf("%T: %v", c, err)
+		}
+	}
+	tip := git(t, dir, "rev-parse", "HEAD")
+	url := "https://github.com/acme/app/pull/7"
+	for _, c := range []workflow.Command{
+		workflow.LinkPR{URL: url, Number: 7},
+		workflow.ObservePR{PRObservation: workflow.PRObservation{Number: 7, URL: url, Head: "login", Base: "main", HeadSHA: tip, State: "closed", Merged: true, MergeCommitSHA: tip, Checks: "success"}},
+		workflow.Cleanup{},
+	} {
+		if _, err := app.Run(r, "login", c); err != nil {
+			t.Fatalf("%T: %v", c, err)
+		}
+	}
+	return r
+}
+
+func verifyFails(t *testing.T, dir, rule string) *app.VerifyResult {
+	t.Helper()
+	res, err := app.Verify(reopen(t, dir), app.VerifyOptions{Feature: "login"})
+	var failed *app.VerifyError
+	if !errors.As(err, &failed) {
+		t.Fatalf("verify passed (%v): %+v", err, res)
+	}
+	for _, v := range res.Workflows[0].Violations {
+		if v.Rule == rule {
+			return res
+		}
+	}
+	t.Fatalf("no %s violation in %+v", rule, res.Workflows[0].Violations)
+	return nil
+}
+
+func TestVerifyPassesACompletedSignedWorkflow(t *testing.T) {
+	st := newSignedTeam(t)
+	completeSigned(t, st)
+	res, err := app.Verify(reopen(t, st.dirs[0]), app.VerifyOptions{All: true})
+	if err != nil {
+		t.Fatalf("verify: %v", err)
+	}
+	if w := res.Workflows[0]; w.Phase != "completed" || w.Decisions != 1 || len(w.Violations) != 0 || res.Trust.Mode != "signed" {
+		t.Fatalf("verify result %+v", res)
+	}
+}
+
+func TestVerifyFailsAHandEditedSnapshot(t *testing.T) {
+	st := newSignedTeam(t)
+	dir := st.dirs[0]
+	// Rewrite state.json in the ref's tip: phase plan-review → delegate, as an agent with git could.
+	ref := "refs/exarchos/login"
+	raw := git(t, dir, "cat-file", "blob", ref+":state.json")
+	edited := strings.Replace(raw, `"phase":"plan-review"`, `"phase":"delegate"`, 1)
+	if edited == raw {
+		t.Fatalf("no phase in %s", raw)
+	}
+	blobFile := filepath.Join(t.TempDir(), "state.json")
+	os.WriteFile(blobFile, []byte(edited), 0o644)
+	blob := git(t, dir, "hash-object", "-w", blobFile)
+	var entries []string
+	for _, l := range strings.Split(git(t, dir, "ls-tree", ref), "\n") {
+		if strings.HasSuffix(l, "\tstate.json") {
+			l = "100644 blob " + blob + "\tstate.json"
+		}
+		entries = append(entries, l)
+	}
+	cmd := exec.Command("git", "mktree")
+	cmd.Dir, cmd.Stdin = dir, strings.NewReader(strings.Join(entries, "\n")+"\n")
+	tree, err := cmd.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	commit := git(t, dir, "commit-tree", strings.TrimSpace(string(tree)), "-p", ref, "-m", "edit")
+	git(t, dir, "update-ref", ref, commit)
+	verifyFails(t, dir, "snapshot")
+}
+
+func TestVerifyFailsAHandBuiltApproval(t *testing.T) {
+	st := newSignedTeam(t)
+	dir := st.dirs[0]
+	forge(t, st.clones[0], "login", workflow.NewEvent{Type: workflow.EventPlanApproved, Data: workflow.DecisionData{Phase: "plan-review", Actor: "Jane Lead"}})
+	res := verifyFails(t, dir, "decision")
+	verifyFails(t, dir, "snapshot") // its own state.json gave the forgery effect
+	_ = res
+}
+
+func TestVerifyFailsASkippedGuardedTransition(t *testing.T) {
+	st := newSignedTeam(t)
+	dir := st.dirs[0]
+	// plan-review → delegate with no approval: once claiming the guard passed, once not naming it.
+	forge(t, st.clones[0], "login", workflow.NewEvent{Type: workflow.EventTransitioned, Data: workflow.TransitionedData{From: "plan-review", To: "delegate", Trigger: workflow.OnTransition, Guards: []string{"plan-approved"}}})
+	res := verifyFails(t, dir, "guard")
+	if !strings.Contains(res.Workflows[0].Violations[0].Message, "not been approved") {
+		t.Fatalf("violation %+v", res.Workflows[0].Violations)
+	}
+	st2 := newSignedTeam(t)
+	forge(t, st2.clones[0], "login", workflow.NewEvent{Type: workflow.EventTransitioned, Data: workflow.TransitionedData{From: "plan-review", To: "delegate", Trigger: workflow.OnTransition}})
+	res = verifyFails(t, st2.dirs[0], "guard")
+	if !strings.Contains(res.Workflows[0].Violations[0].Message, "skips guard plan-approved") {
+		t.Fatalf("violation %+v", res.Workflows[0].Violations)
+	}
+}

@@ -142,3 +142,20 @@ func (s *State) needsSignature(e Event) string {
 func (s *State) refuse(e Event, kind string) {
 	s.Refused = append(s.Refused, Refused{Seq: e.Seq, ID: e.ID, Type: e.Type, Kind: kind, Actor: e.Actor, Reason: e.Verdict.Reason, Phase: s.Phase})
 }
+
+// Replay folds events in order on one state owned by the call (linear, unlike Apply per event),
+// calling before with the state each event meets and after with the state it leaves. The state
+// passed is only valid during the call. `git exarchos verify` re-checks each step this way.
+func Replay(events []Event, before, after func(s *State, e Event)) State {
+	var s State
+	for _, e := range events {
+		if before != nil {
+			before(&s, e)
+		}
+		s.apply(e)
+		if after != nil {
+			after(&s, e)
+		}
+	}
+	return s
+}
