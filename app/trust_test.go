@@ -366,3 +366,45 @@ func TestVerifyFailsASkippedGuardedTransition(t *testing.T) {
 		t.Fatalf("violation %+v", res.Workflows[0].Violations)
 	}
 }
+
+func TestAuditAndRehydrateShowRefusedDecisions(t *testing.T) {
+	st := newSignedTeam(t)
+	forge(t, st.clones[0], "login", workflow.NewEvent{Type: workflow.EventPlanApproved, Data: workflow.DecisionData{Phase: "plan-review", Actor: "Jane Lead"}})
+	r := reopen(t, st.dirs[0])
+	a, err := app.ShowAudit(r, app.AuditOptions{Feature: "login"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := a.Entries[len(a.Entries)-1]
+	if last.Type != workflow.EventPlanApproved || !strings.Contains(last.Refused, "unsigned") {
+		t.Fatalf("audit's last entry %+v", last)
+	}
+	h, err := app.Rehydrate(r, app.RehydrateOptions{Feature: "login"})
+	if err != nil || !strings.Contains(h.Context, "Refused approve decision") {
+		t.Fatalf("rehydrate: %v\n%s", err, h.Context)
+	}
+}
+
+func TestUnsignedModeSaysDecisionsAreNotProtected(t *testing.T) {
+	tm := newTeam(t, 1)
+	dir := tm.dirs[0]
+	git(t, dir, "checkout", "-q", "-b", "login")
+	r := reopen(t, dir)
+	if _, err := app.Init(r, app.InitOptions{Feature: "login", Type: "feature"}); err != nil {
+		t.Fatal(err)
+	}
+	s, err := app.ShowStatus(r, app.StatusOptions{Feature: "login"})
+	if err != nil || s.Status.Trust.Mode != "unsigned" || !strings.Contains(s.Status.Trust.Note, "git exarchos signers add") {
+		t.Fatalf("status trust %+v %v", s.Status.Trust, err)
+	}
+	h, err := app.Rehydrate(r, app.RehydrateOptions{Feature: "login"})
+	if err != nil || !strings.Contains(h.Context, "not protected") {
+		t.Fatalf("rehydrate: %v\n%s", err, h.Context)
+	}
+	// An unprotected key file is named as protecting nothing.
+	key, _ := sshKey(t, t.TempDir(), "plain")
+	useKey(t, dir, key)
+	if w := reopen(t, dir).TrustInfo().KeyWarning; !strings.Contains(w, "protects nothing") {
+		t.Fatalf("key warning %q", w)
+	}
+}
