@@ -17,6 +17,10 @@ type VerifyOptions struct {
 	Feature string
 	All     bool
 	Base    string // the ref allowed signers are read from; default: the resolved base branch
+	// Branch verifies the workflows bound to a branch (CI: the pull request's head branch);
+	// Require makes "none" a failure.
+	Branch  string
+	Require bool
 }
 
 // Violation is one way a workflow's record does not hold up.
@@ -94,6 +98,19 @@ func Verify(r *Repo, o VerifyOptions) (*VerifyResult, error) {
 	}
 	var features []string
 	switch {
+	case o.Branch != "":
+		all, err := r.Store.List()
+		if err != nil {
+			return nil, err
+		}
+		for _, s := range all {
+			if s.Branch == o.Branch {
+				features = append(features, s.Feature)
+			}
+		}
+		if len(features) == 0 && o.Require {
+			return nil, fmt.Errorf("no workflow is bound to branch %s (fetch them: git fetch origin '+refs/exarchos/*:refs/exarchos/*'), and --require needs one", o.Branch)
+		}
 	case o.All:
 		all, err := r.Store.List()
 		if err != nil {

@@ -60,27 +60,31 @@ func verifyCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "verify",
 		Usage: "replay workflows from their events, re-check transitions and signatures (the merge gate in CI)",
-		UsageText: "git exarchos verify [<feature>|--all] [--base <ref>] [--json]\n\n" +
+		UsageText: "git exarchos verify [<feature>|--all|--branch <b> [--require]] [--base <ref>] [--json]\n\n" +
 			"Folds the events alone (the stored snapshot must agree), checks every recorded transition's guards\n" +
 			"against what the log recorded (artifacts at their commits, commits on the branch, merge evidence) and\n" +
 			"every human decision's signature against .exarchos/allowed_signers at the base. Exits 3 naming each\n" +
 			"violation.\n\nExamples:\n" +
 			"   git exarchos verify login\n" +
-			"   git exarchos verify --all --base origin/main --json",
+			"   git exarchos verify --all --base origin/main --json\n" +
+			"   git exarchos verify --branch \"$GITHUB_HEAD_REF\" --base \"origin/$GITHUB_BASE_REF\" --require   # CI",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "all", Usage: "every workflow"},
+			&cli.StringFlag{Name: "branch", Usage: "the workflows bound to this branch (CI: the pull request's head)"},
+			&cli.BoolFlag{Name: "require", Usage: "with --branch: fail when no workflow is bound to it"},
 			&cli.StringFlag{Name: "base", Usage: "the ref to read allowed signers from (default: the base branch)"},
 			jsonFlag,
 		},
 		Action: func(c *cli.Context) error {
-			if c.NArg() > 1 || (c.Bool("all") && c.NArg() > 0) {
-				return usageErrf("usage: git exarchos verify [<feature>|--all] [--base <ref>]")
+			if c.NArg() > 1 || (c.Bool("all") && c.NArg() > 0) || (c.String("branch") != "" && (c.Bool("all") || c.NArg() > 0)) {
+				return usageErrf("usage: git exarchos verify [<feature>|--all|--branch <b> [--require]] [--base <ref>]")
 			}
 			r, err := openRepo()
 			if err != nil {
 				return err
 			}
-			res, err := app.Verify(r, app.VerifyOptions{Feature: c.Args().First(), All: c.Bool("all"), Base: c.String("base")})
+			res, err := app.Verify(r, app.VerifyOptions{Feature: c.Args().First(), All: c.Bool("all"), Base: c.String("base"),
+				Branch: c.String("branch"), Require: c.Bool("require")})
 			var failed *app.VerifyError
 			if errors.As(err, &failed) {
 				if !c.Bool("json") {
