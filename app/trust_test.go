@@ -408,3 +408,29 @@ func TestUnsignedModeSaysDecisionsAreNotProtected(t *testing.T) {
 		t.Fatalf("key warning %q", w)
 	}
 }
+
+// A decision that moves the workflow (reject, cleanup --override) signs each of its events that
+// is a decision; the rest of the batch is stamped as usual.
+func TestSignedRejectAndOverride(t *testing.T) {
+	st := newSignedTeam(t)
+	useKey(t, st.dirs[0], st.alice)
+	r := reopen(t, st.dirs[0])
+	res, err := app.Run(r, "login", workflow.Reject{Gaps: "tests"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.State.Phase != "plan" || res.State.Revisions != 1 || len(res.Appended) != 2 || res.Appended[1].Sig == nil {
+		t.Fatalf("reject: phase %s revisions %d appended %+v", res.State.Phase, res.State.Revisions, res.Appended)
+	}
+	out, err := app.Cleanup(r, app.CleanupOptions{Feature: "login", Override: true, Reason: "merged by hand"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := status(t, reopen(t, st.dirs[0]), "login")
+	if got.Phase != "completed" || len(got.Refused) != 0 || got.Overrides[0].Actor != "alice@example.com" {
+		t.Fatalf("cleanup --override: %+v phase %s refused %+v overrides %+v", out, got.Phase, got.Refused, got.Overrides)
+	}
+	if _, err := app.Verify(reopen(t, st.dirs[0]), app.VerifyOptions{Feature: "login"}); err != nil {
+		t.Fatalf("verify: %v", err)
+	}
+}
