@@ -6,11 +6,9 @@
 package main
 
 import (
-	"bytes"
 	"flag"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"time"
@@ -30,7 +28,7 @@ type benchCase struct {
 func main() {
 	n := flag.Int("n", 50, "runs per case")
 	events := flag.Int("events", 10000, "events in each workflow")
-	decisions := flag.Int("decisions", 20, "signed decisions (approve/reject rounds) in the signed workflow")
+	decisions := flag.Int("decisions", 20, "signed decisions (approvals) in the signed workflow")
 	flag.Parse()
 	tmp, err := os.MkdirTemp("", "signbench")
 	benchutil.Check(err)
@@ -60,7 +58,7 @@ func main() {
 	durations := make([][]time.Duration, len(cases))
 	for i := 0; i < *n; i++ {
 		for j, c := range cases {
-			durations[j] = append(durations[j], timeOnce(c))
+			durations[j] = append(durations[j], benchutil.Time(c.dir, c.stdin, c.args...))
 		}
 	}
 	fmt.Printf("%d interleaved runs per case; workflows of %d events, %d signed decisions; %s\n\n", *n, *events, *decisions, time.Now().UTC().Format("2006-01-02"))
@@ -79,7 +77,7 @@ func main() {
 }
 
 // setup makes a repository whose workflow f (feature, in plan-review) has `events` events, of
-// which 2*decisions are approve/reject rounds; signed puts a key in .exarchos/allowed_signers at
+// `decisions` are approvals; signed puts a key in .exarchos/allowed_signers at
 // main and signs them with it.
 func setup(dir, tmp string, events, decisions int, signed bool) {
 	benchutil.Check(os.MkdirAll(dir, 0o755))
@@ -109,18 +107,14 @@ func setup(dir, tmp string, events, decisions int, signed bool) {
 	benchutil.Check(err)
 	_, err = app.Set(r, app.SetOptions{Feature: "f", Assignments: []string{"artifacts.design=design.md", "artifacts.plan=plan.md"}})
 	benchutil.Check(err)
-	for i := 0; i < decisions; i++ {
-		for _, p := range []string{"plan", "plan-review"} {
-			_, err = app.Run(r, "f", workflow.TransitionTo{Phase: p})
-			benchutil.Check(err)
-		}
-		if i < decisions-1 {
-			_, err = app.Run(r, "f", workflow.Reject{Gaps: "more"})
-			benchutil.Check(err)
-		}
+	for _, p := range []string{"plan", "plan-review"} {
+		_, err = app.Run(r, "f", workflow.TransitionTo{Phase: p})
+		benchutil.Check(err)
 	}
-	_, err = app.Run(r, "f", workflow.Approve{Note: "ok"})
-	benchutil.Check(err)
+	for i := 0; i < decisions; i++ {
+		_, err = app.Run(r, "f", workflow.Approve{Note: fmt.Sprint("round ", i)})
+		benchutil.Check(err)
+	}
 	st, _, err := r.State("f")
 	benchutil.Check(err)
 	for done := int(st.Events); done < events; {
@@ -139,19 +133,4 @@ func setup(dir, tmp string, events, decisions int, signed bool) {
 	// Warm the verdict cache as any first read would.
 	_, err = app.ShowStatus(r, app.StatusOptions{Feature: "f"})
 	benchutil.Check(err)
-}
-
-func timeOnce(c benchCase) time.Duration {
-	cmd := exec.Command(c.args[0], c.args[1:]...)
-	cmd.Dir = c.dir
-	cmd.Stdin = strings.NewReader(c.stdin)
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	t0 := time.Now()
-	err := cmd.Run()
-	d := time.Since(t0)
-	if err != nil {
-		benchutil.Fail(fmt.Sprintf("%s: %v: %s", strings.Join(c.args, " "), err, out.String()))
-	}
-	return d
 }
