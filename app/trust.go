@@ -167,27 +167,34 @@ func (r *Repo) signingConfig() signing.Config {
 	return c
 }
 
-// projector folds with this repository's verdicts: in unsigned mode it is the plain fold (and
-// version, so nothing changes for repositories without signers).
-type trustProjector struct {
-	r       *Repo
-	feature string
-}
-
-func (r *Repo) projector(feature string) gitstore.Projector {
-	if !r.trust().signed {
-		return Projector
+// projectorVersion is the projector's version: the plain fold's in unsigned mode (so nothing
+// changes for repositories without signers); in signed mode it names the signers and this clone,
+// so a snapshot folded with other verdicts, or written elsewhere, is folded again here.
+func (r *Repo) projectorVersion() string {
+	t := r.trust()
+	if !t.signed {
+		return workflow.ProjectorVersion
 	}
-	return trustProjector{r: r, feature: feature}
-}
-
-func (p trustProjector) Version() string {
-	t := p.r.trust()
 	return workflow.ProjectorVersion + "+signed:" + t.blob[:16] + ":" + t.salt
 }
 
-func (p trustProjector) Project(prev json.RawMessage, events []workflow.Event) (json.RawMessage, error) {
-	return workflow.Project(prev, p.r.withVerdicts(p.feature, events))
+// verdictsFor gives the decisions among events their verdicts before a fold onto prev (signed
+// mode only). The feature the signatures must name is the workflow's own.
+func (r *Repo) verdictsFor(prev json.RawMessage, events []workflow.Event) []workflow.Event {
+	if !r.trust().signed || !slices.ContainsFunc(events, func(e workflow.Event) bool { return workflow.DecisionKind(e) != "" }) {
+		return events
+	}
+	feature := ""
+	if st, err := workflow.DecodeState(prev); err == nil {
+		feature = st.Feature
+	}
+	for i := 0; feature == "" && i < len(events); i++ {
+		var d workflow.StartedData
+		if events[i].Type == workflow.EventStarted && events[i].DecodeData(&d) == nil {
+			feature = d.Feature
+		}
+	}
+	return r.withVerdicts(feature, events)
 }
 
 // withVerdicts returns events with a Verdict on every decision (a copy when any is set).

@@ -1,6 +1,7 @@
 package app_test
 
 import (
+	"encoding/json"
 	"errors"
 	"os"
 	"os/exec"
@@ -156,11 +157,23 @@ func TestUnknownKeyDecisionHasNoEffect(t *testing.T) {
 	}
 }
 
+// plainFold is the fold without verdicts, as an agent's own build (or an old binary) writes it.
+type plainFold struct{}
+
+func (plainFold) Version() string { return workflow.ProjectorVersion }
+func (plainFold) Project(prev json.RawMessage, events []workflow.Event) (json.RawMessage, error) {
+	defs, err := workflow.NewDefinitions()
+	if err != nil {
+		return nil, err
+	}
+	return workflow.Project(defs, prev, events)
+}
+
 // forge appends a hand-built event the way an agent could (the store directly, the plain fold,
 // so its own state.json shows the effect), as the given clone.
 func forge(t testing.TB, r *app.Repo, feature string, ev workflow.NewEvent) {
 	t.Helper()
-	if _, err := r.Store.Append(feature, app.Projector, ev); err != nil {
+	if _, err := r.Store.Append(feature, plainFold{}, ev); err != nil {
 		t.Fatal(err)
 	}
 }

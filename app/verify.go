@@ -175,14 +175,18 @@ func (r *Repo) verifyOne(feature string) (VerifiedWorkflow, error) {
 		return ok
 	}
 	var refusedBefore, conflictsBefore int
-	final := workflow.Replay(events,
+	def, err := r.definition(workflowType(events))
+	if err != nil {
+		return w, err
+	}
+	final := workflow.Replay(def, events,
 		func(s *workflow.State, e workflow.Event) {
 			refusedBefore, conflictsBefore = len(s.Refused), len(s.Conflicts)
 			if workflow.DecisionKind(e) != "" {
 				w.Decisions++
 			}
 			if e.Type == workflow.EventTransitioned {
-				r.verifyTransition(s, e, add)
+				verifyTransition(def, s, e, add)
 			}
 		},
 		func(s *workflow.State, e workflow.Event) {
@@ -199,6 +203,9 @@ func (r *Repo) verifyOne(feature string) (VerifiedWorkflow, error) {
 			r.verifyFacts(e, onBranch, add)
 		})
 	w.Type, w.Phase = final.Type, final.Phase
+	if final.Feature != feature {
+		add(workflow.Event{}, "snapshot", "the workflow in refs/exarchos/%s was started as %q: its events belong to another workflow", feature, final.Feature)
+	}
 	// The stored snapshot must be the fold of the events (with this base's verdicts).
 	want, err := json.Marshal(final)
 	if err != nil {
@@ -225,15 +232,10 @@ func phaseOf(state json.RawMessage) string {
 // verifyTransition checks a recorded transition against the definition and the state it met:
 // every guard of the transition recorded as passed (and, for guards of the state, passing again)
 // or overridden by an override in effect.
-func (r *Repo) verifyTransition(s *workflow.State, e workflow.Event, add func(workflow.Event, string, string, ...any)) {
+func verifyTransition(def *workflow.Definition, s *workflow.State, e workflow.Event, add func(workflow.Event, string, string, ...any)) {
 	var d workflow.TransitionedData
 	if e.DecodeData(&d) != nil || d.From != s.Phase {
 		return // the fold records it as a conflict (a merge's loser): no effect, nothing to check
-	}
-	def, ok := workflow.Lookup(s.Type)
-	if !ok {
-		add(e, "transition", "unknown workflow type %q", s.Type)
-		return
 	}
 	trigger := d.Trigger
 	if trigger == "" {
@@ -246,7 +248,7 @@ func (r *Repo) verifyTransition(s *workflow.State, e workflow.Event, add func(wo
 		if t.To != d.To || !t.TakenBy(trigger) {
 			continue
 		}
-		problems := guardProblems(s, t, d)
+		problems := guardProblems(def, s, t, d)
 		if len(problems) == 0 {
 			return
 		}
@@ -260,7 +262,7 @@ func (r *Repo) verifyTransition(s *workflow.State, e workflow.Event, add func(wo
 }
 
 // guardProblems lists how a recorded transition fails to account for t's guards.
-func guardProblems(s *workflow.State, t workflow.Transition, d workflow.TransitionedData) []string {
+func guardProblems(def *workflow.Definition, s *workflow.State, t workflow.Transition, d workflow.TransitionedData) []string {
 	var out []string
 	for _, g := range t.Guards {
 		switch {
@@ -270,7 +272,7 @@ func guardProblems(s *workflow.State, t workflow.Transition, d workflow.Transiti
 			}
 		case slices.Contains(d.Guards, g):
 			if fn, ok := guards.Lookup(g); ok && stateGuards[g] {
-				if f := fn(guards.Input{State: *s, Target: d.To}); f != nil {
+				if f := fn(guards.Input{State: *s, Def: def, Target: d.To}); f != nil {
 					out = append(out, fmt.Sprintf("recorded guard %s as passed, but the events say: %s", g, f.Reason))
 				}
 			}
@@ -331,7 +333,7 @@ func (r *Repo) verifyFacts(e workflow.Event, onBranch func(string) bool, add fun
 func (r *Repo) branchTips(branch string) []string {
 	facts := r.Store.Facts()
 	var out []string
-	if h := r.headCommit(); h != "" {
+	if h := r.Store.HeadCommit(); h != "" {
 		out = append(out, h)
 	}
 	var refs []string
@@ -352,4 +354,15 @@ func (r *Repo) branchTips(branch string) []string {
 		out = append(out, b.Commit)
 	}
 	return out
+}
+
+// workflowType is the type the first workflow.started names.
+func workflowType(events []workflow.Event) string {
+	for _, e := range events {
+		var d workflow.StartedData
+		if e.Type == workflow.EventStarted && e.DecodeData(&d) == nil {
+			return d.Type
+		}
+	}
+	return ""
 }

@@ -119,12 +119,11 @@ func SigningPayload(feature string, e Event, head string) []byte {
 // needsSignature reports the decision kind of e when, in signed mode, it takes a good signature to
 // have effect. A cancel is free while the workflow is still planning (its phase refuses file
 // writes) and when it only completes a cancel already requested.
-func (s *State) needsSignature(e Event) string {
+func (s *State) needsSignature(def *Definition, e Event) string {
 	kind := DecisionKind(e)
 	if kind != KindCancel {
 		return kind
 	}
-	def := s.definition()
 	if def == nil {
 		return kind
 	}
@@ -146,13 +145,13 @@ func (s *State) refuse(e Event, kind string) {
 // Replay folds events in order on one state owned by the call (linear, unlike Apply per event),
 // calling before with the state each event meets and after with the state it leaves. The state
 // passed is only valid during the call. `git exarchos verify` re-checks each step this way.
-func Replay(events []Event, before, after func(s *State, e Event)) State {
+func Replay(def *Definition, events []Event, before, after func(s *State, e Event)) State {
 	var s State
 	for _, e := range events {
 		if before != nil {
 			before(&s, e)
 		}
-		s.apply(e)
+		s.apply(def, e)
 		if after != nil {
 			after(&s, e)
 		}

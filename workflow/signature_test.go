@@ -9,6 +9,14 @@ import (
 	"github.com/exarchos/git-exarchos/workflow"
 )
 
+func feature(t *testing.T) *workflow.Definition {
+	def, ok := workflow.Builtin("feature")
+	if !ok {
+		t.Fatal("no feature definition")
+	}
+	return def
+}
+
 func mustEvent(t *testing.T, seq int64, typ string, data any) workflow.Event {
 	t.Helper()
 	e, err := workflow.NewEvent{Type: typ, Data: data}.Stamp("e"+string(rune('a'+seq)), seq, time.Unix(int64(seq), 0), "git-config-name", uint64(seq))
@@ -38,7 +46,7 @@ func TestFoldDecidesWhatADecisionIsWorth(t *testing.T) {
 		for i := range base {
 			all[i].Verdict = v
 		}
-		return workflow.Fold(workflow.State{}, all)
+		return workflow.Fold(feature(t), workflow.State{}, all)
 	}
 
 	s := with(nil, approve)
@@ -76,14 +84,14 @@ func TestCancelNeedsASignaturePastPlanning(t *testing.T) {
 	start := mustEvent(t, 1, workflow.EventStarted, workflow.StartedData{Feature: "f", Type: "feature", Branch: "f", Phase: "ideate"})
 	cancel := mustEvent(t, 2, workflow.EventCancelled, workflow.CancelledData{From: "ideate", To: "cancelled"})
 	cancel.Verdict = &workflow.Verdict{Reason: "unsigned"}
-	if s := workflow.Fold(workflow.State{}, []workflow.Event{start, cancel}); s.Phase != "cancelled" {
+	if s := workflow.Fold(feature(t), workflow.State{}, []workflow.Event{start, cancel}); s.Phase != "cancelled" {
 		t.Fatalf("cancel while planning: %s %+v", s.Phase, s.Refused)
 	}
 	s := workflow.State{}
-	s = workflow.Fold(s, []workflow.Event{start})
+	s = workflow.Fold(feature(t), s, []workflow.Event{start})
 	s.Phase = "delegate"
 	cancel.Data = json.RawMessage(`{"from":"delegate","to":"cancelled"}`)
-	if s = workflow.Apply(s, cancel); s.Phase != "delegate" || len(s.Refused) != 1 {
+	if s = workflow.Apply(feature(t), s, cancel); s.Phase != "delegate" || len(s.Refused) != 1 {
 		t.Fatalf("unsigned cancel while building: %s %+v", s.Phase, s.Refused)
 	}
 }

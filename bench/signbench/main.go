@@ -124,7 +124,7 @@ func setup(dir, tmp string, events, decisions int, signed bool) {
 		}
 		_, err := app.AppendEvent(r, app.EventOptions{Feature: "f", Type: "bench.note", Data: "1"})
 		benchutil.Check(err)
-		_, err = r.Store.Append("f", app.Projector, batch[1:]...)
+		_, err = r.Store.Append("f", r.Projector(), batch[1:]...)
 		benchutil.Check(err)
 	}
 	// The last write goes through the repository's own projector, so status reads one blob.
