@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -46,7 +47,8 @@ type trust struct {
 	problem  error
 	blob     string              // hash of allowed_signers + roles: verdicts are cached under it
 	roles    map[string][]string // kind → principals; a kind not listed is open to every allowed signer
-	verifier *signing.Verifier
+	allowed  []byte
+	verifier *signing.Verifier // made on first use (verifySSH)
 	count    int
 	salt     string // this clone's, so a snapshot written elsewhere is folded again (see projector)
 	cacheDir string
@@ -61,20 +63,16 @@ func (r *Repo) trust() *trust {
 	}
 	t := &trust{cacheDir: filepath.Join(r.Store.Loc.CommonDir, "exarchos", "verdicts")}
 	r.trusted = t
-	allowed, ok, err := r.BaseFile(AllowedSignersPath)
+	files, err := r.BaseDir(path.Dir(AllowedSignersPath)) // one read serves both files
 	if err != nil {
 		t.problem = err
 		return t
 	}
-	if !ok || len(strings.TrimSpace(string(allowed))) == 0 {
+	allowed, roles := files[path.Base(AllowedSignersPath)], files[path.Base(RolesPath)]
+	if len(strings.TrimSpace(string(allowed))) == 0 {
 		return t
 	}
 	t.signed = true
-	roles, _, err := r.BaseFile(RolesPath)
-	if err != nil {
-		t.problem = err
-		return t
-	}
 	t.roles = parseRoles(roles)
 	sum := sha256.Sum256(append(append(slices.Clone(allowed), 0), roles...))
 	t.blob = hex.EncodeToString(sum[:])
@@ -83,12 +81,24 @@ func (r *Repo) trust() *trust {
 			t.count++
 		}
 	}
-	prog, _ := r.Store.Config("gpg.ssh.program")
-	if t.verifier, err = signing.NewVerifier(allowed, prog); err != nil {
-		t.problem = err
-	}
+	t.allowed = allowed
 	t.salt = cloneSalt(r.Store.Loc.CommonDir)
 	return t
+}
+
+// verify checks a signature with ssh-keygen; the verifier (a private copy of the allowed signers
+// on disk) is made on first use, so reads whose verdicts are all cached never make it.
+func (r *Repo) verifySSH(payload []byte, sig string) (string, error) {
+	t := r.trust()
+	if t.verifier == nil {
+		prog, _ := r.Store.Config("gpg.ssh.program")
+		v, err := signing.NewVerifier(t.allowed, prog)
+		if err != nil {
+			return "", err
+		}
+		t.verifier = v
+	}
+	return t.verifier.Verify(payload, sig)
 }
 
 // parseRoles reads "<kind> <principal>[,<principal>…]" lines; # starts a comment.
@@ -254,7 +264,7 @@ func (r *Repo) checkSignature(e workflow.Event, payload []byte) workflow.Verdict
 	if e.Sig.Format != signing.FormatSSH {
 		return workflow.Verdict{Reason: fmt.Sprintf("a %s signature: %s lists SSH keys, so only SSH signatures are checked", e.Sig.Format, AllowedSignersPath)}
 	}
-	who, err := t.verifier.Verify(payload, e.Sig.Sig)
+	who, err := r.verifySSH(payload, e.Sig.Sig)
 	if err != nil {
 		if errors.Is(err, signing.ErrUnknownKey) {
 			return workflow.Verdict{Reason: "signed by a key that is not in " + AllowedSignersPath}

@@ -7,6 +7,8 @@ package signing
 import (
 	"bytes"
 	"crypto/sha256"
+	"encoding/base64"
+	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -267,9 +269,32 @@ func KeyProtection(c Config) string {
 	if pub, err := os.ReadFile(priv + ".pub"); err == nil && strings.HasPrefix(string(pub), "sk-") {
 		return "" // a FIDO key: the file is a handle, each signature needs a touch
 	}
-	// -y with an empty passphrase succeeds only on an unencrypted key.
-	if _, err := run("ssh-keygen", nil, "-y", "-P", "", "-f", priv); err == nil {
+	if unencrypted(b) {
 		return fmt.Sprintf("the signing key %s is a file without a passphrase: any process running as you (an agent too) can sign with it, so it protects nothing; use a FIDO key (ssh-keygen -t ed25519-sk) or a key in ssh-agent added with `ssh-add -c`", priv)
 	}
 	return ""
+}
+
+// unencrypted reports whether a private key file is usable without a passphrase, from the file
+// alone (status calls this, so no process): an OpenSSH key whose cipher is "none", or a PEM key
+// without an ENCRYPTED header.
+func unencrypted(key []byte) bool {
+	text := string(key)
+	if !strings.Contains(text, "BEGIN OPENSSH PRIVATE KEY") {
+		return !strings.Contains(text, "ENCRYPTED")
+	}
+	var body strings.Builder
+	for _, line := range strings.Split(text, "\n") {
+		if l := strings.TrimSpace(line); l != "" && !strings.HasPrefix(l, "-----") {
+			body.WriteString(l)
+		}
+	}
+	raw, err := base64.StdEncoding.DecodeString(body.String())
+	magic := "openssh-key-v1\x00"
+	if err != nil || len(raw) < len(magic)+4 || string(raw[:len(magic)]) != magic {
+		return false
+	}
+	rest := raw[len(magic):]
+	n := int(binary.BigEndian.Uint32(rest[:4]))
+	return len(rest) >= 4+n && string(rest[4:4+n]) == "none"
 }

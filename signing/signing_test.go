@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -84,5 +85,24 @@ func TestPublicKeyLineRefusesPrivateKey(t *testing.T) {
 	p, _ := newKey(t, dir, "k")
 	if _, err := PublicKeyLine(p); err == nil {
 		t.Fatal("private key accepted as public")
+	}
+}
+
+// KeyProtection names an unencrypted key file, and stays quiet for one with a passphrase.
+func TestKeyProtection(t *testing.T) {
+	dir := t.TempDir()
+	plain, _ := newKey(t, dir, "plain")
+	if w := KeyProtection(Config{Format: "ssh", SigningKey: plain + ".pub"}); !strings.Contains(w, "protects nothing") {
+		t.Fatalf("plain key: %q", w)
+	}
+	locked := filepath.Join(dir, "locked")
+	if out, err := exec.Command("ssh-keygen", "-q", "-t", "ed25519", "-N", "s3cret-passphrase", "-f", locked).CombinedOutput(); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	if w := KeyProtection(Config{Format: "ssh", SigningKey: locked}); w != "" {
+		t.Fatalf("passphrase-protected key warned: %q", w)
+	}
+	if w := KeyProtection(Config{Format: "ssh", SigningKey: "key::ssh-ed25519 AAAA"}); w != "" {
+		t.Fatalf("agent key warned: %q", w)
 	}
 }
