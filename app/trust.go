@@ -54,7 +54,8 @@ type trust struct {
 	cacheDir string
 	// tips are commits besides the ref's tip whose history a decision's head may be in (the
 	// other side of a merge being integrated).
-	tips []string
+	tips    []string
+	history map[string]map[string]bool // commits reachable from a feature's tips (headInHistory)
 }
 
 func (r *Repo) trust() *trust {
@@ -303,24 +304,29 @@ func writeVerdict(p string, v workflow.Verdict) {
 
 // headInHistory reports whether head is the workflow's tip, an ancestor of it, or of a tip being
 // integrated: a decision copied onto a state it was not made on names a head this history lacks.
+// The history is walked once per set of tips and kept.
 func (r *Repo) headInHistory(feature, head string) (bool, error) {
 	if head == "" {
 		return false, nil
 	}
-	facts := r.Store.Facts()
-	tips := slices.Clone(r.trust().tips)
-	if tip, ok, err := facts.ResolveRef(gitstore.RefName(feature)); err == nil && ok {
+	t := r.trust()
+	tips := slices.Clone(t.tips)
+	if tip, ok, err := r.Store.Facts().ResolveRef(gitstore.RefName(feature)); err == nil && ok {
 		tips = append(tips, tip)
 	}
-	for _, tip := range tips {
-		if tip == head {
-			return true, nil
-		}
-		if ok, err := facts.IsAncestor(head, tip); err == nil && ok {
-			return true, nil
-		}
+	key := feature + " " + strings.Join(tips, " ")
+	if t.history == nil {
+		t.history = map[string]map[string]bool{}
 	}
-	return false, nil
+	seen, ok := t.history[key]
+	if !ok {
+		var err error
+		if seen, err = r.Store.Reachable(tips...); err != nil {
+			return false, err
+		}
+		t.history[key] = seen
+	}
+	return seen[head], nil
 }
 
 // signDecisions signs, in signed mode or when a signing key is configured, every decision among
