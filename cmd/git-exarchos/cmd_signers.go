@@ -10,10 +10,6 @@ import (
 	"github.com/exarchos/git-exarchos/app"
 )
 
-func init() {
-	commands = append(commands, signersCommand(), verifyCommand())
-}
-
 func signersCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "signers",
@@ -60,7 +56,7 @@ func verifyCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "verify",
 		Usage: "replay workflows from their events, re-check transitions and signatures (the merge gate in CI)",
-		UsageText: "git exarchos verify [<feature>|--all|--branch <b> [--require]] [--base <ref>] [--json]\n\n" +
+		UsageText: "git exarchos verify [<feature>] [--all] [--branch B [--require]] [--base <ref>] [--json]\n\n" +
 			"Folds the events alone (the stored snapshot must agree), checks every recorded transition's guards\n" +
 			"against what the log recorded (artifacts at their commits, commits on the branch, merge evidence) and\n" +
 			"every human decision's signature against .exarchos/allowed_signers at the base. Exits 3 naming each\n" +
@@ -77,7 +73,7 @@ func verifyCommand() *cli.Command {
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 1 || (c.Bool("all") && c.NArg() > 0) || (c.String("branch") != "" && (c.Bool("all") || c.NArg() > 0)) {
-				return usageErrf("usage: git exarchos verify [<feature>|--all|--branch <b> [--require]] [--base <ref>]")
+				return usageErrf("verify takes one of <feature>, --all or --branch B")
 			}
 			r, err := openRepo()
 			if err != nil {
@@ -90,7 +86,7 @@ func verifyCommand() *cli.Command {
 				if !c.Bool("json") {
 					printVerify(c.App.ErrWriter, res)
 				}
-				return &codedError{code: "VERIFY_FAILED", exit: exitRejected, msg: err.Error(), details: res}
+				return withDetails(err, res)
 			}
 			if err != nil {
 				return err
