@@ -1,0 +1,48 @@
+package app
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+// TestInputBounds: --data and `set` input over a documented bound is refused as a usage error
+// (exit 2) naming the limit, and nothing is written.
+func TestInputBounds(t *testing.T) {
+	dir, r := newSagaRepo(t)
+	head := gitIn(t, dir, "rev-parse", "refs/exarchos/login")
+	usage := func(t *testing.T, err error, want string) {
+		t.Helper()
+		var u *UsageError
+		if !errors.As(err, &u) || !strings.Contains(u.Msg, want) {
+			t.Fatalf("want a usage error naming %q, got %v", want, err)
+		}
+		if got := gitIn(t, dir, "rev-parse", "refs/exarchos/login"); got != head {
+			t.Fatal("a refused input was written")
+		}
+	}
+	deep := strings.Repeat("[", 10000) + strings.Repeat("]", 10000)
+	_, err := AppendEvent(r, EventOptions{Feature: "login", Type: "note.added", Data: deep})
+	usage(t, err, "more than 64 levels")
+	_, err = AppendEvent(r, EventOptions{Feature: "login", Type: "note.added", Data: `{"text":"caf` + "\xe9" + `"}`})
+	usage(t, err, "not valid UTF-8")
+	_, err = AppendEvent(r, EventOptions{Feature: "login", Type: "note.added", Data: `"` + strings.Repeat("x", 300<<10) + `"`})
+	usage(t, err, "over the limit of 256 KiB")
+	// Brackets inside strings are not nesting.
+	if _, err := AppendEvent(r, EventOptions{Feature: "login", Type: "note.added", Data: `{"text":"` + strings.Repeat("[{", 100) + `\"]"}`}); err != nil {
+		t.Fatal(err)
+	}
+	head = gitIn(t, dir, "rev-parse", "refs/exarchos/login")
+
+	_, err = Set(r, SetOptions{Feature: "login", Assignments: []string{strings.Repeat("a.", 59999) + "a=1"}})
+	usage(t, err, "more than 32 segments")
+	_, err = Set(r, SetOptions{Feature: "login", Assignments: []string{strings.Repeat("a.", 999) + "a=1"}})
+	usage(t, err, "more than 32 segments")
+	_, err = Set(r, SetOptions{Feature: "login", Assignments: []string{"owner=" + strings.Repeat("{\"a\":", 100) + "1" + strings.Repeat("}", 100)}})
+	usage(t, err, "more than 64 levels")
+	_, err = Set(r, SetOptions{Feature: "login", Assignments: []string{"owner=caf\xe9"}})
+	usage(t, err, "not valid UTF-8")
+	if _, err := Set(r, SetOptions{Feature: "login", Assignments: []string{strings.Repeat("a.", 31) + "a=1"}}); err != nil {
+		t.Fatalf("32 segments: %v", err)
+	}
+}
