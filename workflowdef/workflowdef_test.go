@@ -125,9 +125,6 @@ func TestDefinitionBounds(t *testing.T) {
 	if _, ps := Parse("big.yaml", big); len(ps) != 1 || !strings.Contains(ps[0].Message, "over the limit of 256 KiB") {
 		t.Fatalf("%v", ps)
 	}
-	if _, ps := Parse("many.yaml", chain(MaxPhases + 1)[:0:0]); len(ps) == 0 {
-		t.Fatal("an empty file parsed")
-	}
 	src := chain(MaxPhases + 1)
 	if len(src) <= MaxFileBytes {
 		if _, ps := Parse("many.yaml", src); len(ps) != 1 || !strings.Contains(ps[0].Message, "at most 500 phases") {
