@@ -3,10 +3,10 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/exarchos/git-exarchos/app"
 	"github.com/exarchos/git-exarchos/workflowdef"
 )
 
@@ -29,9 +29,9 @@ func lintWorkflowCommand() *cli.Command {
 				return usageErrf("usage: git exarchos lint-workflow <file>")
 			}
 			name := c.Args().First()
-			src, err := readBounded(name, workflowdef.MaxFileBytes)
+			src, err := app.ReadBounded(name, nil, workflowdef.MaxFileBytes, "a workflow definition")
 			if err != nil {
-				return usageErrf("%v", err)
+				return err
 			}
 			def, problems := workflowdef.Parse(name, src)
 			if len(problems) > 0 {
@@ -42,22 +42,4 @@ func lintWorkflowCommand() *cli.Command {
 			})
 		},
 	}
-}
-
-// readBounded reads a file the user names, refusing one over limit bytes after reading at most
-// limit+1 of them (so /dev/zero or a huge file costs nothing).
-func readBounded(name string, limit int) ([]byte, error) {
-	f, err := os.Open(name)
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", name, err)
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, int64(limit)+1))
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", name, err)
-	}
-	if len(b) > limit {
-		return nil, fmt.Errorf("%s is over the limit of %d KiB for a workflow definition: split it or trim it", name, limit>>10)
-	}
-	return b, nil
 }
