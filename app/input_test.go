@@ -2,6 +2,7 @@ package app
 
 import (
 	"errors"
+	"io"
 	"strings"
 	"testing"
 )
@@ -45,4 +46,25 @@ func TestInputBounds(t *testing.T) {
 	if _, err := Set(r, SetOptions{Feature: "login", Assignments: []string{strings.Repeat("a.", 31) + "a=1"}}); err != nil {
 		t.Fatalf("32 segments: %v", err)
 	}
+}
+
+// TestHookStdinBound: a hook payload over 16 MiB is refused as a usage error (exit 2) naming the
+// limit, after reading at most the limit.
+func TestHookStdinBound(t *testing.T) {
+	var out, errOut strings.Builder
+	huge := io.LimitReader(zeros{}, 1<<40) // a runaway pipe: only 16 MiB + 1 may be read
+	err := ClaudeHook(ClaudeHookOptions{Stdin: huge, Stdout: &out, Stderr: &errOut})
+	var u *UsageError
+	if !errors.As(err, &u) || !strings.Contains(u.Msg, "over the limit of 16 MiB") || out.Len() != 0 {
+		t.Fatalf("%v, stdout %q", err, out.String())
+	}
+}
+
+type zeros struct{}
+
+func (zeros) Read(p []byte) (int, error) {
+	for i := range p {
+		p[i] = ' '
+	}
+	return len(p), nil
 }

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"errors"
+	"fmt"
 	"os"
 
 	"github.com/exarchos/git-exarchos/app"
@@ -11,6 +13,11 @@ import (
 func init() {
 	if len(os.Args) == 3 && os.Args[1] == "hook" && os.Args[2] == "claude" {
 		if err := app.ClaudeHook(app.ClaudeHookOptions{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr}); err != nil {
+			var usage *app.UsageError
+			if errors.As(err, &usage) {
+				fmt.Fprintf(os.Stderr, "git exarchos hook claude: %s\n", usage.Msg)
+				os.Exit(exitUsage)
+			}
 			os.Exit(1)
 		}
 		os.Exit(0)
