@@ -68,7 +68,7 @@ type ToolInput struct {
 // maxInput bounds what is read from stdin: a hook payload is small; a runaway one is not ours.
 const maxInput = 16 << 20
 
-// ErrInputTooLarge is a hook payload over the limit: refused (exit 2), not answered.
+// ErrInputTooLarge is a hook payload over the limit.
 var ErrInputTooLarge = fmt.Errorf("the hook input is over the limit of %d MiB", maxInput>>20)
 
 // ReadInput parses a hook payload. A payload that is not a JSON object is an error; missing and
