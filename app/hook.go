@@ -22,8 +22,9 @@ type ClaudeHookOptions struct {
 
 // ClaudeHook answers one Claude Code hook event: the payload on stdin, the decision on stdout.
 // It runs on every tool call, so the common path reads one ref listing and one snapshot blob and
-// never starts a process. It always exits 0: malformed input gets a message on stderr and the
-// event's safe default. The only error is failing to write stdout.
+// never starts a process. It always exits 0: malformed input, or input over the size limit (read
+// no further than the limit), gets a message on stderr and the event's safe default. The only
+// error is failing to write stdout.
 func ClaudeHook(o ClaudeHookOptions) error {
 	warn := func(msg string) { fmt.Fprintf(o.Stderr, "git exarchos hook claude: %s\n", msg) }
 	in, err := hooks.ReadInput(o.Stdin)

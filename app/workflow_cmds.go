@@ -286,6 +286,9 @@ func AppendEvent(r *Repo, o EventOptions) (*Result, error) {
 	}
 	var data json.RawMessage
 	if o.Data != "" {
+		if err := workflow.CheckJSON("--data", []byte(o.Data)); err != nil {
+			return nil, &UsageError{Msg: err.Error()}
+		}
 		if !json.Valid([]byte(o.Data)) {
 			return nil, Usagef("--data is not valid JSON: %s (quote strings: --data '\"text\"')", o.Data)
 		}

@@ -33,7 +33,7 @@ func Decide(def *Definition, s State, cmd Command, env Env) ([]NewEvent, *Reject
 		return nil, reject(CodeUnknownPhase, "the workflow is in phase %q which the %s definition does not have", s.Phase, def.Type)
 	}
 	d := decider{def: def, s: s, env: env}
-	if def.IsFinal(s.Phase) && !allowedWhenFinal(cmd) {
+	if def.IsFinal(s.Phase) && !allowedWhenFinal(cmd) && !(isCompensation(cmd) && EndedByCancel(def, s)) {
 		r := reject(CodeFinalPhase, "%s is in the final phase %s", s.Feature, s.Phase)
 		r.Phase = s.Phase
 		return nil, r
@@ -102,6 +102,18 @@ func allowedWhenFinal(cmd Command) bool {
 		return true // facts observed after the end still belong in the audit trail
 	}
 	return false
+}
+
+// isCompensation: a cancelled workflow still records compensation steps, for the resources a
+// merge brought in after it ended (a task worktree started on another clone meanwhile).
+func isCompensation(cmd Command) bool {
+	_, ok := cmd.(RecordCompensation)
+	return ok
+}
+
+// EndedByCancel reports whether the workflow ended through a cancel.
+func EndedByCancel(def *Definition, s State) bool {
+	return s.Cancel != nil && def.IsFinal(s.Phase) && s.Phase == def.CancelTarget()
 }
 
 type decider struct {

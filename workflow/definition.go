@@ -325,6 +325,11 @@ func (d *Definition) cancelEntry() string {
 // without exits, compounds with an initial child, counters with limits.
 func (d *Definition) Validate() error {
 	seen := map[string]bool{}
+	byID := make(map[string]Phase, len(d.Phases)) // lookups by id: checking stays linear in the definition
+	phase := func(id string) (Phase, bool) { p, ok := byID[id]; return p, ok }
+	for _, p := range d.Phases {
+		byID[p.ID] = p
+	}
 	for _, p := range d.Phases {
 		if p.ID == "" || p.ID == AnyPhase {
 			return fmt.Errorf("%s: bad phase id %q", d.Type, p.ID)
@@ -347,7 +352,7 @@ func (d *Definition) Validate() error {
 	}
 	for _, p := range d.Phases {
 		if p.Parent != "" {
-			if pp, ok := d.Phase(p.Parent); !ok || pp.Kind != Compound {
+			if pp, ok := phase(p.Parent); !ok || pp.Kind != Compound {
 				return fmt.Errorf("%s: phase %q has parent %q which is not a compound", d.Type, p.ID, p.Parent)
 			}
 			if p.Kind == Final {
@@ -355,7 +360,7 @@ func (d *Definition) Validate() error {
 			}
 		}
 		if p.Kind == Compound {
-			if c, ok := d.Phase(p.Initial); !ok || c.Parent != p.ID {
+			if c, ok := phase(p.Initial); !ok || c.Parent != p.ID {
 				return fmt.Errorf("%s: compound %q has initial %q which is not its child", d.Type, p.ID, p.Initial)
 			}
 			if p.MaxFixCycles <= 0 {
@@ -363,17 +368,17 @@ func (d *Definition) Validate() error {
 			}
 		}
 	}
-	if p, ok := d.Phase(d.Initial); !ok || p.Kind != Normal {
+	if p, ok := phase(d.Initial); !ok || p.Kind != Normal {
 		return fmt.Errorf("%s: initial phase %q must be a normal phase", d.Type, d.Initial)
 	}
 	for _, t := range d.Transitions {
 		if t.From != AnyPhase {
-			p, ok := d.Phase(t.From)
+			p, ok := phase(t.From)
 			if !ok || p.Kind != Normal {
 				return fmt.Errorf("%s: transition %s → %s leaves %q which is not a normal phase", d.Type, t.From, t.To, t.From)
 			}
 		}
-		if p, ok := d.Phase(t.To); !ok || p.Kind == Compound {
+		if p, ok := phase(t.To); !ok || p.Kind == Compound {
 			return fmt.Errorf("%s: transition %s → %s enters %q which is not a normal or final phase", d.Type, t.From, t.To, t.To)
 		}
 		if t.Counts == FixCycles {

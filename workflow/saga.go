@@ -215,7 +215,7 @@ func (d decider) startTaskWorktree(c StartTaskWorktree) ([]NewEvent, *Rejection)
 }
 
 func (d decider) recordCompensation(c RecordCompensation) ([]NewEvent, *Rejection) {
-	if d.s.Phase != d.def.CancellingPhase() {
+	if d.s.Phase != d.def.CancellingPhase() && !EndedByCancel(d.def, d.s) {
 		return nil, reject(CodeWrongPhase, "compensation steps are recorded while cancelling, and %s is in %s", d.s.Feature, d.s.Phase)
 	}
 	switch c.Outcome {
