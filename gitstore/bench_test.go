@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/stretchr/testify/require"
 
 	"github.com/exarchos/git-exarchos/workflow"
@@ -115,7 +114,7 @@ func BenchmarkBaselineReadRef(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	_ = plumbing.ZeroHash
+	_ = ZeroHash
 }
 
 // BenchmarkAppendBaselineGitUpdateRef is git moving one ref (a process, like every git command an

@@ -30,7 +30,8 @@ func TestLinkedWorktreeSharesWorkflows(t *testing.T) {
 	loc, err := Discover(filepath.Join(wt))
 	require.NoError(t, err)
 	assert.NotEqual(t, loc.GitDir, loc.CommonDir)
-	s := OpenAt(loc)
+	s, err := OpenAt(loc)
+	require.NoError(t, err)
 	appendN(t, s, "shared", 2)
 	// The main checkout sees what the worktree wrote.
 	snap, err := openStore(t, dir).State("shared", proj)

@@ -82,7 +82,11 @@ func (f Facts) DirFiles(commit, dir string) (map[string][]byte, error) {
 
 // at finds the tree entry at a slash path in commit's tree.
 func (f Facts) at(commit, path string) (treeEntry, bool, error) {
-	c, err := f.s.getCommit(plumbing.NewHash(commit))
+	h, ok := f.s.st.format.parseID(commit)
+	if !ok {
+		return treeEntry{}, false, fmt.Errorf("%q is not a %s commit id", commit, f.s.st.format)
+	}
+	c, err := f.s.getCommit(h)
 	if err != nil {
 		return treeEntry{}, false, fmt.Errorf("read commit %s: %w", commit, err)
 	}

@@ -2,7 +2,6 @@ package gitstore
 
 import (
 	"bytes"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"sort"
@@ -23,7 +22,7 @@ import (
 type treeEntry struct {
 	Name string
 	Mode filemode.FileMode
-	Hash plumbing.Hash
+	Hash Hash
 }
 
 // tree is a decoded tree object; Entries are in git's order.
@@ -44,13 +43,15 @@ func (t *tree) entry(name string) (treeEntry, bool) {
 	return treeEntry{}, false
 }
 
-// decodeTree parses a tree's content: "<octal mode> <name>\x00<20-byte hash>", repeated.
-func decodeTree(content []byte) (*tree, error) {
+// decodeTree parses a tree's content: "<octal mode> <name>\x00<raw id>", repeated; f says the
+// length of an id.
+func decodeTree(content []byte, f ObjectFormat) (*tree, error) {
 	t := &tree{}
+	size := f.Size()
 	for len(content) > 0 {
 		sp := bytes.IndexByte(content, ' ')
 		nul := bytes.IndexByte(content, 0)
-		if sp <= 0 || nul < sp+2 || len(content) < nul+1+len(plumbing.ZeroHash) {
+		if sp <= 0 || nul < sp+2 || len(content) < nul+1+size {
 			return nil, fmt.Errorf("entry %d is truncated", len(t.Entries)+1)
 		}
 		mode, err := strconv.ParseUint(string(content[:sp]), 8, 32)
@@ -59,8 +60,8 @@ func decodeTree(content []byte) (*tree, error) {
 		}
 		e := treeEntry{Name: string(content[sp+1 : nul]), Mode: filemode.FileMode(mode)}
 		content = content[nul+1:]
-		copy(e.Hash[:], content)
-		content = content[len(e.Hash):]
+		e.Hash = hashFromBytes(content[:size])
+		content = content[size:]
 		t.Entries = append(t.Entries, e)
 	}
 	return t, nil
@@ -75,7 +76,7 @@ func encodeTree(entries []treeEntry) []byte {
 		b.WriteByte(' ')
 		b.WriteString(e.Name)
 		b.WriteByte(0)
-		b.Write(e.Hash[:])
+		b.Write(e.Hash.Bytes())
 	}
 	return b.Bytes()
 }
@@ -148,15 +149,16 @@ func parseZone(z string) *time.Location {
 // commit is a decoded commit object. Headers other than these (gpgsig, mergetag, encoding) are
 // skipped when reading and never written.
 type commit struct {
-	Tree      plumbing.Hash
-	Parents   []plumbing.Hash
+	Tree      Hash
+	Parents   []Hash
 	Author    signature
 	Committer signature
 	Message   string
 }
 
-// decodeCommit parses a commit's content: headers, a blank line, the message as stored.
-func decodeCommit(content []byte) (*commit, error) {
+// decodeCommit parses a commit's content: headers, a blank line, the message as stored; ids must
+// be in format f.
+func decodeCommit(content []byte, f ObjectFormat) (*commit, error) {
 	headers, msg, ok := bytes.Cut(content, []byte("\n\n"))
 	if !ok {
 		if !bytes.HasSuffix(content, []byte("\n")) {
@@ -171,11 +173,11 @@ func decodeCommit(content []byte) (*commit, error) {
 		var err error
 		switch string(key) {
 		case "tree":
-			c.Tree, err = parseHash(val)
+			c.Tree, err = parseHash(val, f)
 			sawTree = true
 		case "parent":
-			var p plumbing.Hash
-			p, err = parseHash(val)
+			var p Hash
+			p, err = parseHash(val, f)
 			c.Parents = append(c.Parents, p)
 		case "author":
 			c.Author, err = decodeSignature(val)
@@ -192,12 +194,11 @@ func decodeCommit(content []byte) (*commit, error) {
 	return c, nil
 }
 
-func parseHash(text []byte) (plumbing.Hash, error) {
-	var h plumbing.Hash
-	if len(text) != 2*len(h) || !isLowerHex(string(text)) {
-		return plumbing.ZeroHash, fmt.Errorf("%q is not an object id", text)
+func parseHash(text []byte, f ObjectFormat) (Hash, error) {
+	h, ok := f.parseID(string(text))
+	if !ok || h.IsZero() {
+		return ZeroHash, fmt.Errorf("%q is not a %s object id", text, f)
 	}
-	hex.Decode(h[:], text) // cannot fail: checked above
 	return h, nil
 }
 
@@ -219,7 +220,7 @@ func (c *commit) encode() []byte {
 
 // readObject reads an object that must be of type want. A missing object keeps its
 // plumbing.ErrObjectNotFound (a concurrent gc may have moved it; see retryTransient).
-func (s *Store) readObject(h plumbing.Hash, want plumbing.ObjectType) ([]byte, error) {
+func (s *Store) readObject(h Hash, want plumbing.ObjectType) ([]byte, error) {
 	typ, content, err := s.st.raw(h)
 	if err != nil {
 		return nil, err
@@ -231,12 +232,12 @@ func (s *Store) readObject(h plumbing.Hash, want plumbing.ObjectType) ([]byte, e
 }
 
 // getTree reads and decodes a tree object.
-func (s *Store) getTree(h plumbing.Hash) (*tree, error) {
+func (s *Store) getTree(h Hash) (*tree, error) {
 	content, err := s.readObject(h, plumbing.TreeObject)
 	if err != nil {
 		return nil, err
 	}
-	t, err := decodeTree(content)
+	t, err := decodeTree(content, s.st.format)
 	if err != nil {
 		return nil, fmt.Errorf("tree %s is corrupt: %w", h, err)
 	}
@@ -244,12 +245,12 @@ func (s *Store) getTree(h plumbing.Hash) (*tree, error) {
 }
 
 // getCommit reads and decodes a commit object.
-func (s *Store) getCommit(h plumbing.Hash) (*commit, error) {
+func (s *Store) getCommit(h Hash) (*commit, error) {
 	content, err := s.readObject(h, plumbing.CommitObject)
 	if err != nil {
 		return nil, err
 	}
-	c, err := decodeCommit(content)
+	c, err := decodeCommit(content, s.st.format)
 	if err != nil {
 		return nil, fmt.Errorf("commit %s is corrupt: %w", h, err)
 	}
@@ -275,12 +276,12 @@ func (s *Store) findPath(t *tree, path string) (e treeEntry, ok bool, err error)
 }
 
 // putTree writes a tree of entries (sorted in place).
-func (b *builder) putTree(entries []treeEntry) (plumbing.Hash, error) {
+func (b *builder) putTree(entries []treeEntry) (Hash, error) {
 	return b.put(plumbing.TreeObject, encodeTree(entries))
 }
 
 // putCommitObject writes a commit with the given parents (one for an append, two for a merge).
-func (b *builder) putCommitObject(sig signature, root plumbing.Hash, parents []plumbing.Hash, message string) (plumbing.Hash, error) {
+func (b *builder) putCommitObject(sig signature, root Hash, parents []Hash, message string) (Hash, error) {
 	c := &commit{Tree: root, Parents: parents, Author: sig, Committer: sig, Message: message}
 	return b.put(plumbing.CommitObject, c.encode())
 }

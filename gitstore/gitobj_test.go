@@ -31,19 +31,19 @@ func gitRaw(t *testing.T, dir, stdin string, env []string, args ...string) []byt
 	return out
 }
 
-func gitHash(t *testing.T, dir, stdin string, env []string, args ...string) plumbing.Hash {
+func gitHash(t *testing.T, dir, stdin string, env []string, args ...string) Hash {
 	t.Helper()
-	return plumbing.NewHash(strings.TrimSpace(string(gitRaw(t, dir, stdin, env, args...))))
+	return mustHash(strings.TrimSpace(string(gitRaw(t, dir, stdin, env, args...))))
 }
 
 // TestTreeCodecMatchesGit decodes trees written by `git mktree` and encodes them back, from
 // shuffled entries, to the same bytes.
 func TestTreeCodecMatchesGit(t *testing.T) {
 	dir := newRepo(t)
-	blob := func(content string) plumbing.Hash {
+	blob := func(content string) Hash {
 		return gitHash(t, dir, content, nil, "hash-object", "-w", "--stdin")
 	}
-	head := plumbing.NewHash(git(t, dir, "rev-parse", "HEAD"))
+	head := mustHash(git(t, dir, "rev-parse", "HEAD"))
 	sub := gitHash(t, dir, "100644 blob "+blob("inner\n").String()+"\tinner.txt\n", nil, "mktree")
 
 	tests := []struct {
@@ -85,7 +85,7 @@ func TestTreeCodecMatchesGit(t *testing.T) {
 			want := gitHash(t, dir, in.String(), nil, "mktree")
 			raw := gitRaw(t, dir, "", nil, "cat-file", "tree", want.String())
 
-			got, err := decodeTree(raw)
+			got, err := decodeTree(raw, SHA1)
 			require.NoError(t, err)
 			require.Len(t, got.Entries, len(tc.entries))
 			for _, e := range tc.entries {
@@ -99,7 +99,7 @@ func TestTreeCodecMatchesGit(t *testing.T) {
 			enc := encodeTree(shuffled)
 			require.Equal(t, string(raw), string(enc))
 			assert.Equal(t, got.Entries, shuffled, "sorted in git's order")
-			assert.Equal(t, want, plumbing.ComputeHash(plumbing.TreeObject, enc))
+			assert.Equal(t, want, SHA1.Sum(plumbing.TreeObject, enc))
 
 			_, ok := got.entry("missing")
 			assert.False(t, ok)
@@ -111,8 +111,8 @@ func TestTreeCodecMatchesGit(t *testing.T) {
 // the same bytes.
 func TestCommitCodecMatchesGit(t *testing.T) {
 	dir := newRepo(t)
-	tree := plumbing.NewHash(git(t, dir, "rev-parse", "HEAD^{tree}"))
-	p1 := plumbing.NewHash(git(t, dir, "rev-parse", "HEAD"))
+	tree := mustHash(git(t, dir, "rev-parse", "HEAD^{tree}"))
+	p1 := mustHash(git(t, dir, "rev-parse", "HEAD"))
 	p2 := gitHash(t, dir, "other\n", nil, "commit-tree", tree.String())
 	ident := func(role, name, email, date string) []string {
 		return []string{"GIT_" + role + "_NAME=" + name, "GIT_" + role + "_EMAIL=" + email, "GIT_" + role + "_DATE=" + date}
@@ -122,7 +122,7 @@ func TestCommitCodecMatchesGit(t *testing.T) {
 	tests := []struct {
 		name    string
 		env     []string
-		parents []plumbing.Hash
+		parents []Hash
 		message string
 		author  signature
 		commit  signature
@@ -134,19 +134,19 @@ func TestCommitCodecMatchesGit(t *testing.T) {
 			commit: signature{"Ann", "ann@example.com", time.Unix(1700000000, 0).UTC()},
 		},
 		{
-			name: "one parent, +0530 and -0800", parents: []plumbing.Hash{p1}, message: "subject\n\nbody line\n\nExarchos-Events: 3\n",
+			name: "one parent, +0530 and -0800", parents: []Hash{p1}, message: "subject\n\nbody line\n\nExarchos-Events: 3\n",
 			env:    append(ident("AUTHOR", "Ravi K", "ravi@example.in", "1700000100 +0530"), ident("COMMITTER", "Bo", "bo@example.com", "1700000200 -0800")...),
 			author: signature{"Ravi K", "ravi@example.in", time.Unix(1700000100, 0).In(ist)},
 			commit: signature{"Bo", "bo@example.com", time.Unix(1700000200, 0).In(pst)},
 		},
 		{
-			name: "merge with two parents", parents: []plumbing.Hash{p1, p2}, message: "merge\n",
+			name: "merge with two parents", parents: []Hash{p1, p2}, message: "merge\n",
 			env:    append(ident("AUTHOR", "Ann", "ann@example.com", "1700000300 +0100"), ident("COMMITTER", "Ann", "ann@example.com", "1700000300 +0100")...),
 			author: signature{"Ann", "ann@example.com", time.Unix(1700000300, 0).In(time.FixedZone("", 3600))},
 			commit: signature{"Ann", "ann@example.com", time.Unix(1700000300, 0).In(time.FixedZone("", 3600))},
 		},
 		{
-			name: "message without trailing newline", parents: []plumbing.Hash{p2}, message: "no newline at the end",
+			name: "message without trailing newline", parents: []Hash{p2}, message: "no newline at the end",
 			env:    append(ident("AUTHOR", "Ann", "ann@example.com", "1700000400 +0000"), ident("COMMITTER", "Ann", "ann@example.com", "1700000400 +0000")...),
 			author: signature{"Ann", "ann@example.com", time.Unix(1700000400, 0).UTC()},
 			commit: signature{"Ann", "ann@example.com", time.Unix(1700000400, 0).UTC()},
@@ -161,7 +161,7 @@ func TestCommitCodecMatchesGit(t *testing.T) {
 			h := gitHash(t, dir, tc.message, tc.env, args...)
 			raw := gitRaw(t, dir, "", nil, "cat-file", "commit", h.String())
 
-			c, err := decodeCommit(raw)
+			c, err := decodeCommit(raw, SHA1)
 			require.NoError(t, err)
 			assert.Equal(t, tree, c.Tree)
 			assert.Equal(t, tc.parents, c.Parents)
@@ -189,7 +189,7 @@ func TestCommitWithSignatureHeaders(t *testing.T) {
 		"committer C <c@x> 1700000001 +0200\n" +
 		"gpgsig -----BEGIN PGP SIGNATURE-----\n \n abc\n -----END PGP SIGNATURE-----\n" +
 		"\nmsg\n"
-	c, err := decodeCommit([]byte(raw))
+	c, err := decodeCommit([]byte(raw), SHA1)
 	require.NoError(t, err)
 	assert.Equal(t, "msg\n", c.Message)
 	assert.Equal(t, "C", c.Committer.Name)
@@ -206,7 +206,7 @@ func TestCodecRejectsCorruptObjects(t *testing.T) {
 		"committer no time":  "tree " + hash + "\ncommitter C <c@x>\n\nmsg",
 		"no blank line":      "tree " + hash,
 	} {
-		_, err := decodeCommit([]byte(raw))
+		_, err := decodeCommit([]byte(raw), SHA1)
 		assert.Error(t, err, name)
 	}
 	id := bytes.Repeat([]byte{0xab}, 20)
@@ -216,7 +216,7 @@ func TestCodecRejectsCorruptObjects(t *testing.T) {
 		"bad mode":     append([]byte("10064x f\x00"), id...),
 		"no nul":       []byte("100644 f"),
 	} {
-		_, err := decodeTree(raw)
+		_, err := decodeTree(raw, SHA1)
 		assert.Error(t, err, name)
 	}
 }
@@ -229,14 +229,14 @@ func TestGetObjectErrors(t *testing.T) {
 	blob := gitHash(t, dir, "not a commit\n", nil, "hash-object", "-w", "--stdin")
 	badTree := gitHash(t, dir, "100644 f", nil, "hash-object", "-w", "-t", "tree", "--literally", "--stdin")
 
-	_, err := s.getCommit(plumbing.NewHash(strings.Repeat("12", 20)))
+	_, err := s.getCommit(mustHash(strings.Repeat("12", 20)))
 	require.True(t, errors.Is(err, plumbing.ErrObjectNotFound), "%v", err)
 	_, err = s.getCommit(blob)
 	require.ErrorContains(t, err, blob.String())
 	_, err = s.getTree(badTree)
 	require.ErrorContains(t, err, "tree "+badTree.String()+" is corrupt")
 
-	c, err := s.getCommit(plumbing.NewHash(git(t, dir, "rev-parse", "HEAD")))
+	c, err := s.getCommit(mustHash(git(t, dir, "rev-parse", "HEAD")))
 	require.NoError(t, err)
 	assert.Equal(t, "initial\n", c.Message)
 	assert.Equal(t, "Test User", c.Author.Name)

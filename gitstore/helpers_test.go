@@ -67,8 +67,14 @@ func git(t testing.TB, dir string, args ...string) string {
 // newRepo makes a repository with one commit and an identity.
 func newRepo(t testing.TB) string {
 	t.Helper()
+	return newRepoFormat(t, SHA1)
+}
+
+// newRepoFormat makes a repository in the given object format.
+func newRepoFormat(t testing.TB, f ObjectFormat) string {
+	t.Helper()
 	dir := t.TempDir()
-	git(t, dir, "init", "-q", "-b", "main")
+	git(t, dir, "init", "-q", "-b", "main", "--object-format="+f.String())
 	git(t, dir, "config", "user.name", "Test User")
 	git(t, dir, "config", "user.email", "test@example.com")
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "README"), []byte("hello\n"), 0o644))
@@ -153,4 +159,13 @@ func gitStdinB(t testing.TB, dir, stdin string, args ...string) string {
 	out, err := cmd.CombinedOutput()
 	require.NoError(t, err, "%s", out)
 	return strings.TrimSpace(string(out))
+}
+
+// mustHash parses an object id printed by git.
+func mustHash(s string) Hash {
+	h, ok := ParseHash(strings.TrimSpace(s))
+	if !ok {
+		panic("not an object id: " + s)
+	}
+	return h
 }

@@ -29,10 +29,10 @@ const (
 
 // Integration is the outcome of bringing another tip of a workflow into the local ref.
 type Integration struct {
-	Feature string        `json:"feature"`
-	Action  string        `json:"action"`
-	Old     plumbing.Hash `json:"old"` // zero when the workflow was created
-	New     plumbing.Hash `json:"new"`
+	Feature string `json:"feature"`
+	Action  string `json:"action"`
+	Old     Hash   `json:"old"` // zero when the workflow was created
+	New     Hash   `json:"new"`
 	// Added counts events the local log did not have before.
 	Added int64 `json:"added"`
 }
@@ -42,7 +42,7 @@ type Integration struct {
 // are the union of both logs by id in canonical order, with both tips as parents. The ref moves by
 // compare-and-swap; a concurrent local write makes it start over. theirs is parsed and checked
 // before the ref moves, so a damaged remote log never becomes the local one.
-func (s *Store) Integrate(feature string, p Projector, theirs plumbing.Hash, label string) (*Integration, error) {
+func (s *Store) Integrate(feature string, p Projector, theirs Hash, label string) (*Integration, error) {
 	if err := ValidateFeature(feature); err != nil {
 		return nil, err
 	}
@@ -114,7 +114,7 @@ func (s *Store) Integrate(feature string, p Projector, theirs plumbing.Hash, lab
 	return nil, fmt.Errorf("%w: %s changed %d times while this call tried to merge; run it again", ErrConcurrent, ref, maxAttempts)
 }
 
-func (s *Store) parseRetry(feature string, commit plumbing.Hash) (*head, error) {
+func (s *Store) parseRetry(feature string, commit Hash) (*head, error) {
 	var h *head
 	err := s.retryTransient(func() error {
 		var err error
@@ -125,7 +125,7 @@ func (s *Store) parseRetry(feature string, commit plumbing.Hash) (*head, error) 
 }
 
 // isAncestor reports whether anc is reachable from desc (a commit is its own ancestor).
-func (s *Store) isAncestor(anc, desc plumbing.Hash) (bool, error) {
+func (s *Store) isAncestor(anc, desc Hash) (bool, error) {
 	if anc == desc {
 		return true, nil
 	}
@@ -142,9 +142,9 @@ func (s *Store) isAncestor(anc, desc plumbing.Hash) (bool, error) {
 }
 
 // reaches walks the history of from (breadth first, each commit once) looking for target.
-func (s *Store) reaches(from, target plumbing.Hash) (bool, error) {
-	seen := map[plumbing.Hash]bool{from: true}
-	queue := []plumbing.Hash{from}
+func (s *Store) reaches(from, target Hash) (bool, error) {
+	seen := map[Hash]bool{from: true}
+	queue := []Hash{from}
 	for len(queue) > 0 {
 		h := queue[0]
 		queue = queue[1:]
@@ -167,25 +167,25 @@ func (s *Store) reaches(from, target plumbing.Hash) (bool, error) {
 
 // MergeCommits writes (without moving any ref) the merge commit of two tips of a workflow and
 // returns it with its snapshot: what Integrate writes when the logs diverged.
-func (s *Store) MergeCommits(feature string, p Projector, ours, theirs plumbing.Hash) (plumbing.Hash, *Snapshot, error) {
+func (s *Store) MergeCommits(feature string, p Projector, ours, theirs Hash) (Hash, *Snapshot, error) {
 	lh, err := s.parseRetry(feature, ours)
 	if err != nil {
-		return plumbing.ZeroHash, nil, err
+		return ZeroHash, nil, err
 	}
 	th, err := s.parseRetry(feature, theirs)
 	if err != nil {
-		return plumbing.ZeroHash, nil, err
+		return ZeroHash, nil, err
 	}
 	b := newBuilder(s)
 	m, err := b.merge(lh, th, p, theirs.String())
 	if err != nil {
-		return plumbing.ZeroHash, nil, err
+		return ZeroHash, nil, err
 	}
 	return m.commit, m.snap, nil
 }
 
 type mergeOutcome struct {
-	commit plumbing.Hash
+	commit Hash
 	events int64
 	snap   *Snapshot
 }
@@ -212,7 +212,7 @@ func (b *builder) merge(ours, theirs *head, p Projector, label string) (*mergeOu
 	json.Unmarshal(sf.State, &info)
 	n := int64(len(events))
 	msg := trailedMessage(fmt.Sprintf("%s: merge %s (%d + %d events → %d)", ours.feature, label, ours.snap.Events, theirs.snap.Events, n), info, 0, 0, n)
-	commit, err := b.putCommitObject(sig, root, []plumbing.Hash{ours.commit, theirs.commit}, msg)
+	commit, err := b.putCommitObject(sig, root, []Hash{ours.commit, theirs.commit}, msg)
 	if err != nil {
 		return nil, err
 	}
@@ -372,7 +372,7 @@ func preferred(x, y workflow.Event) bool {
 
 // writeLog writes the tree of a complete log whose seq is already dense: segments, id index,
 // snapshot folded by p, format marker. It returns the root tree and the snapshot file.
-func (b *builder) writeLog(feature string, p Projector, logged []logEvent) (plumbing.Hash, *snapshotFile, error) {
+func (b *builder) writeLog(feature string, p Projector, logged []logEvent) (Hash, *snapshotFile, error) {
 	var segs [][]byte
 	var seg []byte
 	events := make([]workflow.Event, len(logged))
@@ -380,7 +380,7 @@ func (b *builder) writeLog(feature string, p Projector, logged []logEvent) (plum
 		events[i] = ev.Event
 		line, err := ev.line()
 		if err != nil {
-			return plumbing.ZeroHash, nil, fmt.Errorf("encode event %s: %w", ev.ID, err)
+			return ZeroHash, nil, fmt.Errorf("encode event %s: %w", ev.ID, err)
 		}
 		seg = append(append(seg, line...), '\n')
 		if (i+1)%SegmentSize == 0 || i == len(events)-1 {
@@ -408,7 +408,7 @@ func (b *builder) writeLog(feature string, p Projector, logged []logEvent) (plum
 	}
 	hashes, err := b.putBlobs(blobs)
 	if err != nil {
-		return plumbing.ZeroHash, nil, err
+		return ZeroHash, nil, err
 	}
 	evEntries := make([]treeEntry, len(segs))
 	for i := range segs {
@@ -416,7 +416,7 @@ func (b *builder) writeLog(feature string, p Projector, logged []logEvent) (plum
 	}
 	evTree, err := b.putTree(evEntries)
 	if err != nil {
-		return plumbing.ZeroHash, nil, err
+		return ZeroHash, nil, err
 	}
 	keyEntries := make([]treeEntry, len(names))
 	for i, name := range names {
@@ -424,7 +424,7 @@ func (b *builder) writeLog(feature string, p Projector, logged []logEvent) (plum
 	}
 	keysTree, err := b.putTree(keyEntries)
 	if err != nil {
-		return plumbing.ZeroHash, nil, err
+		return ZeroHash, nil, err
 	}
 	sf := &snapshotFile{Format: FormatVersion, Events: int64(len(events)), EventsTree: evTree.String()}
 	if n := len(events); n > 0 {
@@ -433,7 +433,7 @@ func (b *builder) writeLog(feature string, p Projector, logged []logEvent) (plum
 	if p != nil {
 		sf.Projector = p.Version()
 		if sf.State, err = p.Project(nil, events); err != nil {
-			return plumbing.ZeroHash, nil, fmt.Errorf("project %s: %w", feature, err)
+			return ZeroHash, nil, fmt.Errorf("project %s: %w", feature, err)
 		}
 	}
 	root, err := b.putRoot(evTree, keysTree, sf)
@@ -442,14 +442,10 @@ func (b *builder) writeLog(feature string, p Projector, logged []logEvent) (plum
 
 // putBlobs writes the blobs the repository lacks, in parallel, and returns every blob's id. As in
 // putMissing, blobs that were already there are remembered for ensureDurable.
-func (b *builder) putBlobs(contents [][]byte) ([]plumbing.Hash, error) {
-	objs := make([]*plumbing.MemoryObject, len(contents))
-	hashes := make([]plumbing.Hash, len(contents))
+func (b *builder) putBlobs(contents [][]byte) ([]Hash, error) {
+	hashes := make([]Hash, len(contents))
 	for i, c := range contents {
-		objs[i] = &plumbing.MemoryObject{}
-		objs[i].SetType(plumbing.BlobObject)
-		objs[i].Write(c)
-		hashes[i] = objs[i].Hash()
+		hashes[i] = b.s.st.format.Sum(plumbing.BlobObject, c)
 	}
 	missing := make([]bool, len(contents))
 	for i, h := range hashes {
@@ -465,7 +461,7 @@ func (b *builder) putBlobs(contents [][]byte) ([]plumbing.Hash, error) {
 		if err != nil {
 			return nil, err
 		}
-		b.written = append(b.written, objs[i])
+		b.written = append(b.written, writtenObject{typ: plumbing.BlobObject, content: contents[i], hash: hashes[i]})
 	}
 	return hashes, nil
 }
@@ -473,14 +469,11 @@ func (b *builder) putBlobs(contents [][]byte) ([]plumbing.Hash, error) {
 // putMissing writes a blob unless the repository already has it: a merge rebuilds every segment
 // and bucket, and most are unchanged (already reachable from one of the parents). A skipped blob is
 // still remembered, so ensureDurable puts it back should a concurrent gc prune it.
-func (b *builder) putMissing(content []byte) (plumbing.Hash, error) {
-	h := plumbing.ComputeHash(plumbing.BlobObject, content)
+func (b *builder) putMissing(content []byte) (Hash, error) {
+	h := b.s.st.format.Sum(plumbing.BlobObject, content)
 	if !b.s.st.exists(h) {
 		return b.put(plumbing.BlobObject, content)
 	}
-	obj := &plumbing.MemoryObject{}
-	obj.SetType(plumbing.BlobObject)
-	obj.Write(content)
-	b.written = append(b.written, obj)
+	b.written = append(b.written, writtenObject{typ: plumbing.BlobObject, content: content, hash: h})
 	return h, nil
 }

@@ -7,8 +7,6 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/stretchr/testify/require"
 
 	"github.com/exarchos/git-exarchos/workflow"
@@ -16,7 +14,7 @@ import (
 
 // diverge makes a workflow with base events, then two tips with a and b more events each on top
 // of it; it leaves the ref at the first tip and returns both.
-func diverge(t testing.TB, s *Store, feature string, base, a, b int) (plumbing.Hash, plumbing.Hash) {
+func diverge(t testing.TB, s *Store, feature string, base, a, b int) (Hash, Hash) {
 	t.Helper()
 	mustCreate(t, s, feature)
 	appendN(t, s, feature, base)
@@ -37,9 +35,9 @@ func TestIntegrateMergesDivergedLogs(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, Merged, res.Action)
 	require.EqualValues(t, 270, res.Added)
-	c, err := object.GetCommit(s.st, res.New)
+	c, err := s.getCommit(res.New)
 	require.NoError(t, err)
-	require.Equal(t, []plumbing.Hash{ours, theirs}, c.ParentHashes)
+	require.Equal(t, []Hash{ours, theirs}, c.Parents)
 	problems, err := s.Verify("f", proj)
 	require.NoError(t, err)
 	require.Empty(t, problems)
@@ -90,7 +88,7 @@ func TestIntegrateRefusesDamagedTip(t *testing.T) {
 	s := openStore(t, dir)
 	mustCreate(t, s, "f")
 	// A commit whose tree is not a workflow (e.g. a branch pushed to refs/exarchos/ by mistake).
-	bad := plumbing.NewHash(git(t, dir, "rev-parse", "HEAD"))
+	bad := mustHash(git(t, dir, "rev-parse", "HEAD"))
 	_, err := s.Integrate("g", proj, bad, "test")
 	require.True(t, IsCorrupt(err), "%v", err)
 	ok, _ := s.Exists("g")

@@ -1,88 +1,65 @@
 package gitstore
 
 import (
-	"bufio"
 	"bytes"
 	"compress/zlib"
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
 
-	"github.com/go-git/go-billy/v5/osfs"
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/cache"
-	"github.com/go-git/go-git/v5/storage/filesystem"
 )
 
-// bigPackIndex is the total size of pack indexes above which packed objects are read through
-// `git cat-file --batch` rather than go-git. go-git reads every pack index in full before its first
-// packed read (≈36,000 objects per MiB of index), while git maps them. Measured here
-// (BenchmarkStateLargePack): go-git 0.9 ms with a 60,000-object pack, cat-file a flat 2.8 ms; the
-// index load grows linearly, so past ≈8 MiB (≈290,000 objects) one git process is the cheaper read,
-// and it stays flat however large the repository grows.
-var bigPackIndex int64 = 8 << 20
-
-// objectStore is the object database as gitstore uses it: writes through go-git, reads of loose
-// objects straight from their files (go-git's chroot filesystem lstat's every path component on
-// each open), and reads of packed objects through go-git or, in large repositories, one long-lived
-// `git cat-file --batch`. It overrides EncodedObject, the one read entry point that GetCommit,
-// GetTree and blob reads all go through.
+// objectStore is the object database as gitstore uses it, in the repository's hash (SHA-1 or
+// SHA-256): loose objects are read and written straight from their files, packed objects are read
+// by a small pack reader of our own (packs.go) that keeps one handle per pack for the life of the
+// process and looks ids up in the pack index without loading it. go-git's object storage cannot
+// read SHA-256 repositories in a binary built for SHA-1, and it reopens a pack for every object.
 type objectStore struct {
-	*filesystem.Storage
 	commonDir string
+	format    ObjectFormat
 
-	mu        sync.Mutex
-	packBytes int64 // total .idx size; -1 until measured
-	batch     *catFile
+	mu    sync.Mutex
+	packs []*pack // nil until listed; newest first
+	// formatBlob is the id of the "1\n" format marker in this repository's hash.
+	formatBlob Hash
 }
 
-func newObjectStore(commonDir string) *objectStore {
+func newObjectStore(commonDir string, format ObjectFormat) *objectStore {
 	return &objectStore{
-		Storage:   filesystem.NewStorage(osfs.New(commonDir), cache.NewObjectLRUDefault()),
-		commonDir: commonDir,
-		packBytes: -1,
+		commonDir:  commonDir,
+		format:     format,
+		formatBlob: format.Sum(plumbing.BlobObject, []byte(fmt.Sprintf("%d\n", FormatVersion))),
 	}
-}
-
-// EncodedObject reads an object: loose first, then packed.
-func (o *objectStore) EncodedObject(t plumbing.ObjectType, h plumbing.Hash) (plumbing.EncodedObject, error) {
-	typ, content, err := o.raw(h)
-	if err != nil {
-		return nil, err
-	}
-	if t != plumbing.AnyObject && typ != t {
-		return nil, plumbing.ErrObjectNotFound
-	}
-	obj := &plumbing.MemoryObject{}
-	obj.SetType(typ)
-	obj.Write(content)
-	return obj, nil
 }
 
 // exists reports whether an object is stored, without reading it: a stat for a loose object, the
 // pack indexes otherwise.
-func (o *objectStore) exists(h plumbing.Hash) bool {
+func (o *objectStore) exists(h Hash) bool {
 	if _, err := os.Stat(o.loosePath(h)); err == nil {
 		return true
 	}
-	if o.bigPacks() {
-		_, _, err := o.catFile(h)
-		return err == nil
+	for _, p := range o.packList() {
+		if _, ok, _ := p.find(h); ok {
+			return true
+		}
 	}
-	return o.Storage.HasEncodedObject(h) == nil
+	return false
 }
+
+// has reports whether an object is stored, loose or packed.
+func (o *objectStore) has(h Hash) bool { return o.exists(h) }
 
 // writeLoose stores an object as a loose file the way git does: zlib of "<type> <size>\x00<content>"
 // in a temporary file renamed into place, so a crash never leaves a torn object. It is safe to call
-// from several goroutines (go-git's writer is not). `git prune` removes empty objects/xx
-// directories, so a rename that finds its directory gone makes it again and retries.
-func (o *objectStore) writeLoose(t plumbing.ObjectType, content []byte) (plumbing.Hash, error) {
-	h := plumbing.ComputeHash(t, content)
+// from several goroutines. `git prune` removes empty objects/xx directories, so a rename that
+// finds its directory gone makes it again and retries.
+func (o *objectStore) writeLoose(t plumbing.ObjectType, content []byte) (Hash, error) {
+	h := o.format.Sum(t, content)
 	path := o.loosePath(h)
 	dir := filepath.Dir(path)
 	var err error
@@ -112,25 +89,23 @@ func (o *objectStore) writeLoose(t plumbing.ObjectType, content []byte) (plumbin
 		}
 		return h, nil
 	}
-	return plumbing.ZeroHash, fmt.Errorf("write object %s: %w", h, err)
+	return ZeroHash, fmt.Errorf("write object %s: %w", h, err)
 }
 
-// has reports whether an object is stored, loose or packed.
-func (o *objectStore) has(h plumbing.Hash) bool {
-	if _, err := os.Stat(o.loosePath(h)); err == nil {
-		return true
-	}
-	_, _, err := o.raw(h)
-	return err == nil
-}
-
-func (o *objectStore) loosePath(h plumbing.Hash) string {
+func (o *objectStore) loosePath(h Hash) string {
 	hex := h.String()
+	if len(hex) < 3 {
+		hex = strings.Repeat("0", 2*o.format.Size())
+	}
 	return filepath.Join(o.commonDir, "objects", hex[:2], hex[2:])
 }
 
-// raw returns an object's type and content.
-func (o *objectStore) raw(h plumbing.Hash) (plumbing.ObjectType, []byte, error) {
+// raw returns an object's type and content. A missing object is plumbing.ErrObjectNotFound (a
+// concurrent gc may have moved it; see retryTransient).
+func (o *objectStore) raw(h Hash) (plumbing.ObjectType, []byte, error) {
+	if int(h.n) != o.format.Size() {
+		return plumbing.InvalidObject, nil, fmt.Errorf("object id %q is not a %s id: %w", h, o.format, plumbing.ErrObjectNotFound)
+	}
 	if f, err := os.Open(o.loosePath(h)); err == nil {
 		typ, content, ok := readLoose(f)
 		f.Close()
@@ -138,43 +113,36 @@ func (o *objectStore) raw(h plumbing.Hash) (plumbing.ObjectType, []byte, error) 
 			return typ, content, nil
 		}
 	}
-	if o.bigPacks() {
-		return o.catFile(h)
-	}
-	obj, err := o.Storage.EncodedObject(plumbing.AnyObject, h)
-	if err != nil {
-		return plumbing.InvalidObject, nil, err
-	}
-	r, err := obj.Reader()
-	if err != nil {
-		return plumbing.InvalidObject, nil, err
-	}
-	defer r.Close()
-	content, err := io.ReadAll(r)
-	return obj.Type(), content, err
-}
-
-// Reindex forgets what is known about packs, after a concurrent gc moved objects.
-func (o *objectStore) Reindex() {
-	o.Storage.ObjectStorage.Reindex()
-	o.mu.Lock()
-	o.packBytes = -1
-	o.mu.Unlock()
-}
-
-func (o *objectStore) bigPacks() bool {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	if o.packBytes < 0 {
-		o.packBytes = 0
-		idx, _ := filepath.Glob(filepath.Join(o.commonDir, "objects", "pack", "*.idx"))
-		for _, p := range idx {
-			if fi, err := os.Stat(p); err == nil {
-				o.packBytes += fi.Size()
-			}
+	for _, p := range o.packList() {
+		off, ok, err := p.find(h)
+		if err != nil {
+			return plumbing.InvalidObject, nil, err
+		}
+		if ok {
+			return p.objectAt(o, off)
 		}
 	}
-	return o.packBytes > bigPackIndex
+	return plumbing.InvalidObject, nil, plumbing.ErrObjectNotFound
+}
+
+// packList returns the repository's packs, listing them on first use.
+func (o *objectStore) packList() []*pack {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.packs == nil {
+		o.packs = listPacks(filepath.Join(o.commonDir, "objects", "pack"), o.format)
+	}
+	return o.packs
+}
+
+// Reindex forgets what is known about packs, after a concurrent gc or a fetch changed them.
+func (o *objectStore) Reindex() {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	for _, p := range o.packs {
+		p.close()
+	}
+	o.packs = nil
 }
 
 // readLoose inflates a loose object file: "<type> <size>\x00<content>".
@@ -225,77 +193,8 @@ func getZlib(r io.Reader) (io.ReadCloser, error) {
 	return zlib.NewReader(r)
 }
 
-// catFile is a running `git cat-file --batch`, started on first use.
-type catFile struct {
-	cmd *exec.Cmd
-	in  io.WriteCloser
-	out *bufio.Reader
-}
-
-func (o *objectStore) catFile(h plumbing.Hash) (plumbing.ObjectType, []byte, error) {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	if o.batch == nil {
-		cmd := exec.Command("git", "--git-dir="+o.commonDir, "cat-file", "--batch")
-		cmd.Env = cleanGitEnv()
-		in, err := cmd.StdinPipe()
-		if err != nil {
-			return plumbing.InvalidObject, nil, err
-		}
-		out, err := cmd.StdoutPipe()
-		if err != nil {
-			return plumbing.InvalidObject, nil, err
-		}
-		if err := cmd.Start(); err != nil {
-			return plumbing.InvalidObject, nil, fmt.Errorf("start git cat-file: %w", err)
-		}
-		o.batch = &catFile{cmd: cmd, in: in, out: bufio.NewReaderSize(out, 64*1024)}
-	}
-	b := o.batch
-	if _, err := fmt.Fprintf(b.in, "%s\n", h); err != nil {
-		o.closeBatch()
-		return plumbing.InvalidObject, nil, fmt.Errorf("git cat-file: %w", err)
-	}
-	header, err := b.out.ReadString('\n')
-	if err != nil {
-		o.closeBatch()
-		return plumbing.InvalidObject, nil, fmt.Errorf("git cat-file: %w", err)
-	}
-	fields := strings.Fields(header)
-	if len(fields) == 2 && fields[1] == "missing" {
-		return plumbing.InvalidObject, nil, plumbing.ErrObjectNotFound
-	}
-	if len(fields) != 3 {
-		o.closeBatch()
-		return plumbing.InvalidObject, nil, fmt.Errorf("git cat-file: unexpected answer %q", header)
-	}
-	typ, err := plumbing.ParseObjectType(fields[1])
-	size, err2 := strconv.Atoi(fields[2])
-	if err != nil || err2 != nil {
-		o.closeBatch()
-		return plumbing.InvalidObject, nil, fmt.Errorf("git cat-file: unexpected answer %q", header)
-	}
-	content := make([]byte, size+1) // content and its trailing newline
-	if _, err := io.ReadFull(b.out, content); err != nil {
-		o.closeBatch()
-		return plumbing.InvalidObject, nil, fmt.Errorf("git cat-file: %w", err)
-	}
-	return typ, content[:size], nil
-}
-
-// closeBatch stops the cat-file process; the next read starts a new one.
-func (o *objectStore) closeBatch() {
-	if o.batch != nil {
-		o.batch.in.Close()
-		o.batch.cmd.Wait()
-		o.batch = nil
-	}
-}
-
-// Close releases the cat-file process, if one was started.
+// Close releases the pack files this store opened.
 func (s *Store) Close() error {
-	s.st.mu.Lock()
-	defer s.st.mu.Unlock()
-	s.st.closeBatch()
+	s.st.Reindex()
 	return nil
 }

@@ -11,8 +11,6 @@ import (
 	"sort"
 	"strings"
 	"time"
-
-	"github.com/go-git/go-git/v5/plumbing"
 )
 
 // errStale is returned by casRef when the ref no longer holds the expected old value.
@@ -25,24 +23,25 @@ const lockWait = 2 * time.Second
 // readRef resolves a ref the way git's files backend does: the loose file wins, else packed-refs.
 // Reading the loose file first is what keeps this correct while `git pack-refs` runs: it writes
 // packed-refs before it deletes the loose file.
-func readRef(commonDir, name string) (plumbing.Hash, bool, error) {
+func readRef(commonDir, name string) (Hash, bool, error) {
 	b, err := os.ReadFile(filepath.Join(commonDir, filepath.FromSlash(name)))
 	if err == nil {
 		line := strings.TrimSpace(string(b))
 		if strings.HasPrefix(line, "ref:") {
-			return plumbing.ZeroHash, false, fmt.Errorf("%s is a symbolic ref; exarchos refs must point at commits", name)
+			return ZeroHash, false, fmt.Errorf("%s is a symbolic ref; exarchos refs must point at commits", name)
 		}
-		if !plumbing.IsHash(line) {
-			return plumbing.ZeroHash, false, fmt.Errorf("%s holds %q, not a commit id: repair it with `git update-ref %s <commit>`", name, line, name)
+		h, ok := ParseHash(line)
+		if !ok || h.IsZero() {
+			return ZeroHash, false, fmt.Errorf("%s holds %q, not a commit id: repair it with `git update-ref %s <commit>`", name, line, name)
 		}
-		return plumbing.NewHash(line), true, nil
+		return h, true, nil
 	}
 	if !errors.Is(err, fs.ErrNotExist) && !isDirErr(err) {
-		return plumbing.ZeroHash, false, fmt.Errorf("read %s: %w", name, err)
+		return ZeroHash, false, fmt.Errorf("read %s: %w", name, err)
 	}
 	packed, err := readPackedRefs(commonDir, name)
 	if err != nil {
-		return plumbing.ZeroHash, false, err
+		return ZeroHash, false, err
 	}
 	h, ok := packed[name]
 	return h, ok, nil
@@ -54,7 +53,7 @@ func isDirErr(err error) bool {
 }
 
 // readPackedRefs returns the packed refs whose names start with prefix.
-func readPackedRefs(commonDir, prefix string) (map[string]plumbing.Hash, error) {
+func readPackedRefs(commonDir, prefix string) (map[string]Hash, error) {
 	f, err := os.Open(filepath.Join(commonDir, "packed-refs"))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
@@ -63,17 +62,20 @@ func readPackedRefs(commonDir, prefix string) (map[string]plumbing.Hash, error) 
 		return nil, fmt.Errorf("read packed-refs: %w", err)
 	}
 	defer f.Close()
-	out := map[string]plumbing.Hash{}
+	out := map[string]Hash{}
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 64*1024), 1024*1024)
 	for sc.Scan() {
 		line := sc.Bytes()
-		if len(line) < 42 || line[0] == '#' || line[0] == '^' {
+		if len(line) == 0 || line[0] == '#' || line[0] == '^' {
 			continue
 		}
-		name := string(line[41:])
-		if strings.HasPrefix(name, prefix) {
-			out[name] = plumbing.NewHash(string(line[:40]))
+		id, name, ok := bytes.Cut(line, []byte(" ")) // 40 or 64 hex digits, by the repository's hash
+		if !ok || !strings.HasPrefix(string(name), prefix) {
+			continue
+		}
+		if h, ok := ParseHash(string(id)); ok && !h.IsZero() {
+			out[string(name)] = h
 		}
 	}
 	if err := sc.Err(); err != nil {
@@ -83,13 +85,13 @@ func readPackedRefs(commonDir, prefix string) (map[string]plumbing.Hash, error) 
 }
 
 // listRefs returns every ref under prefix (e.g. "refs/exarchos/"), loose refs overriding packed ones.
-func listRefs(commonDir, prefix string) (map[string]plumbing.Hash, error) {
+func listRefs(commonDir, prefix string) (map[string]Hash, error) {
 	out, err := readPackedRefs(commonDir, prefix)
 	if err != nil {
 		return nil, err
 	}
 	if out == nil {
-		out = map[string]plumbing.Hash{}
+		out = map[string]Hash{}
 	}
 	root := filepath.Join(commonDir, filepath.FromSlash(prefix))
 	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
@@ -123,7 +125,7 @@ func listRefs(commonDir, prefix string) (map[string]plumbing.Hash, error) {
 }
 
 // sortedNames returns the keys of a ref map in order.
-func sortedNames(m map[string]plumbing.Hash) []string {
+func sortedNames(m map[string]Hash) []string {
 	names := make([]string, 0, len(m))
 	for n := range m {
 		names = append(names, n)
@@ -154,7 +156,7 @@ func lockRef(commonDir, name string) (*refLock, error) {
 
 // commit writes the new value into the lock file and renames it over the ref: a crash leaves the
 // old or the new value, never a torn one. A zero value deletes the ref.
-func (l *refLock) commit(newH plumbing.Hash) error {
+func (l *refLock) commit(newH Hash) error {
 	if newH.IsZero() {
 		l.f.Close()
 		err := deleteRefLocked(l.commonDir, l.name, l.refPath)
@@ -187,7 +189,7 @@ func (l *refLock) release() {
 // the ref's lock, checking the current value under the lock, so it interoperates with any git
 // process touching the same ref. A crash leaves either the old or the new value, plus at worst a
 // stale lock file, which the next writer's error names.
-func casRef(commonDir, name string, newH, oldH plumbing.Hash) error {
+func casRef(commonDir, name string, newH, oldH Hash) error {
 	l, err := lockRef(commonDir, name)
 	if err != nil {
 		return err

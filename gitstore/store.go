@@ -9,7 +9,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -17,7 +16,6 @@ import (
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/storage/filesystem/dotgit"
 
 	"github.com/exarchos/git-exarchos/workflow"
 )
@@ -44,7 +42,7 @@ var (
 
 // CorruptError reports stored data that does not parse or does not add up, naming where it is.
 type CorruptError struct {
-	Commit plumbing.Hash
+	Commit Hash
 	Path   string
 	Reason string
 }
@@ -87,23 +85,31 @@ func Open(dir string) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	return OpenAt(loc), nil
+	return OpenAt(loc)
 }
 
 // OpenAt opens the store of a known repository. Objects live in the common directory, so every
-// linked worktree sees the same workflows.
-func OpenAt(loc Location) *Store {
+// linked worktree sees the same workflows. A repository whose format the store does not
+// understand is refused here, before anything is read or written.
+func OpenAt(loc Location) (*Store, error) {
+	format, err := repoFormat(loc.CommonDir)
+	if err != nil {
+		return nil, err
+	}
 	return &Store{
 		Loc: loc,
 		Now: time.Now,
-		st:  newObjectStore(loc.CommonDir),
-	}
+		st:  newObjectStore(loc.CommonDir, format),
+	}, nil
 }
+
+// ObjectFormat is the repository's hash function.
+func (s *Store) ObjectFormat() ObjectFormat { return s.st.format }
 
 // Snapshot is a workflow's head as read from its ref.
 type Snapshot struct {
 	Feature   string
-	Commit    plumbing.Hash
+	Commit    Hash
 	Events    int64
 	LastClock uint64
 	// State is the projected state; Folded says it was computed now because the stored snapshot
@@ -127,11 +133,11 @@ type snapshotFile struct {
 // head is a parsed workflow commit.
 type head struct {
 	feature  string
-	commit   plumbing.Hash
+	commit   Hash
 	root     *tree
 	events   *tree
 	keys     *tree // loaded by keysTree; nil when there is none
-	keysHash plumbing.Hash
+	keysHash Hash
 	snap     snapshotFile
 }
 
@@ -156,7 +162,7 @@ func (s *Store) readHead(feature string) (*head, error) {
 }
 
 // parseHead reads a workflow commit's tree and snapshot, checking the structure it relies on.
-func (s *Store) parseHead(feature string, commit plumbing.Hash) (*head, error) {
+func (s *Store) parseHead(feature string, commit Hash) (*head, error) {
 	c, err := s.getCommit(commit)
 	if err != nil {
 		return nil, fmt.Errorf("read commit %s of %s: %w", commit, feature, err)
@@ -171,7 +177,7 @@ func (s *Store) parseHead(feature string, commit plumbing.Hash) (*head, error) {
 	if !ok {
 		return nil, corrupt("format", "missing format marker")
 	}
-	if fmtEntry.Hash != formatBlobHash {
+	if fmtEntry.Hash != s.st.formatBlob {
 		b, err := s.readBlob(fmtEntry.Hash)
 		if err != nil {
 			return nil, err
@@ -234,20 +240,12 @@ func segmentCount(events int64) int64 { return (events + SegmentSize - 1) / Segm
 
 func segmentName(i int64) string { return fmt.Sprintf("%08d.jsonl", i) }
 
-// formatBlobHash is the id of the blob "1\n"; comparing hashes avoids reading the marker.
-var formatBlobHash = plumbing.ComputeHash(plumbing.BlobObject, []byte(fmt.Sprintf("%d\n", FormatVersion)))
-
-func (s *Store) readBlob(h plumbing.Hash) ([]byte, error) {
-	obj, err := s.st.EncodedObject(plumbing.BlobObject, h)
+func (s *Store) readBlob(h Hash) ([]byte, error) {
+	b, err := s.readObject(h, plumbing.BlobObject)
 	if err != nil {
 		return nil, fmt.Errorf("read blob %s: %w", h, err)
 	}
-	r, err := obj.Reader()
-	if err != nil {
-		return nil, fmt.Errorf("read blob %s: %w", h, err)
-	}
-	defer r.Close()
-	return io.ReadAll(r)
+	return b, nil
 }
 
 // retryTransient reruns f when an object vanished under it: `git gc` repacking and pruning beside us
@@ -274,8 +272,7 @@ func (s *Store) retryTransient(f func() error) error {
 }
 
 func isTransient(err error) bool {
-	return errors.Is(err, plumbing.ErrObjectNotFound) || errors.Is(err, os.ErrNotExist) ||
-		errors.Is(err, dotgit.ErrPackfileNotFound)
+	return errors.Is(err, plumbing.ErrObjectNotFound) || errors.Is(err, os.ErrNotExist)
 }
 
 // State returns a workflow's state: the stored snapshot when it was made by p's version, else the
@@ -337,7 +334,7 @@ func (s *Store) readSegment(h *head, i int64) ([]workflow.Event, error) {
 }
 
 // parseSegment decodes one JSONL segment whose first event must have seq firstSeq.
-func parseSegment(commit plumbing.Hash, path string, b []byte, firstSeq, want int64) ([]workflow.Event, error) {
+func parseSegment(commit Hash, path string, b []byte, firstSeq, want int64) ([]workflow.Event, error) {
 	lines := strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
 	if len(b) == 0 {
 		lines = nil
@@ -362,7 +359,7 @@ func parseSegment(commit plumbing.Hash, path string, b []byte, firstSeq, want in
 
 // checkSegment is the cheap form of parseSegment for the write path: the right number of lines,
 // each valid JSON, and the last one carrying the expected seq.
-func checkSegment(commit plumbing.Hash, path string, b []byte, firstSeq, want int64) error {
+func checkSegment(commit Hash, path string, b []byte, firstSeq, want int64) error {
 	body := bytes.TrimSuffix(b, []byte("\n"))
 	n := int64(0)
 	for len(body) > 0 {
@@ -480,14 +477,14 @@ func (s *Store) scanSegment(h *head, i int64, visit func(workflow.Event) bool) e
 
 // Summary is one row of List.
 type Summary struct {
-	Feature string        `json:"feature"`
-	Commit  plumbing.Hash `json:"-"`
-	Head    string        `json:"head"`
-	Phase   string        `json:"phase"`
-	Type    string        `json:"type"`
-	Branch  string        `json:"branch"`
-	Events  int64         `json:"events"`
-	Updated time.Time     `json:"updated"`
+	Feature string    `json:"feature"`
+	Commit  Hash      `json:"-"`
+	Head    string    `json:"head"`
+	Phase   string    `json:"phase"`
+	Type    string    `json:"type"`
+	Branch  string    `json:"branch"`
+	Events  int64     `json:"events"`
+	Updated time.Time `json:"updated"`
 }
 
 // List returns every workflow with its head and phase, read from the commits' trailers: nothing is
@@ -530,7 +527,7 @@ func (s *Store) List() ([]Summary, error) {
 	return out, nil
 }
 
-func (s *Store) summary(name string, commit plumbing.Hash) (Summary, error) {
+func (s *Store) summary(name string, commit Hash) (Summary, error) {
 	var sum Summary
 	err := s.retryTransient(func() error {
 		c, err := s.getCommit(commit)

@@ -9,7 +9,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -271,7 +270,7 @@ func TestCASRefusesStaleAndLock(t *testing.T) {
 	mustCreate(t, s, "cas")
 	head, _, err := readRef(s.Loc.CommonDir, "refs/exarchos/cas")
 	require.NoError(t, err)
-	other := plumbing.NewHash(git(t, dir, "rev-parse", "HEAD"))
+	other := mustHash(git(t, dir, "rev-parse", "HEAD"))
 	require.ErrorIs(t, casRef(s.Loc.CommonDir, "refs/exarchos/cas", other, other), errStale)
 
 	// A lock left by a crashed git names itself and the fix.

@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-
-	"github.com/go-git/go-git/v5/plumbing"
 )
 
 const (
@@ -66,24 +64,24 @@ func (s *Store) ResolveRemote(given string) (string, error) {
 }
 
 // RemoteWorkflows returns the tracking refs of a remote, by feature.
-func (s *Store) RemoteWorkflows(remote string) (map[string]plumbing.Hash, error) {
+func (s *Store) RemoteWorkflows(remote string) (map[string]Hash, error) {
 	return s.featureRefs(RemoteRefPrefix + remote + "/")
 }
 
 // Tombstones returns the workflows of a remote that were deleted there and kept here, by feature.
-func (s *Store) Tombstones(remote string) (map[string]plumbing.Hash, error) {
+func (s *Store) Tombstones(remote string) (map[string]Hash, error) {
 	return s.featureRefs(TombstonePrefix + remote + "/")
 }
 
 // LocalWorkflows returns every workflow's tip, by feature.
-func (s *Store) LocalWorkflows() (map[string]plumbing.Hash, error) { return s.featureRefs(RefPrefix) }
+func (s *Store) LocalWorkflows() (map[string]Hash, error) { return s.featureRefs(RefPrefix) }
 
-func (s *Store) featureRefs(prefix string) (map[string]plumbing.Hash, error) {
+func (s *Store) featureRefs(prefix string) (map[string]Hash, error) {
 	refs, err := listRefs(s.Loc.CommonDir, prefix)
 	if err != nil {
 		return nil, err
 	}
-	out := make(map[string]plumbing.Hash, len(refs))
+	out := make(map[string]Hash, len(refs))
 	for name, h := range refs {
 		f := strings.TrimPrefix(name, prefix)
 		if ValidateFeature(f) == nil {
@@ -138,7 +136,7 @@ type PushedRef struct {
 // Push pushes the given workflows (never forced) and reports git's verdict per ref, read from
 // `git push --porcelain`. A ref the remote accepted has its tracking ref moved to the pushed tip.
 // The error is for a push that failed as a whole (unreachable remote, no permission).
-func (s *Store) Push(remote string, tips map[string]plumbing.Hash) ([]PushedRef, error) {
+func (s *Store) Push(remote string, tips map[string]Hash) ([]PushedRef, error) {
 	if len(tips) == 0 {
 		return nil, nil
 	}
@@ -184,7 +182,7 @@ func (s *Store) Push(remote string, tips map[string]plumbing.Hash) ([]PushedRef,
 
 // setRef points name at h whatever it held (tracking refs and tombstones: only this process's
 // view of the remote, never a workflow).
-func (s *Store) setRef(name string, h plumbing.Hash) error {
+func (s *Store) setRef(name string, h Hash) error {
 	for attempt := 0; attempt < maxAttempts; attempt++ {
 		cur, _, err := readRef(s.Loc.CommonDir, name)
 		if err != nil {
@@ -201,19 +199,19 @@ func (s *Store) setRef(name string, h plumbing.Hash) error {
 }
 
 // SetTombstone records that remote deleted feature, whose last tip there was h.
-func (s *Store) SetTombstone(remote, feature string, h plumbing.Hash) error {
+func (s *Store) SetTombstone(remote, feature string, h Hash) error {
 	return s.setRef(TombstonePrefix+remote+"/"+feature, h)
 }
 
 // ClearTombstone forgets a tombstone (the workflow reappeared upstream, or was pruned here).
 func (s *Store) ClearTombstone(remote, feature string) error {
-	return s.setRef(TombstonePrefix+remote+"/"+feature, plumbing.ZeroHash)
+	return s.setRef(TombstonePrefix+remote+"/"+feature, ZeroHash)
 }
 
 // DeleteIfUnchanged deletes a local workflow if its tip is still want (by compare-and-swap); it
 // reports whether it did.
-func (s *Store) DeleteIfUnchanged(feature string, want plumbing.Hash) (bool, error) {
-	err := casRef(s.Loc.CommonDir, RefName(feature), plumbing.ZeroHash, want)
+func (s *Store) DeleteIfUnchanged(feature string, want Hash) (bool, error) {
+	err := casRef(s.Loc.CommonDir, RefName(feature), ZeroHash, want)
 	if errors.Is(err, errStale) {
 		return false, nil
 	}
@@ -222,7 +220,7 @@ func (s *Store) DeleteIfUnchanged(feature string, want plumbing.Hash) (bool, err
 
 // ContainedIn reports whether the local tip is an ancestor of (or equal to) other: nothing local
 // would be lost by dropping it in favour of other.
-func (s *Store) ContainedIn(local, other plumbing.Hash) (bool, error) {
+func (s *Store) ContainedIn(local, other Hash) (bool, error) {
 	return s.isAncestor(local, other)
 }
 

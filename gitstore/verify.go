@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/go-git/go-git/v5/plumbing"
-
 	"github.com/exarchos/git-exarchos/workflow"
 )
 
@@ -139,7 +137,7 @@ func (s *Store) Verify(feature string, p Projector) ([]Problem, error) {
 	return problems, nil
 }
 
-func (s *Store) verifyKeys(feature string, commit plumbing.Hash, root *tree, ids map[string]int64) []Problem {
+func (s *Store) verifyKeys(feature string, commit Hash, root *tree, ids map[string]int64) []Problem {
 	var problems []Problem
 	add := func(path, format string, args ...any) {
 		problems = append(problems, Problem{Feature: feature, Commit: commit.String(), Path: path, Message: fmt.Sprintf(format, args...)})

@@ -8,7 +8,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"math/big"
 	"os"
 	"sort"
@@ -61,7 +60,7 @@ func (s *Store) Create(feature string, p Projector, events []workflow.NewEvent) 
 	if err != nil {
 		return nil, err
 	}
-	if err := casRef(s.Loc.CommonDir, ref, commit, plumbing.ZeroHash); err != nil {
+	if err := casRef(s.Loc.CommonDir, ref, commit, ZeroHash); err != nil {
 		if errors.Is(err, errStale) {
 			return nil, fmt.Errorf("%w: %s was created concurrently", ErrExists, feature)
 		}
@@ -136,7 +135,7 @@ func (s *Store) tryUpdate(feature string, p Projector, decide Decider, lock *ref
 		return nil, err
 	}
 	b := newBuilder(s)
-	var commit plumbing.Hash
+	var commit Hash
 	var snap *Snapshot
 	err = s.retryTransient(func() error {
 		commit, snap, err = b.build(h, p, stamped)
@@ -342,7 +341,14 @@ func isLowerHex(s string) bool {
 // a concurrent `git gc --prune=now` removed them before the ref pointed at them.
 type builder struct {
 	s       *Store
-	written []plumbing.EncodedObject
+	written []writtenObject
+}
+
+// writtenObject is an object a builder wrote, kept until its commit is durable.
+type writtenObject struct {
+	typ     plumbing.ObjectType
+	content []byte
+	hash    Hash
 }
 
 func newBuilder(s *Store) *builder { return &builder{s: s} }
@@ -350,51 +356,40 @@ func newBuilder(s *Store) *builder { return &builder{s: s} }
 // put writes an object unless it is already stored as a loose object, and remembers it for
 // ensureDurable either way (an existing unreachable object may still be pruned by a running gc).
 // Each file created costs far more than a stat on most disks, so unchanged objects are not rewritten.
-func (b *builder) put(t plumbing.ObjectType, content []byte) (plumbing.Hash, error) {
-	obj := &plumbing.MemoryObject{}
-	obj.SetType(t)
-	obj.Write(content)
+func (b *builder) put(t plumbing.ObjectType, content []byte) (Hash, error) {
+	obj := writtenObject{typ: t, content: content, hash: b.s.st.format.Sum(t, content)}
 	b.written = append(b.written, obj)
-	if _, err := os.Stat(b.s.st.loosePath(obj.Hash())); err == nil {
-		return obj.Hash(), nil
+	if _, err := os.Stat(b.s.st.loosePath(obj.hash)); err == nil {
+		return obj.hash, nil
 	}
 	return b.s.st.writeLoose(t, content)
 }
 
-func objectContent(obj plumbing.EncodedObject) ([]byte, error) {
-	r, err := obj.Reader()
-	if err != nil {
-		return nil, err
-	}
-	defer r.Close()
-	return io.ReadAll(r)
-}
-
 // build writes the commit that appends events to h: the last segment rewritten (or new ones
 // added), the id index buckets touched, the snapshot advanced by p, and a commit whose parent is h.
-func (b *builder) build(h *head, p Projector, events []workflow.Event) (plumbing.Hash, *Snapshot, error) {
+func (b *builder) build(h *head, p Projector, events []workflow.Event) (Hash, *Snapshot, error) {
 	count := h.snap.Events
 	segs := map[int64][]byte{}
 	if rem := count % SegmentSize; rem != 0 {
 		last := count / SegmentSize
 		entry, ok := h.events.entry(segmentName(last))
 		if !ok {
-			return plumbing.ZeroHash, nil, &CorruptError{Commit: h.commit, Path: "events/" + segmentName(last), Reason: "segment missing"}
+			return ZeroHash, nil, &CorruptError{Commit: h.commit, Path: "events/" + segmentName(last), Reason: "segment missing"}
 		}
 		raw, err := b.s.readBlob(entry.Hash)
 		if err != nil {
-			return plumbing.ZeroHash, nil, err
+			return ZeroHash, nil, err
 		}
 		// Never build on a segment that does not parse: the new commit would carry the damage on.
 		if err := checkSegment(h.commit, "events/"+segmentName(last), raw, last*SegmentSize+1, rem); err != nil {
-			return plumbing.ZeroHash, nil, err
+			return ZeroHash, nil, err
 		}
 		segs[last] = raw
 	}
 	for _, ev := range events {
 		line, err := json.Marshal(ev)
 		if err != nil {
-			return plumbing.ZeroHash, nil, fmt.Errorf("encode event %s: %w", ev.Type, err)
+			return ZeroHash, nil, fmt.Errorf("encode event %s: %w", ev.Type, err)
 		}
 		idx := (ev.Seq - 1) / SegmentSize
 		segs[idx] = append(append(segs[idx], line...), '\n')
@@ -403,17 +398,17 @@ func (b *builder) build(h *head, p Projector, events []workflow.Event) (plumbing
 	for idx, content := range segs {
 		hash, err := b.put(plumbing.BlobObject, content)
 		if err != nil {
-			return plumbing.ZeroHash, nil, err
+			return ZeroHash, nil, err
 		}
 		evEntries = setEntry(evEntries, treeEntry{Name: segmentName(idx), Mode: filemode.Regular, Hash: hash})
 	}
 	evTree, err := b.putTree(evEntries)
 	if err != nil {
-		return plumbing.ZeroHash, nil, err
+		return ZeroHash, nil, err
 	}
 	keysTree, err := b.updateKeys(h, events)
 	if err != nil {
-		return plumbing.ZeroHash, nil, err
+		return ZeroHash, nil, err
 	}
 
 	prev := h.snap.State
@@ -421,33 +416,33 @@ func (b *builder) build(h *head, p Projector, events []workflow.Event) (plumbing
 		// The stored snapshot came from another projector: refold so the new one is consistent.
 		old, err := b.s.readSegments(h, 0)
 		if err != nil {
-			return plumbing.ZeroHash, nil, err
+			return ZeroHash, nil, err
 		}
 		if prev, err = p.Project(nil, old); err != nil {
-			return plumbing.ZeroHash, nil, fmt.Errorf("project %s: %w", h.feature, err)
+			return ZeroHash, nil, fmt.Errorf("project %s: %w", h.feature, err)
 		}
 	}
 	sf := snapshotFile{Format: FormatVersion, Events: count + int64(len(events)), LastClock: events[len(events)-1].Clock, EventsTree: evTree.String()}
 	if p != nil {
 		sf.Projector = p.Version()
 		if sf.State, err = p.Project(prev, events); err != nil {
-			return plumbing.ZeroHash, nil, fmt.Errorf("project %s: %w", h.feature, err)
+			return ZeroHash, nil, fmt.Errorf("project %s: %w", h.feature, err)
 		}
 	}
 	root, err := b.putRoot(evTree, keysTree, &sf)
 	if err != nil {
-		return plumbing.ZeroHash, nil, err
+		return ZeroHash, nil, err
 	}
 	commit, err := b.putCommit(h, root, events, sf.State)
 	if err != nil {
-		return plumbing.ZeroHash, nil, err
+		return ZeroHash, nil, err
 	}
 	return commit, &Snapshot{Feature: h.feature, Commit: commit, Events: sf.Events, LastClock: sf.LastClock, State: sf.State}, nil
 }
 
-func (b *builder) updateKeys(h *head, events []workflow.Event) (plumbing.Hash, error) {
+func (b *builder) updateKeys(h *head, events []workflow.Event) (Hash, error) {
 	if _, err := b.s.keysTree(h); err != nil {
-		return plumbing.ZeroHash, err
+		return ZeroHash, err
 	}
 	var entries []treeEntry
 	if h.keys != nil {
@@ -469,7 +464,7 @@ func (b *builder) updateKeys(h *head, events []workflow.Event) (plumbing.Hash, e
 			if entry, ok := h.keys.entry(bucket); ok {
 				raw, err := b.s.readBlob(entry.Hash)
 				if err != nil {
-					return plumbing.ZeroHash, err
+					return ZeroHash, err
 				}
 				lines = append(lines, strings.Split(strings.TrimSuffix(string(raw), "\n"), "\n")...)
 			}
@@ -477,41 +472,41 @@ func (b *builder) updateKeys(h *head, events []workflow.Event) (plumbing.Hash, e
 		sort.Strings(lines)
 		hash, err := b.put(plumbing.BlobObject, []byte(strings.Join(lines, "\n")+"\n"))
 		if err != nil {
-			return plumbing.ZeroHash, err
+			return ZeroHash, err
 		}
 		entries = setEntry(entries, treeEntry{Name: bucket, Mode: filemode.Regular, Hash: hash})
 	}
 	return b.putTree(entries)
 }
 
-func (b *builder) putCommit(h *head, root plumbing.Hash, events []workflow.Event, state json.RawMessage) (plumbing.Hash, error) {
+func (b *builder) putCommit(h *head, root Hash, events []workflow.Event, state json.RawMessage) (Hash, error) {
 	sig, err := b.s.signature()
 	if err != nil {
-		return plumbing.ZeroHash, err
+		return ZeroHash, err
 	}
 	var info trailerInfo
 	json.Unmarshal(state, &info)
-	var parents []plumbing.Hash
+	var parents []Hash
 	if !h.commit.IsZero() {
-		parents = []plumbing.Hash{h.commit}
+		parents = []Hash{h.commit}
 	}
 	return b.putCommitObject(sig, root, parents, commitMessage(h.feature, events, info))
 }
 
 // putRoot writes a commit's root tree: the events and keys trees, the format marker and the
 // snapshot. Appends and merges both end here, so every commit has the same layout.
-func (b *builder) putRoot(evTree, keysTree plumbing.Hash, sf *snapshotFile) (plumbing.Hash, error) {
+func (b *builder) putRoot(evTree, keysTree Hash, sf *snapshotFile) (Hash, error) {
 	snapBytes, err := json.Marshal(sf)
 	if err != nil {
-		return plumbing.ZeroHash, err
+		return ZeroHash, err
 	}
 	stateBlob, err := b.put(plumbing.BlobObject, snapBytes)
 	if err != nil {
-		return plumbing.ZeroHash, err
+		return ZeroHash, err
 	}
 	formatBlob, err := b.putMissing([]byte(fmt.Sprintf("%d\n", FormatVersion)))
 	if err != nil {
-		return plumbing.ZeroHash, err
+		return ZeroHash, err
 	}
 	return b.putTree([]treeEntry{
 		{Name: "events", Mode: filemode.Dir, Hash: evTree},
@@ -577,19 +572,15 @@ func (b *builder) ensureDurable() error {
 	for {
 		running := b.s.gcRunning()
 		for _, obj := range b.written {
-			if b.s.st.has(obj.Hash()) {
+			if b.s.st.has(obj.hash) {
 				continue
 			}
 			b.s.st.Reindex()
-			if b.s.st.has(obj.Hash()) {
+			if b.s.st.has(obj.hash) {
 				continue
 			}
-			content, err := objectContent(obj)
-			if err == nil {
-				_, err = b.s.st.writeLoose(obj.Type(), content)
-			}
-			if err != nil {
-				return fmt.Errorf("rewrite object %s pruned by a concurrent gc: %w", obj.Hash(), err)
+			if _, err := b.s.st.writeLoose(obj.typ, obj.content); err != nil {
+				return fmt.Errorf("rewrite object %s pruned by a concurrent gc: %w", obj.hash, err)
 			}
 		}
 		if !running {
