@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/exarchos/git-exarchos/gitstore"
 	"github.com/exarchos/git-exarchos/workflow"
 )
 
@@ -45,9 +46,9 @@ func Validate(r *Repo, o ValidateOptions) (*ValidateResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	if dirty, err := r.Store.Loc.Git(nil, "-C", dir, "status", "--porcelain", "--untracked-files=no"); err != nil {
+	if st, err := gitstore.WorktreeStatus(dir); err != nil {
 		return nil, err
-	} else if strings.TrimSpace(dirty) != "" {
+	} else if st.Staged+st.Modified+st.Conflicts > 0 {
 		return nil, Usagef("%s has uncommitted changes to tracked files, so a result would not describe commit %s: commit them, then run validate again", dir, head[:12])
 	}
 	cmd := exec.Command(o.Command[0], o.Command[1:]...)
@@ -72,27 +73,16 @@ func Validate(r *Repo, o ValidateOptions) (*ValidateResult, error) {
 	return &ValidateResult{Result: res, Validation: workflow.Validation{Command: v.Command, ExitCode: code, DurationMs: v.DurationMs, Commit: head}, Dir: dir}, nil
 }
 
-// worktreeOf finds the worktree that has branch checked out, and its HEAD commit.
+// worktreeOf finds the worktree of this repository that has branch checked out, and its HEAD
+// commit.
 func (r *Repo) worktreeOf(branch string) (dir, head string, err error) {
-	out, err := r.Store.Loc.Git(nil, "worktree", "list", "--porcelain")
+	wts, err := r.Store.Loc.Worktrees()
 	if err != nil {
 		return "", "", err
 	}
-	for _, block := range strings.Split(out, "\n\n") {
-		var path, sha, ref string
-		for _, line := range strings.Split(block, "\n") {
-			k, v, _ := strings.Cut(line, " ")
-			switch k {
-			case "worktree":
-				path = v
-			case "HEAD":
-				sha = v
-			case "branch":
-				ref = v
-			}
-		}
-		if ref == "refs/heads/"+branch && path != "" {
-			return path, sha, nil
+	for _, wt := range wts {
+		if wt.Branch == branch && !wt.Bare && wt.Path != "" {
+			return wt.Path, wt.Head, nil
 		}
 	}
 	return "", "", fmt.Errorf("branch %s is not checked out in any worktree, so there is nothing to validate: `git switch %s` (or `git worktree add <dir> %s`), then run validate again", branch, branch, branch)

@@ -38,16 +38,21 @@ func cleanGitEnv() []string {
 	return out
 }
 
-// Git runs the git binary in the repository's working tree (or git directory when bare) and returns
-// stdout; a failure carries git's stderr. Packages above gitstore use it for worktrees, fetch and push.
+// Git runs the git binary on this repository and returns stdout; a failure carries git's stderr.
+// The git directory and working tree are passed explicitly, so git reads the repository that was
+// discovered (GIT_DIR, GIT_WORK_TREE) and not whatever repository encloses the working tree
+// directory. Packages above gitstore use it for worktrees, fetch and push.
 func (l Location) Git(stdin io.Reader, args ...string) (string, error) {
-	var full []string
+	full := []string{"--git-dir=" + l.GitDir}
 	if l.WorkTree != "" {
-		full = append([]string{"-C", l.WorkTree}, args...)
-	} else {
-		full = append([]string{"--git-dir=" + l.GitDir}, args...)
+		full = append(full, "--work-tree="+l.WorkTree)
 	}
+	full = append(full, args...)
 	cmd := exec.Command("git", full...)
+	cmd.Dir = l.WorkTree
+	if cmd.Dir == "" {
+		cmd.Dir = l.GitDir
+	}
 	cmd.Stdin = stdin
 	cmd.Env = cleanGitEnv()
 	var stdout, stderr bytes.Buffer

@@ -178,11 +178,8 @@ func (l Location) commitTree(tree, message string, parents ...string) (string, e
 	return strings.TrimSpace(out), err
 }
 
-// updateRef moves ref from old (ZeroSHA: must not exist) to new, compare-and-swap.
+// updateRef moves ref from old ("": must not exist, in either hash) to new, compare-and-swap.
 func (l Location) updateRef(ref, newSHA, old, why string) error {
-	if old == "" {
-		old = ZeroSHA
-	}
 	_, err := l.repoGit(nil, "update-ref", "--create-reflog", "-m", why, ref, newSHA, old)
 	return err
 }
