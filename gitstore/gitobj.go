@@ -280,8 +280,17 @@ func (b *builder) putTree(entries []treeEntry) (Hash, error) {
 	return b.put(plumbing.TreeObject, encodeTree(entries))
 }
 
-// putCommitObject writes a commit with the given parents (one for an append, two for a merge).
+// putCommitObject writes a commit with the given parents (one for an append, two for a merge). The
+// commit is the last object of every build, so it writes everything put before it too: once it
+// returns, the commit and all it needs are stored and a ref may point at it.
 func (b *builder) putCommitObject(sig signature, root Hash, parents []Hash, message string) (Hash, error) {
 	c := &commit{Tree: root, Parents: parents, Author: sig, Committer: sig, Message: message}
-	return b.put(plumbing.CommitObject, c.encode())
+	h, err := b.put(plumbing.CommitObject, c.encode())
+	if err != nil {
+		return ZeroHash, err
+	}
+	if err := b.flush(); err != nil {
+		return ZeroHash, err
+	}
+	return h, nil
 }

@@ -15,17 +15,18 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 )
 
-// A reader for git's pack files (version 2 packs, version 2 indexes) in either hash. An id is
-// looked up in the index with a few positioned reads (fan-out table, then a binary search of one
-// bucket), so the cost of a lookup does not grow with the size of the pack, and each pack's files
-// stay open for the life of the process.
+// A reader for git's pack files (version 2 packs, version 2 indexes) in either hash. Both files are
+// memory-mapped once per process, as git maps them: an id is found by a binary search of one
+// fan-out bucket of the index and an object is inflated straight from the mapped pack, without a
+// system call, so the cost of a read does not grow with the size of the pack.
 
 // pack is one objects/pack/pack-*.pack with its .idx.
 type pack struct {
 	format ObjectFormat
-	idx    *os.File
-	data   *os.File
-	size   int64 // of the .pack file
+	idx    []byte
+	data   []byte
+	unmap  []func()
+	mtime  int64
 	fanout [256]uint32
 
 	mu         sync.Mutex
@@ -43,115 +44,110 @@ const maxPackCache = 32 << 20
 
 const idxHeader = 8 + 256*4 // magic, version, fan-out table
 
-// listPacks opens every pack with a readable index, newest first (as git searches them). A pack
-// whose index is still being written, or of a version we do not read, is skipped.
-func listPacks(dir string, format ObjectFormat) []*pack {
+// listPacks returns every pack with a readable index, newest first (as git searches them). A pack
+// whose index is still being written, or of a version we do not read, is skipped. Packs already in
+// open are reused (a pack's name is the hash of its content, so the same name is the same pack);
+// new ones are opened and added to it.
+func listPacks(dir string, format ObjectFormat, open map[string]*pack) []*pack {
 	idxs, _ := filepath.Glob(filepath.Join(dir, "*.idx"))
-	type found struct {
-		p     *pack
-		mtime int64
-	}
-	var all []found
+	out := make([]*pack, 0, len(idxs))
 	for _, path := range idxs {
-		p, err := openPack(strings.TrimSuffix(path, ".idx"), format)
-		if err != nil {
+		if p, ok := open[path]; ok {
+			out = append(out, p)
 			continue
 		}
-		fi, _ := p.data.Stat()
-		all = append(all, found{p, fi.ModTime().UnixNano()})
+		if p, err := openPack(strings.TrimSuffix(path, ".idx"), format); err == nil {
+			open[path] = p
+			out = append(out, p)
+		}
 	}
-	sort.SliceStable(all, func(i, j int) bool { return all[i].mtime > all[j].mtime })
-	out := make([]*pack, 0, len(all))
-	for _, f := range all {
-		out = append(out, f.p)
-	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].mtime > out[j].mtime })
 	return out
 }
 
 func openPack(base string, format ObjectFormat) (*pack, error) {
-	idx, err := os.Open(base + ".idx")
-	if err != nil {
+	p := &pack{format: format, cache: map[int64]cachedObject{}}
+	var err error
+	if p.idx, err = p.mapFile(base + ".idx"); err != nil {
+		p.close()
 		return nil, err
 	}
-	var hdr [idxHeader]byte
-	if _, err := idx.ReadAt(hdr[:], 0); err != nil {
-		idx.Close()
-		return nil, err
-	}
-	if !bytes.Equal(hdr[:4], []byte("\377tOc")) || binary.BigEndian.Uint32(hdr[4:8]) != 2 {
-		idx.Close()
+	if len(p.idx) < idxHeader || !bytes.Equal(p.idx[:4], []byte("\377tOc")) || binary.BigEndian.Uint32(p.idx[4:8]) != 2 {
+		p.close()
 		return nil, fmt.Errorf("%s.idx: not a version 2 pack index", base)
 	}
-	data, err := os.Open(base + ".pack")
-	if err != nil {
-		idx.Close()
-		return nil, err
-	}
-	fi, err := data.Stat()
-	if err != nil {
-		idx.Close()
-		data.Close()
-		return nil, err
-	}
-	p := &pack{format: format, idx: idx, data: data, size: fi.Size(), cache: map[int64]cachedObject{}}
 	for i := range p.fanout {
-		p.fanout[i] = binary.BigEndian.Uint32(hdr[8+4*i:])
+		p.fanout[i] = binary.BigEndian.Uint32(p.idx[8+4*i:])
+	}
+	count, sz := int(p.fanout[255]), format.Size()
+	if len(p.idx) < idxHeader+count*(sz+8) { // names, CRCs, offsets
+		p.close()
+		return nil, fmt.Errorf("%s.idx is truncated", base)
+	}
+	if p.data, err = p.mapFile(base + ".pack"); err != nil {
+		p.close()
+		return nil, err
 	}
 	return p, nil
 }
 
+func (p *pack) mapFile(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close() // a mapping outlives its descriptor
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	p.mtime = fi.ModTime().UnixNano()
+	b, unmap, err := mapFile(f, fi.Size())
+	if err != nil {
+		return nil, err
+	}
+	p.unmap = append(p.unmap, unmap)
+	return b, nil
+}
+
 func (p *pack) close() {
-	p.idx.Close()
-	p.data.Close()
+	for _, u := range p.unmap {
+		u()
+	}
+	p.unmap = nil
 }
 
 // find returns the offset of object h in the pack; ok is false when the pack does not hold it.
 func (p *pack) find(h Hash) (int64, bool, error) {
 	id := h.Bytes()
-	if len(id) != p.format.Size() {
+	sz := p.format.Size()
+	if len(id) != sz {
 		return 0, false, nil
 	}
-	lo := uint32(0)
+	lo := 0
 	if id[0] > 0 {
-		lo = p.fanout[id[0]-1]
+		lo = int(p.fanout[id[0]-1])
 	}
-	hi := p.fanout[id[0]]
-	sz := int64(p.format.Size())
-	count := int64(p.fanout[255])
-	buf := make([]byte, sz)
-	for lo < hi { // binary search of the names sharing the first byte
-		mid := lo + (hi-lo)/2
-		if _, err := p.idx.ReadAt(buf, idxHeader+int64(mid)*sz); err != nil {
-			return 0, false, fmt.Errorf("read pack index: %w", err)
-		}
-		switch c := bytes.Compare(buf, id); {
-		case c == 0:
-			return p.offsetOf(int64(mid), count, sz)
-		case c < 0:
-			lo = mid + 1
-		default:
-			hi = mid
-		}
+	hi := int(p.fanout[id[0]])
+	names := p.idx[idxHeader:]
+	i := lo + sort.Search(hi-lo, func(i int) bool {
+		return bytes.Compare(names[(lo+i)*sz:(lo+i+1)*sz], id) >= 0
+	})
+	if i >= hi || !bytes.Equal(names[i*sz:(i+1)*sz], id) {
+		return 0, false, nil
 	}
-	return 0, false, nil
-}
-
-// offsetOf reads the pack offset of the pos-th object: 31 bits, or an index into the table of
-// 64-bit offsets when the high bit is set.
-func (p *pack) offsetOf(pos, count, sz int64) (int64, bool, error) {
-	var b [8]byte
+	// Offsets: 31 bits, or an index into the table of 64-bit offsets when the high bit is set.
+	count := int(p.fanout[255])
 	offTable := idxHeader + count*sz + count*4
-	if _, err := p.idx.ReadAt(b[:4], offTable+pos*4); err != nil {
-		return 0, false, fmt.Errorf("read pack index: %w", err)
-	}
-	v := binary.BigEndian.Uint32(b[:4])
+	v := binary.BigEndian.Uint32(p.idx[offTable+i*4:])
 	if v&0x80000000 == 0 {
 		return int64(v), true, nil
 	}
-	if _, err := p.idx.ReadAt(b[:], offTable+count*4+int64(v&0x7fffffff)*8); err != nil {
-		return 0, false, fmt.Errorf("read pack index: %w", err)
+	at := offTable + count*4 + int(v&0x7fffffff)*8
+	if at+8 > len(p.idx) {
+		return 0, false, fmt.Errorf("pack index is truncated")
 	}
-	return int64(binary.BigEndian.Uint64(b[:])), true, nil
+	return int64(binary.BigEndian.Uint64(p.idx[at:])), true, nil
 }
 
 const (
@@ -168,12 +164,11 @@ func (p *pack) objectAt(o *objectStore, off int64) (plumbing.ObjectType, []byte,
 	if ok {
 		return c.typ, c.content[:len(c.content):len(c.content)], nil
 	}
-	var hdr [64]byte
-	n, err := p.data.ReadAt(hdr[:], off)
-	if n == 0 {
-		return plumbing.InvalidObject, nil, fmt.Errorf("read pack at %d: %w", off, err)
+	if off < 12 || off >= int64(len(p.data)) {
+		return plumbing.InvalidObject, nil, corruptPack(off, "offset outside the pack")
 	}
-	h := hdr[:n]
+	h := p.data[off:min(off+64, int64(len(p.data)))]
+	var err error
 	typ := (h[0] >> 4) & 7
 	size := uint64(h[0] & 15)
 	i, shift := 1, uint(4)
@@ -257,10 +252,10 @@ func (p *pack) applyAt(off, dataOff int64, size uint64, bt plumbing.ObjectType, 
 
 // inflate reads size bytes of zlib data starting at off.
 func (p *pack) inflate(off int64, size uint64) ([]byte, error) {
-	if size > uint64(p.size)*1024+1<<20 {
+	if off >= int64(len(p.data)) || size > uint64(len(p.data))*1032+1<<20 {
 		return nil, corruptPack(off, "object size")
 	}
-	zr, err := getZlib(io.NewSectionReader(p.data, off, p.size-off))
+	zr, err := getZlib(bytes.NewReader(p.data[off:]))
 	if err != nil {
 		return nil, corruptPack(off, err.Error())
 	}

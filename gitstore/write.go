@@ -342,6 +342,7 @@ func isLowerHex(s string) bool {
 type builder struct {
 	s       *Store
 	written []writtenObject
+	pending []writtenObject // put but not yet written (flush)
 }
 
 // writtenObject is an object a builder wrote, kept until its commit is durable.
@@ -353,16 +354,29 @@ type writtenObject struct {
 
 func newBuilder(s *Store) *builder { return &builder{s: s} }
 
-// put writes an object unless it is already stored as a loose object, and remembers it for
-// ensureDurable either way (an existing unreachable object may still be pruned by a running gc).
-// Each file created costs far more than a stat on most disks, so unchanged objects are not rewritten.
+// put adds an object to the commit being built and returns its id; flush writes it. Every object
+// is remembered for ensureDurable (an existing unreachable object may still be pruned by a running gc).
 func (b *builder) put(t plumbing.ObjectType, content []byte) (Hash, error) {
 	obj := writtenObject{typ: t, content: content, hash: b.s.st.format.Sum(t, content)}
 	b.written = append(b.written, obj)
-	if _, err := os.Stat(b.s.st.loosePath(obj.hash)); err == nil {
-		return obj.hash, nil
-	}
-	return b.s.st.writeLoose(t, content)
+	b.pending = append(b.pending, obj)
+	return obj.hash, nil
+}
+
+// flush writes the objects put since the last flush, several at once: each is a new file, and
+// creating a file costs a disk round trip that the others need not wait for. An object already
+// stored as a loose file is not rewritten (a stat is far cheaper than a create).
+func (b *builder) flush() error {
+	pending := b.pending
+	b.pending = nil
+	errs := make([]error, len(pending))
+	parallel(len(pending), func(i int) {
+		if _, err := os.Stat(b.s.st.loosePath(pending[i].hash)); err == nil {
+			return
+		}
+		_, errs[i] = b.s.st.writeLoose(pending[i].typ, pending[i].content)
+	})
+	return errors.Join(errs...)
 }
 
 // build writes the commit that appends events to h: the last segment rewritten (or new ones
