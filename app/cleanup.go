@@ -119,7 +119,7 @@ func (r *Repo) cleanupOffline(feature string, st workflow.State, base string) (*
 		return nil, fmt.Errorf("cannot verify %s offline: %w", feature, err)
 	}
 	remote := "origin"
-	if v, err := r.Store.Loc.Git(nil, "config", "--get", "branch."+st.Branch+".remote"); err == nil && strings.TrimSpace(v) != "" && strings.TrimSpace(v) != "." {
+	if v, ok := r.Store.Config("branch." + st.Branch + ".remote"); ok && strings.TrimSpace(v) != "" && strings.TrimSpace(v) != "." {
 		remote = strings.TrimSpace(v)
 	}
 	if base == "" && st.PR != nil {

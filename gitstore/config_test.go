@@ -31,6 +31,10 @@ func TestConfigFilesAgreeWithGit(t *testing.T) {
 	git(t, dir, "config", "core.repositoryformatversion", "1")
 	git(t, dir, "config", "extensions.worktreeConfig", "true")
 	git(t, dir, "config", "--worktree", "exarchos.debug.maxFixCycles", "1")
+	git(t, dir, "remote", "add", "origin", "https://example.com/r.git")
+	git(t, dir, "config", "--add", "remote.origin.fetch", "+refs/exarchos/*:refs/exarchos-remotes/origin/*")
+	git(t, dir, "config", "branch.Feature-X.remote", "upstream")
+	git(t, dir, "config", "branch.feature-x.remote", "origin")
 
 	s := openStore(t, dir)
 	fromFiles, ok := s.readConfigFiles()
@@ -42,6 +46,17 @@ func TestConfigFilesAgreeWithGit(t *testing.T) {
 	assert.True(t, s.ConfigBool("exarchos.stopGuard"))
 	assert.Equal(t, 5, s.ConfigInt("exarchos.feature.maxFixCycles", 0))
 	assert.Equal(t, 1, s.ConfigInt("exarchos.debug.maxFixCycles", 0))
+	// One reader for every key: multi-valued keys in order, subsections case-sensitive as in git.
+	assert.Equal(t, []string{"+refs/heads/*:refs/remotes/origin/*", "+refs/exarchos/*:refs/exarchos-remotes/origin/*"}, s.ConfigAll("Remote.origin.Fetch"))
+	for key, want := range map[string]string{"branch.Feature-X.remote": "upstream", "branch.feature-x.remote": "origin", "BRANCH.Feature-X.REMOTE": "upstream"} {
+		got, ok := s.Config(key)
+		assert.True(t, ok, key)
+		assert.Equal(t, want, got, key)
+		assert.Equal(t, git(t, dir, "config", "--get", key), got, key)
+	}
+	// A value added through AddConfig is seen at once.
+	require.NoError(t, s.AddConfig("remote.origin.fetch", "+refs/notes/*:refs/notes/*"))
+	assert.Len(t, s.ConfigAll("remote.origin.fetch"), 3)
 }
 
 func TestConfigFallsBackToGit(t *testing.T) {

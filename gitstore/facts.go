@@ -1,7 +1,6 @@
 package gitstore
 
 import (
-	"errors"
 	"fmt"
 	"strings"
 
@@ -15,20 +14,17 @@ type Facts struct{ s *Store }
 // Facts returns the repository facts guards read.
 func (s *Store) Facts() Facts { return Facts{s: s} }
 
-// BranchTip returns the commit at the tip of a local branch.
+// BranchTip returns the commit at the tip of a local branch (Location.BranchTip, with the error
+// guards want when there is none).
 func (f Facts) BranchTip(branch string) (string, error) {
-	name := branch
-	if !strings.HasPrefix(name, "refs/") {
-		name = "refs/heads/" + branch
-	}
-	h, ok, err := readRef(f.s.Loc.CommonDir, name)
+	tip, ok, err := f.s.Loc.BranchTip(branch)
 	if err != nil {
 		return "", err
 	}
 	if !ok {
 		return "", fmt.Errorf("branch %s does not exist: create it with `git switch -c %s`, or bind the workflow to an existing branch", branch, branch)
 	}
-	return h.String(), nil
+	return tip, nil
 }
 
 // ResolveRef resolves a ref name (full, or a branch or remote-tracking short name) to a commit.
@@ -99,16 +95,10 @@ func (f Facts) at(commit, path string) (treeEntry, bool, error) {
 
 // IsAncestor reports whether ancestor is reachable from descendant (a commit is its own ancestor).
 func (f Facts) IsAncestor(ancestor, descendant string) (bool, error) {
-	if ancestor == descendant {
-		return true, nil
-	}
-	_, err := gitCmd(f.s.Loc.CommonDir, nil, "merge-base", "--is-ancestor", ancestor, descendant)
-	if err == nil {
-		return true, nil
-	}
-	var ee interface{ ExitCode() int }
-	if errors.As(err, &ee) && ee.ExitCode() == 1 {
-		return false, nil
-	}
-	return false, fmt.Errorf("git merge-base --is-ancestor %s %s: %w", ancestor, descendant, err)
+	return f.s.Loc.IsAncestor(ancestor, descendant)
+}
+
+// isAncestor is Location.IsAncestor on object ids.
+func (s *Store) isAncestor(anc, desc Hash) (bool, error) {
+	return s.Loc.IsAncestor(anc.String(), desc.String())
 }

@@ -2,25 +2,13 @@ package gitstore
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"strings"
 )
-
-// gitCmd runs the git binary against gitDir and returns its combined output. The git binary is used
-// where go-git is weak: identity resolution, deleting packed refs, worktrees, fetch and push.
-func gitCmd(gitDir string, stdin io.Reader, args ...string) ([]byte, error) {
-	cmd := exec.Command("git", append([]string{"--git-dir=" + gitDir}, args...)...)
-	cmd.Stdin = stdin
-	cmd.Env = cleanGitEnv()
-	var out bytes.Buffer
-	cmd.Stdout = &out
-	cmd.Stderr = &out
-	err := cmd.Run()
-	return out.Bytes(), err
-}
 
 // cleanGitEnv drops GIT_DIR-like variables so that --git-dir / -C decide the repository, not
 // whatever environment a git hook ran us in.
@@ -38,28 +26,63 @@ func cleanGitEnv() []string {
 	return out
 }
 
-// Git runs the git binary on this repository and returns stdout; a failure carries git's stderr.
-// The git directory and working tree are passed explicitly, so git reads the repository that was
-// discovered (GIT_DIR, GIT_WORK_TREE) and not whatever repository encloses the working tree
-// directory. Packages above gitstore use it for worktrees, fetch and push.
+// Git runs the git binary on this repository and returns stdout; a failure is a *GitError
+// carrying git's stderr. The git directory and working tree are passed explicitly, so git reads
+// the repository that was discovered (GIT_DIR, GIT_WORK_TREE) and not whatever repository
+// encloses the working directory. Packages above gitstore use it for worktrees, fetch and push.
 func (l Location) Git(stdin io.Reader, args ...string) (string, error) {
 	full := []string{"--git-dir=" + l.GitDir}
+	dir := l.GitDir
 	if l.WorkTree != "" {
 		full = append(full, "--work-tree="+l.WorkTree)
+		dir = l.WorkTree
 	}
-	full = append(full, args...)
+	out, err := runGit(dir, "", nil, stdin, append(full, args...)...)
+	var ge *GitError
+	if errors.As(err, &ge) {
+		ge.Args = args // name the command as the caller wrote it
+	}
+	return out, err
+}
+
+// runGit runs git in dir (or with --git-dir when gitDir is set) with extra environment, and
+// returns stdout; a failure is a *GitError carrying git's stderr and naming the command. It is the
+// one place gitstore starts git.
+func runGit(dir, gitDir string, env []string, stdin io.Reader, args ...string) (string, error) {
+	full := args
+	if gitDir != "" {
+		full = append([]string{"--git-dir=" + gitDir}, args...)
+	}
 	cmd := exec.Command("git", full...)
-	cmd.Dir = l.WorkTree
-	if cmd.Dir == "" {
-		cmd.Dir = l.GitDir
-	}
+	cmd.Dir = dir
 	cmd.Stdin = stdin
-	cmd.Env = cleanGitEnv()
+	cmd.Env = append(cleanGitEnv(), env...)
 	var stdout, stderr bytes.Buffer
-	cmd.Stdout = &stdout
-	cmd.Stderr = &stderr
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
-		return stdout.String(), fmt.Errorf("git %s: %v: %s", strings.Join(args, " "), err, strings.TrimSpace(stderr.String()))
+		return stdout.String(), &GitError{Args: args, Err: err, Stderr: strings.TrimSpace(stderr.String())}
 	}
 	return stdout.String(), nil
+}
+
+// GitError is a failed git command with its stderr.
+type GitError struct {
+	Args   []string
+	Err    error
+	Stderr string
+}
+
+func (e *GitError) Error() string {
+	return fmt.Sprintf("git %s: %v: %s", strings.Join(e.Args, " "), e.Err, e.Stderr)
+}
+
+func (e *GitError) Unwrap() error { return e.Err }
+
+// exitCode returns git's exit code, or -1 when err is not an exit.
+func exitCode(err error) int {
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		return ee.ExitCode()
+	}
+	return -1
 }

@@ -124,47 +124,6 @@ func (s *Store) parseRetry(feature string, commit Hash) (*head, error) {
 	return h, err
 }
 
-// isAncestor reports whether anc is reachable from desc (a commit is its own ancestor).
-func (s *Store) isAncestor(anc, desc Hash) (bool, error) {
-	if anc == desc {
-		return true, nil
-	}
-	var ok bool
-	err := s.retryTransient(func() error {
-		if _, err := s.getCommit(anc); err != nil {
-			return fmt.Errorf("read commit %s: %w", anc, err)
-		}
-		var err error
-		ok, err = s.reaches(desc, anc)
-		return err
-	})
-	return ok, err
-}
-
-// reaches walks the history of from (breadth first, each commit once) looking for target.
-func (s *Store) reaches(from, target Hash) (bool, error) {
-	seen := map[Hash]bool{from: true}
-	queue := []Hash{from}
-	for len(queue) > 0 {
-		h := queue[0]
-		queue = queue[1:]
-		if h == target {
-			return true, nil
-		}
-		c, err := s.getCommit(h)
-		if err != nil {
-			return false, fmt.Errorf("read commit %s: %w", h, err)
-		}
-		for _, p := range c.Parents {
-			if !seen[p] {
-				seen[p] = true
-				queue = append(queue, p)
-			}
-		}
-	}
-	return false, nil
-}
-
 // MergeCommits writes (without moving any ref) the merge commit of two tips of a workflow and
 // returns it with its snapshot: what Integrate writes when the logs diverged.
 func (s *Store) MergeCommits(feature string, p Projector, ours, theirs Hash) (Hash, *Snapshot, error) {

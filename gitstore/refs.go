@@ -244,9 +244,8 @@ func deleteRefLocked(commonDir, name, refPath string) error {
 		return nil
 	}
 	os.Remove(refPath + ".lock")
-	out, err := gitCmd(commonDir, nil, "update-ref", "-d", name)
-	if err != nil {
-		return fmt.Errorf("delete packed %s: %v: %s", name, err, bytes.TrimSpace(out))
+	if _, err := runGit(commonDir, commonDir, nil, nil, "update-ref", "-d", name); err != nil {
+		return fmt.Errorf("delete packed %s: %w", name, err)
 	}
 	return nil
 }

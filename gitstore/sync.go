@@ -47,10 +47,8 @@ func (s *Store) ResolveRemote(given string) (string, error) {
 	if name == "" {
 		name = "origin"
 		if b := s.CurrentBranch(); b != "" {
-			if out, err := s.Loc.Git(nil, "config", "--get", "branch."+b+".remote"); err == nil {
-				if r := strings.TrimSpace(out); r != "" && r != "." && slices.Contains(remotes, r) {
-					name = r
-				}
+			if r, ok := s.Config("branch." + b + ".remote"); ok && r != "" && r != "." && slices.Contains(remotes, r) {
+				name = r
 			}
 		}
 	}
@@ -97,7 +95,7 @@ func (s *Store) featureRefs(prefix string) (map[string]Hash, error) {
 // partial clone it asks for every blob (--no-filter): a workflow's log must be complete to merge.
 func (s *Store) Fetch(remote string, features ...string) error {
 	args := []string{"fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "--no-recurse-submodules"}
-	if f, ok := s.gitConfig("remote." + remote + ".partialclonefilter"); ok && f != "" {
+	if f, ok := s.Config("remote." + remote + ".partialclonefilter"); ok && f != "" {
 		args = append(args, "--no-filter")
 	}
 	if len(features) == 0 {
@@ -113,15 +111,6 @@ func (s *Store) Fetch(remote string, features ...string) error {
 	}
 	s.st.Reindex() // new packs arrived
 	return nil
-}
-
-// gitConfig reads one config key through the git binary (remote.* is not in the cached set).
-func (s *Store) gitConfig(key string) (string, bool) {
-	out, err := s.Loc.Git(nil, "config", "--get", key)
-	if err != nil {
-		return "", false
-	}
-	return strings.TrimSpace(out), true
 }
 
 // PushedRef is git's verdict on one pushed workflow ref.
@@ -228,13 +217,12 @@ func (s *Store) ContainedIn(local, other Hash) (bool, error) {
 // to their tracking refs too. It reports whether it changed anything (false: already there).
 func (s *Store) SetupRemote(remote string) (bool, error) {
 	spec := FetchRefspec(remote)
-	out, _ := s.Loc.Git(nil, "config", "--get-all", "remote."+remote+".fetch")
-	for _, line := range strings.Split(out, "\n") {
-		if strings.TrimSpace(line) == spec {
+	for _, v := range s.ConfigAll("remote." + remote + ".fetch") {
+		if strings.TrimSpace(v) == spec {
 			return false, nil
 		}
 	}
-	if _, err := s.Loc.Git(nil, "config", "--add", "remote."+remote+".fetch", spec); err != nil {
+	if err := s.AddConfig("remote."+remote+".fetch", spec); err != nil {
 		return false, fmt.Errorf("add fetch refspec to %s: %w", remote, err)
 	}
 	return true, nil
