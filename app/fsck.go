@@ -39,7 +39,7 @@ func Fsck(r *Repo, o FsckOptions) (*FsckResult, error) {
 	}
 	res.Problems = append(res.Problems, objProblems...)
 	for _, f := range features {
-		problems, err := r.Store.Verify(f, Projector)
+		problems, err := r.Store.Verify(f, r.Projector())
 		if err != nil {
 			return nil, err
 		}
