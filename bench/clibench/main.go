@@ -122,7 +122,7 @@ func setup(dir string, events, n int) {
 	}
 	benchutil.Run(dir, tx.String(), "git", "update-ref", "--stdin")
 	for i := 0; i < n; i++ {
-		_, err := r.Store.Append(fmt.Sprintf("bench-%d", i), app.Projector, workflow.NewEvent{Type: "bench.copy", Data: map[string]int{"i": i}})
+		_, err := r.Store.Append(fmt.Sprintf("bench-%d", i), r.Projector(), workflow.NewEvent{Type: "bench.copy", Data: map[string]int{"i": i}})
 		benchutil.Check(err)
 	}
 }
