@@ -28,6 +28,7 @@ type benchCase struct {
 	Stdin    string
 	Baseline string // name of the baseline case this one is compared with
 	Target   string // what the issue asks for, quoted in the table
+	PathDir  string // put first on PATH for this case (another git-exarchos binary)
 }
 
 func cases() []benchCase {
@@ -50,6 +51,7 @@ func main() {
 	only := flag.String("case", "", "run only cases whose name contains this")
 	workflows := flag.Int("workflows", 0, "workflows besides the benchmarked one (default: -n, one per transition run)")
 	gc := flag.Bool("gc", false, "run `git gc` after setup, so every object is read from a pack")
+	other := flag.String("compare", "", "directory holding another git-exarchos binary (e.g. built from main) to time beside the one on PATH, case by case")
 	flag.Parse()
 	benchutil.RequireOnPath("clibench")
 	dir, err := os.MkdirTemp("", "clibench")
@@ -64,6 +66,11 @@ func main() {
 	for _, c := range cases() {
 		if *only == "" || strings.Contains(c.Name, *only) || c.Baseline == "" {
 			selected = append(selected, c)
+			if *other != "" && len(c.Args) > 1 && c.Args[0] == "git" && c.Args[1] == "exarchos" && !strings.Contains(c.Name, "transition") {
+				twin := c
+				twin.Name, twin.PathDir, twin.Target = c.Name+" ["+*other+"]", *other, ""
+				selected = append(selected, twin)
+			}
 		}
 	}
 	// Interleave: run i of every case before run i+1 of any, so drift on a shared machine hits all
@@ -89,7 +96,11 @@ func main() {
 		if base, ok := results[c.Baseline]; ok && base > 0 {
 			ratio = fmt.Sprintf("%.2fx %s", float64(med)/float64(base), c.Baseline)
 		}
-		fmt.Printf("| `%s` | %.2f ms | %.2f ms | %s | %s |\n", strings.Join(c.Args, " "), benchutil.Ms(med), benchutil.Ms(p90), ratio, c.Target)
+		label := strings.Join(c.Args, " ")
+		if c.PathDir != "" {
+			label += "` (" + c.PathDir + ")`"
+		}
+		fmt.Printf("| `%s` | %.2f ms | %.2f ms | %s | %s |\n", label, benchutil.Ms(med), benchutil.Ms(p90), ratio, c.Target)
 	}
 }
 
@@ -134,6 +145,9 @@ func timeOnce(dir string, c benchCase, i int) time.Duration {
 	}
 	cmd := exec.Command(args[0], args[1:]...)
 	cmd.Dir = dir
+	if c.PathDir != "" {
+		cmd.Env = append(os.Environ(), "PATH="+c.PathDir+string(os.PathListSeparator)+os.Getenv("PATH"))
+	}
 	cmd.Stdin = strings.NewReader(c.Stdin)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
