@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/exarchos/git-exarchos/gitstore"
+	"github.com/exarchos/git-exarchos/gitrepo"
 	"github.com/exarchos/git-exarchos/workflow"
 )
 
@@ -46,7 +46,7 @@ func Validate(r *Repo, o ValidateOptions) (*ValidateResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	if st, err := gitstore.WorktreeStatus(dir); err != nil {
+	if st, err := gitrepo.WorktreeStatus(dir); err != nil {
 		return nil, err
 	} else if st.Staged+st.Modified+st.Conflicts > 0 {
 		return nil, Usagef("%s has uncommitted changes to tracked files, so a result would not describe commit %s: commit them, then run validate again", dir, head[:12])

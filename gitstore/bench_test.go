@@ -2,6 +2,7 @@ package gitstore
 
 import (
 	"fmt"
+	"github.com/exarchos/git-exarchos/gitrepo"
 	"os/exec"
 	"sort"
 	"testing"
@@ -67,7 +68,7 @@ func listRepo(b *testing.B) string {
 	dir := newRepo(b)
 	s := openStore(b, dir)
 	mustCreate(b, s, "w0")
-	head, _, err := readRef(s.Loc.CommonDir, "refs/exarchos/w0")
+	head, _, err := gitrepo.ReadRef(s.Loc.CommonDir, "refs/exarchos/w0")
 	require.NoError(b, err)
 	tree := git(b, dir, "rev-parse", head.String()+"^{tree}")
 	var stdin []byte
@@ -118,11 +119,11 @@ func BenchmarkBaselineReadRef(b *testing.B) {
 	_ = dir
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		if _, _, err := readRef(s.Loc.CommonDir, "refs/exarchos/w"); err != nil {
+		if _, _, err := gitrepo.ReadRef(s.Loc.CommonDir, "refs/exarchos/w"); err != nil {
 			b.Fatal(err)
 		}
 	}
-	_ = ZeroHash
+	_ = gitrepo.ZeroHash
 }
 
 // BenchmarkAppendBaselineGitUpdateRef is git moving one ref (a process, like every git command an

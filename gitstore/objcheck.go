@@ -3,6 +3,7 @@ package gitstore
 import (
 	"errors"
 	"fmt"
+	"github.com/exarchos/git-exarchos/gitrepo"
 	"regexp"
 	"strings"
 
@@ -16,12 +17,12 @@ import (
 // objects. git's checks (hash of the content, tree entry order and modes, header syntax, …) are
 // the reference; a finding about an object no workflow reaches belongs to `git fsck`, not here.
 func (s *Store) CheckObjects(features []string) ([]Problem, error) {
-	owner := map[Hash]string{} // object → the workflow whose walk reached it first
-	tipOf := map[string]Hash{}
+	owner := map[gitrepo.Hash]string{} // object → the workflow whose walk reached it first
+	tipOf := map[string]gitrepo.Hash{}
 	var problems []Problem
 	var args []string
 	for _, f := range features {
-		tip, ok, err := readRef(s.Loc.CommonDir, RefName(f))
+		tip, ok, err := gitrepo.ReadRef(s.Loc.CommonDir, RefName(f))
 		if err != nil {
 			return nil, err
 		}
@@ -35,15 +36,15 @@ func (s *Store) CheckObjects(features []string) ([]Problem, error) {
 	if len(args) == 0 {
 		return problems, nil
 	}
-	out, err := runGit(s.Loc.CommonDir, s.Loc.CommonDir, nil, nil, append([]string{"fsck", "--strict", "--no-dangling", "--no-reflogs", "--no-progress", "--no-full"}, args...)...)
-	if err != nil && exitCode(err) < 0 {
+	out, err := s.Loc.Git(nil, append([]string{"fsck", "--strict", "--no-dangling", "--no-reflogs", "--no-progress", "--no-full"}, args...)...)
+	if err != nil && gitrepo.ExitCode(err) < 0 {
 		return nil, fmt.Errorf("run git fsck: %w", err)
 	}
-	var ge *GitError
+	var ge *gitrepo.GitError
 	if errors.As(err, &ge) {
 		out += "\n" + ge.Stderr
 	}
-	idRe := regexp.MustCompile(fmt.Sprintf(`\b[0-9a-f]{%d}\b`, 2*s.st.format.Size()))
+	idRe := regexp.MustCompile(fmt.Sprintf(`\b[0-9a-f]{%d}\b`, 2*s.st.Format().Size()))
 	seen := map[string]bool{}
 	for _, line := range strings.Split(out, "\n") {
 		line = strings.TrimSpace(line)
@@ -51,7 +52,7 @@ func (s *Store) CheckObjects(features []string) ([]Problem, error) {
 			continue
 		}
 		for _, id := range idRe.FindAllString(line, -1) {
-			h, _ := ParseHash(id)
+			h, _ := gitrepo.ParseHash(id)
 			if f, ok := owner[h]; ok {
 				seen[line] = true
 				problems = append(problems, Problem{Feature: f, Commit: tipOf[f].String(), Path: id, Message: "git fsck: " + line})
@@ -64,13 +65,13 @@ func (s *Store) CheckObjects(features []string) ([]Problem, error) {
 
 // walkObjects visits every commit, tree and blob reachable from tip that no earlier walk reached,
 // recording them in owner, and reports those that cannot be read or decoded.
-func (s *Store) walkObjects(feature string, tip Hash, owner map[Hash]string) []Problem {
+func (s *Store) walkObjects(feature string, tip gitrepo.Hash, owner map[gitrepo.Hash]string) []Problem {
 	var problems []Problem
-	add := func(h Hash, path, format string, args ...any) {
+	add := func(h gitrepo.Hash, path, format string, args ...any) {
 		problems = append(problems, Problem{Feature: feature, Commit: tip.String(), Path: path, Message: h.String() + ": " + fmt.Sprintf(format, args...)})
 	}
 	type item struct {
-		h    Hash
+		h    gitrepo.Hash
 		typ  plumbing.ObjectType
 		path string
 	}
@@ -82,7 +83,7 @@ func (s *Store) walkObjects(feature string, tip Hash, owner map[Hash]string) []P
 			continue
 		}
 		owner[it.h] = feature
-		typ, content, err := s.st.raw(it.h)
+		typ, content, err := s.st.Raw(it.h)
 		if err != nil {
 			add(it.h, it.path, "%s unreadable: %v", it.typ, err)
 			continue
@@ -91,13 +92,13 @@ func (s *Store) walkObjects(feature string, tip Hash, owner map[Hash]string) []P
 			add(it.h, it.path, "is a %s, not a %s", typ, it.typ)
 			continue
 		}
-		if got := s.st.format.Sum(typ, content); got != it.h {
+		if got := s.st.Format().Sum(typ, content); got != it.h {
 			add(it.h, it.path, "content hashes to %s", got)
 			continue
 		}
 		switch typ {
 		case plumbing.CommitObject:
-			c, err := decodeCommit(content, s.st.format)
+			c, err := gitrepo.DecodeCommit(content, s.st.Format())
 			if err != nil {
 				add(it.h, it.path, "commit does not decode: %v", err)
 				continue
@@ -107,7 +108,7 @@ func (s *Store) walkObjects(feature string, tip Hash, owner map[Hash]string) []P
 				queue = append(queue, item{p, plumbing.CommitObject, ""})
 			}
 		case plumbing.TreeObject:
-			t, err := decodeTree(content, s.st.format)
+			t, err := gitrepo.DecodeTree(content, s.st.Format())
 			if err != nil {
 				add(it.h, it.path, "tree does not decode: %v", err)
 				continue

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/zlib"
 	"fmt"
+	"github.com/exarchos/git-exarchos/gitrepo"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -88,7 +89,7 @@ func TestCheckObjectsFindsWhatGitFsckFinds(t *testing.T) {
 func gitAllowFail(dir string, args ...string) string {
 	cmd := exec.Command("git", args...)
 	cmd.Dir = dir
-	cmd.Env = cleanGitEnv()
+	cmd.Env = gitrepo.CleanGitEnv()
 	out, _ := cmd.CombinedOutput()
 	return string(out)
 }

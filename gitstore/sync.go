@@ -3,6 +3,7 @@ package gitstore
 import (
 	"errors"
 	"fmt"
+	"github.com/exarchos/git-exarchos/gitrepo"
 	"slices"
 	"strings"
 )
@@ -62,24 +63,24 @@ func (s *Store) ResolveRemote(given string) (string, error) {
 }
 
 // RemoteWorkflows returns the tracking refs of a remote, by feature.
-func (s *Store) RemoteWorkflows(remote string) (map[string]Hash, error) {
+func (s *Store) RemoteWorkflows(remote string) (map[string]gitrepo.Hash, error) {
 	return s.featureRefs(RemoteRefPrefix + remote + "/")
 }
 
 // Tombstones returns the workflows of a remote that were deleted there and kept here, by feature.
-func (s *Store) Tombstones(remote string) (map[string]Hash, error) {
+func (s *Store) Tombstones(remote string) (map[string]gitrepo.Hash, error) {
 	return s.featureRefs(TombstonePrefix + remote + "/")
 }
 
 // LocalWorkflows returns every workflow's tip, by feature.
-func (s *Store) LocalWorkflows() (map[string]Hash, error) { return s.featureRefs(RefPrefix) }
+func (s *Store) LocalWorkflows() (map[string]gitrepo.Hash, error) { return s.featureRefs(RefPrefix) }
 
-func (s *Store) featureRefs(prefix string) (map[string]Hash, error) {
-	refs, err := listRefs(s.Loc.CommonDir, prefix)
+func (s *Store) featureRefs(prefix string) (map[string]gitrepo.Hash, error) {
+	refs, err := gitrepo.ListRefs(s.Loc.CommonDir, prefix)
 	if err != nil {
 		return nil, err
 	}
-	out := make(map[string]Hash, len(refs))
+	out := make(map[string]gitrepo.Hash, len(refs))
 	for name, h := range refs {
 		f := strings.TrimPrefix(name, prefix)
 		if ValidateFeature(f) == nil {
@@ -125,7 +126,7 @@ type PushedRef struct {
 // Push pushes the given workflows (never forced) and reports git's verdict per ref, read from
 // `git push --porcelain`. A ref the remote accepted has its tracking ref moved to the pushed tip.
 // The error is for a push that failed as a whole (unreachable remote, no permission).
-func (s *Store) Push(remote string, tips map[string]Hash) ([]PushedRef, error) {
+func (s *Store) Push(remote string, tips map[string]gitrepo.Hash) ([]PushedRef, error) {
 	if len(tips) == 0 {
 		return nil, nil
 	}
@@ -171,16 +172,16 @@ func (s *Store) Push(remote string, tips map[string]Hash) ([]PushedRef, error) {
 
 // setRef points name at h whatever it held (tracking refs and tombstones: only this process's
 // view of the remote, never a workflow).
-func (s *Store) setRef(name string, h Hash) error {
+func (s *Store) setRef(name string, h gitrepo.Hash) error {
 	for attempt := 0; attempt < maxAttempts; attempt++ {
-		cur, _, err := readRef(s.Loc.CommonDir, name)
+		cur, _, err := gitrepo.ReadRef(s.Loc.CommonDir, name)
 		if err != nil {
 			return err
 		}
 		if cur == h {
 			return nil
 		}
-		if err := casRef(s.Loc.CommonDir, name, h, cur); !errors.Is(err, errStale) {
+		if err := gitrepo.CasRef(s.Loc.CommonDir, name, h, cur); !errors.Is(err, gitrepo.ErrStale) {
 			return err
 		}
 	}
@@ -188,20 +189,20 @@ func (s *Store) setRef(name string, h Hash) error {
 }
 
 // SetTombstone records that remote deleted feature, whose last tip there was h.
-func (s *Store) SetTombstone(remote, feature string, h Hash) error {
+func (s *Store) SetTombstone(remote, feature string, h gitrepo.Hash) error {
 	return s.setRef(TombstonePrefix+remote+"/"+feature, h)
 }
 
 // ClearTombstone forgets a tombstone (the workflow reappeared upstream, or was pruned here).
 func (s *Store) ClearTombstone(remote, feature string) error {
-	return s.setRef(TombstonePrefix+remote+"/"+feature, ZeroHash)
+	return s.setRef(TombstonePrefix+remote+"/"+feature, gitrepo.ZeroHash)
 }
 
 // DeleteIfUnchanged deletes a local workflow if its tip is still want (by compare-and-swap); it
 // reports whether it did.
-func (s *Store) DeleteIfUnchanged(feature string, want Hash) (bool, error) {
-	err := casRef(s.Loc.CommonDir, RefName(feature), ZeroHash, want)
-	if errors.Is(err, errStale) {
+func (s *Store) DeleteIfUnchanged(feature string, want gitrepo.Hash) (bool, error) {
+	err := gitrepo.CasRef(s.Loc.CommonDir, RefName(feature), gitrepo.ZeroHash, want)
+	if errors.Is(err, gitrepo.ErrStale) {
 		return false, nil
 	}
 	return err == nil, err
@@ -209,7 +210,7 @@ func (s *Store) DeleteIfUnchanged(feature string, want Hash) (bool, error) {
 
 // ContainedIn reports whether the local tip is an ancestor of (or equal to) other: nothing local
 // would be lost by dropping it in favour of other.
-func (s *Store) ContainedIn(local, other Hash) (bool, error) {
+func (s *Store) ContainedIn(local, other gitrepo.Hash) (bool, error) {
 	return s.isAncestor(local, other)
 }
 
@@ -226,4 +227,9 @@ func (s *Store) SetupRemote(remote string) (bool, error) {
 		return false, fmt.Errorf("add fetch refspec to %s: %w", remote, err)
 	}
 	return true, nil
+}
+
+// isAncestor is Location.IsAncestor on object ids.
+func (s *Store) isAncestor(anc, desc gitrepo.Hash) (bool, error) {
+	return s.Loc.IsAncestor(anc.String(), desc.String())
 }

@@ -7,6 +7,7 @@ import (
 	"io"
 
 	"github.com/exarchos/git-exarchos/app"
+	"github.com/exarchos/git-exarchos/gitrepo"
 	"github.com/exarchos/git-exarchos/gitstore"
 	"github.com/exarchos/git-exarchos/workflow"
 )
@@ -51,15 +52,15 @@ func classify(err error) errorBody {
 		return errorBody{Code: "USAGE", Exit: exitUsage}
 	case errors.Is(err, app.ErrAmbiguous):
 		return errorBody{Code: "AMBIGUOUS_FEATURE", Exit: exitUsage}
-	case errors.Is(err, gitstore.ErrConcurrent), errors.Is(err, gitstore.ErrLocked):
+	case errors.Is(err, gitstore.ErrConcurrent), errors.Is(err, gitrepo.ErrLocked):
 		return errorBody{Code: "CONCURRENT_UPDATE", Exit: exitConcurrent}
 	case errors.Is(err, gitstore.ErrNotFound):
 		return errorBody{Code: "NOT_FOUND", Exit: exitError}
 	case errors.Is(err, gitstore.ErrExists):
 		return errorBody{Code: "EXISTS", Exit: exitError}
-	case errors.Is(err, gitstore.ErrNotRepository):
+	case errors.Is(err, gitrepo.ErrNotRepository):
 		return errorBody{Code: "NOT_A_REPOSITORY", Exit: exitError}
-	case errors.Is(err, gitstore.ErrNoIdentity):
+	case errors.Is(err, gitrepo.ErrNoIdentity):
 		return errorBody{Code: "NO_IDENTITY", Exit: exitError}
 	case errors.As(err, &corrupt):
 		return errorBody{Code: "CORRUPT", Exit: exitError, Details: map[string]string{"commit": corrupt.Commit.String(), "path": corrupt.Path}}

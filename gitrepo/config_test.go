@@ -1,4 +1,4 @@
-package gitstore
+package gitrepo
 
 import (
 	"os"
@@ -36,7 +36,7 @@ func TestConfigFilesAgreeWithGit(t *testing.T) {
 	git(t, dir, "config", "branch.Feature-X.remote", "upstream")
 	git(t, dir, "config", "branch.feature-x.remote", "origin")
 
-	s := openStore(t, dir)
+	s := openRepo(t, dir)
 	fromFiles, ok := s.readConfigFiles()
 	require.True(t, ok)
 	assert.Equal(t, s.configFromGit(), fromFiles, "the file reader sees what git sees")
@@ -65,7 +65,7 @@ func TestConfigFallsBackToGit(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(home, ".gitconfig"), []byte("[include]\n\tpath = "+filepath.Join(home, "extra")+"\n"), 0o644))
 	dir := t.TempDir()
 	git(t, dir, "init", "-q")
-	s := openStore(t, dir)
+	s := openRepo(t, dir)
 	_, ok := s.readConfigFiles()
 	assert.False(t, ok, "includes are git's to resolve")
 	actor, err := s.Actor()
@@ -75,7 +75,7 @@ func TestConfigFallsBackToGit(t *testing.T) {
 	t.Setenv("GIT_CONFIG_COUNT", "1")
 	t.Setenv("GIT_CONFIG_KEY_0", "user.name")
 	t.Setenv("GIT_CONFIG_VALUE_0", "From Env")
-	s = openStore(t, dir)
+	s = openRepo(t, dir)
 	_, ok = s.readConfigFiles()
 	assert.False(t, ok)
 	actor, err = s.Actor()

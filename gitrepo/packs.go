@@ -1,4 +1,4 @@
-package gitstore
+package gitrepo
 
 import (
 	"bytes"
@@ -157,7 +157,7 @@ const (
 
 // objectAt reads and, for a delta, resolves the object at offset off. The content returned may be
 // shared with the cache, so its capacity is clipped: an append by the caller copies.
-func (p *pack) objectAt(o *objectStore, off int64) (plumbing.ObjectType, []byte, error) {
+func (p *pack) objectAt(o *Objects, off int64) (plumbing.ObjectType, []byte, error) {
 	p.mu.Lock()
 	c, ok := p.cache[off]
 	p.mu.Unlock()
@@ -218,7 +218,7 @@ func (p *pack) objectAt(o *objectStore, off int64) (plumbing.ObjectType, []byte,
 		if i+sz > len(h) {
 			return plumbing.InvalidObject, nil, corruptPack(off, "delta base id")
 		}
-		bt, base, err := o.raw(hashFromBytes(h[i : i+sz]))
+		bt, base, err := o.Raw(hashFromBytes(h[i : i+sz]))
 		if err != nil {
 			return plumbing.InvalidObject, nil, err
 		}

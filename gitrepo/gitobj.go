@@ -1,4 +1,4 @@
-package gitstore
+package gitrepo
 
 import (
 	"bytes"
@@ -18,35 +18,35 @@ import (
 // verify) whose package init costs up to 2 ms of CPU on every start of the binary, and every hook
 // call starts it.
 
-// treeEntry is one line of a tree object.
-type treeEntry struct {
+// TreeEntry is one line of a tree object.
+type TreeEntry struct {
 	Name string
 	Mode filemode.FileMode
 	Hash Hash
 }
 
 // tree is a decoded tree object; Entries are in git's order.
-type tree struct {
-	Entries []treeEntry
+type Tree struct {
+	Entries []TreeEntry
 }
 
 // entry finds the entry called name in this tree (not below it); ok is false when there is none.
-func (t *tree) entry(name string) (treeEntry, bool) {
+func (t *Tree) Entry(name string) (TreeEntry, bool) {
 	if t == nil {
-		return treeEntry{}, false
+		return TreeEntry{}, false
 	}
 	for _, e := range t.Entries {
 		if e.Name == name {
 			return e, true
 		}
 	}
-	return treeEntry{}, false
+	return TreeEntry{}, false
 }
 
 // decodeTree parses a tree's content: "<octal mode> <name>\x00<raw id>", repeated; f says the
 // length of an id.
-func decodeTree(content []byte, f ObjectFormat) (*tree, error) {
-	t := &tree{}
+func DecodeTree(content []byte, f ObjectFormat) (*Tree, error) {
+	t := &Tree{}
 	size := f.Size()
 	for len(content) > 0 {
 		sp := bytes.IndexByte(content, ' ')
@@ -58,7 +58,7 @@ func decodeTree(content []byte, f ObjectFormat) (*tree, error) {
 		if err != nil {
 			return nil, fmt.Errorf("entry %d has mode %q", len(t.Entries)+1, content[:sp])
 		}
-		e := treeEntry{Name: string(content[sp+1 : nul]), Mode: filemode.FileMode(mode)}
+		e := TreeEntry{Name: string(content[sp+1 : nul]), Mode: filemode.FileMode(mode)}
 		content = content[nul+1:]
 		e.Hash = hashFromBytes(content[:size])
 		content = content[size:]
@@ -68,7 +68,7 @@ func decodeTree(content []byte, f ObjectFormat) (*tree, error) {
 }
 
 // encodeTree writes a tree's content as git does, sorting entries in place first.
-func encodeTree(entries []treeEntry) []byte {
+func EncodeTree(entries []TreeEntry) []byte {
 	sortTreeEntries(entries)
 	var b bytes.Buffer
 	for _, e := range entries {
@@ -82,8 +82,8 @@ func encodeTree(entries []treeEntry) []byte {
 }
 
 // sortTreeEntries orders entries as git requires: by name, a tree's name compared as if it ended in "/".
-func sortTreeEntries(entries []treeEntry) {
-	key := func(e treeEntry) string {
+func sortTreeEntries(entries []TreeEntry) {
+	key := func(e TreeEntry) string {
 		if e.Mode == filemode.Dir {
 			return e.Name + "/"
 		}
@@ -92,31 +92,31 @@ func sortTreeEntries(entries []treeEntry) {
 	sort.Slice(entries, func(i, j int) bool { return key(entries[i]) < key(entries[j]) })
 }
 
-// signature is an author or committer line: "Name <email> <unix seconds> <+hhmm>".
-type signature struct {
+// Signature is an author or committer line: "Name <email> <unix seconds> <+hhmm>".
+type Signature struct {
 	Name  string
 	Email string
 	When  time.Time
 }
 
-func (s signature) encode(b *bytes.Buffer) {
+func (s Signature) encode(b *bytes.Buffer) {
 	fmt.Fprintf(b, "%s <%s> %d %s", s.Name, s.Email, s.When.Unix(), s.When.Format("-0700"))
 }
 
-func decodeSignature(line []byte) (signature, error) {
+func decodeSignature(line []byte) (Signature, error) {
 	lt := bytes.IndexByte(line, '<')
 	gt := bytes.LastIndexByte(line, '>')
 	if lt < 0 || gt < lt {
-		return signature{}, fmt.Errorf("signature %q has no <email>", line)
+		return Signature{}, fmt.Errorf("Signature %q has no <email>", line)
 	}
-	s := signature{Name: string(bytes.TrimSpace(line[:lt])), Email: string(line[lt+1 : gt])}
+	s := Signature{Name: string(bytes.TrimSpace(line[:lt])), Email: string(line[lt+1 : gt])}
 	fields := strings.Fields(string(line[gt+1:]))
 	if len(fields) == 0 {
-		return signature{}, fmt.Errorf("signature %q has no time", line)
+		return Signature{}, fmt.Errorf("Signature %q has no time", line)
 	}
 	sec, err := strconv.ParseInt(fields[0], 10, 64)
 	if err != nil {
-		return signature{}, fmt.Errorf("signature %q has time %q", line, fields[0])
+		return Signature{}, fmt.Errorf("Signature %q has time %q", line, fields[0])
 	}
 	loc := time.UTC
 	if len(fields) > 1 {
@@ -148,17 +148,17 @@ func parseZone(z string) *time.Location {
 
 // commit is a decoded commit object. Headers other than these (gpgsig, mergetag, encoding) are
 // skipped when reading and never written.
-type commit struct {
+type Commit struct {
 	Tree      Hash
 	Parents   []Hash
-	Author    signature
-	Committer signature
+	Author    Signature
+	Committer Signature
 	Message   string
 }
 
 // decodeCommit parses a commit's content: headers, a blank line, the message as stored; ids must
 // be in format f.
-func decodeCommit(content []byte, f ObjectFormat) (*commit, error) {
+func DecodeCommit(content []byte, f ObjectFormat) (*Commit, error) {
 	headers, msg, ok := bytes.Cut(content, []byte("\n\n"))
 	if !ok {
 		if !bytes.HasSuffix(content, []byte("\n")) {
@@ -166,7 +166,7 @@ func decodeCommit(content []byte, f ObjectFormat) (*commit, error) {
 		}
 		headers = content[:len(content)-1] // headers only, empty message
 	}
-	c := &commit{Message: string(msg)}
+	c := &Commit{Message: string(msg)}
 	var sawTree bool
 	for _, line := range bytes.Split(headers, []byte("\n")) {
 		key, val, _ := bytes.Cut(line, []byte(" "))
@@ -203,7 +203,7 @@ func parseHash(text []byte, f ObjectFormat) (Hash, error) {
 }
 
 // encode writes a commit's content exactly as git does.
-func (c *commit) encode() []byte {
+func (c *Commit) Encode() []byte {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "tree %s\n", c.Tree)
 	for _, p := range c.Parents {
@@ -220,8 +220,8 @@ func (c *commit) encode() []byte {
 
 // readObject reads an object that must be of type want. A missing object keeps its
 // plumbing.ErrObjectNotFound (a concurrent gc may have moved it; see retryTransient).
-func (s *Store) readObject(h Hash, want plumbing.ObjectType) ([]byte, error) {
-	typ, content, err := s.st.raw(h)
+func (s *Repo) ReadObject(h Hash, want plumbing.ObjectType) ([]byte, error) {
+	typ, content, err := s.st.Raw(h)
 	if err != nil {
 		return nil, err
 	}
@@ -232,12 +232,12 @@ func (s *Store) readObject(h Hash, want plumbing.ObjectType) ([]byte, error) {
 }
 
 // getTree reads and decodes a tree object.
-func (s *Store) getTree(h Hash) (*tree, error) {
-	content, err := s.readObject(h, plumbing.TreeObject)
+func (s *Repo) GetTree(h Hash) (*Tree, error) {
+	content, err := s.ReadObject(h, plumbing.TreeObject)
 	if err != nil {
 		return nil, err
 	}
-	t, err := decodeTree(content, s.st.format)
+	t, err := DecodeTree(content, s.st.format)
 	if err != nil {
 		return nil, fmt.Errorf("tree %s is corrupt: %w", h, err)
 	}
@@ -245,12 +245,12 @@ func (s *Store) getTree(h Hash) (*tree, error) {
 }
 
 // getCommit reads and decodes a commit object.
-func (s *Store) getCommit(h Hash) (*commit, error) {
-	content, err := s.readObject(h, plumbing.CommitObject)
+func (s *Repo) GetCommit(h Hash) (*Commit, error) {
+	content, err := s.ReadObject(h, plumbing.CommitObject)
 	if err != nil {
 		return nil, err
 	}
-	c, err := decodeCommit(content, s.st.format)
+	c, err := DecodeCommit(content, s.st.format)
 	if err != nil {
 		return nil, fmt.Errorf("commit %s is corrupt: %w", h, err)
 	}
@@ -259,38 +259,18 @@ func (s *Store) getCommit(h Hash) (*commit, error) {
 
 // findPath finds the entry at a slash-separated path below t, reading subtrees on the way; ok is
 // false when some component is missing or is not a directory.
-func (s *Store) findPath(t *tree, path string) (e treeEntry, ok bool, err error) {
+func (s *Repo) FindPath(t *Tree, path string) (e TreeEntry, ok bool, err error) {
 	for {
 		name, rest, more := strings.Cut(path, "/")
-		if e, ok = t.entry(name); !ok || !more {
+		if e, ok = t.Entry(name); !ok || !more {
 			return e, ok, nil
 		}
 		if e.Mode != filemode.Dir {
-			return treeEntry{}, false, nil
+			return TreeEntry{}, false, nil
 		}
-		if t, err = s.getTree(e.Hash); err != nil {
-			return treeEntry{}, false, err
+		if t, err = s.GetTree(e.Hash); err != nil {
+			return TreeEntry{}, false, err
 		}
 		path = rest
 	}
-}
-
-// putTree writes a tree of entries (sorted in place).
-func (b *builder) putTree(entries []treeEntry) (Hash, error) {
-	return b.put(plumbing.TreeObject, encodeTree(entries))
-}
-
-// putCommitObject writes a commit with the given parents (one for an append, two for a merge). The
-// commit is the last object of every build, so it writes everything put before it too: once it
-// returns, the commit and all it needs are stored and a ref may point at it.
-func (b *builder) putCommitObject(sig signature, root Hash, parents []Hash, message string) (Hash, error) {
-	c := &commit{Tree: root, Parents: parents, Author: sig, Committer: sig, Message: message}
-	h, err := b.put(plumbing.CommitObject, c.encode())
-	if err != nil {
-		return ZeroHash, err
-	}
-	if err := b.flush(); err != nil {
-		return ZeroHash, err
-	}
-	return h, nil
 }

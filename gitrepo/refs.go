@@ -1,4 +1,4 @@
-package gitstore
+package gitrepo
 
 import (
 	"bufio"
@@ -13,8 +13,8 @@ import (
 	"time"
 )
 
-// errStale is returned by casRef when the ref no longer holds the expected old value.
-var errStale = errors.New("ref changed concurrently")
+// ErrStale is returned by casRef when the ref no longer holds the expected old value.
+var ErrStale = errors.New("ref changed concurrently")
 
 // lockWait is how long casRef waits for another process's lock on the same ref (git pack-refs, a
 // concurrent writer) before giving up, like git's core.filesRefLockTimeout.
@@ -23,7 +23,7 @@ const lockWait = 2 * time.Second
 // readRef resolves a ref the way git's files backend does: the loose file wins, else packed-refs.
 // Reading the loose file first is what keeps this correct while `git pack-refs` runs: it writes
 // packed-refs before it deletes the loose file.
-func readRef(commonDir, name string) (Hash, bool, error) {
+func ReadRef(commonDir, name string) (Hash, bool, error) {
 	b, err := os.ReadFile(filepath.Join(commonDir, filepath.FromSlash(name)))
 	if err == nil {
 		line := strings.TrimSpace(string(b))
@@ -85,7 +85,7 @@ func readPackedRefs(commonDir, prefix string) (map[string]Hash, error) {
 }
 
 // listRefs returns every ref under prefix (e.g. "refs/exarchos/"), loose refs overriding packed ones.
-func listRefs(commonDir, prefix string) (map[string]Hash, error) {
+func ListRefs(commonDir, prefix string) (map[string]Hash, error) {
 	out, err := readPackedRefs(commonDir, prefix)
 	if err != nil {
 		return nil, err
@@ -109,7 +109,7 @@ func listRefs(commonDir, prefix string) (map[string]Hash, error) {
 			return err
 		}
 		name := filepath.ToSlash(rel)
-		h, ok, err := readRef(commonDir, name)
+		h, ok, err := ReadRef(commonDir, name)
 		if err != nil {
 			return err
 		}
@@ -125,7 +125,7 @@ func listRefs(commonDir, prefix string) (map[string]Hash, error) {
 }
 
 // sortedNames returns the keys of a ref map in order.
-func sortedNames(m map[string]Hash) []string {
+func SortedNames(m map[string]Hash) []string {
 	names := make([]string, 0, len(m))
 	for n := range m {
 		names = append(names, n)
@@ -134,15 +134,15 @@ func sortedNames(m map[string]Hash) []string {
 	return names
 }
 
-// refLock is git's own lock on one ref (<ref>.lock, created exclusively): while it is held no
+// RefLock is git's own lock on one ref (<ref>.lock, created exclusively): while it is held no
 // git process and no other writer can move the ref.
-type refLock struct {
+type RefLock struct {
 	commonDir, name, refPath, lockPath string
 	f                                  *os.File
 	done                               bool
 }
 
-func lockRef(commonDir, name string) (*refLock, error) {
+func LockRef(commonDir, name string) (*RefLock, error) {
 	refPath := filepath.Join(commonDir, filepath.FromSlash(name))
 	if err := os.MkdirAll(filepath.Dir(refPath), 0o777); err != nil {
 		return nil, fmt.Errorf("update %s: %w", name, err)
@@ -151,16 +151,16 @@ func lockRef(commonDir, name string) (*refLock, error) {
 	if err != nil {
 		return nil, fmt.Errorf("update %s: %w", name, err)
 	}
-	return &refLock{commonDir: commonDir, name: name, refPath: refPath, lockPath: refPath + ".lock", f: f}, nil
+	return &RefLock{commonDir: commonDir, name: name, refPath: refPath, lockPath: refPath + ".lock", f: f}, nil
 }
 
 // commit writes the new value into the lock file and renames it over the ref: a crash leaves the
 // old or the new value, never a torn one. A zero value deletes the ref.
-func (l *refLock) commit(newH Hash) error {
+func (l *RefLock) Commit(newH Hash) error {
 	if newH.IsZero() {
 		l.f.Close()
 		err := deleteRefLocked(l.commonDir, l.name, l.refPath)
-		l.release()
+		l.Release()
 		return err
 	}
 	if _, err := l.f.WriteString(newH.String() + "\n"); err != nil {
@@ -177,7 +177,7 @@ func (l *refLock) commit(newH Hash) error {
 }
 
 // release drops the lock without changing the ref (a no-op after commit).
-func (l *refLock) release() {
+func (l *RefLock) Release() {
 	if !l.done {
 		l.f.Close()
 		os.Remove(l.lockPath)
@@ -189,20 +189,20 @@ func (l *refLock) release() {
 // the ref's lock, checking the current value under the lock, so it interoperates with any git
 // process touching the same ref. A crash leaves either the old or the new value, plus at worst a
 // stale lock file, which the next writer's error names.
-func casRef(commonDir, name string, newH, oldH Hash) error {
-	l, err := lockRef(commonDir, name)
+func CasRef(commonDir, name string, newH, oldH Hash) error {
+	l, err := LockRef(commonDir, name)
 	if err != nil {
 		return err
 	}
-	defer l.release()
-	cur, exists, err := readRef(commonDir, name)
+	defer l.Release()
+	cur, exists, err := ReadRef(commonDir, name)
 	if err != nil {
 		return err
 	}
 	if (oldH.IsZero() && exists) || (!oldH.IsZero() && cur != oldH) {
-		return errStale
+		return ErrStale
 	}
-	return l.commit(newH)
+	return l.Commit(newH)
 }
 
 func acquireLock(lockPath string) (*os.File, error) {

@@ -1,4 +1,4 @@
-package gitstore
+package gitrepo
 
 import (
 	"errors"
@@ -13,10 +13,10 @@ import (
 )
 
 // Facts answers guards' questions about the repository (guards.GitFacts).
-type Facts struct{ s *Store }
+type Facts struct{ s *Repo }
 
 // Facts returns the repository facts guards read.
-func (s *Store) Facts() Facts { return Facts{s: s} }
+func (s *Repo) Facts() Facts { return Facts{s: s} }
 
 // BranchTip returns the commit at the tip of a local branch (Location.BranchTip, with the error
 // guards want when there is none).
@@ -37,7 +37,7 @@ func (f Facts) ResolveRef(name string) (string, bool, error) {
 		if !strings.HasPrefix(full, "refs/") {
 			continue
 		}
-		h, ok, err := readRef(f.s.Loc.CommonDir, full)
+		h, ok, err := ReadRef(f.s.Loc.CommonDir, full)
 		if err != nil {
 			return "", false, err
 		}
@@ -64,7 +64,7 @@ func (f Facts) DirFiles(commit, dir string) (map[string][]byte, error) {
 	if err != nil || !ok || e.Mode != filemode.Dir {
 		return nil, err
 	}
-	t, err := f.s.getTree(e.Hash)
+	t, err := f.s.GetTree(e.Hash)
 	if err != nil {
 		return nil, err
 	}
@@ -73,7 +73,7 @@ func (f Facts) DirFiles(commit, dir string) (map[string][]byte, error) {
 		if entry.Mode != filemode.Regular && entry.Mode != filemode.Executable && entry.Mode != filemode.Deprecated {
 			continue // symlinks and submodules are not files to read
 		}
-		if out[entry.Name], err = f.s.readObject(entry.Hash, plumbing.BlobObject); err != nil {
+		if out[entry.Name], err = f.s.ReadObject(entry.Hash, plumbing.BlobObject); err != nil {
 			return nil, err
 		}
 	}
@@ -81,30 +81,25 @@ func (f Facts) DirFiles(commit, dir string) (map[string][]byte, error) {
 }
 
 // at finds the tree entry at a slash path in commit's tree.
-func (f Facts) at(commit, path string) (treeEntry, bool, error) {
+func (f Facts) at(commit, path string) (TreeEntry, bool, error) {
 	h, ok := f.s.st.format.parseID(commit)
 	if !ok {
-		return treeEntry{}, false, fmt.Errorf("%q is not a %s commit id", commit, f.s.st.format)
+		return TreeEntry{}, false, fmt.Errorf("%q is not a %s commit id", commit, f.s.st.format)
 	}
-	c, err := f.s.getCommit(h)
+	c, err := f.s.GetCommit(h)
 	if err != nil {
-		return treeEntry{}, false, fmt.Errorf("read commit %s: %w", commit, err)
+		return TreeEntry{}, false, fmt.Errorf("read commit %s: %w", commit, err)
 	}
-	root, err := f.s.getTree(c.Tree)
+	root, err := f.s.GetTree(c.Tree)
 	if err != nil {
-		return treeEntry{}, false, fmt.Errorf("read tree of %s: %w", commit, err)
+		return TreeEntry{}, false, fmt.Errorf("read tree of %s: %w", commit, err)
 	}
-	return f.s.findPath(root, strings.TrimPrefix(path, "./"))
+	return f.s.FindPath(root, strings.TrimPrefix(path, "./"))
 }
 
 // IsAncestor reports whether ancestor is reachable from descendant (a commit is its own ancestor).
 func (f Facts) IsAncestor(ancestor, descendant string) (bool, error) {
 	return f.s.Loc.IsAncestor(ancestor, descendant)
-}
-
-// isAncestor is Location.IsAncestor on object ids.
-func (s *Store) isAncestor(anc, desc Hash) (bool, error) {
-	return s.Loc.IsAncestor(anc.String(), desc.String())
 }
 
 // SymbolicTarget reads a symbolic ref (such as refs/remotes/origin/HEAD) without following it: the

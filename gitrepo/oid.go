@@ -1,4 +1,4 @@
-package gitstore
+package gitrepo
 
 import (
 	"bytes"
@@ -52,7 +52,7 @@ func (h *Hash) UnmarshalText(b []byte) error {
 // ParseHash reads a 40- or 64-digit lowercase hex object id. All zeros (git's "no object") is the
 // zero hash.
 func ParseHash(s string) (Hash, bool) {
-	if (len(s) != 40 && len(s) != 64) || !isLowerHex(s) {
+	if (len(s) != 40 && len(s) != 64) || !IsLowerHex(s) {
 		return ZeroHash, false
 	}
 	var h Hash
@@ -118,4 +118,14 @@ func (f ObjectFormat) parseID(s string) (Hash, bool) {
 		return ZeroHash, false
 	}
 	return ParseHash(s)
+}
+
+// IsLowerHex reports whether s is made of lowercase hex digits only.
+func IsLowerHex(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if !(s[i] >= '0' && s[i] <= '9' || s[i] >= 'a' && s[i] <= 'f') {
+			return false
+		}
+	}
+	return true
 }

@@ -1,4 +1,4 @@
-package gitstore
+package gitrepo
 
 import (
 	"bytes"
@@ -14,12 +14,12 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 )
 
-// objectStore is the object database as gitstore uses it, in the repository's hash (SHA-1 or
+// Objects is the object database as gitstore uses it, in the repository's hash (SHA-1 or
 // SHA-256): loose objects are read and written straight from their files, packed objects are read
 // by a small pack reader of our own (packs.go) that keeps one handle per pack for the life of the
 // process and looks ids up in the pack index without loading it. go-git's object storage cannot
 // read SHA-256 repositories in a binary built for SHA-1, and it reopens a pack for every object.
-type objectStore struct {
+type Objects struct {
 	commonDir string
 	format    ObjectFormat
 
@@ -29,23 +29,19 @@ type objectStore struct {
 	// when a gc deletes it, since a concurrent reader may be inside it (the mapping keeps the
 	// deleted file readable).
 	mapped map[string]*pack
-	// formatBlob is the id of the "1\n" format marker in this repository's hash.
-	formatBlob Hash
 }
 
-func newObjectStore(commonDir string, format ObjectFormat) *objectStore {
-	return &objectStore{
-		commonDir:  commonDir,
-		format:     format,
-		mapped:     map[string]*pack{},
-		formatBlob: format.Sum(plumbing.BlobObject, []byte(fmt.Sprintf("%d\n", FormatVersion))),
-	}
+func newObjects(commonDir string, format ObjectFormat) *Objects {
+	return &Objects{commonDir: commonDir, format: format, mapped: map[string]*pack{}}
 }
+
+// Format is the repository's hash function.
+func (o *Objects) Format() ObjectFormat { return o.format }
 
 // exists reports whether an object is stored, without reading it: a stat for a loose object, the
 // pack indexes otherwise.
-func (o *objectStore) exists(h Hash) bool {
-	if _, err := os.Stat(o.loosePath(h)); err == nil {
+func (o *Objects) Exists(h Hash) bool {
+	if _, err := os.Stat(o.LoosePath(h)); err == nil {
 		return true
 	}
 	for _, p := range o.packList() {
@@ -56,16 +52,13 @@ func (o *objectStore) exists(h Hash) bool {
 	return false
 }
 
-// has reports whether an object is stored, loose or packed.
-func (o *objectStore) has(h Hash) bool { return o.exists(h) }
-
 // writeLoose stores an object as a loose file the way git does: zlib of "<type> <size>\x00<content>"
 // in a temporary file renamed into place, so a crash never leaves a torn object. It is safe to call
 // from several goroutines. `git prune` removes empty objects/xx directories, so a rename that
 // finds its directory gone makes it again and retries.
-func (o *objectStore) writeLoose(t plumbing.ObjectType, content []byte) (Hash, error) {
+func (o *Objects) WriteLoose(t plumbing.ObjectType, content []byte) (Hash, error) {
 	h := o.format.Sum(t, content)
-	path := o.loosePath(h)
+	path := o.LoosePath(h)
 	dir := filepath.Dir(path)
 	var err error
 	for attempt := 0; attempt < 10; attempt++ {
@@ -97,7 +90,7 @@ func (o *objectStore) writeLoose(t plumbing.ObjectType, content []byte) (Hash, e
 	return ZeroHash, fmt.Errorf("write object %s: %w", h, err)
 }
 
-func (o *objectStore) loosePath(h Hash) string {
+func (o *Objects) LoosePath(h Hash) string {
 	hex := h.String()
 	if len(hex) < 3 {
 		hex = strings.Repeat("0", 2*o.format.Size())
@@ -107,7 +100,7 @@ func (o *objectStore) loosePath(h Hash) string {
 
 // raw returns an object's type and content. A missing object is plumbing.ErrObjectNotFound (a
 // concurrent gc may have moved it; see retryTransient).
-func (o *objectStore) raw(h Hash) (plumbing.ObjectType, []byte, error) {
+func (o *Objects) Raw(h Hash) (plumbing.ObjectType, []byte, error) {
 	if int(h.n) != o.format.Size() {
 		return plumbing.InvalidObject, nil, fmt.Errorf("object id %q is not a %s id: %w", h, o.format, plumbing.ErrObjectNotFound)
 	}
@@ -122,7 +115,7 @@ func (o *objectStore) raw(h Hash) (plumbing.ObjectType, []byte, error) {
 			return p.objectAt(o, off)
 		}
 	}
-	if f, err := os.Open(o.loosePath(h)); err == nil {
+	if f, err := os.Open(o.LoosePath(h)); err == nil {
 		typ, content, ok := readLoose(f)
 		f.Close()
 		if ok {
@@ -133,7 +126,7 @@ func (o *objectStore) raw(h Hash) (plumbing.ObjectType, []byte, error) {
 }
 
 // packList returns the repository's packs, listing them on first use.
-func (o *objectStore) packList() []*pack {
+func (o *Objects) packList() []*pack {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if o.packs == nil {
@@ -143,7 +136,7 @@ func (o *objectStore) packList() []*pack {
 }
 
 // Reindex lists the packs again on the next read, after a concurrent gc or a fetch changed them.
-func (o *objectStore) Reindex() {
+func (o *Objects) Reindex() {
 	o.mu.Lock()
 	o.packs = nil
 	o.mu.Unlock()
@@ -198,7 +191,7 @@ func getZlib(r io.Reader) (io.ReadCloser, error) {
 }
 
 // Close unmaps the pack files this store read; the store must not be used afterwards.
-func (s *Store) Close() error {
+func (s *Repo) Close() error {
 	s.st.mu.Lock()
 	defer s.st.mu.Unlock()
 	for path, p := range s.st.mapped {

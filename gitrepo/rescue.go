@@ -1,4 +1,4 @@
-package gitstore
+package gitrepo
 
 import (
 	"errors"
@@ -106,7 +106,7 @@ func (sp RescueSpec) trailers(kind string) string {
 
 // rescueTip reads the rescue ref; "" when it does not exist.
 func (l Location) rescueTip(ref string) (string, error) {
-	h, ok, err := readRef(l.CommonDir, ref)
+	h, ok, err := ReadRef(l.CommonDir, ref)
 	if err != nil || !ok {
 		return "", err
 	}
@@ -308,12 +308,12 @@ func (l Location) ListRescues(feature string) ([]Rescue, error) {
 	if feature != "" {
 		prefix += feature + "/"
 	}
-	refs, err := listRefs(l.CommonDir, prefix)
+	refs, err := ListRefs(l.CommonDir, prefix)
 	if err != nil {
 		return nil, err
 	}
 	out := []Rescue{}
-	for _, name := range sortedNames(refs) {
+	for _, name := range SortedNames(refs) {
 		rest := strings.TrimPrefix(name, RescuePrefix)
 		f, task, ok := strings.Cut(rest, "/")
 		if !ok {

@@ -1,4 +1,4 @@
-package gitstore
+package gitrepo
 
 import (
 	"bytes"
@@ -10,9 +10,9 @@ import (
 	"strings"
 )
 
-// cleanGitEnv drops GIT_DIR-like variables so that --git-dir / -C decide the repository, not
+// CleanGitEnv drops GIT_DIR-like variables so that --git-dir / -C decide the repository, not
 // whatever environment a git hook ran us in.
-func cleanGitEnv() []string {
+func CleanGitEnv() []string {
 	env := os.Environ()
 	out := env[:0:0]
 	for _, kv := range env {
@@ -56,7 +56,7 @@ func runGit(dir, gitDir string, env []string, stdin io.Reader, args ...string) (
 	cmd := exec.Command("git", full...)
 	cmd.Dir = dir
 	cmd.Stdin = stdin
-	cmd.Env = append(cleanGitEnv(), env...)
+	cmd.Env = append(CleanGitEnv(), env...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
@@ -79,7 +79,7 @@ func (e *GitError) Error() string {
 func (e *GitError) Unwrap() error { return e.Err }
 
 // exitCode returns git's exit code, or -1 when err is not an exit.
-func exitCode(err error) int {
+func ExitCode(err error) int {
 	var ee *exec.ExitError
 	if errors.As(err, &ee) {
 		return ee.ExitCode()

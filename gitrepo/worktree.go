@@ -1,4 +1,4 @@
-package gitstore
+package gitrepo
 
 import (
 	"bytes"
@@ -184,7 +184,7 @@ func (l Location) EnsureExcluded(pattern string) (bool, error) {
 func (l Location) ResolveCommit(rev string) (string, bool, error) {
 	out, err := l.repoGit(nil, "rev-parse", "--verify", "--quiet", "--end-of-options", rev+"^{commit}")
 	if err != nil {
-		if exitCode(err) == 1 {
+		if ExitCode(err) == 1 {
 			return "", false, nil
 		}
 		return "", false, err
@@ -199,7 +199,7 @@ func (l Location) BranchTip(branch string) (string, bool, error) {
 	if !strings.HasPrefix(name, "refs/") {
 		name = "refs/heads/" + branch
 	}
-	h, ok, err := readRef(l.CommonDir, name)
+	h, ok, err := ReadRef(l.CommonDir, name)
 	if err != nil || !ok {
 		return "", ok, err
 	}
@@ -216,7 +216,7 @@ func (l Location) IsAncestor(ancestor, descendant string) (bool, error) {
 	if err == nil {
 		return true, nil
 	}
-	if exitCode(err) == 1 {
+	if ExitCode(err) == 1 {
 		return false, nil
 	}
 	return false, err
