@@ -66,3 +66,21 @@ func (s *Repo) GCRunning() bool {
 	_, err := os.Stat(filepath.Join(s.Loc.CommonDir, "gc.pid"))
 	return err == nil
 }
+
+// HeadCommit is the commit checked out in this worktree (a branch's tip, or a detached HEAD as CI
+// checks a pull request out); "" on an unborn branch.
+func (s *Repo) HeadCommit() string {
+	b, err := os.ReadFile(filepath.Join(s.Loc.GitDir, "HEAD"))
+	if err != nil {
+		return ""
+	}
+	head := strings.TrimSpace(string(b))
+	if ref, ok := strings.CutPrefix(head, "ref: "); ok {
+		h, found, err := ReadRef(s.Loc.CommonDir, ref)
+		if err != nil || !found {
+			return ""
+		}
+		return h.String()
+	}
+	return head
+}

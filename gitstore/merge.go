@@ -125,6 +125,38 @@ func (s *Store) parseRetry(feature string, commit gitrepo.Hash) (*head, error) {
 	return h, err
 }
 
+// Reachable returns every commit reachable from the tips (the tips included), read in process:
+// one walk answers many "is this commit in the history" questions.
+func (s *Store) Reachable(tips ...string) (map[string]bool, error) {
+	seen := map[string]bool{}
+	var queue []gitrepo.Hash
+	for _, t := range tips {
+		if !seen[t] {
+			seen[t] = true
+			h, ok := gitrepo.ParseHash(t)
+			if !ok {
+				return nil, fmt.Errorf("%q is not a commit id", t)
+			}
+			queue = append(queue, h)
+		}
+	}
+	for len(queue) > 0 {
+		h := queue[0]
+		queue = queue[1:]
+		c, err := s.GetCommit(h)
+		if err != nil {
+			return nil, fmt.Errorf("read commit %s: %w", h, err)
+		}
+		for _, p := range c.Parents {
+			if !seen[p.String()] {
+				seen[p.String()] = true
+				queue = append(queue, p)
+			}
+		}
+	}
+	return seen, nil
+}
+
 // MergeCommits writes (without moving any ref) the merge commit of two tips of a workflow and
 // returns it with its snapshot: what Integrate writes when the logs diverged.
 func (s *Store) MergeCommits(feature string, p Projector, ours, theirs gitrepo.Hash) (gitrepo.Hash, *Snapshot, error) {

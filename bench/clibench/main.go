@@ -7,12 +7,10 @@
 package main
 
 import (
-	"bytes"
 	"flag"
 	"fmt"
 	"github.com/exarchos/git-exarchos/bench/benchutil"
 	"os"
-	"os/exec"
 	"strings"
 	"time"
 
@@ -143,19 +141,9 @@ func timeOnce(dir string, c benchCase, i int) time.Duration {
 	for j, a := range c.Args {
 		args[j] = strings.NewReplacer("{f}", "bench", "{i}", fmt.Sprint(i)).Replace(a)
 	}
-	cmd := exec.Command(args[0], args[1:]...)
-	cmd.Dir = dir
-	if c.PathDir != "" {
-		cmd.Env = append(os.Environ(), "PATH="+c.PathDir+string(os.PathListSeparator)+os.Getenv("PATH"))
+	if c.PathDir != "" { // another binary first on PATH, for -compare
+		defer os.Setenv("PATH", os.Getenv("PATH"))
+		os.Setenv("PATH", c.PathDir+string(os.PathListSeparator)+os.Getenv("PATH"))
 	}
-	cmd.Stdin = strings.NewReader(c.Stdin)
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	t0 := time.Now()
-	err := cmd.Run()
-	d := time.Since(t0)
-	if err != nil {
-		benchutil.Fail(fmt.Sprintf("%s: %v: %s", strings.Join(args, " "), err, out.String()))
-	}
-	return d
+	return benchutil.Time(dir, c.Stdin, args...)
 }
