@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/exarchos/git-exarchos/githubsync"
-	"github.com/exarchos/git-exarchos/gitstore"
+	"github.com/exarchos/git-exarchos/gitrepo"
 	"github.com/exarchos/git-exarchos/internal/faults"
 	"github.com/exarchos/git-exarchos/workflow"
 )
@@ -207,7 +207,7 @@ func report(s workflow.Step) StepReport {
 
 // compensator performs (or, dry, describes) compensation steps on the workflow's repository.
 type compensator struct {
-	loc     gitstore.Location
+	loc     gitrepo.Location
 	feature string
 	st      workflow.State
 	skipPR  bool
@@ -247,14 +247,14 @@ func (c *compensator) run(s workflow.Step, dry bool) StepReport {
 	return rep
 }
 
-func (c *compensator) spec(res workflow.Resource) gitstore.RescueSpec {
-	return gitstore.RescueSpec{Feature: c.feature, Task: res.Task, Branch: res.Branch, Path: res.Path}
+func (c *compensator) spec(res workflow.Resource) gitrepo.RescueSpec {
+	return gitrepo.RescueSpec{Feature: c.feature, Task: res.Task, Branch: res.Branch, Path: res.Path}
 }
 
 // onBranch reports whether commit is already kept by the task branch.
 // inspect reads a task worktree's status and whether its HEAD is still on (an ancestor of) the
 // task branch, which together decide whether it must be preserved before it is removed.
-func (c *compensator) inspect(res workflow.Resource) (status gitstore.Status, head string, kept bool, err error) {
+func (c *compensator) inspect(res workflow.Resource) (status gitrepo.Status, head string, kept bool, err error) {
 	if status, err = c.loc.WorktreeStatus(res.Path); err != nil {
 		return status, "", false, err
 	}
@@ -301,7 +301,7 @@ func (c *compensator) preserveWorktree(res workflow.Resource, dry bool, rep *Ste
 			rep.Outcome, rep.Detail = workflow.OutcomeSkipped, fmt.Sprintf("%s is gone (deleted outside git exarchos); its HEAD %s is on %s", res.Path, short(w.Head), res.Branch)
 			return err
 		}
-		rep.Outcome, rep.Detail = workflow.OutcomeDone, fmt.Sprintf("%s is gone; its HEAD %s kept at %s", res.Path, short(w.Head), gitstore.RescueRef(c.feature, res.Task))
+		rep.Outcome, rep.Detail = workflow.OutcomeDone, fmt.Sprintf("%s is gone; its HEAD %s kept at %s", res.Path, short(w.Head), gitrepo.RescueRef(c.feature, res.Task))
 		if dry {
 			return nil
 		}
@@ -324,7 +324,7 @@ func (c *compensator) preserveWorktree(res workflow.Resource, dry bool, rep *Ste
 		rep.Outcome, rep.Detail = workflow.OutcomeSkipped, fmt.Sprintf("clean; HEAD %s is on %s", short(head), res.Branch)
 		return nil
 	}
-	ref := gitstore.RescueRef(c.feature, res.Task)
+	ref := gitrepo.RescueRef(c.feature, res.Task)
 	rep.Outcome, rep.Detail = workflow.OutcomeDone, fmt.Sprintf("%s (%s) preserved at %s", res.Path, status, ref)
 	if dry {
 		return nil
@@ -432,7 +432,7 @@ func (c *compensator) branchSafe(res workflow.Resource, tip string) (string, err
 	}
 	in, err := c.loc.RescueContains(c.feature, res.Task, tip)
 	if err != nil || in {
-		return "kept at " + gitstore.RescueRef(c.feature, res.Task), err
+		return "kept at " + gitrepo.RescueRef(c.feature, res.Task), err
 	}
 	return "", nil
 }
@@ -454,7 +454,7 @@ func (c *compensator) preserveBranch(res workflow.Resource, dry bool, rep *StepR
 		rep.Outcome, rep.Detail = workflow.OutcomeSkipped, fmt.Sprintf("%s at %s is %s", res.Branch, short(tip), why)
 		return nil
 	}
-	rep.Outcome, rep.Detail = workflow.OutcomeDone, fmt.Sprintf("unmerged %s at %s kept at %s", res.Branch, short(tip), gitstore.RescueRef(c.feature, res.Task))
+	rep.Outcome, rep.Detail = workflow.OutcomeDone, fmt.Sprintf("unmerged %s at %s kept at %s", res.Branch, short(tip), gitrepo.RescueRef(c.feature, res.Task))
 	if dry {
 		return nil
 	}
@@ -488,7 +488,7 @@ func (c *compensator) deleteBranch(res workflow.Resource, dry bool, rep *StepRep
 	rep.Outcome, rep.Detail = workflow.OutcomeDone, fmt.Sprintf("deleted %s (was %s, %s)", res.Branch, short(tip), why)
 	if dry {
 		if why == "" {
-			rep.Detail = fmt.Sprintf("deleted %s (was %s) once kept at %s", res.Branch, short(tip), gitstore.RescueRef(c.feature, res.Task))
+			rep.Detail = fmt.Sprintf("deleted %s (was %s) once kept at %s", res.Branch, short(tip), gitrepo.RescueRef(c.feature, res.Task))
 		}
 		return nil
 	}
@@ -512,7 +512,7 @@ func (c *compensator) deleteBranch(res workflow.Resource, dry bool, rep *StepRep
 // by an earlier step (a dry run has not removed it yet).
 func (c *compensator) removedBefore(path string) bool {
 	for _, r := range c.st.Resources {
-		if r.Kind == workflow.ResourceWorktree && !r.Compensated() && gitstore.SamePath(r.Path, path) {
+		if r.Kind == workflow.ResourceWorktree && !r.Compensated() && gitrepo.SamePath(r.Path, path) {
 			return true
 		}
 	}

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/exarchos/git-exarchos/gitrepo"
 	"github.com/exarchos/git-exarchos/gitstore"
 	"github.com/exarchos/git-exarchos/internal/faults"
 	"github.com/exarchos/git-exarchos/workflow"
@@ -250,7 +251,7 @@ func TestRescueNeverReplacedWithLess(t *testing.T) {
 	writeFile(t, w, "b.txt", "b\n")
 	full := capture(t, w)
 	loc := r.Store.Loc
-	spec := gitstore.RescueSpec{Feature: "login", Task: "t1", Branch: "main--t1", Path: w}
+	spec := gitrepo.RescueSpec{Feature: "login", Task: "t1", Branch: "main--t1", Path: w}
 	if _, _, err := loc.PreserveWorktree(spec); err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/exarchos/git-exarchos/gitrepo"
 	"github.com/exarchos/git-exarchos/gitstore"
 	"github.com/exarchos/git-exarchos/workflow"
 )
@@ -471,11 +472,11 @@ func TestCancelWithoutResourcesEndsAtOnce(t *testing.T) {
 func TestTaskStartWorktreeIsIdempotentAndTaskDoneRecordsHead(t *testing.T) {
 	dir, r := newSagaRepo(t)
 	p := startWorktree(t, r, "t1")
-	if want := filepath.Join(dir, ".worktrees", "login", "t1"); !gitstore.SamePath(p, want) {
+	if want := filepath.Join(dir, ".worktrees", "login", "t1"); !gitrepo.SamePath(p, want) {
 		t.Fatalf("path %s, want %s", p, want)
 	}
 	again, err := StartTask(r, TaskStartOptions{Feature: "login", Task: "t1", Worktree: true})
-	if err != nil || again.Worktree.Created || !gitstore.SamePath(again.Worktree.Path, p) || len(again.Appended) != 0 {
+	if err != nil || again.Worktree.Created || !gitrepo.SamePath(again.Worktree.Path, p) || len(again.Appended) != 0 {
 		t.Fatalf("rerun: %+v %v", again, err)
 	}
 	if n := strings.Count(readFile(t, filepath.Join(dir, ".git", "info", "exclude")), "/.worktrees/"); n != 1 {

@@ -110,7 +110,7 @@ func (r *Repo) readRules() *Rules {
 			continue
 		}
 		def.Source = name + "@" + short(rl.Base.Commit)
-		def.ID = "blob:" + plumbing.ComputeHash(plumbing.BlobObject, files[base]).String()
+		def.ID = "blob:" + r.Store.ObjectFormat().Sum(plumbing.BlobObject, files[base]).String()
 		repoDefs = append(repoDefs, def)
 	}
 	if src, ok, err := r.BaseFile(ConfigFile); err != nil {
@@ -122,7 +122,7 @@ func (r *Repo) readRules() *Rules {
 			problem(ConfigFile, fmt.Sprintf("%v (at %s; the built-in limits apply until it parses)", err, rl.Base.Ref))
 			rl.Config = Config{}
 		}
-		rl.ConfigID = "blob:" + plumbing.ComputeHash(plumbing.BlobObject, src).String()
+		rl.ConfigID = "blob:" + r.Store.ObjectFormat().Sum(plumbing.BlobObject, src).String()
 	}
 	// Each definition's limits as the config sets them: the definition value carries the
 	// effective limits, so Decide needs nothing else and records what it enforced.

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/exarchos/git-exarchos/gitrepo"
 	"github.com/exarchos/git-exarchos/gitstore"
 	"github.com/exarchos/git-exarchos/workflow"
 )
@@ -194,7 +195,7 @@ func decideAll(def *workflow.Definition, st workflow.State, cmds []workflow.Comm
 // answers from what it kept, and notes a miss (the state changed in a way that matters).
 type gathered struct {
 	live      workflow.GuardEvaluator
-	facts     gitstore.Facts
+	facts     gitrepo.Facts
 	gathering bool
 	liveOnly  bool // gathered too often: evaluate in place
 	missed    bool

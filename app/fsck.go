@@ -35,6 +35,12 @@ func Fsck(r *Repo, o FsckOptions) (*FsckResult, error) {
 		}
 	}
 	res := &FsckResult{Checked: []string{}, Problems: []gitstore.Problem{}}
+	// Objects first, the way git checks them, over all history; then each head's log.
+	objProblems, err := r.Store.CheckObjects(features)
+	if err != nil {
+		return nil, err
+	}
+	res.Problems = append(res.Problems, objProblems...)
 	for _, f := range features {
 		problems, err := r.Store.Verify(f, r.Projector())
 		if err != nil {

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 
+	"github.com/exarchos/git-exarchos/gitrepo"
 	"github.com/exarchos/git-exarchos/gitstore"
 	"github.com/exarchos/git-exarchos/hooks"
 	"github.com/exarchos/git-exarchos/workflow"
@@ -56,7 +57,7 @@ func (h *hookRepo) open(dir string) (*Repo, error) {
 // workflow a session works on is the one of its working directory, never just any active one.
 func (h *hookRepo) Bound(dir string) ([]hooks.Bound, error) {
 	r, err := h.open(dir)
-	if errors.Is(err, gitstore.ErrNotRepository) {
+	if errors.Is(err, gitrepo.ErrNotRepository) {
 		return nil, nil
 	}
 	if err != nil {

@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/exarchos/git-exarchos/gitstore"
+	"github.com/exarchos/git-exarchos/gitrepo"
 	"github.com/exarchos/git-exarchos/hooks"
 )
 
@@ -168,7 +168,7 @@ func settingsPath(dir, scope string) (string, error) {
 		}
 		home = h
 	} else {
-		loc, err := gitstore.Discover(orDot(dir))
+		loc, err := gitrepo.Discover(orDot(dir))
 		if err != nil {
 			return "", err
 		}
@@ -183,7 +183,7 @@ func settingsPath(dir, scope string) (string, error) {
 // gitHooksDir is the directory git runs hooks from: core.hooksPath when set (husky and the like),
 // else the common git directory's hooks/, exactly as git resolves it.
 func gitHooksDir(dir string) (string, error) {
-	loc, err := gitstore.Discover(orDot(dir))
+	loc, err := gitrepo.Discover(orDot(dir))
 	if err != nil {
 		return "", err
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path/filepath"
 
+	"github.com/exarchos/git-exarchos/gitrepo"
 	"github.com/exarchos/git-exarchos/gitstore"
 )
 
@@ -12,7 +13,7 @@ type RescueListOptions struct{ Feature string }
 
 // RescueListResult is what `rescue list` prints.
 type RescueListResult struct {
-	Rescues []gitstore.Rescue `json:"rescues"`
+	Rescues []gitrepo.Rescue `json:"rescues"`
 }
 
 // RescueList lists the work cancels preserved under refs/exarchos-rescue/, of one feature or all.
@@ -42,7 +43,7 @@ type RescueRestoreOptions struct {
 
 // RescueRestore checks rescued work out into a new linked worktree, with the working files
 // (untracked ones included) and the index as they were preserved.
-func RescueRestore(r *Repo, o RescueRestoreOptions) (*gitstore.Restored, error) {
+func RescueRestore(r *Repo, o RescueRestoreOptions) (*gitrepo.Restored, error) {
 	if err := gitstore.ValidateFeature(o.Feature); err != nil {
 		return nil, &UsageError{Msg: err.Error()}
 	}
@@ -57,7 +58,7 @@ func RescueRestore(r *Repo, o RescueRestoreOptions) (*gitstore.Restored, error) 
 	if err != nil {
 		return nil, err
 	}
-	var found *gitstore.Rescue
+	var found *gitrepo.Rescue
 	for i := range list {
 		if list[i].Task == o.Task {
 			found = &list[i]

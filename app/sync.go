@@ -4,8 +4,7 @@ import (
 	"fmt"
 	"sort"
 
-	"github.com/go-git/go-git/v5/plumbing"
-
+	"github.com/exarchos/git-exarchos/gitrepo"
 	"github.com/exarchos/git-exarchos/gitstore"
 	"github.com/exarchos/git-exarchos/workflow"
 )
@@ -87,7 +86,7 @@ func (res *PullResult) add(w WorkflowPull) {
 }
 
 // integrate brings one fetched tip into the local workflow and names the conflicts it brought in.
-func (r *Repo) integrate(feature string, theirs plumbing.Hash, label string) WorkflowPull {
+func (r *Repo) integrate(feature string, theirs gitrepo.Hash, label string) WorkflowPull {
 	w := WorkflowPull{Feature: feature}
 	known := map[string]bool{}
 	if st, _, err := r.State(feature); err == nil {
@@ -124,12 +123,12 @@ func (r *Repo) integrate(feature string, theirs plumbing.Hash, label string) Wor
 // deletedUpstream handles workflows whose tracking ref the fetch pruned, and those tombstoned by
 // an earlier pull: keep them (and remember, so push does not recreate them) or, with prune, delete
 // them when nothing local would be lost.
-func (r *Repo) deletedUpstream(res *PullResult, remote string, before, after map[string]plumbing.Hash, prune bool) error {
+func (r *Repo) deletedUpstream(res *PullResult, remote string, before, after map[string]gitrepo.Hash, prune bool) error {
 	tombs, err := r.Store.Tombstones(remote)
 	if err != nil {
 		return err
 	}
-	gone := map[string]plumbing.Hash{}
+	gone := map[string]gitrepo.Hash{}
 	for f, h := range tombs {
 		if _, back := after[f]; back {
 			if err := r.Store.ClearTombstone(remote, f); err != nil {
@@ -263,12 +262,12 @@ func push(r *Repo, remote string, retries int) (*PushResult, error) {
 	}
 	res := &PushResult{Remote: remote, Workflows: []WorkflowPush{}, Counts: map[string]int{}}
 	done := map[string]WorkflowPush{}
-	todo := map[string]plumbing.Hash{}
+	todo := map[string]gitrepo.Hash{}
 	for _, f := range sortedKeys(local) {
 		tip := local[f]
 		theirs, known := tracking[f]
 		switch {
-		case tombs[f] != plumbing.ZeroHash && !known:
+		case tombs[f] != gitrepo.ZeroHash && !known:
 			done[f] = WorkflowPush{Feature: f, Result: SkippedGone, Head: tip.String(),
 				Message: fmt.Sprintf("deleted on %s: not recreated (`git push %s %s` would; `git exarchos pull --prune` deletes it here)", remote, remote, gitstore.RefName(f))}
 		case known && theirs == tip:
@@ -311,7 +310,7 @@ func push(r *Repo, remote string, retries int) (*PushResult, error) {
 			}
 			done[v.Feature] = w
 		}
-		todo = map[string]plumbing.Hash{}
+		todo = map[string]gitrepo.Hash{}
 		if len(rejected) == 0 || attempt > retries {
 			break
 		}

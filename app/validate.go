@@ -70,9 +70,9 @@ func Validate(r *Repo, o ValidateOptions) (*ValidateResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	if dirty, err := r.Store.Loc.Git(nil, "-C", dir, "status", "--porcelain", "--untracked-files=no"); err != nil {
+	if st, err := r.Store.Loc.WorktreeStatus(dir); err != nil {
 		return nil, err
-	} else if strings.TrimSpace(dirty) != "" {
+	} else if st.Staged+st.Modified+st.Conflicts > 0 {
 		return nil, Usagef("%s has uncommitted changes to tracked files, so a result would not describe commit %s: commit them, then run validate again", dir, head[:12])
 	}
 	var cmds []workflow.Command
@@ -105,7 +105,8 @@ func Validate(r *Repo, o ValidateOptions) (*ValidateResult, error) {
 	return &ValidateResult{Result: res, Validation: workflow.Validation(last), Dir: dir}, nil
 }
 
-// worktreeOf finds the worktree that has branch checked out, and its HEAD commit.
+// worktreeOf finds the worktree of this repository that has branch checked out, and its HEAD
+// commit.
 func (r *Repo) worktreeOf(branch string) (dir, head string, err error) {
 	dir, head, err = r.Store.Facts().WorktreeOf(branch)
 	if err != nil || dir != "" {

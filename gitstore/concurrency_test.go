@@ -3,6 +3,7 @@ package gitstore
 import (
 	"bufio"
 	"context"
+	"github.com/exarchos/git-exarchos/gitrepo"
 	"math/rand"
 	"os"
 	"os/exec"
@@ -92,7 +93,7 @@ func TestEightProcessesAppendDuringGC(t *testing.T) {
 			for _, args := range [][]string{{"gc", "--prune=now", "--quiet"}, {"pack-refs", "--all"}} {
 				cmd := exec.Command("git", args...)
 				cmd.Dir = dir
-				cmd.Env = cleanGitEnv()
+				cmd.Env = gitrepo.CleanGitEnv()
 				if out, err := cmd.CombinedOutput(); err != nil && ctx.Err() == nil {
 					t.Logf("git %v: %v: %s", args, err, out) // a gc that loses a lock race is not our failure
 				}
@@ -144,7 +145,7 @@ func TestSIGKILLDuringAppends(t *testing.T) {
 			// lock behind, and the next write names it; the user removes it.
 			locksLeft++
 			_, err := openStore(t, dir).Append("kill", proj, workflow.NewEvent{Type: "note"})
-			require.ErrorIs(t, err, ErrLocked)
+			require.ErrorIs(t, err, gitrepo.ErrLocked)
 			require.NoError(t, os.Remove(lock))
 		}
 		s := openStore(t, dir)

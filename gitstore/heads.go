@@ -1,12 +1,16 @@
 package gitstore
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/exarchos/git-exarchos/gitrepo"
+)
 
 // Heads returns the head commit of every workflow, from the refs alone: no object is read, so it
 // costs the same whether the objects are loose or in a pack of any size. Callers that cache what
 // they derive from a workflow's head key it by this commit.
 func (s *Store) Heads() (map[string]string, error) {
-	refs, err := listRefs(s.Loc.CommonDir, RefPrefix)
+	refs, err := gitrepo.ListRefs(s.Loc.CommonDir, RefPrefix)
 	if err != nil {
 		return nil, err
 	}

@@ -5,9 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/exarchos/git-exarchos/gitrepo"
 	"strings"
-
-	"github.com/go-git/go-git/v5/plumbing"
 
 	"github.com/exarchos/git-exarchos/workflow"
 )
@@ -28,7 +27,7 @@ func (s *Store) Verify(feature string, p Projector) ([]Problem, error) {
 	if err := ValidateFeature(feature); err != nil {
 		return nil, err
 	}
-	commit, ok, err := readRef(s.Loc.CommonDir, RefName(feature))
+	commit, ok, err := gitrepo.ReadRef(s.Loc.CommonDir, RefName(feature))
 	if err != nil {
 		return nil, err
 	}
@@ -39,35 +38,35 @@ func (s *Store) Verify(feature string, p Projector) ([]Problem, error) {
 	add := func(path, format string, args ...any) {
 		problems = append(problems, Problem{Feature: feature, Commit: commit.String(), Path: path, Message: fmt.Sprintf(format, args...)})
 	}
-	c, err := s.getCommit(commit)
+	c, err := s.GetCommit(commit)
 	if err != nil {
 		add("", "commit unreadable: %v", err)
 		return problems, nil
 	}
-	root, err := s.getTree(c.Tree)
+	root, err := s.GetTree(c.Tree)
 	if err != nil {
 		add("", "tree unreadable: %v", err)
 		return problems, nil
 	}
-	if e, ok := root.entry("format"); !ok {
+	if e, ok := root.Entry("format"); !ok {
 		add("format", "missing")
 	} else if b, err := s.readBlob(e.Hash); err != nil || strings.TrimSpace(string(b)) != fmt.Sprint(FormatVersion) {
 		add("format", "is %q, want %d", strings.TrimSpace(string(b)), FormatVersion)
 	}
 	var snap snapshotFile
-	if e, ok := root.entry("state.json"); !ok {
+	if e, ok := root.Entry("state.json"); !ok {
 		add("state.json", "missing")
 	} else if b, err := s.readBlob(e.Hash); err != nil {
 		add("state.json", "unreadable: %v", err)
 	} else if err := json.Unmarshal(b, &snap); err != nil {
 		add("state.json", "does not parse: %v", err)
 	}
-	evEntry, ok := root.entry("events")
+	evEntry, ok := root.Entry("events")
 	if !ok {
 		add("events", "missing")
 		return problems, nil
 	}
-	evTree, err := s.getTree(evEntry.Hash)
+	evTree, err := s.GetTree(evEntry.Hash)
 	if err != nil {
 		add("events", "unreadable: %v", err)
 		return problems, nil
@@ -139,17 +138,17 @@ func (s *Store) Verify(feature string, p Projector) ([]Problem, error) {
 	return problems, nil
 }
 
-func (s *Store) verifyKeys(feature string, commit plumbing.Hash, root *tree, ids map[string]int64) []Problem {
+func (s *Store) verifyKeys(feature string, commit gitrepo.Hash, root *gitrepo.Tree, ids map[string]int64) []Problem {
 	var problems []Problem
 	add := func(path, format string, args ...any) {
 		problems = append(problems, Problem{Feature: feature, Commit: commit.String(), Path: path, Message: fmt.Sprintf(format, args...)})
 	}
-	e, ok := root.entry("keys")
+	e, ok := root.Entry("keys")
 	if !ok {
 		add("keys", "id index missing")
 		return problems
 	}
-	keys, err := s.getTree(e.Hash)
+	keys, err := s.GetTree(e.Hash)
 	if err != nil {
 		add("keys", "unreadable: %v", err)
 		return problems

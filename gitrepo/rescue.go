@@ -1,4 +1,4 @@
-package gitstore
+package gitrepo
 
 import (
 	"errors"
@@ -109,7 +109,7 @@ func (sp RescueSpec) trailers(kind string) string {
 
 // rescueTip reads the rescue ref; "" when it does not exist.
 func (l Location) rescueTip(ref string) (string, error) {
-	h, ok, err := readRef(l.CommonDir, ref)
+	h, ok, err := ReadRef(l.CommonDir, ref)
 	if err != nil || !ok {
 		return "", err
 	}
@@ -183,11 +183,8 @@ func (l Location) commitTree(tree, message string, parents ...string) (string, e
 	return strings.TrimSpace(out), err
 }
 
-// updateRef moves ref from old (ZeroSHA: must not exist) to new, compare-and-swap.
+// updateRef moves ref from old ("": must not exist, in either hash) to new, compare-and-swap.
 func (l Location) updateRef(ref, newSHA, old, why string) error {
-	if old == "" {
-		old = ZeroSHA
-	}
 	_, err := l.repoGit(nil, "update-ref", "--create-reflog", "-m", why, ref, newSHA, old)
 	return err
 }
@@ -409,12 +406,12 @@ func (l Location) ListRescues(feature string) ([]Rescue, error) {
 	if feature != "" {
 		prefix += feature + "/"
 	}
-	refs, err := listRefs(l.CommonDir, prefix)
+	refs, err := ListRefs(l.CommonDir, prefix)
 	if err != nil {
 		return nil, err
 	}
 	out := []Rescue{}
-	for _, name := range sortedNames(refs) {
+	for _, name := range SortedNames(refs) {
 		rest := strings.TrimPrefix(name, RescuePrefix)
 		f, task, ok := strings.Cut(rest, "/")
 		if !ok {

@@ -1,4 +1,4 @@
-package gitstore
+package gitrepo
 
 import (
 	"bufio"
@@ -11,12 +11,10 @@ import (
 	"sort"
 	"strings"
 	"time"
-
-	"github.com/go-git/go-git/v5/plumbing"
 )
 
-// errStale is returned by casRef when the ref no longer holds the expected old value.
-var errStale = errors.New("ref changed concurrently")
+// ErrStale is returned by casRef when the ref no longer holds the expected old value.
+var ErrStale = errors.New("ref changed concurrently")
 
 // lockWait is how long casRef waits for another process's lock on the same ref (git pack-refs, a
 // concurrent writer) before giving up, like git's core.filesRefLockTimeout.
@@ -25,24 +23,25 @@ const lockWait = 2 * time.Second
 // readRef resolves a ref the way git's files backend does: the loose file wins, else packed-refs.
 // Reading the loose file first is what keeps this correct while `git pack-refs` runs: it writes
 // packed-refs before it deletes the loose file.
-func readRef(commonDir, name string) (plumbing.Hash, bool, error) {
+func ReadRef(commonDir, name string) (Hash, bool, error) {
 	b, err := os.ReadFile(filepath.Join(commonDir, filepath.FromSlash(name)))
 	if err == nil {
 		line := strings.TrimSpace(string(b))
 		if strings.HasPrefix(line, "ref:") {
-			return plumbing.ZeroHash, false, fmt.Errorf("%s is a symbolic ref; exarchos refs must point at commits", name)
+			return ZeroHash, false, fmt.Errorf("%s is a symbolic ref; exarchos refs must point at commits", name)
 		}
-		if !plumbing.IsHash(line) {
-			return plumbing.ZeroHash, false, fmt.Errorf("%s holds %q, not a commit id: repair it with `git update-ref %s <commit>`", name, line, name)
+		h, ok := ParseHash(line)
+		if !ok || h.IsZero() {
+			return ZeroHash, false, fmt.Errorf("%s holds %q, not a commit id: repair it with `git update-ref %s <commit>`", name, line, name)
 		}
-		return plumbing.NewHash(line), true, nil
+		return h, true, nil
 	}
 	if !errors.Is(err, fs.ErrNotExist) && !isDirErr(err) {
-		return plumbing.ZeroHash, false, fmt.Errorf("read %s: %w", name, err)
+		return ZeroHash, false, fmt.Errorf("read %s: %w", name, err)
 	}
 	packed, err := readPackedRefs(commonDir, name)
 	if err != nil {
-		return plumbing.ZeroHash, false, err
+		return ZeroHash, false, err
 	}
 	h, ok := packed[name]
 	return h, ok, nil
@@ -54,7 +53,7 @@ func isDirErr(err error) bool {
 }
 
 // readPackedRefs returns the packed refs whose names start with prefix.
-func readPackedRefs(commonDir, prefix string) (map[string]plumbing.Hash, error) {
+func readPackedRefs(commonDir, prefix string) (map[string]Hash, error) {
 	f, err := os.Open(filepath.Join(commonDir, "packed-refs"))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
@@ -63,17 +62,20 @@ func readPackedRefs(commonDir, prefix string) (map[string]plumbing.Hash, error) 
 		return nil, fmt.Errorf("read packed-refs: %w", err)
 	}
 	defer f.Close()
-	out := map[string]plumbing.Hash{}
+	out := map[string]Hash{}
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 64*1024), 1024*1024)
 	for sc.Scan() {
 		line := sc.Bytes()
-		if len(line) < 42 || line[0] == '#' || line[0] == '^' {
+		if len(line) == 0 || line[0] == '#' || line[0] == '^' {
 			continue
 		}
-		name := string(line[41:])
-		if strings.HasPrefix(name, prefix) {
-			out[name] = plumbing.NewHash(string(line[:40]))
+		id, name, ok := bytes.Cut(line, []byte(" ")) // 40 or 64 hex digits, by the repository's hash
+		if !ok || !strings.HasPrefix(string(name), prefix) {
+			continue
+		}
+		if h, ok := ParseHash(string(id)); ok && !h.IsZero() {
+			out[string(name)] = h
 		}
 	}
 	if err := sc.Err(); err != nil {
@@ -83,13 +85,13 @@ func readPackedRefs(commonDir, prefix string) (map[string]plumbing.Hash, error) 
 }
 
 // listRefs returns every ref under prefix (e.g. "refs/exarchos/"), loose refs overriding packed ones.
-func listRefs(commonDir, prefix string) (map[string]plumbing.Hash, error) {
+func ListRefs(commonDir, prefix string) (map[string]Hash, error) {
 	out, err := readPackedRefs(commonDir, prefix)
 	if err != nil {
 		return nil, err
 	}
 	if out == nil {
-		out = map[string]plumbing.Hash{}
+		out = map[string]Hash{}
 	}
 	root := filepath.Join(commonDir, filepath.FromSlash(prefix))
 	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
@@ -107,7 +109,7 @@ func listRefs(commonDir, prefix string) (map[string]plumbing.Hash, error) {
 			return err
 		}
 		name := filepath.ToSlash(rel)
-		h, ok, err := readRef(commonDir, name)
+		h, ok, err := ReadRef(commonDir, name)
 		if err != nil {
 			return err
 		}
@@ -123,7 +125,7 @@ func listRefs(commonDir, prefix string) (map[string]plumbing.Hash, error) {
 }
 
 // sortedNames returns the keys of a ref map in order.
-func sortedNames(m map[string]plumbing.Hash) []string {
+func SortedNames(m map[string]Hash) []string {
 	names := make([]string, 0, len(m))
 	for n := range m {
 		names = append(names, n)
@@ -132,15 +134,15 @@ func sortedNames(m map[string]plumbing.Hash) []string {
 	return names
 }
 
-// refLock is git's own lock on one ref (<ref>.lock, created exclusively): while it is held no
+// RefLock is git's own lock on one ref (<ref>.lock, created exclusively): while it is held no
 // git process and no other writer can move the ref.
-type refLock struct {
+type RefLock struct {
 	commonDir, name, refPath, lockPath string
 	f                                  *os.File
 	done                               bool
 }
 
-func lockRef(commonDir, name string) (*refLock, error) {
+func LockRef(commonDir, name string) (*RefLock, error) {
 	refPath := filepath.Join(commonDir, filepath.FromSlash(name))
 	if err := os.MkdirAll(filepath.Dir(refPath), 0o777); err != nil {
 		return nil, fmt.Errorf("update %s: %w", name, err)
@@ -149,16 +151,16 @@ func lockRef(commonDir, name string) (*refLock, error) {
 	if err != nil {
 		return nil, fmt.Errorf("update %s: %w", name, err)
 	}
-	return &refLock{commonDir: commonDir, name: name, refPath: refPath, lockPath: refPath + ".lock", f: f}, nil
+	return &RefLock{commonDir: commonDir, name: name, refPath: refPath, lockPath: refPath + ".lock", f: f}, nil
 }
 
 // commit writes the new value into the lock file and renames it over the ref: a crash leaves the
 // old or the new value, never a torn one. A zero value deletes the ref.
-func (l *refLock) commit(newH plumbing.Hash) error {
+func (l *RefLock) Commit(newH Hash) error {
 	if newH.IsZero() {
 		l.f.Close()
 		err := deleteRefLocked(l.commonDir, l.name, l.refPath)
-		l.release()
+		l.Release()
 		return err
 	}
 	if _, err := l.f.WriteString(newH.String() + "\n"); err != nil {
@@ -175,7 +177,7 @@ func (l *refLock) commit(newH plumbing.Hash) error {
 }
 
 // release drops the lock without changing the ref (a no-op after commit).
-func (l *refLock) release() {
+func (l *RefLock) Release() {
 	if !l.done {
 		l.f.Close()
 		os.Remove(l.lockPath)
@@ -187,20 +189,20 @@ func (l *refLock) release() {
 // the ref's lock, checking the current value under the lock, so it interoperates with any git
 // process touching the same ref. A crash leaves either the old or the new value, plus at worst a
 // stale lock file, which the next writer's error names.
-func casRef(commonDir, name string, newH, oldH plumbing.Hash) error {
-	l, err := lockRef(commonDir, name)
+func CasRef(commonDir, name string, newH, oldH Hash) error {
+	l, err := LockRef(commonDir, name)
 	if err != nil {
 		return err
 	}
-	defer l.release()
-	cur, exists, err := readRef(commonDir, name)
+	defer l.Release()
+	cur, exists, err := ReadRef(commonDir, name)
 	if err != nil {
 		return err
 	}
 	if (oldH.IsZero() && exists) || (!oldH.IsZero() && cur != oldH) {
-		return errStale
+		return ErrStale
 	}
-	return l.commit(newH)
+	return l.Commit(newH)
 }
 
 func acquireLock(lockPath string) (*os.File, error) {
@@ -242,9 +244,8 @@ func deleteRefLocked(commonDir, name, refPath string) error {
 		return nil
 	}
 	os.Remove(refPath + ".lock")
-	out, err := gitCmd(commonDir, nil, "update-ref", "-d", name)
-	if err != nil {
-		return fmt.Errorf("delete packed %s: %v: %s", name, err, bytes.TrimSpace(out))
+	if _, err := runGit(commonDir, commonDir, nil, nil, "update-ref", "-d", name); err != nil {
+		return fmt.Errorf("delete packed %s: %w", name, err)
 	}
 	return nil
 }

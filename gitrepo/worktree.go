@@ -1,4 +1,4 @@
-package gitstore
+package gitrepo
 
 import (
 	"bytes"
@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 
@@ -30,47 +29,6 @@ type Worktree struct {
 	LockReason     string `json:"lockReason,omitempty"`
 	Prunable       bool   `json:"prunable,omitempty"` // its directory is gone
 	PrunableReason string `json:"prunableReason,omitempty"`
-}
-
-// runGit runs git in dir (or with --git-dir when gitDir is set) with extra environment, and
-// returns stdout; a failure carries git's stderr and names the command.
-func runGit(dir, gitDir string, env []string, stdin io.Reader, args ...string) (string, error) {
-	full := args
-	if gitDir != "" {
-		full = append([]string{"--git-dir=" + gitDir}, args...)
-	}
-	cmd := exec.Command("git", full...)
-	cmd.Dir = dir
-	cmd.Stdin = stdin
-	cmd.Env = append(cleanGitEnv(), env...)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		return stdout.String(), &GitError{Args: args, Err: err, Stderr: strings.TrimSpace(stderr.String())}
-	}
-	return stdout.String(), nil
-}
-
-// GitError is a failed git command with its stderr.
-type GitError struct {
-	Args   []string
-	Err    error
-	Stderr string
-}
-
-func (e *GitError) Error() string {
-	return fmt.Sprintf("git %s: %v: %s", strings.Join(e.Args, " "), e.Err, e.Stderr)
-}
-
-func (e *GitError) Unwrap() error { return e.Err }
-
-// exitCode returns git's exit code, or -1 when err is not an exit.
-func exitCode(err error) int {
-	var ee *exec.ExitError
-	if errors.As(err, &ee) {
-		return ee.ExitCode()
-	}
-	return -1
 }
 
 // repoGit runs git on the repository itself (the common directory), not on any one worktree:
@@ -228,7 +186,7 @@ func (l Location) EnsureExcluded(pattern string) (bool, error) {
 func (l Location) ResolveCommit(rev string) (string, bool, error) {
 	out, err := l.repoGit(nil, "rev-parse", "--verify", "--quiet", "--end-of-options", rev+"^{commit}")
 	if err != nil {
-		if exitCode(err) == 1 {
+		if ExitCode(err) == 1 {
 			return "", false, nil
 		}
 		return "", false, err
@@ -236,16 +194,22 @@ func (l Location) ResolveCommit(rev string) (string, bool, error) {
 	return strings.TrimSpace(out), true, nil
 }
 
-// BranchTip returns the commit a local branch points at; ok is false when it does not exist.
+// BranchTip returns the commit a local branch (or a full ref name) points at; ok is false when it
+// does not exist.
 func (l Location) BranchTip(branch string) (string, bool, error) {
-	h, ok, err := readRef(l.CommonDir, "refs/heads/"+branch)
+	name := branch
+	if !strings.HasPrefix(name, "refs/") {
+		name = "refs/heads/" + branch
+	}
+	h, ok, err := ReadRef(l.CommonDir, name)
 	if err != nil || !ok {
 		return "", ok, err
 	}
 	return h.String(), true, nil
 }
 
-// IsAncestor reports whether ancestor is reachable from descendant.
+// IsAncestor reports whether ancestor is reachable from descendant (a commit is its own
+// ancestor). It is the one ancestry check: git's merge-base uses the commit-graph where one exists.
 func (l Location) IsAncestor(ancestor, descendant string) (bool, error) {
 	if ancestor == descendant {
 		return true, nil
@@ -254,7 +218,7 @@ func (l Location) IsAncestor(ancestor, descendant string) (bool, error) {
 	if err == nil {
 		return true, nil
 	}
-	if exitCode(err) == 1 {
+	if ExitCode(err) == 1 {
 		return false, nil
 	}
 	return false, err

@@ -1,8 +1,7 @@
-package gitstore
+package gitrepo
 
 import (
 	"errors"
-	"fmt"
 	"os/exec"
 	"strings"
 )
@@ -13,33 +12,33 @@ import (
 
 // MergeBase returns the best common ancestor of a and b; ok=false when they share none.
 func (f Facts) MergeBase(a, b string) (string, bool, error) {
-	out, err := gitCmd(f.s.Loc.CommonDir, nil, "merge-base", a, b)
+	out, err := f.s.Loc.repoGit(nil, "merge-base", a, b)
 	if err != nil {
 		var ee *exec.ExitError
-		if errors.As(err, &ee) && ee.ExitCode() == 1 && len(strings.TrimSpace(string(out))) == 0 {
+		if errors.As(err, &ee) && ee.ExitCode() == 1 && strings.TrimSpace(out) == "" {
 			return "", false, nil
 		}
-		return "", false, fmt.Errorf("git merge-base %s %s: %v: %s", a, b, err, strings.TrimSpace(string(out)))
+		return "", false, err
 	}
-	return strings.TrimSpace(string(out)), true, nil
+	return strings.TrimSpace(out), true, nil
 }
 
 // ChangedPaths lists the paths added, modified, deleted or renamed (both names) between two commits.
 func (f Facts) ChangedPaths(from, to string) ([]string, error) {
-	out, err := gitCmd(f.s.Loc.CommonDir, nil, "diff", "--name-only", "-z", "--no-renames", from, to, "--")
+	out, err := f.s.Loc.repoGit(nil, "diff", "--name-only", "-z", "--no-renames", from, to, "--")
 	if err != nil {
-		return nil, fmt.Errorf("git diff %s %s: %v: %s", from, to, err, strings.TrimSpace(string(out)))
+		return nil, err
 	}
-	return splitZ(string(out)), nil
+	return splitZ(out), nil
 }
 
 // AddedOrModified lists the paths that exist at to and differ from (or are absent at) from.
 func (f Facts) AddedOrModified(from, to string) ([]string, error) {
-	out, err := gitCmd(f.s.Loc.CommonDir, nil, "diff", "--name-only", "-z", "--no-renames", "--diff-filter=AM", from, to, "--")
+	out, err := f.s.Loc.repoGit(nil, "diff", "--name-only", "-z", "--no-renames", "--diff-filter=AM", from, to, "--")
 	if err != nil {
-		return nil, fmt.Errorf("git diff %s %s: %v: %s", from, to, err, strings.TrimSpace(string(out)))
+		return nil, err
 	}
-	return splitZ(string(out)), nil
+	return splitZ(out), nil
 }
 
 // WorktreeChanges lists the paths the worktree that has branch checked out holds uncommitted
@@ -49,14 +48,12 @@ func (f Facts) WorktreeChanges(branch string) ([]string, error) {
 	if err != nil || dir == "" {
 		return nil, err
 	}
-	cmd := exec.Command("git", "-C", dir, "status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames")
-	cmd.Env = cleanGitEnv()
-	out, err := cmd.Output()
+	out, err := runGit(dir, "", nil, nil, "status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames")
 	if err != nil {
-		return nil, fmt.Errorf("git status in %s: %w", dir, err)
+		return nil, err
 	}
 	var paths []string
-	for _, rec := range splitZ(string(out)) {
+	for _, rec := range splitZ(out) {
 		if len(rec) > 3 {
 			paths = append(paths, rec[3:])
 		}
@@ -67,25 +64,13 @@ func (f Facts) WorktreeChanges(branch string) ([]string, error) {
 // WorktreeOf is the directory of the worktree that has branch checked out and its HEAD commit,
 // or "" when none has.
 func (f Facts) WorktreeOf(branch string) (dir, head string, err error) {
-	out, err := gitCmd(f.s.Loc.CommonDir, nil, "worktree", "list", "--porcelain")
+	wts, err := f.s.Loc.Worktrees()
 	if err != nil {
-		return "", "", fmt.Errorf("git worktree list: %v: %s", err, strings.TrimSpace(string(out)))
+		return "", "", err
 	}
-	for _, block := range strings.Split(string(out), "\n\n") {
-		var path, sha, ref string
-		for _, line := range strings.Split(block, "\n") {
-			k, v, _ := strings.Cut(line, " ")
-			switch k {
-			case "worktree":
-				path = v
-			case "HEAD":
-				sha = v
-			case "branch":
-				ref = v
-			}
-		}
-		if ref == "refs/heads/"+branch && path != "" {
-			return path, sha, nil
+	for _, wt := range wts {
+		if wt.Branch == branch && !wt.Bare && wt.Path != "" {
+			return wt.Path, wt.Head, nil
 		}
 	}
 	return "", "", nil
