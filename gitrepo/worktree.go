@@ -322,6 +322,16 @@ func (l Location) WorktreeHead(path string) (string, error) {
 	return strings.TrimSpace(out), err
 }
 
+// isMainWorktree reports whether path is the repository's main working tree (whose git directory
+// is the common directory itself): the discovered work tree when this is the main checkout, or
+// the directory that holds the common .git directory.
+func (l Location) isMainWorktree(path string) bool {
+	if l.WorkTree != "" && l.GitDir == l.CommonDir && SamePath(path, l.WorkTree) {
+		return true
+	}
+	return filepath.Base(l.CommonDir) == ".git" && SamePath(path, filepath.Dir(l.CommonDir))
+}
+
 // linkedGitDir returns the administrative directory (<common>/worktrees/<id>) of the linked
 // worktree at path, found from the files git keeps there, never through path/.git: when a crash
 // or a hand removed that file, git run in path would find the enclosing repository instead (the
@@ -351,9 +361,12 @@ func (l Location) linkedGitDir(path string) (string, error) {
 // worktreeGit runs git on the linked worktree at path, its git directory and working tree named
 // explicitly (see linkedGitDir).
 func (l Location) worktreeGit(path string, env []string, args ...string) (string, error) {
-	gitDir, err := l.linkedGitDir(path)
-	if err != nil {
-		return "", err
+	gitDir := l.CommonDir
+	if !l.isMainWorktree(path) {
+		var err error
+		if gitDir, err = l.linkedGitDir(path); err != nil {
+			return "", err
+		}
 	}
 	return runGit(path, "", append([]string{"GIT_DIR=" + gitDir, "GIT_WORK_TREE=" + path}, env...), nil, args...)
 }
