@@ -181,7 +181,8 @@ func (h *hookRepo) RecordLater(w hooks.Bound, ev workflow.NewEvent) error {
 
 // Defines reports whether the worktree enclosing dir has a .exarchos/workflows directory. It
 // looks at the file system only (a few stats), not at git: the definitions themselves are read
-// from the commit at HEAD once the repository is open.
+// from the base branch once the repository is open. (A checkout without the directory skips the
+// repository types' envelopes on tool calls no built-in envelope restricts.)
 func (h *hookRepo) Defines(dir string) bool {
 	d, err := filepath.Abs(dir)
 	if err != nil {
