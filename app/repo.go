@@ -34,9 +34,14 @@ func (r *Repo) Projector() gitstore.Projector { return projector{r} }
 
 func (projector) Version() string { return workflow.ProjectorVersion }
 func (p projector) Project(prev json.RawMessage, events []workflow.Event) (json.RawMessage, error) {
-	snap, err := workflow.Project(p.r.Rules().Defs, prev, events)
+	// The fold reads a definition's phases and transitions, never its limits, so a built-in type
+	// folds the same with or without the rules' limits: the hook's appends skip reading them.
+	snap, err := workflow.Project(workflow.Definitions{}, prev, events)
 	var unknown *workflow.UnknownTypeError
-	if errors.As(err, &unknown) {
+	if !errors.As(err, &unknown) {
+		return snap, err
+	}
+	if snap, err = workflow.Project(p.r.Rules().Defs, prev, events); errors.As(err, &unknown) {
 		return nil, p.r.Rules().missing(unknown.Type)
 	}
 	return snap, err
