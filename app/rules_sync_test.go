@@ -3,6 +3,7 @@ package app_test
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/exarchos/git-exarchos/app"
@@ -60,10 +61,27 @@ func TestPulledRepositoryWorkflowKeepsItsPhaseOnAnyCheckout(t *testing.T) {
 	if _, err := b.Execute("guide", workflow.Set{Assignments: []workflow.Assignment{{Path: "owner", Value: []byte(`"bo"`)}}}); err != nil {
 		t.Fatal(err)
 	}
+	// Rules read from a base without the definition: the merge is refused, the local ref is kept,
+	// and the message says what is missing and where to get it.
+	git(t, tm.dirs[1], "branch", "rules-old", initial)
+	git(t, tm.dirs[1], "config", "exarchos.definitionsRef", "rules-old")
+	local := git(t, tm.dirs[1], "rev-parse", "refs/exarchos/guide")
+	pr, err := app.Pull(open(t, tm.dirs[1]), app.PullOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(pr.Workflows) != 1 || pr.Workflows[0].Action != app.Failed || !strings.Contains(pr.Workflows[0].Message, `"docs" is not defined on the base branch refs/heads/rules-old`) {
+		t.Fatalf("pull without the definition: %+v", pr.Workflows)
+	}
+	if got := git(t, tm.dirs[1], "rev-parse", "refs/exarchos/guide"); got != local {
+		t.Fatalf("the refused merge moved the ref: %s → %s", local, got)
+	}
+	git(t, tm.dirs[1], "config", "--unset", "exarchos.definitionsRef")
+
 	// b works on a commit from before the definition existed.
 	git(t, tm.dirs[1], "checkout", "-q", "-b", "old", initial)
 	b = open(t, tm.dirs[1])
-	pr, err := app.Pull(b, app.PullOptions{})
+	pr, err = app.Pull(b, app.PullOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
