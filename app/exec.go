@@ -103,8 +103,9 @@ func (r *Repo) Execute(feature string, cmds ...workflow.Command) (*Result, error
 		decideAll(def, st, cmds, env)
 		verdicts.gathering = false
 		var rejection *workflow.Rejection
+		recorded := false // the refusal itself is what this call records
 		res, err := r.Store.Update(feature, r.Projector(), func(cur *gitstore.Snapshot) ([]workflow.NewEvent, error) {
-			rejection = nil
+			rejection, recorded = nil, false
 			st, err := workflow.DecodeState(cur.State)
 			if err != nil {
 				return nil, err
@@ -125,7 +126,7 @@ func (r *Repo) Execute(feature string, cmds ...workflow.Command) (*Result, error
 				if !ok {
 					return nil, rej // nothing to record: nothing written, the journal waits
 				}
-				out = []workflow.NewEvent{refusal}
+				out, recorded = []workflow.NewEvent{refusal}, true
 			}
 			return append(slices.Clip(waiting), out...), nil
 		})
@@ -143,7 +144,7 @@ func (r *Repo) Execute(feature string, cmds ...workflow.Command) (*Result, error
 		switch {
 		case rejection == nil:
 			return out, nil
-		case rejection.Code == workflow.CodeGuardFailed:
+		case recorded:
 			return nil, rejection
 		}
 		return out, rejection
