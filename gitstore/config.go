@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -34,7 +35,7 @@ func (s *Store) loadConfig() map[string][]string {
 // configFromGit asks the git binary for the keys exarchos uses.
 func (s *Store) configFromGit() map[string][]string {
 	cfg := map[string][]string{}
-	out, err := gitCmd(s.Loc.GitDir, nil, "config", "-z", "--get-regexp", `^(user\.(name|email)|exarchos\..*)$`)
+	out, err := gitCmd(s.Loc.GitDir, nil, "config", "-z", "--get-regexp", `^(user\.(name|email)|exarchos\..*|remote\..*\.url|init\.defaultbranch)$`)
 	if err != nil {
 		return cfg // exit 1: nothing matched
 	}
@@ -47,6 +48,31 @@ func (s *Store) configFromGit() map[string][]string {
 		cfg[k] = append(cfg[k], v)
 	}
 	return cfg
+}
+
+// configKept reports whether the config reader keeps a key: identity, exarchos.*, the remotes'
+// URLs and init.defaultBranch (which the base branch is resolved from).
+func configKept(key string) bool {
+	switch {
+	case strings.HasPrefix(key, "exarchos."), key == "user.name", key == "user.email", key == "init.defaultbranch":
+		return true
+	case strings.HasPrefix(key, "remote."):
+		return strings.HasSuffix(key, ".url") && strings.Count(key, ".") >= 2
+	}
+	return false
+}
+
+// ConfigRemotes lists the remotes that have a URL, in name order, from the configuration already
+// read (no git process).
+func (s *Store) ConfigRemotes() []string {
+	var names []string
+	for k := range s.loadConfig() {
+		if name, ok := strings.CutPrefix(k, "remote."); ok && strings.HasSuffix(name, ".url") {
+			names = append(names, strings.TrimSuffix(name, ".url"))
+		}
+	}
+	sort.Strings(names)
+	return names
 }
 
 // Config returns the last value of a git config key (keys are case-insensitive, as in git).
@@ -158,13 +184,13 @@ func (s *Store) readConfigFiles() (map[string][]string, bool) {
 					}
 				}
 			}
-			if name != "user" && name != "exarchos" {
+			if name != "user" && name != "exarchos" && name != "remote" && name != "init" {
 				continue
 			}
 			add := func(prefix string, opts gitconfig.Options) {
 				for _, o := range opts {
 					key := strings.ToLower(prefix + o.Key)
-					if name == "user" && key != "user.name" && key != "user.email" {
+					if !configKept(key) {
 						continue
 					}
 					out[key] = append(out[key], o.Value)
