@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/exarchos/git-exarchos/gitstore"
 	"github.com/exarchos/git-exarchos/workflow"
 )
 
@@ -156,4 +157,17 @@ func TestFactsGatheredAgainWhenTheTipMoves(t *testing.T) {
 	assert.Equal(t, "done", res.State.Phase)
 	assert.NotEqual(t, tip, git(t, dir, "rev-parse", "main"))
 	assert.Equal(t, 2, lines(t, counter), "gathered again after the tip moved, once")
+}
+
+// TestFactsThatNeverSettleFailAsConcurrent: when every gathering finds the tip moved again, the
+// call gives up after maxGathers as a concurrent update (exit 5) rather than run the guard inside
+// the write loop, and writes nothing.
+func TestFactsThatNeverSettleFailAsConcurrent(t *testing.T) {
+	counter := filepath.Join(t.TempDir(), "runs")
+	dir, r := guardedRepo(t, "echo run >> "+counter+"; git commit -q --allow-empty -m moved")
+	head := git(t, dir, "rev-parse", "refs/exarchos/g")
+	_, err := Run(r, "g", workflow.TransitionTo{Phase: "done"})
+	require.ErrorIs(t, err, gitstore.ErrConcurrent)
+	assert.Equal(t, maxGathers, lines(t, counter))
+	assert.Equal(t, head, git(t, dir, "rev-parse", "refs/exarchos/g"))
 }
