@@ -109,8 +109,7 @@ func (r *Repo) BoundWorkflows() ([]hooks.Bound, error) {
 		if asTask && !hasTaskWorktree(st, branch) {
 			continue
 		}
-		def, _ := r.Rules().Defs.Lookup(st.Type) // nil: not defined on the base branch
-		out = append(out, hooks.Bound{Feature: feature, State: st, Def: def, Root: r.Store.Loc.WorkTree})
+		out = append(out, hooks.Bound{Feature: feature, State: st, Def: r.hookDefinition(st.Type), Root: r.Store.Loc.WorkTree})
 	}
 	if changed {
 		cache.save(heads)
@@ -124,8 +123,18 @@ func (r *Repo) bound(feature string) (hooks.Bound, error) {
 	if err != nil {
 		return hooks.Bound{}, err
 	}
-	def, _ := r.Rules().Defs.Lookup(st.Type)
-	return hooks.Bound{Feature: feature, State: st, Def: def, Root: r.Store.Loc.WorkTree}, nil
+	return hooks.Bound{Feature: feature, State: st, Def: r.hookDefinition(st.Type), Root: r.Store.Loc.WorkTree}, nil
+}
+
+// hookDefinition is the definition the hook enforces envelopes with: a built-in's own (envelopes
+// do not depend on the rules' limits, so a tool call on a built-in workflow reads no rules), else
+// the base branch's; nil when the base does not define the type.
+func (r *Repo) hookDefinition(typ string) *workflow.Definition {
+	if def, ok := workflow.Builtin(typ); ok {
+		return def
+	}
+	def, _ := r.Rules().Defs.Lookup(typ)
+	return def
 }
 
 func (h *hookRepo) Summary(w hooks.Bound) string { return h.repo.summary(w) }
@@ -133,7 +142,8 @@ func (h *hookRepo) Summary(w hooks.Bound) string { return h.repo.summary(w) }
 // summary is workflow.Summary with the guards checked on this repository.
 func (r *Repo) summary(w hooks.Bound) string {
 	env := workflow.Env{Guards: guards.NewEvaluator(r.Store.Facts()), OptIn: r.Rules().optIn()}
-	return workflow.Summary(w.Def, w.State, env)
+	def, _ := r.Rules().Defs.Lookup(w.State.Type) // with the base's limits (what is blocked and why)
+	return workflow.Summary(def, w.State, env)
 }
 
 // Record appends events and puts the new head in the hook cache, so the next tool call (which,
