@@ -139,6 +139,8 @@ func (r *Repo) hookDefinition(typ string) *workflow.Definition {
 
 func (h *hookRepo) Summary(w hooks.Bound) string { return h.repo.summary(w) }
 
+func (h *hookRepo) Notes(hooks.Bound) []string { return h.repo.trustNotes() }
+
 // summary is workflow.Summary with the guards checked on this repository.
 func (r *Repo) summary(w hooks.Bound) string {
 	env := workflow.Env{Guards: guards.NewEvaluator(r.Store.Facts()), OptIn: r.Rules().optIn()}

@@ -32,10 +32,12 @@ type projector struct{ r *Repo }
 // Projector is the fold the store writes snapshots with.
 func (r *Repo) Projector() gitstore.Projector { return projector{r} }
 
-func (projector) Version() string { return workflow.ProjectorVersion }
+func (p projector) Version() string { return p.r.projectorVersion() }
 func (p projector) Project(prev json.RawMessage, events []workflow.Event) (json.RawMessage, error) {
-	// The fold reads a definition's phases and transitions, never its limits, so a built-in type
-	// folds the same with or without the rules' limits: the hook's appends skip reading them.
+	// In signed mode each decision's verdict is passed to the fold as data (trust.go). The fold
+	// reads a definition's phases and transitions, never its limits, so a built-in type folds the
+	// same with or without the rules' limits: the hook's appends skip reading them.
+	events = p.r.verdictsFor(prev, events)
 	snap, err := workflow.Project(workflow.Definitions{}, prev, events)
 	var unknown *workflow.UnknownTypeError
 	if !errors.As(err, &unknown) {
@@ -52,6 +54,8 @@ type Repo struct {
 	Store *gitstore.Store
 	rules *Rules // what the base branch holds, read once (defs.go)
 	base  *Base  // the protected base branch rules are read from, resolved once (base.go)
+	// trusted is who may sign decisions, read once from the base branch (trust.go).
+	trusted *trust
 }
 
 // Open discovers the repository enclosing dir.

@@ -48,6 +48,8 @@ type StatusOptions struct {
 type Status struct {
 	workflow.State
 	Head string `json:"head"`
+	// Trust says whether human decisions are protected by signatures (trust.go).
+	Trust Trust `json:"trust"`
 }
 
 // MarshalJSON adds head to the state's own JSON (State has a MarshalJSON of its own, which an
@@ -70,13 +72,14 @@ func (s Status) fields() (map[string]json.RawMessage, error) {
 		return nil, err
 	}
 	m["head"], _ = json.Marshal(s.Head)
+	m["trust"], _ = json.Marshal(s.Trust)
 	return m, nil
 }
 
 // statusFieldNames are the fields `status --fields` accepts: every JSON field of State (whether or
 // not this workflow has a value for it) and head.
 func statusFieldNames() map[string]bool {
-	names := map[string]bool{"head": true}
+	names := map[string]bool{"head": true, "trust": true}
 	t := reflect.TypeOf(workflow.State{})
 	for i := 0; i < t.NumField(); i++ {
 		if name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ","); name != "" && name != "-" {
@@ -107,7 +110,7 @@ func ShowStatus(r *Repo, o StatusOptions) (*StatusResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	res := &StatusResult{Status: Status{State: st, Head: snap.Commit.String()}}
+	res := &StatusResult{Status: Status{State: st, Head: snap.Commit.String(), Trust: r.TrustInfo()}}
 	if len(o.Fields) == 0 {
 		return res, nil
 	}

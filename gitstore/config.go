@@ -35,7 +35,7 @@ func (s *Store) loadConfig() map[string][]string {
 // configFromGit asks the git binary for the keys exarchos uses.
 func (s *Store) configFromGit() map[string][]string {
 	cfg := map[string][]string{}
-	out, err := gitCmd(s.Loc.GitDir, nil, "config", "-z", "--get-regexp", `^(user\.(name|email)|exarchos\..*|remote\..*\.url|init\.defaultbranch)$`)
+	out, err := gitCmd(s.Loc.GitDir, nil, "config", "-z", "--get-regexp", `^(user\.(name|email|signingkey)|gpg\..*|exarchos\..*|remote\..*\.url|init\.defaultbranch)$`)
 	if err != nil {
 		return cfg // exit 1: nothing matched
 	}
@@ -50,11 +50,12 @@ func (s *Store) configFromGit() map[string][]string {
 	return cfg
 }
 
-// configKept reports whether the config reader keeps a key: identity, exarchos.*, the remotes'
-// URLs and init.defaultBranch (which the base branch is resolved from).
+// configKept reports whether the config reader keeps a key: identity and signing setup,
+// exarchos.*, the remotes' URLs and init.defaultBranch (which the base branch is resolved from).
 func configKept(key string) bool {
 	switch {
-	case strings.HasPrefix(key, "exarchos."), key == "user.name", key == "user.email", key == "init.defaultbranch":
+	case strings.HasPrefix(key, "exarchos."), strings.HasPrefix(key, "gpg."), key == "init.defaultbranch",
+		key == "user.name", key == "user.email", key == "user.signingkey":
 		return true
 	case strings.HasPrefix(key, "remote."):
 		return strings.HasSuffix(key, ".url") && strings.Count(key, ".") >= 2
@@ -136,7 +137,7 @@ func (s *Store) signature() (signature, error) {
 }
 
 // readConfigFiles parses system, global (XDG, then ~/.gitconfig), repository and worktree config,
-// keeping user.name, user.email and exarchos.*; ok is false when git must be asked instead.
+// keeping user.name, user.email, user.signingKey, gpg.* and exarchos.*; ok is false when git must be asked instead.
 func (s *Store) readConfigFiles() (map[string][]string, bool) {
 	for _, env := range []string{"GIT_CONFIG", "GIT_CONFIG_PARAMETERS", "GIT_CONFIG_COUNT", "GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM"} {
 		if os.Getenv(env) != "" {
@@ -184,7 +185,7 @@ func (s *Store) readConfigFiles() (map[string][]string, bool) {
 					}
 				}
 			}
-			if name != "user" && name != "exarchos" && name != "remote" && name != "init" {
+			if name != "user" && name != "exarchos" && name != "gpg" && name != "remote" && name != "init" { // gpg.*, user.signingKey: decisions are signed with git's setup
 				continue
 			}
 			add := func(prefix string, opts gitconfig.Options) {

@@ -51,6 +51,15 @@ func (s *State) apply(def *Definition, e Event) {
 		s.conflict(e, fmt.Sprintf("unknown workflow type %q", s.Type))
 		return
 	}
+	if e.Verdict != nil {
+		if kind := s.needsSignature(def, e); kind != "" && !e.Verdict.OK {
+			s.refuse(e, kind)
+			return
+		}
+		if e.Verdict.OK && e.Verdict.Principal != "" {
+			e.Actor = e.Verdict.Principal
+		}
+	}
 	var err error
 	switch e.Type {
 	case EventStarted:
@@ -263,7 +272,12 @@ func (s *State) applyOverride(e Event, at int64) error {
 	return nil
 }
 
+// actorOf is who made a decision: the signer's principal when the signature was verified (the
+// payload's actor comes from git config and proves nothing), else the payload's, else the envelope's.
 func actorOf(a string, e Event) string {
+	if e.Verdict != nil && e.Verdict.OK && e.Verdict.Principal != "" {
+		return e.Verdict.Principal
+	}
 	if a != "" {
 		return a
 	}

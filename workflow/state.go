@@ -56,10 +56,12 @@ type State struct {
 	Submissions map[string]Submission `json:"submissions,omitempty"`
 
 	Conflicts []Conflict `json:"conflicts"`
-	Events    int64      `json:"events"`  // every event folded, custom ones included
-	Ignored   int64      `json:"ignored"` // custom or unknown event types
-	LastSeq   int64      `json:"lastSeq"`
-	LastClock uint64     `json:"lastClock"`
+	// Refused are human decisions given no effect in signed mode (signature.go).
+	Refused   []Refused `json:"refused,omitempty"`
+	Events    int64     `json:"events"`  // every event folded, custom ones included
+	Ignored   int64     `json:"ignored"` // custom or unknown event types
+	LastSeq   int64     `json:"lastSeq"`
+	LastClock uint64    `json:"lastClock"`
 }
 
 // Artifact is a named document: a path to a file on the workflow's branch, or inline text.
@@ -183,6 +185,7 @@ func (s State) Clone() State {
 	c.Fields = slices.Clone(s.Fields)
 	c.FixCycles = maps.Clone(s.FixCycles)
 	c.Conflicts = slices.Clone(s.Conflicts)
+	c.Refused = slices.Clone(s.Refused)
 	c.Grants = slices.Clone(s.Grants)
 	c.Submissions = maps.Clone(s.Submissions)
 	c.Resources = cloneResources(s.Resources)

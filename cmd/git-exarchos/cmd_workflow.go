@@ -173,6 +173,7 @@ func printStatus(w io.Writer, st app.Status) {
 		}
 	}
 	printf(w, "%d events, head %s\n", st.Events, st.Head[:12])
+	printTrust(w, st) // cmd_signers.go
 }
 
 func listCommand() *cli.Command {
