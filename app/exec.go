@@ -270,6 +270,9 @@ func (r *Repo) Init(cmd workflow.Init) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	if cmd.ForkPoint == "" && cmd.Branch != "" {
+		cmd.ForkPoint = r.forkPoint(cmd.Branch)
+	}
 	events, rej := workflow.Decide(def, workflow.State{}, cmd, env)
 	if rej != nil {
 		return nil, rej

@@ -79,7 +79,7 @@ func (s *State) apply(def *Definition, e Event) {
 	case EventTaskAdded, EventTaskStarted, EventTaskCompleted, EventTaskFailed:
 		err = s.applyTask(e)
 	case EventReviewRecorded:
-		err = s.applyReview(e)
+		err = s.applyReview(e, at)
 	case EventValidationRecorded:
 		var d ValidationData
 		if err = decode(e, &d); err == nil {
@@ -137,7 +137,7 @@ func (s *State) applyStarted(def *Definition, e Event, at int64) error {
 	if def == nil || def.Type != d.Type {
 		return fmt.Errorf("unknown workflow type %q", d.Type)
 	}
-	s.Feature, s.Type, s.Branch = d.Feature, d.Type, d.Branch
+	s.Feature, s.Type, s.Branch, s.ForkPoint = d.Feature, d.Type, d.Branch, d.ForkPoint
 	s.Phase, s.EnteredAt = def.Initial, at
 	s.Synthesis = firstOr(d.Synthesis, def.SynthesisPolicies)
 	s.Completion = firstOr(d.Completion, def.CompletionPolicies)
@@ -388,7 +388,7 @@ func (s *State) applyTask(e Event) error {
 	return nil
 }
 
-func (s *State) applyReview(e Event) error {
+func (s *State) applyReview(e Event, at int64) error {
 	var d ReviewData
 	if err := decode(e, &d); err != nil {
 		return err
@@ -399,7 +399,7 @@ func (s *State) applyReview(e Event) error {
 	if s.Reviews == nil {
 		s.Reviews = map[string]Review{}
 	}
-	s.Reviews[d.Dimension] = Review{Verdict: d.Verdict, Note: d.Note, Actor: actorOf(d.Actor, e)}
+	s.Reviews[d.Dimension] = Review{Verdict: d.Verdict, Note: d.Note, Actor: actorOf(d.Actor, e), Commit: d.Commit, Session: d.Session, Human: d.Human, At: at}
 	return nil
 }
 
