@@ -110,8 +110,7 @@ func (r *Repo) BoundWorkflows() ([]hooks.Bound, error) {
 		if asTask && !hasTaskWorktree(st, branch) {
 			continue
 		}
-		def, _ := r.Rules().Defs.Lookup(st.Type) // nil: not defined on the base branch
-		out = append(out, hooks.Bound{Feature: feature, State: st, Def: def, Root: r.Store.Loc.WorkTree})
+		out = append(out, hooks.Bound{Feature: feature, State: st, Def: r.hookDefinition(st.Type), Root: r.Store.Loc.WorkTree})
 	}
 	if changed {
 		cache.save(heads)
@@ -125,8 +124,18 @@ func (r *Repo) bound(feature string) (hooks.Bound, error) {
 	if err != nil {
 		return hooks.Bound{}, err
 	}
-	def, _ := r.Rules().Defs.Lookup(st.Type)
-	return hooks.Bound{Feature: feature, State: st, Def: def, Root: r.Store.Loc.WorkTree}, nil
+	return hooks.Bound{Feature: feature, State: st, Def: r.hookDefinition(st.Type), Root: r.Store.Loc.WorkTree}, nil
+}
+
+// hookDefinition is the definition the hook enforces envelopes with: a built-in's own (envelopes
+// do not depend on the rules' limits, so a tool call on a built-in workflow reads no rules), else
+// the base branch's; nil when the base does not define the type.
+func (r *Repo) hookDefinition(typ string) *workflow.Definition {
+	if def, ok := workflow.Builtin(typ); ok {
+		return def
+	}
+	def, _ := r.Rules().Defs.Lookup(typ)
+	return def
 }
 
 func (h *hookRepo) Summary(w hooks.Bound) string { return h.repo.summary(w) }
@@ -136,7 +145,8 @@ func (h *hookRepo) Notes(hooks.Bound) []string { return h.repo.trustNotes() }
 // summary is workflow.Summary with the guards checked on this repository.
 func (r *Repo) summary(w hooks.Bound) string {
 	env := workflow.Env{Guards: r.factEvaluator(), OptIn: r.Rules().optIn()}
-	return workflow.Summary(w.Def, w.State, env)
+	def, _ := r.Rules().Defs.Lookup(w.State.Type) // with the base's limits (what is blocked and why)
+	return workflow.Summary(def, w.State, env)
 }
 
 // Record appends events and puts the new head in the hook cache, so the next tool call (which,
@@ -184,7 +194,8 @@ func (h *hookRepo) RecordLater(w hooks.Bound, ev workflow.NewEvent) error {
 
 // Defines reports whether the worktree enclosing dir has a .exarchos/workflows directory. It
 // looks at the file system only (a few stats), not at git: the definitions themselves are read
-// from the commit at HEAD once the repository is open.
+// from the base branch once the repository is open. (A checkout without the directory skips the
+// repository types' envelopes on tool calls no built-in envelope restricts.)
 func (h *hookRepo) Defines(dir string) bool {
 	d, err := filepath.Abs(dir)
 	if err != nil {

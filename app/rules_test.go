@@ -139,3 +139,24 @@ func TestMissingDefinitionKeepsStateAndSaysWhatIsMissing(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "write", st.Phase)
 }
+
+// TestBaseReadsInitDefaultBranchAndRemotesFromConfig: the base resolver's config keys
+// (init.defaultBranch, remote.<name>.url) are read by the in-process config reader, so a
+// repository whose default branch is not main is served, and a non-origin remote is found.
+func TestBaseReadsInitDefaultBranchAndRemotesFromConfig(t *testing.T) {
+	dir, _ := newRepo(t, "trunk")
+	git(t, dir, "branch", "main") // a stale main must not win over the configured default
+	commitFile(t, dir, ConfigFile, "workflows:\n  feature: {maxFixCycles: 2}\n")
+	git(t, dir, "config", "init.defaultBranch", "trunk")
+	r := reopen(t, dir)
+	assert.Equal(t, "refs/heads/trunk", r.Base().Ref)
+	def, err := r.Rules().Definition("feature")
+	require.NoError(t, err)
+	impl, _ := def.Phase("implementation")
+	assert.Equal(t, 2, impl.MaxFixCycles)
+
+	git(t, dir, "remote", "add", "upstream", t.TempDir())
+	r = reopen(t, dir)
+	assert.Equal(t, "refs/remotes/upstream/HEAD", r.Base().Ref)
+	assert.Contains(t, r.Base().Problem, "git fetch upstream")
+}

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -61,6 +62,19 @@ func configKey(key string) string {
 		return strings.ToLower(key)
 	}
 	return strings.ToLower(key[:first]) + key[first:last] + strings.ToLower(key[last:])
+}
+
+// ConfigRemotes lists the remotes that have a URL, in name order, from the configuration already
+// read (no git process).
+func (s *Repo) ConfigRemotes() []string {
+	var names []string
+	for k := range s.loadConfig() {
+		if name, ok := strings.CutPrefix(k, "remote."); ok && strings.HasSuffix(name, ".url") {
+			names = append(names, strings.TrimSuffix(name, ".url"))
+		}
+	}
+	sort.Strings(names)
+	return names
 }
 
 // Config returns the last value of a git config key.

@@ -32,7 +32,8 @@ type Repository interface {
 	// (.exarchos/workflows): their envelopes may restrict any tool, so every call is looked up.
 	// It must be cheap: it runs on every tool call the built-in envelopes do not restrict.
 	Defines(dir string) bool
-	// StopGuard reports whether `git config exarchos.stopGuard` is true where dir is.
+	// StopGuard reports whether the rules (stopGuard in .exarchos/config.yaml on the base branch)
+	// turn the stop guard on where dir is.
 	StopGuard(dir string) bool
 	// Notes says what a new session must know besides the workflow (Bound.Notes).
 	Notes(w Bound) []string
@@ -104,7 +105,7 @@ func Handle(in Input, repo Repository, warn func(string)) Output {
 		if len(remaining) == 0 {
 			return NoOpinion()
 		}
-		return Block(clip("git exarchos: the workflow still needs your work before you stop (git config exarchos.stopGuard is on):\n"+strings.Join(remaining, "\n"), MaxContext))
+		return Block(clip("git exarchos: the workflow still needs your work before you stop (stopGuard is on in .exarchos/config.yaml):\n"+strings.Join(remaining, "\n"), MaxContext))
 
 	case SessionEnd:
 		for _, w := range bound() {

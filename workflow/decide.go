@@ -319,7 +319,9 @@ func (d decider) take(trigger Trigger, target string, s State, reason string) ([
 				if t.Counts == FixCycles {
 					return d.tripCircuit(s, n, limit, t.To)
 				}
-				refuse(reject(CodeLimitReached, "%s → %s refused: %s limit reached (%d of %d)", t.From, t.To, t.Counts, n, limit))
+				r := reject(CodeLimitReached, "%s → %s refused: %s limit reached (%d of %d)", t.From, t.To, t.Counts, n, limit)
+				r.Definition, r.Limits = d.def.ID, d.effective(s)
+				refuse(r)
 				continue
 			}
 		}
@@ -347,6 +349,7 @@ func (d decider) take(trigger Trigger, target string, s State, reason string) ([
 func (d decider) tripCircuit(s State, n, limit int, target string) ([]NewEvent, *Rejection) {
 	comp := d.def.compoundOf(s.Phase)
 	r := d.withTargets(reject(CodeCircuitOpen, "circuit open: %d fix cycles in %s (limit %d); ask the user to run: git exarchos unblock %s --reason \"…\"", n, comp, limit, s.Feature))
+	r.Definition, r.Limits = d.def.ID, &EffectiveLimits{FixCycles: limit}
 	r.ValidTargets = slices.DeleteFunc(r.ValidTargets, func(t string) bool { return t == target }) // the refused one is not valid
 	if s.Circuit != nil && s.Circuit.Open && s.Circuit.Compound == comp {
 		return nil, r

@@ -145,6 +145,8 @@ type CancelledData struct {
 	To     string `json:"to"`
 	Reason string `json:"reason,omitempty"`
 	Actor  string `json:"actor,omitempty"`
+	// Definition is the ID of the definition the cancel was decided under.
+	Definition string `json:"definition,omitempty"`
 }
 
 // UnblockedData is the payload of workflow.unblocked; it resets the circuit breaker.

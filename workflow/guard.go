@@ -61,6 +61,10 @@ type Rejection struct {
 	Target       string         `json:"target,omitempty"`
 	ValidTargets []string       `json:"validTargets,omitempty"`
 	FailedGuards []GuardFailure `json:"failedGuards,omitempty"`
+	// Definition and Limits: for a refusal by a limit (LIMIT_REACHED, CIRCUIT_OPEN), the definition
+	// and the limits it was enforced under.
+	Definition string           `json:"definition,omitempty"`
+	Limits     *EffectiveLimits `json:"limits,omitempty"`
 }
 
 func (r *Rejection) Error() string {

@@ -292,6 +292,9 @@ func checkStep(t *testing.T, r *run, pre workflow.State, cmd workflow.Command, e
 				if !matched || d.From != cur.Phase {
 					t.Fatalf("phase change %s → %s by %s with guards %v is not a defined transition", cur.Phase, d.To, d.Trigger, got)
 				}
+				if d.Definition != r.def().ID || d.Definition == "" {
+					t.Fatalf("%s → %s records definition %q, decided under %q", d.From, d.To, d.Definition, r.def().ID)
+				}
 				for _, g := range d.Guards {
 					if f := r.env.Guards.Evaluate(r.def(), g, cur, d.To); f != nil {
 						t.Fatalf("%s → %s taken although guard %s failed: %+v", d.From, d.To, g, f)
@@ -307,6 +310,10 @@ func checkStep(t *testing.T, r *run, pre workflow.State, cmd workflow.Command, e
 					}
 				}
 			case workflow.EventCancelled:
+				var d workflow.CancelledData
+				if _ = json.Unmarshal(e.Data, &d); d.Definition != r.def().ID {
+					t.Fatalf("cancel records definition %q, decided under %q", d.Definition, r.def().ID)
+				}
 				if next.Phase != def.CancelTarget() {
 					t.Fatalf("cancel went to %s", next.Phase)
 				}

@@ -271,7 +271,7 @@ func (d decider) cancel(c Cancel) ([]NewEvent, *Rejection) {
 	if cancelling != "" {
 		from = cancelling
 	}
-	return append(out, NewEvent{Type: EventCancelled, Data: CancelledData{From: from, To: d.def.CancelTarget(), Reason: reason, Actor: d.env.Actor}}), nil
+	return append(out, NewEvent{Type: EventCancelled, Data: CancelledData{From: from, To: d.def.CancelTarget(), Reason: reason, Actor: d.env.Actor, Definition: d.def.ID}}), nil
 }
 
 func (s *State) applyWorktreeCreated(e Event) error {

@@ -1,7 +1,7 @@
 // Package workflowdef reads workflow definitions written in YAML (.exarchos/workflows/<name>.yaml)
 // into workflow.Definition values, and lints them with line numbers. It does no I/O: the caller
-// reads the files from the repository's own commits (never from fetched workflow refs) and
-// registers the result with workflow.Register.
+// reads the files from the tip of the protected base branch (never from fetched workflow refs) and
+// passes the result to workflow.NewDefinitions.
 //
 // A file defines a new type, or extends a built-in under a new name (its phases, transitions and
 // guards are kept; the file adds phases, transitions, shell guards, and envelopes on existing

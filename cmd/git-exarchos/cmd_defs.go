@@ -17,7 +17,7 @@ func lintWorkflowCommand() *cli.Command {
 		UsageText: "git exarchos lint-workflow <file> [--json]\n\n" +
 			"Reports, with line numbers: unknown phases in transitions, guards that do not exist, unreachable\n" +
 			"phases, a missing final phase, bad tool rules, turn caps and completion schemas. Exit 1 when it\n" +
-			"finds a problem. Definitions take effect once committed (they are read from HEAD).\n\nExamples:\n" +
+			"finds a problem. Definitions take effect once on the base branch (they are read from its tip).\n\nExamples:\n" +
 			"   git exarchos lint-workflow .exarchos/workflows/docs.yaml",
 		Flags: []cli.Flag{jsonFlag},
 		Action: func(c *cli.Context) error {

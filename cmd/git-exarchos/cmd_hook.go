@@ -122,7 +122,7 @@ Examples:
    git exarchos hooks install --claude --scope local   # this clone only
    git exarchos hooks install --git
    git config exarchos.autoPush true                   # pre-push then pushes the workflow refs too
-   git config exarchos.stopGuard true                  # Stop hooks keep the agent on unfinished phases`,
+   # stopGuard: true in .exarchos/config.yaml on the base branch: Stop hooks keep the agent on unfinished phases`,
 				Flags:  []cli.Flag{claudeFlag, gitFlag, scopeFlag, jsonFlag},
 				Action: action(app.HooksInstall),
 			},
