@@ -1,6 +1,10 @@
 package app
 
-import "github.com/exarchos/git-exarchos/gitstore"
+import (
+	"errors"
+
+	"github.com/exarchos/git-exarchos/gitstore"
+)
 
 // FsckOptions names the workflow to check; empty checks all.
 type FsckOptions struct{ Feature string }
@@ -32,10 +36,23 @@ func Fsck(r *Repo, o FsckOptions) (*FsckResult, error) {
 		}
 	}
 	res := &FsckResult{Checked: []string{}, Problems: []gitstore.Problem{}}
+	if o.Feature == "" {
+		bad, err := r.Store.BadRefs()
+		if err != nil {
+			return nil, err
+		}
+		for _, b := range bad {
+			res.Problems = append(res.Problems, gitstore.Problem{Path: b.Name, Message: b.Reason, Fix: b.Fix})
+		}
+	}
 	for _, f := range features {
 		problems, err := r.Store.Verify(f, Projector)
 		if err != nil {
-			return nil, err
+			if errors.Is(err, gitstore.ErrNotFound) {
+				return nil, err
+			}
+			// One unreadable workflow is one problem; the others are still checked.
+			problems = []gitstore.Problem{{Feature: f, Path: gitstore.RefName(f), Message: err.Error()}}
 		}
 		res.Checked = append(res.Checked, f)
 		res.Problems = append(res.Problems, problems...)

@@ -41,6 +41,16 @@ func cleanGitEnv() []string {
 // Git runs the git binary in the repository's working tree (or git directory when bare) and returns
 // stdout; a failure carries git's stderr. Packages above gitstore use it for worktrees, fetch and push.
 func (l Location) Git(stdin io.Reader, args ...string) (string, error) {
+	return l.gitEnv(nil, stdin, args...)
+}
+
+// tolerantEnv makes git skip broken refs (a stray .DS_Store under refs/exarchos/, a ref to a
+// missing commit) where it iterates every ref, as fetch's connectivity check does, instead of
+// failing for all of them.
+var tolerantEnv = []string{"GIT_REF_PARANOIA=0"}
+
+// gitEnv is Git with extra environment variables.
+func (l Location) gitEnv(env []string, stdin io.Reader, args ...string) (string, error) {
 	var full []string
 	if l.WorkTree != "" {
 		full = append([]string{"-C", l.WorkTree}, args...)
@@ -49,7 +59,7 @@ func (l Location) Git(stdin io.Reader, args ...string) (string, error) {
 	}
 	cmd := exec.Command("git", full...)
 	cmd.Stdin = stdin
-	cmd.Env = cleanGitEnv()
+	cmd.Env = append(cleanGitEnv(), env...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout = &stdout
 	cmd.Stderr = &stderr

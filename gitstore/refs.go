@@ -26,21 +26,19 @@ const lockWait = 2 * time.Second
 // Reading the loose file first is what keeps this correct while `git pack-refs` runs: it writes
 // packed-refs before it deletes the loose file.
 func readRef(commonDir, name string) (plumbing.Hash, bool, error) {
-	b, err := os.ReadFile(filepath.Join(commonDir, filepath.FromSlash(name)))
+	path := filepath.Join(commonDir, filepath.FromSlash(name))
+	b, err := os.ReadFile(path)
 	if err == nil {
-		line := strings.TrimSpace(string(b))
-		if strings.HasPrefix(line, "ref:") {
-			return plumbing.ZeroHash, false, fmt.Errorf("%s is a symbolic ref; exarchos refs must point at commits", name)
+		h, reason := parseLooseRef(b)
+		if reason != "" {
+			return plumbing.ZeroHash, false, fmt.Errorf("%s %s; git ignores it, and so does every command but this one: remove it with `%s`", name, reason, removeFileFix(path))
 		}
-		if !plumbing.IsHash(line) {
-			return plumbing.ZeroHash, false, fmt.Errorf("%s holds %q, not a commit id: repair it with `git update-ref %s <commit>`", name, line, name)
-		}
-		return plumbing.NewHash(line), true, nil
+		return h, true, nil
 	}
 	if !errors.Is(err, fs.ErrNotExist) && !isDirErr(err) {
 		return plumbing.ZeroHash, false, fmt.Errorf("read %s: %w", name, err)
 	}
-	packed, err := readPackedRefs(commonDir, name)
+	packed, _, err := readPackedRefs(commonDir, name)
 	if err != nil {
 		return plumbing.ZeroHash, false, err
 	}
@@ -48,27 +46,68 @@ func readRef(commonDir, name string) (plumbing.Hash, bool, error) {
 	return h, ok, nil
 }
 
+// parseLooseRef reads a loose ref file's content; reason says what is wrong with it, if anything.
+func parseLooseRef(b []byte) (plumbing.Hash, string) {
+	line := strings.TrimSpace(string(b))
+	switch {
+	case line == "":
+		return plumbing.ZeroHash, "is an empty file, not a ref"
+	case strings.HasPrefix(line, "ref:"):
+		return plumbing.ZeroHash, "is a symbolic ref (exarchos refs must point at commits)"
+	case !plumbing.IsHash(line):
+		return plumbing.ZeroHash, fmt.Sprintf("holds %q, not a commit id", truncate(line, 40))
+	}
+	return plumbing.NewHash(line), ""
+}
+
+func truncate(s string, n int) string {
+	if len(s) > n {
+		return s[:n] + "…"
+	}
+	return s
+}
+
 func isDirErr(err error) bool {
 	var pe *fs.PathError
 	return errors.As(err, &pe) && strings.Contains(pe.Err.Error(), "is a directory")
 }
 
-// readPackedRefs returns the packed refs whose names start with prefix.
-func readPackedRefs(commonDir, prefix string) (map[string]plumbing.Hash, error) {
-	f, err := os.Open(filepath.Join(commonDir, "packed-refs"))
+// BadRef is an entry where a ref should be that is not a usable one: a stray file (.DS_Store), an
+// empty or torn file, a symbolic ref, a ref to a commit that is not stored, a name that is not a
+// workflow id, a packed-refs line that does not parse. Git skips such entries and so do the
+// commands here, each workflow being read on its own; fsck names them with a command that removes
+// them.
+type BadRef struct {
+	Name   string `json:"name"`
+	Reason string `json:"reason"`
+	Fix    string `json:"fix"`
+	// missing is the commit a ref points at that was not found, to check again before reporting.
+	missing plumbing.Hash
+}
+
+// readPackedRefs returns the packed refs whose names start with prefix, and the lines that are
+// not "<commit id> <ref name>" (git itself refuses to read past such a line).
+func readPackedRefs(commonDir, prefix string) (map[string]plumbing.Hash, []BadRef, error) {
+	path := filepath.Join(commonDir, "packed-refs")
+	f, err := os.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
+		return nil, nil, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("read packed-refs: %w", err)
+		return nil, nil, fmt.Errorf("read packed-refs: %w", err)
 	}
 	defer f.Close()
 	out := map[string]plumbing.Hash{}
+	var bad []BadRef
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 64*1024), 1024*1024)
-	for sc.Scan() {
+	for n := 1; sc.Scan(); n++ {
 		line := sc.Bytes()
-		if len(line) < 42 || line[0] == '#' || line[0] == '^' {
+		if len(line) == 0 || line[0] == '#' || line[0] == '^' {
+			continue
+		}
+		if len(line) < 42 || line[40] != ' ' || !plumbing.IsHash(string(line[:40])) {
+			bad = append(bad, BadRef{Name: "packed-refs line " + fmt.Sprint(n), Reason: fmt.Sprintf("%q is not \"<commit id> <ref name>\"", truncate(string(line), 60)), Fix: dropLineFix(path, string(line))})
 			continue
 		}
 		name := string(line[41:])
@@ -77,19 +116,32 @@ func readPackedRefs(commonDir, prefix string) (map[string]plumbing.Hash, error) 
 		}
 	}
 	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("read packed-refs: %w", err)
+		return nil, nil, fmt.Errorf("read packed-refs: %w", err)
 	}
-	return out, nil
+	return out, bad, nil
 }
 
-// listRefs returns every ref under prefix (e.g. "refs/exarchos/"), loose refs overriding packed ones.
+// listRefs returns every usable ref under prefix (e.g. "refs/exarchos/"), loose refs overriding
+// packed ones; entries that are not usable refs are skipped, as git skips them.
 func listRefs(commonDir, prefix string) (map[string]plumbing.Hash, error) {
-	out, err := readPackedRefs(commonDir, prefix)
+	refs, _, err := scanRefs(commonDir, prefix, nil)
+	return refs, err
+}
+
+// scanRefs is listRefs that also returns what it skipped. valid, when given, says which names
+// (after prefix) belong there; others are reported as bad.
+func scanRefs(commonDir, prefix string, valid func(rest string) bool) (map[string]plumbing.Hash, []BadRef, error) {
+	packed, bad, err := readPackedRefs(commonDir, prefix)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	if out == nil {
-		out = map[string]plumbing.Hash{}
+	out := make(map[string]plumbing.Hash, len(packed))
+	for name, h := range packed {
+		if valid != nil && !valid(strings.TrimPrefix(name, prefix)) {
+			bad = append(bad, BadRef{Name: name, Reason: "is packed under a name that is not a workflow id", Fix: dropLineFix(filepath.Join(commonDir, "packed-refs"), h.String()+" "+name)})
+			continue
+		}
+		out[name] = h
 	}
 	root := filepath.Join(commonDir, filepath.FromSlash(prefix))
 	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
@@ -107,20 +159,46 @@ func listRefs(commonDir, prefix string) (map[string]plumbing.Hash, error) {
 			return err
 		}
 		name := filepath.ToSlash(rel)
-		h, ok, err := readRef(commonDir, name)
+		if valid != nil && !valid(strings.TrimPrefix(name, prefix)) {
+			bad = append(bad, BadRef{Name: name, Reason: "is not a workflow id", Fix: removeFileFix(p)})
+			delete(out, name)
+			return nil
+		}
+		b, err := os.ReadFile(p)
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil // deleted (or packed) since the directory was read; packed was read first
+		}
 		if err != nil {
 			return err
 		}
-		if ok {
-			out[name] = h
+		h, reason := parseLooseRef(b)
+		if reason != "" {
+			// The loose file hides any packed value, as in git: the ref is broken, not the packed one.
+			bad = append(bad, BadRef{Name: name, Reason: reason, Fix: removeFileFix(p)})
+			delete(out, name)
+			return nil
 		}
+		out[name] = h
 		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("list %s: %w", prefix, err)
+		return nil, nil, fmt.Errorf("list %s: %w", prefix, err)
 	}
-	return out, nil
+	return out, bad, nil
 }
+
+// removeFileFix is the shell command that deletes a file (a bad loose ref, a stale lock).
+func removeFileFix(path string) string { return "rm -f -- " + shellQuote(path) }
+
+// dropLineFix is the shell command that deletes one exact line from a file: grep -x -F matches the
+// whole line as a fixed string, so nothing in it needs escaping beyond the shell's quotes.
+func dropLineFix(path, line string) string {
+	q := shellQuote(path)
+	return fmt.Sprintf("grep -v -x -F -e %s %s > %s.new; mv %s.new %s", shellQuote(line), q, q, q, q)
+}
+
+// shellQuote quotes s for a POSIX shell.
+func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
 
 // sortedNames returns the keys of a ref map in order.
 func sortedNames(m map[string]plumbing.Hash) []string {
@@ -234,7 +312,7 @@ func deleteRefLocked(commonDir, name, refPath string) error {
 	if err := os.Remove(refPath); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("delete %s: %w", name, err)
 	}
-	packed, err := readPackedRefs(commonDir, name)
+	packed, _, err := readPackedRefs(commonDir, name)
 	if err != nil {
 		return err
 	}

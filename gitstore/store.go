@@ -494,16 +494,11 @@ type Summary struct {
 // folded and no snapshot is read. Commits are read by a few goroutines at once: each read is a few
 // small-file syscalls, and on virtual disks their latency, not CPU, is the cost.
 func (s *Store) List() ([]Summary, error) {
-	refs, err := listRefs(s.Loc.CommonDir, RefPrefix)
+	refs, _, err := s.workflowRefs(RefPrefix)
 	if err != nil {
 		return nil, err
 	}
-	var names []string
-	for _, name := range sortedNames(refs) {
-		if ValidateFeature(strings.TrimPrefix(name, RefPrefix)) == nil {
-			names = append(names, name) // skip odd refs someone wrote under our prefix
-		}
-	}
+	names := sortedNames(refs) // entries that are not workflows are skipped here; fsck names them
 	out := make([]Summary, len(names))
 	errs := make([]error, len(names))
 	var wg sync.WaitGroup

@@ -18,6 +18,8 @@ type Problem struct {
 	Commit  string `json:"commit"`
 	Path    string `json:"path"`
 	Message string `json:"message"`
+	// Fix is a command that repairs it, when one is known.
+	Fix string `json:"fix,omitempty"`
 }
 
 // Verify checks a workflow's head commit from scratch: the format marker, every segment parses, seq
