@@ -44,6 +44,13 @@ func Fsck(r *Repo, o FsckOptions) (*FsckResult, error) {
 		for _, b := range bad {
 			res.Problems = append(res.Problems, gitstore.Problem{Path: b.Name, Message: b.Reason, Fix: b.Fix})
 		}
+		stale, err := r.Store.StaleFiles()
+		if err != nil {
+			return nil, err
+		}
+		for _, f := range stale {
+			res.Problems = append(res.Problems, gitstore.Problem{Path: f.Name, Message: f.Reason, Fix: f.Fix})
+		}
 	}
 	for _, f := range features {
 		problems, err := r.Store.Verify(f, Projector)

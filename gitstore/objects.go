@@ -91,7 +91,7 @@ func (o *objectStore) writeLoose(t plumbing.ObjectType, content []byte) (plumbin
 			continue
 		}
 		var f *os.File
-		if f, err = os.CreateTemp(dir, "tmp_obj_"); err != nil {
+		if f, err = os.CreateTemp(dir, tmpObjectPattern()); err != nil {
 			continue
 		}
 		zw := getDeflater(f)

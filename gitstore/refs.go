@@ -214,7 +214,6 @@ func sortedNames(m map[string]plumbing.Hash) []string {
 // git process and no other writer can move the ref.
 type refLock struct {
 	commonDir, name, refPath, lockPath string
-	f                                  *os.File
 	done                               bool
 }
 
@@ -223,39 +222,46 @@ func lockRef(commonDir, name string) (*refLock, error) {
 	if err := os.MkdirAll(filepath.Dir(refPath), 0o777); err != nil {
 		return nil, fmt.Errorf("update %s: %w", name, err)
 	}
-	f, err := acquireLock(refPath + ".lock")
-	if err != nil {
+	if err := acquireLock(refPath + ".lock"); err != nil {
 		return nil, fmt.Errorf("update %s: %w", name, err)
 	}
-	return &refLock{commonDir: commonDir, name: name, refPath: refPath, lockPath: refPath + ".lock", f: f}, nil
+	return &refLock{commonDir: commonDir, name: name, refPath: refPath, lockPath: refPath + ".lock"}, nil
 }
 
 // commit writes the new value into the lock file and renames it over the ref: a crash leaves the
 // old or the new value, never a torn one. A zero value deletes the ref.
 func (l *refLock) commit(newH plumbing.Hash) error {
 	if newH.IsZero() {
-		l.f.Close()
 		err := deleteRefLocked(l.commonDir, l.name, l.refPath)
 		l.release()
 		return err
 	}
-	if _, err := l.f.WriteString(newH.String() + "\n"); err != nil {
-		return fmt.Errorf("update %s: write lock: %w", l.name, err)
-	}
-	if err := l.f.Close(); err != nil {
-		return fmt.Errorf("update %s: close lock: %w", l.name, err)
-	}
-	if err := os.Rename(l.lockPath, l.refPath); err != nil {
+	// The new value goes into a file of its own, renamed over the ref while the lock is held, and
+	// only then is the lock removed: the lock keeps naming its owner to the end, so whatever
+	// instant a SIGKILL hits, what is left names a dead process (see StaleFiles). The file's name
+	// ends in .lock, which git skips when it lists refs, and holds a '~', which no ref name does.
+	tmp, err := os.CreateTemp(filepath.Dir(l.refPath), filepath.Base(l.refPath)+"~"+ownerTag()+"*.lock")
+	if err != nil {
 		return fmt.Errorf("update %s: %w", l.name, err)
 	}
-	l.done = true
+	_, err = tmp.WriteString(newH.String() + "\n")
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), l.refPath)
+	}
+	if err != nil {
+		os.Remove(tmp.Name())
+		return fmt.Errorf("update %s: %w", l.name, err)
+	}
+	l.release()
 	return nil
 }
 
 // release drops the lock without changing the ref (a no-op after commit).
 func (l *refLock) release() {
 	if !l.done {
-		l.f.Close()
 		os.Remove(l.lockPath)
 		l.done = true
 	}
@@ -281,25 +287,63 @@ func casRef(commonDir, name string, newH, oldH plumbing.Hash) error {
 	return l.commit(newH)
 }
 
-func acquireLock(lockPath string) (*os.File, error) {
+// acquireLock creates lockPath exclusively, naming its owner in it. A lock already there is
+// waited for, up to lockWait, unless its owner is provably gone (see removeIfStale): then it is
+// removed and taken, so a writer killed while holding it never makes the next one fail.
+func acquireLock(lockPath string) error {
 	deadline := time.Now().Add(lockWait)
 	backoff := 100 * time.Microsecond
+	nextCheck := time.Time{}
 	for {
-		f, err := os.OpenFile(lockPath, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
-		if err == nil {
-			return f, nil
+		err := createOwnedLock(lockPath)
+		if err == nil || !errors.Is(err, fs.ErrExist) {
+			return err
 		}
-		if !errors.Is(err, fs.ErrExist) {
-			return nil, err
+		if now := time.Now(); now.After(nextCheck) {
+			nextCheck = now.Add(50 * time.Millisecond)
+			if removeIfStale(lockPath) {
+				continue
+			}
 		}
 		if time.Now().After(deadline) {
-			return nil, fmt.Errorf("%w: %s exists; another git process may be running. If none is, a crashed one left it: remove it with `rm %s`", ErrLocked, lockPath, lockPath)
+			return fmt.Errorf("%w: %s exists and its owner is alive, or unknown and the lock is younger than %s; another git process may be running. If none is, a crashed one left it: remove it with `%s`", ErrLocked, lockPath, staleLockAge, removeFileFix(lockPath))
 		}
 		time.Sleep(backoff)
 		if backoff < 5*time.Millisecond {
 			backoff *= 2
 		}
 	}
+}
+
+// createOwnedLock creates lockPath, failing with fs.ErrExist if it is there, already holding its
+// owner: the owner is written to a file of its own that is then hard-linked as the lock (link,
+// like O_EXCL, fails when the name exists), so no instant shows an empty lock whose owner is
+// unknown. Where hard links are not supported it falls back to O_EXCL and a write.
+func createOwnedLock(lockPath string) error {
+	tmp, err := os.CreateTemp(filepath.Dir(lockPath), filepath.Base(strings.TrimSuffix(lockPath, ".lock"))+"~"+ownerTag()+"*.lock")
+	if err != nil {
+		return err
+	}
+	_, err = tmp.Write(lockOwner())
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Link(tmp.Name(), lockPath)
+	}
+	os.Remove(tmp.Name())
+	if err == nil || errors.Is(err, fs.ErrExist) {
+		return err
+	}
+	f, err := os.OpenFile(lockPath, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(lockOwner())
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 // ErrLocked means a ref's lock file stayed in place longer than lockWait.

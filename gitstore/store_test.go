@@ -274,12 +274,12 @@ func TestCASRefusesStaleAndLock(t *testing.T) {
 	other := plumbing.NewHash(git(t, dir, "rev-parse", "HEAD"))
 	require.ErrorIs(t, casRef(s.Loc.CommonDir, "refs/exarchos/cas", other, other), errStale)
 
-	// A lock left by a crashed git names itself and the fix.
+	// A fresh lock of unknown owner (git's) is waited for, then named with the fix.
 	lock := filepath.Join(dir, ".git/refs/exarchos/cas.lock")
 	require.NoError(t, os.WriteFile(lock, nil, 0o644))
 	err = casRef(s.Loc.CommonDir, "refs/exarchos/cas", other, head)
 	require.ErrorIs(t, err, ErrLocked)
-	assert.Contains(t, err.Error(), "rm "+lock)
+	assert.Contains(t, err.Error(), "rm -f -- '"+lock+"'")
 	require.NoError(t, os.Remove(lock))
 
 	// After pack-refs the ref lives only in packed-refs; reads and CAS still work.
