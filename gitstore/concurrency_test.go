@@ -154,7 +154,7 @@ func TestSIGKILLDuringAppends(t *testing.T) {
 			require.True(t, reported[p], "unrenamed ref value %s left by a killed writer is reported", p)
 			os.Remove(p)
 		}
-				for _, p := range leftovers {
+		for _, p := range leftovers {
 			require.True(t, reported[p], "tmp object %s left by a killed writer is reported", p)
 			tmpsLeft[p] = true
 		}
