@@ -281,11 +281,16 @@ func isTransient(err error) bool {
 // State returns a workflow's state: the stored snapshot when it was made by p's version, else the
 // fold of every event with p.
 func (s *Store) State(feature string, p Projector) (*Snapshot, error) {
-	h, err := s.readHead(feature)
-	if err != nil {
-		return nil, err
-	}
-	return s.snapshotOf(h, p)
+	var snap *Snapshot
+	err := s.retryTransient(func() error {
+		h, err := s.readHead(feature)
+		if err != nil {
+			return err
+		}
+		snap, err = s.snapshotOf(h, p)
+		return err
+	})
+	return snap, err
 }
 
 func (s *Store) snapshotOf(h *head, p Projector) (*Snapshot, error) {
@@ -401,7 +406,21 @@ type EventFilter struct {
 
 // Events reads a workflow's events in canonical order, starting at the segment that holds SinceSeq
 // rather than at the beginning.
+//
+// A concurrent gc may move the segments away between reads: the whole read starts over from the
+// ref (retryTransient), so `log` fails only on objects that stay missing.
 func (s *Store) Events(feature string, f EventFilter) ([]workflow.Event, *Snapshot, error) {
+	var out []workflow.Event
+	var snap *Snapshot
+	err := s.retryTransient(func() error {
+		var err error
+		out, snap, err = s.eventsOnce(feature, f)
+		return err
+	})
+	return out, snap, err
+}
+
+func (s *Store) eventsOnce(feature string, f EventFilter) ([]workflow.Event, *Snapshot, error) {
 	h, err := s.readHead(feature)
 	if err != nil {
 		return nil, nil, err
