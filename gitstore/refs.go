@@ -290,12 +290,32 @@ func casRef(commonDir, name string, newH, oldH plumbing.Hash) error {
 // acquireLock creates lockPath exclusively, naming its owner in it. A lock already there is
 // waited for, up to lockWait, unless its owner is provably gone (see removeIfStale): then it is
 // removed and taken, so a writer killed while holding it never makes the next one fail.
+//
+// The owner is written once to a file of its own, which is then hard-linked as the lock (link, like
+// O_EXCL, fails when the name exists): no instant shows an empty lock whose owner is unknown, and
+// each attempt while waiting is one system call. Where hard links are not supported, O_EXCL and a
+// write.
 func acquireLock(lockPath string) error {
+	owner, err := os.CreateTemp(filepath.Dir(lockPath), filepath.Base(strings.TrimSuffix(lockPath, ".lock"))+"~"+ownerTag()+"*.lock")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(owner.Name())
+	_, err = owner.Write(lockOwner())
+	if cerr := owner.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return err
+	}
 	deadline := time.Now().Add(lockWait)
 	backoff := 100 * time.Microsecond
-	nextCheck := time.Time{}
+	nextCheck := time.Now().Add(10 * time.Millisecond)
 	for {
-		err := createOwnedLock(lockPath)
+		err := os.Link(owner.Name(), lockPath)
+		if err != nil && !errors.Is(err, fs.ErrExist) {
+			err = createLockExcl(lockPath)
+		}
 		if err == nil || !errors.Is(err, fs.ErrExist) {
 			return err
 		}
@@ -315,26 +335,8 @@ func acquireLock(lockPath string) error {
 	}
 }
 
-// createOwnedLock creates lockPath, failing with fs.ErrExist if it is there, already holding its
-// owner: the owner is written to a file of its own that is then hard-linked as the lock (link,
-// like O_EXCL, fails when the name exists), so no instant shows an empty lock whose owner is
-// unknown. Where hard links are not supported it falls back to O_EXCL and a write.
-func createOwnedLock(lockPath string) error {
-	tmp, err := os.CreateTemp(filepath.Dir(lockPath), filepath.Base(strings.TrimSuffix(lockPath, ".lock"))+"~"+ownerTag()+"*.lock")
-	if err != nil {
-		return err
-	}
-	_, err = tmp.Write(lockOwner())
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Link(tmp.Name(), lockPath)
-	}
-	os.Remove(tmp.Name())
-	if err == nil || errors.Is(err, fs.ErrExist) {
-		return err
-	}
+// createLockExcl is acquireLock's fallback where hard links fail.
+func createLockExcl(lockPath string) error {
 	f, err := os.OpenFile(lockPath, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
 	if err != nil {
 		return err
