@@ -57,6 +57,13 @@ func (s *Store) verifyOnce(feature string, p Projector) (problems []Problem, tra
 	if !ok {
 		return nil, nil, fmt.Errorf("%w: %s", ErrNotFound, feature)
 	}
+	problems, transient = s.verifyCommit(feature, commit, p)
+	return problems, transient, nil
+}
+
+// verifyCommit checks one workflow commit from scratch (see Verify); with p nil the snapshot's
+// state is not compared with the fold.
+func (s *Store) verifyCommit(feature string, commit plumbing.Hash, p Projector) (problems []Problem, transient error) {
 	add := func(path, format string, args ...any) {
 		problems = append(problems, Problem{Feature: feature, Commit: commit.String(), Path: path, Message: fmt.Sprintf(format, args...)})
 	}
@@ -70,12 +77,12 @@ func (s *Store) verifyOnce(feature string, p Projector) (problems []Problem, tra
 	c, err := s.getCommit(commit)
 	if err != nil {
 		unreadable("", "commit unreadable", err)
-		return problems, transient, nil
+		return problems, transient
 	}
 	root, err := s.getTree(c.Tree)
 	if err != nil {
 		unreadable("", "tree unreadable", err)
-		return problems, transient, nil
+		return problems, transient
 	}
 	if e, ok := root.entry("format"); !ok {
 		add("format", "missing")
@@ -95,12 +102,12 @@ func (s *Store) verifyOnce(feature string, p Projector) (problems []Problem, tra
 	evEntry, ok := root.entry("events")
 	if !ok {
 		add("events", "missing")
-		return problems, transient, nil
+		return problems, transient
 	}
 	evTree, err := s.getTree(evEntry.Hash)
 	if err != nil {
 		unreadable("events", "unreadable", err)
-		return problems, transient, nil
+		return problems, transient
 	}
 	if snap.EventsTree != "" && snap.EventsTree != evEntry.Hash.String() {
 		add("state.json", "snapshot names events tree %s, commit has %s", snap.EventsTree, evEntry.Hash)
@@ -166,7 +173,12 @@ func (s *Store) verifyOnce(feature string, p Projector) (problems []Problem, tra
 			add("state.json", "snapshot differs from the fold of the events (run `git exarchos fsck --json` to see both)")
 		}
 	}
-	return problems, transient, nil
+	if snap.Digest != "" {
+		if kEntry, _ := root.entry("keys"); snap.Digest != snap.digest(kEntry.Hash) {
+			add("state.json", "snapshot digest does not match its content: it was edited after it was written (readers fold the events instead)")
+		}
+	}
+	return problems, transient
 }
 
 func (s *Store) verifyKeys(feature string, commit plumbing.Hash, root *tree, ids map[string]int64, unreadable func(path, what string, err error)) []Problem {
