@@ -2,7 +2,6 @@ package gitstore
 
 import (
 	"bufio"
-	"context"
 	"math/rand"
 	"os"
 	"os/exec"
@@ -82,28 +81,9 @@ func TestEightProcessesAppendDuringGC(t *testing.T) {
 	}
 	dir := newRepo(t)
 	mustCreate(t, openStore(t, dir), "gcrace")
-	ctx, cancel := context.WithCancel(context.Background())
-	var wg sync.WaitGroup
-	gcRuns := 0
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		for ctx.Err() == nil {
-			for _, args := range [][]string{{"gc", "--prune=now", "--quiet"}, {"pack-refs", "--all"}} {
-				cmd := exec.Command("git", args...)
-				cmd.Dir = dir
-				cmd.Env = cleanGitEnv()
-				if out, err := cmd.CombinedOutput(); err != nil && ctx.Err() == nil {
-					t.Logf("git %v: %v: %s", args, err, out) // a gc that loses a lock race is not our failure
-				}
-			}
-			gcRuns++
-		}
-	}()
-	t.Cleanup(func() { cancel(); wg.Wait() })
+	stop := gcLoop(t, dir)
 	runWriters(t, dir, "plain", "gcrace", 8, 100)
-	cancel()
-	wg.Wait()
+	gcRuns := stop()
 	t.Logf("gc loops run beside the writers: %d", gcRuns)
 	require.Greater(t, gcRuns, 1)
 	assertDense(t, dir, "gcrace", 801)
