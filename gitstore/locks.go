@@ -129,12 +129,12 @@ type StaleFile struct {
 	Fix    string
 }
 
-// StaleFiles finds the ref locks (under every exarchos prefix) and temporary object files that
-// crashed writers left behind, with a command that removes them. Live writers' files are not
+// StaleFiles finds the ref locks (under every exarchos prefix, and packed-refs.lock, which a
+// killed `git pack-refs` leaves) and temporary object files that crashed writers left behind, with a command that removes them. Live writers' files are not
 // reported. Writers remove stale ref locks on their own when they meet one.
 func (s *Store) StaleFiles() ([]StaleFile, error) {
 	var out []StaleFile
-	for _, prefix := range []string{"refs/exarchos", "refs/exarchos-remotes", "refs/exarchos-tombstones", "refs/exarchos-rescue"} {
+	for _, prefix := range []string{"refs/exarchos", "refs/exarchos-remotes", "refs/exarchos-tombstones", "refs/exarchos-rescue", "packed-refs.lock"} {
 		root := filepath.Join(s.Loc.CommonDir, filepath.FromSlash(prefix))
 		err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 			if err != nil {

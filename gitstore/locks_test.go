@@ -99,6 +99,14 @@ func TestUnownedLockIsStaleByAge(t *testing.T) {
 		require.NoError(t, err, "old lock %q", content)
 	}
 	assertDense(t, dir, "old", 4)
+
+	// packed-refs.lock left by a killed `git pack-refs`: reported once old, not before.
+	packedLock := filepath.Join(dir, ".git/packed-refs.lock")
+	require.NoError(t, os.WriteFile(packedLock, nil, 0o644))
+	assert.Empty(t, staleNames(t, s))
+	past := time.Now().Add(-staleLockAge - time.Minute)
+	require.NoError(t, os.Chtimes(packedLock, past, past))
+	assert.Equal(t, []string{packedLock}, staleNames(t, s))
 }
 
 // An object writer SIGKILLed mid-write leaves a tmp_obj_* file naming it: not reported while it
