@@ -53,7 +53,7 @@ func Fsck(r *Repo, o FsckOptions) (*FsckResult, error) {
 		}
 	}
 	for _, f := range features {
-		problems, err := r.Store.Verify(f, Projector)
+		problems, err := r.Store.Verify(f, r.Projector())
 		if err != nil {
 			if errors.Is(err, gitstore.ErrNotFound) {
 				return nil, err

@@ -94,7 +94,7 @@ func (r *Repo) BoundWorkflows() ([]hooks.Bound, error) {
 			e, fresh, changed = cache.entries[feature], true, true
 		}
 		asTask := e.branch != branch
-		if (asTask && !taskBranchCandidate(branch, e.branch)) || !isActive(gitstore.Summary{Type: e.typ, Phase: e.phase}) {
+		if (asTask && !taskBranchCandidate(branch, e.branch)) || !r.isActive(gitstore.Summary{Type: e.typ, Phase: e.phase}) {
 			continue
 		}
 		if !fresh {
@@ -109,11 +109,7 @@ func (r *Repo) BoundWorkflows() ([]hooks.Bound, error) {
 		if asTask && !hasTaskWorktree(st, branch) {
 			continue
 		}
-		def, ok := workflow.Lookup(st.Type)
-		if !ok && !workflow.IsBuiltin(st.Type) {
-			r.Definitions() // a repository-defined type: read HEAD's definitions only now
-			def, _ = workflow.Lookup(st.Type)
-		}
+		def, _ := r.Rules().Defs.Lookup(st.Type) // nil: not defined on the base branch
 		out = append(out, hooks.Bound{Feature: feature, State: st, Def: def, Root: r.Store.Loc.WorkTree})
 	}
 	if changed {
@@ -128,7 +124,7 @@ func (r *Repo) bound(feature string) (hooks.Bound, error) {
 	if err != nil {
 		return hooks.Bound{}, err
 	}
-	def, _ := workflow.Lookup(st.Type)
+	def, _ := r.Rules().Defs.Lookup(st.Type)
 	return hooks.Bound{Feature: feature, State: st, Def: def, Root: r.Store.Loc.WorkTree}, nil
 }
 
@@ -136,10 +132,7 @@ func (h *hookRepo) Summary(w hooks.Bound) string { return h.repo.summary(w) }
 
 // summary is workflow.Summary with the guards checked on this repository.
 func (r *Repo) summary(w hooks.Bound) string {
-	env := workflow.Env{
-		MaxFixCycles: r.Store.ConfigInt("exarchos."+w.State.Type+".maxFixCycles", 0),
-		Guards:       guards.NewEvaluator(r.Store.Facts()),
-	}
+	env := workflow.Env{Guards: guards.NewEvaluator(r.Store.Facts()), OptIn: r.Rules().optIn()}
 	return workflow.Summary(w.Def, w.State, env)
 }
 
@@ -149,7 +142,7 @@ func (h *hookRepo) Record(w hooks.Bound, recheck func(workflow.State) string, ev
 	// The journal's denials ride in the same commit.
 	waiting, files, _ := h.repo.journaled(w.Feature)
 	var denied string
-	res, err := h.repo.Store.Update(w.Feature, Projector, func(cur *gitstore.Snapshot) ([]workflow.NewEvent, error) {
+	res, err := h.repo.Store.Update(w.Feature, h.repo.Projector(), func(cur *gitstore.Snapshot) ([]workflow.NewEvent, error) {
 		denied = ""
 		if recheck != nil {
 			st, err := workflow.DecodeState(cur.State)
@@ -215,5 +208,5 @@ func (h *hookRepo) StopGuard(dir string) bool {
 	if err != nil {
 		return false
 	}
-	return r.Store.ConfigBool("exarchos.stopGuard")
+	return r.Rules().Config.StopGuard
 }

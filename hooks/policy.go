@@ -23,7 +23,7 @@ type Bound struct {
 // cheap. Repository-defined workflows are found by Repository.Defines instead.
 func policed(tool string) bool {
 	for _, typ := range workflow.BuiltinTypes() {
-		def, _ := workflow.Lookup(typ)
+		def, _ := workflow.Builtin(typ)
 		for _, p := range def.Phases {
 			if p.Tools.Denies(tool) || len(p.Tools.AllowedTools) > 0 || p.Tools.TurnCap > 0 {
 				return true

@@ -151,7 +151,7 @@ func setup(repo string, events, others int) {
 				evs = append(evs, workflow.NewEvent{Type: "bench.note", Data: map[string]any{"n": n, "text": "an event that the fold counts and ignores"}})
 			}
 		}
-		_, err := r.Store.Append("bench", app.Projector, evs...)
+		_, err := r.Store.Append("bench", r.Projector(), evs...)
 		benchutil.Check(err)
 	}
 	for i := range others {
