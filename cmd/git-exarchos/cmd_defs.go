@@ -3,16 +3,12 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/exarchos/git-exarchos/app"
 	"github.com/exarchos/git-exarchos/workflowdef"
 )
-
-func init() {
-	commands = append(commands, lintWorkflowCommand())
-}
 
 func lintWorkflowCommand() *cli.Command {
 	return &cli.Command{
@@ -29,13 +25,13 @@ func lintWorkflowCommand() *cli.Command {
 				return usageErrf("usage: git exarchos lint-workflow <file>")
 			}
 			name := c.Args().First()
-			src, err := os.ReadFile(name)
+			src, err := app.ReadBounded(name, nil, workflowdef.MaxFileBytes, "a workflow definition")
 			if err != nil {
-				return usageErrf("read %s: %v", name, err)
+				return err
 			}
 			def, problems := workflowdef.Parse(name, src)
 			if len(problems) > 0 {
-				return &codedError{code: "LINT_FAILED", msg: fmt.Sprintf("%d problem(s):\n%s", len(problems), problems.Error()), exit: exitError, details: problems}
+				return withDetails(fmt.Errorf("%w: %d problem(s):\n%s", errLintFailed, len(problems), problems.Error()), problems)
 			}
 			return emit(c, map[string]any{"file": name, "ok": true, "definition": def}, func(w io.Writer) {
 				printf(w, "%s: ok (type %s, %d phases, %d transitions)\n", name, def.Type, len(def.Phases), len(def.Transitions))

@@ -13,10 +13,6 @@ import (
 	"github.com/exarchos/git-exarchos/hooks"
 )
 
-func init() {
-	commands = append(commands, hooksCommand(), hookCommand(), rehydrateCommand())
-}
-
 // hookCommand is what installed hooks run; people run `hooks` (install, uninstall, status).
 func hookCommand() *cli.Command {
 	return &cli.Command{
@@ -27,7 +23,7 @@ func hookCommand() *cli.Command {
 			{
 				Name:  "claude",
 				Usage: "answer a Claude Code hook event: the payload on stdin, the decision on stdout; always exits 0",
-				UsageText: `git exarchos hook claude < payload.json
+				UsageText: `git exarchos hook claude [--json] < payload.json
 
 Installed by ` + "`git exarchos hooks install --claude`" + `. Reads the hook JSON Claude Code sends
 (hook_event_name, cwd, tool_name, tool_input, …) and answers for the workflow bound to the branch
@@ -35,8 +31,10 @@ checked out at cwd. Malformed input gets a message on stderr and the event's saf
 
 Examples:
    echo '{"hook_event_name":"PreToolUse","cwd":".","tool_name":"Write","tool_input":{"file_path":"main.go"}}' | git exarchos hook claude`,
+				Flags: []cli.Flag{jsonFlag}, // accepted: the answer is always JSON
 				Action: func(c *cli.Context) error {
-					return app.ClaudeHook(app.ClaudeHookOptions{Stdin: c.App.Reader, Stdout: c.App.Writer, Stderr: c.App.ErrWriter})
+					claudeHook([]string{"git-exarchos", "hook", "claude"}, c.App.Reader, c.App.Writer, c.App.ErrWriter)
+					return nil
 				},
 			},
 			{

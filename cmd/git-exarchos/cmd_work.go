@@ -10,10 +10,6 @@ import (
 	"github.com/exarchos/git-exarchos/workflow"
 )
 
-func init() {
-	commands = append(commands, taskCommand(), reviewCommand(), validateCommand(), eventCommand(), loopCommand())
-}
-
 func taskCommand() *cli.Command {
 	sub := func(name, usage, example string, flags []cli.Flag, build func(c *cli.Context, id string) workflow.Command) *cli.Command {
 		return workflowCommand(name, usage, fmt.Sprintf("git exarchos task %s [<feature>] <task-id> [--json]\n\nExamples:\n   %s", name, example),
@@ -51,18 +47,21 @@ func reviewCommand() *cli.Command {
 		`git exarchos review [<feature>] <dimension> pass|fail [--note N] [--json]
 
 Dimensions: feature needs spec and quality; refactor overhaul needs quality; debug thorough needs review.
+The verdict is bound to the branch tip it judged: only verdicts on the current tip, given since
+the workflow entered the review phase, count. A fix cycle (back to delegate) needs a fail.
 
 Examples:
    git exarchos review login spec pass
    git exarchos review login quality fail --note "error paths untested"`,
-		2, []cli.Flag{&cli.StringFlag{Name: "note", Usage: "what the reviewer found"}},
+		2, []cli.Flag{&cli.StringFlag{Name: "note", Usage: "what the reviewer found"},
+			&cli.BoolFlag{Name: "human", Usage: "a human's decision (definitions with reviewBy: human)"}},
 		func(c *cli.Context, args []string) (workflow.Command, error) {
 			switch args[1] {
 			case "pass", "fail":
 			default:
 				return nil, usageErrf("review verdict %q: use pass or fail", args[1])
 			}
-			return workflow.RecordReview{Dimension: args[0], Pass: args[1] == "pass", Note: c.String("note")}, nil
+			return workflow.RecordReview{Dimension: args[0], Pass: args[1] == "pass", Note: c.String("note"), Human: c.Bool("human")}, nil
 		}, said("review recorded"))
 }
 
@@ -71,6 +70,11 @@ func validateCommand() *cli.Command {
 		Name:  "validate",
 		Usage: "run a validation command on the workflow's branch and record its result",
 		UsageText: `git exarchos validate [<feature>] -- <cmd> [args...] [--json before --]
+
+With no command (git exarchos validate [<feature>]), the declared validation runs: the phase's commands in the workflow definition,
+else one command a line from .exarchos/validate on the base branch; only a declared command on
+the branch tip satisfies the validation guard. A command after -- that is not declared is
+recorded as ad hoc.
 
 The command runs in the worktree where the workflow's branch is checked out; its exit status,
 duration and the commit it ran on are recorded. Only a run on the current branch tip counts for
@@ -98,6 +102,8 @@ Examples:
 					return usageErrf("usage: git exarchos validate [<feature>] -- <cmd> [args...]")
 				}
 				command = args[sep+1:]
+			} else if len(args) <= 1 {
+				feature = c.Args().First() // no command: run the declared validation
 			} else {
 				return usageErrf("put the command after --: git exarchos validate [<feature>] -- <cmd> [args...]")
 			}
@@ -109,16 +115,18 @@ Examples:
 			if err != nil {
 				return err
 			}
-			if err := emit(c, res, func(w io.Writer) {
+			var failure error
+			if v := res.Validation; v.ExitCode != 0 {
+				failure = fmt.Errorf("%w: `%s` exited %d (recorded)", errValidationFailed, v.Command, v.ExitCode)
+			}
+			return emitResult(c, res, func(w io.Writer) {
 				v := res.Validation
-				printf(w, "%s: `%s` exited %d in %d ms on %s (recorded)\n", res.Feature, v.Command, v.ExitCode, v.DurationMs, v.Commit[:12])
-			}); err != nil {
-				return err
-			}
-			if res.Validation.ExitCode != 0 {
-				return &codedError{code: "VALIDATION_FAILED", exit: exitError}
-			}
-			return nil
+				adHoc := ""
+				if v.AdHoc {
+					adHoc = ", ad hoc: not a declared validation, it satisfies no guard"
+				}
+				printf(w, "%s: `%s` exited %d in %d ms on %s (recorded%s)\n", res.Feature, v.Command, v.ExitCode, v.DurationMs, v.Commit[:12], adHoc)
+			}, failure)
 		},
 	}
 }
@@ -127,7 +135,7 @@ func eventCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "event",
 		Usage: "append a custom event (the engine's own types are refused)",
-		UsageText: `git exarchos event [<feature>] <type> [--data JSON] [--idempotency-key K] [--json]
+		UsageText: `git exarchos event [<feature>] <event-type> [--data JSON] [--idempotency-key K] [--json]
 
 With --idempotency-key, an event with that key already in the log is not appended again.
 
