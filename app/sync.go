@@ -241,10 +241,11 @@ func Push(r *Repo, o PushOptions) (*PushResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	return push(r, remote, o.Retries)
+	return push(r, remote, o.Retries, nil)
 }
 
-func push(r *Repo, remote string, retries int) (*PushResult, error) {
+// push pushes every local workflow but those in skip.
+func push(r *Repo, remote string, retries int, skip map[string]bool) (*PushResult, error) {
 	if retries <= 0 {
 		retries = 3
 	}
@@ -264,6 +265,9 @@ func push(r *Repo, remote string, retries int) (*PushResult, error) {
 	done := map[string]WorkflowPush{}
 	todo := map[string]gitrepo.Hash{}
 	for _, f := range sortedKeys(local) {
+		if skip[f] {
+			continue
+		}
 		tip := local[f]
 		theirs, known := tracking[f]
 		switch {
@@ -379,7 +383,15 @@ func Sync(r *Repo, o SyncOptions) (*SyncResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	push, err := push(r, remote, o.Retries)
+	// A workflow the pull could not integrate (e.g. started separately on both sides) would only
+	// be rejected and fail the same way again: the pull's report says it once.
+	failed := map[string]bool{}
+	for _, w := range pull.Workflows {
+		if w.Action == Failed {
+			failed[w.Feature] = true
+		}
+	}
+	push, err := push(r, remote, o.Retries, failed)
 	if err != nil {
 		return nil, err
 	}

@@ -31,13 +31,23 @@ func CleanGitEnv() []string {
 // the repository that was discovered (GIT_DIR, GIT_WORK_TREE) and not whatever repository
 // encloses the working directory. Packages above gitstore use it for worktrees, fetch and push.
 func (l Location) Git(stdin io.Reader, args ...string) (string, error) {
+	return l.GitEnv(nil, stdin, args...)
+}
+
+// TolerantEnv makes git skip broken refs (a stray .DS_Store under refs/exarchos/, a ref to a
+// missing commit) where it iterates every ref, as fetch's connectivity check does, instead of
+// failing for all of them.
+var TolerantEnv = []string{"GIT_REF_PARANOIA=0"}
+
+// GitEnv is Git with extra environment variables.
+func (l Location) GitEnv(env []string, stdin io.Reader, args ...string) (string, error) {
 	full := []string{"--git-dir=" + l.GitDir}
 	dir := l.GitDir
 	if l.WorkTree != "" {
 		full = append(full, "--work-tree="+l.WorkTree)
 		dir = l.WorkTree
 	}
-	out, err := runGit(dir, "", nil, stdin, append(full, args...)...)
+	out, err := runGit(dir, "", env, stdin, append(full, args...)...)
 	var ge *GitError
 	if errors.As(err, &ge) {
 		ge.Args = args // name the command as the caller wrote it

@@ -66,7 +66,7 @@ func (o *Objects) WriteLoose(t plumbing.ObjectType, content []byte) (Hash, error
 			continue
 		}
 		var f *os.File
-		if f, err = os.CreateTemp(dir, "tmp_obj_"); err != nil {
+		if f, err = os.CreateTemp(dir, TmpObjectPattern()); err != nil {
 			continue
 		}
 		zw := getDeflater(f)

@@ -7,9 +7,11 @@ import (
 	"github.com/exarchos/git-exarchos/internal/gittest"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -115,6 +117,26 @@ func helperMain(mode string) int {
 	}
 	n, _ := strconv.Atoi(os.Getenv("GITSTORE_N"))
 	feature := os.Getenv("GITSTORE_FEATURE")
+	switch mode {
+	case "hold-lock": // take the ref's lock as a writer does, then wait to be killed
+		if _, err := gitrepo.LockRef(s.Loc.CommonDir, RefName(feature)); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		fmt.Println("locked")
+		time.Sleep(time.Hour)
+	case "hold-tmp": // start writing an object as a writer does, then wait to be killed
+		dir := filepath.Join(s.Loc.CommonDir, "objects", "ab")
+		os.MkdirAll(dir, 0o777)
+		f, err := os.CreateTemp(dir, gitrepo.TmpObjectPattern())
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		f.WriteString("partial")
+		fmt.Println(f.Name())
+		time.Sleep(time.Hour)
+	}
 	for i := 0; i < n; i++ {
 		ev := workflow.NewEvent{Type: "note", Data: map[string]any{"writer": os.Getpid(), "i": i}}
 		if mode == "keyed" {

@@ -191,7 +191,13 @@ func (b *builder) merge(ours, theirs *head, p Projector, label string) (*mergeOu
 	if err != nil {
 		return nil, err
 	}
-	events := unionEvents(a, c)
+	if err := sameOrigin(ours, theirs, a, c, label); err != nil {
+		return nil, err
+	}
+	events, err := unionEvents(a, c)
+	if err != nil {
+		return nil, err
+	}
 	root, sf, err := b.writeLog(ours.feature, p, events)
 	if err != nil {
 		return nil, err
@@ -274,6 +280,40 @@ func (s *Store) readBoth(ours, theirs *head) ([]logEvent, []logEvent, error) {
 	return a, c, nil
 }
 
+// ErrSeparateStarts means two logs under one workflow id do not share their first event: two
+// clones each started a workflow with that id. They are two workflows, and are not merged.
+var ErrSeparateStarts = errors.New("two workflows were started under one id")
+
+// sameOrigin checks that two logs of a workflow grew from one start. Every copy of a workflow
+// shares its first event (the start, clock 1, written before anything could diverge), so logs
+// whose first events differ were started separately; merging them would fold one start over the
+// other and silently change the losing side's type.
+func sameOrigin(ours, theirs *head, a, c []logEvent, label string) error {
+	if len(a) == 0 || len(c) == 0 || a[0].ID == c[0].ID {
+		return nil
+	}
+	// readBoth skips their segments that are the same blob as ours: then c does not start at
+	// their first event, and their first segment is ours.
+	first := segmentName(0)
+	if o, ok := ours.events.Entry(first); ok {
+		if t, ok := theirs.events.Entry(first); ok && o.Hash == t.Hash {
+			return nil
+		}
+	}
+	describe := func(e logEvent) string {
+		var d workflow.StartedData
+		e.DecodeData(&d)
+		return fmt.Sprintf("type %s, started by %s at %s", d.Type, e.Actor, e.Time.UTC().Format("2006-01-02 15:04:05Z"))
+	}
+	f := ours.feature
+	return fmt.Errorf("%w: %q here (%s) and %q on %s (%s) are different workflows; neither was changed. "+
+		"To keep theirs under the id and yours under refs/exarchos-duplicates/: "+
+		"`git update-ref refs/exarchos-duplicates/%s %s && git update-ref %s %s %s`; "+
+		"to keep yours, run that on the other clone; then `git exarchos sync`",
+		ErrSeparateStarts, f, describe(a[0]), f, label, describe(c[0]),
+		f, ours.commit, RefName(f), theirs.commit, ours.commit)
+}
+
 // parallel runs f(0..n-1) on a few goroutines: parsing and object writes are CPU- and
 // syscall-bound and independent.
 func parallel(n int, f func(int)) {
@@ -301,27 +341,69 @@ type logEvent struct {
 
 // unionEvents is the merged log: each id once, in canonical order (workflow.Less), seq from 1.
 // When both sides hold different events under one id (two writers chose the same idempotency key
-// independently), the same copy is kept whichever side is ours, so clones converge.
-func unionEvents(a, b []logEvent) []logEvent {
+// independently), the same copy is kept under the id whichever side is ours, and the other is kept
+// whole inside a workflow.key-collided event, whose id and clock derive from its content, so every
+// clone that meets the collision writes the same record once and the fold lists it as a conflict.
+func unionEvents(a, b []logEvent) ([]logEvent, error) {
 	byID := make(map[string]int, len(a)+len(b))
 	out := make([]logEvent, 0, len(a)+len(b))
+	var lost []logEvent
 	for _, side := range [][]logEvent{a, b} {
 		for _, e := range side {
-			if i, ok := byID[e.ID]; ok {
-				if preferred(e.Event, out[i].Event) {
-					out[i] = e
-				}
+			i, ok := byID[e.ID]
+			if !ok {
+				byID[e.ID] = len(out)
+				out = append(out, e)
 				continue
 			}
-			byID[e.ID] = len(out)
-			out = append(out, e)
+			if sameEvent(e.Event, out[i].Event) {
+				continue
+			}
+			if preferred(e.Event, out[i].Event) {
+				out[i], e = e, out[i]
+			}
+			lost = append(lost, e)
+		}
+	}
+	for _, e := range lost {
+		rec, err := collisionRecord(e.Event)
+		if err != nil {
+			return nil, err
+		}
+		if _, ok := byID[rec.ID]; !ok {
+			byID[rec.ID] = len(out)
+			out = append(out, logEvent{Event: rec})
 		}
 	}
 	sort.Slice(out, func(i, j int) bool { return workflow.Less(out[i].Event, out[j].Event) })
 	for i := range out {
 		out[i].Seq = int64(i + 1)
 	}
-	return out
+	return out, nil
+}
+
+// sameEvent reports whether two stored events are one: everything but seq (which a merge renumbers).
+func sameEvent(x, y workflow.Event) bool {
+	x.Seq, y.Seq = 0, 0
+	bx, err1 := json.Marshal(x)
+	by, err2 := json.Marshal(y)
+	return err1 == nil && err2 == nil && bytes.Equal(bx, by)
+}
+
+// collisionRecord is the workflow.key-collided event that keeps e, which lost its id to another
+// event. Everything in it derives from e, so clones agree on it byte for byte.
+func collisionRecord(e workflow.Event) (workflow.Event, error) {
+	e.Seq = 0
+	raw, err := json.Marshal(e)
+	if err != nil {
+		return workflow.Event{}, fmt.Errorf("record key collision on %q: %w", e.ID, err)
+	}
+	data, err := json.Marshal(workflow.KeyCollidedData{Key: e.ID, Event: raw})
+	if err != nil {
+		return workflow.Event{}, fmt.Errorf("record key collision on %q: %w", e.ID, err)
+	}
+	return workflow.Event{ID: "key-collided-" + idKey(string(raw))[:32], Type: workflow.EventKeyCollided,
+		Time: e.Time, Actor: e.Actor, Clock: e.Clock, Data: data}, nil
 }
 
 // line is the event's JSONL line with its current seq: the stored line with the seq spliced in

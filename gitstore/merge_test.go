@@ -102,12 +102,30 @@ func TestUnionKeepsOneCopyPerIDWhicheverSide(t *testing.T) {
 	}
 	a := []logEvent{ev("x", 1, `1`), ev("k", 3, `"a"`)}
 	b := []logEvent{ev("x", 1, `1`), ev("y", 2, `2`), ev("k", 3, `"b"`)}
-	ab, ba := unionEvents(a, b), unionEvents(b, a)
-	require.Len(t, ab, 3)
+	ab, err := unionEvents(a, b)
+	require.NoError(t, err)
+	ba, err := unionEvents(b, a)
+	require.NoError(t, err)
 	require.Equal(t, ab, ba)
+	// x once (the same event on both sides), y, k with the first copy in canonical order, and the
+	// other copy of k kept whole in a collision record.
+	require.Len(t, ab, 4)
 	require.Equal(t, []string{"x", "y", "k"}, []string{ab[0].ID, ab[1].ID, ab[2].ID})
-	require.EqualValues(t, 3, ab[2].Seq)
 	require.Equal(t, `"a"`, string(ab[2].Data))
+	rec := ab[3]
+	require.Equal(t, workflow.EventKeyCollided, rec.Type)
+	require.EqualValues(t, 4, rec.Seq)
+	var d workflow.KeyCollidedData
+	require.NoError(t, rec.DecodeData(&d))
+	require.Equal(t, "k", d.Key)
+	var lost workflow.Event
+	require.NoError(t, json.Unmarshal(d.Event, &lost))
+	require.Equal(t, `"b"`, string(lost.Data))
+
+	// Merging the merged log with either side again adds nothing: the record is written once.
+	again, err := unionEvents(ab, b)
+	require.NoError(t, err)
+	require.Equal(t, ab, again)
 }
 
 func TestLineSplicesSeqOrEncodes(t *testing.T) {

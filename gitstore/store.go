@@ -6,6 +6,8 @@ package gitstore
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -119,6 +121,12 @@ type Snapshot struct {
 // snapshotFile is state.json: the projection plus what a writer needs to append without reading
 // the log (count, clock) and the hash of the events tree it was computed from, so a commit whose
 // segments were altered behind the snapshot's back is noticed without reading them.
+//
+// Digest binds the snapshot to the commit's events and id index: a hash of everything above it
+// and the keys tree. A reader recomputes it (one small hash) and trusts the snapshot only when it
+// matches; otherwise it checks the whole log and folds it (see snapshotOf). It is a check against
+// hand edits and torn tooling, not a signature: a forger who recomputes it is caught by
+// `git exarchos verify`/fsck, which fold the events whatever the snapshot says.
 type snapshotFile struct {
 	Format     int             `json:"format"`
 	Projector  string          `json:"projector"`
@@ -126,6 +134,15 @@ type snapshotFile struct {
 	LastClock  uint64          `json:"lastClock"`
 	EventsTree string          `json:"eventsTree"`
 	State      json.RawMessage `json:"state"`
+	Digest     string          `json:"digest,omitempty"`
+}
+
+// digest is the Digest a snapshot must carry beside the given keys tree.
+func (sf *snapshotFile) digest(keysTree gitrepo.Hash) string {
+	h := sha256.New()
+	fmt.Fprintf(h, "exarchos snapshot\n%d\n%s\n%d\n%d\n%s\n%s\n", sf.Format, sf.Projector, sf.Events, sf.LastClock, sf.EventsTree, keysTree)
+	h.Write(sf.State)
+	return hex.EncodeToString(h.Sum(nil))
 }
 
 // head is a parsed workflow commit.
@@ -137,6 +154,8 @@ type head struct {
 	keys     *gitrepo.Tree // loaded by keysTree; nil when there is none
 	keysHash gitrepo.Hash
 	snap     snapshotFile
+	// trusted says the snapshot's digest matches: it may be used without reading the events.
+	trusted bool
 }
 
 func (s *Store) readHead(feature string) (*head, error) {
@@ -209,6 +228,7 @@ func (s *Store) parseHead(feature string, commit gitrepo.Hash) (*head, error) {
 	if want := segmentCount(h.snap.Events); int64(len(h.events.Entries)) != want {
 		return nil, corrupt("events", fmt.Sprintf("%d segments for %d events, want %d", len(h.events.Entries), h.snap.Events, want))
 	}
+	h.trusted = h.snap.Digest != "" && h.snap.Digest == h.snap.digest(h.keysHash)
 	return h, nil
 }
 
@@ -276,15 +296,30 @@ func isTransient(err error) bool {
 // State returns a workflow's state: the stored snapshot when it was made by p's version, else the
 // fold of every event with p.
 func (s *Store) State(feature string, p Projector) (*Snapshot, error) {
-	h, err := s.readHead(feature)
-	if err != nil {
-		return nil, err
-	}
-	return s.snapshotOf(h, p)
+	var snap *Snapshot
+	err := s.retryTransient(func() error {
+		h, err := s.readHead(feature)
+		if err != nil {
+			return err
+		}
+		snap, err = s.snapshotOf(h, p)
+		return err
+	})
+	return snap, err
 }
 
+// snapshotOf is h's state for p. The stored snapshot is used when its digest holds and p's version
+// made it. One whose digest fails (edited, or written before digests) is never shown or built on:
+// the whole log is checked as fsck checks it (segments, unique ids, the id index), refused when
+// that fails, and folded otherwise; h then carries the fold, so a write builds on it.
 func (s *Store) snapshotOf(h *head, p Projector) (*Snapshot, error) {
-	snap := &Snapshot{Feature: h.feature, Commit: h.commit, Events: h.snap.Events, LastClock: h.snap.LastClock, State: h.snap.State}
+	folded := !h.trusted && p != nil
+	if folded {
+		if err := s.checkLog(h, p); err != nil {
+			return nil, err
+		}
+	}
+	snap := &Snapshot{Feature: h.feature, Commit: h.commit, Events: h.snap.Events, LastClock: h.snap.LastClock, State: h.snap.State, Folded: folded}
 	if p == nil || h.snap.Projector == p.Version() {
 		return snap, nil
 	}
@@ -298,6 +333,35 @@ func (s *Store) snapshotOf(h *head, p Projector) (*Snapshot, error) {
 	}
 	snap.State, snap.Folded = state, true
 	return snap, nil
+}
+
+// checkLog runs fsck's checks on h, whose snapshot is not trusted, and replaces the snapshot with
+// the fold of its events. Problems with the snapshot itself are what the fold repairs; any other
+// (a segment, a duplicated id, an index line) refuses the read.
+func (s *Store) checkLog(h *head, p Projector) error {
+	problems, transient := s.verifyCommit(h.feature, h.commit, nil)
+	if transient != nil {
+		return transient
+	}
+	for _, pr := range problems {
+		if pr.Path != "state.json" {
+			return &CorruptError{Commit: h.commit, Path: pr.Path, Reason: pr.Message}
+		}
+	}
+	events, err := s.readSegments(h, 0)
+	if err != nil {
+		return err
+	}
+	state, err := p.Project(nil, events)
+	if err != nil {
+		return fmt.Errorf("project %s at %s: %w", h.feature, h.commit, err)
+	}
+	h.snap.State, h.snap.Projector = state, p.Version()
+	if n := len(events); n > 0 {
+		h.snap.LastClock = events[n-1].Clock
+	}
+	h.trusted = true
+	return nil
 }
 
 // readSegments parses every event from segment index `from` on, checking seq density as it goes.
@@ -396,7 +460,21 @@ type EventFilter struct {
 
 // Events reads a workflow's events in canonical order, starting at the segment that holds SinceSeq
 // rather than at the beginning.
+//
+// A concurrent gc may move the segments away between reads: the whole read starts over from the
+// ref (retryTransient), so `log` fails only on objects that stay missing.
 func (s *Store) Events(feature string, f EventFilter) ([]workflow.Event, *Snapshot, error) {
+	var out []workflow.Event
+	var snap *Snapshot
+	err := s.retryTransient(func() error {
+		var err error
+		out, snap, err = s.eventsOnce(feature, f)
+		return err
+	})
+	return out, snap, err
+}
+
+func (s *Store) eventsOnce(feature string, f EventFilter) ([]workflow.Event, *Snapshot, error) {
 	h, err := s.readHead(feature)
 	if err != nil {
 		return nil, nil, err
@@ -489,16 +567,11 @@ type Summary struct {
 // folded and no snapshot is read. Commits are read by a few goroutines at once: each read is a few
 // small-file syscalls, and on virtual disks their latency, not CPU, is the cost.
 func (s *Store) List() ([]Summary, error) {
-	refs, err := gitrepo.ListRefs(s.Loc.CommonDir, RefPrefix)
+	refs, _, err := s.workflowRefs(RefPrefix)
 	if err != nil {
 		return nil, err
 	}
-	var names []string
-	for _, name := range gitrepo.SortedNames(refs) {
-		if ValidateFeature(strings.TrimPrefix(name, RefPrefix)) == nil {
-			names = append(names, name) // skip odd refs someone wrote under our prefix
-		}
-	}
+	names := gitrepo.SortedNames(refs) // entries that are not workflows are skipped here; fsck names them
 	out := make([]Summary, len(names))
 	errs := make([]error, len(names))
 	var wg sync.WaitGroup

@@ -76,16 +76,13 @@ func (s *Store) Tombstones(remote string) (map[string]gitrepo.Hash, error) {
 func (s *Store) LocalWorkflows() (map[string]gitrepo.Hash, error) { return s.featureRefs(RefPrefix) }
 
 func (s *Store) featureRefs(prefix string) (map[string]gitrepo.Hash, error) {
-	refs, err := gitrepo.ListRefs(s.Loc.CommonDir, prefix)
+	refs, _, err := s.workflowRefs(prefix)
 	if err != nil {
 		return nil, err
 	}
 	out := make(map[string]gitrepo.Hash, len(refs))
 	for name, h := range refs {
-		f := strings.TrimPrefix(name, prefix)
-		if ValidateFeature(f) == nil {
-			out[f] = h
-		}
+		out[strings.TrimPrefix(name, prefix)] = h
 	}
 	return out, nil
 }
@@ -107,7 +104,7 @@ func (s *Store) Fetch(remote string, features ...string) error {
 			args = append(args, "+"+RefName(f)+":"+TrackingRef(remote, f))
 		}
 	}
-	if _, err := s.Loc.Git(nil, args...); err != nil {
+	if _, err := s.Loc.GitEnv(gitrepo.TolerantEnv, nil, args...); err != nil {
 		return fmt.Errorf("fetch workflows from %s: %w", remote, err)
 	}
 	s.st.Reindex() // new packs arrived
@@ -140,7 +137,7 @@ func (s *Store) Push(remote string, tips map[string]gitrepo.Hash) ([]PushedRef, 
 		// Push the exact commit examined, not whatever the ref holds by the time git reads it.
 		args = append(args, tips[f].String()+":"+RefName(f))
 	}
-	out, pushErr := s.Loc.Git(nil, args...)
+	out, pushErr := s.Loc.GitEnv(gitrepo.TolerantEnv, nil, args...)
 	byRef := map[string]PushedRef{}
 	for _, line := range strings.Split(out, "\n") {
 		flag, rest, ok := strings.Cut(line, "\t")

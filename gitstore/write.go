@@ -244,8 +244,11 @@ func (s *Store) readBucket(h *head, bucket string) (map[string]int64, error) {
 	for n, line := range strings.Split(strings.TrimSuffix(string(b), "\n"), "\n") {
 		var key string
 		var seq int64
-		if _, err := fmt.Sscanf(line, "%64s %d", &key, &seq); err != nil || seq < 1 || seq > h.snap.Events {
-			return nil, &CorruptError{Commit: h.commit, Path: fmt.Sprintf("keys/%s line %d", bucket, n+1), Reason: "bad index line"}
+		if _, err := fmt.Sscanf(line, "%64s %d", &key, &seq); err != nil || seq < 1 || seq > h.snap.Events || len(key) != 64 || !strings.HasPrefix(key, bucket) || line != fmt.Sprintf("%s %d", key, seq) {
+			return nil, &CorruptError{Commit: h.commit, Path: fmt.Sprintf("keys/%s line %d", bucket, n+1), Reason: fmt.Sprintf("bad index line %q", gitrepo.Truncate(line, 80))}
+		}
+		if _, dup := out[key]; dup {
+			return nil, &CorruptError{Commit: h.commit, Path: fmt.Sprintf("keys/%s line %d", bucket, n+1), Reason: "id indexed twice"}
 		}
 		out[key] = seq
 	}
@@ -474,14 +477,13 @@ func (b *builder) updateKeys(h *head, events []workflow.Event) (gitrepo.Hash, er
 		return h.keysHash, nil
 	}
 	for bucket, lines := range touched {
-		if h.keys != nil {
-			if entry, ok := h.keys.Entry(bucket); ok {
-				raw, err := b.s.readBlob(entry.Hash)
-				if err != nil {
-					return gitrepo.ZeroHash, err
-				}
-				lines = append(lines, strings.Split(strings.TrimSuffix(string(raw), "\n"), "\n")...)
-			}
+		// The bucket is parsed and checked, never copied blind: a bad line is refused, not carried on.
+		known, err := b.s.readBucket(h, bucket)
+		if err != nil {
+			return gitrepo.ZeroHash, err
+		}
+		for key, seq := range known {
+			lines = append(lines, fmt.Sprintf("%s %d", key, seq))
 		}
 		sort.Strings(lines)
 		hash, err := b.put(plumbing.BlobObject, []byte(strings.Join(lines, "\n")+"\n"))
@@ -510,6 +512,7 @@ func (b *builder) putCommit(h *head, root gitrepo.Hash, events []workflow.Event,
 // putRoot writes a commit's root tree: the events and keys trees, the format marker and the
 // snapshot. Appends and merges both end here, so every commit has the same layout.
 func (b *builder) putRoot(evTree, keysTree gitrepo.Hash, sf *snapshotFile) (gitrepo.Hash, error) {
+	sf.Digest = sf.digest(keysTree)
 	snapBytes, err := json.Marshal(sf)
 	if err != nil {
 		return gitrepo.ZeroHash, err

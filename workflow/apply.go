@@ -43,6 +43,10 @@ func (s *State) apply(def *Definition, e Event) {
 		s.Ignored++
 		return
 	}
+	if e.Type == EventKeyCollided {
+		s.conflict(e, keyCollision(e))
+		return
+	}
 	if e.Type != EventStarted && !s.Started() {
 		s.conflict(e, "the workflow has not started")
 		return
@@ -110,6 +114,16 @@ func (s *State) apply(def *Definition, e Event) {
 	if err != nil {
 		s.conflict(e, err.Error())
 	}
+}
+
+// keyCollision describes a workflow.key-collided event for the conflict list.
+func keyCollision(e Event) string {
+	var d KeyCollidedData
+	var lost Event
+	if e.DecodeData(&d) != nil || json.Unmarshal(d.Event, &lost) != nil {
+		return "two clones used one idempotency key for different events (malformed record)"
+	}
+	return fmt.Sprintf("two clones used idempotency key %q for different events: the one kept under the key came first in canonical order; this %s by %s (clock %d) was not applied and is kept here whole", d.Key, lost.Type, lost.Actor, lost.Clock)
 }
 
 func (s *State) conflict(e Event, reason string) {

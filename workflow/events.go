@@ -29,13 +29,24 @@ const (
 	EventPRLinked           = "pr.linked"
 	EventPRObserved         = "pr.observed"
 	EventMergeVerified      = "merge.verified"
+	// EventKeyCollided is written by a merge, never by a command: two clones stored different
+	// events under one idempotency key. The log keeps one under the key (the first in canonical
+	// order) and this event carries the other whole; the fold records it as a conflict.
+	EventKeyCollided = "workflow.key-collided"
 )
+
+// KeyCollidedData is the payload of workflow.key-collided.
+type KeyCollidedData struct {
+	Key   string          `json:"key"`
+	Event json.RawMessage `json:"event"` // the event that was not kept under the key, as stored
+}
 
 // ReservedPrefix is owned by the engine: no custom event type may start with it.
 const ReservedPrefix = "workflow."
 
 var engineEventTypes = map[string]bool{
-	EventStarted: true, EventTransitioned: true, EventCancelled: true, EventUnblocked: true,
+	EventKeyCollided: true,
+	EventStarted:     true, EventTransitioned: true, EventCancelled: true, EventUnblocked: true,
 	EventGuardOverridden: true, EventArtifactRecorded: true, EventFieldSet: true,
 	EventTaskAdded: true, EventTaskStarted: true, EventTaskCompleted: true, EventTaskFailed: true,
 	EventReviewRecorded: true, EventValidationRecorded: true, EventPlanApproved: true,
@@ -66,6 +77,7 @@ func EventTypes() []string {
 		EventPRLinked, EventPRObserved, EventMergeVerified,
 		EventWorktreeCreated, EventCancelRequested, EventCompensationStep,
 		EventToolCalled, EventGrantIssued, EventGrantConsumed, EventBudgetExtended, EventCompletionSubmitted,
+		EventKeyCollided,
 	}
 }
 
