@@ -7,8 +7,8 @@ var debugDefinition = Definition{
 	Description: "Fix a bug: triage, investigate, then a hotfix or a thorough root-cause track (set track=hotfix|thorough).",
 	Initial:     "triage",
 	Phases: []Phase{
-		{ID: "triage", Kind: Normal, Description: "reproduce and size the bug"},
-		{ID: "investigate", Kind: Normal, Description: "find the cause; fix directly, escalate, or choose a track"},
+		{ID: "triage", Kind: Normal, Description: "reproduce and size the bug", Tools: planningPaths()},
+		{ID: "investigate", Kind: Normal, Description: "find the cause; fix directly, escalate, or choose a track", Tools: planningPaths()},
 		{ID: "thorough", Kind: Compound, Initial: "rca", MaxFixCycles: 2, Description: "root cause, fix design, implement ⇄ review"},
 		{ID: "rca", Kind: Normal, Parent: "thorough", Description: "write the root-cause analysis", Tools: planningTools("rca", "fix-design")},
 		{ID: "design", Kind: Normal, Parent: "thorough", Description: "write the fix design", Tools: planningTools("rca", "fix-design")},

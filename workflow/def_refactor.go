@@ -7,8 +7,8 @@ var refactorDefinition = Definition{
 	Description: "Refactor: explore, brief, then a polish track or an overhaul track (set track=polish|overhaul).",
 	Initial:     "explore",
 	Phases: []Phase{
-		{ID: "explore", Kind: Normal, Description: "read the code to be changed"},
-		{ID: "brief", Kind: Normal, Description: "write the brief and choose a track"},
+		{ID: "explore", Kind: Normal, Description: "read the code to be changed", Tools: planningPaths()},
+		{ID: "brief", Kind: Normal, Description: "write the brief and choose a track", Tools: planningPaths()},
 		{ID: "polish-implement", Kind: Normal},
 		{ID: "polish-validate", Kind: Normal, Description: "run the validation on the branch tip"},
 		{ID: "polish-update-docs", Kind: Normal},

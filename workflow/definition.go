@@ -76,6 +76,11 @@ type Envelope struct {
 	// Completion is the JSON Schema of what `git exarchos submit` hands in to leave the phase; the
 	// phase's outgoing transitions then require the completion-submitted guard.
 	Completion json.RawMessage `json:"completion,omitempty"`
+	// AllowedPaths, when set, are the only paths the phase may change (gitignore-style globs; a
+	// pattern without a slash matches the file name anywhere). The PostToolUse hook compares the
+	// working tree, the index and the branch with them after every tool that can write; the
+	// recorded paths of ExceptArtifacts are allowed too.
+	AllowedPaths []string `json:"allowedPaths,omitempty"`
 }
 
 // ToolPolicy is the name issue 7 gave the envelope.
@@ -86,7 +91,7 @@ func (p Envelope) Denies(tool string) bool { return slices.Contains(p.Deny, tool
 
 // Empty reports whether the envelope says nothing.
 func (p Envelope) Empty() bool {
-	return len(p.Deny) == 0 && len(p.AllowedTools) == 0 && p.TurnCap == 0 && len(p.Completion) == 0
+	return len(p.Deny) == 0 && len(p.AllowedTools) == 0 && p.TurnCap == 0 && len(p.Completion) == 0 && len(p.AllowedPaths) == 0
 }
 
 // Restricts reports whether the envelope can refuse a tool call or counts them.
@@ -97,10 +102,26 @@ func (p Envelope) Restricts() bool {
 // FileWriteTools are Claude Code's tools that write files; planning phases refuse them.
 var FileWriteTools = []string{"Edit", "Write", "MultiEdit", "NotebookEdit"}
 
-// planningTools is the built-in policy of phases that write documents, not code.
-func planningTools(artifacts ...string) ToolPolicy {
-	return ToolPolicy{Deny: slices.Clone(FileWriteTools), ExceptArtifacts: artifacts}
+// PlanningPaths are what the built-in planning phases may change: their documents.
+var PlanningPaths = []string{"docs/**", "*.md"}
+
+// ReadOnlyTools are Claude Code's tools that change nothing in the repository; with Bash (whose
+// effects the PostToolUse hook judges) they are what the built-in planning phases allow. Any other
+// tool — an MCP tool, a tool this list does not know — is refused there (an allow-list).
+var ReadOnlyTools = []string{
+	"Read", "Grep", "Glob", "LS", "Bash", "BashOutput", "KillShell", "KillBash", "WebFetch", "WebSearch",
+	"Task", "Agent", "TodoWrite", "TodoRead", "NotebookRead", "ExitPlanMode", "AskUserQuestion", "Skill",
+	"SlashCommand", "ListMcpResourcesTool", "ReadMcpResourceTool",
 }
+
+// planningTools is the built-in policy of phases that write documents, not code: an allow-list of
+// tools (file writes refused except on the recorded artifacts) and the paths it may change.
+func planningTools(artifacts ...string) ToolPolicy {
+	return ToolPolicy{Deny: slices.Clone(FileWriteTools), ExceptArtifacts: artifacts, AllowedTools: slices.Clone(ReadOnlyTools), AllowedPaths: slices.Clone(PlanningPaths)}
+}
+
+// planningPaths is the policy of phases that read and write notes, not code, without refusing tools.
+func planningPaths() ToolPolicy { return ToolPolicy{AllowedPaths: slices.Clone(PlanningPaths)} }
 
 // Transition is one allowed phase change. Guards must all pass (or be overridden by a human) for
 // the change to be decided.

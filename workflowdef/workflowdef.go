@@ -68,6 +68,7 @@ type PhaseSpec struct {
 	Deny         []string  `yaml:"deny"`
 	Except       []string  `yaml:"exceptArtifacts"`
 	TurnCap      int       `yaml:"turnCap"`
+	AllowedPaths []string  `yaml:"allowedPaths"`
 	Completion   yaml.Node `yaml:"completion"`
 }
 
@@ -230,7 +231,7 @@ func Parse(name string, src []byte) (*workflow.Definition, Problems) {
 	}
 	for i, p := range f.Phases {
 		line := at(l.phaseFields, i, "id", l.phases)
-		env := workflow.Envelope{AllowedTools: p.AllowedTools, Deny: p.Deny, ExceptArtifacts: p.Except, TurnCap: p.TurnCap}
+		env := workflow.Envelope{AllowedTools: p.AllowedTools, Deny: p.Deny, ExceptArtifacts: p.Except, TurnCap: p.TurnCap, AllowedPaths: p.AllowedPaths}
 		for _, r := range append(slices.Clone(p.AllowedTools), p.Deny...) {
 			if _, _, err := workflow.ParseToolRule(r); err != nil {
 				add(at(l.phaseFields, i, "allowedTools", l.phases), "phase %s: %v", p.ID, err)
@@ -397,6 +398,9 @@ func mergeEnvelope(base, add workflow.Envelope) workflow.Envelope {
 	}
 	if len(add.Deny) > 0 {
 		base.Deny = add.Deny
+	}
+	if len(add.AllowedPaths) > 0 {
+		base.AllowedPaths = add.AllowedPaths
 	}
 	if len(add.ExceptArtifacts) > 0 {
 		base.ExceptArtifacts = add.ExceptArtifacts
