@@ -133,6 +133,9 @@ func (r *Repo) BoundWorkflows() ([]hooks.Bound, error) {
 		features := c.features(wfBranch)
 		kept := features[:0:0]
 		for _, f := range features {
+			if gitstore.ValidateFeature(f) != nil {
+				continue // a damaged index line: dropped
+			}
 			st, ok, err := r.hookState(f)
 			if err != nil {
 				return nil, fmt.Errorf("workflow %s (bound to branch %s): %w", f, wfBranch, err)
