@@ -112,6 +112,10 @@ func (r *Repo) indexBranch(feature string, st workflow.State) {
 		return
 	}
 	c := r.hookCache()
+	if !c.built() {
+		_ = r.rebuildHookIndex() // the first write since the index was lost: it includes this workflow
+		return
+	}
 	if fs := c.features(st.Branch); !slices.Contains(fs, feature) {
 		c.setFeatures(st.Branch, append(fs, feature))
 	}
