@@ -56,8 +56,10 @@ func callHook(t *testing.T, session, cwd, event, tool string, input any) hookAns
 	return a
 }
 
-func write(path string) map[string]string { return map[string]string{"file_path": path, "content": "x"} }
-func bash(cmd string) map[string]string   { return map[string]string{"command": cmd} }
+func write(path string) map[string]string {
+	return map[string]string{"file_path": path, "content": "x"}
+}
+func bash(cmd string) map[string]string { return map[string]string{"command": cmd} }
 
 // loginRepo is a repository on branch login with a feature workflow in ideate, its branch index
 // written by init, and the session store in a temporary directory.

@@ -3,8 +3,8 @@ package app
 import (
 	"encoding/hex"
 	"os"
-	"strings"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
