@@ -5,11 +5,13 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 
+	"github.com/exarchos/git-exarchos/gitstore"
 	"github.com/exarchos/git-exarchos/hooks"
 	"github.com/exarchos/git-exarchos/workflow"
 )
@@ -142,21 +144,34 @@ func (r *Repo) hookState(feature string) (workflow.State, bool, error) {
 }
 
 // rebuildHookIndex writes the branch index from the refs: once, when it is missing (a repository
-// used by an older version, or a deleted cache). Names git would not read as workflow refs are
-// skipped without being read, and a malformed workflow ref affects only itself (fsck reports it).
+// used by an older version, or a deleted cache). One `git for-each-ref` reads every workflow's
+// branch from its head commit's Exarchos-Branch trailer; git skips, as it always does, what it
+// would not read as a ref (a .DS_Store, an empty file, a name exarchos never writes), so a
+// malformed entry affects only itself (fsck reports it). A head without the trailer is read.
+// Entries are verified when they are used, so a trailer that lies costs a read, never an answer.
 func (r *Repo) rebuildHookIndex() error {
-	names, err := r.Store.FeatureNames()
+	out, err := r.Store.Loc.Git(nil, "for-each-ref", "--format=%(refname) %(trailers:key=Exarchos-Branch,valueonly,separator=%x2C)", gitstore.RefPrefix)
 	if err != nil {
-		return err
+		return fmt.Errorf("rebuild the hooks' branch index: %w", err)
 	}
 	c := r.hookCache()
 	byBranch := map[string][]string{}
-	for _, f := range names {
-		st, ok, err := r.hookState(f)
-		if err != nil || !ok || st.Branch == "" {
+	for _, line := range strings.Split(out, "\n") {
+		name, branch, _ := strings.Cut(strings.TrimSpace(line), " ")
+		f := strings.TrimPrefix(name, gitstore.RefPrefix)
+		if f == name || gitstore.ValidateFeature(f) != nil {
 			continue
 		}
-		byBranch[st.Branch] = append(byBranch[st.Branch], f)
+		if branch == "" {
+			st, ok, err := r.hookState(f)
+			if err != nil || !ok {
+				continue
+			}
+			branch = st.Branch
+		}
+		if branch != "" {
+			byBranch[branch] = append(byBranch[branch], f)
+		}
 	}
 	_ = os.RemoveAll(filepath.Join(c.dir, "branch"))
 	for b, fs := range byBranch {
