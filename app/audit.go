@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -16,24 +15,18 @@ import (
 	"github.com/exarchos/git-exarchos/workflow"
 )
 
-// recordRefusal records a transition its guards refused (guard.failed), for the audit. The
-// idempotency key is the visit, the target and the failures, so the same refusal repeated in one
-// visit of a phase is one event. Failing to record it does not hide the refusal.
-func (r *Repo) recordRefusal(feature string, err error) {
-	var rej *workflow.Rejection
-	if !errors.As(err, &rej) || rej.Code != workflow.CodeGuardFailed {
-		return
+// refusal is the event that records a transition its guards refused (guard.failed), for the
+// audit; ok=false for other rejections. The idempotency key is the visit, the target and the
+// failures, so the same refusal repeated in one visit of a phase is one event.
+func (r *Repo) refusal(st workflow.State, rej *workflow.Rejection, actor string) (workflow.NewEvent, bool) {
+	if rej.Code != workflow.CodeGuardFailed {
+		return workflow.NewEvent{}, false
 	}
-	st, _, serr := r.State(feature)
-	if serr != nil {
-		return
-	}
-	actor, _ := r.Store.Actor()
 	fails, _ := json.Marshal(rej.FailedGuards)
 	sum := sha256.Sum256(fails)
 	key := fmt.Sprintf("guard-failed:%s:%d:%s:%s", st.Phase, st.EnteredAt, rej.Target, hex.EncodeToString(sum[:8]))
-	_, _ = r.Store.Append(feature, Projector, workflow.NewEvent{Type: workflow.EventGuardFailed, ID: key,
-		Data: workflow.GuardFailedData{From: st.Phase, To: rej.Target, Failures: rej.FailedGuards, Actor: actor}})
+	return workflow.NewEvent{Type: workflow.EventGuardFailed, ID: key,
+		Data: workflow.GuardFailedData{From: st.Phase, To: rej.Target, Failures: rej.FailedGuards, Actor: actor}}, true
 }
 
 // boundaryTypes are the events the audit shows: every place the workflow crossed, or was refused
@@ -92,6 +85,7 @@ func ShowAudit(r *Repo, o AuditOptions) (*Audit, error) {
 		return nil, err
 	}
 	a := &Audit{Feature: feature, Type: st.Type, Phase: st.Phase, Head: snap.Commit.String(), Entries: []AuditEntry{}}
+	def, _ := r.Rules().Defs.Lookup(st.Type) // nil: the path is drawn without the definition
 	for _, e := range events {
 		switch {
 		case e.Type == workflow.EventToolCalled:
@@ -103,8 +97,9 @@ func ShowAudit(r *Repo, o AuditOptions) (*Audit, error) {
 		a.Entries = append(a.Entries, AuditEntry{Seq: e.Seq, Time: e.Time, Actor: e.Actor, Type: e.Type, Commit: commits[e.Seq], Summary: summarize(e), Data: e.Data})
 		switch e.Type {
 		case workflow.EventStarted:
-			if def, ok := workflow.Lookup(st.Type); ok {
-				a.Path = append(a.Path, def.Initial)
+			var d workflow.StartedData
+			if e.DecodeData(&d) == nil {
+				a.Path = append(a.Path, d.Phase)
 			}
 		case workflow.EventTransitioned, workflow.EventCancelled:
 			var d workflow.TransitionedData
@@ -112,12 +107,12 @@ func ShowAudit(r *Repo, o AuditOptions) (*Audit, error) {
 				a.Path = append(a.Path, d.To)
 			}
 		case workflow.EventCancelRequested:
-			if def, ok := workflow.Lookup(st.Type); ok && def.CancellingPhase() != "" {
+			if def != nil && def.CancellingPhase() != "" {
 				a.Path = append(a.Path, def.CancellingPhase())
 			}
 		}
 	}
-	a.mermaid = a.pathMermaid()
+	a.mermaid = a.pathMermaid(def)
 	return a, nil
 }
 
@@ -210,8 +205,8 @@ func summarize(e workflow.Event) string {
 
 // pathMermaid draws the definition's phases with the path the workflow took: each transition taken
 // is an edge numbered in the order it happened; visited phases are highlighted.
-func (a *Audit) pathMermaid() string {
-	def, ok := workflow.Lookup(a.Type)
+func (a *Audit) pathMermaid(def *workflow.Definition) string {
+	ok := def != nil
 	var b strings.Builder
 	b.WriteString("stateDiagram-v2\n")
 	id := func(s string) string { return strings.ReplaceAll(s, "-", "_") }

@@ -115,7 +115,7 @@ func (h *hookRepo) sessionBound(rec *sessionRecord) ([]hooks.Bound, error) {
 		if err != nil {
 			return nil, fmt.Errorf("workflow %s, which this session is bound to: %w", f, err)
 		}
-		if !ok || !isActive(gitstore.Summary{Type: st.Type, Phase: st.Phase}) {
+		if !ok || !h.repo.isActive(gitstore.Summary{Type: st.Type, Phase: st.Phase}) {
 			continue
 		}
 		w := h.repo.boundOf(f, st)

@@ -93,9 +93,9 @@ func Cancel(r *Repo, o CancelOptions) (*CancelResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	def, ok := workflow.Lookup(st.Type)
-	if !ok {
-		return nil, fmt.Errorf("%s has type %q, which this version does not know: upgrade git exarchos", feature, st.Type)
+	def, err := r.definition(st.Type)
+	if err != nil {
+		return nil, err
 	}
 	res := &CancelResult{Feature: feature, Type: st.Type, Phase: st.Phase, DryRun: o.DryRun, Steps: []StepReport{}, Pending: []StepReport{}, Head: snap.Commit.String()}
 	if def.IsFinal(st.Phase) {

@@ -5,13 +5,17 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path"
-	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"gopkg.in/yaml.v3"
 
 	"github.com/exarchos/git-exarchos/guards"
 	"github.com/exarchos/git-exarchos/workflow"
@@ -21,53 +25,75 @@ import (
 // DefinitionsDir holds the repository's own workflow definitions, one YAML file per type.
 const DefinitionsDir = ".exarchos/workflows"
 
-// Repository-defined workflows are read from the commit HEAD points at, never from the working
-// tree and never from workflow refs: a definition is code (its shell guards run), so it must be
-// something the repository's own history holds — committed, reviewable, the same for everyone on
-// that commit. An uncommitted edit takes effect once committed; `git exarchos lint-workflow`
-// checks a file before that.
+// ConfigFile holds the repository's rule knobs (limits, requireChecks, stopGuard).
+const ConfigFile = ".exarchos/config.yaml"
 
-// DefinitionSet is what HEAD defines: the definitions that parsed, and the problems of the others.
-type DefinitionSet struct {
-	Commit   string                 `json:"commit"`
-	Defs     []*workflow.Definition `json:"definitions"`
-	Problems workflowdef.Problems   `json:"problems,omitempty"`
+// Rules are what a repository's workflows are held to: the built-in types, the types the base
+// branch defines (.exarchos/workflows/*.yaml), and the knobs of .exarchos/config.yaml, all read
+// from the tip of the protected base branch (base.go), never from the checked-out HEAD, the
+// working tree or local git config — an agent can commit on its own branch and set config, but it
+// cannot quietly change what the base holds. One value, built once per process and passed down.
+type Rules struct {
+	Base *Base `json:"base"`
+	// Defs are the types decisions are taken under: built-ins with the config's limits applied,
+	// and the base's own types.
+	Defs workflow.Definitions `json:"-"`
+	// Repository are the base's own types (for describe and lint).
+	Repository []*workflow.Definition `json:"definitions"`
+	Config     Config                 `json:"config"`
+	// ConfigID is the object id of .exarchos/config.yaml at the base ("" when there is none).
+	ConfigID string `json:"configId,omitempty"`
+	// Problems are the files at the base that did not parse; their types are missing.
+	Problems workflowdef.Problems `json:"problems,omitempty"`
+	// Legacy are the git config keys of earlier versions that are set here; they are not read.
+	Legacy []string `json:"legacy,omitempty"`
 }
 
-// headCommit is the commit HEAD points at, read from files (no process): "" on an unborn branch.
-func (r *Repo) headCommit() string {
-	b, err := os.ReadFile(filepath.Join(r.Store.Loc.GitDir, "HEAD"))
-	if err != nil {
-		return ""
-	}
-	head := strings.TrimSpace(string(b))
-	if ref, ok := strings.CutPrefix(head, "ref: "); ok {
-		sha, found, err := r.Store.Facts().ResolveRef(ref)
-		if err != nil || !found {
-			return ""
-		}
-		return sha
-	}
-	return head
+// Config is .exarchos/config.yaml:
+//
+//	requireChecks: true        # synthesize → completed needs the PR's checks green
+//	stopGuard: true            # Stop hooks hold the agent on unfinished phases
+//	workflows:
+//	  feature: {maxFixCycles: 5, planRevisions: 3, synthesisRetries: 3}
+type Config struct {
+	RequireChecks bool                  `yaml:"requireChecks" json:"requireChecks,omitempty"`
+	StopGuard     bool                  `yaml:"stopGuard" json:"stopGuard,omitempty"`
+	Workflows     map[string]TypeLimits `yaml:"workflows" json:"workflows,omitempty"`
 }
 
-// Definitions reads and registers the workflow types defined at HEAD. It runs once per Repo.
-func (r *Repo) Definitions() *DefinitionSet {
-	if r.defs != nil {
-		return r.defs
+// TypeLimits are one type's limits in the config; zero keeps the definition's.
+type TypeLimits struct {
+	MaxFixCycles     int `yaml:"maxFixCycles" json:"maxFixCycles,omitempty"`
+	PlanRevisions    int `yaml:"planRevisions" json:"planRevisions,omitempty"`
+	SynthesisRetries int `yaml:"synthesisRetries" json:"synthesisRetries,omitempty"`
+}
+
+// legacyKeys are the git config keys earlier versions read rules from.
+func legacyKeys(types []string) []string {
+	keys := []string{"exarchos.requireChecks", "exarchos.stopGuard"}
+	for _, t := range types {
+		keys = append(keys, "exarchos."+t+".maxFixCycles")
 	}
-	r.defs = &DefinitionSet{}
-	commit := r.headCommit()
-	if commit == "" || r.Store.Loc.WorkTree == "" {
-		return r.defs
+	return keys
+}
+
+// Rules reads the rules from the base branch once per Repo.
+func (r *Repo) Rules() *Rules {
+	if r.rules == nil {
+		r.rules = r.readRules()
 	}
-	r.defs.Commit = commit
-	// Read in process from the commit's tree: a repository without .exarchos/workflows costs a
-	// commit and a tree read or two, and nothing is started or cached on disk.
-	files, err := r.Store.Facts().DirFiles(commit, DefinitionsDir)
+	return r.rules
+}
+
+func (r *Repo) readRules() *Rules {
+	rl := &Rules{Base: r.Base()}
+	problem := func(file, msg string) {
+		rl.Problems = append(rl.Problems, workflowdef.Problem{File: file, Message: msg})
+	}
+	var repoDefs []*workflow.Definition
+	files, err := r.BaseDir(DefinitionsDir)
 	if err != nil {
-		r.defs.Problems = append(r.defs.Problems, workflowdef.Problem{File: DefinitionsDir, Message: err.Error()})
-		return r.defs
+		problem(DefinitionsDir, err.Error())
 	}
 	names := make([]string, 0, len(files))
 	for name := range files {
@@ -80,18 +106,123 @@ func (r *Repo) Definitions() *DefinitionSet {
 		name := DefinitionsDir + "/" + base
 		def, ps := workflowdef.Parse(name, files[base])
 		if len(ps) > 0 {
-			r.defs.Problems = append(r.defs.Problems, ps...)
+			rl.Problems = append(rl.Problems, ps...)
 			continue
 		}
-		def.Source = name + "@" + commit[:12]
-		if err := workflow.Register(def); err != nil {
-			r.defs.Problems = append(r.defs.Problems, workflowdef.Problem{File: name, Message: err.Error()})
-			continue
-		}
-		r.defs.Defs = append(r.defs.Defs, def)
+		def.Source = name + "@" + short(rl.Base.Commit)
+		def.ID = "blob:" + plumbing.ComputeHash(plumbing.BlobObject, files[base]).String()
+		repoDefs = append(repoDefs, def)
 	}
-	return r.defs
+	if src, ok, err := r.BaseFile(ConfigFile); err != nil {
+		problem(ConfigFile, err.Error())
+	} else if ok {
+		dec := yaml.NewDecoder(bytes.NewReader(src))
+		dec.KnownFields(true)
+		if err := dec.Decode(&rl.Config); err != nil && !errors.Is(err, io.EOF) {
+			problem(ConfigFile, fmt.Sprintf("%v (at %s; the built-in limits apply until it parses)", err, rl.Base.Ref))
+			rl.Config = Config{}
+		}
+		rl.ConfigID = "blob:" + plumbing.ComputeHash(plumbing.BlobObject, src).String()
+	}
+	// Each definition's limits as the config sets them: the definition value carries the
+	// effective limits, so Decide needs nothing else and records what it enforced.
+	var all []*workflow.Definition
+	for _, t := range workflow.BuiltinTypes() {
+		d, _ := workflow.Builtin(t)
+		all = append(all, d)
+	}
+	all = append(all, repoDefs...)
+	var defs []*workflow.Definition
+	for _, d := range all {
+		l, ok := rl.Config.Workflows[d.Type]
+		if ok && l != (TypeLimits{}) {
+			d = d.Clone()
+			if l.MaxFixCycles > 0 {
+				d.SetMaxFixCycles(l.MaxFixCycles)
+			}
+			if l.PlanRevisions > 0 {
+				d.Limits.PlanRevisions = l.PlanRevisions
+			}
+			if l.SynthesisRetries > 0 {
+				d.Limits.SynthesisRetries = l.SynthesisRetries
+			}
+		}
+		defs = append(defs, d)
+	}
+	for t, l := range rl.Config.Workflows {
+		if l.MaxFixCycles < 0 || l.PlanRevisions < 0 || l.SynthesisRetries < 0 {
+			problem(ConfigFile, fmt.Sprintf("workflows.%s: limits must be positive (0 keeps the definition's)", t))
+		}
+	}
+	// One bad repository type must not take the others (or the built-ins) down with it.
+	defs = slices.DeleteFunc(defs, func(d *workflow.Definition) bool {
+		if _, err := workflow.NewDefinitions(d); err != nil {
+			problem(d.Source, err.Error())
+			return true
+		}
+		return false
+	})
+	ds, err := workflow.NewDefinitions(defs...)
+	if err != nil { // unreachable after the filter; kept so a future check cannot drop every type
+		problem(DefinitionsDir, err.Error())
+	}
+	rl.Defs = ds
+	for _, d := range defs {
+		if !workflow.IsBuiltin(d.Type) {
+			rl.Repository = append(rl.Repository, d)
+		}
+	}
+	for _, k := range legacyKeys(rl.Defs.Types()) {
+		if _, ok := r.Store.Config(k); ok {
+			rl.Legacy = append(rl.Legacy, k)
+		}
+	}
+	return rl
 }
+
+// Definition returns the definition of a workflow type under these rules, or a rejection that
+// says what is missing and how to get it: the workflow keeps its state and does not move.
+func (rl *Rules) Definition(typ string) (*workflow.Definition, error) {
+	if d, ok := rl.Defs.Lookup(typ); ok {
+		return d, nil
+	}
+	return nil, rl.missing(typ)
+}
+
+func (rl *Rules) missing(typ string) *workflow.Rejection {
+	b := rl.Base
+	msg := fmt.Sprintf("workflow type %q is not defined on the base branch %s", typ, b.Ref)
+	switch {
+	case b.Commit == "":
+		msg += ": " + b.Problem
+	default:
+		msg += fmt.Sprintf(" (at %s): its definition must be a file in %s/ there", short(b.Commit), DefinitionsDir)
+		for _, p := range rl.Problems {
+			msg += "; " + p.String()
+		}
+		if strings.HasPrefix(b.Ref, "refs/remotes/") {
+			remote, _, _ := strings.Cut(strings.TrimPrefix(b.Ref, "refs/remotes/"), "/")
+			msg += fmt.Sprintf("; if it was merged there since, run `git fetch %s`", remote)
+		} else {
+			msg += "; merge the definition into " + strings.TrimPrefix(b.Ref, "refs/heads/")
+		}
+		msg += ", or name the ref that has it with `git config exarchos.definitionsRef <ref>`. The workflow keeps its state and does not move until then"
+	}
+	return &workflow.Rejection{Code: workflow.CodeDefinitionMissing, Message: msg}
+}
+
+// LegacyError refuses to decide while git config keys of earlier versions are set: they are no
+// longer read, and silently ignoring a limit someone set would be worse than saying so.
+func (rl *Rules) LegacyError() error {
+	if len(rl.Legacy) == 0 {
+		return nil
+	}
+	return fmt.Errorf("git config %s: rules are no longer read from git config but from %s on the base branch %s; move the setting there (e.g. `requireChecks: true`, `stopGuard: true`, `workflows: {feature: {maxFixCycles: 5}}`), commit it to the base branch, then run `git config --unset %s`",
+		strings.Join(rl.Legacy, ", "), ConfigFile, rl.Base.Ref, rl.Legacy[0])
+}
+
+// Types lists the types under these rules.
+func (rl *Rules) Types() []string { return rl.Defs.Types() }
 
 // shellRunner runs shell guards in the worktree with sh, under the guard's timeout.
 type shellRunner struct{ dir string }

@@ -73,9 +73,9 @@ func Submit(r *Repo, o SubmitOptions) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	def, ok := workflow.Lookup(st.Type)
-	if !ok {
-		return nil, fmt.Errorf("%s has type %q, which this repository does not define at HEAD (see git exarchos describe)", feature, st.Type)
+	def, err := r.definition(st.Type)
+	if err != nil {
+		return nil, err
 	}
 	if _, ok := def.Phase(o.Phase); !ok {
 		return nil, Usagef("the %s definition has no phase %q: choose one of %s", def.Type, o.Phase, strings.Join(def.PhaseIDs(), ", "))

@@ -1,8 +1,12 @@
 package app
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/exarchos/git-exarchos/gitstore"
@@ -18,23 +22,24 @@ type Result struct {
 	Duplicates []workflow.Event `json:"duplicates,omitempty"`
 }
 
-// env is what Decide needs from the world for this repository and workflow type.
-func (r *Repo) env(typ string) (workflow.Env, error) {
+// env is what Decide needs from the world: the actor, the guards (on this repository's facts) and
+// the opt-in guards the rules turn on.
+func (r *Repo) env() (workflow.Env, error) {
 	actor, err := r.Store.Actor()
 	if err != nil {
 		return workflow.Env{}, err
 	}
-	return workflow.Env{
-		Actor:        actor,
-		MaxFixCycles: r.Store.ConfigInt("exarchos."+typ+".maxFixCycles", 0),
-		Guards:       r.evaluator(),
-		OptIn:        map[string]bool{"checks-passed": r.Store.ConfigBool("exarchos.requireChecks")},
-	}, nil
+	return workflow.Env{Actor: actor, Guards: r.evaluator(), OptIn: r.Rules().optIn()}, nil
+}
+
+// optIn are the opt-in guards (workflow.Transition.OptIn) the rules enforce.
+func (rl *Rules) optIn() map[string]bool {
+	return map[string]bool{"checks-passed": rl.Config.RequireChecks}
 }
 
 // State reads a workflow's current state.
 func (r *Repo) State(feature string) (workflow.State, *gitstore.Snapshot, error) {
-	snap, err := r.Store.State(feature, Projector)
+	snap, err := r.Store.State(feature, r.Projector())
 	if err != nil {
 		return workflow.State{}, nil, err
 	}
@@ -58,61 +63,187 @@ func (r *Repo) ResolveState(given string) (string, workflow.State, *gitstore.Sna
 	return feature, st, snap, nil
 }
 
-// Execute runs workflow commands against a feature: read the state, decide each command with guards
-// checked against this repository (each on the state the previous ones left), and append all their
-// events in one commit, so an observation, the evidence it justifies and the transition that needs
-// it land together or not at all. A lost race re-reads and decides again.
+// Execute runs workflow commands against a feature and appends everything the call records in
+// one commit: the events the commands decide (each decided on the state the previous ones left,
+// so an observation, the evidence it justifies and the transition that needs it land together or
+// not at all), a guard refusal (guard.failed), and the hook's denials waiting in the journal.
 //
-// A rejection is returned as the error (*workflow.Rejection) and appends nothing, except when the
-// engine asks for the refusal itself to be recorded (the circuit breaker tripping): then the events
-// decided so far and the refusal's own are appended, and the rejection is still returned.
+// Facts come before the swap: the commands are first decided on the current state outside any
+// lock, which runs every guard they need (shell guards included) once and keeps the verdicts. The
+// compare-and-swap loop then only re-decides on the fresh state with those verdicts; when the
+// fresh state or the branch tip differs in a way the verdicts may depend on, it leaves the loop
+// and gathers again. No ref lock is ever held while a guard runs.
+//
+// A rejection is returned as the error (*workflow.Rejection). It appends nothing, except what the
+// refusal itself records (a circuit opening, a guard refusal): then those events are appended and
+// the rejection is still returned (with the result for a circuit, which the engine asks for).
 func (r *Repo) Execute(feature string, cmds ...workflow.Command) (*Result, error) {
-	r.flushJournal(feature) // the hook's denials, kept until this write (journal.go)
-	var rejection *workflow.Rejection
-	res, err := r.Store.Update(feature, Projector, func(cur *gitstore.Snapshot) ([]workflow.NewEvent, error) {
-		rejection = nil
-		st, err := workflow.DecodeState(cur.State)
+	rules := r.Rules()
+	if err := rules.LegacyError(); err != nil {
+		return nil, err
+	}
+	env, err := r.env()
+	if err != nil {
+		return nil, err
+	}
+	waiting, files, _ := r.journaled(feature) // the hook's denials ride in this call's commit
+	verdicts := &gathered{live: env.Guards, facts: r.Store.Facts()}
+	for round := 0; ; round++ {
+		st, _, err := r.State(feature)
 		if err != nil {
 			return nil, err
 		}
-		env, err := r.env(st.Type)
+		def, err := rules.Definition(st.Type)
 		if err != nil {
 			return nil, err
 		}
-		var out []workflow.NewEvent
-		for _, cmd := range cmds {
-			events, rej := workflow.Decide(nil, st, cmd, env)
-			if rej != nil && len(events) == 0 {
-				return nil, rej
+		// Gather: every guard the commands ask for on this state runs here, outside the loop.
+		verdicts.begin(st.Branch, round >= maxGathers)
+		env.Guards = verdicts
+		decideAll(def, st, cmds, env)
+		verdicts.gathering = false
+		var rejection *workflow.Rejection
+		res, err := r.Store.Update(feature, r.Projector(), func(cur *gitstore.Snapshot) ([]workflow.NewEvent, error) {
+			rejection = nil
+			st, err := workflow.DecodeState(cur.State)
+			if err != nil {
+				return nil, err
 			}
-			out = append(out, events...)
-			if rej != nil {
-				rejection = rej
-				return out, nil
+			if verdicts.moved(st.Branch) {
+				return nil, errFactsChanged
 			}
-			for _, n := range events {
-				// Stamped only to fold for the next command: the store assigns the real envelope.
-				e, err := n.Stamp("pending", st.LastSeq+1, time.Time{}, env.Actor, st.LastClock+1)
-				if err != nil {
-					return nil, err
+			out, rej, err := decideAll(def, st, cmds, env)
+			if err != nil {
+				return nil, err
+			}
+			if verdicts.missed {
+				return nil, errFactsChanged
+			}
+			rejection = rej
+			if rej != nil && len(out) == 0 {
+				refusal, ok := r.refusal(st, rej, env.Actor)
+				if !ok {
+					return nil, rej // nothing to record: nothing written, the journal waits
 				}
-				st = workflow.Apply(st, e)
+				out = []workflow.NewEvent{refusal}
 			}
+			return append(slices.Clip(waiting), out...), nil
+		})
+		if errors.Is(err, errFactsChanged) {
+			continue
 		}
-		return out, nil
-	})
-	if err != nil {
-		r.recordRefusal(feature, err)
-		return nil, err
-	}
-	out, err := r.result(feature, res)
-	if err != nil {
-		return nil, err
-	}
-	if rejection != nil {
+		if err != nil {
+			return nil, err
+		}
+		r.journalDone(files)
+		out, err := r.result(feature, res)
+		if err != nil {
+			return nil, err
+		}
+		switch {
+		case rejection == nil:
+			return out, nil
+		case rejection.Code == workflow.CodeGuardFailed:
+			return nil, rejection
+		}
 		return out, rejection
 	}
-	return out, nil
+}
+
+// maxGathers bounds how often one call gathers facts; past it, guards run in the loop itself
+// (still outside the ref lock unless the writer keeps losing races).
+const maxGathers = 4
+
+// errFactsChanged leaves the compare-and-swap loop to gather the facts again.
+var errFactsChanged = errors.New("the facts the decision used changed")
+
+// decideAll decides cmds in order, each on the state the previous ones' events leave. A rejection
+// stops it; the events decided so far are returned only with a rejection that carries events.
+func decideAll(def *workflow.Definition, st workflow.State, cmds []workflow.Command, env workflow.Env) ([]workflow.NewEvent, *workflow.Rejection, error) {
+	var out []workflow.NewEvent
+	for _, cmd := range cmds {
+		events, rej := workflow.Decide(def, st, cmd, env)
+		if rej != nil && len(events) == 0 {
+			return nil, rej, nil
+		}
+		out = append(out, events...)
+		if rej != nil {
+			return out, rej, nil
+		}
+		for _, n := range events {
+			// Stamped only to fold for the next command: the store assigns the real envelope.
+			e, err := n.Stamp("pending", st.LastSeq+1, time.Time{}, env.Actor, st.LastClock+1)
+			if err != nil {
+				return nil, nil, err
+			}
+			st = workflow.Apply(def, st, e)
+		}
+	}
+	return out, nil, nil
+}
+
+// gathered is the guard evaluator of one call: while gathering it runs guards and keeps their
+// verdicts, keyed by guard, target and what of the state a guard can read; afterwards it only
+// answers from what it kept, and notes a miss (the state changed in a way that matters).
+type gathered struct {
+	live      workflow.GuardEvaluator
+	facts     gitstore.Facts
+	gathering bool
+	liveOnly  bool // gathered too often: evaluate in place
+	missed    bool
+	branch    string
+	tip       string
+	kept      map[string]*workflow.GuardFailure
+}
+
+func (g *gathered) begin(branch string, liveOnly bool) {
+	g.gathering, g.liveOnly, g.missed = true, liveOnly, false
+	g.branch, g.tip = branch, g.readTip(branch)
+	g.kept = map[string]*workflow.GuardFailure{}
+}
+
+func (g *gathered) readTip(branch string) string {
+	if branch == "" {
+		return ""
+	}
+	tip, _ := g.facts.BranchTip(branch)
+	return tip
+}
+
+// moved reports whether the branch the facts were read on moved since they were gathered.
+func (g *gathered) moved(branch string) bool {
+	return !g.liveOnly && (branch != g.branch || g.readTip(branch) != g.tip)
+}
+
+func (g *gathered) Evaluate(def *workflow.Definition, id string, s workflow.State, target string) *workflow.GuardFailure {
+	if g.liveOnly {
+		return g.live.Evaluate(def, id, s, target)
+	}
+	key := id + "\x00" + target + "\x00" + guardInput(s)
+	if f, ok := g.kept[key]; ok {
+		return f
+	}
+	if !g.gathering {
+		g.missed = true
+		return &workflow.GuardFailure{Guard: id, Reason: "not gathered"} // discarded: the call gathers again
+	}
+	f := g.live.Evaluate(def, id, s, target)
+	g.kept[key] = f
+	return f
+}
+
+// guardInput identifies what of a state a guard may read: all of it but the counters every
+// append moves (events, sequence, clock, the turn budget, conflicts), so verdicts outlive
+// concurrent appends that leave the workflow itself as it was.
+func guardInput(s workflow.State) string {
+	s.Events, s.Ignored, s.LastSeq, s.LastClock = 0, 0, 0, 0
+	s.Budget, s.Conflicts = workflow.Budget{}, nil
+	b, err := json.Marshal(s)
+	if err != nil {
+		return "unencodable"
+	}
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
 }
 
 // Init starts a workflow: Decide on the empty state, then create the ref.
@@ -120,15 +251,23 @@ func (r *Repo) Init(cmd workflow.Init) (*Result, error) {
 	if err := gitstore.ValidateFeature(cmd.Feature); err != nil {
 		return nil, &UsageError{Msg: err.Error()}
 	}
-	env, err := r.env(cmd.Type)
+	rules := r.Rules()
+	if err := rules.LegacyError(); err != nil {
+		return nil, err
+	}
+	def, err := rules.Definition(cmd.Type)
 	if err != nil {
 		return nil, err
 	}
-	events, rej := workflow.Decide(nil, workflow.State{}, cmd, env)
+	env, err := r.env()
+	if err != nil {
+		return nil, err
+	}
+	events, rej := workflow.Decide(def, workflow.State{}, cmd, env)
 	if rej != nil {
 		return nil, rej
 	}
-	res, err := r.Store.Create(cmd.Feature, Projector, events)
+	res, err := r.Store.Create(cmd.Feature, r.Projector(), events)
 	if err != nil {
 		return nil, err
 	}

@@ -33,7 +33,7 @@ func Fsck(r *Repo, o FsckOptions) (*FsckResult, error) {
 	}
 	res := &FsckResult{Checked: []string{}, Problems: []gitstore.Problem{}}
 	for _, f := range features {
-		problems, err := r.Store.Verify(f, Projector)
+		problems, err := r.Store.Verify(f, r.Projector())
 		if err != nil {
 			return nil, err
 		}

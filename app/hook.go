@@ -147,7 +147,7 @@ func (r *Repo) BoundWorkflows() ([]hooks.Bound, error) {
 			if wfBranch != branch && !hasTaskWorktree(st, branch) {
 				continue
 			}
-			if !isActive(gitstore.Summary{Type: st.Type, Phase: st.Phase}) {
+			if !r.isActive(gitstore.Summary{Type: st.Type, Phase: st.Phase}) {
 				continue
 			}
 			out = append(out, r.boundOf(f, st))
@@ -159,13 +159,9 @@ func (r *Repo) BoundWorkflows() ([]hooks.Bound, error) {
 	return out, nil
 }
 
-// boundOf is a workflow as the hooks see it, with its definition.
+// boundOf is a workflow as the hooks see it, with its definition as the base branch has it.
 func (r *Repo) boundOf(feature string, st workflow.State) hooks.Bound {
-	def, ok := workflow.Lookup(st.Type)
-	if !ok && !workflow.IsBuiltin(st.Type) {
-		r.Definitions() // a repository-defined type: read HEAD's definitions only now
-		def, _ = workflow.Lookup(st.Type)
-	}
+	def, _ := r.Rules().Defs.Lookup(st.Type) // nil: not defined on the base branch
 	return hooks.Bound{Feature: feature, State: st, Def: def, Root: r.Store.Loc.WorkTree}
 }
 
@@ -175,7 +171,7 @@ func (r *Repo) bound(feature string) (hooks.Bound, error) {
 	if err != nil {
 		return hooks.Bound{}, err
 	}
-	def, _ := workflow.Lookup(st.Type)
+	def, _ := r.Rules().Defs.Lookup(st.Type)
 	return hooks.Bound{Feature: feature, State: st, Def: def, Root: r.Store.Loc.WorkTree}, nil
 }
 
@@ -183,10 +179,7 @@ func (h *hookRepo) Summary(w hooks.Bound) string { return h.repo.summary(w) }
 
 // summary is workflow.Summary with the guards checked on this repository.
 func (r *Repo) summary(w hooks.Bound) string {
-	env := workflow.Env{
-		MaxFixCycles: r.Store.ConfigInt("exarchos."+w.State.Type+".maxFixCycles", 0),
-		Guards:       guards.NewEvaluator(r.Store.Facts()),
-	}
+	env := workflow.Env{Guards: guards.NewEvaluator(r.Store.Facts()), OptIn: r.Rules().optIn()}
 	return workflow.Summary(w.Def, w.State, env)
 }
 
@@ -196,7 +189,7 @@ func (h *hookRepo) Record(w hooks.Bound, recheck func(workflow.State) string, ev
 	// The journal's denials ride in the same commit.
 	waiting, files, _ := h.repo.journaled(w.Feature)
 	var denied string
-	res, err := h.repo.Store.Update(w.Feature, Projector, func(cur *gitstore.Snapshot) ([]workflow.NewEvent, error) {
+	res, err := h.repo.Store.Update(w.Feature, h.repo.Projector(), func(cur *gitstore.Snapshot) ([]workflow.NewEvent, error) {
 		denied = ""
 		if recheck != nil {
 			st, err := workflow.DecodeState(cur.State)
@@ -234,5 +227,5 @@ func (h *hookRepo) StopGuard(dir string) bool {
 	if err != nil {
 		return false
 	}
-	return r.Store.ConfigBool("exarchos.stopGuard")
+	return r.Rules().Config.StopGuard
 }

@@ -199,12 +199,13 @@ func TestHookJudgesEffects(t *testing.T) {
 // TestHookTurnCapAndStaleLock: a spent turn cap leaves status, transitions, transition and submit
 // allowed (and says so); a call that cannot be counted because of a stale lock is refused.
 func TestHookTurnCapAndStaleLock(t *testing.T) {
-	dir, r := loginRepo(t)
+	dir, _ := loginRepo(t)
 	def := "type: capped\ndescription: capped\ninitial: work\nphases:\n  - id: work\n    turnCap: 2\n  - id: done\n    kind: final\ntransitions:\n  - from: work\n    to: done\n"
+	git(t, dir, "switch", "-q", "main") // definitions are read from the base branch
 	commitFile(t, dir, ".exarchos/workflows/capped.yaml", def)
+	git(t, dir, "switch", "-q", "-c", "capped")
 	r, err := Open(dir)
 	require.NoError(t, err)
-	git(t, dir, "switch", "-q", "-c", "capped")
 	_, err = r.Init(workflow.Init{Feature: "capped", Type: "capped", Branch: "capped"})
 	require.NoError(t, err)
 
@@ -222,7 +223,7 @@ func TestHookTurnCapAndStaleLock(t *testing.T) {
 	// A stale lock on the workflow's ref: the call cannot be counted, so it is refused.
 	_, err = HooksRelease(HooksReleaseOptions{Session: "c1"})
 	require.NoError(t, err)
-	_, err = r.Store.Update("capped", Projector, func(*gitstore.Snapshot) ([]workflow.NewEvent, error) {
+	_, err = r.Store.Update("capped", r.Projector(), func(*gitstore.Snapshot) ([]workflow.NewEvent, error) {
 		return []workflow.NewEvent{{Type: workflow.EventBudgetExtended, Data: workflow.BudgetData{Phase: "work", Turns: 5, Reason: "test", Actor: "human"}}}, nil
 	})
 	require.NoError(t, err)

@@ -98,10 +98,15 @@ func (r *Repo) flushJournal(feature string) {
 		return
 	}
 	if len(evs) > 0 {
-		if _, err := r.Store.Append(feature, Projector, evs...); err != nil {
+		if _, err := r.Store.Append(feature, r.Projector(), evs...); err != nil {
 			return
 		}
 	}
+	r.journalDone(files)
+}
+
+// journalDone removes journal files whose events are in the log.
+func (r *Repo) journalDone(files []string) {
 	for _, f := range files {
 		_ = os.Remove(f)
 	}

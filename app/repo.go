@@ -25,40 +25,52 @@ func Usagef(format string, args ...any) error { return &UsageError{Msg: fmt.Spri
 // ErrAmbiguous means the feature was left out and could not be inferred.
 var ErrAmbiguous = errors.New("which workflow?")
 
-// Projector adapts the workflow fold to the store.
-var Projector gitstore.Projector = projector{}
+// projector adapts the workflow fold to the store, with the definitions of the repository's rules
+// (read only when a fold is needed: a snapshot written by this projector version is not refolded).
+type projector struct{ r *Repo }
 
-type projector struct{}
+// Projector is the fold the store writes snapshots with.
+func (r *Repo) Projector() gitstore.Projector { return projector{r} }
 
 func (projector) Version() string { return workflow.ProjectorVersion }
-func (projector) Project(prev json.RawMessage, events []workflow.Event) (json.RawMessage, error) {
-	return workflow.Project(prev, events)
+func (p projector) Project(prev json.RawMessage, events []workflow.Event) (json.RawMessage, error) {
+	snap, err := workflow.Project(p.r.Rules().Defs, prev, events)
+	var unknown *workflow.UnknownTypeError
+	if errors.As(err, &unknown) {
+		return nil, p.r.Rules().missing(unknown.Type)
+	}
+	return snap, err
 }
 
 // Repo is an opened repository.
 type Repo struct {
 	Store *gitstore.Store
-	defs  *DefinitionSet // what HEAD defines, read once (defs.go)
+	rules *Rules // what the base branch holds, read once (defs.go)
+	base  *Base  // the protected base branch rules are read from, resolved once (base.go)
 }
 
 // Open discovers the repository enclosing dir.
 func Open(dir string) (*Repo, error) {
-	r, err := openStore(dir)
-	if err != nil {
-		return nil, err
+	return openStore(dir)
+}
+
+// definition is the definition of a workflow type under the repository's rules; built-in types
+// whose phases are all a caller needs are served without reading the rules.
+func (r *Repo) definition(typ string) (*workflow.Definition, error) {
+	return r.Rules().Definition(typ)
+}
+
+// isFinal reports whether phase is final in typ (false when typ is unknown here).
+func (r *Repo) isFinal(typ, phase string) bool {
+	def, ok := workflow.Builtin(typ) // limits do not change which phases are final
+	if !ok {
+		def, ok = r.Rules().Defs.Lookup(typ)
 	}
-	r.Definitions()
-	return r, nil
+	return ok && def.IsFinal(phase)
 }
 
 // isActive reports whether a listed workflow is not in a final phase of its type.
-func isActive(sum gitstore.Summary) bool {
-	def, ok := workflow.Lookup(sum.Type)
-	if !ok {
-		return true
-	}
-	return !def.IsFinal(sum.Phase)
-}
+func (r *Repo) isActive(sum gitstore.Summary) bool { return !r.isFinal(sum.Type, sum.Phase) }
 
 // ResolveFeature returns the feature to act on: the given one (validated), else the active workflow
 // bound to the current branch (its own, or one of its task worktrees' branches), else the only
@@ -76,7 +88,7 @@ func (r *Repo) ResolveFeature(given string) (string, error) {
 	}
 	var active []gitstore.Summary
 	for _, s := range all {
-		if isActive(s) {
+		if r.isActive(s) {
 			active = append(active, s)
 		}
 	}

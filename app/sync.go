@@ -95,7 +95,7 @@ func (r *Repo) integrate(feature string, theirs plumbing.Hash, label string) Wor
 			known[c.ID] = true
 		}
 	}
-	in, err := r.Store.Integrate(feature, Projector, theirs, label)
+	in, err := r.Store.Integrate(feature, r.Projector(), theirs, label)
 	if err != nil {
 		w.Action, w.Message = Failed, err.Error()
 		return w

@@ -143,7 +143,7 @@ func TestDeletedUpstreamKeptUnlessPruned(t *testing.T) {
 	}
 	git(t, tm.dirs[0], "push", "-q", "origin", ":refs/exarchos/one", ":refs/exarchos/two")
 	// b changed "two" after the deletion: even --prune keeps it.
-	if _, err := b.Store.Append("two", app.Projector, workflow.NewEvent{Type: "note"}); err != nil {
+	if _, err := b.Store.Append("two", b.Projector(), workflow.NewEvent{Type: "note"}); err != nil {
 		t.Fatal(err)
 	}
 	pr, err := app.Pull(b, app.PullOptions{})
@@ -250,7 +250,7 @@ func converge(t *testing.T, n int, seed int64, steps int) (merges, conflicted in
 			res, err = r.Init(workflow.Init{Feature: f, Type: "oneshot", Branch: "main"})
 		case 1:
 			var gr *gitstore.Result
-			if gr, err = r.Store.Append(f, app.Projector, workflow.NewEvent{Type: "note", Data: map[string]int{"step": step}}); err == nil {
+			if gr, err = r.Store.Append(f, r.Projector(), workflow.NewEvent{Type: "note", Data: map[string]int{"step": step}}); err == nil {
 				record(f, gr.Appended)
 			}
 		case 2:
@@ -331,7 +331,7 @@ func converge(t *testing.T, n int, seed int64, steps int) (merges, conflicted in
 			if len(seen) != len(ids) {
 				t.Fatalf("clone %d %s: %d events, %d written (%v)", c, f, len(seen), len(ids), trace)
 			}
-			problems, err := r.Store.Verify(f, app.Projector)
+			problems, err := r.Store.Verify(f, r.Projector())
 			if err != nil || len(problems) > 0 {
 				t.Fatalf("clone %d %s: fsck %v %+v", c, f, err, problems)
 			}

@@ -38,7 +38,7 @@ func Validate(r *Repo, o ValidateOptions) (*ValidateResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	if def, ok := workflow.Lookup(st.Type); ok && def.IsFinal(st.Phase) {
+	if r.isFinal(st.Type, st.Phase) {
 		return nil, &workflow.Rejection{Code: workflow.CodeFinalPhase, Message: fmt.Sprintf("%s is in the final phase %s: there is nothing left to validate", feature, st.Phase), Phase: st.Phase}
 	}
 	dir, head, err := r.worktreeOf(st.Branch)

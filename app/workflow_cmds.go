@@ -23,8 +23,8 @@ type InitOptions struct {
 
 // Init starts a workflow bound to a branch.
 func Init(r *Repo, o InitOptions) (*Result, error) {
-	if _, ok := workflow.Lookup(o.Type); !ok {
-		return nil, Usagef("unknown workflow type %q: choose one of %s (see `git exarchos describe`)", o.Type, strings.Join(workflow.Types(), ", "))
+	if _, ok := r.Rules().Defs.Lookup(o.Type); !ok {
+		return nil, Usagef("unknown workflow type %q: choose one of %s (see `git exarchos describe`; repository types are read from %s on the base branch %s)", o.Type, strings.Join(r.Rules().Types(), ", "), DefinitionsDir, r.Rules().Base.Ref)
 	}
 	if o.Branch == "" {
 		o.Branch = r.Store.CurrentBranch()
@@ -147,7 +147,7 @@ func ListWorkflows(r *Repo, o ListOptions) ([]gitstore.Summary, error) {
 	}
 	out := []gitstore.Summary{}
 	for _, s := range all {
-		if o.All || isActive(s) {
+		if o.All || r.isActive(s) {
 			out = append(out, s)
 		}
 	}
@@ -201,13 +201,13 @@ func ListTransitions(r *Repo, feature string) (*TransitionsResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	env, err := r.env(st.Type)
+	def, err := r.definition(st.Type)
 	if err != nil {
 		return nil, err
 	}
-	def, ok := workflow.Lookup(st.Type)
-	if !ok {
-		return nil, fmt.Errorf("%s has type %q, which this version does not know: upgrade git exarchos", feature, st.Type)
+	env, err := r.env()
+	if err != nil {
+		return nil, err
 	}
 	opts := workflow.Transitions(def, st, env)
 	if opts == nil {
@@ -253,7 +253,7 @@ func AppendEvent(r *Repo, o EventOptions) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	res, err := r.Store.Append(feature, Projector, workflow.NewEvent{Type: o.Type, Data: data, ID: o.IdempotencyKey})
+	res, err := r.Store.Append(feature, r.Projector(), workflow.NewEvent{Type: o.Type, Data: data, ID: o.IdempotencyKey})
 	if err != nil {
 		return nil, err
 	}
@@ -266,11 +266,16 @@ type DescribeOptions struct {
 	Format string // text | json | mermaid
 }
 
-// Describe renders workflow definitions.
-func Describe(o DescribeOptions) (string, []*workflow.Definition, error) {
-	types := workflow.Types()
+// Describe renders workflow definitions as the repository's rules hold them (the base branch's
+// types and limits); r may be nil outside a repository (the built-ins).
+func Describe(r *Repo, o DescribeOptions) (string, []*workflow.Definition, error) {
+	var ds workflow.Definitions
+	if r != nil {
+		ds = r.Rules().Defs
+	}
+	types := ds.Types()
 	if o.Type != "" {
-		if _, ok := workflow.Lookup(o.Type); !ok {
+		if _, ok := ds.Lookup(o.Type); !ok {
 			return "", nil, Usagef("unknown workflow type %q: choose one of %s", o.Type, strings.Join(types, ", "))
 		}
 		types = []string{o.Type}
@@ -278,7 +283,7 @@ func Describe(o DescribeOptions) (string, []*workflow.Definition, error) {
 	var defs []*workflow.Definition
 	var b strings.Builder
 	for i, t := range types {
-		def, _ := workflow.Lookup(t)
+		def, _ := ds.Lookup(t)
 		defs = append(defs, def)
 		if i > 0 {
 			b.WriteString("\n")

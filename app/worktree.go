@@ -71,7 +71,11 @@ func StartTask(r *Repo, o TaskStartOptions) (*TaskStartResult, error) {
 	}
 	// Ask the engine first (task exists, workflow not ended or cancelling), before touching git.
 	probe := workflow.StartTaskWorktree{ID: o.Task, Worktree: workflow.WorktreeData{Path: wt.Path, Branch: wt.Branch, Base: gitstore.ZeroSHA}}
-	if _, rej := workflow.Decide(nil, st, probe, workflow.Env{}); rej != nil {
+	def, err := r.definition(st.Type)
+	if err != nil {
+		return nil, err
+	}
+	if _, rej := workflow.Decide(def, st, probe, workflow.Env{}); rej != nil {
 		return nil, rej
 	}
 	data, err := createWorktree(loc, wt, o.Base, st.Branch)

@@ -3,6 +3,9 @@ package gitstore
 import (
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -107,4 +110,22 @@ func (f Facts) IsAncestor(ancestor, descendant string) (bool, error) {
 		return false, nil
 	}
 	return false, fmt.Errorf("git merge-base --is-ancestor %s %s: %w", ancestor, descendant, err)
+}
+
+// SymbolicTarget reads a symbolic ref (such as refs/remotes/origin/HEAD) without following it: the
+// name it points at, or ok=false when the ref is missing or not symbolic. Symbolic refs are never
+// packed, so the loose file is the whole story.
+func (f Facts) SymbolicTarget(name string) (string, bool, error) {
+	b, err := os.ReadFile(filepath.Join(f.s.Loc.CommonDir, filepath.FromSlash(name)))
+	if errors.Is(err, fs.ErrNotExist) || (err != nil && isDirErr(err)) {
+		return "", false, nil
+	}
+	if err != nil {
+		return "", false, fmt.Errorf("read %s: %w", name, err)
+	}
+	target, ok := strings.CutPrefix(strings.TrimSpace(string(b)), "ref:")
+	if !ok {
+		return "", false, nil
+	}
+	return strings.TrimSpace(target), true, nil
 }

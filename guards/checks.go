@@ -83,8 +83,8 @@ func tasksComplete(in Input) *workflow.GuardFailure {
 // reviewsPassed: every review dimension the definition requires has a passing latest verdict.
 func reviewsPassed(in Input) *workflow.GuardFailure {
 	s := in.State
-	def, ok := workflow.Lookup(s.Type)
-	if !ok || len(def.Reviews) == 0 {
+	def := in.Def
+	if def == nil || len(def.Reviews) == 0 {
 		return fail("reviews-passed", "no review dimensions defined for "+s.Type, "a known workflow type", "git exarchos describe "+s.Type)
 	}
 	var missing []string

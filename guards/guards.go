@@ -11,7 +11,8 @@ import (
 // Input is what a guard reads.
 type Input struct {
 	State  workflow.State
-	Target string // the phase the transition goes to
+	Def    *workflow.Definition // the definition the decision is taken under
+	Target string               // the phase the transition goes to
 	Facts  GitFacts
 }
 
@@ -82,15 +83,15 @@ type Evaluator struct {
 func NewEvaluator(facts GitFacts) *Evaluator { return &Evaluator{Facts: facts} }
 
 // Evaluate runs the guard; an unknown id fails closed.
-func (e *Evaluator) Evaluate(id string, s workflow.State, target string) *workflow.GuardFailure {
+func (e *Evaluator) Evaluate(def *workflow.Definition, id string, s workflow.State, target string) *workflow.GuardFailure {
 	if name, ok := strings.CutPrefix(id, workflow.ShellGuardPrefix); ok {
-		return e.shell(id, name, s)
+		return e.shell(def, id, name, s)
 	}
 	g, ok := Lookup(id)
 	if !ok {
 		return &workflow.GuardFailure{Guard: id, Reason: "unknown guard " + id, Expected: "a guard this version knows", Fix: "git exarchos describe " + s.Type}
 	}
-	f := g(Input{State: s, Target: target, Facts: e.Facts})
+	f := g(Input{State: s, Def: def, Target: target, Facts: e.Facts})
 	if f != nil && f.Guard == "" {
 		f.Guard = id
 	}

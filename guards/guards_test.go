@@ -43,8 +43,8 @@ func base(typ, phase string) workflow.State {
 }
 
 func TestEveryDefinitionGuardExists(t *testing.T) {
-	for _, typ := range workflow.Types() {
-		d, _ := workflow.Lookup(typ)
+	for _, typ := range workflow.BuiltinTypes() {
+		d, _ := workflow.Builtin(typ)
 		for _, tr := range d.Transitions {
 			for _, g := range tr.Guards {
 				if _, ok := guards.Lookup(g); !ok {
@@ -54,7 +54,7 @@ func TestEveryDefinitionGuardExists(t *testing.T) {
 		}
 	}
 	ev := guards.NewEvaluator(git)
-	if f := ev.Evaluate("no-such-guard", base("feature", "ideate"), "plan"); f == nil || f.Guard != "no-such-guard" {
+	if f := ev.Evaluate(nil, "no-such-guard", base("feature", "ideate"), "plan"); f == nil || f.Guard != "no-such-guard" {
 		t.Fatalf("unknown guards fail closed: %+v", f)
 	}
 }
@@ -202,7 +202,7 @@ func TestGuards(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			var s workflow.State
 			c.state(&s)
-			f := guards.NewEvaluator(c.facts).Evaluate(c.guard, s, "next")
+			f := guards.NewEvaluator(c.facts).Evaluate(builtinOf(s.Type), c.guard, s, "next")
 			if c.reason == "" {
 				if f != nil {
 					t.Fatalf("want pass, got %+v", f)
@@ -226,4 +226,9 @@ func TestGuardIDs(t *testing.T) {
 			t.Errorf("IDs lacks %s: %s", want, ids)
 		}
 	}
+}
+
+func builtinOf(typ string) *workflow.Definition {
+	d, _ := workflow.Builtin(typ)
+	return d
 }

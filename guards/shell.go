@@ -10,18 +10,18 @@ type ShellRunner interface {
 	RunGuard(g workflow.ShellGuard, s workflow.State) (passed bool, output string, err error)
 }
 
-// shell evaluates shell:<name>. The command comes from the definition registered for the
-// workflow's type, which the caller read from the repository's own commits: a workflow ref names
-// its type, never its guards' commands.
-func (e *Evaluator) shell(id, name string, s workflow.State) *workflow.GuardFailure {
-	def, ok := workflow.Lookup(s.Type)
+// shell evaluates shell:<name>. The command comes from the definition the decision is taken
+// under, which the caller read from the protected base branch: a workflow ref names its type,
+// never its guards' commands.
+func (e *Evaluator) shell(def *workflow.Definition, id, name string, s workflow.State) *workflow.GuardFailure {
 	var g workflow.ShellGuard
-	if ok {
+	ok := false
+	if def != nil && def.Type == s.Type {
 		g, ok = def.ShellGuards[name]
 	}
 	if !ok {
-		return fail(id, "guard "+id+" is not defined by the "+s.Type+" definition committed in this repository",
-			"a guards: entry named "+name+" in .exarchos/workflows/*.yaml at HEAD", "git exarchos describe "+s.Type)
+		return fail(id, "guard "+id+" is not defined by the "+s.Type+" definition on the base branch",
+			"a guards: entry named "+name+" in .exarchos/workflows/*.yaml at the base branch's tip", "git exarchos describe "+s.Type)
 	}
 	if e.Shell == nil {
 		return fail(id, "shell guards are not run here", "a command that runs shell guards", "git exarchos transitions "+s.Feature)

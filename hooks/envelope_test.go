@@ -92,11 +92,11 @@ func stampApply(t *testing.T, w *Bound, ev workflow.NewEvent, id string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w.State = workflow.Apply(w.State, e)
+	w.State = workflow.Apply(w.Def, w.State, e)
 }
 
 func TestTurnCapGrantsAndBudget(t *testing.T) {
-	if err := workflow.Register(docsDef); err != nil {
+	if _, err := workflow.NewDefinitions(docsDef); err != nil {
 		t.Fatal(err)
 	}
 	w := docsBound()
@@ -184,7 +184,7 @@ func TestHumanOnlyEnvelopeCommands(t *testing.T) {
 // it. The second's check ran on that stale read, but its write re-checks on the state it builds
 // on, so it is denied and counts nothing, rather than both passing at cap − 1.
 func TestLastTurnIsTakenOnce(t *testing.T) {
-	if err := workflow.Register(docsDef); err != nil {
+	if _, err := workflow.NewDefinitions(docsDef); err != nil {
 		t.Fatal(err)
 	}
 	w := docsBound()

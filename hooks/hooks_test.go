@@ -14,7 +14,7 @@ import (
 )
 
 func feature(phase string) Bound {
-	def, _ := workflow.Lookup("feature")
+	def, _ := workflow.Builtin("feature")
 	return Bound{Feature: "login", Def: def, Root: "/repo", State: workflow.State{Feature: "login", Type: "feature", Phase: phase, Branch: "login"}}
 }
 
@@ -75,8 +75,8 @@ func TestToolPolicyInheritsFromCompound(t *testing.T) {
 	if !def.ToolPolicy("a").Denies("Write") || def.ToolPolicy("b").Denies("Write") || !def.ToolPolicy("b").Denies("Edit") || def.ToolPolicy("c").Denies("Write") || def.ToolPolicy("nope").Denies("Write") {
 		t.Fatalf("policies: a=%v b=%v c=%v", def.ToolPolicy("a"), def.ToolPolicy("b"), def.ToolPolicy("c"))
 	}
-	for _, typ := range workflow.Types() {
-		d, _ := workflow.Lookup(typ)
+	for _, typ := range workflow.BuiltinTypes() {
+		d, _ := workflow.Builtin(typ)
 		if err := d.Validate(); err != nil {
 			t.Errorf("%s: %v", typ, err)
 		}
@@ -185,7 +185,7 @@ func (f *fakeRepo) Record(w Bound, recheck func(workflow.State) string, evs ...w
 				if err != nil {
 					return "", err
 				}
-				f.bound[i].State = workflow.Apply(f.bound[i].State, e)
+				f.bound[i].State = workflow.Apply(f.bound[i].Def, f.bound[i].State, e)
 			}
 		}
 	}

@@ -12,23 +12,27 @@ import (
 // the current phase after a merge, a task that does not exist, a malformed payload) is recorded in
 // Conflicts and otherwise ignored; custom and unknown event types are counted and ignored.
 // s is not modified: Apply works on a deep copy.
-func Apply(s State, e Event) State {
+//
+// def is the definition of the workflow's type, chosen by the caller; without it (nil or another
+// type's) every engine event after the start is a conflict, so callers that may lack it (Project)
+// refuse to fold instead.
+func Apply(def *Definition, s State, e Event) State {
 	c := s.Clone()
-	c.apply(e)
+	c.apply(def, e)
 	return c
 }
 
 // Fold applies events in order to a copy of s.
-func Fold(s State, events []Event) State {
+func Fold(def *Definition, s State, events []Event) State {
 	c := s.Clone()
 	for _, e := range events {
-		c.apply(e)
+		c.apply(def, e)
 	}
 	return c
 }
 
 // apply folds e into s in place; s must own its slices and maps.
-func (s *State) apply(e Event) {
+func (s *State) apply(def *Definition, e Event) {
 	at := s.Events
 	s.Events++
 	s.LastSeq = e.Seq
@@ -43,18 +47,18 @@ func (s *State) apply(e Event) {
 		s.conflict(e, "the workflow has not started")
 		return
 	}
-	if e.Type != EventStarted && s.definition() == nil {
+	if e.Type != EventStarted && (def == nil || def.Type != s.Type) {
 		s.conflict(e, fmt.Sprintf("unknown workflow type %q", s.Type))
 		return
 	}
 	var err error
 	switch e.Type {
 	case EventStarted:
-		err = s.applyStarted(e, at)
+		err = s.applyStarted(def, e, at)
 	case EventTransitioned:
-		err = s.applyTransitioned(e, at)
+		err = s.applyTransitioned(def, e, at)
 	case EventCancelled:
-		err = s.applyCancelled(e, at)
+		err = s.applyCancelled(def, e, at)
 	case EventUnblocked:
 		err = s.applyUnblocked(e)
 	case EventGuardOverridden:
@@ -88,7 +92,7 @@ func (s *State) apply(e Event) {
 	case EventWorktreeCreated:
 		err = s.applyWorktreeCreated(e)
 	case EventCancelRequested:
-		err = s.applyCancelRequested(e, at)
+		err = s.applyCancelRequested(def, e, at)
 	case EventCompensationStep:
 		err = s.applyCompensation(e)
 	case EventToolCalled, EventBudgetExtended, EventGrantIssued, EventGrantConsumed, EventCompletionSubmitted:
@@ -113,12 +117,7 @@ func decode(e Event, v any) error {
 	return nil
 }
 
-func (s *State) definition() *Definition {
-	d, _ := Lookup(s.Type)
-	return d
-}
-
-func (s *State) applyStarted(e Event, at int64) error {
+func (s *State) applyStarted(def *Definition, e Event, at int64) error {
 	if s.Started() {
 		return fmt.Errorf("the workflow was already started (as %s)", s.Type)
 	}
@@ -126,8 +125,7 @@ func (s *State) applyStarted(e Event, at int64) error {
 	if err := decode(e, &d); err != nil {
 		return err
 	}
-	def, ok := Lookup(d.Type)
-	if !ok {
+	if def == nil || def.Type != d.Type {
 		return fmt.Errorf("unknown workflow type %q", d.Type)
 	}
 	s.Feature, s.Type, s.Branch = d.Feature, d.Type, d.Branch
@@ -150,12 +148,11 @@ func firstOr(v string, options []string) string {
 	return v
 }
 
-func (s *State) applyTransitioned(e Event, at int64) error {
+func (s *State) applyTransitioned(def *Definition, e Event, at int64) error {
 	var d TransitionedData
 	if err := decode(e, &d); err != nil {
 		return err
 	}
-	def := s.definition()
 	if def.IsFinal(s.Phase) {
 		return fmt.Errorf("transition %s → %s after the workflow ended in %s", d.From, d.To, s.Phase)
 	}
@@ -215,12 +212,11 @@ func (s *State) bumpFixCycles(compound string, n int) {
 	s.FixCycles[compound] += n
 }
 
-func (s *State) applyCancelled(e Event, at int64) error {
+func (s *State) applyCancelled(def *Definition, e Event, at int64) error {
 	var d CancelledData
 	if err := decode(e, &d); err != nil {
 		return err
 	}
-	def := s.definition()
 	if def.IsFinal(s.Phase) {
 		return fmt.Errorf("cancel after the workflow ended in %s", s.Phase)
 	}

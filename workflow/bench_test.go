@@ -29,7 +29,7 @@ func BenchmarkProjectAll10k(b *testing.B) {
 	log := bigLog(b, 10000)
 	b.ResetTimer()
 	for b.Loop() {
-		if _, err := workflow.Project(nil, log); err != nil {
+		if _, err := workflow.Project(workflow.Definitions{}, nil, log); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -38,10 +38,10 @@ func BenchmarkProjectAll10k(b *testing.B) {
 // BenchmarkProjectAppend is the store's path for one appended event on a 10k-event snapshot.
 func BenchmarkProjectAppend(b *testing.B) {
 	log := bigLog(b, 10000)
-	snap, _ := workflow.Project(nil, log[:len(log)-1])
+	snap, _ := workflow.Project(workflow.Definitions{}, nil, log[:len(log)-1])
 	b.ResetTimer()
 	for b.Loop() {
-		if _, err := workflow.Project(snap, log[len(log)-1:]); err != nil {
+		if _, err := workflow.Project(workflow.Definitions{}, snap, log[len(log)-1:]); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -52,7 +52,7 @@ func BenchmarkDecideTransition(b *testing.B) {
 	r.artifact("design")
 	b.ResetTimer()
 	for b.Loop() {
-		if _, rej := workflow.Decide(nil, r.state, workflow.TransitionTo{Phase: "plan"}, r.env); rej != nil {
+		if _, rej := decide(r.state, workflow.TransitionTo{Phase: "plan"}, r.env); rej != nil {
 			b.Fatal(rej)
 		}
 	}

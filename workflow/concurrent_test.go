@@ -16,11 +16,11 @@ func fork(t *testing.T, base []workflow.Event, a, b []workflow.Command) workflow
 	t.Helper()
 	env := workflow.Env{Actor: "alice"}
 	side := func(name string, cmds []workflow.Command, offset uint64) []workflow.Event {
-		st := workflow.Fold(workflow.State{}, base)
+		st := workflow.Definitions{}.Fold(workflow.State{}, base)
 		var out []workflow.Event
 		clock := st.LastClock + offset
 		for i, c := range cmds {
-			evs, rej := workflow.Decide(nil, st, c, env)
+			evs, rej := decide(st, c, env)
 			if rej != nil {
 				t.Fatalf("%s %d: %v", name, i, rej)
 			}
@@ -30,7 +30,7 @@ func fork(t *testing.T, base []workflow.Event, a, b []workflow.Command) workflow
 				if err != nil {
 					t.Fatal(err)
 				}
-				st = workflow.Apply(st, e)
+				st = workflow.Definitions{}.Apply(st, e)
 				out = append(out, e)
 			}
 		}
@@ -41,7 +41,7 @@ func fork(t *testing.T, base []workflow.Event, a, b []workflow.Command) workflow
 	for i := range all {
 		all[i].Seq = int64(i + 1)
 	}
-	return workflow.Fold(workflow.State{}, all)
+	return workflow.Definitions{}.Fold(workflow.State{}, all)
 }
 
 func baseLog(t *testing.T, typ string, cmds ...workflow.Command) []workflow.Event {
@@ -49,7 +49,7 @@ func baseLog(t *testing.T, typ string, cmds ...workflow.Command) []workflow.Even
 	var log []workflow.Event
 	st := workflow.State{}
 	for i, c := range append([]workflow.Command{workflow.Init{Feature: "f", Type: typ, Branch: "b"}}, cmds...) {
-		evs, rej := workflow.Decide(nil, st, c, workflow.Env{Actor: "alice"})
+		evs, rej := decide(st, c, workflow.Env{Actor: "alice"})
 		if rej != nil {
 			t.Fatalf("base %d: %v", i, rej)
 		}
@@ -58,7 +58,7 @@ func baseLog(t *testing.T, typ string, cmds ...workflow.Command) []workflow.Even
 			if err != nil {
 				t.Fatal(err)
 			}
-			st = workflow.Apply(st, e)
+			st = workflow.Definitions{}.Apply(st, e)
 			log = append(log, e)
 		}
 	}
@@ -82,7 +82,7 @@ func TestSequentialRetryIsNoConflict(t *testing.T) {
 	base := baseLog(t, "feature", workflow.AddTask{ID: "t1"}, workflow.FailTask{ID: "t1", Reason: "x"}, workflow.CompleteTask{ID: "t1"},
 		workflow.Set{Assignments: []workflow.Assignment{{Path: "owner", Value: []byte(`"a"`)}}},
 		workflow.Set{Assignments: []workflow.Assignment{{Path: "owner", Value: []byte(`"b"`)}}})
-	st := workflow.Fold(workflow.State{}, base)
+	st := workflow.Definitions{}.Fold(workflow.State{}, base)
 	if task, _ := st.Task("t1"); task.Status != workflow.TaskCompleted || len(st.Conflicts) != 0 || st.FieldString("owner") != "b" {
 		t.Fatalf("task %+v conflicts %+v owner %s", task, st.Conflicts, st.FieldString("owner"))
 	}

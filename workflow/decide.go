@@ -17,16 +17,14 @@ import (
 // and still reports the rejection. A nil rejection with no events means there was nothing to do
 // (e.g. a transition to the current phase).
 //
-// def may be nil: it is then looked up from the state's type (or Init's type).
+// def is the definition of the workflow's type (of Init's type for Init), chosen by the caller;
+// nil or another type's refuses with CodeUnknownType.
 func Decide(def *Definition, s State, cmd Command, env Env) ([]NewEvent, *Rejection) {
 	if c, ok := cmd.(Init); ok {
-		return decideInit(s, c)
+		return decideInit(def, s, c)
 	}
 	if !s.Started() {
 		return nil, reject(CodeNotStarted, "the workflow has not been started (git exarchos init)")
-	}
-	if def == nil {
-		def, _ = Lookup(s.Type)
 	}
 	if def == nil || def.Type != s.Type {
 		return nil, reject(CodeUnknownType, "no definition for workflow type %q", s.Type)
@@ -129,21 +127,20 @@ func ValidFeature(id string) bool {
 	return true
 }
 
-func decideInit(s State, c Init) ([]NewEvent, *Rejection) {
+func decideInit(def *Definition, s State, c Init) ([]NewEvent, *Rejection) {
 	if s.Started() {
 		return nil, reject(CodeAlreadyStarted, "workflow %s already exists (a %s workflow in %s)", s.Feature, s.Type, s.Phase)
 	}
 	if !ValidFeature(c.Feature) {
 		return nil, reject(CodeBadInput, "invalid feature id %q: use [a-z0-9][a-z0-9._-]{0,63}, no '..', no '.lock' suffix", c.Feature)
 	}
-	def, ok := Lookup(c.Type)
-	if !ok {
-		return nil, reject(CodeUnknownType, "unknown workflow type %q (known: %s)", c.Type, strings.Join(Types(), ", "))
+	if def == nil || def.Type != c.Type {
+		return nil, reject(CodeUnknownType, "unknown workflow type %q (built in: %s)", c.Type, strings.Join(BuiltinTypes(), ", "))
 	}
 	if c.Branch == "" {
 		return nil, reject(CodeBadInput, "a branch is required: the workflow's guards read its tip")
 	}
-	d := StartedData{Feature: c.Feature, Type: c.Type, Branch: c.Branch, Phase: def.Initial}
+	d := StartedData{Feature: c.Feature, Type: c.Type, Branch: c.Branch, Phase: def.Initial, Definition: def.ID}
 	var r *Rejection
 	if d.Synthesis, r = policy("synthesis", c.Synthesis, def.SynthesisPolicies, def.Type); r != nil {
 		return nil, r
@@ -227,18 +224,32 @@ func (d decider) exhausted(c Counter, s State) (bool, int, int) {
 	case FixCycles:
 		comp := d.def.compoundOf(s.Phase)
 		n, limit := s.FixCycles[comp], d.fixCycleLimit(comp)
+		if s.Circuit != nil && s.Circuit.Open && s.Circuit.Compound == comp {
+			// An open circuit closes only by a human unblock: a limit raised since it opened
+			// (on the base branch) does not reopen the way.
+			return true, n, s.Circuit.Limit
+		}
 		return n >= limit, n, limit
 	}
 	return false, 0, 0
 }
 
-// fixCycleLimit is the compound's circuit-breaker limit, or the configured override.
+// fixCycleLimit is the compound's circuit-breaker limit.
 func (d decider) fixCycleLimit(compound string) int {
-	if d.env.MaxFixCycles > 0 {
-		return d.env.MaxFixCycles
-	}
 	p, _ := d.def.Phase(compound)
 	return p.MaxFixCycles
+}
+
+// effective are the limits in force for a move out of s's phase, as recorded on the event.
+func (d decider) effective(s State) *EffectiveLimits {
+	l := EffectiveLimits{Revisions: d.def.Limits.PlanRevisions, Retries: d.def.Limits.SynthesisRetries, Iterations: s.MaxIterations}
+	if comp := d.def.compoundOf(s.Phase); comp != "" {
+		l.FixCycles = d.fixCycleLimit(comp)
+	}
+	if l == (EffectiveLimits{}) {
+		return nil
+	}
+	return &l
 }
 
 // take decides the first transition from the current phase taken by trigger (towards target, or
@@ -296,14 +307,14 @@ func (d decider) take(trigger Trigger, target string, s State, reason string) ([
 				continue
 			}
 		}
-		verdicts := evaluate(t, s, d.env)
+		verdicts := evaluate(d.def, t, s, d.env)
 		if fs := failures(verdicts); len(fs) > 0 {
 			r := reject(CodeGuardFailed, "%s → %s refused: %d guard(s) failed", t.From, t.To, len(fs))
 			r.FailedGuards = fs
 			refuse(r)
 			continue
 		}
-		data := TransitionedData{From: s.Phase, To: t.To, Trigger: trigger, Reason: why}
+		data := TransitionedData{From: s.Phase, To: t.To, Trigger: trigger, Reason: why, Definition: d.def.ID, Limits: d.effective(s)}
 		for _, v := range verdicts {
 			if v.Overridden {
 				data.Overridden = append(data.Overridden, v.Guard)
@@ -323,7 +334,7 @@ func (d decider) tripCircuit(s State, n, limit int) ([]NewEvent, *Rejection) {
 	if s.Circuit != nil && s.Circuit.Open && s.Circuit.Compound == comp {
 		return nil, r
 	}
-	return one(EventCircuitOpened, CircuitData{Compound: comp, FixCycles: n, Limit: limit}), r
+	return one(EventCircuitOpened, CircuitData{Compound: comp, FixCycles: n, Limit: limit, Definition: d.def.ID}), r
 }
 
 // reservedRoots are State's own keys: `set` may not write them (track is the one exception, and
@@ -632,7 +643,7 @@ func (d decider) signal(c Signal) ([]NewEvent, *Rejection) {
 	if err != nil {
 		return nil, reject(CodeBadInput, "%v", err)
 	}
-	after := Apply(d.s, ev) // the guards judge the state with the signal in it
+	after := Apply(d.def, d.s, ev) // the guards judge the state with the signal in it
 	evs, r := d.take(tr, "", after, "")
 	if r != nil {
 		return nil, r

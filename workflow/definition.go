@@ -180,6 +180,9 @@ type Definition struct {
 	ShellGuards map[string]ShellGuard `json:"shellGuards,omitempty"`
 	// Source is where a repository-defined type was read from (path@commit); empty for built-ins.
 	Source string `json:"source,omitempty"`
+	// ID identifies the definition decisions are taken under, recorded on every transition:
+	// "builtin:<type>@<BuiltinVersion>", or "blob:<object id>" of a repository type's file.
+	ID string `json:"id,omitempty"`
 }
 
 // Phase returns the phase with the given id.
@@ -396,6 +399,24 @@ func (d *Definition) Validate() error {
 		}
 	}
 	return nil
+}
+
+// EffectiveLimits are the limits a decision was taken under, recorded on the event that enforces
+// or counts them (zero: unlimited or not involved).
+type EffectiveLimits struct {
+	FixCycles  int `json:"fixCycles,omitempty"` // the circuit-breaker limit of the compound involved
+	Revisions  int `json:"revisions,omitempty"`
+	Retries    int `json:"retries,omitempty"`
+	Iterations int `json:"iterations,omitempty"`
+}
+
+// SetMaxFixCycles sets every compound's fix-cycle limit (a rule read from the base branch).
+func (d *Definition) SetMaxFixCycles(n int) {
+	for i := range d.Phases {
+		if d.Phases[i].Kind == Compound {
+			d.Phases[i].MaxFixCycles = n
+		}
+	}
 }
 
 // limit is the definition's own limit for a counter (fix cycles live on compounds).

@@ -125,6 +125,7 @@ type StartedData struct {
 	Synthesis     string `json:"synthesis,omitempty"`
 	Completion    string `json:"completion,omitempty"`
 	MaxIterations int    `json:"maxIterations,omitempty"`
+	Definition    string `json:"definition,omitempty"` // Definition.ID the workflow was started under
 }
 
 // TransitionedData is the payload of workflow.transitioned.
@@ -135,6 +136,10 @@ type TransitionedData struct {
 	Guards     []string `json:"guards,omitempty"`     // guards that passed at decision time
 	Overridden []string `json:"overridden,omitempty"` // guards that passed by a human override
 	Reason     string   `json:"reason,omitempty"`
+	// Definition is the ID of the definition the transition was decided under, and Limits the
+	// limits in force then (the rules read from the base branch).
+	Definition string           `json:"definition,omitempty"`
+	Limits     *EffectiveLimits `json:"limits,omitempty"`
 }
 
 // CancelledData is the payload of workflow.cancelled.
@@ -227,6 +232,8 @@ type CircuitData struct {
 	Compound  string `json:"compound"`
 	FixCycles int    `json:"fixCycles"`
 	Limit     int    `json:"limit"`
+	// Definition is the ID of the definition whose limit tripped the breaker.
+	Definition string `json:"definition,omitempty"`
 }
 
 // SignalData is the payload of loop.signalled.

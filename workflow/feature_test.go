@@ -91,7 +91,7 @@ func TestFeatureUnknownAndInvalidTargets(t *testing.T) {
 	}
 	// Self transition: no events, no error.
 	n := len(r.log)
-	if evs, rej := workflow.Decide(nil, r.state, workflow.TransitionTo{Phase: "ideate"}, r.env); evs != nil || rej != nil {
+	if evs, rej := decide(r.state, workflow.TransitionTo{Phase: "ideate"}, r.env); evs != nil || rej != nil {
 		t.Fatalf("self transition: %v %v", evs, rej)
 	}
 	if len(r.log) != n {
@@ -168,7 +168,7 @@ func TestCircuitBreakerTripsAndUnblocks(t *testing.T) {
 	if len(r.log) != n+1 {
 		t.Fatal("an open circuit records its opening once")
 	}
-	if s := workflow.Summary(nil, r.state, r.env); !strings.Contains(s, "circuit open") {
+	if s := workflow.Summary(r.def(), r.state, r.env); !strings.Contains(s, "circuit open") {
 		t.Fatalf("summary %q", s)
 	}
 	r.must(workflow.Unblock{Reason: "reviewed by hand"})
@@ -183,11 +183,46 @@ func TestCircuitBreakerTripsAndUnblocks(t *testing.T) {
 	r.checkReplay()
 }
 
-func TestCircuitBreakerLimitFromConfig(t *testing.T) {
+// withMaxFixCycles is the feature definition with another fix-cycle limit, as rules read from the
+// base branch make it.
+func withMaxFixCycles(n int) *workflow.Definition {
+	d, _ := workflow.Builtin("feature")
+	c := d.Clone()
+	c.SetMaxFixCycles(n)
+	return c
+}
+
+func TestCircuitBreakerLimitFromDefinition(t *testing.T) {
 	r := featureToReview(t)
-	r.env.MaxFixCycles = 1
+	r.defn = withMaxFixCycles(1)
 	r.to("delegate", "review")
 	r.refuse(workflow.CodeCircuitOpen, workflow.TransitionTo{Phase: "delegate"})
+	last := r.log[len(r.log)-1]
+	if last.Type != workflow.EventCircuitOpened || !strings.Contains(string(last.Data), `"limit":1`) || !strings.Contains(string(last.Data), `"definition":"builtin:feature@`) {
+		t.Fatalf("the enforcing event records the limit and the definition: %s %s", last.Type, last.Data)
+	}
+}
+
+// An open circuit closes only by a human unblock: a limit raised after it opened (a new rule on
+// the base branch) does not let the next fix cycle through.
+func TestOpenCircuitIgnoresARaisedLimit(t *testing.T) {
+	r := featureToReview(t)
+	r.defn = withMaxFixCycles(1)
+	r.to("delegate", "review")
+	r.refuse(workflow.CodeCircuitOpen, workflow.TransitionTo{Phase: "delegate"})
+	r.defn = withMaxFixCycles(50)
+	r.refuse(workflow.CodeCircuitOpen, workflow.TransitionTo{Phase: "delegate"})
+	for _, o := range workflow.Transitions(r.defn, r.state, r.env) {
+		if o.To == "delegate" && o.Allowed {
+			t.Fatalf("transitions shows the fix cycle open under an open circuit: %+v", o)
+		}
+	}
+	r.must(workflow.Unblock{Reason: "human looked"})
+	r.to("delegate")
+	tr := r.log[len(r.log)-1]
+	if !strings.Contains(string(tr.Data), `"fixCycles":50`) {
+		t.Fatalf("the transition records the effective limits: %s", tr.Data)
+	}
 }
 
 func TestCircuitRestartsOnEntry(t *testing.T) {

@@ -89,7 +89,7 @@ func TestApplyRecordsConflictsAfterMerge(t *testing.T) {
 		{ID: "bad", Seq: 9, Type: workflow.EventFieldSet, Data: json.RawMessage(`{"path":"a..b","value":1}`)},
 		{ID: "bad2", Seq: 10, Type: workflow.EventReviewRecorded, Data: json.RawMessage(`[1,2]`)},
 	}
-	s := workflow.Fold(workflow.State{}, log)
+	s := workflow.Definitions{}.Fold(workflow.State{}, log)
 	if s.Phase != "completed" {
 		// plan → completed is the universal cleanup transition: it fits (the guard was judged at
 		// decision time), so the workflow is completed and the later plan → synthesize conflicts.
@@ -108,7 +108,7 @@ func TestApplyRecordsConflictsAfterMerge(t *testing.T) {
 	checkReplay(t, log, s)
 
 	// Events before workflow.started are conflicts, not crashes.
-	s = workflow.Apply(workflow.State{}, stamp(t, 0, workflow.EventTransitioned, workflow.TransitionedData{From: "a", To: "b"}))
+	s = workflow.Definitions{}.Apply(workflow.State{}, stamp(t, 0, workflow.EventTransitioned, workflow.TransitionedData{From: "a", To: "b"}))
 	if len(s.Conflicts) != 1 || s.Phase != "" {
 		t.Fatalf("%+v", s)
 	}
@@ -118,12 +118,12 @@ func TestApplyDoesNotAlias(t *testing.T) {
 	r := featureToReview(t)
 	base := r.state
 	before, _ := json.Marshal(base)
-	a := workflow.Apply(base, stamp(t, 100, workflow.EventTaskAdded, workflow.TaskData{ID: "x"}))
-	b := workflow.Apply(base, stamp(t, 100, workflow.EventTaskAdded, workflow.TaskData{ID: "y"}))
-	workflow.Apply(base, stamp(t, 100, workflow.EventTaskCompleted, workflow.TaskData{ID: "t1"}))
-	workflow.Apply(base, stamp(t, 100, workflow.EventFieldSet, workflow.FieldSetData{Path: "k", Value: []byte(`1`)}))
-	workflow.Apply(base, stamp(t, 100, workflow.EventArtifactRecorded, workflow.ArtifactData{Name: "zz", Path: "p"}))
-	workflow.Apply(base, stamp(t, 100, workflow.EventTransitioned, workflow.TransitionedData{From: "review", To: "delegate"}))
+	a := workflow.Definitions{}.Apply(base, stamp(t, 100, workflow.EventTaskAdded, workflow.TaskData{ID: "x"}))
+	b := workflow.Definitions{}.Apply(base, stamp(t, 100, workflow.EventTaskAdded, workflow.TaskData{ID: "y"}))
+	workflow.Definitions{}.Apply(base, stamp(t, 100, workflow.EventTaskCompleted, workflow.TaskData{ID: "t1"}))
+	workflow.Definitions{}.Apply(base, stamp(t, 100, workflow.EventFieldSet, workflow.FieldSetData{Path: "k", Value: []byte(`1`)}))
+	workflow.Definitions{}.Apply(base, stamp(t, 100, workflow.EventArtifactRecorded, workflow.ArtifactData{Name: "zz", Path: "p"}))
+	workflow.Definitions{}.Apply(base, stamp(t, 100, workflow.EventTransitioned, workflow.TransitionedData{From: "review", To: "delegate"}))
 	after, _ := json.Marshal(base)
 	if !bytes.Equal(before, after) {
 		t.Fatalf("Apply mutated its input:\n%s\n%s", before, after)
@@ -134,11 +134,11 @@ func TestApplyDoesNotAlias(t *testing.T) {
 }
 
 func TestProjectSnapshots(t *testing.T) {
-	empty, err := workflow.Project(nil, nil)
+	empty, err := workflow.Project(workflow.Definitions{}, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	again, _ := workflow.Project(empty, nil)
+	again, _ := workflow.Project(workflow.Definitions{}, empty, nil)
 	if !bytes.Equal(empty, again) {
 		t.Fatalf("%s\n%s", empty, again)
 	}
@@ -147,7 +147,7 @@ func TestProjectSnapshots(t *testing.T) {
 			t.Errorf("empty state lacks %s: %s", k, empty)
 		}
 	}
-	if _, err := workflow.Project(json.RawMessage(`{"phase":`), nil); err == nil {
+	if _, err := workflow.Project(workflow.Definitions{}, json.RawMessage(`{"phase":`), nil); err == nil {
 		t.Fatal("a corrupt snapshot must be an error")
 	}
 	if workflow.ProjectorVersion == "" {
@@ -182,11 +182,11 @@ func TestStateJSONKeysAreReservedForSet(t *testing.T) {
 }
 
 func TestDefinitions(t *testing.T) {
-	if got := strings.Join(workflow.Types(), ","); got != "debug,discovery,feature,loop,oneshot,refactor" {
+	if got := strings.Join(workflow.BuiltinTypes(), ","); got != "debug,discovery,feature,loop,oneshot,refactor" {
 		t.Fatalf("types %s", got)
 	}
-	for _, typ := range workflow.Types() {
-		d, _ := workflow.Lookup(typ)
+	for _, typ := range workflow.BuiltinTypes() {
+		d, _ := workflow.Builtin(typ)
 		if err := d.Validate(); err != nil {
 			t.Errorf("%s: %v", typ, err)
 		}
@@ -227,40 +227,40 @@ func TestDefinitions(t *testing.T) {
 			}
 		}
 	}
-	d, _ := workflow.Lookup("feature")
+	d, _ := workflow.Builtin("feature")
 	m := d.Mermaid()
 	for _, want := range []string{"state implementation {", "review --> delegate", "plan_review --> blocked", "state \"plan-review\" as plan_review"} {
 		if !strings.Contains(m, want) {
 			t.Errorf("feature mermaid lacks %q:\n%s", want, m)
 		}
 	}
-	if _, ok := workflow.Lookup("nope"); ok {
+	if _, ok := workflow.Builtin("nope"); ok {
 		t.Fatal("unknown type found")
 	}
 }
 
 func TestTransitionsListing(t *testing.T) {
 	r := newRun(t, "login", "feature", workflow.Init{})
-	opts := workflow.Transitions(nil, r.state, r.env)
+	opts := workflow.Transitions(r.def(), r.state, r.env)
 	if len(opts) != 3 || opts[0].To != "plan" || opts[0].Allowed || opts[0].Guards[0].Failure == nil {
 		t.Fatalf("%+v", opts)
 	}
 	if opts[0].Command != "git exarchos transition login plan" || opts[1].Command != `git exarchos cancel login --reason "…"` || !opts[1].Allowed {
 		t.Fatalf("%+v", opts)
 	}
-	s := workflow.Summary(nil, r.state, r.env)
+	s := workflow.Summary(r.def(), r.state, r.env)
 	if !strings.Contains(s, "login (feature) is in ideate") || !strings.Contains(s, "fix: git exarchos set login artifacts.design=<path>") {
 		t.Fatalf("summary %q", s)
 	}
 	r.artifact("design")
-	if s := workflow.Summary(nil, r.state, r.env); !strings.Contains(s, "ready: git exarchos transition login plan") {
+	if s := workflow.Summary(r.def(), r.state, r.env); !strings.Contains(s, "ready: git exarchos transition login plan") {
 		t.Fatalf("summary %q", s)
 	}
 	r.must(workflow.Cancel{Reason: "dropped"})
-	if workflow.Transitions(nil, r.state, r.env) != nil {
+	if workflow.Transitions(r.def(), r.state, r.env) != nil {
 		t.Fatal("a final phase has no transitions")
 	}
-	if s := workflow.Summary(nil, r.state, r.env); !strings.Contains(s, "cancelled: dropped; nothing left to do") {
+	if s := workflow.Summary(r.def(), r.state, r.env); !strings.Contains(s, "cancelled: dropped; nothing left to do") {
 		t.Fatalf("summary %q", s)
 	}
 }

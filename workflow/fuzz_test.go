@@ -20,17 +20,17 @@ func FuzzApply(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, typeIndex, wfIndex uint8, data []byte) {
 		types := workflow.EventTypes()
-		wf := workflow.Types()[int(wfIndex)%len(workflow.Types())]
+		wf := workflow.BuiltinTypes()[int(wfIndex)%len(workflow.BuiltinTypes())]
 		start, _ := workflow.NewEvent{Type: workflow.EventStarted, Data: workflow.StartedData{Feature: "f", Type: wf, Branch: "b"}}.Stamp("a", 0, zeroTime, "x", 1)
 		e := workflow.Event{ID: "b", Seq: 1, Type: types[int(typeIndex)%len(types)], Clock: 2}
 		if json.Valid(data) {
 			e.Data = data
 		}
 		log := []workflow.Event{start, e, e, start}
-		s := workflow.Fold(workflow.State{}, log)
+		s := workflow.Definitions{}.Fold(workflow.State{}, log)
 		checkReplay(t, log, s)
 		// And onto a state whose type this version does not know.
-		s = workflow.Apply(workflow.State{Feature: "f", Type: "future", Phase: "x"}, e)
+		s = workflow.Definitions{}.Apply(workflow.State{Feature: "f", Type: "future", Phase: "x"}, e)
 		if e.Type != workflow.EventStarted && len(s.Conflicts) != 1 {
 			t.Fatalf("unknown type: %+v", s.Conflicts)
 		}

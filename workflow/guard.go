@@ -16,17 +16,15 @@ type GuardFailure struct {
 
 // GuardEvaluator evaluates a guard of a transition towards target: nil means it passes. The real
 // one (package guards) reads git facts; Decide only sees this interface so workflow stays pure.
+// def is the definition the decision is taken under (its reviews, shell guards, …).
 type GuardEvaluator interface {
-	Evaluate(guardID string, s State, target string) *GuardFailure
+	Evaluate(def *Definition, guardID string, s State, target string) *GuardFailure
 }
 
 // Env is what Decide may not compute itself.
 type Env struct {
 	// Actor is who issues the command (recorded on human decisions).
 	Actor string
-	// MaxFixCycles overrides the compounds' fix-cycle limit (git config exarchos.<type>.maxFixCycles);
-	// zero keeps the definition's.
-	MaxFixCycles int
 	// Guards evaluates guard ids. Without one every guard fails closed.
 	Guards GuardEvaluator
 	// OptIn names the opt-in guards (Transition.OptIn) this repository enforces.
@@ -43,6 +41,9 @@ const (
 	CodeBadInput          = "BAD_INPUT"
 	CodeUnknownPhase      = "UNKNOWN_PHASE"
 	CodeUnknownType       = "UNKNOWN_TYPE"
+	// CodeDefinitionMissing: an existing workflow's type is not defined where the rules are read
+	// (the base branch); it keeps its state and does not move.
+	CodeDefinitionMissing = "DEFINITION_MISSING"
 	CodeNotStarted        = "NOT_STARTED"
 	CodeAlreadyStarted    = "ALREADY_STARTED"
 	CodeLimitReached      = "LIMIT_REACHED"
@@ -95,7 +96,7 @@ func activeOverride(s State, guard string) bool {
 }
 
 // evaluate runs every guard of t (no short-circuit, so a rejection lists all failures).
-func evaluate(t Transition, s State, env Env) []GuardVerdict {
+func evaluate(def *Definition, t Transition, s State, env Env) []GuardVerdict {
 	ids := t.Guards
 	for _, g := range t.OptIn {
 		if env.OptIn[g] {
@@ -119,7 +120,7 @@ func evaluate(t Transition, s State, env Env) []GuardVerdict {
 		case env.Guards == nil:
 			v.Failure = &GuardFailure{Guard: g, Reason: "no guard evaluator configured", Expected: "a guard evaluator", Fix: "git exarchos transitions " + s.Feature}
 		default:
-			v.Failure = env.Guards.Evaluate(g, s, t.To)
+			v.Failure = env.Guards.Evaluate(def, g, s, t.To)
 			v.Passed = v.Failure == nil
 		}
 		out = append(out, v)

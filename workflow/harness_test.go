@@ -59,6 +59,16 @@ func (r *fakeRepo) IsAncestor(a, d string) (bool, error) {
 	return false, nil
 }
 
+// decide is Decide with the built-in definition of the state's type (or Init's).
+func decide(s workflow.State, cmd workflow.Command, env workflow.Env) ([]workflow.NewEvent, *workflow.Rejection) {
+	typ := s.Type
+	if in, ok := cmd.(workflow.Init); ok {
+		typ = in.Type
+	}
+	def, _ := workflow.Builtin(typ)
+	return workflow.Decide(def, s, cmd, env)
+}
+
 // run drives one workflow: Decide, stamp, append, Apply, like the CLI and store will.
 type run struct {
 	t     testing.TB
@@ -66,6 +76,8 @@ type run struct {
 	env   workflow.Env
 	state workflow.State
 	log   []workflow.Event
+	// defn, when set, replaces the built-in definition (e.g. other limits from the base branch).
+	defn *workflow.Definition
 }
 
 func newRun(t testing.TB, feature, typ string, init workflow.Init) *run {
@@ -83,14 +95,22 @@ func newRun(t testing.TB, feature, typ string, init workflow.Init) *run {
 }
 
 func (r *run) def() *workflow.Definition {
-	d, _ := workflow.Lookup(r.state.Type)
+	if r.defn != nil {
+		return r.defn
+	}
+	d, _ := workflow.Builtin(r.state.Type)
 	return d
 }
 
 // do decides cmd and appends whatever it decided (rejections may carry events too).
 func (r *run) do(cmd workflow.Command) *workflow.Rejection {
 	r.t.Helper()
-	evs, rej := workflow.Decide(nil, r.state, cmd, r.env)
+	if r.defn != nil {
+		evs, rej := workflow.Decide(r.defn, r.state, cmd, r.env)
+		r.append(evs)
+		return rej
+	}
+	evs, rej := decide(r.state, cmd, r.env)
 	r.append(evs)
 	return rej
 }
@@ -113,7 +133,11 @@ func (r *run) append(evs []workflow.NewEvent) {
 			r.t.Fatalf("unmarshal event: %v", err)
 		}
 		r.log = append(r.log, back)
-		r.state = workflow.Apply(r.state, back)
+		if r.defn != nil {
+			r.state = workflow.Apply(r.defn, r.state, back)
+		} else {
+			r.state = workflow.Definitions{}.Apply(r.state, back)
+		}
 	}
 }
 
@@ -210,7 +234,7 @@ func checkReplay(t testing.TB, log []workflow.Event, state workflow.State) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	all, err := workflow.Project(nil, log)
+	all, err := workflow.Project(workflow.Definitions{}, nil, log)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -221,12 +245,12 @@ func checkReplay(t testing.TB, log []workflow.Event, state workflow.State) {
 		var snap json.RawMessage
 		for i := 0; i < len(log); i += step {
 			end := min(i+step, len(log))
-			if snap, err = workflow.Project(snap, log[i:end]); err != nil {
+			if snap, err = workflow.Project(workflow.Definitions{}, snap, log[i:end]); err != nil {
 				t.Fatal(err)
 			}
 		}
 		if len(log) == 0 {
-			snap, _ = workflow.Project(nil, nil)
+			snap, _ = workflow.Project(workflow.Definitions{}, nil, nil)
 		}
 		if !bytes.Equal(snap, all) {
 			t.Fatalf("fold in chunks of %d differs:\n%s\n%s", step, snap, all)

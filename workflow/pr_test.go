@@ -107,7 +107,7 @@ func TestMergeVerifiedNeedsEvidenceNewerThanLocalChanges(t *testing.T) {
 	}
 	// A branch behind the merged head is fine; so is a deleted branch.
 	r.repo.tips["topic"] = r.repo.parents[merged]
-	if _, rej := workflow.Decide(nil, r.state, workflow.Cleanup{}, r.env); rej != nil {
+	if _, rej := decide(r.state, workflow.Cleanup{}, r.env); rej != nil {
 		t.Fatalf("a branch behind the merged head: %v", rej)
 	}
 	delete(r.repo.tips, "topic")

@@ -138,7 +138,7 @@ func compensationCommand(rng *rand.Rand, r *run) workflow.Command {
 // first failing guard, or the command that takes it. Random runs then reach deep phases too.
 func helpfulCommand(rng *rand.Rand, r *run) workflow.Command {
 	var opts []workflow.TransitionOption
-	for _, o := range workflow.Transitions(nil, r.state, r.env) {
+	for _, o := range workflow.Transitions(r.def(), r.state, r.env) {
 		if !o.Universal {
 			opts = append(opts, o)
 		}
@@ -257,7 +257,7 @@ func checkStep(t *testing.T, r *run, pre workflow.State, cmd workflow.Command, e
 		if err != nil {
 			t.Fatal(err)
 		}
-		next := workflow.Apply(cur, e)
+		next := workflow.Definitions{}.Apply(cur, e)
 		if next.Phase != cur.Phase {
 			switch e.Type {
 			case workflow.EventTransitioned:
@@ -277,7 +277,7 @@ func checkStep(t *testing.T, r *run, pre workflow.State, cmd workflow.Command, e
 					t.Fatalf("phase change %s → %s by %s with guards %v is not a defined transition", cur.Phase, d.To, d.Trigger, got)
 				}
 				for _, g := range d.Guards {
-					if f := r.env.Guards.Evaluate(g, cur, d.To); f != nil {
+					if f := r.env.Guards.Evaluate(r.def(), g, cur, d.To); f != nil {
 						t.Fatalf("%s → %s taken although guard %s failed: %+v", d.From, d.To, g, f)
 					}
 				}
@@ -337,7 +337,7 @@ func TestPropertyRandomCommands(t *testing.T) {
 	if testing.Short() {
 		seeds = 20
 	}
-	for _, typ := range workflow.Types() {
+	for _, typ := range workflow.BuiltinTypes() {
 		t.Run(typ, func(t *testing.T) {
 			visited := map[string]bool{}
 			for seed := 1; seed <= seeds; seed++ {
@@ -351,8 +351,9 @@ func TestPropertyRandomCommands(t *testing.T) {
 					init.MaxIterations = 1 + seed%5
 				}
 				r := newRun(t, "prop", typ, init)
-				if seed%4 == 0 {
-					r.env.MaxFixCycles = 1
+				if d, _ := workflow.Builtin(typ); seed%4 == 0 && len(d.Phases) > 0 {
+					r.defn = d.Clone()
+					r.defn.SetMaxFixCycles(1)
 				}
 				for i := 0; i < steps; i++ {
 					visited[r.state.Phase] = true
@@ -362,7 +363,7 @@ func TestPropertyRandomCommands(t *testing.T) {
 					}
 					pre := r.state
 					preJSON, _ := json.Marshal(pre)
-					evs, rej := workflow.Decide(nil, pre, cmd, r.env)
+					evs, rej := workflow.Decide(r.def(), pre, cmd, r.env)
 					r.append(evs)
 					if again, _ := json.Marshal(pre); string(again) != string(preJSON) {
 						t.Fatalf("seed %d: deciding or applying mutated the previous state", seed)
@@ -372,7 +373,7 @@ func TestPropertyRandomCommands(t *testing.T) {
 				visited[r.state.Phase] = true
 				r.checkReplay()
 			}
-			d, _ := workflow.Lookup(typ)
+			d, _ := workflow.Builtin(typ)
 			for _, p := range d.Phases {
 				if p.Kind != workflow.Compound && !visited[p.ID] && !testing.Short() {
 					t.Errorf("random runs never reached %s.%s: the generator is too weak", typ, p.ID)
@@ -388,7 +389,7 @@ func TestPropertyRandomCommands(t *testing.T) {
 func TestPropertyMergedLogsFold(t *testing.T) {
 	for seed := 1; seed <= 60; seed++ {
 		rng := rand.New(rand.NewSource(int64(seed)))
-		typ := workflow.Types()[seed%len(workflow.Types())]
+		typ := workflow.BuiltinTypes()[seed%len(workflow.BuiltinTypes())]
 		var logs [2][]workflow.Event
 		for k := range logs {
 			r := newRun(t, "prop", typ, workflow.Init{})
@@ -414,7 +415,7 @@ func TestPropertyMergedLogsFold(t *testing.T) {
 		for i := range merged {
 			merged[i].Seq = int64(i)
 		}
-		s := workflow.Fold(workflow.State{}, merged)
+		s := workflow.Definitions{}.Fold(workflow.State{}, merged)
 		if s.Events != int64(len(merged)) {
 			t.Fatalf("seed %d: counted %d of %d events", seed, s.Events, len(merged))
 		}

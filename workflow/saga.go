@@ -311,14 +311,10 @@ func (s *State) recordTaskHead(task, head string) {
 	}
 }
 
-func (s *State) applyCancelRequested(e Event, at int64) error {
+func (s *State) applyCancelRequested(def *Definition, e Event, at int64) error {
 	var d CancelRequestedData
 	if err := decode(e, &d); err != nil {
 		return err
-	}
-	def := s.definition()
-	if def == nil {
-		return fmt.Errorf("unknown workflow type %q", s.Type)
 	}
 	if def.IsFinal(s.Phase) {
 		return fmt.Errorf("cancel requested after the workflow ended in %s", s.Phase)

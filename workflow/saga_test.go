@@ -95,7 +95,7 @@ func TestCancelWithoutResourcesEndsAtOnce(t *testing.T) {
 	if len(r.log) != 3 || r.log[1].Type != workflow.EventCancelRequested || r.log[2].Type != workflow.EventCancelled {
 		t.Fatalf("log %+v", r.log)
 	}
-	d, _ := workflow.Lookup("debug")
+	d, _ := workflow.Builtin("debug")
 	if d.CancellingPhase() != "cancelling" || d.CancelTarget() != "cancelled" {
 		t.Fatal(d.CancellingPhase(), d.CancelTarget())
 	}

@@ -23,17 +23,14 @@ type TransitionOption struct {
 // Transitions lists every outgoing transition of the current phase with its guards' verdicts.
 // A final phase has none.
 func Transitions(def *Definition, s State, env Env) []TransitionOption {
-	if def == nil {
-		def, _ = Lookup(s.Type)
-	}
-	if def == nil || !s.Started() {
+	if def == nil || def.Type != s.Type || !s.Started() {
 		return nil
 	}
 	d := decider{def: def, s: s, env: env}
 	var out []TransitionOption
 	for _, t := range def.Outgoing(s.Phase) {
 		o := TransitionOption{To: t.To, Trigger: t.Trigger(), Command: t.Command(s.Feature), Universal: t.Universal(), Note: t.Note, WhenExhausted: t.WhenExhausted}
-		o.Guards = evaluate(t, s, env)
+		o.Guards = evaluate(def, t, s, env)
 		o.Allowed = len(failures(o.Guards)) == 0
 		if t.WhenExhausted != "" {
 			if ok, _, limit := d.exhausted(t.WhenExhausted, s); !ok {
@@ -88,11 +85,11 @@ func commandFor(t Trigger, feature, to string) string {
 // way forward (universal transitions left out) either the command that takes it or the failing
 // guards with their fixes.
 func Summary(def *Definition, s State, env Env) string {
-	if def == nil {
-		def, _ = Lookup(s.Type)
-	}
-	if def == nil || !s.Started() {
+	if !s.Started() {
 		return "no workflow started (git exarchos init <feature> --type <type>)\n"
+	}
+	if def == nil || def.Type != s.Type {
+		return fmt.Sprintf("%s (%s) is in %s; no definition of %s is known here, so it cannot move.\n", s.Feature, s.Type, s.Phase, s.Type)
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s (%s) is in %s", s.Feature, s.Type, s.Phase)

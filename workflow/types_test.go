@@ -136,7 +136,7 @@ func TestOneshotPolicies(t *testing.T) {
 			other := map[string]string{"synthesize": "completed", "completed": "synthesize"}[tc.want]
 			r.refuse(workflow.CodeGuardFailed, workflow.TransitionTo{Phase: other})
 			open := 0
-			for _, o := range workflow.Transitions(nil, r.state, r.env) {
+			for _, o := range workflow.Transitions(r.def(), r.state, r.env) {
 				if !o.Universal && o.Allowed {
 					open++
 				}
@@ -155,10 +155,10 @@ func TestOneshotPolicies(t *testing.T) {
 	}
 	r := newRun(t, "quick", "oneshot", workflow.Init{Synthesis: "never"})
 	r.refuse(workflow.CodeBadInput, workflow.RequestSynthesis{})
-	if evs, rej := workflow.Decide(nil, newRun(t, "q", "oneshot", workflow.Init{Synthesis: "always"}).state, workflow.RequestSynthesis{}, r.env); evs != nil || rej != nil {
+	if evs, rej := decide(newRun(t, "q", "oneshot", workflow.Init{Synthesis: "always"}).state, workflow.RequestSynthesis{}, r.env); evs != nil || rej != nil {
 		t.Fatal("a request under policy always is a no-op")
 	}
-	_, rej := workflow.Decide(nil, workflow.State{}, workflow.Init{Feature: "x", Type: "oneshot", Branch: "b", Synthesis: "sometimes"}, r.env)
+	_, rej := decide(workflow.State{}, workflow.Init{Feature: "x", Type: "oneshot", Branch: "b", Synthesis: "sometimes"}, r.env)
 	if rej == nil || rej.Code != workflow.CodeBadInput {
 		t.Fatalf("bad policy: %v", rej)
 	}
@@ -260,13 +260,13 @@ func TestInitValidation(t *testing.T) {
 		{workflow.Init{Feature: "x", Type: "feature", Branch: "b", Completion: "both"}, workflow.CodeBadInput},
 		{workflow.Init{Feature: "x", Type: "loop", Branch: "b", MaxIterations: -1}, workflow.CodeBadInput},
 	} {
-		if _, rej := workflow.Decide(nil, workflow.State{}, tc.init, env); rej == nil || rej.Code != tc.code {
+		if _, rej := decide(workflow.State{}, tc.init, env); rej == nil || rej.Code != tc.code {
 			t.Errorf("%+v: got %v, want %s", tc.init, rej, tc.code)
 		}
 	}
 	r := newRun(t, "x", "feature", workflow.Init{})
 	r.refuse(workflow.CodeAlreadyStarted, workflow.Init{Feature: "x", Type: "feature", Branch: "b"})
-	if _, rej := workflow.Decide(nil, workflow.State{}, workflow.TransitionTo{Phase: "plan"}, env); rej == nil || rej.Code != workflow.CodeNotStarted {
+	if _, rej := decide(workflow.State{}, workflow.TransitionTo{Phase: "plan"}, env); rej == nil || rej.Code != workflow.CodeNotStarted {
 		t.Fatalf("not started: %v", rej)
 	}
 }

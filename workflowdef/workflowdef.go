@@ -209,8 +209,8 @@ func Parse(name string, src []byte) (*workflow.Definition, Problems) {
 		add(l.top["type"], "type %q is built in: give the extension its own name (extends: %s keeps the built-in's phases)", f.Type, f.Type)
 	}
 	if f.Extends != "" {
-		base, ok := workflow.Lookup(f.Extends)
-		if !ok || !workflow.IsBuiltin(f.Extends) {
+		base, ok := workflow.Builtin(f.Extends)
+		if !ok {
 			add(l.top["extends"], "extends %q: only built-in types can be extended (%s)", f.Extends, strings.Join(workflow.BuiltinTypes(), ", "))
 		} else {
 			def.Phases = slices.Clone(base.Phases)

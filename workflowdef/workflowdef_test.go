@@ -79,7 +79,7 @@ guards:
 	if len(ps) > 0 {
 		t.Fatal(ps)
 	}
-	base, _ := workflow.Lookup("feature")
+	base, _ := workflow.Builtin("feature")
 	if len(def.Phases) != len(base.Phases)+1 || def.Initial != "ideate" || def.Limits != base.Limits {
 		t.Fatalf("extension: %d phases, initial %s", len(def.Phases), def.Initial)
 	}

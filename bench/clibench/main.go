@@ -101,7 +101,7 @@ func setup(dir string, events, n int) {
 		for ; done < events && len(batch) < 500; done++ {
 			batch = append(batch, workflow.NewEvent{Type: "bench.note", Data: map[string]int{"i": done}})
 		}
-		_, err := r.Store.Append("bench", app.Projector, batch...)
+		_, err := r.Store.Append("bench", r.Projector(), batch...)
 		benchutil.Check(err)
 	}
 	head := strings.TrimSpace(benchutil.Run(dir, "", "git", "rev-parse", "refs/exarchos/bench"))

@@ -97,7 +97,7 @@ func prepare(root string, workflows, diverged int) {
 
 func note(r *app.Repo, f string, n int) {
 	for i := 0; i < n; i++ {
-		_, err := r.Store.Append(f, app.Projector, workflow.NewEvent{Type: "bench.note", Data: map[string]int{"i": i}})
+		_, err := r.Store.Append(f, r.Projector(), workflow.NewEvent{Type: "bench.note", Data: map[string]int{"i": i}})
 		benchutil.Check(err)
 	}
 }

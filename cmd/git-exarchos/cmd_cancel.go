@@ -129,7 +129,7 @@ func printResources(w io.Writer, st workflow.State) {
 			printf(w, "      %s failed: %s\n      fix: %s\n", f.Action, f.Detail, f.Fix)
 		}
 	}
-	if def, ok := workflow.Lookup(st.Type); ok && st.Phase == def.CancellingPhase() {
+	if st.Cancel != nil && st.Phase == "cancelling" { // the built-ins' (and their extensions') cancelling phase
 		printf(w, "cancel in progress: run `git exarchos cancel %s` to finish it\n", st.Feature)
 	}
 }

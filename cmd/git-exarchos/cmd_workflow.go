@@ -50,7 +50,7 @@ func initCommand() *cli.Command {
 		ArgsUsage: "<feature>",
 		UsageText: `git exarchos init <feature> --type T [--branch B] [--synthesis P] [--completion P] [--max-iterations N] [--json]
 
-Types: ` + strings.Join(workflow.Types(), ", ") + ` (see git exarchos describe).
+Types: ` + strings.Join(workflow.BuiltinTypes(), ", ") + ` (see git exarchos describe).
 The feature id is 1-64 of a-z 0-9 . _ - ; the workflow lives in refs/exarchos/<feature>.
 
 Examples:
@@ -59,7 +59,7 @@ Examples:
    git exarchos init tidy --type oneshot --synthesis on-request
    git exarchos init pairing --type loop --completion both --max-iterations 10`,
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "type", Aliases: []string{"t"}, Required: true, Usage: "workflow type: " + strings.Join(workflow.Types(), "|")},
+			&cli.StringFlag{Name: "type", Aliases: []string{"t"}, Required: true, Usage: "workflow type: " + strings.Join(workflow.BuiltinTypes(), "|")},
 			&cli.StringFlag{Name: "branch", Aliases: []string{"b"}, Usage: "branch the workflow works on (default: the current branch)"},
 			&cli.StringFlag{Name: "synthesis", Usage: "oneshot only: always | never | on-request"},
 			&cli.StringFlag{Name: "completion", Usage: "loop only: worker-done | reviewer-pass | both"},
@@ -218,16 +218,16 @@ Examples:
    git exarchos describe feature --format mermaid > feature.mmd
    git exarchos describe debug --json
 
-Inside a repository, the types it defines in .exarchos/workflows/*.yaml (at HEAD) are listed too.`,
+Inside a repository, the types it defines in .exarchos/workflows/*.yaml (at the tip of the base branch) are listed too.`,
 		Flags: []cli.Flag{&cli.StringFlag{Name: "format", Aliases: []string{"f"}, Value: "text", Usage: "text | json | mermaid"}, jsonFlag},
 		Action: func(c *cli.Context) error {
 			format := c.String("format")
 			if c.Bool("json") {
 				format = "json"
 			}
-			// Inside a repository, its own types (.exarchos/workflows at HEAD) are described too.
-			_, _ = openRepo()
-			text, defs, err := app.Describe(app.DescribeOptions{Type: c.Args().First(), Format: format})
+			// Inside a repository, its own types (.exarchos/workflows at the base branch) are described too.
+			r, _ := openRepo()
+			text, defs, err := app.Describe(r, app.DescribeOptions{Type: c.Args().First(), Format: format})
 			if err != nil {
 				return err
 			}

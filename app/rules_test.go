@@ -1,0 +1,134 @@
+package app
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/exarchos/git-exarchos/workflow"
+)
+
+// reopen is a new process on the same repository: rules are read once per Repo.
+func reopen(t *testing.T, dir string) *Repo {
+	t.Helper()
+	r, err := Open(dir)
+	require.NoError(t, err)
+	return r
+}
+
+// toReview drives a feature workflow on the current branch into review.
+func toReview(t *testing.T, r *Repo, f string) {
+	t.Helper()
+	_, err := Init(r, InitOptions{Feature: f, Type: "feature"})
+	require.NoError(t, err)
+	_, err = Set(r, SetOptions{Feature: f, Inline: true, Assignments: []string{"artifacts.design=d", "artifacts.plan=p"}})
+	require.NoError(t, err)
+	for _, c := range []workflow.Command{workflow.TransitionTo{Phase: "plan"}, workflow.TransitionTo{Phase: "plan-review"}, workflow.Approve{},
+		workflow.TransitionTo{Phase: "delegate"}, workflow.AddTask{ID: "t1"}, workflow.CompleteTask{ID: "t1"}, workflow.TransitionTo{Phase: "review"}} {
+		mustRun(t, r, f, c)
+	}
+}
+
+func rejection(t *testing.T, err error) *workflow.Rejection {
+	t.Helper()
+	var rej *workflow.Rejection
+	require.True(t, errors.As(err, &rej), "want a rejection, got %v", err)
+	return rej
+}
+
+// TestRulesComeFromTheBaseBranch: limits, knobs and repository types are read from the base
+// branch's tip. A loosened config and a new type committed on the agent's own branch (checked
+// out), and a local git config knob, change nothing; the circuit trips at the base's limit and
+// records it; raising the limit on the base afterwards does not close it.
+func TestRulesComeFromTheBaseBranch(t *testing.T) {
+	dir, _ := newRepo(t, "main")
+	commitFile(t, dir, ConfigFile, "workflows:\n  feature: {maxFixCycles: 1}\n")
+	git(t, dir, "switch", "-q", "-c", "agent")
+	commitFile(t, dir, ConfigFile, "requireChecks: false\nworkflows:\n  feature: {maxFixCycles: 50}\n")
+	commitFile(t, dir, ".exarchos/workflows/loose.yaml", "type: loose\ninitial: a\nphases:\n  - {id: a}\n  - {id: done, kind: final}\ntransitions:\n  - {from: a, to: done}\n")
+
+	r := reopen(t, dir)
+	rl := r.Rules()
+	assert.Equal(t, "refs/heads/main", rl.Base.Ref)
+	def, err := rl.Definition("feature")
+	require.NoError(t, err)
+	impl, _ := def.Phase("implementation")
+	assert.Equal(t, 1, impl.MaxFixCycles, "the base's limit, not the checked-out branch's")
+	_, err = Init(r, InitOptions{Feature: "x", Type: "loose"})
+	require.Error(t, err, "a type defined only on the agent's branch does not exist")
+	assert.Contains(t, err.Error(), "base branch refs/heads/main")
+
+	toReview(t, r, "f")
+	mustRun(t, r, "f", workflow.TransitionTo{Phase: "delegate"}) // fix cycle 1 of 1
+	mustRun(t, r, "f", workflow.TransitionTo{Phase: "review"})
+	res, err := Run(r, "f", workflow.TransitionTo{Phase: "delegate"})
+	assert.Equal(t, workflow.CodeCircuitOpen, rejection(t, err).Code)
+	require.NotNil(t, res)
+	opened := res.Appended[len(res.Appended)-1]
+	assert.Equal(t, workflow.EventCircuitOpened, opened.Type)
+	assert.Contains(t, string(opened.Data), `"limit":1`)
+	assert.Contains(t, string(opened.Data), `"definition":"builtin:feature@`+workflow.BuiltinVersion+`"`)
+
+	// Every transition recorded the definition and the limits in force.
+	lg, err := Log(r, LogOptions{Feature: "f", Types: []string{workflow.EventTransitioned}})
+	require.NoError(t, err)
+	last := lg.Events[len(lg.Events)-1]
+	var td workflow.TransitionedData
+	require.NoError(t, last.DecodeData(&td))
+	assert.Equal(t, "builtin:feature@"+workflow.BuiltinVersion, td.Definition)
+	require.NotNil(t, td.Limits)
+	assert.Equal(t, 1, td.Limits.FixCycles)
+
+	// A local git config knob is not read: it is refused with the migration, and writes nothing.
+	head := git(t, dir, "rev-parse", "refs/exarchos/f")
+	git(t, dir, "config", "exarchos.feature.maxFixCycles", "50")
+	_, err = Run(reopen(t, dir), "f", workflow.TransitionTo{Phase: "delegate"})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), ConfigFile)
+	assert.Contains(t, err.Error(), "git config --unset exarchos.feature.maxFixCycles")
+	assert.Equal(t, head, git(t, dir, "rev-parse", "refs/exarchos/f"))
+	git(t, dir, "config", "--unset", "exarchos.feature.maxFixCycles")
+
+	// The limit raised on the base after the circuit opened: still open until a human unblocks.
+	git(t, dir, "switch", "-q", "main")
+	commitFile(t, dir, ConfigFile, "workflows:\n  feature: {maxFixCycles: 50}\n")
+	git(t, dir, "switch", "-q", "agent")
+	r = reopen(t, dir)
+	_, err = Run(r, "f", workflow.TransitionTo{Phase: "delegate"})
+	assert.Equal(t, workflow.CodeCircuitOpen, rejection(t, err).Code)
+	mustRun(t, r, "f", workflow.Unblock{Reason: "looked at it"})
+	res = mustRun(t, r, "f", workflow.TransitionTo{Phase: "delegate"})
+	require.NoError(t, res.Appended[0].DecodeData(&td))
+	assert.Equal(t, 50, td.Limits.FixCycles, "after the unblock the base's new limit applies, and is recorded")
+}
+
+// TestMissingDefinitionKeepsStateAndSaysWhatIsMissing: a workflow of a type the base branch does
+// not define does not move, and the refusal names the base and how to get the definition.
+func TestMissingDefinitionKeepsStateAndSaysWhatIsMissing(t *testing.T) {
+	dir, _ := newRepo(t, "main")
+	commitFile(t, dir, ".exarchos/workflows/docs.yaml", "type: docs\ninitial: write\nphases:\n  - {id: write}\n  - {id: done, kind: final}\ntransitions:\n  - {from: write, to: done}\n")
+	r := reopen(t, dir)
+	_, err := Init(r, InitOptions{Feature: "d", Type: "docs"})
+	require.NoError(t, err)
+	def, err := r.Rules().Definition("docs")
+	require.NoError(t, err)
+	assert.True(t, strings.HasPrefix(def.ID, "blob:"), def.ID)
+
+	// The base loses the definition (reverted upstream): the workflow keeps its state.
+	git(t, dir, "rm", "-q", ".exarchos/workflows/docs.yaml")
+	git(t, dir, "commit", "-q", "-m", "drop docs")
+	head := git(t, dir, "rev-parse", "refs/exarchos/d")
+	r = reopen(t, dir)
+	_, err = Run(r, "d", workflow.TransitionTo{Phase: "done"})
+	rej := rejection(t, err)
+	assert.Equal(t, workflow.CodeDefinitionMissing, rej.Code)
+	assert.Contains(t, rej.Message, `"docs" is not defined on the base branch refs/heads/main`)
+	assert.Contains(t, rej.Message, "exarchos.definitionsRef")
+	assert.Equal(t, head, git(t, dir, "rev-parse", "refs/exarchos/d"))
+	st, _, err := r.State("d")
+	require.NoError(t, err)
+	assert.Equal(t, "write", st.Phase)
+}
