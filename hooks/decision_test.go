@@ -46,6 +46,7 @@ func TestHandleDecisions(t *testing.T) {
 		{"effects unreadable", &fakeRepo{bound: []Bound{feature("plan")}, changesErr: errors.New("git status: index.lock")}, Input{HookEventName: PostToolUse, ToolName: "mcp__x__y"}, "could not read what changed", true},
 		{"effects after a read-only tool are not looked at", &fakeRepo{bound: []Bound{feature("plan")}, changes: []Change{{Path: "main.go", Where: "worktree"}}}, Input{HookEventName: PostToolUse, ToolName: "Read"}, "", true},
 		{"effects in delegate are not restricted", &fakeRepo{bound: []Bound{feature("delegate")}, changes: []Change{{Path: "main.go", Where: "worktree"}}}, Input{HookEventName: PostToolUse, ToolName: "Bash"}, "", true},
+		{"a type the base branch does not define", &fakeRepo{bound: []Bound{{Feature: "x", State: workflow.State{Type: "gone", Phase: "a"}}}}, pre("Read", "14", ToolInput{}), "which the base branch does not define", false},
 		{"a panic or a timeout: PreToolUse", nil, pre("Read", "13", ToolInput{}), "the hook failed", false},
 	}
 	for _, c := range cases {

@@ -70,6 +70,9 @@ func Handle(in Input, repo Repository, warn func(string)) Output {
 	switch in.HookEventName {
 	case PreToolUse:
 		ws, err := repo.Session(in, dir)
+		if err == nil {
+			err = undefined(ws)
+		}
 		if err != nil {
 			return Deny(failClosed(in.ToolName, err))
 		}
@@ -98,6 +101,9 @@ func Handle(in Input, repo Repository, warn func(string)) Output {
 			return NoOpinion()
 		}
 		ws, err := repo.Session(in, dir)
+		if err == nil {
+			err = undefined(ws)
+		}
 		if err != nil {
 			return Block(failClosed(in.ToolName, err))
 		}
@@ -198,6 +204,17 @@ func orTool(tool string) string {
 		return "the call"
 	}
 	return tool
+}
+
+// undefined is an error when a bound workflow's type has no definition (not on the base branch):
+// the hook cannot tell what its phase allows.
+func undefined(ws []Bound) error {
+	for _, w := range ws {
+		if w.Def == nil {
+			return fmt.Errorf("workflow %s is of type %s, which the base branch does not define", w.Feature, w.State.Type)
+		}
+	}
+	return nil
 }
 
 // waitingOn names the first workflow that waits on a human, or "".
