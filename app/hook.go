@@ -159,9 +159,15 @@ func (r *Repo) BoundWorkflows() ([]hooks.Bound, error) {
 	return out, nil
 }
 
-// boundOf is a workflow as the hooks see it, with its definition as the base branch has it.
+// boundOf is a workflow as the hooks see it, with its definition. A built-in type's phases and
+// envelopes are the same whatever the base branch's configuration (which sets limits, read by the
+// commands that decide), so the hook takes them as built: resolving the base branch costs a git
+// process, on every tool call. A repository-defined type is read from the base branch.
 func (r *Repo) boundOf(feature string, st workflow.State) hooks.Bound {
-	def, _ := r.Rules().Defs.Lookup(st.Type) // nil: not defined on the base branch
+	def, ok := workflow.Builtin(st.Type)
+	if !ok {
+		def, _ = r.Rules().Defs.Lookup(st.Type) // nil: not defined on the base branch
+	}
 	return hooks.Bound{Feature: feature, State: st, Def: def, Root: r.Store.Loc.WorkTree}
 }
 
