@@ -211,7 +211,13 @@ func benchJunk(repo string, hook []string, junk, runs int) {
 	}
 	cases := []benchCase{
 		{name: "git rev-parse HEAD (baseline)", args: []string{"git", "rev-parse", "HEAD"}},
-		{name: fmt.Sprintf("git-exarchos hook claude: PreToolUse Write, first call after %d junk refs, hook cache deleted", junk), args: hook, want: `"deny"`,
+		{name: fmt.Sprintf("git-exarchos hook claude: PreToolUse Write, first call of a new session after %d junk refs (branch index in place)", junk), args: hook, want: `"deny"`,
+			payload: func(run int) []byte {
+				return []byte(fmt.Sprintf(`{"session_id":"junk-warm-%d","cwd":%q,"hook_event_name":"PreToolUse","tool_name":"Write","tool_input":{"file_path":"main.go"}}`, run, repo))
+			}},
+		{name: "git-exarchos hook claude: PreToolUse Write, the same session's next call", args: hook, want: `"deny"`,
+			stdin: []byte(fmt.Sprintf(`{"session_id":"junk-bound","cwd":%q,"hook_event_name":"PreToolUse","tool_name":"Write","tool_input":{"file_path":"main.go"}}`, repo))},
+		{name: fmt.Sprintf("git-exarchos hook claude: PreToolUse Write, first call after %d junk refs, hook cache deleted (index rebuilt)", junk), args: hook, want: `"deny"`,
 			payload: func(run int) []byte {
 				benchutil.Check(os.RemoveAll(filepath.Join(repo, ".git", "exarchos-cache")))
 				return []byte(fmt.Sprintf(`{"session_id":"junk-%d","cwd":%q,"hook_event_name":"PreToolUse","tool_name":"Write","tool_input":{"file_path":"main.go"}}`, run, repo))
