@@ -29,9 +29,35 @@ func (f Facts) BranchTip(branch string) (string, error) {
 		return "", err
 	}
 	if !ok {
-		return "", fmt.Errorf("branch %s does not exist: create it with `git switch -c %s`, or bind the workflow to an existing branch", branch, branch)
+		if head, _ := os.ReadFile(filepath.Join(f.s.Loc.GitDir, "HEAD")); strings.TrimSpace(string(head)) == "ref: "+name {
+			// The branch checked out has no commit yet (a new repository): switching to it is no fix.
+			return "", &MissingBranchError{Branch: branch, Unborn: true}
+		}
+		return "", &MissingBranchError{Branch: branch}
 	}
 	return h.String(), nil
+}
+
+// MissingBranchError: the workflow's branch has no commit, because it does not exist or because
+// it is checked out but has no commit yet (a new repository). Fix is the command that helps.
+type MissingBranchError struct {
+	Branch string
+	Unborn bool
+}
+
+func (e *MissingBranchError) Error() string {
+	if e.Unborn {
+		return fmt.Sprintf("branch %s has no commits yet: make the first one (`%s`)", e.Branch, e.Fix())
+	}
+	return fmt.Sprintf("branch %s does not exist: create it with `%s`, or bind the workflow to an existing branch", e.Branch, e.Fix())
+}
+
+// Fix is the command that gives the branch a commit.
+func (e *MissingBranchError) Fix() string {
+	if e.Unborn {
+		return "git commit --allow-empty -m init"
+	}
+	return "git switch -c " + e.Branch
 }
 
 // ResolveRef resolves a ref name (full, or a branch or remote-tracking short name) to a commit.

@@ -35,8 +35,9 @@ func artifactPresent(name string) Guard {
 			return fail(id, fmt.Sprintf("cannot read %s at %s: %v", a.Path, short(sha), err), expected, setFix)
 		}
 		if !exists {
+			// The artifact is recorded already: what is missing is the commit, not another set.
 			return fail(id, fmt.Sprintf("%s is not a file in the tip of %s (%s): commit it first", a.Path, s.Branch, short(sha)), expected,
-				fmt.Sprintf("git exarchos set %s artifacts.%s=%s", s.Feature, name, a.Path))
+				fmt.Sprintf("git add %s && git commit -m \"%s: %s\"", a.Path, s.Feature, name))
 		}
 		return nil
 	}

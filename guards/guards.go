@@ -1,6 +1,7 @@
 package guards
 
 import (
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -113,7 +114,12 @@ func tip(guard string, in Input) (string, *workflow.GuardFailure) {
 	}
 	sha, err := in.Facts.BranchTip(s.Branch)
 	if err != nil || sha == "" {
-		return "", fail(guard, fmt.Sprintf("cannot read the tip of branch %s: %v", s.Branch, errOr(err, "no commit")), "branch "+s.Branch+" with commits", "git exarchos status "+s.Feature)
+		fix := "git exarchos status " + s.Feature
+		var fixer interface{ Fix() string } // an error that knows its fix (a branch with no commit yet)
+		if errors.As(err, &fixer) {
+			fix = fixer.Fix()
+		}
+		return "", fail(guard, fmt.Sprintf("cannot read the tip of branch %s: %v", s.Branch, errOr(err, "no commit")), "branch "+s.Branch+" with commits", fix)
 	}
 	return sha, nil
 }

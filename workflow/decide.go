@@ -301,7 +301,7 @@ func (d decider) take(trigger Trigger, target string, s State, reason string) ([
 		if t.Counts != "" {
 			if ok, n, limit := d.exhausted(t.Counts, s); ok {
 				if t.Counts == FixCycles {
-					return d.tripCircuit(s, n, limit)
+					return d.tripCircuit(s, n, limit, t.To)
 				}
 				refuse(reject(CodeLimitReached, "%s → %s refused: %s limit reached (%d of %d)", t.From, t.To, t.Counts, n, limit))
 				continue
@@ -328,9 +328,10 @@ func (d decider) take(trigger Trigger, target string, s State, reason string) ([
 }
 
 // tripCircuit refuses a fix cycle over the limit; the first refusal opens the circuit (an event).
-func (d decider) tripCircuit(s State, n, limit int) ([]NewEvent, *Rejection) {
+func (d decider) tripCircuit(s State, n, limit int, target string) ([]NewEvent, *Rejection) {
 	comp := d.def.compoundOf(s.Phase)
 	r := d.withTargets(reject(CodeCircuitOpen, "circuit open: %d fix cycles in %s (limit %d); a human must run: git exarchos unblock %s --reason \"…\"", n, comp, limit, s.Feature))
+	r.ValidTargets = slices.DeleteFunc(r.ValidTargets, func(t string) bool { return t == target }) // the refused one is not valid
 	if s.Circuit != nil && s.Circuit.Open && s.Circuit.Compound == comp {
 		return nil, r
 	}

@@ -208,7 +208,8 @@ func checkStep(t *testing.T, r *run, pre workflow.State, cmd workflow.Command, e
 			t.Fatalf("%T: empty rejection %+v", cmd, rej)
 		}
 		for _, f := range rej.FailedGuards {
-			if f.Guard == "" || f.Reason == "" || !strings.HasPrefix(f.Fix, "git exarchos ") || !strings.Contains(f.Fix, pre.Feature) {
+			// A fix is a runnable command: git exarchos …, or git itself (commit the artifact first).
+			if f.Guard == "" || f.Reason == "" || !strings.HasPrefix(f.Fix, "git ") || !strings.Contains(f.Fix, pre.Feature) {
 				t.Fatalf("%T: unhelpful guard failure %+v", cmd, f)
 			}
 		}

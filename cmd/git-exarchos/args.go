@@ -1,60 +1,197 @@
 package main
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/urfave/cli/v2"
 )
 
-// intersperse moves a command's flags in front of its positional arguments, because urfave/cli v2
-// stops parsing flags at the first positional one and users type `git exarchos log login --json`.
-// Everything after "--" stays as it is (validate runs that command verbatim).
-func intersperse(cmds []*cli.Command, args []string) []string {
-	if len(args) < 2 {
-		return args
-	}
-	out := []string{args[0]}
+// invocation is a command line made ready for urfave/cli v2, which parses flags only before the
+// first positional argument, treats `h`/`help` as a command everywhere and lets a flag missing its
+// value swallow the next word. normalize resolves the command path, checks every flag and the
+// number of arguments against the command tree the way git and gh do, and hands urfave flags first,
+// then "--", then the positional arguments, which it then takes literally.
+type invocation struct {
+	args []string     // for cli.App.Run
+	cmd  *cli.Command // the command run (nil: the root)
+	path []string     // its names from the root
+	help bool         // -h/--help or `help <command>`: show cmd's help
+}
+
+func normalize(root []*cli.Command, args []string) (invocation, error) {
+	inv := invocation{}
 	rest := args[1:]
-	// Walk down the command path: leading global flags, then command and subcommand names.
-	var cmd *cli.Command
-	for len(rest) > 0 && strings.HasPrefix(rest[0], "-") {
-		out, rest = append(out, rest[0]), rest[1:]
-	}
+	cmds := root
 	for len(rest) > 0 {
-		next := find(cmds, rest[0])
-		if next == nil {
+		a := rest[0]
+		switch {
+		case a == "-h" || a == "--help":
+			return invocation{args: append([]string{args[0]}, append(inv.path, "-h")...), cmd: inv.cmd, path: inv.path, help: true}, nil
+		case a == "--version" && inv.cmd == nil:
+			rest = append([]string{"version"}, rest[1:]...)
+			continue
+		case a == "--json" || a == "--json=true":
+			// --json before the command name applies to it.
+			if len(rest) > 1 && !strings.HasPrefix(rest[1], "-") {
+				rest = append(append([]string{rest[1]}, a), rest[2:]...)
+				continue
+			}
+		}
+		if inv.cmd != nil && len(inv.cmd.Subcommands) == 0 {
 			break
 		}
-		cmd, cmds = next, next.Subcommands
-		out, rest = append(out, rest[0]), rest[1:]
+		if strings.HasPrefix(a, "-") {
+			if inv.cmd == nil {
+				return inv, usageError{msg: fmt.Sprintf("unknown option %s", flagName(a)), usage: "git exarchos <command> [options] [arguments]"}
+			}
+			break // a group's own flags (-h); urfave reports the rest
+		}
+		if inv.cmd == nil && a == "help" {
+			var words []string
+			for _, w := range rest[1:] {
+				if !strings.HasPrefix(w, "-") {
+					words = append(words, w)
+				}
+			}
+			return helpFor(root, args[0], words)
+		}
+		next := find(cmds, a)
+		if next == nil {
+			if inv.cmd != nil && (a == "help" || a == "h") {
+				break // urfave's help subcommand of a group
+			}
+			where, usage := "git exarchos", "git exarchos <command> [options] [arguments]"
+			if inv.cmd != nil {
+				where, usage = "git exarchos "+strings.Join(inv.path, " "), usageLine(inv.cmd)
+			}
+			return inv, usageError{msg: fmt.Sprintf("unknown command %q for %s", a, where), hint: suggestCommand(cmds, a), usage: usage}
+		}
+		inv.cmd, inv.path, cmds = next, append(inv.path, a), next.Subcommands
+		rest = rest[1:]
 	}
-	if cmd == nil {
-		return args
+	head := append([]string{args[0]}, inv.path...)
+	if inv.cmd == nil || len(inv.cmd.Subcommands) > 0 || inv.cmd.SkipFlagParsing {
+		inv.args = append(head, rest...)
+		return inv, nil
 	}
 	var flags, positional []string
 	for i := 0; i < len(rest); i++ {
 		a := rest[i]
 		if a == "--" {
-			positional = append(positional, rest[i:]...)
+			if keepsSeparator(inv.cmd) {
+				positional = append(positional, rest[i:]...)
+			} else {
+				positional = append(positional, rest[i+1:]...)
+			}
 			break
 		}
 		if !strings.HasPrefix(a, "-") || a == "-" {
 			positional = append(positional, a)
 			continue
 		}
+		if a == "-h" || a == "--help" {
+			return invocation{args: append(head, "-h"), cmd: inv.cmd, path: inv.path, help: true}, nil
+		}
+		name, _, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		f := lookupFlag(inv.cmd, name)
+		if f == nil {
+			return inv, usageError{msg: fmt.Sprintf("unknown flag %s for git exarchos %s", flagName(a), strings.Join(inv.path, " ")),
+				hint: suggestFlag(inv.cmd, name), usage: usageLine(inv.cmd)}
+		}
 		flags = append(flags, a)
-		if !strings.Contains(a, "=") && takesValue(cmd, strings.TrimLeft(a, "-")) && i+1 < len(rest) {
+		if takesValue(f) && !hasValue {
+			if i+1 >= len(rest) || rest[i+1] == "--" {
+				return inv, usageError{msg: fmt.Sprintf("flag %s needs a value", flagName(a)), usage: usageLine(inv.cmd)}
+			}
 			flags = append(flags, rest[i+1])
 			i++
 		}
 	}
-	out = append(out, flags...)
-	if len(positional) > 0 {
-		// "--" ends flag parsing, so positionals stay literal; urfave consumes this one, and a "--"
-		// the user typed (validate -- cmd) survives as an argument.
-		out = append(out, "--")
+	if err := checkArgs(inv.cmd, inv.path, flags, positional); err != nil {
+		return inv, err
 	}
-	return append(out, positional...)
+	inv.args = append(append(head, flags...), "--")
+	inv.args = append(inv.args, positional...)
+	return inv, nil
+}
+
+// helpFor turns `help [<command>...]` into that command's -h.
+func helpFor(root []*cli.Command, prog string, words []string) (invocation, error) {
+	inv := invocation{help: true}
+	cmds := root
+	for _, w := range words {
+		next := find(cmds, w)
+		if next == nil {
+			return inv, usageError{msg: fmt.Sprintf("no help for %q: not a command", strings.Join(append(inv.path, w), " ")),
+				hint: suggestCommand(cmds, w), usage: "git exarchos help [<command>]"}
+		}
+		inv.cmd, inv.path, cmds = next, append(inv.path, w), next.Subcommands
+	}
+	inv.args = append(append([]string{prog}, inv.path...), "-h")
+	return inv, nil
+}
+
+// checkArgs enforces the number of arguments the command's ArgsUsage documents, and its required flags.
+func checkArgs(cmd *cli.Command, path, flags, positional []string) error {
+	lo, hi := argBounds(cmd.ArgsUsage)
+	n := len(positional)
+	if keepsSeparator(cmd) {
+		n = 0
+		for _, p := range positional {
+			if p == "--" {
+				break
+			}
+			n++
+		}
+	}
+	switch {
+	case n > hi:
+		extra := positional[hi:]
+		return usageError{msg: fmt.Sprintf("git exarchos %s: unexpected argument %q", strings.Join(path, " "), strings.Join(extra, " ")), usage: usageLine(cmd)}
+	case n < lo:
+		return usageError{msg: fmt.Sprintf("git exarchos %s: missing %s", strings.Join(path, " "), strings.Join(strings.Fields(cmd.ArgsUsage)[n:], " ")), usage: usageLine(cmd)}
+	}
+	for _, f := range cmd.Flags {
+		if rf, ok := f.(cli.RequiredFlag); !ok || !rf.IsRequired() {
+			continue
+		}
+		if !given(f, flags) {
+			return usageError{msg: fmt.Sprintf("git exarchos %s needs --%s", strings.Join(path, " "), f.Names()[0]), usage: usageLine(cmd)}
+		}
+	}
+	return nil
+}
+
+func given(f cli.Flag, flags []string) bool {
+	for _, a := range flags {
+		name, _, _ := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		for _, n := range f.Names() {
+			if strings.HasPrefix(a, "-") && n == name {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// argBounds reads ArgsUsage: <x> is required, [<x>] optional, and "..." or "--" allows any number.
+func argBounds(usage string) (lo, hi int) {
+	for _, w := range strings.Fields(usage) {
+		if w == "--" || strings.HasSuffix(w, "...") || strings.HasSuffix(w, "...]") {
+			return lo, 1 << 30
+		}
+		hi++
+		if !strings.HasPrefix(w, "[") {
+			lo++
+		}
+	}
+	return lo, hi
+}
+
+// keepsSeparator: the command's arguments include a "--" of their own (validate's command).
+func keepsSeparator(cmd *cli.Command) bool {
+	return strings.Contains(" "+cmd.ArgsUsage+" ", " -- ")
 }
 
 func find(cmds []*cli.Command, name string) *cli.Command {
@@ -66,18 +203,98 @@ func find(cmds []*cli.Command, name string) *cli.Command {
 	return nil
 }
 
-// takesValue reports whether the named flag of cmd consumes the next argument.
-func takesValue(cmd *cli.Command, name string) bool {
+func lookupFlag(cmd *cli.Command, name string) cli.Flag {
 	for _, f := range cmd.Flags {
 		for _, n := range f.Names() {
-			if n != name {
-				continue
+			if n == name {
+				return f
 			}
-			if bf, ok := f.(*cli.BoolFlag); ok && bf != nil {
-				return false
-			}
-			return true
 		}
 	}
-	return false
+	return nil
+}
+
+// takesValue reports whether the flag consumes the next argument.
+func takesValue(f cli.Flag) bool {
+	_, isBool := f.(*cli.BoolFlag)
+	return !isBool
+}
+
+// flagName is a flag as the user typed it, without its value.
+func flagName(a string) string {
+	name, _, _ := strings.Cut(a, "=")
+	return name
+}
+
+// usageLine is the first line of a command's UsageText.
+func usageLine(cmd *cli.Command) string {
+	line, _, _ := strings.Cut(cmd.UsageText, "\n")
+	if line == "" {
+		line = "git exarchos " + cmd.FullName() + " " + cmd.ArgsUsage
+	}
+	return strings.TrimSpace(line)
+}
+
+func suggestFlag(cmd *cli.Command, name string) string {
+	var candidates []string
+	for _, f := range cmd.Flags {
+		for _, n := range f.Names() {
+			if len(n) > 1 {
+				candidates = append(candidates, n)
+			}
+		}
+	}
+	if best := closest(candidates, name); best != "" {
+		return "did you mean --" + best + "?"
+	}
+	return ""
+}
+
+func suggestCommand(cmds []*cli.Command, name string) string {
+	if best := closest(names(cmds), name); best != "" {
+		return "did you mean " + best + "?"
+	}
+	return ""
+}
+
+// closest is the candidate nearest to name, if one is near enough to suggest.
+func closest(candidates []string, name string) string {
+	best := ""
+	for _, c := range candidates {
+		if similar(c, name) && (best == "" || distance(c, name) < distance(best, name)) {
+			best = c
+		}
+	}
+	return best
+}
+
+// similar: close enough to suggest, as git's "did you mean" (edit distance, scaled to the length).
+func similar(a, b string) bool {
+	d := distance(a, b)
+	return d <= max(1, min(len(a), len(b))/3) || strings.HasPrefix(a, b) && len(b) >= 2
+}
+
+// distance is the Damerau-Levenshtein (optimal string alignment) distance.
+func distance(a, b string) int {
+	d := make([][]int, len(a)+1)
+	for i := range d {
+		d[i] = make([]int, len(b)+1)
+		d[i][0] = i
+	}
+	for j := range d[0] {
+		d[0][j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
+			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
+				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
+			}
+		}
+	}
+	return d[len(a)][len(b)]
 }

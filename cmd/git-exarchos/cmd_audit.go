@@ -8,10 +8,6 @@ import (
 	"github.com/exarchos/git-exarchos/app"
 )
 
-func init() {
-	commands = append(commands, auditCommand())
-}
-
 func auditCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "audit",

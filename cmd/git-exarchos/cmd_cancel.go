@@ -7,23 +7,8 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/exarchos/git-exarchos/app"
-	"github.com/exarchos/git-exarchos/githubsync"
 	"github.com/exarchos/git-exarchos/workflow"
 )
-
-func init() {
-	extraClassifiers = append(extraClassifiers, func(err error) (errorBody, bool) {
-		var inc *app.CancelIncompleteError
-		if errors.As(err, &inc) {
-			exit := exitError
-			if ge := (*githubsync.Error)(nil); errors.As(err, &ge) && ge.IsAccess() {
-				exit = exitGitHub // a step failed for want of GitHub access: exit 4, as pr commands do
-			}
-			return errorBody{Code: "CANCEL_INCOMPLETE", Exit: exit, Details: inc.Result}, true
-		}
-		return errorBody{}, false
-	})
-}
 
 func cancelCommand() *cli.Command {
 	const usage = "cancel [<feature>] [--reason R] [--dry-run] [--skip-pr] [--json]"

@@ -10,10 +10,6 @@ import (
 	"github.com/exarchos/git-exarchos/workflowdef"
 )
 
-func init() {
-	commands = append(commands, lintWorkflowCommand())
-}
-
 func lintWorkflowCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "lint-workflow",
@@ -35,7 +31,7 @@ func lintWorkflowCommand() *cli.Command {
 			}
 			def, problems := workflowdef.Parse(name, src)
 			if len(problems) > 0 {
-				return &codedError{code: "LINT_FAILED", msg: fmt.Sprintf("%d problem(s):\n%s", len(problems), problems.Error()), exit: exitError, details: problems}
+				return withDetails(fmt.Errorf("%w: %d problem(s):\n%s", errLintFailed, len(problems), problems.Error()), problems)
 			}
 			return emit(c, map[string]any{"file": name, "ok": true, "definition": def}, func(w io.Writer) {
 				printf(w, "%s: ok (type %s, %d phases, %d transitions)\n", name, def.Type, len(def.Phases), len(def.Transitions))

@@ -1,7 +1,7 @@
 package main
 
 import (
-	"errors"
+	"fmt"
 	"io"
 	"os"
 	"strconv"
@@ -11,17 +11,6 @@ import (
 	"github.com/exarchos/git-exarchos/app"
 	"github.com/exarchos/git-exarchos/workflow"
 )
-
-func init() {
-	commands = append(commands, grantCommand(), budgetCommand(), submitCommand())
-	extraClassifiers = append(extraClassifiers, func(err error) (errorBody, bool) {
-		var inv *app.InvalidSubmission
-		if errors.As(err, &inv) {
-			return errorBody{Code: "SCHEMA_INVALID", Exit: exitRejected, Details: map[string]any{"phase": inv.Phase, "errors": inv.Errors}}, true
-		}
-		return errorBody{}, false
-	})
-}
 
 func grantCommand() *cli.Command {
 	return workflowCommand("grant", "let the next matching tool call outside the phase's envelope through, once (human, recorded)",
@@ -84,6 +73,10 @@ func submitCommand() *cli.Command {
 				return err
 			}
 			var stdin io.Reader = os.Stdin
+			if f := c.String("file"); (f == "" || f == "-") && terminal(os.Stdin) {
+				// A person at a terminal would otherwise see nothing happen.
+				fmt.Fprintf(c.App.ErrWriter, "reading the completion of %s (a JSON object) from the terminal; end it with Ctrl-D, or pass --file F\n", args[0])
+			}
 			res, err := app.Submit(r, app.SubmitOptions{Feature: feature, Phase: args[0], File: c.String("file"), Stdin: stdin})
 			if err != nil {
 				return err

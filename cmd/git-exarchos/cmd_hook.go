@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -14,10 +13,6 @@ import (
 	"github.com/exarchos/git-exarchos/hooks"
 )
 
-func init() {
-	commands = append(commands, hooksCommand(), hookCommand(), rehydrateCommand())
-}
-
 // hookCommand is what installed hooks run; people run `hooks` (install, uninstall, status).
 func hookCommand() *cli.Command {
 	return &cli.Command{
@@ -28,7 +23,7 @@ func hookCommand() *cli.Command {
 			{
 				Name:  "claude",
 				Usage: "answer a Claude Code hook event: the payload on stdin, the decision on stdout; exits 2 (block) on unreadable input",
-				UsageText: `git exarchos hook claude < payload.json
+				UsageText: `git exarchos hook claude [--json] < payload.json
 
 Installed by ` + "`git exarchos hooks install --claude`" + `. Reads the hook JSON Claude Code sends
 (hook_event_name, cwd, tool_name, tool_input, …) and answers for the workflows the session is bound
@@ -37,12 +32,12 @@ cannot read exits 2, which Claude Code reads as a block.
 
 Examples:
    echo '{"hook_event_name":"PreToolUse","cwd":".","tool_name":"Write","tool_input":{"file_path":"main.go"}}' | git exarchos hook claude`,
+				Flags: []cli.Flag{jsonFlag}, // accepted: the answer is always JSON
 				Action: func(c *cli.Context) error {
-					err := app.ClaudeHook(app.ClaudeHookOptions{Stdin: c.App.Reader, Stdout: c.App.Writer, Stderr: c.App.ErrWriter})
-					if errors.Is(err, app.ErrHookBlock) {
-						return cli.Exit("", 2) // Claude Code blocks the call and shows stderr
+					if code, _ := claudeHook([]string{"git-exarchos", "hook", "claude"}, c.App.Reader, c.App.Writer, c.App.ErrWriter); code != exitOK {
+						return cli.Exit("", code) // 2: Claude Code blocks the call and shows stderr
 					}
-					return err
+					return nil
 				},
 			},
 			{

@@ -9,11 +9,6 @@ import (
 	"github.com/exarchos/git-exarchos/workflow"
 )
 
-func init() {
-	commands = append(commands, transitionsCommand(), transitionCommand(), setCommand(),
-		approveCommand(), rejectCommand(), unblockCommand(), overrideCommand(), requestSynthesisCommand(), cancelCommand())
-}
-
 // workflowCommand builds a command that runs one workflow.Command against an optional feature:
 // want is the number of positional arguments after the feature, build makes the command from them.
 func workflowCommand(name, usage, usageText string, want int, flags []cli.Flag, build func(c *cli.Context, args []string) (workflow.Command, error), what func(*app.Result) string) *cli.Command {

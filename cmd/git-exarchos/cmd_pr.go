@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -9,36 +8,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/exarchos/git-exarchos/app"
-	"github.com/exarchos/git-exarchos/githubsync"
 )
-
-func init() {
-	commands = append(commands, prCommand(), cleanupCommand())
-	extraClassifiers = append(extraClassifiers, classifyGitHub)
-}
-
-// classifyGitHub maps GitHub failures: access (token, permissions, rate limit) exits 4; the network
-// and GitHub outages exit 1 with their own codes.
-func classifyGitHub(err error) (errorBody, bool) {
-	var ge *githubsync.Error
-	switch {
-	case errors.As(err, &ge):
-		exit := exitError
-		if ge.IsAccess() {
-			exit = exitGitHub
-		}
-		return errorBody{Code: string(ge.Kind), Exit: exit, Details: ge}, true
-	case errors.Is(err, app.ErrOtherRepository):
-		return errorBody{Code: "PR_OTHER_REPOSITORY", Exit: exitUsage}, true
-	case errors.Is(err, app.ErrNotLinked):
-		return errorBody{Code: "PR_NOT_LINKED", Exit: exitError}, true
-	case errors.Is(err, app.ErrNoPullRequest):
-		return errorBody{Code: "PR_NOT_FOUND", Exit: exitError}, true
-	case errors.Is(err, app.ErrNoRemote):
-		return errorBody{Code: "NO_GITHUB_REMOTE", Exit: exitError}, true
-	}
-	return errorBody{}, false
-}
 
 func prCommand() *cli.Command {
 	return &cli.Command{

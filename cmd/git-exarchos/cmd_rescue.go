@@ -9,10 +9,6 @@ import (
 	"github.com/exarchos/git-exarchos/app"
 )
 
-func init() {
-	commands = append(commands, rescueCommand())
-}
-
 func rescueCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "rescue",

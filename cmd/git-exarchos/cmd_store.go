@@ -17,10 +17,6 @@ import (
 // version is set at release time with -ldflags "-X main.version=v1.2.3".
 var version = "dev"
 
-func init() {
-	commands = append(commands, versionCommand(), logCommand(), fsckCommand())
-}
-
 // openRepo opens the repository enclosing the working directory (git -C has already chdir'ed).
 func openRepo() (*app.Repo, error) {
 	return app.Open(".")
@@ -32,7 +28,13 @@ type versionInfo struct {
 	Go        string `json:"go"`
 	Format    int    `json:"storageFormat"`
 	Projector string `json:"projector"`
+	// JSONSchema is the version of the --json contract (docs/json.md).
+	JSONSchema int `json:"jsonSchema"`
 }
+
+// jsonSchema is the version of the --json contract in docs/json.md: it changes when a field is
+// removed or renamed or its meaning changes (new fields do not change it).
+const jsonSchema = 1
 
 func versionCommand() *cli.Command {
 	return &cli.Command{
@@ -41,7 +43,7 @@ func versionCommand() *cli.Command {
 		UsageText: "git exarchos version [--json]",
 		Flags:     []cli.Flag{jsonFlag},
 		Action: func(c *cli.Context) error {
-			info := versionInfo{Version: version, Go: runtime.Version(), Format: gitstore.FormatVersion, Projector: workflow.ProjectorVersion}
+			info := versionInfo{Version: version, Go: runtime.Version(), Format: gitstore.FormatVersion, Projector: workflow.ProjectorVersion, JSONSchema: jsonSchema}
 			if bi, ok := debug.ReadBuildInfo(); ok {
 				if info.Version == "dev" && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
 					info.Version = bi.Main.Version
@@ -126,18 +128,16 @@ Examples:
 			if err != nil {
 				return err
 			}
-			if err := emit(c, res, func(w io.Writer) {
+			var failure error
+			if !res.OK() {
+				failure = fmt.Errorf("%w: %d problem(s)", errFsckFailed, len(res.Problems))
+			}
+			return emitResult(c, res, func(w io.Writer) {
 				for _, p := range res.Problems {
 					printf(w, "%s %s %s: %s\n", p.Feature, p.Commit[:12], p.Path, p.Message)
 				}
 				printf(w, "checked %d workflow(s), %d problem(s)\n", len(res.Checked), len(res.Problems))
-			}); err != nil {
-				return err
-			}
-			if !res.OK() {
-				return &codedError{code: "FSCK_FAILED", exit: exitError}
-			}
-			return nil
+			}, failure)
 		},
 	}
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"sort"
@@ -13,16 +12,6 @@ import (
 	"github.com/exarchos/git-exarchos/gitstore"
 	"github.com/exarchos/git-exarchos/workflow"
 )
-
-func init() {
-	commands = append(commands, pullCommand(), pushCommand(), syncCommand(), remoteCommand())
-	extraClassifiers = append(extraClassifiers, func(err error) (errorBody, bool) {
-		if errors.Is(err, gitstore.ErrNoRemote) {
-			return errorBody{Code: "NO_REMOTE", Exit: exitUsage}, true
-		}
-		return errorBody{}, false
-	})
-}
 
 var (
 	pruneFlag   = &cli.BoolFlag{Name: "prune", Usage: "delete local workflows that were deleted on the remote (those changed here since are kept)"}
@@ -67,10 +56,7 @@ Examples:
 			if err != nil {
 				return err
 			}
-			if err := emit(c, res, func(w io.Writer) { printPull(w, res) }); err != nil {
-				return err
-			}
-			return pullFailure(res)
+			return emitResult(c, res, func(w io.Writer) { printPull(w, res) }, pullFailure(res))
 		},
 	}
 }
@@ -103,10 +89,7 @@ Examples:
 			if err != nil {
 				return err
 			}
-			if err := emit(c, res, func(w io.Writer) { printPush(w, res) }); err != nil {
-				return err
-			}
-			return pushFailure(res)
+			return emitResult(c, res, func(w io.Writer) { printPush(w, res) }, pushFailure(res))
 		},
 	}
 }
@@ -135,16 +118,14 @@ Examples:
 			if err != nil {
 				return err
 			}
-			if err := emit(c, res, func(w io.Writer) {
+			failure := pullFailure(res.Pull)
+			if failure == nil {
+				failure = pushFailure(res.Push)
+			}
+			return emitResult(c, res, func(w io.Writer) {
 				printPull(w, res.Pull)
 				printPush(w, res.Push)
-			}); err != nil {
-				return err
-			}
-			if err := pullFailure(res.Pull); err != nil {
-				return err
-			}
-			return pushFailure(res.Push)
+			}, failure)
 		},
 	}
 }
@@ -195,17 +176,17 @@ Examples:
 
 func pullFailure(res *app.PullResult) error {
 	if n := res.Failures(); n > 0 {
-		return &codedError{code: "SYNC_FAILED", exit: exitError, msg: fmt.Sprintf("%d workflow(s) could not be pulled (see above); the others were", n)}
+		return fmt.Errorf("%w: %d workflow(s) could not be pulled (see above); the others were", errSyncFailed, n)
 	}
 	return nil
 }
 
 func pushFailure(res *app.PushResult) error {
 	if n := res.Counts[app.Rejected]; n > 0 {
-		return &codedError{code: "PUSH_REJECTED", exit: exitConcurrent, msg: fmt.Sprintf("%d workflow(s) still rejected by %s after retries: run `git exarchos sync %s` again", n, res.Remote, res.Remote)}
+		return fmt.Errorf("%w: %d workflow(s) still rejected by %s after retries: run `git exarchos sync %s` again", errPushRejected, n, res.Remote, res.Remote)
 	}
 	if n := res.Counts[app.Failed]; n > 0 {
-		return &codedError{code: "SYNC_FAILED", exit: exitError, msg: fmt.Sprintf("%d workflow(s) could not be merged before pushing (see above)", n)}
+		return fmt.Errorf("%w: %d workflow(s) could not be merged before pushing (see above)", errSyncFailed, n)
 	}
 	return nil
 }

@@ -10,10 +10,6 @@ import (
 	"github.com/exarchos/git-exarchos/workflow"
 )
 
-func init() {
-	commands = append(commands, taskCommand(), reviewCommand(), validateCommand(), eventCommand(), loopCommand())
-}
-
 func taskCommand() *cli.Command {
 	sub := func(name, usage, example string, flags []cli.Flag, build func(c *cli.Context, id string) workflow.Command) *cli.Command {
 		return workflowCommand(name, usage, fmt.Sprintf("git exarchos task %s [<feature>] <task-id> [--json]\n\nExamples:\n   %s", name, example),
@@ -109,16 +105,14 @@ Examples:
 			if err != nil {
 				return err
 			}
-			if err := emit(c, res, func(w io.Writer) {
+			var failure error
+			if v := res.Validation; v.ExitCode != 0 {
+				failure = fmt.Errorf("%w: `%s` exited %d (recorded)", errValidationFailed, v.Command, v.ExitCode)
+			}
+			return emitResult(c, res, func(w io.Writer) {
 				v := res.Validation
 				printf(w, "%s: `%s` exited %d in %d ms on %s (recorded)\n", res.Feature, v.Command, v.ExitCode, v.DurationMs, v.Commit[:12])
-			}); err != nil {
-				return err
-			}
-			if res.Validation.ExitCode != 0 {
-				return &codedError{code: "VALIDATION_FAILED", exit: exitError}
-			}
-			return nil
+			}, failure)
 		},
 	}
 }
@@ -127,7 +121,7 @@ func eventCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "event",
 		Usage: "append a custom event (the engine's own types are refused)",
-		UsageText: `git exarchos event [<feature>] <type> [--data JSON] [--idempotency-key K] [--json]
+		UsageText: `git exarchos event [<feature>] <event-type> [--data JSON] [--idempotency-key K] [--json]
 
 With --idempotency-key, an event with that key already in the log is not appended again.
 

@@ -13,10 +13,6 @@ import (
 	"github.com/exarchos/git-exarchos/workflow"
 )
 
-func init() {
-	commands = append(commands, initCommand(), statusCommand(), listCommand(), describeCommand())
-}
-
 // splitFeature takes the optional leading feature off args when there are want+1 of them.
 func splitFeature(c *cli.Context, want int, usage string) (string, []string, error) {
 	args := c.Args().Slice()

@@ -7,11 +7,12 @@ import (
 	"io"
 
 	"github.com/exarchos/git-exarchos/app"
+	"github.com/exarchos/git-exarchos/githubsync"
 	"github.com/exarchos/git-exarchos/gitstore"
 	"github.com/exarchos/git-exarchos/workflow"
 )
 
-// Exit codes, as documented in `git exarchos -h` and the README.
+// Exit codes, as documented in `git exarchos -h`, the README and docs/json.md.
 const (
 	exitOK         = 0
 	exitError      = 1
@@ -21,72 +22,157 @@ const (
 	exitConcurrent = 5
 )
 
-// errorBody is the JSON shape of every error: {"error": {...}}.
+// Failures a command finds in its own result (the command ran; what it checked did not pass).
+// The command wraps one of these with withDetails so --json carries the result in the error.
+var (
+	errValidationFailed = errors.New("the validation command failed")
+	errFsckFailed       = errors.New("fsck found problems")
+	errLintFailed       = errors.New("the workflow definition has problems")
+	errSyncFailed       = errors.New("some workflows could not be synchronised")
+	errPushRejected     = errors.New("the remote kept rejecting some workflows")
+)
+
+// errorRow maps one kind of error to its JSON code and exit code. match reports whether err is of
+// the kind; code is what the JSON envelope says ("" takes the code the error carries).
+type errorRow struct {
+	code  string
+	exit  int
+	match func(err error) bool
+}
+
+func is(target error) func(error) bool { return func(err error) bool { return errors.Is(err, target) } }
+
+func as[T error]() func(error) bool {
+	return func(err error) bool {
+		var t T
+		return errors.As(err, &t)
+	}
+}
+
+func gitHubAccess(err error) bool {
+	var ge *githubsync.Error
+	return errors.As(err, &ge) && ge.IsAccess()
+}
+
+func rejection(usage bool) func(error) bool {
+	return func(err error) bool {
+		var rej *workflow.Rejection
+		if !errors.As(err, &rej) {
+			return false
+		}
+		switch rej.Code {
+		case workflow.CodeBadInput, workflow.CodeReservedField, workflow.CodeUnknownPhase, workflow.CodeUnknownType:
+			return usage // the caller typed something wrong; the workflow did not refuse a valid request
+		}
+		return !usage
+	}
+}
+
+// errorTable is the one place errors become exit codes and JSON error codes. The first row that
+// matches wins: a row for a wrapping error (a cancel that stopped on GitHub access) comes before the
+// rows of what it wraps. Every row has a test (errors_test.go) and a line in docs/json.md.
+var errorTable = []errorRow{
+	{"USAGE", exitUsage, as[usageError]()},
+	{"USAGE", exitUsage, as[*app.UsageError]()},
+	{"USAGE", exitUsage, is(gitstore.ErrBadFeature)},
+	{"USAGE", exitUsage, is(gitstore.ErrBadPayload)},
+	{"", exitUsage, rejection(true)},
+	{"", exitRejected, rejection(false)},
+	{"SCHEMA_INVALID", exitRejected, as[*app.InvalidSubmission]()},
+	{"AMBIGUOUS_FEATURE", exitUsage, is(app.ErrAmbiguous)},
+	{"NO_REMOTE", exitUsage, is(gitstore.ErrNoRemote)},
+	{"PR_OTHER_REPOSITORY", exitUsage, is(app.ErrOtherRepository)},
+	{"CANCEL_INCOMPLETE", exitGitHub, func(err error) bool { return as[*app.CancelIncompleteError]()(err) && gitHubAccess(err) }},
+	{"CANCEL_INCOMPLETE", exitError, as[*app.CancelIncompleteError]()},
+	{"PUSH_REJECTED", exitConcurrent, is(errPushRejected)},
+	{"CONCURRENT_UPDATE", exitConcurrent, is(gitstore.ErrConcurrent)},
+	{"CONCURRENT_UPDATE", exitConcurrent, is(gitstore.ErrLocked)},
+	{"", exitGitHub, gitHubAccess},
+	{"", exitError, as[*githubsync.Error]()},
+	{"PR_NOT_LINKED", exitError, is(app.ErrNotLinked)},
+	{"PR_NOT_FOUND", exitError, is(app.ErrNoPullRequest)},
+	{"NO_GITHUB_REMOTE", exitError, is(app.ErrNoRemote)},
+	{"VALIDATION_FAILED", exitError, is(errValidationFailed)},
+	{"FSCK_FAILED", exitError, is(errFsckFailed)},
+	{"LINT_FAILED", exitError, is(errLintFailed)},
+	{"SYNC_FAILED", exitError, is(errSyncFailed)},
+	{"NOT_FOUND", exitError, is(gitstore.ErrNotFound)},
+	{"EXISTS", exitError, is(gitstore.ErrExists)},
+	{"NOT_A_REPOSITORY", exitError, is(gitstore.ErrNotRepository)},
+	{"NO_IDENTITY", exitError, is(gitstore.ErrNoIdentity)},
+	{"CORRUPT", exitError, as[*gitstore.CorruptError]()},
+	{"ERROR", exitError, func(error) bool { return true }},
+}
+
+// errorBody is the JSON shape of every error: {"error": {...}} (docs/json.md).
 type errorBody struct {
 	Code    string `json:"code"`
 	Message string `json:"message"`
 	Exit    int    `json:"exit"`
+	// Hint and Usage come with usage errors: a "did you mean" and the command's usage line.
+	Hint  string `json:"hint,omitempty"`
+	Usage string `json:"usage,omitempty"`
 	// Rejection details when the workflow refused the command.
 	Rejection *workflow.Rejection `json:"rejection,omitempty"`
 	Details   any                 `json:"details,omitempty"`
 }
 
-// classify is the one place errors become exit codes and error codes.
+// classify finds err's row in errorTable and fills in what the error carries.
 func classify(err error) errorBody {
-	var rej *workflow.Rejection
-	var usage *app.UsageError
-	var corrupt *gitstore.CorruptError
-	var exitErr *codedError
+	var body errorBody
+	for _, row := range errorTable {
+		if row.match(err) {
+			body = errorBody{Code: row.code, Exit: row.exit}
+			break
+		}
+	}
+	var (
+		rej *workflow.Rejection
+		ge  *githubsync.Error
+		u   usageError
+		inc *app.CancelIncompleteError
+		inv *app.InvalidSubmission
+		cor *gitstore.CorruptError
+		det detailedError
+	)
 	switch {
-	case errors.As(err, &exitErr):
-		return errorBody{Code: exitErr.code, Exit: exitErr.exit, Details: exitErr.details}
+	case errors.As(err, &u):
+		body.Hint, body.Usage = u.hint, u.usage
 	case errors.As(err, &rej):
-		exit := exitRejected
-		switch rej.Code {
-		case workflow.CodeBadInput, workflow.CodeReservedField, workflow.CodeUnknownPhase, workflow.CodeUnknownType:
-			exit = exitUsage // the caller typed something wrong; the workflow did not refuse a valid request
-		}
-		return errorBody{Code: rej.Code, Exit: exit, Rejection: rej}
-	case errors.As(err, &usage), errors.Is(err, gitstore.ErrBadFeature), errors.Is(err, gitstore.ErrBadPayload):
-		return errorBody{Code: "USAGE", Exit: exitUsage}
-	case errors.Is(err, app.ErrAmbiguous):
-		return errorBody{Code: "AMBIGUOUS_FEATURE", Exit: exitUsage}
-	case errors.Is(err, gitstore.ErrConcurrent), errors.Is(err, gitstore.ErrLocked):
-		return errorBody{Code: "CONCURRENT_UPDATE", Exit: exitConcurrent}
-	case errors.Is(err, gitstore.ErrNotFound):
-		return errorBody{Code: "NOT_FOUND", Exit: exitError}
-	case errors.Is(err, gitstore.ErrExists):
-		return errorBody{Code: "EXISTS", Exit: exitError}
-	case errors.Is(err, gitstore.ErrNotRepository):
-		return errorBody{Code: "NOT_A_REPOSITORY", Exit: exitError}
-	case errors.Is(err, gitstore.ErrNoIdentity):
-		return errorBody{Code: "NO_IDENTITY", Exit: exitError}
-	case errors.As(err, &corrupt):
-		return errorBody{Code: "CORRUPT", Exit: exitError, Details: map[string]string{"commit": corrupt.Commit.String(), "path": corrupt.Path}}
+		body.Code, body.Rejection = rej.Code, rej
+	case errors.As(err, &inc):
+		body.Details = inc.Result
+	case errors.As(err, &ge):
+		body.Code, body.Details = string(ge.Kind), ge
+	case errors.As(err, &inv):
+		body.Details = map[string]any{"phase": inv.Phase, "errors": inv.Errors}
+	case errors.As(err, &cor):
+		body.Details = map[string]string{"commit": cor.Commit.String(), "path": cor.Path}
 	}
-	for _, c := range extraClassifiers {
-		if b, ok := c(err); ok {
-			return b
-		}
+	if errors.As(err, &det) {
+		body.Details = det.details
 	}
-	return errorBody{Code: "ERROR", Exit: exitError}
+	return body
 }
 
-// extraClassifiers lets a command file map its package's errors (e.g. GitHub access → 4) without
-// this file importing every package.
-var extraClassifiers []func(error) (errorBody, bool)
-
-// exitError carries an explicit code, for results that are failures without being Go errors
-// (fsck finding problems, a guard that did not pass).
-type codedError struct {
-	code, msg string
-	exit      int
-	details   any
+// detailedError is a failure that carries the command's result, so --json prints it inside the
+// one error object.
+type detailedError struct {
+	err     error
+	details any
 }
 
-func (e *codedError) Error() string { return e.msg }
+func (e detailedError) Error() string { return e.err.Error() }
+func (e detailedError) Unwrap() error { return e.err }
 
-func usageErr(err error) error { return &app.UsageError{Msg: err.Error()} }
+func withDetails(err error, details any) error { return detailedError{err: err, details: details} }
+
+// usageError is a command line the CLI cannot run: the message, a "did you mean", and the usage line.
+type usageError struct{ msg, hint, usage string }
+
+func (e usageError) Error() string { return e.msg }
+
+func usageErr(err error) error { return usageError{msg: err.Error()} }
 
 func usageErrf(format string, args ...any) error { return app.Usagef(format, args...) }
 
@@ -97,8 +183,16 @@ func report(err error, asJSON bool, stdout, stderr io.Writer) int {
 	if asJSON {
 		b, _ := json.Marshal(map[string]any{"error": body})
 		fmt.Fprintln(stdout, string(b))
-	} else if body.Message != "" {
+		return body.Exit
+	}
+	if body.Message != "" {
 		fmt.Fprintf(stderr, "git exarchos: %s\n", body.Message)
+	}
+	if body.Hint != "" {
+		fmt.Fprintln(stderr, body.Hint)
+	}
+	if body.Usage != "" {
+		fmt.Fprintf(stderr, "usage: %s\n", body.Usage)
 	}
 	return body.Exit
 }

@@ -1,63 +1,94 @@
 // Command git-exarchos is the CLI; git runs it as `git exarchos`. This package only wires: it parses
 // flags into the app package's options, calls the app's Run functions, prints text or --json, and
-// maps errors to exit codes (errors.go).
+// maps errors to exit codes (errors.go). The command tree is commands.go.
 package main
 
 import (
+	"bytes"
+	"encoding/json"
+	"errors"
 	"io"
 	"os"
-	"strings"
 
 	"github.com/urfave/cli/v2"
+
+	"github.com/exarchos/git-exarchos/app"
 )
 
 func main() {
+	// Claude Code runs `git-exarchos hook claude` on every tool call: answered before the command
+	// tree is built, to keep that work off the hot path.
+	if code, ok := claudeHook(os.Args, os.Stdin, os.Stdout, os.Stderr); ok {
+		os.Exit(code)
+	}
 	os.Exit(run(os.Args, os.Stdin, os.Stdout, os.Stderr))
 }
 
-// commands is the list every command file adds itself to, in the order help shows them.
-var commands []*cli.Command
+// claudeHook answers `hook claude [--json]` and reports whether it did, with the exit code: 0 with
+// one JSON object on stdout, or 2 when the hook could not read its input — Claude Code reads exit 2
+// as a block, and shows stderr to Claude (the hook fails closed).
+func claudeHook(args []string, stdin io.Reader, stdout, stderr io.Writer) (int, bool) {
+	if len(args) < 3 || args[1] != "hook" || args[2] != "claude" || len(args) > 4 || len(args) == 4 && args[3] != "--json" {
+		return 0, false
+	}
+	if err := app.ClaudeHook(app.ClaudeHookOptions{Stdin: stdin, Stdout: stdout, Stderr: stderr}); errors.Is(err, app.ErrHookBlock) {
+		return exitUsage, true
+	}
+	return exitOK, true
+}
 
-// run executes one invocation and returns its exit code; tests and testscript call it directly.
-func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	a := &cli.App{
+// newApp is the CLI over the command tree.
+func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
+	cmds, shown := commandTree()
+	return &cli.App{
 		Name:      "git exarchos",
 		HelpName:  "git exarchos",
 		Usage:     "durable, enforced development workflows for AI agents and humans, stored in git",
-		UsageText: "git exarchos <command> [options] [arguments]\n\nRun `git exarchos <command> -h` for a command's options and examples.\n(`git exarchos --help` asks git for a man page; use -h.)",
+		UsageText: "git exarchos <command> [options] [arguments]\n\nRun `git exarchos help <command>` (or `git exarchos <command> -h`) for a command's options and examples;\n`git exarchos --help` and `git help exarchos` open the man page.",
 		Description: `Every workflow is a state machine whose transitions are guarded by facts (files committed on
 the branch, PRs that exist, merges GitHub confirms). Every change is an event committed under
 refs/exarchos/<feature>, so the state lives in the repository and survives any session.
 
 Exit codes: 0 ok, 1 error, 2 usage, 3 rejected by the workflow, 4 GitHub auth or access,
 5 concurrent update could not be applied after retries.`,
-		Commands:             commands,
-		Reader:               stdin,
-		Writer:               stdout,
-		ErrWriter:            stderr,
-		EnableBashCompletion: true,
-		HideHelpCommand:      true,
-		ExitErrHandler:       func(*cli.Context, error) {},
-		OnUsageError: func(c *cli.Context, err error, _ bool) error {
-			return usageErr(err)
-		},
-		CommandNotFound: func(c *cli.Context, name string) {
-			c.App.Metadata["notFound"] = name
-		},
-		Metadata: map[string]any{},
+		Commands:                  cmds,
+		Reader:                    stdin,
+		Writer:                    stdout,
+		ErrWriter:                 stderr,
+		HideHelpCommand:           true, // `help` is a command of the tree (commands.go)
+		HideVersion:               true, // --version runs the version command
+		CustomAppHelpTemplate:     appHelpTemplate,
+		ExitErrHandler:            func(*cli.Context, error) {},
+		OnUsageError:              func(_ *cli.Context, err error, _ bool) error { return usageErr(err) },
+		Metadata:                  map[string]any{"groups": shown},
+		DisableSliceFlagSeparator: true,
 	}
-	for _, c := range a.Commands {
-		c.OnUsageError = a.OnUsageError
+}
+
+// run executes one invocation and returns its exit code; tests and testscript call it directly.
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	asJSON := wantsJSON(args)
+	a := newApp(stdin, stdout, stderr)
+	inv, err := normalize(a.Commands, args)
+	if err != nil {
+		return report(err, asJSON, stdout, stderr)
 	}
-	err := a.Run(intersperse(a.Commands, args))
-	if name, ok := a.Metadata["notFound"].(string); ok && err == nil {
-		err = usageErrf("unknown command %q: run `git exarchos -h` for the list", name)
+	if inv.help && inv.cmd == nil {
+		inv.args = []string{args[0], "help"} // the root's -h: the help command (urfave adds no -h flag beside it)
 	}
-	if err == nil {
-		return 0
+	if inv.help && asJSON {
+		// One JSON object even for help: the text, under "help".
+		var buf bytes.Buffer
+		a.Writer = &buf
+		if err := a.Run(inv.args); err != nil {
+			return report(err, true, stdout, stderr)
+		}
+		b, _ := json.Marshal(map[string]string{"help": buf.String()})
+		stdout.Write(append(b, '\n'))
+		return exitOK
 	}
-	if strings.HasPrefix(err.Error(), "Required flag") {
-		err = usageErrf("%v: see `git exarchos %s -h`", err, strings.Join(args[1:min(len(args), 2)], " "))
+	if err := a.Run(inv.args); err != nil {
+		return report(err, asJSON, stdout, stderr)
 	}
-	return report(err, wantsJSON(args), stdout, stderr)
+	return exitOK
 }

@@ -35,6 +35,18 @@ func emit(c *cli.Context, result any, text func(w io.Writer)) error {
 	return nil
 }
 
+// emitResult is emit for a result that may be a failure: the text, then the failure on stderr; or,
+// with --json, one error object carrying the result.
+func emitResult(c *cli.Context, result any, text func(w io.Writer), failure error) error {
+	if failure == nil {
+		return emit(c, result, text)
+	}
+	if !c.Bool("json") {
+		text(c.App.Writer)
+	}
+	return withDetails(failure, result)
+}
+
 // emitJSON prints result as one JSON object.
 func emitJSON(c *cli.Context, result any) error {
 	enc := json.NewEncoder(c.App.Writer)
@@ -42,16 +54,21 @@ func emitJSON(c *cli.Context, result any) error {
 	return enc.Encode(result)
 }
 
-// colour reports whether human output may use ANSI colour: a terminal, and no NO_COLOR.
+// colour reports whether human output may use ANSI colour: a terminal, no NO_COLOR, TERM not dumb.
 func colour(w io.Writer) bool {
-	if os.Getenv("NO_COLOR") != "" {
+	if os.Getenv("NO_COLOR") != "" || os.Getenv("TERM") == "dumb" {
 		return false
 	}
-	f, ok := w.(*os.File)
+	return terminal(w)
+}
+
+// terminal reports whether f is a terminal (a character device).
+func terminal(f any) bool {
+	file, ok := f.(*os.File)
 	if !ok {
 		return false
 	}
-	fi, err := f.Stat()
+	fi, err := file.Stat()
 	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }
 

@@ -15,7 +15,7 @@ import (
 // through the real git, which finds git-exarchos on PATH.
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
-		"git-exarchos": func() { os.Exit(run(os.Args, os.Stdin, os.Stdout, os.Stderr)) },
+		"git-exarchos": func() { os.Exit(checkedRun(os.Args)) },
 	})
 }
 

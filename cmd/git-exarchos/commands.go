@@ -1,0 +1,138 @@
+package main
+
+import (
+	"strings"
+
+	"github.com/urfave/cli/v2"
+)
+
+// The command tree, in the groups and order `git exarchos -h` shows. Adding a command is one entry
+// here; the help, the man page, the completion and the README's command list all come from it.
+func commandGroups() []struct {
+	Name     string
+	Commands func() []*cli.Command
+} {
+	return []struct {
+		Name     string
+		Commands func() []*cli.Command
+	}{
+		{"start and inspect", func() []*cli.Command {
+			return []*cli.Command{initCommand(), statusCommand(), listCommand(), transitionsCommand(), describeCommand(),
+				logCommand(), auditCommand(), rehydrateCommand()}
+		}},
+		{"move a workflow", func() []*cli.Command {
+			return []*cli.Command{transitionCommand(), setCommand(), submitCommand(), validateCommand(), eventCommand(),
+				loopCommand(), requestSynthesisCommand(), cancelCommand()}
+		}},
+		{"human decisions", func() []*cli.Command {
+			return []*cli.Command{approveCommand(), rejectCommand(), overrideCommand(), unblockCommand(), grantCommand(), budgetCommand()}
+		}},
+		{"tasks and reviews", func() []*cli.Command {
+			return []*cli.Command{taskCommand(), reviewCommand(), rescueCommand()}
+		}},
+		{"GitHub", func() []*cli.Command { return []*cli.Command{prCommand(), cleanupCommand()} }},
+		{"team", func() []*cli.Command {
+			return []*cli.Command{pullCommand(), pushCommand(), syncCommand(), remoteCommand()}
+		}},
+		{"hooks", func() []*cli.Command { return []*cli.Command{hooksCommand(), hookCommand()} }},
+		{"maintenance", func() []*cli.Command {
+			return []*cli.Command{fsckCommand(), lintWorkflowCommand(), versionCommand(), helpCommand(), completionCommand(),
+				manCommand(), completeCommand()}
+		}},
+	}
+}
+
+// group is one heading of the root help: its name and its visible commands.
+type group struct {
+	Name     string
+	Commands []*cli.Command
+}
+
+// commandTree builds the commands afresh (a cli.Command is mutated by running it) and prepares
+// every one of them the same way: its category, and no implicit `help` subcommand on a command
+// without subcommands, so that `h` and `help` are ordinary arguments (valid feature ids).
+func commandTree() ([]*cli.Command, []group) {
+	var all []*cli.Command
+	var shown []group
+	for _, g := range commandGroups() {
+		cmds := g.Commands()
+		visible := group{Name: g.Name}
+		for _, c := range cmds {
+			c.Category = g.Name
+			prepare(c, 1)
+			if !c.Hidden {
+				visible.Commands = append(visible.Commands, c)
+			}
+		}
+		all = append(all, cmds...)
+		shown = append(shown, visible)
+	}
+	return all, shown
+}
+
+func prepare(c *cli.Command, depth int) {
+	c.OnUsageError = func(_ *cli.Context, err error, _ bool) error { return usageErr(err) }
+	if len(c.Subcommands) == 0 {
+		c.HideHelpCommand = true
+		if c.ArgsUsage == "" {
+			c.ArgsUsage = argsOfUsage(c, depth)
+		}
+		return
+	}
+	if c.Action == nil {
+		// A group run without a subcommand is a usage error (one JSON object with --json, exit 2).
+		c.Action = func(ctx *cli.Context) error {
+			return usageError{msg: "name a subcommand of " + ctx.Command.HelpName + ": " + strings.Join(names(ctx.Command.Subcommands), ", "),
+				usage: usageLine(ctx.Command)}
+		}
+	}
+	for _, s := range c.Subcommands {
+		prepare(s, depth+1)
+	}
+}
+
+// argsOfUsage takes the positional arguments from the first line of UsageText, which every command
+// writes as git exarchos <path> <arguments> <flags>: what is documented is what is enforced
+// (args.go) and completed.
+func argsOfUsage(c *cli.Command, depth int) string {
+	words := strings.Fields(usageLine(c))
+	var out []string
+	for _, w := range words[min(len(words), 2+depth):] {
+		if w == "<" || (strings.HasPrefix(strings.TrimLeft(w, "["), "-") && w != "--") {
+			break
+		}
+		out = append(out, w)
+	}
+	return strings.Join(out, " ")
+}
+
+func names(cmds []*cli.Command) []string {
+	var out []string
+	for _, c := range cmds {
+		if !c.Hidden && c.Name != "help" {
+			out = append(out, c.Name)
+		}
+	}
+	return out
+}
+
+// appHelpTemplate is urfave's root help with the commands in the groups above, in their order
+// (urfave sorts categories by name).
+var appHelpTemplate = `NAME:
+   {{.HelpName}} - {{.Usage}}
+
+USAGE:
+   {{wrap .UsageText 3}}
+
+DESCRIPTION:
+   {{wrap .Description 3}}
+
+COMMANDS:{{range $g := index .Metadata "groups"}}
+
+   {{$g.Name}}:{{range $g.Commands}}
+     {{join .Names ", "}}{{"\t"}}{{.Usage}}{{end}}{{end}}
+
+OPTIONS:
+   --help, -h   show help (git exarchos --help opens the man page)
+   --version    print the version (as git exarchos version)
+`

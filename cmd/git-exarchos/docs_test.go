@@ -1,0 +1,106 @@
+package main
+
+import (
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/urfave/cli/v2"
+)
+
+// The man page and the README's command list are generated from the command tree; these tests keep
+// the committed copies current. Regenerate with: UPDATE=1 go test ./cmd/git-exarchos -run TestGenerated
+func TestGeneratedManPage(t *testing.T) {
+	page, err := manPage()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{".TH git-exarchos 1", "transition", "task start", "completion"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("man page lacks %q", want)
+		}
+	}
+	checkGenerated(t, "../../docs/git-exarchos.1", page)
+}
+
+const (
+	commandsBegin = "<!-- commands: generated from the command tree (cmd/git-exarchos/commands.go) by TestGeneratedReadme -->\n"
+	commandsEnd   = "<!-- end of commands -->\n"
+)
+
+func TestGeneratedReadme(t *testing.T) {
+	src, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	before, rest, ok := strings.Cut(string(src), commandsBegin)
+	_, after, ok2 := strings.Cut(rest, commandsEnd)
+	if !ok || !ok2 {
+		t.Fatalf("README.md has no generated command list (%q … %q)", commandsBegin, commandsEnd)
+	}
+	checkGenerated(t, "../../README.md", before+commandsBegin+commandsMarkdown()+commandsEnd+after)
+}
+
+// commandsMarkdown is the README's command list: each group, each command's usage line and summary.
+func commandsMarkdown() string {
+	_, groups := commandTree()
+	var b strings.Builder
+	for _, g := range groups {
+		b.WriteString("\n**" + g.Name + "**\n\n| command | what it does |\n|---|---|\n")
+		var row func(c *cli.Command)
+		row = func(c *cli.Command) {
+			if len(c.Subcommands) > 0 {
+				for _, s := range c.Subcommands {
+					if !s.Hidden && s.Name != "help" {
+						row(s)
+					}
+				}
+				return
+			}
+			usage := strings.TrimPrefix(usageLine(c), "git exarchos ")
+			b.WriteString("| `" + strings.ReplaceAll(usage, "|", `\|`) + "` | " + strings.ReplaceAll(c.Usage, "|", `\|`) + " |\n")
+		}
+		for _, c := range g.Commands {
+			row(c)
+		}
+	}
+	b.WriteString("\n")
+	return b.String()
+}
+
+func checkGenerated(t *testing.T, path, want string) {
+	t.Helper()
+	if os.Getenv("UPDATE") != "" {
+		if err := os.WriteFile(path, []byte(want), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(got) != want {
+		t.Errorf("%s is not what the command tree generates: run UPDATE=1 go test ./cmd/git-exarchos -run TestGenerated", path)
+	}
+}
+
+// TestJSONDocument: docs/json.md names every command and every error code of the table.
+func TestJSONDocument(t *testing.T) {
+	src, err := os.ReadFile("../../docs/json.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := string(src)
+	root, _ := commandTree()
+	for _, leaf := range leaves(root, "") {
+		leaf = strings.TrimSuffix(leaf, " ok")
+		if !strings.Contains(doc, "`"+leaf+"`") {
+			t.Errorf("docs/json.md does not document %q", leaf)
+		}
+	}
+	for _, row := range errorTable {
+		if row.code != "" && !strings.Contains(doc, "`"+row.code+"`") {
+			t.Errorf("docs/json.md does not document error code %s", row.code)
+		}
+	}
+}

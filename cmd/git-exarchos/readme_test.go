@@ -1,0 +1,112 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
+)
+
+// readmeBlocks returns the fenced blocks of the README section that starts with heading.
+func readmeBlocks(t *testing.T, heading string) []string {
+	t.Helper()
+	src, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, ok := strings.Cut(string(src), "\n"+heading+"\n")
+	if !ok {
+		t.Fatalf("README.md has no %q", heading)
+	}
+	section, _, _ = strings.Cut(section, "\n## ")
+	var blocks []string
+	for {
+		_, rest, ok := strings.Cut(section, "```")
+		if !ok {
+			return blocks
+		}
+		_, rest, _ = strings.Cut(rest, "\n") // the fence's language
+		block, after, _ := strings.Cut(rest, "```")
+		blocks, section = append(blocks, block), after
+	}
+}
+
+// TestReadmeWalkthrough runs the README's walk through a feature as written, in a fresh repository,
+// and checks the refusal it shows is the real one.
+func TestReadmeWalkthrough(t *testing.T) {
+	blocks := readmeBlocks(t, "## A walk through a feature")
+	if len(blocks) != 2 {
+		t.Fatalf("want the commands and the refusal, got %d blocks", len(blocks))
+	}
+	var walk strings.Builder
+	walk.WriteString("set -e\n")
+	for _, line := range strings.Split(strings.TrimSpace(blocks[0]), "\n") {
+		if strings.Contains(line, "# refused (exit 3)") {
+			cmd, _, _ := strings.Cut(line, "#")
+			walk.WriteString("set +e; " + cmd + " 2>../refusal.txt; test $? = 3 || exit 1; set -e\n")
+			continue
+		}
+		walk.WriteString(line + "\n")
+	}
+	hash := regexp.MustCompile(`[0-9a-f]{12}`)
+	script := "exec git init -q -b main repo\ncd repo\nexec git commit -q --allow-empty -m initial\n" +
+		"exec bash ../walk.sh\nstdout 'login \\(feature\\) on branch login: synthesize'\n" +
+		"exec sed -E 's/[0-9a-f]{12}/HASH/g' ../refusal.txt\ncmp stdout ../refusal.want\n" +
+		"-- walk.sh --\n" + walk.String() + "-- refusal.want --\n" + hash.ReplaceAllString(strings.TrimLeft(blocks[1], "\n"), "HASH")
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "walkthrough.txtar"), []byte(script), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	testscript.Run(t, scriptParams(dir))
+}
+
+// TestReadmeQuickStart: the Go version is go.mod's, and command 1 installs, starts a workflow and
+// leaves the shell where it was (so command 2 runs from the repository root after it).
+func TestReadmeQuickStart(t *testing.T) {
+	src, _ := os.ReadFile("../../README.md")
+	gomod, _ := os.ReadFile("../../go.mod")
+	goVersion := regexp.MustCompile(`(?m)^go (\S+)$`).FindSubmatch(gomod)
+	if goVersion == nil || !strings.Contains(string(src), "Go "+string(goVersion[1])+" or later") {
+		t.Errorf("the quick start must name go.mod's Go version (%s)", goVersion[1])
+	}
+	blocks := readmeBlocks(t, "## Quick start")
+	if len(blocks) < 2 || !strings.Contains(blocks[0], "git clone") || !strings.Contains(blocks[0], "cd git-exarchos") {
+		t.Fatalf("the quick start must start with clone and cd")
+	}
+	var install string
+	for _, line := range strings.Split(blocks[1], "\n") {
+		if strings.HasPrefix(line, "CGO_ENABLED=0 go install") {
+			install = line
+		}
+	}
+	if install == "" {
+		t.Fatal("no install command in the quick start")
+	}
+	if testing.Short() {
+		t.Skip("builds and installs the binary")
+	}
+	gopath := t.TempDir()
+	cmd := exec.Command("bash", "-c", install+` && echo "PWD=$PWD" && man -w git-exarchos`)
+	cmd.Dir = "../.."
+	cmd.Env = append(os.Environ(), "GOPATH="+gopath, "HOME="+t.TempDir(), "GIT_CONFIG_NOSYSTEM=1", "MANPATH=", "GOFLAGS=-modcacherw")
+	for _, v := range []string{"GOMODCACHE", "GOCACHE"} { // HOME moved: keep the caches (no rebuild from scratch)
+		if dir, err := exec.Command("go", "env", v).Output(); err == nil {
+			cmd.Env = append(cmd.Env, v+"="+strings.TrimSpace(string(dir)))
+		}
+	}
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("command 1: %v\n%s", err, out)
+	}
+	root, _ := filepath.Abs("../..")
+	for _, want := range []string{"started demo (feature)", "demo is in ideate", "fix: git exarchos set demo artifacts.design=<path>",
+		"PWD=" + root + "\n", filepath.Join(gopath, "share/man/man1/git-exarchos.1")} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("command 1 output lacks %q:\n%s", want, out)
+		}
+	}
+}
