@@ -40,7 +40,7 @@ func ClaudeHook(o ClaudeHookOptions) error {
 	in, err := hooks.ReadInput(o.Stdin)
 	if err != nil {
 		warn(err.Error() + "; refusing: ask the user to check the hooks with git exarchos hooks status")
-		return ErrHookBlock
+		return fmt.Errorf("%w: %v", ErrHookBlock, err)
 	}
 	answer := make(chan hooks.Output, 1)
 	go func() {

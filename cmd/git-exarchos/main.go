@@ -32,7 +32,12 @@ func claudeHook(args []string, stdin io.Reader, stdout, stderr io.Writer) (int, 
 		return 0, false
 	}
 	if err := app.ClaudeHook(app.ClaudeHookOptions{Stdin: stdin, Stdout: stdout, Stderr: stderr}); errors.Is(err, app.ErrHookBlock) {
-		return exitUsage, true
+		body := classify(err) // Claude Code ignores stdout on exit 2; --json callers get the error object
+		if body.Message == "" {
+			body.Message = err.Error()
+		}
+		_ = json.NewEncoder(stdout).Encode(map[string]errorBody{"error": body})
+		return body.Exit, true
 	}
 	return exitOK, true
 }
