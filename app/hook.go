@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/exarchos/git-exarchos/gitstore"
-	"github.com/exarchos/git-exarchos/guards"
 	"github.com/exarchos/git-exarchos/hooks"
 	"github.com/exarchos/git-exarchos/workflow"
 )
@@ -183,9 +182,11 @@ func (r *Repo) bound(feature string) (hooks.Bound, error) {
 
 func (h *hookRepo) Summary(w hooks.Bound) string { return h.repo.summary(w) }
 
+func (h *hookRepo) Notes(hooks.Bound) []string { return h.repo.trustNotes() }
+
 // summary is workflow.Summary with the guards checked on this repository.
 func (r *Repo) summary(w hooks.Bound) string {
-	env := workflow.Env{Guards: guards.NewEvaluator(r.Store.Facts()), OptIn: r.Rules().optIn()}
+	env := workflow.Env{Guards: r.factEvaluator(), OptIn: r.Rules().optIn()}
 	return workflow.Summary(w.Def, w.State, env)
 }
 

@@ -72,21 +72,3 @@ func TestHandleDecisions(t *testing.T) {
 	}
 }
 
-func TestPathAllowed(t *testing.T) {
-	for _, c := range []struct {
-		pattern, path string
-		want          bool
-	}{
-		{"docs/**", "docs/a/b.md", true},
-		{"docs/**", "src/docs/a.md", false},
-		{"*.md", "README.md", true},
-		{"*.md", "deep/dir/NOTES.md", true},
-		{"*.md", "main.go", false},
-		{"/design.txt", "design.txt", true},
-		{"/design.txt", "sub/design.txt", false},
-	} {
-		if got := PathAllowed(c.pattern, c.path); got != c.want {
-			t.Errorf("PathAllowed(%q, %q) = %v, want %v", c.pattern, c.path, got, c.want)
-		}
-	}
-}

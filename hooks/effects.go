@@ -2,40 +2,45 @@ package hooks
 
 import (
 	"fmt"
-	"path"
 	"slices"
 	"strings"
+
+	"github.com/exarchos/git-exarchos/workflow"
 )
 
 // maxListedPaths bounds the paths a blocking reason names one by one.
 const maxListedPaths = 20
 
 // judgeEffects compares what the repository holds now with the paths the workflow's phase may
-// change (workflow.Envelope.AllowedPaths, plus the recorded paths of its excepted artifacts). It
-// returns the blocking reason — which paths, and how to undo each — or "".
+// change (workflow.Phase.AllowedPaths, its own or its compound's, plus the recorded paths of the
+// artifacts its envelope excepts). It returns the blocking reason — which paths, and how to undo
+// each — or "".
 func judgeEffects(w Bound, repo Repository) string {
 	if w.Def == nil {
 		return ""
 	}
-	env := w.Def.ToolPolicy(w.State.Phase)
-	if len(env.AllowedPaths) == 0 {
+	patterns := w.Def.AllowedPathsOf(w.State.Phase)
+	if len(patterns) == 0 {
 		return ""
 	}
+	env := w.Def.ToolPolicy(w.State.Phase)
 	changes, err := repo.Changes(w)
 	if err != nil {
 		return fmt.Sprintf("git exarchos: phase %s of workflow %s may change only %s, and the hook could not read what "+
 			"changed (%v). Check with git status that nothing else changed, and ask the user if the repository is broken.",
-			w.State.Phase, w.Feature, strings.Join(env.AllowedPaths, ", "), err)
+			w.State.Phase, w.Feature, strings.Join(patterns, ", "), err)
 	}
-	allowed := slices.Clone(env.AllowedPaths)
+	allowed := slices.Clone(patterns)
+	var artifacts []string
 	for _, name := range env.ExceptArtifacts {
 		if a, ok := w.State.Artifacts[name]; ok && !a.Inline && a.Path != "" {
-			allowed = append(allowed, "/"+strings.TrimPrefix(a.Path, "./"))
+			artifacts = append(artifacts, strings.TrimPrefix(a.Path, "./"))
 		}
 	}
+	allowed = append(allowed, artifacts...)
 	var bad []Change
 	for _, c := range changes {
-		if !slices.ContainsFunc(allowed, func(g string) bool { return PathAllowed(g, c.Path) }) {
+		if !slices.Contains(artifacts, c.Path) && !slices.ContainsFunc(patterns, func(g string) bool { return workflow.MatchPath(g, c.Path) }) {
 			bad = append(bad, c)
 		}
 	}
@@ -76,15 +81,3 @@ func clipList(p []string) []string {
 	return p
 }
 
-// PathAllowed matches a path (slash-separated, relative to the worktree root) against one
-// allowed-paths pattern, as .gitignore does: a pattern without a slash matches the file name at
-// any depth; one with a slash is anchored at the root; `**` crosses directories.
-func PathAllowed(pattern, p string) bool {
-	if !strings.Contains(strings.TrimSuffix(pattern, "/"), "/") {
-		if ok, _ := path.Match(pattern, path.Base(p)); ok {
-			return true
-		}
-		return globMatch("**/"+pattern, p)
-	}
-	return globMatch(pattern, p)
-}

@@ -42,6 +42,8 @@ type Repository interface {
 	RecordLater(w Bound, ev workflow.NewEvent) error
 	// StopGuard reports whether `git config exarchos.stopGuard` is true where dir is.
 	StopGuard(dir string) bool
+	// Notes says what a new session must know besides the workflow (Bound.Notes).
+	Notes(w Bound) []string
 }
 
 // Change is one path that differs: in the working tree, the index, untracked, or on the branch.
@@ -118,6 +120,7 @@ func Handle(in Input, repo Repository, warn func(string)) Output {
 	case SessionStart, SubagentStart:
 		var docs []string
 		for _, w := range bound() {
+			w.Notes = repo.Notes(w)
 			docs = append(docs, ContextDocument(w, repo.Summary(w)))
 		}
 		return Context(in.HookEventName, clip(strings.Join(docs, "\n"), MaxContext*max(1, len(docs))))
