@@ -48,16 +48,17 @@ func TestInputBounds(t *testing.T) {
 	}
 }
 
-// TestHookStdinBound: a hook payload over 16 MiB is read no further than the limit, and answered
-// with the event's safe default and a message naming the limit (the hook always exits 0: Claude
-// Code reads a failure as a blocking error).
+// TestHookStdinBound: a hook payload over 16 MiB is read no further than the limit, and refused
+// with a message naming the limit: the hook fails closed (ErrHookBlock, exit 2, which Claude Code
+// reads as a block; issue 14).
 func TestHookStdinBound(t *testing.T) {
 	var out, errOut strings.Builder
 	huge := io.LimitReader(zeros{}, 1<<40) // a runaway pipe: only 16 MiB + 1 may be read
-	if err := ClaudeHook(ClaudeHookOptions{Stdin: huge, Stdout: &out, Stderr: &errOut}); err != nil {
-		t.Fatal(err)
+	err := ClaudeHook(ClaudeHookOptions{Stdin: huge, Stdout: &out, Stderr: &errOut})
+	if !errors.Is(err, ErrHookBlock) {
+		t.Fatalf("err = %v, want ErrHookBlock", err)
 	}
-	if !strings.Contains(errOut.String(), "over the limit of 16 MiB") || !strings.HasPrefix(out.String(), "{") {
+	if !strings.Contains(errOut.String(), "over the limit of 16 MiB") || !strings.Contains(err.Error(), "16 MiB") {
 		t.Fatalf("stdout %q, stderr %q", out.String(), errOut.String())
 	}
 }

@@ -76,3 +76,17 @@ func (s *Store) BadRefs() ([]gitrepo.BadRef, error) {
 	}
 	return out, nil
 }
+
+// Head resolves one workflow's ref the way git does (the loose file, else packed-refs), reading
+// nothing else: the hooks read the one workflow they need. ok is false when it does not exist;
+// an error means the ref itself is malformed.
+func (s *Store) Head(feature string) (commit string, ok bool, err error) {
+	if err := ValidateFeature(feature); err != nil {
+		return "", false, err
+	}
+	h, ok, err := gitrepo.ReadRef(s.Loc.CommonDir, RefName(feature))
+	if err != nil || !ok {
+		return "", ok, err
+	}
+	return h.String(), true, nil
+}

@@ -91,6 +91,17 @@ func ReadInput(r io.Reader) (Input, error) {
 	return in, nil
 }
 
+// target is the file a file tool acts on.
+func (t ToolInput) target() string {
+	if t.FilePath != "" {
+		return t.FilePath
+	}
+	if t.NotebookPath != "" {
+		return t.NotebookPath
+	}
+	return t.Path
+}
+
 // Tool decodes tool_input leniently: a tool_input of another shape reads as empty.
 func (in Input) Tool() ToolInput {
 	var t ToolInput

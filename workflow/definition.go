@@ -107,9 +107,20 @@ func (p Envelope) Restricts() bool {
 // FileWriteTools are Claude Code's tools that write files; planning phases refuse them.
 var FileWriteTools = []string{"Edit", "Write", "MultiEdit", "NotebookEdit"}
 
-// planningTools is the built-in policy of phases that write documents, not code.
+// ReadOnlyTools are Claude Code's tools that change nothing in the repository; with Bash (whose
+// effects the PostToolUse hook judges) they are what the built-in planning phases allow. Any other
+// tool — an MCP tool, a tool this list does not know — is refused there (an allow-list).
+var ReadOnlyTools = []string{
+	"Read", "Grep", "Glob", "LS", "Bash", "BashOutput", "KillShell", "KillBash", "WebFetch", "WebSearch",
+	"Task", "Agent", "TodoWrite", "TodoRead", "NotebookRead", "ExitPlanMode", "AskUserQuestion", "Skill",
+	"SlashCommand", "ListMcpResourcesTool", "ReadMcpResourceTool",
+}
+
+// planningTools is the built-in policy of phases that write documents, not code: an allow-list of
+// tools (file writes refused except on the recorded artifacts). What the phase may change is the
+// phase's AllowedPaths.
 func planningTools(artifacts ...string) ToolPolicy {
-	return ToolPolicy{Deny: slices.Clone(FileWriteTools), ExceptArtifacts: artifacts}
+	return ToolPolicy{Deny: slices.Clone(FileWriteTools), ExceptArtifacts: artifacts, AllowedTools: slices.Clone(ReadOnlyTools)}
 }
 
 // Transition is one allowed phase change. Guards must all pass (or be overridden by a human) for

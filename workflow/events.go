@@ -88,7 +88,17 @@ const (
 	EventHookCheckpoint    = "hook.checkpoint"     // before the context is compacted
 	EventHookSessionEnded  = "hook.session-ended"  // a Claude Code session ended
 	EventHookTaskCompleted = "hook.task-completed" // Claude Code marked one of its own tasks done
+	EventHookSessionBound  = "hook.session-bound"  // a Claude Code session took this workflow as the one it works on
 )
+
+// SessionBoundData is the payload of hook.session-bound: from this call on, the session's tool
+// calls are judged by this workflow's policy, whatever branch, directory or worktree they report.
+type SessionBoundData struct {
+	SessionID string `json:"sessionId"`
+	Phase     string `json:"phase"`
+	Branch    string `json:"branch,omitempty"`
+	Cwd       string `json:"cwd,omitempty"`
+}
 
 // CheckpointData is the payload of hook.checkpoint: where the workflow stood when the session's
 // context was compacted.

@@ -21,6 +21,7 @@ func TestErrorTable(t *testing.T) {
 		err  error
 		code string
 	}{
+		{fmt.Errorf("%w: bad input", app.ErrHookBlock), "HOOK_INPUT"},
 		{usageError{msg: "unknown flag --x", hint: "did you mean --y?", usage: "git exarchos z"}, "USAGE"},
 		{app.Usagef("bad"), "USAGE"},
 		{gitstore.ErrBadFeature, "USAGE"},
