@@ -83,13 +83,9 @@ func (h *hookRepo) branchChanges(root, head string) ([]hooks.Change, error) {
 		return nil, nil
 	}
 	r := h.repo
-	base := r.baseBranch()
-	if base == "" {
+	baseTip := r.Base().Commit // the protected base branch, the one the guards diff against
+	if baseTip == "" {
 		return nil, nil
-	}
-	baseTip, ok, err := r.Store.Facts().ResolveRef("refs/heads/" + base)
-	if err != nil || !ok {
-		return nil, err
 	}
 	key := filepath.Join(r.hookCache().dir, "branchdiff", baseTip+"-"+head)
 	b, err := os.ReadFile(key)
@@ -107,20 +103,6 @@ func (h *hookRepo) branchChanges(root, head string) ([]hooks.Change, error) {
 		}
 	}
 	return out, nil
-}
-
-// baseBranch is the branch workflows leave from: git config exarchos.baseBranch, else main or
-// master, whichever exists.
-func (r *Repo) baseBranch() string {
-	if b, ok := r.Store.Config("exarchos.baseBranch"); ok && b != "" {
-		return b
-	}
-	for _, b := range []string{"main", "master"} {
-		if _, ok, _ := r.Store.Facts().ResolveRef("refs/heads/" + b); ok {
-			return b
-		}
-	}
-	return ""
 }
 
 // gitOut runs git in a worktree and returns its standard output.
