@@ -284,3 +284,10 @@ func checkFallback(src string) string {
 	}
 	return ""
 }
+
+// HumanDecision reports whether `git exarchos <verb>` is a decision only a human may take (the
+// agent is refused it, and views say a workflow waiting on it is waiting on a human).
+func HumanDecision(verb string) bool {
+	_, ok := humanOnly[verb]
+	return ok || verb == "override"
+}
