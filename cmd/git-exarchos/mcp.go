@@ -12,15 +12,14 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/urfave/cli/v2"
+
+	"github.com/exarchos/git-exarchos/app"
 )
 
 // The MCP server is wiring like the rest of this package: every tool turns its typed input into the
 // arguments of one CLI command and runs that command in-process with --json, so a tool answers
 // exactly what the command answers (parity by construction; json_test.go and mcp_test.go check it).
 // Human decisions (approve, reject, override, unblock, grant, budget) are deliberately not tools.
-
-// mcpServerName is the server's name in .mcp.json; Claude Code calls its tools mcp__exarchos__<tool>.
-const mcpServerName = "exarchos"
 
 // Tool inputs: their JSON schema is inferred from these types (omitempty = optional).
 type (
@@ -63,9 +62,9 @@ type (
 	}
 	eventIn struct {
 		featureIn
-		Type           string          `json:"type" jsonschema:"event type"`
+		Type           string         `json:"type" jsonschema:"event type"`
 		Data           map[string]any `json:"data,omitempty" jsonschema:"the event's data (a JSON object)"`
-		IdempotencyKey string          `json:"idempotencyKey,omitempty" jsonschema:"appending again with the same key is a no-op"`
+		IdempotencyKey string         `json:"idempotencyKey,omitempty" jsonschema:"appending again with the same key is a no-op"`
 	}
 	queryIn struct {
 		featureIn
@@ -277,7 +276,7 @@ func add[In any](s *mcp.Server, c *cliRunner, name, desc string, argv func(In) a
 
 // newMCPServer is the server with every tool.
 func newMCPServer() *mcp.Server {
-	s := mcp.NewServer(&mcp.Implementation{Name: mcpServerName, Version: version}, nil)
+	s := mcp.NewServer(&mcp.Implementation{Name: app.MCPServerName, Version: version}, nil)
 	mcpTools(s, &cliRunner{})
 	return s
 }
@@ -285,17 +284,51 @@ func newMCPServer() *mcp.Server {
 func mcpCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "mcp",
-		Usage: "serve the workflow commands as MCP tools on stdin/stdout",
-		UsageText: `git exarchos mcp
+		Usage: "serve the workflow commands as MCP tools on stdin/stdout; --install registers the server in .mcp.json",
+		UsageText: `git exarchos mcp [--install | --uninstall] [--json]
 
-A Model Context Protocol server on stdio: its tools run the same commands as the CLI and answer
-the same JSON (a refusal is a tool error carrying the rejection and its fix). Human decisions are
-not tools. Register it for Claude Code with git exarchos hooks install --claude --mcp
-(writes .mcp.json), or by hand: claude mcp add exarchos -- git exarchos mcp.
+Without a flag: a Model Context Protocol server on stdio. Its tools run the same commands as the
+CLI and answer the same JSON (a refusal is a tool error carrying the rejection and its fix). Human
+decisions (approve, reject, override, unblock, grant, budget) are not tools.
+
+--install merges the server into .mcp.json at the top of the worktree (Claude Code's project
+scope; commit it to share it), keeping every other server; --uninstall removes it. Claude Code
+names the tools mcp__exarchos__<tool>, and the PreToolUse hook polices them like any other tool.
 
 Examples:
+   git exarchos mcp --install
    git exarchos mcp`,
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "install", Usage: "register the server in .mcp.json (project scope)"},
+			&cli.BoolFlag{Name: "uninstall", Usage: "remove the server from .mcp.json"},
+			jsonFlag,
+		},
 		Action: func(c *cli.Context) error {
+			if c.NArg() > 0 {
+				return usageErrf("mcp takes no arguments, got %q", strings.Join(c.Args().Slice(), " "))
+			}
+			if c.Bool("install") || c.Bool("uninstall") {
+				if c.Bool("install") && c.Bool("uninstall") {
+					return usageErrf("--install and --uninstall exclude each other")
+				}
+				res, err := app.MCPInstall(app.MCPInstallOptions{Uninstall: c.Bool("uninstall")})
+				if err != nil {
+					return err
+				}
+				return emit(c, res, func(w io.Writer) {
+					switch {
+					case !res.Changed:
+						printf(w, "%s: already up to date\n", res.Path)
+					case res.Server != nil:
+						printf(w, "%s: exarchos server registered (restart Claude Code to load it)\n", res.Path)
+					default:
+						printf(w, "%s: exarchos server removed\n", res.Path)
+					}
+				})
+			}
+			if c.Bool("json") {
+				return usageErrf("--json goes with --install or --uninstall; the server itself speaks JSON-RPC")
+			}
 			return newMCPServer().Run(c.Context, &mcp.IOTransport{Reader: io.NopCloser(c.App.Reader), Writer: nopWriteCloser{c.App.Writer}})
 		},
 	}
@@ -304,4 +337,3 @@ Examples:
 type nopWriteCloser struct{ io.Writer }
 
 func (nopWriteCloser) Close() error { return nil }
-
