@@ -291,3 +291,6 @@ func HumanDecision(verb string) bool {
 	_, ok := humanOnly[verb]
 	return ok || verb == "override"
 }
+
+// ShellQuote quotes s for a POSIX shell when it needs it (for fixes printed as commands).
+func ShellQuote(s string) string { return shellQuote(s) }

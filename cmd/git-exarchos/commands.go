@@ -36,7 +36,7 @@ func commandGroups() []struct {
 		}},
 		{"hooks", func() []*cli.Command { return []*cli.Command{hooksCommand(), hookCommand(), mcpCommand()} }},
 		{"maintenance", func() []*cli.Command {
-			return []*cli.Command{fsckCommand(), lintWorkflowCommand(), versionCommand(), helpCommand(), completionCommand(),
+			return []*cli.Command{doctorCommand(), fsckCommand(), lintWorkflowCommand(), versionCommand(), helpCommand(), completionCommand(),
 				manCommand(), completeCommand()}
 		}},
 	}

@@ -42,6 +42,7 @@ func TestErrorTable(t *testing.T) {
 		{app.ErrNoRemote, "NO_GITHUB_REMOTE"},
 		{errValidationFailed, "VALIDATION_FAILED"},
 		{errFsckFailed, "FSCK_FAILED"},
+		{errDoctorFailed, "DOCTOR_FAILED"},
 		{errLintFailed, "LINT_FAILED"},
 		{errSyncFailed, "SYNC_FAILED"},
 		{gitstore.ErrNotFound, "NOT_FOUND"},
