@@ -104,35 +104,45 @@ func (r *Repo) pipelineRow(sum gitstore.Summary, now time.Time) (PipelineRow, er
 	return row, nil
 }
 
-// wayOut is the next step out of a phase: the first open transition an agent can take; else
-// what blocks the first one, with its fix as the next step.
+// wayOut is the next step out of a phase: the first open transition forward (taken by
+// `transition` or a loop signal); else what blocks the first closed one, with its fix; else an
+// open transition only a human takes (reject, unblock). Universal ones (cancel, cleanup) are
+// always there and say nothing about progress.
 func wayOut(opts []workflow.TransitionOption, st workflow.State) (next, blocked string, human bool) {
-	var firstFix, firstBlock string
+	var firstFix, firstBlock, humanOpen string
 	for _, o := range opts {
 		if o.Universal || o.Trigger == workflow.OnCancel {
 			continue
 		}
 		if o.Allowed {
-			return o.Command, "", humanCommand(o.Command)
+			if !humanCommand(o.Command) {
+				return o.Command, "", false
+			}
+			if humanOpen == "" {
+				humanOpen = o.Command
+			}
+			continue
 		}
 		if firstBlock != "" {
 			continue
 		}
-		switch {
-		case o.Blocked != "":
+		if o.Blocked != "" {
 			firstBlock, firstFix = o.To+": "+o.Blocked, ""
-		default:
-			for _, g := range o.Guards {
-				if f := g.Failure; f != nil && !g.Passed && !g.Overridden {
-					firstBlock, firstFix = o.To+": "+f.Reason, f.Fix
-					break
-				}
+			continue
+		}
+		for _, g := range o.Guards {
+			if f := g.Failure; f != nil && !g.Passed && !g.Overridden {
+				firstBlock, firstFix = o.To+": "+f.Reason, f.Fix
+				break
 			}
 		}
 	}
 	if st.Circuit != nil && st.Circuit.Open {
 		firstBlock = "circuit open in " + st.Circuit.Compound
 		firstFix = "git exarchos unblock " + st.Feature + " --reason \"…\""
+	}
+	if firstFix == "" && firstBlock == "" {
+		firstFix = humanOpen
 	}
 	return firstFix, firstBlock, humanCommand(firstFix)
 }
