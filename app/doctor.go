@@ -42,8 +42,8 @@ type DoctorResult struct {
 
 // DoctorOptions are `git exarchos doctor`.
 type DoctorOptions struct {
-	Dir string        // "" is the working directory
-	Now time.Time     // zero: the wall clock
+	Dir string         // "" is the working directory
+	Now time.Time      // zero: the wall clock
 	Env githubsync.Env // zero: the process environment
 	// StuckAfter is how long a workflow may wait on a human before doctor reports it (default 3 days).
 	StuckAfter time.Duration
@@ -372,4 +372,3 @@ func orElse(s, def string) string {
 	}
 	return s
 }
-

@@ -79,6 +79,13 @@ func New(host, owner, repo, token string) *Server {
 }
 
 // SetPR adds or replaces a pull request.
+// SetAccess sets what GET /repos/{owner}/{repo} reports the token may do, and its scopes.
+func (s *Server) SetAccess(perms map[string]bool, scopes string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.Permissions, s.Scopes = perms, scopes
+}
+
 func (s *Server) SetPR(p PR) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
