@@ -282,7 +282,74 @@ func TestMCPRefusalCarriesTheRejection(t *testing.T) {
 		t.Errorf("a refused transition moved the workflow: %v → %v", before["phase"], after["phase"])
 	}
 	// Bad input is a tool error too, before anything runs.
-	if res, _ := s.CallTool(ctx, &mcp.CallToolParams{Name: "workflow_transition", Arguments: json.RawMessage(`{"phase":7}`)}); res == nil || !res.IsError {
-		t.Errorf("a mistyped argument was accepted: %+v", res)
+	for _, bad := range []string{`{"phase":7}`, `{"phase":"plan","force":true}`, `{}`} {
+		if res, _ := s.CallTool(ctx, &mcp.CallToolParams{Name: "workflow_transition", Arguments: json.RawMessage(bad)}); res == nil || !res.IsError {
+			t.Errorf("arguments %s were accepted: %+v", bad, res)
+		}
+	}
+	if _, after := call("workflow_status", `{}`); after["phase"] != "ideate" {
+		t.Errorf("bad arguments moved the workflow to %v", after["phase"])
+	}
+}
+
+// TestMCPConcurrentCalls: a client may send tool calls without waiting for answers; each one is
+// applied (no lost update) and each answer is its own command's. In-process, for -race.
+func TestMCPConcurrentCalls(t *testing.T) {
+	bin := builtBinary(t)
+	env := mcpEnv(t, bin)
+	a, _ := twinRepos(t, env)
+	for _, kv := range env {
+		k, v, _ := strings.Cut(kv, "=")
+		t.Setenv(k, v)
+	}
+	t.Chdir(a)
+	ct, st := mcp.NewInMemoryTransports()
+	ctx := context.Background()
+	ss, err := newMCPServer().Connect(ctx, st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ss.Close()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	if res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "workflow_init", Arguments: map[string]any{"feature": "login", "type": "feature"}}); err != nil || res.IsError {
+		t.Fatalf("init: %v %+v", err, res)
+	}
+	const n = 6
+	var wg sync.WaitGroup
+	errs := make(chan string, n)
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			id := "t" + string(rune('a'+i))
+			res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "task_add", Arguments: map[string]any{"task": id}})
+			if err != nil {
+				errs <- id + ": " + err.Error()
+				return
+			}
+			if res.IsError {
+				errs <- id + ": " + res.Content[0].(*mcp.TextContent).Text
+				return
+			}
+			if !strings.Contains(res.Content[0].(*mcp.TextContent).Text, `"data":{"id":"`+id+`"}`) {
+				errs <- id + ": answered " + res.Content[0].(*mcp.TextContent).Text
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Error(e)
+	}
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "view_tasks", Arguments: map[string]any{"feature": "login"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(res.Content[0].(*mcp.TextContent).Text, `"counts":{"pending":6}`) {
+		t.Errorf("tasks after %d concurrent adds: %s", n, res.Content[0].(*mcp.TextContent).Text)
 	}
 }
