@@ -48,6 +48,8 @@ type AuditEntry struct {
 	Commit  string          `json:"commit"` // the workflow ref's commit that recorded the event
 	Summary string          `json:"summary"`
 	Data    json.RawMessage `json:"data,omitempty"`
+	// Refused says why a human decision had no effect (signed mode: unsigned, bad signature, …).
+	Refused string `json:"refused,omitempty"`
 }
 
 // Audit is a workflow's timeline of boundaries.
@@ -84,6 +86,16 @@ func ShowAudit(r *Repo, o AuditOptions) (*Audit, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Decisions are shown with their verified signer, and refused ones with why (trust.go).
+	refused := map[string]string{}
+	if r.trust().signed {
+		events = r.withVerdicts(feature, events)
+		if cur, _, err := r.State(feature); err == nil {
+			for _, f := range cur.Refused {
+				refused[f.ID] = f.Reason
+			}
+		}
+	}
 	a := &Audit{Feature: feature, Type: st.Type, Phase: st.Phase, Head: snap.Commit.String(), Entries: []AuditEntry{}}
 	def, _ := r.Rules().Defs.Lookup(st.Type) // nil: the path is drawn without the definition
 	for _, e := range events {
@@ -94,7 +106,16 @@ func ShowAudit(r *Repo, o AuditOptions) (*Audit, error) {
 		case !slices.Contains(boundaryTypes, e.Type):
 			continue
 		}
-		a.Entries = append(a.Entries, AuditEntry{Seq: e.Seq, Time: e.Time, Actor: e.Actor, Type: e.Type, Commit: commits[e.Seq], Summary: summarize(e), Data: e.Data})
+		entry := AuditEntry{Seq: e.Seq, Time: e.Time, Actor: e.Actor, Type: e.Type, Commit: commits[e.Seq], Summary: summarize(e), Data: e.Data, Refused: refused[e.ID]}
+		if e.Verdict != nil && e.Verdict.OK && e.Verdict.Principal != "" {
+			entry.Actor = e.Verdict.Principal
+		}
+		if entry.Refused != "" {
+			entry.Summary = "REFUSED (" + entry.Refused + "): " + entry.Summary
+			a.Entries = append(a.Entries, entry)
+			continue
+		}
+		a.Entries = append(a.Entries, entry)
 		switch e.Type {
 		case workflow.EventStarted:
 			var d workflow.StartedData

@@ -261,5 +261,49 @@ func (sr shellRunner) RunGuard(g workflow.ShellGuard, s workflow.State) (bool, s
 // evaluator is the guard evaluator of this repository: git facts, and shell guards run in the
 // worktree.
 func (r *Repo) evaluator() *guards.Evaluator {
-	return &guards.Evaluator{Facts: r.Store.Facts(), Shell: shellRunner{dir: r.Store.Loc.WorkTree}}
+	return &guards.Evaluator{Facts: r.Store.Facts(), Shell: shellRunner{dir: r.Store.Loc.WorkTree},
+		Base: r.Base().Commit, Validation: r.declaredValidation()}
+}
+
+// factEvaluator reads facts only: no shell guard runs (the hook's summaries stay cheap).
+func (r *Repo) factEvaluator() *guards.Evaluator {
+	ev := r.evaluator()
+	ev.Shell = nil
+	return ev
+}
+
+// ValidateFile declares the validation commands of built-in workflow types, one shell command a
+// line (# comments), read from the base branch like every rule.
+const ValidateFile = ".exarchos/validate"
+
+// declaredValidation reads ValidateFile at the base branch's tip; nil when there is none.
+func (r *Repo) declaredValidation() []string {
+	b, ok, err := r.BaseFile(ValidateFile)
+	if err != nil || !ok {
+		return nil
+	}
+	var out []string
+	for _, line := range strings.Split(string(b), "\n") {
+		if line = strings.TrimSpace(line); line != "" && !strings.HasPrefix(line, "#") {
+			out = append(out, line)
+		}
+	}
+	return out
+}
+
+// forkPoint is the branch's merge-base with the base branch (the branch's tip when it has no base
+// or is the base), recorded at init so that what the workflow's branch did stays measurable after
+// its work is merged. A branch with no commit yet starts from the empty tree.
+func (r *Repo) forkPoint(branch string) string {
+	facts := r.Store.Facts()
+	tip, err := facts.BranchTip(branch)
+	if err != nil || tip == "" {
+		return guards.EmptyTree
+	}
+	if base := r.Base().Commit; base != "" {
+		if mb, ok, err := facts.MergeBase(tip, base); err == nil && ok {
+			return mb
+		}
+	}
+	return tip
 }

@@ -127,6 +127,10 @@ func (r *Repo) Execute(feature string, cmds ...workflow.Command) (*Result, error
 				}
 				out = []workflow.NewEvent{refusal}
 			}
+			// Human decisions are signed over the head they were decided on (trust.go).
+			if err := r.signDecisions(cur.Feature, cur.Commit.String(), out); err != nil {
+				return nil, err
+			}
 			return append(slices.Clip(waiting), out...), nil
 		})
 		if errors.Is(err, errFactsChanged) {
@@ -142,6 +146,9 @@ func (r *Repo) Execute(feature string, cmds ...workflow.Command) (*Result, error
 		}
 		switch {
 		case rejection == nil:
+			if rej := refusedNow(out); rej != nil {
+				return out, rej
+			}
 			return out, nil
 		case rejection.Code == workflow.CodeGuardFailed:
 			return nil, rejection
@@ -263,6 +270,9 @@ func (r *Repo) Init(cmd workflow.Init) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	if cmd.ForkPoint == "" && cmd.Branch != "" {
+		cmd.ForkPoint = r.forkPoint(cmd.Branch)
+	}
 	events, rej := workflow.Decide(def, workflow.State{}, cmd, env)
 	if rej != nil {
 		return nil, rej
@@ -291,3 +301,22 @@ func IsRejection(err error) bool {
 	var r *workflow.Rejection
 	return errors.As(err, &r)
 }
+
+// refusedNow reports a decision this call appended that the fold gave no effect (a key not in the
+// allowed signers, a role it lacks): it stays in the log for the audit, and the caller is told.
+func refusedNow(res *Result) *workflow.Rejection {
+	appended := map[string]bool{}
+	for _, e := range res.Appended {
+		appended[e.ID] = true
+	}
+	for _, f := range res.State.Refused {
+		if appended[f.ID] {
+			return &workflow.Rejection{Code: CodeDecisionRefused, Phase: res.State.Phase,
+				Message: fmt.Sprintf("the %s decision was recorded without effect: %s", f.Kind, f.Reason)}
+		}
+	}
+	return nil
+}
+
+// CodeDecisionRefused is the rejection of a decision whose signature the allowed signers refuse.
+const CodeDecisionRefused = "decision-refused"

@@ -9,6 +9,9 @@ type FsckOptions struct{ Feature string }
 type FsckResult struct {
 	Checked  []string           `json:"checked"`
 	Problems []gitstore.Problem `json:"problems"`
+	// Refused counts human decisions without effect (unsigned, bad or foreign signatures) in
+	// signed mode; they are not damage, so they do not make the check fail.
+	Refused int `json:"refused"`
 }
 
 // OK reports a clean check.
@@ -38,6 +41,9 @@ func Fsck(r *Repo, o FsckOptions) (*FsckResult, error) {
 			return nil, err
 		}
 		res.Checked = append(res.Checked, f)
+		if st, _, err := r.State(f); err == nil {
+			res.Refused += len(st.Refused)
+		}
 		res.Problems = append(res.Problems, problems...)
 	}
 	return res, nil

@@ -10,7 +10,6 @@ import (
 	"slices"
 
 	"github.com/exarchos/git-exarchos/gitstore"
-	"github.com/exarchos/git-exarchos/guards"
 	"github.com/exarchos/git-exarchos/hooks"
 	"github.com/exarchos/git-exarchos/workflow"
 )
@@ -23,8 +22,9 @@ type ClaudeHookOptions struct {
 
 // ClaudeHook answers one Claude Code hook event: the payload on stdin, the decision on stdout.
 // It runs on every tool call, so the common path reads one ref listing and one snapshot blob and
-// never starts a process. It always exits 0: malformed input gets a message on stderr and the
-// event's safe default. The only error is failing to write stdout.
+// never starts a process. It always exits 0: malformed input, or input over the size limit (read
+// no further than the limit), gets a message on stderr and the event's safe default. The only
+// error is failing to write stdout.
 func ClaudeHook(o ClaudeHookOptions) error {
 	warn := func(msg string) { fmt.Fprintf(o.Stderr, "git exarchos hook claude: %s\n", msg) }
 	in, err := hooks.ReadInput(o.Stdin)
@@ -130,9 +130,11 @@ func (r *Repo) bound(feature string) (hooks.Bound, error) {
 
 func (h *hookRepo) Summary(w hooks.Bound) string { return h.repo.summary(w) }
 
+func (h *hookRepo) Notes(hooks.Bound) []string { return h.repo.trustNotes() }
+
 // summary is workflow.Summary with the guards checked on this repository.
 func (r *Repo) summary(w hooks.Bound) string {
-	env := workflow.Env{Guards: guards.NewEvaluator(r.Store.Facts()), OptIn: r.Rules().optIn()}
+	env := workflow.Env{Guards: r.factEvaluator(), OptIn: r.Rules().optIn()}
 	return workflow.Summary(w.Def, w.State, env)
 }
 

@@ -24,5 +24,6 @@ func Rehydrate(r *Repo, o RehydrateOptions) (*RehydrateResult, error) {
 	if err != nil {
 		return nil, err
 	}
+	w.Notes = r.trustNotes()
 	return &RehydrateResult{Feature: feature, Phase: w.State.Phase, Context: hooks.ContextDocument(w, r.summary(w))}, nil
 }

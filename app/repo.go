@@ -32,9 +32,10 @@ type projector struct{ r *Repo }
 // Projector is the fold the store writes snapshots with.
 func (r *Repo) Projector() gitstore.Projector { return projector{r} }
 
-func (projector) Version() string { return workflow.ProjectorVersion }
+func (p projector) Version() string { return p.r.projectorVersion() }
 func (p projector) Project(prev json.RawMessage, events []workflow.Event) (json.RawMessage, error) {
-	snap, err := workflow.Project(p.r.Rules().Defs, prev, events)
+	// In signed mode each decision's verdict is passed to the fold as data (trust.go).
+	snap, err := workflow.Project(p.r.Rules().Defs, prev, p.r.verdictsFor(prev, events))
 	var unknown *workflow.UnknownTypeError
 	if errors.As(err, &unknown) {
 		return nil, p.r.Rules().missing(unknown.Type)
@@ -47,6 +48,8 @@ type Repo struct {
 	Store *gitstore.Store
 	rules *Rules // what the base branch holds, read once (defs.go)
 	base  *Base  // the protected base branch rules are read from, resolved once (base.go)
+	// trusted is who may sign decisions, read once from the base branch (trust.go).
+	trusted *trust
 }
 
 // Open discovers the repository enclosing dir.

@@ -35,6 +35,9 @@ type RescueRestoreOptions struct {
 	Task    string
 	Path    string // default: <main worktree>/.worktrees/<feature>/<task>
 	Branch  string // default: the task branch, when that name is free
+	// Version picks one of the pieces of work the rescue keeps: 0 (default) is what the ref
+	// brings back first, N the N-th of `rescue list`'s earlier versions.
+	Version int
 }
 
 // RescueRestore checks rescued work out into a new linked worktree, with the working files
@@ -45,6 +48,9 @@ func RescueRestore(r *Repo, o RescueRestoreOptions) (*gitstore.Restored, error) 
 	}
 	if o.Task == "" {
 		return nil, Usagef("name the task: git exarchos rescue restore %s <task> (see git exarchos rescue list %s)", o.Feature, o.Feature)
+	}
+	if o.Version < 0 {
+		return nil, Usagef("--version %d: a version is 0 (the default) or a number `git exarchos rescue list %s` shows", o.Version, o.Feature)
 	}
 	loc := r.Store.Loc
 	list, err := loc.ListRescues(o.Feature)
@@ -74,7 +80,7 @@ func RescueRestore(r *Repo, o RescueRestoreOptions) (*gitstore.Restored, error) 
 	} else if abs, err := filepath.Abs(path); err == nil {
 		path = abs
 	}
-	res, err := loc.RestoreRescue(o.Feature, o.Task, path, branch)
+	res, err := loc.RestoreRescue(o.Feature, o.Task, path, branch, o.Version)
 	if err != nil {
 		return nil, err
 	}

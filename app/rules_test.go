@@ -20,14 +20,19 @@ func reopen(t *testing.T, dir string) *Repo {
 }
 
 // toReview drives a feature workflow on the current branch into review.
-func toReview(t *testing.T, r *Repo, f string) {
+// The branch's rule-loosening commits are no planning documents, so leaving each planning phase
+// takes the user's override of paths-allowed.
+func toReview(t *testing.T, r *Repo, dir, f string) {
 	t.Helper()
 	_, err := Init(r, InitOptions{Feature: f, Type: "feature"})
 	require.NoError(t, err)
-	_, err = Set(r, SetOptions{Feature: f, Inline: true, Assignments: []string{"artifacts.design=d", "artifacts.plan=p"}})
+	commitFile(t, dir, "docs/design.md", "design")
+	commitFile(t, dir, "docs/plan.md", "plan")
+	_, err = Set(r, SetOptions{Feature: f, Assignments: []string{"artifacts.design=docs/design.md", "artifacts.plan=docs/plan.md"}})
 	require.NoError(t, err)
-	for _, c := range []workflow.Command{workflow.TransitionTo{Phase: "plan"}, workflow.TransitionTo{Phase: "plan-review"}, workflow.Approve{},
-		workflow.TransitionTo{Phase: "delegate"}, workflow.AddTask{ID: "t1"}, workflow.CompleteTask{ID: "t1"}, workflow.TransitionTo{Phase: "review"}} {
+	paths := workflow.OverrideGuard{Guard: workflow.GuardPathsAllowed, Reason: "the rules commits predate the workflow"}
+	for _, c := range []workflow.Command{paths, workflow.TransitionTo{Phase: "plan"}, paths, workflow.TransitionTo{Phase: "plan-review"}, workflow.Approve{},
+		paths, workflow.TransitionTo{Phase: "delegate"}, workflow.AddTask{ID: "t1"}, workflow.CompleteTask{ID: "t1"}, workflow.TransitionTo{Phase: "review"}} {
 		mustRun(t, r, f, c)
 	}
 }
@@ -61,9 +66,11 @@ func TestRulesComeFromTheBaseBranch(t *testing.T) {
 	require.Error(t, err, "a type defined only on the agent's branch does not exist")
 	assert.Contains(t, err.Error(), "base branch refs/heads/main")
 
-	toReview(t, r, "f")
+	toReview(t, r, dir, "f")
+	mustRun(t, r, "f", workflow.RecordReview{Dimension: "spec"}) // a fix cycle answers a failed review
 	mustRun(t, r, "f", workflow.TransitionTo{Phase: "delegate"}) // fix cycle 1 of 1
 	mustRun(t, r, "f", workflow.TransitionTo{Phase: "review"})
+	mustRun(t, r, "f", workflow.RecordReview{Dimension: "spec"})
 	res, err := Run(r, "f", workflow.TransitionTo{Phase: "delegate"})
 	assert.Equal(t, workflow.CodeCircuitOpen, rejection(t, err).Code)
 	require.NotNil(t, res)

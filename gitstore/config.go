@@ -34,7 +34,7 @@ func (s *Store) loadConfig() map[string][]string {
 // configFromGit asks the git binary for the keys exarchos uses.
 func (s *Store) configFromGit() map[string][]string {
 	cfg := map[string][]string{}
-	out, err := gitCmd(s.Loc.GitDir, nil, "config", "-z", "--get-regexp", `^(user\.(name|email)|exarchos\..*)$`)
+	out, err := gitCmd(s.Loc.GitDir, nil, "config", "-z", "--get-regexp", `^(user\.(name|email|signingkey)|gpg\..*|exarchos\..*)$`)
 	if err != nil {
 		return cfg // exit 1: nothing matched
 	}
@@ -110,7 +110,7 @@ func (s *Store) signature() (signature, error) {
 }
 
 // readConfigFiles parses system, global (XDG, then ~/.gitconfig), repository and worktree config,
-// keeping user.name, user.email and exarchos.*; ok is false when git must be asked instead.
+// keeping user.name, user.email, user.signingKey, gpg.* and exarchos.*; ok is false when git must be asked instead.
 func (s *Store) readConfigFiles() (map[string][]string, bool) {
 	for _, env := range []string{"GIT_CONFIG", "GIT_CONFIG_PARAMETERS", "GIT_CONFIG_COUNT", "GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM"} {
 		if os.Getenv(env) != "" {
@@ -158,13 +158,13 @@ func (s *Store) readConfigFiles() (map[string][]string, bool) {
 					}
 				}
 			}
-			if name != "user" && name != "exarchos" {
+			if name != "user" && name != "exarchos" && name != "gpg" { // gpg.*, user.signingKey: decisions are signed with git's setup
 				continue
 			}
 			add := func(prefix string, opts gitconfig.Options) {
 				for _, o := range opts {
 					key := strings.ToLower(prefix + o.Key)
-					if name == "user" && key != "user.name" && key != "user.email" {
+					if name == "user" && key != "user.name" && key != "user.email" && key != "user.signingkey" {
 						continue
 					}
 					out[key] = append(out[key], o.Value)

@@ -141,6 +141,34 @@ func (s *Store) isAncestor(anc, desc plumbing.Hash) (bool, error) {
 	return ok, err
 }
 
+// Reachable returns every commit reachable from the tips (the tips included), read in process:
+// one walk answers many "is this commit in the history" questions.
+func (s *Store) Reachable(tips ...string) (map[string]bool, error) {
+	seen := map[string]bool{}
+	var queue []plumbing.Hash
+	for _, t := range tips {
+		if !seen[t] {
+			seen[t] = true
+			queue = append(queue, plumbing.NewHash(t))
+		}
+	}
+	for len(queue) > 0 {
+		h := queue[0]
+		queue = queue[1:]
+		c, err := s.getCommit(h)
+		if err != nil {
+			return nil, fmt.Errorf("read commit %s: %w", h, err)
+		}
+		for _, p := range c.Parents {
+			if !seen[p.String()] {
+				seen[p.String()] = true
+				queue = append(queue, p)
+			}
+		}
+	}
+	return seen, nil
+}
+
 // reaches walks the history of from (breadth first, each commit once) looking for target.
 func (s *Store) reaches(from, target plumbing.Hash) (bool, error) {
 	seen := map[plumbing.Hash]bool{from: true}

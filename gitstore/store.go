@@ -578,6 +578,24 @@ func (s *Store) CurrentBranch() string {
 	return ref
 }
 
+// HeadCommit is the commit checked out in this worktree (a branch's tip, or a detached HEAD as CI
+// checks a pull request out); "" on an unborn branch.
+func (s *Store) HeadCommit() string {
+	b, err := os.ReadFile(filepath.Join(s.Loc.GitDir, "HEAD"))
+	if err != nil {
+		return ""
+	}
+	head := strings.TrimSpace(string(b))
+	if ref, ok := strings.CutPrefix(head, "ref: "); ok {
+		h, found, err := readRef(s.Loc.CommonDir, ref)
+		if err != nil || !found {
+			return ""
+		}
+		return h.String()
+	}
+	return head
+}
+
 // gcRunning reports whether `git gc` holds its lock in this repository.
 func (s *Store) gcRunning() bool {
 	_, err := os.Stat(filepath.Join(s.Loc.CommonDir, "gc.pid"))

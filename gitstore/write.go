@@ -275,10 +275,14 @@ func (s *Store) stamp(events []workflow.NewEvent, count int64, clock uint64) ([]
 		id := ev.ID
 		if id == "" {
 			id = newID(now)
-		} else if IsGeneratedID(id) || strings.TrimSpace(id) != id || len(id) > 256 {
+		} else if (IsGeneratedID(id) && ev.Sig == nil) || strings.TrimSpace(id) != id || len(id) > 256 {
 			return nil, fmt.Errorf("%w: idempotency key %q: use up to 256 characters without surrounding spaces, not of the form ev-<36 hex digits> (reserved for generated ids)", ErrBadPayload, id)
 		}
-		out[i] = workflow.Event{ID: id, Seq: count + int64(i) + 1, Type: ev.Type, Time: now, Actor: actor, Clock: clock + uint64(i) + 1, Data: data}
+		at := now
+		if !ev.Time.IsZero() {
+			at = ev.Time // a signed decision: its signature covers the time it was made
+		}
+		out[i] = workflow.Event{ID: id, Seq: count + int64(i) + 1, Type: ev.Type, Time: at, Actor: actor, Clock: clock + uint64(i) + 1, Data: data, Sig: ev.Sig}
 	}
 	return out, nil
 }
@@ -313,6 +317,10 @@ func encodeData(v any) (json.RawMessage, error) {
 	}
 	return c.Bytes(), nil
 }
+
+// NewID makes a generated event id for an event that must know its id before it is stored (a
+// signed decision). It is treated like the store's own: no idempotency index entry.
+func NewID(now time.Time) string { return newID(now) }
 
 // newID makes a unique event id that sorts roughly by time: "ev-", milliseconds, then 96 random bits.
 func newID(now time.Time) string {

@@ -83,6 +83,12 @@ func ContextDocument(w Bound, summary string) string {
 		}
 	}
 	rules.WriteString("Only a human runs approve, reject, unblock and guard overrides; workflow refs change only through git exarchos.\n")
+	for _, r := range s.Refused {
+		fmt.Fprintf(&rules, "Refused %s decision (seq %d, no effect): %s.\n", r.Kind, r.Seq, r.Reason)
+	}
+	for _, n := range w.Notes {
+		fmt.Fprintf(&rules, "Note: %s.\n", n)
+	}
 	fmt.Fprintf(&rules, "More: git exarchos status %s, git exarchos transitions %s, git exarchos log %s.\n", w.Feature, w.Feature, w.Feature)
 
 	// The head and the rules always fit; what is needed to move on gets the room, short of up to

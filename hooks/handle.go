@@ -34,6 +34,8 @@ type Repository interface {
 	Defines(dir string) bool
 	// StopGuard reports whether `git config exarchos.stopGuard` is true where dir is.
 	StopGuard(dir string) bool
+	// Notes says what a new session must know besides the workflow (Bound.Notes).
+	Notes(w Bound) []string
 }
 
 // Handle answers one Claude Code hook event. It never fails: a problem is reported through warn
@@ -70,6 +72,7 @@ func Handle(in Input, repo Repository, warn func(string)) Output {
 	case SessionStart, SubagentStart:
 		var docs []string
 		for _, w := range bound() {
+			w.Notes = repo.Notes(w)
 			docs = append(docs, ContextDocument(w, repo.Summary(w)))
 		}
 		return Context(in.HookEventName, clip(strings.Join(docs, "\n"), MaxContext*max(1, len(docs))))

@@ -135,6 +135,8 @@ func (f *fakeRepo) Bound(string) ([]Bound, error) {
 	}
 	return f.bound, nil
 }
+func (f *fakeRepo) Notes(Bound) []string { return nil }
+
 func (f *fakeRepo) Summary(w Bound) string {
 	return w.Feature + " is in " + w.State.Phase + ".\n  → next: needs work\n"
 }

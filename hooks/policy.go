@@ -16,6 +16,9 @@ type Bound struct {
 	Def     *workflow.Definition
 	// Root is the top of the worktree the session works in: artifact paths are relative to it.
 	Root string
+	// Notes are what a new session must be told besides the workflow (e.g. that human decisions
+	// are not protected); filled for SessionStart and rehydrate only.
+	Notes []string
 }
 
 // policed reports whether any phase of any built-in workflow restricts the tool: a tool no

@@ -28,11 +28,16 @@ type Event struct {
 	Actor string          `json:"actor"`
 	Clock uint64          `json:"clock"`
 	Data  json.RawMessage `json:"data,omitempty"`
+	// Sig signs a human decision (signature.go); nil on every other event.
+	Sig *Signature `json:"sig,omitempty"`
+	// Verdict is the app layer's check of Sig, filled when the event is loaded in signed mode and
+	// never serialized; nil means unsigned mode (decisions count as they did before signing).
+	Verdict *Verdict `json:"-"`
 
 	extra map[string]json.RawMessage
 }
 
-var envelopeKeys = map[string]bool{"id": true, "seq": true, "type": true, "time": true, "actor": true, "clock": true, "data": true}
+var envelopeKeys = map[string]bool{"id": true, "seq": true, "type": true, "time": true, "actor": true, "clock": true, "data": true, "sig": true}
 
 // UnmarshalJSON decodes the envelope and keeps unknown fields.
 func (e *Event) UnmarshalJSON(b []byte) error {
@@ -97,6 +102,11 @@ func (e Event) MarshalJSON() ([]byte, error) {
 			return nil, err
 		}
 	}
+	if e.Sig != nil {
+		if err := field("sig", e.Sig); err != nil {
+			return nil, err
+		}
+	}
 	keys := make([]string, 0, len(e.extra))
 	for k := range e.extra {
 		keys = append(keys, k)
@@ -135,4 +145,8 @@ type NewEvent struct {
 	// ID, when set, is the caller's idempotency key: an event with this id already in the log is
 	// not appended again.
 	ID string
+	// Time and Sig are set for a signed decision: the signature covers the id and time, so the
+	// store keeps them instead of stamping its own.
+	Time time.Time
+	Sig  *Signature
 }

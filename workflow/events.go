@@ -115,7 +115,14 @@ type StartedData struct {
 	Synthesis     string `json:"synthesis,omitempty"`
 	Completion    string `json:"completion,omitempty"`
 	MaxIterations int    `json:"maxIterations,omitempty"`
-	Definition    string `json:"definition,omitempty"` // Definition.ID the workflow was started under
+	// ForkPoint is the branch's merge-base with the base branch when the workflow started: the
+	// commits after it are the workflow's own.
+	ForkPoint string `json:"forkPoint,omitempty"`
+	// Replaces are the workflows the branch had before; Human marks starting this one on it as a
+	// human's decision.
+	Replaces   []string `json:"replaces,omitempty"`
+	Human      bool     `json:"human,omitempty"`
+	Definition string   `json:"definition,omitempty"` // Definition.ID the workflow was started under
 }
 
 // TransitionedData is the payload of workflow.transitioned.
@@ -199,6 +206,11 @@ type ReviewData struct {
 	Verdict   string `json:"verdict"` // pass | fail
 	Note      string `json:"note,omitempty"`
 	Actor     string `json:"actor,omitempty"`
+	// Commit is the branch tip the verdict judged; Session the agent session it came through (the
+	// hook); Human marks a human's decision (review --human), which the sign path signs.
+	Commit  string `json:"commit,omitempty"`
+	Session string `json:"session,omitempty"`
+	Human   bool   `json:"human,omitempty"`
 }
 
 // ValidationData is the payload of validation.recorded.
@@ -207,6 +219,8 @@ type ValidationData struct {
 	ExitCode   int    `json:"exitCode"`
 	DurationMs int64  `json:"durationMs"`
 	Commit     string `json:"commit"`
+	// AdHoc marks a command the definition does not declare: recorded, never satisfying a guard.
+	AdHoc bool `json:"adHoc,omitempty"`
 }
 
 // DecisionData is the payload of plan.approved (Note) and plan.rejected (Gaps).
@@ -288,4 +302,5 @@ type MergeVerifiedData struct {
 	HeadSHA    string `json:"headSha,omitempty"`
 	ObservedAt string `json:"observedAt,omitempty"` // github: the observation's time
 	Note       string `json:"note,omitempty"`
+	APIHost    string `json:"apiHost,omitempty"` // github: the API host that answered
 }

@@ -49,6 +49,8 @@ const (
 	CodeLimitReached      = "LIMIT_REACHED"
 	CodeWrongPhase        = "WRONG_PHASE"
 	CodeNotBlocked        = "NOT_BLOCKED"
+	// CodeHumanDecision: the command chooses less process; only a human decision (--human) may.
+	CodeHumanDecision = "HUMAN_DECISION_REQUIRED"
 )
 
 // Rejection is a refused command, as data. It is also an error so callers can return it.

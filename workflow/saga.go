@@ -76,6 +76,7 @@ type CancelRequestedData struct {
 	From   string `json:"from"`
 	Reason string `json:"reason,omitempty"`
 	Actor  string `json:"actor,omitempty"`
+	Human  bool   `json:"human,omitempty"` // a human's decision (required past the planning phases)
 }
 
 // CompensationData is the payload of compensation.step: one action on one resource.
@@ -214,7 +215,7 @@ func (d decider) startTaskWorktree(c StartTaskWorktree) ([]NewEvent, *Rejection)
 }
 
 func (d decider) recordCompensation(c RecordCompensation) ([]NewEvent, *Rejection) {
-	if d.s.Phase != d.def.CancellingPhase() {
+	if d.s.Phase != d.def.CancellingPhase() && !EndedByCancel(d.def, d.s) {
 		return nil, reject(CodeWrongPhase, "compensation steps are recorded while cancelling, and %s is in %s", d.s.Feature, d.s.Phase)
 	}
 	switch c.Outcome {
@@ -248,7 +249,12 @@ func (d decider) cancel(c Cancel) ([]NewEvent, *Rejection) {
 	var out []NewEvent
 	reason := c.Reason
 	if cancelling == "" || d.s.Phase != cancelling {
-		out = one(EventCancelRequested, CancelRequestedData{From: d.s.Phase, Reason: c.Reason, Actor: d.env.Actor})
+		if d.def.PastPlanning(d.s.Phase) && !c.Human {
+			r := reject(CodeHumanDecision, "%s is past its planning phases (in %s): cancelling it drops the process it is in, which is the user's decision: ask the user to run git exarchos cancel %s --human --reason \"…\"", d.s.Feature, d.s.Phase, d.s.Feature)
+			r.Phase = d.s.Phase
+			return nil, r
+		}
+		out = one(EventCancelRequested, CancelRequestedData{From: d.s.Phase, Reason: c.Reason, Actor: d.env.Actor, Human: c.Human})
 	} else if d.s.Cancel != nil && reason == "" {
 		reason = d.s.Cancel.Reason
 	}

@@ -34,6 +34,23 @@ func Run(dir, stdin string, args ...string) string {
 	return string(out)
 }
 
+// Time runs a command in dir with stdin once and returns how long it took; a failure ends the
+// program.
+func Time(dir, stdin string, args ...string) time.Duration {
+	cmd := exec.Command(args[0], args[1:]...)
+	cmd.Dir = dir
+	cmd.Stdin = strings.NewReader(stdin)
+	var out strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &out
+	t0 := time.Now()
+	err := cmd.Run()
+	d := time.Since(t0)
+	if err != nil {
+		Fail(fmt.Sprintf("%s: %v: %s", strings.Join(args, " "), err, out.String()))
+	}
+	return d
+}
+
 // Check ends the program on an error.
 func Check(err error) {
 	if err != nil {

@@ -7,12 +7,10 @@
 package main
 
 import (
-	"bytes"
 	"flag"
 	"fmt"
 	"github.com/exarchos/git-exarchos/bench/benchutil"
 	"os"
-	"os/exec"
 	"strings"
 	"time"
 
@@ -117,16 +115,5 @@ func timeOnce(dir string, c benchCase, i int) time.Duration {
 	for j, a := range c.Args {
 		args[j] = strings.NewReplacer("{f}", "bench", "{i}", fmt.Sprint(i)).Replace(a)
 	}
-	cmd := exec.Command(args[0], args[1:]...)
-	cmd.Dir = dir
-	cmd.Stdin = strings.NewReader(c.Stdin)
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	t0 := time.Now()
-	err := cmd.Run()
-	d := time.Since(t0)
-	if err != nil {
-		benchutil.Fail(fmt.Sprintf("%s: %v: %s", strings.Join(args, " "), err, out.String()))
-	}
-	return d
+	return benchutil.Time(dir, c.Stdin, args...)
 }

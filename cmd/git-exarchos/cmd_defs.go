@@ -3,10 +3,10 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/exarchos/git-exarchos/app"
 	"github.com/exarchos/git-exarchos/workflowdef"
 )
 
@@ -25,9 +25,9 @@ func lintWorkflowCommand() *cli.Command {
 				return usageErrf("usage: git exarchos lint-workflow <file>")
 			}
 			name := c.Args().First()
-			src, err := os.ReadFile(name)
+			src, err := app.ReadBounded(name, nil, workflowdef.MaxFileBytes, "a workflow definition")
 			if err != nil {
-				return usageErrf("read %s: %v", name, err)
+				return err
 			}
 			def, problems := workflowdef.Parse(name, src)
 			if len(problems) > 0 {

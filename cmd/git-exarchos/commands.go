@@ -27,6 +27,7 @@ func commandGroups() []struct {
 		{"human decisions", func() []*cli.Command {
 			return []*cli.Command{approveCommand(), rejectCommand(), overrideCommand(), unblockCommand(), grantCommand(), budgetCommand()}
 		}},
+		{"trust", func() []*cli.Command { return []*cli.Command{signersCommand(), verifyCommand()} }},
 		{"tasks and reviews", func() []*cli.Command {
 			return []*cli.Command{taskCommand(), reviewCommand(), rescueCommand()}
 		}},

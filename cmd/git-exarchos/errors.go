@@ -80,6 +80,7 @@ var errorTable = []errorRow{
 	{"", exitUsage, rejection(true)},
 	{"", exitRejected, rejection(false)},
 	{"SCHEMA_INVALID", exitRejected, as[*app.InvalidSubmission]()},
+	{"VERIFY_FAILED", exitRejected, as[*app.VerifyError]()},
 	{"AMBIGUOUS_FEATURE", exitUsage, is(app.ErrAmbiguous)},
 	{"NO_REMOTE", exitUsage, is(gitstore.ErrNoRemote)},
 	{"PR_OTHER_REPOSITORY", exitUsage, is(app.ErrOtherRepository)},

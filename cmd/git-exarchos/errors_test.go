@@ -27,6 +27,7 @@ func TestErrorTable(t *testing.T) {
 		{&workflow.Rejection{Code: workflow.CodeUnknownPhase}, workflow.CodeUnknownPhase},
 		{&workflow.Rejection{Code: "GUARD_FAILED"}, "GUARD_FAILED"},
 		{&app.InvalidSubmission{Phase: "research"}, "SCHEMA_INVALID"},
+		{&app.VerifyError{Result: &app.VerifyResult{}}, "VERIFY_FAILED"},
 		{app.ErrAmbiguous, "AMBIGUOUS_FEATURE"},
 		{gitstore.ErrNoRemote, "NO_REMOTE"},
 		{app.ErrOtherRepository, "PR_OTHER_REPOSITORY"},

@@ -1,0 +1,374 @@
+package app
+
+import (
+	"bufio"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/exarchos/git-exarchos/gitstore"
+	"github.com/exarchos/git-exarchos/signing"
+	"github.com/exarchos/git-exarchos/workflow"
+)
+
+// Who may make a human decision is .exarchos/allowed_signers on the protected base branch (git's
+// allowed-signers format), optionally narrowed per decision kind by .exarchos/roles. With no
+// allowed-signers file the repository is in unsigned mode: decisions count as they always did.
+const (
+	AllowedSignersPath = ".exarchos/allowed_signers"
+	RolesPath          = ".exarchos/roles"
+)
+
+// UnprotectedNote is what status, rehydrate and SessionStart say in unsigned mode.
+const UnprotectedNote = "human decisions are not protected: anyone (an agent too) can approve, override or unblock. " +
+	"Turn protection on with `git exarchos signers add <principal> <public-key-file>` and commit " + AllowedSignersPath + " to the base branch"
+
+// Trust is the signing mode of a repository, as status and verify report it.
+type Trust struct {
+	Mode    string `json:"mode"` // signed | unsigned
+	Base    string `json:"base"` // the ref the signers were read from
+	Signers int    `json:"signers,omitempty"`
+	Note    string `json:"note,omitempty"`
+	// KeyWarning says, when it can tell, that the configured signing key protects nothing.
+	KeyWarning string `json:"keyWarning,omitempty"`
+}
+
+// trust is what a Repo knows about who may decide, loaded once.
+type trust struct {
+	signed   bool
+	problem  error
+	blob     string              // hash of allowed_signers + roles: verdicts are cached under it
+	roles    map[string][]string // kind → principals; a kind not listed is open to every allowed signer
+	allowed  []byte
+	verifier *signing.Verifier // made on first use (verifySSH)
+	count    int
+	salt     string // this clone's, so a snapshot written elsewhere is folded again (see projector)
+	cacheDir string
+	// tips are commits besides the ref's tip whose history a decision's head may be in (the
+	// other side of a merge being integrated).
+	tips    []string
+	history map[string]map[string]bool // commits reachable from a feature's tips (headInHistory)
+}
+
+func (r *Repo) trust() *trust {
+	if r.trusted != nil {
+		return r.trusted
+	}
+	t := &trust{cacheDir: filepath.Join(r.Store.Loc.CommonDir, "exarchos", "verdicts")}
+	r.trusted = t
+	files, err := r.BaseDir(path.Dir(AllowedSignersPath)) // one read serves both files
+	if err != nil {
+		t.problem = err
+		return t
+	}
+	allowed, roles := files[path.Base(AllowedSignersPath)], files[path.Base(RolesPath)]
+	if len(strings.TrimSpace(string(allowed))) == 0 {
+		return t
+	}
+	t.signed = true
+	t.roles = parseRoles(roles)
+	sum := sha256.Sum256(append(append(slices.Clone(allowed), 0), roles...))
+	t.blob = hex.EncodeToString(sum[:])
+	for _, line := range strings.Split(string(allowed), "\n") {
+		if l := strings.TrimSpace(line); l != "" && !strings.HasPrefix(l, "#") {
+			t.count++
+		}
+	}
+	t.allowed = allowed
+	t.salt = cloneSalt(r.Store.Loc.CommonDir)
+	return t
+}
+
+// verify checks a signature with ssh-keygen; the verifier (a private copy of the allowed signers
+// on disk) is made on first use, so reads whose verdicts are all cached never make it.
+func (r *Repo) verifySSH(payload []byte, sig string) (string, error) {
+	t := r.trust()
+	if t.verifier == nil {
+		prog, _ := r.Store.Config("gpg.ssh.program")
+		v, err := signing.NewVerifier(t.allowed, prog)
+		if err != nil {
+			return "", err
+		}
+		t.verifier = v
+	}
+	return t.verifier.Verify(payload, sig)
+}
+
+// parseRoles reads "<kind> <principal>[,<principal>…]" lines; # starts a comment.
+func parseRoles(b []byte) map[string][]string {
+	out := map[string][]string{}
+	sc := bufio.NewScanner(strings.NewReader(string(b)))
+	for sc.Scan() {
+		line, _, _ := strings.Cut(sc.Text(), "#")
+		f := strings.Fields(line)
+		if len(f) < 2 {
+			continue
+		}
+		for _, p := range f[1:] {
+			for _, name := range strings.Split(p, ",") {
+				if name != "" {
+					out[f[0]] = append(out[f[0]], name)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// cloneSalt is a random id kept in this clone's git directory. The signed-mode projector version
+// carries it, so a state.json that arrived from elsewhere (pull, or a hand-made commit) is never
+// read as is: the events are folded again with this clone's verdicts.
+func cloneSalt(common string) string {
+	p := filepath.Join(common, "exarchos", "clone-id")
+	if b, err := os.ReadFile(p); err == nil && len(strings.TrimSpace(string(b))) > 0 {
+		return strings.TrimSpace(string(b))
+	}
+	var r [8]byte
+	_, _ = rand.Read(r[:])
+	id := hex.EncodeToString(r[:])
+	_ = os.MkdirAll(filepath.Dir(p), 0o755)
+	_ = os.WriteFile(p, []byte(id+"\n"), 0o644)
+	return id
+}
+
+// TrustInfo reports the signing mode for status, rehydrate and SessionStart.
+func (r *Repo) TrustInfo() Trust {
+	t := r.trust()
+	info := Trust{Mode: "unsigned", Base: r.Base().Ref}
+	if t.signed {
+		info.Mode, info.Signers = "signed", t.count
+	} else {
+		info.Note = UnprotectedNote
+	}
+	if t.problem != nil {
+		info.Note = strings.TrimSpace(info.Note + " (" + t.problem.Error() + ")")
+	}
+	info.KeyWarning = signing.KeyProtection(r.signingConfig())
+	return info
+}
+
+// trustNotes are the lines a session's context carries about decisions: unprotected (and how to
+// protect them), or protected by a key that protects nothing.
+func (r *Repo) trustNotes() []string {
+	info := r.TrustInfo()
+	var out []string
+	if info.Note != "" {
+		out = append(out, info.Note)
+	}
+	if info.KeyWarning != "" {
+		out = append(out, info.KeyWarning)
+	}
+	return out
+}
+
+func (r *Repo) signingConfig() signing.Config {
+	c := signing.Config{}
+	c.Format, _ = r.Store.Config("gpg.format")
+	c.SigningKey, _ = r.Store.Config("user.signingkey")
+	c.SSHProgram, _ = r.Store.Config("gpg.ssh.program")
+	c.GPGProgram, _ = r.Store.Config("gpg.program")
+	return c
+}
+
+// projectorVersion is the projector's version: the plain fold's in unsigned mode (so nothing
+// changes for repositories without signers); in signed mode it names the signers and this clone,
+// so a snapshot folded with other verdicts, or written elsewhere, is folded again here.
+func (r *Repo) projectorVersion() string {
+	t := r.trust()
+	if !t.signed {
+		return workflow.ProjectorVersion
+	}
+	return workflow.ProjectorVersion + "+signed:" + t.blob[:16] + ":" + t.salt
+}
+
+// verdictsFor gives the decisions among events their verdicts before a fold onto prev (signed
+// mode only). The feature the signatures must name is the workflow's own.
+func (r *Repo) verdictsFor(prev json.RawMessage, events []workflow.Event) []workflow.Event {
+	if !r.trust().signed || !slices.ContainsFunc(events, func(e workflow.Event) bool { return workflow.DecisionKind(e) != "" }) {
+		return events
+	}
+	feature := ""
+	if st, err := workflow.DecodeState(prev); err == nil {
+		feature = st.Feature
+	}
+	for i := 0; feature == "" && i < len(events); i++ {
+		var d workflow.StartedData
+		if events[i].Type == workflow.EventStarted && events[i].DecodeData(&d) == nil {
+			feature = d.Feature
+		}
+	}
+	return r.withVerdicts(feature, events)
+}
+
+// withVerdicts returns events with a Verdict on every decision (a copy when any is set).
+func (r *Repo) withVerdicts(feature string, events []workflow.Event) []workflow.Event {
+	var out []workflow.Event
+	for i, e := range events {
+		if workflow.DecisionKind(e) == "" {
+			continue
+		}
+		if out == nil {
+			out = slices.Clone(events)
+		}
+		v := r.verdict(feature, e)
+		out[i].Verdict = &v
+	}
+	if out == nil {
+		return events
+	}
+	return out
+}
+
+// verdict checks one decision against the allowed signers: signed, by an allowed key (and role),
+// over this feature, id, type, data and time, on a head in this workflow's history. A good or a
+// cryptographically bad verdict is cached on disk by payload + signature + signers, so each
+// decision's signature is checked once however often status or the hook read it.
+func (r *Repo) verdict(feature string, e workflow.Event) workflow.Verdict {
+	t := r.trust()
+	if e.Sig == nil {
+		return workflow.Verdict{Reason: "unsigned: a human decision needs a signature by a key in " + AllowedSignersPath}
+	}
+	if t.problem != nil {
+		return workflow.Verdict{Reason: "cannot check signatures: " + t.problem.Error()}
+	}
+	payload := workflow.SigningPayload(feature, e, e.Sig.Head)
+	h := sha256.New()
+	h.Write(payload)
+	h.Write([]byte{0})
+	h.Write([]byte(e.Sig.Format + "\x00" + e.Sig.Sig + "\x00" + t.blob))
+	key := hex.EncodeToString(h.Sum(nil))
+	cachePath := filepath.Join(t.cacheDir, key[:2], key[2:])
+	v, cached := readVerdict(cachePath)
+	if !cached {
+		v = r.checkSignature(e, payload)
+		writeVerdict(cachePath, v)
+	}
+	if !v.OK {
+		return v
+	}
+	if ok, err := r.headInHistory(feature, e.Sig.Head); err != nil || !ok {
+		return workflow.Verdict{Reason: fmt.Sprintf("replayed: signed for workflow head %s, which is not in the history of %s", short(e.Sig.Head), feature)}
+	}
+	return v
+}
+
+func (r *Repo) checkSignature(e workflow.Event, payload []byte) workflow.Verdict {
+	t := r.trust()
+	if e.Sig.Format != signing.FormatSSH {
+		return workflow.Verdict{Reason: fmt.Sprintf("a %s signature: %s lists SSH keys, so only SSH signatures are checked", e.Sig.Format, AllowedSignersPath)}
+	}
+	who, err := r.verifySSH(payload, e.Sig.Sig)
+	if err != nil {
+		if errors.Is(err, signing.ErrUnknownKey) {
+			return workflow.Verdict{Reason: "signed by a key that is not in " + AllowedSignersPath}
+		}
+		return workflow.Verdict{Reason: "bad signature: it does not cover this event as stored (data changed, or made for another workflow or head)"}
+	}
+	kind := workflow.DecisionKind(e)
+	if allowed, ok := t.roles[kind]; ok && !slices.Contains(allowed, who) {
+		return workflow.Verdict{Reason: fmt.Sprintf("%s may not %s: %s names %s", who, kind, RolesPath, strings.Join(allowed, ", "))}
+	}
+	return workflow.Verdict{OK: true, Principal: who}
+}
+
+func readVerdict(p string) (workflow.Verdict, bool) {
+	b, err := os.ReadFile(p)
+	if err != nil {
+		return workflow.Verdict{}, false
+	}
+	var v workflow.Verdict
+	if json.Unmarshal(b, &v) != nil {
+		return workflow.Verdict{}, false
+	}
+	return v, true
+}
+
+func writeVerdict(p string, v workflow.Verdict) {
+	b, _ := json.Marshal(v)
+	if os.MkdirAll(filepath.Dir(p), 0o755) != nil {
+		return
+	}
+	tmp := fmt.Sprintf("%s.%d.tmp", p, os.Getpid())
+	if os.WriteFile(tmp, b, 0o644) == nil {
+		_ = os.Rename(tmp, p)
+	}
+}
+
+// headInHistory reports whether head is the workflow's tip, an ancestor of it, or of a tip being
+// integrated: a decision copied onto a state it was not made on names a head this history lacks.
+// The history is walked once per set of tips and kept.
+func (r *Repo) headInHistory(feature, head string) (bool, error) {
+	if head == "" {
+		return false, nil
+	}
+	t := r.trust()
+	tips := slices.Clone(t.tips)
+	if tip, ok, err := r.Store.Facts().ResolveRef(gitstore.RefName(feature)); err == nil && ok {
+		tips = append(tips, tip)
+	}
+	key := feature + " " + strings.Join(tips, " ")
+	if t.history == nil {
+		t.history = map[string]map[string]bool{}
+	}
+	seen, ok := t.history[key]
+	if !ok {
+		var err error
+		if seen, err = r.Store.Reachable(tips...); err != nil {
+			return false, err
+		}
+		t.history[key] = seen
+	}
+	return seen[head], nil
+}
+
+// signDecisions signs, in signed mode or when a signing key is configured, every decision among
+// events decided on head. The events get their id and time now, since the signature covers them.
+func (r *Repo) signDecisions(feature, head string, events []workflow.NewEvent) error {
+	t := r.trust()
+	cfg := r.signingConfig()
+	var kinds []string
+	for _, n := range events {
+		if e, err := n.Stamp("", 0, r.Store.Now(), "", 0); err == nil && workflow.DecisionKind(e) != "" {
+			kinds = append(kinds, workflow.DecisionKind(e))
+		}
+	}
+	if len(kinds) == 0 {
+		return nil
+	}
+	if strings.TrimSpace(cfg.SigningKey) == "" {
+		if !t.signed {
+			return nil // unsigned mode and no key: as before signing existed
+		}
+		return fmt.Errorf("%s is a human decision, and decisions in this repository must be signed (%s on %s): configure your key with `git config gpg.format ssh && git config user.signingKey ~/.ssh/id_ed25519.pub`", kinds[0], AllowedSignersPath, r.Base().Ref)
+	}
+	now := r.Store.Now().UTC().Truncate(1e6)
+	for i := range events {
+		n := &events[i]
+		e, err := n.Stamp(n.ID, 0, now, "", 0)
+		if err != nil {
+			return err
+		}
+		if workflow.DecisionKind(e) == "" {
+			continue
+		}
+		if n.ID == "" {
+			n.ID = gitstore.NewID(now)
+		}
+		n.Time = now
+		e.ID = n.ID
+		format, sig, err := signing.Sign(cfg, workflow.SigningPayload(feature, e, head))
+		if err != nil {
+			return fmt.Errorf("sign the %s decision: %w", workflow.DecisionKind(e), err)
+		}
+		n.Sig = &workflow.Signature{Format: format, Head: head, Sig: sig}
+	}
+	return nil
+}

@@ -1,0 +1,50 @@
+package app_test
+
+import (
+	"testing"
+
+	"github.com/exarchos/git-exarchos/app"
+	"github.com/exarchos/git-exarchos/gitstore"
+	"github.com/exarchos/git-exarchos/workflow"
+)
+
+// BenchmarkVerify10k verifies a feature workflow of 10,000 events (custom events after a start)
+// from a fresh Repo each time, as `git exarchos verify` runs; the baseline, in the same run, is
+// what any reader pays to fold the log again (read every event, project). Target: ≤ 1 s.
+func BenchmarkVerify10k(b *testing.B) {
+	tm := newTeam(b, 1)
+	dir := tm.dirs[0]
+	git(b, dir, "checkout", "-q", "-b", "f")
+	r := reopen(b, dir)
+	if _, err := app.Init(r, app.InitOptions{Feature: "f", Type: "feature"}); err != nil {
+		b.Fatal(err)
+	}
+	for done := 1; done < 10000; {
+		batch := make([]workflow.NewEvent, 0, 500)
+		for ; done < 10000 && len(batch) < 500; done++ {
+			batch = append(batch, workflow.NewEvent{Type: "bench.note", Data: map[string]int{"i": done}})
+		}
+		if _, err := r.Store.Append("f", r.Projector(), batch...); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.Run("baseline-refold", func(b *testing.B) {
+		for b.Loop() {
+			fresh := reopen(b, dir)
+			events, _, err := fresh.Store.Events("f", gitstore.EventFilter{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			if _, err := fresh.Projector().Project(nil, events); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("verify", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := app.Verify(reopen(b, dir), app.VerifyOptions{Feature: "f"}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}

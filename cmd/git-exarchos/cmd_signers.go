@@ -1,0 +1,130 @@
+package main
+
+import (
+	"errors"
+	"io"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/exarchos/git-exarchos/app"
+)
+
+func signersCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "signers",
+		Usage: "who may sign human decisions (.exarchos/allowed_signers on the base branch)",
+		Subcommands: []*cli.Command{{
+			Name:  "add",
+			Usage: "add an SSH public key to .exarchos/allowed_signers, for a commit to the base branch",
+			UsageText: "git exarchos signers add <principal> <public-key-file> [--role approve,override] [--json]\n\n" +
+				"Writes the working tree's .exarchos/allowed_signers (git's allowed-signers format, namespace git-exarchos);\n" +
+				"--role also lists the principal in .exarchos/roles for those decisions only. Nothing is protected until the\n" +
+				"file is committed to the base branch the rules are read from.\n\nExamples:\n" +
+				"   git exarchos signers add jane@example.com ~/.ssh/id_ed25519_sk.pub\n" +
+				"   git exarchos signers add lead@example.com lead.pub --role override,unblock",
+			Flags: []cli.Flag{&cli.StringSliceFlag{Name: "role", Usage: "decision kinds reserved to listed principals: approve, reject, unblock, override, grant, extend, cancel"}, jsonFlag},
+			Action: func(c *cli.Context) error {
+				if c.NArg() != 2 {
+					return usageErrf("usage: git exarchos signers add <principal> <public-key-file>")
+				}
+				r, err := openRepo()
+				if err != nil {
+					return err
+				}
+				var roles []string
+				for _, v := range c.StringSlice("role") {
+					for _, s := range strings.Split(v, ",") {
+						if s = strings.TrimSpace(s); s != "" {
+							roles = append(roles, s)
+						}
+					}
+				}
+				res, err := app.SignersAdd(r, app.SignersAddOptions{Principal: c.Args().Get(0), KeyFile: c.Args().Get(1), Roles: roles})
+				if err != nil {
+					return err
+				}
+				return emit(c, res, func(w io.Writer) {
+					printf(w, "%s: %s may sign decisions\n%s\n", res.File, res.Principal, res.Next)
+				})
+			},
+		}},
+	}
+}
+
+func verifyCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "verify",
+		Usage: "replay workflows from their events, re-check transitions and signatures (the merge gate in CI)",
+		UsageText: "git exarchos verify [<feature>] [--all] [--branch B [--require]] [--base <ref>] [--json]\n\n" +
+			"Folds the events alone (the stored snapshot must agree), checks every recorded transition's guards\n" +
+			"against what the log recorded (artifacts at their commits, commits on the branch, merge evidence) and\n" +
+			"every human decision's signature against .exarchos/allowed_signers at the base. Exits 3 naming each\n" +
+			"violation.\n\nExamples:\n" +
+			"   git exarchos verify login\n" +
+			"   git exarchos verify --all --base origin/main --json\n" +
+			"   git exarchos verify --branch \"$GITHUB_HEAD_REF\" --base \"origin/$GITHUB_BASE_REF\" --require   # CI",
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "all", Usage: "every workflow"},
+			&cli.StringFlag{Name: "branch", Usage: "the workflows bound to this branch (CI: the pull request's head)"},
+			&cli.BoolFlag{Name: "require", Usage: "with --branch: fail when no workflow is bound to it"},
+			&cli.StringFlag{Name: "base", Usage: "the ref to read allowed signers from (default: the base branch)"},
+			jsonFlag,
+		},
+		Action: func(c *cli.Context) error {
+			if c.NArg() > 1 || (c.Bool("all") && c.NArg() > 0) || (c.String("branch") != "" && (c.Bool("all") || c.NArg() > 0)) {
+				return usageErrf("verify takes one of <feature>, --all or --branch B")
+			}
+			r, err := openRepo()
+			if err != nil {
+				return err
+			}
+			res, err := app.Verify(r, app.VerifyOptions{Feature: c.Args().First(), All: c.Bool("all"), Base: c.String("base"),
+				Branch: c.String("branch"), Require: c.Bool("require")})
+			var failed *app.VerifyError
+			if errors.As(err, &failed) {
+				if !c.Bool("json") {
+					printVerify(c.App.ErrWriter, res)
+				}
+				return withDetails(err, res)
+			}
+			if err != nil {
+				return err
+			}
+			return emit(c, res, func(w io.Writer) { printVerify(w, res) })
+		},
+	}
+}
+
+func printVerify(w io.Writer, res *app.VerifyResult) {
+	for _, wf := range res.Workflows {
+		verdict := "ok"
+		if len(wf.Violations) > 0 {
+			verdict = "FAILED"
+		}
+		printf(w, "%s (%s, %s): %d events, %d decisions: %s\n", bold(w, wf.Feature), wf.Type, wf.Phase, wf.Events, wf.Decisions, verdict)
+		for _, v := range wf.Violations {
+			printf(w, "  seq %d %s [%s]: %s\n", v.Seq, v.Event, v.Rule, v.Message)
+		}
+	}
+	printTrustLine(w, res.Trust)
+}
+
+// printTrust ends `status` with whether decisions are protected and what was refused.
+func printTrust(w io.Writer, st app.Status) {
+	for _, f := range st.Refused {
+		printf(w, "refused %s (seq %d, claimed by %s): %s\n", f.Kind, f.Seq, f.Actor, f.Reason)
+	}
+	printTrustLine(w, st.Trust)
+}
+
+func printTrustLine(w io.Writer, t app.Trust) {
+	if t.Mode == "signed" {
+		printf(w, "decisions: signed (%d allowed signer(s) at %s)\n", t.Signers, t.Base)
+	} else {
+		printf(w, "decisions: NOT PROTECTED: %s\n", t.Note)
+	}
+	if t.KeyWarning != "" {
+		printf(w, "warning: %s\n", t.KeyWarning)
+	}
+}
