@@ -284,26 +284,21 @@ func (d *DoctorResult) github(r *Repo, env githubsync.Env) {
 	d.add("github", CheckOK, msg, "", a)
 }
 
-// signing checks git's signing configuration and the allowed signers on the base branch, which
-// human decisions are verified against.
+// signing reports the trust mode (signers on the base branch, see trust.go) and whether this
+// clone's signing key can make decisions that count.
 func (d *DoctorResult) signing(r *Repo) {
-	format, _ := r.Store.Loc.Git(nil, "config", "--get", "gpg.format")
-	key, _ := r.Store.Loc.Git(nil, "config", "--get", "user.signingKey")
-	format, key = strings.TrimSpace(format), strings.TrimSpace(key)
-	const signers = ".exarchos/allowed_signers"
-	_, onBase, err := r.BaseFile(signers)
-	base := r.Base().Ref
+	info := r.TrustInfo()
+	key := r.signingConfig().SigningKey
 	switch {
+	case info.Mode != "signed":
+		d.add("signing", CheckWarn, "unsigned mode: "+info.Note, "git exarchos signers add <principal> <public-key-file>", info)
 	case key == "":
-		d.add("signing", CheckWarn, "no signing key: human decisions (approve, reject, override, unblock) are recorded unsigned",
-			"git config user.signingKey ~/.ssh/id_ed25519.pub && git config gpg.format ssh", nil)
-	case err != nil:
-		d.add("signing", CheckWarn, "cannot read "+signers+" on "+base+": "+err.Error(), "", nil)
-	case !onBase:
-		d.add("signing", CheckWarn, fmt.Sprintf("signing key set (%s), but %s is not on the base branch %s: signatures cannot be verified", orElse(format, "openpgp"), signers, base),
-			"add `<email> <public key>` lines to "+signers+" and merge it into "+base, nil)
+		d.add("signing", CheckWarn, fmt.Sprintf("decisions are signed (%d signer(s) on %s), but this clone has no signing key: a decision made here has no effect", info.Signers, info.Base),
+			"git config user.signingKey ~/.ssh/id_ed25519.pub && git config gpg.format ssh", info)
+	case info.KeyWarning != "":
+		d.add("signing", CheckWarn, info.KeyWarning, "", info)
 	default:
-		d.add("signing", CheckOK, fmt.Sprintf("signing key set (%s); %s on %s", orElse(format, "openpgp"), signers, base), "", nil)
+		d.add("signing", CheckOK, fmt.Sprintf("decisions are signed: %d signer(s) on %s, signing key %s", info.Signers, info.Base, key), "", info)
 	}
 }
 
