@@ -342,9 +342,9 @@ func (d *DoctorResult) stuck(r *Repo, o DoctorOptions) {
 		idle := time.Duration(w.IdleSeconds) * time.Second
 		switch {
 		case strings.HasPrefix(w.Blocked, "circuit open"):
-			d.add("stuck", CheckWarn, fmt.Sprintf("%s: %s (idle %s)", w.Feature, w.Blocked, idle.Round(time.Hour)), "ask the user to run "+w.Next, w.Feature)
+			d.add("stuck", CheckWarn, fmt.Sprintf("%s: %s (idle %s)", w.Feature, w.Blocked, idle.Round(time.Hour)), w.Next, w.Feature)
 		case w.Human && idle >= o.StuckAfter:
-			d.add("stuck", CheckWarn, fmt.Sprintf("%s has waited on a human in %s for %s", w.Feature, w.Phase, idle.Round(time.Hour)), "ask the user to run "+w.Next, w.Feature)
+			d.add("stuck", CheckWarn, fmt.Sprintf("%s has waited on a human in %s for %s", w.Feature, w.Phase, idle.Round(time.Hour)), w.Next, w.Feature)
 		}
 	}
 }

@@ -139,17 +139,25 @@ func wayOut(opts []workflow.TransitionOption, st workflow.State) (next, blocked 
 	}
 	if st.Circuit != nil && st.Circuit.Open {
 		firstBlock = "circuit open in " + st.Circuit.Compound
-		firstFix = "git exarchos unblock " + st.Feature + " --reason \"…\""
+		firstFix = workflow.AskUser("git exarchos unblock " + st.Feature + " --reason \"…\"")
 	}
 	if firstFix == "" && firstBlock == "" {
 		firstFix = humanOpen
 	}
-	return firstFix, firstBlock, humanCommand(firstFix)
+	human = humanCommand(firstFix)
+	if human && !strings.HasPrefix(firstFix, "ask the user") {
+		firstFix = workflow.AskUser(firstFix) // a human's step is said as one, as everywhere else
+	}
+	return firstFix, firstBlock, human
 }
 
-// humanCommand reports whether a command is a human decision (`git exarchos approve …`).
+// humanCommand reports whether a command is a human decision (`git exarchos approve …`, or
+// already said as the user's step).
 func humanCommand(cmd string) bool {
-	f := strings.Fields(strings.TrimPrefix(cmd, "ask the user to run "))
+	if rest, ok := strings.CutPrefix(cmd, "ask the user to run"); ok {
+		cmd = strings.TrimPrefix(rest, ":")
+	}
+	f := strings.Fields(cmd)
 	return len(f) > 2 && f[0] == "git" && f[1] == "exarchos" && hooks.HumanDecision(f[2])
 }
 

@@ -20,7 +20,9 @@ func inPlanReview(t *testing.T) (string, *Repo) {
 	dir, r := newRepo(t, "login")
 	_, err := Init(r, InitOptions{Feature: "login", Type: "feature"})
 	require.NoError(t, err)
-	_, err = Set(r, SetOptions{Feature: "login", Assignments: []string{"artifacts.design=d", "artifacts.plan=p"}, Inline: true})
+	commitFile(t, dir, "docs/design.md", "# design\n")
+	commitFile(t, dir, "docs/plan.md", "# plan\n")
+	_, err = Set(r, SetOptions{Feature: "login", Assignments: []string{"artifacts.design=docs/design.md", "artifacts.plan=docs/plan.md"}})
 	require.NoError(t, err)
 	mustRun(t, r, "login", workflow.TransitionTo{Phase: "plan"})
 	mustRun(t, r, "login", workflow.TransitionTo{Phase: "plan-review"})
@@ -42,7 +44,7 @@ func TestPipelineView(t *testing.T) {
 	assert.Equal(t, "plan-review", row.Phase)
 	assert.Equal(t, "login", row.Branch)
 	assert.True(t, row.Human, "plan-review waits on approve: %+v", row)
-	assert.True(t, strings.HasPrefix(row.Next, "git exarchos approve login"), row.Next)
+	assert.True(t, strings.HasPrefix(row.Next, "ask the user to run: git exarchos approve login"), row.Next)
 	assert.Contains(t, row.Blocked, "approv")
 	assert.GreaterOrEqual(t, row.AgeSeconds, int64(50*3600-60))
 	assert.Equal(t, map[string]int{"pending": 1, "failed": 1}, row.Tasks)
@@ -71,14 +73,15 @@ func TestPipelineView(t *testing.T) {
 
 // TestTaskBoardView: one workflow's tasks, or every active workflow's; an unknown one is an error.
 func TestTaskBoardView(t *testing.T) {
-	_, r := inPlanReview(t)
+	dir, r := inPlanReview(t)
 	b, err := ShowTasks(r, TasksOptions{Feature: "login"})
 	require.NoError(t, err)
 	require.Len(t, b.Workflows, 1)
 	assert.Equal(t, []string{"t1", "t2"}, []string{b.Workflows[0].Tasks[0].ID, b.Workflows[0].Tasks[1].ID})
 	assert.Equal(t, "no API", b.Workflows[0].Tasks[1].Reason)
 	assert.Equal(t, map[string]int{"pending": 1, "failed": 1}, b.Workflows[0].Counts)
-	_, err = Init(r, InitOptions{Feature: "other", Type: "debug", Branch: "login"})
+	git(t, dir, "branch", "other")
+	_, err = Init(r, InitOptions{Feature: "other", Type: "debug", Branch: "other"})
 	require.NoError(t, err)
 	b, err = ShowTasks(r, TasksOptions{})
 	require.NoError(t, err)
@@ -125,7 +128,7 @@ func TestDoctorFindsWhatIsWrong(t *testing.T) {
 	st := find(res, "stuck")
 	assert.Equal(t, CheckWarn, st.Status)
 	assert.Contains(t, st.Message, "waited on a human in plan-review")
-	assert.Equal(t, "ask the user to run git exarchos approve login --note \"…\"", st.Fix)
+	assert.Equal(t, "ask the user to run: git exarchos approve login --note \"…\"", st.Fix)
 
 	// A lock left by a crashed git, an hour old.
 	lock := filepath.Join(dir, ".git", "refs", "exarchos", "login.lock")
