@@ -994,3 +994,13 @@ rebase reflog refs remote repack replace replay request-pull rerere reset restor
 revert rm send-email send-pack shortlog show show-branch show-index show-ref sparse-checkout stage stash
 status stripspace submodule switch symbolic-ref tag unpack-file unpack-objects update-index update-ref
 update-server-info var verify-commit verify-pack verify-tag version whatchanged worktree write-tree lfs`)
+
+// HumanDecision reports whether `git exarchos <verb>` is a decision only a human may take (the
+// agent is refused it, and views say a workflow waiting on it is waiting on a human).
+func HumanDecision(verb string) bool {
+	_, ok := humanOnly[verb]
+	return ok || verb == "override"
+}
+
+// ShellQuote quotes s for a POSIX shell when it needs it (for fixes printed as commands).
+func ShellQuote(s string) string { return shellQuote(s) }

@@ -71,4 +71,3 @@ func TestHandleDecisions(t *testing.T) {
 		}
 	}
 }
-

@@ -80,4 +80,3 @@ func clipList(p []string) []string {
 	}
 	return p
 }
-

@@ -148,7 +148,7 @@ func (f *fakeRepo) Shell(string) BashContext {
 	}}
 }
 func (f *fakeRepo) Changes(Bound) ([]Change, error) { return f.changes, f.changesErr }
-func (f *fakeRepo) Notes(Bound) []string { return nil }
+func (f *fakeRepo) Notes(Bound) []string            { return nil }
 
 func (f *fakeRepo) Summary(w Bound) string {
 	return w.Feature + " is in " + w.State.Phase + ".\n  → next: needs work\n"

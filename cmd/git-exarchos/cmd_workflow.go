@@ -89,19 +89,29 @@ func statusCommand() *cli.Command {
 		Name:      "status",
 		Usage:     "show a workflow's phase, artifacts, tasks, reviews and conflicts",
 		ArgsUsage: "[<feature>]",
-		UsageText: `git exarchos status [<feature>] [--fields a,b] [--json]
+		UsageText: `git exarchos status [<feature>] [--fields a,b] [--format text|mermaid] [--json]
 
 The feature may be left out: the workflow bound to the current branch, or the only active one.
+--format mermaid prints the type's state diagram with the path taken and the current phase marked.
 
 Examples:
    git exarchos status
    git exarchos status login --json
-   git exarchos status login --json --fields phase,tasks`,
+   git exarchos status login --json --fields phase,tasks
+   git exarchos status login --format mermaid > login.mmd`,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "fields", Usage: "comma-separated top-level fields to print (JSON)"},
+			&cli.StringFlag{Name: "format", Value: "text", Usage: "text | mermaid (the diagram, path taken marked)"},
 			jsonFlag,
 		},
 		Action: func(c *cli.Context) error {
+			switch c.String("format") {
+			case "text", "json":
+			case "mermaid":
+				return statusMermaid(c)
+			default:
+				return usageErrf("--format %q: use text or mermaid", c.String("format"))
+			}
 			var fields []string
 			if f := c.String("fields"); f != "" {
 				fields = strings.Split(f, ",")
@@ -120,6 +130,22 @@ Examples:
 			return emit(c, res, func(w io.Writer) { printStatus(w, res.Status) })
 		},
 	}
+}
+
+// statusMermaid is status --format mermaid: the diagram, or with --json an object carrying it.
+func statusMermaid(c *cli.Context) error {
+	if c.String("fields") != "" {
+		return usageErrf("--fields selects JSON fields; it does not combine with --format mermaid")
+	}
+	r, err := openRepo()
+	if err != nil {
+		return err
+	}
+	d, err := app.ShowStatusDiagram(r, c.Args().First())
+	if err != nil {
+		return err
+	}
+	return emit(c, d, func(w io.Writer) { printf(w, "%s", d.Mermaid) })
 }
 
 func printStatus(w io.Writer, st app.Status) {

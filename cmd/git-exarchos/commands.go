@@ -18,7 +18,7 @@ func commandGroups() []struct {
 	}{
 		{"start and inspect", func() []*cli.Command {
 			return []*cli.Command{initCommand(), statusCommand(), listCommand(), transitionsCommand(), describeCommand(),
-				logCommand(), auditCommand(), rehydrateCommand()}
+				logCommand(), auditCommand(), rehydrateCommand(), viewCommand()}
 		}},
 		{"move a workflow", func() []*cli.Command {
 			return []*cli.Command{transitionCommand(), setCommand(), submitCommand(), validateCommand(), eventCommand(),
@@ -35,9 +35,9 @@ func commandGroups() []struct {
 		{"team", func() []*cli.Command {
 			return []*cli.Command{pullCommand(), pushCommand(), syncCommand(), remoteCommand()}
 		}},
-		{"hooks", func() []*cli.Command { return []*cli.Command{hooksCommand(), hookCommand()} }},
+		{"hooks", func() []*cli.Command { return []*cli.Command{hooksCommand(), hookCommand(), mcpCommand()} }},
 		{"maintenance", func() []*cli.Command {
-			return []*cli.Command{fsckCommand(), lintWorkflowCommand(), versionCommand(), helpCommand(), completionCommand(),
+			return []*cli.Command{doctorCommand(), fsckCommand(), lintWorkflowCommand(), versionCommand(), helpCommand(), completionCommand(),
 				manCommand(), completeCommand()}
 		}},
 	}

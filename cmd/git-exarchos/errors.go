@@ -31,6 +31,7 @@ var (
 	errLintFailed       = errors.New("the workflow definition has problems")
 	errSyncFailed       = errors.New("some workflows could not be synchronised")
 	errPushRejected     = errors.New("the remote kept rejecting some workflows")
+	errDoctorFailed     = errors.New("doctor found failures")
 )
 
 // errorRow maps one kind of error to its JSON code and exit code. match reports whether err is of
@@ -98,6 +99,7 @@ var errorTable = []errorRow{
 	{"VALIDATION_FAILED", exitError, is(errValidationFailed)},
 	{"FSCK_FAILED", exitError, is(errFsckFailed)},
 	{"LINT_FAILED", exitError, is(errLintFailed)},
+	{"DOCTOR_FAILED", exitError, is(errDoctorFailed)},
 	{"SYNC_FAILED", exitError, is(errSyncFailed)},
 	{"NOT_FOUND", exitError, is(gitstore.ErrNotFound)},
 	{"EXISTS", exitError, is(gitstore.ErrExists)},

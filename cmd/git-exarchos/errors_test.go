@@ -46,6 +46,7 @@ func TestErrorTable(t *testing.T) {
 		{errValidationFailed, "VALIDATION_FAILED"},
 		{errFsckFailed, "FSCK_FAILED"},
 		{errLintFailed, "LINT_FAILED"},
+		{errDoctorFailed, "DOCTOR_FAILED"},
 		{errSyncFailed, "SYNC_FAILED"},
 		{gitstore.ErrNotFound, "NOT_FOUND"},
 		{gitstore.ErrExists, "EXISTS"},

@@ -54,6 +54,10 @@ type Server struct {
 	*httptest.Server
 	Owner, Repo, Host string
 	Token             string // the token requests must carry; empty accepts any
+	// Permissions are what GET /repos/{owner}/{repo} says the token may do (nil: pull and push);
+	// Scopes is the X-OAuth-Scopes header it sends.
+	Permissions map[string]bool
+	Scopes      string
 
 	mu       sync.Mutex
 	pulls    map[int]*PR
@@ -75,6 +79,13 @@ func New(host, owner, repo, token string) *Server {
 }
 
 // SetPR adds or replaces a pull request.
+// SetAccess sets what GET /repos/{owner}/{repo} reports the token may do, and its scopes.
+func (s *Server) SetAccess(perms map[string]bool, scopes string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.Permissions, s.Scopes = perms, scopes
+}
+
 func (s *Server) SetPR(p PR) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -166,6 +177,7 @@ func (s *Server) ResetRequests() {
 }
 
 var (
+	reRepo     = regexp.MustCompile(`^/repos/([^/]+)/([^/]+)$`)
 	rePull     = regexp.MustCompile(`^/repos/([^/]+)/([^/]+)/pulls/(\d+)$`)
 	rePulls    = regexp.MustCompile(`^/repos/([^/]+)/([^/]+)/pulls$`)
 	reReviews  = regexp.MustCompile(`^/repos/([^/]+)/([^/]+)/pulls/(\d+)/reviews$`)
@@ -179,7 +191,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	defer s.mu.Unlock()
 	path := strings.TrimPrefix(r.URL.Path, "/api/v3") // GitHub Enterprise Server layout
 	route := "other"
-	for name, re := range map[string]*regexp.Regexp{"pull": rePull, "pulls": rePulls, "reviews": reReviews, "check-runs": reRuns, "status": reStatuses, "comment": reComments} {
+	for name, re := range map[string]*regexp.Regexp{"pull": rePull, "pulls": rePulls, "reviews": reReviews, "check-runs": reRuns, "status": reStatuses, "comment": reComments, "repo": reRepo} {
 		if re.MatchString(path) {
 			route = name
 		}
@@ -213,12 +225,21 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusNotFound)
 		fmt.Fprint(w, `{"message":"Not Found","documentation_url":"https://docs.github.com/rest"}`)
 	}
-	if m := regexp.MustCompile(`^/repos/([^/]+)/([^/]+)/`).FindStringSubmatch(path); m == nil || !strings.EqualFold(m[1], s.Owner) || !strings.EqualFold(m[2], s.Repo) {
+	if m := regexp.MustCompile(`^/repos/([^/]+)/([^/]+)(/|$)`).FindStringSubmatch(path); m == nil || !strings.EqualFold(m[1], s.Owner) || !strings.EqualFold(m[2], s.Repo) {
 		notFound()
 		return
 	}
 	var body any
 	switch route {
+	case "repo":
+		perms := s.Permissions
+		if perms == nil {
+			perms = map[string]bool{"pull": true, "push": true, "admin": false}
+		}
+		if s.Scopes != "" {
+			w.Header().Set("X-OAuth-Scopes", s.Scopes)
+		}
+		body = map[string]any{"name": s.Repo, "full_name": s.Owner + "/" + s.Repo, "permissions": perms}
 	case "comment":
 		n, _ := strconv.Atoi(reComments.FindStringSubmatch(path)[3])
 		var in struct{ Body string }

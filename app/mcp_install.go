@@ -1,0 +1,147 @@
+package app
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+
+	"github.com/exarchos/git-exarchos/gitrepo"
+	"github.com/exarchos/git-exarchos/hooks"
+)
+
+// MCPServerName is the server's key in .mcp.json; Claude Code names its tools mcp__exarchos__<tool>.
+const MCPServerName = "exarchos"
+
+// MCPConfigFile is Claude Code's project-scope MCP configuration, at the top of the worktree.
+const MCPConfigFile = ".mcp.json"
+
+// MCPInstallOptions are `git exarchos mcp --install|--uninstall`.
+type MCPInstallOptions struct {
+	Dir       string // where to find the repository; "" is the working directory
+	Uninstall bool
+}
+
+// MCPInstallResult is what `mcp --install|--uninstall` prints.
+type MCPInstallResult struct {
+	Path    string         `json:"path"`
+	Server  map[string]any `json:"server,omitempty"` // the entry installed
+	Changed bool           `json:"changed"`
+}
+
+// MCPServerEntry is the .mcp.json entry that starts the server: git-exarchos itself when it is on
+// PATH, else through git.
+func MCPServerEntry() map[string]any {
+	if _, err := exec.LookPath("git-exarchos"); err == nil {
+		return map[string]any{"type": "stdio", "command": "git-exarchos", "args": []any{"mcp"}}
+	}
+	return map[string]any{"type": "stdio", "command": "git", "args": []any{"exarchos", "mcp"}}
+}
+
+// MCPInstall merges (or removes) the exarchos server into .mcp.json, keeping every other server
+// and key; running it twice changes nothing the second time.
+func MCPInstall(o MCPInstallOptions) (*MCPInstallResult, error) {
+	path, err := MCPConfigPath(o.Dir)
+	if err != nil {
+		return nil, err
+	}
+	doc, mode, err := readMCPConfig(path)
+	if err != nil {
+		return nil, err
+	}
+	servers, isObject := doc["mcpServers"].(map[string]any)
+	if _, present := doc["mcpServers"]; present && !isObject {
+		return nil, fmt.Errorf("%s: mcpServers is not an object: fix it, then run git exarchos mcp --install again", path)
+	}
+	if servers == nil {
+		servers = map[string]any{}
+	}
+	res := &MCPInstallResult{Path: path}
+	if o.Uninstall {
+		if _, ok := servers[MCPServerName]; !ok {
+			return res, nil
+		}
+		delete(servers, MCPServerName)
+		if len(servers) == 0 && len(doc) == 1 {
+			// Nothing but our entry was in it: give the file back to not existing.
+			if err := os.Remove(path); err != nil {
+				return nil, err
+			}
+			res.Changed = true
+			return res, nil
+		}
+	} else {
+		res.Server = MCPServerEntry()
+		if reflect.DeepEqual(servers[MCPServerName], res.Server) {
+			return res, nil
+		}
+		servers[MCPServerName] = res.Server
+	}
+	doc["mcpServers"] = servers
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(doc); err != nil {
+		return nil, err
+	}
+	if err := hooks.WriteFileAtomic(path, b.Bytes(), mode); err != nil {
+		return nil, fmt.Errorf("write %s: %w", path, err)
+	}
+	res.Changed = true
+	return res, nil
+}
+
+// MCPRegistered reports whether .mcp.json starts the exarchos server.
+func MCPRegistered(dir string) (path string, ok bool, err error) {
+	path, err = MCPConfigPath(dir)
+	if err != nil {
+		return "", false, err
+	}
+	doc, _, err := readMCPConfig(path)
+	if err != nil {
+		return path, false, err
+	}
+	servers, _ := doc["mcpServers"].(map[string]any)
+	_, ok = servers[MCPServerName]
+	return path, ok, nil
+}
+
+// MCPConfigPath is .mcp.json at the top of the worktree.
+func MCPConfigPath(dir string) (string, error) {
+	loc, err := gitrepo.Discover(orDot(dir))
+	if err != nil {
+		return "", err
+	}
+	if loc.WorkTree == "" {
+		return "", Usagef("a bare repository has no working tree for %s: run this in a clone", MCPConfigFile)
+	}
+	return filepath.Join(loc.WorkTree, MCPConfigFile), nil
+}
+
+func readMCPConfig(path string) (map[string]any, fs.FileMode, error) {
+	doc := map[string]any{}
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return doc, 0o644, nil
+	}
+	if err != nil {
+		return nil, 0, err
+	}
+	mode := fs.FileMode(0o644)
+	if fi, err := os.Stat(path); err == nil {
+		mode = fi.Mode().Perm()
+	}
+	if len(bytes.TrimSpace(b)) == 0 {
+		return doc, mode, nil
+	}
+	if err := json.Unmarshal(b, &doc); err != nil {
+		return nil, 0, fmt.Errorf("%s is not a JSON object (%v): fix or remove it, then run git exarchos mcp --install again", path, err)
+	}
+	return doc, mode, nil
+}

@@ -1,0 +1,44 @@
+package app
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// BenchmarkViewPipeline20 builds the pipeline of 20 feature workflows (each: its state, its first
+// event, and the way out of its phase, guards evaluated, as `transitions` does); the baseline in
+// the same run is `list` over the same workflows (trailers only, nothing folded or evaluated).
+func BenchmarkViewPipeline20(b *testing.B) {
+	dir := b.TempDir()
+	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"config", "user.name", "Bench"}, {"config", "user.email", "bench@example.com"}, {"commit", "-q", "--allow-empty", "-m", "initial"}} {
+		cmd := gitCmd(dir, args...)
+		out, err := cmd.CombinedOutput()
+		require.NoError(b, err, "%s", out)
+	}
+	r, err := Open(dir)
+	require.NoError(b, err)
+	for i := range 20 {
+		f := fmt.Sprintf("w%02d", i)
+		require.NoError(b, gitCmd(dir, "branch", f).Run())
+		_, err := Init(r, InitOptions{Feature: f, Type: "feature", Branch: f})
+		require.NoError(b, err)
+	}
+	b.Run("baseline-list", func(b *testing.B) {
+		for b.Loop() {
+			fresh, _ := Open(dir)
+			if l, err := ListWorkflows(fresh, ListOptions{}); err != nil || len(l) != 20 {
+				b.Fatal(err, len(l))
+			}
+		}
+	})
+	b.Run("pipeline", func(b *testing.B) {
+		for b.Loop() {
+			fresh, _ := Open(dir)
+			if p, err := ShowPipeline(fresh, PipelineOptions{}); err != nil || len(p.Workflows) != 20 {
+				b.Fatal(err)
+			}
+		}
+	})
+}

@@ -1,0 +1,151 @@
+package main
+
+import (
+	"io"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/exarchos/git-exarchos/app"
+)
+
+func viewCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "view",
+		Usage: "views across workflows: the pipeline, the task board",
+		UsageText: `git exarchos view pipeline|tasks … [--json]
+
+Examples:
+   git exarchos view pipeline
+   git exarchos view tasks login`,
+		Subcommands: []*cli.Command{viewPipelineCommand(), viewTasksCommand()},
+	}
+}
+
+func viewPipelineCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "pipeline",
+		Usage: "every workflow: phase, branch, age, what blocks it, the next step, the pull request",
+		UsageText: `git exarchos view pipeline [--all] [--json]
+
+The way out of each phase is evaluated as by git exarchos transitions (guards run); "human" marks a
+workflow waiting on a human decision.
+
+Examples:
+   git exarchos view pipeline
+   git exarchos view pipeline --all --json`,
+		Flags: []cli.Flag{&cli.BoolFlag{Name: "all", Aliases: []string{"a"}, Usage: "include completed and cancelled workflows"}, jsonFlag},
+		Action: func(c *cli.Context) error {
+			r, err := openRepo()
+			if err != nil {
+				return err
+			}
+			p, err := app.ShowPipeline(r, app.PipelineOptions{All: c.Bool("all")})
+			if err != nil {
+				return err
+			}
+			return emit(c, p, func(w io.Writer) {
+				if len(p.Workflows) == 0 {
+					printf(w, "no workflows (start one with `git exarchos init <feature> --type feature`)\n")
+				}
+				for _, row := range p.Workflows {
+					printf(w, "%s (%s) on %s: %s, age %s, idle %s%s\n", bold(w, row.Feature), row.Type, row.Branch, bold(w, row.Phase),
+						duration(row.AgeSeconds), duration(row.IdleSeconds), taskCounts(row.Tasks))
+					if pr := row.PR; pr != nil {
+						state := pr.State
+						if pr.Merged {
+							state = "merged"
+						}
+						printf(w, "  pr:      #%d %s checks %s %s\n", pr.Number, state, orNone(pr.Checks), strings.ToLower(pr.ReviewDecision))
+					}
+					if row.Blocked != "" {
+						who := ""
+						if row.Human {
+							who = " (waiting on a human)"
+						}
+						printf(w, "  blocked: %s%s\n", row.Blocked, who)
+					}
+					if row.Next != "" {
+						printf(w, "  next:    %s\n", row.Next)
+					}
+				}
+			})
+		},
+	}
+}
+
+func viewTasksCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "tasks",
+		Usage: "the task board of one workflow, or of every active one",
+		UsageText: `git exarchos view tasks [<feature>] [--all] [--json]
+
+Examples:
+   git exarchos view tasks
+   git exarchos view tasks login --json`,
+		Flags: []cli.Flag{&cli.BoolFlag{Name: "all", Aliases: []string{"a"}, Usage: "without a feature: finished workflows too"}, jsonFlag},
+		Action: func(c *cli.Context) error {
+			r, err := openRepo()
+			if err != nil {
+				return err
+			}
+			b, err := app.ShowTasks(r, app.TasksOptions{Feature: c.Args().First(), All: c.Bool("all")})
+			if err != nil {
+				return err
+			}
+			return emit(c, b, func(w io.Writer) {
+				if len(b.Workflows) == 0 {
+					printf(w, "no workflows\n")
+				}
+				for _, wt := range b.Workflows {
+					printf(w, "%s (%s)%s\n", bold(w, wt.Feature), wt.Phase, taskCounts(wt.Counts))
+					if len(wt.Tasks) == 0 {
+						printf(w, "  no tasks (add one with `git exarchos task add %s <task-id> --title …`)\n", wt.Feature)
+					}
+					for _, t := range wt.Tasks {
+						printf(w, "  [%s] %s %s", t.Status, t.ID, t.Title)
+						if t.Reason != "" {
+							printf(w, " — %s", t.Reason)
+						}
+						printf(w, "\n")
+					}
+				}
+			})
+		},
+	}
+}
+
+func taskCounts(counts map[string]int) string {
+	if len(counts) == 0 {
+		return ""
+	}
+	var parts []string
+	for s, n := range counts {
+		parts = append(parts, s+" "+strconv.Itoa(n))
+	}
+	sort.Strings(parts)
+	return ", tasks: " + strings.Join(parts, ", ")
+}
+
+func duration(sec int64) string {
+	d := time.Duration(sec) * time.Second
+	switch {
+	case d >= 48*time.Hour:
+		return strconv.Itoa(int(d/(24*time.Hour))) + "d"
+	case d >= time.Hour:
+		return strconv.Itoa(int(d/time.Hour)) + "h"
+	case d >= time.Minute:
+		return strconv.Itoa(int(d/time.Minute)) + "m"
+	}
+	return strconv.Itoa(int(sec)) + "s"
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return s
+}

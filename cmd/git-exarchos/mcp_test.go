@@ -1,0 +1,359 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/exarchos/git-exarchos/hooks"
+)
+
+var (
+	builtOnce sync.Once
+	builtBin  string
+	builtErr  error
+)
+
+// builtBinary is git-exarchos built from this package, as a user installs it: the MCP tests speak
+// to it over stdio, never in-process.
+func builtBinary(t *testing.T) string {
+	t.Helper()
+	builtOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "exarchos-bin")
+		if err != nil {
+			builtErr = err
+			return
+		}
+		builtBin = filepath.Join(dir, "git-exarchos")
+		out, err := exec.Command("go", "build", "-o", builtBin, ".").CombinedOutput()
+		if err != nil {
+			builtErr = &exec.ExitError{Stderr: out}
+		}
+	})
+	if builtErr != nil {
+		t.Fatalf("building git-exarchos: %v", builtErr)
+	}
+	return builtBin
+}
+
+// mcpEnv is an isolated environment: its own HOME and git identity, the built binary first on
+// PATH, and a GitHub that refuses connections (no test may reach the network).
+func mcpEnv(t *testing.T, bin string) []string {
+	home := t.TempDir()
+	cfg := "[user]\n\tname = MCP Test\n\temail = mcp@example.com\n[init]\n\tdefaultBranch = main\n"
+	if err := os.WriteFile(filepath.Join(home, ".gitconfig"), []byte(cfg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return []string{"HOME=" + home, "PATH=" + filepath.Dir(bin) + string(os.PathListSeparator) + os.Getenv("PATH"),
+		"GIT_CONFIG_NOSYSTEM=1", "GITHUB_API_URL=http://127.0.0.1:1/", "GITHUB_TOKEN=test-token", "NO_COLOR=1", "TZ=UTC"}
+}
+
+func gitIn(t *testing.T, dir string, env []string, args ...string) {
+	t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir, cmd.Env = dir, env
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("git %v: %v\n%s", args, err, out)
+	}
+}
+
+// twinRepos are two clones of one origin in the same state: a branch login with a committed
+// design, pushed.
+func twinRepos(t *testing.T, env []string) (string, string) {
+	root := t.TempDir()
+	seed, origin := filepath.Join(root, "seed"), filepath.Join(root, "origin.git")
+	gitIn(t, root, env, "init", "-q", seed)
+	gitIn(t, seed, env, "commit", "-q", "--allow-empty", "-m", "init")
+	gitIn(t, seed, env, "checkout", "-q", "-b", "login")
+	if err := os.MkdirAll(filepath.Join(seed, "docs"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(seed, "docs/design.md"), []byte("# design\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	gitIn(t, seed, env, "add", "docs")
+	gitIn(t, seed, env, "commit", "-q", "-m", "design")
+	gitIn(t, root, env, "clone", "-q", "--bare", seed, origin)
+	gitIn(t, origin, env, "symbolic-ref", "HEAD", "refs/heads/main")
+	var twins []string
+	for _, name := range []string{"a", "b"} {
+		dir := filepath.Join(root, name)
+		gitIn(t, root, env, "clone", "-q", origin, dir)
+		gitIn(t, dir, env, "checkout", "-q", "login")
+		// The envelope to submit is a scratch file git ignores (the guards check the worktree).
+		if err := os.WriteFile(filepath.Join(dir, "envelope.json"), []byte("{}\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, ".git", "info", "exclude"), []byte("envelope.json\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		twins = append(twins, dir)
+	}
+	return twins[0], twins[1]
+}
+
+func mcpSession(t *testing.T, bin, dir string, env []string) *mcp.ClientSession {
+	cmd := exec.Command(bin, "mcp")
+	cmd.Dir, cmd.Env = dir, env
+	client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	t.Cleanup(cancel)
+	s, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatalf("initialize: %v", err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+// volatile are the parts of an answer that differ between two runs of the same command on twin
+// repositories: commit and event ids, times, durations.
+var volatile = []struct {
+	re   *regexp.Regexp
+	with string
+}{
+	{regexp.MustCompile(`[0-9a-f]{40}`), "<sha>"},
+	{regexp.MustCompile(`ev-[0-9a-f]+`), "<event>"},
+	{regexp.MustCompile(`\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z`), "<time>"},
+	{regexp.MustCompile(`"(durationMs|ageSeconds|idleSeconds)":\d+`), `"$1":0`},
+	{regexp.MustCompile(`\b[0-9a-f]{12}\b`), "<short>"},
+}
+
+func stable(s string, dirs ...string) string {
+	for _, d := range dirs {
+		s = strings.ReplaceAll(s, d, "<repo>")
+	}
+	for _, v := range volatile {
+		s = v.re.ReplaceAllString(s, v.with)
+	}
+	return s
+}
+
+// TestMCPParity: the SDK's client initializes the built binary's server, lists its tools (every
+// documented one, no human decision among them), and calls each one; every answer is exactly
+// what the same command prints with --json on a twin repository, refusals included (a tool error
+// carrying the same error object: code, rejection, fix).
+func TestMCPParity(t *testing.T) {
+	bin := builtBinary(t)
+	env := mcpEnv(t, bin)
+	a, b := twinRepos(t, env)
+	s := mcpSession(t, bin, a, env)
+	ctx := context.Background()
+
+	tools, err := s.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tl := range tools.Tools {
+		names = append(names, tl.Name)
+		if hooks.HumanDecision(strings.SplitN(tl.Name, "_", 2)[0]) || hooks.HumanDecision(tl.Name) {
+			t.Errorf("tool %s is a human decision", tl.Name)
+		}
+		if tl.InputSchema == nil {
+			t.Errorf("tool %s has no input schema", tl.Name)
+		}
+	}
+
+	calls := []struct {
+		tool  string
+		input string
+		cli   []string
+		fails bool
+	}{
+		{"workflow_init", `{"feature":"login","type":"feature"}`, []string{"init", "login", "--type", "feature"}, false},
+		{"workflow_init", `{"feature":"Bad Id","type":"feature"}`, []string{"init", "Bad Id", "--type", "feature"}, true},
+		{"workflow_list", `{}`, []string{"list"}, false},
+		{"workflow_status", `{"feature":"login"}`, []string{"status", "login"}, false},
+		{"workflow_status", `{"fields":["phase","branch"]}`, []string{"status", "--fields", "phase,branch"}, false},
+		{"workflow_status", `{"format":"mermaid"}`, []string{"status", "--format", "mermaid"}, false},
+		{"workflow_describe", `{"type":"feature"}`, []string{"describe", "feature"}, false},
+		{"workflow_transitions", `{}`, []string{"transitions"}, false},
+		{"workflow_transition", `{"phase":"plan"}`, []string{"transition", "plan"}, true}, // no design yet: GUARD_FAILED
+		{"workflow_set", `{"assignments":["artifacts.design=docs/design.md"]}`, []string{"set", "artifacts.design=docs/design.md"}, false},
+		{"workflow_transition", `{"feature":"login","phase":"plan"}`, []string{"transition", "login", "plan"}, false},
+		{"event_append", `{"type":"note.added","data":{"a":1},"idempotencyKey":"k1"}`, []string{"event", "note.added", "--data", `{"a":1}`, "--idempotency-key", "k1"}, false},
+		{"event_query", `{"types":["note.added"],"limit":5}`, []string{"log", "--type", "note.added", "--limit", "5"}, false},
+		{"task_add", `{"task":"t1","title":"session store"}`, []string{"task", "add", "t1", "--title", "session store"}, false},
+		{"task_add", `{"task":"t2"}`, []string{"task", "add", "t2"}, false},
+		{"task_start", `{"task":"t1"}`, []string{"task", "start", "t1"}, false},
+		{"task_done", `{"task":"t1"}`, []string{"task", "done", "t1"}, false},
+		{"task_fail", `{"task":"t2","reason":"blocked"}`, []string{"task", "fail", "t2", "--reason", "blocked"}, false},
+		{"validate", `{"command":["true"]}`, []string{"validate", "--json", "--", "true"}, false},
+		{"validate", `{"command":["false"]}`, []string{"validate", "--json", "--", "false"}, true},
+		{"review", `{"dimension":"spec","verdict":"pass","note":"ok"}`, []string{"review", "spec", "pass", "--note", "ok"}, false},
+		{"review", `{"dimension":"spec","verdict":"maybe"}`, []string{"review", "spec", "maybe"}, true},
+		{"submit", `{"phase":"plan","file":"envelope.json"}`, []string{"submit", "plan", "--file", "envelope.json"}, true},
+		{"pr_link", `{"pr":"https://github.com/o/r/pull/1"}`, []string{"pr", "link", "https://github.com/o/r/pull/1"}, true},
+		{"pr_refresh", `{}`, []string{"pr", "refresh"}, true},
+		{"view_pipeline", `{}`, []string{"view", "pipeline"}, false},
+		{"view_tasks", `{"feature":"login"}`, []string{"view", "tasks", "login"}, false},
+		{"view_audit", `{}`, []string{"audit"}, false},
+		{"view_rehydrate", `{}`, []string{"rehydrate"}, false},
+		{"workflow_cancel", `{"dryRun":true}`, []string{"cancel", "--dry-run"}, false},
+		{"workflow_cancel", `{"reason":"done testing"}`, []string{"cancel", "--reason", "done testing"}, false},
+		{"cleanup", `{"offline":true}`, []string{"cleanup", "--offline"}, true}, // cancelled: nothing to clean up
+		{"workflow_list", `{"all":true}`, []string{"list", "--all"}, false},
+	}
+	called := map[string]bool{}
+	for _, c := range calls {
+		called[c.tool] = true
+		res, err := s.CallTool(ctx, &mcp.CallToolParams{Name: c.tool, Arguments: json.RawMessage(c.input)})
+		if err != nil {
+			t.Fatalf("%s %s: %v", c.tool, c.input, err)
+		}
+		if len(res.Content) != 1 {
+			t.Fatalf("%s: %d content blocks", c.tool, len(res.Content))
+		}
+		got := res.Content[0].(*mcp.TextContent).Text
+		cmd := exec.Command(bin, append(c.cli, "--json")...)
+		if c.cli[0] == "validate" {
+			cmd = exec.Command(bin, c.cli...)
+		}
+		cmd.Dir, cmd.Env = b, env
+		want, err := cmd.Output()
+		if (err != nil) != c.fails || res.IsError != c.fails {
+			t.Errorf("%s %s: tool error %v, CLI error %v, want failure=%v\n%s", c.tool, c.input, res.IsError, err, c.fails, got)
+		}
+		if g, w := stable(got, a), stable(strings.TrimSpace(string(want)), b); g != w {
+			t.Errorf("%s %s answers differently from git exarchos %s --json:\ntool: %s\ncli:  %s", c.tool, c.input, strings.Join(c.cli, " "), g, w)
+		}
+		var structured map[string]any
+		if raw, _ := json.Marshal(res.StructuredContent); json.Unmarshal(raw, &structured) != nil || structured == nil {
+			t.Errorf("%s: structured content is not the JSON object: %v", c.tool, res.StructuredContent)
+		}
+	}
+	for _, n := range names {
+		if !called[n] {
+			t.Errorf("tool %s is not exercised by the parity test", n)
+		}
+	}
+	want := []string{"cleanup", "event_append", "event_query", "pr_link", "pr_refresh", "review", "submit", "task_add", "task_done",
+		"task_fail", "task_start", "validate", "view_audit", "view_pipeline", "view_rehydrate", "view_tasks", "workflow_cancel",
+		"workflow_describe", "workflow_init", "workflow_list", "workflow_set", "workflow_status", "workflow_transition", "workflow_transitions"}
+	slices.Sort(names)
+	if !slices.Equal(names, want) {
+		t.Errorf("tools %v, want %v", names, want)
+	}
+}
+
+// TestMCPRefusalCarriesTheRejection: a guard refusal is a tool error whose object names the
+// failed guard and its runnable fix, and the workflow stays where it was.
+func TestMCPRefusalCarriesTheRejection(t *testing.T) {
+	bin := builtBinary(t)
+	env := mcpEnv(t, bin)
+	a, _ := twinRepos(t, env)
+	s := mcpSession(t, bin, a, env)
+	ctx := context.Background()
+	call := func(name, in string) (*mcp.CallToolResult, map[string]any) {
+		res, err := s.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: json.RawMessage(in)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var m map[string]any
+		if err := json.Unmarshal([]byte(res.Content[0].(*mcp.TextContent).Text), &m); err != nil {
+			t.Fatal(err)
+		}
+		return res, m
+	}
+	call("workflow_init", `{"feature":"login","type":"feature"}`)
+	_, before := call("workflow_status", `{}`)
+	res, m := call("workflow_transition", `{"phase":"plan"}`)
+	if !res.IsError {
+		t.Fatalf("refusal is not a tool error: %v", m)
+	}
+	e, _ := m["error"].(map[string]any)
+	rej, _ := e["rejection"].(map[string]any)
+	if e["code"] != "GUARD_FAILED" || e["exit"] != float64(exitRejected) || rej == nil {
+		t.Fatalf("error object: %v", m)
+	}
+	fg, _ := rej["failedGuards"].([]any)
+	if len(fg) == 0 || !strings.HasPrefix(fg[0].(map[string]any)["fix"].(string), "git exarchos set login artifacts.design=") {
+		t.Errorf("no runnable fix in %v", rej)
+	}
+	// The refusal is recorded (guard.failed, for the audit), the phase is not moved.
+	if _, after := call("workflow_status", `{}`); after["phase"] != "ideate" || before["phase"] != "ideate" {
+		t.Errorf("a refused transition moved the workflow: %v → %v", before["phase"], after["phase"])
+	}
+	// Bad input is a tool error too, before anything runs.
+	for _, bad := range []string{`{"phase":7}`, `{"phase":"plan","force":true}`, `{}`} {
+		if res, _ := s.CallTool(ctx, &mcp.CallToolParams{Name: "workflow_transition", Arguments: json.RawMessage(bad)}); res == nil || !res.IsError {
+			t.Errorf("arguments %s were accepted: %+v", bad, res)
+		}
+	}
+	if _, after := call("workflow_status", `{}`); after["phase"] != "ideate" {
+		t.Errorf("bad arguments moved the workflow to %v", after["phase"])
+	}
+}
+
+// TestMCPConcurrentCalls: a client may send tool calls without waiting for answers; each one is
+// applied (no lost update) and each answer is its own command's. In-process, for -race.
+func TestMCPConcurrentCalls(t *testing.T) {
+	bin := builtBinary(t)
+	env := mcpEnv(t, bin)
+	a, _ := twinRepos(t, env)
+	for _, kv := range env {
+		k, v, _ := strings.Cut(kv, "=")
+		t.Setenv(k, v)
+	}
+	t.Chdir(a)
+	ct, st := mcp.NewInMemoryTransports()
+	ctx := context.Background()
+	ss, err := newMCPServer().Connect(ctx, st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ss.Close()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	if res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "workflow_init", Arguments: map[string]any{"feature": "login", "type": "feature"}}); err != nil || res.IsError {
+		t.Fatalf("init: %v %+v", err, res)
+	}
+	const n = 6
+	var wg sync.WaitGroup
+	errs := make(chan string, n)
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			id := "t" + string(rune('a'+i))
+			res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "task_add", Arguments: map[string]any{"task": id}})
+			if err != nil {
+				errs <- id + ": " + err.Error()
+				return
+			}
+			if res.IsError {
+				errs <- id + ": " + res.Content[0].(*mcp.TextContent).Text
+				return
+			}
+			if !strings.Contains(res.Content[0].(*mcp.TextContent).Text, `"data":{"id":"`+id+`"}`) {
+				errs <- id + ": answered " + res.Content[0].(*mcp.TextContent).Text
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Error(e)
+	}
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "view_tasks", Arguments: map[string]any{"feature": "login"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(res.Content[0].(*mcp.TextContent).Text, `"counts":{"pending":6}`) {
+		t.Errorf("tasks after %d concurrent adds: %s", n, res.Content[0].(*mcp.TextContent).Text)
+	}
+}
