@@ -3,10 +3,8 @@ package app
 import (
 	"context"
 	"fmt"
-	"io/fs"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -47,8 +45,6 @@ type DoctorOptions struct {
 	Env githubsync.Env // zero: the process environment
 	// StuckAfter is how long a workflow may wait on a human before doctor reports it (default 3 days).
 	StuckAfter time.Duration
-	// LockAge is how old a ref lock must be to be called stale (default 10 minutes).
-	LockAge time.Duration
 }
 
 // minGit is the oldest git whose `update-ref --stdin` has the transaction verbs (start, prepare,
@@ -66,9 +62,6 @@ func Doctor(o DoctorOptions) (*DoctorResult, error) {
 	}
 	if o.StuckAfter == 0 {
 		o.StuckAfter = 72 * time.Hour
-	}
-	if o.LockAge == 0 {
-		o.LockAge = 10 * time.Minute
 	}
 	d := &DoctorResult{Checks: []DoctorCheck{}}
 	d.git()
@@ -302,33 +295,27 @@ func (d *DoctorResult) signing(r *Repo) {
 	}
 }
 
-// store runs fsck's checks (format, segments, ids, snapshot against the fold) and looks for ref
-// locks a crashed git left behind.
+// store runs fsck's checks: format, segments, ids, snapshots against the fold, malformed refs,
+// and locks or temporary objects left by a process that died (fsck names their owner and age).
 func (d *DoctorResult) store(r *Repo, o DoctorOptions) {
 	res, err := Fsck(r, FsckOptions{})
-	if err != nil {
+	switch {
+	case err != nil:
 		d.add("store", CheckFail, "cannot read the workflows: "+err.Error(), "git exarchos fsck", nil)
-	} else if len(res.Problems) > 0 {
+	case len(res.Problems) > 0:
 		for _, p := range res.Problems {
-			d.add("store", CheckFail, fmt.Sprintf("%s: %s (%s at %s)", p.Feature, p.Message, p.Path, short12(p.Commit)), "git exarchos fsck "+p.Feature, p)
+			msg := p.Path + ": " + p.Message
+			if p.Feature != "" {
+				msg = fmt.Sprintf("%s: %s (%s at %s)", p.Feature, p.Message, p.Path, short12(p.Commit))
+			}
+			fix := p.Fix
+			if fix == "" {
+				fix = strings.TrimSpace("git exarchos fsck " + p.Feature)
+			}
+			d.add("store", CheckFail, msg, fix, p)
 		}
-	} else {
+	default:
 		d.add("store", CheckOK, fmt.Sprintf("%d workflow(s) verified (events, snapshots)", len(res.Checked)), "", nil)
-	}
-	for _, dir := range []string{filepath.Join(r.Store.Loc.CommonDir, "refs", "exarchos"), filepath.Join(r.Store.Loc.CommonDir, "refs", "exarchos-remotes")} {
-		_ = filepath.WalkDir(dir, func(p string, e fs.DirEntry, err error) error {
-			if err != nil || e.IsDir() || !strings.HasSuffix(p, ".lock") {
-				return nil
-			}
-			if fi, err := e.Info(); err == nil && o.Now.Sub(fi.ModTime()) >= o.LockAge {
-				d.add("locks", CheckFail, fmt.Sprintf("stale ref lock %s (%s old): updates of that workflow fail until it is gone", p, o.Now.Sub(fi.ModTime()).Round(time.Minute)),
-					"rm "+hooks.ShellQuote(p), nil)
-			}
-			return nil
-		})
-	}
-	if packed := filepath.Join(r.Store.Loc.CommonDir, "packed-refs.lock"); fileOlder(packed, o.Now, o.LockAge) {
-		d.add("locks", CheckFail, "stale lock "+packed, "rm "+hooks.ShellQuote(packed), nil)
 	}
 }
 
@@ -347,11 +334,6 @@ func (d *DoctorResult) stuck(r *Repo, o DoctorOptions) {
 			d.add("stuck", CheckWarn, fmt.Sprintf("%s has waited on a human in %s for %s", w.Feature, w.Phase, idle.Round(time.Hour)), w.Next, w.Feature)
 		}
 	}
-}
-
-func fileOlder(p string, now time.Time, age time.Duration) bool {
-	fi, err := os.Stat(p)
-	return err == nil && now.Sub(fi.ModTime()) >= age
 }
 
 func short12(s string) string {

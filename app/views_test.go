@@ -138,8 +138,9 @@ func TestDoctorFindsWhatIsWrong(t *testing.T) {
 	res, err = Doctor(DoctorOptions{Dir: dir, Env: envOf(env, noGh)})
 	require.NoError(t, err)
 	assert.Equal(t, 1, res.Failures, "%+v", res.Checks)
-	l := find(res, "locks")
-	assert.Equal(t, "rm "+lock, l.Fix)
+	l := find(res, "store")
+	assert.Equal(t, CheckFail, l.Status)
+	assert.Equal(t, "rm -f -- '"+lock+"'", l.Fix)
 	require.NoError(t, os.Remove(lock))
 
 	// A snapshot that disagrees with the events (state.json rewritten by hand).
