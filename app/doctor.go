@@ -173,9 +173,10 @@ func (d *DoctorResult) hooks(dir string) {
 	} else {
 		d.add("mcp", CheckWarn, "the MCP server is not registered for Claude Code ("+path+")", "git exarchos mcp --install", nil)
 	}
-	if len(st.Warnings) > 0 {
-		d.add("git-hooks", CheckWarn, strings.Join(st.Warnings, "; "), "", nil)
-		return
+	if len(st.Warnings) > 0 && len(installed)+len(partial) > 0 {
+		// What `hooks status` warns of (a handler not on PATH, an entry that fails open); with no
+		// hooks installed at all the claude-hooks check above already says what to do.
+		d.add("hook-handler", CheckWarn, strings.Join(st.Warnings, "; "), "git exarchos hooks status", nil)
 	}
 	var missing, chained []string
 	for _, h := range st.Git {

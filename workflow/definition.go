@@ -116,11 +116,15 @@ var ReadOnlyTools = []string{
 	"SlashCommand", "ListMcpResourcesTool", "ReadMcpResourceTool",
 }
 
+// ExarchosMCPTools names the tools of `git exarchos mcp` as Claude Code calls them.
+const ExarchosMCPTools = "mcp__exarchos__*"
+
 // planningTools is the built-in policy of phases that write documents, not code: an allow-list of
 // tools (file writes refused except on the recorded artifacts). What the phase may change is the
-// phase's AllowedPaths.
+// phase's AllowedPaths. The exarchos MCP server's own tools are allowed too: they change only the
+// workflow's state, which the engine guards itself (human decisions are not tools).
 func planningTools(artifacts ...string) ToolPolicy {
-	return ToolPolicy{Deny: slices.Clone(FileWriteTools), ExceptArtifacts: artifacts, AllowedTools: slices.Clone(ReadOnlyTools)}
+	return ToolPolicy{Deny: slices.Clone(FileWriteTools), ExceptArtifacts: artifacts, AllowedTools: append(slices.Clone(ReadOnlyTools), ExarchosMCPTools)}
 }
 
 // Transition is one allowed phase change. Guards must all pass (or be overridden by a human) for
