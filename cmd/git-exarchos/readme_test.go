@@ -5,6 +5,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -108,5 +109,34 @@ func TestReadmeQuickStart(t *testing.T) {
 		if !strings.Contains(string(out), want) {
 			t.Errorf("command 1 output lacks %q:\n%s", want, out)
 		}
+	}
+}
+
+// TestCIRunsTheReadmeTestCommand: .ci/run runs exactly the quick start's second command, so the
+// command a newcomer types and the one CI holds a submission to cannot drift apart.
+func TestCIRunsTheReadmeTestCommand(t *testing.T) {
+	var readme string
+	for _, b := range readmeBlocks(t, "## Quick start") {
+		lines := strings.Split(b, "\n")
+		for i, l := range lines {
+			if strings.HasPrefix(l, "# 2. ") {
+				for _, cmd := range lines[i+1:] {
+					if cmd != "" && !strings.HasPrefix(cmd, "#") {
+						readme = cmd
+						break
+					}
+				}
+			}
+		}
+	}
+	if readme == "" {
+		t.Fatal("the quick start has no command 2")
+	}
+	ci, err := os.ReadFile("../../.ci/run")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(strings.Split(string(ci), "\n"), readme) {
+		t.Errorf(".ci/run does not run the README's test command %q", readme)
 	}
 }
