@@ -223,8 +223,8 @@ func synthesisRequired(in Input) *workflow.GuardFailure {
 		return fail("synthesis-required", "synthesis policy is never", "policy always, or on-request with a request",
 			fmt.Sprintf("git exarchos transition %s completed", s.Feature))
 	}
-	return fail("synthesis-required", "synthesis was not requested (policy on-request)", "a synthesize.requested event",
-		fmt.Sprintf("git exarchos event %s synthesize.requested", s.Feature))
+	return fail("synthesis-required", "synthesis was not requested (policy on-request)", "a synthesis request",
+		fmt.Sprintf("git exarchos request-synthesis %s --reason \"…\"", s.Feature))
 }
 
 func synthesisNotRequired(in Input) *workflow.GuardFailure {

@@ -234,6 +234,19 @@ func (d decider) exhausted(c Counter, s State) (bool, int, int) {
 	return false, 0, 0
 }
 
+// pastLimit says how a workflow whose counter reached its limit can still move: the limit is a
+// rule a human raises on the base branch (the loop's is fixed at init), or the workflow ends.
+func (d decider) pastLimit(c Counter, s State) string {
+	cancel := commandFor(OnCancel, s.Feature, "")
+	if c == Iterations {
+		return fmt.Sprintf("the iteration limit was fixed at init; %s, then start again with a higher --max-iterations", cancel)
+	}
+	return fmt.Sprintf("ask the user to raise workflows.%s.%s in the rules on the base branch (.exarchos/config.yaml), or %s", d.def.Type, limitKey[c], cancel)
+}
+
+// limitKey names each counter's limit in the rules file.
+var limitKey = map[Counter]string{Revisions: "planRevisions", Retries: "synthesisRetries", FixCycles: "maxFixCycles", Iterations: "maxIterations"}
+
 // fixCycleLimit is the compound's circuit-breaker limit.
 func (d decider) fixCycleLimit(compound string) int {
 	p, _ := d.def.Phase(compound)
@@ -303,7 +316,7 @@ func (d decider) take(trigger Trigger, target string, s State, reason string) ([
 				if t.Counts == FixCycles {
 					return d.tripCircuit(s, n, limit, t.To)
 				}
-				refuse(reject(CodeLimitReached, "%s → %s refused: %s limit reached (%d of %d)", t.From, t.To, t.Counts, n, limit))
+				refuse(reject(CodeLimitReached, "%s → %s refused: %s limit reached (%d of %d); way forward: %s", t.From, t.To, t.Counts, n, limit, d.pastLimit(t.Counts, s)))
 				continue
 			}
 		}

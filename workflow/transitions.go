@@ -2,6 +2,7 @@ package workflow
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -45,6 +46,14 @@ func Transitions(def *Definition, s State, env Env) []TransitionOption {
 					o.Blocked = "circuit open: " + o.Blocked + "; git exarchos unblock " + s.Feature + " --reason \"…\""
 				}
 			}
+		}
+		// Alternatives to one target taken by one command (synthesize → completed by its PR, or by
+		// the universal cleanup once merged) are one row: the open one if any, else the first.
+		if i := slices.IndexFunc(out, func(p TransitionOption) bool { return p.To == o.To && p.Command == o.Command }); i >= 0 {
+			if o.Allowed && !out[i].Allowed {
+				out[i] = o
+			}
+			continue
 		}
 		out = append(out, o)
 	}

@@ -270,3 +270,55 @@ func TestInitValidation(t *testing.T) {
 		t.Fatalf("not started: %v", rej)
 	}
 }
+
+// Issue 16 item 7: a target reached by two alternatives (synthesize → completed by its PR, or by
+// the universal cleanup) is one row of `transitions`, open when either is.
+func TestTransitionsListEachTargetOnce(t *testing.T) {
+	r := newRun(t, "quick", "oneshot", workflow.Init{Synthesis: "always"})
+	r.to("implementing", "synthesize")
+	rows := func() map[string]workflow.TransitionOption {
+		seen := map[string]workflow.TransitionOption{}
+		for _, o := range workflow.Transitions(r.def(), r.state, r.env) {
+			if _, dup := seen[o.To+" "+o.Command]; dup {
+				t.Fatalf("%s listed twice", o.To)
+			}
+			seen[o.To+" "+o.Command] = o
+		}
+		return seen
+	}
+	done := rows()["completed git exarchos transition quick completed"]
+	if done.Allowed || len(done.Guards) == 0 || done.Guards[0].Guard != "pr-url-exists" {
+		t.Fatalf("before the PR: %+v", done)
+	}
+	r.linkPR("https://github.com/acme/app/pull/1")
+	if done := rows()["completed git exarchos transition quick completed"]; !done.Allowed {
+		t.Fatalf("with the PR: %+v", done)
+	}
+}
+
+// The loop's failed row is taken by `loop fail` (the send-back past the limit), not `loop pass`.
+func TestLoopFailedRowNamesLoopFail(t *testing.T) {
+	r := loopRun(t, "reviewer-pass", 1)
+	r.must(workflow.Signal{Signal: "done"})
+	for _, o := range workflow.Transitions(r.def(), r.state, r.env) {
+		if o.To == "failed" && o.Command != "git exarchos loop fail grind" {
+			t.Fatalf("failed row: %q", o.Command)
+		}
+	}
+}
+
+// A refusal at a limit says how to go on.
+func TestLimitReachedOffersAWayForward(t *testing.T) {
+	r := featureToReview(t)
+	r.must(workflow.RecordReview{Dimension: "spec", Pass: true}, workflow.RecordReview{Dimension: "quality", Pass: true})
+	for i := 0; i < 3; i++ {
+		r.to("synthesize", "delegate", "review")
+	}
+	r.to("synthesize")
+	rej := r.refuse(workflow.CodeLimitReached, workflow.TransitionTo{Phase: "delegate"})
+	for _, want := range []string{"way forward", "workflows.feature.synthesisRetries", "git exarchos cancel login"} {
+		if !strings.Contains(rej.Message, want) {
+			t.Fatalf("%q lacks %q", rej.Message, want)
+		}
+	}
+}

@@ -66,6 +66,10 @@ Examples:
 			if c.NArg() != 1 {
 				return usageErrf("usage: git exarchos init <feature> --type T (got %d arguments)", c.NArg())
 			}
+			if c.IsSet("max-iterations") && c.Int("max-iterations") < 1 {
+				// 0 would otherwise read as "not given" and silently become the default.
+				return usageErrf("--max-iterations must be a positive number (got %d); leave it out for the default (20)", c.Int("max-iterations"))
+			}
 			r, err := openRepo()
 			if err != nil {
 				return err
