@@ -160,8 +160,13 @@ func fixCommitRecorded(in Input) *workflow.GuardFailure {
 		return f
 	}
 	ok, err := in.Facts.IsAncestor(c, sha)
-	if err != nil || !ok {
-		return fail("fix-commit-recorded", fmt.Sprintf("%s is not on branch %s (tip %s): %v", c, s.Branch, short(sha), errOr(err, "not an ancestor")),
+	if err != nil {
+		// Git's own error here is an exit status; what it means is that the id names no commit.
+		return fail("fix-commit-recorded", fmt.Sprintf("fixCommit %s is not a commit in this repository", c),
+			"fixCommit set to a commit on "+s.Branch, fix)
+	}
+	if !ok {
+		return fail("fix-commit-recorded", fmt.Sprintf("%s is not on branch %s (tip %s): not an ancestor", c, s.Branch, short(sha)),
 			"fixCommit set to a commit on "+s.Branch, fix)
 	}
 	return nil

@@ -395,6 +395,9 @@ func (d decider) set(c Set) ([]NewEvent, *Rejection) {
 		}
 		var str string
 		isString := json.Unmarshal(a.Value, &str) == nil
+		if r := checkTypedField(d.s.Feature, a); r != nil {
+			return nil, r
+		}
 		switch {
 		case strings.HasPrefix(a.Path, "artifacts."):
 			if !isString {
@@ -439,6 +442,42 @@ func (d decider) set(c Set) ([]NewEvent, *Rejection) {
 		out = append(out, NewEvent{Type: EventFieldSet, Data: FieldSetData{Path: a.Path, Value: compact(a.Value), Prev: prev}})
 	}
 	return out, nil
+}
+
+// typedFields are the fields a built-in guard reads, checked when set so that a wrong shape is
+// refused at once with its fix instead of failing later as "none recorded" or a raw git error.
+var typedFields = map[string]struct {
+	valid func(json.RawMessage) bool
+	want  string // what the value must be, and the command that sets it (%s: the feature)
+}{
+	"sources": {validSources, `a JSON array of sources: git exarchos set %s sources='["<url or path>"]'`},
+	"fixCommit": {func(v json.RawMessage) bool {
+		var s string
+		return json.Unmarshal(v, &s) == nil && commitID().MatchString(s)
+	}, "a commit id (4 to 64 hex digits): git exarchos set %s fixCommit=$(git rev-parse HEAD)"},
+}
+
+var commitID = lazyRegexp(`^[0-9a-f]{4,64}$`)
+
+// validSources: an array of non-empty strings (empty is a shape the guard then refuses as none).
+func validSources(v json.RawMessage) bool {
+	var list []string
+	return json.Unmarshal(v, &list) == nil && list != nil && !slices.Contains(list, "")
+}
+
+// checkTypedField refuses a typed field of the wrong shape, and the same name given as an
+// artifact (artifacts.sources is not where the sources guard looks).
+func checkTypedField(feature string, a Assignment) *Rejection {
+	if name, ok := strings.CutPrefix(a.Path, "artifacts."); ok {
+		if f, typed := typedFields[name]; typed {
+			return reject(CodeBadInput, "%s is a field, not an artifact: it must be "+f.want, name, feature)
+		}
+		return nil
+	}
+	if f, typed := typedFields[a.Path]; typed && !f.valid(a.Value) {
+		return reject(CodeBadInput, "%s must be "+f.want+", not %s", a.Path, feature, a.Value)
+	}
+	return nil
 }
 
 func iff(cond bool, s string) string {
