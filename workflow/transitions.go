@@ -110,6 +110,9 @@ func Summary(def *Definition, s State, env Env) string {
 		return b.String()
 	}
 	b.WriteString(".\n")
+	if g, ok := s.OpenGaps(); ok {
+		fmt.Fprintf(&b, "%s sent the plan back from %s; gaps to answer: %s\n", g.Actor, g.Phase, g.Gaps)
+	}
 	if s.Circuit != nil && s.Circuit.Open {
 		fmt.Fprintf(&b, "circuit open in %s after %d fix cycles: a human must run git exarchos unblock %s --reason \"…\"\n", s.Circuit.Compound, s.Circuit.FixCycles, s.Feature)
 	}

@@ -130,6 +130,9 @@ func printStatus(w io.Writer, st app.Status) {
 	if st.Reason != "" {
 		printf(w, "  reason: %s\n", st.Reason)
 	}
+	if g, ok := st.OpenGaps(); ok {
+		printf(w, "  plan sent back from %s by %s; gaps: %s\n", g.Phase, g.Actor, g.Gaps)
+	}
 	if len(st.Artifacts) > 0 {
 		names := make([]string, 0, len(st.Artifacts))
 		for n := range st.Artifacts {
@@ -172,9 +175,7 @@ func printStatus(w io.Writer, st app.Status) {
 	}
 	if len(st.Conflicts) > 0 {
 		printf(w, "conflicts (%d):\n", len(st.Conflicts))
-		for _, cf := range st.Conflicts {
-			printf(w, "  %+v\n", cf)
-		}
+		printConflicts(w, st.Conflicts) // cmd_sync.go
 	}
 	printf(w, "%d events, head %s\n", st.Events, st.Head[:12])
 	printTrust(w, st) // cmd_signers.go
