@@ -172,6 +172,16 @@ func fixCommitRecorded(in Input) *workflow.GuardFailure {
 	return nil
 }
 
+// escalationRecorded: field escalation says why the bug leaves this workflow, and to whom.
+func escalationRecorded(in Input) *workflow.GuardFailure {
+	s := in.State
+	if strings.TrimSpace(s.FieldString(workflow.EscalationField)) != "" {
+		return nil
+	}
+	return fail("escalation-recorded", "no escalation reason recorded", "escalation: why, and to whom",
+		fmt.Sprintf("git exarchos set %s escalation=\"<why, and who takes it>\"", s.Feature))
+}
+
 // sourcesCollected: field sources is a non-empty array.
 func sourcesCollected(in Input) *workflow.GuardFailure {
 	s := in.State

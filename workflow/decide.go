@@ -327,6 +327,11 @@ func (d decider) take(trigger Trigger, target string, s State, reason string) ([
 			refuse(r)
 			continue
 		}
+		if t.To == d.def.CancelTarget() && d.def.CancellingPhase() != "" && !t.TakenBy(OnCancel) {
+			// A phase's own way to the cancelled phase (debug's escalation) ends the workflow like
+			// cancel does, through the saga, so nothing it created is left behind.
+			return d.cancel(Cancel{Reason: strings.TrimSpace(t.Note + ": " + s.FieldString(EscalationField))})
+		}
 		data := TransitionedData{From: s.Phase, To: t.To, Trigger: trigger, Reason: why, Definition: d.def.ID, Limits: d.effective(s)}
 		for _, v := range verdicts {
 			if v.Overridden {
@@ -443,6 +448,9 @@ func (d decider) set(c Set) ([]NewEvent, *Rejection) {
 	}
 	return out, nil
 }
+
+// EscalationField is the field that says why a debug workflow is escalated (and to whom).
+const EscalationField = "escalation"
 
 // typedFields are the fields a built-in guard reads, checked when set so that a wrong shape is
 // refused at once with its fix instead of failing later as "none recorded" or a raw git error.

@@ -15,7 +15,7 @@ var oneshotDefinition = Definition{
 		{ID: "cancelled", Kind: Final},
 	},
 	Transitions: []Transition{
-		{From: "plan", To: "implementing"},
+		{From: "plan", To: "implementing", Guards: []string{"artifact-plan"}},
 		{From: "implementing", To: "completed", Guards: []string{"synthesis-not-required"}},
 		{From: "implementing", To: "synthesize", Guards: []string{"synthesis-required"}},
 		{From: "synthesize", To: "completed", Guards: []string{"pr-url-exists"}, OptIn: []string{"checks-passed"}},

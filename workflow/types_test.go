@@ -73,9 +73,27 @@ func TestDebugHotfixAndDirectFix(t *testing.T) {
 	r.set("fixCommit=" + sha)
 	r.to("completed")
 
+	// Escalation needs its reason, and ends through the cancel saga (issue 16 item 4).
 	r = newRun(t, "big", "debug", workflow.Init{})
-	r.to("investigate", "cancelled") // escalated
+	r.to("investigate")
+	r.refuse(workflow.CodeGuardFailed, workflow.TransitionTo{Phase: "cancelled"})
+	r.set(`escalation=needs the storage team`)
+	r.to("cancelled")
 	r.phase("cancelled")
+	if r.state.Cancel == nil || r.state.Cancel.From != "investigate" || r.state.Reason != "escalated: needs the storage team" {
+		t.Fatalf("cancel %+v reason %q", r.state.Cancel, r.state.Reason)
+	}
+	// With a task worktree, the escalation waits in cancelling for the saga's steps.
+	r = newRun(t, "wide", "debug", workflow.Init{})
+	r.to("investigate")
+	r.set(`escalation=upstream bug`)
+	r.must(workflow.AddTask{ID: "t1"})
+	r.must(worktreeOf(r, "t1", true))
+	r.to("cancelled")
+	r.phase("cancelling")
+	if len(workflow.CompensationPlan(r.state)) == 0 {
+		t.Fatal("no steps planned")
+	}
 }
 
 func TestRefactorPolishAndOverhaul(t *testing.T) {
@@ -129,6 +147,8 @@ func TestOneshotPolicies(t *testing.T) {
 			if tc.policy == "" && r.state.Synthesis != "on-request" {
 				t.Fatalf("default policy %q", r.state.Synthesis)
 			}
+			r.refuse(workflow.CodeGuardFailed, workflow.TransitionTo{Phase: "implementing"}) // a plan first
+			r.artifact("plan")
 			r.to("implementing")
 			if tc.request != "" {
 				r.must(workflow.RequestSynthesis{Reason: tc.request})
@@ -275,6 +295,7 @@ func TestInitValidation(t *testing.T) {
 // the universal cleanup) is one row of `transitions`, open when either is.
 func TestTransitionsListEachTargetOnce(t *testing.T) {
 	r := newRun(t, "quick", "oneshot", workflow.Init{Synthesis: "always"})
+	r.artifact("plan")
 	r.to("implementing", "synthesize")
 	rows := func() map[string]workflow.TransitionOption {
 		seen := map[string]workflow.TransitionOption{}
@@ -321,4 +342,83 @@ func TestLimitReachedOffersAWayForward(t *testing.T) {
 			t.Fatalf("%q lacks %q", rej.Message, want)
 		}
 	}
+}
+
+// Issue 16 item 4: synthesis retries in debug (back to the track's implement phase) and refactor
+// (back to overhaul-delegate), within the limit.
+func TestSynthesisRetriesDebugAndRefactor(t *testing.T) {
+	r := newRun(t, "hot", "debug", workflow.Init{})
+	r.to("investigate")
+	r.set("track=hotfix")
+	r.to("hotfix-implement", "hotfix-validate")
+	r.validate(0)
+	r.to("synthesize")
+	r.refuse(workflow.CodeGuardFailed, workflow.TransitionTo{Phase: "debug-implement"}) // not this track
+	for i := 0; i < 3; i++ {
+		r.to("hotfix-implement", "hotfix-validate")
+		r.validate(0)
+		r.to("synthesize")
+	}
+	rej := r.refuse(workflow.CodeLimitReached, workflow.TransitionTo{Phase: "hotfix-implement"})
+	if !strings.Contains(rej.Message, "workflows.debug.synthesisRetries") {
+		t.Fatal(rej.Message)
+	}
+	r.checkReplay()
+
+	r = newRun(t, "deep", "debug", workflow.Init{})
+	r.to("investigate")
+	r.set("track=thorough")
+	r.to("rca")
+	r.artifact("rca")
+	r.to("design")
+	r.artifact("fix-design")
+	r.to("debug-implement", "debug-validate")
+	r.validate(0)
+	r.to("debug-review")
+	r.must(workflow.RecordReview{Dimension: "review", Pass: true})
+	r.to("synthesize", "debug-implement")
+	if r.state.Retries != 1 {
+		t.Fatalf("retries %d", r.state.Retries)
+	}
+
+	r = newRun(t, "rewrite", "refactor", workflow.Init{})
+	r.to("brief")
+	r.artifact("brief")
+	r.set("track=overhaul")
+	r.to("overhaul-plan")
+	r.artifact("plan")
+	r.to("overhaul-plan-review")
+	r.must(workflow.Approve{})
+	r.to("overhaul-delegate")
+	r.completeTasks("a")
+	r.to("overhaul-review")
+	r.must(workflow.RecordReview{Dimension: "quality", Pass: true})
+	r.to("overhaul-update-docs", "synthesize", "overhaul-delegate")
+	if r.state.Retries != 1 {
+		t.Fatalf("retries %d", r.state.Retries)
+	}
+	r.checkReplay()
+}
+
+// Issue 16 item 4: refactor's plan review blocks after the revision limit; a human unblocks it
+// into overhaul-delegate.
+func TestRefactorPlanReviewBlocksAfterRevisionLimit(t *testing.T) {
+	r := newRun(t, "rewrite", "refactor", workflow.Init{})
+	r.to("brief")
+	r.artifact("brief")
+	r.set("track=overhaul")
+	r.to("overhaul-plan")
+	r.artifact("plan")
+	for i := 0; i < 3; i++ {
+		r.to("overhaul-plan-review")
+		r.must(workflow.Reject{Gaps: "still vague"})
+		r.phase("overhaul-plan")
+	}
+	r.to("overhaul-plan-review")
+	r.must(workflow.Reject{Gaps: "still vague"})
+	r.phase("blocked")
+	r.refuse(workflow.CodeInvalidTransition, workflow.TransitionTo{Phase: "overhaul-delegate"})
+	r.must(workflow.Unblock{Reason: "good enough; I take the risk"})
+	r.phase("overhaul-delegate")
+	r.checkReplay()
 }
