@@ -106,12 +106,7 @@ func TestRefactorPolishAndOverhaul(t *testing.T) {
 	r.validate(0)
 	r.to("polish-update-docs", "completed")
 
-	r = newRun(t, "rewrite", "refactor", workflow.Init{})
-	r.to("brief")
-	r.artifact("brief")
-	r.set("track=overhaul")
-	r.to("overhaul-plan")
-	r.artifact("plan")
+	r = overhaulPlanned(t)
 	r.to("overhaul-plan-review")
 	r.must(workflow.Reject{Gaps: "no rollback"})
 	r.phase("overhaul-plan")
@@ -328,36 +323,16 @@ func TestLoopFailedRowNamesLoopFail(t *testing.T) {
 	}
 }
 
-// A refusal at a limit says how to go on.
-func TestLimitReachedOffersAWayForward(t *testing.T) {
-	r := featureToReview(t)
-	r.must(workflow.RecordReview{Dimension: "spec", Pass: true}, workflow.RecordReview{Dimension: "quality", Pass: true})
-	for i := 0; i < 3; i++ {
-		r.to("synthesize", "delegate", "review")
-	}
-	r.to("synthesize")
-	rej := r.refuse(workflow.CodeLimitReached, workflow.TransitionTo{Phase: "delegate"})
-	for _, want := range []string{"way forward", "workflows.feature.synthesisRetries", "git exarchos cancel login"} {
-		if !strings.Contains(rej.Message, want) {
-			t.Fatalf("%q lacks %q", rej.Message, want)
-		}
-	}
-}
-
 // Issue 16 item 4: synthesis retries in debug (back to the track's implement phase) and refactor
 // (back to overhaul-delegate), within the limit.
 func TestSynthesisRetriesDebugAndRefactor(t *testing.T) {
 	r := newRun(t, "hot", "debug", workflow.Init{})
 	r.to("investigate")
 	r.set("track=hotfix")
-	r.to("hotfix-implement", "hotfix-validate")
-	r.validate(0)
-	r.to("synthesize")
+	hotfixToSynthesize(r)
 	r.refuse(workflow.CodeGuardFailed, workflow.TransitionTo{Phase: "debug-implement"}) // not this track
 	for i := 0; i < 3; i++ {
-		r.to("hotfix-implement", "hotfix-validate")
-		r.validate(0)
-		r.to("synthesize")
+		hotfixToSynthesize(r)
 	}
 	rej := r.refuse(workflow.CodeLimitReached, workflow.TransitionTo{Phase: "hotfix-implement"})
 	if !strings.Contains(rej.Message, "workflows.debug.synthesisRetries") {
@@ -381,12 +356,7 @@ func TestSynthesisRetriesDebugAndRefactor(t *testing.T) {
 		t.Fatalf("retries %d", r.state.Retries)
 	}
 
-	r = newRun(t, "rewrite", "refactor", workflow.Init{})
-	r.to("brief")
-	r.artifact("brief")
-	r.set("track=overhaul")
-	r.to("overhaul-plan")
-	r.artifact("plan")
+	r = overhaulPlanned(t)
 	r.to("overhaul-plan-review")
 	r.must(workflow.Approve{})
 	r.to("overhaul-delegate")
@@ -403,12 +373,7 @@ func TestSynthesisRetriesDebugAndRefactor(t *testing.T) {
 // Issue 16 item 4: refactor's plan review blocks after the revision limit; a human unblocks it
 // into overhaul-delegate.
 func TestRefactorPlanReviewBlocksAfterRevisionLimit(t *testing.T) {
-	r := newRun(t, "rewrite", "refactor", workflow.Init{})
-	r.to("brief")
-	r.artifact("brief")
-	r.set("track=overhaul")
-	r.to("overhaul-plan")
-	r.artifact("plan")
+	r := overhaulPlanned(t)
 	for i := 0; i < 3; i++ {
 		r.to("overhaul-plan-review")
 		r.must(workflow.Reject{Gaps: "still vague"})
@@ -421,4 +386,22 @@ func TestRefactorPlanReviewBlocksAfterRevisionLimit(t *testing.T) {
 	r.must(workflow.Unblock{Reason: "good enough; I take the risk"})
 	r.phase("overhaul-delegate")
 	r.checkReplay()
+}
+
+// overhaulPlanned is a refactor on the overhaul track with its plan recorded.
+func overhaulPlanned(t *testing.T) *run {
+	r := newRun(t, "rewrite", "refactor", workflow.Init{})
+	r.to("brief")
+	r.artifact("brief")
+	r.set("track=overhaul")
+	r.to("overhaul-plan")
+	r.artifact("plan")
+	return r
+}
+
+// hotfixToSynthesize takes a debug workflow on the hotfix track to synthesize.
+func hotfixToSynthesize(r *run) {
+	r.to("hotfix-implement", "hotfix-validate")
+	r.validate(0)
+	r.to("synthesize")
 }
