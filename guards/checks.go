@@ -204,6 +204,10 @@ func loopPolicySatisfied(in Input) *workflow.GuardFailure {
 		if !l.WorkerDone {
 			need = append(need, "done")
 		}
+	case "any":
+		if !l.WorkerDone && !l.ReviewerPass {
+			need = append(need, "done or pass")
+		}
 	case "both":
 		if !l.WorkerDone {
 			need = append(need, "done")
@@ -220,7 +224,7 @@ func loopPolicySatisfied(in Input) *workflow.GuardFailure {
 		return nil
 	}
 	return fail("loop-policy-satisfied", fmt.Sprintf("completion policy %s not met in iteration %d", s.Completion, s.Iterations),
-		"signal(s) "+strings.Join(need, " and ")+" in this iteration", fmt.Sprintf("git exarchos loop %s %s", need[0], s.Feature))
+		"signal(s) "+strings.Join(need, " and ")+" in this iteration", fmt.Sprintf("git exarchos loop %s %s", strings.Fields(need[0])[0], s.Feature))
 }
 
 func synthesisWanted(s workflow.State) bool {

@@ -674,6 +674,10 @@ func signalTrigger(sig string) (Trigger, bool) {
 		return OnLoopPass, true
 	case SignalFail:
 		return OnLoopFail, true
+	case SignalFailNow:
+		return OnLoopFailNow, true
+	case SignalError:
+		return OnLoopError, true
 	}
 	return "", false
 }
@@ -681,7 +685,10 @@ func signalTrigger(sig string) (Trigger, bool) {
 func (d decider) signal(c Signal) ([]NewEvent, *Rejection) {
 	tr, ok := signalTrigger(c.Signal)
 	if !ok {
-		return nil, reject(CodeBadInput, "unknown loop signal %q (done, pass or fail)", c.Signal)
+		return nil, reject(CodeBadInput, "unknown loop signal %q (done, pass, fail, fail-now or error)", c.Signal)
+	}
+	if (tr == OnLoopFailNow || tr == OnLoopError) && strings.TrimSpace(c.Reason) == "" {
+		return nil, reject(CodeBadInput, "say why the loop fails: git exarchos loop %s %s --reason \"…\"", c.Signal, d.s.Feature)
 	}
 	var where []string
 	here := false
@@ -699,13 +706,17 @@ func (d decider) signal(c Signal) ([]NewEvent, *Rejection) {
 	if !here {
 		return nil, reject(CodeWrongPhase, "loop %s is given in %s, and %s is in %s", c.Signal, strings.Join(where, ", "), d.s.Feature, d.s.Phase)
 	}
-	sig := NewEvent{Type: EventLoopSignalled, Data: SignalData{Signal: c.Signal, Iteration: d.s.Iterations, Actor: d.env.Actor}}
+	sig := NewEvent{Type: EventLoopSignalled, Data: SignalData{Signal: c.Signal, Iteration: d.s.Iterations, Actor: d.env.Actor, Reason: c.Reason}}
 	ev, err := sig.Stamp("", d.s.LastSeq, time.Time{}, d.env.Actor, d.s.LastClock)
 	if err != nil {
 		return nil, reject(CodeBadInput, "%v", err)
 	}
 	after := Apply(d.def, d.s, ev) // the guards judge the state with the signal in it
-	evs, r := d.take(tr, "", after, "")
+	why := c.Reason
+	if why != "" {
+		why = fmt.Sprintf("%s (iteration %d): %s", tr, d.s.Iterations, why)
+	}
+	evs, r := d.take(tr, "", after, why)
 	if r != nil {
 		return nil, r
 	}

@@ -86,6 +86,8 @@ func commandFor(t Trigger, feature, to string) string {
 		return fmt.Sprintf("git exarchos transition %s %s", feature, to)
 	case OnLoopDone, OnLoopPass, OnLoopFail:
 		return fmt.Sprintf("git exarchos %s %s", t, feature)
+	case OnLoopFailNow, OnLoopError:
+		return fmt.Sprintf("git exarchos %s %s --reason \"…\"", t, feature)
 	}
 	return ""
 }
@@ -110,6 +112,9 @@ func Summary(def *Definition, s State, env Env) string {
 		return b.String()
 	}
 	b.WriteString(".\n")
+	if s.MaxIterations > 0 {
+		fmt.Fprintf(&b, "iteration %d of %d\n", s.Iterations, s.MaxIterations)
+	}
 	if g, ok := s.OpenGaps(); ok {
 		fmt.Fprintf(&b, "%s sent the plan back from %s; gaps to answer: %s\n", g.Actor, g.Phase, g.Gaps)
 	}

@@ -1,6 +1,7 @@
 package workflow_test
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -316,10 +317,14 @@ func TestTransitionsListEachTargetOnce(t *testing.T) {
 func TestLoopFailedRowNamesLoopFail(t *testing.T) {
 	r := loopRun(t, "reviewer-pass", 1)
 	r.must(workflow.Signal{Signal: "done"})
+	var rows []string
 	for _, o := range workflow.Transitions(r.def(), r.state, r.env) {
-		if o.To == "failed" && o.Command != "git exarchos loop fail grind" {
-			t.Fatalf("failed row: %q", o.Command)
+		if o.To == "failed" {
+			rows = append(rows, o.Command)
 		}
+	}
+	if want := []string{"git exarchos loop fail-now grind --reason \"…\"", "git exarchos loop fail grind"}; !slices.Equal(rows, want) {
+		t.Fatalf("failed rows: %q", rows)
 	}
 }
 
@@ -404,4 +409,47 @@ func hotfixToSynthesize(r *run) {
 	r.to("hotfix-implement", "hotfix-validate")
 	r.validate(0)
 	r.to("synthesize")
+}
+
+// Issue 16 item 5: agentpair's loop -- the any policy, fail-now, and failure from init and working.
+func TestLoopAnyFailNowAndErrors(t *testing.T) {
+	r := loopRun(t, "any", 0)
+	r.must(workflow.Signal{Signal: "done"}) // the worker's done completes under any
+	r.phase("complete")
+
+	r = loopRun(t, "any", 0)
+	r.to("reviewing")
+	r.must(workflow.Signal{Signal: "pass"}) // so does the reviewer's pass
+	r.phase("complete")
+
+	r = loopRun(t, "reviewer-pass", 0)
+	r.refuse(workflow.CodeBadInput, workflow.Signal{Signal: "fail-now"}) // a reason is required
+	r.must(workflow.Signal{Signal: "done"})
+	r.must(workflow.Signal{Signal: "fail-now", Reason: "the approach cannot work"})
+	r.phase("failed")
+	if r.state.Reason != "loop fail-now (iteration 1): the approach cannot work" {
+		t.Fatalf("reason %q", r.state.Reason)
+	}
+	r.checkReplay()
+
+	r = newRun(t, "grind", "loop", workflow.Init{})
+	r.refuse(workflow.CodeWrongPhase, workflow.Signal{Signal: "fail-now", Reason: "x"}) // nothing runs yet
+	r.must(workflow.Signal{Signal: "error", Reason: "the worker did not start"})
+	r.phase("failed")
+	if !strings.Contains(r.state.Reason, "the worker did not start") {
+		t.Fatalf("reason %q", r.state.Reason)
+	}
+
+	r = loopRun(t, "", 0)
+	r.must(workflow.Signal{Signal: "error", Reason: "agent crashed"})
+	r.phase("failed")
+	r = loopRun(t, "", 0)
+	r.to("reviewing")
+	r.refuse(workflow.CodeWrongPhase, workflow.Signal{Signal: "error", Reason: "x"})
+	r.refuse(workflow.CodeBadInput, workflow.Signal{Signal: "maybe"})
+
+	r = loopRun(t, "", 5)
+	if got := workflow.Summary(r.def(), r.state, r.env); !strings.Contains(got, "iteration 1 of 5") {
+		t.Fatalf("summary %q", got)
+	}
 }

@@ -130,6 +130,9 @@ func printStatus(w io.Writer, st app.Status) {
 	if st.Reason != "" {
 		printf(w, "  reason: %s\n", st.Reason)
 	}
+	if st.MaxIterations > 0 {
+		printf(w, "  iteration %d of %d (completion policy %s)\n", st.Iterations, st.MaxIterations, st.Completion)
+	}
 	if g, ok := st.OpenGaps(); ok {
 		printf(w, "  plan sent back from %s by %s; gaps: %s\n", g.Phase, g.Actor, g.Gaps)
 	}
