@@ -37,7 +37,7 @@ func commandGroups() []struct {
 		}},
 		{"hooks", func() []*cli.Command { return []*cli.Command{hooksCommand(), hookCommand()} }},
 		{"maintenance", func() []*cli.Command {
-			return []*cli.Command{fsckCommand(), lintWorkflowCommand(), versionCommand(), helpCommand(), completionCommand(),
+			return []*cli.Command{fsckCommand(), pruneCommand(), lintWorkflowCommand(), versionCommand(), helpCommand(), completionCommand(),
 				manCommand(), completeCommand()}
 		}},
 	}
