@@ -15,18 +15,24 @@ import (
 	"github.com/exarchos/git-exarchos/workflow"
 )
 
-// refusal is the event that records a transition its guards refused (guard.failed), for the
-// audit; ok=false for other rejections. The idempotency key is the visit, the target and the
-// failures, so the same refusal repeated in one visit of a phase is one event.
+// refusal is the event that records a transition its guards or a limit refused (guard.failed, with
+// the limit enforced), for the audit; ok=false for other rejections. The idempotency key is the
+// visit, the target and the failures, so the same refusal repeated in one visit of a phase is one
+// event.
 func (r *Repo) refusal(st workflow.State, rej *workflow.Rejection, actor string) (workflow.NewEvent, bool) {
-	if rej.Code != workflow.CodeGuardFailed {
+	data := workflow.GuardFailedData{From: st.Phase, To: rej.Target, Failures: rej.FailedGuards, Actor: actor}
+	fails, _ := json.Marshal(rej.FailedGuards)
+	switch rej.Code {
+	case workflow.CodeGuardFailed:
+	case workflow.CodeLimitReached:
+		data.Code, data.Definition, data.Limits, data.Failures = rej.Code, rej.Definition, rej.Limits, []workflow.GuardFailure{}
+		fails = append(fails, rej.Code...)
+	default:
 		return workflow.NewEvent{}, false
 	}
-	fails, _ := json.Marshal(rej.FailedGuards)
 	sum := sha256.Sum256(fails)
 	key := fmt.Sprintf("guard-failed:%s:%d:%s:%s", st.Phase, st.EnteredAt, rej.Target, hex.EncodeToString(sum[:8]))
-	return workflow.NewEvent{Type: workflow.EventGuardFailed, ID: key,
-		Data: workflow.GuardFailedData{From: st.Phase, To: rej.Target, Failures: rej.FailedGuards, Actor: actor}}, true
+	return workflow.NewEvent{Type: workflow.EventGuardFailed, ID: key, Data: data}, true
 }
 
 // boundaryTypes are the events the audit shows: every place the workflow crossed, or was refused
@@ -199,6 +205,9 @@ func summarize(e workflow.Event) string {
 		var ids []string
 		for _, f := range g.Failures {
 			ids = append(ids, f.Guard+" ("+f.Reason+")")
+		}
+		if g.Code == workflow.CodeLimitReached && g.Limits != nil {
+			ids = append(ids, fmt.Sprintf("limit reached (%+v)", *g.Limits))
 		}
 		return fmt.Sprintf("%s → %s refused: %s", g.From, g.To, strings.Join(ids, "; "))
 	case workflow.EventGuardOverridden:

@@ -62,7 +62,7 @@ func (r *Repo) resolveBase() *Base {
 	remote := "origin"
 	if _, ok := r.Store.Config("remote.origin.url"); !ok {
 		remote = ""
-		if rs, err := r.Store.Remotes(); err == nil && len(rs) > 0 {
+		if rs := r.Store.ConfigRemotes(); len(rs) > 0 {
 			remote = rs[0]
 		}
 	}

@@ -8,7 +8,8 @@ import (
 	"strings"
 
 	"github.com/exarchos/git-exarchos/githubsync"
-	"github.com/exarchos/git-exarchos/gitstore"
+	"github.com/exarchos/git-exarchos/gitrepo"
+	"github.com/exarchos/git-exarchos/internal/faults"
 	"github.com/exarchos/git-exarchos/workflow"
 )
 
@@ -20,6 +21,8 @@ type CancelOptions struct {
 	// SkipPR leaves a linked pull request as it is: its close step is recorded as skipped by the
 	// user (for working without GitHub access).
 	SkipPR bool
+	// Human marks the cancel as the user's decision (required past the planning phases).
+	Human bool
 }
 
 // StepReport is one compensation step: performed, planned (--dry-run) or left pending.
@@ -98,14 +101,23 @@ func Cancel(r *Repo, o CancelOptions) (*CancelResult, error) {
 		return nil, err
 	}
 	res := &CancelResult{Feature: feature, Type: st.Type, Phase: st.Phase, DryRun: o.DryRun, Steps: []StepReport{}, Pending: []StepReport{}, Head: snap.Commit.String()}
-	if def.IsFinal(st.Phase) {
-		// Already ended (cancelled included): refused like every command on a final phase.
-		_, rej := workflow.Decide(def, st, workflow.Cancel{Reason: o.Reason}, workflow.Env{})
+	ended := workflow.EndedByCancel(def, st)
+	if def.IsFinal(st.Phase) && !ended {
+		// Ended otherwise (completed): refused like every command on a final phase.
+		_, rej := workflow.Decide(def, st, workflow.Cancel{Reason: o.Reason, Human: o.Human}, workflow.Env{})
 		return nil, rej
 	}
 	c := &compensator{loc: r.Store.Loc, feature: feature, st: st, skipPR: o.SkipPR}
+	if ended && (o.DryRun || len(workflow.CompensationPlan(st)) == 0) {
+		// A finished cancel run again: nothing to do, or (dry run) the steps that a merge
+		// brought in and a real run would perform.
+		for _, s := range workflow.CompensationPlan(st) {
+			res.Steps = append(res.Steps, c.run(s, true))
+		}
+		return res, nil
+	}
 	if o.DryRun {
-		if _, rej := workflow.Decide(def, st, workflow.Cancel{Reason: o.Reason}, workflow.Env{}); rej != nil && rej.Code != workflow.CodeCompensationPending {
+		if _, rej := workflow.Decide(def, st, workflow.Cancel{Reason: o.Reason, Human: o.Human}, workflow.Env{}); rej != nil && rej.Code != workflow.CodeCompensationPending {
 			return nil, rej
 		}
 		for _, s := range workflow.CompensationPlan(st) {
@@ -113,13 +125,13 @@ func Cancel(r *Repo, o CancelOptions) (*CancelResult, error) {
 		}
 		return res, nil
 	}
-	if st.Phase != def.CancellingPhase() {
-		out, err := r.Execute(feature, workflow.Cancel{Reason: o.Reason})
+	if st.Phase != def.CancellingPhase() && !ended {
+		out, err := r.Execute(feature, workflow.Cancel{Reason: o.Reason, Human: o.Human})
 		if err != nil {
 			return nil, err
 		}
 		res.Phase, res.Head = out.State.Phase, out.Head
-		testCrashAfterStep(0)
+		faults.Hit("")
 		if res.Cancelled() {
 			return res, nil // nothing to compensate
 		}
@@ -142,8 +154,9 @@ func Cancel(r *Repo, o CancelOptions) (*CancelResult, error) {
 		if !found {
 			break
 		}
+		faults.Step(n)
 		rep := c.run(next, false)
-		testCrashAfterAction(n)
+		faults.Hit("act")
 		out, err := r.Execute(feature, workflow.RecordCompensation{CompensationData: workflow.CompensationData{
 			Resource: rep.Resource, Action: rep.Action, Outcome: rep.Outcome, Detail: rep.Detail, Fix: rep.Fix, Ref: rep.Ref, Commit: rep.Commit}})
 		if err != nil {
@@ -151,7 +164,7 @@ func Cancel(r *Repo, o CancelOptions) (*CancelResult, error) {
 		}
 		res.Head = out.Head
 		res.Steps = append(res.Steps, rep)
-		testCrashAfterStep(n)
+		faults.Hit("")
 		if rep.Outcome == workflow.OutcomeFailed {
 			blocked[group(next.Resource)] = true
 			failed = append(failed, rep)
@@ -168,7 +181,10 @@ func Cancel(r *Repo, o CancelOptions) (*CancelResult, error) {
 		res.Phase = st.Phase
 		return res, &CancelIncompleteError{Feature: feature, Failed: failed, Result: res}
 	}
-	out, err := r.Execute(feature, workflow.Cancel{Reason: o.Reason})
+	if ended {
+		return res, nil // the late resources are compensated; the workflow had already ended
+	}
+	out, err := r.Execute(feature, workflow.Cancel{Reason: o.Reason, Human: o.Human})
 	if err != nil {
 		return res, err
 	}
@@ -191,7 +207,7 @@ func report(s workflow.Step) StepReport {
 
 // compensator performs (or, dry, describes) compensation steps on the workflow's repository.
 type compensator struct {
-	loc     gitstore.Location
+	loc     gitrepo.Location
 	feature string
 	st      workflow.State
 	skipPR  bool
@@ -231,18 +247,18 @@ func (c *compensator) run(s workflow.Step, dry bool) StepReport {
 	return rep
 }
 
-func (c *compensator) spec(res workflow.Resource) gitstore.RescueSpec {
-	return gitstore.RescueSpec{Feature: c.feature, Task: res.Task, Branch: res.Branch, Path: res.Path}
+func (c *compensator) spec(res workflow.Resource) gitrepo.RescueSpec {
+	return gitrepo.RescueSpec{Feature: c.feature, Task: res.Task, Branch: res.Branch, Path: res.Path}
 }
 
 // onBranch reports whether commit is already kept by the task branch.
 // inspect reads a task worktree's status and whether its HEAD is still on (an ancestor of) the
 // task branch, which together decide whether it must be preserved before it is removed.
-func (c *compensator) inspect(res workflow.Resource) (status gitstore.Status, head string, kept bool, err error) {
-	if status, err = gitstore.WorktreeStatus(res.Path); err != nil {
+func (c *compensator) inspect(res workflow.Resource) (status gitrepo.Status, head string, kept bool, err error) {
+	if status, err = c.loc.WorktreeStatus(res.Path); err != nil {
 		return status, "", false, err
 	}
-	if head, err = gitstore.WorktreeHead(res.Path); err != nil {
+	if head, err = c.loc.WorktreeHead(res.Path); err != nil {
 		return status, "", false, err
 	}
 	kept, err = c.onBranch(head, res.Branch)
@@ -285,7 +301,7 @@ func (c *compensator) preserveWorktree(res workflow.Resource, dry bool, rep *Ste
 			rep.Outcome, rep.Detail = workflow.OutcomeSkipped, fmt.Sprintf("%s is gone (deleted outside git exarchos); its HEAD %s is on %s", res.Path, short(w.Head), res.Branch)
 			return err
 		}
-		rep.Outcome, rep.Detail = workflow.OutcomeDone, fmt.Sprintf("%s is gone; its HEAD %s kept at %s", res.Path, short(w.Head), gitstore.RescueRef(c.feature, res.Task))
+		rep.Outcome, rep.Detail = workflow.OutcomeDone, fmt.Sprintf("%s is gone; its HEAD %s kept at %s", res.Path, short(w.Head), gitrepo.RescueRef(c.feature, res.Task))
 		if dry {
 			return nil
 		}
@@ -308,7 +324,7 @@ func (c *compensator) preserveWorktree(res workflow.Resource, dry bool, rep *Ste
 		rep.Outcome, rep.Detail = workflow.OutcomeSkipped, fmt.Sprintf("clean; HEAD %s is on %s", short(head), res.Branch)
 		return nil
 	}
-	ref := gitstore.RescueRef(c.feature, res.Task)
+	ref := gitrepo.RescueRef(c.feature, res.Task)
 	rep.Outcome, rep.Detail = workflow.OutcomeDone, fmt.Sprintf("%s (%s) preserved at %s", res.Path, status, ref)
 	if dry {
 		return nil
@@ -339,6 +355,10 @@ func (c *compensator) removeWorktree(res workflow.Resource, dry bool, rep *StepR
 		if dry {
 			return nil
 		}
+		// A run killed while deleting the copy set aside left it: finish.
+		if err := c.loc.DiscardWorktree(res.Path); err != nil {
+			return err
+		}
 		return c.prune(res)
 	case !registered:
 		rep.Outcome, rep.Detail = workflow.OutcomeSkipped, fmt.Sprintf("%s is no longer a git worktree: left untouched", res.Path)
@@ -357,7 +377,7 @@ func (c *compensator) removeWorktree(res workflow.Resource, dry bool, rep *StepR
 		}
 		// Only this entry: a global prune could drop the HEAD of another deleted worktree whose
 		// preserve step has not run yet.
-		if err := c.loc.RemoveWorktree(res.Path, false); err != nil {
+		if err := c.loc.DiscardWorktree(res.Path); err != nil {
 			return err
 		}
 		return c.prune(res)
@@ -366,14 +386,13 @@ func (c *compensator) removeWorktree(res workflow.Resource, dry bool, rep *StepR
 	if err != nil {
 		return err
 	}
-	force := status.Dirty() || !kept
 	rep.Outcome, rep.Detail = workflow.OutcomeDone, "removed "+res.Path
 	if dry {
 		return nil
 	}
-	if force {
+	if status.Dirty() || !kept {
 		// The preserve step ran, but the worktree may have changed since: snapshot again (a
-		// no-op when nothing changed) so that --force never discards unpreserved work.
+		// no-op when nothing changed) so that the removal never discards unpreserved work.
 		p, _, err := c.loc.PreserveWorktree(c.spec(res))
 		if err != nil {
 			return fmt.Errorf("preserve before removing: %w", err)
@@ -383,8 +402,8 @@ func (c *compensator) removeWorktree(res workflow.Resource, dry bool, rep *StepR
 		}
 		rep.Ref, rep.Commit = p.Ref, p.Commit
 	}
-	if err := c.loc.RemoveWorktree(res.Path, force); err != nil {
-		rep.Fix = fmt.Sprintf("see why git refused, then remove it yourself (git worktree remove %s) or fix the cause, and run git exarchos cancel %s", res.Path, c.feature)
+	if err := c.loc.DiscardWorktree(res.Path); err != nil {
+		rep.Fix = fmt.Sprintf("see why it failed, fix the cause, and run git exarchos cancel %s", c.feature)
 		return err
 	}
 	return c.prune(res)
@@ -413,7 +432,7 @@ func (c *compensator) branchSafe(res workflow.Resource, tip string) (string, err
 	}
 	in, err := c.loc.RescueContains(c.feature, res.Task, tip)
 	if err != nil || in {
-		return "kept at " + gitstore.RescueRef(c.feature, res.Task), err
+		return "kept at " + gitrepo.RescueRef(c.feature, res.Task), err
 	}
 	return "", nil
 }
@@ -435,7 +454,7 @@ func (c *compensator) preserveBranch(res workflow.Resource, dry bool, rep *StepR
 		rep.Outcome, rep.Detail = workflow.OutcomeSkipped, fmt.Sprintf("%s at %s is %s", res.Branch, short(tip), why)
 		return nil
 	}
-	rep.Outcome, rep.Detail = workflow.OutcomeDone, fmt.Sprintf("unmerged %s at %s kept at %s", res.Branch, short(tip), gitstore.RescueRef(c.feature, res.Task))
+	rep.Outcome, rep.Detail = workflow.OutcomeDone, fmt.Sprintf("unmerged %s at %s kept at %s", res.Branch, short(tip), gitrepo.RescueRef(c.feature, res.Task))
 	if dry {
 		return nil
 	}
@@ -469,7 +488,7 @@ func (c *compensator) deleteBranch(res workflow.Resource, dry bool, rep *StepRep
 	rep.Outcome, rep.Detail = workflow.OutcomeDone, fmt.Sprintf("deleted %s (was %s, %s)", res.Branch, short(tip), why)
 	if dry {
 		if why == "" {
-			rep.Detail = fmt.Sprintf("deleted %s (was %s) once kept at %s", res.Branch, short(tip), gitstore.RescueRef(c.feature, res.Task))
+			rep.Detail = fmt.Sprintf("deleted %s (was %s) once kept at %s", res.Branch, short(tip), gitrepo.RescueRef(c.feature, res.Task))
 		}
 		return nil
 	}
@@ -493,7 +512,7 @@ func (c *compensator) deleteBranch(res workflow.Resource, dry bool, rep *StepRep
 // by an earlier step (a dry run has not removed it yet).
 func (c *compensator) removedBefore(path string) bool {
 	for _, r := range c.st.Resources {
-		if r.Kind == workflow.ResourceWorktree && !r.Compensated() && gitstore.SamePath(r.Path, path) {
+		if r.Kind == workflow.ResourceWorktree && !r.Compensated() && gitrepo.SamePath(r.Path, path) {
 			return true
 		}
 	}

@@ -14,7 +14,9 @@ type CleanupOptions struct {
 	// Offline verifies the merge without GitHub: the branch tip must be an ancestor of
 	// <remote>/<base> in this repository (fetch first).
 	Offline bool
-	Base    string // offline: the base branch; default the PR's base, exarchos.base, <remote>/HEAD, main
+	// Base, if given, must name the protected base branch (Repo.Base): offline verification
+	// accepts no other.
+	Base string
 	// Override completes without evidence, as a recorded human decision with Reason.
 	Override bool
 	Reason   string
@@ -97,8 +99,14 @@ func (r *Repo) cleanupOnline(feature string, st workflow.State) (*CleanupResult,
 	case !obs.Merged:
 		return notMerged(fmt.Sprintf("pull request #%d is %s, not merged (checks %s, observed %s)", obs.Number, obs.State, obs.Checks, obs.ObservedAt),
 			fmt.Sprintf("merge %s, then run git exarchos cleanup %s", obs.URL, feature))
+	case obs.Head != st.Branch:
+		// A merged pull request of another branch says nothing about this workflow's work.
+		return notMerged(fmt.Sprintf("pull request #%d merged branch %s, not the workflow's branch %s", obs.Number, obs.Head, st.Branch),
+			fmt.Sprintf("git exarchos pr find %s", feature))
 	}
-	evidence := workflow.MergeVerifiedData{Method: "github", Commit: obs.MergeCommitSHA, Base: obs.Base, HeadSHA: obs.HeadSHA, ObservedAt: obs.ObservedAt}
+	// The head commit is checked by the merge-verified guard: the branch tip must be it or an
+	// ancestor of it, and it must carry commits beyond the fork point.
+	evidence := workflow.MergeVerifiedData{Method: "github", Commit: obs.MergeCommitSHA, Base: obs.Base, HeadSHA: obs.HeadSHA, ObservedAt: obs.ObservedAt, APIHost: pr.APIHost}
 	res, err := r.Execute(feature, append(observe, workflow.VerifyMerge{MergeVerifiedData: evidence}, workflow.Cleanup{})...)
 	if err != nil {
 		if IsRejection(err) && len(observe) > 0 {
@@ -112,54 +120,56 @@ func (r *Repo) cleanupOnline(feature string, st workflow.State) (*CleanupResult,
 	return out, nil
 }
 
-func (r *Repo) cleanupOffline(feature string, st workflow.State, base string) (*CleanupResult, error) {
+// cleanupOffline verifies the merge from the local repository alone. Only the protected base
+// branch counts (Repo.Base: its remote-tracking ref, or the local default branch in a repository
+// with no remote): a branch the agent pushed, --base or exarchos.base would let any ref "contain"
+// the work. The branch must carry at least one commit beyond the fork point recorded at init.
+func (r *Repo) cleanupOffline(feature string, st workflow.State, asked string) (*CleanupResult, error) {
 	facts := r.Store.Facts()
 	tip, err := facts.BranchTip(st.Branch)
 	if err != nil {
 		return nil, fmt.Errorf("cannot verify %s offline: %w", feature, err)
 	}
-	remote := "origin"
-	if v, err := r.Store.Loc.Git(nil, "config", "--get", "branch."+st.Branch+".remote"); err == nil && strings.TrimSpace(v) != "" && strings.TrimSpace(v) != "." {
-		remote = strings.TrimSpace(v)
+	base := r.Base()
+	if base.Problem != "" {
+		return nil, Usagef("cannot verify %s offline: %s", feature, base.Problem)
 	}
-	if base == "" && st.PR != nil {
-		base = st.PR.Base
+	if asked != "" && !namesRef(asked, base.Ref) {
+		return nil, Usagef("--base %s is not the protected base branch %s (%s): offline verification checks only against it; drop --base", asked, base.Ref, base.Source)
 	}
-	if base == "" {
-		base, _ = r.Store.Config("exarchos.base")
+	refused := func(reason, expected, fix string) (*CleanupResult, error) {
+		return nil, &workflow.Rejection{Code: workflow.CodeGuardFailed, Message: "cleanup refused: the merge is not verified", Phase: st.Phase,
+			FailedGuards: []workflow.GuardFailure{{Guard: "merge-verified", Reason: reason, Expected: expected, Fix: fix}}}
 	}
-	if base == "" {
-		if v, err := r.Store.Loc.Git(nil, "symbolic-ref", "--quiet", "--short", "refs/remotes/"+remote+"/HEAD"); err == nil {
-			base = strings.TrimPrefix(strings.TrimSpace(v), remote+"/")
-		}
+	fp := st.ForkPoint
+	if fp == "" {
+		return refused(fmt.Sprintf("workflow %s recorded no fork point at init, so its own commits cannot be told from the base's offline", feature),
+			"a workflow started by this version, or a merge GitHub reports", fmt.Sprintf("git exarchos cleanup %s", feature))
 	}
-	if base == "" {
-		base = "main"
-	}
-	ref := remote + "/" + base
-	baseTip, ok, err := facts.ResolveRef("refs/remotes/" + ref)
-	if err != nil {
+	if none, err := facts.IsAncestor(tip, fp); err != nil {
 		return nil, err
+	} else if none {
+		return refused(fmt.Sprintf("branch %s (%s) has no commit beyond its merge-base %s with the base branch: there is nothing of its own to have been merged", st.Branch, shortSHA(tip), shortSHA(fp)),
+			"at least one commit on "+st.Branch+" merged into "+base.Ref, fmt.Sprintf("git exarchos cleanup %s --offline", feature))
 	}
-	if !ok {
-		return nil, Usagef("there is no remote-tracking branch %s to check %s against: run `git fetch %s %s` (or pass --base <branch>)", ref, st.Branch, remote, base)
-	}
-	merged, err := facts.IsAncestor(tip, baseTip)
+	merged, err := facts.IsAncestor(tip, base.Commit)
 	if err != nil {
 		return nil, err
 	}
 	if !merged {
-		return nil, &workflow.Rejection{Code: workflow.CodeGuardFailed, Message: "cleanup refused: the merge is not verified", Phase: st.Phase,
-			FailedGuards: []workflow.GuardFailure{{Guard: "merge-verified",
-				Reason:   fmt.Sprintf("branch %s (%s) is not contained in %s (%s)", st.Branch, shortSHA(tip), ref, shortSHA(baseTip)),
-				Expected: "the branch tip to be an ancestor of " + ref,
-				Fix:      fmt.Sprintf("git fetch %s %s && git exarchos cleanup %s --offline", remote, base, feature)}}}
+		return refused(fmt.Sprintf("branch %s (%s) is not contained in %s (%s)", st.Branch, shortSHA(tip), base.Ref, shortSHA(base.Commit)),
+			"the branch tip to be an ancestor of "+base.Ref, fmt.Sprintf("git fetch && git exarchos cleanup %s --offline", feature))
 	}
-	evidence := workflow.MergeVerifiedData{Method: "ancestry", Commit: baseTip, Base: ref, HeadSHA: tip,
-		Note: fmt.Sprintf("%s is an ancestor of %s in the local repository", shortSHA(tip), ref)}
+	evidence := workflow.MergeVerifiedData{Method: "ancestry", Commit: base.Commit, Base: base.Ref, HeadSHA: tip,
+		Note: fmt.Sprintf("%s (with commits after the fork point %s) is an ancestor of %s, the base branch chosen by %s, in the local repository", shortSHA(tip), shortSHA(fp), base.Ref, base.Source)}
 	res, err := r.Execute(feature, workflow.VerifyMerge{MergeVerifiedData: evidence}, workflow.Cleanup{})
 	if err != nil {
 		return nil, err
 	}
 	return &CleanupResult{Result: res, Evidence: &evidence, Warnings: []string{}}, nil
+}
+
+// namesRef reports whether a short name (main, origin/main) or full ref names ref.
+func namesRef(name, ref string) bool {
+	return name == ref || "refs/heads/"+name == ref || "refs/remotes/"+name == ref || strings.HasPrefix(ref, "refs/remotes/") && strings.HasSuffix(ref, "/"+name) && strings.Count(name, "/") == 0
 }

@@ -17,7 +17,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"gopkg.in/yaml.v3"
 
-	"github.com/exarchos/git-exarchos/gitstore"
+	"github.com/exarchos/git-exarchos/gitrepo"
 	"github.com/exarchos/git-exarchos/guards"
 	"github.com/exarchos/git-exarchos/workflow"
 	"github.com/exarchos/git-exarchos/workflowdef"
@@ -111,7 +111,7 @@ func (r *Repo) readRules() *Rules {
 			continue
 		}
 		def.Source = name + "@" + short(rl.Base.Commit)
-		def.ID = "blob:" + plumbing.ComputeHash(plumbing.BlobObject, files[base]).String()
+		def.ID = "blob:" + r.Store.ObjectFormat().Sum(plumbing.BlobObject, files[base]).String()
 		repoDefs = append(repoDefs, def)
 	}
 	if src, ok, err := r.BaseFile(ConfigFile); err != nil {
@@ -123,7 +123,7 @@ func (r *Repo) readRules() *Rules {
 			problem(ConfigFile, fmt.Sprintf("%v (at %s; the built-in limits apply until it parses)", err, rl.Base.Ref))
 			rl.Config = Config{}
 		}
-		rl.ConfigID = "blob:" + plumbing.ComputeHash(plumbing.BlobObject, src).String()
+		rl.ConfigID = "blob:" + r.Store.ObjectFormat().Sum(plumbing.BlobObject, src).String()
 	}
 	// Each definition's limits as the config sets them: the definition value carries the
 	// effective limits, so Decide needs nothing else and records what it enforced.
@@ -228,7 +228,7 @@ func (rl *Rules) Types() []string { return rl.Defs.Types() }
 // shellRunner runs shell guards with sh, under the guard's timeout, in a clean checkout of the
 // workflow branch's tip: a guard judges what is committed, never an uncommitted file that the
 // next commit may not carry.
-type shellRunner struct{ loc gitstore.Location }
+type shellRunner struct{ loc gitrepo.Location }
 
 func (sr shellRunner) RunGuard(g workflow.ShellGuard, s workflow.State) (bool, string, error) {
 	tip, ok, err := sr.loc.BranchTip(s.Branch)
@@ -276,5 +276,49 @@ func (sr shellRunner) RunGuard(g workflow.ShellGuard, s workflow.State) (bool, s
 // evaluator is the guard evaluator of this repository: git facts, and shell guards run in a clean
 // checkout of the workflow branch.
 func (r *Repo) evaluator() *guards.Evaluator {
-	return &guards.Evaluator{Facts: r.Store.Facts(), Shell: shellRunner{loc: r.Store.Loc}}
+	return &guards.Evaluator{Facts: r.Store.Facts(), Shell: shellRunner{loc: r.Store.Loc},
+		Base: r.Base().Commit, Validation: r.declaredValidation()}
+}
+
+// factEvaluator reads facts only: no shell guard runs (the hook's summaries stay cheap).
+func (r *Repo) factEvaluator() *guards.Evaluator {
+	ev := r.evaluator()
+	ev.Shell = nil
+	return ev
+}
+
+// ValidateFile declares the validation commands of built-in workflow types, one shell command a
+// line (# comments), read from the base branch like every rule.
+const ValidateFile = ".exarchos/validate"
+
+// declaredValidation reads ValidateFile at the base branch's tip; nil when there is none.
+func (r *Repo) declaredValidation() []string {
+	b, ok, err := r.BaseFile(ValidateFile)
+	if err != nil || !ok {
+		return nil
+	}
+	var out []string
+	for _, line := range strings.Split(string(b), "\n") {
+		if line = strings.TrimSpace(line); line != "" && !strings.HasPrefix(line, "#") {
+			out = append(out, line)
+		}
+	}
+	return out
+}
+
+// forkPoint is the branch's merge-base with the base branch (the branch's tip when it has no base
+// or is the base), recorded at init so that what the workflow's branch did stays measurable after
+// its work is merged. A branch with no commit yet starts from the empty tree.
+func (r *Repo) forkPoint(branch string) string {
+	facts := r.Store.Facts()
+	tip, err := facts.BranchTip(branch)
+	if err != nil || tip == "" {
+		return guards.EmptyTree
+	}
+	if base := r.Base().Commit; base != "" {
+		if mb, ok, err := facts.MergeBase(tip, base); err == nil && ok {
+			return mb
+		}
+	}
+	return tip
 }

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"maps"
-	"os"
 	"slices"
 	"sort"
 	"strings"
@@ -61,14 +60,14 @@ func Submit(r *Repo, o SubmitOptions) (*Result, error) {
 	}
 	var raw []byte
 	if o.File != "" && o.File != "-" {
-		raw, err = os.ReadFile(o.File)
+		raw, err = ReadBounded(o.File, nil, MaxSubmission, "a completion payload")
 	} else if o.Stdin != nil {
-		raw, err = io.ReadAll(io.LimitReader(o.Stdin, 1<<20+1))
+		raw, err = ReadBounded("stdin", o.Stdin, MaxSubmission, "a completion payload")
 	} else {
 		return nil, Usagef("give the payload with --file <payload.json> or on stdin")
 	}
 	if err != nil {
-		return nil, fmt.Errorf("read the completion payload: %w", err)
+		return nil, err
 	}
 	st, _, err := r.State(feature)
 	if err != nil {

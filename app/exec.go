@@ -9,6 +9,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/exarchos/git-exarchos/gitrepo"
 	"github.com/exarchos/git-exarchos/gitstore"
 	"github.com/exarchos/git-exarchos/workflow"
 )
@@ -89,6 +90,9 @@ func (r *Repo) Execute(feature string, cmds ...workflow.Command) (*Result, error
 	waiting, files, _ := r.journaled(feature) // the hook's denials ride in this call's commit
 	verdicts := &gathered{live: env.Guards, facts: r.Store.Facts()}
 	for round := 0; ; round++ {
+		if round == maxGathers {
+			return nil, fmt.Errorf("%w: %s changed what its guards read %d times while this call decided; run it again", gitstore.ErrConcurrent, feature, maxGathers)
+		}
 		st, _, err := r.State(feature)
 		if err != nil {
 			return nil, err
@@ -98,13 +102,14 @@ func (r *Repo) Execute(feature string, cmds ...workflow.Command) (*Result, error
 			return nil, err
 		}
 		// Gather: every guard the commands ask for on this state runs here, outside the loop.
-		verdicts.begin(st.Branch, round >= maxGathers)
+		verdicts.begin(st.Branch)
 		env.Guards = verdicts
 		decideAll(def, st, cmds, env)
 		verdicts.gathering = false
 		var rejection *workflow.Rejection
+		recorded := false // the refusal itself is what this call records
 		res, err := r.Store.Update(feature, r.Projector(), func(cur *gitstore.Snapshot) ([]workflow.NewEvent, error) {
-			rejection = nil
+			rejection, recorded = nil, false
 			st, err := workflow.DecodeState(cur.State)
 			if err != nil {
 				return nil, err
@@ -125,7 +130,7 @@ func (r *Repo) Execute(feature string, cmds ...workflow.Command) (*Result, error
 				if !ok {
 					return nil, rej // nothing to record: nothing written, the journal waits
 				}
-				out = []workflow.NewEvent{refusal}
+				out, recorded = []workflow.NewEvent{refusal}, true
 			}
 			// Human decisions are signed over the head they were decided on (trust.go).
 			if err := r.signDecisions(cur.Feature, cur.Commit.String(), out); err != nil {
@@ -150,15 +155,15 @@ func (r *Repo) Execute(feature string, cmds ...workflow.Command) (*Result, error
 				return out, rej
 			}
 			return out, nil
-		case rejection.Code == workflow.CodeGuardFailed:
+		case recorded:
 			return nil, rejection
 		}
 		return out, rejection
 	}
 }
 
-// maxGathers bounds how often one call gathers facts; past it, guards run in the loop itself
-// (still outside the ref lock unless the writer keeps losing races).
+// maxGathers bounds how often one call gathers facts; past it the call fails as a concurrent
+// update (exit 5) rather than run a guard inside the loop, where it could hold the ref lock.
 const maxGathers = 4
 
 // errFactsChanged leaves the compare-and-swap loop to gather the facts again.
@@ -194,17 +199,16 @@ func decideAll(def *workflow.Definition, st workflow.State, cmds []workflow.Comm
 // answers from what it kept, and notes a miss (the state changed in a way that matters).
 type gathered struct {
 	live      workflow.GuardEvaluator
-	facts     gitstore.Facts
+	facts     gitrepo.Facts
 	gathering bool
-	liveOnly  bool // gathered too often: evaluate in place
 	missed    bool
 	branch    string
 	tip       string
 	kept      map[string]*workflow.GuardFailure
 }
 
-func (g *gathered) begin(branch string, liveOnly bool) {
-	g.gathering, g.liveOnly, g.missed = true, liveOnly, false
+func (g *gathered) begin(branch string) {
+	g.gathering, g.missed = true, false
 	g.branch, g.tip = branch, g.readTip(branch)
 	g.kept = map[string]*workflow.GuardFailure{}
 }
@@ -219,13 +223,10 @@ func (g *gathered) readTip(branch string) string {
 
 // moved reports whether the branch the facts were read on moved since they were gathered.
 func (g *gathered) moved(branch string) bool {
-	return !g.liveOnly && (branch != g.branch || g.readTip(branch) != g.tip)
+	return branch != g.branch || g.readTip(branch) != g.tip
 }
 
 func (g *gathered) Evaluate(def *workflow.Definition, id string, s workflow.State, target string) *workflow.GuardFailure {
-	if g.liveOnly {
-		return g.live.Evaluate(def, id, s, target)
-	}
 	key := id + "\x00" + target + "\x00" + guardInput(s)
 	if f, ok := g.kept[key]; ok {
 		return f
@@ -270,6 +271,9 @@ func (r *Repo) Init(cmd workflow.Init) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	if cmd.ForkPoint == "" && cmd.Branch != "" {
+		cmd.ForkPoint = r.forkPoint(cmd.Branch)
+	}
 	events, rej := workflow.Decide(def, workflow.State{}, cmd, env)
 	if rej != nil {
 		return nil, rej
@@ -286,6 +290,7 @@ func (r *Repo) result(feature string, res *gitstore.Result) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	r.indexBranch(feature, st) // the hooks' branch → workflow index (hook_cache.go)
 	out := &Result{Feature: feature, Head: res.Commit.String(), State: st, Appended: res.Appended, Duplicates: res.Duplicates}
 	if out.Appended == nil {
 		out.Appended = []workflow.Event{}

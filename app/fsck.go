@@ -1,6 +1,10 @@
 package app
 
-import "github.com/exarchos/git-exarchos/gitstore"
+import (
+	"errors"
+
+	"github.com/exarchos/git-exarchos/gitstore"
+)
 
 // FsckOptions names the workflow to check; empty checks all.
 type FsckOptions struct{ Feature string }
@@ -35,10 +39,36 @@ func Fsck(r *Repo, o FsckOptions) (*FsckResult, error) {
 		}
 	}
 	res := &FsckResult{Checked: []string{}, Problems: []gitstore.Problem{}}
+	if o.Feature == "" {
+		bad, err := r.Store.BadRefs()
+		if err != nil {
+			return nil, err
+		}
+		for _, b := range bad {
+			res.Problems = append(res.Problems, gitstore.Problem{Path: b.Name, Message: b.Reason, Fix: b.Fix})
+		}
+		stale, err := r.Store.StaleFiles()
+		if err != nil {
+			return nil, err
+		}
+		for _, f := range stale {
+			res.Problems = append(res.Problems, gitstore.Problem{Path: f.Name, Message: f.Reason, Fix: f.Fix})
+		}
+	}
+	// Objects first, the way git checks them, over all history; then each head's log.
+	objProblems, err := r.Store.CheckObjects(features)
+	if err != nil {
+		return nil, err
+	}
+	res.Problems = append(res.Problems, objProblems...)
 	for _, f := range features {
 		problems, err := r.Store.Verify(f, r.Projector())
 		if err != nil {
-			return nil, err
+			if errors.Is(err, gitstore.ErrNotFound) {
+				return nil, err
+			}
+			// One unreadable workflow is one problem; the others are still checked.
+			problems = []gitstore.Problem{{Feature: f, Path: gitstore.RefName(f), Message: err.Error()}}
 		}
 		res.Checked = append(res.Checked, f)
 		if st, _, err := r.State(f); err == nil {

@@ -4,13 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"maps"
 	"os"
-	"path/filepath"
-	"slices"
+	"strings"
+	"time"
 
+	"github.com/exarchos/git-exarchos/gitrepo"
 	"github.com/exarchos/git-exarchos/gitstore"
-	"github.com/exarchos/git-exarchos/guards"
 	"github.com/exarchos/git-exarchos/hooks"
 	"github.com/exarchos/git-exarchos/workflow"
 )
@@ -21,22 +20,47 @@ type ClaudeHookOptions struct {
 	Stdout, Stderr io.Writer
 }
 
+// ErrHookBlock asks the caller to exit with status 2, which Claude Code reads as "block" for the
+// events that can be blocked: the hook's answer when it could not read its own input.
+var ErrHookBlock = errors.New("the hook could not answer: blocking")
+
+// HookDeadline is how long the handler may take before it answers on its own: a refusal for a tool
+// call, the safe default for the rest. It stays well under the timeout the hooks are installed with
+// (hooks.ClaudeEntries), because Claude Code lets a call through when a hook times out (unless the
+// entry's onFailure blocks, which needs a recent Claude Code).
+var HookDeadline = 5 * time.Second
+
 // ClaudeHook answers one Claude Code hook event: the payload on stdin, the decision on stdout.
-// It runs on every tool call, so the common path reads one ref listing and one snapshot blob and
-// never starts a process. It always exits 0: malformed input gets a message on stderr and the
-// event's safe default. The only error is failing to write stdout.
+// It runs on every tool call, so the common path reads the session's binding, one ref and one
+// cached state, and never starts a process. It fails closed: unreadable input exits 2 (Claude
+// Code blocks the call and shows stderr); a panic or a call that overruns HookDeadline answers a
+// refusal for tool events and the safe default for the others.
 func ClaudeHook(o ClaudeHookOptions) error {
 	warn := func(msg string) { fmt.Fprintf(o.Stderr, "git exarchos hook claude: %s\n", msg) }
 	in, err := hooks.ReadInput(o.Stdin)
 	if err != nil {
-		warn(err.Error() + "; answering with no opinion")
-		return hooks.NoOpinion().Write(o.Stdout)
+		warn(err.Error() + "; refusing: ask the user to check the hooks with git exarchos hooks status")
+		return fmt.Errorf("%w: %v", ErrHookBlock, err)
 	}
-	return hooks.Handle(in, &hookRepo{}, warn).Write(o.Stdout)
+	answer := make(chan hooks.Output, 1)
+	go func() {
+		defer func() {
+			if p := recover(); p != nil {
+				answer <- hooks.Failed(in, fmt.Sprintf("internal error: %v", p))
+			}
+		}()
+		answer <- hooks.Handle(in, &hookRepo{}, warn)
+	}()
+	select {
+	case out := <-answer:
+		return out.Write(o.Stdout)
+	case <-time.After(HookDeadline):
+		return hooks.Failed(in, fmt.Sprintf("no answer within %s", HookDeadline)).Write(o.Stdout)
+	}
 }
 
-// hookRepo implements hooks.Repository. One hook process serves one event in one directory, so
-// the repository opened by Bound is kept for the calls that follow.
+// hookRepo implements hooks.Repository. One hook process serves one event, so the repository
+// opened by Session is kept for the calls that follow.
 type hookRepo struct {
 	repo *Repo
 }
@@ -52,70 +76,99 @@ func (h *hookRepo) open(dir string) (*Repo, error) {
 	return h.repo, nil
 }
 
-// Bound returns the active workflows bound to the branch checked out in dir's worktree: the
-// workflow a session works on is the one of its working directory, never just any active one.
-func (h *hookRepo) Bound(dir string) ([]hooks.Bound, error) {
+// Session returns the workflows the session works on (binding.go): the ones its first call bound
+// it to, else the ones bound to the branch checked out where dir is, and then binds it to them.
+func (h *hookRepo) Session(in hooks.Input, dir string) ([]hooks.Bound, error) {
+	if in.SessionID != "" {
+		rec, err := loadSession(in.SessionID)
+		if err != nil {
+			return nil, err
+		}
+		if rec != nil {
+			return h.sessionBound(rec)
+		}
+	}
 	r, err := h.open(dir)
-	if errors.Is(err, gitstore.ErrNotRepository) {
+	if errors.Is(err, gitrepo.ErrNotRepository) {
 		return nil, nil
 	}
 	if err != nil {
 		return nil, err
 	}
-	return r.BoundWorkflows()
+	ws, err := r.BoundWorkflows()
+	if err != nil || len(ws) == 0 || in.SessionID == "" {
+		return ws, err
+	}
+	h.bindSession(in, dir, ws)
+	return ws, nil
 }
 
 // BoundWorkflows returns the active workflows bound to the branch checked out in this worktree:
-// their own branch, or one of their task worktrees' branches (binding.go). It reads the refs and the hook cache (hook_cache.go); objects are read only for workflows that
-// changed since the cache last saw them. Nothing is folded.
+// their own branch, or one of their task worktrees' branches (binding.go). It reads the branch
+// index and, per workflow it names, one ref and one cached state (hook_cache.go); it never lists
+// every workflow.
 func (r *Repo) BoundWorkflows() ([]hooks.Bound, error) {
 	branch := r.Store.CurrentBranch()
 	if branch == "" {
 		return nil, nil
 	}
-	heads, err := r.Store.Heads()
-	if err != nil {
-		return nil, err
+	c := r.hookCache()
+	if !c.built() {
+		if err := r.rebuildHookIndex(); err != nil {
+			return nil, err
+		}
 	}
-	cache := r.hookCache()
-	changed := len(cache.entries) != len(heads)
 	var out []hooks.Bound
-	for _, feature := range slices.Sorted(maps.Keys(heads)) {
-		e, ok := cache.entries[feature]
-		var st workflow.State
-		fresh := false
-		if !ok || e.commit != heads[feature] {
-			var snap *gitstore.Snapshot
-			if st, snap, err = r.State(feature); err != nil {
-				return nil, err
-			}
-			heads[feature] = snap.Commit.String() // the ref may have moved since Heads read it
-			cache.put(feature, heads[feature], st)
-			e, fresh, changed = cache.entries[feature], true, true
+	// The workflow's own branch, then the workflow branches a task branch may belong to.
+	candidates := []string{branch}
+	for i := strings.Index(branch, "--"); i > 0; {
+		candidates = append(candidates, branch[:i])
+		next := strings.Index(branch[i+2:], "--")
+		if next < 0 {
+			break
 		}
-		asTask := e.branch != branch
-		if (asTask && !taskBranchCandidate(branch, e.branch)) || !r.isActive(gitstore.Summary{Type: e.typ, Phase: e.phase}) {
-			continue
-		}
-		if !fresh {
-			if st, ok = cache.state(feature, e.commit); !ok {
-				var snap *gitstore.Snapshot
-				if st, snap, err = r.State(feature); err != nil {
-					return nil, err
-				}
-				cache.put(feature, snap.Commit.String(), st)
-			}
-		}
-		if asTask && !hasTaskWorktree(st, branch) {
-			continue
-		}
-		def, _ := r.Rules().Defs.Lookup(st.Type) // nil: not defined on the base branch
-		out = append(out, hooks.Bound{Feature: feature, State: st, Def: def, Root: r.Store.Loc.WorkTree})
+		i += 2 + next
 	}
-	if changed {
-		cache.save(heads)
+	for _, wfBranch := range candidates {
+		features := c.features(wfBranch)
+		kept := features[:0:0]
+		for _, f := range features {
+			if gitstore.ValidateFeature(f) != nil {
+				continue // a damaged index line: dropped
+			}
+			st, ok, err := r.hookState(f)
+			if err != nil {
+				return nil, fmt.Errorf("workflow %s (bound to branch %s): %w", f, wfBranch, err)
+			}
+			if !ok || st.Branch != wfBranch {
+				continue // deleted, or moved to another branch: the entry goes
+			}
+			kept = append(kept, f)
+			if wfBranch != branch && !hasTaskWorktree(st, branch) {
+				continue
+			}
+			if !r.isActive(gitstore.Summary{Type: st.Type, Phase: st.Phase}) {
+				continue
+			}
+			out = append(out, r.boundOf(f, st))
+		}
+		if len(kept) != len(features) {
+			c.setFeatures(wfBranch, kept)
+		}
 	}
 	return out, nil
+}
+
+// boundOf is a workflow as the hooks see it, with its definition. A built-in type's phases and
+// envelopes are the same whatever the base branch's configuration (which sets limits, read by the
+// commands that decide), so the hook takes them as built: resolving the base branch costs a git
+// process, on every tool call. A repository-defined type is read from the base branch.
+func (r *Repo) boundOf(feature string, st workflow.State) hooks.Bound {
+	def, ok := workflow.Builtin(st.Type)
+	if !ok {
+		def, _ = r.Rules().Defs.Lookup(st.Type) // nil: not defined on the base branch
+	}
+	return hooks.Bound{Feature: feature, State: st, Def: def, Root: r.Store.Loc.WorkTree}
 }
 
 // bound reads one workflow as the hooks see it.
@@ -124,8 +177,18 @@ func (r *Repo) bound(feature string) (hooks.Bound, error) {
 	if err != nil {
 		return hooks.Bound{}, err
 	}
-	def, _ := r.Rules().Defs.Lookup(st.Type)
-	return hooks.Bound{Feature: feature, State: st, Def: def, Root: r.Store.Loc.WorkTree}, nil
+	return hooks.Bound{Feature: feature, State: st, Def: r.hookDefinition(st.Type), Root: r.Store.Loc.WorkTree}, nil
+}
+
+// hookDefinition is the definition the hook enforces envelopes with: a built-in's own (envelopes
+// do not depend on the rules' limits, so a tool call on a built-in workflow reads no rules), else
+// the base branch's; nil when the base does not define the type.
+func (r *Repo) hookDefinition(typ string) *workflow.Definition {
+	if def, ok := workflow.Builtin(typ); ok {
+		return def
+	}
+	def, _ := r.Rules().Defs.Lookup(typ)
+	return def
 }
 
 func (h *hookRepo) Summary(w hooks.Bound) string { return h.repo.summary(w) }
@@ -134,8 +197,9 @@ func (h *hookRepo) Notes(hooks.Bound) []string { return h.repo.trustNotes() }
 
 // summary is workflow.Summary with the guards checked on this repository.
 func (r *Repo) summary(w hooks.Bound) string {
-	env := workflow.Env{Guards: guards.NewEvaluator(r.Store.Facts()), OptIn: r.Rules().optIn()}
-	return workflow.Summary(w.Def, w.State, env)
+	env := workflow.Env{Guards: r.factEvaluator(), OptIn: r.Rules().optIn()}
+	def, _ := r.Rules().Defs.Lookup(w.State.Type) // with the base's limits (what is blocked and why)
+	return workflow.Summary(def, w.State, env)
 }
 
 // Record appends events and puts the new head in the hook cache, so the next tool call (which,
@@ -167,11 +231,7 @@ func (h *hookRepo) Record(w hooks.Bound, recheck func(workflow.State) string, ev
 		return denied, nil
 	}
 	if st, err := workflow.DecodeState(res.State); err == nil {
-		c := h.repo.hookCache()
-		c.put(w.Feature, res.Commit.String(), st)
-		if heads, err := h.repo.Store.Heads(); err == nil {
-			c.save(heads)
-		}
+		h.repo.hookCache().put(w.Feature, res.Commit.String(), st)
 	}
 	return denied, nil
 }
@@ -179,30 +239,6 @@ func (h *hookRepo) Record(w hooks.Bound, recheck func(workflow.State) string, ev
 // RecordLater journals an audit-only event; the next write to the workflow appends it.
 func (h *hookRepo) RecordLater(w hooks.Bound, ev workflow.NewEvent) error {
 	return h.repo.journal(w.Feature, ev)
-}
-
-// Defines reports whether the worktree enclosing dir has a .exarchos/workflows directory. It
-// looks at the file system only (a few stats), not at git: the definitions themselves are read
-// from the commit at HEAD once the repository is open.
-func (h *hookRepo) Defines(dir string) bool {
-	d, err := filepath.Abs(dir)
-	if err != nil {
-		return false
-	}
-	for range 64 {
-		if fi, err := os.Stat(filepath.Join(d, filepath.FromSlash(DefinitionsDir))); err == nil && fi.IsDir() {
-			return true
-		}
-		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
-			return false
-		}
-		parent := filepath.Dir(d)
-		if parent == d {
-			return false
-		}
-		d = parent
-	}
-	return false
 }
 
 func (h *hookRepo) StopGuard(dir string) bool {

@@ -1,85 +1,56 @@
 package app
 
 import (
-	"bufio"
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 
+	"github.com/exarchos/git-exarchos/gitstore"
 	"github.com/exarchos/git-exarchos/hooks"
 	"github.com/exarchos/git-exarchos/workflow"
 )
 
-// The hook cache keeps, per workflow, what the hooks read on every tool call — type, phase, branch
-// and the state snapshot — keyed by the commit the workflow's ref points at. A commit never changes,
-// so an entry is either for the current head (and exact) or ignored; the cache needs no
-// invalidation and may be deleted at any time.
+// The hook cache keeps what the hooks read on every tool call, so that a call reads one ref and
+// one small file whatever the repository's size, and never lists every workflow:
+//
+//	state/<feature>   "<commit> <projector> <sha256 of the rest>" then the state JSON at that commit
+//	branch/<hex name> the features bound to a branch, one a line (the branch → workflow index)
+//	branch/.built     the index format; without it the index is rebuilt once from the refs
+//
+// A state entry is used only when the workflow's ref still points at its commit and its content
+// still hashes to what was written, so an edited or stale entry is dropped, never believed. The
+// index is written by the commands that create and move workflows (Execute, Init, pull) and is
+// verified on every read against the state of the ref it names: an entry whose workflow moved to
+// another branch or was deleted is dropped. Everything here may be deleted at any time.
 //
 // It exists because of packs: after `git gc` the workflow objects sit in the repository's main
-// pack, and go-git loads a pack's whole index (with a checksum over it) before reading one object
-// from it, which on a large repository costs tens of milliseconds on every tool call. With the
-// cache, a tool call reads the refs, this index and one state file; objects are read only after a
-// workflow changed.
-//
-// Layout, under <git common dir>/exarchos-cache/hooks/:
-//
-//	index           "exarchos-hook-cache 1 <projector>" then "<feature> <commit> <type> <phase> <branch>" lines
-//	state/<feature> "<commit> <projector>" then the state JSON
+// pack, and go-git loads a pack's whole index before reading one object from it, which on a large
+// repository costs tens of milliseconds; objects are read only after a workflow changed.
 const (
 	hookCacheDir     = "exarchos-cache/hooks"
-	hookCacheVersion = "exarchos-hook-cache 1"
+	hookIndexVersion = "exarchos-hook-index 2"
 )
 
-type cacheEntry struct {
-	commit, typ, phase, branch string
-}
-
-type hookCache struct {
-	dir     string
-	entries map[string]cacheEntry
-	header  string
-}
+type hookCache struct{ dir string }
 
 func (r *Repo) hookCache() *hookCache {
-	c := &hookCache{
-		dir:     filepath.Join(r.Store.Loc.CommonDir, filepath.FromSlash(hookCacheDir)),
-		entries: map[string]cacheEntry{},
-		header:  hookCacheVersion + " " + workflow.ProjectorVersion,
-	}
-	b, err := os.ReadFile(filepath.Join(c.dir, "index"))
-	if err != nil {
-		return c
-	}
-	sc := bufio.NewScanner(bytes.NewReader(b))
-	if !sc.Scan() || sc.Text() != c.header {
-		return c // another version's cache: rebuilt as it is used
-	}
-	for sc.Scan() {
-		f := strings.Fields(sc.Text())
-		if len(f) < 4 {
-			return &hookCache{dir: c.dir, entries: map[string]cacheEntry{}, header: c.header}
-		}
-		e := cacheEntry{commit: f[1], typ: f[2], phase: f[3]}
-		if len(f) > 4 {
-			e.branch = f[4]
-		}
-		c.entries[f[0]] = e
-	}
-	return c
+	return &hookCache{dir: filepath.Join(r.Store.Loc.CommonDir, filepath.FromSlash(hookCacheDir))}
 }
 
-// state returns the cached state of feature at commit, if there is one.
+// state returns the cached state of feature at commit, if there is one and it is intact.
 func (c *hookCache) state(feature, commit string) (workflow.State, bool) {
 	b, err := os.ReadFile(filepath.Join(c.dir, "state", feature))
 	if err != nil {
 		return workflow.State{}, false
 	}
 	first, rest, ok := bytes.Cut(b, []byte{'\n'})
-	if !ok || string(first) != commit+" "+workflow.ProjectorVersion {
+	if !ok || string(first) != stateHeader(commit, rest) {
 		return workflow.State{}, false
 	}
 	st, err := workflow.DecodeState(rest)
@@ -89,35 +60,122 @@ func (c *hookCache) state(feature, commit string) (workflow.State, bool) {
 	return st, true
 }
 
-// put records a workflow's head and state. Errors are ignored: the cache is an optimisation, and a
-// repository the user cannot write to still gets correct answers, only slower.
+func stateHeader(commit string, body []byte) string {
+	sum := sha256.Sum256(body)
+	return commit + " " + workflow.ProjectorVersion + " " + hex.EncodeToString(sum[:])
+}
+
+// put records a workflow's state at a commit. Errors are ignored: the cache is an optimisation, and
+// a repository the user cannot write to still gets correct answers, only slower.
 func (c *hookCache) put(feature, commit string, st workflow.State) {
-	c.entries[feature] = cacheEntry{commit: commit, typ: st.Type, phase: st.Phase, branch: st.Branch}
 	b, err := json.Marshal(st)
 	if err != nil {
 		return
 	}
-	_ = hooks.WriteFileAtomic(filepath.Join(c.dir, "state", feature), append([]byte(commit+" "+workflow.ProjectorVersion+"\n"), b...), 0o644)
+	_ = hooks.WriteFileAtomic(filepath.Join(c.dir, "state", feature), append([]byte(stateHeader(commit, b)+"\n"), b...), 0o644)
 }
 
-// save writes the index for the workflows that exist (heads), dropping the others' state files.
-func (c *hookCache) save(heads map[string]string) {
-	var b bytes.Buffer
-	b.WriteString(c.header + "\n")
-	names := make([]string, 0, len(heads))
-	for f := range heads {
-		names = append(names, f)
+func (c *hookCache) branchFile(branch string) string {
+	return filepath.Join(c.dir, "branch", hex.EncodeToString([]byte(branch)))
+}
+
+func (c *hookCache) built() bool {
+	b, err := os.ReadFile(filepath.Join(c.dir, "branch", ".built"))
+	return err == nil && strings.TrimSpace(string(b)) == hookIndexVersion
+}
+
+// features are the workflows the index binds to branch.
+func (c *hookCache) features(branch string) []string {
+	b, err := os.ReadFile(c.branchFile(branch))
+	if err != nil {
+		return nil
 	}
-	sort.Strings(names)
-	for _, f := range names {
-		if e, ok := c.entries[f]; ok && e.commit == heads[f] {
-			fmt.Fprintf(&b, "%s %s %s %s %s\n", f, e.commit, e.typ, e.phase, e.branch)
+	var out []string
+	for _, f := range strings.Split(string(b), "\n") {
+		if f = strings.TrimSpace(f); f != "" && !slices.Contains(out, f) {
+			out = append(out, f)
 		}
 	}
-	for f := range c.entries {
-		if _, ok := heads[f]; !ok {
-			_ = os.Remove(filepath.Join(c.dir, "state", f))
+	return out
+}
+
+func (c *hookCache) setFeatures(branch string, features []string) {
+	if len(features) == 0 {
+		_ = os.Remove(c.branchFile(branch))
+		return
+	}
+	_ = hooks.WriteFileAtomic(c.branchFile(branch), []byte(strings.Join(features, "\n")+"\n"), 0o644)
+}
+
+// indexBranch binds feature to branch in the hook index. Every command that creates or moves a
+// workflow calls it with the state it wrote.
+func (r *Repo) indexBranch(feature string, st workflow.State) {
+	if st.Branch == "" {
+		return
+	}
+	c := r.hookCache()
+	if !c.built() {
+		_ = r.rebuildHookIndex() // the first write since the index was lost: it includes this workflow
+		return
+	}
+	if fs := c.features(st.Branch); !slices.Contains(fs, feature) {
+		c.setFeatures(st.Branch, append(fs, feature))
+	}
+}
+
+// hookState reads one workflow as the hooks do: its ref, then the cached state at that commit, or
+// the objects (and the cache is refreshed). ok is false when the workflow does not exist; an error
+// means its ref or its objects cannot be read.
+func (r *Repo) hookState(feature string) (workflow.State, bool, error) {
+	commit, ok, err := r.Store.Head(feature)
+	if err != nil || !ok {
+		return workflow.State{}, false, err
+	}
+	c := r.hookCache()
+	if st, ok := c.state(feature, commit); ok {
+		return st, true, nil
+	}
+	st, snap, err := r.State(feature)
+	if err != nil {
+		return workflow.State{}, false, err
+	}
+	c.put(feature, snap.Commit.String(), st)
+	return st, true, nil
+}
+
+// rebuildHookIndex writes the branch index from the refs: once, when it is missing (a repository
+// used by an older version, or a deleted cache). One `git for-each-ref` reads every workflow's
+// branch from its head commit's Exarchos-Branch trailer; git skips, as it always does, what it
+// would not read as a ref (a .DS_Store, an empty file, a name exarchos never writes), so a
+// malformed entry affects only itself (fsck reports it). A head without the trailer is read.
+// Entries are verified when they are used, so a trailer that lies costs a read, never an answer.
+func (r *Repo) rebuildHookIndex() error {
+	out, err := r.Store.Loc.Git(nil, "for-each-ref", "--format=%(refname) %(trailers:key=Exarchos-Branch,valueonly,separator=%x2C)", gitstore.RefPrefix)
+	if err != nil {
+		return fmt.Errorf("rebuild the hooks' branch index: %w", err)
+	}
+	c := r.hookCache()
+	byBranch := map[string][]string{}
+	for _, line := range strings.Split(out, "\n") {
+		name, branch, _ := strings.Cut(strings.TrimSpace(line), " ")
+		f := strings.TrimPrefix(name, gitstore.RefPrefix)
+		if f == name || gitstore.ValidateFeature(f) != nil {
+			continue
+		}
+		if branch == "" {
+			st, ok, err := r.hookState(f)
+			if err != nil || !ok {
+				continue
+			}
+			branch = st.Branch
+		}
+		if branch != "" {
+			byBranch[branch] = append(byBranch[branch], f)
 		}
 	}
-	_ = hooks.WriteFileAtomic(filepath.Join(c.dir, "index"), b.Bytes(), 0o644)
+	_ = os.RemoveAll(filepath.Join(c.dir, "branch"))
+	for b, fs := range byBranch {
+		c.setFeatures(b, fs)
+	}
+	return hooks.WriteFileAtomic(filepath.Join(c.dir, "branch", ".built"), []byte(hookIndexVersion+"\n"), 0o644)
 }

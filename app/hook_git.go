@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/exarchos/git-exarchos/gitrepo"
 	"github.com/exarchos/git-exarchos/gitstore"
 	"github.com/exarchos/git-exarchos/hooks"
 )
@@ -36,7 +37,7 @@ func GitHook(o GitHookOptions) error {
 	}
 	r, err := Open(".")
 	if err != nil {
-		if errors.Is(err, gitstore.ErrNotRepository) {
+		if errors.Is(err, gitrepo.ErrNotRepository) {
 			return nil
 		}
 		say("%v", err)

@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/exarchos/git-exarchos/gitstore"
+	"github.com/exarchos/git-exarchos/gitrepo"
 	"github.com/exarchos/git-exarchos/hooks"
 )
 
@@ -137,6 +137,9 @@ func HooksStatus(o HooksOptions) (*HooksResult, error) {
 			res.Claude = append(res.Claude, st)
 		}
 	}
+	if o.Claude || both {
+		res.Warnings = append(res.Warnings, claudeWarnings(o.Dir)...)
+	}
 	if o.Git || both {
 		dir, err := gitHooksDir(o.Dir)
 		if err != nil {
@@ -146,6 +149,58 @@ func HooksStatus(o HooksOptions) (*HooksResult, error) {
 		}
 	}
 	return res, nil
+}
+
+// claudeWarnings says what would let tool calls through unjudged: no settings file installs the
+// handler for the events that police tools, an install without "onFailure": "block", or a handler
+// command whose program is not on PATH (Claude Code runs hooks with the environment it was started
+// with; a handler it cannot start lets the call through unless its failure blocks).
+func claudeWarnings(dir string) []string {
+	var warnings []string
+	installed := map[string]bool{}
+	for _, scope := range hooks.Scopes {
+		path, err := settingsPath(dir, scope)
+		if err != nil {
+			continue
+		}
+		s, err := hooks.LoadSettings(path)
+		if err != nil {
+			continue
+		}
+		for _, h := range s.Handlers() {
+			installed[h.Event] = true
+			if (h.Event == hooks.PreToolUse || h.Event == hooks.PostToolUse) && h.OnFailure != "block" {
+				warnings = append(warnings, fmt.Sprintf("%s: the %s handler is installed without \"onFailure\": \"block\", so Claude Code lets a call through when the handler fails or times out: git exarchos hooks uninstall --claude --scope %s, then install again", path, h.Event, scope))
+			}
+			if missing := missingProgram(h.Command); missing != "" {
+				warnings = append(warnings, fmt.Sprintf("%s: the %s handler runs %s, which is not on PATH: Claude Code cannot start it; fix PATH for the shell Claude Code starts from, or reinstall with git-exarchos on PATH", path, h.Event, missing))
+			}
+		}
+	}
+	for _, ev := range []string{hooks.PreToolUse, hooks.PostToolUse} {
+		if !installed[ev] {
+			warnings = append(warnings, fmt.Sprintf("no settings file installs the %s handler, so tool calls are not judged: git exarchos hooks install --claude", ev))
+		}
+	}
+	return warnings
+}
+
+// missingProgram names the program of a handler command that cannot be found on PATH, or "".
+func missingProgram(command string) string {
+	f := strings.Fields(command)
+	if len(f) == 0 {
+		return "nothing"
+	}
+	progs := []string{f[0]}
+	if filepath.Base(f[0]) == "git" && len(f) > 1 && f[1] == "exarchos" {
+		progs = append(progs, "git-exarchos")
+	}
+	for _, p := range progs {
+		if _, err := exec.LookPath(p); err != nil {
+			return p
+		}
+	}
+	return ""
 }
 
 func nonNil(s []string) []string {
@@ -168,7 +223,7 @@ func settingsPath(dir, scope string) (string, error) {
 		}
 		home = h
 	} else {
-		loc, err := gitstore.Discover(orDot(dir))
+		loc, err := gitrepo.Discover(orDot(dir))
 		if err != nil {
 			return "", err
 		}
@@ -183,7 +238,7 @@ func settingsPath(dir, scope string) (string, error) {
 // gitHooksDir is the directory git runs hooks from: core.hooksPath when set (husky and the like),
 // else the common git directory's hooks/, exactly as git resolves it.
 func gitHooksDir(dir string) (string, error) {
-	loc, err := gitstore.Discover(orDot(dir))
+	loc, err := gitrepo.Discover(orDot(dir))
 	if err != nil {
 		return "", err
 	}

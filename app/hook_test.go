@@ -1,8 +1,10 @@
 package app
 
 import (
+	"encoding/hex"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -34,7 +36,7 @@ func TestBoundWorkflowsCache(t *testing.T) {
 	require.NoError(t, err)
 
 	assert.Equal(t, map[string]string{"login": "ideate"}, boundPhases(t, dir))
-	index := filepath.Join(dir, ".git", "exarchos-cache", "hooks", "index")
+	index := filepath.Join(dir, ".git", "exarchos-cache", "hooks", "branch", hex.EncodeToString([]byte("login")))
 	require.FileExists(t, index)
 
 	// A change moves the ref: the cache entry keyed by the old commit is not used.
@@ -53,9 +55,17 @@ func TestBoundWorkflowsCache(t *testing.T) {
 	assert.Equal(t, map[string]string{"login": "ideate"}, boundPhases(t, dir))
 
 	// Damaged cache files are ignored and rewritten; a deleted cache is rebuilt.
-	require.NoError(t, os.WriteFile(index, []byte("exarchos-hook-cache 1 "+workflow.ProjectorVersion+"\nlogin\n"), 0o644))
+	require.NoError(t, os.WriteFile(index, []byte("../../etc\nlogin\nNot A Feature\n"), 0o644))
 	assert.Equal(t, map[string]string{"login": "ideate"}, boundPhases(t, dir))
-	require.NoError(t, os.WriteFile(filepath.Join(dir, ".git", "exarchos-cache", "hooks", "state", "login"), []byte("garbage"), 0o644))
+	stateFile := filepath.Join(dir, ".git", "exarchos-cache", "hooks", "state", "login")
+	require.NoError(t, os.WriteFile(stateFile, []byte("garbage"), 0o644))
+	assert.Equal(t, map[string]string{"login": "ideate"}, boundPhases(t, dir))
+	// An edited phase in the cache (issue 14: it changed the phase the hook believed) is dropped:
+	// the entry no longer hashes to what was written for that commit.
+	b, err := os.ReadFile(stateFile)
+	require.NoError(t, err)
+	require.Contains(t, string(b), `"phase":"ideate"`)
+	require.NoError(t, os.WriteFile(stateFile, []byte(strings.Replace(string(b), `"phase":"ideate"`, `"phase":"delegate"`, 1)), 0o644))
 	assert.Equal(t, map[string]string{"login": "ideate"}, boundPhases(t, dir))
 	require.NoError(t, os.RemoveAll(filepath.Join(dir, ".git", "exarchos-cache")))
 	assert.Equal(t, map[string]string{"login": "ideate"}, boundPhases(t, dir))
@@ -65,7 +75,6 @@ func TestBoundWorkflowsCache(t *testing.T) {
 	assert.Equal(t, map[string]string{"other": "ideate"}, boundPhases(t, dir))
 	git(t, dir, "update-ref", "-d", "refs/exarchos/other")
 	assert.Empty(t, boundPhases(t, dir))
-	assert.NoFileExists(t, filepath.Join(dir, ".git", "exarchos-cache", "hooks", "state", "other"))
 
 	// Detached HEAD binds nothing.
 	git(t, dir, "switch", "-q", "--detach", "login")

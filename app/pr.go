@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"strconv"
 	"strings"
 
@@ -29,6 +30,7 @@ type PRResult struct {
 	Warnings    []string                `json:"warnings"`
 	Requests    int                     `json:"requests"` // GitHub API requests made, retries included
 	TokenSource string                  `json:"tokenSource"`
+	APIHost     string                  `json:"apiHost,omitempty"`
 	Appended    []workflow.Event        `json:"appended"`
 }
 
@@ -71,7 +73,45 @@ func (r *Repo) prRepo(feature, url string) (githubsync.Repo, int, error) {
 }
 
 func (r *Repo) github(repo githubsync.Repo) (*githubsync.Client, error) {
-	return githubsync.New(githubsync.Options{Repo: repo})
+	gh, err := githubsync.New(githubsync.Options{Repo: repo})
+	if err != nil {
+		return nil, err
+	}
+	if err := r.trustedAPIHost(repo, gh.APIHost()); err != nil {
+		return nil, err
+	}
+	return gh, nil
+}
+
+// APIHostsFile names, one a line, API hosts other than GitHub's own that the repository trusts,
+// read from the base branch like every rule.
+const APIHostsFile = ".exarchos/github-api-hosts"
+
+// trustedAPIHost refuses an API that is neither github.com's, the Enterprise host of the
+// repository's remote, nor named by a committed (APIHostsFile at the base) or global
+// (git config --global exarchos.githubApiHost) setting: GITHUB_API_URL is just an environment
+// variable, and a server of the agent's own would report any merge it likes.
+func (r *Repo) trustedAPIHost(repo githubsync.Repo, host string) error {
+	name := strings.ToLower(host)
+	if h, _, err := net.SplitHostPort(name); err == nil {
+		name = h
+	}
+	if name == "api.github.com" || (repo.Host != "" && !strings.EqualFold(repo.Host, "github.com") && strings.EqualFold(name, repo.Host)) {
+		return nil
+	}
+	var named []string
+	if b, ok, err := r.BaseFile(APIHostsFile); err == nil && ok {
+		named = append(named, strings.Fields(string(b))...)
+	}
+	if out, err := r.Store.Loc.Git(nil, "config", "--global", "--get-all", "exarchos.githubApiHost"); err == nil {
+		named = append(named, strings.Fields(out)...)
+	}
+	for _, n := range named {
+		if strings.EqualFold(n, host) || strings.EqualFold(n, name) {
+			return nil
+		}
+	}
+	return &githubsync.Error{Kind: githubsync.KindNoAccess, Msg: fmt.Sprintf("the GitHub API host %s (GITHUB_API_URL) is neither api.github.com nor the repository's Enterprise host %s: ask the user to name it with `git config --global exarchos.githubApiHost %s` or in %s on the base branch", host, repo.Host, name, APIHostsFile)}
 }
 
 // LinkPR checks on GitHub that the pull request exists and records pr.linked with its head, base
@@ -194,7 +234,7 @@ func (r *Repo) observe(feature string, st workflow.State) (*PRResult, workflow.P
 	if err != nil {
 		return nil, workflow.PRObservation{}, err
 	}
-	res := &PRResult{Feature: feature, PullRequest: pr, Observation: &o, Warnings: []string{}, Requests: gh.Requests(), TokenSource: gh.TokenSource(), Appended: []workflow.Event{}}
+	res := &PRResult{Feature: feature, PullRequest: pr, Observation: &o, Warnings: []string{}, Requests: gh.Requests(), TokenSource: gh.TokenSource(), APIHost: gh.APIHost(), Appended: []workflow.Event{}}
 	res.Changed = prev == nil || !prev.SameAs(o)
 	facts := r.Store.Facts()
 	if known := st.PR.HeadSHA; known != "" && known != o.HeadSHA {

@@ -34,10 +34,16 @@ func (r *Repo) Projector() gitstore.Projector { return projector{r} }
 
 func (p projector) Version() string { return p.r.projectorVersion() }
 func (p projector) Project(prev json.RawMessage, events []workflow.Event) (json.RawMessage, error) {
-	// In signed mode each decision's verdict is passed to the fold as data (trust.go).
-	snap, err := workflow.Project(p.r.Rules().Defs, prev, p.r.verdictsFor(prev, events))
+	// In signed mode each decision's verdict is passed to the fold as data (trust.go). The fold
+	// reads a definition's phases and transitions, never its limits, so a built-in type folds the
+	// same with or without the rules' limits: the hook's appends skip reading them.
+	events = p.r.verdictsFor(prev, events)
+	snap, err := workflow.Project(workflow.Definitions{}, prev, events)
 	var unknown *workflow.UnknownTypeError
-	if errors.As(err, &unknown) {
+	if !errors.As(err, &unknown) {
+		return snap, err
+	}
+	if snap, err = workflow.Project(p.r.Rules().Defs, prev, events); errors.As(err, &unknown) {
 		return nil, p.r.Rules().missing(unknown.Type)
 	}
 	return snap, err

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path/filepath"
 
+	"github.com/exarchos/git-exarchos/gitrepo"
 	"github.com/exarchos/git-exarchos/gitstore"
 )
 
@@ -12,7 +13,7 @@ type RescueListOptions struct{ Feature string }
 
 // RescueListResult is what `rescue list` prints.
 type RescueListResult struct {
-	Rescues []gitstore.Rescue `json:"rescues"`
+	Rescues []gitrepo.Rescue `json:"rescues"`
 }
 
 // RescueList lists the work cancels preserved under refs/exarchos-rescue/, of one feature or all.
@@ -35,23 +36,29 @@ type RescueRestoreOptions struct {
 	Task    string
 	Path    string // default: <main worktree>/.worktrees/<feature>/<task>
 	Branch  string // default: the task branch, when that name is free
+	// Version picks one of the pieces of work the rescue keeps: 0 (default) is what the ref
+	// brings back first, N the N-th of `rescue list`'s earlier versions.
+	Version int
 }
 
 // RescueRestore checks rescued work out into a new linked worktree, with the working files
 // (untracked ones included) and the index as they were preserved.
-func RescueRestore(r *Repo, o RescueRestoreOptions) (*gitstore.Restored, error) {
+func RescueRestore(r *Repo, o RescueRestoreOptions) (*gitrepo.Restored, error) {
 	if err := gitstore.ValidateFeature(o.Feature); err != nil {
 		return nil, &UsageError{Msg: err.Error()}
 	}
 	if o.Task == "" {
 		return nil, Usagef("name the task: git exarchos rescue restore %s <task> (see git exarchos rescue list %s)", o.Feature, o.Feature)
 	}
+	if o.Version < 0 {
+		return nil, Usagef("--version %d: a version is 0 (the default) or a number `git exarchos rescue list %s` shows", o.Version, o.Feature)
+	}
 	loc := r.Store.Loc
 	list, err := loc.ListRescues(o.Feature)
 	if err != nil {
 		return nil, err
 	}
-	var found *gitstore.Rescue
+	var found *gitrepo.Rescue
 	for i := range list {
 		if list[i].Task == o.Task {
 			found = &list[i]
@@ -74,7 +81,7 @@ func RescueRestore(r *Repo, o RescueRestoreOptions) (*gitstore.Restored, error) 
 	} else if abs, err := filepath.Abs(path); err == nil {
 		path = abs
 	}
-	res, err := loc.RestoreRescue(o.Feature, o.Task, path, branch)
+	res, err := loc.RestoreRescue(o.Feature, o.Task, path, branch, o.Version)
 	if err != nil {
 		return nil, err
 	}

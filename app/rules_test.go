@@ -20,14 +20,19 @@ func reopen(t *testing.T, dir string) *Repo {
 }
 
 // toReview drives a feature workflow on the current branch into review.
-func toReview(t *testing.T, r *Repo, f string) {
+// The branch's rule-loosening commits are no planning documents, so leaving each planning phase
+// takes the user's override of paths-allowed.
+func toReview(t *testing.T, r *Repo, dir, f string) {
 	t.Helper()
 	_, err := Init(r, InitOptions{Feature: f, Type: "feature"})
 	require.NoError(t, err)
-	_, err = Set(r, SetOptions{Feature: f, Inline: true, Assignments: []string{"artifacts.design=d", "artifacts.plan=p"}})
+	commitFile(t, dir, "docs/design.md", "design")
+	commitFile(t, dir, "docs/plan.md", "plan")
+	_, err = Set(r, SetOptions{Feature: f, Assignments: []string{"artifacts.design=docs/design.md", "artifacts.plan=docs/plan.md"}})
 	require.NoError(t, err)
-	for _, c := range []workflow.Command{workflow.TransitionTo{Phase: "plan"}, workflow.TransitionTo{Phase: "plan-review"}, workflow.Approve{},
-		workflow.TransitionTo{Phase: "delegate"}, workflow.AddTask{ID: "t1"}, workflow.CompleteTask{ID: "t1"}, workflow.TransitionTo{Phase: "review"}} {
+	paths := workflow.OverrideGuard{Guard: workflow.GuardPathsAllowed, Reason: "the rules commits predate the workflow"}
+	for _, c := range []workflow.Command{paths, workflow.TransitionTo{Phase: "plan"}, paths, workflow.TransitionTo{Phase: "plan-review"}, workflow.Approve{},
+		paths, workflow.TransitionTo{Phase: "delegate"}, workflow.AddTask{ID: "t1"}, workflow.CompleteTask{ID: "t1"}, workflow.TransitionTo{Phase: "review"}} {
 		mustRun(t, r, f, c)
 	}
 }
@@ -61,9 +66,11 @@ func TestRulesComeFromTheBaseBranch(t *testing.T) {
 	require.Error(t, err, "a type defined only on the agent's branch does not exist")
 	assert.Contains(t, err.Error(), "base branch refs/heads/main")
 
-	toReview(t, r, "f")
+	toReview(t, r, dir, "f")
+	mustRun(t, r, "f", workflow.RecordReview{Dimension: "spec"}) // a fix cycle answers a failed review
 	mustRun(t, r, "f", workflow.TransitionTo{Phase: "delegate"}) // fix cycle 1 of 1
 	mustRun(t, r, "f", workflow.TransitionTo{Phase: "review"})
+	mustRun(t, r, "f", workflow.RecordReview{Dimension: "spec"})
 	res, err := Run(r, "f", workflow.TransitionTo{Phase: "delegate"})
 	assert.Equal(t, workflow.CodeCircuitOpen, rejection(t, err).Code)
 	require.NotNil(t, res)
@@ -131,4 +138,25 @@ func TestMissingDefinitionKeepsStateAndSaysWhatIsMissing(t *testing.T) {
 	st, _, err := r.State("d")
 	require.NoError(t, err)
 	assert.Equal(t, "write", st.Phase)
+}
+
+// TestBaseReadsInitDefaultBranchAndRemotesFromConfig: the base resolver's config keys
+// (init.defaultBranch, remote.<name>.url) are read by the in-process config reader, so a
+// repository whose default branch is not main is served, and a non-origin remote is found.
+func TestBaseReadsInitDefaultBranchAndRemotesFromConfig(t *testing.T) {
+	dir, _ := newRepo(t, "trunk")
+	git(t, dir, "branch", "main") // a stale main must not win over the configured default
+	commitFile(t, dir, ConfigFile, "workflows:\n  feature: {maxFixCycles: 2}\n")
+	git(t, dir, "config", "init.defaultBranch", "trunk")
+	r := reopen(t, dir)
+	assert.Equal(t, "refs/heads/trunk", r.Base().Ref)
+	def, err := r.Rules().Definition("feature")
+	require.NoError(t, err)
+	impl, _ := def.Phase("implementation")
+	assert.Equal(t, 2, impl.MaxFixCycles)
+
+	git(t, dir, "remote", "add", "upstream", t.TempDir())
+	r = reopen(t, dir)
+	assert.Equal(t, "refs/remotes/upstream/HEAD", r.Base().Ref)
+	assert.Contains(t, r.Base().Problem, "git fetch upstream")
 }

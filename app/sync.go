@@ -4,8 +4,7 @@ import (
 	"fmt"
 	"sort"
 
-	"github.com/go-git/go-git/v5/plumbing"
-
+	"github.com/exarchos/git-exarchos/gitrepo"
 	"github.com/exarchos/git-exarchos/gitstore"
 	"github.com/exarchos/git-exarchos/workflow"
 )
@@ -87,7 +86,7 @@ func (res *PullResult) add(w WorkflowPull) {
 }
 
 // integrate brings one fetched tip into the local workflow and names the conflicts it brought in.
-func (r *Repo) integrate(feature string, theirs plumbing.Hash, label string) WorkflowPull {
+func (r *Repo) integrate(feature string, theirs gitrepo.Hash, label string) WorkflowPull {
 	w := WorkflowPull{Feature: feature}
 	known := map[string]bool{}
 	if st, _, err := r.State(feature); err == nil {
@@ -113,6 +112,7 @@ func (r *Repo) integrate(feature string, theirs plumbing.Hash, label string) Wor
 		w.Action, w.Message = Failed, err.Error()
 		return w
 	}
+	r.indexBranch(feature, st) // a workflow fetched from a teammate: the hooks find it by its branch
 	for _, c := range st.Conflicts {
 		if !known[c.ID] {
 			w.Conflicts = append(w.Conflicts, c)
@@ -124,12 +124,12 @@ func (r *Repo) integrate(feature string, theirs plumbing.Hash, label string) Wor
 // deletedUpstream handles workflows whose tracking ref the fetch pruned, and those tombstoned by
 // an earlier pull: keep them (and remember, so push does not recreate them) or, with prune, delete
 // them when nothing local would be lost.
-func (r *Repo) deletedUpstream(res *PullResult, remote string, before, after map[string]plumbing.Hash, prune bool) error {
+func (r *Repo) deletedUpstream(res *PullResult, remote string, before, after map[string]gitrepo.Hash, prune bool) error {
 	tombs, err := r.Store.Tombstones(remote)
 	if err != nil {
 		return err
 	}
-	gone := map[string]plumbing.Hash{}
+	gone := map[string]gitrepo.Hash{}
 	for f, h := range tombs {
 		if _, back := after[f]; back {
 			if err := r.Store.ClearTombstone(remote, f); err != nil {
@@ -242,10 +242,11 @@ func Push(r *Repo, o PushOptions) (*PushResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	return push(r, remote, o.Retries)
+	return push(r, remote, o.Retries, nil)
 }
 
-func push(r *Repo, remote string, retries int) (*PushResult, error) {
+// push pushes every local workflow but those in skip.
+func push(r *Repo, remote string, retries int, skip map[string]bool) (*PushResult, error) {
 	if retries <= 0 {
 		retries = 3
 	}
@@ -263,12 +264,15 @@ func push(r *Repo, remote string, retries int) (*PushResult, error) {
 	}
 	res := &PushResult{Remote: remote, Workflows: []WorkflowPush{}, Counts: map[string]int{}}
 	done := map[string]WorkflowPush{}
-	todo := map[string]plumbing.Hash{}
+	todo := map[string]gitrepo.Hash{}
 	for _, f := range sortedKeys(local) {
+		if skip[f] {
+			continue
+		}
 		tip := local[f]
 		theirs, known := tracking[f]
 		switch {
-		case tombs[f] != plumbing.ZeroHash && !known:
+		case tombs[f] != gitrepo.ZeroHash && !known:
 			done[f] = WorkflowPush{Feature: f, Result: SkippedGone, Head: tip.String(),
 				Message: fmt.Sprintf("deleted on %s: not recreated (`git push %s %s` would; `git exarchos pull --prune` deletes it here)", remote, remote, gitstore.RefName(f))}
 		case known && theirs == tip:
@@ -311,7 +315,7 @@ func push(r *Repo, remote string, retries int) (*PushResult, error) {
 			}
 			done[v.Feature] = w
 		}
-		todo = map[string]plumbing.Hash{}
+		todo = map[string]gitrepo.Hash{}
 		if len(rejected) == 0 || attempt > retries {
 			break
 		}
@@ -380,7 +384,15 @@ func Sync(r *Repo, o SyncOptions) (*SyncResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	push, err := push(r, remote, o.Retries)
+	// A workflow the pull could not integrate (e.g. started separately on both sides) would only
+	// be rejected and fail the same way again: the pull's report says it once.
+	failed := map[string]bool{}
+	for _, w := range pull.Workflows {
+		if w.Action == Failed {
+			failed[w.Feature] = true
+		}
+	}
+	push, err := push(r, remote, o.Retries, failed)
 	if err != nil {
 		return nil, err
 	}

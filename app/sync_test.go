@@ -127,6 +127,57 @@ func TestPullCreatesFastForwardsAndMerges(t *testing.T) {
 	}
 }
 
+// Two clones start one id separately: the sync that meets it reports the workflow as failed with
+// both types and a fix, changes neither side, and its push does not try it; the other workflows
+// still sync.
+func TestSyncRefusesSeparateStarts(t *testing.T) {
+	tm := newTeam(t, 2)
+	a, b := tm.clones[0], tm.clones[1]
+	for _, init := range []struct {
+		r    *app.Repo
+		f, t string
+	}{{a, "report", "oneshot"}, {b, "report", "refactor"}, {b, "other", "oneshot"}} {
+		if _, err := init.r.Init(workflow.Init{Feature: init.f, Type: init.t, Branch: "main"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := app.Push(a, app.PushOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	before := git(t, tm.dirs[1], "rev-parse", "refs/exarchos/report")
+	res, err := app.Sync(b, app.SyncOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Pull.Failures() != 1 || res.Pull.Workflows[0].Feature != "report" {
+		t.Fatalf("pull: %+v", res.Pull)
+	}
+	msg := res.Pull.Workflows[0].Message
+	for _, want := range []string{"two workflows were started under one id", "type refactor", "type oneshot", "refs/exarchos-duplicates/report"} {
+		if !strings.Contains(msg, want) {
+			t.Fatalf("message %q lacks %q", msg, want)
+		}
+	}
+	for _, w := range res.Push.Workflows {
+		if w.Feature == "report" {
+			t.Fatalf("push tried the refused workflow: %+v", w)
+		}
+	}
+	if res.Push.Counts[app.PushedNew] != 1 {
+		t.Fatalf("the other workflow still syncs: %+v", res.Push)
+	}
+	if after := git(t, tm.dirs[1], "rev-parse", "refs/exarchos/report"); after != before {
+		t.Fatalf("local workflow changed: %s → %s", before, after)
+	}
+	st, _, err := b.State("report")
+	if err != nil || st.Type != "refactor" {
+		t.Fatalf("local type: %+v %v", st, err)
+	}
+	if got := git(t, tm.remote, "cat-file", "blob", "refs/exarchos/report:state.json"); !strings.Contains(got, `"type":"oneshot"`) {
+		t.Fatalf("remote changed: %s", got)
+	}
+}
+
 func TestDeletedUpstreamKeptUnlessPruned(t *testing.T) {
 	tm := newTeam(t, 2)
 	a, b := tm.clones[0], tm.clones[1]
@@ -228,6 +279,7 @@ func converge(t *testing.T, n int, seed int64, steps int) (merges, conflicted in
 	tm := newTeam(t, n)
 	features := []string{"alpha", "beta"}
 	written := map[string]map[string]bool{} // feature → event ids ever written
+	started := map[string]bool{}
 	record := func(f string, evs []workflow.Event) {
 		if written[f] == nil {
 			written[f] = map[string]bool{}
@@ -247,7 +299,13 @@ func converge(t *testing.T, n int, seed int64, steps int) (merges, conflicted in
 		var err error
 		switch op {
 		case 0:
-			res, err = r.Init(workflow.Init{Feature: f, Type: "debug", Branch: "main"})
+			// Each id is started once in the team: two clones starting one id separately make two
+			// workflows, which sync refuses to merge (TestSyncRefusesSeparateStarts).
+			if !started[f] {
+				if res, err = r.Init(workflow.Init{Feature: f, Type: "loop", Branch: "main"}); err == nil {
+					started[f] = true
+				}
+			}
 		case 1:
 			var gr *gitstore.Result
 			if gr, err = r.Store.Append(f, r.Projector(), workflow.NewEvent{Type: "note", Data: map[string]int{"step": step}}); err == nil {
@@ -264,7 +322,7 @@ func converge(t *testing.T, n int, seed int64, steps int) (merges, conflicted in
 				res, err = r.Execute(f, workflow.FailTask{ID: fmt.Sprintf("t%d", rng.Intn(2)), Reason: "flaky"})
 			}
 		case 5:
-			res, err = r.Execute(f, workflow.TransitionTo{Phase: "investigate"}) // unguarded: races decide it
+			res, err = r.Execute(f, workflow.TransitionTo{Phase: "working"}) // unguarded: races decide it
 		case 6:
 			var pr *app.PullResult
 			if pr, err = app.Pull(r, app.PullOptions{}); err == nil {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os/exec"
+	"slices"
 	"strings"
 	"time"
 
@@ -29,71 +30,87 @@ type ValidateResult struct {
 
 // Validate runs the command in the worktree where the workflow's branch is checked out and records
 // its exit status, duration and the commit it ran on. The workflow never takes an agent's word that
-// tests passed: only a recorded run on the branch tip counts.
+// tests passed: only a recorded run on the branch tip counts. With no command it runs the declared
+// validation (the phase's, else .exarchos/validate on the base branch), each command with sh -c;
+// a command given after -- that is not declared is recorded as ad hoc and satisfies no guard.
 func Validate(r *Repo, o ValidateOptions) (*ValidateResult, error) {
-	if len(o.Command) == 0 {
-		return nil, Usagef("no command to run: `git exarchos validate %s -- go test ./...`", orPlaceholder(o.Feature))
-	}
 	feature, st, _, err := r.ResolveState(o.Feature)
 	if err != nil {
 		return nil, err
 	}
+	def, _ := r.definition(st.Type)
 	if r.isFinal(st.Type, st.Phase) {
 		return nil, &workflow.Rejection{Code: workflow.CodeFinalPhase, Message: fmt.Sprintf("%s is in the final phase %s: there is nothing left to validate", feature, st.Phase), Phase: st.Phase}
+	}
+	declared := r.declaredValidation()
+	if def != nil {
+		if p, ok := def.Phase(st.Phase); ok && len(p.Validation) > 0 {
+			declared = p.Validation
+		}
+	}
+	type run struct {
+		argv  []string
+		shown string
+		adHoc bool
+	}
+	var runs []run
+	if len(o.Command) == 0 {
+		if len(declared) == 0 {
+			return nil, Usagef("no validation command is declared for %s (phase %s): ask the user to commit one command per line to %s on the base branch, or run an ad-hoc check with `git exarchos validate %s -- <cmd>` (recorded, but it satisfies no guard)",
+				feature, st.Phase, ValidateFile, feature)
+		}
+		for _, c := range declared {
+			runs = append(runs, run{argv: []string{"sh", "-c", c}, shown: c})
+		}
+	} else {
+		shown := shellJoin(o.Command)
+		runs = append(runs, run{argv: o.Command, shown: shown, adHoc: !slices.Contains(declared, shown)})
 	}
 	dir, head, err := r.worktreeOf(st.Branch)
 	if err != nil {
 		return nil, err
 	}
-	if dirty, err := r.Store.Loc.Git(nil, "-C", dir, "status", "--porcelain", "--untracked-files=no"); err != nil {
+	if st, err := r.Store.Loc.WorktreeStatus(dir); err != nil {
 		return nil, err
-	} else if strings.TrimSpace(dirty) != "" {
+	} else if st.Staged+st.Modified+st.Conflicts > 0 {
 		return nil, Usagef("%s has uncommitted changes to tracked files, so a result would not describe commit %s: commit them, then run validate again", dir, head[:12])
 	}
-	cmd := exec.Command(o.Command[0], o.Command[1:]...)
-	cmd.Dir = dir
-	cmd.Stdout, cmd.Stderr = o.Output, o.Output
-	start := time.Now()
-	runErr := cmd.Run()
-	elapsed := time.Since(start)
-	code := 0
-	var exitErr *exec.ExitError
-	switch {
-	case errors.As(runErr, &exitErr):
-		code = exitErr.ExitCode()
-	case runErr != nil:
-		return nil, Usagef("cannot run %q: %v", o.Command[0], runErr)
+	var cmds []workflow.Command
+	var last workflow.RecordValidation
+	for _, rn := range runs {
+		cmd := exec.Command(rn.argv[0], rn.argv[1:]...)
+		cmd.Dir = dir
+		cmd.Stdout, cmd.Stderr = o.Output, o.Output
+		start := time.Now()
+		runErr := cmd.Run()
+		elapsed := time.Since(start)
+		code := 0
+		var exitErr *exec.ExitError
+		switch {
+		case errors.As(runErr, &exitErr):
+			code = exitErr.ExitCode()
+		case runErr != nil:
+			return nil, Usagef("cannot run %q: %v", rn.argv[0], runErr)
+		}
+		last = workflow.RecordValidation{Command: rn.shown, ExitCode: code, DurationMs: elapsed.Milliseconds(), Commit: head, AdHoc: rn.adHoc}
+		cmds = append(cmds, last)
+		if code != 0 {
+			break // the first failure is the result; later commands would only cost time
+		}
 	}
-	v := workflow.RecordValidation{Command: shellJoin(o.Command), ExitCode: code, DurationMs: elapsed.Milliseconds(), Commit: head}
-	res, err := r.Execute(feature, v)
+	res, err := r.Execute(feature, cmds...)
 	if err != nil {
 		return nil, err
 	}
-	return &ValidateResult{Result: res, Validation: workflow.Validation{Command: v.Command, ExitCode: code, DurationMs: v.DurationMs, Commit: head}, Dir: dir}, nil
+	return &ValidateResult{Result: res, Validation: workflow.Validation(last), Dir: dir}, nil
 }
 
-// worktreeOf finds the worktree that has branch checked out, and its HEAD commit.
+// worktreeOf finds the worktree of this repository that has branch checked out, and its HEAD
+// commit.
 func (r *Repo) worktreeOf(branch string) (dir, head string, err error) {
-	out, err := r.Store.Loc.Git(nil, "worktree", "list", "--porcelain")
-	if err != nil {
-		return "", "", err
-	}
-	for _, block := range strings.Split(out, "\n\n") {
-		var path, sha, ref string
-		for _, line := range strings.Split(block, "\n") {
-			k, v, _ := strings.Cut(line, " ")
-			switch k {
-			case "worktree":
-				path = v
-			case "HEAD":
-				sha = v
-			case "branch":
-				ref = v
-			}
-		}
-		if ref == "refs/heads/"+branch && path != "" {
-			return path, sha, nil
-		}
+	dir, head, err = r.Store.Facts().WorktreeOf(branch)
+	if err != nil || dir != "" {
+		return dir, head, err
 	}
 	return "", "", fmt.Errorf("branch %s is not checked out in any worktree, so there is nothing to validate: `git switch %s` (or `git worktree add <dir> %s`), then run validate again", branch, branch, branch)
 }

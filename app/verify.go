@@ -272,7 +272,7 @@ func guardProblems(def *workflow.Definition, s *workflow.State, t workflow.Trans
 			}
 		case slices.Contains(d.Guards, g):
 			if fn, ok := guards.Lookup(g); ok && stateGuards[g] {
-				if f := fn(guards.Input{State: *s, Def: def, Target: d.To}); f != nil {
+				if f := fn(guards.Input{State: *s, Def: def, Target: d.To, Facts: reviewedTip(def, s)}); f != nil {
 					out = append(out, fmt.Sprintf("recorded guard %s as passed, but the events say: %s", g, f.Reason))
 				}
 			}
@@ -282,6 +282,28 @@ func guardProblems(def *workflow.Definition, s *workflow.State, t workflow.Trans
 	}
 	return out
 }
+
+// reviewedTip stands in for the branch tip when a transition is checked again: the log does not
+// record the tip a transition was decided on, but each verdict records the commit it judged, so
+// the review guard holds when every required verdict judged one commit (verifyFacts checks that
+// commit is on the branch's history). Only BranchTip is answered: it is all the guard reads.
+func reviewedTip(def *workflow.Definition, s *workflow.State) guards.GitFacts {
+	t := judgedTip{}
+	for _, dim := range def.Reviews {
+		if r, ok := s.Reviews[dim]; ok {
+			t.sha = r.Commit
+			break
+		}
+	}
+	return t
+}
+
+type judgedTip struct {
+	guards.GitFacts
+	sha string
+}
+
+func (t judgedTip) BranchTip(string) (string, error) { return t.sha, nil }
 
 func overrideInEffect(s *workflow.State, guard string) bool {
 	for _, o := range s.Overrides {
@@ -311,6 +333,11 @@ func (r *Repo) verifyFacts(e workflow.Event, onBranch func(string) bool, add fun
 		var d workflow.ValidationData
 		if e.DecodeData(&d) == nil && d.Commit != "" && !onBranch(d.Commit) {
 			add(e, "validation", "`%s` ran on %s, which is not on the branch's history", d.Command, short(d.Commit))
+		}
+	case workflow.EventReviewRecorded:
+		var d workflow.ReviewData
+		if e.DecodeData(&d) == nil && d.Commit != "" && !onBranch(d.Commit) {
+			add(e, "review", "the %s review judged %s, which is not on the branch's history", d.Dimension, short(d.Commit))
 		}
 	case workflow.EventTaskCompleted:
 		var d workflow.TaskData

@@ -3,6 +3,7 @@ package app
 import (
 	"encoding/json"
 	"fmt"
+	"os"
 	"reflect"
 	"sort"
 	"strings"
@@ -19,6 +20,8 @@ type InitOptions struct {
 	Synthesis     string // oneshot: always | never | on-request
 	Completion    string // loop: worker-done | reviewer-pass | both
 	MaxIterations int    // loop
+	// Human is the user's decision to start a workflow on a branch that had one.
+	Human bool
 }
 
 // Init starts a workflow bound to a branch.
@@ -35,7 +38,20 @@ func Init(r *Repo, o InitOptions) (*Result, error) {
 	if o.MaxIterations < 0 {
 		return nil, Usagef("--max-iterations must be a positive number")
 	}
-	return r.Init(workflow.Init{Feature: o.Feature, Type: o.Type, Branch: o.Branch, Synthesis: o.Synthesis, Completion: o.Completion, MaxIterations: o.MaxIterations})
+	all, err := r.Store.List()
+	if err != nil {
+		return nil, err
+	}
+	var replaces []string
+	for _, s := range all {
+		// Another type on a branch whose workflow did not complete (active, or cancelled) may
+		// trade its process for less: cancel, then init --type oneshot, drops the plan review.
+		if s.Branch == o.Branch && s.Feature != o.Feature && s.Type != o.Type && s.Phase != "completed" && s.Phase != "complete" {
+			replaces = append(replaces, s.Feature)
+		}
+	}
+	return r.Init(workflow.Init{Feature: o.Feature, Type: o.Type, Branch: o.Branch, Synthesis: o.Synthesis, Completion: o.Completion, MaxIterations: o.MaxIterations,
+		Replaces: replaces, Human: o.Human})
 }
 
 // StatusOptions selects what `status` shows.
@@ -191,6 +207,24 @@ func Set(r *Repo, o SetOptions) (*Result, error) {
 	return r.Execute(feature, cmd)
 }
 
+// bindReview binds a verdict to the branch tip it judges, and to the agent session the hook runs
+// it in (EXARCHOS_SESSION_ID), so that new commits or a new visit of review outdate it.
+func (r *Repo) bindReview(feature string, rv workflow.RecordReview) (workflow.RecordReview, error) {
+	st, _, err := r.State(feature)
+	if err != nil {
+		return rv, err
+	}
+	tip, err := r.Store.Facts().BranchTip(st.Branch)
+	if err != nil {
+		return rv, fmt.Errorf("a review is bound to the commit it judged: %w", err)
+	}
+	rv.Commit = tip
+	if rv.Session == "" {
+		rv.Session = os.Getenv("EXARCHOS_SESSION_ID")
+	}
+	return rv, nil
+}
+
 // TransitionsResult lists the ways out of the current phase with each guard's verdict.
 type TransitionsResult struct {
 	Feature     string                      `json:"feature"`
@@ -224,6 +258,11 @@ func Run(r *Repo, feature string, cmd workflow.Command) (*Result, error) {
 	feature, err := r.ResolveFeature(feature)
 	if err != nil {
 		return nil, err
+	}
+	if rv, ok := cmd.(workflow.RecordReview); ok {
+		if cmd, err = r.bindReview(feature, rv); err != nil {
+			return nil, err
+		}
 	}
 	res, err := r.Execute(feature, cmd)
 	if err != nil {
@@ -269,6 +308,9 @@ func AppendEvent(r *Repo, o EventOptions) (*Result, error) {
 	}
 	var data json.RawMessage
 	if o.Data != "" {
+		if err := workflow.CheckJSON("--data", []byte(o.Data)); err != nil {
+			return nil, &UsageError{Msg: err.Error()}
+		}
 		if !json.Valid([]byte(o.Data)) {
 			return nil, Usagef("--data is not valid JSON: %s (quote strings: --data '\"text\"')", o.Data)
 		}

@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/exarchos/git-exarchos/gitstore"
+	"github.com/exarchos/git-exarchos/gitrepo"
 	"github.com/exarchos/git-exarchos/workflow"
 )
 
@@ -70,7 +70,7 @@ func StartTask(r *Repo, o TaskStartOptions) (*TaskStartResult, error) {
 		return nil, err
 	}
 	// Ask the engine first (task exists, workflow not ended or cancelling), before touching git.
-	probe := workflow.StartTaskWorktree{ID: o.Task, Worktree: workflow.WorktreeData{Path: wt.Path, Branch: wt.Branch, Base: gitstore.ZeroSHA}}
+	probe := workflow.StartTaskWorktree{ID: o.Task, Worktree: workflow.WorktreeData{Path: wt.Path, Branch: wt.Branch, Base: gitrepo.ZeroSHA}}
 	def, err := r.definition(st.Type)
 	if err != nil {
 		return nil, err
@@ -101,9 +101,9 @@ func StartTask(r *Repo, o TaskStartOptions) (*TaskStartResult, error) {
 
 // planWorktree decides the path and branch of a task's worktree; a task that already has one
 // keeps it.
-func planWorktree(loc gitstore.Location, st workflow.State, feature string, o TaskStartOptions) (*TaskWorktree, error) {
+func planWorktree(loc gitrepo.Location, st workflow.State, feature string, o TaskStartOptions) (*TaskWorktree, error) {
 	if old, ok := st.TaskWorktree(o.Task); ok {
-		if o.Path != "" && !gitstore.SamePath(o.Path, old.Path) {
+		if o.Path != "" && !gitrepo.SamePath(o.Path, old.Path) {
 			return nil, Usagef("task %s already has a worktree at %s", o.Task, old.Path)
 		}
 		if _, err := os.Stat(old.Path); err != nil {
@@ -129,7 +129,7 @@ func planWorktree(loc gitstore.Location, st workflow.State, feature string, o Ta
 }
 
 // createWorktree makes the worktree, or adopts the one a crashed earlier call made.
-func createWorktree(loc gitstore.Location, wt *TaskWorktree, baseRev, workflowBranch string) (workflow.WorktreeData, error) {
+func createWorktree(loc gitrepo.Location, wt *TaskWorktree, baseRev, workflowBranch string) (workflow.WorktreeData, error) {
 	data := workflow.WorktreeData{Path: wt.Path, Branch: wt.Branch, BaseRev: baseRev, BranchCreated: true}
 	if w, ok, err := loc.FindWorktree(wt.Path); err != nil {
 		return data, err
@@ -184,7 +184,7 @@ func createWorktree(loc gitstore.Location, wt *TaskWorktree, baseRev, workflowBr
 
 // excludeWorktree keeps a worktree inside the main worktree out of `git status`: the default
 // folder as a whole, any other path as itself.
-func excludeWorktree(loc gitstore.Location, path string) (string, error) {
+func excludeWorktree(loc gitrepo.Location, path string) (string, error) {
 	top, err := loc.MainWorktree()
 	if err != nil {
 		return "", nil // bare: nothing to hide from
@@ -211,7 +211,7 @@ func canonicalDir(p string) string {
 	return p
 }
 
-func rollbackWorktree(loc gitstore.Location, d workflow.WorktreeData) error {
+func rollbackWorktree(loc gitrepo.Location, d workflow.WorktreeData) error {
 	var errs []error
 	if err := loc.RemoveWorktree(d.Path, false); err != nil {
 		errs = append(errs, err)

@@ -70,6 +70,9 @@ func New(o Options) (*Client, error) {
 	if err != nil || u.Host == "" {
 		return nil, fmt.Errorf("GitHub API URL %q is not a URL (GITHUB_API_URL)", base)
 	}
+	if !tokenAllowed(u, u) {
+		return nil, fmt.Errorf("GitHub API URL %q is not HTTPS: git exarchos sends the token over HTTPS only (plain HTTP only to localhost); set GITHUB_API_URL to an https:// URL", base)
+	}
 	budget := o.RetryBudget
 	if budget == 0 {
 		if v := o.Env.Getenv("EXARCHOS_GITHUB_RETRY_BUDGET"); v != "" {
@@ -83,10 +86,14 @@ func New(o Options) (*Client, error) {
 		}
 	}
 	tr := &retrying{next: http.DefaultTransport, budget: budget}
-	gh := github.NewClient(&http.Client{Transport: tr, Timeout: 30 * time.Second}).WithAuthToken(token.value)
+	auth := &authorizing{next: tr, api: u, token: token.value}
+	gh := github.NewClient(&http.Client{Transport: auth, Timeout: 30 * time.Second})
 	gh.BaseURL = u
 	return &Client{gh: gh, repo: o.Repo, token: token, base: base, budget: budget, tr: tr}, nil
 }
+
+// APIHost is the host (and port) of the API this client talks to.
+func (c *Client) APIHost() string { return c.gh.BaseURL.Host }
 
 // TokenSource names where the token came from.
 func (c *Client) TokenSource() string { return c.token.Source }

@@ -111,6 +111,14 @@ func (c *Client) wrapOp(op operation, what string, resp *github.Response, err er
 			msg = er.Message
 		}
 		switch {
+		case resp.StatusCode < 300:
+			// Answered, but not with what the API sends: a proxy, a login page, a web host.
+			ct := resp.Header.Get("Content-Type")
+			if ct == "" {
+				ct = "none"
+			}
+			e.Msg = fmt.Sprintf("GitHub's answer to %s %s could not be read: HTTP %d with Content-Type %s (%v); %s may not be the GitHub REST API (a proxy or a web page answered?): check GITHUB_API_URL",
+				op.gerund, what, resp.StatusCode, ct, err, c.base)
 		case resp.StatusCode == http.StatusUnauthorized:
 			e.Kind = KindBadToken
 			e.Msg = fmt.Sprintf("GitHub rejected %s for %s (401 %s): the token is expired, revoked or mistyped; set a valid one or run `gh auth login --hostname %s`",

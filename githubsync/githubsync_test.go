@@ -5,9 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -403,5 +406,71 @@ func TestClosePRFailures(t *testing.T) {
 	}
 	if p, _ := fake.PR(12); p.State != "open" {
 		t.Fatalf("closed despite the 403: %+v", p)
+	}
+}
+
+// TestTokenStaysWithTheAPIHost redirects reads and the close-PR writes to a second server: none of
+// the redirected requests may carry the token, while a redirect within the API host keeps it.
+func TestTokenStaysWithTheAPIHost(t *testing.T) {
+	fake := fakegithub.New("github.com", "acme", "app", secret)
+	defer fake.Close()
+	fake.SetPR(fakegithub.PR{Number: 12, Head: "topic", Base: "main", HeadSHA: "h"})
+	var mu sync.Mutex
+	var seen []string // Authorization headers the other host received
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		seen = append(seen, r.Method+" "+r.Header.Get("Authorization"))
+		mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprint(w, `{"id":1,"number":12,"state":"closed","html_url":"https://github.com/acme/app/pull/12","head":{"ref":"topic","sha":"h"},"base":{"ref":"main"}}`)
+	}))
+	defer other.Close()
+	away := func(status int, path string) fakegithub.Fault {
+		return fakegithub.Fault{Status: status, Header: map[string]string{"Location": other.URL + path}}
+	}
+	c := newClient(t, fake, time.Second)
+	ctx := context.Background()
+	fake.Fail(away(http.StatusFound, "/repos/acme/app/pulls/12"))
+	if _, err := c.PullRequest(ctx, 12); err != nil {
+		t.Fatal(err)
+	}
+	fake.Fail(away(http.StatusTemporaryRedirect, "/repos/acme/app/issues/12/comments"), away(http.StatusPermanentRedirect, "/repos/acme/app/pulls/12"))
+	if _, err := c.ClosePR(ctx, 12, "bye"); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	if len(seen) != 3 {
+		t.Fatalf("the other host saw %d requests: %q", len(seen), seen)
+	}
+	for _, s := range seen {
+		if strings.Contains(s, secret) || strings.Contains(s, "Bearer") {
+			t.Errorf("the token went to another host: %q", s)
+		}
+	}
+	mu.Unlock()
+	// Within the API host the token follows (the fake answers 401 without it).
+	fake.Fail(fakegithub.Fault{Status: http.StatusTemporaryRedirect, Header: map[string]string{"Location": fake.URL + "/repos/acme/app/pulls/12"}})
+	if _, err := c.PullRequest(ctx, 12); err != nil {
+		t.Fatalf("redirect within the API host: %v", err)
+	}
+	// Plain HTTP only to loopback.
+	for _, base := range []string{"http://api.example.com/", "http://10.0.0.1:8080/api/v3/"} {
+		_, err := githubsync.New(githubsync.Options{Repo: repo, Env: env(map[string]string{"GH_TOKEN": secret, "GITHUB_API_URL": base})})
+		if err == nil || !strings.Contains(err.Error(), "HTTPS") {
+			t.Errorf("%s: %v", base, err)
+		}
+	}
+	for _, base := range []string{"http://localhost:1/", "http://[::1]:1/", "https://api.example.com/"} {
+		if _, err := githubsync.New(githubsync.Options{Repo: repo, Env: env(map[string]string{"GH_TOKEN": secret, "GITHUB_API_URL": base})}); err != nil {
+			t.Errorf("%s: %v", base, err)
+		}
+	}
+}
+
+// TestNonJSONAnswer: a 200 that is not JSON (a proxy's or a web host's page) is not "refused".
+func TestNonJSONAnswer(t *testing.T) {
+	e, _ := errorOf(t, time.Second, secret, fakegithub.Fault{Status: 200, Header: map[string]string{"Content-Type": "text/html"}, Body: "<html>sign in</html>"})
+	if strings.Contains(e.Msg, "refused") || !strings.Contains(e.Msg, "HTTP 200 with Content-Type text/html") || !strings.Contains(e.Msg, "GITHUB_API_URL") {
+		t.Errorf("%+v", e)
 	}
 }

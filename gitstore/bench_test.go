@@ -2,12 +2,12 @@ package gitstore
 
 import (
 	"fmt"
+	"github.com/exarchos/git-exarchos/gitrepo"
 	"os/exec"
 	"sort"
 	"testing"
 	"time"
 
-	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/stretchr/testify/require"
 
 	"github.com/exarchos/git-exarchos/workflow"
@@ -68,7 +68,7 @@ func listRepo(b *testing.B) string {
 	dir := newRepo(b)
 	s := openStore(b, dir)
 	mustCreate(b, s, "w0")
-	head, _, err := readRef(s.Loc.CommonDir, "refs/exarchos/w0")
+	head, _, err := gitrepo.ReadRef(s.Loc.CommonDir, "refs/exarchos/w0")
 	require.NoError(b, err)
 	tree := git(b, dir, "rev-parse", head.String()+"^{tree}")
 	var stdin []byte
@@ -80,28 +80,36 @@ func listRepo(b *testing.B) string {
 	return dir
 }
 
-// BenchmarkList lists 1,000 workflows, from commit trailers alone.
+// BenchmarkList lists 1,000 workflows, from commit trailers alone, with loose objects and after
+// `git gc` (commits stored as deltas of one another in one pack), beside git reading the same
+// 1,000 commits' trailers as a process in the same repository.
 func BenchmarkList(b *testing.B) {
 	dir := listRepo(b)
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		list, err := openStore(b, dir).List()
-		if err != nil || len(list) != 1000 {
-			b.Fatal(err, len(list))
+	for _, gc := range []bool{false, true} {
+		name := "loose"
+		if gc {
+			name = "gc"
+			git(b, dir, "gc", "-q", "--prune=now")
 		}
-	}
-}
-
-// BenchmarkListBaselineForEachRef is git reading the same 1,000 commits' trailers, as a process.
-func BenchmarkListBaselineForEachRef(b *testing.B) {
-	dir := listRepo(b)
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		cmd := exec.Command("git", "for-each-ref", "--format=%(refname) %(objectname) %(contents:trailers)", "refs/exarchos/")
-		cmd.Dir = dir
-		if out, err := cmd.Output(); err != nil || len(out) == 0 {
-			b.Fatal(err)
-		}
+		b.Run(name, func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				s := openStore(b, dir)
+				list, err := s.List()
+				if err != nil || len(list) != 1000 {
+					b.Fatal(err, len(list))
+				}
+				s.Close()
+			}
+		})
+		b.Run(name+"/baseline-git-for-each-ref", func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				cmd := exec.Command("git", "for-each-ref", "--format=%(refname) %(objectname) %(contents:trailers)", "refs/exarchos/")
+				cmd.Dir = dir
+				if out, err := cmd.Output(); err != nil || len(out) == 0 {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
 
@@ -111,11 +119,11 @@ func BenchmarkBaselineReadRef(b *testing.B) {
 	_ = dir
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		if _, _, err := readRef(s.Loc.CommonDir, "refs/exarchos/w"); err != nil {
+		if _, _, err := gitrepo.ReadRef(s.Loc.CommonDir, "refs/exarchos/w"); err != nil {
 			b.Fatal(err)
 		}
 	}
-	_ = plumbing.ZeroHash
+	_ = gitrepo.ZeroHash
 }
 
 // BenchmarkAppendBaselineGitUpdateRef is git moving one ref (a process, like every git command an

@@ -1,6 +1,7 @@
 package gitstore
 
 import (
+	"github.com/exarchos/git-exarchos/gitrepo"
 	"os"
 	"path/filepath"
 	"testing"
@@ -13,7 +14,7 @@ func TestDiscoverFromSubdirectory(t *testing.T) {
 	dir := newRepo(t)
 	sub := filepath.Join(dir, "a", "b")
 	require.NoError(t, os.MkdirAll(sub, 0o755))
-	loc, err := Discover(sub)
+	loc, err := gitrepo.Discover(sub)
 	require.NoError(t, err)
 	real, _ := filepath.EvalSymlinks(dir)
 	got, _ := filepath.EvalSymlinks(loc.WorkTree)
@@ -27,10 +28,11 @@ func TestLinkedWorktreeSharesWorkflows(t *testing.T) {
 	wt := filepath.Join(t.TempDir(), "wt")
 	git(t, dir, "worktree", "add", "-q", "-b", "side", wt)
 
-	loc, err := Discover(filepath.Join(wt))
+	loc, err := gitrepo.Discover(filepath.Join(wt))
 	require.NoError(t, err)
 	assert.NotEqual(t, loc.GitDir, loc.CommonDir)
-	s := OpenAt(loc)
+	s, err := OpenAt(loc)
+	require.NoError(t, err)
 	appendN(t, s, "shared", 2)
 	// The main checkout sees what the worktree wrote.
 	snap, err := openStore(t, dir).State("shared", proj)
@@ -41,12 +43,12 @@ func TestLinkedWorktreeSharesWorkflows(t *testing.T) {
 func TestDiscoverWithGitDirEnv(t *testing.T) {
 	dir := newRepo(t)
 	t.Setenv("GIT_DIR", filepath.Join(dir, ".git"))
-	loc, err := Discover(t.TempDir())
+	loc, err := gitrepo.Discover(t.TempDir())
 	require.NoError(t, err)
 	assert.Equal(t, filepath.Join(dir, ".git"), loc.CommonDir)
 
 	t.Setenv("GIT_DIR", t.TempDir())
-	_, err = Discover(dir)
+	_, err = gitrepo.Discover(dir)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "unset GIT_DIR")
 }
@@ -54,12 +56,12 @@ func TestDiscoverWithGitDirEnv(t *testing.T) {
 func TestDiscoverBareAndNone(t *testing.T) {
 	bare := t.TempDir()
 	git(t, bare, "init", "-q", "--bare")
-	loc, err := Discover(bare)
+	loc, err := gitrepo.Discover(bare)
 	require.NoError(t, err)
 	assert.Empty(t, loc.WorkTree)
 
-	_, err = Discover(t.TempDir())
-	require.ErrorIs(t, err, ErrNotRepository)
+	_, err = gitrepo.Discover(t.TempDir())
+	require.ErrorIs(t, err, gitrepo.ErrNotRepository)
 	assert.Contains(t, err.Error(), "git init")
 }
 

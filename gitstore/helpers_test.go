@@ -3,12 +3,15 @@ package gitstore
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/exarchos/git-exarchos/gitrepo"
+	"github.com/exarchos/git-exarchos/internal/gittest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -56,25 +59,19 @@ var proj = countProjector{}
 // git runs git in dir and fails the test on error.
 func git(t testing.TB, dir string, args ...string) string {
 	t.Helper()
-	cmd := exec.Command("git", args...)
-	cmd.Dir = dir
-	cmd.Env = append(cleanGitEnv(), "GIT_CONFIG_NOSYSTEM=1")
-	out, err := cmd.CombinedOutput()
-	require.NoError(t, err, "git %s: %s", strings.Join(args, " "), out)
-	return strings.TrimSpace(string(out))
+	return gittest.Git(t, dir, "", args...)
 }
 
 // newRepo makes a repository with one commit and an identity.
 func newRepo(t testing.TB) string {
 	t.Helper()
-	dir := t.TempDir()
-	git(t, dir, "init", "-q", "-b", "main")
-	git(t, dir, "config", "user.name", "Test User")
-	git(t, dir, "config", "user.email", "test@example.com")
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "README"), []byte("hello\n"), 0o644))
-	git(t, dir, "add", "README")
-	git(t, dir, "commit", "-q", "-m", "initial")
-	return dir
+	return gittest.NewRepo(t, "sha1")
+}
+
+// newRepoFormat makes a repository in the given object format.
+func newRepoFormat(t testing.TB, f gitrepo.ObjectFormat) string {
+	t.Helper()
+	return gittest.NewRepo(t, f.String())
 }
 
 func openStore(t testing.TB, dir string) *Store {
@@ -120,6 +117,26 @@ func helperMain(mode string) int {
 	}
 	n, _ := strconv.Atoi(os.Getenv("GITSTORE_N"))
 	feature := os.Getenv("GITSTORE_FEATURE")
+	switch mode {
+	case "hold-lock": // take the ref's lock as a writer does, then wait to be killed
+		if _, err := gitrepo.LockRef(s.Loc.CommonDir, RefName(feature)); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		fmt.Println("locked")
+		time.Sleep(time.Hour)
+	case "hold-tmp": // start writing an object as a writer does, then wait to be killed
+		dir := filepath.Join(s.Loc.CommonDir, "objects", "ab")
+		os.MkdirAll(dir, 0o777)
+		f, err := os.CreateTemp(dir, gitrepo.TmpObjectPattern())
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		f.WriteString("partial")
+		fmt.Println(f.Name())
+		time.Sleep(time.Hour)
+	}
 	for i := 0; i < n; i++ {
 		ev := workflow.NewEvent{Type: "note", Data: map[string]any{"writer": os.Getpid(), "i": i}}
 		if mode == "keyed" {
@@ -141,16 +158,20 @@ func helperCmd(t testing.TB, dir, mode, feature string, n int) *exec.Cmd {
 	require.NoError(t, err)
 	cmd := exec.Command(exe, "-test.run=^$")
 	cmd.Dir = dir
-	cmd.Env = append(cleanGitEnv(), "GITSTORE_HELPER="+mode, "GITSTORE_FEATURE="+feature, fmt.Sprintf("GITSTORE_N=%d", n))
+	cmd.Env = append(gitrepo.CleanGitEnv(), "GITSTORE_HELPER="+mode, "GITSTORE_FEATURE="+feature, fmt.Sprintf("GITSTORE_N=%d", n))
 	return cmd
 }
 
 func gitStdinB(t testing.TB, dir, stdin string, args ...string) string {
 	t.Helper()
-	cmd := exec.Command("git", args...)
-	cmd.Dir = dir
-	cmd.Stdin = strings.NewReader(stdin)
-	out, err := cmd.CombinedOutput()
-	require.NoError(t, err, "%s", out)
-	return strings.TrimSpace(string(out))
+	return gittest.Git(t, dir, stdin, args...)
+}
+
+// mustHash parses an object id printed by git.
+func mustHash(s string) gitrepo.Hash {
+	h, ok := gitrepo.ParseHash(strings.TrimSpace(s))
+	if !ok {
+		panic("not an object id: " + s)
+	}
+	return h
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/exarchos/git-exarchos/gitrepo"
 	"runtime"
 	"sort"
 	"strconv"
@@ -29,10 +30,10 @@ const (
 
 // Integration is the outcome of bringing another tip of a workflow into the local ref.
 type Integration struct {
-	Feature string        `json:"feature"`
-	Action  string        `json:"action"`
-	Old     plumbing.Hash `json:"old"` // zero when the workflow was created
-	New     plumbing.Hash `json:"new"`
+	Feature string       `json:"feature"`
+	Action  string       `json:"action"`
+	Old     gitrepo.Hash `json:"old"` // zero when the workflow was created
+	New     gitrepo.Hash `json:"new"`
 	// Added counts events the local log did not have before.
 	Added int64 `json:"added"`
 }
@@ -42,13 +43,13 @@ type Integration struct {
 // are the union of both logs by id in canonical order, with both tips as parents. The ref moves by
 // compare-and-swap; a concurrent local write makes it start over. theirs is parsed and checked
 // before the ref moves, so a damaged remote log never becomes the local one.
-func (s *Store) Integrate(feature string, p Projector, theirs plumbing.Hash, label string) (*Integration, error) {
+func (s *Store) Integrate(feature string, p Projector, theirs gitrepo.Hash, label string) (*Integration, error) {
 	if err := ValidateFeature(feature); err != nil {
 		return nil, err
 	}
 	ref := RefName(feature)
 	for attempt := 0; attempt < maxAttempts; attempt++ {
-		local, ok, err := readRef(s.Loc.CommonDir, ref)
+		local, ok, err := gitrepo.ReadRef(s.Loc.CommonDir, ref)
 		if err != nil {
 			return nil, err
 		}
@@ -96,8 +97,8 @@ func (s *Store) Integrate(feature string, p Projector, theirs plumbing.Hash, lab
 			}
 			res.Action, res.New, res.Added = Merged, merged.commit, merged.events-lh.snap.Events
 		}
-		err = casRef(s.Loc.CommonDir, ref, res.New, local)
-		if errors.Is(err, errStale) {
+		err = gitrepo.CasRef(s.Loc.CommonDir, ref, res.New, local)
+		if errors.Is(err, gitrepo.ErrStale) {
 			backoff(attempt)
 			continue
 		}
@@ -114,7 +115,7 @@ func (s *Store) Integrate(feature string, p Projector, theirs plumbing.Hash, lab
 	return nil, fmt.Errorf("%w: %s changed %d times while this call tried to merge; run it again", ErrConcurrent, ref, maxAttempts)
 }
 
-func (s *Store) parseRetry(feature string, commit plumbing.Hash) (*head, error) {
+func (s *Store) parseRetry(feature string, commit gitrepo.Hash) (*head, error) {
 	var h *head
 	err := s.retryTransient(func() error {
 		var err error
@@ -124,38 +125,25 @@ func (s *Store) parseRetry(feature string, commit plumbing.Hash) (*head, error) 
 	return h, err
 }
 
-// isAncestor reports whether anc is reachable from desc (a commit is its own ancestor).
-func (s *Store) isAncestor(anc, desc plumbing.Hash) (bool, error) {
-	if anc == desc {
-		return true, nil
-	}
-	var ok bool
-	err := s.retryTransient(func() error {
-		if _, err := s.getCommit(anc); err != nil {
-			return fmt.Errorf("read commit %s: %w", anc, err)
-		}
-		var err error
-		ok, err = s.reaches(desc, anc)
-		return err
-	})
-	return ok, err
-}
-
 // Reachable returns every commit reachable from the tips (the tips included), read in process:
 // one walk answers many "is this commit in the history" questions.
 func (s *Store) Reachable(tips ...string) (map[string]bool, error) {
 	seen := map[string]bool{}
-	var queue []plumbing.Hash
+	var queue []gitrepo.Hash
 	for _, t := range tips {
 		if !seen[t] {
 			seen[t] = true
-			queue = append(queue, plumbing.NewHash(t))
+			h, ok := gitrepo.ParseHash(t)
+			if !ok {
+				return nil, fmt.Errorf("%q is not a commit id", t)
+			}
+			queue = append(queue, h)
 		}
 	}
 	for len(queue) > 0 {
 		h := queue[0]
 		queue = queue[1:]
-		c, err := s.getCommit(h)
+		c, err := s.GetCommit(h)
 		if err != nil {
 			return nil, fmt.Errorf("read commit %s: %w", h, err)
 		}
@@ -169,51 +157,27 @@ func (s *Store) Reachable(tips ...string) (map[string]bool, error) {
 	return seen, nil
 }
 
-// reaches walks the history of from (breadth first, each commit once) looking for target.
-func (s *Store) reaches(from, target plumbing.Hash) (bool, error) {
-	seen := map[plumbing.Hash]bool{from: true}
-	queue := []plumbing.Hash{from}
-	for len(queue) > 0 {
-		h := queue[0]
-		queue = queue[1:]
-		if h == target {
-			return true, nil
-		}
-		c, err := s.getCommit(h)
-		if err != nil {
-			return false, fmt.Errorf("read commit %s: %w", h, err)
-		}
-		for _, p := range c.Parents {
-			if !seen[p] {
-				seen[p] = true
-				queue = append(queue, p)
-			}
-		}
-	}
-	return false, nil
-}
-
 // MergeCommits writes (without moving any ref) the merge commit of two tips of a workflow and
 // returns it with its snapshot: what Integrate writes when the logs diverged.
-func (s *Store) MergeCommits(feature string, p Projector, ours, theirs plumbing.Hash) (plumbing.Hash, *Snapshot, error) {
+func (s *Store) MergeCommits(feature string, p Projector, ours, theirs gitrepo.Hash) (gitrepo.Hash, *Snapshot, error) {
 	lh, err := s.parseRetry(feature, ours)
 	if err != nil {
-		return plumbing.ZeroHash, nil, err
+		return gitrepo.ZeroHash, nil, err
 	}
 	th, err := s.parseRetry(feature, theirs)
 	if err != nil {
-		return plumbing.ZeroHash, nil, err
+		return gitrepo.ZeroHash, nil, err
 	}
 	b := newBuilder(s)
 	m, err := b.merge(lh, th, p, theirs.String())
 	if err != nil {
-		return plumbing.ZeroHash, nil, err
+		return gitrepo.ZeroHash, nil, err
 	}
 	return m.commit, m.snap, nil
 }
 
 type mergeOutcome struct {
-	commit plumbing.Hash
+	commit gitrepo.Hash
 	events int64
 	snap   *Snapshot
 }
@@ -227,12 +191,18 @@ func (b *builder) merge(ours, theirs *head, p Projector, label string) (*mergeOu
 	if err != nil {
 		return nil, err
 	}
-	events := unionEvents(a, c)
+	if err := sameOrigin(ours, theirs, a, c, label); err != nil {
+		return nil, err
+	}
+	events, err := unionEvents(a, c)
+	if err != nil {
+		return nil, err
+	}
 	root, sf, err := b.writeLog(ours.feature, p, events)
 	if err != nil {
 		return nil, err
 	}
-	sig, err := b.s.signature()
+	sig, err := b.s.Signature(b.s.Now())
 	if err != nil {
 		return nil, err
 	}
@@ -240,7 +210,7 @@ func (b *builder) merge(ours, theirs *head, p Projector, label string) (*mergeOu
 	json.Unmarshal(sf.State, &info)
 	n := int64(len(events))
 	msg := trailedMessage(fmt.Sprintf("%s: merge %s (%d + %d events → %d)", ours.feature, label, ours.snap.Events, theirs.snap.Events, n), info, 0, 0, n)
-	commit, err := b.putCommitObject(sig, root, []plumbing.Hash{ours.commit, theirs.commit}, msg)
+	commit, err := b.putCommitObject(sig, root, []gitrepo.Hash{ours.commit, theirs.commit}, msg)
 	if err != nil {
 		return nil, err
 	}
@@ -263,12 +233,12 @@ func (s *Store) readBoth(ours, theirs *head) ([]logEvent, []logEvent, error) {
 	for _, h := range []*head{ours, theirs} {
 		for i := int64(0); i < segmentCount(h.snap.Events); i++ {
 			name := segmentName(i)
-			entry, ok := h.events.entry(name)
+			entry, ok := h.events.Entry(name)
 			if !ok {
 				return nil, nil, &CorruptError{Commit: h.commit, Path: "events/" + name, Reason: "segment missing"}
 			}
 			if h == theirs {
-				if o, ok := ours.events.entry(name); ok && o.Hash == entry.Hash {
+				if o, ok := ours.events.Entry(name); ok && o.Hash == entry.Hash {
 					continue
 				}
 			}
@@ -310,6 +280,40 @@ func (s *Store) readBoth(ours, theirs *head) ([]logEvent, []logEvent, error) {
 	return a, c, nil
 }
 
+// ErrSeparateStarts means two logs under one workflow id do not share their first event: two
+// clones each started a workflow with that id. They are two workflows, and are not merged.
+var ErrSeparateStarts = errors.New("two workflows were started under one id")
+
+// sameOrigin checks that two logs of a workflow grew from one start. Every copy of a workflow
+// shares its first event (the start, clock 1, written before anything could diverge), so logs
+// whose first events differ were started separately; merging them would fold one start over the
+// other and silently change the losing side's type.
+func sameOrigin(ours, theirs *head, a, c []logEvent, label string) error {
+	if len(a) == 0 || len(c) == 0 || a[0].ID == c[0].ID {
+		return nil
+	}
+	// readBoth skips their segments that are the same blob as ours: then c does not start at
+	// their first event, and their first segment is ours.
+	first := segmentName(0)
+	if o, ok := ours.events.Entry(first); ok {
+		if t, ok := theirs.events.Entry(first); ok && o.Hash == t.Hash {
+			return nil
+		}
+	}
+	describe := func(e logEvent) string {
+		var d workflow.StartedData
+		e.DecodeData(&d)
+		return fmt.Sprintf("type %s, started by %s at %s", d.Type, e.Actor, e.Time.UTC().Format("2006-01-02 15:04:05Z"))
+	}
+	f := ours.feature
+	return fmt.Errorf("%w: %q here (%s) and %q on %s (%s) are different workflows; neither was changed. "+
+		"To keep theirs under the id and yours under refs/exarchos-duplicates/: "+
+		"`git update-ref refs/exarchos-duplicates/%s %s && git update-ref %s %s %s`; "+
+		"to keep yours, run that on the other clone; then `git exarchos sync`",
+		ErrSeparateStarts, f, describe(a[0]), f, label, describe(c[0]),
+		f, ours.commit, RefName(f), theirs.commit, ours.commit)
+}
+
 // parallel runs f(0..n-1) on a few goroutines: parsing and object writes are CPU- and
 // syscall-bound and independent.
 func parallel(n int, f func(int)) {
@@ -337,27 +341,69 @@ type logEvent struct {
 
 // unionEvents is the merged log: each id once, in canonical order (workflow.Less), seq from 1.
 // When both sides hold different events under one id (two writers chose the same idempotency key
-// independently), the same copy is kept whichever side is ours, so clones converge.
-func unionEvents(a, b []logEvent) []logEvent {
+// independently), the same copy is kept under the id whichever side is ours, and the other is kept
+// whole inside a workflow.key-collided event, whose id and clock derive from its content, so every
+// clone that meets the collision writes the same record once and the fold lists it as a conflict.
+func unionEvents(a, b []logEvent) ([]logEvent, error) {
 	byID := make(map[string]int, len(a)+len(b))
 	out := make([]logEvent, 0, len(a)+len(b))
+	var lost []logEvent
 	for _, side := range [][]logEvent{a, b} {
 		for _, e := range side {
-			if i, ok := byID[e.ID]; ok {
-				if preferred(e.Event, out[i].Event) {
-					out[i] = e
-				}
+			i, ok := byID[e.ID]
+			if !ok {
+				byID[e.ID] = len(out)
+				out = append(out, e)
 				continue
 			}
-			byID[e.ID] = len(out)
-			out = append(out, e)
+			if sameEvent(e.Event, out[i].Event) {
+				continue
+			}
+			if preferred(e.Event, out[i].Event) {
+				out[i], e = e, out[i]
+			}
+			lost = append(lost, e)
+		}
+	}
+	for _, e := range lost {
+		rec, err := collisionRecord(e.Event)
+		if err != nil {
+			return nil, err
+		}
+		if _, ok := byID[rec.ID]; !ok {
+			byID[rec.ID] = len(out)
+			out = append(out, logEvent{Event: rec})
 		}
 	}
 	sort.Slice(out, func(i, j int) bool { return workflow.Less(out[i].Event, out[j].Event) })
 	for i := range out {
 		out[i].Seq = int64(i + 1)
 	}
-	return out
+	return out, nil
+}
+
+// sameEvent reports whether two stored events are one: everything but seq (which a merge renumbers).
+func sameEvent(x, y workflow.Event) bool {
+	x.Seq, y.Seq = 0, 0
+	bx, err1 := json.Marshal(x)
+	by, err2 := json.Marshal(y)
+	return err1 == nil && err2 == nil && bytes.Equal(bx, by)
+}
+
+// collisionRecord is the workflow.key-collided event that keeps e, which lost its id to another
+// event. Everything in it derives from e, so clones agree on it byte for byte.
+func collisionRecord(e workflow.Event) (workflow.Event, error) {
+	e.Seq = 0
+	raw, err := json.Marshal(e)
+	if err != nil {
+		return workflow.Event{}, fmt.Errorf("record key collision on %q: %w", e.ID, err)
+	}
+	data, err := json.Marshal(workflow.KeyCollidedData{Key: e.ID, Event: raw})
+	if err != nil {
+		return workflow.Event{}, fmt.Errorf("record key collision on %q: %w", e.ID, err)
+	}
+	return workflow.Event{ID: "key-collided-" + idKey(string(raw))[:32], Type: workflow.EventKeyCollided,
+		Time: e.Time, Actor: e.Actor, Clock: e.Clock, Data: data}, nil
 }
 
 // line is the event's JSONL line with its current seq: the stored line with the seq spliced in
@@ -400,7 +446,7 @@ func preferred(x, y workflow.Event) bool {
 
 // writeLog writes the tree of a complete log whose seq is already dense: segments, id index,
 // snapshot folded by p, format marker. It returns the root tree and the snapshot file.
-func (b *builder) writeLog(feature string, p Projector, logged []logEvent) (plumbing.Hash, *snapshotFile, error) {
+func (b *builder) writeLog(feature string, p Projector, logged []logEvent) (gitrepo.Hash, *snapshotFile, error) {
 	var segs [][]byte
 	var seg []byte
 	events := make([]workflow.Event, len(logged))
@@ -408,7 +454,7 @@ func (b *builder) writeLog(feature string, p Projector, logged []logEvent) (plum
 		events[i] = ev.Event
 		line, err := ev.line()
 		if err != nil {
-			return plumbing.ZeroHash, nil, fmt.Errorf("encode event %s: %w", ev.ID, err)
+			return gitrepo.ZeroHash, nil, fmt.Errorf("encode event %s: %w", ev.ID, err)
 		}
 		seg = append(append(seg, line...), '\n')
 		if (i+1)%SegmentSize == 0 || i == len(events)-1 {
@@ -436,23 +482,23 @@ func (b *builder) writeLog(feature string, p Projector, logged []logEvent) (plum
 	}
 	hashes, err := b.putBlobs(blobs)
 	if err != nil {
-		return plumbing.ZeroHash, nil, err
+		return gitrepo.ZeroHash, nil, err
 	}
-	evEntries := make([]treeEntry, len(segs))
+	evEntries := make([]gitrepo.TreeEntry, len(segs))
 	for i := range segs {
-		evEntries[i] = treeEntry{Name: segmentName(int64(i)), Mode: filemode.Regular, Hash: hashes[i]}
+		evEntries[i] = gitrepo.TreeEntry{Name: segmentName(int64(i)), Mode: filemode.Regular, Hash: hashes[i]}
 	}
 	evTree, err := b.putTree(evEntries)
 	if err != nil {
-		return plumbing.ZeroHash, nil, err
+		return gitrepo.ZeroHash, nil, err
 	}
-	keyEntries := make([]treeEntry, len(names))
+	keyEntries := make([]gitrepo.TreeEntry, len(names))
 	for i, name := range names {
-		keyEntries[i] = treeEntry{Name: name, Mode: filemode.Regular, Hash: hashes[len(segs)+i]}
+		keyEntries[i] = gitrepo.TreeEntry{Name: name, Mode: filemode.Regular, Hash: hashes[len(segs)+i]}
 	}
 	keysTree, err := b.putTree(keyEntries)
 	if err != nil {
-		return plumbing.ZeroHash, nil, err
+		return gitrepo.ZeroHash, nil, err
 	}
 	sf := &snapshotFile{Format: FormatVersion, Events: int64(len(events)), EventsTree: evTree.String()}
 	if n := len(events); n > 0 {
@@ -461,7 +507,7 @@ func (b *builder) writeLog(feature string, p Projector, logged []logEvent) (plum
 	if p != nil {
 		sf.Projector = p.Version()
 		if sf.State, err = p.Project(nil, events); err != nil {
-			return plumbing.ZeroHash, nil, fmt.Errorf("project %s: %w", feature, err)
+			return gitrepo.ZeroHash, nil, fmt.Errorf("project %s: %w", feature, err)
 		}
 	}
 	root, err := b.putRoot(evTree, keysTree, sf)
@@ -470,30 +516,26 @@ func (b *builder) writeLog(feature string, p Projector, logged []logEvent) (plum
 
 // putBlobs writes the blobs the repository lacks, in parallel, and returns every blob's id. As in
 // putMissing, blobs that were already there are remembered for ensureDurable.
-func (b *builder) putBlobs(contents [][]byte) ([]plumbing.Hash, error) {
-	objs := make([]*plumbing.MemoryObject, len(contents))
-	hashes := make([]plumbing.Hash, len(contents))
+func (b *builder) putBlobs(contents [][]byte) ([]gitrepo.Hash, error) {
+	hashes := make([]gitrepo.Hash, len(contents))
 	for i, c := range contents {
-		objs[i] = &plumbing.MemoryObject{}
-		objs[i].SetType(plumbing.BlobObject)
-		objs[i].Write(c)
-		hashes[i] = objs[i].Hash()
+		hashes[i] = b.s.st.Format().Sum(plumbing.BlobObject, c)
 	}
 	missing := make([]bool, len(contents))
 	for i, h := range hashes {
-		missing[i] = !b.s.st.exists(h)
+		missing[i] = !b.s.st.Exists(h)
 	}
 	errs := make([]error, len(contents))
 	parallel(len(contents), func(i int) {
 		if missing[i] {
-			_, errs[i] = b.s.st.writeLoose(plumbing.BlobObject, contents[i])
+			_, errs[i] = b.s.st.WriteLoose(plumbing.BlobObject, contents[i])
 		}
 	})
 	for i, err := range errs {
 		if err != nil {
 			return nil, err
 		}
-		b.written = append(b.written, objs[i])
+		b.written = append(b.written, writtenObject{typ: plumbing.BlobObject, content: contents[i], hash: hashes[i]})
 	}
 	return hashes, nil
 }
@@ -501,14 +543,11 @@ func (b *builder) putBlobs(contents [][]byte) ([]plumbing.Hash, error) {
 // putMissing writes a blob unless the repository already has it: a merge rebuilds every segment
 // and bucket, and most are unchanged (already reachable from one of the parents). A skipped blob is
 // still remembered, so ensureDurable puts it back should a concurrent gc prune it.
-func (b *builder) putMissing(content []byte) (plumbing.Hash, error) {
-	h := plumbing.ComputeHash(plumbing.BlobObject, content)
-	if !b.s.st.exists(h) {
+func (b *builder) putMissing(content []byte) (gitrepo.Hash, error) {
+	h := b.s.st.Format().Sum(plumbing.BlobObject, content)
+	if !b.s.st.Exists(h) {
 		return b.put(plumbing.BlobObject, content)
 	}
-	obj := &plumbing.MemoryObject{}
-	obj.SetType(plumbing.BlobObject)
-	obj.Write(content)
-	b.written = append(b.written, obj)
+	b.written = append(b.written, writtenObject{typ: plumbing.BlobObject, content: content, hash: h})
 	return h, nil
 }

@@ -3,12 +3,11 @@ package gitstore
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/exarchos/git-exarchos/gitrepo"
 	"os/exec"
 	"path/filepath"
 	"testing"
 
-	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/stretchr/testify/require"
 
 	"github.com/exarchos/git-exarchos/workflow"
@@ -16,17 +15,17 @@ import (
 
 // diverge makes a workflow with base events, then two tips with a and b more events each on top
 // of it; it leaves the ref at the first tip and returns both.
-func diverge(t testing.TB, s *Store, feature string, base, a, b int) (plumbing.Hash, plumbing.Hash) {
+func diverge(t testing.TB, s *Store, feature string, base, a, b int) (gitrepo.Hash, gitrepo.Hash) {
 	t.Helper()
 	mustCreate(t, s, feature)
 	appendN(t, s, feature, base)
-	fork, _, err := readRef(s.Loc.CommonDir, RefName(feature))
+	fork, _, err := gitrepo.ReadRef(s.Loc.CommonDir, RefName(feature))
 	require.NoError(t, err)
 	appendN(t, s, feature, b)
-	theirs, _, _ := readRef(s.Loc.CommonDir, RefName(feature))
-	require.NoError(t, casRef(s.Loc.CommonDir, RefName(feature), fork, theirs))
+	theirs, _, _ := gitrepo.ReadRef(s.Loc.CommonDir, RefName(feature))
+	require.NoError(t, gitrepo.CasRef(s.Loc.CommonDir, RefName(feature), fork, theirs))
 	appendN(t, s, feature, a)
-	ours, _, _ := readRef(s.Loc.CommonDir, RefName(feature))
+	ours, _, _ := gitrepo.ReadRef(s.Loc.CommonDir, RefName(feature))
 	return ours, theirs
 }
 
@@ -37,9 +36,9 @@ func TestIntegrateMergesDivergedLogs(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, Merged, res.Action)
 	require.EqualValues(t, 270, res.Added)
-	c, err := object.GetCommit(s.st, res.New)
+	c, err := s.GetCommit(res.New)
 	require.NoError(t, err)
-	require.Equal(t, []plumbing.Hash{ours, theirs}, c.ParentHashes)
+	require.Equal(t, []gitrepo.Hash{ours, theirs}, c.Parents)
 	problems, err := s.Verify("f", proj)
 	require.NoError(t, err)
 	require.Empty(t, problems)
@@ -69,10 +68,10 @@ func TestIntegrateMergesDivergedLogs(t *testing.T) {
 func TestIntegrateCreatesAndFastForwards(t *testing.T) {
 	s := openStore(t, newRepo(t))
 	mustCreate(t, s, "f")
-	old, _, _ := readRef(s.Loc.CommonDir, RefName("f"))
+	old, _, _ := gitrepo.ReadRef(s.Loc.CommonDir, RefName("f"))
 	appendN(t, s, "f", 3)
-	tip, _, _ := readRef(s.Loc.CommonDir, RefName("f"))
-	require.NoError(t, casRef(s.Loc.CommonDir, RefName("f"), old, tip))
+	tip, _, _ := gitrepo.ReadRef(s.Loc.CommonDir, RefName("f"))
+	require.NoError(t, gitrepo.CasRef(s.Loc.CommonDir, RefName("f"), old, tip))
 	res, err := s.Integrate("f", proj, tip, "test")
 	require.NoError(t, err)
 	require.Equal(t, FastForward, res.Action)
@@ -90,7 +89,7 @@ func TestIntegrateRefusesDamagedTip(t *testing.T) {
 	s := openStore(t, dir)
 	mustCreate(t, s, "f")
 	// A commit whose tree is not a workflow (e.g. a branch pushed to refs/exarchos/ by mistake).
-	bad := plumbing.NewHash(git(t, dir, "rev-parse", "HEAD"))
+	bad := mustHash(git(t, dir, "rev-parse", "HEAD"))
 	_, err := s.Integrate("g", proj, bad, "test")
 	require.True(t, IsCorrupt(err), "%v", err)
 	ok, _ := s.Exists("g")
@@ -103,12 +102,30 @@ func TestUnionKeepsOneCopyPerIDWhicheverSide(t *testing.T) {
 	}
 	a := []logEvent{ev("x", 1, `1`), ev("k", 3, `"a"`)}
 	b := []logEvent{ev("x", 1, `1`), ev("y", 2, `2`), ev("k", 3, `"b"`)}
-	ab, ba := unionEvents(a, b), unionEvents(b, a)
-	require.Len(t, ab, 3)
+	ab, err := unionEvents(a, b)
+	require.NoError(t, err)
+	ba, err := unionEvents(b, a)
+	require.NoError(t, err)
 	require.Equal(t, ab, ba)
+	// x once (the same event on both sides), y, k with the first copy in canonical order, and the
+	// other copy of k kept whole in a collision record.
+	require.Len(t, ab, 4)
 	require.Equal(t, []string{"x", "y", "k"}, []string{ab[0].ID, ab[1].ID, ab[2].ID})
-	require.EqualValues(t, 3, ab[2].Seq)
 	require.Equal(t, `"a"`, string(ab[2].Data))
+	rec := ab[3]
+	require.Equal(t, workflow.EventKeyCollided, rec.Type)
+	require.EqualValues(t, 4, rec.Seq)
+	var d workflow.KeyCollidedData
+	require.NoError(t, rec.DecodeData(&d))
+	require.Equal(t, "k", d.Key)
+	var lost workflow.Event
+	require.NoError(t, json.Unmarshal(d.Event, &lost))
+	require.Equal(t, `"b"`, string(lost.Data))
+
+	// Merging the merged log with either side again adds nothing: the record is written once.
+	again, err := unionEvents(ab, b)
+	require.NoError(t, err)
+	require.Equal(t, ab, again)
 }
 
 func TestLineSplicesSeqOrEncodes(t *testing.T) {

@@ -6,18 +6,18 @@ package gitstore
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
+	"github.com/exarchos/git-exarchos/gitrepo"
 	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/storage/filesystem/dotgit"
 
 	"github.com/exarchos/git-exarchos/workflow"
 )
@@ -34,17 +34,16 @@ const (
 )
 
 var (
-	ErrNotFound   = errors.New("workflow not found")
+	ErrNotFound   = gitrepo.ErrNotFound
 	ErrExists     = errors.New("workflow already exists")
 	ErrConcurrent = errors.New("concurrent updates kept winning")
 	ErrBadFeature = errors.New("invalid feature id")
 	ErrBadPayload = errors.New("invalid event payload")
-	ErrNoIdentity = errors.New("no git identity")
 )
 
 // CorruptError reports stored data that does not parse or does not add up, naming where it is.
 type CorruptError struct {
-	Commit plumbing.Hash
+	Commit gitrepo.Hash
 	Path   string
 	Reason string
 }
@@ -71,39 +70,46 @@ type Projector interface {
 	Project(prev json.RawMessage, events []workflow.Event) (json.RawMessage, error)
 }
 
-// Store is the event store of one repository.
+// Store is the event store of one repository, on top of its git access (gitrepo.Repo: location,
+// objects, refs, config, facts).
 type Store struct {
-	Loc Location
+	*gitrepo.Repo
 	// Now is the clock stamped on events and commits; tests may replace it.
 	Now func() time.Time
 
-	st     *objectStore
-	config map[string][]string // git config, loaded on first use
+	st         *gitrepo.Objects
+	formatBlob gitrepo.Hash // the id of the "1\n" format marker in this repository's hash
 }
 
 // Open discovers the repository enclosing dir and opens its store.
 func Open(dir string) (*Store, error) {
-	loc, err := Discover(dir)
+	repo, err := gitrepo.Open(dir)
 	if err != nil {
 		return nil, err
 	}
-	return OpenAt(loc), nil
+	return newStore(repo), nil
 }
 
 // OpenAt opens the store of a known repository. Objects live in the common directory, so every
-// linked worktree sees the same workflows.
-func OpenAt(loc Location) *Store {
-	return &Store{
-		Loc: loc,
-		Now: time.Now,
-		st:  newObjectStore(loc.CommonDir),
+// linked worktree sees the same workflows. A repository whose format the store does not
+// understand is refused here, before anything is read or written.
+func OpenAt(loc gitrepo.Location) (*Store, error) {
+	repo, err := gitrepo.OpenAt(loc)
+	if err != nil {
+		return nil, err
 	}
+	return newStore(repo), nil
+}
+
+func newStore(repo *gitrepo.Repo) *Store {
+	st := repo.Objects()
+	return &Store{Repo: repo, Now: time.Now, st: st, formatBlob: st.Format().Sum(plumbing.BlobObject, []byte(fmt.Sprintf("%d\n", FormatVersion)))}
 }
 
 // Snapshot is a workflow's head as read from its ref.
 type Snapshot struct {
 	Feature   string
-	Commit    plumbing.Hash
+	Commit    gitrepo.Hash
 	Events    int64
 	LastClock uint64
 	// State is the projected state; Folded says it was computed now because the stored snapshot
@@ -115,6 +121,12 @@ type Snapshot struct {
 // snapshotFile is state.json: the projection plus what a writer needs to append without reading
 // the log (count, clock) and the hash of the events tree it was computed from, so a commit whose
 // segments were altered behind the snapshot's back is noticed without reading them.
+//
+// Digest binds the snapshot to the commit's events and id index: a hash of everything above it
+// and the keys tree. A reader recomputes it (one small hash) and trusts the snapshot only when it
+// matches; otherwise it checks the whole log and folds it (see snapshotOf). It is a check against
+// hand edits and torn tooling, not a signature: a forger who recomputes it is caught by
+// `git exarchos verify`/fsck, which fold the events whatever the snapshot says.
 type snapshotFile struct {
 	Format     int             `json:"format"`
 	Projector  string          `json:"projector"`
@@ -122,17 +134,28 @@ type snapshotFile struct {
 	LastClock  uint64          `json:"lastClock"`
 	EventsTree string          `json:"eventsTree"`
 	State      json.RawMessage `json:"state"`
+	Digest     string          `json:"digest,omitempty"`
+}
+
+// digest is the Digest a snapshot must carry beside the given keys tree.
+func (sf *snapshotFile) digest(keysTree gitrepo.Hash) string {
+	h := sha256.New()
+	fmt.Fprintf(h, "exarchos snapshot\n%d\n%s\n%d\n%d\n%s\n%s\n", sf.Format, sf.Projector, sf.Events, sf.LastClock, sf.EventsTree, keysTree)
+	h.Write(sf.State)
+	return hex.EncodeToString(h.Sum(nil))
 }
 
 // head is a parsed workflow commit.
 type head struct {
 	feature  string
-	commit   plumbing.Hash
-	root     *tree
-	events   *tree
-	keys     *tree // loaded by keysTree; nil when there is none
-	keysHash plumbing.Hash
+	commit   gitrepo.Hash
+	root     *gitrepo.Tree
+	events   *gitrepo.Tree
+	keys     *gitrepo.Tree // loaded by keysTree; nil when there is none
+	keysHash gitrepo.Hash
 	snap     snapshotFile
+	// trusted says the snapshot's digest matches: it may be used without reading the events.
+	trusted bool
 }
 
 func (s *Store) readHead(feature string) (*head, error) {
@@ -142,7 +165,7 @@ func (s *Store) readHead(feature string) (*head, error) {
 	ref := RefName(feature)
 	var h *head
 	err := s.retryTransient(func() error {
-		commit, ok, err := readRef(s.Loc.CommonDir, ref)
+		commit, ok, err := gitrepo.ReadRef(s.Loc.CommonDir, ref)
 		if err != nil {
 			return err
 		}
@@ -156,39 +179,39 @@ func (s *Store) readHead(feature string) (*head, error) {
 }
 
 // parseHead reads a workflow commit's tree and snapshot, checking the structure it relies on.
-func (s *Store) parseHead(feature string, commit plumbing.Hash) (*head, error) {
-	c, err := s.getCommit(commit)
+func (s *Store) parseHead(feature string, commit gitrepo.Hash) (*head, error) {
+	c, err := s.GetCommit(commit)
 	if err != nil {
 		return nil, fmt.Errorf("read commit %s of %s: %w", commit, feature, err)
 	}
-	root, err := s.getTree(c.Tree)
+	root, err := s.GetTree(c.Tree)
 	if err != nil {
 		return nil, fmt.Errorf("read tree of commit %s: %w", commit, err)
 	}
 	h := &head{feature: feature, commit: commit, root: root}
 	corrupt := func(path, reason string) error { return &CorruptError{Commit: commit, Path: path, Reason: reason} }
-	fmtEntry, ok := root.entry("format")
+	fmtEntry, ok := root.Entry("format")
 	if !ok {
 		return nil, corrupt("format", "missing format marker")
 	}
-	if fmtEntry.Hash != formatBlobHash {
+	if fmtEntry.Hash != s.formatBlob {
 		b, err := s.readBlob(fmtEntry.Hash)
 		if err != nil {
 			return nil, err
 		}
 		return nil, corrupt("format", fmt.Sprintf("format %q is not %d: this workflow was written by a newer git exarchos; upgrade it", strings.TrimSpace(string(b)), FormatVersion))
 	}
-	evEntry, ok := root.entry("events")
+	evEntry, ok := root.Entry("events")
 	if !ok {
 		return nil, corrupt("events", "missing events tree")
 	}
-	if h.events, err = s.getTree(evEntry.Hash); err != nil {
+	if h.events, err = s.GetTree(evEntry.Hash); err != nil {
 		return nil, fmt.Errorf("read events tree of commit %s: %w", commit, err)
 	}
-	if kEntry, ok := root.entry("keys"); ok {
+	if kEntry, ok := root.Entry("keys"); ok {
 		h.keysHash = kEntry.Hash // the tree itself is read only by writers that need it (keysTree)
 	}
-	stEntry, ok := root.entry("state.json")
+	stEntry, ok := root.Entry("state.json")
 	if !ok {
 		return nil, corrupt("state.json", "missing snapshot")
 	}
@@ -205,6 +228,7 @@ func (s *Store) parseHead(feature string, commit plumbing.Hash) (*head, error) {
 	if want := segmentCount(h.snap.Events); int64(len(h.events.Entries)) != want {
 		return nil, corrupt("events", fmt.Sprintf("%d segments for %d events, want %d", len(h.events.Entries), h.snap.Events, want))
 	}
+	h.trusted = h.snap.Digest != "" && h.snap.Digest == h.snap.digest(h.keysHash)
 	return h, nil
 }
 
@@ -218,11 +242,11 @@ func (s *Store) explainMismatch(h *head) error {
 }
 
 // keysTree loads the id index tree on first use; reads that do not dedup never pay for it.
-func (s *Store) keysTree(h *head) (*tree, error) {
+func (s *Store) keysTree(h *head) (*gitrepo.Tree, error) {
 	if h.keys != nil || h.keysHash.IsZero() {
 		return h.keys, nil
 	}
-	t, err := s.getTree(h.keysHash)
+	t, err := s.GetTree(h.keysHash)
 	if err != nil {
 		return nil, fmt.Errorf("read keys tree of commit %s: %w", h.commit, err)
 	}
@@ -234,20 +258,12 @@ func segmentCount(events int64) int64 { return (events + SegmentSize - 1) / Segm
 
 func segmentName(i int64) string { return fmt.Sprintf("%08d.jsonl", i) }
 
-// formatBlobHash is the id of the blob "1\n"; comparing hashes avoids reading the marker.
-var formatBlobHash = plumbing.ComputeHash(plumbing.BlobObject, []byte(fmt.Sprintf("%d\n", FormatVersion)))
-
-func (s *Store) readBlob(h plumbing.Hash) ([]byte, error) {
-	obj, err := s.st.EncodedObject(plumbing.BlobObject, h)
+func (s *Store) readBlob(h gitrepo.Hash) ([]byte, error) {
+	b, err := s.ReadObject(h, plumbing.BlobObject)
 	if err != nil {
 		return nil, fmt.Errorf("read blob %s: %w", h, err)
 	}
-	r, err := obj.Reader()
-	if err != nil {
-		return nil, fmt.Errorf("read blob %s: %w", h, err)
-	}
-	defer r.Close()
-	return io.ReadAll(r)
+	return b, nil
 }
 
 // retryTransient reruns f when an object vanished under it: `git gc` repacking and pruning beside us
@@ -265,7 +281,7 @@ func (s *Store) retryTransient(f func() error) error {
 		// The writer puts pruned objects back within milliseconds of the gc ending; give it two
 		// seconds (slow machines, race detector) before calling the object lost.
 		waited := time.Since(start)
-		if (waited > 2*time.Second && !s.gcRunning()) || waited > 90*time.Second {
+		if (waited > 2*time.Second && !s.GCRunning()) || waited > 90*time.Second {
 			return err
 		}
 		s.st.Reindex()
@@ -274,22 +290,36 @@ func (s *Store) retryTransient(f func() error) error {
 }
 
 func isTransient(err error) bool {
-	return errors.Is(err, plumbing.ErrObjectNotFound) || errors.Is(err, os.ErrNotExist) ||
-		errors.Is(err, dotgit.ErrPackfileNotFound)
+	return errors.Is(err, plumbing.ErrObjectNotFound) || errors.Is(err, os.ErrNotExist)
 }
 
 // State returns a workflow's state: the stored snapshot when it was made by p's version, else the
 // fold of every event with p.
 func (s *Store) State(feature string, p Projector) (*Snapshot, error) {
-	h, err := s.readHead(feature)
-	if err != nil {
-		return nil, err
-	}
-	return s.snapshotOf(h, p)
+	var snap *Snapshot
+	err := s.retryTransient(func() error {
+		h, err := s.readHead(feature)
+		if err != nil {
+			return err
+		}
+		snap, err = s.snapshotOf(h, p)
+		return err
+	})
+	return snap, err
 }
 
+// snapshotOf is h's state for p. The stored snapshot is used when its digest holds and p's version
+// made it. One whose digest fails (edited, or written before digests) is never shown or built on:
+// the whole log is checked as fsck checks it (segments, unique ids, the id index), refused when
+// that fails, and folded otherwise; h then carries the fold, so a write builds on it.
 func (s *Store) snapshotOf(h *head, p Projector) (*Snapshot, error) {
-	snap := &Snapshot{Feature: h.feature, Commit: h.commit, Events: h.snap.Events, LastClock: h.snap.LastClock, State: h.snap.State}
+	folded := !h.trusted && p != nil
+	if folded {
+		if err := s.checkLog(h, p); err != nil {
+			return nil, err
+		}
+	}
+	snap := &Snapshot{Feature: h.feature, Commit: h.commit, Events: h.snap.Events, LastClock: h.snap.LastClock, State: h.snap.State, Folded: folded}
 	if p == nil || h.snap.Projector == p.Version() {
 		return snap, nil
 	}
@@ -303,6 +333,35 @@ func (s *Store) snapshotOf(h *head, p Projector) (*Snapshot, error) {
 	}
 	snap.State, snap.Folded = state, true
 	return snap, nil
+}
+
+// checkLog runs fsck's checks on h, whose snapshot is not trusted, and replaces the snapshot with
+// the fold of its events. Problems with the snapshot itself are what the fold repairs; any other
+// (a segment, a duplicated id, an index line) refuses the read.
+func (s *Store) checkLog(h *head, p Projector) error {
+	problems, transient := s.verifyCommit(h.feature, h.commit, nil)
+	if transient != nil {
+		return transient
+	}
+	for _, pr := range problems {
+		if pr.Path != "state.json" {
+			return &CorruptError{Commit: h.commit, Path: pr.Path, Reason: pr.Message}
+		}
+	}
+	events, err := s.readSegments(h, 0)
+	if err != nil {
+		return err
+	}
+	state, err := p.Project(nil, events)
+	if err != nil {
+		return fmt.Errorf("project %s at %s: %w", h.feature, h.commit, err)
+	}
+	h.snap.State, h.snap.Projector = state, p.Version()
+	if n := len(events); n > 0 {
+		h.snap.LastClock = events[n-1].Clock
+	}
+	h.trusted = true
+	return nil
 }
 
 // readSegments parses every event from segment index `from` on, checking seq density as it goes.
@@ -321,7 +380,7 @@ func (s *Store) readSegments(h *head, from int64) ([]workflow.Event, error) {
 func (s *Store) readSegment(h *head, i int64) ([]workflow.Event, error) {
 	name := segmentName(i)
 	path := "events/" + name
-	entry, ok := h.events.entry(name)
+	entry, ok := h.events.Entry(name)
 	if !ok {
 		return nil, &CorruptError{Commit: h.commit, Path: path, Reason: "segment missing"}
 	}
@@ -337,7 +396,7 @@ func (s *Store) readSegment(h *head, i int64) ([]workflow.Event, error) {
 }
 
 // parseSegment decodes one JSONL segment whose first event must have seq firstSeq.
-func parseSegment(commit plumbing.Hash, path string, b []byte, firstSeq, want int64) ([]workflow.Event, error) {
+func parseSegment(commit gitrepo.Hash, path string, b []byte, firstSeq, want int64) ([]workflow.Event, error) {
 	lines := strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
 	if len(b) == 0 {
 		lines = nil
@@ -362,7 +421,7 @@ func parseSegment(commit plumbing.Hash, path string, b []byte, firstSeq, want in
 
 // checkSegment is the cheap form of parseSegment for the write path: the right number of lines,
 // each valid JSON, and the last one carrying the expected seq.
-func checkSegment(commit plumbing.Hash, path string, b []byte, firstSeq, want int64) error {
+func checkSegment(commit gitrepo.Hash, path string, b []byte, firstSeq, want int64) error {
 	body := bytes.TrimSuffix(b, []byte("\n"))
 	n := int64(0)
 	for len(body) > 0 {
@@ -401,7 +460,21 @@ type EventFilter struct {
 
 // Events reads a workflow's events in canonical order, starting at the segment that holds SinceSeq
 // rather than at the beginning.
+//
+// A concurrent gc may move the segments away between reads: the whole read starts over from the
+// ref (retryTransient), so `log` fails only on objects that stay missing.
 func (s *Store) Events(feature string, f EventFilter) ([]workflow.Event, *Snapshot, error) {
+	var out []workflow.Event
+	var snap *Snapshot
+	err := s.retryTransient(func() error {
+		var err error
+		out, snap, err = s.eventsOnce(feature, f)
+		return err
+	})
+	return out, snap, err
+}
+
+func (s *Store) eventsOnce(feature string, f EventFilter) ([]workflow.Event, *Snapshot, error) {
 	h, err := s.readHead(feature)
 	if err != nil {
 		return nil, nil, err
@@ -440,7 +513,7 @@ func (s *Store) Events(feature string, f EventFilter) ([]workflow.Event, *Snapsh
 // returns false: `log --limit 1` decodes one event, not 256.
 func (s *Store) scanSegment(h *head, i int64, visit func(workflow.Event) bool) error {
 	name := segmentName(i)
-	entry, ok := h.events.entry(name)
+	entry, ok := h.events.Entry(name)
 	if !ok {
 		return &CorruptError{Commit: h.commit, Path: "events/" + name, Reason: "segment missing"}
 	}
@@ -480,30 +553,25 @@ func (s *Store) scanSegment(h *head, i int64, visit func(workflow.Event) bool) e
 
 // Summary is one row of List.
 type Summary struct {
-	Feature string        `json:"feature"`
-	Commit  plumbing.Hash `json:"-"`
-	Head    string        `json:"head"`
-	Phase   string        `json:"phase"`
-	Type    string        `json:"type"`
-	Branch  string        `json:"branch"`
-	Events  int64         `json:"events"`
-	Updated time.Time     `json:"updated"`
+	Feature string       `json:"feature"`
+	Commit  gitrepo.Hash `json:"-"`
+	Head    string       `json:"head"`
+	Phase   string       `json:"phase"`
+	Type    string       `json:"type"`
+	Branch  string       `json:"branch"`
+	Events  int64        `json:"events"`
+	Updated time.Time    `json:"updated"`
 }
 
 // List returns every workflow with its head and phase, read from the commits' trailers: nothing is
 // folded and no snapshot is read. Commits are read by a few goroutines at once: each read is a few
 // small-file syscalls, and on virtual disks their latency, not CPU, is the cost.
 func (s *Store) List() ([]Summary, error) {
-	refs, err := listRefs(s.Loc.CommonDir, RefPrefix)
+	refs, _, err := s.workflowRefs(RefPrefix)
 	if err != nil {
 		return nil, err
 	}
-	var names []string
-	for _, name := range sortedNames(refs) {
-		if ValidateFeature(strings.TrimPrefix(name, RefPrefix)) == nil {
-			names = append(names, name) // skip odd refs someone wrote under our prefix
-		}
-	}
+	names := gitrepo.SortedNames(refs) // entries that are not workflows are skipped here; fsck names them
 	out := make([]Summary, len(names))
 	errs := make([]error, len(names))
 	var wg sync.WaitGroup
@@ -530,10 +598,10 @@ func (s *Store) List() ([]Summary, error) {
 	return out, nil
 }
 
-func (s *Store) summary(name string, commit plumbing.Hash) (Summary, error) {
+func (s *Store) summary(name string, commit gitrepo.Hash) (Summary, error) {
 	var sum Summary
 	err := s.retryTransient(func() error {
-		c, err := s.getCommit(commit)
+		c, err := s.GetCommit(commit)
 		if err != nil {
 			return fmt.Errorf("read %s: read commit %s: %w", name, commit, err)
 		}
@@ -561,43 +629,6 @@ func (s *Store) Exists(feature string) (bool, error) {
 	if err := ValidateFeature(feature); err != nil {
 		return false, err
 	}
-	_, ok, err := readRef(s.Loc.CommonDir, RefName(feature))
+	_, ok, err := gitrepo.ReadRef(s.Loc.CommonDir, RefName(feature))
 	return ok, err
-}
-
-// CurrentBranch is the branch checked out in this worktree ("" when HEAD is detached).
-func (s *Store) CurrentBranch() string {
-	b, err := os.ReadFile(filepath.Join(s.Loc.GitDir, "HEAD"))
-	if err != nil {
-		return ""
-	}
-	ref, ok := strings.CutPrefix(strings.TrimSpace(string(b)), "ref: refs/heads/")
-	if !ok {
-		return ""
-	}
-	return ref
-}
-
-// HeadCommit is the commit checked out in this worktree (a branch's tip, or a detached HEAD as CI
-// checks a pull request out); "" on an unborn branch.
-func (s *Store) HeadCommit() string {
-	b, err := os.ReadFile(filepath.Join(s.Loc.GitDir, "HEAD"))
-	if err != nil {
-		return ""
-	}
-	head := strings.TrimSpace(string(b))
-	if ref, ok := strings.CutPrefix(head, "ref: "); ok {
-		h, found, err := readRef(s.Loc.CommonDir, ref)
-		if err != nil || !found {
-			return ""
-		}
-		return h.String()
-	}
-	return head
-}
-
-// gcRunning reports whether `git gc` holds its lock in this repository.
-func (s *Store) gcRunning() bool {
-	_, err := os.Stat(filepath.Join(s.Loc.CommonDir, "gc.pid"))
-	return err == nil
 }

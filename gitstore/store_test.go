@@ -3,13 +3,13 @@ package gitstore
 import (
 	"encoding/json"
 	"errors"
+	"github.com/exarchos/git-exarchos/gitrepo"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -171,7 +171,7 @@ func TestMissingIdentity(t *testing.T) {
 	t.Setenv("GIT_AUTHOR_EMAIL", "")
 	s := openStore(t, dir)
 	_, err := s.Create("who", proj, []workflow.NewEvent{{Type: "x"}})
-	require.ErrorIs(t, err, ErrNoIdentity)
+	require.ErrorIs(t, err, gitrepo.ErrNoIdentity)
 	assert.Contains(t, err.Error(), "git config --global user.email")
 }
 
@@ -262,24 +262,24 @@ func TestSymbolicOrGarbageRefIsAnError(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(dir, ".git/refs/exarchos/junk"), []byte("not a hash\n"), 0o644))
 	_, err := s.State("junk", proj)
 	require.Error(t, err)
-	assert.Contains(t, err.Error(), "git update-ref refs/exarchos/junk")
+	assert.Contains(t, err.Error(), "rm -f -- '"+filepath.Join(dir, ".git/refs/exarchos/junk")+"'")
 }
 
 func TestCASRefusesStaleAndLock(t *testing.T) {
 	dir := newRepo(t)
 	s := openStore(t, dir)
 	mustCreate(t, s, "cas")
-	head, _, err := readRef(s.Loc.CommonDir, "refs/exarchos/cas")
+	head, _, err := gitrepo.ReadRef(s.Loc.CommonDir, "refs/exarchos/cas")
 	require.NoError(t, err)
-	other := plumbing.NewHash(git(t, dir, "rev-parse", "HEAD"))
-	require.ErrorIs(t, casRef(s.Loc.CommonDir, "refs/exarchos/cas", other, other), errStale)
+	other := mustHash(git(t, dir, "rev-parse", "HEAD"))
+	require.ErrorIs(t, gitrepo.CasRef(s.Loc.CommonDir, "refs/exarchos/cas", other, other), gitrepo.ErrStale)
 
-	// A lock left by a crashed git names itself and the fix.
+	// A fresh lock of unknown owner (git's) is waited for, then named with the fix.
 	lock := filepath.Join(dir, ".git/refs/exarchos/cas.lock")
 	require.NoError(t, os.WriteFile(lock, nil, 0o644))
-	err = casRef(s.Loc.CommonDir, "refs/exarchos/cas", other, head)
-	require.ErrorIs(t, err, ErrLocked)
-	assert.Contains(t, err.Error(), "rm "+lock)
+	err = gitrepo.CasRef(s.Loc.CommonDir, "refs/exarchos/cas", other, head)
+	require.ErrorIs(t, err, gitrepo.ErrLocked)
+	assert.Contains(t, err.Error(), "rm -f -- '"+lock+"'")
 	require.NoError(t, os.Remove(lock))
 
 	// After pack-refs the ref lives only in packed-refs; reads and CAS still work.

@@ -3,10 +3,9 @@ package gitstore
 import (
 	"errors"
 	"fmt"
+	"github.com/exarchos/git-exarchos/gitrepo"
 	"slices"
 	"strings"
-
-	"github.com/go-git/go-git/v5/plumbing"
 )
 
 const (
@@ -49,10 +48,8 @@ func (s *Store) ResolveRemote(given string) (string, error) {
 	if name == "" {
 		name = "origin"
 		if b := s.CurrentBranch(); b != "" {
-			if out, err := s.Loc.Git(nil, "config", "--get", "branch."+b+".remote"); err == nil {
-				if r := strings.TrimSpace(out); r != "" && r != "." && slices.Contains(remotes, r) {
-					name = r
-				}
+			if r, ok := s.Config("branch." + b + ".remote"); ok && r != "" && r != "." && slices.Contains(remotes, r) {
+				name = r
 			}
 		}
 	}
@@ -66,29 +63,26 @@ func (s *Store) ResolveRemote(given string) (string, error) {
 }
 
 // RemoteWorkflows returns the tracking refs of a remote, by feature.
-func (s *Store) RemoteWorkflows(remote string) (map[string]plumbing.Hash, error) {
+func (s *Store) RemoteWorkflows(remote string) (map[string]gitrepo.Hash, error) {
 	return s.featureRefs(RemoteRefPrefix + remote + "/")
 }
 
 // Tombstones returns the workflows of a remote that were deleted there and kept here, by feature.
-func (s *Store) Tombstones(remote string) (map[string]plumbing.Hash, error) {
+func (s *Store) Tombstones(remote string) (map[string]gitrepo.Hash, error) {
 	return s.featureRefs(TombstonePrefix + remote + "/")
 }
 
 // LocalWorkflows returns every workflow's tip, by feature.
-func (s *Store) LocalWorkflows() (map[string]plumbing.Hash, error) { return s.featureRefs(RefPrefix) }
+func (s *Store) LocalWorkflows() (map[string]gitrepo.Hash, error) { return s.featureRefs(RefPrefix) }
 
-func (s *Store) featureRefs(prefix string) (map[string]plumbing.Hash, error) {
-	refs, err := listRefs(s.Loc.CommonDir, prefix)
+func (s *Store) featureRefs(prefix string) (map[string]gitrepo.Hash, error) {
+	refs, _, err := s.workflowRefs(prefix)
 	if err != nil {
 		return nil, err
 	}
-	out := make(map[string]plumbing.Hash, len(refs))
+	out := make(map[string]gitrepo.Hash, len(refs))
 	for name, h := range refs {
-		f := strings.TrimPrefix(name, prefix)
-		if ValidateFeature(f) == nil {
-			out[f] = h
-		}
+		out[strings.TrimPrefix(name, prefix)] = h
 	}
 	return out, nil
 }
@@ -99,7 +93,7 @@ func (s *Store) featureRefs(prefix string) (map[string]plumbing.Hash, error) {
 // partial clone it asks for every blob (--no-filter): a workflow's log must be complete to merge.
 func (s *Store) Fetch(remote string, features ...string) error {
 	args := []string{"fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "--no-recurse-submodules"}
-	if f, ok := s.gitConfig("remote." + remote + ".partialclonefilter"); ok && f != "" {
+	if f, ok := s.Config("remote." + remote + ".partialclonefilter"); ok && f != "" {
 		args = append(args, "--no-filter")
 	}
 	if len(features) == 0 {
@@ -110,20 +104,11 @@ func (s *Store) Fetch(remote string, features ...string) error {
 			args = append(args, "+"+RefName(f)+":"+TrackingRef(remote, f))
 		}
 	}
-	if _, err := s.Loc.Git(nil, args...); err != nil {
+	if _, err := s.Loc.GitEnv(gitrepo.TolerantEnv, nil, args...); err != nil {
 		return fmt.Errorf("fetch workflows from %s: %w", remote, err)
 	}
 	s.st.Reindex() // new packs arrived
 	return nil
-}
-
-// gitConfig reads one config key through the git binary (remote.* is not in the cached set).
-func (s *Store) gitConfig(key string) (string, bool) {
-	out, err := s.Loc.Git(nil, "config", "--get", key)
-	if err != nil {
-		return "", false
-	}
-	return strings.TrimSpace(out), true
 }
 
 // PushedRef is git's verdict on one pushed workflow ref.
@@ -138,7 +123,7 @@ type PushedRef struct {
 // Push pushes the given workflows (never forced) and reports git's verdict per ref, read from
 // `git push --porcelain`. A ref the remote accepted has its tracking ref moved to the pushed tip.
 // The error is for a push that failed as a whole (unreachable remote, no permission).
-func (s *Store) Push(remote string, tips map[string]plumbing.Hash) ([]PushedRef, error) {
+func (s *Store) Push(remote string, tips map[string]gitrepo.Hash) ([]PushedRef, error) {
 	if len(tips) == 0 {
 		return nil, nil
 	}
@@ -152,7 +137,7 @@ func (s *Store) Push(remote string, tips map[string]plumbing.Hash) ([]PushedRef,
 		// Push the exact commit examined, not whatever the ref holds by the time git reads it.
 		args = append(args, tips[f].String()+":"+RefName(f))
 	}
-	out, pushErr := s.Loc.Git(nil, args...)
+	out, pushErr := s.Loc.GitEnv(gitrepo.TolerantEnv, nil, args...)
 	byRef := map[string]PushedRef{}
 	for _, line := range strings.Split(out, "\n") {
 		flag, rest, ok := strings.Cut(line, "\t")
@@ -184,16 +169,16 @@ func (s *Store) Push(remote string, tips map[string]plumbing.Hash) ([]PushedRef,
 
 // setRef points name at h whatever it held (tracking refs and tombstones: only this process's
 // view of the remote, never a workflow).
-func (s *Store) setRef(name string, h plumbing.Hash) error {
+func (s *Store) setRef(name string, h gitrepo.Hash) error {
 	for attempt := 0; attempt < maxAttempts; attempt++ {
-		cur, _, err := readRef(s.Loc.CommonDir, name)
+		cur, _, err := gitrepo.ReadRef(s.Loc.CommonDir, name)
 		if err != nil {
 			return err
 		}
 		if cur == h {
 			return nil
 		}
-		if err := casRef(s.Loc.CommonDir, name, h, cur); !errors.Is(err, errStale) {
+		if err := gitrepo.CasRef(s.Loc.CommonDir, name, h, cur); !errors.Is(err, gitrepo.ErrStale) {
 			return err
 		}
 	}
@@ -201,20 +186,20 @@ func (s *Store) setRef(name string, h plumbing.Hash) error {
 }
 
 // SetTombstone records that remote deleted feature, whose last tip there was h.
-func (s *Store) SetTombstone(remote, feature string, h plumbing.Hash) error {
+func (s *Store) SetTombstone(remote, feature string, h gitrepo.Hash) error {
 	return s.setRef(TombstonePrefix+remote+"/"+feature, h)
 }
 
 // ClearTombstone forgets a tombstone (the workflow reappeared upstream, or was pruned here).
 func (s *Store) ClearTombstone(remote, feature string) error {
-	return s.setRef(TombstonePrefix+remote+"/"+feature, plumbing.ZeroHash)
+	return s.setRef(TombstonePrefix+remote+"/"+feature, gitrepo.ZeroHash)
 }
 
 // DeleteIfUnchanged deletes a local workflow if its tip is still want (by compare-and-swap); it
 // reports whether it did.
-func (s *Store) DeleteIfUnchanged(feature string, want plumbing.Hash) (bool, error) {
-	err := casRef(s.Loc.CommonDir, RefName(feature), plumbing.ZeroHash, want)
-	if errors.Is(err, errStale) {
+func (s *Store) DeleteIfUnchanged(feature string, want gitrepo.Hash) (bool, error) {
+	err := gitrepo.CasRef(s.Loc.CommonDir, RefName(feature), gitrepo.ZeroHash, want)
+	if errors.Is(err, gitrepo.ErrStale) {
 		return false, nil
 	}
 	return err == nil, err
@@ -222,7 +207,7 @@ func (s *Store) DeleteIfUnchanged(feature string, want plumbing.Hash) (bool, err
 
 // ContainedIn reports whether the local tip is an ancestor of (or equal to) other: nothing local
 // would be lost by dropping it in favour of other.
-func (s *Store) ContainedIn(local, other plumbing.Hash) (bool, error) {
+func (s *Store) ContainedIn(local, other gitrepo.Hash) (bool, error) {
 	return s.isAncestor(local, other)
 }
 
@@ -230,14 +215,18 @@ func (s *Store) ContainedIn(local, other plumbing.Hash) (bool, error) {
 // to their tracking refs too. It reports whether it changed anything (false: already there).
 func (s *Store) SetupRemote(remote string) (bool, error) {
 	spec := FetchRefspec(remote)
-	out, _ := s.Loc.Git(nil, "config", "--get-all", "remote."+remote+".fetch")
-	for _, line := range strings.Split(out, "\n") {
-		if strings.TrimSpace(line) == spec {
+	for _, v := range s.ConfigAll("remote." + remote + ".fetch") {
+		if strings.TrimSpace(v) == spec {
 			return false, nil
 		}
 	}
-	if _, err := s.Loc.Git(nil, "config", "--add", "remote."+remote+".fetch", spec); err != nil {
+	if err := s.AddConfig("remote."+remote+".fetch", spec); err != nil {
 		return false, fmt.Errorf("add fetch refspec to %s: %w", remote, err)
 	}
 	return true, nil
+}
+
+// isAncestor is Location.IsAncestor on object ids.
+func (s *Store) isAncestor(anc, desc gitrepo.Hash) (bool, error) {
+	return s.Loc.IsAncestor(anc.String(), desc.String())
 }

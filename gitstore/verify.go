@@ -5,9 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/exarchos/git-exarchos/gitrepo"
 	"strings"
-
-	"github.com/go-git/go-git/v5/plumbing"
 
 	"github.com/exarchos/git-exarchos/workflow"
 )
@@ -18,59 +17,96 @@ type Problem struct {
 	Commit  string `json:"commit"`
 	Path    string `json:"path"`
 	Message string `json:"message"`
+	// Fix is a command that repairs it, when one is known.
+	Fix string `json:"fix,omitempty"`
 }
 
 // Verify checks a workflow's head commit from scratch: the format marker, every segment parses, seq
 // is dense, ids are unique and match the id index, and the snapshot equals the fold of all events
 // with p (skipped when the snapshot came from another projector version). It returns every
 // problem found rather than stopping at the first.
+//
+// An object that cannot be read because a concurrent `git gc`/`repack` moved or briefly pruned it
+// is not corruption: the ref is read again and the check starts over (retryTransient), and an
+// unreadable object is reported only when it stays so.
 func (s *Store) Verify(feature string, p Projector) ([]Problem, error) {
 	if err := ValidateFeature(feature); err != nil {
 		return nil, err
 	}
-	commit, ok, err := readRef(s.Loc.CommonDir, RefName(feature))
+	var problems []Problem
+	var hard error
+	s.retryTransient(func() error {
+		var transient error
+		problems, transient, hard = s.verifyOnce(feature, p)
+		return transient
+	})
+	if hard != nil {
+		return nil, hard
+	}
+	return problems, nil
+}
+
+// verifyOnce is one pass of Verify. transient is the first read failure a concurrent gc could
+// explain (the problems include it, for when it stays); hard is an error that is not a finding.
+func (s *Store) verifyOnce(feature string, p Projector) (problems []Problem, transient, hard error) {
+	commit, ok, err := gitrepo.ReadRef(s.Loc.CommonDir, RefName(feature))
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if !ok {
-		return nil, fmt.Errorf("%w: %s", ErrNotFound, feature)
+		return nil, nil, fmt.Errorf("%w: %s", ErrNotFound, feature)
 	}
-	var problems []Problem
+	problems, transient = s.verifyCommit(feature, commit, p)
+	return problems, transient, nil
+}
+
+// verifyCommit checks one workflow commit from scratch (see Verify); with p nil the snapshot's
+// state is not compared with the fold.
+func (s *Store) verifyCommit(feature string, commit gitrepo.Hash, p Projector) (problems []Problem, transient error) {
 	add := func(path, format string, args ...any) {
 		problems = append(problems, Problem{Feature: feature, Commit: commit.String(), Path: path, Message: fmt.Sprintf(format, args...)})
 	}
-	c, err := s.getCommit(commit)
-	if err != nil {
-		add("", "commit unreadable: %v", err)
-		return problems, nil
+	// unreadable records a read failure, remembering whether a concurrent gc could explain it.
+	unreadable := func(path, what string, err error) {
+		if transient == nil && isTransient(err) {
+			transient = err
+		}
+		add(path, "%s: %v", what, err)
 	}
-	root, err := s.getTree(c.Tree)
+	c, err := s.GetCommit(commit)
 	if err != nil {
-		add("", "tree unreadable: %v", err)
-		return problems, nil
+		unreadable("", "commit unreadable", err)
+		return problems, transient
 	}
-	if e, ok := root.entry("format"); !ok {
+	root, err := s.GetTree(c.Tree)
+	if err != nil {
+		unreadable("", "tree unreadable", err)
+		return problems, transient
+	}
+	if e, ok := root.Entry("format"); !ok {
 		add("format", "missing")
-	} else if b, err := s.readBlob(e.Hash); err != nil || strings.TrimSpace(string(b)) != fmt.Sprint(FormatVersion) {
+	} else if b, err := s.readBlob(e.Hash); err != nil {
+		unreadable("format", "unreadable", err)
+	} else if strings.TrimSpace(string(b)) != fmt.Sprint(FormatVersion) {
 		add("format", "is %q, want %d", strings.TrimSpace(string(b)), FormatVersion)
 	}
 	var snap snapshotFile
-	if e, ok := root.entry("state.json"); !ok {
+	if e, ok := root.Entry("state.json"); !ok {
 		add("state.json", "missing")
 	} else if b, err := s.readBlob(e.Hash); err != nil {
-		add("state.json", "unreadable: %v", err)
+		unreadable("state.json", "unreadable", err)
 	} else if err := json.Unmarshal(b, &snap); err != nil {
 		add("state.json", "does not parse: %v", err)
 	}
-	evEntry, ok := root.entry("events")
+	evEntry, ok := root.Entry("events")
 	if !ok {
 		add("events", "missing")
-		return problems, nil
+		return problems, transient
 	}
-	evTree, err := s.getTree(evEntry.Hash)
+	evTree, err := s.GetTree(evEntry.Hash)
 	if err != nil {
-		add("events", "unreadable: %v", err)
-		return problems, nil
+		unreadable("events", "unreadable", err)
+		return problems, transient
 	}
 	if snap.EventsTree != "" && snap.EventsTree != evEntry.Hash.String() {
 		add("state.json", "snapshot names events tree %s, commit has %s", snap.EventsTree, evEntry.Hash)
@@ -89,7 +125,7 @@ func (s *Store) Verify(feature string, p Projector) ([]Problem, error) {
 		}
 		b, err := s.readBlob(e.Hash)
 		if err != nil {
-			add(path, "unreadable: %v", err)
+			unreadable(path, "unreadable", err)
 			seqOK = false
 			continue
 		}
@@ -127,7 +163,7 @@ func (s *Store) Verify(feature string, p Projector) ([]Problem, error) {
 			break
 		}
 	}
-	problems = append(problems, s.verifyKeys(feature, commit, root, ids)...)
+	problems = append(problems, s.verifyKeys(feature, commit, root, ids, unreadable)...)
 	if seqOK && p != nil && snap.Projector == p.Version() {
 		want, err := p.Project(nil, all)
 		if err != nil {
@@ -136,29 +172,34 @@ func (s *Store) Verify(feature string, p Projector) ([]Problem, error) {
 			add("state.json", "snapshot differs from the fold of the events (run `git exarchos fsck --json` to see both)")
 		}
 	}
-	return problems, nil
+	if snap.Digest != "" {
+		if kEntry, _ := root.Entry("keys"); snap.Digest != snap.digest(kEntry.Hash) {
+			add("state.json", "snapshot digest does not match its content: it was edited after it was written (readers fold the events instead)")
+		}
+	}
+	return problems, transient
 }
 
-func (s *Store) verifyKeys(feature string, commit plumbing.Hash, root *tree, ids map[string]int64) []Problem {
+func (s *Store) verifyKeys(feature string, commit gitrepo.Hash, root *gitrepo.Tree, ids map[string]int64, unreadable func(path, what string, err error)) []Problem {
 	var problems []Problem
 	add := func(path, format string, args ...any) {
 		problems = append(problems, Problem{Feature: feature, Commit: commit.String(), Path: path, Message: fmt.Sprintf(format, args...)})
 	}
-	e, ok := root.entry("keys")
+	e, ok := root.Entry("keys")
 	if !ok {
 		add("keys", "id index missing")
 		return problems
 	}
-	keys, err := s.getTree(e.Hash)
+	keys, err := s.GetTree(e.Hash)
 	if err != nil {
-		add("keys", "unreadable: %v", err)
+		unreadable("keys", "unreadable", err)
 		return problems
 	}
 	indexed := map[string]int64{}
 	for _, b := range keys.Entries {
 		raw, err := s.readBlob(b.Hash)
 		if err != nil {
-			add("keys/"+b.Name, "unreadable: %v", err)
+			unreadable("keys/"+b.Name, "unreadable", err)
 			continue
 		}
 		for n, line := range strings.Split(strings.TrimSuffix(string(raw), "\n"), "\n") {

@@ -8,7 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
+	"github.com/exarchos/git-exarchos/gitrepo"
 	"math/big"
 	"os"
 	"sort"
@@ -46,7 +46,7 @@ func (s *Store) Create(feature string, p Projector, events []workflow.NewEvent) 
 		return nil, err
 	}
 	ref := RefName(feature)
-	if _, ok, err := readRef(s.Loc.CommonDir, ref); err != nil {
+	if _, ok, err := gitrepo.ReadRef(s.Loc.CommonDir, ref); err != nil {
 		return nil, err
 	} else if ok {
 		return nil, fmt.Errorf("%w: %s; see it with `git exarchos status %s`, or choose another id", ErrExists, feature, feature)
@@ -56,13 +56,13 @@ func (s *Store) Create(feature string, p Projector, events []workflow.NewEvent) 
 		return nil, err
 	}
 	b := newBuilder(s)
-	empty := &head{feature: feature, events: &tree{}}
+	empty := &head{feature: feature, events: &gitrepo.Tree{}}
 	commit, snap, err := b.build(empty, p, stamped)
 	if err != nil {
 		return nil, err
 	}
-	if err := casRef(s.Loc.CommonDir, ref, commit, plumbing.ZeroHash); err != nil {
-		if errors.Is(err, errStale) {
+	if err := gitrepo.CasRef(s.Loc.CommonDir, ref, commit, gitrepo.ZeroHash); err != nil {
+		if errors.Is(err, gitrepo.ErrStale) {
 			return nil, fmt.Errorf("%w: %s was created concurrently", ErrExists, feature)
 		}
 		return nil, err
@@ -81,18 +81,18 @@ func (s *Store) Update(feature string, p Projector, decide Decider) (*Result, er
 		// Optimistic first: build, then compare-and-swap. A writer that keeps losing (a slow one
 		// among fast ones) turns pessimistic: it takes the ref's lock before reading, so the ref
 		// cannot move under it and it is sure to finish. The lock is held for one build.
-		var lock *refLock
+		var lock *gitrepo.RefLock
 		if attempt >= optimisticAttempts {
 			var err error
-			if lock, err = lockRef(s.Loc.CommonDir, RefName(feature)); err != nil {
+			if lock, err = gitrepo.LockRef(s.Loc.CommonDir, RefName(feature)); err != nil {
 				return nil, err
 			}
 		}
 		res, err := s.tryUpdate(feature, p, decide, lock)
 		if lock != nil {
-			lock.release()
+			lock.Release()
 		}
-		if errors.Is(err, errStale) {
+		if errors.Is(err, gitrepo.ErrStale) {
 			backoff(attempt)
 			continue
 		}
@@ -105,8 +105,8 @@ func (s *Store) Update(feature string, p Projector, decide Decider) (*Result, er
 var optimisticAttempts = 6
 
 // tryUpdate is one read–decide–write round. With lock held the ref is moved under it; without,
-// by compare-and-swap, which reports a lost race as errStale.
-func (s *Store) tryUpdate(feature string, p Projector, decide Decider, lock *refLock) (*Result, error) {
+// by compare-and-swap, which reports a lost race as gitrepo.ErrStale.
+func (s *Store) tryUpdate(feature string, p Projector, decide Decider, lock *gitrepo.RefLock) (*Result, error) {
 	h, err := s.readHead(feature)
 	if err != nil {
 		return nil, err
@@ -136,7 +136,7 @@ func (s *Store) tryUpdate(feature string, p Projector, decide Decider, lock *ref
 		return nil, err
 	}
 	b := newBuilder(s)
-	var commit plumbing.Hash
+	var commit gitrepo.Hash
 	var snap *Snapshot
 	err = s.retryTransient(func() error {
 		commit, snap, err = b.build(h, p, stamped)
@@ -146,9 +146,9 @@ func (s *Store) tryUpdate(feature string, p Projector, decide Decider, lock *ref
 		return nil, err
 	}
 	if lock != nil {
-		err = lock.commit(commit)
+		err = lock.Commit(commit)
 	} else {
-		err = casRef(s.Loc.CommonDir, RefName(feature), commit, h.commit)
+		err = gitrepo.CasRef(s.Loc.CommonDir, RefName(feature), commit, h.commit)
 	}
 	if err != nil {
 		return nil, err
@@ -233,7 +233,7 @@ func (s *Store) readBucket(h *head, bucket string) (map[string]int64, error) {
 	if err != nil || keys == nil {
 		return out, err
 	}
-	entry, ok := keys.entry(bucket)
+	entry, ok := keys.Entry(bucket)
 	if !ok {
 		return out, nil
 	}
@@ -244,8 +244,11 @@ func (s *Store) readBucket(h *head, bucket string) (map[string]int64, error) {
 	for n, line := range strings.Split(strings.TrimSuffix(string(b), "\n"), "\n") {
 		var key string
 		var seq int64
-		if _, err := fmt.Sscanf(line, "%64s %d", &key, &seq); err != nil || seq < 1 || seq > h.snap.Events {
-			return nil, &CorruptError{Commit: h.commit, Path: fmt.Sprintf("keys/%s line %d", bucket, n+1), Reason: "bad index line"}
+		if _, err := fmt.Sscanf(line, "%64s %d", &key, &seq); err != nil || seq < 1 || seq > h.snap.Events || len(key) != 64 || !strings.HasPrefix(key, bucket) || line != fmt.Sprintf("%s %d", key, seq) {
+			return nil, &CorruptError{Commit: h.commit, Path: fmt.Sprintf("keys/%s line %d", bucket, n+1), Reason: fmt.Sprintf("bad index line %q", gitrepo.Truncate(line, 80))}
+		}
+		if _, dup := out[key]; dup {
+			return nil, &CorruptError{Commit: h.commit, Path: fmt.Sprintf("keys/%s line %d", bucket, n+1), Reason: "id indexed twice"}
 		}
 		out[key] = seq
 	}
@@ -334,94 +337,95 @@ const generatedPrefix = "ev-"
 // IsGeneratedID reports whether id was made by newID rather than given by a caller as an
 // idempotency key. Callers' keys may not take this form, so the id index can skip generated ids.
 func IsGeneratedID(id string) bool {
-	return len(id) == len(generatedPrefix)+36 && strings.HasPrefix(id, generatedPrefix) && isLowerHex(id[len(generatedPrefix):])
-}
-
-func isLowerHex(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if !(s[i] >= '0' && s[i] <= '9' || s[i] >= 'a' && s[i] <= 'f') {
-			return false
-		}
-	}
-	return true
+	return len(id) == len(generatedPrefix)+36 && strings.HasPrefix(id, generatedPrefix) && gitrepo.IsLowerHex(id[len(generatedPrefix):])
 }
 
 // builder writes the objects of one new commit and remembers them, so they can be written again if
 // a concurrent `git gc --prune=now` removed them before the ref pointed at them.
 type builder struct {
 	s       *Store
-	written []plumbing.EncodedObject
+	written []writtenObject
+	pending []writtenObject // put but not yet written (flush)
+}
+
+// writtenObject is an object a builder wrote, kept until its commit is durable.
+type writtenObject struct {
+	typ     plumbing.ObjectType
+	content []byte
+	hash    gitrepo.Hash
 }
 
 func newBuilder(s *Store) *builder { return &builder{s: s} }
 
-// put writes an object unless it is already stored as a loose object, and remembers it for
-// ensureDurable either way (an existing unreachable object may still be pruned by a running gc).
-// Each file created costs far more than a stat on most disks, so unchanged objects are not rewritten.
-func (b *builder) put(t plumbing.ObjectType, content []byte) (plumbing.Hash, error) {
-	obj := &plumbing.MemoryObject{}
-	obj.SetType(t)
-	obj.Write(content)
+// put adds an object to the commit being built and returns its id; flush writes it. Every object
+// is remembered for ensureDurable (an existing unreachable object may still be pruned by a running gc).
+func (b *builder) put(t plumbing.ObjectType, content []byte) (gitrepo.Hash, error) {
+	obj := writtenObject{typ: t, content: content, hash: b.s.st.Format().Sum(t, content)}
 	b.written = append(b.written, obj)
-	if _, err := os.Stat(b.s.st.loosePath(obj.Hash())); err == nil {
-		return obj.Hash(), nil
-	}
-	return b.s.st.writeLoose(t, content)
+	b.pending = append(b.pending, obj)
+	return obj.hash, nil
 }
 
-func objectContent(obj plumbing.EncodedObject) ([]byte, error) {
-	r, err := obj.Reader()
-	if err != nil {
-		return nil, err
-	}
-	defer r.Close()
-	return io.ReadAll(r)
+// flush writes the objects put since the last flush, several at once: each is a new file, and
+// creating a file costs a disk round trip that the others need not wait for. An object already
+// stored as a loose file is not rewritten (a stat is far cheaper than a create).
+func (b *builder) flush() error {
+	pending := b.pending
+	b.pending = nil
+	errs := make([]error, len(pending))
+	parallel(len(pending), func(i int) {
+		if _, err := os.Stat(b.s.st.LoosePath(pending[i].hash)); err == nil {
+			return
+		}
+		_, errs[i] = b.s.st.WriteLoose(pending[i].typ, pending[i].content)
+	})
+	return errors.Join(errs...)
 }
 
 // build writes the commit that appends events to h: the last segment rewritten (or new ones
 // added), the id index buckets touched, the snapshot advanced by p, and a commit whose parent is h.
-func (b *builder) build(h *head, p Projector, events []workflow.Event) (plumbing.Hash, *Snapshot, error) {
+func (b *builder) build(h *head, p Projector, events []workflow.Event) (gitrepo.Hash, *Snapshot, error) {
 	count := h.snap.Events
 	segs := map[int64][]byte{}
 	if rem := count % SegmentSize; rem != 0 {
 		last := count / SegmentSize
-		entry, ok := h.events.entry(segmentName(last))
+		entry, ok := h.events.Entry(segmentName(last))
 		if !ok {
-			return plumbing.ZeroHash, nil, &CorruptError{Commit: h.commit, Path: "events/" + segmentName(last), Reason: "segment missing"}
+			return gitrepo.ZeroHash, nil, &CorruptError{Commit: h.commit, Path: "events/" + segmentName(last), Reason: "segment missing"}
 		}
 		raw, err := b.s.readBlob(entry.Hash)
 		if err != nil {
-			return plumbing.ZeroHash, nil, err
+			return gitrepo.ZeroHash, nil, err
 		}
 		// Never build on a segment that does not parse: the new commit would carry the damage on.
 		if err := checkSegment(h.commit, "events/"+segmentName(last), raw, last*SegmentSize+1, rem); err != nil {
-			return plumbing.ZeroHash, nil, err
+			return gitrepo.ZeroHash, nil, err
 		}
 		segs[last] = raw
 	}
 	for _, ev := range events {
 		line, err := json.Marshal(ev)
 		if err != nil {
-			return plumbing.ZeroHash, nil, fmt.Errorf("encode event %s: %w", ev.Type, err)
+			return gitrepo.ZeroHash, nil, fmt.Errorf("encode event %s: %w", ev.Type, err)
 		}
 		idx := (ev.Seq - 1) / SegmentSize
 		segs[idx] = append(append(segs[idx], line...), '\n')
 	}
-	evEntries := append([]treeEntry(nil), h.events.Entries...)
+	evEntries := append([]gitrepo.TreeEntry(nil), h.events.Entries...)
 	for idx, content := range segs {
 		hash, err := b.put(plumbing.BlobObject, content)
 		if err != nil {
-			return plumbing.ZeroHash, nil, err
+			return gitrepo.ZeroHash, nil, err
 		}
-		evEntries = setEntry(evEntries, treeEntry{Name: segmentName(idx), Mode: filemode.Regular, Hash: hash})
+		evEntries = setEntry(evEntries, gitrepo.TreeEntry{Name: segmentName(idx), Mode: filemode.Regular, Hash: hash})
 	}
 	evTree, err := b.putTree(evEntries)
 	if err != nil {
-		return plumbing.ZeroHash, nil, err
+		return gitrepo.ZeroHash, nil, err
 	}
 	keysTree, err := b.updateKeys(h, events)
 	if err != nil {
-		return plumbing.ZeroHash, nil, err
+		return gitrepo.ZeroHash, nil, err
 	}
 
 	prev := h.snap.State
@@ -429,35 +433,35 @@ func (b *builder) build(h *head, p Projector, events []workflow.Event) (plumbing
 		// The stored snapshot came from another projector: refold so the new one is consistent.
 		old, err := b.s.readSegments(h, 0)
 		if err != nil {
-			return plumbing.ZeroHash, nil, err
+			return gitrepo.ZeroHash, nil, err
 		}
 		if prev, err = p.Project(nil, old); err != nil {
-			return plumbing.ZeroHash, nil, fmt.Errorf("project %s: %w", h.feature, err)
+			return gitrepo.ZeroHash, nil, fmt.Errorf("project %s: %w", h.feature, err)
 		}
 	}
 	sf := snapshotFile{Format: FormatVersion, Events: count + int64(len(events)), LastClock: events[len(events)-1].Clock, EventsTree: evTree.String()}
 	if p != nil {
 		sf.Projector = p.Version()
 		if sf.State, err = p.Project(prev, events); err != nil {
-			return plumbing.ZeroHash, nil, fmt.Errorf("project %s: %w", h.feature, err)
+			return gitrepo.ZeroHash, nil, fmt.Errorf("project %s: %w", h.feature, err)
 		}
 	}
 	root, err := b.putRoot(evTree, keysTree, &sf)
 	if err != nil {
-		return plumbing.ZeroHash, nil, err
+		return gitrepo.ZeroHash, nil, err
 	}
 	commit, err := b.putCommit(h, root, events, sf.State)
 	if err != nil {
-		return plumbing.ZeroHash, nil, err
+		return gitrepo.ZeroHash, nil, err
 	}
 	return commit, &Snapshot{Feature: h.feature, Commit: commit, Events: sf.Events, LastClock: sf.LastClock, State: sf.State}, nil
 }
 
-func (b *builder) updateKeys(h *head, events []workflow.Event) (plumbing.Hash, error) {
+func (b *builder) updateKeys(h *head, events []workflow.Event) (gitrepo.Hash, error) {
 	if _, err := b.s.keysTree(h); err != nil {
-		return plumbing.ZeroHash, err
+		return gitrepo.ZeroHash, err
 	}
-	var entries []treeEntry
+	var entries []gitrepo.TreeEntry
 	if h.keys != nil {
 		entries = append(entries, h.keys.Entries...)
 	}
@@ -473,55 +477,55 @@ func (b *builder) updateKeys(h *head, events []workflow.Event) (plumbing.Hash, e
 		return h.keysHash, nil
 	}
 	for bucket, lines := range touched {
-		if h.keys != nil {
-			if entry, ok := h.keys.entry(bucket); ok {
-				raw, err := b.s.readBlob(entry.Hash)
-				if err != nil {
-					return plumbing.ZeroHash, err
-				}
-				lines = append(lines, strings.Split(strings.TrimSuffix(string(raw), "\n"), "\n")...)
-			}
+		// The bucket is parsed and checked, never copied blind: a bad line is refused, not carried on.
+		known, err := b.s.readBucket(h, bucket)
+		if err != nil {
+			return gitrepo.ZeroHash, err
+		}
+		for key, seq := range known {
+			lines = append(lines, fmt.Sprintf("%s %d", key, seq))
 		}
 		sort.Strings(lines)
 		hash, err := b.put(plumbing.BlobObject, []byte(strings.Join(lines, "\n")+"\n"))
 		if err != nil {
-			return plumbing.ZeroHash, err
+			return gitrepo.ZeroHash, err
 		}
-		entries = setEntry(entries, treeEntry{Name: bucket, Mode: filemode.Regular, Hash: hash})
+		entries = setEntry(entries, gitrepo.TreeEntry{Name: bucket, Mode: filemode.Regular, Hash: hash})
 	}
 	return b.putTree(entries)
 }
 
-func (b *builder) putCommit(h *head, root plumbing.Hash, events []workflow.Event, state json.RawMessage) (plumbing.Hash, error) {
-	sig, err := b.s.signature()
+func (b *builder) putCommit(h *head, root gitrepo.Hash, events []workflow.Event, state json.RawMessage) (gitrepo.Hash, error) {
+	sig, err := b.s.Signature(b.s.Now())
 	if err != nil {
-		return plumbing.ZeroHash, err
+		return gitrepo.ZeroHash, err
 	}
 	var info trailerInfo
 	json.Unmarshal(state, &info)
-	var parents []plumbing.Hash
+	var parents []gitrepo.Hash
 	if !h.commit.IsZero() {
-		parents = []plumbing.Hash{h.commit}
+		parents = []gitrepo.Hash{h.commit}
 	}
 	return b.putCommitObject(sig, root, parents, commitMessage(h.feature, events, info))
 }
 
 // putRoot writes a commit's root tree: the events and keys trees, the format marker and the
 // snapshot. Appends and merges both end here, so every commit has the same layout.
-func (b *builder) putRoot(evTree, keysTree plumbing.Hash, sf *snapshotFile) (plumbing.Hash, error) {
+func (b *builder) putRoot(evTree, keysTree gitrepo.Hash, sf *snapshotFile) (gitrepo.Hash, error) {
+	sf.Digest = sf.digest(keysTree)
 	snapBytes, err := json.Marshal(sf)
 	if err != nil {
-		return plumbing.ZeroHash, err
+		return gitrepo.ZeroHash, err
 	}
 	stateBlob, err := b.put(plumbing.BlobObject, snapBytes)
 	if err != nil {
-		return plumbing.ZeroHash, err
+		return gitrepo.ZeroHash, err
 	}
 	formatBlob, err := b.putMissing([]byte(fmt.Sprintf("%d\n", FormatVersion)))
 	if err != nil {
-		return plumbing.ZeroHash, err
+		return gitrepo.ZeroHash, err
 	}
-	return b.putTree([]treeEntry{
+	return b.putTree([]gitrepo.TreeEntry{
 		{Name: "events", Mode: filemode.Dir, Hash: evTree},
 		{Name: "format", Mode: filemode.Regular, Hash: formatBlob},
 		{Name: "keys", Mode: filemode.Dir, Hash: keysTree},
@@ -583,21 +587,17 @@ func trailedMessage(subject string, info trailerInfo, firstSeq, lastSeq, total i
 func (b *builder) ensureDurable() error {
 	deadline := time.Now().Add(60 * time.Second)
 	for {
-		running := b.s.gcRunning()
+		running := b.s.GCRunning()
 		for _, obj := range b.written {
-			if b.s.st.has(obj.Hash()) {
+			if b.s.st.Exists(obj.hash) {
 				continue
 			}
 			b.s.st.Reindex()
-			if b.s.st.has(obj.Hash()) {
+			if b.s.st.Exists(obj.hash) {
 				continue
 			}
-			content, err := objectContent(obj)
-			if err == nil {
-				_, err = b.s.st.writeLoose(obj.Type(), content)
-			}
-			if err != nil {
-				return fmt.Errorf("rewrite object %s pruned by a concurrent gc: %w", obj.Hash(), err)
+			if _, err := b.s.st.WriteLoose(obj.typ, obj.content); err != nil {
+				return fmt.Errorf("rewrite object %s pruned by a concurrent gc: %w", obj.hash, err)
 			}
 		}
 		if !running {
@@ -611,7 +611,7 @@ func (b *builder) ensureDurable() error {
 }
 
 // setEntry replaces the entry with e's name or adds e.
-func setEntry(entries []treeEntry, e treeEntry) []treeEntry {
+func setEntry(entries []gitrepo.TreeEntry, e gitrepo.TreeEntry) []gitrepo.TreeEntry {
 	for i := range entries {
 		if entries[i].Name == e.Name {
 			entries[i] = e
@@ -619,4 +619,24 @@ func setEntry(entries []treeEntry, e treeEntry) []treeEntry {
 		}
 	}
 	return append(entries, e)
+}
+
+// putTree writes a tree of entries (sorted in place).
+func (b *builder) putTree(entries []gitrepo.TreeEntry) (gitrepo.Hash, error) {
+	return b.put(plumbing.TreeObject, gitrepo.EncodeTree(entries))
+}
+
+// putCommitObject writes a commit with the given parents (one for an append, two for a merge). The
+// commit is the last object of every build, so it writes everything put before it too: once it
+// returns, the commit and all it needs are stored and a ref may point at it.
+func (b *builder) putCommitObject(sig gitrepo.Signature, root gitrepo.Hash, parents []gitrepo.Hash, message string) (gitrepo.Hash, error) {
+	c := &gitrepo.Commit{Tree: root, Parents: parents, Author: sig, Committer: sig, Message: message}
+	h, err := b.put(plumbing.CommitObject, c.Encode())
+	if err != nil {
+		return gitrepo.ZeroHash, err
+	}
+	if err := b.flush(); err != nil {
+		return gitrepo.ZeroHash, err
+	}
+	return h, nil
 }

@@ -3,28 +3,43 @@ package guards
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/exarchos/git-exarchos/workflow"
 )
 
-// artifactPresent: the artifact is recorded, and is either marked inline or names a file that
-// exists in the commit at the tip of the workflow's branch.
+// artifactPresent: the artifact is recorded and is new work on the branch: a file under the
+// definition's patterns for it (never a source file) that exists at the branch tip and was added
+// or changed since the branch's merge-base with the base branch; inline text only where the
+// definition allows it.
 func artifactPresent(name string) Guard {
 	id := artifactPrefix + name
 	return func(in Input) *workflow.GuardFailure {
 		s := in.State
 		setFix := fmt.Sprintf("git exarchos set %s artifacts.%s=<path>", s.Feature, name)
-		expected := fmt.Sprintf("a %s file committed on branch %s (or inline text with --inline)", name, s.Branch)
+		def := in.Def
+		if def == nil {
+			return fail(id, "unknown workflow type "+s.Type, "a known workflow type", "git exarchos describe "+s.Type)
+		}
+		pats := def.ArtifactPatterns(name)
+		expected := fmt.Sprintf("a %s file under %s added or changed on branch %s", name, strings.Join(pats, " or "), s.Branch)
 		a, ok := s.Artifacts[name]
 		if !ok {
 			return fail(id, "no "+name+" artifact recorded", expected, setFix)
 		}
 		if a.Inline {
+			if !def.InlineAllowed(name) {
+				return fail(id, "the "+s.Type+" definition does not accept an inline "+name, expected, setFix)
+			}
 			if strings.TrimSpace(a.Text) == "" {
 				return fail(id, "the inline "+name+" artifact is empty", expected, fmt.Sprintf("git exarchos set %s --inline artifacts.%s=\"…\"", s.Feature, name))
 			}
 			return nil
+		}
+		if workflow.IsSourcePath(a.Path) || !workflow.MatchAny(pats, a.Path) {
+			return fail(id, fmt.Sprintf("%s is not a document path for the %s (a source file, or outside %s)", a.Path, name, strings.Join(pats, ", ")), expected,
+				fmt.Sprintf("git exarchos set %s artifacts.%s=docs/%s.md", s.Feature, name, name))
 		}
 		sha, f := tip(id, in)
 		if f != nil {
@@ -39,7 +54,21 @@ func artifactPresent(name string) Guard {
 			return fail(id, fmt.Sprintf("%s is not a file in the tip of %s (%s): commit it first", a.Path, s.Branch, short(sha)), expected,
 				fmt.Sprintf("git add %s && git commit -m \"%s: %s\"", a.Path, s.Feature, name))
 		}
-		return nil
+		from, sha, cf, f := since(id, in)
+		if f != nil {
+			return f
+		}
+		changed, err := cf.AddedOrModified(from, sha)
+		if err != nil {
+			return fail(id, err.Error(), expected, setFix)
+		}
+		for _, p := range changed {
+			if p == a.Path {
+				return nil
+			}
+		}
+		return fail(id, fmt.Sprintf("%s was not added or changed on %s since %s: an existing file is not this workflow's %s", a.Path, s.Branch, short(from), name), expected,
+			fmt.Sprintf("git add docs/%s.md && git commit -m %s && git exarchos set %s artifacts.%s=docs/%s.md", name, name, s.Feature, name, name))
 	}
 }
 
@@ -57,7 +86,7 @@ func planApproved(in Input) *workflow.GuardFailure {
 		break
 	}
 	return fail("plan-approved", "the plan has not been approved in this review", "a human approval (git exarchos approve)",
-		fmt.Sprintf("git exarchos approve %s --note \"…\"", s.Feature))
+		workflow.AskUser(fmt.Sprintf("git exarchos approve %s --note \"…\"", s.Feature)))
 }
 
 // tasksComplete: at least one task, and every task completed.
@@ -81,19 +110,37 @@ func tasksComplete(in Input) *workflow.GuardFailure {
 	return nil
 }
 
-// reviewsPassed: every review dimension the definition requires has a passing latest verdict.
+// reviewsPassed: every review dimension the definition requires has a pass verdict given in this
+// visit of the phase, on the current branch tip, by whom the definition says (ReviewBy); never
+// while the fix-cycle circuit is open (only a human unblock closes it).
 func reviewsPassed(in Input) *workflow.GuardFailure {
+	const id = "reviews-passed"
 	s := in.State
 	def := in.Def
 	if def == nil || len(def.Reviews) == 0 {
-		return fail("reviews-passed", "no review dimensions defined for "+s.Type, "a known workflow type", "git exarchos describe "+s.Type)
+		return fail(id, "no review dimensions defined for "+s.Type, "a known workflow type", "git exarchos describe "+s.Type)
+	}
+	if s.Circuit != nil && s.Circuit.Open {
+		return fail(id, fmt.Sprintf("the fix-cycle circuit of %s is open (%d of %d cycles)", s.Circuit.Compound, s.Circuit.FixCycles, s.Circuit.Limit),
+			"a human unblock", workflow.AskUser(fmt.Sprintf("git exarchos unblock %s --reason \"…\"", s.Feature)))
+	}
+	if def.ReviewBy == "github" {
+		return githubReviewed(in)
+	}
+	sha, f := tip(id, in)
+	if f != nil {
+		return f
 	}
 	var missing []string
 	for _, dim := range def.Reviews {
 		r, ok := s.Reviews[dim]
 		switch {
-		case !ok:
-			missing = append(missing, dim+" (not reviewed)")
+		case !ok || r.At < s.EnteredAt:
+			missing = append(missing, dim+" (not reviewed in this visit)")
+		case !sameCommit(r.Commit, sha):
+			missing = append(missing, fmt.Sprintf("%s (judged %s, not the tip %s)", dim, orStr(short(r.Commit), "no commit"), short(sha)))
+		case def.ReviewBy == "human" && !r.Human:
+			missing = append(missing, dim+" (not a human decision)")
 		case r.Verdict != workflow.VerdictPass:
 			missing = append(missing, dim+" ("+r.Verdict+")")
 		}
@@ -102,34 +149,89 @@ func reviewsPassed(in Input) *workflow.GuardFailure {
 		return nil
 	}
 	first, _, _ := strings.Cut(missing[0], " ")
-	return fail("reviews-passed", "reviews not passed: "+strings.Join(missing, ", "),
-		"a pass for "+strings.Join(def.Reviews, " and "), fmt.Sprintf("git exarchos review %s %s pass --note \"…\"", s.Feature, first))
+	fix := fmt.Sprintf("git exarchos review %s %s pass --note \"…\"", s.Feature, first)
+	if def.ReviewBy == "human" {
+		fix = workflow.AskUser(fmt.Sprintf("git exarchos review %s %s pass --human --note \"…\"", s.Feature, first))
+	}
+	return fail(id, "reviews not passed: "+strings.Join(missing, ", "),
+		"a pass for "+strings.Join(def.Reviews, " and ")+" on "+short(sha), fix)
 }
 
-// validationPassed: the latest validation run on the current branch tip exited 0. Runs on older
-// commits do not count: the code they checked is not the code being shipped.
-func validationPassed(in Input) *workflow.GuardFailure {
+// githubReviewed: GitHub's review decision on the pull request is APPROVED (GitHub counts only
+// reviews by others than the author), observed while the head was the current branch tip.
+func githubReviewed(in Input) *workflow.GuardFailure {
+	const id = "reviews-passed"
 	s := in.State
-	fix := fmt.Sprintf("git exarchos validate %s -- <command> [args…]", s.Feature)
-	sha, f := tip("validation-passed", in)
+	fix := fmt.Sprintf(FixRefreshPR, s.Feature)
+	if s.PR == nil || !s.PR.Observed {
+		return fail(id, "the pull request's reviews have not been observed", "an approving review by someone other than the author", fix)
+	}
+	if s.PR.ReviewDecision != "APPROVED" {
+		return fail(id, fmt.Sprintf("pull request #%d review decision is %q", s.PR.Number, s.PR.ReviewDecision), "an approving review by someone other than the author", fix)
+	}
+	sha, f := tip(id, in)
+	if f != nil {
+		return f
+	}
+	if !sameCommit(s.PR.HeadSHA, sha) {
+		return fail(id, moved(in.Facts, s.Branch, "the approval was observed", s.PR.HeadSHA, sha), "an approval of the branch tip", fix)
+	}
+	return nil
+}
+
+// reviewFailed: a fix cycle (review → delegate) needs a failed verdict in this visit of review.
+func reviewFailed(in Input) *workflow.GuardFailure {
+	s := in.State
+	for _, r := range s.Reviews {
+		if r.At >= s.EnteredAt && r.Verdict == workflow.VerdictFail {
+			return nil
+		}
+	}
+	return fail("review-failed", "no review failed in this visit: a fix cycle answers a failed review", "a fail verdict recorded in this visit",
+		fmt.Sprintf("git exarchos review %s <dimension> fail --note \"what to fix\"", s.Feature))
+}
+
+// validationPassed: the latest run of a declared validation command on the current branch tip
+// exited 0. Ad-hoc runs (validate -- <cmd>) and runs on older commits do not count.
+func validationPassed(in Input) *workflow.GuardFailure {
+	const id = "validation-passed"
+	s := in.State
+	fix := fmt.Sprintf("git exarchos validate %s", s.Feature)
+	declared := in.Validation
+	if def := in.Def; def != nil {
+		if p, ok := def.Phase(s.Phase); ok && len(p.Validation) > 0 {
+			declared = p.Validation
+		}
+	}
+	if len(declared) == 0 {
+		return fail(id, "no validation command is declared for "+s.Type+" phase "+s.Phase, "a declared validation command (the definition's, or .exarchos/validate on the base branch)",
+			fmt.Sprintf("ask the user to declare the validation (one command a line in .exarchos/validate on the base branch), then run git exarchos validate %s", s.Feature))
+	}
+	sha, f := tip(id, in)
 	if f != nil {
 		return f
 	}
 	for i := len(s.Validations) - 1; i >= 0; i-- {
 		v := s.Validations[i]
-		if !sameCommit(v.Commit, sha) {
+		if v.AdHoc || !sameCommit(v.Commit, sha) || !slices.Contains(declared, v.Command) {
 			continue
 		}
 		if v.ExitCode != 0 {
-			return fail("validation-passed", fmt.Sprintf("`%s` exited %d on %s", v.Command, v.ExitCode, short(sha)), "a validation exiting 0 on the branch tip", fix)
+			return fail(id, fmt.Sprintf("`%s` exited %d on %s", v.Command, v.ExitCode, short(sha)), "the declared validation exiting 0 on the branch tip", fix)
 		}
 		return nil
 	}
-	reason := "no validation recorded"
+	reason := "no run of the declared validation recorded on " + short(sha)
 	if n := len(s.Validations); n > 0 {
-		reason = fmt.Sprintf("the last validation ran on %s, not on the branch tip %s", short(s.Validations[n-1].Commit), short(sha))
+		last := s.Validations[n-1]
+		switch {
+		case last.AdHoc || !slices.Contains(declared, last.Command):
+			reason = fmt.Sprintf("the last validation `%s` is ad hoc, not the declared `%s`", last.Command, strings.Join(declared, "`, `"))
+		default:
+			reason = fmt.Sprintf("the last validation ran on %s, not on the branch tip %s", short(last.Commit), short(sha))
+		}
 	}
-	return fail("validation-passed", reason, "a validation exiting 0 on "+short(sha)+" (tip of "+s.Branch+")", fix)
+	return fail(id, reason, "`"+strings.Join(declared, "`, `")+"` exiting 0 on "+short(sha)+" (tip of "+s.Branch+")", fix)
 }
 
 func trackIs(track string) Guard {
@@ -147,27 +249,32 @@ func trackIs(track string) Guard {
 	}
 }
 
-// fixCommitRecorded: field fixCommit names a commit on the workflow's branch.
+// fixCommitRecorded: field fixCommit names a commit on the workflow's branch strictly after the
+// branch's merge-base with the base branch: the branch's own work, not the base it started from.
 func fixCommitRecorded(in Input) *workflow.GuardFailure {
+	const id = "fix-commit-recorded"
 	s := in.State
 	fix := fmt.Sprintf("git exarchos set %s fixCommit=<sha>", s.Feature)
 	c := s.FieldString("fixCommit")
+	expected := "fixCommit set to a commit made on " + s.Branch + " after it left the base branch"
 	if c == "" {
-		return fail("fix-commit-recorded", "no fix commit recorded", "fixCommit set to a commit on "+s.Branch, fix)
+		return fail(id, "no fix commit recorded", expected, fix)
 	}
-	sha, f := tip("fix-commit-recorded", in)
+	from, sha, _, f := since(id, in)
 	if f != nil {
 		return f
 	}
 	ok, err := in.Facts.IsAncestor(c, sha)
 	if err != nil {
 		// Git's own error here is an exit status; what it means is that the id names no commit.
-		return fail("fix-commit-recorded", fmt.Sprintf("fixCommit %s is not a commit in this repository", c),
-			"fixCommit set to a commit on "+s.Branch, fix)
+		return fail(id, fmt.Sprintf("fixCommit %s is not a commit in this repository", c), expected, fix)
 	}
 	if !ok {
-		return fail("fix-commit-recorded", fmt.Sprintf("%s is not on branch %s (tip %s): not an ancestor", c, s.Branch, short(sha)),
-			"fixCommit set to a commit on "+s.Branch, fix)
+		return fail(id, fmt.Sprintf("%s is not on branch %s (tip %s): not an ancestor", c, s.Branch, short(sha)), expected, fix)
+	}
+	if before, err := in.Facts.IsAncestor(c, from); err != nil || before {
+		return fail(id, fmt.Sprintf("%s is not after the branch's merge-base %s: it is the base's history, not a fix made here", c, short(from)), expected,
+			fix)
 	}
 	return nil
 }

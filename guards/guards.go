@@ -15,6 +15,12 @@ type Input struct {
 	Def    *workflow.Definition // the definition the decision is taken under
 	Target string               // the phase the transition goes to
 	Facts  GitFacts
+	// Base is the protected base branch's tip: what the branch changed is measured from its
+	// merge-base with it. "" when there is none.
+	Base string
+	// Validation are the validation commands the base branch declares for built-in types
+	// (.exarchos/validate); a phase's own Validation takes precedence.
+	Validation []string
 }
 
 // Guard is one guard function: nil passes.
@@ -27,23 +33,25 @@ const artifactPrefix = "artifact-"
 var artifactNames = []string{"brief", "design", "fix-design", "plan", "rca", "report"}
 
 var registry = map[string]Guard{
-	"plan-approved":          planApproved,
-	"tasks-complete":         tasksComplete,
-	"reviews-passed":         reviewsPassed,
-	"validation-passed":      validationPassed,
-	"track-hotfix":           trackIs("hotfix"),
-	"track-thorough":         trackIs("thorough"),
-	"track-polish":           trackIs("polish"),
-	"track-overhaul":         trackIs("overhaul"),
-	"fix-commit-recorded":    fixCommitRecorded,
-	"sources-collected":      sourcesCollected,
-	"escalation-recorded":    escalationRecorded,
-	"loop-policy-satisfied":  loopPolicySatisfied,
-	"synthesis-required":     synthesisRequired,
-	"synthesis-not-required": synthesisNotRequired,
-	"pr-url-exists":          prURLExists,
-	"checks-passed":          checksPassed,
-	"merge-verified":         mergeVerified,
+	"plan-approved":            planApproved,
+	"tasks-complete":           tasksComplete,
+	"reviews-passed":           reviewsPassed,
+	"validation-passed":        validationPassed,
+	"track-hotfix":             trackIs("hotfix"),
+	"track-thorough":           trackIs("thorough"),
+	"track-polish":             trackIs("polish"),
+	"track-overhaul":           trackIs("overhaul"),
+	"fix-commit-recorded":      fixCommitRecorded,
+	"sources-collected":        sourcesCollected,
+	"escalation-recorded":      escalationRecorded,
+	"loop-policy-satisfied":    loopPolicySatisfied,
+	"synthesis-required":       synthesisRequired,
+	"synthesis-not-required":   synthesisNotRequired,
+	"pr-url-exists":            prURLExists,
+	"checks-passed":            checksPassed,
+	"merge-verified":           mergeVerified,
+	"review-failed":            reviewFailed,
+	workflow.GuardPathsAllowed: pathsAllowed,
 }
 
 func init() {
@@ -79,6 +87,9 @@ type Evaluator struct {
 	Facts GitFacts
 	// Shell runs the shell guards of repository-defined types; nil refuses them all.
 	Shell ShellRunner
+	// Base and Validation are passed to every guard (Input).
+	Base       string
+	Validation []string
 }
 
 // NewEvaluator returns the evaluator Decide and Transitions use.
@@ -93,7 +104,7 @@ func (e *Evaluator) Evaluate(def *workflow.Definition, id string, s workflow.Sta
 	if !ok {
 		return &workflow.GuardFailure{Guard: id, Reason: "unknown guard " + id, Expected: "a guard this version knows", Fix: "git exarchos describe " + s.Type}
 	}
-	f := g(Input{State: s, Def: def, Target: target, Facts: e.Facts})
+	f := g(Input{State: s, Def: def, Target: target, Facts: e.Facts, Base: e.Base, Validation: e.Validation})
 	if f != nil && f.Guard == "" {
 		f.Guard = id
 	}

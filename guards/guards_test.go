@@ -14,8 +14,20 @@ type fakeGit struct {
 	tips      map[string]string
 	files     map[string]bool // commit + ":" + path
 	ancestors map[string]bool // ancestor + ">" + descendant
+	mergeBase string          // of the branch with the base
+	changed   []string        // paths the branch changed since mergeBase
+	dirty     []string        // uncommitted paths in the worktree
 	err       error
 }
+
+func (f fakeGit) MergeBase(a, b string) (string, bool, error) {
+	return f.mergeBase, f.mergeBase != "", f.err
+}
+func (f fakeGit) ChangedPaths(from, to string) ([]string, error) {
+	return f.changed, f.err
+}
+func (f fakeGit) AddedOrModified(from, to string) ([]string, error) { return f.changed, f.err }
+func (f fakeGit) WorktreeChanges(string) ([]string, error)          { return f.dirty, f.err }
 
 func (f fakeGit) BranchTip(b string) (string, error) {
 	if f.err != nil {
@@ -32,11 +44,24 @@ func (f fakeGit) IsAncestor(a, d string) (bool, error) { return a == d || f.ance
 
 const tip = "cccccccccccccccccccccccccccccccccccccccc"
 
+const mb = "1111111111111111111111111111111111111111"
+
 var git = fakeGit{
 	tips:      map[string]string{"topic": tip},
-	files:     map[string]bool{tip + ":docs/design.md": true},
-	ancestors: map[string]bool{"aaaaaaa>" + tip: true},
+	files:     map[string]bool{tip + ":docs/design.md": true, tip + ":README.md": true, tip + ":docs/main.go": true},
+	ancestors: map[string]bool{"aaaaaaa>" + tip: true, mb + ">" + tip: true, mb + ">aaaaaaa": true},
+	mergeBase: mb,
+	changed:   []string{"docs/design.md", "docs/main.go"},
 }
+
+// with returns a copy of git changed by f.
+func gitWith(f func(g *fakeGit)) fakeGit {
+	g := git
+	f(&g)
+	return g
+}
+
+func pass(dim string) workflow.Review { return workflow.Review{Verdict: "pass", Commit: tip, At: 5} }
 
 func base(typ, phase string) workflow.State {
 	return workflow.State{Feature: "f1", Type: typ, Phase: phase, Branch: "topic"}
@@ -82,9 +107,26 @@ func TestGuards(t *testing.T) {
 		{"artifact not committed", "artifact-design", feature(func(s *workflow.State) {
 			s.Artifacts = map[string]workflow.Artifact{"design": {Path: "docs/other.md"}}
 		}), git, "is not a file in the tip of topic"},
-		{"artifact inline", "artifact-plan", feature(func(s *workflow.State) {
+		{"artifact inline not allowed", "artifact-plan", feature(func(s *workflow.State) {
 			s.Artifacts = map[string]workflow.Artifact{"plan": {Inline: true, Text: "steps"}}
-		}), git, ""},
+		}), git, "does not accept an inline plan"},
+		{"artifact an existing file", "artifact-design", feature(func(s *workflow.State) {
+			s.Artifacts = map[string]workflow.Artifact{"design": {Path: "README.md"}}
+		}), git, "was not added or changed on topic since 111111111111"},
+		{"artifact a source file", "artifact-design", feature(func(s *workflow.State) {
+			s.Artifacts = map[string]workflow.Artifact{"design": {Path: "docs/main.go"}}
+		}), git, "not a document path"},
+		{"artifact outside the patterns", "artifact-design", feature(func(s *workflow.State) {
+			s.Artifacts = map[string]workflow.Artifact{"design": {Path: "notes/design.txt"}}
+		}), git, "not a document path"},
+		{"artifact, branch merged into the base: fork point", "artifact-design", feature(func(s *workflow.State) {
+			s.Artifacts = map[string]workflow.Artifact{"design": {Path: "docs/design.md"}}
+			s.ForkPoint = mb
+		}), gitWith(func(g *fakeGit) { g.mergeBase = tip }), ""},
+		{"paths: only documents", "paths-allowed", with("feature", "ideate")(none), gitWith(func(g *fakeGit) { g.changed = []string{"docs/design.md", "README.md"} }), ""},
+		{"paths: code committed in ideate", "paths-allowed", with("feature", "ideate")(none), git, "commits on topic since 111111111111 change docs/main.go"},
+		{"paths: code in the worktree", "paths-allowed", with("debug", "rca")(none), gitWith(func(g *fakeGit) { g.changed, g.dirty = nil, []string{"src/x.py"} }), "uncommitted changes to src/x.py"},
+		{"paths: no restriction in delegate", "paths-allowed", with("feature", "delegate")(none), git, ""},
 		{"artifact, git unreadable", "artifact-design", feature(func(s *workflow.State) {
 			s.Artifacts = map[string]workflow.Artifact{"design": {Path: "docs/design.md"}}
 		}), fakeGit{err: fmt.Errorf("boom")}, "cannot read the tip of branch topic: boom"},
@@ -110,17 +152,46 @@ func TestGuards(t *testing.T) {
 			s.Tasks = []workflow.Task{{ID: "a", Status: workflow.TaskCompleted}}
 		}), git, ""},
 		{"feature reviews", "reviews-passed", feature(func(s *workflow.State) {
-			s.Reviews = map[string]workflow.Review{"spec": {Verdict: "pass"}}
-		}), git, "quality (not reviewed)"},
+			s.Reviews = map[string]workflow.Review{"spec": pass("spec")}
+		}), git, "quality (not reviewed in this visit)"},
 		{"feature reviews pass", "reviews-passed", feature(func(s *workflow.State) {
-			s.Reviews = map[string]workflow.Review{"spec": {Verdict: "pass"}, "quality": {Verdict: "pass"}}
+			s.Reviews = map[string]workflow.Review{"spec": pass("spec"), "quality": pass("quality")}
 		}), git, ""},
+		{"review of an older commit", "reviews-passed", feature(func(s *workflow.State) {
+			old := pass("quality")
+			old.Commit = "aaaaaaa"
+			s.Reviews = map[string]workflow.Review{"spec": pass("spec"), "quality": old}
+		}), git, "quality (judged aaaaaaa, not the tip cccccccccccc)"},
+		{"review from an earlier visit", "reviews-passed", feature(func(s *workflow.State) {
+			s.EnteredAt = 9
+			s.Reviews = map[string]workflow.Review{"spec": pass("spec"), "quality": pass("quality")}
+		}), git, "spec (not reviewed in this visit)"},
+		{"reviews while the circuit is open", "reviews-passed", feature(func(s *workflow.State) {
+			s.Reviews = map[string]workflow.Review{"spec": pass("spec"), "quality": pass("quality")}
+			s.Circuit = &workflow.Circuit{Compound: "implementation", Open: true, FixCycles: 3, Limit: 3}
+		}), git, "circuit of implementation is open"},
+		{"fix cycle without a failed review", "review-failed", feature(func(s *workflow.State) {
+			s.Reviews = map[string]workflow.Review{"spec": pass("spec")}
+		}), git, "no review failed in this visit"},
+		{"fix cycle after a failed review", "review-failed", feature(func(s *workflow.State) {
+			s.Reviews = map[string]workflow.Review{"spec": {Verdict: "fail", Commit: tip, At: 3}}
+		}), git, ""},
+		{"fix cycle on a failure of an earlier visit", "review-failed", feature(func(s *workflow.State) {
+			s.EnteredAt = 4
+			s.Reviews = map[string]workflow.Review{"spec": {Verdict: "fail", Commit: tip, At: 3}}
+		}), git, "no review failed"},
 		{"refactor needs quality only", "reviews-passed", with("refactor", "overhaul-review")(func(s *workflow.State) {
-			s.Reviews = map[string]workflow.Review{"quality": {Verdict: "pass"}}
+			s.Reviews = map[string]workflow.Review{"quality": pass("quality")}
 		}), git, ""},
 		{"debug needs review", "reviews-passed", with("debug", "debug-review")(func(s *workflow.State) {
-			s.Reviews = map[string]workflow.Review{"review": {Verdict: "fail"}}
+			s.Reviews = map[string]workflow.Review{"review": {Verdict: "fail", Commit: tip}}
 		}), git, "review (fail)"},
+		{"ad-hoc validation", "validation-passed", feature(func(s *workflow.State) {
+			s.Validations = []workflow.Validation{{Command: "true", Commit: tip}}
+		}), git, "`true` is ad hoc"},
+		{"ad-hoc run of the declared command", "validation-passed", feature(func(s *workflow.State) {
+			s.Validations = []workflow.Validation{{Command: "go test", Commit: tip, AdHoc: true}}
+		}), git, "is ad hoc"},
 		{"validation on tip", "validation-passed", feature(func(s *workflow.State) {
 			s.Validations = []workflow.Validation{{Command: "go test", Commit: tip}}
 		}), git, ""},
@@ -133,7 +204,7 @@ func TestGuards(t *testing.T) {
 		{"validation failed on tip", "validation-passed", feature(func(s *workflow.State) {
 			s.Validations = []workflow.Validation{{Command: "go test", Commit: tip}, {Command: "go vet", Commit: tip, ExitCode: 2}}
 		}), git, "`go vet` exited 2"},
-		{"no validation", "validation-passed", feature(none), git, "no validation recorded"},
+		{"no validation", "validation-passed", feature(none), git, "no run of the declared validation recorded"},
 		{"track", "track-hotfix", with("debug", "investigate")(func(s *workflow.State) { s.Track = "hotfix" }), git, ""},
 		{"wrong track", "track-hotfix", with("debug", "investigate")(func(s *workflow.State) { s.Track = "thorough" }), git, "selected track is thorough"},
 		{"fix commit on branch", "fix-commit-recorded", with("debug", "investigate")(func(s *workflow.State) {
@@ -142,6 +213,12 @@ func TestGuards(t *testing.T) {
 		{"fix commit elsewhere", "fix-commit-recorded", with("debug", "investigate")(func(s *workflow.State) {
 			s.Fields = []byte(`{"fixCommit":"bbbbbbb"}`)
 		}), git, "is not on branch topic"},
+		{"fix commit is the merge-base", "fix-commit-recorded", with("debug", "investigate")(func(s *workflow.State) {
+			s.Fields = []byte(`{"fixCommit":"` + mb + `"}`)
+		}), git, "is not after the branch's merge-base"},
+		{"fix commit is the tip of a branch with nothing of its own", "fix-commit-recorded", with("debug", "investigate")(func(s *workflow.State) {
+			s.Fields = []byte(`{"fixCommit":"` + tip + `"}`)
+		}), gitWith(func(g *fakeGit) { g.mergeBase = tip }), "is not after the branch's merge-base"},
 		{"no fix commit", "fix-commit-recorded", with("debug", "investigate")(none), git, "no fix commit"},
 		{"sources", "sources-collected", with("discovery", "gathering")(func(s *workflow.State) { s.Fields = []byte(`{"sources":["x"]}`) }), git, ""},
 		{"no sources", "sources-collected", with("discovery", "gathering")(func(s *workflow.State) { s.Fields = []byte(`{"sources":"x"}`) }), git, "no sources"},
@@ -194,6 +271,10 @@ func TestGuards(t *testing.T) {
 		{"merge verified offline", "merge-verified", feature(func(s *workflow.State) {
 			s.PR = &workflow.PR{MergeVerified: true, VerifiedBy: "ancestry", Verification: &workflow.MergeVerifiedData{Method: "ancestry", HeadSHA: tip}}
 		}), git, ""},
+		{"merge of a branch with no commit of its own", "merge-verified", feature(func(s *workflow.State) {
+			s.ForkPoint = tip
+			s.PR = &workflow.PR{MergeVerified: true, VerifiedBy: "ancestry", Verification: &workflow.MergeVerifiedData{Method: "ancestry", HeadSHA: tip}}
+		}), git, "carries no commit of topic beyond its merge-base"},
 		{"merge verified without a head", "merge-verified", feature(func(s *workflow.State) {
 			s.PR = &workflow.PR{MergeVerified: true, VerifiedBy: "ancestry", Verification: &workflow.MergeVerifiedData{Method: "ancestry"}}
 		}), git, "names no head commit"},
@@ -202,7 +283,8 @@ func TestGuards(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			var s workflow.State
 			c.state(&s)
-			f := guards.NewEvaluator(c.facts).Evaluate(builtinOf(s.Type), c.guard, s, "next")
+			ev := &guards.Evaluator{Facts: c.facts, Base: "ba5e000000000000000000000000000000000000", Validation: []string{"go test", "go vet"}}
+			f := ev.Evaluate(builtinOf(s.Type), c.guard, s, "next")
 			if c.reason == "" {
 				if f != nil {
 					t.Fatalf("want pass, got %+v", f)
@@ -212,8 +294,8 @@ func TestGuards(t *testing.T) {
 			if f == nil {
 				t.Fatalf("want failure %q, passed", c.reason)
 			}
-			if f.Guard != c.guard || !strings.Contains(f.Reason, c.reason) || f.Expected == "" || !strings.HasPrefix(f.Fix, "git ") || !strings.Contains(f.Fix, "f1") {
-				t.Fatalf("failure %+v, want reason containing %q and a runnable git or git exarchos fix naming the workflow", f, c.reason)
+			if f.Guard != c.guard || !strings.Contains(f.Reason, c.reason) || f.Expected == "" || !(strings.HasPrefix(f.Fix, "git ") || strings.HasPrefix(f.Fix, "ask the user to run")) || !strings.Contains(f.Fix, "f1") {
+				t.Fatalf("failure %+v, want reason containing %q and a runnable git or git exarchos fix (or the user's step) naming the workflow", f, c.reason)
 			}
 		})
 	}

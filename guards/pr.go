@@ -83,6 +83,14 @@ func mergeVerified(in Input) *workflow.GuardFailure {
 	if in.Facts == nil || s.Branch == "" {
 		return fail("merge-verified", "no git facts to compare the branch with the evidence", "access to the repository", fix)
 	}
+	// A merge is of the branch's own work: a head at (or before) the point the branch left the
+	// base carries nothing, and is trivially "contained" in the base.
+	if fp := s.ForkPoint; fp != "" {
+		if none, err := in.Facts.IsAncestor(head, fp); err != nil || none {
+			return fail("merge-verified", fmt.Sprintf("%s: the merged head %s carries no commit of %s beyond its merge-base %s", what, short(head), s.Branch, short(fp)),
+				"a merged head with at least one commit of the branch's own", fmt.Sprintf("git exarchos cleanup %s", s.Feature))
+		}
+	}
 	tip, err := in.Facts.BranchTip(s.Branch)
 	if err != nil || tip == "" || sameCommit(tip, head) {
 		return nil

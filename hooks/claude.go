@@ -68,6 +68,9 @@ type ToolInput struct {
 // maxInput bounds what is read from stdin: a hook payload is small; a runaway one is not ours.
 const maxInput = 16 << 20
 
+// ErrInputTooLarge is a hook payload over the limit.
+var ErrInputTooLarge = fmt.Errorf("the hook input is over the limit of %d MiB", maxInput>>20)
+
 // ReadInput parses a hook payload. A payload that is not a JSON object is an error; missing and
 // unknown fields are not.
 func ReadInput(r io.Reader) (Input, error) {
@@ -76,7 +79,7 @@ func ReadInput(r io.Reader) (Input, error) {
 		return Input{}, fmt.Errorf("read the hook input: %w", err)
 	}
 	if len(b) > maxInput {
-		return Input{}, fmt.Errorf("the hook input is over %d MiB", maxInput>>20)
+		return Input{}, ErrInputTooLarge
 	}
 	if strings.TrimSpace(string(b)) == "" {
 		return Input{}, fmt.Errorf("the hook input is empty (Claude Code sends a JSON object on stdin)")
@@ -86,6 +89,17 @@ func ReadInput(r io.Reader) (Input, error) {
 		return Input{}, fmt.Errorf("the hook input is not the JSON object Claude Code sends: %w", err)
 	}
 	return in, nil
+}
+
+// target is the file a file tool acts on.
+func (t ToolInput) target() string {
+	if t.FilePath != "" {
+		return t.FilePath
+	}
+	if t.NotebookPath != "" {
+		return t.NotebookPath
+	}
+	return t.Path
 }
 
 // Tool decodes tool_input leniently: a tool_input of another shape reads as empty.

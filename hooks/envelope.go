@@ -73,7 +73,7 @@ func simpleCommands(src string) []string {
 		if ce, ok := n.(*syntax.CallExpr); ok && len(ce.Args) > 0 {
 			words := make([]string, 0, len(ce.Args))
 			for _, w := range ce.Args {
-				words = append(words, wordText(w))
+				words = append(words, wordOf(w, src).text)
 			}
 			out = append(out, strings.Join(words, " "))
 		}
@@ -179,6 +179,9 @@ func Check(w Bound, tool string, ti ToolInput, cwd string) Verdict {
 	v := Verdict{Subject: c.subject}
 	if env.TurnCap > 0 {
 		if left := w.State.TurnsLeft(env.TurnCap); left <= 0 {
+			if movesOn(c) {
+				return v // what leaving the phase takes stays allowed, uncounted
+			}
 			v.Deny, v.Kind = budgetDenial(w, env), "budget"
 			return v
 		}
@@ -235,9 +238,38 @@ func envelopeDenial(w Bound, env workflow.Envelope, c call, ti ToolInput, cwd st
 	return denial(w, env, c, target)
 }
 
+// capExempt are the exarchos commands a spent turn cap leaves allowed: what moving on takes.
+var capExempt = []string{"status", "transitions", "transition", "submit"}
+
+// movesOn reports whether a Bash call only runs the exarchos commands that move a phase on.
+func movesOn(c call) bool {
+	if c.tool != "Bash" || len(c.commands) == 0 {
+		return false
+	}
+	for _, cmd := range c.commands {
+		f := strings.Fields(cmd)
+		switch {
+		case len(f) > 1 && f[0] == "git" && f[1] == "exarchos":
+			f = f[2:]
+		case len(f) > 0 && path.Base(f[0]) == "git-exarchos":
+			f = f[1:]
+		default:
+			return false
+		}
+		for len(f) > 0 && strings.HasPrefix(f[0], "-") {
+			f = f[1:]
+		}
+		if len(f) == 0 || !slices.Contains(capExempt, f[0]) {
+			return false
+		}
+	}
+	return true
+}
+
 func budgetDenial(w Bound, env workflow.Envelope) string {
 	return fmt.Sprintf("git exarchos: the turn budget of phase %s of workflow %s is spent (%d tool calls in this stay, cap %d%s). "+
-		"Move on: see what leaving needs with git exarchos transitions %s, then git exarchos transition %s <phase>. "+
+		"Move on — git exarchos status, transitions, transition and submit stay allowed (as Bash commands, each on its own): "+
+		"see what leaving needs with git exarchos transitions %s, then git exarchos transition %s <phase>. "+
 		"Or stop and ask the user to extend the budget in their own terminal: git exarchos budget extend %s <N> --reason '<why>'.",
 		w.State.Phase, w.Feature, w.State.Budget.Turns, env.TurnCap, iffExtended(w.State.Budget.Extended), w.Feature, w.Feature, w.Feature)
 }

@@ -101,7 +101,7 @@ func TestTurnCapGrantsAndBudget(t *testing.T) {
 	}
 	w := docsBound()
 	stampApply(t, &w, workflow.NewEvent{Type: workflow.EventStarted, Data: workflow.StartedData{Feature: "guide", Type: "docs", Branch: "guide"}}, "s")
-	repo := &fakeRepo{bound: []Bound{w}, defines: true}
+	repo := &fakeRepo{bound: []Bound{w}}
 	warn := func(s string) { t.Error(s) }
 	read := func(id string) Output {
 		return Handle(pre("Read", id, map[string]string{"file_path": "/repo/a.go"}), repo, warn)
@@ -174,7 +174,7 @@ func TestTurnCapGrantsAndBudget(t *testing.T) {
 
 func TestHumanOnlyEnvelopeCommands(t *testing.T) {
 	for _, cmd := range []string{"git exarchos grant f --tool Bash --once --reason r", "git exarchos budget extend f 5 --reason r", "git-exarchos unblock f --reason r"} {
-		if CheckBash(cmd) == "" {
+		if CheckBash(cmd, BashContext{}) == "" {
 			t.Errorf("%q is allowed", cmd)
 		}
 	}
@@ -193,7 +193,7 @@ func TestLastTurnIsTakenOnce(t *testing.T) {
 		stampApply(t, &w, workflow.NewEvent{Type: workflow.EventToolCalled, Data: workflow.ToolCallData{Phase: "write", Tool: "Read"}}, id)
 	}
 	staleRead := w // one turn left
-	repo := &fakeRepo{bound: []Bound{w}, stale: []Bound{staleRead}, defines: true}
+	repo := &fakeRepo{bound: []Bound{w}, stale: []Bound{staleRead}}
 	warn := func(s string) { t.Error(s) }
 	read := func(id string) Output {
 		return Handle(pre("Read", id, map[string]string{"file_path": "/repo/a.go"}), repo, warn)

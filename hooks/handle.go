@@ -4,6 +4,8 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -14,9 +16,19 @@ import (
 // Repository is what the handlers need from the repository a session works in. Package app
 // implements it over the event store; tests may too.
 type Repository interface {
-	// Bound returns the active workflows bound to the branch checked out in the worktree that
-	// encloses dir. Outside a repository, or with none bound, it returns none and no error.
-	Bound(dir string) ([]Bound, error)
+	// Session returns the active workflows the session works on: the ones its first call bound it
+	// to (recorded as hook.session-bound events), whatever branch, directory or worktree later calls
+	// report; else the ones bound to the branch checked out where dir is, binding the session to
+	// them. Outside a repository, or with none bound, it returns none and no error. An error means
+	// the hook cannot tell, and policed calls are refused (fail closed).
+	Session(in Input, dir string) ([]Bound, error)
+	// Shell is what CheckBash needs to know about the repository enclosing dir: the directories no
+	// command may write, and how to resolve the repository's git aliases.
+	Shell(dir string) BashContext
+	// Changes lists what differs from the phase's start: the working tree and the index against
+	// HEAD (untracked files included, ignored ones not), and the files the branch changed since
+	// it left its base.
+	Changes(w Bound) ([]Change, error)
 	// Summary says what the workflow needs to move on, with its guards checked on the repository
 	// (workflow.Summary).
 	Summary(w Bound) string
@@ -28,25 +40,30 @@ type Repository interface {
 	// RecordLater keeps an audit-only event (a denial) to be appended by the next write to the
 	// workflow: a denial must stay as cheap as the answer itself. ev.ID is set.
 	RecordLater(w Bound, ev workflow.NewEvent) error
-	// Defines reports whether the repository enclosing dir defines workflow types of its own
-	// (.exarchos/workflows): their envelopes may restrict any tool, so every call is looked up.
-	// It must be cheap: it runs on every tool call the built-in envelopes do not restrict.
-	Defines(dir string) bool
-	// StopGuard reports whether `git config exarchos.stopGuard` is true where dir is.
+	// StopGuard reports whether the rules (stopGuard in .exarchos/config.yaml on the base branch)
+	// turn the stop guard on where dir is.
 	StopGuard(dir string) bool
 	// Notes says what a new session must know besides the workflow (Bound.Notes).
 	Notes(w Bound) []string
 }
 
+// Change is one path that differs: in the working tree, the index, untracked, or on the branch.
+type Change struct {
+	Path  string `json:"path"`
+	Where string `json:"where"` // worktree | index | untracked | branch
+}
+
 // Handle answers one Claude Code hook event. It never fails: a problem is reported through warn
-// (stderr) and the event gets its safe default — no opinion on a tool call, no context, no block.
+// (stderr) and the event gets its safe default — except where the hook polices tools: when it
+// cannot tell which workflow the session works on, or what a call changed, it refuses (fails
+// closed) with the reason and the repair.
 func Handle(in Input, repo Repository, warn func(string)) Output {
 	dir := in.Cwd
 	if dir == "" {
 		dir = "."
 	}
 	bound := func() []Bound {
-		ws, err := repo.Bound(dir)
+		ws, err := repo.Session(in, dir)
 		if err != nil {
 			warn(fmt.Sprintf("cannot read the workflow bound to %s: %v", dir, err))
 			return nil
@@ -55,19 +72,51 @@ func Handle(in Input, repo Repository, warn func(string)) Output {
 	}
 	switch in.HookEventName {
 	case PreToolUse:
+		ws, err := repo.Session(in, dir)
+		if err == nil {
+			err = undefined(ws)
+		}
+		if err != nil {
+			return Deny(failClosed(in.ToolName, err))
+		}
 		ti := in.Tool()
-		if in.ToolName == "Bash" {
-			if reason := CheckBash(ti.Command); reason != "" {
-				for _, w := range bound() {
-					recordDenial(repo, w, warn, in, ti.Command, "bash", reason)
-				}
-				return Deny(reason)
+		ctx := repo.Shell(dir)
+		ctx.Cwd, ctx.Waiting = absDir(dir), waitingOn(ws)
+		reason, kind, subject := "", "", ""
+		switch {
+		case in.ToolName == "Bash":
+			reason, kind, subject = CheckBash(ti.Command, ctx), "bash", ti.Command
+		case slices.Contains(workflow.FileWriteTools, in.ToolName):
+			if t := ti.target(); ProtectedPath(t, ctx.Cwd, ctx.Protected) {
+				reason, kind, subject = reasonProtected(t), "protected", t
 			}
 		}
-		if !policed(in.ToolName) && !repo.Defines(dir) {
+		if reason != "" {
+			for _, w := range ws {
+				recordDenial(repo, w, warn, in, subject, kind, reason)
+			}
+			return Deny(reason)
+		}
+		return preToolUse(in, ti, dir, ws, repo, warn)
+
+	case PostToolUse:
+		if !canWrite(in.ToolName) {
 			return NoOpinion()
 		}
-		return preToolUse(in, ti, dir, bound(), repo, warn)
+		ws, err := repo.Session(in, dir)
+		if err == nil {
+			err = undefined(ws)
+		}
+		if err != nil {
+			return Block(failClosed(in.ToolName, err))
+		}
+		for _, w := range ws {
+			if reason := judgeEffects(w, repo); reason != "" {
+				recordDenial(repo, w, warn, in, in.ToolName, "effects", reason)
+				return Block(reason)
+			}
+		}
+		return NoOpinion()
 
 	case SessionStart, SubagentStart:
 		var docs []string
@@ -104,7 +153,7 @@ func Handle(in Input, repo Repository, warn func(string)) Output {
 		if len(remaining) == 0 {
 			return NoOpinion()
 		}
-		return Block(clip("git exarchos: the workflow still needs your work before you stop (git config exarchos.stopGuard is on):\n"+strings.Join(remaining, "\n"), MaxContext))
+		return Block(clip("git exarchos: the workflow still needs your work before you stop (stopGuard is on in .exarchos/config.yaml):\n"+strings.Join(remaining, "\n"), MaxContext))
 
 	case SessionEnd:
 		for _, w := range bound() {
@@ -121,7 +170,7 @@ func Handle(in Input, repo Repository, warn func(string)) Output {
 		}
 		return NoOpinion()
 
-	case PostToolUse, UserPromptSubmit:
+	case UserPromptSubmit:
 		return NoOpinion()
 
 	case "":
@@ -132,11 +181,81 @@ func Handle(in Input, repo Repository, warn func(string)) Output {
 	return NoOpinion()
 }
 
+// Failed is the answer when the handler itself failed (a panic, no answer in time): tool calls
+// are refused or blocked, other events get their safe default.
+func Failed(in Input, why string) Output {
+	reason := "git exarchos: the hook failed (" + why + "), and a failed check must not let a call through. " +
+		"Try again; if it persists, ask the user to run git exarchos hooks status and git exarchos fsck."
+	switch in.HookEventName {
+	case PreToolUse:
+		return Deny(reason)
+	case PostToolUse:
+		return Block(reason)
+	}
+	return NoOpinion()
+}
+
+// failClosed is the refusal when the hook cannot read the workflow the session works on.
+func failClosed(tool string, err error) string {
+	return fmt.Sprintf("git exarchos: the hook cannot read the workflow this session works on (%v), so it refuses %s "+
+		"until it can: a broken read must not lift the workflow's rules. Stop and ask the user to repair it in their own "+
+		"terminal: `git exarchos fsck` names what is wrong and how to fix it; `git exarchos hooks release --session <id>` "+
+		"releases the session from its workflow.", err, orTool(tool))
+}
+
+func orTool(tool string) string {
+	if tool == "" {
+		return "the call"
+	}
+	return tool
+}
+
+// undefined is an error when a bound workflow's type has no definition (not on the base branch):
+// the hook cannot tell what its phase allows.
+func undefined(ws []Bound) error {
+	for _, w := range ws {
+		if w.Def == nil {
+			return fmt.Errorf("workflow %s is of type %s, which the base branch does not define", w.Feature, w.State.Type)
+		}
+	}
+	return nil
+}
+
+// waitingOn names the first workflow that waits on a human, or "".
+func waitingOn(ws []Bound) string {
+	for _, w := range ws {
+		if w.Def != nil && !w.Def.IsFinal(w.State.Phase) && !NeedsAgent(w) {
+			return w.Feature
+		}
+	}
+	return ""
+}
+
+func absDir(dir string) string {
+	if a, err := filepath.Abs(dir); err == nil {
+		return a
+	}
+	return dir
+}
+
+// readOnlyTools change nothing: PostToolUse does not look after them. Every other tool (Bash, the
+// file tools, MCP tools, tools this version does not know) may have written something.
+var readOnlyTools = []string{"Read", "Grep", "Glob", "LS", "WebFetch", "WebSearch", "TodoWrite", "TodoRead",
+	"NotebookRead", "ExitPlanMode", "AskUserQuestion", "ListMcpResourcesTool", "ReadMcpResourceTool", "BashOutput"}
+
+func canWrite(tool string) bool { return tool != "" && !slices.Contains(readOnlyTools, tool) }
+
 // preToolUse applies each bound workflow's envelope. Allowed calls write only when the phase
 // counts turns or a grant is consumed; every write carries the tool_use_id as its idempotency key,
 // so a payload delivered twice is counted once.
 func preToolUse(in Input, ti ToolInput, dir string, ws []Bound, repo Repository, warn func(string)) Output {
 	for _, w := range ws {
+		if slices.Contains(fileTools, in.ToolName) {
+			// A file is judged by the worktree that holds it (a scratch worktree, a task worktree).
+			if root := enclosingWorktree(ti.target(), dir); root != "" {
+				w.Root = root
+			}
+		}
 		v := Check(w, in.ToolName, ti, dir)
 		if v.Deny != "" {
 			recordDenial(repo, w, warn, in, v.Subject, v.Kind, v.Deny)
@@ -160,6 +279,13 @@ func preToolUse(in Input, ti ToolInput, dir string, ws []Bound, repo Repository,
 			denied, err := repo.Record(w, recheck, evs...)
 			if err != nil {
 				warn(fmt.Sprintf("could not record the tool call on workflow %s: %v", w.Feature, err))
+				// A call that cannot be counted (a stale lock, a full disk) would escape the turn
+				// cap, and a grant that cannot be consumed would be used twice: refuse instead.
+				reason := fmt.Sprintf("git exarchos: the hook could not record this call on workflow %s (%v), and a call it "+
+					"cannot count must not pass the phase's turn cap or use a grant. Stop and ask the user to repair it in "+
+					"their own terminal (a stale lock: remove the .lock file named above once no git exarchos command runs).", w.Feature, err)
+				recordDenial(repo, w, warn, in, v.Subject, "record", reason)
+				return Deny(reason)
 			}
 			if denied != "" {
 				return Deny(denied)

@@ -119,22 +119,35 @@ func TestContextDocumentFitsAndKeepsTheRules(t *testing.T) {
 
 // fakeRepo serves Handle without a repository.
 type fakeRepo struct {
-	bound     []Bound
-	stopGuard bool
-	recorded  []workflow.NewEvent
-	defines   bool
-	ids       map[string]bool
+	bound      []Bound
+	stopGuard  bool
+	recorded   []workflow.NewEvent
+	ids        map[string]bool
+	err        error             // what Session fails with
+	aliases    map[string]string // git aliases
+	changes    []Change
+	changesErr error
 	// stale, when set, is what Bound returns (a hook process's earlier read) while bound holds
 	// the state a write would build on: a concurrent call got there first.
 	stale []Bound
 }
 
-func (f *fakeRepo) Bound(string) ([]Bound, error) {
+func (f *fakeRepo) Session(Input, string) ([]Bound, error) {
+	if f.err != nil {
+		return nil, f.err
+	}
 	if f.stale != nil {
 		return f.stale, nil
 	}
 	return f.bound, nil
 }
+func (f *fakeRepo) Shell(string) BashContext {
+	return BashContext{Protected: []string{"/repo/.git"}, Alias: func(name string) (string, bool) {
+		v, ok := f.aliases[name]
+		return v, ok
+	}}
+}
+func (f *fakeRepo) Changes(Bound) ([]Change, error) { return f.changes, f.changesErr }
 func (f *fakeRepo) Notes(Bound) []string { return nil }
 
 func (f *fakeRepo) Summary(w Bound) string {
@@ -180,7 +193,6 @@ func (f *fakeRepo) Record(w Bound, recheck func(workflow.State) string, evs ...w
 	}
 	return "", nil
 }
-func (f *fakeRepo) Defines(string) bool { return f.defines }
 
 // RecordLater records at once: the fake has no journal.
 func (f *fakeRepo) RecordLater(w Bound, ev workflow.NewEvent) error {

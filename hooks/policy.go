@@ -2,6 +2,7 @@ package hooks
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -21,19 +22,27 @@ type Bound struct {
 	Notes []string
 }
 
-// policed reports whether any phase of any built-in workflow restricts the tool: a tool no
-// built-in envelope names is allowed without opening the repository, which keeps most tool calls
-// cheap. Repository-defined workflows are found by Repository.Defines instead.
-func policed(tool string) bool {
-	for _, typ := range workflow.BuiltinTypes() {
-		def, _ := workflow.Builtin(typ)
-		for _, p := range def.Phases {
-			if p.Tools.Denies(tool) || len(p.Tools.AllowedTools) > 0 || p.Tools.TurnCap > 0 {
-				return true
-			}
-		}
+// enclosingWorktree is the top of the git worktree holding target (the nearest directory with a
+// .git entry), or "" when there is none.
+func enclosingWorktree(target, cwd string) string {
+	if target == "" {
+		return ""
 	}
-	return false
+	if !filepath.IsAbs(target) {
+		target = filepath.Join(cwd, target)
+	}
+	d := filepath.Dir(filepath.Clean(target))
+	for range 64 {
+		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
+			return d
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			return ""
+		}
+		d = parent
+	}
+	return ""
 }
 
 // samePath reports whether target (absolute, or relative to cwd) is the file at rel in the

@@ -39,17 +39,25 @@ func SettingsPath(scope, root, home string) (string, error) {
 	return "", fmt.Errorf("unknown scope %q: use project, local or user", scope)
 }
 
-// ClaudeEntry is one hook exarchos installs: the event, its matcher and its time limit in seconds.
+// ClaudeEntry is one hook exarchos installs: the event, its matcher, its time limit in seconds,
+// and whether a failure of the handler blocks the action.
 type ClaudeEntry struct {
 	Event   string
 	Matcher string // tool events only
 	Timeout int
+	// Block installs "onFailure": "block": Claude Code (2.1.295 and later) then blocks the action
+	// when the handler cannot start (not on PATH), times out, or exits with an unexpected code,
+	// instead of letting it through. Older versions ignore the key; for them the handler exits 2
+	// (a block) on input it cannot read and answers a refusal before HookDeadline.
+	Block bool
 }
 
-// ClaudeEntries are the hooks `hooks install --claude` installs. PreToolUse matches every tool:
-// the Bash guard and the phase policies decide, and tools they do not police cost one cheap process.
+// ClaudeEntries are the hooks `hooks install --claude` installs. PreToolUse and PostToolUse match
+// every tool: the Bash guard, the phase policies and the effects check decide, and tools they do
+// not police cost one cheap process. Their failures block.
 var ClaudeEntries = []ClaudeEntry{
-	{Event: PreToolUse, Matcher: "*", Timeout: 10},
+	{Event: PreToolUse, Matcher: "*", Timeout: 10, Block: true},
+	{Event: PostToolUse, Matcher: "*", Timeout: 20, Block: true},
 	{Event: SessionStart, Timeout: 30},
 	{Event: SubagentStart, Timeout: 30},
 	{Event: PreCompact, Timeout: 30},
@@ -132,6 +140,40 @@ func (s *Settings) Installed() []string {
 		groups, _ := parseArray(m.Value)
 		if slices.ContainsFunc(groups, hasOurs) {
 			out = append(out, m.Key)
+		}
+	}
+	return out
+}
+
+// Handler is exarchos's handler as one settings file installs it for an event.
+type Handler struct {
+	Event     string `json:"event"`
+	Command   string `json:"command"`
+	OnFailure string `json:"onFailure,omitempty"`
+}
+
+// Handlers lists exarchos's handlers in the file, in file order.
+func (s *Settings) Handlers() []Handler {
+	var out []Handler
+	hooks, _ := s.hooks()
+	for _, m := range hooks {
+		groups, _ := parseArray(m.Value)
+		for _, g := range groups {
+			obj, err := parseObject(g)
+			if err != nil {
+				continue
+			}
+			raw, _ := obj.get("hooks")
+			handlers, _ := parseArray(raw)
+			for _, h := range handlers {
+				var v struct {
+					Command   string `json:"command"`
+					OnFailure string `json:"onFailure"`
+				}
+				if json.Unmarshal(h, &v) == nil && IsClaudeCommand(v.Command) {
+					out = append(out, Handler{Event: m.Key, Command: v.Command, OnFailure: v.OnFailure})
+				}
+			}
 		}
 	}
 	return out
@@ -255,6 +297,9 @@ func ourGroup(command string, e ClaudeEntry) json.RawMessage {
 		{Key: "type", Value: mustJSON("command")},
 		{Key: "command", Value: mustJSON(command)},
 		{Key: "timeout", Value: mustJSON(e.Timeout)},
+	}
+	if e.Block {
+		handler = append(handler, member{Key: "onFailure", Value: mustJSON("block")})
 	}
 	var g object
 	if e.Matcher != "" {

@@ -43,6 +43,10 @@ func (s *State) apply(def *Definition, e Event) {
 		s.Ignored++
 		return
 	}
+	if e.Type == EventKeyCollided {
+		s.conflict(e, keyCollision(e))
+		return
+	}
 	if e.Type != EventStarted && !s.Started() {
 		s.conflict(e, "the workflow has not started")
 		return
@@ -79,7 +83,7 @@ func (s *State) apply(def *Definition, e Event) {
 	case EventTaskAdded, EventTaskStarted, EventTaskCompleted, EventTaskFailed:
 		err = s.applyTask(e)
 	case EventReviewRecorded:
-		err = s.applyReview(e)
+		err = s.applyReview(e, at)
 	case EventValidationRecorded:
 		var d ValidationData
 		if err = decode(e, &d); err == nil {
@@ -112,6 +116,16 @@ func (s *State) apply(def *Definition, e Event) {
 	}
 }
 
+// keyCollision describes a workflow.key-collided event for the conflict list.
+func keyCollision(e Event) string {
+	var d KeyCollidedData
+	var lost Event
+	if e.DecodeData(&d) != nil || json.Unmarshal(d.Event, &lost) != nil {
+		return "two clones used one idempotency key for different events (malformed record)"
+	}
+	return fmt.Sprintf("two clones used idempotency key %q for different events: the one kept under the key came first in canonical order; this %s by %s (clock %d) was not applied and is kept here whole", d.Key, lost.Type, lost.Actor, lost.Clock)
+}
+
 func (s *State) conflict(e Event, reason string) {
 	s.Conflicts = append(s.Conflicts, Conflict{Seq: e.Seq, ID: e.ID, Type: e.Type, Reason: reason})
 }
@@ -137,7 +151,7 @@ func (s *State) applyStarted(def *Definition, e Event, at int64) error {
 	if def == nil || def.Type != d.Type {
 		return fmt.Errorf("unknown workflow type %q", d.Type)
 	}
-	s.Feature, s.Type, s.Branch = d.Feature, d.Type, d.Branch
+	s.Feature, s.Type, s.Branch, s.ForkPoint = d.Feature, d.Type, d.Branch, d.ForkPoint
 	s.Phase, s.EnteredAt = def.Initial, at
 	s.Synthesis = firstOr(d.Synthesis, def.SynthesisPolicies)
 	s.Completion = firstOr(d.Completion, def.CompletionPolicies)
@@ -388,7 +402,7 @@ func (s *State) applyTask(e Event) error {
 	return nil
 }
 
-func (s *State) applyReview(e Event) error {
+func (s *State) applyReview(e Event, at int64) error {
 	var d ReviewData
 	if err := decode(e, &d); err != nil {
 		return err
@@ -399,7 +413,7 @@ func (s *State) applyReview(e Event) error {
 	if s.Reviews == nil {
 		s.Reviews = map[string]Review{}
 	}
-	s.Reviews[d.Dimension] = Review{Verdict: d.Verdict, Note: d.Note, Actor: actorOf(d.Actor, e)}
+	s.Reviews[d.Dimension] = Review{Verdict: d.Verdict, Note: d.Note, Actor: actorOf(d.Actor, e), Commit: d.Commit, Session: d.Session, Human: d.Human, At: at}
 	return nil
 }
 

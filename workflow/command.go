@@ -13,6 +13,11 @@ type Init struct {
 	Synthesis     string
 	Completion    string
 	MaxIterations int
+	ForkPoint     string // the branch's merge-base with the base branch, computed by the caller
+	// Replaces names the workflows the branch had before (the caller finds them); starting another
+	// on it is a human's decision (Human), as it may drop the process the old one was in.
+	Replaces []string
+	Human    bool
 }
 
 // TransitionTo asks for a phase change (`git exarchos transition <feature> <phase>`). A compound
@@ -44,6 +49,11 @@ type RecordReview struct {
 	Dimension string
 	Pass      bool
 	Note      string
+	// Commit is the branch tip judged (required); Session the hook's session id; Human a human's
+	// decision (routed like approve).
+	Commit  string
+	Session string
+	Human   bool
 }
 
 // RecordValidation records a validation command that was run on Commit.
@@ -52,6 +62,7 @@ type RecordValidation struct {
 	ExitCode   int
 	DurationMs int64
 	Commit     string
+	AdHoc      bool
 }
 
 // Approve approves the plan in a plan-review phase (human only).
@@ -73,7 +84,12 @@ type Signal struct {
 type RequestSynthesis struct{ Reason string }
 
 // Cancel ends the workflow from any non-final phase.
-type Cancel struct{ Reason string }
+type Cancel struct {
+	Reason string
+	// Human marks the cancel as a human's decision: required once the workflow is past its
+	// planning phases (less process is the user's choice, never the agent's).
+	Human bool
+}
 
 // Cleanup completes the workflow once the merge is verified (from any non-final phase).
 type Cleanup struct{}

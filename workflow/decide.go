@@ -33,7 +33,7 @@ func Decide(def *Definition, s State, cmd Command, env Env) ([]NewEvent, *Reject
 		return nil, reject(CodeUnknownPhase, "the workflow is in phase %q which the %s definition does not have", s.Phase, def.Type)
 	}
 	d := decider{def: def, s: s, env: env}
-	if def.IsFinal(s.Phase) && !allowedWhenFinal(cmd) {
+	if def.IsFinal(s.Phase) && !allowedWhenFinal(cmd) && !(isCompensation(cmd) && EndedByCancel(def, s)) {
 		r := reject(CodeFinalPhase, "%s is in the final phase %s", s.Feature, s.Phase)
 		r.Phase = s.Phase
 		return nil, r
@@ -104,6 +104,18 @@ func allowedWhenFinal(cmd Command) bool {
 	return false
 }
 
+// isCompensation: a cancelled workflow still records compensation steps, for the resources a
+// merge brought in after it ended (a task worktree started on another clone meanwhile).
+func isCompensation(cmd Command) bool {
+	_, ok := cmd.(RecordCompensation)
+	return ok
+}
+
+// EndedByCancel reports whether the workflow ended through a cancel.
+func EndedByCancel(def *Definition, s State) bool {
+	return s.Cancel != nil && def.IsFinal(s.Phase) && s.Phase == def.CancelTarget()
+}
+
 type decider struct {
 	def *Definition
 	s   State
@@ -140,7 +152,11 @@ func decideInit(def *Definition, s State, c Init) ([]NewEvent, *Rejection) {
 	if c.Branch == "" {
 		return nil, reject(CodeBadInput, "a branch is required: the workflow's guards read its tip")
 	}
-	d := StartedData{Feature: c.Feature, Type: c.Type, Branch: c.Branch, Phase: def.Initial, Definition: def.ID}
+	if len(c.Replaces) > 0 && !c.Human {
+		return nil, reject(CodeHumanDecision, "branch %s already had workflow(s) %s: starting a %s workflow on it may drop the process they were in, which is the user's decision: ask the user to run git exarchos init %s --type %s --human",
+			c.Branch, strings.Join(c.Replaces, ", "), c.Type, c.Feature, c.Type)
+	}
+	d := StartedData{Feature: c.Feature, Type: c.Type, Branch: c.Branch, Phase: def.Initial, ForkPoint: c.ForkPoint, Replaces: c.Replaces, Human: c.Human, Definition: def.ID}
 	var r *Rejection
 	if d.Synthesis, r = policy("synthesis", c.Synthesis, def.SynthesisPolicies, def.Type); r != nil {
 		return nil, r
@@ -316,7 +332,9 @@ func (d decider) take(trigger Trigger, target string, s State, reason string) ([
 				if t.Counts == FixCycles {
 					return d.tripCircuit(s, n, limit, t.To)
 				}
-				refuse(reject(CodeLimitReached, "%s → %s refused: %s limit reached (%d of %d); way forward: %s", t.From, t.To, t.Counts, n, limit, d.pastLimit(t.Counts, s)))
+				r := reject(CodeLimitReached, "%s → %s refused: %s limit reached (%d of %d); way forward: %s", t.From, t.To, t.Counts, n, limit, d.pastLimit(t.Counts, s))
+				r.Definition, r.Limits = d.def.ID, d.effective(s)
+				refuse(r)
 				continue
 			}
 		}
@@ -348,7 +366,8 @@ func (d decider) take(trigger Trigger, target string, s State, reason string) ([
 // tripCircuit refuses a fix cycle over the limit; the first refusal opens the circuit (an event).
 func (d decider) tripCircuit(s State, n, limit int, target string) ([]NewEvent, *Rejection) {
 	comp := d.def.compoundOf(s.Phase)
-	r := d.withTargets(reject(CodeCircuitOpen, "circuit open: %d fix cycles in %s (limit %d); a human must run: git exarchos unblock %s --reason \"…\"", n, comp, limit, s.Feature))
+	r := d.withTargets(reject(CodeCircuitOpen, "circuit open: %d fix cycles in %s (limit %d); ask the user to run: git exarchos unblock %s --reason \"…\"", n, comp, limit, s.Feature))
+	r.Definition, r.Limits = d.def.ID, &EffectiveLimits{FixCycles: limit}
 	r.ValidTargets = slices.DeleteFunc(r.ValidTargets, func(t string) bool { return t == target }) // the refused one is not valid
 	if s.Circuit != nil && s.Circuit.Open && s.Circuit.Compound == comp {
 		return nil, r
@@ -516,9 +535,19 @@ func (d decider) artifact(name, p, text string, inline bool, commit string) ([]N
 		if strings.TrimSpace(text) == "" || p != "" {
 			return nil, reject(CodeBadInput, "an inline artifact carries text and no path")
 		}
+		if !d.def.InlineAllowed(name) {
+			return nil, reject(CodeBadInput, "the %s definition does not allow an inline %s: write it to a file under %s, commit it on the branch, then `git exarchos set %s artifacts.%s=<path>`",
+				d.def.Type, name, strings.Join(d.def.ArtifactPatterns(name), " or "), d.s.Feature, name)
+		}
 	} else {
 		if p == "" || path.IsAbs(p) || path.Clean(p) != p || p == "." || strings.HasPrefix(p, "../") || p == ".." {
-			return nil, reject(CodeBadInput, "artifact %s: %q is not a clean relative path in the repository (or use --inline for text)", name, p)
+			return nil, reject(CodeBadInput, "artifact %s: %q is not a clean relative path in the repository", name, p)
+		}
+		// Refused here, not only at the guard: the hook lets a planning phase edit a recorded
+		// artifact's file, so recording a source file would open the code to it.
+		if pats := d.def.ArtifactPatterns(name); IsSourcePath(p) || !MatchAny(pats, p) {
+			return nil, reject(CodeBadInput, "artifact %s: %s is not a document path (it must match %s and not be a source file): write the %s under docs/, e.g. `git exarchos set %s artifacts.%s=docs/%s.md`",
+				name, p, strings.Join(pats, " or "), name, d.s.Feature, name, name)
 		}
 	}
 	return one(EventArtifactRecorded, ArtifactData{Name: name, Path: p, Text: text, Inline: inline, Commit: commit}), nil
@@ -591,7 +620,13 @@ func (d decider) review(c RecordReview) ([]NewEvent, *Rejection) {
 	if c.Pass {
 		v = VerdictPass
 	}
-	return one(EventReviewRecorded, ReviewData{Dimension: c.Dimension, Verdict: v, Note: c.Note, Actor: d.env.Actor}), nil
+	if c.Commit == "" {
+		return nil, reject(CodeBadInput, "a review verdict names the commit it judged (git exarchos review binds it to the branch tip)")
+	}
+	if c.Human && d.def.ReviewBy != "human" {
+		return nil, reject(CodeBadInput, "the %s definition takes reviews from %s, not human decisions: record the verdict without --human", d.def.Type, orAgent(d.def.ReviewBy))
+	}
+	return one(EventReviewRecorded, ReviewData{Dimension: c.Dimension, Verdict: v, Note: c.Note, Actor: d.env.Actor, Commit: c.Commit, Session: c.Session, Human: c.Human}), nil
 }
 
 func (d decider) validation(c RecordValidation) ([]NewEvent, *Rejection) {
@@ -752,4 +787,11 @@ func (d decider) override(c OverrideGuard) ([]NewEvent, *Rejection) {
 		return nil, reject(CodeBadInput, "guard %q does not apply in %s (guards here: %s)", c.Guard, d.s.Phase, strings.Join(guards, ", "))
 	}
 	return one(EventGuardOverridden, OverrideData{Guard: c.Guard, Reason: c.Reason, Actor: d.env.Actor, Phase: d.s.Phase}), nil
+}
+
+func orAgent(by string) string {
+	if by == "" {
+		return "agent"
+	}
+	return by
 }

@@ -25,4 +25,6 @@ var oneshotDefinition = Definition{
 	},
 	// on-request: synthesis only if a synthesize.requested event exists.
 	SynthesisPolicies: []string{"on-request", "always", "never"},
+	// A oneshot's plan is a few lines: it may be inline text, as it guards leaving plan.
+	InlineArtifacts: []string{"plan"},
 }

@@ -47,6 +47,9 @@ const (
 	OnLoopError Trigger = "loop error"
 )
 
+// GuardPathsAllowed is added to the transitions leaving a phase with AllowedPaths.
+const GuardPathsAllowed = "paths-allowed"
+
 // AnyPhase as a transition's From means every non-final phase (universal transitions).
 const AnyPhase = "*"
 
@@ -62,6 +65,13 @@ type Phase struct {
 	// by the Claude Code PreToolUse hook), how many tool calls one stay may take, and what must be
 	// submitted to leave. A child phase without one takes its compound's.
 	Tools Envelope `json:"tools,omitzero"`
+	// AllowedPaths are the only paths (globs, see MatchPath) the phase may change: leaving it
+	// requires the branch's diff since its merge-base with the base branch, and its worktree, to
+	// touch nothing else (guard paths-allowed). Empty: no restriction.
+	AllowedPaths []string `json:"allowedPaths,omitempty"`
+	// Validation are the phase's declared validation commands (sh -c, in the branch's worktree):
+	// `git exarchos validate` runs them, and only they satisfy validation-passed here.
+	Validation []string `json:"validation,omitempty"`
 }
 
 // Envelope is a phase's rule for the agent's tools. The built-in envelopes only refuse tools
@@ -101,9 +111,20 @@ func (p Envelope) Restricts() bool {
 // FileWriteTools are Claude Code's tools that write files; planning phases refuse them.
 var FileWriteTools = []string{"Edit", "Write", "MultiEdit", "NotebookEdit"}
 
-// planningTools is the built-in policy of phases that write documents, not code.
+// ReadOnlyTools are Claude Code's tools that change nothing in the repository; with Bash (whose
+// effects the PostToolUse hook judges) they are what the built-in planning phases allow. Any other
+// tool — an MCP tool, a tool this list does not know — is refused there (an allow-list).
+var ReadOnlyTools = []string{
+	"Read", "Grep", "Glob", "LS", "Bash", "BashOutput", "KillShell", "KillBash", "WebFetch", "WebSearch",
+	"Task", "Agent", "TodoWrite", "TodoRead", "NotebookRead", "ExitPlanMode", "AskUserQuestion", "Skill",
+	"SlashCommand", "ListMcpResourcesTool", "ReadMcpResourceTool",
+}
+
+// planningTools is the built-in policy of phases that write documents, not code: an allow-list of
+// tools (file writes refused except on the recorded artifacts). What the phase may change is the
+// phase's AllowedPaths.
 func planningTools(artifacts ...string) ToolPolicy {
-	return ToolPolicy{Deny: slices.Clone(FileWriteTools), ExceptArtifacts: artifacts}
+	return ToolPolicy{Deny: slices.Clone(FileWriteTools), ExceptArtifacts: artifacts, AllowedTools: slices.Clone(ReadOnlyTools)}
 }
 
 // Transition is one allowed phase change. Guards must all pass (or be overridden by a human) for
@@ -155,6 +176,14 @@ type Definition struct {
 	Tracks []string `json:"tracks,omitempty"`
 	// Reviews are the dimensions the reviews-passed guard requires.
 	Reviews []string `json:"reviews,omitempty"`
+	// ReviewBy says whose verdicts count: "" or "agent" (any recorded verdict on the tip), "human"
+	// (verdicts recorded as human decisions, `review --human`), or "github" (an approving pull
+	// request review by someone other than the PR's author, observed on the current head).
+	ReviewBy string `json:"reviewBy,omitempty"`
+	// ArtifactPaths are the patterns each artifact's file must match ("*" for every artifact);
+	// DefaultArtifactPaths when absent. InlineArtifacts may be inline text (--inline), "*" for all.
+	ArtifactPaths   map[string][]string `json:"artifactPaths,omitempty"`
+	InlineArtifacts []string            `json:"inlineArtifacts,omitempty"`
 	// SynthesisPolicies / CompletionPolicies are accepted at init (oneshot / loop); the first is the default.
 	SynthesisPolicies  []string `json:"synthesisPolicies,omitempty"`
 	CompletionPolicies []string `json:"completionPolicies,omitempty"`
@@ -237,10 +266,16 @@ func (d *Definition) Outgoing(from string) []Transition {
 	}
 	var out []Transition
 	completion := len(d.ToolPolicy(from).Completion) > 0
+	paths := len(d.AllowedPathsOf(from)) > 0
 	for _, t := range d.Transitions {
 		if t.From == from {
 			if completion && t.TakenBy(OnTransition) && !slices.Contains(t.Guards, GuardCompletionSubmitted) {
 				t.Guards = append([]string{GuardCompletionSubmitted}, t.Guards...)
+			}
+			// A phase that may only change some paths is left only when the branch changed nothing
+			// else; ending the workflow (a direct fix, an escalation) is not leaving it for more work.
+			if paths && t.TakenBy(OnTransition) && !d.IsFinal(t.To) && !slices.Contains(t.Guards, GuardPathsAllowed) {
+				t.Guards = append(slices.Clone(t.Guards), GuardPathsAllowed)
 			}
 			out = append(out, t)
 		}
@@ -305,6 +340,11 @@ func (d *Definition) cancelEntry() string {
 // without exits, compounds with an initial child, counters with limits.
 func (d *Definition) Validate() error {
 	seen := map[string]bool{}
+	byID := make(map[string]Phase, len(d.Phases)) // lookups by id: checking stays linear in the definition
+	phase := func(id string) (Phase, bool) { p, ok := byID[id]; return p, ok }
+	for _, p := range d.Phases {
+		byID[p.ID] = p
+	}
 	for _, p := range d.Phases {
 		if p.ID == "" || p.ID == AnyPhase {
 			return fmt.Errorf("%s: bad phase id %q", d.Type, p.ID)
@@ -327,7 +367,7 @@ func (d *Definition) Validate() error {
 	}
 	for _, p := range d.Phases {
 		if p.Parent != "" {
-			if pp, ok := d.Phase(p.Parent); !ok || pp.Kind != Compound {
+			if pp, ok := phase(p.Parent); !ok || pp.Kind != Compound {
 				return fmt.Errorf("%s: phase %q has parent %q which is not a compound", d.Type, p.ID, p.Parent)
 			}
 			if p.Kind == Final {
@@ -335,7 +375,7 @@ func (d *Definition) Validate() error {
 			}
 		}
 		if p.Kind == Compound {
-			if c, ok := d.Phase(p.Initial); !ok || c.Parent != p.ID {
+			if c, ok := phase(p.Initial); !ok || c.Parent != p.ID {
 				return fmt.Errorf("%s: compound %q has initial %q which is not its child", d.Type, p.ID, p.Initial)
 			}
 			if p.MaxFixCycles <= 0 {
@@ -343,17 +383,17 @@ func (d *Definition) Validate() error {
 			}
 		}
 	}
-	if p, ok := d.Phase(d.Initial); !ok || p.Kind != Normal {
+	if p, ok := phase(d.Initial); !ok || p.Kind != Normal {
 		return fmt.Errorf("%s: initial phase %q must be a normal phase", d.Type, d.Initial)
 	}
 	for _, t := range d.Transitions {
 		if t.From != AnyPhase {
-			p, ok := d.Phase(t.From)
+			p, ok := phase(t.From)
 			if !ok || p.Kind != Normal {
 				return fmt.Errorf("%s: transition %s → %s leaves %q which is not a normal phase", d.Type, t.From, t.To, t.From)
 			}
 		}
-		if p, ok := d.Phase(t.To); !ok || p.Kind == Compound {
+		if p, ok := phase(t.To); !ok || p.Kind == Compound {
 			return fmt.Errorf("%s: transition %s → %s enters %q which is not a normal or final phase", d.Type, t.From, t.To, t.To)
 		}
 		if t.Counts == FixCycles {

@@ -85,6 +85,11 @@ type GuardFailedData struct {
 	To       string         `json:"to"`
 	Failures []GuardFailure `json:"failures"`
 	Actor    string         `json:"actor,omitempty"`
+	// Code is the refusal's code when a limit refused the transition (LIMIT_REACHED), with the
+	// definition and the limits it was enforced under; empty for guard failures.
+	Code       string           `json:"code,omitempty"`
+	Definition string           `json:"definition,omitempty"`
+	Limits     *EffectiveLimits `json:"limits,omitempty"`
 }
 
 // Grant is a pending one-shot grant.

@@ -3,10 +3,11 @@
 // It does no I/O and has no clock or randomness of its own; both are passed in.
 //
 // A CLI call goes: DecodeState(snapshot) → Decide(def, state, command, env) → the store stamps and
-// appends the NewEvents → Project(snapshot, appended) writes the next snapshot. Env carries the
-// actor, configured limits and a GuardEvaluator (package guards, over git facts). Transitions and
-// Summary explain what is open from the current phase; Lookup/Types/Definition.Text/Mermaid serve
-// `describe`.
+// appends the NewEvents → Project(defs, snapshot, appended) writes the next snapshot. Definitions
+// are values the caller passes in (Builtin, NewDefinitions: the built-ins and a repository's own,
+// with the limits of its rules); there is no registry. Env carries the actor, the opt-in guards and
+// a GuardEvaluator (package guards, over git facts). Transitions and Summary explain what is open
+// from the current phase; Definition.Text/Mermaid serve `describe`.
 package workflow
 
 import (

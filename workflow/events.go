@@ -29,13 +29,24 @@ const (
 	EventPRLinked           = "pr.linked"
 	EventPRObserved         = "pr.observed"
 	EventMergeVerified      = "merge.verified"
+	// EventKeyCollided is written by a merge, never by a command: two clones stored different
+	// events under one idempotency key. The log keeps one under the key (the first in canonical
+	// order) and this event carries the other whole; the fold records it as a conflict.
+	EventKeyCollided = "workflow.key-collided"
 )
+
+// KeyCollidedData is the payload of workflow.key-collided.
+type KeyCollidedData struct {
+	Key   string          `json:"key"`
+	Event json.RawMessage `json:"event"` // the event that was not kept under the key, as stored
+}
 
 // ReservedPrefix is owned by the engine: no custom event type may start with it.
 const ReservedPrefix = "workflow."
 
 var engineEventTypes = map[string]bool{
-	EventStarted: true, EventTransitioned: true, EventCancelled: true, EventUnblocked: true,
+	EventKeyCollided: true,
+	EventStarted:     true, EventTransitioned: true, EventCancelled: true, EventUnblocked: true,
 	EventGuardOverridden: true, EventArtifactRecorded: true, EventFieldSet: true,
 	EventTaskAdded: true, EventTaskStarted: true, EventTaskCompleted: true, EventTaskFailed: true,
 	EventReviewRecorded: true, EventValidationRecorded: true, EventPlanApproved: true,
@@ -66,6 +77,7 @@ func EventTypes() []string {
 		EventPRLinked, EventPRObserved, EventMergeVerified,
 		EventWorktreeCreated, EventCancelRequested, EventCompensationStep,
 		EventToolCalled, EventGrantIssued, EventGrantConsumed, EventBudgetExtended, EventCompletionSubmitted,
+		EventKeyCollided,
 	}
 }
 
@@ -76,7 +88,17 @@ const (
 	EventHookCheckpoint    = "hook.checkpoint"     // before the context is compacted
 	EventHookSessionEnded  = "hook.session-ended"  // a Claude Code session ended
 	EventHookTaskCompleted = "hook.task-completed" // Claude Code marked one of its own tasks done
+	EventHookSessionBound  = "hook.session-bound"  // a Claude Code session took this workflow as the one it works on
 )
+
+// SessionBoundData is the payload of hook.session-bound: from this call on, the session's tool
+// calls are judged by this workflow's policy, whatever branch, directory or worktree they report.
+type SessionBoundData struct {
+	SessionID string `json:"sessionId"`
+	Phase     string `json:"phase"`
+	Branch    string `json:"branch,omitempty"`
+	Cwd       string `json:"cwd,omitempty"`
+}
 
 // CheckpointData is the payload of hook.checkpoint: where the workflow stood when the session's
 // context was compacted.
@@ -115,7 +137,14 @@ type StartedData struct {
 	Synthesis     string `json:"synthesis,omitempty"`
 	Completion    string `json:"completion,omitempty"`
 	MaxIterations int    `json:"maxIterations,omitempty"`
-	Definition    string `json:"definition,omitempty"` // Definition.ID the workflow was started under
+	// ForkPoint is the branch's merge-base with the base branch when the workflow started: the
+	// commits after it are the workflow's own.
+	ForkPoint string `json:"forkPoint,omitempty"`
+	// Replaces are the workflows the branch had before; Human marks starting this one on it as a
+	// human's decision.
+	Replaces   []string `json:"replaces,omitempty"`
+	Human      bool     `json:"human,omitempty"`
+	Definition string   `json:"definition,omitempty"` // Definition.ID the workflow was started under
 }
 
 // TransitionedData is the payload of workflow.transitioned.
@@ -138,6 +167,8 @@ type CancelledData struct {
 	To     string `json:"to"`
 	Reason string `json:"reason,omitempty"`
 	Actor  string `json:"actor,omitempty"`
+	// Definition is the ID of the definition the cancel was decided under.
+	Definition string `json:"definition,omitempty"`
 }
 
 // UnblockedData is the payload of workflow.unblocked; it resets the circuit breaker.
@@ -199,6 +230,11 @@ type ReviewData struct {
 	Verdict   string `json:"verdict"` // pass | fail
 	Note      string `json:"note,omitempty"`
 	Actor     string `json:"actor,omitempty"`
+	// Commit is the branch tip the verdict judged; Session the agent session it came through (the
+	// hook); Human marks a human's decision (review --human), which the sign path signs.
+	Commit  string `json:"commit,omitempty"`
+	Session string `json:"session,omitempty"`
+	Human   bool   `json:"human,omitempty"`
 }
 
 // ValidationData is the payload of validation.recorded.
@@ -207,6 +243,8 @@ type ValidationData struct {
 	ExitCode   int    `json:"exitCode"`
 	DurationMs int64  `json:"durationMs"`
 	Commit     string `json:"commit"`
+	// AdHoc marks a command the definition does not declare: recorded, never satisfying a guard.
+	AdHoc bool `json:"adHoc,omitempty"`
 }
 
 // DecisionData is the payload of plan.approved (Note) and plan.rejected (Gaps).
@@ -289,4 +327,5 @@ type MergeVerifiedData struct {
 	HeadSHA    string `json:"headSha,omitempty"`
 	ObservedAt string `json:"observedAt,omitempty"` // github: the observation's time
 	Note       string `json:"note,omitempty"`
+	APIHost    string `json:"apiHost,omitempty"` // github: the API host that answered
 }

@@ -63,17 +63,17 @@ func TestFeatureGuardsExplainThemselves(t *testing.T) {
 	// …until it is.
 	r.repo.commit("topic", "docs/design.md")
 	r.to("plan")
-	// Inline text is accepted when marked.
-	r.must(workflow.Set{Inline: true, Assignments: []workflow.Assignment{{Path: "artifacts.plan", Value: []byte(`"1. do it"`)}}})
-	if a := r.state.Artifacts["plan"]; !a.Inline || a.Text != "1. do it" || a.Path != "" {
-		t.Fatalf("inline artifact %+v", a)
+	// Inline text is refused where the definition does not allow it (no built-in does).
+	if rej := r.refuse(workflow.CodeBadInput, workflow.Set{Inline: true, Assignments: []workflow.Assignment{{Path: "artifacts.plan", Value: []byte(`"1. do it"`)}}}); !strings.Contains(rej.Message, "does not allow an inline plan") {
+		t.Fatalf("%v", rej)
 	}
+	r.artifact("plan")
 	r.to("plan-review")
 	rej = r.refuse(workflow.CodeGuardFailed, workflow.TransitionTo{Phase: "delegate"})
-	if rej.FailedGuards[0].Fix != `git exarchos approve login --note "…"` {
+	if rej.FailedGuards[0].Fix != `ask the user to run: git exarchos approve login --note "…"` {
 		t.Fatalf("fix %q", rej.FailedGuards[0].Fix)
 	}
-	if !strings.Contains(rej.Error(), "fix: git exarchos approve login") {
+	if !strings.Contains(rej.Error(), "fix: ask the user to run: git exarchos approve login") {
 		t.Fatalf("error text %q", rej.Error())
 	}
 }
@@ -148,11 +148,13 @@ func TestFeatureApprovalIsPerVisit(t *testing.T) {
 func TestCircuitBreakerTripsAndUnblocks(t *testing.T) {
 	r := featureToReview(t)
 	for i := 1; i <= 3; i++ {
+		r.verdict("spec", false)
 		r.to("delegate", "review")
 		if r.state.FixCycles["implementation"] != i {
 			t.Fatalf("fix cycles %v", r.state.FixCycles)
 		}
 	}
+	r.verdict("spec", false)
 	n := len(r.log)
 	rej := r.refuse(workflow.CodeCircuitOpen, workflow.TransitionTo{Phase: "delegate"})
 	if !strings.Contains(rej.Message, "git exarchos unblock login") {
@@ -171,6 +173,12 @@ func TestCircuitBreakerTripsAndUnblocks(t *testing.T) {
 	if s := workflow.Summary(r.def(), r.state, r.env); !strings.Contains(s, "circuit open") {
 		t.Fatalf("summary %q", s)
 	}
+	// Passing verdicts recorded while the circuit is open do not leave it: only a human unblock does.
+	r.verdict("spec", true)
+	r.verdict("quality", true)
+	if rej := r.refuse(workflow.CodeGuardFailed, workflow.TransitionTo{Phase: "synthesize"}); !strings.Contains(rej.FailedGuards[0].Fix, "ask the user to run: git exarchos unblock login") {
+		t.Fatalf("an open circuit's fix is the user's unblock: %+v", rej.FailedGuards)
+	}
 	r.must(workflow.Unblock{Reason: "reviewed by hand"})
 	if r.state.Circuit != nil || r.state.FixCycles["implementation"] != 0 {
 		t.Fatalf("unblock did not reset: %+v %v", r.state.Circuit, r.state.FixCycles)
@@ -178,6 +186,7 @@ func TestCircuitBreakerTripsAndUnblocks(t *testing.T) {
 	if r.log[len(r.log)-1].Actor != "alice" || !strings.Contains(string(r.log[len(r.log)-1].Data), `"actor":"alice"`) {
 		t.Fatalf("unblock must record the actor: %s", r.log[len(r.log)-1].Data)
 	}
+	r.verdict("spec", false)
 	r.to("delegate")
 	r.refuse(workflow.CodeNotBlocked, workflow.Unblock{Reason: "nothing"})
 	r.checkReplay()
@@ -195,7 +204,9 @@ func withMaxFixCycles(n int) *workflow.Definition {
 func TestCircuitBreakerLimitFromDefinition(t *testing.T) {
 	r := featureToReview(t)
 	r.defn = withMaxFixCycles(1)
+	r.verdict("spec", false)
 	r.to("delegate", "review")
+	r.verdict("spec", false)
 	r.refuse(workflow.CodeCircuitOpen, workflow.TransitionTo{Phase: "delegate"})
 	last := r.log[len(r.log)-1]
 	if last.Type != workflow.EventCircuitOpened || !strings.Contains(string(last.Data), `"limit":1`) || !strings.Contains(string(last.Data), `"definition":"builtin:feature@`) {
@@ -208,7 +219,9 @@ func TestCircuitBreakerLimitFromDefinition(t *testing.T) {
 func TestOpenCircuitIgnoresARaisedLimit(t *testing.T) {
 	r := featureToReview(t)
 	r.defn = withMaxFixCycles(1)
+	r.verdict("spec", false)
 	r.to("delegate", "review")
+	r.verdict("spec", false)
 	r.refuse(workflow.CodeCircuitOpen, workflow.TransitionTo{Phase: "delegate"})
 	r.defn = withMaxFixCycles(50)
 	r.refuse(workflow.CodeCircuitOpen, workflow.TransitionTo{Phase: "delegate"})
@@ -227,7 +240,10 @@ func TestOpenCircuitIgnoresARaisedLimit(t *testing.T) {
 
 func TestCircuitRestartsOnEntry(t *testing.T) {
 	r := featureToReview(t)
-	r.to("delegate", "review", "delegate", "review")
+	r.verdict("spec", false)
+	r.to("delegate", "review")
+	r.verdict("spec", false)
+	r.to("delegate", "review")
 	r.must(workflow.RecordReview{Dimension: "spec", Pass: true}, workflow.RecordReview{Dimension: "quality", Pass: true})
 	r.to("synthesize", "delegate") // retry re-enters the compound
 	if r.state.FixCycles["implementation"] != 0 || r.state.Retries != 1 {
@@ -237,10 +253,11 @@ func TestCircuitRestartsOnEntry(t *testing.T) {
 
 func TestSynthesisRetryLimit(t *testing.T) {
 	r := featureToReview(t)
-	r.must(workflow.RecordReview{Dimension: "spec", Pass: true}, workflow.RecordReview{Dimension: "quality", Pass: true})
 	for i := 0; i < 3; i++ {
+		r.must(workflow.RecordReview{Dimension: "spec", Pass: true}, workflow.RecordReview{Dimension: "quality", Pass: true})
 		r.to("synthesize", "delegate", "review")
 	}
+	r.must(workflow.RecordReview{Dimension: "spec", Pass: true}, workflow.RecordReview{Dimension: "quality", Pass: true})
 	r.to("synthesize")
 	rej := r.refuse(workflow.CodeLimitReached, workflow.TransitionTo{Phase: "delegate"})
 	// The refusal says how to go on (issue 16 item 7).
@@ -307,6 +324,12 @@ func TestOverrideMakesGuardPassOnce(t *testing.T) {
 func TestCancelAndCleanup(t *testing.T) {
 	r := newRun(t, "login", "feature", workflow.Init{})
 	r.refuse(workflow.CodeGuardFailed, workflow.Cleanup{})
+	// Evidence of a head with no commit of the branch's own verifies nothing.
+	r.must(workflow.VerifyMerge{MergeVerifiedData: workflow.MergeVerifiedData{Method: "ancestry", HeadSHA: r.repo.tips["topic"]}})
+	if rej := r.refuse(workflow.CodeGuardFailed, workflow.Cleanup{}); !strings.Contains(rej.FailedGuards[0].Reason, "carries no commit of topic") {
+		t.Fatalf("%+v", rej.FailedGuards)
+	}
+	r.repo.commit("topic", "src/login.go")
 	r.must(workflow.VerifyMerge{MergeVerifiedData: workflow.MergeVerifiedData{Method: "ancestry", HeadSHA: r.repo.tips["topic"]}})
 	r.must(workflow.Cleanup{})
 	r.phase("completed")

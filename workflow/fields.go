@@ -17,7 +17,7 @@ var pathSegment = lazyRegexp(`^[A-Za-z0-9_][A-Za-z0-9_-]*$`)
 
 // ValidPath reports whether p is a dot path of simple segments (letters, digits, _ and -).
 func ValidPath(p string) bool {
-	if p == "" {
+	if p == "" || CheckPath(p) != nil {
 		return false
 	}
 	for _, seg := range strings.Split(p, ".") {
@@ -34,7 +34,13 @@ func ValidPath(p string) bool {
 func ParseAssignment(arg string) (Assignment, error) {
 	path, value, ok := strings.Cut(arg, "=")
 	if !ok {
-		return Assignment{}, fmt.Errorf("%q: expected path=value", arg)
+		return Assignment{}, fmt.Errorf("%.80q: expected path=value", arg)
+	}
+	if err := CheckPath(path); err != nil {
+		return Assignment{}, err
+	}
+	if err := CheckJSON("the value of "+path, []byte(value)); err != nil {
+		return Assignment{}, err
 	}
 	if !ValidPath(path) {
 		return Assignment{}, fmt.Errorf("%q: malformed path (dot-separated names of letters, digits, _ and -)", path)

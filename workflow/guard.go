@@ -49,6 +49,8 @@ const (
 	CodeLimitReached      = "LIMIT_REACHED"
 	CodeWrongPhase        = "WRONG_PHASE"
 	CodeNotBlocked        = "NOT_BLOCKED"
+	// CodeHumanDecision: the command chooses less process; only a human decision (--human) may.
+	CodeHumanDecision = "HUMAN_DECISION_REQUIRED"
 )
 
 // Rejection is a refused command, as data. It is also an error so callers can return it.
@@ -59,6 +61,10 @@ type Rejection struct {
 	Target       string         `json:"target,omitempty"`
 	ValidTargets []string       `json:"validTargets,omitempty"`
 	FailedGuards []GuardFailure `json:"failedGuards,omitempty"`
+	// Definition and Limits: for a refusal by a limit (LIMIT_REACHED, CIRCUIT_OPEN), the definition
+	// and the limits it was enforced under.
+	Definition string           `json:"definition,omitempty"`
+	Limits     *EffectiveLimits `json:"limits,omitempty"`
 }
 
 func (r *Rejection) Error() string {

@@ -16,11 +16,13 @@ type fakeRepo struct {
 	tips    map[string]string          // branch → tip
 	files   map[string]map[string]bool // commit → paths
 	parents map[string]string          // commit → parent
+	added   map[string][]string        // commit → the paths it added or changed
+	dirty   []string                   // uncommitted paths in the branch's worktree
 	n       int
 }
 
 func newFakeRepo(branch string) *fakeRepo {
-	r := &fakeRepo{tips: map[string]string{}, files: map[string]map[string]bool{}, parents: map[string]string{}}
+	r := &fakeRepo{tips: map[string]string{}, files: map[string]map[string]bool{}, parents: map[string]string{}, added: map[string][]string{}}
 	r.commit(branch)
 	return r
 }
@@ -37,9 +39,33 @@ func (r *fakeRepo) commit(branch string, paths ...string) string {
 	for _, p := range paths {
 		fs[p] = true
 	}
-	r.files[sha], r.parents[sha], r.tips[branch] = fs, parent, sha
+	r.files[sha], r.parents[sha], r.tips[branch], r.added[sha] = fs, parent, sha, paths
 	return sha
 }
+
+func (r *fakeRepo) MergeBase(a, b string) (string, bool, error) {
+	for c := a; c != ""; c = r.parents[c] {
+		if ok, _ := r.IsAncestor(c, b); ok {
+			return c, true, nil
+		}
+	}
+	return "", false, nil
+}
+
+// AddedOrModified: the paths of the commits after from, up to to (to's first-parent chain).
+func (r *fakeRepo) AddedOrModified(from, to string) ([]string, error) {
+	var out []string
+	for c := to; c != "" && c != from; c = r.parents[c] {
+		out = append(out, r.added[c]...)
+	}
+	return out, nil
+}
+
+func (r *fakeRepo) ChangedPaths(from, to string) ([]string, error) {
+	return r.AddedOrModified(from, to)
+}
+
+func (r *fakeRepo) WorktreeChanges(string) ([]string, error) { return r.dirty, nil }
 
 func (r *fakeRepo) BranchTip(branch string) (string, error) {
 	if t, ok := r.tips[branch]; ok {
@@ -83,10 +109,13 @@ type run struct {
 func newRun(t testing.TB, feature, typ string, init workflow.Init) *run {
 	t.Helper()
 	r := &run{t: t, repo: newFakeRepo("topic")}
-	r.env = workflow.Env{Actor: "alice", Guards: guards.NewEvaluator(r.repo)}
+	r.env = workflow.Env{Actor: "alice", Guards: &guards.Evaluator{Facts: r.repo, Validation: []string{"go test ./...", "make"}}}
 	init.Feature, init.Type = feature, typ
 	if init.Branch == "" {
 		init.Branch = "topic"
+	}
+	if init.ForkPoint == "" {
+		init.ForkPoint = r.repo.tips[init.Branch]
 	}
 	if rej := r.do(init); rej != nil {
 		t.Fatalf("init: %v", rej)
@@ -105,6 +134,10 @@ func (r *run) def() *workflow.Definition {
 // do decides cmd and appends whatever it decided (rejections may carry events too).
 func (r *run) do(cmd workflow.Command) *workflow.Rejection {
 	r.t.Helper()
+	if rv, ok := cmd.(workflow.RecordReview); ok && rv.Commit == "" {
+		rv.Commit, _ = r.repo.BranchTip(r.state.Branch) // as app.Run binds a verdict to the tip
+		cmd = rv
+	}
 	if r.defn != nil {
 		evs, rej := workflow.Decide(r.defn, r.state, cmd, r.env)
 		r.append(evs)
@@ -259,3 +292,9 @@ func checkReplay(t testing.TB, log []workflow.Event, state workflow.State) {
 }
 
 var zeroTime time.Time
+
+// verdict records a review verdict on the current tip.
+func (r *run) verdict(dim string, pass bool) {
+	r.t.Helper()
+	r.must(workflow.RecordReview{Dimension: dim, Pass: pass})
+}

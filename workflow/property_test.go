@@ -146,7 +146,16 @@ func helpfulCommand(rng *rand.Rand, r *run) workflow.Command {
 	if len(opts) == 0 {
 		return nil
 	}
-	o := opts[rng.Intn(len(opts))]
+	i := rng.Intn(len(opts))
+	o := opts[i]
+	// Verdicts only count on the tip, in one visit: a fix cycle (it needs a fail) is aimed at less
+	// often than going forward, or the deep phases are never reached.
+	for _, g := range o.Guards {
+		if g.Guard == "review-failed" && len(opts) > 1 && rng.Intn(4) > 0 {
+			o = opts[(i+1)%len(opts)]
+			break
+		}
+	}
 	tip, _ := r.repo.BranchTip("topic")
 	for _, g := range o.Guards {
 		if g.Passed {
@@ -166,6 +175,12 @@ func helpfulCommand(rng *rand.Rand, r *run) workflow.Command {
 				}
 			}
 			return workflow.AddTask{ID: "t1"}
+		case id == "review-failed":
+			return workflow.RecordReview{Dimension: r.def().Reviews[rng.Intn(len(r.def().Reviews))], Pass: false}
+		case id == workflow.GuardPathsAllowed:
+			return workflow.OverrideGuard{Guard: id, Reason: "the generator commits code anywhere"}
+		case id == "reviews-passed" && r.state.Circuit != nil && r.state.Circuit.Open:
+			return workflow.Unblock{Reason: "a human looked"}
 		case id == "reviews-passed":
 			return workflow.RecordReview{Dimension: r.def().Reviews[rng.Intn(len(r.def().Reviews))], Pass: true}
 		case id == "validation-passed":
@@ -208,8 +223,8 @@ func checkStep(t *testing.T, r *run, pre workflow.State, cmd workflow.Command, e
 			t.Fatalf("%T: empty rejection %+v", cmd, rej)
 		}
 		for _, f := range rej.FailedGuards {
-			// A fix is a runnable command: git exarchos …, or git itself (commit the artifact first).
-			if f.Guard == "" || f.Reason == "" || !strings.HasPrefix(f.Fix, "git ") || !strings.Contains(f.Fix, pre.Feature) {
+			// A fix is a runnable command (git exarchos …, or git itself), or a human's step for the user.
+			if f.Guard == "" || f.Reason == "" || !(strings.HasPrefix(f.Fix, "git ") || strings.HasPrefix(f.Fix, "ask the user to run")) || !strings.Contains(f.Fix, pre.Feature) {
 				t.Fatalf("%T: unhelpful guard failure %+v", cmd, f)
 			}
 		}
@@ -277,6 +292,9 @@ func checkStep(t *testing.T, r *run, pre workflow.State, cmd workflow.Command, e
 				if !matched || d.From != cur.Phase {
 					t.Fatalf("phase change %s → %s by %s with guards %v is not a defined transition", cur.Phase, d.To, d.Trigger, got)
 				}
+				if d.Definition != r.def().ID || d.Definition == "" {
+					t.Fatalf("%s → %s records definition %q, decided under %q", d.From, d.To, d.Definition, r.def().ID)
+				}
 				for _, g := range d.Guards {
 					if f := r.env.Guards.Evaluate(r.def(), g, cur, d.To); f != nil {
 						t.Fatalf("%s → %s taken although guard %s failed: %+v", d.From, d.To, g, f)
@@ -292,6 +310,10 @@ func checkStep(t *testing.T, r *run, pre workflow.State, cmd workflow.Command, e
 					}
 				}
 			case workflow.EventCancelled:
+				var d workflow.CancelledData
+				if _ = json.Unmarshal(e.Data, &d); d.Definition != r.def().ID {
+					t.Fatalf("cancel records definition %q, decided under %q", d.Definition, r.def().ID)
+				}
 				if next.Phase != def.CancelTarget() {
 					t.Fatalf("cancel went to %s", next.Phase)
 				}

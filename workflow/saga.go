@@ -76,6 +76,7 @@ type CancelRequestedData struct {
 	From   string `json:"from"`
 	Reason string `json:"reason,omitempty"`
 	Actor  string `json:"actor,omitempty"`
+	Human  bool   `json:"human,omitempty"` // a human's decision (required past the planning phases)
 }
 
 // CompensationData is the payload of compensation.step: one action on one resource.
@@ -216,7 +217,7 @@ func (d decider) startTaskWorktree(c StartTaskWorktree) ([]NewEvent, *Rejection)
 func (d decider) recordCompensation(c RecordCompensation) ([]NewEvent, *Rejection) {
 	// A definition without a cancelling phase (lint refuses new ones) compensates in the phase the
 	// cancel was asked in: the saga must still be able to undo what the workflow created.
-	if c := d.def.CancellingPhase(); c != "" && d.s.Phase != c {
+	if c := d.def.CancellingPhase(); c != "" && d.s.Phase != c && !EndedByCancel(d.def, d.s) {
 		return nil, reject(CodeWrongPhase, "compensation steps are recorded while cancelling, and %s is in %s", d.s.Feature, d.s.Phase)
 	}
 	switch c.Outcome {
@@ -250,7 +251,12 @@ func (d decider) cancel(c Cancel) ([]NewEvent, *Rejection) {
 	var out []NewEvent
 	reason := c.Reason
 	if cancelling == "" || d.s.Phase != cancelling {
-		out = one(EventCancelRequested, CancelRequestedData{From: d.s.Phase, Reason: c.Reason, Actor: d.env.Actor})
+		if d.def.PastPlanning(d.s.Phase) && !c.Human {
+			r := reject(CodeHumanDecision, "%s is past its planning phases (in %s): cancelling it drops the process it is in, which is the user's decision: ask the user to run git exarchos cancel %s --human --reason \"…\"", d.s.Feature, d.s.Phase, d.s.Feature)
+			r.Phase = d.s.Phase
+			return nil, r
+		}
+		out = one(EventCancelRequested, CancelRequestedData{From: d.s.Phase, Reason: c.Reason, Actor: d.env.Actor, Human: c.Human})
 	} else if d.s.Cancel != nil && reason == "" {
 		reason = d.s.Cancel.Reason
 	}
@@ -267,7 +273,7 @@ func (d decider) cancel(c Cancel) ([]NewEvent, *Rejection) {
 	if cancelling != "" {
 		from = cancelling
 	}
-	return append(out, NewEvent{Type: EventCancelled, Data: CancelledData{From: from, To: d.def.CancelTarget(), Reason: reason, Actor: d.env.Actor}}), nil
+	return append(out, NewEvent{Type: EventCancelled, Data: CancelledData{From: from, To: d.def.CancelTarget(), Reason: reason, Actor: d.env.Actor, Definition: d.def.ID}}), nil
 }
 
 func (s *State) applyWorktreeCreated(e Event) error {

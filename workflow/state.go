@@ -14,6 +14,8 @@ type State struct {
 	Type    string `json:"type"`
 	Phase   string `json:"phase"`
 	Branch  string `json:"branch"`
+	// ForkPoint is the branch's merge-base with the base branch at init ("" for older workflows).
+	ForkPoint string `json:"forkPoint,omitempty"`
 	// EnteredAt is the event count when the current phase was entered: approvals and overrides
 	// recorded since then belong to this visit of the phase.
 	EnteredAt int64 `json:"enteredAt"`
@@ -94,6 +96,10 @@ type Review struct {
 	Verdict string `json:"verdict"` // pass | fail
 	Note    string `json:"note,omitempty"`
 	Actor   string `json:"actor,omitempty"`
+	Commit  string `json:"commit,omitempty"`  // the branch tip judged
+	Session string `json:"session,omitempty"` // the agent session, through the hook
+	Human   bool   `json:"human,omitempty"`   // a human's decision
+	At      int64  `json:"at"`                // event count before the verdict: its visit
 }
 
 // Validation is one recorded run of a validation command.
@@ -102,6 +108,7 @@ type Validation struct {
 	ExitCode   int    `json:"exitCode"`
 	DurationMs int64  `json:"durationMs"`
 	Commit     string `json:"commit"`
+	AdHoc      bool   `json:"adHoc,omitempty"`
 }
 
 // Approval is a human decision on a plan: approved (Note) or rejected (Gaps).

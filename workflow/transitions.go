@@ -77,9 +77,9 @@ func commandFor(t Trigger, feature, to string) string {
 	case OnTransition:
 		return fmt.Sprintf("git exarchos transition %s %s", feature, to)
 	case OnReject:
-		return fmt.Sprintf("git exarchos reject %s --gaps \"…\"", feature)
+		return AskUser(fmt.Sprintf("git exarchos reject %s --gaps \"…\"", feature))
 	case OnUnblock:
-		return fmt.Sprintf("git exarchos unblock %s --reason \"…\"", feature)
+		return AskUser(fmt.Sprintf("git exarchos unblock %s --reason \"…\"", feature))
 	case OnCancel:
 		return fmt.Sprintf("git exarchos cancel %s --reason \"…\"", feature)
 	case OnCleanup:
@@ -91,6 +91,10 @@ func commandFor(t Trigger, feature, to string) string {
 	}
 	return ""
 }
+
+// AskUser words a human's step (approve, reject, unblock, override, grant, budget) so that no
+// message hands it to the agent as a fix of its own.
+func AskUser(cmd string) string { return "ask the user to run: " + cmd }
 
 // Summary is a short "what is needed to move on" for hooks and `status`: the phase, and for each
 // way forward (universal transitions left out) either the command that takes it or the failing
@@ -119,7 +123,7 @@ func Summary(def *Definition, s State, env Env) string {
 		fmt.Fprintf(&b, "%s sent the plan back from %s; gaps to answer: %s\n", g.Actor, g.Phase, g.Gaps)
 	}
 	if s.Circuit != nil && s.Circuit.Open {
-		fmt.Fprintf(&b, "circuit open in %s after %d fix cycles: a human must run git exarchos unblock %s --reason \"…\"\n", s.Circuit.Compound, s.Circuit.FixCycles, s.Feature)
+		fmt.Fprintf(&b, "circuit open in %s after %d fix cycles: %s\n", s.Circuit.Compound, s.Circuit.FixCycles, AskUser(fmt.Sprintf("git exarchos unblock %s --reason \"…\"", s.Feature)))
 	}
 	for _, o := range Transitions(def, s, env) {
 		if o.Universal || (o.WhenExhausted != "" && !o.Allowed) {

@@ -41,11 +41,14 @@ func TestDebugThorough(t *testing.T) {
 	r.to("debug-review")
 	// Two fix cycles, then the circuit opens (limit 2 for debug).
 	for i := 0; i < 2; i++ {
+		r.verdict("review", false)
 		r.to("debug-implement", "debug-validate")
 		r.validate(0)
 		r.to("debug-review")
 	}
+	r.verdict("review", false)
 	r.refuse(workflow.CodeCircuitOpen, workflow.TransitionTo{Phase: "debug-implement"})
+	r.must(workflow.Unblock{Reason: "looked at it"})
 	r.must(workflow.RecordReview{Dimension: "review", Pass: true})
 	r.to("synthesize")
 	r.linkPR("https://github.com/acme/app/pull/3")
@@ -117,9 +120,12 @@ func TestRefactorPolishAndOverhaul(t *testing.T) {
 	r.completeTasks("a")
 	r.to("overhaul-review")
 	for i := 0; i < 3; i++ {
+		r.verdict("quality", false)
 		r.to("overhaul-delegate", "overhaul-review")
 	}
+	r.verdict("quality", false)
 	r.refuse(workflow.CodeCircuitOpen, workflow.TransitionTo{Phase: "overhaul-delegate"})
+	r.must(workflow.Unblock{Reason: "looked at it"})
 	r.must(workflow.RecordReview{Dimension: "quality", Pass: true})
 	r.to("overhaul-update-docs", "synthesize")
 	r.linkPR("https://github.com/acme/app/pull/9")

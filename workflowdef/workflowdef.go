@@ -1,7 +1,7 @@
 // Package workflowdef reads workflow definitions written in YAML (.exarchos/workflows/<name>.yaml)
 // into workflow.Definition values, and lints them with line numbers. It does no I/O: the caller
-// reads the files from the repository's own commits (never from fetched workflow refs) and
-// registers the result with workflow.Register.
+// reads the files from the tip of the protected base branch (never from fetched workflow refs) and
+// passes the result to workflow.NewDefinitions.
 //
 // A file defines a new type, or extends a built-in under a new name (its phases, transitions and
 // guards are kept; the file adds phases, transitions, shell guards, and envelopes on existing
@@ -54,6 +54,10 @@ type File struct {
 	Reviews     []string             `yaml:"reviews"`
 	Tracks      []string             `yaml:"tracks"`
 	Limits      workflow.Limits      `yaml:"limits"`
+	// ReviewBy, ArtifactPaths and InlineArtifacts: see workflow.Definition.
+	ReviewBy        string              `yaml:"reviewBy"`
+	ArtifactPaths   map[string][]string `yaml:"artifactPaths"`
+	InlineArtifacts []string            `yaml:"inlineArtifacts"`
 }
 
 // PhaseSpec is one phase in YAML.
@@ -69,6 +73,9 @@ type PhaseSpec struct {
 	Except       []string  `yaml:"exceptArtifacts"`
 	TurnCap      int       `yaml:"turnCap"`
 	Completion   yaml.Node `yaml:"completion"`
+	// AllowedPaths and Validation: see workflow.Phase.
+	AllowedPaths []string `yaml:"allowedPaths"`
+	Validation   []string `yaml:"validation"`
 }
 
 // TransitionSpec is one transition in YAML.
@@ -183,9 +190,26 @@ func at(m []map[string]int, i int, key string, fallback []int) int {
 	return 0
 }
 
+// Limits on a definition file, so that checking one (which every command does) takes bounded
+// memory and time whatever is committed: a real definition is a few KiB.
+const (
+	MaxFileBytes   = 256 << 10
+	MaxPhases      = 500
+	MaxTransitions = 2000
+)
+
+// TooLarge is the problem of a file over MaxFileBytes.
+func TooLarge(name string, size int64) Problem {
+	return Problem{File: name, Message: fmt.Sprintf("%s is %d bytes, over the limit of %d KiB for a workflow definition: split it or trim it", name, size, MaxFileBytes>>10)}
+}
+
 // Parse reads a definition file and returns the definition with every problem found; the
-// definition is nil when there is any.
+// definition is nil when there is any. Its cost is linear in the file's size, which is bounded
+// by MaxFileBytes.
 func Parse(name string, src []byte) (*workflow.Definition, Problems) {
+	if len(src) > MaxFileBytes {
+		return nil, Problems{TooLarge(name, int64(len(src)))}
+	}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(src, &doc); err != nil {
 		return nil, Problems{{File: name, Line: yamlLine(err), Message: err.Error()}}
@@ -196,12 +220,21 @@ func Parse(name string, src []byte) (*workflow.Definition, Problems) {
 	if err := dec.Decode(&f); err != nil {
 		return nil, Problems{{File: name, Line: yamlLine(err), Message: err.Error()}}
 	}
+	if len(f.Phases) > MaxPhases || len(f.Transitions) > MaxTransitions {
+		return nil, Problems{{File: name, Message: fmt.Sprintf("%d phases and %d transitions: a definition has at most %d phases and %d transitions", len(f.Phases), len(f.Transitions), MaxPhases, MaxTransitions)}}
+	}
 	l := locate(&doc)
 	var ps Problems
 	add := func(line int, format string, args ...any) {
 		ps = append(ps, Problem{File: name, Line: line, Message: fmt.Sprintf(format, args...)})
 	}
-	def := &workflow.Definition{Type: f.Type, Description: f.Description, Initial: f.Initial, Reviews: f.Reviews, Tracks: f.Tracks, Limits: f.Limits}
+	def := &workflow.Definition{Type: f.Type, Description: f.Description, Initial: f.Initial, Reviews: f.Reviews, Tracks: f.Tracks, Limits: f.Limits,
+		ReviewBy: f.ReviewBy, ArtifactPaths: f.ArtifactPaths, InlineArtifacts: f.InlineArtifacts}
+	switch f.ReviewBy {
+	case "", "agent", "human", "github":
+	default:
+		add(0, "reviewBy %q: use agent, human or github", f.ReviewBy)
+	}
 	if f.Type == "" || !workflow.ValidFeature(f.Type) {
 		add(l.top["type"], "type %q: name the workflow type with lowercase letters, digits, '.', '_' and '-'", f.Type)
 	} else if workflow.IsBuiltin(f.Type) {
@@ -228,6 +261,10 @@ func Parse(name string, src []byte) (*workflow.Definition, Problems) {
 			}
 		}
 	}
+	index := map[string]int{} // phase id → position in def.Phases: lookups stay linear overall
+	for j, p := range def.Phases {
+		index[p.ID] = j
+	}
 	for i, p := range f.Phases {
 		line := at(l.phaseFields, i, "id", l.phases)
 		env := workflow.Envelope{AllowedTools: p.AllowedTools, Deny: p.Deny, ExceptArtifacts: p.Except, TurnCap: p.TurnCap}
@@ -251,7 +288,11 @@ func Parse(name string, src []byte) (*workflow.Definition, Problems) {
 				env.Completion = b
 			}
 		}
-		if j := slices.IndexFunc(def.Phases, func(q workflow.Phase) bool { return q.ID == p.ID }); j >= 0 && f.Extends != "" {
+		j, dup := index[p.ID]
+		if !dup {
+			j = -1
+		}
+		if j >= 0 && f.Extends != "" {
 			// An extension adds an envelope (and may re-describe) an existing phase; its shape stays.
 			if p.Kind != "" || p.Parent != "" || p.Initial != "" {
 				add(line, "phase %s is the base's: an extension may set its description and envelope only", p.ID)
@@ -275,9 +316,11 @@ func Parse(name string, src []byte) (*workflow.Definition, Problems) {
 			add(line, "a phase without an id")
 			continue
 		}
-		def.Phases = append(def.Phases, workflow.Phase{ID: p.ID, Kind: kind, Parent: p.Parent, Initial: p.Initial, MaxFixCycles: p.MaxFixCycles, Description: p.Description, Tools: env})
+		index[p.ID] = len(def.Phases)
+		def.Phases = append(def.Phases, workflow.Phase{ID: p.ID, Kind: kind, Parent: p.Parent, Initial: p.Initial, MaxFixCycles: p.MaxFixCycles, Description: p.Description, Tools: env,
+			AllowedPaths: p.AllowedPaths, Validation: p.Validation})
 	}
-	known := func(id string) bool { _, ok := def.Phase(id); return ok }
+	known := func(id string) bool { _, ok := index[id]; return ok }
 	if def.Initial == "" {
 		add(l.top["type"], "no initial phase: set initial: <phase>")
 	} else if !known(def.Initial) {
@@ -376,14 +419,38 @@ func guardExists(id string, shell map[string]workflow.ShellGuard) bool {
 // unreachable lists the phases no chain of transitions reaches from the initial phase (a compound
 // is reached when one of its children is; universal transitions reach their target from anywhere).
 func unreachable(def *workflow.Definition) []string {
-	seen := map[string]bool{}
+	// One pass over the transitions builds the graph (def.Outgoing per phase would scan them all
+	// for every phase): a phase's own transitions, and the universal ones, which leave every
+	// phase but a final one and the cancelling phase.
+	next := map[string][]string{}
+	var universal []string
+	for _, t := range def.Transitions {
+		if t.Universal() {
+			universal = append(universal, t.To)
+		} else {
+			next[t.From] = append(next[t.From], t.To)
+		}
+	}
+	final := map[string]bool{}
+	for _, p := range def.Phases {
+		final[p.ID] = p.Kind == workflow.Final
+	}
+	cancelling := def.CancellingPhase()
+	seen := map[string]bool{def.Initial: true}
 	queue := []string{def.Initial}
-	seen[def.Initial] = true
+	universalDone := false
 	for len(queue) > 0 {
 		cur := queue[0]
 		queue = queue[1:]
-		for _, t := range def.Outgoing(cur) {
-			to := t.To
+		if isFinal, ok := final[cur]; !ok || isFinal {
+			continue
+		}
+		tos := next[cur]
+		if cur != cancelling && !universalDone {
+			universalDone = true // they reach the same phases from anywhere: follow them once
+			tos = append(slices.Clone(tos), universal...)
+		}
+		for _, to := range tos {
 			if !seen[to] {
 				seen[to] = true
 				queue = append(queue, to)

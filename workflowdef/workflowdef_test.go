@@ -1,6 +1,7 @@
 package workflowdef
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -137,5 +138,73 @@ transitions:
 	ok := "type: s\ninitial: a\nphases:\n  - id: a\n    completion: {type: object, properties: {type: {type: string, enum: [{type: x}]}}}\n  - id: done\n    kind: final\ntransitions:\n  - {from: a, to: done}\n"
 	if _, ps := Parse("ok.yaml", []byte(ok)); len(ps) > 0 {
 		t.Fatalf("a valid schema refused: %v", ps)
+	}
+}
+
+// TestGuardFactsFields: a repository type declares the paths a phase may change, its validation,
+// where artifacts live, and whose reviews count.
+func TestGuardFactsFields(t *testing.T) {
+	src := "type: docs\ninitial: write\nreviewBy: human\nreviews: [quality]\ninlineArtifacts: [note]\nartifactPaths:\n  design: [\"design/**\"]\n" +
+		"phases:\n  - {id: write, allowedPaths: [\"design/**\"], validation: [\"make lint\"]}\n  - {id: done, kind: final}\ntransitions:\n  - {from: write, to: done}\n"
+	def, ps := Parse("docs.yaml", []byte(src))
+	if len(ps) > 0 {
+		t.Fatalf("problems: %v", ps)
+	}
+	p, _ := def.Phase("write")
+	if def.ReviewBy != "human" || !def.InlineAllowed("note") || def.ArtifactPatterns("design")[0] != "design/**" ||
+		len(p.AllowedPaths) != 1 || p.Validation[0] != "make lint" {
+		t.Fatalf("definition %+v, phase %+v", def, p)
+	}
+	if _, ps := Parse("bad.yaml", []byte(strings.Replace(src, "reviewBy: human", "reviewBy: anyone", 1))); len(ps) == 0 {
+		t.Fatal("an unknown reviewBy is a problem")
+	}
+}
+
+// chain is a definition of n normal phases in a chain, then a final one.
+func chain(n int) []byte {
+	var b strings.Builder
+	b.WriteString("type: chain\ninitial: p0\nphases:\n")
+	for i := range n {
+		fmt.Fprintf(&b, "  - id: p%d\n    description: phase number %d of the chain\n", i, i)
+	}
+	b.WriteString("  - id: end\n    kind: final\ntransitions:\n")
+	for i := range n {
+		to := fmt.Sprintf("p%d", i+1)
+		if i == n-1 {
+			to = "end"
+		}
+		fmt.Fprintf(&b, "  - {from: p%d, to: %s}\n", i, to)
+	}
+	return []byte(b.String())
+}
+
+func TestDefinitionBounds(t *testing.T) {
+	if def, ps := Parse("ok.yaml", chain(400)); len(ps) != 0 || len(def.Phases) != 401 {
+		t.Fatalf("%v", ps)
+	}
+	big := append(chain(400), strings.Repeat("# padding\n", 220_000)...) // 2.1 MB
+	if _, ps := Parse("big.yaml", big); len(ps) != 1 || !strings.Contains(ps[0].Message, "over the limit of 256 KiB") {
+		t.Fatalf("%v", ps)
+	}
+	src := chain(MaxPhases + 1)
+	if len(src) <= MaxFileBytes {
+		if _, ps := Parse("many.yaml", src); len(ps) != 1 || !strings.Contains(ps[0].Message, "at most 500 phases") {
+			t.Fatalf("%v", ps)
+		}
+	}
+}
+
+// BenchmarkParse parses chains of 50 and 400 phases (about 5 and 40 KiB): linear checking makes
+// the second cost about 8 times the first, not 64.
+func BenchmarkParse(b *testing.B) {
+	for _, n := range []int{50, 400} {
+		src := chain(n)
+		b.Run(fmt.Sprintf("phases=%d/bytes=%d", n, len(src)), func(b *testing.B) {
+			for b.Loop() {
+				if _, ps := Parse("bench.yaml", src); len(ps) != 0 {
+					b.Fatal(ps)
+				}
+			}
+		})
 	}
 }

@@ -3,7 +3,7 @@
 // machines are noisy; ratios against git run alongside are what to compare.
 //
 //	CGO_ENABLED=0 go build -o /tmp/gx/git-exarchos ./cmd/git-exarchos
-//	PATH=/tmp/gx:$PATH go run ./bench/clibench [-n 200] [-events 10000] [-case status]
+//	PATH=/tmp/gx:$PATH go run ./bench/clibench [-n 200] [-events 10000] [-workflows 1000] [-gc] [-case status]
 package main
 
 import (
@@ -26,6 +26,7 @@ type benchCase struct {
 	Stdin    string
 	Baseline string // name of the baseline case this one is compared with
 	Target   string // what the issue asks for, quoted in the table
+	PathDir  string // put first on PATH for this case (another git-exarchos binary)
 }
 
 func cases() []benchCase {
@@ -37,7 +38,8 @@ func cases() []benchCase {
 		{Name: "status --json", Args: []string{"git", "exarchos", "status", "{f}", "--json"}, Baseline: "git cat-file state.json", Target: "≤ 10 ms"},
 		{Name: "transition (ideate → plan)", Args: []string{"git", "exarchos", "transition", "{f}-{i}", "plan"}, Baseline: "git cat-file state.json", Target: "≤ 15 ms"},
 		{Name: "event (append one)", Args: []string{"git", "exarchos", "event", "{f}", "bench.tick"}, Baseline: "git rev-parse HEAD"},
-		{Name: "list --json (1 + n workflows)", Args: []string{"git", "exarchos", "list", "--json"}, Baseline: "git rev-parse HEAD"},
+		{Name: "git for-each-ref (list's data)", Args: []string{"git", "for-each-ref", "--format=%(refname) %(objectname) %(committerdate:iso-strict) %(contents:trailers)", "refs/exarchos/"}},
+		{Name: "list --json (1 + n workflows)", Args: []string{"git", "exarchos", "list", "--json"}, Baseline: "git for-each-ref (list's data)", Target: "≤ 20 ms and ≤ 1x git for-each-ref"},
 	}
 }
 
@@ -45,17 +47,28 @@ func main() {
 	n := flag.Int("n", 200, "runs per case")
 	events := flag.Int("events", 10000, "events in the benchmarked workflow")
 	only := flag.String("case", "", "run only cases whose name contains this")
+	workflows := flag.Int("workflows", 0, "workflows besides the benchmarked one (default: -n, one per transition run)")
+	gc := flag.Bool("gc", false, "run `git gc` after setup, so every object is read from a pack")
+	other := flag.String("compare", "", "directory holding another git-exarchos binary (e.g. built from main) to time beside the one on PATH, case by case")
 	flag.Parse()
 	benchutil.RequireOnPath("clibench")
 	dir, err := os.MkdirTemp("", "clibench")
 	benchutil.Check(err)
 	defer os.RemoveAll(dir)
-	setup(dir, *events, *n)
+	setup(dir, *events, max(*n, *workflows))
+	if *gc {
+		benchutil.Run(dir, "", "git", "gc", "-q", "--prune=now")
+	}
 
 	var selected []benchCase
 	for _, c := range cases() {
 		if *only == "" || strings.Contains(c.Name, *only) || c.Baseline == "" {
 			selected = append(selected, c)
+			if *other != "" && len(c.Args) > 1 && c.Args[0] == "git" && c.Args[1] == "exarchos" && !strings.Contains(c.Name, "transition") {
+				twin := c
+				twin.Name, twin.PathDir, twin.Target = c.Name+" ["+*other+"]", *other, ""
+				selected = append(selected, twin)
+			}
 		}
 	}
 	// Interleave: run i of every case before run i+1 of any, so drift on a shared machine hits all
@@ -67,7 +80,11 @@ func main() {
 		}
 	}
 	results := map[string]time.Duration{}
-	fmt.Printf("%d interleaved runs per case; workflow with %d events; %s\n\n", *n, *events, time.Now().UTC().Format("2006-01-02"))
+	packed := "objects loose"
+	if *gc {
+		packed = "after git gc"
+	}
+	fmt.Printf("%d interleaved runs per case; workflow with %d events; %d other workflows; %s; %s\n\n", *n, *events, max(*n, *workflows), packed, time.Now().UTC().Format("2006-01-02"))
 	fmt.Println("| command | median | p90 | ratio to baseline | target |")
 	fmt.Println("|---|---|---|---|---|")
 	for j, c := range selected {
@@ -77,12 +94,17 @@ func main() {
 		if base, ok := results[c.Baseline]; ok && base > 0 {
 			ratio = fmt.Sprintf("%.2fx %s", float64(med)/float64(base), c.Baseline)
 		}
-		fmt.Printf("| `%s` | %.2f ms | %.2f ms | %s | %s |\n", strings.Join(c.Args, " "), benchutil.Ms(med), benchutil.Ms(p90), ratio, c.Target)
+		label := strings.Join(c.Args, " ")
+		if c.PathDir != "" {
+			label += "` (" + c.PathDir + ")`"
+		}
+		fmt.Printf("| `%s` | %.2f ms | %.2f ms | %s | %s |\n", label, benchutil.Ms(med), benchutil.Ms(p90), ratio, c.Target)
 	}
 }
 
 // setup makes a repository with workflow "bench" of `events` events, and n copies "bench-<i>" in
-// ideate with a design recorded, for the transition case (each run transitions its own copy).
+// ideate with a design recorded, for the transition case (each run transitions its own copy). Each
+// copy gets one event of its own, so list reads n distinct commits as in a real repository.
 func setup(dir string, events, n int) {
 	benchutil.Run(dir, "", "git", "init", "-q", "-b", "main")
 	benchutil.Run(dir, "", "git", "config", "user.name", "Bench")
@@ -108,12 +130,20 @@ func setup(dir string, events, n int) {
 		fmt.Fprintf(&tx, "create refs/exarchos/bench-%d %s\n", i, head)
 	}
 	benchutil.Run(dir, tx.String(), "git", "update-ref", "--stdin")
+	for i := 0; i < n; i++ {
+		_, err := r.Store.Append(fmt.Sprintf("bench-%d", i), r.Projector(), workflow.NewEvent{Type: "bench.copy", Data: map[string]int{"i": i}})
+		benchutil.Check(err)
+	}
 }
 
 func timeOnce(dir string, c benchCase, i int) time.Duration {
 	args := make([]string, len(c.Args))
 	for j, a := range c.Args {
 		args[j] = strings.NewReplacer("{f}", "bench", "{i}", fmt.Sprint(i)).Replace(a)
+	}
+	if c.PathDir != "" { // another binary first on PATH, for -compare
+		defer os.Setenv("PATH", os.Getenv("PATH"))
+		os.Setenv("PATH", c.PathDir+string(os.PathListSeparator)+os.Getenv("PATH"))
 	}
 	return benchutil.Time(dir, c.Stdin, args...)
 }

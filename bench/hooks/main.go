@@ -4,6 +4,7 @@
 // the machine's speed hits every command alike.
 //
 //	go run ./bench/hooks -n 300 -events 10000
+//	go run ./bench/hooks -n 100 -events 10000 -workflows 10000 -files 10000 -junk 20000
 package main
 
 import (
@@ -28,6 +29,8 @@ func main() {
 	others := flag.Int("workflows", 20, "other workflows in the repository, bound to other branches")
 	bloat := flag.Int("objects", 50000, "unrelated objects added to the repository before `git gc`, as a project's history would be")
 	keep := flag.Bool("keep", false, "keep the temporary repository and print where it is")
+	files := flag.Int("files", 0, "files committed in the repository (the PostToolUse effects check reads the working tree)")
+	junk := flag.Int("junk", 0, "junk entries under .git/refs/exarchos/ (half with names git refuses, half valid names holding garbage), timed on a first call with the hook cache deleted")
 	envelope := flag.Bool("envelope", false, "bind the branch to a repository-defined workflow whose phase has allowedTools and a turnCap (issue 8) instead of the built-in feature workflow")
 	flag.Parse()
 
@@ -48,11 +51,17 @@ func main() {
 		benchEnvelope(repo, bin, *events, *others, *runs)
 		return
 	}
-	setup(repo, *events, *others)
+	setup(repo, *events, *others, *files)
 	os.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	os.Setenv("XDG_STATE_HOME", filepath.Join(tmp, "state")) // the session bindings
 
 	payload := func(event, tool, input string) []byte {
 		return []byte(fmt.Sprintf(`{"session_id":"bench","transcript_path":"/tmp/t.jsonl","cwd":%q,"hook_event_name":%q,"tool_name":%q,"tool_input":%s}`, repo, event, tool, input))
+	}
+	hook := []string{filepath.Join(bin, "git-exarchos"), "hook", "claude"}
+	if *junk > 0 {
+		benchJunk(repo, hook, *junk, *runs)
+		return
 	}
 	write := payload("PreToolUse", "Write", `{"file_path":"`+repo+`/main.go","content":"package main"}`)
 	cases := []benchCase{
@@ -63,6 +72,12 @@ func main() {
 		{name: "git-exarchos hook claude: PreToolUse Bash go test", args: []string{filepath.Join(bin, "git-exarchos"), "hook", "claude"}, stdin: payload("PreToolUse", "Bash", `{"command":"go test ./... 2>&1 | tail -5"}`), want: `"continue":true`},
 		{name: "git-exarchos hook claude: PreToolUse Read", args: []string{filepath.Join(bin, "git-exarchos"), "hook", "claude"}, stdin: payload("PreToolUse", "Read", `{"file_path":"`+repo+`/main.go"}`), want: `"continue":true`},
 		{name: "git-exarchos hook claude: SessionStart", args: []string{filepath.Join(bin, "git-exarchos"), "hook", "claude"}, stdin: payload("SessionStart", "", `{}`), want: `additionalContext`},
+		{name: "git-exarchos hook claude: PostToolUse Bash in ideate (effects check, clean tree)", args: hook, stdin: payload("PostToolUse", "Bash", `{"command":"go test ./..."}`), want: `"continue":true`},
+		{name: "git status --porcelain=v2 (reference: what the effects check runs)", args: []string{"git", "-c", "core.untrackedCache=true", "status", "--porcelain=v2", "-z", "--untracked-files=all"}, want: ""},
+		{name: "git-exarchos hook claude: PreToolUse Read, first call of a new session (index lookup, binding recorded)", args: hook, want: `"continue":true`,
+			payload: func(run int) []byte {
+				return []byte(fmt.Sprintf(`{"session_id":"fresh-%d","cwd":%q,"hook_event_name":"PreToolUse","tool_name":"Read","tool_input":{"file_path":"main.go"}}`, run, repo))
+			}},
 	}
 	measure(repo, "workflow objects loose", cases, *runs)
 	addHistory(repo, *bloat)
@@ -126,12 +141,17 @@ func runCase(dir string, c benchCase) []byte {
 
 // setup makes a repository whose branch feat/bench is bound to a feature workflow in ideate with
 // a recorded design artifact and `events` events, plus `others` workflows on other branches.
-func setup(repo string, events, others int) {
+func setup(repo string, events, others, files int) {
 	benchutil.Check(os.MkdirAll(repo, 0o755))
 	benchutil.Run(repo, "", "git", "init", "-q", "-b", "main")
 	benchutil.Run(repo, "", "git", "config", "user.name", "Bench")
 	benchutil.Run(repo, "", "git", "config", "user.email", "bench@example.com")
 	benchutil.Check(os.WriteFile(filepath.Join(repo, "main.go"), []byte("package main\n"), 0o644))
+	for i := range files {
+		p := filepath.Join(repo, "src", fmt.Sprintf("d%d", i%100), fmt.Sprintf("f%d.go", i))
+		benchutil.Check(os.MkdirAll(filepath.Dir(p), 0o755))
+		benchutil.Check(os.WriteFile(p, []byte(fmt.Sprintf("package d%d\n", i%100)), 0o644))
+	}
 	benchutil.Run(repo, "", "git", "add", ".")
 	benchutil.Run(repo, "", "git", "commit", "-q", "-m", "initial")
 	benchutil.Run(repo, "", "git", "switch", "-q", "-c", "feat/bench")
@@ -154,13 +174,56 @@ func setup(repo string, events, others int) {
 		_, err := r.Store.Append("bench", r.Projector(), evs...)
 		benchutil.Check(err)
 	}
+	// The first 20 other workflows are made by init; the rest are refs to the same commits (as a
+	// fetch of a big team's workflows would make), so setting up 10,000 takes seconds.
+	var clones bytes.Buffer
 	for i := range others {
-		_, err := r.Init(workflow.Init{Feature: fmt.Sprintf("other-%d", i), Type: "feature", Branch: fmt.Sprintf("feat/other-%d", i)})
-		benchutil.Check(err)
+		if i < 20 {
+			_, err := r.Init(workflow.Init{Feature: fmt.Sprintf("other-%d", i), Type: "feature", Branch: fmt.Sprintf("feat/other-%d", i)})
+			benchutil.Check(err)
+			continue
+		}
+		fmt.Fprintf(&clones, "create refs/exarchos/other-%d refs/exarchos/other-%d\n", i, i%20)
+	}
+	if clones.Len() > 0 {
+		cmd := exec.Command("git", "update-ref", "--stdin")
+		cmd.Dir, cmd.Stdin = repo, &clones
+		if out, err := cmd.CombinedOutput(); err != nil {
+			log.Fatalf("update-ref: %v: %s", err, out)
+		}
+		benchutil.Check(os.RemoveAll(filepath.Join(repo, ".git", "exarchos-cache"))) // rebuilt once, by the first call
 	}
 	st, _, err := r.State("bench")
 	benchutil.Check(err)
 	fmt.Printf("workflow bench: %d events, phase %s, %d tasks; %d other workflows\n", st.Events, st.Phase, len(st.Tasks), others)
+}
+
+// benchJunk times the first call after junk entries were added under .git/refs/exarchos/ with the
+// hook cache deleted: the branch index is rebuilt from the ref names, skipping the junk unread.
+func benchJunk(repo string, hook []string, junk, runs int) {
+	dir := filepath.Join(repo, ".git", "refs", "exarchos")
+	for i := range junk {
+		name := fmt.Sprintf("Junk %d.DS_Store", i) // a name git refuses
+		if i%2 == 1 {
+			name = fmt.Sprintf("junk-%d", i) // a valid name holding garbage
+		}
+		benchutil.Check(os.WriteFile(filepath.Join(dir, name), []byte("not a ref\n"), 0o644))
+	}
+	cases := []benchCase{
+		{name: "git rev-parse HEAD (baseline)", args: []string{"git", "rev-parse", "HEAD"}},
+		{name: fmt.Sprintf("git-exarchos hook claude: PreToolUse Write, first call of a new session after %d junk refs (branch index in place)", junk), args: hook, want: `"deny"`,
+			payload: func(run int) []byte {
+				return []byte(fmt.Sprintf(`{"session_id":"junk-warm-%d","cwd":%q,"hook_event_name":"PreToolUse","tool_name":"Write","tool_input":{"file_path":"main.go"}}`, run, repo))
+			}},
+		{name: "git-exarchos hook claude: PreToolUse Write, the same session's next call", args: hook, want: `"deny"`,
+			stdin: []byte(fmt.Sprintf(`{"session_id":"junk-bound","cwd":%q,"hook_event_name":"PreToolUse","tool_name":"Write","tool_input":{"file_path":"main.go"}}`, repo))},
+		{name: fmt.Sprintf("git-exarchos hook claude: PreToolUse Write, first call after %d junk refs, hook cache deleted (index rebuilt)", junk), args: hook, want: `"deny"`,
+			payload: func(run int) []byte {
+				benchutil.Check(os.RemoveAll(filepath.Join(repo, ".git", "exarchos-cache")))
+				return []byte(fmt.Sprintf(`{"session_id":"junk-%d","cwd":%q,"hook_event_name":"PreToolUse","tool_name":"Write","tool_input":{"file_path":"main.go"}}`, run, repo))
+			}},
+	}
+	measure(repo, fmt.Sprintf("%d junk entries under refs/exarchos/", junk), cases, runs)
 }
 
 // addHistory commits n small files on another branch through fast-import, so that after gc the

@@ -41,6 +41,7 @@ Examples:
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "reason", Usage: "why"},
 			&cli.BoolFlag{Name: "dry-run", Aliases: []string{"n"}, Usage: "print the plan and change nothing"},
+			&cli.BoolFlag{Name: "human", Usage: "the user's decision (required once the workflow is past its planning phases)"},
 			&cli.BoolFlag{Name: "skip-pr", Usage: "leave a linked pull request as it is (recorded as skipped by the user)"},
 			jsonFlag,
 		},
@@ -52,7 +53,7 @@ Examples:
 			if err != nil {
 				return err
 			}
-			res, err := app.Cancel(r, app.CancelOptions{Feature: c.Args().First(), Reason: c.String("reason"), DryRun: c.Bool("dry-run"), SkipPR: c.Bool("skip-pr")})
+			res, err := app.Cancel(r, app.CancelOptions{Feature: c.Args().First(), Reason: c.String("reason"), DryRun: c.Bool("dry-run"), SkipPR: c.Bool("skip-pr"), Human: c.Bool("human")})
 			var inc *app.CancelIncompleteError
 			if errors.As(err, &inc) && !c.Bool("json") {
 				printCancel(c.App.Writer, inc.Result) // the steps that ran; the error follows on stderr

@@ -3,10 +3,10 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/exarchos/git-exarchos/app"
 	"github.com/exarchos/git-exarchos/workflowdef"
 )
 
@@ -17,7 +17,7 @@ func lintWorkflowCommand() *cli.Command {
 		UsageText: "git exarchos lint-workflow <file> [--json]\n\n" +
 			"Reports, with line numbers: unknown phases in transitions, guards that do not exist, unreachable\n" +
 			"phases, a missing final phase, bad tool rules, turn caps and completion schemas. Exit 1 when it\n" +
-			"finds a problem. Definitions take effect once committed (they are read from HEAD).\n\nExamples:\n" +
+			"finds a problem. Definitions take effect once on the base branch (they are read from its tip).\n\nExamples:\n" +
 			"   git exarchos lint-workflow .exarchos/workflows/docs.yaml",
 		Flags: []cli.Flag{jsonFlag},
 		Action: func(c *cli.Context) error {
@@ -25,9 +25,9 @@ func lintWorkflowCommand() *cli.Command {
 				return usageErrf("usage: git exarchos lint-workflow <file>")
 			}
 			name := c.Args().First()
-			src, err := os.ReadFile(name)
+			src, err := app.ReadBounded(name, nil, workflowdef.MaxFileBytes, "a workflow definition")
 			if err != nil {
-				return usageErrf("read %s: %v", name, err)
+				return err
 			}
 			def, problems := workflowdef.Parse(name, src)
 			if len(problems) > 0 {

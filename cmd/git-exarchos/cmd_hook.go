@@ -22,18 +22,21 @@ func hookCommand() *cli.Command {
 		Subcommands: []*cli.Command{
 			{
 				Name:  "claude",
-				Usage: "answer a Claude Code hook event: the payload on stdin, the decision on stdout; always exits 0",
+				Usage: "answer a Claude Code hook event: the payload on stdin, the decision on stdout; exits 2 (block) on unreadable input",
 				UsageText: `git exarchos hook claude [--json] < payload.json
 
 Installed by ` + "`git exarchos hooks install --claude`" + `. Reads the hook JSON Claude Code sends
-(hook_event_name, cwd, tool_name, tool_input, …) and answers for the workflow bound to the branch
-checked out at cwd. Malformed input gets a message on stderr and the event's safe default.
+(hook_event_name, cwd, tool_name, tool_input, …) and answers for the workflows the session is bound
+to (its first call binds it to the ones of the branch checked out at cwd). It fails closed: input it
+cannot read exits 2, which Claude Code reads as a block.
 
 Examples:
    echo '{"hook_event_name":"PreToolUse","cwd":".","tool_name":"Write","tool_input":{"file_path":"main.go"}}' | git exarchos hook claude`,
 				Flags: []cli.Flag{jsonFlag}, // accepted: the answer is always JSON
 				Action: func(c *cli.Context) error {
-					claudeHook([]string{"git-exarchos", "hook", "claude"}, c.App.Reader, c.App.Writer, c.App.ErrWriter)
+					if code, _ := claudeHook([]string{"git-exarchos", "hook", "claude"}, c.App.Reader, c.App.Writer, c.App.ErrWriter); code != exitOK {
+						return cli.Exit("", code) // 2: Claude Code blocks the call and shows stderr
+					}
 					return nil
 				},
 			},
@@ -105,7 +108,8 @@ func hooksCommand() *cli.Command {
 		Usage: "install, remove and show the Claude Code hooks and the git hooks",
 		UsageText: `git exarchos hooks install --claude [--scope project|local|user] [--git] [--json]
 git exarchos hooks uninstall --claude [--scope project|local|user] [--git] [--json]
-git exarchos hooks status [--claude] [--git] [--json]`,
+git exarchos hooks status [--claude] [--git] [--json]
+git exarchos hooks release --session <id> | --all [--json]`,
 		Subcommands: []*cli.Command{
 			{
 				Name:  "install",
@@ -122,7 +126,7 @@ Examples:
    git exarchos hooks install --claude --scope local   # this clone only
    git exarchos hooks install --git
    git config exarchos.autoPush true                   # pre-push then pushes the workflow refs too
-   git config exarchos.stopGuard true                  # Stop hooks keep the agent on unfinished phases`,
+   # stopGuard: true in .exarchos/config.yaml on the base branch: Stop hooks keep the agent on unfinished phases`,
 				Flags:  []cli.Flag{claudeFlag, gitFlag, scopeFlag, jsonFlag},
 				Action: action(app.HooksInstall),
 			},
@@ -147,6 +151,42 @@ Examples:
    git exarchos hooks status --git --json`,
 				Flags:  []cli.Flag{claudeFlag, gitFlag, jsonFlag},
 				Action: action(app.HooksStatus),
+			},
+			{
+				Name:  "release",
+				Usage: "release a Claude Code session from the workflow its first call bound it to (a human's command)",
+				UsageText: `git exarchos hooks release --session <id> [--json]
+git exarchos hooks release --all [--json]
+
+A session's first hook call binds it to the workflows of the branch it works on; its later calls
+are judged by their policies whatever branch, directory or worktree they report. Releasing it lets
+its next call bind afresh. The hook refuses this command to the agent.
+
+Examples:
+   git exarchos hooks release --session 8f2c1d3e-…
+   git exarchos hooks release --all`,
+				Flags: []cli.Flag{
+					&cli.StringFlag{Name: "session", Usage: "the session `id` (session_id in the hook input, shown in tool.denied events)"},
+					&cli.BoolFlag{Name: "all", Usage: "release every session"},
+					jsonFlag,
+				},
+				Action: func(c *cli.Context) error {
+					if c.NArg() > 0 {
+						return usageErrf("release takes no arguments, got %q", strings.Join(c.Args().Slice(), " "))
+					}
+					res, err := app.HooksRelease(app.HooksReleaseOptions{Session: c.String("session"), All: c.Bool("all")})
+					if err != nil {
+						return err
+					}
+					return emit(c, res, func(w io.Writer) {
+						if len(res.Released) == 0 {
+							fmt.Fprintln(w, "no session was bound")
+						}
+						for _, s := range res.Released {
+							fmt.Fprintf(w, "released session %s\n", s)
+						}
+					})
+				},
 			},
 		},
 	}

@@ -60,6 +60,13 @@ func rescueListCommand() *cli.Command {
 						printf(w, "    also keeps %s\n", k[:12])
 					}
 					printf(w, "    restore: git exarchos rescue restore %s %s\n", x.Feature, x.Task)
+					for _, e := range x.Earlier {
+						printf(w, "    version %d: %s (%s, %s) on %s", e.Version, e.Commit[:12], e.Kind, e.Date, e.Head[:12])
+						if len(e.Changed) > 0 {
+							printf(w, ": %s", strings.Join(e.Changed, ", "))
+						}
+						printf(w, "\n      restore: git exarchos rescue restore %s %s --version %d\n", x.Feature, x.Task, e.Version)
+					}
 				}
 			})
 		},
@@ -70,7 +77,7 @@ func rescueRestoreCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "restore",
 		Usage: "check rescued work out into a new worktree, untracked and staged changes as they were",
-		UsageText: `git exarchos rescue restore <feature> <task> [--path P] [--branch B] [--json]
+		UsageText: `git exarchos rescue restore <feature> <task> [--path P] [--branch B] [--version N] [--json]
 
 The new worktree's HEAD is the commit the work sat on, on the task branch again when that name is
 free (else --branch, else detached); its files and index are as they were when preserved.
@@ -81,6 +88,7 @@ Examples:
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "path", Usage: "where to put the worktree (default .worktrees/<feature>/<task>)"},
 			&cli.StringFlag{Name: "branch", Usage: "branch to create for it (default: the task branch)"},
+			&cli.IntFlag{Name: "version", Usage: "which of the kept versions `rescue list` shows (default 0: the latest complete one)"},
 			jsonFlag,
 		},
 		Action: func(c *cli.Context) error {
@@ -91,7 +99,7 @@ Examples:
 			if err != nil {
 				return err
 			}
-			res, err := app.RescueRestore(r, app.RescueRestoreOptions{Feature: c.Args().Get(0), Task: c.Args().Get(1), Path: c.String("path"), Branch: c.String("branch")})
+			res, err := app.RescueRestore(r, app.RescueRestoreOptions{Feature: c.Args().Get(0), Task: c.Args().Get(1), Path: c.String("path"), Branch: c.String("branch"), Version: c.Int("version")})
 			if err != nil {
 				return err
 			}

@@ -134,7 +134,16 @@ Examples:
 			}
 			return emitResult(c, res, func(w io.Writer) {
 				for _, p := range res.Problems {
-					printf(w, "%s %s %s: %s\n", p.Feature, p.Commit[:12], p.Path, p.Message)
+					where := p.Path
+					if p.Feature != "" && p.Commit != "" {
+						where = fmt.Sprintf("%s %s %s", p.Feature, p.Commit[:12], p.Path)
+					} else if p.Feature != "" {
+						where = p.Feature + " " + p.Path
+					}
+					printf(w, "%s: %s\n", where, p.Message)
+					if p.Fix != "" {
+						printf(w, "  fix: %s\n", p.Fix)
+					}
 				}
 				printf(w, "checked %d workflow(s), %d problem(s)\n", len(res.Checked), len(res.Problems))
 			}, failure)

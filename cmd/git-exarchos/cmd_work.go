@@ -47,18 +47,21 @@ func reviewCommand() *cli.Command {
 		`git exarchos review [<feature>] <dimension> pass|fail [--note N] [--json]
 
 Dimensions: feature needs spec and quality; refactor overhaul needs quality; debug thorough needs review.
+The verdict is bound to the branch tip it judged: only verdicts on the current tip, given since
+the workflow entered the review phase, count. A fix cycle (back to delegate) needs a fail.
 
 Examples:
    git exarchos review login spec pass
    git exarchos review login quality fail --note "error paths untested"`,
-		2, []cli.Flag{&cli.StringFlag{Name: "note", Usage: "what the reviewer found"}},
+		2, []cli.Flag{&cli.StringFlag{Name: "note", Usage: "what the reviewer found"},
+			&cli.BoolFlag{Name: "human", Usage: "a human's decision (definitions with reviewBy: human)"}},
 		func(c *cli.Context, args []string) (workflow.Command, error) {
 			switch args[1] {
 			case "pass", "fail":
 			default:
 				return nil, usageErrf("review verdict %q: use pass or fail", args[1])
 			}
-			return workflow.RecordReview{Dimension: args[0], Pass: args[1] == "pass", Note: c.String("note")}, nil
+			return workflow.RecordReview{Dimension: args[0], Pass: args[1] == "pass", Note: c.String("note"), Human: c.Bool("human")}, nil
 		}, said("review recorded"))
 }
 
@@ -67,6 +70,11 @@ func validateCommand() *cli.Command {
 		Name:  "validate",
 		Usage: "run a validation command on the workflow's branch and record its result",
 		UsageText: `git exarchos validate [<feature>] -- <cmd> [args...] [--json before --]
+
+With no command (git exarchos validate [<feature>]), the declared validation runs: the phase's commands in the workflow definition,
+else one command a line from .exarchos/validate on the base branch; only a declared command on
+the branch tip satisfies the validation guard. A command after -- that is not declared is
+recorded as ad hoc.
 
 The command runs in the worktree where the workflow's branch is checked out; its exit status,
 duration and the commit it ran on are recorded. Only a run on the current branch tip counts for
@@ -94,6 +102,8 @@ Examples:
 					return usageErrf("usage: git exarchos validate [<feature>] -- <cmd> [args...]")
 				}
 				command = args[sep+1:]
+			} else if len(args) <= 1 {
+				feature = c.Args().First() // no command: run the declared validation
 			} else {
 				return usageErrf("put the command after --: git exarchos validate [<feature>] -- <cmd> [args...]")
 			}
@@ -111,7 +121,11 @@ Examples:
 			}
 			return emitResult(c, res, func(w io.Writer) {
 				v := res.Validation
-				printf(w, "%s: `%s` exited %d in %d ms on %s (recorded)\n", res.Feature, v.Command, v.ExitCode, v.DurationMs, v.Commit[:12])
+				adHoc := ""
+				if v.AdHoc {
+					adHoc = ", ad hoc: not a declared validation, it satisfies no guard"
+				}
+				printf(w, "%s: `%s` exited %d in %d ms on %s (recorded%s)\n", res.Feature, v.Command, v.ExitCode, v.DurationMs, v.Commit[:12], adHoc)
 			}, failure)
 		},
 	}

@@ -60,6 +60,7 @@ Examples:
 			&cli.StringFlag{Name: "synthesis", Usage: "oneshot only: always | never | on-request"},
 			&cli.StringFlag{Name: "completion", Usage: "loop only: worker-done | reviewer-pass | both"},
 			&cli.IntFlag{Name: "max-iterations", Usage: "loop only: fail after `N` iterations (default 20)"},
+			&cli.BoolFlag{Name: "human", Usage: "the user's decision to start a workflow on a branch that had one"},
 			jsonFlag,
 		},
 		Action: func(c *cli.Context) error {
@@ -75,7 +76,7 @@ Examples:
 				return err
 			}
 			res, err := app.Init(r, app.InitOptions{Feature: c.Args().First(), Type: c.String("type"), Branch: c.String("branch"),
-				Synthesis: c.String("synthesis"), Completion: c.String("completion"), MaxIterations: c.Int("max-iterations")})
+				Synthesis: c.String("synthesis"), Completion: c.String("completion"), MaxIterations: c.Int("max-iterations"), Human: c.Bool("human")})
 			if err != nil {
 				return err
 			}
@@ -174,7 +175,7 @@ func printStatus(w io.Writer, st app.Status) {
 		printf(w, "fix cycles in %s: %d\n", compound, n)
 	}
 	if st.Circuit != nil && st.Circuit.Open {
-		printf(w, "circuit OPEN in %s: a human must run `git exarchos unblock %s --reason \"…\"`\n", st.Circuit.Compound, st.Feature)
+		printf(w, "circuit OPEN in %s: ask the user to run `git exarchos unblock %s --reason \"…\"`\n", st.Circuit.Compound, st.Feature)
 	}
 	if len(st.Conflicts) > 0 {
 		printf(w, "conflicts (%d):\n", len(st.Conflicts))

@@ -8,6 +8,7 @@ import (
 
 	"github.com/exarchos/git-exarchos/app"
 	"github.com/exarchos/git-exarchos/githubsync"
+	"github.com/exarchos/git-exarchos/gitrepo"
 	"github.com/exarchos/git-exarchos/gitstore"
 	"github.com/exarchos/git-exarchos/workflow"
 )
@@ -72,6 +73,7 @@ func rejection(usage bool) func(error) bool {
 // matches wins: a row for a wrapping error (a cancel that stopped on GitHub access) comes before the
 // rows of what it wraps. Every row has a test (errors_test.go) and a line in docs/json.md.
 var errorTable = []errorRow{
+	{"HOOK_INPUT", exitUsage, is(app.ErrHookBlock)}, // exit 2: Claude Code blocks the call
 	{"USAGE", exitUsage, as[usageError]()},
 	{"USAGE", exitUsage, as[*app.UsageError]()},
 	{"USAGE", exitUsage, is(gitstore.ErrBadFeature)},
@@ -87,7 +89,7 @@ var errorTable = []errorRow{
 	{"CANCEL_INCOMPLETE", exitError, as[*app.CancelIncompleteError]()},
 	{"PUSH_REJECTED", exitConcurrent, is(errPushRejected)},
 	{"CONCURRENT_UPDATE", exitConcurrent, is(gitstore.ErrConcurrent)},
-	{"CONCURRENT_UPDATE", exitConcurrent, is(gitstore.ErrLocked)},
+	{"CONCURRENT_UPDATE", exitConcurrent, is(gitrepo.ErrLocked)},
 	{"", exitGitHub, gitHubAccess},
 	{"", exitError, as[*githubsync.Error]()},
 	{"PR_NOT_LINKED", exitError, is(app.ErrNotLinked)},
@@ -99,8 +101,9 @@ var errorTable = []errorRow{
 	{"SYNC_FAILED", exitError, is(errSyncFailed)},
 	{"NOT_FOUND", exitError, is(gitstore.ErrNotFound)},
 	{"EXISTS", exitError, is(gitstore.ErrExists)},
-	{"NOT_A_REPOSITORY", exitError, is(gitstore.ErrNotRepository)},
-	{"NO_IDENTITY", exitError, is(gitstore.ErrNoIdentity)},
+	{"NOT_A_REPOSITORY", exitError, is(gitrepo.ErrNotRepository)},
+	{"UNSUPPORTED_REPOSITORY", exitError, is(gitrepo.ErrUnsupportedRepo)},
+	{"NO_IDENTITY", exitError, is(gitrepo.ErrNoIdentity)},
 	{"CORRUPT", exitError, as[*gitstore.CorruptError]()},
 	{"ERROR", exitError, func(error) bool { return true }},
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/exarchos/git-exarchos/app"
 	"github.com/exarchos/git-exarchos/githubsync"
+	"github.com/exarchos/git-exarchos/gitrepo"
 	"github.com/exarchos/git-exarchos/gitstore"
 	"github.com/exarchos/git-exarchos/workflow"
 )
@@ -20,6 +21,7 @@ func TestErrorTable(t *testing.T) {
 		err  error
 		code string
 	}{
+		{fmt.Errorf("%w: bad input", app.ErrHookBlock), "HOOK_INPUT"},
 		{usageError{msg: "unknown flag --x", hint: "did you mean --y?", usage: "git exarchos z"}, "USAGE"},
 		{app.Usagef("bad"), "USAGE"},
 		{gitstore.ErrBadFeature, "USAGE"},
@@ -35,7 +37,7 @@ func TestErrorTable(t *testing.T) {
 		{incomplete, "CANCEL_INCOMPLETE"},
 		{errPushRejected, "PUSH_REJECTED"},
 		{gitstore.ErrConcurrent, "CONCURRENT_UPDATE"},
-		{gitstore.ErrLocked, "CONCURRENT_UPDATE"},
+		{gitrepo.ErrLocked, "CONCURRENT_UPDATE"},
 		{access, string(githubsync.KindBadToken)},
 		{&githubsync.Error{Kind: githubsync.KindUnreachable, Msg: "down"}, string(githubsync.KindUnreachable)},
 		{app.ErrNotLinked, "PR_NOT_LINKED"},
@@ -47,8 +49,9 @@ func TestErrorTable(t *testing.T) {
 		{errSyncFailed, "SYNC_FAILED"},
 		{gitstore.ErrNotFound, "NOT_FOUND"},
 		{gitstore.ErrExists, "EXISTS"},
-		{gitstore.ErrNotRepository, "NOT_A_REPOSITORY"},
-		{gitstore.ErrNoIdentity, "NO_IDENTITY"},
+		{gitrepo.ErrNotRepository, "NOT_A_REPOSITORY"},
+		{gitrepo.ErrUnsupportedRepo, "UNSUPPORTED_REPOSITORY"},
+		{gitrepo.ErrNoIdentity, "NO_IDENTITY"},
 		{&gitstore.CorruptError{Path: "state.json"}, "CORRUPT"},
 		{errors.New("anything else"), "ERROR"},
 	}

@@ -6,6 +6,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"io"
 	"os"
 
@@ -16,21 +17,29 @@ import (
 
 func main() {
 	// Claude Code runs `git-exarchos hook claude` on every tool call: answered before the command
-	// tree is built, to keep that work off the hot path. It always exits 0 (its errors go to stderr).
-	if claudeHook(os.Args, os.Stdin, os.Stdout, os.Stderr) {
-		os.Exit(exitOK)
+	// tree is built, to keep that work off the hot path.
+	if code, ok := claudeHook(os.Args, os.Stdin, os.Stdout, os.Stderr); ok {
+		os.Exit(code)
 	}
 	os.Exit(run(os.Args, os.Stdin, os.Stdout, os.Stderr))
 }
 
-// claudeHook answers `hook claude [--json]` (its output is always one JSON object, its exit code
-// always 0: Claude Code reads a failure as a blocking error) and reports whether it did.
-func claudeHook(args []string, stdin io.Reader, stdout, stderr io.Writer) bool {
+// claudeHook answers `hook claude [--json]` and reports whether it did, with the exit code: 0 with
+// one JSON object on stdout, or 2 when the hook could not read its input — Claude Code reads exit 2
+// as a block, and shows stderr to Claude (the hook fails closed).
+func claudeHook(args []string, stdin io.Reader, stdout, stderr io.Writer) (int, bool) {
 	if len(args) < 3 || args[1] != "hook" || args[2] != "claude" || len(args) > 4 || len(args) == 4 && args[3] != "--json" {
-		return false
+		return 0, false
 	}
-	_ = app.ClaudeHook(app.ClaudeHookOptions{Stdin: stdin, Stdout: stdout, Stderr: stderr})
-	return true
+	if err := app.ClaudeHook(app.ClaudeHookOptions{Stdin: stdin, Stdout: stdout, Stderr: stderr}); errors.Is(err, app.ErrHookBlock) {
+		body := classify(err) // Claude Code ignores stdout on exit 2; --json callers get the error object
+		if body.Message == "" {
+			body.Message = err.Error()
+		}
+		_ = json.NewEncoder(stdout).Encode(map[string]errorBody{"error": body})
+		return body.Exit, true
+	}
+	return exitOK, true
 }
 
 // newApp is the CLI over the command tree.

@@ -34,7 +34,7 @@ func scriptParams(dir string) testscript.Params {
 			if err := os.MkdirAll(home, 0o755); err != nil {
 				return err
 			}
-			gitconfig := "[user]\n\tname = Script User\n\temail = script@example.com\n[init]\n\tdefaultBranch = main\n[advice]\n\tdetachedHead = false\n"
+			gitconfig := "[user]\n\tname = Script User\n\temail = script@example.com\n[init]\n\tdefaultBranch = main\n[advice]\n\tdetachedHead = false\n[exarchos]\n\tgithubApiHost = 127.0.0.1\n"
 			if err := os.WriteFile(filepath.Join(home, ".gitconfig"), []byte(gitconfig), 0o644); err != nil {
 				return err
 			}

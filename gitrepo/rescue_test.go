@@ -1,4 +1,4 @@
-package gitstore
+package gitrepo
 
 import (
 	"io/fs"
@@ -86,7 +86,7 @@ func TestPreserveAndRestoreWorktreeByteForByte(t *testing.T) {
 	require.NoError(t, os.Symlink("a.txt", filepath.Join(wt, "link")))
 	write(t, wt, "debug.log", "ignored\n")
 
-	st, err := WorktreeStatus(wt)
+	st, err := loc.WorktreeStatus(wt)
 	require.NoError(t, err)
 	require.True(t, st.Dirty())
 	indexBefore := git(t, wt, "ls-files", "-s", "--debug")
@@ -120,14 +120,14 @@ func TestPreserveAndRestoreWorktreeByteForByte(t *testing.T) {
 	require.Contains(t, strings.Join(list[0].Changed, ","), "D gone.txt")
 
 	back := filepath.Join(t.TempDir(), "restored")
-	r, err := loc.RestoreRescue("f", "t1", back, "main--t1")
+	r, err := loc.RestoreRescue("f", "t1", back, "main--t1", 0)
 	require.NoError(t, err)
 	require.Equal(t, "main--t1", r.Branch)
 	require.Equal(t, wantFiles, files(t, back))
 	require.Equal(t, wantIndex, git(t, back, "ls-files", "-s"))
 	require.Equal(t, wantStatus, git(t, back, "status", "--porcelain"))
 
-	_, err = loc.RestoreRescue("f", "t1", back, "")
+	_, err = loc.RestoreRescue("f", "t1", back, "", 0)
 	require.ErrorContains(t, err, "already exists")
 }
 

@@ -1,4 +1,4 @@
-package gitstore
+package gitrepo
 
 import (
 	"errors"
@@ -86,6 +86,9 @@ type Preserved struct {
 	Commit string `json:"commit"`
 	// Written is false when the ref already held exactly this work (a rerun after a crash).
 	Written bool `json:"written"`
+	// Beside is true when the work was kept next to an earlier rescue that held more, which
+	// stays what a restore brings back first.
+	Beside bool `json:"beside,omitempty"`
 }
 
 // RescueSpec names the work being preserved, for the commit message trailers.
@@ -106,21 +109,23 @@ func (sp RescueSpec) trailers(kind string) string {
 
 // rescueTip reads the rescue ref; "" when it does not exist.
 func (l Location) rescueTip(ref string) (string, error) {
-	h, ok, err := readRef(l.CommonDir, ref)
+	h, ok, err := ReadRef(l.CommonDir, ref)
 	if err != nil || !ok {
 		return "", err
 	}
 	return h.String(), nil
 }
 
-// SnapshotTrees builds, in a temporary index, the trees of a worktree's index (staged state) and
-// of its working files (`git add -A`: modified, deleted and untracked files, ignored ones left
-// out). The worktree's own index is copied, never written.
-func SnapshotTrees(path string) (head, indexTree, workTree string, note string, err error) {
-	if head, err = WorktreeHead(path); err != nil {
+// SnapshotTrees builds, in a temporary index, the trees of a linked worktree's index (staged
+// state) and of its working files (`git add -A`: modified, deleted and untracked files, ignored
+// ones left out). The worktree's own index is copied, never written. Git is pointed at the
+// worktree's administrative directory explicitly, so a worktree that lost its .git file is still
+// snapshotted as itself, and nothing else (the main checkout) ever is.
+func (l Location) SnapshotTrees(path string) (head, indexTree, workTree string, note string, err error) {
+	if head, err = l.WorktreeHead(path); err != nil {
 		return "", "", "", "", err
 	}
-	out, err := runGit(path, "", nil, nil, "rev-parse", "--git-path", "index")
+	out, err := l.worktreeGit(path, nil, "rev-parse", "--git-path", "index")
 	if err != nil {
 		return "", "", "", "", err
 	}
@@ -142,27 +147,27 @@ func SnapshotTrees(path string) (head, indexTree, workTree string, note string, 
 			return "", "", "", "", fmt.Errorf("copy the index: %w", err)
 		}
 	case errors.Is(err, os.ErrNotExist):
-		if _, err := runGit(path, "", env, nil, "read-tree", head); err != nil {
+		if _, err := l.worktreeGit(path, env, "read-tree", head); err != nil {
 			return "", "", "", "", err
 		}
 	default:
 		return "", "", "", "", fmt.Errorf("read the index of %s: %w", path, err)
 	}
-	out, err = runGit(path, "", env, nil, "write-tree")
+	out, err = l.worktreeGit(path, env, "write-tree")
 	if err != nil {
 		// Unmerged entries (a conflict in progress) have no tree: the working files, added
 		// below, carry the conflict markers; the staged side is the HEAD tree.
 		note = "the index had unresolved conflicts: staged state not kept separately"
-		out, err = runGit(path, "", nil, nil, "rev-parse", head+"^{tree}")
+		out, err = l.worktreeGit(path, nil, "rev-parse", head+"^{tree}")
 		if err != nil {
 			return "", "", "", "", err
 		}
 	}
 	indexTree = strings.TrimSpace(out)
-	if _, err := runGit(path, "", env, nil, "add", "-A", "--", ":/"); err != nil {
+	if _, err := l.worktreeGit(path, env, "add", "-A", "--", ":/"); err != nil {
 		return "", "", "", "", err
 	}
-	out, err = runGit(path, "", env, nil, "write-tree")
+	out, err = l.worktreeGit(path, env, "write-tree")
 	if err != nil {
 		return "", "", "", "", err
 	}
@@ -178,21 +183,22 @@ func (l Location) commitTree(tree, message string, parents ...string) (string, e
 	return strings.TrimSpace(out), err
 }
 
-// updateRef moves ref from old (ZeroSHA: must not exist) to new, compare-and-swap.
+// updateRef moves ref from old ("": must not exist, in either hash) to new, compare-and-swap.
 func (l Location) updateRef(ref, newSHA, old, why string) error {
-	if old == "" {
-		old = ZeroSHA
-	}
 	_, err := l.repoGit(nil, "update-ref", "--create-reflog", "-m", why, ref, newSHA, old)
 	return err
 }
 
 // PreserveWorktree commits everything in the worktree at path (staged, modified, deleted and
-// untracked files) under the task's rescue ref. If the ref already holds exactly this snapshot
-// nothing is written; if it holds something else, the new snapshot keeps it as a parent.
+// untracked files) under the task's rescue ref. Nothing is written when the ref already keeps
+// exactly this snapshot (a rerun after a crash). A later snapshot never replaces an earlier one
+// with less: it goes on top (keeping the earlier one as its third parent) only when it holds
+// every file and commit the earlier one did; otherwise it is kept beside it (a keep commit) and
+// the earlier one stays what `rescue restore` brings back. Every version stays listed and
+// restorable (`rescue list`, `rescue restore --version`).
 func (l Location) PreserveWorktree(sp RescueSpec) (*Preserved, string, error) {
 	ref := RescueRef(sp.Feature, sp.Task)
-	head, indexTree, workTree, note, err := SnapshotTrees(sp.Path)
+	head, indexTree, workTree, note, err := l.SnapshotTrees(sp.Path)
 	if err != nil {
 		return nil, "", fmt.Errorf("snapshot %s: %w", sp.Path, err)
 	}
@@ -200,13 +206,19 @@ func (l Location) PreserveWorktree(sp RescueSpec) (*Preserved, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
+	less := false
 	if prev != "" {
-		same, err := l.holdsSnapshot(prev, head, indexTree, workTree)
+		versions, err := l.rescueVersions(prev)
 		if err != nil {
 			return nil, "", err
 		}
-		if same {
-			return &Preserved{Ref: ref, Commit: prev}, note, nil
+		for _, v := range versions {
+			if same, err := l.holdsSnapshot(v, head, indexTree, workTree); err != nil || same {
+				return &Preserved{Ref: ref, Commit: prev}, note, err
+			}
+		}
+		if less, err = l.lacks(prev, head, indexTree, workTree); err != nil {
+			return nil, "", err
 		}
 	}
 	indexCommit, err := l.commitTree(indexTree, fmt.Sprintf("exarchos rescue: index of %s/%s\n", sp.Feature, sp.Task), head)
@@ -214,7 +226,7 @@ func (l Location) PreserveWorktree(sp RescueSpec) (*Preserved, string, error) {
 		return nil, "", err
 	}
 	parents := []string{head, indexCommit}
-	if prev != "" {
+	if prev != "" && !less {
 		parents = append(parents, prev)
 	}
 	msg := fmt.Sprintf("exarchos rescue: %s/%s (worktree)\n\nThe working tree of %s when %s was cancelled: the tree holds the working files\n(untracked included, ignored not), the first parent is HEAD, the second the index.\nRestore with: git exarchos rescue restore %s %s\n\n%s",
@@ -223,10 +235,36 @@ func (l Location) PreserveWorktree(sp RescueSpec) (*Preserved, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
+	if less {
+		p, err := l.keepBeside(sp, ref, prev, commit, "snapshot of "+sp.Path)
+		if p != nil {
+			p.Beside = true
+		}
+		return p, note, err
+	}
 	if err := l.updateRef(ref, commit, prev, "git exarchos cancel: preserve worktree"); err != nil {
 		return nil, "", fmt.Errorf("write %s: %w", ref, err)
 	}
 	return &Preserved{Ref: ref, Commit: commit, Written: true}, note, nil
+}
+
+// lacks reports whether a snapshot (head, index tree, work tree) would lose something the rescue
+// commit prev brings back: prev's HEAD is not in its history, or a file prev had is missing.
+func (l Location) lacks(prev, head, indexTree, workTree string) (bool, error) {
+	rv, err := l.resolveRescue(prev)
+	if err != nil {
+		return false, err
+	}
+	if ok, err := l.IsAncestor(rv.head, head); err != nil || !ok {
+		return !ok, err
+	}
+	for _, pair := range [][2]string{{rv.workTree, workTree}, {rv.indexTree, indexTree}} {
+		out, err := l.repoGit(nil, "diff-tree", "-r", "--no-renames", "--diff-filter=D", "--name-only", pair[0], pair[1])
+		if err != nil || strings.TrimSpace(out) != "" {
+			return err == nil, err
+		}
+	}
+	return false, nil
 }
 
 // holdsSnapshot reports whether the rescue commit is a worktree snapshot of exactly these trees.
@@ -272,20 +310,64 @@ func (l Location) PreserveCommit(sp RescueSpec, commit string) (*Preserved, erro
 	if ok, err := l.IsAncestor(commit, prev); err != nil || ok {
 		return &Preserved{Ref: ref, Commit: prev}, err
 	}
+	return l.keepBeside(sp, ref, prev, commit, sp.Branch)
+}
+
+// keepBeside moves ref from prev to a keep commit that has prev as first parent (what a restore
+// brings back) and commit as second (kept reachable and listed).
+func (l Location) keepBeside(sp RescueSpec, ref, prev, commit, what string) (*Preserved, error) {
 	pc, err := l.readCommit(prev)
 	if err != nil {
 		return nil, err
 	}
 	msg := fmt.Sprintf("exarchos rescue: %s/%s (keep %s)\n\nKeeps %s reachable next to the work already rescued (first parent).\n\n%s",
-		sp.Feature, sp.Task, sp.Branch, commit, sp.trailers(RescueKeep))
+		sp.Feature, sp.Task, what, commit, sp.trailers(RescueKeep))
 	keep, err := l.commitTree(pc.Tree, msg, prev, commit)
 	if err != nil {
 		return nil, err
 	}
-	if err := l.updateRef(ref, keep, prev, "git exarchos cancel: keep "+sp.Branch); err != nil {
+	if err := l.updateRef(ref, keep, prev, "git exarchos cancel: keep "+what); err != nil {
 		return nil, fmt.Errorf("write %s: %w", ref, err)
 	}
 	return &Preserved{Ref: ref, Commit: keep, Written: true}, nil
+}
+
+// maxRescueVersions bounds the walk of one rescue ref's structure.
+const maxRescueVersions = 256
+
+// rescueVersions lists every piece of work a rescue ref keeps, what a restore brings back first:
+// snapshots and commits, through keep commits (both parents) and superseded snapshots (a
+// snapshot's third parent).
+func (l Location) rescueVersions(top string) ([]string, error) {
+	var out []string
+	seen := map[string]bool{}
+	var walk func(c string) error
+	walk = func(c string) error {
+		if seen[c] || len(seen) >= maxRescueVersions {
+			return nil
+		}
+		seen[c] = true
+		rc, err := l.readCommit(c)
+		if err != nil {
+			return err
+		}
+		switch rc.kind() {
+		case RescueKeep:
+			if err := walk(rc.Parents[0]); err != nil {
+				return err
+			}
+			return walk(rc.Parents[1])
+		case RescueWorktree:
+			out = append(out, c)
+			if len(rc.Parents) >= 3 {
+				return walk(rc.Parents[2])
+			}
+		default:
+			out = append(out, c)
+		}
+		return nil
+	}
+	return out, walk(top)
 }
 
 // Rescue is one rescued piece of work, as `rescue list` shows it.
@@ -303,6 +385,19 @@ type Rescue struct {
 	Changed []string `json:"changed"`
 	// Kept are further commits kept reachable (branch tips that were not in the snapshot).
 	Kept []string `json:"kept,omitempty"`
+	// Earlier are the other pieces of work the ref keeps (earlier snapshots, kept branch tips),
+	// each restorable with `rescue restore --version N`; this one is version 0.
+	Earlier []RescueVersion `json:"earlier,omitempty"`
+}
+
+// RescueVersion is one more piece of work a rescue ref keeps.
+type RescueVersion struct {
+	Version int      `json:"version"`
+	Commit  string   `json:"commit"`
+	Kind    string   `json:"kind"` // worktree | commit
+	Head    string   `json:"head"`
+	Date    string   `json:"date"`
+	Changed []string `json:"changed"`
 }
 
 // ListRescues lists rescue refs, of one feature or all.
@@ -311,12 +406,12 @@ func (l Location) ListRescues(feature string) ([]Rescue, error) {
 	if feature != "" {
 		prefix += feature + "/"
 	}
-	refs, err := listRefs(l.CommonDir, prefix)
+	refs, err := ListRefs(l.CommonDir, prefix)
 	if err != nil {
 		return nil, err
 	}
 	out := []Rescue{}
-	for _, name := range sortedNames(refs) {
+	for _, name := range SortedNames(refs) {
 		rest := strings.TrimPrefix(name, RescuePrefix)
 		f, task, ok := strings.Cut(rest, "/")
 		if !ok {
@@ -377,26 +472,50 @@ func (l Location) describeRescue(feature, task, ref, commit string) (Rescue, err
 		return Rescue{}, err
 	}
 	r := Rescue{Feature: feature, Task: task, Ref: ref, Commit: commit, Kind: rv.kind, Head: rv.head, Kept: rv.kept,
-		Branch: rv.trailers["Exarchos-Branch"], Path: rv.trailers["Exarchos-Path"], Changed: []string{}}
+		Branch: rv.trailers["Exarchos-Branch"], Path: rv.trailers["Exarchos-Path"]}
 	if b, ok := top.Trailers["Exarchos-Branch"]; ok && r.Branch == "" {
 		r.Branch = b
 	}
-	date, err := l.repoGit(nil, "show", "-s", "--format=%cI", commit)
-	if err != nil {
+	if r.Date, r.Changed, err = l.describeWork(commit, rv); err != nil {
 		return Rescue{}, err
 	}
-	r.Date = strings.TrimSpace(date)
+	versions, err := l.rescueVersions(commit)
+	if err != nil {
+		return Rescue{}, fmt.Errorf("%s: %w", ref, err)
+	}
+	for i, v := range versions[min(1, len(versions)):] {
+		vr, err := l.resolveRescue(v)
+		if err != nil {
+			return Rescue{}, fmt.Errorf("%s: %w", ref, err)
+		}
+		e := RescueVersion{Version: i + 1, Commit: v, Kind: vr.kind, Head: vr.head}
+		if e.Date, e.Changed, err = l.describeWork(v, vr); err != nil {
+			return Rescue{}, err
+		}
+		r.Earlier = append(r.Earlier, e)
+	}
+	return r, nil
+}
+
+// describeWork returns when a rescue commit was made and, for a snapshot, the files that differ
+// from its HEAD with git's status letters.
+func (l Location) describeWork(commit string, rv resolved) (string, []string, error) {
+	date, err := l.repoGit(nil, "show", "-s", "--format=%cI", commit)
+	if err != nil {
+		return "", nil, err
+	}
+	changed := []string{}
 	if rv.kind == RescueWorktree {
 		out, err := l.repoGit(nil, "diff-tree", "-r", "--no-renames", "--name-status", "-z", rv.head, rv.workTree)
 		if err != nil {
-			return Rescue{}, err
+			return "", nil, err
 		}
 		f := strings.Split(strings.TrimSuffix(out, "\x00"), "\x00")
 		for i := 0; i+1 < len(f); i += 2 {
-			r.Changed = append(r.Changed, f[i]+" "+f[i+1])
+			changed = append(changed, f[i]+" "+f[i+1])
 		}
 	}
-	return r, nil
+	return strings.TrimSpace(date), changed, nil
 }
 
 // Restored says where rescued work was put back.
@@ -412,7 +531,8 @@ type Restored struct {
 // RestoreRescue checks the rescued work out into a new linked worktree at path: HEAD at the
 // commit the work sat on (on branch when that name is free, else detached), the working files
 // and the index exactly as they were preserved, untracked files included.
-func (l Location) RestoreRescue(feature, task, path, branch string) (*Restored, error) {
+// version 0 is what the ref brings back first; N > 0 is the N-th of Rescue.Earlier.
+func (l Location) RestoreRescue(feature, task, path, branch string, version int) (*Restored, error) {
 	ref := RescueRef(feature, task)
 	commit, err := l.rescueTip(ref)
 	if err != nil {
@@ -420,6 +540,16 @@ func (l Location) RestoreRescue(feature, task, path, branch string) (*Restored, 
 	}
 	if commit == "" {
 		return nil, fmt.Errorf("%w: no rescued work for %s/%s (see `git exarchos rescue list %s`)", ErrNotFound, feature, task, feature)
+	}
+	if version > 0 {
+		versions, err := l.rescueVersions(commit)
+		if err != nil {
+			return nil, err
+		}
+		if version >= len(versions) {
+			return nil, fmt.Errorf("%w: %s/%s keeps %d version(s), 0 to %d (see `git exarchos rescue list %s`)", ErrNotFound, feature, task, len(versions), len(versions)-1, feature)
+		}
+		commit = versions[version]
 	}
 	rv, err := l.resolveRescue(commit)
 	if err != nil {

@@ -1,4 +1,4 @@
-package gitstore
+package gitrepo
 
 import (
 	"os"
@@ -31,8 +31,12 @@ func TestConfigFilesAgreeWithGit(t *testing.T) {
 	git(t, dir, "config", "core.repositoryformatversion", "1")
 	git(t, dir, "config", "extensions.worktreeConfig", "true")
 	git(t, dir, "config", "--worktree", "exarchos.debug.maxFixCycles", "1")
+	git(t, dir, "remote", "add", "origin", "https://example.com/r.git")
+	git(t, dir, "config", "--add", "remote.origin.fetch", "+refs/exarchos/*:refs/exarchos-remotes/origin/*")
+	git(t, dir, "config", "branch.Feature-X.remote", "upstream")
+	git(t, dir, "config", "branch.feature-x.remote", "origin")
 
-	s := openStore(t, dir)
+	s := openRepo(t, dir)
 	fromFiles, ok := s.readConfigFiles()
 	require.True(t, ok)
 	assert.Equal(t, s.configFromGit(), fromFiles, "the file reader sees what git sees")
@@ -42,6 +46,17 @@ func TestConfigFilesAgreeWithGit(t *testing.T) {
 	assert.True(t, s.ConfigBool("exarchos.stopGuard"))
 	assert.Equal(t, 5, s.ConfigInt("exarchos.feature.maxFixCycles", 0))
 	assert.Equal(t, 1, s.ConfigInt("exarchos.debug.maxFixCycles", 0))
+	// One reader for every key: multi-valued keys in order, subsections case-sensitive as in git.
+	assert.Equal(t, []string{"+refs/heads/*:refs/remotes/origin/*", "+refs/exarchos/*:refs/exarchos-remotes/origin/*"}, s.ConfigAll("Remote.origin.Fetch"))
+	for key, want := range map[string]string{"branch.Feature-X.remote": "upstream", "branch.feature-x.remote": "origin", "BRANCH.Feature-X.REMOTE": "upstream"} {
+		got, ok := s.Config(key)
+		assert.True(t, ok, key)
+		assert.Equal(t, want, got, key)
+		assert.Equal(t, git(t, dir, "config", "--get", key), got, key)
+	}
+	// A value added through AddConfig is seen at once.
+	require.NoError(t, s.AddConfig("remote.origin.fetch", "+refs/notes/*:refs/notes/*"))
+	assert.Len(t, s.ConfigAll("remote.origin.fetch"), 3)
 }
 
 func TestConfigFallsBackToGit(t *testing.T) {
@@ -50,7 +65,7 @@ func TestConfigFallsBackToGit(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(home, ".gitconfig"), []byte("[include]\n\tpath = "+filepath.Join(home, "extra")+"\n"), 0o644))
 	dir := t.TempDir()
 	git(t, dir, "init", "-q")
-	s := openStore(t, dir)
+	s := openRepo(t, dir)
 	_, ok := s.readConfigFiles()
 	assert.False(t, ok, "includes are git's to resolve")
 	actor, err := s.Actor()
@@ -60,7 +75,7 @@ func TestConfigFallsBackToGit(t *testing.T) {
 	t.Setenv("GIT_CONFIG_COUNT", "1")
 	t.Setenv("GIT_CONFIG_KEY_0", "user.name")
 	t.Setenv("GIT_CONFIG_VALUE_0", "From Env")
-	s = openStore(t, dir)
+	s = openRepo(t, dir)
 	_, ok = s.readConfigFiles()
 	assert.False(t, ok)
 	actor, err = s.Actor()

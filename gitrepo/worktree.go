@@ -1,4 +1,4 @@
-package gitstore
+package gitrepo
 
 import (
 	"bytes"
@@ -6,9 +6,10 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
+
+	"github.com/exarchos/git-exarchos/internal/faults"
 )
 
 // Linked worktrees, branches and working-tree status, through the git binary: go-git does not
@@ -28,47 +29,6 @@ type Worktree struct {
 	LockReason     string `json:"lockReason,omitempty"`
 	Prunable       bool   `json:"prunable,omitempty"` // its directory is gone
 	PrunableReason string `json:"prunableReason,omitempty"`
-}
-
-// runGit runs git in dir (or with --git-dir when gitDir is set) with extra environment, and
-// returns stdout; a failure carries git's stderr and names the command.
-func runGit(dir, gitDir string, env []string, stdin io.Reader, args ...string) (string, error) {
-	full := args
-	if gitDir != "" {
-		full = append([]string{"--git-dir=" + gitDir}, args...)
-	}
-	cmd := exec.Command("git", full...)
-	cmd.Dir = dir
-	cmd.Stdin = stdin
-	cmd.Env = append(cleanGitEnv(), env...)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		return stdout.String(), &GitError{Args: args, Err: err, Stderr: strings.TrimSpace(stderr.String())}
-	}
-	return stdout.String(), nil
-}
-
-// GitError is a failed git command with its stderr.
-type GitError struct {
-	Args   []string
-	Err    error
-	Stderr string
-}
-
-func (e *GitError) Error() string {
-	return fmt.Sprintf("git %s: %v: %s", strings.Join(e.Args, " "), e.Err, e.Stderr)
-}
-
-func (e *GitError) Unwrap() error { return e.Err }
-
-// exitCode returns git's exit code, or -1 when err is not an exit.
-func exitCode(err error) int {
-	var ee *exec.ExitError
-	if errors.As(err, &ee) {
-		return ee.ExitCode()
-	}
-	return -1
 }
 
 // repoGit runs git on the repository itself (the common directory), not on any one worktree:
@@ -246,7 +206,7 @@ func (l Location) EnsureExcluded(pattern string) (bool, error) {
 func (l Location) ResolveCommit(rev string) (string, bool, error) {
 	out, err := l.repoGit(nil, "rev-parse", "--verify", "--quiet", "--end-of-options", rev+"^{commit}")
 	if err != nil {
-		if exitCode(err) == 1 {
+		if ExitCode(err) == 1 {
 			return "", false, nil
 		}
 		return "", false, err
@@ -254,16 +214,22 @@ func (l Location) ResolveCommit(rev string) (string, bool, error) {
 	return strings.TrimSpace(out), true, nil
 }
 
-// BranchTip returns the commit a local branch points at; ok is false when it does not exist.
+// BranchTip returns the commit a local branch (or a full ref name) points at; ok is false when it
+// does not exist.
 func (l Location) BranchTip(branch string) (string, bool, error) {
-	h, ok, err := readRef(l.CommonDir, "refs/heads/"+branch)
+	name := branch
+	if !strings.HasPrefix(name, "refs/") {
+		name = "refs/heads/" + branch
+	}
+	h, ok, err := ReadRef(l.CommonDir, name)
 	if err != nil || !ok {
 		return "", ok, err
 	}
 	return h.String(), true, nil
 }
 
-// IsAncestor reports whether ancestor is reachable from descendant.
+// IsAncestor reports whether ancestor is reachable from descendant (a commit is its own
+// ancestor). It is the one ancestry check: git's merge-base uses the commit-graph where one exists.
 func (l Location) IsAncestor(ancestor, descendant string) (bool, error) {
 	if ancestor == descendant {
 		return true, nil
@@ -272,7 +238,7 @@ func (l Location) IsAncestor(ancestor, descendant string) (bool, error) {
 	if err == nil {
 		return true, nil
 	}
-	if exitCode(err) == 1 {
+	if ExitCode(err) == 1 {
 		return false, nil
 	}
 	return false, err
@@ -334,10 +300,10 @@ func (s Status) String() string {
 	return strings.Join(parts, ", ")
 }
 
-// WorktreeStatus reads the status of the worktree at path without writing its index
+// WorktreeStatus reads the status of the linked worktree at path without writing its index
 // (--no-optional-locks), so the user's index is left exactly as it was.
-func WorktreeStatus(path string) (Status, error) {
-	out, err := runGit(path, "", nil, nil, "--no-optional-locks", "status", "--porcelain=v1", "-z", "--untracked-files=all", "--ignore-submodules=none")
+func (l Location) WorktreeStatus(path string) (Status, error) {
+	out, err := l.worktreeGit(path, nil, "--no-optional-locks", "status", "--porcelain=v1", "-z", "--untracked-files=all", "--ignore-submodules=none")
 	if err != nil {
 		return Status{}, err
 	}
@@ -370,8 +336,111 @@ func WorktreeStatus(path string) (Status, error) {
 	return s, nil
 }
 
-// WorktreeHead returns the commit checked out in the worktree at path.
-func WorktreeHead(path string) (string, error) {
-	out, err := runGit(path, "", nil, nil, "rev-parse", "--verify", "HEAD")
+// WorktreeHead returns the commit checked out in the linked worktree at path.
+func (l Location) WorktreeHead(path string) (string, error) {
+	out, err := l.worktreeGit(path, nil, "rev-parse", "--verify", "HEAD")
 	return strings.TrimSpace(out), err
+}
+
+// isMainWorktree reports whether path is the repository's main working tree (whose git directory
+// is the common directory itself): the discovered work tree when this is the main checkout, or
+// the directory that holds the common .git directory.
+func (l Location) isMainWorktree(path string) bool {
+	if l.WorkTree != "" && l.GitDir == l.CommonDir && SamePath(path, l.WorkTree) {
+		return true
+	}
+	return filepath.Base(l.CommonDir) == ".git" && SamePath(path, filepath.Dir(l.CommonDir))
+}
+
+// linkedGitDir returns the administrative directory (<common>/worktrees/<id>) of the linked
+// worktree at path, found from the files git keeps there, never through path/.git: when a crash
+// or a hand removed that file, git run in path would find the enclosing repository instead (the
+// main checkout), and its work would be taken for the task's.
+func (l Location) linkedGitDir(path string) (string, error) {
+	admin := filepath.Join(l.CommonDir, "worktrees")
+	entries, err := os.ReadDir(admin)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return "", fmt.Errorf("read %s: %w", admin, err)
+	}
+	for _, e := range entries {
+		b, err := os.ReadFile(filepath.Join(admin, e.Name(), "gitdir"))
+		if err != nil {
+			continue // not a worktree's administrative directory
+		}
+		dotGit := strings.TrimSpace(string(b))
+		if !filepath.IsAbs(dotGit) {
+			dotGit = filepath.Join(admin, e.Name(), dotGit)
+		}
+		if SamePath(filepath.Dir(dotGit), path) {
+			return filepath.Join(admin, e.Name()), nil
+		}
+	}
+	return "", fmt.Errorf("%s is not a linked worktree of %s (no administrative directory under %s names it)", path, l.CommonDir, admin)
+}
+
+// worktreeGit runs git on the linked worktree at path, its git directory and working tree named
+// explicitly (see linkedGitDir).
+func (l Location) worktreeGit(path string, env []string, args ...string) (string, error) {
+	gitDir := l.CommonDir
+	if !l.isMainWorktree(path) {
+		var err error
+		if gitDir, err = l.linkedGitDir(path); err != nil {
+			return "", err
+		}
+	}
+	return runGit(path, "", append([]string{"GIT_DIR=" + gitDir, "GIT_WORK_TREE=" + path}, env...), nil, args...)
+}
+
+// DiscardWorktree removes the linked worktree at path, whose work the caller has preserved. The
+// directory is first renamed aside, one atomic step, so a process killed at any instant leaves
+// either the whole worktree at path or nothing there -- never a half-deleted copy that a rerun
+// would take for the work and preserve over the real snapshot. Then git forgets the worktree
+// (its administrative files only), then the copy set aside is deleted. Run again after a crash,
+// it finishes the job. The caller checks locks first: git refuses to forget a locked worktree.
+func (l Location) DiscardWorktree(path string) error {
+	aside := DiscardPath(path)
+	if _, err := os.Lstat(path); err == nil {
+		if err := os.RemoveAll(aside); err != nil { // left by a run killed before it finished
+			return fmt.Errorf("delete %s: %w", aside, err)
+		}
+		if err := os.Rename(path, aside); err != nil {
+			return fmt.Errorf("move %s aside before removing it: %w", path, err)
+		}
+	}
+	faults.Hit("moved")
+	if _, registered, err := l.FindWorktree(path); err != nil {
+		return err
+	} else if registered {
+		if _, err := l.repoGit(nil, "worktree", "remove", path); err != nil {
+			return err
+		}
+	}
+	return removeAside(aside)
+}
+
+// DiscardPath is where DiscardWorktree sets a worktree's directory aside before deleting it: a
+// hidden sibling, on the same file system so that the rename is atomic.
+func DiscardPath(path string) string {
+	return filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".exarchos-removing")
+}
+
+// removeAside deletes a directory set aside, half of its entries first (a fault point sits
+// between the halves).
+func removeAside(dir string) error {
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	for i, e := range entries {
+		if i == len(entries)/2 {
+			faults.Hit("half")
+		}
+		if err := os.RemoveAll(filepath.Join(dir, e.Name())); err != nil {
+			return fmt.Errorf("delete %s: %w", dir, err)
+		}
+	}
+	if err := os.RemoveAll(dir); err != nil {
+		return fmt.Errorf("delete %s: %w", dir, err)
+	}
+	return nil
 }

@@ -1,4 +1,4 @@
-package gitstore
+package gitrepo
 
 import (
 	"bytes"
@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	gitconfig "github.com/go-git/go-git/v5/plumbing/format/config"
 )
 
 // Location is where a repository lives, found the way git finds it.
@@ -25,8 +27,10 @@ var ErrNotRepository = errors.New("not a git repository (or any of the parent di
 
 // Discover finds the repository enclosing dir the way git does: GIT_DIR (with GIT_WORK_TREE and
 // GIT_COMMON_DIR) when set, else the nearest parent with a .git directory or a .git file pointing at
-// a linked worktree's git directory, else a bare repository. It does not run git, because hooks call
-// it on every tool call and a process spawn would dominate their cost.
+// a linked worktree's git directory, else a bare repository, never looking at or above a directory
+// named in GIT_CEILING_DIRECTORIES. It does not run git, because hooks call it on every tool call
+// and a process spawn would dominate their cost. (`git -C <dir> exarchos` has git change to dir
+// before it starts us, so dir is already the one the user named.)
 func Discover(dir string) (Location, error) {
 	dir, err := filepath.Abs(dir)
 	if err != nil {
@@ -39,15 +43,37 @@ func Discover(dir string) (Location, error) {
 		if !isGitDir(gd) {
 			return Location{}, fmt.Errorf("GIT_DIR=%s is not a git directory: unset GIT_DIR or point it at a repository", gd)
 		}
+		// As in git: GIT_WORK_TREE, else core.worktree, else none for a bare repository, else the
+		// current directory is the top of the working tree.
 		wt := os.Getenv("GIT_WORK_TREE")
-		if wt == "" {
+		switch core := readCore(gd); {
+		case wt != "":
+			if !filepath.IsAbs(wt) {
+				wt = filepath.Join(dir, wt)
+			}
+		case core.worktree != "":
+			wt = core.worktree
+			if !filepath.IsAbs(wt) {
+				wt = filepath.Join(gd, wt)
+			}
+		case core.bare:
+			wt = ""
+		default:
 			wt = dir
-		} else if !filepath.IsAbs(wt) {
-			wt = filepath.Join(dir, wt)
 		}
-		return finish(gd, wt)
+		return finish(gd, filepath.Clean(wt))
+	}
+	var ceiling string
+	if os.Getenv("GIT_CEILING_DIRECTORIES") != "" {
+		if r, err := filepath.EvalSymlinks(dir); err == nil {
+			dir = r // git walks up from the real current directory
+		}
+		ceiling = ceilingOf(dir)
 	}
 	for d := dir; ; d = filepath.Dir(d) {
+		if d != dir && ceiling != "" && len(d) <= len(ceiling) {
+			return Location{}, fmt.Errorf("%w: %s (stopped at %s, named in GIT_CEILING_DIRECTORIES); run it inside a repository, or create one with `git init`", ErrNotRepository, dir, ceiling)
+		}
 		dotgit := filepath.Join(d, ".git")
 		if fi, err := os.Stat(dotgit); err == nil {
 			if fi.IsDir() && isGitDir(dotgit) {
@@ -68,6 +94,65 @@ func Discover(dir string) (Location, error) {
 			return Location{}, fmt.Errorf("%w: %s; run it inside a repository, or create one with `git init`", ErrNotRepository, dir)
 		}
 	}
+}
+
+// ceilingOf returns the longest directory in GIT_CEILING_DIRECTORIES that is a proper ancestor of
+// dir, or "". Like git, it compares real paths: dir must have its symbolic links resolved.
+func ceilingOf(dir string) string {
+	env := os.Getenv("GIT_CEILING_DIRECTORIES")
+	if env == "" {
+		return ""
+	}
+	best := ""
+	resolve := true
+	for _, c := range filepath.SplitList(env) {
+		if c == "" {
+			resolve = false // git: entries after an empty one are taken literally
+			continue
+		}
+		if !filepath.IsAbs(c) {
+			continue
+		}
+		c = filepath.Clean(c)
+		if resolve {
+			if r, err := filepath.EvalSymlinks(c); err == nil {
+				c = r
+			}
+		}
+		prefix := strings.TrimSuffix(c, string(filepath.Separator)) + string(filepath.Separator)
+		if strings.HasPrefix(dir, prefix) && len(dir) > len(prefix) && len(c) > len(best) {
+			best = c
+		}
+	}
+	if best == "" {
+		return ""
+	}
+	return best
+}
+
+// coreConfig is what discovery needs from a git directory's config.
+type coreConfig struct {
+	bare     bool
+	worktree string
+}
+
+func readCore(gitDir string) coreConfig {
+	var c coreConfig
+	b, err := os.ReadFile(filepath.Join(gitDir, "config"))
+	if err != nil {
+		return c
+	}
+	cfg := gitconfig.New()
+	if gitconfig.NewDecoder(bytes.NewReader(b)).Decode(cfg) != nil {
+		return c
+	}
+	core := cfg.Section("core")
+	c.worktree = core.Option("worktree")
+	switch strings.ToLower(core.Option("bare")) {
+	case "true", "yes", "on", "1":
+		c.bare = true
+	}
+	return c
 }
 
 func finish(gitDir, workTree string) (Location, error) {

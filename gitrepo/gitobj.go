@@ -1,8 +1,7 @@
-package gitstore
+package gitrepo
 
 import (
 	"bytes"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"sort"
@@ -19,55 +18,57 @@ import (
 // verify) whose package init costs up to 2 ms of CPU on every start of the binary, and every hook
 // call starts it.
 
-// treeEntry is one line of a tree object.
-type treeEntry struct {
+// TreeEntry is one line of a tree object.
+type TreeEntry struct {
 	Name string
 	Mode filemode.FileMode
-	Hash plumbing.Hash
+	Hash Hash
 }
 
 // tree is a decoded tree object; Entries are in git's order.
-type tree struct {
-	Entries []treeEntry
+type Tree struct {
+	Entries []TreeEntry
 }
 
 // entry finds the entry called name in this tree (not below it); ok is false when there is none.
-func (t *tree) entry(name string) (treeEntry, bool) {
+func (t *Tree) Entry(name string) (TreeEntry, bool) {
 	if t == nil {
-		return treeEntry{}, false
+		return TreeEntry{}, false
 	}
 	for _, e := range t.Entries {
 		if e.Name == name {
 			return e, true
 		}
 	}
-	return treeEntry{}, false
+	return TreeEntry{}, false
 }
 
-// decodeTree parses a tree's content: "<octal mode> <name>\x00<20-byte hash>", repeated.
-func decodeTree(content []byte) (*tree, error) {
-	t := &tree{}
+// decodeTree parses a tree's content: "<octal mode> <name>\x00<raw id>", repeated; f says the
+// length of an id.
+func DecodeTree(content []byte, f ObjectFormat) (*Tree, error) {
+	t := &Tree{}
+	size := f.Size()
 	for len(content) > 0 {
 		sp := bytes.IndexByte(content, ' ')
 		nul := bytes.IndexByte(content, 0)
-		if sp <= 0 || nul < sp+2 || len(content) < nul+1+len(plumbing.ZeroHash) {
+		if sp <= 0 || nul < sp+2 || len(content) < nul+1+size {
 			return nil, fmt.Errorf("entry %d is truncated", len(t.Entries)+1)
 		}
 		mode, err := strconv.ParseUint(string(content[:sp]), 8, 32)
 		if err != nil {
 			return nil, fmt.Errorf("entry %d has mode %q", len(t.Entries)+1, content[:sp])
 		}
-		e := treeEntry{Name: string(content[sp+1 : nul]), Mode: filemode.FileMode(mode)}
+		e := TreeEntry{Name: string(content[sp+1 : nul]), Mode: filemode.FileMode(mode)}
 		content = content[nul+1:]
-		copy(e.Hash[:], content)
-		content = content[len(e.Hash):]
+		e.Hash = hashFromBytes(content[:size])
+		content = content[size:]
 		t.Entries = append(t.Entries, e)
 	}
 	return t, nil
 }
 
 // encodeTree writes a tree's content as git does, sorting entries in place first.
-func encodeTree(entries []treeEntry) []byte {
+func EncodeTree(entries []TreeEntry) []byte {
 	sortTreeEntries(entries)
 	var b bytes.Buffer
 	for _, e := range entries {
@@ -75,14 +76,14 @@ func encodeTree(entries []treeEntry) []byte {
 		b.WriteByte(' ')
 		b.WriteString(e.Name)
 		b.WriteByte(0)
-		b.Write(e.Hash[:])
+		b.Write(e.Hash.Bytes())
 	}
 	return b.Bytes()
 }
 
 // sortTreeEntries orders entries as git requires: by name, a tree's name compared as if it ended in "/".
-func sortTreeEntries(entries []treeEntry) {
-	key := func(e treeEntry) string {
+func sortTreeEntries(entries []TreeEntry) {
+	key := func(e TreeEntry) string {
 		if e.Mode == filemode.Dir {
 			return e.Name + "/"
 		}
@@ -91,31 +92,31 @@ func sortTreeEntries(entries []treeEntry) {
 	sort.Slice(entries, func(i, j int) bool { return key(entries[i]) < key(entries[j]) })
 }
 
-// signature is an author or committer line: "Name <email> <unix seconds> <+hhmm>".
-type signature struct {
+// Signature is an author or committer line: "Name <email> <unix seconds> <+hhmm>".
+type Signature struct {
 	Name  string
 	Email string
 	When  time.Time
 }
 
-func (s signature) encode(b *bytes.Buffer) {
+func (s Signature) encode(b *bytes.Buffer) {
 	fmt.Fprintf(b, "%s <%s> %d %s", s.Name, s.Email, s.When.Unix(), s.When.Format("-0700"))
 }
 
-func decodeSignature(line []byte) (signature, error) {
+func decodeSignature(line []byte) (Signature, error) {
 	lt := bytes.IndexByte(line, '<')
 	gt := bytes.LastIndexByte(line, '>')
 	if lt < 0 || gt < lt {
-		return signature{}, fmt.Errorf("signature %q has no <email>", line)
+		return Signature{}, fmt.Errorf("Signature %q has no <email>", line)
 	}
-	s := signature{Name: string(bytes.TrimSpace(line[:lt])), Email: string(line[lt+1 : gt])}
+	s := Signature{Name: string(bytes.TrimSpace(line[:lt])), Email: string(line[lt+1 : gt])}
 	fields := strings.Fields(string(line[gt+1:]))
 	if len(fields) == 0 {
-		return signature{}, fmt.Errorf("signature %q has no time", line)
+		return Signature{}, fmt.Errorf("Signature %q has no time", line)
 	}
 	sec, err := strconv.ParseInt(fields[0], 10, 64)
 	if err != nil {
-		return signature{}, fmt.Errorf("signature %q has time %q", line, fields[0])
+		return Signature{}, fmt.Errorf("Signature %q has time %q", line, fields[0])
 	}
 	loc := time.UTC
 	if len(fields) > 1 {
@@ -147,16 +148,17 @@ func parseZone(z string) *time.Location {
 
 // commit is a decoded commit object. Headers other than these (gpgsig, mergetag, encoding) are
 // skipped when reading and never written.
-type commit struct {
-	Tree      plumbing.Hash
-	Parents   []plumbing.Hash
-	Author    signature
-	Committer signature
+type Commit struct {
+	Tree      Hash
+	Parents   []Hash
+	Author    Signature
+	Committer Signature
 	Message   string
 }
 
-// decodeCommit parses a commit's content: headers, a blank line, the message as stored.
-func decodeCommit(content []byte) (*commit, error) {
+// decodeCommit parses a commit's content: headers, a blank line, the message as stored; ids must
+// be in format f.
+func DecodeCommit(content []byte, f ObjectFormat) (*Commit, error) {
 	headers, msg, ok := bytes.Cut(content, []byte("\n\n"))
 	if !ok {
 		if !bytes.HasSuffix(content, []byte("\n")) {
@@ -164,18 +166,18 @@ func decodeCommit(content []byte) (*commit, error) {
 		}
 		headers = content[:len(content)-1] // headers only, empty message
 	}
-	c := &commit{Message: string(msg)}
+	c := &Commit{Message: string(msg)}
 	var sawTree bool
 	for _, line := range bytes.Split(headers, []byte("\n")) {
 		key, val, _ := bytes.Cut(line, []byte(" "))
 		var err error
 		switch string(key) {
 		case "tree":
-			c.Tree, err = parseHash(val)
+			c.Tree, err = parseHash(val, f)
 			sawTree = true
 		case "parent":
-			var p plumbing.Hash
-			p, err = parseHash(val)
+			var p Hash
+			p, err = parseHash(val, f)
 			c.Parents = append(c.Parents, p)
 		case "author":
 			c.Author, err = decodeSignature(val)
@@ -192,17 +194,16 @@ func decodeCommit(content []byte) (*commit, error) {
 	return c, nil
 }
 
-func parseHash(text []byte) (plumbing.Hash, error) {
-	var h plumbing.Hash
-	if len(text) != 2*len(h) || !isLowerHex(string(text)) {
-		return plumbing.ZeroHash, fmt.Errorf("%q is not an object id", text)
+func parseHash(text []byte, f ObjectFormat) (Hash, error) {
+	h, ok := f.parseID(string(text))
+	if !ok || h.IsZero() {
+		return ZeroHash, fmt.Errorf("%q is not a %s object id", text, f)
 	}
-	hex.Decode(h[:], text) // cannot fail: checked above
 	return h, nil
 }
 
 // encode writes a commit's content exactly as git does.
-func (c *commit) encode() []byte {
+func (c *Commit) Encode() []byte {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "tree %s\n", c.Tree)
 	for _, p := range c.Parents {
@@ -219,8 +220,8 @@ func (c *commit) encode() []byte {
 
 // readObject reads an object that must be of type want. A missing object keeps its
 // plumbing.ErrObjectNotFound (a concurrent gc may have moved it; see retryTransient).
-func (s *Store) readObject(h plumbing.Hash, want plumbing.ObjectType) ([]byte, error) {
-	typ, content, err := s.st.raw(h)
+func (s *Repo) ReadObject(h Hash, want plumbing.ObjectType) ([]byte, error) {
+	typ, content, err := s.st.Raw(h)
 	if err != nil {
 		return nil, err
 	}
@@ -231,12 +232,12 @@ func (s *Store) readObject(h plumbing.Hash, want plumbing.ObjectType) ([]byte, e
 }
 
 // getTree reads and decodes a tree object.
-func (s *Store) getTree(h plumbing.Hash) (*tree, error) {
-	content, err := s.readObject(h, plumbing.TreeObject)
+func (s *Repo) GetTree(h Hash) (*Tree, error) {
+	content, err := s.ReadObject(h, plumbing.TreeObject)
 	if err != nil {
 		return nil, err
 	}
-	t, err := decodeTree(content)
+	t, err := DecodeTree(content, s.st.format)
 	if err != nil {
 		return nil, fmt.Errorf("tree %s is corrupt: %w", h, err)
 	}
@@ -244,12 +245,12 @@ func (s *Store) getTree(h plumbing.Hash) (*tree, error) {
 }
 
 // getCommit reads and decodes a commit object.
-func (s *Store) getCommit(h plumbing.Hash) (*commit, error) {
-	content, err := s.readObject(h, plumbing.CommitObject)
+func (s *Repo) GetCommit(h Hash) (*Commit, error) {
+	content, err := s.ReadObject(h, plumbing.CommitObject)
 	if err != nil {
 		return nil, err
 	}
-	c, err := decodeCommit(content)
+	c, err := DecodeCommit(content, s.st.format)
 	if err != nil {
 		return nil, fmt.Errorf("commit %s is corrupt: %w", h, err)
 	}
@@ -258,29 +259,18 @@ func (s *Store) getCommit(h plumbing.Hash) (*commit, error) {
 
 // findPath finds the entry at a slash-separated path below t, reading subtrees on the way; ok is
 // false when some component is missing or is not a directory.
-func (s *Store) findPath(t *tree, path string) (e treeEntry, ok bool, err error) {
+func (s *Repo) FindPath(t *Tree, path string) (e TreeEntry, ok bool, err error) {
 	for {
 		name, rest, more := strings.Cut(path, "/")
-		if e, ok = t.entry(name); !ok || !more {
+		if e, ok = t.Entry(name); !ok || !more {
 			return e, ok, nil
 		}
 		if e.Mode != filemode.Dir {
-			return treeEntry{}, false, nil
+			return TreeEntry{}, false, nil
 		}
-		if t, err = s.getTree(e.Hash); err != nil {
-			return treeEntry{}, false, err
+		if t, err = s.GetTree(e.Hash); err != nil {
+			return TreeEntry{}, false, err
 		}
 		path = rest
 	}
-}
-
-// putTree writes a tree of entries (sorted in place).
-func (b *builder) putTree(entries []treeEntry) (plumbing.Hash, error) {
-	return b.put(plumbing.TreeObject, encodeTree(entries))
-}
-
-// putCommitObject writes a commit with the given parents (one for an append, two for a merge).
-func (b *builder) putCommitObject(sig signature, root plumbing.Hash, parents []plumbing.Hash, message string) (plumbing.Hash, error) {
-	c := &commit{Tree: root, Parents: parents, Author: sig, Committer: sig, Message: message}
-	return b.put(plumbing.CommitObject, c.encode())
 }

@@ -1,4 +1,4 @@
-package gitstore
+package gitrepo
 
 import (
 	"errors"
@@ -13,29 +13,30 @@ import (
 )
 
 // Facts answers guards' questions about the repository (guards.GitFacts).
-type Facts struct{ s *Store }
+type Facts struct{ s *Repo }
 
 // Facts returns the repository facts guards read.
-func (s *Store) Facts() Facts { return Facts{s: s} }
+func (s *Repo) Facts() Facts { return Facts{s: s} }
 
-// BranchTip returns the commit at the tip of a local branch.
+// BranchTip returns the commit at the tip of a local branch (Location.BranchTip, with the error
+// guards want when there is none).
 func (f Facts) BranchTip(branch string) (string, error) {
-	name := branch
-	if !strings.HasPrefix(name, "refs/") {
-		name = "refs/heads/" + branch
-	}
-	h, ok, err := readRef(f.s.Loc.CommonDir, name)
+	tip, ok, err := f.s.Loc.BranchTip(branch)
 	if err != nil {
 		return "", err
 	}
 	if !ok {
+		name := branch
+		if !strings.HasPrefix(name, "refs/") {
+			name = "refs/heads/" + branch
+		}
 		if head, _ := os.ReadFile(filepath.Join(f.s.Loc.GitDir, "HEAD")); strings.TrimSpace(string(head)) == "ref: "+name {
 			// The branch checked out has no commit yet (a new repository): switching to it is no fix.
 			return "", &MissingBranchError{Branch: branch, Unborn: true}
 		}
 		return "", &MissingBranchError{Branch: branch}
 	}
-	return h.String(), nil
+	return tip, nil
 }
 
 // MissingBranchError: the workflow's branch has no commit, because it does not exist or because
@@ -66,7 +67,7 @@ func (f Facts) ResolveRef(name string) (string, bool, error) {
 		if !strings.HasPrefix(full, "refs/") {
 			continue
 		}
-		h, ok, err := readRef(f.s.Loc.CommonDir, full)
+		h, ok, err := ReadRef(f.s.Loc.CommonDir, full)
 		if err != nil {
 			return "", false, err
 		}
@@ -93,7 +94,7 @@ func (f Facts) DirFiles(commit, dir string) (map[string][]byte, error) {
 	if err != nil || !ok || e.Mode != filemode.Dir {
 		return nil, err
 	}
-	t, err := f.s.getTree(e.Hash)
+	t, err := f.s.GetTree(e.Hash)
 	if err != nil {
 		return nil, err
 	}
@@ -102,7 +103,7 @@ func (f Facts) DirFiles(commit, dir string) (map[string][]byte, error) {
 		if entry.Mode != filemode.Regular && entry.Mode != filemode.Executable && entry.Mode != filemode.Deprecated {
 			continue // symlinks and submodules are not files to read
 		}
-		if out[entry.Name], err = f.s.readObject(entry.Hash, plumbing.BlobObject); err != nil {
+		if out[entry.Name], err = f.s.ReadObject(entry.Hash, plumbing.BlobObject); err != nil {
 			return nil, err
 		}
 	}
@@ -110,32 +111,25 @@ func (f Facts) DirFiles(commit, dir string) (map[string][]byte, error) {
 }
 
 // at finds the tree entry at a slash path in commit's tree.
-func (f Facts) at(commit, path string) (treeEntry, bool, error) {
-	c, err := f.s.getCommit(plumbing.NewHash(commit))
-	if err != nil {
-		return treeEntry{}, false, fmt.Errorf("read commit %s: %w", commit, err)
+func (f Facts) at(commit, path string) (TreeEntry, bool, error) {
+	h, ok := f.s.st.format.parseID(commit)
+	if !ok {
+		return TreeEntry{}, false, fmt.Errorf("%q is not a %s commit id", commit, f.s.st.format)
 	}
-	root, err := f.s.getTree(c.Tree)
+	c, err := f.s.GetCommit(h)
 	if err != nil {
-		return treeEntry{}, false, fmt.Errorf("read tree of %s: %w", commit, err)
+		return TreeEntry{}, false, fmt.Errorf("read commit %s: %w", commit, err)
 	}
-	return f.s.findPath(root, strings.TrimPrefix(path, "./"))
+	root, err := f.s.GetTree(c.Tree)
+	if err != nil {
+		return TreeEntry{}, false, fmt.Errorf("read tree of %s: %w", commit, err)
+	}
+	return f.s.FindPath(root, strings.TrimPrefix(path, "./"))
 }
 
 // IsAncestor reports whether ancestor is reachable from descendant (a commit is its own ancestor).
 func (f Facts) IsAncestor(ancestor, descendant string) (bool, error) {
-	if ancestor == descendant {
-		return true, nil
-	}
-	_, err := gitCmd(f.s.Loc.CommonDir, nil, "merge-base", "--is-ancestor", ancestor, descendant)
-	if err == nil {
-		return true, nil
-	}
-	var ee interface{ ExitCode() int }
-	if errors.As(err, &ee) && ee.ExitCode() == 1 {
-		return false, nil
-	}
-	return false, fmt.Errorf("git merge-base --is-ancestor %s %s: %w", ancestor, descendant, err)
+	return f.s.Loc.IsAncestor(ancestor, descendant)
 }
 
 // SymbolicTarget reads a symbolic ref (such as refs/remotes/origin/HEAD) without following it: the

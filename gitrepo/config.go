@@ -1,4 +1,4 @@
-package gitstore
+package gitrepo
 
 import (
 	"bytes"
@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -14,12 +15,15 @@ import (
 	gitconfig "github.com/go-git/go-git/v5/plumbing/format/config"
 )
 
-// loadConfig reads the git configuration that exarchos uses (user.* and exarchos.*). In the common
-// case it parses the config files itself, in git's order, because a `git config` process costs
-// 2-3 ms on every write and hooks write on counted tool calls; whenever something only git can
-// resolve is involved (include directives, GIT_CONFIG_* variables, an identity it did not find),
-// it asks the git binary, so every scope behaves exactly as in git.
-func (s *Store) loadConfig() map[string][]string {
+// ErrNoIdentity means no user.name or user.email is configured.
+var ErrNoIdentity = errors.New("no git identity")
+
+// loadConfig reads the git configuration, every scope. It is the one config reader of exarchos. In
+// the common case it parses the config files itself, in git's order, because a `git config`
+// process costs 2-3 ms on every write and hooks write on counted tool calls; whenever something
+// only git can resolve is involved (include directives, GIT_CONFIG_* variables, an identity it did
+// not find), it asks the git binary, so every scope behaves exactly as in git.
+func (s *Repo) loadConfig() map[string][]string {
 	if s.config != nil {
 		return s.config
 	}
@@ -31,35 +35,72 @@ func (s *Store) loadConfig() map[string][]string {
 	return s.config
 }
 
-// configFromGit asks the git binary for the keys exarchos uses.
-func (s *Store) configFromGit() map[string][]string {
+// configFromGit asks the git binary for the whole configuration.
+func (s *Repo) configFromGit() map[string][]string {
 	cfg := map[string][]string{}
-	out, err := gitCmd(s.Loc.GitDir, nil, "config", "-z", "--get-regexp", `^(user\.(name|email|signingkey)|gpg\..*|exarchos\..*)$`)
+	out, err := s.Loc.Git(nil, "config", "-z", "--list")
 	if err != nil {
-		return cfg // exit 1: nothing matched
+		return cfg
 	}
-	for _, rec := range bytes.Split(out, []byte{0}) {
-		if len(rec) == 0 {
+	for _, rec := range strings.Split(out, "\x00") {
+		if rec == "" {
 			continue
 		}
-		k, v, _ := strings.Cut(string(rec), "\n")
-		k = strings.ToLower(k)
+		k, v, _ := strings.Cut(rec, "\n")
+		k = configKey(k)
 		cfg[k] = append(cfg[k], v)
 	}
 	return cfg
 }
 
-// Config returns the last value of a git config key (keys are case-insensitive, as in git).
-func (s *Store) Config(key string) (string, bool) {
-	vals := s.loadConfig()[strings.ToLower(key)]
+// configKey spells a key as git compares it: section and name are case-insensitive, a
+// subsection ("branch.<name>.remote") is not.
+func configKey(key string) string {
+	first := strings.IndexByte(key, '.')
+	last := strings.LastIndexByte(key, '.')
+	if first < 0 || first == last {
+		return strings.ToLower(key)
+	}
+	return strings.ToLower(key[:first]) + key[first:last] + strings.ToLower(key[last:])
+}
+
+// ConfigRemotes lists the remotes that have a URL, in name order, from the configuration already
+// read (no git process).
+func (s *Repo) ConfigRemotes() []string {
+	var names []string
+	for k := range s.loadConfig() {
+		if name, ok := strings.CutPrefix(k, "remote."); ok && strings.HasSuffix(name, ".url") {
+			names = append(names, strings.TrimSuffix(name, ".url"))
+		}
+	}
+	sort.Strings(names)
+	return names
+}
+
+// Config returns the last value of a git config key.
+func (s *Repo) Config(key string) (string, bool) {
+	vals := s.ConfigAll(key)
 	if len(vals) == 0 {
 		return "", false
 	}
 	return vals[len(vals)-1], true
 }
 
+// ConfigAll returns every value of a multi-valued key (remote.<name>.fetch), in git's order.
+func (s *Repo) ConfigAll(key string) []string {
+	return s.loadConfig()[configKey(key)]
+}
+
+// AddConfig adds a value to a key in the repository's config, through git (which locks the file),
+// and forgets the cached configuration.
+func (s *Repo) AddConfig(key, value string) error {
+	s.config = nil
+	_, err := s.Loc.Git(nil, "config", "--add", key, value)
+	return err
+}
+
 // ConfigBool reads a boolean git config key the way git spells booleans.
-func (s *Store) ConfigBool(key string) bool {
+func (s *Repo) ConfigBool(key string) bool {
 	v, ok := s.Config(key)
 	if !ok {
 		return false
@@ -72,7 +113,7 @@ func (s *Store) ConfigBool(key string) bool {
 }
 
 // ConfigInt reads an integer git config key, or def when unset or not a number.
-func (s *Store) ConfigInt(key string, def int) int {
+func (s *Repo) ConfigInt(key string, def int) int {
 	v, ok := s.Config(key)
 	if !ok {
 		return def
@@ -86,7 +127,7 @@ func (s *Store) ConfigInt(key string, def int) int {
 
 // Actor is "Name <email>" of whoever runs the command: GIT_AUTHOR_NAME/EMAIL, else user.name and
 // user.email. Unlike git, it never guesses an identity from the host name: the log is an audit trail.
-func (s *Store) Actor() (string, error) {
+func (s *Repo) Actor() (string, error) {
 	name, email := os.Getenv("GIT_AUTHOR_NAME"), os.Getenv("GIT_AUTHOR_EMAIL")
 	if name == "" {
 		name, _ = s.Config("user.name")
@@ -100,18 +141,19 @@ func (s *Store) Actor() (string, error) {
 	return fmt.Sprintf("%s <%s>", name, email), nil
 }
 
-func (s *Store) signature() (signature, error) {
+// Signature is the author and committer line of a commit made now by whoever runs the command.
+func (s *Repo) Signature(now time.Time) (Signature, error) {
 	actor, err := s.Actor()
 	if err != nil {
-		return signature{}, err
+		return Signature{}, err
 	}
 	name, rest, _ := strings.Cut(actor, " <")
-	return signature{Name: name, Email: strings.TrimSuffix(rest, ">"), When: s.Now().Truncate(time.Second)}, nil
+	return Signature{Name: name, Email: strings.TrimSuffix(rest, ">"), When: now.Truncate(time.Second)}, nil
 }
 
-// readConfigFiles parses system, global (XDG, then ~/.gitconfig), repository and worktree config,
-// keeping user.name, user.email, user.signingKey, gpg.* and exarchos.*; ok is false when git must be asked instead.
-func (s *Store) readConfigFiles() (map[string][]string, bool) {
+// readConfigFiles parses system, global (XDG, then ~/.gitconfig), repository and worktree config;
+// ok is false when git must be asked instead.
+func (s *Repo) readConfigFiles() (map[string][]string, bool) {
 	for _, env := range []string{"GIT_CONFIG", "GIT_CONFIG_PARAMETERS", "GIT_CONFIG_COUNT", "GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM"} {
 		if os.Getenv(env) != "" {
 			return nil, false
@@ -158,15 +200,9 @@ func (s *Store) readConfigFiles() (map[string][]string, bool) {
 					}
 				}
 			}
-			if name != "user" && name != "exarchos" && name != "gpg" { // gpg.*, user.signingKey: decisions are signed with git's setup
-				continue
-			}
 			add := func(prefix string, opts gitconfig.Options) {
 				for _, o := range opts {
-					key := strings.ToLower(prefix + o.Key)
-					if name == "user" && key != "user.name" && key != "user.email" && key != "user.signingkey" {
-						continue
-					}
+					key := prefix + strings.ToLower(o.Key)
 					out[key] = append(out[key], o.Value)
 				}
 			}

@@ -1,4 +1,4 @@
-package gitstore
+package gitrepo
 
 import (
 	"bytes"
@@ -22,7 +22,7 @@ func gitRaw(t *testing.T, dir, stdin string, env []string, args ...string) []byt
 	t.Helper()
 	cmd := exec.Command("git", args...)
 	cmd.Dir = dir
-	cmd.Env = append(append(cleanGitEnv(), "GIT_CONFIG_NOSYSTEM=1"), env...)
+	cmd.Env = append(append(CleanGitEnv(), "GIT_CONFIG_NOSYSTEM=1"), env...)
 	cmd.Stdin = strings.NewReader(stdin)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
@@ -31,28 +31,28 @@ func gitRaw(t *testing.T, dir, stdin string, env []string, args ...string) []byt
 	return out
 }
 
-func gitHash(t *testing.T, dir, stdin string, env []string, args ...string) plumbing.Hash {
+func gitHash(t *testing.T, dir, stdin string, env []string, args ...string) Hash {
 	t.Helper()
-	return plumbing.NewHash(strings.TrimSpace(string(gitRaw(t, dir, stdin, env, args...))))
+	return mustHash(strings.TrimSpace(string(gitRaw(t, dir, stdin, env, args...))))
 }
 
 // TestTreeCodecMatchesGit decodes trees written by `git mktree` and encodes them back, from
 // shuffled entries, to the same bytes.
 func TestTreeCodecMatchesGit(t *testing.T) {
 	dir := newRepo(t)
-	blob := func(content string) plumbing.Hash {
+	blob := func(content string) Hash {
 		return gitHash(t, dir, content, nil, "hash-object", "-w", "--stdin")
 	}
-	head := plumbing.NewHash(git(t, dir, "rev-parse", "HEAD"))
+	head := mustHash(git(t, dir, "rev-parse", "HEAD"))
 	sub := gitHash(t, dir, "100644 blob "+blob("inner\n").String()+"\tinner.txt\n", nil, "mktree")
 
 	tests := []struct {
 		name    string
-		entries []treeEntry
+		entries []TreeEntry
 	}{
 		{"empty", nil},
-		{"one file", []treeEntry{{"README", filemode.Regular, blob("hello\n")}}},
-		{"every mode", []treeEntry{
+		{"one file", []TreeEntry{{"README", filemode.Regular, blob("hello\n")}}},
+		{"every mode", []TreeEntry{
 			{"dir", filemode.Dir, sub},
 			{"file.txt", filemode.Regular, blob("text\n")},
 			{"link", filemode.Symlink, blob("file.txt")},
@@ -60,14 +60,14 @@ func TestTreeCodecMatchesGit(t *testing.T) {
 			{"vendor", filemode.Submodule, head},
 		}},
 		// "a" is a directory, so it sorts as "a/": after "a.b" ('.' < '/') and before "a0".
-		{"directory sort rule", []treeEntry{
+		{"directory sort rule", []TreeEntry{
 			{"a", filemode.Dir, sub},
 			{"a.b", filemode.Regular, blob("1\n")},
 			{"a0", filemode.Regular, blob("2\n")},
 			{"a-", filemode.Dir, sub},
 			{"b", filemode.Regular, blob("3\n")},
 		}},
-		{"names with spaces and unicode", []treeEntry{
+		{"names with spaces and unicode", []TreeEntry{
 			{"with space", filemode.Regular, blob("1\n")},
 			{"ünïcode", filemode.Regular, blob("2\n")},
 		}},
@@ -85,23 +85,23 @@ func TestTreeCodecMatchesGit(t *testing.T) {
 			want := gitHash(t, dir, in.String(), nil, "mktree")
 			raw := gitRaw(t, dir, "", nil, "cat-file", "tree", want.String())
 
-			got, err := decodeTree(raw)
+			got, err := DecodeTree(raw, SHA1)
 			require.NoError(t, err)
 			require.Len(t, got.Entries, len(tc.entries))
 			for _, e := range tc.entries {
-				found, ok := got.entry(e.Name)
+				found, ok := got.Entry(e.Name)
 				require.True(t, ok, e.Name)
 				assert.Equal(t, e, found)
 			}
 
-			shuffled := append([]treeEntry(nil), tc.entries...)
+			shuffled := append([]TreeEntry(nil), tc.entries...)
 			rand.Shuffle(len(shuffled), func(i, j int) { shuffled[i], shuffled[j] = shuffled[j], shuffled[i] })
-			enc := encodeTree(shuffled)
+			enc := EncodeTree(shuffled)
 			require.Equal(t, string(raw), string(enc))
 			assert.Equal(t, got.Entries, shuffled, "sorted in git's order")
-			assert.Equal(t, want, plumbing.ComputeHash(plumbing.TreeObject, enc))
+			assert.Equal(t, want, SHA1.Sum(plumbing.TreeObject, enc))
 
-			_, ok := got.entry("missing")
+			_, ok := got.Entry("missing")
 			assert.False(t, ok)
 		})
 	}
@@ -111,8 +111,8 @@ func TestTreeCodecMatchesGit(t *testing.T) {
 // the same bytes.
 func TestCommitCodecMatchesGit(t *testing.T) {
 	dir := newRepo(t)
-	tree := plumbing.NewHash(git(t, dir, "rev-parse", "HEAD^{tree}"))
-	p1 := plumbing.NewHash(git(t, dir, "rev-parse", "HEAD"))
+	tree := mustHash(git(t, dir, "rev-parse", "HEAD^{tree}"))
+	p1 := mustHash(git(t, dir, "rev-parse", "HEAD"))
 	p2 := gitHash(t, dir, "other\n", nil, "commit-tree", tree.String())
 	ident := func(role, name, email, date string) []string {
 		return []string{"GIT_" + role + "_NAME=" + name, "GIT_" + role + "_EMAIL=" + email, "GIT_" + role + "_DATE=" + date}
@@ -122,34 +122,34 @@ func TestCommitCodecMatchesGit(t *testing.T) {
 	tests := []struct {
 		name    string
 		env     []string
-		parents []plumbing.Hash
+		parents []Hash
 		message string
-		author  signature
-		commit  signature
+		author  Signature
+		commit  Signature
 	}{
 		{
 			name: "root commit, UTC", message: "first\n",
 			env:    append(ident("AUTHOR", "Ann", "ann@example.com", "1700000000 +0000"), ident("COMMITTER", "Ann", "ann@example.com", "1700000000 +0000")...),
-			author: signature{"Ann", "ann@example.com", time.Unix(1700000000, 0).UTC()},
-			commit: signature{"Ann", "ann@example.com", time.Unix(1700000000, 0).UTC()},
+			author: Signature{"Ann", "ann@example.com", time.Unix(1700000000, 0).UTC()},
+			commit: Signature{"Ann", "ann@example.com", time.Unix(1700000000, 0).UTC()},
 		},
 		{
-			name: "one parent, +0530 and -0800", parents: []plumbing.Hash{p1}, message: "subject\n\nbody line\n\nExarchos-Events: 3\n",
+			name: "one parent, +0530 and -0800", parents: []Hash{p1}, message: "subject\n\nbody line\n\nExarchos-Events: 3\n",
 			env:    append(ident("AUTHOR", "Ravi K", "ravi@example.in", "1700000100 +0530"), ident("COMMITTER", "Bo", "bo@example.com", "1700000200 -0800")...),
-			author: signature{"Ravi K", "ravi@example.in", time.Unix(1700000100, 0).In(ist)},
-			commit: signature{"Bo", "bo@example.com", time.Unix(1700000200, 0).In(pst)},
+			author: Signature{"Ravi K", "ravi@example.in", time.Unix(1700000100, 0).In(ist)},
+			commit: Signature{"Bo", "bo@example.com", time.Unix(1700000200, 0).In(pst)},
 		},
 		{
-			name: "merge with two parents", parents: []plumbing.Hash{p1, p2}, message: "merge\n",
+			name: "merge with two parents", parents: []Hash{p1, p2}, message: "merge\n",
 			env:    append(ident("AUTHOR", "Ann", "ann@example.com", "1700000300 +0100"), ident("COMMITTER", "Ann", "ann@example.com", "1700000300 +0100")...),
-			author: signature{"Ann", "ann@example.com", time.Unix(1700000300, 0).In(time.FixedZone("", 3600))},
-			commit: signature{"Ann", "ann@example.com", time.Unix(1700000300, 0).In(time.FixedZone("", 3600))},
+			author: Signature{"Ann", "ann@example.com", time.Unix(1700000300, 0).In(time.FixedZone("", 3600))},
+			commit: Signature{"Ann", "ann@example.com", time.Unix(1700000300, 0).In(time.FixedZone("", 3600))},
 		},
 		{
-			name: "message without trailing newline", parents: []plumbing.Hash{p2}, message: "no newline at the end",
+			name: "message without trailing newline", parents: []Hash{p2}, message: "no newline at the end",
 			env:    append(ident("AUTHOR", "Ann", "ann@example.com", "1700000400 +0000"), ident("COMMITTER", "Ann", "ann@example.com", "1700000400 +0000")...),
-			author: signature{"Ann", "ann@example.com", time.Unix(1700000400, 0).UTC()},
-			commit: signature{"Ann", "ann@example.com", time.Unix(1700000400, 0).UTC()},
+			author: Signature{"Ann", "ann@example.com", time.Unix(1700000400, 0).UTC()},
+			commit: Signature{"Ann", "ann@example.com", time.Unix(1700000400, 0).UTC()},
 		},
 	}
 	for _, tc := range tests {
@@ -161,12 +161,12 @@ func TestCommitCodecMatchesGit(t *testing.T) {
 			h := gitHash(t, dir, tc.message, tc.env, args...)
 			raw := gitRaw(t, dir, "", nil, "cat-file", "commit", h.String())
 
-			c, err := decodeCommit(raw)
+			c, err := DecodeCommit(raw, SHA1)
 			require.NoError(t, err)
 			assert.Equal(t, tree, c.Tree)
 			assert.Equal(t, tc.parents, c.Parents)
 			assert.Equal(t, tc.message, c.Message)
-			for _, pair := range [][2]signature{{tc.author, c.Author}, {tc.commit, c.Committer}} {
+			for _, pair := range [][2]Signature{{tc.author, c.Author}, {tc.commit, c.Committer}} {
 				assert.Equal(t, pair[0].Name, pair[1].Name)
 				assert.Equal(t, pair[0].Email, pair[1].Email)
 				assert.True(t, pair[0].When.Equal(pair[1].When), "%v != %v", pair[0].When, pair[1].When)
@@ -175,9 +175,9 @@ func TestCommitCodecMatchesGit(t *testing.T) {
 				assert.Equal(t, wantOff, gotOff)
 			}
 
-			require.Equal(t, string(raw), string(c.encode()))
-			fresh := &commit{Tree: tree, Parents: tc.parents, Author: tc.author, Committer: tc.commit, Message: tc.message}
-			require.Equal(t, string(raw), string(fresh.encode()))
+			require.Equal(t, string(raw), string(c.Encode()))
+			fresh := &Commit{Tree: tree, Parents: tc.parents, Author: tc.author, Committer: tc.commit, Message: tc.message}
+			require.Equal(t, string(raw), string(fresh.Encode()))
 		})
 	}
 }
@@ -189,7 +189,7 @@ func TestCommitWithSignatureHeaders(t *testing.T) {
 		"committer C <c@x> 1700000001 +0200\n" +
 		"gpgsig -----BEGIN PGP SIGNATURE-----\n \n abc\n -----END PGP SIGNATURE-----\n" +
 		"\nmsg\n"
-	c, err := decodeCommit([]byte(raw))
+	c, err := DecodeCommit([]byte(raw), SHA1)
 	require.NoError(t, err)
 	assert.Equal(t, "msg\n", c.Message)
 	assert.Equal(t, "C", c.Committer.Name)
@@ -206,7 +206,7 @@ func TestCodecRejectsCorruptObjects(t *testing.T) {
 		"committer no time":  "tree " + hash + "\ncommitter C <c@x>\n\nmsg",
 		"no blank line":      "tree " + hash,
 	} {
-		_, err := decodeCommit([]byte(raw))
+		_, err := DecodeCommit([]byte(raw), SHA1)
 		assert.Error(t, err, name)
 	}
 	id := bytes.Repeat([]byte{0xab}, 20)
@@ -216,7 +216,7 @@ func TestCodecRejectsCorruptObjects(t *testing.T) {
 		"bad mode":     append([]byte("10064x f\x00"), id...),
 		"no nul":       []byte("100644 f"),
 	} {
-		_, err := decodeTree(raw)
+		_, err := DecodeTree(raw, SHA1)
 		assert.Error(t, err, name)
 	}
 }
@@ -225,18 +225,18 @@ func TestCodecRejectsCorruptObjects(t *testing.T) {
 // runs); a wrong type or corrupt content names the object.
 func TestGetObjectErrors(t *testing.T) {
 	dir := newRepo(t)
-	s := openStore(t, dir)
+	s := openRepo(t, dir)
 	blob := gitHash(t, dir, "not a commit\n", nil, "hash-object", "-w", "--stdin")
 	badTree := gitHash(t, dir, "100644 f", nil, "hash-object", "-w", "-t", "tree", "--literally", "--stdin")
 
-	_, err := s.getCommit(plumbing.NewHash(strings.Repeat("12", 20)))
+	_, err := s.GetCommit(mustHash(strings.Repeat("12", 20)))
 	require.True(t, errors.Is(err, plumbing.ErrObjectNotFound), "%v", err)
-	_, err = s.getCommit(blob)
+	_, err = s.GetCommit(blob)
 	require.ErrorContains(t, err, blob.String())
-	_, err = s.getTree(badTree)
+	_, err = s.GetTree(badTree)
 	require.ErrorContains(t, err, "tree "+badTree.String()+" is corrupt")
 
-	c, err := s.getCommit(plumbing.NewHash(git(t, dir, "rev-parse", "HEAD")))
+	c, err := s.GetCommit(mustHash(git(t, dir, "rev-parse", "HEAD")))
 	require.NoError(t, err)
 	assert.Equal(t, "initial\n", c.Message)
 	assert.Equal(t, "Test User", c.Author.Name)
@@ -253,7 +253,7 @@ func TestFileExistsWalksSubtrees(t *testing.T) {
 	git(t, dir, "add", ".")
 	git(t, dir, "commit", "-q", "-m", "files")
 	head := git(t, dir, "rev-parse", "HEAD")
-	f := openStore(t, dir).Facts()
+	f := openRepo(t, dir).Facts()
 	for path, want := range map[string]bool{
 		"README":                  true,
 		"./README":                true,
@@ -291,7 +291,7 @@ func TestDirFiles(t *testing.T) {
 	// A file written after the commit is not part of it.
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "defs", "uncommitted.yaml"), []byte("x"), 0o644))
 
-	facts := openStore(t, dir).Facts()
+	facts := openRepo(t, dir).Facts()
 	files, err := facts.DirFiles(head, "defs")
 	require.NoError(t, err)
 	assert.Equal(t, map[string][]byte{"a.yaml": []byte("type: a\n"), "b.yml": []byte("type: b\n")}, files,

@@ -1,0 +1,70 @@
+package app_test
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/exarchos/git-exarchos/app"
+	"github.com/exarchos/git-exarchos/workflow"
+)
+
+// TestCancelCompensatesResourcesAMergeBrings: one clone cancels while another starts a task
+// worktree; once the second pulls, its workflow is cancelled with a worktree nobody compensated.
+// Running cancel there again compensates it (the work kept under refs/exarchos-rescue/), and a
+// further cancel is a no-op that succeeds.
+func TestCancelCompensatesResourcesAMergeBrings(t *testing.T) {
+	tm := newTeam(t, 2)
+	a, b := tm.clones[0], tm.clones[1]
+	if _, err := a.Init(workflow.Init{Feature: "login", Type: "feature", Branch: "main"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Execute("login", workflow.AddTask{ID: "t1"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := app.Push(a, app.PushOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := app.Pull(b, app.PullOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if res, err := app.Cancel(a, app.CancelOptions{Feature: "login", Reason: "dropped"}); err != nil || !res.Cancelled() {
+		t.Fatalf("%+v %v", res, err)
+	}
+	if _, err := app.Push(a, app.PushOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	started, err := app.StartTask(b, app.TaskStartOptions{Feature: "login", Task: "t1", Worktree: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wt := started.Worktree.Path
+	if err := os.WriteFile(filepath.Join(wt, "work.txt"), []byte("started on b\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := app.Pull(b, app.PullOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	st, _, err := b.State("login")
+	if err != nil || st.Phase != "cancelled" || len(workflow.CompensationPlan(st)) == 0 {
+		t.Fatalf("after the merge: phase %s, plan %v, %v", st.Phase, workflow.CompensationPlan(st), err)
+	}
+	res, err := app.Cancel(b, app.CancelOptions{Feature: "login"})
+	if err != nil || !res.Cancelled() || len(res.Steps) == 0 {
+		t.Fatalf("cancel again: %+v %v", res, err)
+	}
+	if _, err := os.Stat(wt); !os.IsNotExist(err) {
+		t.Fatalf("the worktree is still there: %v", err)
+	}
+	if st, _, _ = b.State("login"); len(workflow.CompensationPlan(st)) != 0 {
+		t.Fatalf("left: %v", workflow.CompensationPlan(st))
+	}
+	list, err := app.RescueList(b, app.RescueListOptions{Feature: "login"})
+	if err != nil || len(list.Rescues) != 1 || len(list.Rescues[0].Changed) != 1 || list.Rescues[0].Changed[0] != "A work.txt" {
+		t.Fatalf("rescues %+v %v", list, err)
+	}
+	head := git(t, tm.dirs[1], "rev-parse", "refs/exarchos/login")
+	if res, err := app.Cancel(b, app.CancelOptions{Feature: "login"}); err != nil || len(res.Steps) != 0 || git(t, tm.dirs[1], "rev-parse", "refs/exarchos/login") != head {
+		t.Fatalf("a finished cancel again: %+v %v", res, err)
+	}
+}

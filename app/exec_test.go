@@ -1,0 +1,173 @@
+package app
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/exarchos/git-exarchos/gitstore"
+	"github.com/exarchos/git-exarchos/workflow"
+)
+
+func commits(t *testing.T, dir, feature string) int {
+	t.Helper()
+	n, err := strconv.Atoi(git(t, dir, "rev-list", "--count", "refs/exarchos/"+feature))
+	require.NoError(t, err)
+	return n
+}
+
+func eventTypes(t *testing.T, r *Repo, feature string) []string {
+	t.Helper()
+	lg, err := Log(r, LogOptions{Feature: feature})
+	require.NoError(t, err)
+	var out []string
+	for _, e := range lg.Events {
+		out = append(out, e.Type)
+	}
+	return out
+}
+
+// TestOneCommitPerCall: a call writes one commit holding everything it records — the hook's
+// denial waiting in the journal rides with a `set`, and a refused transition's guard.failed with
+// the denials is one commit too (it used to be a second full write).
+func TestOneCommitPerCall(t *testing.T) {
+	dir, r := newRepo(t, "main")
+	_, err := Init(r, InitOptions{Feature: "f", Type: "feature"})
+	require.NoError(t, err)
+
+	deny := func(id string) {
+		require.NoError(t, r.journal("f", workflow.NewEvent{ID: id, Type: workflow.EventToolDenied, Data: map[string]string{"tool": "Edit"}}))
+	}
+	deny("deny-1")
+	before := commits(t, dir, "f")
+	_, err = Set(r, SetOptions{Feature: "f", Assignments: []string{"owner=\"ana\""}})
+	require.NoError(t, err)
+	assert.Equal(t, before+1, commits(t, dir, "f"), "one set after one hook denial: one commit")
+	types := eventTypes(t, r, "f")
+	assert.Equal(t, []string{workflow.EventToolDenied, workflow.EventFieldSet}, types[len(types)-2:])
+
+	deny("deny-2")
+	before = commits(t, dir, "f")
+	_, err = Run(r, "f", workflow.TransitionTo{Phase: "plan"}) // no design artifact
+	assert.Equal(t, workflow.CodeGuardFailed, rejection(t, err).Code)
+	assert.Equal(t, before+1, commits(t, dir, "f"), "a refused transition: one commit")
+	types = eventTypes(t, r, "f")
+	assert.Equal(t, []string{workflow.EventToolDenied, workflow.EventGuardFailed}, types[len(types)-2:])
+	st, _, err := r.State("f")
+	require.NoError(t, err)
+	assert.Equal(t, "ideate", st.Phase)
+
+	// The same refusal again in the same visit records nothing new: no commit at all.
+	before = commits(t, dir, "f")
+	_, err = Run(r, "f", workflow.TransitionTo{Phase: "plan"})
+	assert.Equal(t, workflow.CodeGuardFailed, rejection(t, err).Code)
+	assert.Equal(t, before, commits(t, dir, "f"))
+
+	// A refusal that records nothing (bad input) writes nothing, and leaves the journal waiting.
+	deny("deny-3")
+	_, err = Run(r, "f", workflow.TransitionTo{Phase: "no-such-phase"})
+	require.Error(t, err)
+	assert.Equal(t, before, commits(t, dir, "f"))
+	_, err = Set(r, SetOptions{Feature: "f", Assignments: []string{"owner=\"bo\""}})
+	require.NoError(t, err)
+	assert.Equal(t, before+1, commits(t, dir, "f"))
+	assert.Contains(t, eventTypes(t, r, "f"), workflow.EventToolDenied)
+}
+
+// guardedRepo is a repository whose base (main) defines a type "gated" with one shell guard.
+func guardedRepo(t *testing.T, run string) (string, *Repo) {
+	t.Helper()
+	dir, _ := newRepo(t, "main")
+	def := fmt.Sprintf("type: gated\ninitial: a\nphases:\n  - {id: a}\n  - {id: done, kind: final}\ntransitions:\n  - {from: a, to: done, guards: [\"shell:slow\"]}\nguards:\n  slow: {run: %q, timeout: 30s}\n", run)
+	commitFile(t, dir, ".exarchos/workflows/gated.yaml", def)
+	r := reopen(t, dir)
+	_, err := Init(r, InitOptions{Feature: "g", Type: "gated"})
+	require.NoError(t, err)
+	return dir, r
+}
+
+func lines(t *testing.T, p string) int {
+	t.Helper()
+	b, err := os.ReadFile(p)
+	require.NoError(t, err)
+	return strings.Count(string(b), "\n")
+}
+
+// TestShellGuardRunsOnceUnderConcurrentAppends: the guard (1 s) runs before the compare-and-swap
+// loop, once, while 4 writers keep appending; the transition lands and no writer fails.
+func TestShellGuardRunsOnceUnderConcurrentAppends(t *testing.T) {
+	counter := filepath.Join(t.TempDir(), "runs")
+	dir, r := guardedRepo(t, "echo run >> "+counter+"; sleep 1")
+	before := commits(t, dir, "g")
+
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var failures []error
+	appended := 0
+	for w := 0; w < 4; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			wr := reopen(t, dir)
+			for i := 0; ; i++ {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				_, err := wr.Store.Append("g", wr.Projector(), workflow.NewEvent{Type: "team.note", Data: map[string]int{"writer": w, "i": i}})
+				mu.Lock()
+				if err != nil {
+					failures = append(failures, err)
+				} else {
+					appended++
+				}
+				mu.Unlock()
+			}
+		}(w)
+	}
+	res, err := Run(r, "g", workflow.TransitionTo{Phase: "done"})
+	close(stop)
+	wg.Wait()
+	require.NoError(t, err)
+	assert.Equal(t, "done", res.State.Phase)
+	assert.Equal(t, 1, lines(t, counter), "the shell guard ran once")
+	assert.Empty(t, failures, "no writer failed")
+	assert.Greater(t, appended, 4, "the writers appended while the guard ran")
+	assert.Equal(t, before+appended+1, commits(t, dir, "g"))
+}
+
+// TestFactsGatheredAgainWhenTheTipMoves: a verdict is only reused on the branch tip it was read
+// on. The guard's first run moves the tip (as a push during a long guard would): the call gathers
+// again, and the transition is decided on the second run's verdict.
+func TestFactsGatheredAgainWhenTheTipMoves(t *testing.T) {
+	counter := filepath.Join(t.TempDir(), "runs")
+	dir, r := guardedRepo(t, "n=$(cat "+counter+" 2>/dev/null | wc -l); echo run >> "+counter+"; if [ $n -eq 0 ]; then git update-ref refs/heads/main $(git commit-tree -p main -m moved main^{tree}); fi")
+	tip := git(t, dir, "rev-parse", "main")
+	res, err := Run(r, "g", workflow.TransitionTo{Phase: "done"})
+	require.NoError(t, err)
+	assert.Equal(t, "done", res.State.Phase)
+	assert.NotEqual(t, tip, git(t, dir, "rev-parse", "main"))
+	assert.Equal(t, 2, lines(t, counter), "gathered again after the tip moved, once")
+}
+
+// TestFactsThatNeverSettleFailAsConcurrent: when every gathering finds the tip moved again, the
+// call gives up after maxGathers as a concurrent update (exit 5) rather than run the guard inside
+// the write loop, and writes nothing.
+func TestFactsThatNeverSettleFailAsConcurrent(t *testing.T) {
+	counter := filepath.Join(t.TempDir(), "runs")
+	dir, r := guardedRepo(t, "echo run >> "+counter+"; git update-ref refs/heads/main $(git commit-tree -p main -m moved main^{tree})")
+	head := git(t, dir, "rev-parse", "refs/exarchos/g")
+	_, err := Run(r, "g", workflow.TransitionTo{Phase: "done"})
+	require.ErrorIs(t, err, gitstore.ErrConcurrent)
+	assert.Equal(t, maxGathers, lines(t, counter))
+	assert.Equal(t, head, git(t, dir, "rev-parse", "refs/exarchos/g"))
+}

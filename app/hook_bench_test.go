@@ -1,0 +1,30 @@
+package app
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"path/filepath"
+	"testing"
+)
+
+// BenchmarkClaudeHookBound: one PreToolUse answer in-process for a session bound to a workflow,
+// the path every tool call takes (go test ./app -bench ClaudeHook -benchtime 200x).
+func BenchmarkClaudeHookBound(b *testing.B) {
+	b.Setenv("XDG_STATE_HOME", b.TempDir())
+	dir, _ := newSagaRepo(b) // workflow login, in ideate, bound to main
+	for _, tc := range []struct{ name, tool, input string }{
+		{"Write-denied", "Write", fmt.Sprintf(`{"file_path":%q}`, filepath.Join(dir, "main.go"))},
+		{"Read", "Read", `{"file_path":"main.go"}`},
+		{"Bash", "Bash", `{"command":"go test ./... 2>&1 | tail -5"}`},
+	} {
+		payload := []byte(fmt.Sprintf(`{"session_id":"bench","cwd":%q,"hook_event_name":"PreToolUse","tool_name":%q,"tool_input":%s}`, dir, tc.tool, tc.input))
+		b.Run(tc.name, func(b *testing.B) {
+			for b.Loop() {
+				if err := ClaudeHook(ClaudeHookOptions{Stdin: bytes.NewReader(payload), Stdout: io.Discard, Stderr: io.Discard}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

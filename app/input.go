@@ -1,0 +1,32 @@
+package app
+
+import (
+	"fmt"
+	"io"
+	"os"
+)
+
+// MaxSubmission bounds a completion payload (`submit`).
+const MaxSubmission = 1 << 20
+
+// ReadBounded reads what the caller hands in (a file, or stdin when name is "-" or r is given),
+// reading at most limit+1 bytes, so that /dev/zero or a runaway pipe costs nothing: more than
+// limit is a usage error naming the limit.
+func ReadBounded(name string, r io.Reader, limit int, what string) ([]byte, error) {
+	if r == nil {
+		f, err := os.Open(name)
+		if err != nil {
+			return nil, Usagef("read %s: %v", name, err) // a file the caller named: bad input
+		}
+		defer f.Close()
+		r = f
+	}
+	b, err := io.ReadAll(io.LimitReader(r, int64(limit)+1))
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", name, err)
+	}
+	if len(b) > limit {
+		return nil, Usagef("%s is over the limit of %d KiB for %s", name, limit>>10, what)
+	}
+	return b, nil
+}

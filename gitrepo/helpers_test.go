@@ -1,0 +1,36 @@
+package gitrepo
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/exarchos/git-exarchos/internal/gittest"
+)
+
+func git(t testing.TB, dir string, args ...string) string {
+	t.Helper()
+	return gittest.Git(t, dir, "", args...)
+}
+
+func newRepo(t testing.TB) string {
+	t.Helper()
+	return gittest.NewRepo(t, "sha1")
+}
+
+func openRepo(t testing.TB, dir string) *Repo {
+	t.Helper()
+	r, err := Open(dir)
+	require.NoError(t, err)
+	return r
+}
+
+// mustHash parses an object id printed by git.
+func mustHash(s string) Hash {
+	h, ok := ParseHash(strings.TrimSpace(s))
+	if !ok {
+		panic("not an object id: " + s)
+	}
+	return h
+}

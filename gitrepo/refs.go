@@ -1,0 +1,375 @@
+package gitrepo
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+)
+
+// ErrStale is returned by casRef when the ref no longer holds the expected old value.
+var ErrStale = errors.New("ref changed concurrently")
+
+// lockWait is how long casRef waits for another process's lock on the same ref (git pack-refs, a
+// concurrent writer) before giving up, like git's core.filesRefLockTimeout.
+const lockWait = 2 * time.Second
+
+// readRef resolves a ref the way git's files backend does: the loose file wins, else packed-refs.
+// Reading the loose file first is what keeps this correct while `git pack-refs` runs: it writes
+// packed-refs before it deletes the loose file.
+func ReadRef(commonDir, name string) (Hash, bool, error) {
+	path := filepath.Join(commonDir, filepath.FromSlash(name))
+	b, err := os.ReadFile(path)
+	if err == nil {
+		h, reason := parseLooseRef(b)
+		if reason != "" {
+			return ZeroHash, false, fmt.Errorf("%s %s; git ignores it, and so does every command but this one: remove it with `%s`", name, reason, removeFileFix(path))
+		}
+		return h, true, nil
+	}
+	if !errors.Is(err, fs.ErrNotExist) && !isDirErr(err) {
+		return ZeroHash, false, fmt.Errorf("read %s: %w", name, err)
+	}
+	packed, _, err := readPackedRefs(commonDir, name)
+	if err != nil {
+		return ZeroHash, false, err
+	}
+	h, ok := packed[name]
+	return h, ok, nil
+}
+
+// parseLooseRef reads a loose ref file's content; reason says what is wrong with it, if anything.
+func parseLooseRef(b []byte) (Hash, string) {
+	line := strings.TrimSpace(string(b))
+	switch {
+	case line == "":
+		return ZeroHash, "is an empty file, not a ref"
+	case strings.HasPrefix(line, "ref:"):
+		return ZeroHash, "is a symbolic ref (exarchos refs must point at commits)"
+	}
+	h, ok := ParseHash(line)
+	if !ok || h.IsZero() {
+		return ZeroHash, fmt.Sprintf("holds %q, not a commit id", Truncate(line, 40))
+	}
+	return h, ""
+}
+
+// Truncate shortens s to n bytes for a message, marking the cut.
+func Truncate(s string, n int) string {
+	if len(s) > n {
+		return s[:n] + "…"
+	}
+	return s
+}
+
+func isDirErr(err error) bool {
+	var pe *fs.PathError
+	return errors.As(err, &pe) && strings.Contains(pe.Err.Error(), "is a directory")
+}
+
+// BadRef is an entry where a ref should be that is not a usable one: a stray file (.DS_Store), an
+// empty or torn file, a symbolic ref, a ref to a commit that is not stored, a name that is not a
+// workflow id, a packed-refs line that does not parse. Git skips such entries and so do the
+// commands here, each workflow being read on its own; fsck names them with a command that removes
+// them.
+type BadRef struct {
+	Name   string `json:"name"`
+	Reason string `json:"reason"`
+	Fix    string `json:"fix"`
+	// Missing is the commit a ref points at that was not found, to check again before reporting.
+	Missing Hash `json:"-"`
+}
+
+// readPackedRefs returns the packed refs whose names start with prefix, and the lines that are
+// not "<commit id> <ref name>" (git itself refuses to read past such a line).
+func readPackedRefs(commonDir, prefix string) (map[string]Hash, []BadRef, error) {
+	path := filepath.Join(commonDir, "packed-refs")
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil, nil
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("read packed-refs: %w", err)
+	}
+	defer f.Close()
+	out := map[string]Hash{}
+	var bad []BadRef
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 64*1024), 1024*1024)
+	for n := 1; sc.Scan(); n++ {
+		line := sc.Bytes()
+		if len(line) == 0 || line[0] == '#' || line[0] == '^' {
+			continue
+		}
+		id, name, ok := bytes.Cut(line, []byte(" ")) // 40 or 64 hex digits, by the repository's hash
+		h, okHash := ParseHash(string(id))
+		if !ok || !okHash || h.IsZero() || len(name) == 0 {
+			bad = append(bad, BadRef{Name: "packed-refs line " + fmt.Sprint(n), Reason: fmt.Sprintf("%q is not \"<commit id> <ref name>\"", Truncate(string(line), 60)), Fix: dropLineFix(path, string(line))})
+			continue
+		}
+		if strings.HasPrefix(string(name), prefix) {
+			out[string(name)] = h
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, nil, fmt.Errorf("read packed-refs: %w", err)
+	}
+	return out, bad, nil
+}
+
+// listRefs returns every usable ref under prefix (e.g. "refs/exarchos/"), loose refs overriding
+// packed ones; entries that are not usable refs are skipped, as git skips them.
+func ListRefs(commonDir, prefix string) (map[string]Hash, error) {
+	refs, _, err := ScanRefs(commonDir, prefix, nil)
+	return refs, err
+}
+
+// scanRefs is listRefs that also returns what it skipped. valid, when given, says which names
+// (after prefix) belong there; others are reported as bad.
+func ScanRefs(commonDir, prefix string, valid func(rest string) bool) (map[string]Hash, []BadRef, error) {
+	packed, bad, err := readPackedRefs(commonDir, prefix)
+	if err != nil {
+		return nil, nil, err
+	}
+	out := make(map[string]Hash, len(packed))
+	for name, h := range packed {
+		if valid != nil && !valid(strings.TrimPrefix(name, prefix)) {
+			bad = append(bad, BadRef{Name: name, Reason: "is packed under a name that is not a workflow id", Fix: dropLineFix(filepath.Join(commonDir, "packed-refs"), h.String()+" "+name)})
+			continue
+		}
+		out[name] = h
+	}
+	root := filepath.Join(commonDir, filepath.FromSlash(prefix))
+	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil
+			}
+			return err
+		}
+		if d.IsDir() || strings.HasSuffix(p, ".lock") {
+			return nil
+		}
+		rel, err := filepath.Rel(commonDir, p)
+		if err != nil {
+			return err
+		}
+		name := filepath.ToSlash(rel)
+		if valid != nil && !valid(strings.TrimPrefix(name, prefix)) {
+			bad = append(bad, BadRef{Name: name, Reason: "is not a workflow id", Fix: removeFileFix(p)})
+			delete(out, name)
+			return nil
+		}
+		b, err := os.ReadFile(p)
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil // deleted (or packed) since the directory was read; packed was read first
+		}
+		if err != nil {
+			return err
+		}
+		h, reason := parseLooseRef(b)
+		if reason != "" {
+			// The loose file hides any packed value, as in git: the ref is broken, not the packed one.
+			bad = append(bad, BadRef{Name: name, Reason: reason, Fix: removeFileFix(p)})
+			delete(out, name)
+			return nil
+		}
+		out[name] = h
+		return nil
+	})
+	if err != nil {
+		return nil, nil, fmt.Errorf("list %s: %w", prefix, err)
+	}
+	return out, bad, nil
+}
+
+// removeFileFix is the shell command that deletes a file (a bad loose ref, a stale lock).
+func removeFileFix(path string) string { return "rm -f -- " + shellQuote(path) }
+
+// dropLineFix is the shell command that deletes one exact line from a file: grep -x -F matches the
+// whole line as a fixed string, so nothing in it needs escaping beyond the shell's quotes.
+func dropLineFix(path, line string) string {
+	q := shellQuote(path)
+	return fmt.Sprintf("grep -v -x -F -e %s %s > %s.new; mv %s.new %s", shellQuote(line), q, q, q, q)
+}
+
+// shellQuote quotes s for a POSIX shell.
+func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
+
+// sortedNames returns the keys of a ref map in order.
+func SortedNames(m map[string]Hash) []string {
+	names := make([]string, 0, len(m))
+	for n := range m {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// RefLock is git's own lock on one ref (<ref>.lock, created exclusively): while it is held no
+// git process and no other writer can move the ref.
+type RefLock struct {
+	commonDir, name, refPath, lockPath string
+	done                               bool
+}
+
+func LockRef(commonDir, name string) (*RefLock, error) {
+	refPath := filepath.Join(commonDir, filepath.FromSlash(name))
+	if err := os.MkdirAll(filepath.Dir(refPath), 0o777); err != nil {
+		return nil, fmt.Errorf("update %s: %w", name, err)
+	}
+	if err := acquireLock(refPath + ".lock"); err != nil {
+		return nil, fmt.Errorf("update %s: %w", name, err)
+	}
+	return &RefLock{commonDir: commonDir, name: name, refPath: refPath, lockPath: refPath + ".lock"}, nil
+}
+
+// commit writes the new value into the lock file and renames it over the ref: a crash leaves the
+// old or the new value, never a torn one. A zero value deletes the ref.
+func (l *RefLock) Commit(newH Hash) error {
+	if newH.IsZero() {
+		err := deleteRefLocked(l.commonDir, l.name, l.refPath)
+		l.Release()
+		return err
+	}
+	// The new value goes into a file of its own, renamed over the ref while the lock is held, and
+	// only then is the lock removed: the lock keeps naming its owner to the end, so whatever
+	// instant a SIGKILL hits, what is left names a dead process (see StaleFiles). The file's name
+	// ends in .lock, which git skips when it lists refs, and holds a '~', which no ref name does.
+	tmp, err := os.CreateTemp(filepath.Dir(l.refPath), filepath.Base(l.refPath)+"~"+ownerTag()+"*.lock")
+	if err != nil {
+		return fmt.Errorf("update %s: %w", l.name, err)
+	}
+	_, err = tmp.WriteString(newH.String() + "\n")
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), l.refPath)
+	}
+	if err != nil {
+		os.Remove(tmp.Name())
+		return fmt.Errorf("update %s: %w", l.name, err)
+	}
+	l.Release()
+	return nil
+}
+
+// release drops the lock without changing the ref (a no-op after commit).
+func (l *RefLock) Release() {
+	if !l.done {
+		os.Remove(l.lockPath)
+		l.done = true
+	}
+}
+
+// casRef moves name from old to new (old zero: the ref must not exist; new zero: delete it) under
+// the ref's lock, checking the current value under the lock, so it interoperates with any git
+// process touching the same ref. A crash leaves either the old or the new value, plus at worst a
+// stale lock file, which the next writer's error names.
+func CasRef(commonDir, name string, newH, oldH Hash) error {
+	l, err := LockRef(commonDir, name)
+	if err != nil {
+		return err
+	}
+	defer l.Release()
+	cur, exists, err := ReadRef(commonDir, name)
+	if err != nil {
+		return err
+	}
+	if (oldH.IsZero() && exists) || (!oldH.IsZero() && cur != oldH) {
+		return ErrStale
+	}
+	return l.Commit(newH)
+}
+
+// acquireLock creates lockPath exclusively, naming its owner in it. A lock already there is
+// waited for, up to lockWait, unless its owner is provably gone (see removeIfStale): then it is
+// removed and taken, so a writer killed while holding it never makes the next one fail.
+//
+// The owner is written once to a file of its own, which is then hard-linked as the lock (link, like
+// O_EXCL, fails when the name exists): no instant shows an empty lock whose owner is unknown, and
+// each attempt while waiting is one system call. Where hard links are not supported, O_EXCL and a
+// write.
+func acquireLock(lockPath string) error {
+	owner, err := os.CreateTemp(filepath.Dir(lockPath), filepath.Base(strings.TrimSuffix(lockPath, ".lock"))+"~"+ownerTag()+"*.lock")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(owner.Name())
+	_, err = owner.Write(lockOwner())
+	if cerr := owner.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return err
+	}
+	deadline := time.Now().Add(lockWait)
+	backoff := 100 * time.Microsecond
+	nextCheck := time.Now().Add(10 * time.Millisecond)
+	for {
+		err := os.Link(owner.Name(), lockPath)
+		if err != nil && !errors.Is(err, fs.ErrExist) {
+			err = createLockExcl(lockPath)
+		}
+		if err == nil || !errors.Is(err, fs.ErrExist) {
+			return err
+		}
+		if now := time.Now(); now.After(nextCheck) {
+			nextCheck = now.Add(50 * time.Millisecond)
+			if removeIfStale(lockPath) {
+				continue
+			}
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("%w: %s exists and its owner is alive, or unknown and the lock is younger than %s; another git process may be running. If none is, a crashed one left it: remove it with `%s`", ErrLocked, lockPath, StaleLockAge, removeFileFix(lockPath))
+		}
+		time.Sleep(backoff)
+		if backoff < 5*time.Millisecond {
+			backoff *= 2
+		}
+	}
+}
+
+// createLockExcl is acquireLock's fallback where hard links fail.
+func createLockExcl(lockPath string) error {
+	f, err := os.OpenFile(lockPath, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(lockOwner())
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// ErrLocked means a ref's lock file stayed in place longer than lockWait.
+var ErrLocked = errors.New("ref is locked")
+
+// deleteRefLocked deletes a ref while its lock is held: the loose file and its packed-refs line.
+// Only `git update-ref -d` knows how to rewrite packed-refs safely against concurrent pack-refs,
+// so the packed case goes through it after releasing our lock.
+func deleteRefLocked(commonDir, name, refPath string) error {
+	if err := os.Remove(refPath); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("delete %s: %w", name, err)
+	}
+	packed, _, err := readPackedRefs(commonDir, name)
+	if err != nil {
+		return err
+	}
+	if _, ok := packed[name]; !ok {
+		return nil
+	}
+	os.Remove(refPath + ".lock")
+	if _, err := runGit(commonDir, commonDir, nil, nil, "update-ref", "-d", name); err != nil {
+		return fmt.Errorf("delete packed %s: %w", name, err)
+	}
+	return nil
+}

@@ -1,0 +1,86 @@
+// Package gitrepo is exarchos's access to git: discovery of a repository the way git finds it, its
+// format and extensions, objects (loose and packed, SHA-1 or SHA-256) and the tree and commit
+// codec, refs under git's lock protocol, configuration, worktrees and the git binary. It knows
+// nothing of workflows; gitstore keeps the event log on top of it.
+package gitrepo
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// ErrNotFound means a thing looked up by name (a workflow, rescued work) does not exist; gitstore
+// uses the same sentinel, so one errors.Is covers both.
+var ErrNotFound = errors.New("not found")
+
+// Repo is one repository opened for reading and writing objects and refs.
+type Repo struct {
+	Loc Location
+
+	st     *Objects
+	config map[string][]string // git config, loaded on first use
+}
+
+// Open discovers the repository enclosing dir and opens it.
+func Open(dir string) (*Repo, error) {
+	loc, err := Discover(dir)
+	if err != nil {
+		return nil, err
+	}
+	return OpenAt(loc)
+}
+
+// OpenAt opens a known repository. A repository whose format exarchos does not understand is
+// refused here, before anything is read or written.
+func OpenAt(loc Location) (*Repo, error) {
+	format, err := repoFormat(loc.CommonDir)
+	if err != nil {
+		return nil, err
+	}
+	return &Repo{Loc: loc, st: newObjects(loc.CommonDir, format)}, nil
+}
+
+// Objects is the object database (in the common directory, shared by every worktree).
+func (s *Repo) Objects() *Objects { return s.st }
+
+// ObjectFormat is the repository's hash function.
+func (s *Repo) ObjectFormat() ObjectFormat { return s.st.format }
+
+// CurrentBranch is the branch checked out in this worktree ("" when HEAD is detached).
+func (s *Repo) CurrentBranch() string {
+	b, err := os.ReadFile(filepath.Join(s.Loc.GitDir, "HEAD"))
+	if err != nil {
+		return ""
+	}
+	ref, ok := strings.CutPrefix(strings.TrimSpace(string(b)), "ref: refs/heads/")
+	if !ok {
+		return ""
+	}
+	return ref
+}
+
+// GCRunning reports whether `git gc` holds its lock in this repository.
+func (s *Repo) GCRunning() bool {
+	_, err := os.Stat(filepath.Join(s.Loc.CommonDir, "gc.pid"))
+	return err == nil
+}
+
+// HeadCommit is the commit checked out in this worktree (a branch's tip, or a detached HEAD as CI
+// checks a pull request out); "" on an unborn branch.
+func (s *Repo) HeadCommit() string {
+	b, err := os.ReadFile(filepath.Join(s.Loc.GitDir, "HEAD"))
+	if err != nil {
+		return ""
+	}
+	head := strings.TrimSpace(string(b))
+	if ref, ok := strings.CutPrefix(head, "ref: "); ok {
+		h, found, err := ReadRef(s.Loc.CommonDir, ref)
+		if err != nil || !found {
+			return ""
+		}
+		return h.String()
+	}
+	return head
+}

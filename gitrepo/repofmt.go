@@ -1,0 +1,98 @@
+package gitrepo
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	gitconfig "github.com/go-git/go-git/v5/plumbing/format/config"
+)
+
+// ErrUnsupportedRepo means the repository uses a format the store cannot read or write correctly.
+var ErrUnsupportedRepo = errors.New("unsupported repository format")
+
+// understood lists the repository extensions the store handles, by lowercase name; the function
+// returns an error for a value it cannot handle.
+var understood = map[string]func(v string) error{
+	"objectformat": func(v string) error {
+		if _, ok := parseObjectFormat(v); !ok {
+			return fmt.Errorf("object format %q", v)
+		}
+		return nil
+	},
+	// The store reads and locks refs as files: the reftable backend would be bypassed.
+	"refstorage": func(v string) error {
+		if !strings.EqualFold(v, "files") {
+			return fmt.Errorf("ref storage %q (only \"files\" is supported)", v)
+		}
+		return nil
+	},
+	"worktreeconfig":    nil, // the config reader reads config.worktree
+	"preciousobjects":   nil, // the store never deletes objects
+	"partialclone":      nil, // missing objects are reported as missing
+	"relativeworktrees": nil, // discovery resolves relative gitdir links
+	"noop":              nil,
+	"noop-v1":           nil,
+}
+
+func parseObjectFormat(v string) (ObjectFormat, bool) {
+	switch strings.ToLower(v) {
+	case "", "sha1":
+		return SHA1, true
+	case "sha256":
+		return SHA256, true
+	}
+	return SHA1, false
+}
+
+// repoFormat reads core.repositoryFormatVersion and extensions.* from the repository's config and
+// returns its object format, refusing what the store does not understand before anything is read
+// or written: git refuses a repository with an unknown extension, and writing into one we only
+// partly understand (a SHA-1 object into a SHA-256 repository, say) would corrupt it.
+func repoFormat(commonDir string) (ObjectFormat, error) {
+	path := filepath.Join(commonDir, "config")
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return SHA1, nil
+	}
+	if err != nil {
+		return SHA1, fmt.Errorf("read %s: %w", path, err)
+	}
+	cfg := gitconfig.New()
+	if err := gitconfig.NewDecoder(bytes.NewReader(b)).Decode(cfg); err != nil {
+		return SHA1, fmt.Errorf("%s does not parse: %w; check it with `git config --list --file %s`", path, err, path)
+	}
+	version := 0
+	if v := cfg.Section("core").Option("repositoryformatversion"); v != "" {
+		if version, err = strconv.Atoi(strings.TrimSpace(v)); err != nil || version < 0 || version > 1 {
+			return SHA1, fmt.Errorf("%w: core.repositoryFormatVersion = %s in %s; git exarchos reads versions 0 and 1", ErrUnsupportedRepo, v, path)
+		}
+	}
+	format := SHA1
+	for _, sec := range cfg.Sections {
+		if !strings.EqualFold(sec.Name, "extensions") {
+			continue
+		}
+		for _, o := range sec.Options {
+			key := strings.ToLower(o.Key)
+			check, known := understood[key]
+			if !known {
+				return SHA1, fmt.Errorf("%w: extensions.%s is set in %s and git exarchos does not understand it, so it will not read or write this repository", ErrUnsupportedRepo, o.Key, path)
+			}
+			if check != nil {
+				if err := check(o.Value); err != nil {
+					return SHA1, fmt.Errorf("%w: extensions.%s: %v", ErrUnsupportedRepo, o.Key, err)
+				}
+			}
+			if key == "objectformat" {
+				format, _ = parseObjectFormat(o.Value)
+			}
+		}
+	}
+	return format, nil
+}

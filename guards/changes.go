@@ -1,0 +1,118 @@
+package guards
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/exarchos/git-exarchos/workflow"
+)
+
+// ChangeFacts are the facts of what a branch changed. gitstore implements them with the git
+// binary; a GitFacts without them makes the guards that need them fail closed.
+type ChangeFacts interface {
+	// MergeBase returns the best common ancestor of two commits; ok=false when there is none.
+	MergeBase(a, b string) (sha string, ok bool, err error)
+	// ChangedPaths lists every path that differs between two commits.
+	ChangedPaths(from, to string) ([]string, error)
+	// AddedOrModified lists the paths present at to that are new or changed since from.
+	AddedOrModified(from, to string) ([]string, error)
+	// WorktreeChanges lists what the worktree holding branch has uncommitted (untracked included).
+	WorktreeChanges(branch string) ([]string, error)
+}
+
+// EmptyTree is git's empty tree: the "since" of a branch that started with no commit at all.
+const EmptyTree = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
+
+// since returns the commit the branch's own work starts after, and the branch tip:
+//   - its merge-base with the base branch, when the branch has commits the base does not;
+//   - else (its work is already in the base, or there is no base) the fork point recorded at init;
+//   - a branch that was unborn at init started from the empty tree.
+func since(guard string, in Input) (from, sha string, cf ChangeFacts, f *workflow.GuardFailure) {
+	sha, f = tip(guard, in)
+	if f != nil {
+		return "", "", nil, f
+	}
+	cf, ok := in.Facts.(ChangeFacts)
+	if !ok {
+		return "", "", nil, fail(guard, "no facts about what the branch changed are available", "access to the repository", "git exarchos status "+in.State.Feature)
+	}
+	if in.Base != "" {
+		mb, ok, err := cf.MergeBase(sha, in.Base)
+		if err != nil {
+			return "", "", nil, fail(guard, fmt.Sprintf("cannot compute the merge-base of %s with the base branch: %v", in.State.Branch, err), "a readable history", "git exarchos status "+in.State.Feature)
+		}
+		if ok && !sameCommit(mb, sha) {
+			return mb, sha, cf, nil
+		}
+	}
+	if fp := in.State.ForkPoint; fp != "" {
+		return fp, sha, cf, nil
+	}
+	if in.Base == "" {
+		return "", "", nil, fail(guard, "there is no base branch to tell what "+in.State.Branch+" changed", "the base branch (origin's default branch, or a local main)",
+			"git fetch origin && git remote set-head origin --auto")
+	}
+	// The branch is contained in the base and no fork point was recorded: nothing of its own.
+	return sha, sha, cf, nil
+}
+
+// pathsAllowed: the branch's commits since its merge-base, and its worktree, change only paths
+// the phase allows (Phase.AllowedPaths).
+func pathsAllowed(in Input) *workflow.GuardFailure {
+	const id = workflow.GuardPathsAllowed
+	s := in.State
+	def := in.Def
+	if def == nil {
+		return fail(id, "unknown workflow type "+s.Type, "a known workflow type", "git exarchos describe "+s.Type)
+	}
+	allowed := def.AllowedPathsOf(s.Phase)
+	if len(allowed) == 0 {
+		return nil
+	}
+	from, sha, cf, f := since(id, in)
+	if f != nil {
+		return f
+	}
+	committed, err := cf.ChangedPaths(from, sha)
+	if err != nil {
+		return fail(id, err.Error(), "a readable history", "git exarchos status "+s.Feature)
+	}
+	dirty, err := cf.WorktreeChanges(s.Branch)
+	if err != nil {
+		return fail(id, err.Error(), "a readable worktree", "git exarchos status "+s.Feature)
+	}
+	badCommitted, badDirty := outside(allowed, committed), outside(allowed, dirty)
+	if len(badCommitted) == 0 && len(badDirty) == 0 {
+		return nil
+	}
+	var reason, fix []string
+	if len(badCommitted) > 0 {
+		// Keep the work (on a branch of its own), and take it off this one.
+		reason = append(reason, fmt.Sprintf("commits on %s since %s change %s (keep them on %s-wip and revert them here)", s.Branch, short(from), list(badCommitted), s.Feature))
+		fix = append(fix, fmt.Sprintf("git branch %s-wip %s && git revert --no-edit %s..%s", s.Feature, short(sha), short(from), short(sha)))
+	}
+	if len(badDirty) > 0 {
+		reason = append(reason, "the worktree has uncommitted changes to "+list(badDirty)+" (stash them)")
+		fix = append(fix, "git stash push --include-untracked -- "+strings.Join(badDirty, " "))
+	}
+	fix = append(fix, fmt.Sprintf("git exarchos transition %s %s", s.Feature, in.Target))
+	return fail(id, strings.Join(reason, "; ")+fmt.Sprintf(": phase %s may only change %s", s.Phase, strings.Join(allowed, ", ")),
+		"changes only to "+strings.Join(allowed, ", "), strings.Join(fix, " && "))
+}
+
+func outside(allowed, paths []string) []string {
+	var out []string
+	for _, p := range paths {
+		if !workflow.PathAllowed(allowed, p) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func list(paths []string) string {
+	if len(paths) > 8 {
+		return strings.Join(paths[:8], ", ") + fmt.Sprintf(" and %d more", len(paths)-8)
+	}
+	return strings.Join(paths, ", ")
+}

@@ -1,0 +1,54 @@
+// Package gittest holds the helpers tests of gitrepo and gitstore share: running git on a real
+// temporary repository and making one.
+package gittest
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// Git runs git in dir (with stdin when not empty), without the caller's GIT_DIR-like variables
+// or system config, fails the test on error and returns the trimmed combined output.
+func Git(t testing.TB, dir, stdin string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	cmd.Env = append(cleanEnv(), "GIT_CONFIG_NOSYSTEM=1")
+	if stdin != "" {
+		cmd.Stdin = strings.NewReader(stdin)
+	}
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, "git %s: %s", strings.Join(args, " "), out)
+	return strings.TrimSpace(string(out))
+}
+
+// NewRepo makes a repository in the given object format ("sha1" or "sha256") with an identity and
+// one commit, on branch main.
+func NewRepo(t testing.TB, objectFormat string) string {
+	t.Helper()
+	dir := t.TempDir()
+	Git(t, dir, "", "init", "-q", "-b", "main", "--object-format="+objectFormat)
+	Git(t, dir, "", "config", "user.name", "Test User")
+	Git(t, dir, "", "config", "user.email", "test@example.com")
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "README"), []byte("hello\n"), 0o644))
+	Git(t, dir, "", "add", "README")
+	Git(t, dir, "", "commit", "-q", "-m", "initial")
+	return dir
+}
+
+func cleanEnv() []string {
+	var out []string
+	for _, kv := range os.Environ() {
+		switch k, _, _ := strings.Cut(kv, "="); k {
+		case "GIT_DIR", "GIT_WORK_TREE", "GIT_COMMON_DIR", "GIT_INDEX_FILE":
+			continue
+		}
+		out = append(out, kv)
+	}
+	return out
+}
