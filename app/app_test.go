@@ -121,9 +121,14 @@ func TestResolveFeature(t *testing.T) {
 
 	_, err = Init(r, InitOptions{Feature: "a", Type: "oneshot", Branch: "other"})
 	require.NoError(t, err)
+	_, err = r.ResolveFeature("")
+	require.ErrorIs(t, err, ErrAmbiguous, "never a workflow bound to another branch")
+	assert.Contains(t, err.Error(), "a (branch other)")
+	git(t, dir, "switch", "-q", "--detach")
 	got, err := r.ResolveFeature("")
 	require.NoError(t, err)
-	assert.Equal(t, "a", got, "the only active workflow")
+	assert.Equal(t, "a", got, "detached HEAD: the only active workflow")
+	git(t, dir, "switch", "-q", "main")
 
 	_, err = Init(r, InitOptions{Feature: "b", Type: "oneshot"})
 	require.NoError(t, err)
@@ -134,7 +139,7 @@ func TestResolveFeature(t *testing.T) {
 	git(t, dir, "switch", "-q", "-c", "third")
 	_, err = r.ResolveFeature("")
 	require.ErrorIs(t, err, ErrAmbiguous)
-	assert.Contains(t, err.Error(), "a, b")
+	assert.Contains(t, err.Error(), "a (branch other), b (branch main)")
 
 	_, err = r.ResolveFeature("Bad Name")
 	var usage *UsageError

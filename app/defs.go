@@ -17,6 +17,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"gopkg.in/yaml.v3"
 
+	"github.com/exarchos/git-exarchos/gitrepo"
 	"github.com/exarchos/git-exarchos/guards"
 	"github.com/exarchos/git-exarchos/workflow"
 	"github.com/exarchos/git-exarchos/workflowdef"
@@ -224,10 +225,24 @@ func (rl *Rules) LegacyError() error {
 // Types lists the types under these rules.
 func (rl *Rules) Types() []string { return rl.Defs.Types() }
 
-// shellRunner runs shell guards in the worktree with sh, under the guard's timeout.
-type shellRunner struct{ dir string }
+// shellRunner runs shell guards with sh, under the guard's timeout, in a clean checkout of the
+// workflow branch's tip: a guard judges what is committed, never an uncommitted file that the
+// next commit may not carry.
+type shellRunner struct{ loc gitrepo.Location }
 
 func (sr shellRunner) RunGuard(g workflow.ShellGuard, s workflow.State) (bool, string, error) {
+	tip, ok, err := sr.loc.BranchTip(s.Branch)
+	if err != nil {
+		return false, "", err
+	}
+	if !ok {
+		return false, fmt.Sprintf("branch %s does not exist, so there is no commit to check", s.Branch), nil
+	}
+	dir, done, err := sr.loc.CleanCheckout(tip)
+	if err != nil {
+		return false, "", err
+	}
+	defer done()
 	timeout := time.Duration(g.TimeoutMs) * time.Millisecond
 	if timeout <= 0 {
 		timeout = workflowdef.DefaultGuardTimeout
@@ -235,12 +250,12 @@ func (sr shellRunner) RunGuard(g workflow.ShellGuard, s workflow.State) (bool, s
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "sh", "-c", g.Run)
-	cmd.Dir = sr.dir
-	cmd.Env = append(os.Environ(), "EXARCHOS_FEATURE="+s.Feature, "EXARCHOS_PHASE="+s.Phase, "EXARCHOS_TYPE="+s.Type)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "EXARCHOS_FEATURE="+s.Feature, "EXARCHOS_PHASE="+s.Phase, "EXARCHOS_TYPE="+s.Type, "EXARCHOS_COMMIT="+tip)
 	cmd.WaitDelay = 2 * time.Second
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
-	err := cmd.Run()
+	err = cmd.Run()
 	tail := strings.TrimSpace(out.String())
 	if len(tail) > 400 {
 		tail = "…" + tail[len(tail)-400:]
@@ -258,10 +273,10 @@ func (sr shellRunner) RunGuard(g workflow.ShellGuard, s workflow.State) (bool, s
 	return true, tail, nil
 }
 
-// evaluator is the guard evaluator of this repository: git facts, and shell guards run in the
-// worktree.
+// evaluator is the guard evaluator of this repository: git facts, and shell guards run in a clean
+// checkout of the workflow branch.
 func (r *Repo) evaluator() *guards.Evaluator {
-	return &guards.Evaluator{Facts: r.Store.Facts(), Shell: shellRunner{dir: r.Store.Loc.WorkTree},
+	return &guards.Evaluator{Facts: r.Store.Facts(), Shell: shellRunner{loc: r.Store.Loc},
 		Base: r.Base().Commit, Validation: r.declaredValidation()}
 }
 

@@ -15,6 +15,7 @@ import (
 	"github.com/kaptinlin/jsonschema"
 
 	"github.com/exarchos/git-exarchos/workflow"
+	"github.com/exarchos/git-exarchos/workflowdef"
 )
 
 // SubmitOptions are `git exarchos submit <feature> <phase> [--file F]` (stdin without --file).
@@ -91,26 +92,9 @@ func Submit(r *Repo, o SubmitOptions) (*Result, error) {
 	return r.Execute(feature, workflow.SubmitCompletion{Phase: o.Phase, Payload: json.RawMessage(bytes.TrimSpace(raw)), SHA256: hex.EncodeToString(sum[:])})
 }
 
-// The validator is github.com/kaptinlin/jsonschema rather than santhosh-tekuri/jsonschema: the
-// latter compiles every draft's metaschema in its package init, about 7 ms on every run of the
-// binary — including each Claude Code hook call, whose whole budget is 10 ms.
-
-// CompileSchema compiles a completion schema (JSON Schema 2020-12). A completion schema is
-// self-contained: $ref to a file or URL is not followed, so a definition never makes the CLI read
-// the network or the disk.
+// CompileSchema compiles a completion schema (workflowdef.CompileSchema, which lint uses too).
 func CompileSchema(schema []byte) (*jsonschema.Schema, error) {
-	c := jsonschema.NewCompiler()
-	refuse := func(url string) (io.ReadCloser, error) {
-		return nil, fmt.Errorf("completion schemas are self-contained: $ref to %s is not followed", url)
-	}
-	for _, scheme := range []string{"http", "https", "file"} {
-		c.RegisterLoader(scheme, refuse)
-	}
-	sch, err := c.Compile(schema)
-	if err != nil {
-		return nil, fmt.Errorf("the completion schema does not compile: %w", err)
-	}
-	return sch, nil
+	return workflowdef.CompileSchema(schema)
 }
 
 // ValidateAgainst validates payload against schema and returns every error (the innermost ones,

@@ -150,7 +150,7 @@ func TestShellGuardRunsOnceUnderConcurrentAppends(t *testing.T) {
 // again, and the transition is decided on the second run's verdict.
 func TestFactsGatheredAgainWhenTheTipMoves(t *testing.T) {
 	counter := filepath.Join(t.TempDir(), "runs")
-	dir, r := guardedRepo(t, "n=$(cat "+counter+" 2>/dev/null | wc -l); echo run >> "+counter+"; if [ $n -eq 0 ]; then git commit -q --allow-empty -m moved; fi")
+	dir, r := guardedRepo(t, "n=$(cat "+counter+" 2>/dev/null | wc -l); echo run >> "+counter+"; if [ $n -eq 0 ]; then git update-ref refs/heads/main $(git commit-tree -p main -m moved main^{tree}); fi")
 	tip := git(t, dir, "rev-parse", "main")
 	res, err := Run(r, "g", workflow.TransitionTo{Phase: "done"})
 	require.NoError(t, err)
@@ -164,7 +164,7 @@ func TestFactsGatheredAgainWhenTheTipMoves(t *testing.T) {
 // the write loop, and writes nothing.
 func TestFactsThatNeverSettleFailAsConcurrent(t *testing.T) {
 	counter := filepath.Join(t.TempDir(), "runs")
-	dir, r := guardedRepo(t, "echo run >> "+counter+"; git commit -q --allow-empty -m moved")
+	dir, r := guardedRepo(t, "echo run >> "+counter+"; git update-ref refs/heads/main $(git commit-tree -p main -m moved main^{tree})")
 	head := git(t, dir, "rev-parse", "refs/exarchos/g")
 	_, err := Run(r, "g", workflow.TransitionTo{Phase: "done"})
 	require.ErrorIs(t, err, gitstore.ErrConcurrent)

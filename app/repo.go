@@ -82,8 +82,8 @@ func (r *Repo) isFinal(typ, phase string) bool {
 func (r *Repo) isActive(sum gitstore.Summary) bool { return !r.isFinal(sum.Type, sum.Phase) }
 
 // ResolveFeature returns the feature to act on: the given one (validated), else the active workflow
-// bound to the current branch (its own, or one of its task worktrees' branches), else the only
-// active workflow.
+// bound to the current branch (its own, or one of its task worktrees' branches); on a detached HEAD
+// only, the only active workflow. It never resolves to a workflow bound to another branch.
 func (r *Repo) ResolveFeature(given string) (string, error) {
 	if given != "" {
 		if err := gitstore.ValidateFeature(given); err != nil {
@@ -130,6 +130,16 @@ func (r *Repo) ResolveFeature(given string) (string, error) {
 			return "", fmt.Errorf("%w %d active workflows are bound to branch %s (%s): name one", ErrAmbiguous, len(bound), branch, strings.Join(bound, ", "))
 		}
 	}
+	if branch := r.Store.CurrentBranch(); branch != "" && len(active) > 0 {
+		// Never act on a workflow bound to another branch: a finished workflow here and an active
+		// one elsewhere must not make `cancel` (or `set`, `transition`) reach across branches.
+		names := make([]string, len(active))
+		for i, s := range active {
+			names[i] = s.Feature + " (branch " + s.Branch + ")"
+		}
+		return "", fmt.Errorf("%w no active workflow is bound to the current branch %s; active elsewhere: %s: name one, or check out its branch", ErrAmbiguous, branch, strings.Join(names, ", "))
+	}
+	// Detached HEAD (CI, a bisect): no branch to bind to, so the only active workflow is meant.
 	switch len(active) {
 	case 1:
 		return active[0].Feature, nil

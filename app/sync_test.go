@@ -302,7 +302,7 @@ func converge(t *testing.T, n int, seed int64, steps int) (merges, conflicted in
 			// Each id is started once in the team: two clones starting one id separately make two
 			// workflows, which sync refuses to merge (TestSyncRefusesSeparateStarts).
 			if !started[f] {
-				if res, err = r.Init(workflow.Init{Feature: f, Type: "oneshot", Branch: "main"}); err == nil {
+				if res, err = r.Init(workflow.Init{Feature: f, Type: "loop", Branch: "main"}); err == nil {
 					started[f] = true
 				}
 			}
@@ -322,7 +322,7 @@ func converge(t *testing.T, n int, seed int64, steps int) (merges, conflicted in
 				res, err = r.Execute(f, workflow.FailTask{ID: fmt.Sprintf("t%d", rng.Intn(2)), Reason: "flaky"})
 			}
 		case 5:
-			res, err = r.Execute(f, workflow.TransitionTo{Phase: "implementing"})
+			res, err = r.Execute(f, workflow.TransitionTo{Phase: "working"}) // unguarded: races decide it
 		case 6:
 			var pr *app.PullResult
 			if pr, err = app.Pull(r, app.PullOptions{}); err == nil {

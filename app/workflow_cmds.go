@@ -264,7 +264,29 @@ func Run(r *Repo, feature string, cmd workflow.Command) (*Result, error) {
 			return nil, err
 		}
 	}
-	return r.Execute(feature, cmd)
+	res, err := r.Execute(feature, cmd)
+	if err != nil {
+		return res, err // a refusal may have recorded events (a circuit opened): res says so
+	}
+	if _, ok := cmd.(workflow.TransitionTo); ok {
+		// A transition that ends the workflow the way cancel does (debug's escalation) entered the
+		// cancelling phase: run the saga now, so nothing the workflow created is left behind.
+		def, err := r.definition(res.State.Type)
+		if err != nil {
+			return nil, err
+		}
+		if c := def.CancellingPhase(); c != "" && res.State.Phase == c {
+			if _, err := Cancel(r, CancelOptions{Feature: feature}); err != nil {
+				return nil, err
+			}
+			st, snap, err := r.State(feature)
+			if err != nil {
+				return nil, err
+			}
+			res.State, res.Head = st, snap.Commit.String()
+		}
+	}
+	return res, nil
 }
 
 // EventOptions appends a custom event (`git exarchos event`).

@@ -145,6 +145,26 @@ func (l Location) RemoveWorktree(path string, force bool) error {
 	return err
 }
 
+// CleanCheckout checks commit out, detached, in a new temporary worktree, so that what runs there
+// sees the commit and nothing uncommitted; done removes it (a crash leaves an entry that
+// `git worktree prune` drops, as the directory is in the temporary directory).
+func (l Location) CleanCheckout(commit string) (dir string, done func(), err error) {
+	dir, err = os.MkdirTemp("", "exarchos-guard-")
+	if err != nil {
+		return "", nil, fmt.Errorf("temporary checkout: %w", err)
+	}
+	if _, err := l.repoGit(nil, "worktree", "add", "--detach", "--quiet", dir, commit); err != nil {
+		os.RemoveAll(dir)
+		return "", nil, fmt.Errorf("check out %s in a temporary worktree: %w", commit, err)
+	}
+	return dir, func() {
+		if _, err := l.repoGit(nil, "worktree", "remove", "--force", dir); err != nil {
+			os.RemoveAll(dir)
+			_ = l.PruneWorktrees()
+		}
+	}, nil
+}
+
 // PruneWorktrees drops the administrative files of worktrees whose directory is gone.
 func (l Location) PruneWorktrees() error {
 	_, err := l.repoGit(nil, "worktree", "prune")

@@ -265,14 +265,28 @@ func fixCommitRecorded(in Input) *workflow.GuardFailure {
 		return f
 	}
 	ok, err := in.Facts.IsAncestor(c, sha)
-	if err != nil || !ok {
-		return fail(id, fmt.Sprintf("%s is not on branch %s (tip %s): %v", c, s.Branch, short(sha), errOr(err, "not an ancestor")), expected, fix)
+	if err != nil {
+		// Git's own error here is an exit status; what it means is that the id names no commit.
+		return fail(id, fmt.Sprintf("fixCommit %s is not a commit in this repository", c), expected, fix)
+	}
+	if !ok {
+		return fail(id, fmt.Sprintf("%s is not on branch %s (tip %s): not an ancestor", c, s.Branch, short(sha)), expected, fix)
 	}
 	if before, err := in.Facts.IsAncestor(c, from); err != nil || before {
 		return fail(id, fmt.Sprintf("%s is not after the branch's merge-base %s: it is the base's history, not a fix made here", c, short(from)), expected,
 			fix)
 	}
 	return nil
+}
+
+// escalationRecorded: field escalation says why the bug leaves this workflow, and to whom.
+func escalationRecorded(in Input) *workflow.GuardFailure {
+	s := in.State
+	if strings.TrimSpace(s.FieldString(workflow.EscalationField)) != "" {
+		return nil
+	}
+	return fail("escalation-recorded", "no escalation reason recorded", "escalation: why, and to whom",
+		fmt.Sprintf("git exarchos set %s escalation=\"<why, and who takes it>\"", s.Feature))
 }
 
 // sourcesCollected: field sources is a non-empty array.
@@ -297,6 +311,10 @@ func loopPolicySatisfied(in Input) *workflow.GuardFailure {
 		if !l.WorkerDone {
 			need = append(need, "done")
 		}
+	case "any":
+		if !l.WorkerDone && !l.ReviewerPass {
+			need = append(need, "done or pass")
+		}
 	case "both":
 		if !l.WorkerDone {
 			need = append(need, "done")
@@ -313,7 +331,7 @@ func loopPolicySatisfied(in Input) *workflow.GuardFailure {
 		return nil
 	}
 	return fail("loop-policy-satisfied", fmt.Sprintf("completion policy %s not met in iteration %d", s.Completion, s.Iterations),
-		"signal(s) "+strings.Join(need, " and ")+" in this iteration", fmt.Sprintf("git exarchos loop %s %s", need[0], s.Feature))
+		"signal(s) "+strings.Join(need, " and ")+" in this iteration", fmt.Sprintf("git exarchos loop %s %s", strings.Fields(need[0])[0], s.Feature))
 }
 
 func synthesisWanted(s workflow.State) bool {
@@ -331,8 +349,8 @@ func synthesisRequired(in Input) *workflow.GuardFailure {
 		return fail("synthesis-required", "synthesis policy is never", "policy always, or on-request with a request",
 			fmt.Sprintf("git exarchos transition %s completed", s.Feature))
 	}
-	return fail("synthesis-required", "synthesis was not requested (policy on-request)", "a synthesize.requested event",
-		fmt.Sprintf("git exarchos event %s synthesize.requested", s.Feature))
+	return fail("synthesis-required", "synthesis was not requested (policy on-request)", "a synthesis request",
+		fmt.Sprintf("git exarchos request-synthesis %s --reason \"…\"", s.Feature))
 }
 
 func synthesisNotRequired(in Input) *workflow.GuardFailure {

@@ -43,6 +43,7 @@ var registry = map[string]Guard{
 	"track-overhaul":           trackIs("overhaul"),
 	"fix-commit-recorded":      fixCommitRecorded,
 	"sources-collected":        sourcesCollected,
+	"escalation-recorded":      escalationRecorded,
 	"loop-policy-satisfied":    loopPolicySatisfied,
 	"synthesis-required":       synthesisRequired,
 	"synthesis-not-required":   synthesisNotRequired,

@@ -444,6 +444,9 @@ const (
 	SignalDone = "done"
 	SignalPass = "pass"
 	SignalFail = "fail"
+	// SignalFailNow fails the loop at once; SignalError says an agent failed.
+	SignalFailNow = "fail-now"
+	SignalError   = "error"
 )
 
 func (s *State) applySignal(e Event) error {
@@ -458,6 +461,7 @@ func (s *State) applySignal(e Event) error {
 		s.Loop.ReviewerPass = true
 	case SignalFail:
 		s.Loop.ReviewerPass = false
+	case SignalFailNow, SignalError: // they end the loop; the transition records why
 	default:
 		return fmt.Errorf("unknown loop signal %q", d.Signal)
 	}

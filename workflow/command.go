@@ -75,7 +75,10 @@ type Reject struct{ Gaps string }
 type Unblock struct{ Reason string }
 
 // Signal is a loop signal: done (worker), pass or fail (reviewer).
-type Signal struct{ Signal string }
+type Signal struct {
+	Signal string
+	Reason string // fail-now and error: why the loop fails
+}
 
 // RequestSynthesis asks a oneshot with the on-request policy to end with a pull request.
 type RequestSynthesis struct{ Reason string }

@@ -105,9 +105,9 @@ func TestConcurrentFieldSetsConflict(t *testing.T) {
 
 func TestConcurrentTransitionsConflict(t *testing.T) {
 	// Both sides leave plan: the first in canonical order moves, the other is recorded.
-	move := []workflow.Command{workflow.TransitionTo{Phase: "implementing"}}
-	st := fork(t, baseLog(t, "oneshot"), move, move)
-	if st.Phase != "implementing" || len(st.Conflicts) != 1 || st.Conflicts[0].Type != workflow.EventTransitioned {
+	move := []workflow.Command{workflow.TransitionTo{Phase: "working"}}
+	st := fork(t, baseLog(t, "loop"), move, move)
+	if st.Phase != "working" || len(st.Conflicts) != 1 || st.Conflicts[0].Type != workflow.EventTransitioned {
 		t.Fatalf("phase %s conflicts %+v", st.Phase, st.Conflicts)
 	}
 }

@@ -250,6 +250,19 @@ func (d decider) exhausted(c Counter, s State) (bool, int, int) {
 	return false, 0, 0
 }
 
+// pastLimit says how a workflow whose counter reached its limit can still move: the limit is a
+// rule a human raises on the base branch (the loop's is fixed at init), or the workflow ends.
+func (d decider) pastLimit(c Counter, s State) string {
+	cancel := commandFor(OnCancel, s.Feature, "")
+	if c == Iterations {
+		return fmt.Sprintf("the iteration limit was fixed at init; %s, then start again with a higher --max-iterations", cancel)
+	}
+	return fmt.Sprintf("ask the user to raise workflows.%s.%s in the rules on the base branch (.exarchos/config.yaml), or %s", d.def.Type, limitKey[c], cancel)
+}
+
+// limitKey names each counter's limit in the rules file.
+var limitKey = map[Counter]string{Revisions: "planRevisions", Retries: "synthesisRetries", FixCycles: "maxFixCycles", Iterations: "maxIterations"}
+
 // fixCycleLimit is the compound's circuit-breaker limit.
 func (d decider) fixCycleLimit(compound string) int {
 	p, _ := d.def.Phase(compound)
@@ -319,7 +332,7 @@ func (d decider) take(trigger Trigger, target string, s State, reason string) ([
 				if t.Counts == FixCycles {
 					return d.tripCircuit(s, n, limit, t.To)
 				}
-				r := reject(CodeLimitReached, "%s → %s refused: %s limit reached (%d of %d)", t.From, t.To, t.Counts, n, limit)
+				r := reject(CodeLimitReached, "%s → %s refused: %s limit reached (%d of %d); way forward: %s", t.From, t.To, t.Counts, n, limit, d.pastLimit(t.Counts, s))
 				r.Definition, r.Limits = d.def.ID, d.effective(s)
 				refuse(r)
 				continue
@@ -331,6 +344,11 @@ func (d decider) take(trigger Trigger, target string, s State, reason string) ([
 			r.FailedGuards = fs
 			refuse(r)
 			continue
+		}
+		if t.To == d.def.CancelTarget() && d.def.CancellingPhase() != "" && !t.TakenBy(OnCancel) {
+			// A phase's own way to the cancelled phase (debug's escalation) ends the workflow like
+			// cancel does, through the saga, so nothing it created is left behind.
+			return d.cancel(Cancel{Reason: strings.TrimSpace(t.Note + ": " + s.FieldString(EscalationField))})
 		}
 		data := TransitionedData{From: s.Phase, To: t.To, Trigger: trigger, Reason: why, Definition: d.def.ID, Limits: d.effective(s)}
 		for _, v := range verdicts {
@@ -401,6 +419,9 @@ func (d decider) set(c Set) ([]NewEvent, *Rejection) {
 		}
 		var str string
 		isString := json.Unmarshal(a.Value, &str) == nil
+		if r := checkTypedField(d.s.Feature, a); r != nil {
+			return nil, r
+		}
 		switch {
 		case strings.HasPrefix(a.Path, "artifacts."):
 			if !isString {
@@ -445,6 +466,45 @@ func (d decider) set(c Set) ([]NewEvent, *Rejection) {
 		out = append(out, NewEvent{Type: EventFieldSet, Data: FieldSetData{Path: a.Path, Value: compact(a.Value), Prev: prev}})
 	}
 	return out, nil
+}
+
+// EscalationField is the field that says why a debug workflow is escalated (and to whom).
+const EscalationField = "escalation"
+
+// typedFields are the fields a built-in guard reads, checked when set so that a wrong shape is
+// refused at once with its fix instead of failing later as "none recorded" or a raw git error.
+var typedFields = map[string]struct {
+	valid func(json.RawMessage) bool
+	want  string // what the value must be, and the command that sets it (%s: the feature)
+}{
+	"sources": {validSources, `a JSON array of sources: git exarchos set %s sources='["<url or path>"]'`},
+	"fixCommit": {func(v json.RawMessage) bool {
+		var s string
+		return json.Unmarshal(v, &s) == nil && commitID().MatchString(s)
+	}, "a commit id (4 to 64 hex digits): git exarchos set %s fixCommit=$(git rev-parse HEAD)"},
+}
+
+var commitID = lazyRegexp(`^[0-9a-f]{4,64}$`)
+
+// validSources: an array of non-empty strings (empty is a shape the guard then refuses as none).
+func validSources(v json.RawMessage) bool {
+	var list []string
+	return json.Unmarshal(v, &list) == nil && list != nil && !slices.Contains(list, "")
+}
+
+// checkTypedField refuses a typed field of the wrong shape, and the same name given as an
+// artifact (artifacts.sources is not where the sources guard looks).
+func checkTypedField(feature string, a Assignment) *Rejection {
+	if name, ok := strings.CutPrefix(a.Path, "artifacts."); ok {
+		if f, typed := typedFields[name]; typed {
+			return reject(CodeBadInput, "%s is a field, not an artifact: it must be "+f.want, name, feature)
+		}
+		return nil
+	}
+	if f, typed := typedFields[a.Path]; typed && !f.valid(a.Value) {
+		return reject(CodeBadInput, "%s must be "+f.want+", not %s", a.Path, feature, a.Value)
+	}
+	return nil
 }
 
 func iff(cond bool, s string) string {
@@ -649,6 +709,10 @@ func signalTrigger(sig string) (Trigger, bool) {
 		return OnLoopPass, true
 	case SignalFail:
 		return OnLoopFail, true
+	case SignalFailNow:
+		return OnLoopFailNow, true
+	case SignalError:
+		return OnLoopError, true
 	}
 	return "", false
 }
@@ -656,7 +720,10 @@ func signalTrigger(sig string) (Trigger, bool) {
 func (d decider) signal(c Signal) ([]NewEvent, *Rejection) {
 	tr, ok := signalTrigger(c.Signal)
 	if !ok {
-		return nil, reject(CodeBadInput, "unknown loop signal %q (done, pass or fail)", c.Signal)
+		return nil, reject(CodeBadInput, "unknown loop signal %q (done, pass, fail, fail-now or error)", c.Signal)
+	}
+	if (tr == OnLoopFailNow || tr == OnLoopError) && strings.TrimSpace(c.Reason) == "" {
+		return nil, reject(CodeBadInput, "say why the loop fails: git exarchos loop %s %s --reason \"…\"", c.Signal, d.s.Feature)
 	}
 	var where []string
 	here := false
@@ -674,13 +741,17 @@ func (d decider) signal(c Signal) ([]NewEvent, *Rejection) {
 	if !here {
 		return nil, reject(CodeWrongPhase, "loop %s is given in %s, and %s is in %s", c.Signal, strings.Join(where, ", "), d.s.Feature, d.s.Phase)
 	}
-	sig := NewEvent{Type: EventLoopSignalled, Data: SignalData{Signal: c.Signal, Iteration: d.s.Iterations, Actor: d.env.Actor}}
+	sig := NewEvent{Type: EventLoopSignalled, Data: SignalData{Signal: c.Signal, Iteration: d.s.Iterations, Actor: d.env.Actor, Reason: c.Reason}}
 	ev, err := sig.Stamp("", d.s.LastSeq, time.Time{}, d.env.Actor, d.s.LastClock)
 	if err != nil {
 		return nil, reject(CodeBadInput, "%v", err)
 	}
 	after := Apply(d.def, d.s, ev) // the guards judge the state with the signal in it
-	evs, r := d.take(tr, "", after, "")
+	why := c.Reason
+	if why != "" {
+		why = fmt.Sprintf("%s (iteration %d): %s", tr, d.s.Iterations, why)
+	}
+	evs, r := d.take(tr, "", after, why)
 	if r != nil {
 		return nil, r
 	}

@@ -25,7 +25,7 @@ var debugDefinition = Definition{
 	Transitions: []Transition{
 		{From: "triage", To: "investigate"},
 		{From: "investigate", To: "completed", Guards: []string{"fix-commit-recorded"}, Note: "fixed directly"},
-		{From: "investigate", To: "cancelled", Note: "escalated"},
+		{From: "investigate", To: "cancelled", Guards: []string{"escalation-recorded"}, Note: "escalated"},
 		{From: "investigate", To: "rca", Guards: []string{"track-thorough"}},
 		{From: "investigate", To: "hotfix-implement", Guards: []string{"track-hotfix"}},
 		{From: "rca", To: "design", Guards: []string{"artifact-rca"}},
@@ -38,10 +38,13 @@ var debugDefinition = Definition{
 		{From: "hotfix-validate", To: "synthesize", Guards: []string{"validation-passed"}},
 		{From: "hotfix-validate", To: "completed", Guards: []string{"validation-passed"}},
 		{From: "synthesize", To: "completed", Guards: []string{"pr-url-exists"}, OptIn: []string{"checks-passed"}},
+		{From: "synthesize", To: "debug-implement", Guards: []string{"track-thorough"}, Counts: Retries, Note: "synthesis failed, retry"},
+		{From: "synthesize", To: "hotfix-implement", Guards: []string{"track-hotfix"}, Counts: Retries, Note: "synthesis failed, retry"},
 		{From: AnyPhase, To: "cancelling", On: []Trigger{OnCancel}, Note: "record the cancel, then compensate"},
 		{From: "cancelling", To: "cancelled", On: []Trigger{OnCancel}, Note: "every resource compensated"},
 		{From: AnyPhase, To: "completed", On: []Trigger{OnTransition, OnCleanup}, Guards: []string{"merge-verified"}, Note: "cleanup once merged"},
 	},
 	Tracks:  []string{"hotfix", "thorough"},
 	Reviews: []string{"review"},
+	Limits:  Limits{SynthesisRetries: 3},
 }

@@ -15,7 +15,7 @@ var oneshotDefinition = Definition{
 		{ID: "cancelled", Kind: Final},
 	},
 	Transitions: []Transition{
-		{From: "plan", To: "implementing"},
+		{From: "plan", To: "implementing", Guards: []string{"artifact-plan"}},
 		{From: "implementing", To: "completed", Guards: []string{"synthesis-not-required"}},
 		{From: "implementing", To: "synthesize", Guards: []string{"synthesis-required"}},
 		{From: "synthesize", To: "completed", Guards: []string{"pr-url-exists"}, OptIn: []string{"checks-passed"}},
@@ -25,4 +25,6 @@ var oneshotDefinition = Definition{
 	},
 	// on-request: synthesis only if a synthesize.requested event exists.
 	SynthesisPolicies: []string{"on-request", "always", "never"},
+	// A oneshot's plan is a few lines: it may be inline text, as it guards leaving plan.
+	InlineArtifacts: []string{"plan"},
 }

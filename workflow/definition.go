@@ -41,6 +41,10 @@ const (
 	OnLoopDone   Trigger = "loop done"  // worker signal
 	OnLoopPass   Trigger = "loop pass"  // reviewer signal
 	OnLoopFail   Trigger = "loop fail"  // reviewer signal
+	// OnLoopFailNow ends the loop as failed at once (worker or reviewer: no point iterating).
+	OnLoopFailNow Trigger = "loop fail-now"
+	// OnLoopError ends the loop as failed because an agent failed (to start, or while working).
+	OnLoopError Trigger = "loop error"
 )
 
 // GuardPathsAllowed is added to the transitions leaving a phase with AllowedPaths.

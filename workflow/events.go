@@ -266,9 +266,10 @@ type CircuitData struct {
 
 // SignalData is the payload of loop.signalled.
 type SignalData struct {
-	Signal    string `json:"signal"` // done | pass | fail
+	Signal    string `json:"signal"` // done | pass | fail | fail-now | error
 	Iteration int    `json:"iteration"`
 	Actor     string `json:"actor,omitempty"`
+	Reason    string `json:"reason,omitempty"`
 }
 
 // SynthesisRequestData is the payload of synthesize.requested.

@@ -259,7 +259,13 @@ func TestSynthesisRetryLimit(t *testing.T) {
 	}
 	r.must(workflow.RecordReview{Dimension: "spec", Pass: true}, workflow.RecordReview{Dimension: "quality", Pass: true})
 	r.to("synthesize")
-	r.refuse(workflow.CodeLimitReached, workflow.TransitionTo{Phase: "delegate"})
+	rej := r.refuse(workflow.CodeLimitReached, workflow.TransitionTo{Phase: "delegate"})
+	// The refusal says how to go on (issue 16 item 7).
+	for _, want := range []string{"way forward", "workflows.feature.synthesisRetries", "git exarchos cancel login"} {
+		if !strings.Contains(rej.Message, want) {
+			t.Fatalf("%q lacks %q", rej.Message, want)
+		}
+	}
 }
 
 func TestReviewsMustAllPass(t *testing.T) {

@@ -215,7 +215,9 @@ func (d decider) startTaskWorktree(c StartTaskWorktree) ([]NewEvent, *Rejection)
 }
 
 func (d decider) recordCompensation(c RecordCompensation) ([]NewEvent, *Rejection) {
-	if d.s.Phase != d.def.CancellingPhase() && !EndedByCancel(d.def, d.s) {
+	// A definition without a cancelling phase (lint refuses new ones) compensates in the phase the
+	// cancel was asked in: the saga must still be able to undo what the workflow created.
+	if c := d.def.CancellingPhase(); c != "" && d.s.Phase != c && !EndedByCancel(d.def, d.s) {
 		return nil, reject(CodeWrongPhase, "compensation steps are recorded while cancelling, and %s is in %s", d.s.Feature, d.s.Phase)
 	}
 	switch c.Outcome {

@@ -1,7 +1,10 @@
 package workflow_test
 
 import (
+	"slices"
 	"testing"
+
+	"github.com/exarchos/git-exarchos/guards"
 
 	"github.com/exarchos/git-exarchos/workflow"
 )
@@ -100,4 +103,43 @@ func TestCancelWithoutResourcesEndsAtOnce(t *testing.T) {
 		t.Fatal(d.CancellingPhase(), d.CancelTarget())
 	}
 	r.checkReplay()
+}
+
+// Issue 16 item 7: a definition whose cancel enters its final phase directly (no cancelling phase)
+// still cancels once it owns a worktree: the steps are recorded in the phase the cancel was asked
+// in, then the cancel ends it.
+func TestCancelWithoutCancellingPhaseCompensates(t *testing.T) {
+	base, _ := workflow.Builtin("oneshot")
+	def := base.Clone()
+	def.Type, def.ID = "flat", "blob:flat"
+	def.Phases = slices.DeleteFunc(def.Phases, func(p workflow.Phase) bool { return p.ID == "cancelling" })
+	def.Transitions = slices.DeleteFunc(def.Transitions, func(t workflow.Transition) bool { return t.From == "cancelling" })
+	for i, tr := range def.Transitions {
+		if tr.Universal() && tr.TakenBy(workflow.OnCancel) {
+			def.Transitions[i].To = "cancelled"
+		}
+	}
+	if err := def.Validate(); err != nil || def.CancellingPhase() != "" || def.CancelTarget() != "cancelled" {
+		t.Fatalf("definition: %v %q %q", err, def.CancellingPhase(), def.CancelTarget())
+	}
+	r := &run{t: t, repo: newFakeRepo("topic"), defn: def}
+	r.env = workflow.Env{Actor: "alice", Guards: guards.NewEvaluator(r.repo)}
+	if rej := r.do(workflow.Init{Feature: "flat", Type: "flat", Branch: "topic"}); rej != nil {
+		t.Fatal(rej)
+	}
+	r.must(workflow.AddTask{ID: "t1"})
+	r.must(worktreeOf(r, "t1", true))
+	r.must(workflow.Cancel{Reason: "dropped"}) // requested; steps pending
+	r.phase("plan")
+	for _, s := range workflow.CompensationPlan(r.state) {
+		r.must(step(s.Resource.ID, s.Action, workflow.OutcomeDone))
+	}
+	if len(workflow.CompensationPlan(r.state)) != 0 {
+		t.Fatal("steps left")
+	}
+	r.must(workflow.Cancel{Reason: "dropped"})
+	r.phase("cancelled")
+	if r.state.Reason != "dropped" {
+		t.Fatalf("reason %q", r.state.Reason)
+	}
 }

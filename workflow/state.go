@@ -121,6 +121,15 @@ type Approval struct {
 	At       int64  `json:"at"` // event count before this event
 }
 
+// OpenGaps returns the latest plan decision when it sent the plan back: the gaps the plan still
+// has to answer until a later approval.
+func (s State) OpenGaps() (Approval, bool) {
+	if n := len(s.Approvals); n > 0 && s.Approvals[n-1].Decision == "rejected" {
+		return s.Approvals[n-1], true
+	}
+	return Approval{}, false
+}
+
 // Override is a human decision that a guard passes in one visit of one phase.
 type Override struct {
 	Guard  string `json:"guard"`

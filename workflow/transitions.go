@@ -2,6 +2,7 @@ package workflow
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -46,6 +47,14 @@ func Transitions(def *Definition, s State, env Env) []TransitionOption {
 				}
 			}
 		}
+		// Alternatives to one target taken by one command (synthesize → completed by its PR, or by
+		// the universal cleanup once merged) are one row: the open one if any, else the first.
+		if i := slices.IndexFunc(out, func(p TransitionOption) bool { return p.To == o.To && p.Command == o.Command }); i >= 0 {
+			if o.Allowed && !out[i].Allowed {
+				out[i] = o
+			}
+			continue
+		}
 		out = append(out, o)
 	}
 	return out
@@ -77,6 +86,8 @@ func commandFor(t Trigger, feature, to string) string {
 		return fmt.Sprintf("git exarchos transition %s %s", feature, to)
 	case OnLoopDone, OnLoopPass, OnLoopFail:
 		return fmt.Sprintf("git exarchos %s %s", t, feature)
+	case OnLoopFailNow, OnLoopError:
+		return fmt.Sprintf("git exarchos %s %s --reason \"…\"", t, feature)
 	}
 	return ""
 }
@@ -105,6 +116,12 @@ func Summary(def *Definition, s State, env Env) string {
 		return b.String()
 	}
 	b.WriteString(".\n")
+	if s.MaxIterations > 0 {
+		fmt.Fprintf(&b, "iteration %d of %d\n", s.Iterations, s.MaxIterations)
+	}
+	if g, ok := s.OpenGaps(); ok {
+		fmt.Fprintf(&b, "%s sent the plan back from %s; gaps to answer: %s\n", g.Actor, g.Phase, g.Gaps)
+	}
 	if s.Circuit != nil && s.Circuit.Open {
 		fmt.Fprintf(&b, "circuit open in %s after %d fix cycles: %s\n", s.Circuit.Compound, s.Circuit.FixCycles, AskUser(fmt.Sprintf("git exarchos unblock %s --reason \"…\"", s.Feature)))
 	}

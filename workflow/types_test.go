@@ -1,6 +1,7 @@
 package workflow_test
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -76,9 +77,27 @@ func TestDebugHotfixAndDirectFix(t *testing.T) {
 	r.set("fixCommit=" + sha)
 	r.to("completed")
 
+	// Escalation needs its reason, and ends through the cancel saga (issue 16 item 4).
 	r = newRun(t, "big", "debug", workflow.Init{})
-	r.to("investigate", "cancelled") // escalated
+	r.to("investigate")
+	r.refuse(workflow.CodeGuardFailed, workflow.TransitionTo{Phase: "cancelled"})
+	r.set(`escalation=needs the storage team`)
+	r.to("cancelled")
 	r.phase("cancelled")
+	if r.state.Cancel == nil || r.state.Cancel.From != "investigate" || r.state.Reason != "escalated: needs the storage team" {
+		t.Fatalf("cancel %+v reason %q", r.state.Cancel, r.state.Reason)
+	}
+	// With a task worktree, the escalation waits in cancelling for the saga's steps.
+	r = newRun(t, "wide", "debug", workflow.Init{})
+	r.to("investigate")
+	r.set(`escalation=upstream bug`)
+	r.must(workflow.AddTask{ID: "t1"})
+	r.must(worktreeOf(r, "t1", true))
+	r.to("cancelled")
+	r.phase("cancelling")
+	if len(workflow.CompensationPlan(r.state)) == 0 {
+		t.Fatal("no steps planned")
+	}
 }
 
 func TestRefactorPolishAndOverhaul(t *testing.T) {
@@ -91,12 +110,7 @@ func TestRefactorPolishAndOverhaul(t *testing.T) {
 	r.validate(0)
 	r.to("polish-update-docs", "completed")
 
-	r = newRun(t, "rewrite", "refactor", workflow.Init{})
-	r.to("brief")
-	r.artifact("brief")
-	r.set("track=overhaul")
-	r.to("overhaul-plan")
-	r.artifact("plan")
+	r = overhaulPlanned(t)
 	r.to("overhaul-plan-review")
 	r.must(workflow.Reject{Gaps: "no rollback"})
 	r.phase("overhaul-plan")
@@ -135,6 +149,8 @@ func TestOneshotPolicies(t *testing.T) {
 			if tc.policy == "" && r.state.Synthesis != "on-request" {
 				t.Fatalf("default policy %q", r.state.Synthesis)
 			}
+			r.refuse(workflow.CodeGuardFailed, workflow.TransitionTo{Phase: "implementing"}) // a plan first
+			r.artifact("plan")
 			r.to("implementing")
 			if tc.request != "" {
 				r.must(workflow.RequestSynthesis{Reason: tc.request})
@@ -274,5 +290,172 @@ func TestInitValidation(t *testing.T) {
 	r.refuse(workflow.CodeAlreadyStarted, workflow.Init{Feature: "x", Type: "feature", Branch: "b"})
 	if _, rej := decide(workflow.State{}, workflow.TransitionTo{Phase: "plan"}, env); rej == nil || rej.Code != workflow.CodeNotStarted {
 		t.Fatalf("not started: %v", rej)
+	}
+}
+
+// Issue 16 item 7: a target reached by two alternatives (synthesize → completed by its PR, or by
+// the universal cleanup) is one row of `transitions`, open when either is.
+func TestTransitionsListEachTargetOnce(t *testing.T) {
+	r := newRun(t, "quick", "oneshot", workflow.Init{Synthesis: "always"})
+	r.artifact("plan")
+	r.to("implementing", "synthesize")
+	rows := func() map[string]workflow.TransitionOption {
+		seen := map[string]workflow.TransitionOption{}
+		for _, o := range workflow.Transitions(r.def(), r.state, r.env) {
+			if _, dup := seen[o.To+" "+o.Command]; dup {
+				t.Fatalf("%s listed twice", o.To)
+			}
+			seen[o.To+" "+o.Command] = o
+		}
+		return seen
+	}
+	done := rows()["completed git exarchos transition quick completed"]
+	if done.Allowed || len(done.Guards) == 0 || done.Guards[0].Guard != "pr-url-exists" {
+		t.Fatalf("before the PR: %+v", done)
+	}
+	r.linkPR("https://github.com/acme/app/pull/1")
+	if done := rows()["completed git exarchos transition quick completed"]; !done.Allowed {
+		t.Fatalf("with the PR: %+v", done)
+	}
+}
+
+// The loop's failed row is taken by `loop fail` (the send-back past the limit), not `loop pass`.
+func TestLoopFailedRowNamesLoopFail(t *testing.T) {
+	r := loopRun(t, "reviewer-pass", 1)
+	r.must(workflow.Signal{Signal: "done"})
+	var rows []string
+	for _, o := range workflow.Transitions(r.def(), r.state, r.env) {
+		if o.To == "failed" {
+			rows = append(rows, o.Command)
+		}
+	}
+	if want := []string{"git exarchos loop fail-now grind --reason \"…\"", "git exarchos loop fail grind"}; !slices.Equal(rows, want) {
+		t.Fatalf("failed rows: %q", rows)
+	}
+}
+
+// Issue 16 item 4: synthesis retries in debug (back to the track's implement phase) and refactor
+// (back to overhaul-delegate), within the limit.
+func TestSynthesisRetriesDebugAndRefactor(t *testing.T) {
+	r := newRun(t, "hot", "debug", workflow.Init{})
+	r.to("investigate")
+	r.set("track=hotfix")
+	hotfixToSynthesize(r)
+	r.refuse(workflow.CodeGuardFailed, workflow.TransitionTo{Phase: "debug-implement"}) // not this track
+	for i := 0; i < 3; i++ {
+		hotfixToSynthesize(r)
+	}
+	rej := r.refuse(workflow.CodeLimitReached, workflow.TransitionTo{Phase: "hotfix-implement"})
+	if !strings.Contains(rej.Message, "workflows.debug.synthesisRetries") {
+		t.Fatal(rej.Message)
+	}
+	r.checkReplay()
+
+	r = newRun(t, "deep", "debug", workflow.Init{})
+	r.to("investigate")
+	r.set("track=thorough")
+	r.to("rca")
+	r.artifact("rca")
+	r.to("design")
+	r.artifact("fix-design")
+	r.to("debug-implement", "debug-validate")
+	r.validate(0)
+	r.to("debug-review")
+	r.must(workflow.RecordReview{Dimension: "review", Pass: true})
+	r.to("synthesize", "debug-implement")
+	if r.state.Retries != 1 {
+		t.Fatalf("retries %d", r.state.Retries)
+	}
+
+	r = overhaulPlanned(t)
+	r.to("overhaul-plan-review")
+	r.must(workflow.Approve{})
+	r.to("overhaul-delegate")
+	r.completeTasks("a")
+	r.to("overhaul-review")
+	r.must(workflow.RecordReview{Dimension: "quality", Pass: true})
+	r.to("overhaul-update-docs", "synthesize", "overhaul-delegate")
+	if r.state.Retries != 1 {
+		t.Fatalf("retries %d", r.state.Retries)
+	}
+	r.checkReplay()
+}
+
+// Issue 16 item 4: refactor's plan review blocks after the revision limit; a human unblocks it
+// into overhaul-delegate.
+func TestRefactorPlanReviewBlocksAfterRevisionLimit(t *testing.T) {
+	r := overhaulPlanned(t)
+	for i := 0; i < 3; i++ {
+		r.to("overhaul-plan-review")
+		r.must(workflow.Reject{Gaps: "still vague"})
+		r.phase("overhaul-plan")
+	}
+	r.to("overhaul-plan-review")
+	r.must(workflow.Reject{Gaps: "still vague"})
+	r.phase("blocked")
+	r.refuse(workflow.CodeInvalidTransition, workflow.TransitionTo{Phase: "overhaul-delegate"})
+	r.must(workflow.Unblock{Reason: "good enough; I take the risk"})
+	r.phase("overhaul-delegate")
+	r.checkReplay()
+}
+
+// overhaulPlanned is a refactor on the overhaul track with its plan recorded.
+func overhaulPlanned(t *testing.T) *run {
+	r := newRun(t, "rewrite", "refactor", workflow.Init{})
+	r.to("brief")
+	r.artifact("brief")
+	r.set("track=overhaul")
+	r.to("overhaul-plan")
+	r.artifact("plan")
+	return r
+}
+
+// hotfixToSynthesize takes a debug workflow on the hotfix track to synthesize.
+func hotfixToSynthesize(r *run) {
+	r.to("hotfix-implement", "hotfix-validate")
+	r.validate(0)
+	r.to("synthesize")
+}
+
+// Issue 16 item 5: agentpair's loop -- the any policy, fail-now, and failure from init and working.
+func TestLoopAnyFailNowAndErrors(t *testing.T) {
+	r := loopRun(t, "any", 0)
+	r.must(workflow.Signal{Signal: "done"}) // the worker's done completes under any
+	r.phase("complete")
+
+	r = loopRun(t, "any", 0)
+	r.to("reviewing")
+	r.must(workflow.Signal{Signal: "pass"}) // so does the reviewer's pass
+	r.phase("complete")
+
+	r = loopRun(t, "reviewer-pass", 0)
+	r.refuse(workflow.CodeBadInput, workflow.Signal{Signal: "fail-now"}) // a reason is required
+	r.must(workflow.Signal{Signal: "done"})
+	r.must(workflow.Signal{Signal: "fail-now", Reason: "the approach cannot work"})
+	r.phase("failed")
+	if r.state.Reason != "loop fail-now (iteration 1): the approach cannot work" {
+		t.Fatalf("reason %q", r.state.Reason)
+	}
+	r.checkReplay()
+
+	r = newRun(t, "grind", "loop", workflow.Init{})
+	r.refuse(workflow.CodeWrongPhase, workflow.Signal{Signal: "fail-now", Reason: "x"}) // nothing runs yet
+	r.must(workflow.Signal{Signal: "error", Reason: "the worker did not start"})
+	r.phase("failed")
+	if !strings.Contains(r.state.Reason, "the worker did not start") {
+		t.Fatalf("reason %q", r.state.Reason)
+	}
+
+	r = loopRun(t, "", 0)
+	r.must(workflow.Signal{Signal: "error", Reason: "agent crashed"})
+	r.phase("failed")
+	r = loopRun(t, "", 0)
+	r.to("reviewing")
+	r.refuse(workflow.CodeWrongPhase, workflow.Signal{Signal: "error", Reason: "x"})
+	r.refuse(workflow.CodeBadInput, workflow.Signal{Signal: "maybe"})
+
+	r = loopRun(t, "", 5)
+	if got := workflow.Summary(r.def(), r.state, r.env); !strings.Contains(got, "iteration 1 of 5") {
+		t.Fatalf("summary %q", got)
 	}
 }

@@ -282,6 +282,8 @@ func Parse(name string, src []byte) (*workflow.Definition, Problems) {
 				add(p.Completion.Line, "phase %s: completion: %v", p.ID, err)
 			} else if b, err := json.Marshal(normalize(v)); err != nil {
 				add(p.Completion.Line, "phase %s: completion is not a JSON Schema: %v", p.ID, err)
+			} else if _, err := CompileSchema(b); err != nil {
+				add(p.Completion.Line, "phase %s: %v (the phase could never be left)", p.ID, err)
 			} else {
 				env.Completion = b
 			}
@@ -367,8 +369,18 @@ func Parse(name string, src []byte) (*workflow.Definition, Problems) {
 		add(l.top["phases"], "no final phase: add one (kind: final) so the workflow can end")
 	}
 	if len(ps) == 0 {
-		for _, id := range unreachable(def) {
+		lost := unreachable(def)
+		for _, id := range lost {
 			add(phaseLine(f, l, id), "phase %s is unreachable from the initial phase %s", id, def.Initial)
+		}
+		for _, id := range deadEnds(def) {
+			if slices.Contains(lost, id) {
+				continue // one problem per phase
+			}
+			add(phaseLine(f, l, id), "phase %s is a dead end: no transition of its own leaves it (only the universal ones, such as cancel); add one, or make it kind: final", id)
+		}
+		if to := cancelStraightToFinal(def); to != "" {
+			add(l.top["transitions"], "cancel goes straight to the final phase %s: add a normal phase (e.g. cancelling) that the universal cancel enters and whose own cancel transition reaches %s, so the cancel saga can undo what the workflow created (worktrees, branches, pull requests) there", to, to)
 		}
 	}
 	if len(ps) == 0 {
@@ -456,6 +468,31 @@ func unreachable(def *workflow.Definition) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// deadEnds lists the normal phases no transition of their own leaves: the workflow could sit there
+// for ever unless cancelled.
+func deadEnds(def *workflow.Definition) []string {
+	var out []string
+	for _, p := range def.Phases {
+		if p.Kind != workflow.Normal {
+			continue
+		}
+		if !slices.ContainsFunc(def.Transitions, func(t workflow.Transition) bool { return t.From == p.ID }) {
+			out = append(out, p.ID)
+		}
+	}
+	return out
+}
+
+// cancelStraightToFinal returns the final phase the universal cancel enters directly, if it does.
+func cancelStraightToFinal(def *workflow.Definition) string {
+	for _, t := range def.Transitions {
+		if t.Universal() && t.TakenBy(workflow.OnCancel) && def.IsFinal(t.To) {
+			return t.To
+		}
+	}
+	return ""
 }
 
 func mergeEnvelope(base, add workflow.Envelope) workflow.Envelope {

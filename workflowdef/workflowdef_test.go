@@ -99,6 +99,48 @@ guards:
 	}
 }
 
+// Issue 16 item 7: lint catches dead-end phases, a cancel that enters a final phase directly
+// (no phase to compensate in), and completion schemas that do not compile.
+func TestLintDeadEndsCancelAndSchemas(t *testing.T) {
+	src := `type: d
+initial: a
+phases:
+  - id: a
+  - id: stuck
+  - id: done
+    kind: final
+  - id: cancelled
+    kind: final
+transitions:
+  - {from: a, to: stuck}
+  - {from: a, to: done}
+  - {from: "*", to: cancelled, on: [cancel]}
+`
+	_, ps := Parse("d.yaml", []byte(src))
+	got := ps.Error()
+	for _, want := range []string{"d.yaml:5: phase stuck is a dead end", "cancel goes straight to the final phase cancelled"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("lint does not say %q:\n%s", want, got)
+		}
+	}
+	for schema, want := range map[string]string{
+		`{required: 5}`:      "/required",
+		`{type: nosuchtype}`: "nosuchtype is not a JSON type",
+		`{type: object, properties: {n: {type: [string, nope]}}}`: "/properties/n/type: nope",
+	} {
+		src := "type: s\ninitial: a\nphases:\n  - id: a\n    completion: " + schema + "\n  - id: done\n    kind: final\ntransitions:\n  - {from: a, to: done}\n"
+		_, ps := Parse("s.yaml", []byte(src))
+		if len(ps) != 1 || ps[0].Line != 5 || !strings.Contains(ps[0].Message, "does not compile") || !strings.Contains(ps[0].Message, want) {
+			t.Errorf("%s: %v", schema, ps)
+		}
+	}
+	// A property named type, and data keywords, are not schema types.
+	ok := "type: s\ninitial: a\nphases:\n  - id: a\n    completion: {type: object, properties: {type: {type: string, enum: [{type: x}]}}}\n  - id: done\n    kind: final\ntransitions:\n  - {from: a, to: done}\n"
+	if _, ps := Parse("ok.yaml", []byte(ok)); len(ps) > 0 {
+		t.Fatalf("a valid schema refused: %v", ps)
+	}
+}
+
 // TestGuardFactsFields: a repository type declares the paths a phase may change, its validation,
 // where artifacts live, and whose reviews count.
 func TestGuardFactsFields(t *testing.T) {

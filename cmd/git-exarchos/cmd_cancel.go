@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"io"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -117,5 +118,72 @@ func printResources(w io.Writer, st workflow.State) {
 	}
 	if st.Cancel != nil && st.Phase == "cancelling" { // the built-ins' (and their extensions') cancelling phase
 		printf(w, "cancel in progress: run `git exarchos cancel %s` to finish it\n", st.Feature)
+	}
+}
+
+func pruneCommand() *cli.Command {
+	const usage = "prune [--older-than AGE] [--apply] [--json]"
+	return &cli.Command{
+		Name:  "prune",
+		Usage: "cancel stale workflows (branch gone, or idle) through the cancel saga; a dry run unless --apply",
+		UsageText: `git exarchos ` + usage + `
+
+Looks at every active workflow. One whose branch is gone (no local branch and no remote-tracking
+branch), or that has recorded nothing and whose branch has had no commit for longer than
+--older-than (default 14d), is stale. A stale workflow with an open pull request (as last observed:
+git exarchos pr refresh), or whose branch has a commit on a remote within that time, is skipped.
+Without --apply nothing changes; with it each stale workflow is cancelled as git exarchos cancel
+would (its worktrees preserved under refs/exarchos-rescue/ and removed, its branches kept or
+deleted only when merged), with the reason "pruned: …".
+
+Examples:
+   git exarchos prune                       # what would be cancelled, and why
+   git exarchos prune --older-than 30d --apply
+   git exarchos prune --json`,
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "older-than", Value: "14d", Usage: "idle for longer than `AGE` (e.g. 14d, 36h)"},
+			&cli.BoolFlag{Name: "apply", Usage: "cancel the stale workflows (default: a dry run)"},
+			jsonFlag,
+		},
+		Action: func(c *cli.Context) error {
+			if c.NArg() > 0 {
+				return usageErrf("usage: git exarchos %s", usage)
+			}
+			age, err := app.ParseAge(c.String("older-than"))
+			if err != nil {
+				return err
+			}
+			r, err := openRepo()
+			if err != nil {
+				return err
+			}
+			res, err := app.Prune(r, app.PruneOptions{OlderThan: age, Apply: c.Bool("apply")})
+			if err != nil {
+				return err
+			}
+			return emit(c, res, func(w io.Writer) {
+				if len(res.Workflows) == 0 {
+					printf(w, "no active workflows\n")
+				}
+				for _, it := range res.Workflows {
+					verb := it.Action
+					switch {
+					case it.Cancelled:
+						verb = "cancelled"
+					case it.Error != "":
+						verb = "cancel failed"
+					case it.Action == "cancel":
+						verb = "would cancel"
+					}
+					printf(w, "%-13s %s (%s, %s, branch %s): %s\n", verb, bold(w, it.Feature), it.Type, it.Phase, it.Branch, it.Reason)
+					if it.Error != "" {
+						printf(w, "  %s\n", strings.ReplaceAll(it.Error, "\n", "\n  "))
+					}
+				}
+				if !res.Apply {
+					printf(w, "dry run: nothing changed; run with --apply to cancel\n")
+				}
+			})
+		},
 	}
 }

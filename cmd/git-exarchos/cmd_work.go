@@ -171,18 +171,31 @@ func loopCommand() *cli.Command {
 			func(*cli.Context, []string) (workflow.Command, error) { return workflow.Signal{Signal: name}, nil },
 			said("loop "+name))
 	}
+	// fail-now and error end the loop as failed and say why.
+	failing := func(name, usage string) *cli.Command {
+		return workflowCommand(name, usage, fmt.Sprintf("git exarchos loop %s [<feature>] --reason R [--json]", name), 0,
+			[]cli.Flag{&cli.StringFlag{Name: "reason", Required: true, Usage: "why the loop fails"}},
+			func(c *cli.Context, _ []string) (workflow.Command, error) {
+				return workflow.Signal{Signal: name, Reason: c.String("reason")}, nil
+			},
+			said("loop "+name))
+	}
 	return &cli.Command{
 		Name:  "loop",
 		Usage: "signal a loop workflow: the worker is done, the reviewer passes or fails",
-		UsageText: `git exarchos loop done|pass|fail [<feature>] [--json]
+		UsageText: `git exarchos loop done|pass|fail|fail-now|error [<feature>] [--reason R] [--json]
 
-Signals are explicit commands, never parsed from text. The completion policy (worker-done,
-reviewer-pass, both) and the iteration limit are fixed at init.
+Signals are explicit commands, never parsed from text. The completion policy (reviewer-pass,
+worker-done, both, any) and the iteration limit are fixed at init. fail-now (worker or reviewer)
+fails the loop at once; error says an agent failed, to start (in init) or while working.
 
 Examples:
    git exarchos loop done pairing      # worker: ready for review
    git exarchos loop fail pairing      # reviewer: back to work (one iteration)
-   git exarchos loop pass pairing      # reviewer: accepted`,
-		Subcommands: []*cli.Command{sig("done", "worker: the work is ready for review"), sig("pass", "reviewer: accept"), sig("fail", "reviewer: send back to work")},
+   git exarchos loop pass pairing      # reviewer: accepted
+   git exarchos loop fail-now pairing --reason "the approach cannot work"
+   git exarchos loop error pairing --reason "the worker agent crashed"`,
+		Subcommands: []*cli.Command{sig("done", "worker: the work is ready for review"), sig("pass", "reviewer: accept"), sig("fail", "reviewer: send back to work"),
+			failing("fail-now", "worker or reviewer: the loop fails now"), failing("error", "an agent failed (to start, or while working): the loop fails")},
 	}
 }

@@ -67,6 +67,10 @@ Examples:
 			if c.NArg() != 1 {
 				return usageErrf("usage: git exarchos init <feature> --type T (got %d arguments)", c.NArg())
 			}
+			if c.IsSet("max-iterations") && c.Int("max-iterations") < 1 {
+				// 0 would otherwise read as "not given" and silently become the default.
+				return usageErrf("--max-iterations must be a positive number (got %d); leave it out for the default (20)", c.Int("max-iterations"))
+			}
 			r, err := openRepo()
 			if err != nil {
 				return err
@@ -153,6 +157,12 @@ func printStatus(w io.Writer, st app.Status) {
 	if st.Reason != "" {
 		printf(w, "  reason: %s\n", st.Reason)
 	}
+	if st.MaxIterations > 0 {
+		printf(w, "  iteration %d of %d (completion policy %s)\n", st.Iterations, st.MaxIterations, st.Completion)
+	}
+	if g, ok := st.OpenGaps(); ok {
+		printf(w, "  plan sent back from %s by %s; gaps: %s\n", g.Phase, g.Actor, g.Gaps)
+	}
 	if len(st.Artifacts) > 0 {
 		names := make([]string, 0, len(st.Artifacts))
 		for n := range st.Artifacts {
@@ -195,9 +205,7 @@ func printStatus(w io.Writer, st app.Status) {
 	}
 	if len(st.Conflicts) > 0 {
 		printf(w, "conflicts (%d):\n", len(st.Conflicts))
-		for _, cf := range st.Conflicts {
-			printf(w, "  %+v\n", cf)
-		}
+		printConflicts(w, st.Conflicts) // cmd_sync.go
 	}
 	printf(w, "%d events, head %s\n", st.Events, st.Head[:12])
 	printTrust(w, st) // cmd_signers.go

@@ -37,7 +37,7 @@ func commandGroups() []struct {
 		}},
 		{"hooks", func() []*cli.Command { return []*cli.Command{hooksCommand(), hookCommand(), mcpCommand()} }},
 		{"maintenance", func() []*cli.Command {
-			return []*cli.Command{doctorCommand(), fsckCommand(), lintWorkflowCommand(), versionCommand(), helpCommand(), completionCommand(),
+			return []*cli.Command{doctorCommand(), fsckCommand(), pruneCommand(), lintWorkflowCommand(), versionCommand(), helpCommand(), completionCommand(),
 				manCommand(), completeCommand()}
 		}},
 	}
