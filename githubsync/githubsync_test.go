@@ -510,6 +510,16 @@ func TestObserveRecordsReviews(t *testing.T) {
 	if by, total := fake.Requests(); total != 3 || by["reviews"] != 0 {
 		t.Fatalf("unchanged refresh: %v (%d requests), want 3 and no reviews", by, total)
 	}
+	// An observation recorded before authors and reviews were: the reviews are read again.
+	legacy := o2
+	legacy.Author, legacy.Reviews = "", nil
+	fake.ResetRequests()
+	if o, _, err := c.Observe(ctx, 5, &legacy, now); err != nil || !o.SameAs(o2) {
+		t.Fatalf("after an old observation: %+v %v", o, err)
+	}
+	if by, _ := fake.Requests(); by["reviews"] != 1 {
+		t.Fatalf("an old observation must not keep its missing reviews: %v", by)
+	}
 	// A new review is read, on the head it was given.
 	fake.UpdatePR(5, func(p *fakegithub.PR) { p.HeadSHA = "h2" })
 	fake.AddReview(5, fakegithub.Review{User: "bob", State: "CHANGES_REQUESTED"})

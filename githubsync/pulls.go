@@ -114,7 +114,9 @@ func (c *Client) Observe(ctx context.Context, n int, prev *workflow.PRObservatio
 		return workflow.PRObservation{}, pr, err
 	}
 	samePR := prev != nil && prev.Number == pr.Number && prev.HeadSHA == pr.HeadSHA
-	if pr.State == "open" && !(samePR && prev.UpdatedAt == pr.UpdatedAt) {
+	// An observation without an author was made before reviews were recorded: read them again.
+	unchanged := samePR && prev.UpdatedAt == pr.UpdatedAt && prev.Author != ""
+	if pr.State == "open" && !unchanged {
 		if o.Reviews, o.ReviewDecision, err = c.Reviews(ctx, pr); err != nil {
 			return workflow.PRObservation{}, pr, err
 		}
