@@ -18,6 +18,7 @@ import (
 
 	"github.com/exarchos/git-exarchos/githubsync"
 	"github.com/exarchos/git-exarchos/githubsync/fakegithub"
+	"github.com/exarchos/git-exarchos/workflow"
 )
 
 const secret = "ghp_s3cretTokenValue0123456789"
@@ -472,5 +473,58 @@ func TestNonJSONAnswer(t *testing.T) {
 	e, _ := errorOf(t, time.Second, secret, fakegithub.Fault{Status: 200, Header: map[string]string{"Content-Type": "text/html"}, Body: "<html>sign in</html>"})
 	if strings.Contains(e.Msg, "refused") || !strings.Contains(e.Msg, "HTTP 200 with Content-Type text/html") || !strings.Contains(e.Msg, "GITHUB_API_URL") {
 		t.Errorf("%+v", e)
+	}
+}
+
+// TestObserveRecordsReviews: an observation carries the pull request's author and its verdicts
+// (reviewer, state, the commit each was submitted on; comments left out); an unchanged refresh
+// keeps them without reading the reviews again (3 requests).
+func TestObserveRecordsReviews(t *testing.T) {
+	fake := fakegithub.New("github.com", "acme", "app", secret)
+	defer fake.Close()
+	fake.SetPR(fakegithub.PR{Number: 5, Head: "topic", Base: "main", HeadSHA: "h1", Author: "alice"})
+	fake.AddReview(5, fakegithub.Review{User: "alice", State: "APPROVED"})
+	fake.AddReview(5, fakegithub.Review{User: "bob", State: "COMMENTED"})
+	fake.AddReview(5, fakegithub.Review{User: "bob", State: "APPROVED", Commit: "h0"})
+	c := newClient(t, fake, time.Second)
+	ctx, now := context.Background(), time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
+
+	o, pr, err := c.Observe(ctx, 5, nil, now)
+	if err != nil || pr.Author != "alice" || o.Author != "alice" {
+		t.Fatalf("author: %+v %+v %v", pr, o, err)
+	}
+	want := []workflow.PRReview{{Reviewer: "alice", State: "APPROVED", Commit: "h1"}, {Reviewer: "bob", State: "APPROVED", Commit: "h0"}}
+	if len(o.Reviews) != len(want) {
+		t.Fatalf("reviews %+v, want %+v", o.Reviews, want)
+	}
+	for i, w := range want {
+		if g := o.Reviews[i]; g.Reviewer != w.Reviewer || g.State != w.State || g.Commit != w.Commit || g.SubmittedAt == "" {
+			t.Fatalf("review %d: %+v, want %+v", i, g, w)
+		}
+	}
+	fake.ResetRequests()
+	o2, _, err := c.Observe(ctx, 5, &o, now)
+	if err != nil || !o2.SameAs(o) {
+		t.Fatalf("unchanged refresh: %+v, before %+v (%v)", o2, o, err)
+	}
+	if by, total := fake.Requests(); total != 3 || by["reviews"] != 0 {
+		t.Fatalf("unchanged refresh: %v (%d requests), want 3 and no reviews", by, total)
+	}
+	// An observation recorded before authors and reviews were: the reviews are read again.
+	legacy := o2
+	legacy.Author, legacy.Reviews = "", nil
+	fake.ResetRequests()
+	if o, _, err := c.Observe(ctx, 5, &legacy, now); err != nil || !o.SameAs(o2) {
+		t.Fatalf("after an old observation: %+v %v", o, err)
+	}
+	if by, _ := fake.Requests(); by["reviews"] != 1 {
+		t.Fatalf("an old observation must not keep its missing reviews: %v", by)
+	}
+	// A new review is read, on the head it was given.
+	fake.UpdatePR(5, func(p *fakegithub.PR) { p.HeadSHA = "h2" })
+	fake.AddReview(5, fakegithub.Review{User: "bob", State: "CHANGES_REQUESTED"})
+	o3, _, err := c.Observe(ctx, 5, &o2, now)
+	if err != nil || len(o3.Reviews) != 3 || o3.Reviews[2].Commit != "h2" || o3.Reviews[2].State != "CHANGES_REQUESTED" || o3.ReviewDecision != "CHANGES_REQUESTED" {
+		t.Fatalf("%+v %v", o3, err)
 	}
 }

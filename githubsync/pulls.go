@@ -27,6 +27,7 @@ type PullRequest struct {
 	BaseRepo           string `json:"baseRepo,omitempty"`
 	UpdatedAt          string `json:"updatedAt,omitempty"`
 	RequestedReviewers int    `json:"requestedReviewers,omitempty"`
+	Author             string `json:"author,omitempty"` // the login that opened it
 }
 
 func fromGitHub(p *github.PullRequest) PullRequest {
@@ -36,6 +37,7 @@ func fromGitHub(p *github.PullRequest) PullRequest {
 		Head: p.GetHead().GetRef(), HeadRepo: p.GetHead().GetRepo().GetFullName(), HeadSHA: p.GetHead().GetSHA(),
 		Base: p.GetBase().GetRef(), BaseRepo: p.GetBase().GetRepo().GetFullName(),
 		RequestedReviewers: len(p.RequestedReviewers) + len(p.RequestedTeams),
+		Author:             p.GetUser().GetLogin(),
 	}
 	if p.MergedAt != nil {
 		out.MergedAt = p.MergedAt.UTC().Format(time.RFC3339)
@@ -93,11 +95,11 @@ func (c *Client) FindPullRequests(ctx context.Context, branch string) ([]PullReq
 	return out, nil
 }
 
-// Observe reads pull request n, the checks of its head and its review decision, and returns the
-// observation stamped with now. The common path makes 3 requests: the pull request, its check runs
-// and its commit statuses. Reviews are read only while the pull request is open and something may
-// have changed them since prev (no previous observation, another head, or a newer updated_at, which
-// every review bumps); otherwise prev's decision stands, as last read.
+// Observe reads pull request n, the checks of its head, its author, its reviews and their decision,
+// and returns the observation stamped with now. The common path makes 3 requests: the pull request,
+// its check runs and its commit statuses. Reviews are read only while the pull request is open and
+// something may have changed them since prev (no previous observation, another head, or a newer
+// updated_at, which every review bumps); otherwise prev's reviews and decision stand, as last read.
 func (c *Client) Observe(ctx context.Context, n int, prev *workflow.PRObservation, now time.Time) (workflow.PRObservation, PullRequest, error) {
 	pr, err := c.PullRequest(ctx, n)
 	if err != nil {
@@ -106,18 +108,20 @@ func (c *Client) Observe(ctx context.Context, n int, prev *workflow.PRObservatio
 	o := workflow.PRObservation{
 		Number: pr.Number, URL: pr.URL, Head: pr.Head, Base: pr.Base, HeadSHA: pr.HeadSHA, State: pr.State,
 		Merged: pr.Merged, MergedAt: pr.MergedAt, MergeCommitSHA: pr.MergeCommitSHA, UpdatedAt: pr.UpdatedAt,
-		ObservedAt: now.UTC().Format(time.RFC3339),
+		Author: pr.Author, ObservedAt: now.UTC().Format(time.RFC3339),
 	}
 	if o.Checks, o.Failing, err = c.Checks(ctx, pr.HeadSHA); err != nil {
 		return workflow.PRObservation{}, pr, err
 	}
 	samePR := prev != nil && prev.Number == pr.Number && prev.HeadSHA == pr.HeadSHA
-	if pr.State == "open" && !(samePR && prev.UpdatedAt == pr.UpdatedAt) {
-		if o.ReviewDecision, err = c.ReviewDecision(ctx, pr); err != nil {
+	// An observation without an author was made before reviews were recorded: read them again.
+	unchanged := samePR && prev.UpdatedAt == pr.UpdatedAt && prev.Author != ""
+	if pr.State == "open" && !unchanged {
+		if o.Reviews, o.ReviewDecision, err = c.Reviews(ctx, pr); err != nil {
 			return workflow.PRObservation{}, pr, err
 		}
 	} else if samePR {
-		o.ReviewDecision = prev.ReviewDecision
+		o.ReviewDecision, o.Reviews = prev.ReviewDecision, prev.Reviews
 	}
 	return o, pr, nil
 }
@@ -191,15 +195,37 @@ func CombineChecks(runs []*github.CheckRun, statuses []*github.RepoStatus) (stri
 	return ChecksNone, nil
 }
 
-// ReviewDecision reads the reviews of pr (one request): CHANGES_REQUESTED if a reviewer's latest
-// verdict asks for changes, else APPROVED if one approved, else REVIEW_REQUIRED while reviewers
-// are requested, else "".
-func (c *Client) ReviewDecision(ctx context.Context, pr PullRequest) (string, error) {
-	reviews, resp, err := c.gh.PullRequests.ListReviews(ctx, c.repo.Owner, c.repo.Name, pr.Number, &github.ListOptions{PerPage: 100})
-	if err != nil {
-		return "", c.wrap("reviews of "+c.what(pr.Number), resp, err)
+// Reviews reads the reviews of pr (one request per 100 reviews): the verdicts (APPROVED,
+// CHANGES_REQUESTED, DISMISSED) with their reviewer and the commit they were submitted on, oldest
+// first, and the review decision: CHANGES_REQUESTED if a reviewer's latest verdict asks for
+// changes, else APPROVED if one approved, else REVIEW_REQUIRED while reviewers are requested,
+// else "".
+func (c *Client) Reviews(ctx context.Context, pr PullRequest) ([]workflow.PRReview, string, error) {
+	var all []*github.PullRequestReview
+	opts := &github.ListOptions{PerPage: 100}
+	for {
+		reviews, resp, err := c.gh.PullRequests.ListReviews(ctx, c.repo.Owner, c.repo.Name, pr.Number, opts)
+		if err != nil {
+			return nil, "", c.wrap("reviews of "+c.what(pr.Number), resp, err)
+		}
+		all = append(all, reviews...)
+		if resp.NextPage == 0 {
+			break
+		}
+		opts.Page = resp.NextPage
 	}
-	return DecideReviews(reviews, pr.RequestedReviewers > 0), nil
+	var out []workflow.PRReview
+	for _, r := range all {
+		switch st := r.GetState(); st {
+		case "APPROVED", "CHANGES_REQUESTED", "DISMISSED":
+			rv := workflow.PRReview{Reviewer: r.GetUser().GetLogin(), State: st, Commit: r.GetCommitID()}
+			if r.SubmittedAt != nil {
+				rv.SubmittedAt = r.SubmittedAt.UTC().Format(time.RFC3339)
+			}
+			out = append(out, rv)
+		}
+	}
+	return out, DecideReviews(all, pr.RequestedReviewers > 0), nil
 }
 
 // DecideReviews is the review decision of reviews in chronological order.

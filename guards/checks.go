@@ -157,26 +157,63 @@ func reviewsPassed(in Input) *workflow.GuardFailure {
 		"a pass for "+strings.Join(def.Reviews, " and ")+" on "+short(sha), fix)
 }
 
-// githubReviewed: GitHub's review decision on the pull request is APPROVED (GitHub counts only
-// reviews by others than the author), observed while the head was the current branch tip.
+// githubReviewed: the pull request's reviews, as last observed (pr refresh), were read while its
+// head was the current branch tip; at least one login other than the pull request's author has,
+// as its latest verdict, an APPROVED review submitted on that tip; and no login other than the
+// author has CHANGES_REQUESTED as its latest verdict (a DISMISSED review withdraws its verdict).
+// One approval satisfies every dimension of the definition's reviews: GitHub reviews have none.
+// The review decision GitHub's rules compute is not read: it counts approvals of older commits.
 func githubReviewed(in Input) *workflow.GuardFailure {
 	const id = "reviews-passed"
 	s := in.State
 	fix := fmt.Sprintf(FixRefreshPR, s.Feature)
+	want := "an approving GitHub review of the branch tip by someone other than the pull request's author"
 	if s.PR == nil || !s.PR.Observed {
-		return fail(id, "the pull request's reviews have not been observed", "an approving review by someone other than the author", fix)
-	}
-	if s.PR.ReviewDecision != "APPROVED" {
-		return fail(id, fmt.Sprintf("pull request #%d review decision is %q", s.PR.Number, s.PR.ReviewDecision), "an approving review by someone other than the author", fix)
+		return fail(id, "the pull request's reviews have not been observed", want, fix)
 	}
 	sha, f := tip(id, in)
 	if f != nil {
 		return f
 	}
 	if !sameCommit(s.PR.HeadSHA, sha) {
-		return fail(id, moved(in.Facts, s.Branch, "the approval was observed", s.PR.HeadSHA, sha), "an approval of the branch tip", fix)
+		return fail(id, moved(in.Facts, s.Branch, "the reviews were observed", s.PR.HeadSHA, sha), want, fix)
 	}
-	return nil
+	if s.PR.Author == "" {
+		return fail(id, fmt.Sprintf("pull request #%d's author was not observed", s.PR.Number), want, fix)
+	}
+	latest := map[string]workflow.PRReview{}
+	var order []string
+	for _, r := range s.PR.Reviews {
+		if r.Reviewer == "" || strings.EqualFold(r.Reviewer, s.PR.Author) {
+			continue
+		}
+		if _, ok := latest[r.Reviewer]; !ok {
+			order = append(order, r.Reviewer)
+		}
+		latest[r.Reviewer] = r
+	}
+	var approved, changes, stale []string
+	for _, who := range order {
+		r := latest[who]
+		switch {
+		case r.State == "CHANGES_REQUESTED":
+			changes = append(changes, who)
+		case r.State == "APPROVED" && sameCommit(r.Commit, sha):
+			approved = append(approved, who)
+		case r.State == "APPROVED":
+			stale = append(stale, fmt.Sprintf("%s approved %s", who, orStr(short(r.Commit), "no commit")))
+		}
+	}
+	ask := fmt.Sprintf("an APPROVED GitHub review of pull request #%d at %s by someone other than its author %s (asked of a reviewer on GitHub, then observed by the fix)", s.PR.Number, short(sha), s.PR.Author)
+	switch {
+	case len(changes) > 0:
+		return fail(id, fmt.Sprintf("pull request #%d: changes requested by %s", s.PR.Number, strings.Join(changes, ", ")), ask, fix)
+	case len(approved) > 0:
+		return nil
+	case len(stale) > 0:
+		return fail(id, fmt.Sprintf("pull request #%d has no approval of the tip %s (%s)", s.PR.Number, short(sha), strings.Join(stale, ", ")), ask, fix)
+	}
+	return fail(id, fmt.Sprintf("pull request #%d has no approving review by anyone other than its author %s", s.PR.Number, s.PR.Author), ask, fix)
 }
 
 // reviewFailed: a fix cycle (review → delegate) needs a failed verdict in this visit of review.

@@ -314,3 +314,55 @@ func builtinOf(typ string) *workflow.Definition {
 	d, _ := workflow.Builtin(typ)
 	return d
 }
+
+// TestGitHubReviews: with reviewBy: github only an APPROVED review by someone other than the pull
+// request's author, submitted on the branch tip and observed there, passes reviews-passed; a later
+// request for changes by the same (or another) reviewer, a dismissal, an approval of an older
+// commit or by the author do not.
+func TestGitHubReviews(t *testing.T) {
+	def := *builtinOf("feature")
+	def.ReviewBy = "github"
+	rv := func(who, state, commit string) workflow.PRReview {
+		return workflow.PRReview{Reviewer: who, State: state, Commit: commit}
+	}
+	observed := func(head, author string, reviews ...workflow.PRReview) *workflow.PR {
+		return &workflow.PR{Observed: true, PRObservation: workflow.PRObservation{Number: 7, HeadSHA: head, Author: author, Reviews: reviews, ReviewDecision: "APPROVED"}}
+	}
+	for _, c := range []struct {
+		name   string
+		pr     *workflow.PR
+		reason string // "" = pass
+	}{
+		{"not observed", nil, "have not been observed"},
+		{"approval by another on the tip", observed(tip, "alice", rv("bob", "APPROVED", tip)), ""},
+		{"approval by another, abbreviated commit", observed(tip, "alice", rv("bob", "APPROVED", tip[:12])), ""},
+		{"approval by the author", observed(tip, "alice", rv("alice", "APPROVED", tip)), "no approving review by anyone other than its author alice"},
+		{"approval by the author, other case", observed(tip, "alice", rv("Alice", "APPROVED", tip)), "other than its author alice"},
+		{"approval on an older commit", observed(tip, "alice", rv("bob", "APPROVED", "aaaaaaa")), "no approval of the tip cccccccccccc (bob approved aaaaaaa)"},
+		{"approval without a commit", observed(tip, "alice", rv("bob", "APPROVED", "")), "bob approved no commit"},
+		{"observed on an older head", observed("aaaaaaa", "alice", rv("bob", "APPROVED", "aaaaaaa")), "has new commits since"},
+		{"author unknown", observed(tip, "", rv("bob", "APPROVED", tip)), "author was not observed"},
+		{"later changes requested by the same reviewer", observed(tip, "alice", rv("bob", "APPROVED", tip), rv("bob", "CHANGES_REQUESTED", tip)), "changes requested by bob"},
+		{"changes requested, then approved on the tip", observed(tip, "alice", rv("bob", "CHANGES_REQUESTED", "aaaaaaa"), rv("bob", "APPROVED", tip)), ""},
+		{"another reviewer requests changes", observed(tip, "alice", rv("bob", "APPROVED", tip), rv("carol", "CHANGES_REQUESTED", "aaaaaaa")), "changes requested by carol"},
+		{"the author's own changes request does not block", observed(tip, "alice", rv("alice", "CHANGES_REQUESTED", tip), rv("bob", "APPROVED", tip)), ""},
+		{"approval dismissed", observed(tip, "alice", rv("bob", "DISMISSED", tip)), "no approving review"},
+		{"re-approved on an older commit after approving the tip", observed(tip, "alice", rv("bob", "APPROVED", tip), rv("bob", "APPROVED", "aaaaaaa")), "bob approved aaaaaaa"},
+		{"the decision alone is not enough", observed(tip, "alice"), "no approving review"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s := base("feature", "review")
+			s.PR = c.pr
+			f := (&guards.Evaluator{Facts: git}).Evaluate(&def, "reviews-passed", s, "synthesize")
+			if c.reason == "" {
+				if f != nil {
+					t.Fatalf("want pass, got %+v", f)
+				}
+				return
+			}
+			if f == nil || !strings.Contains(f.Reason, c.reason) || f.Fix != "git exarchos pr refresh f1" || f.Expected == "" {
+				t.Fatalf("want failure %q with the refresh as fix, got %+v", c.reason, f)
+			}
+		})
+	}
+}

@@ -305,8 +305,21 @@ type PRObservation struct {
 	Checks         string   `json:"checks,omitempty"`         // success | failure | pending | none
 	Failing        []string `json:"failing,omitempty"`        // names of failing checks and statuses
 	ReviewDecision string   `json:"reviewDecision,omitempty"` // APPROVED | CHANGES_REQUESTED | REVIEW_REQUIRED | ""
-	UpdatedAt      string   `json:"updatedAt,omitempty"`      // GitHub's updated_at of the pull request
-	ObservedAt     string   `json:"observedAt,omitempty"`
+	// Author is the login that opened the pull request; Reviews its verdicts (APPROVED,
+	// CHANGES_REQUESTED, DISMISSED; comments left out) in the order GitHub lists them, oldest first.
+	Author     string     `json:"author,omitempty"`
+	Reviews    []PRReview `json:"reviews,omitempty"`
+	UpdatedAt  string     `json:"updatedAt,omitempty"` // GitHub's updated_at of the pull request
+	ObservedAt string     `json:"observedAt,omitempty"`
+}
+
+// PRReview is one pull request review as GitHub lists it: who gave it, its state, and the commit
+// the pull request's head was when it was submitted.
+type PRReview struct {
+	Reviewer    string `json:"reviewer"`
+	State       string `json:"state"` // APPROVED | CHANGES_REQUESTED | DISMISSED
+	Commit      string `json:"commit,omitempty"`
+	SubmittedAt string `json:"submittedAt,omitempty"`
 }
 
 // SameAs reports whether two observations say the same thing, ignoring when they were made.

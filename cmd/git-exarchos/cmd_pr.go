@@ -76,7 +76,7 @@ Examples:
 func prRefreshCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "refresh",
-		Usage:     "record GitHub's view of the linked pull request: state, merge, checks, review decision",
+		Usage:     "record GitHub's view of the linked pull request: state, merge, checks, author, reviews and their commits",
 		ArgsUsage: "[<feature>]",
 		UsageText: `git exarchos pr refresh [<feature>] [--json]
 
@@ -121,6 +121,13 @@ func runPR(c *cli.Context, do func(*app.Repo) (*app.PRResult, error), verb strin
 				checks += " (" + strings.Join(o.Failing, ", ") + ")"
 			}
 			printf(w, "  checks %s, review %s\n", checks, orDash(o.ReviewDecision))
+			if len(o.Reviews) > 0 {
+				var rs []string
+				for _, r := range o.Reviews {
+					rs = append(rs, fmt.Sprintf("%s %s on %s", r.Reviewer, strings.ToLower(r.State), shortHash(r.Commit)))
+				}
+				printf(w, "  reviews (author %s): %s\n", orDash(o.Author), strings.Join(rs, ", "))
+			}
 		}
 		if res.Changed {
 			printf(w, "  recorded %d event(s) at %s\n", len(res.Appended), shortHash(res.Head))

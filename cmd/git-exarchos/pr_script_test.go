@@ -34,10 +34,10 @@ var fakes sync.Map // *testscript.TestScript → *fakegithub.Server
 // GITHUB_API_URL:
 //
 //	github start                             fake github.com/acme/app; sets GITHUB_API_URL, GH_TOKEN
-//	github pr N head=B base=B sha=REF [state=closed] [headrepo=o/r]
+//	github pr N head=B base=B sha=REF [state=closed] [headrepo=o/r] [author=LOGIN]
 //	github merge N [merge=REF]   github close N   github push N sha=REF (a new head, e.g. force-push)
 //	github check REF NAME CONCLUSION|in_progress   github status REF CONTEXT STATE
-//	github review N USER STATE   github fail STATUS [COUNT] [Header:Value]... [body=TEXT]
+//	github review N USER STATE [sha=REF] (on the head by default)   github fail STATUS [COUNT] [Header:Value]... [body=TEXT]
 //	github requests MAX          assert at most MAX requests since the last check, then reset
 //	github closed N comments=K   assert pull request N is closed, with K comments posted
 //	github stop                  the API goes away (network down)
@@ -97,7 +97,7 @@ func cmdGitHub(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	switch args[0] {
 	case "pr":
-		f.SetPR(fakegithub.PR{Number: num(0), Head: kv["head"], Base: kv["base"], HeadSHA: ref(kv["sha"]), State: kv["state"], HeadRepo: kv["headrepo"]})
+		f.SetPR(fakegithub.PR{Number: num(0), Head: kv["head"], Base: kv["base"], HeadSHA: ref(kv["sha"]), State: kv["state"], HeadRepo: kv["headrepo"], Author: kv["author"]})
 	case "merge":
 		merge := "0000000000000000000000000000000000000001"
 		if m := kv["merge"]; m != "" {
@@ -117,7 +117,11 @@ func cmdGitHub(ts *testscript.TestScript, neg bool, args []string) {
 	case "status":
 		f.AddStatus(ref(pos[0]), fakegithub.Status{Context: pos[1], State: pos[2]})
 	case "review":
-		f.AddReview(num(0), fakegithub.Review{User: pos[1], State: pos[2]})
+		commit := ""
+		if kv["sha"] != "" {
+			commit = ref(kv["sha"])
+		}
+		f.AddReview(num(0), fakegithub.Review{User: pos[1], State: pos[2], Commit: commit})
 	case "fail":
 		count := 1
 		if len(pos) > 1 {

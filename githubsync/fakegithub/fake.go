@@ -29,6 +29,7 @@ type PR struct {
 	MergeCommitSHA string
 	UpdatedAt      time.Time
 	Requested      []string // requested reviewers
+	Author         string   // the login that opened it; empty means "octocat"
 }
 
 // CheckRun is one check run on a commit.
@@ -37,8 +38,10 @@ type CheckRun struct{ Name, Status, Conclusion string }
 // Status is one legacy commit status.
 type Status struct{ Context, State string }
 
-// Review is one pull request review.
-type Review struct{ User, State string }
+// Review is one pull request review: who gave it, its state (APPROVED, CHANGES_REQUESTED,
+// COMMENTED, DISMISSED) and the commit it was submitted on (empty: the pull request's head when
+// it is added, as on GitHub).
+type Review struct{ User, State, Commit string }
 
 // Fault is an answer served instead of the real one. Body may contain {{token}}, replaced by the
 // token the request carried (to prove the client never repeats it).
@@ -95,6 +98,9 @@ func (s *Server) SetPR(p PR) {
 	if p.UpdatedAt.IsZero() {
 		p.UpdatedAt = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	}
+	if p.Author == "" {
+		p.Author = "octocat"
+	}
 	s.pulls[p.Number] = &p
 }
 
@@ -128,6 +134,9 @@ func (s *Server) AddStatus(sha string, st Status) {
 
 func (s *Server) AddReview(n int, r Review) {
 	s.mu.Lock()
+	if p, ok := s.pulls[n]; ok && r.Commit == "" {
+		r.Commit = p.HeadSHA
+	}
 	s.reviews[n] = append(s.reviews[n], r)
 	s.mu.Unlock()
 	s.UpdatePR(n, func(*PR) {})
@@ -291,7 +300,8 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		}
 		list := []any{}
 		for i, rv := range s.reviews[n] {
-			list = append(list, map[string]any{"id": i + 1, "user": map[string]any{"login": rv.User}, "state": rv.State})
+			list = append(list, map[string]any{"id": i + 1, "user": map[string]any{"login": rv.User}, "state": rv.State, "commit_id": rv.Commit,
+				"submitted_at": time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC).Add(time.Duration(i) * time.Minute).Format(time.RFC3339)})
 		}
 		body = list
 	case "check-runs":
@@ -335,7 +345,7 @@ func (s *Server) pullJSON(p *PR) map[string]any {
 		headRepo = full
 	}
 	out := map[string]any{
-		"number": p.Number, "state": p.State, "merged": p.Merged,
+		"number": p.Number, "state": p.State, "merged": p.Merged, "user": map[string]any{"login": p.Author},
 		"html_url":   fmt.Sprintf("https://%s/%s/pull/%d", s.Host, full, p.Number),
 		"updated_at": p.UpdatedAt.Format(time.RFC3339),
 		"head":       map[string]any{"ref": p.Head, "sha": p.HeadSHA, "repo": map[string]any{"full_name": headRepo}},
