@@ -214,3 +214,53 @@ func TestRolesRefuseAnAllowedSignerWithoutTheRole(t *testing.T) {
 		t.Fatalf("reject by an allowed signer with no role narrowing it: %v", err)
 	}
 }
+
+// The hooks' cached state is folded with the verdicts of the allowed signers it was cached
+// under: a change of .exarchos/allowed_signers on the base branch folds it again, so a decision by
+// a key no longer allowed stops counting in the hook too.
+func TestHookCacheFollowsTheAllowedSigners(t *testing.T) {
+	st := newSignedTeam(t)
+	dir := st.dirs[0]
+	useKey(t, dir, st.alice)
+	if _, err := app.Run(reopen(t, dir), "login", workflow.Approve{Note: "lgtm"}); err != nil {
+		t.Fatal(err)
+	}
+	bound := func() workflow.State {
+		t.Helper()
+		ws, err := reopen(t, dir).BoundWorkflows()
+		if err != nil || len(ws) != 1 || ws[0].Feature != "login" {
+			t.Fatalf("bound workflows %+v, %v", ws, err)
+		}
+		return ws[0].State
+	}
+	// Twice: the second read is the cached one.
+	for i := 0; i < 2; i++ {
+		if got := bound(); len(got.Approvals) != 1 || len(got.Refused) != 0 {
+			t.Fatalf("read %d: approvals %+v refused %+v", i, got.Approvals, got.Refused)
+		}
+	}
+
+	// alice's key is replaced by carol's on the base branch.
+	_, carolLine := sshKey(t, t.TempDir(), "carol")
+	git(t, dir, "checkout", "-q", "main")
+	os.WriteFile(filepath.Join(dir, app.AllowedSignersPath), []byte("carol@example.com namespaces=\"git-exarchos\" "+carolLine+"\n"), 0o644)
+	git(t, dir, "commit", "-q", "-am", "carol decides now")
+	git(t, dir, "push", "-q", "origin", "main")
+	git(t, dir, "checkout", "-q", "login")
+
+	got := bound()
+	if len(got.Approvals) != 0 || len(got.Refused) != 1 || !strings.Contains(got.Refused[0].Reason, "not in") {
+		t.Fatalf("after the signers changed, the hook still reads approvals %+v refused %+v", got.Approvals, got.Refused)
+	}
+	if got := status(t, reopen(t, dir), "login"); len(got.Approvals) != 0 || len(got.Refused) != 1 {
+		t.Fatalf("status: approvals %+v refused %+v", got.Approvals, got.Refused)
+	}
+	// And back: alice again, the approval counts again (nothing is stuck in the cache).
+	git(t, dir, "checkout", "-q", "main")
+	git(t, dir, "revert", "--no-edit", "HEAD")
+	git(t, dir, "push", "-q", "origin", "main")
+	git(t, dir, "checkout", "-q", "login")
+	if got := bound(); len(got.Approvals) != 1 || len(got.Refused) != 0 {
+		t.Fatalf("signers restored: approvals %+v refused %+v", got.Approvals, got.Refused)
+	}
+}
