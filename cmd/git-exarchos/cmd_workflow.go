@@ -60,7 +60,7 @@ Examples:
 			&cli.StringFlag{Name: "synthesis", Usage: "oneshot only: always | never | on-request"},
 			&cli.StringFlag{Name: "completion", Usage: "loop only: worker-done | reviewer-pass | both"},
 			&cli.IntFlag{Name: "max-iterations", Usage: "loop only: fail after `N` iterations (default 20)"},
-			&cli.BoolFlag{Name: "human", Usage: "the user's decision to start a workflow on a branch that had one"},
+			&cli.BoolFlag{Name: "human", Usage: "the user's decision to start a workflow on a branch that had one (signed when the base branch lists allowed signers)"},
 			jsonFlag,
 		},
 		Action: func(c *cli.Context) error {
