@@ -149,7 +149,11 @@ func statusMermaid(c *cli.Context) error {
 }
 
 func printStatus(w io.Writer, st app.Status) {
-	printf(w, "%s (%s) on branch %s: %s\n", bold(w, st.Feature), st.Type, st.Branch, bold(w, st.Phase))
+	if st.RefusedStart() != nil {
+		printf(w, "%s never started: its start replaced another workflow on the branch and was refused (below)\n", bold(w, st.Feature))
+	} else {
+		printf(w, "%s (%s) on branch %s: %s\n", bold(w, st.Feature), st.Type, st.Branch, bold(w, st.Phase))
+	}
 	if st.Reason != "" {
 		printf(w, "  reason: %s\n", st.Reason)
 	}
