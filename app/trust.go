@@ -446,7 +446,7 @@ func (p *presigned) sign(r *Repo, feature, head string, out []workflow.NewEvent)
 		return fmt.Errorf("%w: %s moved %d times while a decision on it was being signed; run it again", gitstore.ErrConcurrent, feature, maxSigns)
 	}
 	if p.signs > 0 {
-		r.notify(fmt.Sprintf("%s moved while the decision was made (now at %s): a signature binds the head it decides on, so it is signed again", feature, short(head)))
+		r.notify(fmt.Sprintf("%s moved while the decision was being signed (now at %s): a signature binds the workflow head it decides on, so it is signed again", feature, short(head)))
 	}
 	p.signs++
 	if err := r.signDecisions(feature, head, out); err != nil {

@@ -66,6 +66,12 @@ func TestReplacingAWorkflowIsASignedDecision(t *testing.T) {
 	if fsck, err := app.Fsck(reopen(t, dir), app.FsckOptions{Feature: "forged"}); err != nil || fsck.Refused != 1 {
 		t.Fatalf("fsck refused %d, %v", fsck.Refused, err)
 	}
+	vres, err := app.Verify(reopen(t, dir), app.VerifyOptions{Feature: "forged"})
+	var failed *app.VerifyError
+	if !errors.As(err, &failed) || len(vres.Workflows) != 1 || len(vres.Workflows[0].Violations) == 0 ||
+		vres.Workflows[0].Violations[0].Rule != "decision" || !strings.Contains(vres.Workflows[0].Violations[0].Message, "replace decision without effect: unsigned") {
+		t.Fatalf("verify of a forged replacement: %v %+v", err, vres)
+	}
 
 	// An allowed key: the replacement starts, signed, over no head.
 	useKey(t, dir, st.alice)
