@@ -20,8 +20,9 @@ import (
 // one small file whatever the repository's size, and never lists every workflow:
 //
 //	state/<feature>   "<commit> <projector> <sha256 of the rest>" then the state JSON at that commit
-//	                  (the projector version names, in signed mode, the allowed signers and roles
-//	                  on the base branch, so a change there folds the state again)
+//	                  (the projector version with the base branch's commit: a state's verdicts
+//	                  depend on the allowed signers and roles there, so when the base moves the
+//	                  state is read again, once; reading the signers themselves costs a tree read)
 //	branch/<hex name> the features bound to a branch, one a line (the branch → workflow index)
 //	branch/.built     the index format; without it the index is rebuilt once from the refs
 //
@@ -111,6 +112,12 @@ func (c *hookCache) setFeatures(branch string, features []string) {
 	_ = hooks.WriteFileAtomic(c.branchFile(branch), []byte(strings.Join(features, "\n")+"\n"), 0o644)
 }
 
+// hookStateVersion is what a cached state was folded under: the projector and the base branch's
+// tip, which the allowed signers and roles (so the verdicts) are read from.
+func (r *Repo) hookStateVersion() string {
+	return workflow.ProjectorVersion + "@" + r.Base().Commit
+}
+
 // indexBranch binds feature to branch in the hook index. Every command that creates or moves a
 // workflow calls it with the state it wrote.
 func (r *Repo) indexBranch(feature string, st workflow.State) {
@@ -136,7 +143,7 @@ func (r *Repo) hookState(feature string) (workflow.State, bool, error) {
 		return workflow.State{}, false, err
 	}
 	c := r.hookCache()
-	version := r.projectorVersion()
+	version := r.hookStateVersion()
 	if st, ok := c.state(feature, commit, version); ok {
 		return st, true, nil
 	}
