@@ -89,13 +89,19 @@ func (r *Repo) Execute(feature string, cmds ...workflow.Command) (*Result, error
 	}
 	waiting, files, _ := r.journaled(feature) // the hook's denials ride in this call's commit
 	verdicts := &gathered{live: env.Guards, facts: r.Store.Facts()}
+	signed := &presigned{} // human decisions are signed outside the swap, once per head (trust.go)
 	for round := 0; ; round++ {
 		if round == maxGathers {
 			return nil, fmt.Errorf("%w: %s changed what its guards read %d times while this call decided; run it again", gitstore.ErrConcurrent, feature, maxGathers)
 		}
-		st, _, err := r.State(feature)
+		st, snap, err := r.State(feature)
 		if err != nil {
 			return nil, err
+		}
+		if f := st.RefusedStart(); f != nil && len(cmds) > 0 {
+			if _, rej := workflow.Decide(nil, st, cmds[0], env); rej != nil {
+				return nil, rej // says why it never started
+			}
 		}
 		def, err := rules.Definition(st.Type)
 		if err != nil {
@@ -104,40 +110,55 @@ func (r *Repo) Execute(feature string, cmds ...workflow.Command) (*Result, error
 		// Gather: every guard the commands ask for on this state runs here, outside the loop.
 		verdicts.begin(st.Branch)
 		env.Guards = verdicts
-		decideAll(def, st, cmds, env)
+		if out, _, err := decideAll(def, st, cmds, env); err == nil && !signed.reuse(snap.Commit.String(), out) {
+			if err := signed.sign(r, feature, snap.Commit.String(), out); err != nil {
+				return nil, err
+			}
+		}
 		verdicts.gathering = false
 		var rejection *workflow.Rejection
 		recorded := false // the refusal itself is what this call records
-		res, err := r.Store.Update(feature, r.Projector(), func(cur *gitstore.Snapshot) ([]workflow.NewEvent, error) {
-			rejection, recorded = nil, false
-			st, err := workflow.DecodeState(cur.State)
-			if err != nil {
-				return nil, err
-			}
-			if verdicts.moved(st.Branch) {
-				return nil, errFactsChanged
-			}
-			out, rej, err := decideAll(def, st, cmds, env)
-			if err != nil {
-				return nil, err
-			}
-			if verdicts.missed {
-				return nil, errFactsChanged
-			}
-			rejection = rej
-			if rej != nil && len(out) == 0 {
-				refusal, ok := r.refusal(st, rej, env.Actor)
-				if !ok {
-					return nil, rej // nothing to record: nothing written, the journal waits
+		var res *gitstore.Result
+		for { // a lost race on a moved head: sign again (outside the swap), then swap again
+			res, err = r.Store.Update(feature, r.Projector(), func(cur *gitstore.Snapshot) ([]workflow.NewEvent, error) {
+				rejection, recorded = nil, false
+				st, err := workflow.DecodeState(cur.State)
+				if err != nil {
+					return nil, err
 				}
-				out, recorded = []workflow.NewEvent{refusal}, true
+				if verdicts.moved(st.Branch) {
+					return nil, errFactsChanged
+				}
+				out, rej, err := decideAll(def, st, cmds, env)
+				if err != nil {
+					return nil, err
+				}
+				if verdicts.missed {
+					return nil, errFactsChanged
+				}
+				rejection = rej
+				if rej != nil && len(out) == 0 {
+					refusal, ok := r.refusal(st, rej, env.Actor)
+					if !ok {
+						return nil, rej // nothing to record: nothing written, the journal waits
+					}
+					out, recorded = []workflow.NewEvent{refusal}, true
+				}
+				// Human decisions are signed over the head they were decided on (trust.go), never in
+				// here: a signature may need a key touch, and this may hold the ref's lock.
+				if !signed.reuse(cur.Commit.String(), out) {
+					signed.want(cur.Commit.String(), out)
+					return nil, errSignAgain
+				}
+				return append(slices.Clip(waiting), out...), nil
+			})
+			if !errors.Is(err, errSignAgain) {
+				break
 			}
-			// Human decisions are signed over the head they were decided on (trust.go).
-			if err := r.signDecisions(cur.Feature, cur.Commit.String(), out); err != nil {
+			if err := signed.again(r, feature); err != nil {
 				return nil, err
 			}
-			return append(slices.Clip(waiting), out...), nil
-		})
+		}
 		if errors.Is(err, errFactsChanged) {
 			continue
 		}
@@ -278,11 +299,24 @@ func (r *Repo) Init(cmd workflow.Init) (*Result, error) {
 	if rej != nil {
 		return nil, rej
 	}
+	// A start that replaces another type's workflow on the branch is a human decision: signed like
+	// every other (trust.go), over no head (the workflow has none yet; the feature, the workflows
+	// it replaces and the time are in the payload).
+	if err := r.signDecisions(cmd.Feature, "", events); err != nil {
+		return nil, err
+	}
 	res, err := r.Store.Create(cmd.Feature, r.Projector(), events)
 	if err != nil {
 		return nil, err
 	}
-	return r.result(cmd.Feature, res)
+	out, err := r.result(cmd.Feature, res)
+	if err != nil {
+		return nil, err
+	}
+	if rej := refusedNow(out); rej != nil {
+		return out, rej
+	}
+	return out, nil
 }
 
 func (r *Repo) result(feature string, res *gitstore.Result) (*Result, error) {

@@ -231,7 +231,7 @@ func (h *hookRepo) Record(w hooks.Bound, recheck func(workflow.State) string, ev
 		return denied, nil
 	}
 	if st, err := workflow.DecodeState(res.State); err == nil {
-		h.repo.hookCache().put(w.Feature, res.Commit.String(), st)
+		h.repo.hookCache().put(w.Feature, res.Commit.String(), h.repo.hookStateVersion(), st)
 	}
 	return denied, nil
 }

@@ -20,6 +20,9 @@ import (
 // one small file whatever the repository's size, and never lists every workflow:
 //
 //	state/<feature>   "<commit> <projector> <sha256 of the rest>" then the state JSON at that commit
+//	                  (the projector version with the base branch's commit: a state's verdicts
+//	                  depend on the allowed signers and roles there, so when the base moves the
+//	                  state is read again, once; reading the signers themselves costs a tree read)
 //	branch/<hex name> the features bound to a branch, one a line (the branch → workflow index)
 //	branch/.built     the index format; without it the index is rebuilt once from the refs
 //
@@ -43,14 +46,16 @@ func (r *Repo) hookCache() *hookCache {
 	return &hookCache{dir: filepath.Join(r.Store.Loc.CommonDir, filepath.FromSlash(hookCacheDir))}
 }
 
-// state returns the cached state of feature at commit, if there is one and it is intact.
-func (c *hookCache) state(feature, commit string) (workflow.State, bool) {
+// state returns the cached state of feature at commit, folded by the projector version (which in
+// signed mode names the allowed signers and roles: verdicts depend on them), if there is one and
+// it is intact.
+func (c *hookCache) state(feature, commit, version string) (workflow.State, bool) {
 	b, err := os.ReadFile(filepath.Join(c.dir, "state", feature))
 	if err != nil {
 		return workflow.State{}, false
 	}
 	first, rest, ok := bytes.Cut(b, []byte{'\n'})
-	if !ok || string(first) != stateHeader(commit, rest) {
+	if !ok || string(first) != stateHeader(commit, version, rest) {
 		return workflow.State{}, false
 	}
 	st, err := workflow.DecodeState(rest)
@@ -60,19 +65,19 @@ func (c *hookCache) state(feature, commit string) (workflow.State, bool) {
 	return st, true
 }
 
-func stateHeader(commit string, body []byte) string {
+func stateHeader(commit, version string, body []byte) string {
 	sum := sha256.Sum256(body)
-	return commit + " " + workflow.ProjectorVersion + " " + hex.EncodeToString(sum[:])
+	return commit + " " + version + " " + hex.EncodeToString(sum[:])
 }
 
 // put records a workflow's state at a commit. Errors are ignored: the cache is an optimisation, and
 // a repository the user cannot write to still gets correct answers, only slower.
-func (c *hookCache) put(feature, commit string, st workflow.State) {
+func (c *hookCache) put(feature, commit, version string, st workflow.State) {
 	b, err := json.Marshal(st)
 	if err != nil {
 		return
 	}
-	_ = hooks.WriteFileAtomic(filepath.Join(c.dir, "state", feature), append([]byte(stateHeader(commit, b)+"\n"), b...), 0o644)
+	_ = hooks.WriteFileAtomic(filepath.Join(c.dir, "state", feature), append([]byte(stateHeader(commit, version, b)+"\n"), b...), 0o644)
 }
 
 func (c *hookCache) branchFile(branch string) string {
@@ -107,6 +112,12 @@ func (c *hookCache) setFeatures(branch string, features []string) {
 	_ = hooks.WriteFileAtomic(c.branchFile(branch), []byte(strings.Join(features, "\n")+"\n"), 0o644)
 }
 
+// hookStateVersion is what a cached state was folded under: the projector and the base branch's
+// tip, which the allowed signers and roles (so the verdicts) are read from.
+func (r *Repo) hookStateVersion() string {
+	return workflow.ProjectorVersion + "@" + r.Base().Commit
+}
+
 // indexBranch binds feature to branch in the hook index. Every command that creates or moves a
 // workflow calls it with the state it wrote.
 func (r *Repo) indexBranch(feature string, st workflow.State) {
@@ -132,14 +143,15 @@ func (r *Repo) hookState(feature string) (workflow.State, bool, error) {
 		return workflow.State{}, false, err
 	}
 	c := r.hookCache()
-	if st, ok := c.state(feature, commit); ok {
+	version := r.hookStateVersion()
+	if st, ok := c.state(feature, commit, version); ok {
 		return st, true, nil
 	}
 	st, snap, err := r.State(feature)
 	if err != nil {
 		return workflow.State{}, false, err
 	}
-	c.put(feature, snap.Commit.String(), st)
+	c.put(feature, snap.Commit.String(), version, st)
 	return st, true, nil
 }
 

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"sort"
 	"strings"
 
@@ -56,6 +57,9 @@ type Repo struct {
 	base  *Base  // the protected base branch rules are read from, resolved once (base.go)
 	// trusted is who may sign decisions, read once from the base branch (trust.go).
 	trusted *trust
+	// Notices receives what the user should know besides a command's result (a decision signed
+	// again because the workflow moved); nil is os.Stderr.
+	Notices io.Writer
 }
 
 // Open discovers the repository enclosing dir.

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/exarchos/git-exarchos/gitstore"
 	"github.com/exarchos/git-exarchos/signing"
@@ -254,6 +255,13 @@ func (r *Repo) verdict(feature string, e workflow.Event) workflow.Verdict {
 	if !v.OK {
 		return v
 	}
+	if e.Type == workflow.EventStarted {
+		// A start is decided on no head: the workflow has none before it.
+		if e.Sig.Head != "" {
+			return workflow.Verdict{Reason: fmt.Sprintf("replayed: a start signed for workflow head %s, but a start comes before any head", short(e.Sig.Head))}
+		}
+		return v
+	}
 	if ok, err := r.headInHistory(feature, e.Sig.Head); err != nil || !ok {
 		return workflow.Verdict{Reason: fmt.Sprintf("replayed: signed for workflow head %s, which is not in the history of %s", short(e.Sig.Head), feature)}
 	}
@@ -371,4 +379,103 @@ func (r *Repo) signDecisions(feature, head string, events []workflow.NewEvent) e
 		n.Sig = &workflow.Signature{Format: format, Head: head, Sig: sig}
 	}
 	return nil
+}
+
+// presigned keeps the signatures one call made: decisions are signed before the compare-and-swap,
+// on the head they are decided on, and a lost race reuses them while that head is the one it
+// meets. Only a moved head needs a new signature (the signature binds it): the swap is left, the
+// decisions are signed again outside it, and the user is told why the key is asked again.
+type presigned struct {
+	head, key string
+	events    []workflow.NewEvent // the decisions as signed, in order
+	pending   []workflow.NewEvent // decided on a head with no signature yet (want)
+	pendHead  string
+	signs     int
+	unsigned  bool // unsigned mode and no key: decisions are recorded unsigned, as before signing
+}
+
+// maxSigns bounds how often one call signs: a workflow that keeps moving under a decision would
+// otherwise ask for the key without end.
+const maxSigns = 4
+
+// errSignAgain leaves the compare-and-swap loop to sign the decisions on the head it met.
+var errSignAgain = errors.New("the workflow moved: the decision must be signed on its new head")
+
+// decisionKey names the decisions among events by type and data ("" when there are none).
+func decisionKey(events []workflow.NewEvent) string {
+	var b strings.Builder
+	for _, n := range events {
+		e, err := n.Stamp("", 0, time.Time{}, "", 0)
+		if err != nil || workflow.DecisionKind(e) == "" {
+			continue
+		}
+		b.WriteString(e.Type + "\x00" + string(e.Data) + "\x00")
+	}
+	return b.String()
+}
+
+// reuse gives out's decisions the id, time and signature made for them on head; false when they
+// need signing (there are decisions, and none were signed for them on head).
+func (p *presigned) reuse(head string, out []workflow.NewEvent) bool {
+	key := decisionKey(out)
+	if key == "" || p.unsigned {
+		return true
+	}
+	if p.events == nil || p.head != head || p.key != key {
+		return false
+	}
+	j := 0
+	for i := range out {
+		if e, err := out[i].Stamp("", 0, time.Time{}, "", 0); err != nil || workflow.DecisionKind(e) == "" {
+			continue
+		}
+		s := p.events[j]
+		out[i].ID, out[i].Time, out[i].Sig = s.ID, s.Time, s.Sig
+		j++
+	}
+	return true
+}
+
+// sign signs out's decisions on head and keeps them for reuse.
+func (p *presigned) sign(r *Repo, feature, head string, out []workflow.NewEvent) error {
+	if !r.trust().signed && strings.TrimSpace(r.signingConfig().SigningKey) == "" {
+		p.unsigned = true
+		return nil
+	}
+	if p.signs == maxSigns {
+		return fmt.Errorf("%w: %s moved %d times while a decision on it was being signed; run it again", gitstore.ErrConcurrent, feature, maxSigns)
+	}
+	if p.signs > 0 {
+		r.notify(fmt.Sprintf("%s moved while the decision was being signed (now at %s): a signature binds the workflow head it decides on, so it is signed again", feature, short(head)))
+	}
+	p.signs++
+	if err := r.signDecisions(feature, head, out); err != nil {
+		return err
+	}
+	p.head, p.key, p.events = head, decisionKey(out), nil
+	for _, n := range out {
+		if e, err := n.Stamp("", 0, time.Time{}, "", 0); err == nil && workflow.DecisionKind(e) != "" {
+			p.events = append(p.events, n)
+		}
+	}
+	return nil
+}
+
+// want keeps decisions met on a head they were not signed for (inside the swap), for again.
+func (p *presigned) want(head string, out []workflow.NewEvent) {
+	p.pendHead, p.pending = head, slices.Clone(out)
+}
+
+// again signs what want kept (outside the swap).
+func (p *presigned) again(r *Repo, feature string) error {
+	return p.sign(r, feature, p.pendHead, p.pending)
+}
+
+// notify tells the user something they should know but that is not the command's result.
+func (r *Repo) notify(msg string) {
+	w := r.Notices
+	if w == nil {
+		w = os.Stderr
+	}
+	fmt.Fprintln(w, "git exarchos: "+msg)
 }

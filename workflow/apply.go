@@ -58,6 +58,15 @@ func (s *State) apply(def *Definition, e Event) {
 	if e.Verdict != nil {
 		if kind := s.needsSignature(def, e); kind != "" && !e.Verdict.OK {
 			s.refuse(e, kind)
+			if kind == KindReplace {
+				// A refused replacement never starts: the workflow stays inert (every later event
+				// is a conflict, every command is refused) and binds no branch, so the branch
+				// stays with the workflow it had. Only its name is kept, so status can say why.
+				var d StartedData
+				if decode(e, &d) == nil {
+					s.Feature = d.Feature
+				}
+			}
 			return
 		}
 		if e.Verdict.OK && e.Verdict.Principal != "" {

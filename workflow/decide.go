@@ -24,6 +24,9 @@ func Decide(def *Definition, s State, cmd Command, env Env) ([]NewEvent, *Reject
 		return decideInit(def, s, c)
 	}
 	if !s.Started() {
+		if f := s.RefusedStart(); f != nil {
+			return nil, reject(CodeNotStarted, "%s never started: its start replaced another workflow on the branch, a human decision, and was refused (%s); the branch stays with the workflow it had", s.Feature, f.Reason)
+		}
 		return nil, reject(CodeNotStarted, "the workflow has not been started (git exarchos init)")
 	}
 	if def == nil || def.Type != s.Type {

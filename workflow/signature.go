@@ -7,7 +7,7 @@ import (
 )
 
 // Human decisions (approve, reject, unblock, override, grant, budget extend, a cancel past the
-// planning phases) carry a signature made with the human's key. Whether a signature is good is
+// planning phases, a start that replaces another type's workflow on its branch) carry a signature made with the human's key. Whether a signature is good is
 // I/O (a key file, ssh-keygen), so the app layer verifies each decision and hands the fold its
 // Verdict as data; the fold only decides what a decision is worth.
 
@@ -33,7 +33,7 @@ type Refused struct {
 	Seq    int64  `json:"seq"`
 	ID     string `json:"id"`
 	Type   string `json:"type"`
-	Kind   string `json:"kind"`            // approve, reject, unblock, override, grant, extend, cancel
+	Kind   string `json:"kind"`            // approve, reject, unblock, override, grant, extend, cancel, replace
 	Actor  string `json:"actor,omitempty"` // who the event claims made it (git config: unproven)
 	Reason string `json:"reason"`          // unsigned, bad signature, key not allowed, replayed …
 	Phase  string `json:"phase,omitempty"` // where the workflow stood
@@ -48,6 +48,9 @@ const (
 	KindGrant    = "grant"
 	KindExtend   = "extend"
 	KindCancel   = "cancel"
+	// KindReplace is starting a workflow of another type on a branch whose workflow did not
+	// complete (workflow.started with replaces and human).
+	KindReplace = "replace"
 )
 
 // DecisionKind names the human decision an event records, or "" when it records none. It reads
@@ -68,6 +71,11 @@ func DecisionKind(e Event) string {
 		return KindExtend
 	case EventCancelRequested, EventCancelled:
 		return KindCancel
+	case EventStarted:
+		var d StartedData
+		if e.DecodeData(&d) == nil && len(d.Replaces) > 0 {
+			return KindReplace
+		}
 	case EventTransitioned:
 		// The transitions only a decision takes: a refused reject must not move the plan back.
 		var d TransitionedData
@@ -157,4 +165,17 @@ func Replay(def *Definition, events []Event, before, after func(s *State, e Even
 		}
 	}
 	return s
+}
+
+// RefusedStart is the refused replacement that left this workflow inert (never started), if any.
+func (s State) RefusedStart() *Refused {
+	if s.Started() {
+		return nil
+	}
+	for i := range s.Refused {
+		if s.Refused[i].Kind == KindReplace {
+			return &s.Refused[i]
+		}
+	}
+	return nil
 }

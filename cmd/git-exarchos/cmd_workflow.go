@@ -60,7 +60,7 @@ Examples:
 			&cli.StringFlag{Name: "synthesis", Usage: "oneshot only: always | never | on-request"},
 			&cli.StringFlag{Name: "completion", Usage: "loop only: worker-done | reviewer-pass | both"},
 			&cli.IntFlag{Name: "max-iterations", Usage: "loop only: fail after `N` iterations (default 20)"},
-			&cli.BoolFlag{Name: "human", Usage: "the user's decision to start a workflow on a branch that had one"},
+			&cli.BoolFlag{Name: "human", Usage: "the user's decision to start a workflow on a branch that had one (signed when the base branch lists allowed signers)"},
 			jsonFlag,
 		},
 		Action: func(c *cli.Context) error {
@@ -153,7 +153,11 @@ func statusMermaid(c *cli.Context) error {
 }
 
 func printStatus(w io.Writer, st app.Status) {
-	printf(w, "%s (%s) on branch %s: %s\n", bold(w, st.Feature), st.Type, st.Branch, bold(w, st.Phase))
+	if st.RefusedStart() != nil {
+		printf(w, "%s never started: its start replaced another workflow on the branch and was refused (below)\n", bold(w, st.Feature))
+	} else {
+		printf(w, "%s (%s) on branch %s: %s\n", bold(w, st.Feature), st.Type, st.Branch, bold(w, st.Phase))
+	}
 	if st.Reason != "" {
 		printf(w, "  reason: %s\n", st.Reason)
 	}
