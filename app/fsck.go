@@ -4,6 +4,7 @@ import (
 	"errors"
 
 	"github.com/exarchos/git-exarchos/gitstore"
+	"github.com/exarchos/git-exarchos/workflow"
 )
 
 // FsckOptions names the workflow to check; empty checks all.
@@ -75,6 +76,12 @@ func Fsck(r *Repo, o FsckOptions) (*FsckResult, error) {
 			res.Refused += len(st.Refused)
 		}
 		res.Problems = append(res.Problems, problems...)
+		if evs, _, err := r.Store.Events(f, gitstore.EventFilter{Types: []string{workflow.EventHookJournalFlushed}}); err == nil {
+			for _, l := range journalLosses(evs) {
+				res.Problems = append(res.Problems, gitstore.Problem{Feature: f, Path: gitstore.RefName(f),
+					Message: "denials lost: " + l.Message + "; they cannot be recovered: git exarchos audit " + f + " shows what was recorded"})
+			}
+		}
 	}
 	return res, nil
 }
