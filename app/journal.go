@@ -21,6 +21,9 @@ import (
 // file per workflow under <git common dir>/exarchos/journal/; each line is one event, written
 // with a single O_APPEND write, so concurrent hooks do not interleave. Every event has an id, so
 // a flush that crashed after appending and before removing its file appends nothing twice.
+// Lines are numbered by a counter next to the journal, and each flush records the numbers it
+// covered in the log (hook.journal-flushed), so a journal deleted or edited before its flush shows
+// as "denials lost" in audit and fsck instead of vanishing.
 const journalDir = "exarchos/journal"
 
 type journalLine struct {
