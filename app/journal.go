@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -66,7 +67,10 @@ func (r *Repo) withJournalCounter(feature string, fn func(journalCounter) (*jour
 	var c journalCounter
 	b := make([]byte, 64)
 	n, _ := f.ReadAt(b, 0)
-	fmt.Sscan(string(b[:n]), &c.Issued, &c.Flushed)
+	if f := strings.Fields(string(b[:n])); len(f) == 2 { // decimal with leading zeros (Sscan reads octal)
+		c.Issued, _ = strconv.ParseUint(f[0], 10, 64)
+		c.Flushed, _ = strconv.ParseUint(f[1], 10, 64)
+	}
 	next, err := fn(c)
 	if err != nil || next == nil || *next == c {
 		return err
