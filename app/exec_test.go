@@ -252,3 +252,42 @@ func TestJournalLossDetected(t *testing.T) {
 	_, err = AppendEvent(r, EventOptions{Feature: "f", Type: workflow.EventHookJournalFlushed, Data: `{"from":1,"to":1}`})
 	require.Error(t, err)
 }
+
+// TestJournalConcurrentFlushesLoseNothing: denials journaled while other processes flush (each
+// flush moving the journal aside, appending, then removing it) are all appended, and no flush
+// reports a loss that did not happen.
+func TestJournalConcurrentFlushesLoseNothing(t *testing.T) {
+	_, r := newRepo(t, "main")
+	_, err := Init(r, InitOptions{Feature: "f", Type: "feature"})
+	require.NoError(t, err)
+	var wg sync.WaitGroup
+	for w := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 10 {
+				require.NoError(t, r.journal("f", workflow.NewEvent{ID: fmt.Sprintf("d-%d-%d", w, i), Type: workflow.EventToolDenied, Data: map[string]string{"tool": "Edit"}}))
+			}
+		}()
+	}
+	for range 2 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range 5 {
+				r.flushJournal("f")
+			}
+		}()
+	}
+	wg.Wait()
+	a, err := ShowAudit(r, AuditOptions{Feature: "f"})
+	require.NoError(t, err)
+	assert.Empty(t, a.DenialsLost)
+	denied := 0
+	for _, e := range a.Entries {
+		if e.Type == workflow.EventToolDenied {
+			denied++
+		}
+	}
+	assert.Equal(t, 40, denied)
+}

@@ -126,8 +126,11 @@ func (r *Repo) journaled(feature string) (*journalBatch, error) {
 	p := r.journalPath(feature)
 	batch := &journalBatch{repo: r, feat: feature}
 	var c journalCounter
-	// Move the journal aside under the counter's lock: the lines in it are then exactly those
-	// numbered up to Issued, and hooks that answer meanwhile start a new one.
+	var contents [][]byte
+	// Under the counter's lock: move the journal aside (the lines waiting are then exactly those
+	// numbered up to Issued; hooks that answer meanwhile start a new one) and read every file
+	// waiting, so a concurrent flush's done (which removes files and moves Flushed under the same
+	// lock) is seen whole or not at all.
 	err := r.withJournalCounter(feature, func(cur journalCounter) (*journalCounter, error) {
 		c = cur
 		if _, err := os.Stat(p); err == nil {
@@ -138,21 +141,21 @@ func (r *Repo) journaled(feature string) (*journalBatch, error) {
 				return nil, err
 			}
 		}
+		batch.files, _ = filepath.Glob(p + ".*.flushing")
+		for _, f := range batch.files {
+			if b, err := os.ReadFile(f); err == nil {
+				contents = append(contents, b)
+			}
+		}
 		return nil, nil
 	})
 	if err != nil {
 		return batch, err
 	}
-	files, _ := filepath.Glob(p + ".*.flushing")
-	batch.files = files
 	seen := map[string]bool{}
 	present := map[uint64]string{}
 	var maxSeq uint64
-	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			continue
-		}
+	for _, b := range contents {
 		sc := bufio.NewScanner(bytes.NewReader(b))
 		sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
 		for sc.Scan() {
@@ -195,13 +198,13 @@ func (b *journalBatch) done() {
 	if b == nil {
 		return
 	}
-	for _, f := range b.files {
-		_ = os.Remove(f)
-	}
-	if b.to == 0 {
-		return
-	}
 	_ = b.repo.withJournalCounter(b.feat, func(c journalCounter) (*journalCounter, error) {
+		for _, f := range b.files {
+			_ = os.Remove(f)
+		}
+		if b.to == 0 {
+			return nil, nil
+		}
 		c.Flushed = max(c.Flushed, b.to)
 		c.Issued = max(c.Issued, b.to)
 		return &c, nil
