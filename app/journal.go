@@ -238,9 +238,10 @@ type JournalLoss struct {
 func journalLosses(events []workflow.Event) []JournalLoss {
 	var out []JournalLoss
 	var last uint64
-	var prev *workflow.JournalFlushedData
+	logged := map[string]bool{} // ids of the events already in the log
 	for _, e := range events {
 		if e.Type != workflow.EventHookJournalFlushed {
+			logged[e.ID] = true
 			continue
 		}
 		var d workflow.JournalFlushedData
@@ -248,7 +249,10 @@ func journalLosses(events []workflow.Event) []JournalLoss {
 			continue
 		}
 		loss := func(msg string) { out = append(out, JournalLoss{Seq: e.Seq, Message: msg}) }
-		repeat := prev != nil && d.From == prev.From && d.FirstID == prev.FirstID // a flush redone after a crash
+		// A flush redone after a crash, or one that read the journal before another flush finished
+		// and appended after it, starts at a line already in the log; a counter reset starts at a
+		// line that is new.
+		repeat := d.From <= last && d.FirstID != "" && logged[d.FirstID]
 		switch {
 		case repeat:
 		case d.From <= last:
@@ -264,7 +268,6 @@ func journalLosses(events []workflow.Event) []JournalLoss {
 		} else {
 			last = d.To
 		}
-		prev = &d
 	}
 	return out
 }

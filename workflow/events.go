@@ -98,8 +98,9 @@ const (
 // JournalFlushedData is the payload of hook.journal-flushed. Journal lines are numbered 1, 2, …
 // by a counter next to the journal; each flush covers From..To (From is one past the last seq
 // the previous flush covered) and lists the numbers in that range it found no line for. FirstID
-// is the event id of the line numbered From, so a flush repeated after a crash (same From, same
-// first line) is told apart from a counter that was reset (From back at a number already covered).
+// is the event id of the line numbered From: a flush that starts behind what the log covers is a
+// flush redone after a crash, or one that lost a race with another, when that line's event is
+// already in the log, and a counter that was reset when it is not.
 type JournalFlushedData struct {
 	From    uint64      `json:"from"`
 	To      uint64      `json:"to"`
