@@ -67,7 +67,10 @@ type Audit struct {
 	Entries   []AuditEntry `json:"entries"`
 	ToolCalls int          `json:"toolCalls"` // tool.called events (turns counted by the hook)
 	Path      []string     `json:"path"`      // the phases the workflow went through, in order
-	mermaid   string
+	// DenialsLost: stretches of the hook's journal of denials that never reached the log (the
+	// journal or its counter was deleted or edited between flushes).
+	DenialsLost []JournalLoss `json:"denialsLost"`
+	mermaid     string
 }
 
 // AuditOptions are `git exarchos audit <feature> [--format text|json|mermaid]`.
@@ -138,6 +141,10 @@ func ShowAudit(r *Repo, o AuditOptions) (*Audit, error) {
 				a.Path = append(a.Path, def.CancellingPhase())
 			}
 		}
+	}
+	a.DenialsLost = journalLosses(events)
+	if a.DenialsLost == nil {
+		a.DenialsLost = []JournalLoss{}
 	}
 	a.mermaid = a.pathMermaid(def)
 	return a, nil

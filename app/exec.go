@@ -87,7 +87,8 @@ func (r *Repo) Execute(feature string, cmds ...workflow.Command) (*Result, error
 	if err != nil {
 		return nil, err
 	}
-	waiting, files, _ := r.journaled(feature) // the hook's denials ride in this call's commit
+	journal, _ := r.journaled(feature) // the hook's denials ride in this call's commit
+	waiting := journal.Events
 	verdicts := &gathered{live: env.Guards, facts: r.Store.Facts()}
 	signed := &presigned{} // human decisions are signed outside the swap, once per head (trust.go)
 	for round := 0; ; round++ {
@@ -165,7 +166,7 @@ func (r *Repo) Execute(feature string, cmds ...workflow.Command) (*Result, error
 		if err != nil {
 			return nil, err
 		}
-		r.journalDone(files)
+		journal.done()
 		out, err := r.result(feature, res)
 		if err != nil {
 			return nil, err

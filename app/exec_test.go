@@ -171,3 +171,123 @@ func TestFactsThatNeverSettleFailAsConcurrent(t *testing.T) {
 	assert.Equal(t, maxGathers, lines(t, counter))
 	assert.Equal(t, head, git(t, dir, "rev-parse", "refs/exarchos/g"))
 }
+
+// TestJournalLossDetected: denials journaled by the hook and deleted before the next write are
+// not silently gone. The counter next to the journal numbers every line and the log records what
+// each flush covered, so deleting the journal (or the journal and its counter) shows as "denials
+// lost" in audit and fsck; a flush redone after a crash and concurrent denials do not.
+func TestJournalLossDetected(t *testing.T) {
+	_, r := newRepo(t, "main")
+	_, err := Init(r, InitOptions{Feature: "f", Type: "feature"})
+	require.NoError(t, err)
+	deny := func(id string) {
+		require.NoError(t, r.journal("f", workflow.NewEvent{ID: id, Type: workflow.EventToolDenied, Data: map[string]string{"tool": "Edit"}}))
+	}
+	set := func(v string) {
+		_, err := Set(r, SetOptions{Feature: "f", Assignments: []string{"owner=\"" + v + "\""}})
+		require.NoError(t, err)
+	}
+	lost := func() []JournalLoss {
+		a, err := ShowAudit(r, AuditOptions{Feature: "f"})
+		require.NoError(t, err)
+		return a.DenialsLost
+	}
+	fsckLost := func() []string {
+		res, err := Fsck(r, FsckOptions{Feature: "f"})
+		require.NoError(t, err)
+		var out []string
+		for _, p := range res.Problems {
+			out = append(out, p.Message)
+		}
+		return out
+	}
+
+	// Clean: denials flushed by a write, concurrent denials, then by audit.
+	deny("d-1")
+	deny("d-2")
+	set("a")
+	var wg sync.WaitGroup
+	for i := range 8 {
+		wg.Add(1)
+		go func() { defer wg.Done(); deny(fmt.Sprintf("c-%d", i)) }()
+	}
+	wg.Wait()
+	assert.Empty(t, lost())
+	assert.Empty(t, fsckLost())
+
+	// Deny, delete the journal file, next write: audit and fsck show the loss.
+	deny("d-3")
+	deny("d-4")
+	require.NoError(t, os.Remove(r.journalPath("f")))
+	set("b")
+	l := lost()
+	require.Len(t, l, 1)
+	assert.Contains(t, l[0].Message, "journal lines 11-12 were missing")
+	f := fsckLost()
+	require.Len(t, f, 1)
+	assert.Contains(t, f[0], "denials lost: journal lines 11-12")
+
+	// The journal and its counter deleted: the next denial is numbered 1 again, behind the log.
+	deny("d-5")
+	require.NoError(t, os.Remove(r.journalPath("f")))
+	require.NoError(t, os.Remove(r.journalCounterPath("f")))
+	deny("d-6")
+	set("c")
+	l = lost()
+	require.Len(t, l, 2)
+	assert.Contains(t, l[1].Message, "counter went back to 1 after 12 had been flushed")
+
+	// A flush redone after a crash (appended, files and counter not yet updated) is no loss.
+	deny("d-7")
+	b, err := r.journaled("f")
+	require.NoError(t, err)
+	_, err = r.Store.Append("f", r.Projector(), b.Events...)
+	require.NoError(t, err)
+	deny("d-8")
+	set("d")
+	assert.Len(t, lost(), 2, "a redone flush is not a loss")
+	assert.Len(t, fsckLost(), 2)
+
+	// The flush record is the engine's: `event` refuses it.
+	_, err = AppendEvent(r, EventOptions{Feature: "f", Type: workflow.EventHookJournalFlushed, Data: `{"from":1,"to":1}`})
+	require.Error(t, err)
+}
+
+// TestJournalConcurrentFlushesLoseNothing: denials journaled while other processes flush (each
+// flush moving the journal aside, appending, then removing it) are all appended, and no flush
+// reports a loss that did not happen.
+func TestJournalConcurrentFlushesLoseNothing(t *testing.T) {
+	_, r := newRepo(t, "main")
+	_, err := Init(r, InitOptions{Feature: "f", Type: "feature"})
+	require.NoError(t, err)
+	var wg sync.WaitGroup
+	for w := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 10 {
+				require.NoError(t, r.journal("f", workflow.NewEvent{ID: fmt.Sprintf("d-%d-%d", w, i), Type: workflow.EventToolDenied, Data: map[string]string{"tool": "Edit"}}))
+			}
+		}()
+	}
+	for range 2 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range 5 {
+				r.flushJournal("f")
+			}
+		}()
+	}
+	wg.Wait()
+	a, err := ShowAudit(r, AuditOptions{Feature: "f"})
+	require.NoError(t, err)
+	assert.Empty(t, a.DenialsLost)
+	denied := 0
+	for _, e := range a.Entries {
+		if e.Type == workflow.EventToolDenied {
+			denied++
+		}
+	}
+	assert.Equal(t, 40, denied)
+}

@@ -75,6 +75,12 @@ func Fsck(r *Repo, o FsckOptions) (*FsckResult, error) {
 			res.Refused += len(st.Refused)
 		}
 		res.Problems = append(res.Problems, problems...)
+		if evs, _, err := r.Store.Events(f, gitstore.EventFilter{}); err == nil {
+			for _, l := range journalLosses(evs) {
+				res.Problems = append(res.Problems, gitstore.Problem{Feature: f, Path: gitstore.RefName(f),
+					Message: "denials lost: " + l.Message + "; they cannot be recovered: git exarchos audit " + f + " shows what was recorded"})
+			}
+		}
 	}
 	return res, nil
 }

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"time"
 
@@ -206,7 +205,8 @@ func (r *Repo) summary(w hooks.Bound) string {
 // in a phase with a turn cap, follows this append) reads the state without reading objects.
 func (h *hookRepo) Record(w hooks.Bound, recheck func(workflow.State) string, evs ...workflow.NewEvent) (string, error) {
 	// The journal's denials ride in the same commit.
-	waiting, files, _ := h.repo.journaled(w.Feature)
+	journal, _ := h.repo.journaled(w.Feature)
+	waiting := journal.Events
 	var denied string
 	res, err := h.repo.Store.Update(w.Feature, h.repo.Projector(), func(cur *gitstore.Snapshot) ([]workflow.NewEvent, error) {
 		denied = ""
@@ -224,9 +224,7 @@ func (h *hookRepo) Record(w hooks.Bound, recheck func(workflow.State) string, ev
 	if err != nil {
 		return "", err
 	}
-	for _, f := range files {
-		_ = os.Remove(f)
-	}
+	journal.done()
 	if len(res.Appended) == 0 {
 		return denied, nil
 	}

@@ -170,7 +170,7 @@ func claudeWarnings(dir string) []string {
 		for _, h := range s.Handlers() {
 			installed[h.Event] = true
 			if (h.Event == hooks.PreToolUse || h.Event == hooks.PostToolUse) && h.OnFailure != "block" {
-				warnings = append(warnings, fmt.Sprintf("%s: the %s handler is installed without \"onFailure\": \"block\", so Claude Code lets a call through when the handler fails or times out: git exarchos hooks uninstall --claude --scope %s, then install again", path, h.Event, scope))
+				warnings = append(warnings, fmt.Sprintf("%s: the %s handler is installed without \"onFailure\": \"block\", so Claude Code lets a call through when the handler fails or times out: git exarchos hooks install --claude --scope %s (it upgrades the entry in place)", path, h.Event, scope))
 			}
 			if missing := missingProgram(h.Command); missing != "" {
 				warnings = append(warnings, fmt.Sprintf("%s: the %s handler runs %s, which is not on PATH: Claude Code cannot start it; fix PATH for the shell Claude Code starts from, or reinstall with git-exarchos on PATH", path, h.Event, missing))

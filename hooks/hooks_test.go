@@ -314,6 +314,79 @@ func TestSettingsRoundTrip(t *testing.T) {
 	}
 }
 
+// An install made before "onFailure" existed is upgraded in place by the next install: the key is
+// added to exarchos's handlers of the events whose failure blocks, and nothing else moves; a
+// second install changes nothing.
+func TestInstallUpgradesOnFailure(t *testing.T) {
+	original := `{
+  "hooks": {
+    "PreToolUse": [
+      {
+        "matcher": "*",
+        "hooks": [
+          {"type": "command", "command": "./check.sh"},
+          {"type": "command", "command": "git exarchos hook claude", "timeout": 7}
+        ]
+      }
+    ],
+    "PostToolUse": [
+      {"matcher": "*", "hooks": [{"type": "command", "command": "git-exarchos hook claude", "timeout": 20, "onFailure": "allow"}]}
+    ],
+    "Stop": [
+      {"hooks": [{"type": "command", "command": "git exarchos hook claude", "timeout": 30}]}
+    ]
+  }
+}
+`
+	path := filepath.Join(t.TempDir(), "settings.json")
+	if err := os.WriteFile(path, []byte(original), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, err := LoadSettings(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if changed, err := s.Install("git-exarchos hook claude", ClaudeEntries); err != nil || !changed {
+		t.Fatalf("install: %v %v", changed, err)
+	}
+	if err := s.Save(); err != nil {
+		t.Fatal(err)
+	}
+	s, _ = LoadSettings(path)
+	got := map[string]Handler{}
+	foreign := 0
+	for _, h := range s.Handlers() {
+		got[h.Event] = h
+	}
+	for _, ev := range []string{PreToolUse, PostToolUse} {
+		if got[ev].OnFailure != "block" {
+			t.Errorf("%s: onFailure %q after install", ev, got[ev].OnFailure)
+		}
+	}
+	if got[Stop].OnFailure != "" {
+		t.Errorf("Stop: onFailure %q: only the tool events block", got[Stop].OnFailure)
+	}
+	b, _ := os.ReadFile(path)
+	if !bytes.Contains(b, []byte(`"command": "./check.sh"`)) || !bytes.Contains(b, []byte(`"timeout": 7`)) || !bytes.Contains(b, []byte(`"command": "git exarchos hook claude"`)) {
+		t.Errorf("the upgrade moved more than onFailure:\n%s", b)
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if strings.Contains(l, "check.sh") {
+			foreign++
+		}
+	}
+	if foreign != 1 || bytes.Count(b, []byte(`"onFailure"`)) != 2 {
+		t.Errorf("foreign handler or onFailure count wrong:\n%s", b)
+	}
+	s, _ = LoadSettings(path)
+	if changed, err := s.Install("git-exarchos hook claude", ClaudeEntries); err != nil || changed {
+		t.Fatalf("second install changed the file: %v %v", changed, err)
+	}
+	if !bytes.Equal(s.Bytes(), b) {
+		t.Errorf("second install rewrote the file:\n%s", s.Bytes())
+	}
+}
+
 func TestIsClaudeCommand(t *testing.T) {
 	for cmd, want := range map[string]bool{
 		"git exarchos hook claude":                   true,

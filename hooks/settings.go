@@ -180,8 +180,9 @@ func (s *Settings) Handlers() []Handler {
 }
 
 // Install adds exarchos's entry for every event that lacks it, with command as the handler.
-// Entries already there are left alone, so a second install changes nothing. It reports whether
-// the file changed.
+// Entries already there keep their command, matcher and timeout; those of an event whose failure
+// blocks get "onFailure": "block" if they lack it (an install made before the key existed is
+// upgraded in place), so a second install changes nothing. It reports whether the file changed.
 func (s *Settings) Install(command string, entries []ClaudeEntry) (bool, error) {
 	hooks, err := s.hooks()
 	if err != nil {
@@ -195,6 +196,10 @@ func (s *Settings) Install(command string, entries []ClaudeEntry) (bool, error) 
 			return false, fmt.Errorf("%s: hooks.%s is not an array: fix it by hand, then run the command again", s.Path, e.Event)
 		}
 		if slices.ContainsFunc(groups, hasOurs) {
+			if e.Block && upgradeBlock(groups) {
+				hooks.set(e.Event, marshalArray(groups))
+				changed = true
+			}
 			continue
 		}
 		groups = append(groups, ourGroup(command, e))
@@ -307,6 +312,45 @@ func ourGroup(command string, e ClaudeEntry) json.RawMessage {
 	}
 	g = append(g, member{Key: "hooks", Value: marshalArray([]json.RawMessage{handler.marshal()})})
 	return g.marshal()
+}
+
+// upgradeBlock sets "onFailure": "block" on exarchos's handlers in groups that lack it, in place,
+// keeping every other member as written. It reports whether anything changed.
+func upgradeBlock(groups []json.RawMessage) bool {
+	changed := false
+	for i, group := range groups {
+		g, err := parseObject(group)
+		if err != nil {
+			continue
+		}
+		raw, _ := g.get("hooks")
+		handlers, err := parseArray(raw)
+		if err != nil {
+			continue
+		}
+		groupChanged := false
+		for j, h := range handlers {
+			if !IsClaudeCommand(handlerCommand(h)) {
+				continue
+			}
+			ho, err := parseObject(h)
+			if err != nil {
+				continue
+			}
+			if v, ok := ho.get("onFailure"); ok && string(bytes.TrimSpace(v)) == `"block"` {
+				continue
+			}
+			ho.set("onFailure", mustJSON("block"))
+			handlers[j] = ho.marshal()
+			groupChanged = true
+		}
+		if groupChanged {
+			g.set("hooks", marshalArray(handlers))
+			groups[i] = g.marshal()
+			changed = true
+		}
+	}
+	return changed
 }
 
 // handlerCommand is the command of one hook handler, or "".

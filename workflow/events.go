@@ -64,7 +64,7 @@ func IsReservedEventType(t string) bool {
 	if t == EventSynthesisRequested {
 		return false
 	}
-	return strings.HasPrefix(t, ReservedPrefix) || engineEventTypes[t] || t == EventToolDenied || t == EventGuardFailed
+	return strings.HasPrefix(t, ReservedPrefix) || engineEventTypes[t] || t == EventToolDenied || t == EventGuardFailed || t == EventHookJournalFlushed
 }
 
 // EventTypes lists the engine's event types.
@@ -89,7 +89,24 @@ const (
 	EventHookSessionEnded  = "hook.session-ended"  // a Claude Code session ended
 	EventHookTaskCompleted = "hook.task-completed" // Claude Code marked one of its own tasks done
 	EventHookSessionBound  = "hook.session-bound"  // a Claude Code session took this workflow as the one it works on
+	// EventHookJournalFlushed is written with the hook's journaled denials: the range of journal
+	// sequence numbers the flush covered and those it did not find (the journal was deleted or
+	// edited). Reserved: only the flush writes it.
+	EventHookJournalFlushed = "hook.journal-flushed"
 )
+
+// JournalFlushedData is the payload of hook.journal-flushed. Journal lines are numbered 1, 2, …
+// by a counter next to the journal; each flush covers From..To (From is one past the last seq
+// the previous flush covered) and lists the numbers in that range it found no line for. FirstID
+// is the event id of the line numbered From: a flush that starts behind what the log covers is a
+// flush redone after a crash, or one that lost a race with another, when that line's event is
+// already in the log, and a counter that was reset when it is not.
+type JournalFlushedData struct {
+	From    uint64      `json:"from"`
+	To      uint64      `json:"to"`
+	Missing [][2]uint64 `json:"missing,omitempty"` // inclusive ranges
+	FirstID string      `json:"firstId,omitempty"`
+}
 
 // SessionBoundData is the payload of hook.session-bound: from this call on, the session's tool
 // calls are judged by this workflow's policy, whatever branch, directory or worktree they report.

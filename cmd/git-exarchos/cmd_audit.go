@@ -50,6 +50,9 @@ func auditCommand() *cli.Command {
 			for _, e := range a.Entries {
 				printf(w, "%4d  %s  %-10.10s  %-12.12s  %-20s  %s\n", e.Seq, e.Time.Format("2006-01-02 15:04:05Z"), e.Commit, e.Actor, e.Type, e.Summary)
 			}
+			for _, l := range a.DenialsLost {
+				printf(w, "denials lost (event %d): %s\n", l.Seq, l.Message)
+			}
 			return nil
 		},
 	}
