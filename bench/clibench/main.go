@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"github.com/exarchos/git-exarchos/bench/benchutil"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -110,11 +111,18 @@ func setup(dir string, events, n int) {
 	benchutil.Run(dir, "", "git", "config", "user.name", "Bench")
 	benchutil.Run(dir, "", "git", "config", "user.email", "bench@example.com")
 	benchutil.Run(dir, "", "git", "commit", "-q", "--allow-empty", "-m", "init")
+	// The work happens on a branch of its own, whose design is a committed file: what the guards
+	// of ideate → plan read (the artifact is new on the branch, nothing else changed).
+	benchutil.Run(dir, "", "git", "switch", "-q", "-c", "feat")
+	benchutil.Check(os.MkdirAll(filepath.Join(dir, "docs"), 0o755))
+	benchutil.Check(os.WriteFile(filepath.Join(dir, "docs", "design.md"), []byte("# design\n"), 0o644))
+	benchutil.Run(dir, "", "git", "add", "docs/design.md")
+	benchutil.Run(dir, "", "git", "commit", "-q", "-m", "design")
 	r, err := app.Open(dir)
 	benchutil.Check(err)
-	_, err = app.Init(r, app.InitOptions{Feature: "bench", Type: "feature", Branch: "main"})
+	_, err = app.Init(r, app.InitOptions{Feature: "bench", Type: "feature", Branch: "feat"})
 	benchutil.Check(err)
-	_, err = app.Set(r, app.SetOptions{Feature: "bench", Assignments: []string{"artifacts.design=design"}, Inline: true})
+	_, err = app.Set(r, app.SetOptions{Feature: "bench", Assignments: []string{"artifacts.design=docs/design.md"}})
 	benchutil.Check(err)
 	for done := 2; done < events; {
 		batch := make([]workflow.NewEvent, 0, 500)

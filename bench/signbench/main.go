@@ -84,8 +84,6 @@ func setup(dir, tmp string, events, decisions int, signed bool) {
 	benchutil.Run(dir, "", "git", "init", "-q", "-b", "main")
 	benchutil.Run(dir, "", "git", "config", "user.name", "Bench")
 	benchutil.Run(dir, "", "git", "config", "user.email", "bench@example.com")
-	os.WriteFile(filepath.Join(dir, "design.md"), []byte("d\n"), 0o644)
-	os.WriteFile(filepath.Join(dir, "plan.md"), []byte("p\n"), 0o644)
 	if signed {
 		key := filepath.Join(tmp, "key")
 		if _, err := os.Stat(key); err != nil {
@@ -100,12 +98,20 @@ func setup(dir, tmp string, events, decisions int, signed bool) {
 		benchutil.Run(dir, "", "git", "config", "user.signingKey", key)
 	}
 	benchutil.Run(dir, "", "git", "add", ".")
-	benchutil.Run(dir, "", "git", "commit", "-q", "-m", "init")
+	benchutil.Run(dir, "", "git", "commit", "-q", "--allow-empty", "-m", "init")
+	// The work is on a branch of its own; its design and plan are new files there (what the
+	// planning guards read), main holds the rules.
+	benchutil.Run(dir, "", "git", "switch", "-q", "-c", "feat")
+	benchutil.Check(os.MkdirAll(filepath.Join(dir, "docs"), 0o755))
+	os.WriteFile(filepath.Join(dir, "docs", "design.md"), []byte("d\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "docs", "plan.md"), []byte("p\n"), 0o644)
+	benchutil.Run(dir, "", "git", "add", "docs")
+	benchutil.Run(dir, "", "git", "commit", "-q", "-m", "design and plan")
 	r, err := app.Open(dir)
 	benchutil.Check(err)
-	_, err = app.Init(r, app.InitOptions{Feature: "f", Type: "feature", Branch: "main"})
+	_, err = app.Init(r, app.InitOptions{Feature: "f", Type: "feature", Branch: "feat"})
 	benchutil.Check(err)
-	_, err = app.Set(r, app.SetOptions{Feature: "f", Assignments: []string{"artifacts.design=design.md", "artifacts.plan=plan.md"}})
+	_, err = app.Set(r, app.SetOptions{Feature: "f", Assignments: []string{"artifacts.design=docs/design.md", "artifacts.plan=docs/plan.md"}})
 	benchutil.Check(err)
 	for _, p := range []string{"plan", "plan-review"} {
 		_, err = app.Run(r, "f", workflow.TransitionTo{Phase: p})
