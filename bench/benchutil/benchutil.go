@@ -70,3 +70,40 @@ func RequireOnPath(program string) {
 		Fail("git-exarchos is not on PATH: CGO_ENABLED=0 go build -o /tmp/gx/git-exarchos ./cmd/git-exarchos && PATH=/tmp/gx:$PATH go run ./bench/" + program)
 	}
 }
+
+// Row is one line of a results table: Key names it for later rows' Baseline, Label is what is
+// printed.
+type Row struct {
+	Key, Label, Baseline, Target string
+	Durations                    []time.Duration
+}
+
+// PrintTable prints rows as a markdown table of median, p90 and the ratio of each median to the
+// median of an earlier row named by Baseline (the baseline is timed in the same run).
+func PrintTable(rows []Row) {
+	fmt.Println("| command | median | p90 | ratio to baseline | target |")
+	fmt.Println("|---|---|---|---|---|")
+	med := map[string]time.Duration{}
+	for _, r := range rows {
+		m, p90 := Percentile(r.Durations, 0.5), Percentile(r.Durations, 0.9)
+		med[r.Key] = m
+		ratio := ""
+		if b, ok := med[r.Baseline]; ok && b > 0 {
+			ratio = fmt.Sprintf("%.2fx %s", float64(m)/float64(b), r.Baseline)
+		}
+		fmt.Printf("| %s | %.2f ms | %.2f ms | %s | %s |\n", r.Label, Ms(m), Ms(p90), ratio, r.Target)
+	}
+}
+
+// WorkBranch switches the repository in dir to a new branch and commits files (path → content)
+// on it: the planning guards read artifacts as new work on a branch of its own, apart from the
+// base branch that holds the rules.
+func WorkBranch(dir, branch string, files map[string]string) {
+	Run(dir, "", "git", "switch", "-q", "-c", branch)
+	for p, content := range files {
+		Check(os.MkdirAll(filepath.Dir(filepath.Join(dir, p)), 0o755))
+		Check(os.WriteFile(filepath.Join(dir, p), []byte(content), 0o644))
+		Run(dir, "", "git", "add", p)
+	}
+	Run(dir, "", "git", "commit", "-q", "-m", "work on "+branch)
+}

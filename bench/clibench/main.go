@@ -11,7 +11,6 @@ import (
 	"fmt"
 	"github.com/exarchos/git-exarchos/bench/benchutil"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -80,27 +79,20 @@ func main() {
 			durations[j] = append(durations[j], timeOnce(dir, c, i))
 		}
 	}
-	results := map[string]time.Duration{}
 	packed := "objects loose"
 	if *gc {
 		packed = "after git gc"
 	}
 	fmt.Printf("%d interleaved runs per case; workflow with %d events; %d other workflows; %s; %s\n\n", *n, *events, max(*n, *workflows), packed, time.Now().UTC().Format("2006-01-02"))
-	fmt.Println("| command | median | p90 | ratio to baseline | target |")
-	fmt.Println("|---|---|---|---|---|")
+	rows := make([]benchutil.Row, len(selected))
 	for j, c := range selected {
-		med, p90 := benchutil.Percentile(durations[j], 0.5), benchutil.Percentile(durations[j], 0.9)
-		results[c.Name] = med
-		ratio := ""
-		if base, ok := results[c.Baseline]; ok && base > 0 {
-			ratio = fmt.Sprintf("%.2fx %s", float64(med)/float64(base), c.Baseline)
-		}
 		label := strings.Join(c.Args, " ")
 		if c.PathDir != "" {
 			label += "` (" + c.PathDir + ")`"
 		}
-		fmt.Printf("| `%s` | %.2f ms | %.2f ms | %s | %s |\n", label, benchutil.Ms(med), benchutil.Ms(p90), ratio, c.Target)
+		rows[j] = benchutil.Row{Key: c.Name, Label: "`" + label + "`", Baseline: c.Baseline, Target: c.Target, Durations: durations[j]}
 	}
+	benchutil.PrintTable(rows)
 }
 
 // setup makes a repository with workflow "bench" of `events` events, and n copies "bench-<i>" in
@@ -113,11 +105,7 @@ func setup(dir string, events, n int) {
 	benchutil.Run(dir, "", "git", "commit", "-q", "--allow-empty", "-m", "init")
 	// The work happens on a branch of its own, whose design is a committed file: what the guards
 	// of ideate → plan read (the artifact is new on the branch, nothing else changed).
-	benchutil.Run(dir, "", "git", "switch", "-q", "-c", "feat")
-	benchutil.Check(os.MkdirAll(filepath.Join(dir, "docs"), 0o755))
-	benchutil.Check(os.WriteFile(filepath.Join(dir, "docs", "design.md"), []byte("# design\n"), 0o644))
-	benchutil.Run(dir, "", "git", "add", "docs/design.md")
-	benchutil.Run(dir, "", "git", "commit", "-q", "-m", "design")
+	benchutil.WorkBranch(dir, "feat", map[string]string{"docs/design.md": "# design\n"})
 	r, err := app.Open(dir)
 	benchutil.Check(err)
 	_, err = app.Init(r, app.InitOptions{Feature: "bench", Type: "feature", Branch: "feat"})

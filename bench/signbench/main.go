@@ -62,18 +62,11 @@ func main() {
 		}
 	}
 	fmt.Printf("%d interleaved runs per case; workflows of %d events, %d signed decisions; %s\n\n", *n, *events, *decisions, time.Now().UTC().Format("2006-01-02"))
-	fmt.Println("| command | median | p90 | ratio to baseline | target |")
-	fmt.Println("|---|---|---|---|---|")
-	med := map[string]time.Duration{}
+	rows := make([]benchutil.Row, len(cases))
 	for j, c := range cases {
-		m, p90 := benchutil.Percentile(durations[j], 0.5), benchutil.Percentile(durations[j], 0.9)
-		med[c.name] = m
-		ratio := ""
-		if b, ok := med[c.baseline]; ok && b > 0 {
-			ratio = fmt.Sprintf("%.2fx %s", float64(m)/float64(b), c.baseline)
-		}
-		fmt.Printf("| %s | %.2f ms | %.2f ms | %s | %s |\n", c.name, benchutil.Ms(m), benchutil.Ms(p90), ratio, c.target)
+		rows[j] = benchutil.Row{Key: c.name, Label: c.name, Baseline: c.baseline, Target: c.target, Durations: durations[j]}
 	}
+	benchutil.PrintTable(rows)
 }
 
 // setup makes a repository whose workflow f (feature, in plan-review) has `events` events, of
@@ -101,12 +94,7 @@ func setup(dir, tmp string, events, decisions int, signed bool) {
 	benchutil.Run(dir, "", "git", "commit", "-q", "--allow-empty", "-m", "init")
 	// The work is on a branch of its own; its design and plan are new files there (what the
 	// planning guards read), main holds the rules.
-	benchutil.Run(dir, "", "git", "switch", "-q", "-c", "feat")
-	benchutil.Check(os.MkdirAll(filepath.Join(dir, "docs"), 0o755))
-	os.WriteFile(filepath.Join(dir, "docs", "design.md"), []byte("d\n"), 0o644)
-	os.WriteFile(filepath.Join(dir, "docs", "plan.md"), []byte("p\n"), 0o644)
-	benchutil.Run(dir, "", "git", "add", "docs")
-	benchutil.Run(dir, "", "git", "commit", "-q", "-m", "design and plan")
+	benchutil.WorkBranch(dir, "feat", map[string]string{"docs/design.md": "d\n", "docs/plan.md": "p\n"})
 	r, err := app.Open(dir)
 	benchutil.Check(err)
 	_, err = app.Init(r, app.InitOptions{Feature: "f", Type: "feature", Branch: "feat"})
