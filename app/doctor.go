@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/exarchos/git-exarchos/githubsync"
+	"github.com/exarchos/git-exarchos/gitrepo"
 	"github.com/exarchos/git-exarchos/gitstore"
 	"github.com/exarchos/git-exarchos/hooks"
 )
@@ -94,7 +95,7 @@ func (d *DoctorResult) add(id, status, msg, fix string, detail any) {
 var gitVersionRe = regexp.MustCompile(`git version (\d+)\.(\d+)`)
 
 func (d *DoctorResult) git() {
-	out, err := exec.Command("git", "version").Output()
+	out, err := gitrepo.GitIn("", "version")
 	if err != nil {
 		d.add("git", CheckFail, "git is not on PATH: "+err.Error(), "install git "+strconv.Itoa(minGit[0])+"."+strconv.Itoa(minGit[1])+" or newer", nil)
 		return

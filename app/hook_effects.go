@@ -2,12 +2,11 @@ package app
 
 import (
 	"bytes"
-	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 
+	"github.com/exarchos/git-exarchos/gitrepo"
 	"github.com/exarchos/git-exarchos/hooks"
 )
 
@@ -41,15 +40,15 @@ func (h *hookRepo) Changes(w hooks.Bound) ([]hooks.Change, error) {
 	root := w.Root
 	// The untracked cache keeps the directories' mtimes in the index, so later calls skip reading
 	// directories that did not change: the check costs about the same at any size.
-	out, err := gitOut(root, "-c", "core.untrackedCache=true", "status", "--porcelain=v2", "-z", "--branch", "--untracked-files=all", "--no-renames")
+	out, err := gitrepo.GitIn(root, "-c", "core.untrackedCache=true", "status", "--porcelain=v2", "-z", "--branch", "--untracked-files=all", "--no-renames")
 	if err != nil {
 		return nil, err
 	}
 	var changes []hooks.Change
 	head := ""
-	recs := bytes.Split(out, []byte{0})
+	recs := strings.Split(out, "\x00")
 	for _, rec := range recs {
-		s := string(rec)
+		s := rec
 		switch {
 		case strings.HasPrefix(s, "# branch.oid "):
 			head = strings.TrimPrefix(s, "# branch.oid ")
@@ -90,9 +89,11 @@ func (h *hookRepo) branchChanges(root, head string) ([]hooks.Change, error) {
 	key := filepath.Join(r.hookCache().dir, "branchdiff", baseTip+"-"+head)
 	b, err := os.ReadFile(key)
 	if err != nil {
-		if b, err = gitOut(root, "diff", "--name-only", "-z", "--no-renames", baseTip+"..."+head); err != nil {
+		diff, err := gitrepo.GitIn(root, "diff", "--name-only", "-z", "--no-renames", baseTip+"..."+head)
+		if err != nil {
 			return nil, err
 		}
+		b = []byte(diff)
 		_ = os.RemoveAll(filepath.Dir(key)) // one entry: older ones are for other commits
 		_ = hooks.WriteFileAtomic(key, b, 0o644)
 	}
@@ -101,18 +102,6 @@ func (h *hookRepo) branchChanges(root, head string) ([]hooks.Change, error) {
 		if len(p) > 0 {
 			out = append(out, hooks.Change{Path: string(p), Where: "branch"})
 		}
-	}
-	return out, nil
-}
-
-// gitOut runs git in a worktree and returns its standard output.
-func gitOut(dir string, args ...string) ([]byte, error) {
-	cmd := exec.Command("git", append([]string{"-C", dir}, args...)...)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		return nil, fmt.Errorf("git %s: %v: %s", strings.Join(args, " "), err, strings.TrimSpace(stderr.String()))
 	}
 	return out, nil
 }

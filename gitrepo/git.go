@@ -55,6 +55,11 @@ func (l Location) GitEnv(env []string, stdin io.Reader, args ...string) (string,
 	return out, err
 }
 
+// GitIn runs git in dir (a worktree; "" for the current directory), letting git discover the
+// repository there, with the environment cleaned of GIT_DIR and the like; it returns stdout, and a
+// failure is a *GitError.
+func GitIn(dir string, args ...string) (string, error) { return runGit(dir, "", nil, nil, args...) }
+
 // runGit runs git in dir (or with --git-dir when gitDir is set) with extra environment, and
 // returns stdout; a failure is a *GitError carrying git's stderr and naming the command. It is the
 // one place gitstore starts git.
