@@ -9,7 +9,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"time"
 
@@ -69,11 +68,24 @@ func SessionsDir() string {
 	return filepath.Join(base, "git-exarchos", "sessions")
 }
 
-var sessionIDPattern = regexp.MustCompile(`^[A-Za-z0-9._-]{1,128}$`)
+// plainSessionID reports whether id can name its file as it is: 1 to 128 of [A-Za-z0-9._-], not
+// starting with a dot. (A loop, not a regexp: compiling one at package init costs every call.)
+func plainSessionID(id string) bool {
+	if len(id) == 0 || len(id) > 128 || id[0] == '.' {
+		return false
+	}
+	for i := 0; i < len(id); i++ {
+		c := id[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '.' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
 
 func sessionFile(id string) string {
 	name := id
-	if !sessionIDPattern.MatchString(id) || strings.HasPrefix(id, ".") {
+	if !plainSessionID(id) {
 		sum := sha256.Sum256([]byte(id))
 		name = "h-" + hex.EncodeToString(sum[:16])
 	}

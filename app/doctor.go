@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/exarchos/git-exarchos/githubsync"
@@ -92,7 +93,8 @@ func (d *DoctorResult) add(id, status, msg, fix string, detail any) {
 	}
 }
 
-var gitVersionRe = regexp.MustCompile(`git version (\d+)\.(\d+)`)
+// gitVersionRe is compiled when doctor runs, not at package init (which every call pays).
+var gitVersionRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`git version (\d+)\.(\d+)`) })
 
 func (d *DoctorResult) git() {
 	out, err := gitrepo.GitIn("", "version")
@@ -101,7 +103,7 @@ func (d *DoctorResult) git() {
 		return
 	}
 	v := strings.TrimSpace(string(out))
-	m := gitVersionRe.FindStringSubmatch(v)
+	m := gitVersionRe().FindStringSubmatch(v)
 	if m == nil {
 		d.add("git", CheckWarn, "cannot read the git version from "+strconv.Quote(v), "", nil)
 		return

@@ -41,15 +41,14 @@ func (o *Objects) Format() ObjectFormat { return o.format }
 // exists reports whether an object is stored, without reading it: a stat for a loose object, the
 // pack indexes otherwise.
 func (o *Objects) Exists(h Hash) bool {
-	if _, err := os.Stat(o.LoosePath(h)); err == nil {
-		return true
-	}
+	// Packs first: a lookup in a mapped index costs no system call.
 	for _, p := range o.packList() {
 		if _, ok, _ := p.find(h); ok {
 			return true
 		}
 	}
-	return false
+	_, err := os.Stat(o.LoosePath(h))
+	return err == nil
 }
 
 // writeLoose stores an object as a loose file the way git does: zlib of "<type> <size>\x00<content>"
@@ -115,10 +114,11 @@ func (o *Objects) Raw(h Hash) (plumbing.ObjectType, []byte, error) {
 			return p.objectAt(o, off)
 		}
 	}
-	if f, err := os.Open(o.LoosePath(h)); err == nil {
-		typ, content, ok := readLoose(f)
-		f.Close()
-		if ok {
+	file := scratch.Get().(*[]byte)
+	defer scratch.Put(file)
+	if b, err := readFileInto(o.LoosePath(h), (*file)[:0]); err == nil {
+		*file = b
+		if typ, content, ok := readLoose(bytes.NewReader(b)); ok {
 			return typ, content, nil
 		}
 	}
@@ -142,17 +142,24 @@ func (o *Objects) Reindex() {
 	o.mu.Unlock()
 }
 
-// readLoose inflates a loose object file: "<type> <size>\x00<content>".
+// readLoose inflates a loose object file: "<type> <size>\x00<content>". It inflates into a reused
+// buffer and copies the content out once: list reads a thousand commits, and growing a slice for
+// each was a good part of its allocations.
 func readLoose(r io.Reader) (plumbing.ObjectType, []byte, bool) {
 	zr, err := getZlib(r)
 	if err != nil {
 		return plumbing.InvalidObject, nil, false
 	}
 	defer zlibPool.Put(zr)
-	raw, err := io.ReadAll(zr)
+	buf := scratch.Get().(*[]byte)
+	defer scratch.Put(buf)
+	w := bytes.NewBuffer((*buf)[:0])
+	_, err = w.ReadFrom(zr)
+	*buf = w.Bytes()
 	if err != nil {
 		return plumbing.InvalidObject, nil, false
 	}
+	raw := w.Bytes()
 	nul := bytes.IndexByte(raw, 0)
 	if nul < 0 {
 		return plumbing.InvalidObject, nil, false
@@ -162,8 +169,11 @@ func readLoose(r io.Reader) (plumbing.ObjectType, []byte, bool) {
 	if !ok || err != nil || size != strconv.Itoa(len(raw)-nul-1) {
 		return plumbing.InvalidObject, nil, false
 	}
-	return typ, raw[nul+1:], true
+	return typ, bytes.Clone(raw[nul+1:]), true
 }
+
+// scratch holds reusable buffers for reading and inflating loose objects.
+var scratch = sync.Pool{New: func() any { b := make([]byte, 0, 8192); return &b }}
 
 // deflaters reuses compressors: a new one allocates several hundred KiB of state.
 var deflaters sync.Pool

@@ -6,12 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"github.com/exarchos/git-exarchos/gitrepo"
-	"runtime"
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
-	"sync/atomic"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
@@ -249,7 +246,7 @@ func (s *Store) readBoth(ours, theirs *head) ([]logEvent, []logEvent, error) {
 			jobs = append(jobs, &job{h: h, idx: i, raw: raw, mine: h == ours})
 		}
 	}
-	parallel(len(jobs), func(n int) {
+	gitrepo.Parallel(len(jobs), 2, func(n int) {
 		j := jobs[n]
 		want := int64(SegmentSize)
 		if last := segmentCount(j.h.snap.Events) - 1; j.idx == last {
@@ -312,24 +309,6 @@ func sameOrigin(ours, theirs *head, a, c []logEvent, label string) error {
 		"to keep yours, run that on the other clone; then `git exarchos sync`",
 		ErrSeparateStarts, f, describe(a[0]), f, label, describe(c[0]),
 		f, ours.commit, RefName(f), theirs.commit, ours.commit)
-}
-
-// parallel runs f(0..n-1) on a few goroutines: parsing and object writes are CPU- and
-// syscall-bound and independent.
-func parallel(n int, f func(int)) {
-	workers := min(n, 2*runtime.GOMAXPROCS(0))
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := int(next.Add(1) - 1); i < n; i = int(next.Add(1) - 1) {
-				f(i)
-			}
-		}()
-	}
-	wg.Wait()
 }
 
 // logEvent is an event with the line it was read from, so that writing it again (with a new
@@ -526,7 +505,7 @@ func (b *builder) putBlobs(contents [][]byte) ([]gitrepo.Hash, error) {
 		missing[i] = !b.s.st.Exists(h)
 	}
 	errs := make([]error, len(contents))
-	parallel(len(contents), func(i int) {
+	gitrepo.Parallel(len(contents), 2, func(i int) {
 		if missing[i] {
 			_, errs[i] = b.s.st.WriteLoose(plumbing.BlobObject, contents[i])
 		}

@@ -366,19 +366,22 @@ func (b *builder) put(t plumbing.ObjectType, content []byte) (gitrepo.Hash, erro
 	return obj.hash, nil
 }
 
-// flush writes the objects put since the last flush, several at once: each is a new file, and
-// creating a file costs a disk round trip that the others need not wait for. An object already
-// stored as a loose file is not rewritten (a stat is far cheaper than a create).
+// flush writes the objects put since the last flush. An object already stored as a loose file is
+// not rewritten (a stat is far cheaper than a create). A call's few objects are written in turn:
+// measured, goroutines cost more than they overlap (each needs its own compressor's fresh memory,
+// whose page faults shoot down TLBs across cores). A merge's many objects are written several at
+// once, since creating a file costs a disk round trip that the others need not wait for.
 func (b *builder) flush() error {
 	pending := b.pending
 	b.pending = nil
 	errs := make([]error, len(pending))
-	parallel(len(pending), func(i int) {
+	write := func(i int) {
 		if _, err := os.Stat(b.s.st.LoosePath(pending[i].hash)); err == nil {
 			return
 		}
 		_, errs[i] = b.s.st.WriteLoose(pending[i].typ, pending[i].content)
-	})
+	}
+	gitrepo.Parallel(len(pending), 16, write)
 	return errors.Join(errs...)
 }
 

@@ -3,7 +3,7 @@
 // machines are noisy; ratios against git run alongside are what to compare.
 //
 //	CGO_ENABLED=0 go build -o /tmp/gx/git-exarchos ./cmd/git-exarchos
-//	PATH=/tmp/gx:$PATH go run ./bench/clibench [-n 200] [-events 10000] [-workflows 1000] [-gc] [-case status]
+//	PATH=/tmp/gx:$PATH go run ./bench/clibench [-n 200] [-events 10000] [-workflows 1000] [-gc] [-case status] [-keep DIR]
 package main
 
 import (
@@ -49,15 +49,26 @@ func main() {
 	only := flag.String("case", "", "run only cases whose name contains this")
 	workflows := flag.Int("workflows", 0, "workflows besides the benchmarked one (default: -n, one per transition run)")
 	gc := flag.Bool("gc", false, "run `git gc` after setup, so every object is read from a pack")
+	keep := flag.String("keep", "", "set up the repository in this directory, keep it, and time nothing (for profiling by hand)")
 	other := flag.String("compare", "", "directory holding another git-exarchos binary (e.g. built from main) to time beside the one on PATH, case by case")
 	flag.Parse()
 	benchutil.RequireOnPath("clibench")
-	dir, err := os.MkdirTemp("", "clibench")
-	benchutil.Check(err)
-	defer os.RemoveAll(dir)
+	dir := *keep
+	if dir == "" {
+		d, err := os.MkdirTemp("", "clibench")
+		benchutil.Check(err)
+		defer os.RemoveAll(d)
+		dir = d
+	} else {
+		benchutil.Check(os.MkdirAll(dir, 0o755))
+	}
 	setup(dir, *events, max(*n, *workflows))
 	if *gc {
 		benchutil.Run(dir, "", "git", "gc", "-q", "--prune=now")
+	}
+	if *keep != "" {
+		fmt.Printf("repository kept in %s (workflow bench, %d events)\n", dir, *events)
+		return
 	}
 
 	var selected []benchCase

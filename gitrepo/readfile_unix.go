@@ -1,0 +1,47 @@
+//go:build unix
+
+package gitrepo
+
+import (
+	"io/fs"
+	"syscall"
+)
+
+// readFile reads a small file (a loose ref or object) with open, read and close. os.ReadFile also
+// stats the file and registers it with the runtime poller, about twice the system calls; list
+// reads a thousand refs and a thousand commits, and these calls are most of its time.
+func readFile(path string, sizeHint int) ([]byte, error) {
+	return readFileInto(path, make([]byte, 0, max(sizeHint, 64)))
+}
+
+// readFileInto is readFile appending to buf, which it grows as needed.
+func readFileInto(path string, buf []byte) ([]byte, error) {
+	var fd int
+	var err error
+	for {
+		fd, err = syscall.Open(path, syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
+		if err != syscall.EINTR {
+			break
+		}
+	}
+	if err != nil {
+		return nil, &fs.PathError{Op: "open", Path: path, Err: err}
+	}
+	defer syscall.Close(fd)
+	for {
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
+		}
+		n, err := syscall.Read(fd, buf[len(buf):cap(buf)])
+		if err == syscall.EINTR {
+			continue
+		}
+		if err != nil {
+			return nil, &fs.PathError{Op: "read", Path: path, Err: err}
+		}
+		if n == 0 {
+			return buf, nil
+		}
+		buf = buf[:len(buf)+n]
+	}
+}
