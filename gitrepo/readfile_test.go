@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync/atomic"
 	"testing"
 
@@ -42,6 +43,30 @@ func TestParallel(t *testing.T) {
 		Parallel(c.n, c.below, func(i int) { runs[i].Add(1) })
 		for i := range runs {
 			assert.EqualValues(t, 1, runs[i].Load(), "n %d: index %d", c.n, i)
+		}
+	}
+}
+
+// TestReadPackedRef: one ref is found by its whole name among refs that share its prefix or
+// suffix, in any position of packed-refs; a name only a prefix of another is not found.
+func TestReadPackedRef(t *testing.T) {
+	dir := t.TempDir()
+	a, b, c := strings.Repeat("a", 40), strings.Repeat("b", 40), strings.Repeat("c", 40)
+	packed := "# pack-refs with: peeled fully-peeled sorted \n" +
+		a + " refs/exarchos/bench\n" +
+		b + " refs/exarchos/bench-1\n" +
+		c + " refs/exarchos/xbench\n" +
+		b + " refs/exarchos/last"
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "packed-refs"), []byte(packed), 0o644))
+	for name, want := range map[string]string{
+		"refs/exarchos/bench": a, "refs/exarchos/bench-1": b, "refs/exarchos/xbench": c, "refs/exarchos/last": b,
+		"refs/exarchos/ben": "", "refs/exarchos/bench-": "", "refs/exarchos/las": "",
+	} {
+		h, ok, err := ReadRef(dir, name)
+		require.NoError(t, err)
+		assert.Equal(t, want != "", ok, name)
+		if ok {
+			assert.Equal(t, want, h.String(), name)
 		}
 	}
 }

@@ -1,7 +1,6 @@
 package gitrepo
 
 import (
-	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
@@ -36,12 +35,35 @@ func ReadRef(commonDir, name string) (Hash, bool, error) {
 	if !errors.Is(err, fs.ErrNotExist) && !isDirErr(err) {
 		return ZeroHash, false, fmt.Errorf("read %s: %w", name, err)
 	}
-	packed, _, err := readPackedRefs(commonDir, name)
-	if err != nil {
-		return ZeroHash, false, err
+	return readPackedRef(commonDir, name)
+}
+
+// readPackedRef finds one ref in packed-refs: the line is found by its name, and only it is
+// decoded (packed-refs may hold every workflow; status and the hook read one).
+func readPackedRef(commonDir, name string) (Hash, bool, error) {
+	content, err := readFile(filepath.Join(commonDir, "packed-refs"), 64*1024)
+	if errors.Is(err, fs.ErrNotExist) {
+		return ZeroHash, false, nil
 	}
-	h, ok := packed[name]
-	return h, ok, nil
+	if err != nil {
+		return ZeroHash, false, fmt.Errorf("read packed-refs: %w", err)
+	}
+	needle := []byte(" " + name)
+	for rest, off := content, 0; ; {
+		i := bytes.Index(rest, needle)
+		if i < 0 {
+			return ZeroHash, false, nil
+		}
+		at := off + i
+		end := at + len(needle)
+		lineStart := bytes.LastIndexByte(content[:at], '\n') + 1
+		if end == len(content) || content[end] == '\n' || content[end] == '\r' {
+			if h, ok := ParseHash(string(content[lineStart:at])); ok && !h.IsZero() {
+				return h, true, nil
+			}
+		}
+		rest, off = content[end:], end
+	}
 }
 
 // parseLooseRef reads a loose ref file's content; reason says what is wrong with it, if anything.
@@ -90,37 +112,47 @@ type BadRef struct {
 // not "<commit id> <ref name>" (git itself refuses to read past such a line).
 func readPackedRefs(commonDir, prefix string) (map[string]Hash, []BadRef, error) {
 	path := filepath.Join(commonDir, "packed-refs")
-	f, err := os.Open(path)
+	content, err := readFile(path, 64*1024)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil, nil
 	}
 	if err != nil {
 		return nil, nil, fmt.Errorf("read packed-refs: %w", err)
 	}
-	defer f.Close()
 	out := map[string]Hash{}
 	var bad []BadRef
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 64*1024), 1024*1024)
-	for n := 1; sc.Scan(); n++ {
-		line := sc.Bytes()
+	// Only the lines under prefix are decoded; the others are checked for shape without a copy,
+	// so that reading one ref among thousands (status, the hook) stays cheap.
+	for n := 1; len(content) > 0; n++ {
+		var line []byte
+		line, content, _ = bytes.Cut(content, []byte("\n"))
+		line = bytes.TrimSuffix(line, []byte("\r"))
 		if len(line) == 0 || line[0] == '#' || line[0] == '^' {
 			continue
 		}
 		id, name, ok := bytes.Cut(line, []byte(" ")) // 40 or 64 hex digits, by the repository's hash
+		ok = ok && len(name) > 0 && (len(id) == 40 || len(id) == 64) && isLowerHexBytes(id)
+		if ok && !bytes.HasPrefix(name, []byte(prefix)) {
+			continue
+		}
 		h, okHash := ParseHash(string(id))
-		if !ok || !okHash || h.IsZero() || len(name) == 0 {
+		if !ok || !okHash || h.IsZero() {
 			bad = append(bad, BadRef{Name: "packed-refs line " + fmt.Sprint(n), Reason: fmt.Sprintf("%q is not \"<commit id> <ref name>\"", Truncate(string(line), 60)), Fix: dropLineFix(path, string(line))})
 			continue
 		}
-		if strings.HasPrefix(string(name), prefix) {
-			out[string(name)] = h
-		}
-	}
-	if err := sc.Err(); err != nil {
-		return nil, nil, fmt.Errorf("read packed-refs: %w", err)
+		out[string(name)] = h
 	}
 	return out, bad, nil
+}
+
+// isLowerHexBytes is IsLowerHex on bytes, without a copy.
+func isLowerHexBytes(b []byte) bool {
+	for _, c := range b {
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	return true
 }
 
 // listRefs returns every usable ref under prefix (e.g. "refs/exarchos/"), loose refs overriding
@@ -371,12 +403,8 @@ func deleteRefLocked(commonDir, name, refPath string) error {
 	if err := os.Remove(refPath); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("delete %s: %w", name, err)
 	}
-	packed, _, err := readPackedRefs(commonDir, name)
-	if err != nil {
+	if _, ok, err := readPackedRef(commonDir, name); err != nil || !ok {
 		return err
-	}
-	if _, ok := packed[name]; !ok {
-		return nil
 	}
 	os.Remove(refPath + ".lock")
 	if _, err := runGit(commonDir, commonDir, nil, nil, "update-ref", "-d", name); err != nil {
