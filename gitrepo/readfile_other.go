@@ -12,3 +12,17 @@ func readFileInto(path string, buf []byte) ([]byte, error) {
 	b, err := os.ReadFile(path)
 	return append(buf, b...), err
 }
+
+// fileID is what tells one version of a file from another without reading it.
+type fileID struct {
+	size  int64
+	mtime int64
+}
+
+func statID(path string) (fileID, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return fileID{}, err
+	}
+	return fileID{size: fi.Size(), mtime: fi.ModTime().UnixNano()}, nil
+}

@@ -4,6 +4,7 @@ package gitrepo
 
 import (
 	"io/fs"
+	"os"
 	"syscall"
 )
 
@@ -44,4 +45,24 @@ func readFileInto(path string, buf []byte) ([]byte, error) {
 		}
 		buf = buf[:len(buf)+n]
 	}
+}
+
+// fileID is what tells one version of a file from another without reading it, as git's
+// stat_validity_check does for packed-refs: inode, size and modification time.
+type fileID struct {
+	dev, ino uint64
+	size     int64
+	mtime    int64
+}
+
+func statID(path string) (fileID, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return fileID{}, err
+	}
+	id := fileID{size: fi.Size(), mtime: fi.ModTime().UnixNano()}
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		id.dev, id.ino = uint64(st.Dev), uint64(st.Ino)
+	}
+	return id, nil
 }

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -38,10 +39,43 @@ func ReadRef(commonDir, name string) (Hash, bool, error) {
 	return readPackedRef(commonDir, name)
 }
 
+// packedRefs keeps the last packed-refs read, while the file's identity (inode, size, change
+// time) stays the same: a call resolves several refs (its workflow, the base branch and its
+// fallbacks), and packed-refs holds every packed ref of the repository, hundreds of KiB with ten
+// thousand workflows. git replaces the file by a rename, so a rewrite changes the inode.
+var packedRefs struct {
+	sync.Mutex
+	path    string
+	id      fileID
+	content []byte
+}
+
+// packedRefsContent returns packed-refs' content; the slice is shared and must not be changed.
+func packedRefsContent(commonDir string) ([]byte, error) {
+	path := filepath.Join(commonDir, "packed-refs")
+	id, err := statID(path)
+	if err != nil {
+		return nil, err
+	}
+	packedRefs.Lock()
+	defer packedRefs.Unlock()
+	if packedRefs.path == path && packedRefs.id == id {
+		return packedRefs.content, nil
+	}
+	content, err := readFile(path, int(id.size)+1)
+	if err != nil {
+		return nil, err
+	}
+	if after, err := statID(path); err == nil && after == id {
+		packedRefs.path, packedRefs.id, packedRefs.content = path, id, content
+	}
+	return content, nil
+}
+
 // readPackedRef finds one ref in packed-refs: the line is found by its name, and only it is
 // decoded (packed-refs may hold every workflow; status and the hook read one).
 func readPackedRef(commonDir, name string) (Hash, bool, error) {
-	content, err := readFile(filepath.Join(commonDir, "packed-refs"), 64*1024)
+	content, err := packedRefsContent(commonDir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return ZeroHash, false, nil
 	}
@@ -112,7 +146,7 @@ type BadRef struct {
 // not "<commit id> <ref name>" (git itself refuses to read past such a line).
 func readPackedRefs(commonDir, prefix string) (map[string]Hash, []BadRef, error) {
 	path := filepath.Join(commonDir, "packed-refs")
-	content, err := readFile(path, 64*1024)
+	content, err := packedRefsContent(commonDir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil, nil
 	}
