@@ -70,3 +70,33 @@ func TestReadPackedRef(t *testing.T) {
 		}
 	}
 }
+
+// TestPackedRefsReadAgainWhenChanged: the packed-refs kept in memory is dropped when the file is
+// replaced (git renames a new one in) or rewritten in place with the same size.
+func TestPackedRefsReadAgainWhenChanged(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "packed-refs")
+	read := func() string {
+		h, ok, err := ReadRef(dir, "refs/exarchos/f")
+		require.NoError(t, err)
+		require.True(t, ok)
+		return h.String()
+	}
+	for i, c := range []string{"a", "b", "c", "d"} {
+		id := strings.Repeat(c, 40)
+		content := []byte(id + " refs/exarchos/f\n")
+		if i%2 == 0 { // replaced, as git does
+			tmp := path + ".new"
+			require.NoError(t, os.WriteFile(tmp, content, 0o644))
+			require.NoError(t, os.Rename(tmp, path))
+		} else { // rewritten in place, same size
+			require.NoError(t, os.WriteFile(path, content, 0o644))
+		}
+		assert.Equal(t, id, read(), "version %d", i)
+		assert.Equal(t, id, read(), "version %d, read again", i)
+	}
+	require.NoError(t, os.Remove(path))
+	_, ok, err := ReadRef(dir, "refs/exarchos/f")
+	require.NoError(t, err)
+	assert.False(t, ok, "a deleted packed-refs holds nothing")
+}
