@@ -118,7 +118,7 @@ func (o *Objects) Raw(h Hash) (plumbing.ObjectType, []byte, error) {
 	defer scratch.Put(file)
 	if b, err := readFileInto(o.LoosePath(h), (*file)[:0]); err == nil {
 		*file = b
-		if typ, content, ok := readLoose(bytes.NewReader(b)); ok {
+		if typ, content, ok := readLoose(b); ok {
 			return typ, content, nil
 		}
 	}
@@ -145,8 +145,8 @@ func (o *Objects) Reindex() {
 // readLoose inflates a loose object file: "<type> <size>\x00<content>". It inflates into a reused
 // buffer and copies the content out once: list reads a thousand commits, and growing a slice for
 // each was a good part of its allocations.
-func readLoose(r io.Reader) (plumbing.ObjectType, []byte, bool) {
-	zr, err := getZlib(r)
+func readLoose(file []byte) (plumbing.ObjectType, []byte, bool) {
+	zr, err := getZlib(bytes.NewReader(file))
 	if err != nil {
 		return plumbing.InvalidObject, nil, false
 	}

@@ -121,7 +121,7 @@ func (f ObjectFormat) parseID(s string) (Hash, bool) {
 }
 
 // IsLowerHex reports whether s is made of lowercase hex digits only.
-func IsLowerHex(s string) bool {
+func IsLowerHex[S ~string | ~[]byte](s S) bool {
 	for i := 0; i < len(s); i++ {
 		if !(s[i] >= '0' && s[i] <= '9' || s[i] >= 'a' && s[i] <= 'f') {
 			return false

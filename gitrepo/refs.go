@@ -39,7 +39,7 @@ func ReadRef(commonDir, name string) (Hash, bool, error) {
 	return readPackedRef(commonDir, name)
 }
 
-// packedRefs keeps the last packed-refs read, while the file's identity (inode, size, change
+// packedRefs keeps the last packed-refs read, while the file's identity (inode, size, modification
 // time) stays the same: a call resolves several refs (its workflow, the base branch and its
 // fallbacks), and packed-refs holds every packed ref of the repository, hundreds of KiB with ten
 // thousand workflows. git replaces the file by a rename, so a rewrite changes the inode.
@@ -83,20 +83,19 @@ func readPackedRef(commonDir, name string) (Hash, bool, error) {
 		return ZeroHash, false, fmt.Errorf("read packed-refs: %w", err)
 	}
 	needle := []byte(" " + name)
-	for rest, off := content, 0; ; {
-		i := bytes.Index(rest, needle)
+	for from := 0; ; {
+		i := bytes.Index(content[from:], needle)
 		if i < 0 {
 			return ZeroHash, false, nil
 		}
-		at := off + i
-		end := at + len(needle)
-		lineStart := bytes.LastIndexByte(content[:at], '\n') + 1
+		at, end := from+i, from+i+len(needle)
 		if end == len(content) || content[end] == '\n' || content[end] == '\r' {
+			lineStart := bytes.LastIndexByte(content[:at], '\n') + 1
 			if h, ok := ParseHash(string(content[lineStart:at])); ok && !h.IsZero() {
 				return h, true, nil
 			}
 		}
-		rest, off = content[end:], end
+		from = end
 	}
 }
 
@@ -165,7 +164,7 @@ func readPackedRefs(commonDir, prefix string) (map[string]Hash, []BadRef, error)
 			continue
 		}
 		id, name, ok := bytes.Cut(line, []byte(" ")) // 40 or 64 hex digits, by the repository's hash
-		ok = ok && len(name) > 0 && (len(id) == 40 || len(id) == 64) && isLowerHexBytes(id)
+		ok = ok && len(name) > 0 && (len(id) == 40 || len(id) == 64) && IsLowerHex(id)
 		if ok && !bytes.HasPrefix(name, []byte(prefix)) {
 			continue
 		}
@@ -177,16 +176,6 @@ func readPackedRefs(commonDir, prefix string) (map[string]Hash, []BadRef, error)
 		out[string(name)] = h
 	}
 	return out, bad, nil
-}
-
-// isLowerHexBytes is IsLowerHex on bytes, without a copy.
-func isLowerHexBytes(b []byte) bool {
-	for _, c := range b {
-		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
-			return false
-		}
-	}
-	return true
 }
 
 // listRefs returns every usable ref under prefix (e.g. "refs/exarchos/"), loose refs overriding

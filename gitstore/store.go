@@ -650,16 +650,6 @@ func summarize(feature string, commit gitrepo.Hash, content []byte) (Summary, er
 	return sum, nil
 }
 
-func parseTrailers(msg string) map[string]string {
-	out := map[string]string{}
-	for _, line := range strings.Split(msg, "\n") {
-		if k, v, ok := strings.Cut(line, ": "); ok && strings.HasPrefix(k, "Exarchos-") {
-			out[k] = strings.TrimSpace(v)
-		}
-	}
-	return out
-}
-
 // Exists reports whether a workflow ref exists.
 func (s *Store) Exists(feature string) (bool, error) {
 	if err := ValidateFeature(feature); err != nil {
