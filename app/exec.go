@@ -272,7 +272,12 @@ func guardInput(s workflow.State) string {
 	if err != nil {
 		return "unencodable"
 	}
-	sum := sha256.Sum256(b)
+	return hashHex(string(b))
+}
+
+// hashHex is the hex SHA-256 of s, a name for it in a cache.
+func hashHex(s string) string {
+	sum := sha256.Sum256([]byte(s))
 	return hex.EncodeToString(sum[:])
 }
 

@@ -2,10 +2,14 @@ package app
 
 import (
 	"bytes"
+	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
+	"github.com/exarchos/git-exarchos/fsmonitor"
 	"github.com/exarchos/git-exarchos/gitrepo"
 	"github.com/exarchos/git-exarchos/hooks"
 )
@@ -33,22 +37,62 @@ func (h *hookRepo) Shell(dir string) hooks.BashContext {
 }
 
 // Changes lists what the worktree the session works in changed: the index and the working tree
-// against HEAD and the untracked files (one `git status`, which uses the index's stat data and the
-// untracked cache when it is on), and the files the branch changed since it left its base
-// (`git diff base...HEAD`, cached by the two commits, so it runs once per new commit).
+// against HEAD and the untracked files (one `git status`, which uses the index's stat data), and the files the branch changed since it left its base (`git diff
+// base...HEAD`, cached by the two commits, so it runs once per new commit).
+//
+// `git status` lstats every tracked file, which at 10,000 files costs more than the rest of the
+// hook together, so its answer is kept under the token of the file-system monitor watching the
+// worktree (package fsmonitor), the index's stamp and HEAD: while all three stay, nothing the
+// status reads changed, and the kept answer is used. Where no monitor answers, one is started for
+// the next calls (StartMonitor) and this call runs `git status`.
 func (h *hookRepo) Changes(w hooks.Bound) ([]hooks.Change, error) {
 	root := w.Root
-	// The untracked cache keeps the directories' mtimes in the index, so later calls skip reading
-	// directories that did not change: the check costs about the same at any size.
-	out, err := gitrepo.GitIn(root, "-c", "core.untrackedCache=true", "status", "--porcelain=v2", "-z", "--branch", "--untracked-files=all", "--no-renames")
+	loc, err := gitrepo.Discover(root)
 	if err != nil {
 		return nil, err
 	}
-	var changes []hooks.Change
-	head := ""
-	recs := strings.Split(out, "\x00")
-	for _, rec := range recs {
-		s := rec
+	index := filepath.Join(loc.GitDir, "index")
+	kept := filepath.Join(h.repo.hookCache().dir, "effects", hashHex(root))
+	token, terr := fsmonitor.Token(root)
+	if terr == nil {
+		if head, changes, ok := readKeptStatus(kept, token, gitrepo.FileStamp(index), loc.Head()); ok {
+			branch, err := h.branchChanges(root, head)
+			if err != nil {
+				return nil, err
+			}
+			return append(changes, branch...), nil
+		}
+	} else if errors.Is(terr, fsmonitor.ErrNotRunning) {
+		h.repo.startMonitor(root)
+	}
+	stamp := gitrepo.FileStamp(index)
+	head, changes, err := worktreeStatus(root)
+	if err != nil {
+		return nil, err
+	}
+	// Kept only when the index did not change while the status read it: a `git add` racing with
+	// it would otherwise be hidden under the new stamp.
+	if terr == nil && stamp != "" && stamp == gitrepo.FileStamp(index) {
+		writeKeptStatus(kept, token, stamp, head, changes)
+	}
+	branch, err := h.branchChanges(root, head)
+	if err != nil {
+		return nil, err
+	}
+	return append(changes, branch...), nil
+}
+
+// worktreeStatus is one `git status` of the worktree at root: HEAD's commit, and each path changed
+// in the index or the working tree, or untracked.
+func worktreeStatus(root string) (head string, changes []hooks.Change, err error) {
+	// --no-optional-locks: the status never rewrites the index, as a background reader should
+	// not (the agent's own git command would find index.lock taken), so the index's stamp
+	// before and after it tells whether anyone else wrote it meanwhile.
+	out, err := gitrepo.GitIn(root, "--no-optional-locks", "status", "--porcelain=v2", "-z", "--branch", "--untracked-files=all", "--no-renames")
+	if err != nil {
+		return "", nil, err
+	}
+	for _, s := range strings.Split(out, "\x00") {
 		switch {
 		case strings.HasPrefix(s, "# branch.oid "):
 			head = strings.TrimPrefix(s, "# branch.oid ")
@@ -69,11 +113,56 @@ func (h *hookRepo) Changes(w hooks.Bound) ([]hooks.Change, error) {
 			changes = append(changes, hooks.Change{Path: s[2:], Where: "untracked"})
 		}
 	}
-	branch, err := h.branchChanges(root, head)
+	return head, changes, nil
+}
+
+// keptStatus is a `git status` answer kept under what it was read at.
+type keptStatus struct {
+	Token   string         `json:"token"` // the file-system monitor's, read before the status
+	Index   string         `json:"index"` // the index's stamp, the same before and after
+	Head    string         `json:"head"`
+	Changes []hooks.Change `json:"changes"`
+}
+
+func readKeptStatus(path, token, index, head string) (string, []hooks.Change, bool) {
+	b, err := os.ReadFile(path)
 	if err != nil {
-		return nil, err
+		return "", nil, false
 	}
-	return append(changes, branch...), nil
+	var k keptStatus
+	if json.Unmarshal(b, &k) != nil || k.Token != token || k.Index != index || index == "" || k.Head != head {
+		return "", nil, false
+	}
+	return k.Head, k.Changes, true
+}
+
+func writeKeptStatus(path, token, index, head string, changes []hooks.Change) {
+	b, err := json.Marshal(keptStatus{Token: token, Index: index, Head: head, Changes: changes})
+	if err == nil {
+		_ = os.MkdirAll(filepath.Dir(path), 0o755)
+		_ = hooks.WriteFileAtomic(path, b, 0o644)
+	}
+}
+
+// StartMonitor, set by the CLI, starts a file-system monitor of the working tree at root in the
+// background (`git exarchos hook monitor`); nil where none may be started.
+var StartMonitor func(root string) error
+
+// startMonitor starts a monitor of root, at most once a minute per tree, so that a monitor that
+// cannot run (too many directories for the inotify watch limit) costs one start a minute, not one
+// a call.
+func (r *Repo) startMonitor(root string) {
+	if StartMonitor == nil {
+		return
+	}
+	mark := filepath.Join(r.hookCache().dir, "effects", hashHex(root)+".started")
+	if fi, err := os.Stat(mark); err == nil && time.Since(fi.ModTime()) < time.Minute {
+		return
+	}
+	_ = os.MkdirAll(filepath.Dir(mark), 0o755)
+	_ = os.WriteFile(mark, nil, 0o644)
+	_ = os.Chtimes(mark, time.Now(), time.Now())
+	_ = StartMonitor(root)
 }
 
 // branchChanges are the files changed between the base branch and head, cached per (base, head).

@@ -1,12 +1,14 @@
 package app
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 
+	"github.com/exarchos/git-exarchos/fsmonitor"
 	"github.com/exarchos/git-exarchos/gitrepo"
 	"github.com/exarchos/git-exarchos/hooks"
 )
@@ -32,11 +34,14 @@ type ClaudeHooksState struct {
 
 // HooksResult is what `hooks install|uninstall|status` prints.
 type HooksResult struct {
-	Claude   []ClaudeHooksState   `json:"claude,omitempty"`
-	GitDir   string               `json:"gitHooksDir,omitempty"`
-	Git      []hooks.GitHookState `json:"git,omitempty"`
-	Command  string               `json:"command,omitempty"` // the handler command installed
-	Warnings []string             `json:"warnings,omitempty"`
+	Claude  []ClaudeHooksState   `json:"claude,omitempty"`
+	GitDir  string               `json:"gitHooksDir,omitempty"`
+	Git     []hooks.GitHookState `json:"git,omitempty"`
+	Command string               `json:"command,omitempty"` // the handler command installed
+	// Monitor is the state of the file-system monitor of this worktree that PostToolUse's effects
+	// check reads (status only): "watching", "not running", or why it cannot run.
+	Monitor  string   `json:"monitor,omitempty"`
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // ClaudeHookCommand is the handler command to install: git-exarchos itself when it is on PATH,
@@ -139,6 +144,7 @@ func HooksStatus(o HooksOptions) (*HooksResult, error) {
 	}
 	if o.Claude || both {
 		res.Warnings = append(res.Warnings, claudeWarnings(o.Dir)...)
+		res.Monitor = monitorState(o.Dir)
 	}
 	if o.Git || both {
 		dir, err := gitHooksDir(o.Dir)
@@ -149,6 +155,23 @@ func HooksStatus(o HooksOptions) (*HooksResult, error) {
 		}
 	}
 	return res, nil
+}
+
+// monitorState says whether a file-system monitor watches the worktree enclosing dir.
+func monitorState(dir string) string {
+	loc, err := gitrepo.Discover(orDot(dir))
+	if err != nil || loc.WorkTree == "" {
+		return ""
+	}
+	_, err = fsmonitor.Token(loc.WorkTree)
+	switch {
+	case err == nil:
+		return "watching " + loc.WorkTree
+	case errors.Is(err, fsmonitor.ErrNotRunning):
+		return "not running (the next PostToolUse in a phase that restricts paths starts one)"
+	default:
+		return err.Error()
+	}
 }
 
 // claudeWarnings says what would let tool calls through unjudged: no settings file installs the

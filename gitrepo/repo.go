@@ -6,6 +6,7 @@ package gitrepo
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -69,18 +70,32 @@ func (s *Repo) GCRunning() bool {
 
 // HeadCommit is the commit checked out in this worktree (a branch's tip, or a detached HEAD as CI
 // checks a pull request out); "" on an unborn branch.
-func (s *Repo) HeadCommit() string {
-	b, err := os.ReadFile(filepath.Join(s.Loc.GitDir, "HEAD"))
+func (s *Repo) HeadCommit() string { return s.Loc.Head() }
+
+// Head is the commit checked out in the worktree of l; "" on an unborn branch. It reads HEAD and
+// the ref it names, with no process: the hook calls it on every tool call.
+func (l Location) Head() string {
+	b, err := os.ReadFile(filepath.Join(l.GitDir, "HEAD"))
 	if err != nil {
 		return ""
 	}
 	head := strings.TrimSpace(string(b))
 	if ref, ok := strings.CutPrefix(head, "ref: "); ok {
-		h, found, err := ReadRef(s.Loc.CommonDir, ref)
+		h, found, err := ReadRef(l.CommonDir, ref)
 		if err != nil || !found {
 			return ""
 		}
 		return h.String()
 	}
 	return head
+}
+
+// FileStamp names one version of the file at path (inode, size, modification time) without reading
+// it; "" when it cannot be read. A caller keeps what it derived from the file under its stamp.
+func FileStamp(path string) string {
+	id, err := statID(path)
+	if err != nil {
+		return ""
+	}
+	return fmt.Sprintf("%d:%d:%d:%d", id.dev, id.ino, id.size, id.mtime)
 }

@@ -73,7 +73,7 @@ func main() {
 		{name: "git-exarchos hook claude: PreToolUse Read", args: []string{filepath.Join(bin, "git-exarchos"), "hook", "claude"}, stdin: payload("PreToolUse", "Read", `{"file_path":"`+repo+`/main.go"}`), want: `"continue":true`},
 		{name: "git-exarchos hook claude: SessionStart", args: []string{filepath.Join(bin, "git-exarchos"), "hook", "claude"}, stdin: payload("SessionStart", "", `{}`), want: `additionalContext`},
 		{name: "git-exarchos hook claude: PostToolUse Bash in ideate (effects check, clean tree)", args: hook, stdin: payload("PostToolUse", "Bash", `{"command":"go test ./..."}`), want: `"continue":true`},
-		{name: "git status --porcelain=v2 (reference: what the effects check runs)", args: []string{"git", "-c", "core.untrackedCache=true", "status", "--porcelain=v2", "-z", "--untracked-files=all"}, want: ""},
+		{name: "git status --porcelain=v2 (reference: what the effects check runs)", args: []string{"git", "--no-optional-locks", "status", "--porcelain=v2", "-z", "--untracked-files=all"}, want: ""},
 		{name: "git-exarchos hook claude: PreToolUse Read, first call of a new session (index lookup, binding recorded)", args: hook, want: `"continue":true`,
 			payload: func(run int) []byte {
 				return []byte(fmt.Sprintf(`{"session_id":"fresh-%d","cwd":%q,"hook_event_name":"PreToolUse","tool_name":"Read","tool_input":{"file_path":"main.go"}}`, run, repo))

@@ -1,15 +1,18 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"strings"
+	"time"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/exarchos/git-exarchos/app"
+	"github.com/exarchos/git-exarchos/fsmonitor"
 	"github.com/exarchos/git-exarchos/hooks"
 )
 
@@ -38,6 +41,33 @@ Examples:
 						return cli.Exit("", code) // 2: Claude Code blocks the call and shows stderr
 					}
 					return nil
+				},
+			},
+			{
+				Name:      "monitor",
+				Usage:     "watch a working tree for the PostToolUse effects check (started by the hook, not by hand)",
+				ArgsUsage: "<worktree>",
+				Hidden:    true,
+				UsageText: `git exarchos hook monitor [--idle 30m] <worktree>
+
+The PostToolUse hook starts it in the background when none watches the worktree (Linux only). It
+watches every directory of the worktree with inotify and tells the hook whether anything changed
+since its last ` + "`git status`" + `, so a call on an unchanged tree does not lstat every file. It ends
+when the worktree is removed or moved, or after --idle without a question; starting a second one
+for the same worktree does nothing.
+
+Examples:
+   git exarchos hook monitor --idle 5m "$(git rev-parse --show-toplevel)" &`,
+				Flags: []cli.Flag{&cli.DurationFlag{Name: "idle", Value: 30 * time.Minute, Usage: "end after this long without a question"}},
+				Action: func(c *cli.Context) error {
+					if c.NArg() != 1 {
+						return usageErrf("name the worktree to watch: git exarchos hook monitor <worktree>")
+					}
+					err := fsmonitor.Serve(c.Args().First(), fsmonitor.Options{Idle: c.Duration("idle")})
+					if errors.Is(err, fsmonitor.ErrAlreadyRunning) {
+						return nil
+					}
+					return err
 				},
 			},
 			{
@@ -224,6 +254,9 @@ func printHooks(w io.Writer, res *app.HooksResult) {
 			}
 			printf(w, "  %-13s %s\n", g.Name, state)
 		}
+	}
+	if res.Monitor != "" {
+		printf(w, "file-system monitor: %s\n", res.Monitor)
 	}
 	for _, warning := range res.Warnings {
 		fmt.Fprintf(w, "note: %s\n", warning)

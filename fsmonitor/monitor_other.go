@@ -1,0 +1,14 @@
+//go:build !linux
+
+package fsmonitor
+
+import "errors"
+
+// ErrAlreadyRunning is returned by Serve when another monitor watches the tree.
+var ErrAlreadyRunning = errors.New("a file-system monitor already watches this working tree")
+
+// Token: without inotify there is no monitor, and the hook reads the whole tree.
+func Token(string) (string, error) { return "", ErrUnsupported }
+
+// Serve: without inotify there is no monitor.
+func Serve(string, Options) error { return ErrUnsupported }
