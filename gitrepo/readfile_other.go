@@ -26,3 +26,6 @@ func statID(path string) (fileID, error) {
 	}
 	return fileID{size: fi.Size(), mtime: fi.ModTime().UnixNano()}, nil
 }
+
+// mapWhole reads the whole file at path.
+func mapWhole(path string) ([]byte, error) { return os.ReadFile(path) }

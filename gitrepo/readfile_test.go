@@ -2,9 +2,12 @@ package gitrepo
 
 import (
 	"bytes"
+	"fmt"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -50,25 +53,75 @@ func TestParallel(t *testing.T) {
 // TestReadPackedRef: one ref is found by its whole name among refs that share its prefix or
 // suffix, in any position of packed-refs; a name only a prefix of another is not found.
 func TestReadPackedRef(t *testing.T) {
-	dir := t.TempDir()
 	a, b, c := strings.Repeat("a", 40), strings.Repeat("b", 40), strings.Repeat("c", 40)
-	packed := "# pack-refs with: peeled fully-peeled sorted \n" +
-		a + " refs/exarchos/bench\n" +
+	lines := a + " refs/exarchos/bench\n" +
 		b + " refs/exarchos/bench-1\n" +
 		c + " refs/exarchos/xbench\n" +
 		b + " refs/exarchos/last"
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "packed-refs"), []byte(packed), 0o644))
-	for name, want := range map[string]string{
-		"refs/exarchos/bench": a, "refs/exarchos/bench-1": b, "refs/exarchos/xbench": c, "refs/exarchos/last": b,
-		"refs/exarchos/ben": "", "refs/exarchos/bench-": "", "refs/exarchos/las": "",
+	for header, content := range map[string]string{
+		"no header":                lines,
+		"header without sorted":    "# pack-refs with: peeled \n" + lines,
+		"sorted (binary search)":   "# pack-refs with: peeled fully-peeled sorted \n" + a + " refs/exarchos/bench\n" + b + " refs/exarchos/bench-1\n" + b + " refs/exarchos/last\n" + c + " refs/exarchos/xbench",
+		"sorted, CRLF line ending": "# pack-refs with: peeled fully-peeled sorted \r\n" + a + " refs/exarchos/bench\r\n" + b + " refs/exarchos/bench-1\r\n" + b + " refs/exarchos/last\r\n" + c + " refs/exarchos/xbench\r\n",
 	} {
-		h, ok, err := ReadRef(dir, name)
-		require.NoError(t, err)
-		assert.Equal(t, want != "", ok, name)
-		if ok {
-			assert.Equal(t, want, h.String(), name)
+		dir := t.TempDir()
+		require.NoError(t, os.WriteFile(filepath.Join(dir, "packed-refs"), []byte(content), 0o644))
+		for name, want := range map[string]string{
+			"refs/exarchos/bench": a, "refs/exarchos/bench-1": b, "refs/exarchos/xbench": c, "refs/exarchos/last": b,
+			"refs/exarchos/ben": "", "refs/exarchos/bench-": "", "refs/exarchos/las": "", "refs/a": "", "refs/z": "",
+		} {
+			h, ok, err := ReadRef(dir, name)
+			require.NoError(t, err)
+			assert.Equal(t, want != "", ok, "%s: %s", header, name)
+			if ok {
+				assert.Equal(t, want, h.String(), "%s: %s", header, name)
+			}
 		}
 	}
+}
+
+// TestSearchSortedPackedRefs: the binary search finds every ref git wrote, and none it did not,
+// at every size from empty to 10,000 refs, with peeled tag lines among them, names that are
+// prefixes of others, and the last line without its newline.
+func TestSearchSortedPackedRefs(t *testing.T) {
+	for _, n := range []int{0, 1, 2, 3, 4, 5, 7, 8, 9, 16, 17, 100, 10000} {
+		var names []string
+		for i := range n {
+			names = append(names, fmt.Sprintf("refs/exarchos/w%d", i))
+			if i%3 == 0 {
+				names = append(names, fmt.Sprintf("refs/exarchos/w%d-x", i))
+			}
+			if i%7 == 0 {
+				names = append(names, fmt.Sprintf("refs/tags/v%d", i))
+			}
+		}
+		slices.Sort(names)
+		var b strings.Builder
+		b.WriteString("# pack-refs with: peeled fully-peeled sorted \n")
+		ids := map[string]string{}
+		for i, name := range names {
+			id := fmt.Sprintf("%040x", i+1)
+			ids[name] = id
+			fmt.Fprintf(&b, "%s %s\n", id, name)
+			if strings.HasPrefix(name, "refs/tags/") {
+				fmt.Fprintf(&b, "^%040x\n", 1<<20+i) // the commit the tag points at
+			}
+		}
+		content := []byte(strings.TrimSuffix(b.String(), "\n"))
+		for _, name := range names {
+			h, found, ok := searchSortedPackedRefs(content, name)
+			require.True(t, ok && found, "n=%d: %s not found", n, name)
+			require.Equal(t, ids[name], h.String(), "n=%d: %s", n, name)
+		}
+		for _, name := range []string{"refs/", "refs/exarchos/w", "refs/exarchos/w1-", "refs/exarchos/w99999", "refs/tags/v", "refs/zzz", "a"} {
+			_, found, ok := searchSortedPackedRefs(content, name)
+			require.True(t, ok, "n=%d: %s", n, name)
+			require.False(t, found, "n=%d: %s found, and git did not write it", n, name)
+		}
+	}
+	// A line that is not "<id> <name>" hands the search back to the line-by-line reader.
+	_, _, ok := searchSortedPackedRefs([]byte("# pack-refs with: sorted\ngarbage\n"), "refs/x")
+	require.False(t, ok)
 }
 
 // TestPackedRefsReadAgainWhenChanged: the packed-refs kept in memory is dropped when the file is
@@ -99,4 +152,41 @@ func TestPackedRefsReadAgainWhenChanged(t *testing.T) {
 	_, ok, err := ReadRef(dir, "refs/exarchos/f")
 	require.NoError(t, err)
 	assert.False(t, ok, "a deleted packed-refs holds nothing")
+}
+
+// TestReadRefAfterGitPackRefs: every ref `git pack-refs` wrote is read as git reads it, names of
+// every shape (dashes, dots, capitals, digits, nested paths, annotated tags with peeled lines),
+// and a name git did not write is not found.
+func TestReadRefAfterGitPackRefs(t *testing.T) {
+	dir := newRepo(t)
+	git(t, dir, "commit", "-q", "--allow-empty", "-m", "one")
+	var script strings.Builder
+	for i := range 300 {
+		for _, name := range []string{"refs/exarchos/f%d", "refs/exarchos/f%d-x", "refs/exarchos/F.%d", "refs/heads/topic/%d/deep", "refs/exarchos-dup/%d"} {
+			fmt.Fprintf(&script, "create "+name+" HEAD\n", i)
+		}
+	}
+	cmd := exec.Command("git", "update-ref", "--stdin")
+	cmd.Dir, cmd.Stdin = dir, strings.NewReader(script.String())
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	git(t, dir, "tag", "-a", "-m", "annotated", "v1")
+	git(t, dir, "commit", "-q", "--allow-empty", "-m", "two")
+	git(t, dir, "update-ref", "refs/exarchos/f7", "HEAD")
+	git(t, dir, "pack-refs", "--all")
+	packed, err := os.ReadFile(filepath.Join(dir, ".git", "packed-refs"))
+	require.NoError(t, err)
+	require.Contains(t, string(packed), " sorted", "git writes packed-refs sorted, so the binary search is what runs")
+	for _, line := range strings.Split(git(t, dir, "for-each-ref", "--format=%(objectname) %(refname)"), "\n") {
+		id, name, _ := strings.Cut(line, " ")
+		h, ok, err := ReadRef(filepath.Join(dir, ".git"), name)
+		require.NoError(t, err)
+		require.True(t, ok, name)
+		require.Equal(t, id, h.String(), name)
+	}
+	for _, name := range []string{"refs/exarchos/f", "refs/exarchos/f300", "refs/exarchos/f1-", "refs/heads/topic/1", "refs/tags/v", "refs/tags/v10"} {
+		_, ok, err := ReadRef(filepath.Join(dir, ".git"), name)
+		require.NoError(t, err)
+		require.False(t, ok, name)
+	}
 }

@@ -66,3 +66,33 @@ func statID(path string) (fileID, error) {
 	}
 	return id, nil
 }
+
+// mapWhole maps the file at path read-only. The mapping is never unmapped: slices of it are
+// handed out, and a process maps few files this way (packed-refs). git replaces such files by a
+// rename, never truncating them in place, so the pages stay valid.
+func mapWhole(path string) ([]byte, error) {
+	var fd int
+	var err error
+	for {
+		fd, err = syscall.Open(path, syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
+		if err != syscall.EINTR {
+			break
+		}
+	}
+	if err != nil {
+		return nil, &fs.PathError{Op: "open", Path: path, Err: err}
+	}
+	defer syscall.Close(fd)
+	var st syscall.Stat_t
+	if err := syscall.Fstat(fd, &st); err != nil {
+		return nil, &fs.PathError{Op: "fstat", Path: path, Err: err}
+	}
+	if st.Size == 0 {
+		return []byte{}, nil
+	}
+	b, err := syscall.Mmap(fd, 0, int(st.Size), syscall.PROT_READ, syscall.MAP_SHARED)
+	if err != nil {
+		return nil, &fs.PathError{Op: "mmap", Path: path, Err: err}
+	}
+	return b, nil
+}

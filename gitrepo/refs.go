@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -39,10 +40,12 @@ func ReadRef(commonDir, name string) (Hash, bool, error) {
 	return readPackedRef(commonDir, name)
 }
 
-// packedRefs keeps the last packed-refs read, while the file's identity (inode, size, modification
-// time) stays the same: a call resolves several refs (its workflow, the base branch and its
-// fallbacks), and packed-refs holds every packed ref of the repository, hundreds of KiB with ten
-// thousand workflows. git replaces the file by a rename, so a rewrite changes the inode.
+// packedRefs keeps the last packed-refs mapped, while the file's identity (inode, size,
+// modification time) stays the same: a call resolves several refs (its workflow, the base branch
+// and its fallbacks), and packed-refs holds every packed ref of the repository, hundreds of KiB with
+// ten thousand workflows. git replaces the file by a rename, so a rewrite changes the inode. The
+// file is mapped, not read: one ref is found by a binary search that touches a few pages, where a
+// read copies the whole file into fresh memory on every call.
 var packedRefs struct {
 	sync.Mutex
 	path    string
@@ -62,7 +65,7 @@ func packedRefsContent(commonDir string) ([]byte, error) {
 	if packedRefs.path == path && packedRefs.id == id {
 		return packedRefs.content, nil
 	}
-	content, err := readFile(path, int(id.size)+1)
+	content, err := mapWhole(path)
 	if err != nil {
 		return nil, err
 	}
@@ -72,8 +75,8 @@ func packedRefsContent(commonDir string) ([]byte, error) {
 	return content, nil
 }
 
-// readPackedRef finds one ref in packed-refs: the line is found by its name, and only it is
-// decoded (packed-refs may hold every workflow; status and the hook read one).
+// readPackedRef finds one ref in packed-refs and decodes only its line: by binary search when
+// git wrote the file sorted (its header says so), else by looking for the name.
 func readPackedRef(commonDir, name string) (Hash, bool, error) {
 	content, err := packedRefsContent(commonDir)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -81,6 +84,9 @@ func readPackedRef(commonDir, name string) (Hash, bool, error) {
 	}
 	if err != nil {
 		return ZeroHash, false, fmt.Errorf("read packed-refs: %w", err)
+	}
+	if h, found, ok := searchSortedPackedRefs(content, name); ok {
+		return h, found, nil
 	}
 	needle := []byte(" " + name)
 	for from := 0; ; {
@@ -97,6 +103,60 @@ func readPackedRef(commonDir, name string) (Hash, bool, error) {
 		}
 		from = end
 	}
+}
+
+// searchSortedPackedRefs looks name up by binary search in a packed-refs file whose header has the
+// "sorted" trait, as git's packed-refs backend does. ok is false when the file is not known to be
+// sorted or a line does not read as "<id> <name>", and the caller searches it line by line.
+func searchSortedPackedRefs(content []byte, name string) (h Hash, found, ok bool) {
+	header, _, _ := bytes.Cut(content, []byte{'\n'})
+	if !bytes.HasPrefix(header, []byte("# pack-refs with:")) ||
+		!slices.ContainsFunc(bytes.Fields(header), func(f []byte) bool { return string(f) == "sorted" }) {
+		return ZeroHash, false, false
+	}
+	lo := min(len(header)+1, len(content))
+	want := []byte(name)
+	hi := len(content)
+	for lo < hi {
+		// The record holding the middle: back to its line's start, and past a peeled "^" line to
+		// the ref it belongs to (lo is always a record's start, so this stays at or after lo).
+		rec := lo + bytes.LastIndexByte(content[lo:lo+(hi-lo)/2], '\n') + 1
+		for rec > lo && content[rec] == '^' {
+			rec = lo + bytes.LastIndexByte(content[lo:rec-1], '\n') + 1
+		}
+		end := bytes.IndexByte(content[rec:], '\n')
+		if end < 0 {
+			end = len(content)
+		} else {
+			end += rec
+		}
+		line := bytes.TrimSuffix(content[rec:end], []byte{'\r'})
+		id, ref, cut := bytes.Cut(line, []byte{' '})
+		if !cut || len(line) == 0 || line[0] == '^' {
+			return ZeroHash, false, false
+		}
+		switch c := bytes.Compare(ref, want); {
+		case c == 0:
+			h, valid := ParseHash(string(id))
+			if !valid || h.IsZero() {
+				return ZeroHash, false, false
+			}
+			return h, true, true
+		case c < 0:
+			next := end + 1
+			for next < hi && content[next] == '^' { // its peeled line
+				if e := bytes.IndexByte(content[next:], '\n'); e >= 0 {
+					next += e + 1
+				} else {
+					next = len(content)
+				}
+			}
+			lo = next
+		default:
+			hi = rec
+		}
+	}
+	return ZeroHash, false, true
 }
 
 // parseLooseRef reads a loose ref file's content; reason says what is wrong with it, if anything.

@@ -97,5 +97,5 @@ func FileStamp(path string) string {
 	if err != nil {
 		return ""
 	}
-	return fmt.Sprintf("%d:%d:%d:%d", id.dev, id.ino, id.size, id.mtime)
+	return fmt.Sprint(id)
 }
