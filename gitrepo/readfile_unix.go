@@ -17,16 +17,9 @@ func readFile(path string, sizeHint int) ([]byte, error) {
 
 // readFileInto is readFile appending to buf, which it grows as needed.
 func readFileInto(path string, buf []byte) ([]byte, error) {
-	var fd int
-	var err error
-	for {
-		fd, err = syscall.Open(path, syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
-		if err != syscall.EINTR {
-			break
-		}
-	}
+	fd, err := openRead(path)
 	if err != nil {
-		return nil, &fs.PathError{Op: "open", Path: path, Err: err}
+		return nil, err
 	}
 	defer syscall.Close(fd)
 	for {
@@ -44,6 +37,19 @@ func readFileInto(path string, buf []byte) ([]byte, error) {
 			return buf, nil
 		}
 		buf = buf[:len(buf)+n]
+	}
+}
+
+// openRead opens path for reading with one system call (retried when a signal interrupts it).
+func openRead(path string) (int, error) {
+	for {
+		fd, err := syscall.Open(path, syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
+		if err == nil {
+			return fd, nil
+		}
+		if err != syscall.EINTR {
+			return -1, &fs.PathError{Op: "open", Path: path, Err: err}
+		}
 	}
 }
 
@@ -71,16 +77,9 @@ func statID(path string) (fileID, error) {
 // handed out, and a process maps few files this way (packed-refs). git replaces such files by a
 // rename, never truncating them in place, so the pages stay valid.
 func mapWhole(path string) ([]byte, error) {
-	var fd int
-	var err error
-	for {
-		fd, err = syscall.Open(path, syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
-		if err != syscall.EINTR {
-			break
-		}
-	}
+	fd, err := openRead(path)
 	if err != nil {
-		return nil, &fs.PathError{Op: "open", Path: path, Err: err}
+		return nil, err
 	}
 	defer syscall.Close(fd)
 	var st syscall.Stat_t
