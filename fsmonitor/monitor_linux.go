@@ -15,7 +15,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -106,8 +105,7 @@ type monitor struct {
 	dirs   map[int32]string // watch descriptor → directory
 	rootWD int32
 	id     string
-	seq    atomic.Uint64
-	mu     sync.Mutex // held while events are drained and the token read
+	seq    atomic.Uint64 // counted by the loop and by the rescan's goroutine
 }
 
 // Serve watches root until it is removed or moved, or no caller asked for Options.Idle. It returns
@@ -169,9 +167,7 @@ func Serve(root string, o Options) error {
 		if _, err := unix.Poll(pfd, 1000); err != nil && !errors.Is(err, unix.EINTR) {
 			return fmt.Errorf("fsmonitor poll: %w", err)
 		}
-		m.mu.Lock()
 		gone, err := m.drain(buf)
-		m.mu.Unlock()
 		if err != nil || gone {
 			return err
 		}
@@ -181,10 +177,8 @@ func Serve(root string, o Options) error {
 				break // EAGAIN: no caller waiting
 			}
 			lastAsked = time.Now()
-			m.mu.Lock()
 			gone, err := m.drain(buf) // every event queued before the caller connected is counted
 			token := m.id + " " + strconv.FormatUint(m.seq.Load(), 10) + "\n"
-			m.mu.Unlock()
 			if err == nil && !gone {
 				_, _ = unix.Write(c, []byte(token))
 			}
