@@ -159,3 +159,29 @@ func TestHookEffectsWithoutTheMonitor(t *testing.T) {
 	brokenGit(t, func() { reason = post() })
 	assert.Contains(t, reason, "could not read what changed", "without a monitor nothing is kept")
 }
+
+// TestHookEffectsInALinkedWorktree: the workflow's branch checked out in a linked worktree (its
+// .git a file, its index under the main repository's .git/worktrees/): the monitor watches that
+// worktree, the kept status is used there, and a write or an index change there is judged.
+func TestHookEffectsInALinkedWorktree(t *testing.T) {
+	withMonitor(t, fsmonitor.Options{Rescan: -1})
+	dir, _ := loginRepo(t)
+	git(t, dir, "switch", "-q", "-c", "elsewhere")
+	wt := filepath.Join(t.TempDir(), "login-wt")
+	git(t, dir, "worktree", "add", "-q", wt, "login")
+	post := func() string { return callHook(t, "m4", wt, "PostToolUse", "Bash", bash("whatever")).denied() }
+	assert.Empty(t, post())
+	assert.Empty(t, post())
+	var reason string
+	brokenGit(t, func() { reason = post() })
+	assert.Empty(t, reason, "the kept status, in a linked worktree")
+
+	writeFile(t, dir, "main.go", "package main // in the other worktree\n")
+	assert.Empty(t, post(), "the other worktree's changes are not this session's")
+	writeFile(t, wt, "main.go", "package main // here\n")
+	assert.Contains(t, post(), "main.go (worktree)")
+	git(t, wt, "checkout", "-q", "--", "main.go")
+	assert.Empty(t, post())
+	git(t, wt, "rm", "-q", "--cached", "main.go")
+	assert.Contains(t, post(), "main.go (index)")
+}
