@@ -48,6 +48,9 @@ type Options struct {
 	Idle time.Duration
 	// Rescan is how often every file's status is compared with the last seen (default 5 s; negative: never).
 	Rescan time.Duration
+	// Pause stops the timed rescans when nobody asked for this long (default 1 minute); the next
+	// question then rescans first.
+	Pause time.Duration
 	// Ready, when set, is called once the tree is watched and the socket listens.
 	Ready func()
 }
@@ -58,6 +61,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Rescan == 0 {
 		o.Rescan = 5 * time.Second
+	}
+	if o.Pause == 0 {
+		o.Pause = time.Minute
 	}
 	return o
 }

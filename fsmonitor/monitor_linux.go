@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -106,6 +107,14 @@ type monitor struct {
 	rootWD int32
 	id     string
 	seq    atomic.Uint64 // counted by the loop and by the rescan's goroutine
+	asked  atomic.Int64  // when a caller last asked (Unix nanoseconds)
+
+	scan struct { // the timed rescan's last digest (see rescan)
+		sync.Mutex
+		digest uint64
+		at     time.Time
+		every  time.Duration
+	}
 }
 
 // Serve watches root until it is removed or moved, or no caller asked for Options.Idle. It returns
@@ -141,9 +150,9 @@ func Serve(root string, o Options) error {
 	if _, ok := m.wdOf(root); !ok {
 		return fmt.Errorf("fsmonitor: %s is not a directory", root)
 	}
-	var first uint64
 	if o.Rescan > 0 {
-		first = m.digest() // before the first token: a change after it is either an event or a new digest
+		m.scan.every = o.Rescan
+		m.rescan() // before the first token: a change after it is either an event or a new digest
 	}
 	if err := unix.Listen(ln, 64); err != nil {
 		return fmt.Errorf("fsmonitor listen: %w", err)
@@ -154,13 +163,14 @@ func Serve(root string, o Options) error {
 	stop := make(chan struct{})
 	defer close(stop)
 	if o.Rescan > 0 {
-		go m.rescanLoop(first, o.Rescan, stop)
+		go m.rescanLoop(o.Pause, stop)
 	}
 	var rootStat unix.Stat_t
 	if err := unix.Stat(root, &rootStat); err != nil {
 		return fmt.Errorf("fsmonitor: %w", err)
 	}
-	lastAsked, lastLooked := time.Now(), time.Now()
+	m.asked.Store(time.Now().UnixNano())
+	lastLooked := time.Now()
 	buf := make([]byte, 64<<10)
 	pfd := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}, {Fd: int32(ln), Events: unix.POLLIN}}
 	for {
@@ -176,7 +186,10 @@ func Serve(root string, o Options) error {
 			if err != nil {
 				break // EAGAIN: no caller waiting
 			}
-			lastAsked = time.Now()
+			m.asked.Store(time.Now().UnixNano())
+			if o.Rescan > 0 {
+				m.rescanIfStale()
+			}
 			gone, err := m.drain(buf) // every event queued before the caller connected is counted
 			token := m.id + " " + strconv.FormatUint(m.seq.Load(), 10) + "\n"
 			if err == nil && !gone {
@@ -187,7 +200,7 @@ func Serve(root string, o Options) error {
 				return err
 			}
 		}
-		if time.Since(lastAsked) > o.Idle {
+		if time.Since(time.Unix(0, m.asked.Load())) > o.Idle {
 			return nil
 		}
 		// A removed root whose directory entry a process still holds (a file open under it) reports
@@ -317,22 +330,49 @@ func (m *monitor) wdOf(dir string) (int32, bool) {
 
 // rescanLoop digests every file's status on a timer and counts a change when the digest differs:
 // the writes inotify does not report (a shared memory map, a hard link from outside the tree).
-// It waits at least fifty times a scan's duration between scans, so it stays near 2% of a core.
-func (m *monitor) rescanLoop(last uint64, every time.Duration, stop <-chan struct{}) {
+// It waits at least fifty times a scan's duration between scans, so it stays near 2% of a core,
+// and it pauses when nobody asked for Options.Pause; the next question then rescans before it is
+// answered (rescanIfStale), so the pause loses nothing.
+func (m *monitor) rescanLoop(pause time.Duration, stop <-chan struct{}) {
 	for {
+		m.scan.Lock()
+		every := m.scan.every
+		m.scan.Unlock()
 		select {
 		case <-stop:
 			return
 		case <-time.After(every):
 		}
-		t0 := time.Now()
-		if d := m.digest(); d != last {
+		if time.Since(time.Unix(0, m.asked.Load())) < pause {
+			m.rescan()
+		}
+	}
+}
+
+// rescan digests the tree now and counts a change when the digest differs from the last one.
+func (m *monitor) rescan() {
+	m.scan.Lock()
+	defer m.scan.Unlock()
+	t0 := time.Now()
+	if d := m.digest(); d != m.scan.digest || m.scan.at.IsZero() {
+		if !m.scan.at.IsZero() {
 			m.seq.Add(1)
-			last = d
 		}
-		if took := time.Since(t0) * 50; took > every {
-			every = took
-		}
+		m.scan.digest = d
+	}
+	m.scan.at = time.Now()
+	if took := m.scan.at.Sub(t0) * 50; took > m.scan.every {
+		m.scan.every = took
+	}
+}
+
+// rescanIfStale rescans before a question is answered when the timed rescan paused.
+func (m *monitor) rescanIfStale() {
+	m.scan.Lock()
+	stale := time.Since(m.scan.at) > 2*m.scan.every
+	m.scan.Unlock()
+	if stale {
+		m.rescan()
 	}
 }
 

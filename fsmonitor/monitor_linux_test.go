@@ -145,6 +145,20 @@ func TestWritesInotifyMissesAreFoundByTheRescan(t *testing.T) {
 	waitChange("write through a shared memory map", func() { copy(b, "!!!!") })
 }
 
+// TestPausedRescanLosesNothing: when nobody asked for a while the timed rescan pauses, and the
+// next question rescans before it is answered, so a write inotify did not report meanwhile is in
+// the very first token read after it.
+func TestPausedRescanLosesNothing(t *testing.T) {
+	root, _ := start(t, Options{Rescan: 10 * time.Millisecond, Pause: time.Nanosecond})
+	outside := filepath.Join(t.TempDir(), "link.go")
+	require.NoError(t, os.Link(filepath.Join(root, "src", "pkg", "a.go"), outside))
+	before := token(t, root)
+	time.Sleep(100 * time.Millisecond) // longer than two rescan periods: the last digest is stale
+	require.NoError(t, os.WriteFile(outside, []byte("package pkg // while paused\n"), 0o644))
+	require.NotEqual(t, before, token(t, root), "the write made while the rescan paused")
+	require.Equal(t, token(t, root), token(t, root))
+}
+
 // TestManyWritersAndReaders: callers reading tokens while processes change the tree; a token read
 // after a writer finished always differs from the one read before it started.
 func TestManyWritersAndReaders(t *testing.T) {
