@@ -136,6 +136,10 @@ func Serve(root string, o Options) error {
 		}
 		return fmt.Errorf("fsmonitor bind: %w", err)
 	}
+	var rootStat unix.Stat_t // looked at again once a second: see the loop
+	if err := unix.Stat(root, &rootStat); err != nil {
+		return fmt.Errorf("fsmonitor: %w", err)
+	}
 	fd, err := unix.InotifyInit1(unix.IN_NONBLOCK | unix.IN_CLOEXEC)
 	if err != nil {
 		return fmt.Errorf("inotify: %w", err)
@@ -164,10 +168,6 @@ func Serve(root string, o Options) error {
 	defer close(stop)
 	if o.Rescan > 0 {
 		go m.rescanLoop(o.Pause, stop)
-	}
-	var rootStat unix.Stat_t
-	if err := unix.Stat(root, &rootStat); err != nil {
-		return fmt.Errorf("fsmonitor: %w", err)
 	}
 	m.asked.Store(time.Now().UnixNano())
 	lastLooked := time.Now()
