@@ -44,7 +44,8 @@ func (h *hookRepo) Shell(dir string) hooks.BashContext {
 // hook together, so its answer is kept under the token of the file-system monitor watching the
 // worktree (package fsmonitor), the index's stamp and HEAD: while all three stay, nothing the
 // status reads changed, and the kept answer is used. Where no monitor answers, one is started for
-// the next calls (StartMonitor) and this call runs `git status`.
+// the next calls (StartMonitor) and this call runs `git status`; `git config exarchos.hookMonitor
+// false` turns the monitor off.
 func (h *hookRepo) Changes(w hooks.Bound) ([]hooks.Change, error) {
 	root := w.Root
 	loc, err := gitrepo.Discover(root)
@@ -53,7 +54,10 @@ func (h *hookRepo) Changes(w hooks.Bound) ([]hooks.Change, error) {
 	}
 	index := filepath.Join(loc.GitDir, "index")
 	kept := filepath.Join(h.repo.hookCache().dir, "effects", hashHex(root))
-	token, terr := fsmonitor.Token(root)
+	token, terr := "", errMonitorOff
+	if !h.repo.hookMonitorOff() {
+		token, terr = fsmonitor.Token(root)
+	}
 	if terr == nil {
 		if head, changes, ok := readKeptStatus(kept, token, gitrepo.FileStamp(index), loc.Head()); ok {
 			branch, err := h.branchChanges(root, head)
@@ -142,6 +146,16 @@ func writeKeptStatus(path, token, index, head string, changes []hooks.Change) {
 		_ = os.MkdirAll(filepath.Dir(path), 0o755)
 		_ = hooks.WriteFileAtomic(path, b, 0o644)
 	}
+}
+
+// errMonitorOff stands for the monitor's token when `exarchos.hookMonitor` is false.
+var errMonitorOff = errors.New("exarchos.hookMonitor is false")
+
+// hookMonitorOff reports whether `git config exarchos.hookMonitor false` asked for no monitor:
+// then no monitor is started and nothing is kept, and every PostToolUse runs `git status`.
+func (r *Repo) hookMonitorOff() bool {
+	_, set := r.Store.Config("exarchos.hookMonitor")
+	return set && !r.Store.ConfigBool("exarchos.hookMonitor")
 }
 
 // StartMonitor, set by the CLI, starts a file-system monitor of the working tree at root in the

@@ -163,6 +163,9 @@ func monitorState(dir string) string {
 	if err != nil || loc.WorkTree == "" {
 		return ""
 	}
+	if r, err := Open(orDot(dir)); err == nil && r.hookMonitorOff() {
+		return "off (git config exarchos.hookMonitor false): every PostToolUse runs git status"
+	}
 	_, err = fsmonitor.Token(loc.WorkTree)
 	switch {
 	case err == nil:

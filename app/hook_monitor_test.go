@@ -160,6 +160,32 @@ func TestHookEffectsWithoutTheMonitor(t *testing.T) {
 	assert.Contains(t, reason, "could not read what changed", "without a monitor nothing is kept")
 }
 
+// TestHookMonitorTurnedOff: `git config exarchos.hookMonitor false` starts no monitor and keeps
+// nothing, even where one is running; hooks status says so.
+func TestHookMonitorTurnedOff(t *testing.T) {
+	withMonitor(t, fsmonitor.Options{Rescan: -1})
+	dir, _ := loginRepo(t)
+	post := func() string { return callHook(t, "m5", dir, "PostToolUse", "Bash", bash("whatever")).denied() }
+	assert.Empty(t, post()) // on: starts a monitor
+	_, err := fsmonitor.Token(dir)
+	require.NoError(t, err)
+	git(t, dir, "config", "exarchos.hookMonitor", "false")
+	assert.Empty(t, post())
+	assert.Empty(t, post())
+	var reason string
+	brokenGit(t, func() { reason = post() })
+	assert.Contains(t, reason, "could not read what changed", "turned off: the running monitor's token is not used")
+	res, err := HooksStatus(HooksOptions{Dir: dir, Claude: true})
+	require.NoError(t, err)
+	assert.Contains(t, res.Monitor, "off (git config exarchos.hookMonitor false)")
+
+	dir2, _ := loginRepo(t)
+	git(t, dir2, "config", "exarchos.hookMonitor", "off")
+	assert.Empty(t, callHook(t, "m6", dir2, "PostToolUse", "Bash", bash("whatever")).denied())
+	_, err = fsmonitor.Token(dir2)
+	require.ErrorIs(t, err, fsmonitor.ErrNotRunning, "turned off: no monitor is started")
+}
+
 // TestHookEffectsInALinkedWorktree: the workflow's branch checked out in a linked worktree (its
 // .git a file, its index under the main repository's .git/worktrees/): the monitor watches that
 // worktree, the kept status is used there, and a write or an index change there is judged.
