@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -11,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/exarchos/git-exarchos/fsmonitor"
 	"github.com/exarchos/git-exarchos/githubsync"
 	"github.com/exarchos/git-exarchos/gitrepo"
 	"github.com/exarchos/git-exarchos/gitstore"
@@ -75,12 +77,41 @@ func Doctor(o DoctorOptions) (*DoctorResult, error) {
 	}
 	d.repository(r)
 	d.hooks(o.Dir)
+	d.monitor(r)
 	d.remotes(r)
 	d.github(r, o.Env)
 	d.signing(r)
 	d.store(r, o)
 	d.stuck(r, o)
 	return d, nil
+}
+
+// monitor reports whether PostToolUse's file-system monitor can watch this worktree.
+func (d *DoctorResult) monitor(r *Repo) {
+	root := r.Store.Loc.WorkTree
+	if root == "" {
+		return
+	}
+	if r.hookMonitorOff() {
+		d.add("fsmonitor", CheckOK, "off (exarchos.hookMonitor false): every PostToolUse runs git status", "", nil)
+		return
+	}
+	dirs, limit, err := fsmonitor.Capacity(root)
+	switch {
+	case errors.Is(err, fsmonitor.ErrUnsupported):
+		d.add("fsmonitor", CheckOK, "no file-system monitor on this platform: every PostToolUse runs git status", "", nil)
+	case err != nil:
+		d.add("fsmonitor", CheckWarn, err.Error(), "", nil)
+	case dirs > limit:
+		d.add("fsmonitor", CheckWarn, fmt.Sprintf("the worktree has %d directories and inotify allows %d watches: PostToolUse cannot use a monitor and runs git status on every call", dirs, limit),
+			fmt.Sprintf("sudo sysctl fs.inotify.max_user_watches=%d (or git config exarchos.hookMonitor false)", 2*dirs), map[string]int{"directories": dirs, "limit": limit})
+	default:
+		state := "starts with the first PostToolUse in a phase that restricts paths"
+		if _, err := fsmonitor.Token(root); err == nil {
+			state = "watching"
+		}
+		d.add("fsmonitor", CheckOK, fmt.Sprintf("file-system monitor %s (%d directories, inotify allows %d watches)", state, dirs, limit), "", nil)
+	}
 }
 
 func (d *DoctorResult) add(id, status, msg, fix string, detail any) {

@@ -211,3 +211,23 @@ func TestHookEffectsInALinkedWorktree(t *testing.T) {
 	git(t, wt, "rm", "-q", "--cached", "main.go")
 	assert.Contains(t, post(), "main.go (index)")
 }
+
+// TestDoctorReportsTheMonitor: doctor says whether PostToolUse's monitor watches the worktree,
+// will start, or is turned off.
+func TestDoctorReportsTheMonitor(t *testing.T) {
+	withMonitor(t, fsmonitor.Options{Rescan: -1})
+	dir, _ := loginRepo(t)
+	check := func() DoctorCheck {
+		res, err := Doctor(DoctorOptions{Dir: dir})
+		require.NoError(t, err)
+		return find(res, "fsmonitor")
+	}
+	c := check()
+	assert.Equal(t, CheckOK, c.Status)
+	assert.Contains(t, c.Message, "starts with the first PostToolUse")
+	assert.Contains(t, c.Message, "inotify allows")
+	callHook(t, "m7", dir, "PostToolUse", "Bash", bash("whatever"))
+	assert.Contains(t, check().Message, "file-system monitor watching")
+	git(t, dir, "config", "exarchos.hookMonitor", "false")
+	assert.Contains(t, check().Message, "off (exarchos.hookMonitor false)")
+}

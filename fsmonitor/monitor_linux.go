@@ -84,6 +84,31 @@ func Token(root string) (string, error) {
 	return string(line), nil
 }
 
+// Capacity counts the directories a monitor of root would watch and reads the kernel's limit on
+// inotify watches per user (fs.inotify.max_user_watches), for doctor.
+func Capacity(root string) (dirs, limit int, err error) {
+	b, err := os.ReadFile("/proc/sys/fs/inotify/max_user_watches")
+	if err != nil {
+		return 0, 0, fmt.Errorf("read the inotify watch limit: %w", err)
+	}
+	if limit, err = strconv.Atoi(strings.TrimSpace(string(b))); err != nil {
+		return 0, 0, fmt.Errorf("read the inotify watch limit: %q", b)
+	}
+	err = filepath.WalkDir(root, func(path string, e fs.DirEntry, err error) error {
+		if err != nil {
+			return nil // unreadable: the monitor skips it too
+		}
+		if e.IsDir() {
+			if path == filepath.Join(root, ".git") {
+				return filepath.SkipDir
+			}
+			dirs++
+		}
+		return nil
+	})
+	return dirs, limit, err
+}
+
 // ownExe is the program this process runs, as the kernel names it.
 func ownExe() string {
 	exe, _ := os.Readlink("/proc/self/exe")

@@ -300,3 +300,17 @@ while True:
 	require.Contains(t, err.Error(), "not by this program")
 	require.ErrorIs(t, Serve(root, Options{Rescan: -1}), ErrAlreadyRunning)
 }
+
+// TestCapacityCountsWhatIsWatched: doctor compares the directories a monitor would watch (the
+// root's .git left out) with the kernel's watch limit.
+func TestCapacityCountsWhatIsWatched(t *testing.T) {
+	root := t.TempDir()
+	for _, d := range []string{".git/objects/ab", "src/pkg", "src/cmd/x", "docs"} {
+		require.NoError(t, os.MkdirAll(filepath.Join(root, d), 0o755))
+	}
+	require.NoError(t, os.Symlink("src", filepath.Join(root, "link"))) // not followed
+	dirs, limit, err := Capacity(root)
+	require.NoError(t, err)
+	require.Equal(t, 6, dirs, "root, src, src/pkg, src/cmd, src/cmd/x, docs")
+	require.Positive(t, limit)
+}

@@ -12,3 +12,6 @@ func Token(string) (string, error) { return "", ErrUnsupported }
 
 // Serve: without inotify there is no monitor.
 func Serve(string, Options) error { return ErrUnsupported }
+
+// Capacity: without inotify there is nothing to count.
+func Capacity(string) (int, int, error) { return 0, 0, ErrUnsupported }
