@@ -37,20 +37,31 @@ func (h *hookRepo) Shell(dir string) hooks.BashContext {
 }
 
 // Changes lists what the worktree the session works in changed: the index and the working tree
-// against HEAD and the untracked files (one `git status`, which uses the index's stat data), and the files the branch changed since it left its base (`git diff
-// base...HEAD`, cached by the two commits, so it runs once per new commit).
-//
-// `git status` lstats every tracked file, which at 10,000 files costs more than the rest of the
-// hook together, so its answer is kept under the token of the file-system monitor watching the
-// worktree (package fsmonitor), the index's stamp and HEAD: while all three stay, nothing the
-// status reads changed, and the kept answer is used. Where no monitor answers, one is started for
-// the next calls (StartMonitor) and this call runs `git status`; `git config exarchos.hookMonitor
-// false` turns the monitor off.
+// against HEAD and the untracked files (worktreeChanges), and the files the branch changed since
+// it left its base (`git diff base...HEAD`, cached by the two commits, so it runs once per new
+// commit).
 func (h *hookRepo) Changes(w hooks.Bound) ([]hooks.Change, error) {
-	root := w.Root
-	loc, err := gitrepo.Discover(root)
+	head, changes, err := h.worktreeChanges(w.Root)
 	if err != nil {
 		return nil, err
+	}
+	branch, err := h.branchChanges(w.Root, head)
+	if err != nil {
+		return nil, err
+	}
+	return append(changes, branch...), nil
+}
+
+// worktreeChanges is one `git status` (worktreeStatus), which lstats every tracked file: at 10,000
+// files that costs more than the rest of the hook together. So its answer is kept under the token
+// of the file-system monitor watching the worktree (package fsmonitor), the index's stamp and
+// HEAD: while all three stay, nothing the status reads changed, and the kept answer is used. Where
+// no monitor answers, one is started for the next calls (StartMonitor) and this call runs the
+// status; `git config exarchos.hookMonitor false` turns the monitor off.
+func (h *hookRepo) worktreeChanges(root string) (head string, changes []hooks.Change, err error) {
+	loc, err := gitrepo.Discover(root)
+	if err != nil {
+		return "", nil, err
 	}
 	index := filepath.Join(loc.GitDir, "index")
 	kept := filepath.Join(h.repo.hookCache().dir, "effects", hashHex(root))
@@ -60,30 +71,22 @@ func (h *hookRepo) Changes(w hooks.Bound) ([]hooks.Change, error) {
 	}
 	if terr == nil {
 		if head, changes, ok := readKeptStatus(kept, token, gitrepo.FileStamp(index), loc.Head()); ok {
-			branch, err := h.branchChanges(root, head)
-			if err != nil {
-				return nil, err
-			}
-			return append(changes, branch...), nil
+			return head, changes, nil
 		}
 	} else if errors.Is(terr, fsmonitor.ErrNotRunning) {
 		h.repo.startMonitor(root)
 	}
 	stamp := gitrepo.FileStamp(index)
-	head, changes, err := worktreeStatus(root)
+	head, changes, err = worktreeStatus(root)
 	if err != nil {
-		return nil, err
+		return "", nil, err
 	}
 	// Kept only when the index did not change while the status read it: a `git add` racing with
 	// it would otherwise be hidden under the new stamp.
 	if terr == nil && stamp != "" && stamp == gitrepo.FileStamp(index) {
 		writeKeptStatus(kept, token, stamp, head, changes)
 	}
-	branch, err := h.branchChanges(root, head)
-	if err != nil {
-		return nil, err
-	}
-	return append(changes, branch...), nil
+	return head, changes, nil
 }
 
 // worktreeStatus is one `git status` of the worktree at root: HEAD's commit, and each path changed
