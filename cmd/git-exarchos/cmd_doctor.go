@@ -12,7 +12,7 @@ import (
 func doctorCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "doctor",
-		Usage: "check the installation and the repository: git, the handler, hooks, remotes, GitHub, signing, the store, stuck workflows",
+		Usage: "check the installation and the repository: git, the handler, hooks, the file-system monitor, remotes, GitHub, signing, the store, stuck workflows",
 		UsageText: `git exarchos doctor [--json]
 
 Each finding is ok, warn or fail, with the command that fixes it. Exits 1 when anything fails
