@@ -177,8 +177,7 @@ func (r *Repo) startMonitor(root string) {
 		return
 	}
 	_ = os.MkdirAll(filepath.Dir(mark), 0o755)
-	_ = os.WriteFile(mark, nil, 0o644)
-	_ = os.Chtimes(mark, time.Now(), time.Now())
+	_ = os.WriteFile(mark, nil, 0o644) // O_TRUNC marks the time even on an empty file (POSIX)
 	_ = StartMonitor(root)
 }
 

@@ -159,17 +159,17 @@ func HooksStatus(o HooksOptions) (*HooksResult, error) {
 
 // monitorState says whether a file-system monitor watches the worktree enclosing dir.
 func monitorState(dir string) string {
-	loc, err := gitrepo.Discover(orDot(dir))
-	if err != nil || loc.WorkTree == "" {
+	r, err := Open(orDot(dir))
+	if err != nil || r.Store.Loc.WorkTree == "" {
 		return ""
 	}
-	if r, err := Open(orDot(dir)); err == nil && r.hookMonitorOff() {
+	if r.hookMonitorOff() {
 		return "off (git config exarchos.hookMonitor false): every PostToolUse runs git status"
 	}
-	_, err = fsmonitor.Token(loc.WorkTree)
+	_, err = fsmonitor.Token(r.Store.Loc.WorkTree)
 	switch {
 	case err == nil:
-		return "watching " + loc.WorkTree
+		return "watching " + r.Store.Loc.WorkTree
 	case errors.Is(err, fsmonitor.ErrNotRunning):
 		return "not running (the next PostToolUse in a phase that restricts paths starts one)"
 	default:

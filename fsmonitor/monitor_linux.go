@@ -94,14 +94,8 @@ func Capacity(root string) (dirs, limit int, err error) {
 	if limit, err = strconv.Atoi(strings.TrimSpace(string(b))); err != nil {
 		return 0, 0, fmt.Errorf("read the inotify watch limit: %q", b)
 	}
-	err = filepath.WalkDir(root, func(path string, e fs.DirEntry, err error) error {
-		if err != nil {
-			return nil // unreadable: the monitor skips it too
-		}
+	err = walkTree(root, root, func(_ string, e fs.DirEntry) error {
 		if e.IsDir() {
-			if path == filepath.Join(root, ".git") {
-				return filepath.SkipDir
-			}
 			dirs++
 		}
 		return nil
@@ -176,7 +170,7 @@ func Serve(root string, o Options) error {
 	if err := m.walk(); err != nil {
 		return err
 	}
-	if _, ok := m.wdOf(root); !ok {
+	if m.dirs[m.rootWD] != root {
 		return fmt.Errorf("fsmonitor: %s is not a directory", root)
 	}
 	if o.Rescan > 0 {
@@ -313,44 +307,44 @@ func (m *monitor) walk() error {
 	return nil
 }
 
-// watchTree watches dir and every directory under it, except the repository's .git at the root.
+// watchTree watches dir and every directory under it.
 func (m *monitor) watchTree(dir string) error {
-	wd, err := unix.InotifyAddWatch(m.fd, dir, watchMask)
-	if err != nil {
-		if errors.Is(err, unix.ENOENT) || errors.Is(err, unix.ENOTDIR) {
-			return nil // gone again already; its removal is an event of its parent
-		}
-		return fmt.Errorf("watch %s: %w (raise fs.inotify.max_user_watches if the tree has more directories than it allows)", dir, err)
-	}
-	m.dirs[int32(wd)] = dir
-	if dir == m.root {
-		m.rootWD = int32(wd)
-	}
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
+	return walkTree(m.root, dir, func(p string, e fs.DirEntry) error {
+		if !e.IsDir() {
 			return nil
 		}
-		return fmt.Errorf("watch %s: %w", dir, err)
-	}
-	for _, e := range entries {
-		if !e.IsDir() || dir == m.root && e.Name() == ".git" {
-			continue
+		wd, err := unix.InotifyAddWatch(m.fd, p, watchMask)
+		if errors.Is(err, unix.ENOENT) || errors.Is(err, unix.ENOTDIR) {
+			return filepath.SkipDir // gone again already; its removal is an event of its parent
 		}
-		if err := m.watchTree(filepath.Join(dir, e.Name())); err != nil {
-			return err
+		if err != nil {
+			return fmt.Errorf("watch %s: %w (raise fs.inotify.max_user_watches if the tree has more directories than it allows)", p, err)
 		}
-	}
-	return nil
+		m.dirs[int32(wd)] = p
+		if p == m.root {
+			m.rootWD = int32(wd)
+		}
+		return nil
+	})
 }
 
-func (m *monitor) wdOf(dir string) (int32, bool) {
-	for wd, d := range m.dirs {
-		if d == dir {
-			return wd, true
+// walkTree calls visit for dir and every entry under it (a directory before what it holds), as
+// git status sees the worktree at root: without the repository's own .git at the root, symbolic
+// links not followed. An entry that is gone, or a directory that cannot be read, is left out:
+// the watch of a directory the monitor cannot read has already failed.
+func walkTree(root, dir string, visit func(path string, e fs.DirEntry) error) error {
+	gitPath := filepath.Join(root, ".git")
+	return filepath.WalkDir(dir, func(p string, e fs.DirEntry, err error) error {
+		switch {
+		case err != nil:
+			return nil
+		case p == gitPath && e.IsDir():
+			return filepath.SkipDir
+		case p == gitPath: // a linked worktree's .git file
+			return nil
 		}
-	}
-	return 0, false
+		return visit(p, e)
+	})
 }
 
 // rescanLoop digests every file's status on a timer and counts a change when the digest differs:
@@ -405,33 +399,19 @@ func (m *monitor) rescanIfStale() {
 func (m *monitor) digest() uint64 {
 	h := fnv.New64a()
 	var st unix.Stat_t
-	var rec [48]byte
-	var walk func(dir string)
-	walk = func(dir string) {
-		entries, err := os.ReadDir(dir)
-		if err != nil {
-			return
+	var rec [36]byte
+	_ = walkTree(m.root, m.root, func(p string, _ fs.DirEntry) error {
+		if unix.Lstat(p, &st) != nil {
+			return nil
 		}
-		for _, e := range entries {
-			p := filepath.Join(dir, e.Name())
-			if dir == m.root && e.Name() == ".git" {
-				continue
-			}
-			if unix.Lstat(p, &st) != nil {
-				continue
-			}
-			h.Write([]byte(p))
-			binary.LittleEndian.PutUint64(rec[0:], st.Ino)
-			binary.LittleEndian.PutUint64(rec[8:], uint64(st.Size))
-			binary.LittleEndian.PutUint64(rec[16:], uint64(st.Mtim.Nano()))
-			binary.LittleEndian.PutUint64(rec[24:], uint64(st.Ctim.Nano()))
-			binary.LittleEndian.PutUint32(rec[32:], st.Mode)
-			h.Write(rec[:36])
-			if e.IsDir() {
-				walk(p)
-			}
-		}
-	}
-	walk(m.root)
+		h.Write([]byte(p))
+		binary.LittleEndian.PutUint64(rec[0:], st.Ino)
+		binary.LittleEndian.PutUint64(rec[8:], uint64(st.Size))
+		binary.LittleEndian.PutUint64(rec[16:], uint64(st.Mtim.Nano()))
+		binary.LittleEndian.PutUint64(rec[24:], uint64(st.Ctim.Nano()))
+		binary.LittleEndian.PutUint32(rec[32:], st.Mode)
+		h.Write(rec[:])
+		return nil
+	})
 	return h.Sum64()
 }

@@ -124,12 +124,7 @@ func searchSortedPackedRefs(content []byte, name string) (h Hash, found, ok bool
 		for rec > lo && content[rec] == '^' {
 			rec = lo + bytes.LastIndexByte(content[lo:rec-1], '\n') + 1
 		}
-		end := bytes.IndexByte(content[rec:], '\n')
-		if end < 0 {
-			end = len(content)
-		} else {
-			end += rec
-		}
+		end := lineEnd(content, rec)
 		line := bytes.TrimSuffix(content[rec:end], []byte{'\r'})
 		id, ref, cut := bytes.Cut(line, []byte{' '})
 		if !cut || len(line) == 0 || line[0] == '^' {
@@ -143,20 +138,23 @@ func searchSortedPackedRefs(content []byte, name string) (h Hash, found, ok bool
 			}
 			return h, true, true
 		case c < 0:
-			next := end + 1
-			for next < hi && content[next] == '^' { // its peeled line
-				if e := bytes.IndexByte(content[next:], '\n'); e >= 0 {
-					next += e + 1
-				} else {
-					next = len(content)
-				}
+			lo = end + 1
+			for lo < hi && content[lo] == '^' { // its peeled line
+				lo = lineEnd(content, lo) + 1
 			}
-			lo = next
 		default:
 			hi = rec
 		}
 	}
 	return ZeroHash, false, true
+}
+
+// lineEnd is where the line that starts at from ends: its newline, or the end of b.
+func lineEnd(b []byte, from int) int {
+	if i := bytes.IndexByte(b[from:], '\n'); i >= 0 {
+		return from + i
+	}
+	return len(b)
 }
 
 // parseLooseRef reads a loose ref file's content; reason says what is wrong with it, if anything.
