@@ -14,6 +14,7 @@ import (
 
 	"github.com/exarchos/git-exarchos/gitstore"
 	"github.com/exarchos/git-exarchos/hooks"
+	"github.com/exarchos/git-exarchos/internal/atomicfile"
 	"github.com/exarchos/git-exarchos/workflow"
 )
 
@@ -149,7 +150,7 @@ func (h *hookRepo) bindSession(in hooks.Input, dir string, ws []hooks.Bound) {
 	if err != nil {
 		return
 	}
-	if err := hooks.WriteFileAtomic(sessionFile(in.SessionID), b, 0o600); err != nil {
+	if err := atomicfile.Write(sessionFile(in.SessionID), b, 0o600); err != nil {
 		return // unbound, the session is judged by its branch as before
 	}
 	for _, w := range ws {

@@ -12,7 +12,7 @@ import (
 	"strings"
 
 	"github.com/exarchos/git-exarchos/gitstore"
-	"github.com/exarchos/git-exarchos/hooks"
+	"github.com/exarchos/git-exarchos/internal/atomicfile"
 	"github.com/exarchos/git-exarchos/workflow"
 )
 
@@ -77,7 +77,7 @@ func (c *hookCache) put(feature, commit, version string, st workflow.State) {
 	if err != nil {
 		return
 	}
-	_ = hooks.WriteFileAtomic(filepath.Join(c.dir, "state", feature), append([]byte(stateHeader(commit, version, b)+"\n"), b...), 0o644)
+	_ = atomicfile.Write(filepath.Join(c.dir, "state", feature), append([]byte(stateHeader(commit, version, b)+"\n"), b...), 0o644)
 }
 
 func (c *hookCache) branchFile(branch string) string {
@@ -109,7 +109,7 @@ func (c *hookCache) setFeatures(branch string, features []string) {
 		_ = os.Remove(c.branchFile(branch))
 		return
 	}
-	_ = hooks.WriteFileAtomic(c.branchFile(branch), []byte(strings.Join(features, "\n")+"\n"), 0o644)
+	_ = atomicfile.Write(c.branchFile(branch), []byte(strings.Join(features, "\n")+"\n"), 0o644)
 }
 
 // hookStateVersion is what a cached state was folded under: the projector and the base branch's
@@ -189,5 +189,5 @@ func (r *Repo) rebuildHookIndex() error {
 	for b, fs := range byBranch {
 		c.setFeatures(b, fs)
 	}
-	return hooks.WriteFileAtomic(filepath.Join(c.dir, "branch", ".built"), []byte(hookIndexVersion+"\n"), 0o644)
+	return atomicfile.Write(filepath.Join(c.dir, "branch", ".built"), []byte(hookIndexVersion+"\n"), 0o644)
 }

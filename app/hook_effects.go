@@ -12,6 +12,7 @@ import (
 	"github.com/exarchos/git-exarchos/fsmonitor"
 	"github.com/exarchos/git-exarchos/gitrepo"
 	"github.com/exarchos/git-exarchos/hooks"
+	"github.com/exarchos/git-exarchos/internal/atomicfile"
 )
 
 // Shell is what the Bash check needs about the repository enclosing dir: the directories no
@@ -147,7 +148,7 @@ func writeKeptStatus(path, token, index, head string, changes []hooks.Change) {
 	b, err := json.Marshal(keptStatus{Token: token, Index: index, Head: head, Changes: changes})
 	if err == nil {
 		_ = os.MkdirAll(filepath.Dir(path), 0o755)
-		_ = hooks.WriteFileAtomic(path, b, 0o644)
+		_ = atomicfile.Write(path, b, 0o644)
 	}
 }
 
@@ -200,7 +201,7 @@ func (h *hookRepo) branchChanges(root, head string) ([]hooks.Change, error) {
 		}
 		b = []byte(diff)
 		_ = os.RemoveAll(filepath.Dir(key)) // one entry: older ones are for other commits
-		_ = hooks.WriteFileAtomic(key, b, 0o644)
+		_ = atomicfile.Write(key, b, 0o644)
 	}
 	var out []hooks.Change
 	for _, p := range bytes.Split(b, []byte{0}) {

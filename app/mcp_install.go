@@ -12,7 +12,7 @@ import (
 	"reflect"
 
 	"github.com/exarchos/git-exarchos/gitrepo"
-	"github.com/exarchos/git-exarchos/hooks"
+	"github.com/exarchos/git-exarchos/internal/atomicfile"
 )
 
 // MCPServerName is the server's key in .mcp.json; Claude Code names its tools mcp__exarchos__<tool>.
@@ -90,7 +90,7 @@ func MCPInstall(o MCPInstallOptions) (*MCPInstallResult, error) {
 	if err := enc.Encode(doc); err != nil {
 		return nil, err
 	}
-	if err := hooks.WriteFileAtomic(path, b.Bytes(), mode); err != nil {
+	if err := atomicfile.Write(path, b.Bytes(), mode); err != nil {
 		return nil, fmt.Errorf("write %s: %w", path, err)
 	}
 	res.Changed = true

@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/exarchos/git-exarchos/internal/atomicfile"
 )
 
 // GitHookNames are the git hooks exarchos installs.
@@ -134,7 +136,7 @@ func InstallGitHooks(dir string) ([]GitHookState, error) {
 		default:
 			st.Action = "installed"
 		}
-		if err := WriteFileAtomic(st.Path, script, 0o755); err != nil {
+		if err := atomicfile.Write(st.Path, script, 0o755); err != nil {
 			return out, err
 		}
 		st.Installed = true

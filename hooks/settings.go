@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/exarchos/git-exarchos/internal/atomicfile"
 )
 
 // Scopes of Claude Code settings files.
@@ -281,7 +283,7 @@ func (s *Settings) Save() error {
 		_ = os.Remove(filepath.Dir(path)) // the .claude directory, if install created it; fails when not empty
 		return nil
 	}
-	return WriteFileAtomic(path, s.Bytes(), s.mode)
+	return atomicfile.Write(path, s.Bytes(), s.mode)
 }
 
 func (s *Settings) hooks() (object, error) {
@@ -492,31 +494,4 @@ func mustJSON(v any) json.RawMessage {
 		panic(err) // only strings and numbers are encoded here
 	}
 	return bytes.TrimSuffix(b.Bytes(), []byte("\n"))
-}
-
-// WriteFileAtomic writes a file through a temporary file in the same directory and a rename, so a
-// reader (Claude Code, git) sees the old content or the new, never half of it.
-func WriteFileAtomic(path string, content []byte, mode fs.FileMode) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-")
-	if err != nil {
-		return err
-	}
-	_, err = f.Write(content)
-	if err == nil {
-		err = f.Chmod(mode)
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), path)
-	}
-	if err != nil {
-		os.Remove(f.Name())
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
 }
