@@ -2,6 +2,7 @@ package gitrepo
 
 import (
 	"bytes"
+	"encoding/hex"
 	"errors"
 	"math/rand"
 	"os"
@@ -300,5 +301,42 @@ func TestDirFiles(t *testing.T) {
 		files, err := facts.DirFiles(head, missing)
 		require.NoError(t, err)
 		assert.Nil(t, files, missing)
+	}
+}
+
+// TestParseHash: an object id is 40 or 64 lowercase hex digits; all zeros is the zero id; the
+// bytes are those hex digits, as git reads them, from a string or from bytes alike.
+func TestParseHash(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		ok   bool
+		zero bool
+	}{
+		{"0123456789abcdef0123456789abcdef01234567", true, false},
+		{strings.Repeat("f", 64), true, false},
+		{strings.Repeat("0", 40), true, true},
+		{strings.Repeat("0", 64), true, true},
+		{strings.Repeat("0", 39) + "1", true, false},
+		{"0123456789ABCDEF0123456789abcdef01234567", false, false},
+		{"0123456789abcdeg0123456789abcdef01234567", false, false},
+		{strings.Repeat("a", 41), false, false},
+		{strings.Repeat("a", 63), false, false},
+		{"", false, false},
+	} {
+		h, ok := ParseHash(tc.in)
+		hb, okb := ParseHash([]byte(tc.in))
+		require.Equal(t, tc.ok, ok, tc.in)
+		require.Equal(t, h, hb, tc.in)
+		require.Equal(t, ok, okb, tc.in)
+		if !ok {
+			continue
+		}
+		assert.Equal(t, tc.zero, h.IsZero(), tc.in)
+		if !tc.zero {
+			assert.Equal(t, tc.in, h.String())
+			want, err := hex.DecodeString(tc.in)
+			require.NoError(t, err)
+			assert.Equal(t, want, h.Bytes())
+		}
 	}
 }

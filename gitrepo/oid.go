@@ -1,7 +1,6 @@
 package gitrepo
 
 import (
-	"bytes"
 	"crypto/sha1"
 	"crypto/sha256"
 	"encoding/hex"
@@ -41,7 +40,7 @@ func (h *Hash) UnmarshalText(b []byte) error {
 		*h = ZeroHash
 		return nil
 	}
-	v, ok := ParseHash(string(b))
+	v, ok := ParseHash(b)
 	if !ok {
 		return fmt.Errorf("%q is not an object id", b)
 	}
@@ -51,18 +50,43 @@ func (h *Hash) UnmarshalText(b []byte) error {
 
 // ParseHash reads a 40- or 64-digit lowercase hex object id. All zeros (git's "no object") is the
 // zero hash.
-func ParseHash(s string) (Hash, bool) {
-	if (len(s) != 40 && len(s) != 64) || !IsLowerHex(s) {
+func ParseHash[S ~string | ~[]byte](s S) (Hash, bool) {
+	if len(s) != 40 && len(s) != 64 {
 		return ZeroHash, false
 	}
+	// Decoded by table, not by encoding/hex: its []byte(s) copies every id, list parses
+	// thousands, and a table has no branch to mispredict on random digits.
 	var h Hash
 	h.n = uint8(len(s) / 2)
-	hex.Decode(h.b[:h.n], []byte(s))
-	if bytes.Count(h.b[:h.n], []byte{0}) == int(h.n) {
+	var bad, nonzero byte
+	for i := range int(h.n) {
+		hi, lo := hexValue[s[2*i]], hexValue[s[2*i+1]]
+		bad |= hi | lo
+		h.b[i] = hi<<4 | lo&0x0f
+		nonzero |= h.b[i]
+	}
+	if bad&0x80 != 0 {
+		return ZeroHash, false
+	}
+	if nonzero == 0 {
 		return ZeroHash, true
 	}
 	return h, true
 }
+
+// hexValue is each lowercase hex digit's value; every other byte has the high bit set.
+var hexValue = func() (t [256]byte) {
+	for i := range t {
+		t[i] = 0x80
+	}
+	for c := '0'; c <= '9'; c++ {
+		t[c] = byte(c - '0')
+	}
+	for c := 'a'; c <= 'f'; c++ {
+		t[c] = byte(c - 'a' + 10)
+	}
+	return t
+}()
 
 // hashFromBytes makes a Hash from raw bytes (the length says the format).
 func hashFromBytes(b []byte) Hash {

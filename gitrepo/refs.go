@@ -97,7 +97,7 @@ func readPackedRef(commonDir, name string) (Hash, bool, error) {
 		at, end := from+i, from+i+len(needle)
 		if end == len(content) || content[end] == '\n' || content[end] == '\r' {
 			lineStart := bytes.LastIndexByte(content[:at], '\n') + 1
-			if h, ok := ParseHash(string(content[lineStart:at])); ok && !h.IsZero() {
+			if h, ok := ParseHash(content[lineStart:at]); ok && !h.IsZero() {
 				return h, true, nil
 			}
 		}
@@ -132,7 +132,7 @@ func searchSortedPackedRefs(content []byte, name string) (h Hash, found, ok bool
 		}
 		switch c := bytes.Compare(ref, want); {
 		case c == 0:
-			h, valid := ParseHash(string(id))
+			h, valid := ParseHash(id)
 			if !valid || h.IsZero() {
 				return ZeroHash, false, false
 			}
@@ -210,7 +210,8 @@ func readPackedRefs(commonDir, prefix string) (map[string]Hash, []BadRef, error)
 	if err != nil {
 		return nil, nil, fmt.Errorf("read packed-refs: %w", err)
 	}
-	out := map[string]Hash{}
+	// Sized for the lines under prefix: growing a map of a thousand refs was a tenth of list's time.
+	out := make(map[string]Hash, bytes.Count(content, []byte(" "+prefix)))
 	var bad []BadRef
 	// Only the lines under prefix are decoded; the others are checked for shape without a copy,
 	// so that reading one ref among thousands (status, the hook) stays cheap.
@@ -226,7 +227,7 @@ func readPackedRefs(commonDir, prefix string) (map[string]Hash, []BadRef, error)
 		if ok && !bytes.HasPrefix(name, []byte(prefix)) {
 			continue
 		}
-		h, okHash := ParseHash(string(id))
+		h, okHash := ParseHash(id)
 		if !ok || !okHash || h.IsZero() {
 			bad = append(bad, BadRef{Name: "packed-refs line " + fmt.Sprint(n), Reason: fmt.Sprintf("%q is not \"<commit id> <ref name>\"", Truncate(string(line), 60)), Fix: dropLineFix(path, string(line))})
 			continue
@@ -250,13 +251,15 @@ func ScanRefs(commonDir, prefix string, valid func(rest string) bool) (map[strin
 	if err != nil {
 		return nil, nil, err
 	}
-	out := make(map[string]Hash, len(packed))
+	out := packed
+	if out == nil {
+		out = map[string]Hash{}
+	}
 	for name, h := range packed {
 		if valid != nil && !valid(strings.TrimPrefix(name, prefix)) {
 			bad = append(bad, BadRef{Name: name, Reason: "is packed under a name that is not a workflow id", Fix: dropLineFix(filepath.Join(commonDir, "packed-refs"), h.String()+" "+name)})
-			continue
+			delete(out, name)
 		}
-		out[name] = h
 	}
 	root := filepath.Join(commonDir, filepath.FromSlash(prefix))
 	type looseRef struct {

@@ -564,7 +564,8 @@ type Summary struct {
 }
 
 // List returns every workflow with its head and phase, read from the commits' trailers: nothing is
-// folded and no snapshot is read. Commits are read by a few goroutines at once: each read is a few
+// folded and no snapshot is read. A row read before is taken from the list cache (list_cache.go) by
+// its commit id; the other commits are read by a few goroutines at once: each read is a few
 // small-file syscalls, and on virtual disks their latency, not CPU, is the cost.
 func (s *Store) List() ([]Summary, error) {
 	// The refs are not checked against the object store first (workflowRefs): reading each commit
@@ -577,7 +578,19 @@ func (s *Store) List() ([]Summary, error) {
 	out := make([]Summary, len(names))
 	found := make([]bool, len(names))
 	errs := make([]error, len(names))
-	gitrepo.Parallel(len(names), 16, func(i int) {
+	cached := s.readListCache()
+	var misses []int
+	hits := 0
+	for i, name := range names {
+		if row, ok := cached[refs[name].String()]; ok {
+			out[i], found[i] = row.summary(strings.TrimPrefix(name, RefPrefix), refs[name]), true
+			hits++
+		} else {
+			misses = append(misses, i)
+		}
+	}
+	gitrepo.Parallel(len(misses), 16, func(j int) {
+		i := misses[j]
 		out[i], found[i], errs[i] = s.summary(names[i], refs[names[i]])
 	})
 	kept := out[:0]
@@ -588,6 +601,9 @@ func (s *Store) List() ([]Summary, error) {
 		if found[i] {
 			kept = append(kept, out[i])
 		}
+	}
+	if len(kept) != hits || len(cached) != hits {
+		s.writeListCache(kept) // rows read now in, rows of removed or moved workflows out
 	}
 	return kept, nil
 }

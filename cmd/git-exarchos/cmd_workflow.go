@@ -230,7 +230,7 @@ func listCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			return emit(c, map[string][]gitstore.Summary{"workflows": list}, func(w io.Writer) {
+			return emit(c, workflowList(list), func(w io.Writer) {
 				if len(list) == 0 {
 					printf(w, "no workflows (start one with `git exarchos init <feature> --type feature`)\n")
 				}
@@ -240,6 +240,29 @@ func listCommand() *cli.Command {
 			})
 		},
 	}
+}
+
+// workflowList is list's JSON object, {"workflows": [...]}, encoded row by row (gitstore.Summary)
+// into one buffer written as it fills: a thousand rows through reflection, or into one growing
+// buffer, was a fifth of list's time.
+type workflowList []gitstore.Summary
+
+func (l workflowList) WriteJSON(w io.Writer) error {
+	b := append(make([]byte, 0, 32<<10), `{"workflows":[`...)
+	for i, s := range l {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = s.AppendJSON(b)
+		if len(b) > 28<<10 {
+			if _, err := w.Write(b); err != nil {
+				return err
+			}
+			b = b[:0]
+		}
+	}
+	_, err := w.Write(append(b, "]}\n"...))
+	return err
 }
 
 func describeCommand() *cli.Command {

@@ -11,8 +11,11 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/urfave/cli/v2"
+
+	"github.com/exarchos/git-exarchos/gitstore"
 )
 
 // exitContract is the exit code of a script's git exarchos that broke the JSON contract.
@@ -247,4 +250,29 @@ func leaves(cmds []*cli.Command, prefix string) []string {
 		}
 	}
 	return out
+}
+
+// TestListJSONIsEncodingJSON: list's JSON, written row by row in chunks, is byte for byte what
+// encoding/json writes of {"workflows": [...]}, for no rows, one, and enough to fill many chunks.
+func TestListJSONIsEncodingJSON(t *testing.T) {
+	for _, n := range []int{0, 1, 3000} {
+		list := workflowList{}
+		for i := 0; i < n; i++ {
+			list = append(list, gitstore.Summary{Feature: fmt.Sprintf("wf-%d", i), Head: strings.Repeat("ab", 20), Phase: "ideate",
+				Type: "feature", Branch: "feature/é\"<x>", Events: int64(i), Updated: time.Unix(int64(1700000000+i), 0).UTC()})
+		}
+		var want bytes.Buffer
+		enc := json.NewEncoder(&want)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(map[string][]gitstore.Summary{"workflows": list}); err != nil {
+			t.Fatal(err)
+		}
+		var got bytes.Buffer
+		if err := list.WriteJSON(&got); err != nil {
+			t.Fatal(err)
+		}
+		if got.String() != want.String() {
+			t.Fatalf("%d rows: got %d bytes, want %d:\n%.300s\nwant\n%.300s", n, got.Len(), want.Len(), got.String(), want.String())
+		}
+	}
 }

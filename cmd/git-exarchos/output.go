@@ -47,8 +47,15 @@ func emitResult(c *cli.Context, result any, text func(w io.Writer), failure erro
 	return withDetails(failure, result)
 }
 
+// jsonWriter is a result that writes its JSON itself, for output too large for reflection to be
+// cheap.
+type jsonWriter interface{ WriteJSON(w io.Writer) error }
+
 // emitJSON prints result as one JSON object.
 func emitJSON(c *cli.Context, result any) error {
+	if r, ok := result.(jsonWriter); ok {
+		return r.WriteJSON(c.App.Writer)
+	}
 	enc := json.NewEncoder(c.App.Writer)
 	enc.SetEscapeHTML(false)
 	return enc.Encode(result)
