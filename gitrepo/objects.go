@@ -3,13 +3,16 @@ package gitrepo
 import (
 	"bytes"
 	"compress/zlib"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 
 	"github.com/go-git/go-git/v5/plumbing"
 )
@@ -59,26 +62,41 @@ func (o *Objects) WriteLoose(t plumbing.ObjectType, content []byte) (Hash, error
 	h := o.format.Sum(t, content)
 	path := o.LoosePath(h)
 	dir := filepath.Dir(path)
-	var err error
+	// The object is compressed in memory and written with one call. Its directory is made only
+	// when creating the file says it is missing, and it is renamed with rename(2) itself (os.Rename
+	// looks at the target first): an append writes five objects, and each system call of a file
+	// made in a directory counts.
+	zbuf := scratch.Get().(*[]byte)
+	defer scratch.Put(zbuf)
+	b := bytes.NewBuffer((*zbuf)[:0])
+	zw := getDeflater(b)
+	fmt.Fprintf(zw, "%s %d\x00", t, len(content))
+	zw.Write(content)
+	err := zw.Close()
+	deflaters.Put(zw)
+	if err != nil {
+		return ZeroHash, fmt.Errorf("write object %s: %w", h, err)
+	}
+	*zbuf = b.Bytes()
 	for attempt := 0; attempt < 10; attempt++ {
-		if err = os.MkdirAll(dir, 0o777); err != nil {
-			continue
-		}
 		var f *os.File
-		if f, err = os.CreateTemp(dir, TmpObjectPattern()); err != nil {
+		if f, err = os.CreateTemp(dir, TmpObjectPattern()); errors.Is(err, fs.ErrNotExist) {
+			if err = os.MkdirAll(dir, 0o777); err == nil {
+				f, err = os.CreateTemp(dir, TmpObjectPattern())
+			}
+		}
+		if err != nil {
 			continue
 		}
-		zw := getDeflater(f)
-		fmt.Fprintf(zw, "%s %d\x00", t, len(content))
-		zw.Write(content)
-		err = zw.Close()
-		deflaters.Put(zw)
+		_, err = f.Write(*zbuf)
+		if err == nil {
+			err = f.Chmod(0o444)
+		}
 		if cerr := f.Close(); err == nil {
 			err = cerr
 		}
 		if err == nil {
-			os.Chmod(f.Name(), 0o444)
-			err = os.Rename(f.Name(), path)
+			err = syscall.Rename(f.Name(), path)
 		}
 		if err != nil {
 			os.Remove(f.Name())
