@@ -80,6 +80,37 @@ func TestReadPackedRef(t *testing.T) {
 	}
 }
 
+// TestScanRefsNamesInOrder: ScanRefs's names are in git's order however packed-refs is written
+// (sorted or not, whatever its header says) and with loose refs overriding and adding to it.
+func TestScanRefsNamesInOrder(t *testing.T) {
+	a, b, c := strings.Repeat("a", 40), strings.Repeat("b", 40), strings.Repeat("c", 40)
+	for name, content := range map[string]string{
+		"sorted":                   "# pack-refs with: peeled fully-peeled sorted \n" + a + " refs/exarchos/a\n" + b + " refs/exarchos/a-b\n" + c + " refs/exarchos/b\n",
+		"unsorted, header says so": "# pack-refs with: peeled fully-peeled sorted \n" + c + " refs/exarchos/b\n" + a + " refs/exarchos/a\n" + b + " refs/exarchos/a-b\n",
+		"no header":                b + " refs/exarchos/a-b\n" + c + " refs/exarchos/b\n" + a + " refs/exarchos/a\n",
+	} {
+		for _, loose := range []bool{false, true} {
+			dir := t.TempDir()
+			require.NoError(t, os.WriteFile(filepath.Join(dir, "packed-refs"), []byte(content), 0o644))
+			want := []string{"refs/exarchos/a", "refs/exarchos/a-b", "refs/exarchos/b"}
+			if loose {
+				require.NoError(t, os.MkdirAll(filepath.Join(dir, "refs/exarchos/a"), 0o755))
+				require.NoError(t, os.WriteFile(filepath.Join(dir, "refs/exarchos/a/x"), []byte(b+"\n"), 0o644))
+				require.NoError(t, os.WriteFile(filepath.Join(dir, "refs/exarchos/b"), []byte(a+"\n"), 0o644))
+				want = []string{"refs/exarchos/a", "refs/exarchos/a-b", "refs/exarchos/a/x", "refs/exarchos/b"}
+			}
+			refs, names, bad, err := ScanRefs(dir, "refs/exarchos/", nil)
+			require.NoError(t, err)
+			assert.Empty(t, bad)
+			assert.Equal(t, want, names, "%s, loose %v", name, loose)
+			assert.Len(t, refs, len(want))
+			if loose {
+				assert.Equal(t, a, refs["refs/exarchos/b"].String(), "the loose ref hides the packed one")
+			}
+		}
+	}
+}
+
 // TestSearchSortedPackedRefs: the binary search finds every ref git wrote, and none it did not,
 // at every size from empty to 10,000 refs, with peeled tag lines among them, names that are
 // prefixes of others, and the last line without its newline.

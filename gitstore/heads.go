@@ -12,7 +12,7 @@ import (
 // costs the same whether the objects are loose or in a pack of any size. Callers that cache what
 // they derive from a workflow's head key it by this commit.
 func (s *Store) Heads() (map[string]string, error) {
-	refs, _, err := gitrepo.ScanRefs(s.Loc.CommonDir, RefPrefix, validFeature)
+	refs, _, _, err := gitrepo.ScanRefs(s.Loc.CommonDir, RefPrefix, validFeature)
 	if err != nil {
 		return nil, err
 	}
@@ -29,12 +29,12 @@ func validFeature(id string) bool { return ValidateFeature(id) == nil }
 // name a workflow whose commit is stored, and every other entry there as a BadRef: one stray file
 // or dangling ref costs only itself.
 func (s *Store) workflowRefs(prefix string) (map[string]gitrepo.Hash, []gitrepo.BadRef, error) {
-	refs, bad, err := gitrepo.ScanRefs(s.Loc.CommonDir, prefix, validFeature)
+	refs, names, bad, err := gitrepo.ScanRefs(s.Loc.CommonDir, prefix, validFeature)
 	if err != nil {
 		return nil, nil, err
 	}
 	reindexed := false
-	for _, name := range gitrepo.SortedNames(refs) {
+	for _, name := range names {
 		h := refs[name]
 		if s.Objects().Exists(h) {
 			continue

@@ -570,11 +570,10 @@ type Summary struct {
 func (s *Store) List() ([]Summary, error) {
 	// The refs are not checked against the object store first (workflowRefs): reading each commit
 	// checks that, and a stat per ref was a tenth of list's time.
-	refs, _, err := gitrepo.ScanRefs(s.Loc.CommonDir, RefPrefix, validFeature)
+	refs, names, _, err := gitrepo.ScanRefs(s.Loc.CommonDir, RefPrefix, validFeature) // entries that are not workflows are skipped here; fsck names them
 	if err != nil {
 		return nil, err
 	}
-	names := gitrepo.SortedNames(refs) // entries that are not workflows are skipped here; fsck names them
 	out := make([]Summary, len(names))
 	found := make([]bool, len(names))
 	errs := make([]error, len(names))
