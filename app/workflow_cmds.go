@@ -158,9 +158,10 @@ func ShowStatus(r *Repo, o StatusOptions) (*StatusResult, error) {
 // ListOptions selects workflows for `list`.
 type ListOptions struct{ All bool }
 
-// ListWorkflows lists active workflows (all with All), from commit trailers alone.
+// ListWorkflows lists active workflows (all with All), from commit trailers alone, through the list
+// cache: it only shows them.
 func ListWorkflows(r *Repo, o ListOptions) ([]gitstore.Summary, error) {
-	all, err := r.Store.List()
+	all, err := r.Store.ListCached()
 	if err != nil {
 		return nil, err
 	}

@@ -80,7 +80,7 @@ func listRepo(b *testing.B) string {
 	return dir
 }
 
-// BenchmarkList lists 1,000 workflows, from commit trailers alone, with loose objects and after
+// BenchmarkList lists 1,000 workflows as the list command does (rows cached by commit), from commit trailers alone, with loose objects and after
 // `git gc` (commits stored as deltas of one another in one pack), beside git reading the same
 // 1,000 commits' trailers as a process in the same repository.
 func BenchmarkList(b *testing.B) {
@@ -94,7 +94,7 @@ func BenchmarkList(b *testing.B) {
 		b.Run(name, func(b *testing.B) {
 			for i := 0; i < b.N; i++ {
 				s := openStore(b, dir)
-				list, err := s.List()
+				list, err := s.ListCached() // what `git exarchos list` reads
 				if err != nil || len(list) != 1000 {
 					b.Fatal(err, len(list))
 				}

@@ -47,7 +47,7 @@ func listNow(t *testing.T, dir string) []Summary {
 	t.Helper()
 	s := openStore(t, dir)
 	defer s.Close()
-	list, err := s.List()
+	list, err := s.ListCached()
 	require.NoError(t, err)
 	return list
 }
@@ -177,7 +177,7 @@ func TestListCacheUnderConcurrentWriters(t *testing.T) {
 			defer wg.Done()
 			for i := 0; i < 15; i++ {
 				s := openStore(t, dir)
-				list, err := s.List()
+				list, err := s.ListCached()
 				if err != nil {
 					t.Error(err)
 					s.Close()
@@ -202,6 +202,36 @@ func TestListCacheUnderConcurrentWriters(t *testing.T) {
 	close(stop)
 	wg.Wait()
 	require.Equal(t, listFromGit(t, dir), listNow(t, dir))
+}
+
+// TestOnlyTheListCommandReadsTheCache: a cache forged with a hash that matches (anyone can write
+// .git/exarchos-cache) changes what the list command shows and nothing else: List, which verify,
+// fsck, prune, the hooks and feature resolution use, reads the commits and never writes the cache.
+func TestOnlyTheListCommandReadsTheCache(t *testing.T) {
+	dir := newRepo(t)
+	s := openStore(t, dir)
+	for i := 0; i < 3; i++ {
+		mustCreate(t, s, fmt.Sprintf("wf-%d", i))
+	}
+	cache := filepath.Join(dir, ".git", filepath.FromSlash(listCacheFile))
+	truth := listFromGit(t, dir)
+	plain, err := s.List()
+	require.NoError(t, err)
+	require.Equal(t, truth, plain)
+	require.NoFileExists(t, cache, "List writes no cache")
+
+	var body []byte
+	for _, w := range truth {
+		body = fmt.Appendf(body, "%s %d 1 done\tfeature\tsomewhere-else\n", w.Head, w.Updated.Unix())
+	}
+	require.NoError(t, os.MkdirAll(filepath.Dir(cache), 0o755))
+	require.NoError(t, os.WriteFile(cache, append([]byte(listCacheHeader+" "+bodySum(body)+"\n"), body...), 0o644))
+	shown := listNow(t, dir)
+	require.Len(t, shown, 3)
+	assert.Equal(t, "somewhere-else", shown[0].Branch, "the list command shows the forged rows (documented)")
+	plain, err = s.List()
+	require.NoError(t, err)
+	assert.Equal(t, truth, plain, "List reads the commits whatever the cache says")
 }
 
 // TestSummaryJSONIsEncodingJSON: list's hand-written JSON is byte for byte what encoding/json

@@ -564,10 +564,17 @@ type Summary struct {
 }
 
 // List returns every workflow with its head and phase, read from the commits' trailers: nothing is
-// folded and no snapshot is read. A row read before is taken from the list cache (list_cache.go) by
-// its commit id; the other commits are read by a few goroutines at once: each read is a few
-// small-file syscalls, and on virtual disks their latency, not CPU, is the cost.
-func (s *Store) List() ([]Summary, error) {
+// folded and no snapshot is read. Commits are read by a few goroutines at once: each read is a few
+// small-file syscalls, and on virtual disks their latency, not CPU, is the cost. Everything that
+// decides (verify, fsck, prune, the hooks, resolving a workflow from the branch) lists this way.
+func (s *Store) List() ([]Summary, error) { return s.list(false) }
+
+// ListCached is List through the list cache (list_cache.go): a row read before is taken from the
+// cache by its commit id. It is for the list command alone, which only shows: the cache is a file
+// under .git that anyone can rewrite, and nothing may decide on it.
+func (s *Store) ListCached() ([]Summary, error) { return s.list(true) }
+
+func (s *Store) list(useCache bool) ([]Summary, error) {
 	// The refs are not checked against the object store first (workflowRefs): reading each commit
 	// checks that, and a stat per ref was a tenth of list's time.
 	refs, names, _, err := gitrepo.ScanRefs(s.Loc.CommonDir, RefPrefix, validFeature) // entries that are not workflows are skipped here; fsck names them
@@ -577,7 +584,10 @@ func (s *Store) List() ([]Summary, error) {
 	out := make([]Summary, len(names))
 	found := make([]bool, len(names))
 	errs := make([]error, len(names))
-	cached := s.readListCache()
+	var cached map[string]listRow
+	if useCache {
+		cached = s.readListCache()
+	}
 	var misses []int
 	hits := 0
 	for i, name := range names {
@@ -601,7 +611,7 @@ func (s *Store) List() ([]Summary, error) {
 			kept = append(kept, out[i])
 		}
 	}
-	if len(kept) != hits || len(cached) != hits {
+	if useCache && (len(kept) != hits || len(cached) != hits) {
 		s.writeListCache(kept) // rows read now in, rows of removed or moved workflows out
 	}
 	return kept, nil
