@@ -53,24 +53,12 @@ func openRead(path string) (int, error) {
 	}
 }
 
-// fileID is what tells one version of a file from another without reading it, as git's
-// stat_validity_check does for packed-refs: inode, size and modification time.
-type fileID struct {
-	dev, ino uint64
-	size     int64
-	mtime    int64
-}
-
-func statID(path string) (fileID, error) {
-	fi, err := os.Stat(path)
-	if err != nil {
-		return fileID{}, err
-	}
-	id := fileID{size: fi.Size(), mtime: fi.ModTime().UnixNano()}
+// inode is the device and inode number of a stat result.
+func inode(fi os.FileInfo) (dev, ino uint64) {
 	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-		id.dev, id.ino = uint64(st.Dev), uint64(st.Ino)
+		return uint64(st.Dev), uint64(st.Ino)
 	}
-	return id, nil
+	return 0, 0
 }
 
 // mapWhole maps the file at path read-only. The mapping is never unmapped: slices of it are

@@ -109,10 +109,11 @@ func readPackedRef(commonDir, name string) (Hash, bool, error) {
 // "sorted" trait, as git's packed-refs backend does. ok is false when the file is not known to be
 // sorted or a line does not read as "<id> <name>", and the caller searches it line by line.
 func searchSortedPackedRefs(content []byte, name string) (h Hash, found, ok bool) {
-	if !packedRefsSorted(content) {
+	header, _, _ := bytes.Cut(content, []byte{'\n'})
+	if !bytes.HasPrefix(header, []byte("# pack-refs with:")) ||
+		!slices.ContainsFunc(bytes.Fields(header), func(f []byte) bool { return string(f) == "sorted" }) {
 		return ZeroHash, false, false
 	}
-	header, _, _ := bytes.Cut(content, []byte{'\n'})
 	lo := min(len(header)+1, len(content))
 	want := []byte(name)
 	hi := len(content)
@@ -146,13 +147,6 @@ func searchSortedPackedRefs(content []byte, name string) (h Hash, found, ok bool
 		}
 	}
 	return ZeroHash, false, true
-}
-
-// packedRefsSorted reports whether git's header says the file is sorted by ref name.
-func packedRefsSorted(content []byte) bool {
-	header, _, _ := bytes.Cut(content, []byte{'\n'})
-	return bytes.HasPrefix(header, []byte("# pack-refs with:")) &&
-		slices.ContainsFunc(bytes.Fields(header), func(f []byte) bool { return string(f) == "sorted" })
 }
 
 // lineEnd is where the line that starts at from ends: its newline, or the end of b.
@@ -266,8 +260,8 @@ func ScanRefs(commonDir, prefix string, valid func(rest string) bool) (map[strin
 	if out == nil {
 		out = map[string]Hash{}
 	}
-	for name, h := range packed {
-		if valid != nil && !valid(strings.TrimPrefix(name, prefix)) {
+	for _, name := range order { // in the file's order, so the bad ones are reported in it too
+		if h, ok := out[name]; ok && valid != nil && !valid(strings.TrimPrefix(name, prefix)) {
 			bad = append(bad, BadRef{Name: name, Reason: "is packed under a name that is not a workflow id", Fix: dropLineFix(filepath.Join(commonDir, "packed-refs"), h.String()+" "+name)})
 			delete(out, name)
 		}

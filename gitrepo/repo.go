@@ -90,6 +90,24 @@ func (l Location) Head() string {
 	return head
 }
 
+// fileID is what tells one version of a file from another without reading it, as git's
+// stat_validity_check does for packed-refs: inode, size and modification time.
+type fileID struct {
+	dev, ino uint64
+	size     int64
+	mtime    int64
+}
+
+func statID(path string) (fileID, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return fileID{}, err
+	}
+	id := fileID{size: fi.Size(), mtime: fi.ModTime().UnixNano()}
+	id.dev, id.ino = inode(fi)
+	return id, nil
+}
+
 // FileStamp names one version of the file at path (inode, size, modification time) without reading
 // it; "" when it cannot be read. A caller keeps what it derived from the file under its stamp.
 func FileStamp(path string) string {

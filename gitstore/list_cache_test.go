@@ -52,6 +52,17 @@ func listNow(t *testing.T, dir string) []Summary {
 	return list
 }
 
+// repoWithWorkflows makes a repository with n workflows, wf-00, wf-01 and so on.
+func repoWithWorkflows(t *testing.T, n int) (string, *Store) {
+	t.Helper()
+	dir := newRepo(t)
+	s := openStore(t, dir)
+	for i := 0; i < n; i++ {
+		mustCreate(t, s, fmt.Sprintf("wf-%02d", i))
+	}
+	return dir, s
+}
+
 // commitWithTrailers makes a workflow head by hand, with whatever trailers a commit can carry.
 func commitWithTrailers(t *testing.T, dir, feature, trailers string) {
 	t.Helper()
@@ -64,11 +75,7 @@ func commitWithTrailers(t *testing.T, dir, feature, trailers string) {
 // git reads from the head commits through every way the refs and the cache change: appends,
 // deletions, a gc, a cache edited by hand or replaced by junk, a trailer the cache cannot hold.
 func TestListCacheNeverShowsWhatGitDoesNot(t *testing.T) {
-	dir := newRepo(t)
-	s := openStore(t, dir)
-	for i := 0; i < 30; i++ {
-		mustCreate(t, s, fmt.Sprintf("wf-%02d", i))
-	}
+	dir, s := repoWithWorkflows(t, 30)
 	commitWithTrailers(t, dir, "odd", "Exarchos-Phase: plan\nExarchos-Type: feature\nExarchos-Branch: tab\there\nExarchos-Events: 7\n")
 	cache := filepath.Join(dir, ".git", filepath.FromSlash(listCacheFile))
 
@@ -145,11 +152,7 @@ func TestListCacheNeverShowsWhatGitDoesNot(t *testing.T) {
 // TestListCacheUnderConcurrentWriters: lists running beside appends and other lists (each may
 // rewrite the cache) only ever show rows that are their head commit's content.
 func TestListCacheUnderConcurrentWriters(t *testing.T) {
-	dir := newRepo(t)
-	s := openStore(t, dir)
-	for i := 0; i < 20; i++ {
-		mustCreate(t, s, fmt.Sprintf("wf-%02d", i))
-	}
+	dir, _ := repoWithWorkflows(t, 20)
 	var wg sync.WaitGroup
 	stop := make(chan struct{})
 	for w := 0; w < 2; w++ {
@@ -208,11 +211,7 @@ func TestListCacheUnderConcurrentWriters(t *testing.T) {
 // .git/exarchos-cache) changes what the list command shows and nothing else: List, which verify,
 // fsck, prune, the hooks and feature resolution use, reads the commits and never writes the cache.
 func TestOnlyTheListCommandReadsTheCache(t *testing.T) {
-	dir := newRepo(t)
-	s := openStore(t, dir)
-	for i := 0; i < 3; i++ {
-		mustCreate(t, s, fmt.Sprintf("wf-%d", i))
-	}
+	dir, s := repoWithWorkflows(t, 3)
 	cache := filepath.Join(dir, ".git", filepath.FromSlash(listCacheFile))
 	truth := listFromGit(t, dir)
 	plain, err := s.List()

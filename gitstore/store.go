@@ -589,11 +589,9 @@ func (s *Store) list(useCache bool) ([]Summary, error) {
 		cached = s.readListCache()
 	}
 	var misses []int
-	hits := 0
 	for i, name := range names {
 		if row, ok := cached[refs[name].String()]; ok {
 			out[i], found[i] = row.summary(strings.TrimPrefix(name, RefPrefix), refs[name]), true
-			hits++
 		} else {
 			misses = append(misses, i)
 		}
@@ -611,7 +609,7 @@ func (s *Store) list(useCache bool) ([]Summary, error) {
 			kept = append(kept, out[i])
 		}
 	}
-	if useCache && (len(kept) != hits || len(cached) != hits) {
+	if hits := len(names) - len(misses); useCache && (len(kept) != hits || len(cached) != hits) {
 		s.writeListCache(kept) // rows read now in, rows of removed or moved workflows out
 	}
 	return kept, nil
