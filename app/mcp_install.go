@@ -10,9 +10,11 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"strings"
 
 	"github.com/exarchos/git-exarchos/gitrepo"
 	"github.com/exarchos/git-exarchos/internal/atomicfile"
+	"github.com/exarchos/git-exarchos/internal/sibling"
 )
 
 // MCPServerName is the server's key in .mcp.json; Claude Code names its tools mcp__exarchos__<tool>.
@@ -144,4 +146,48 @@ func readMCPConfig(path string) (map[string]any, fs.FileMode, error) {
 		return nil, 0, fmt.Errorf("%s is not a JSON object (%v): fix or remove it, then run git exarchos mcp --install again", path, err)
 	}
 	return doc, mode, nil
+}
+
+// MCPHelperName is the MCP server's binary. It is separate so that git-exarchos, which runs on
+// every hook call, does not link the MCP SDK (about 1 ms of start-up on every run).
+const MCPHelperName = "git-exarchos-mcp"
+
+// mcpCLIEnv tells the server which git-exarchos its tools run (mcpserver.CLIEnv).
+const mcpCLIEnv = "EXARCHOS_CLI"
+
+// MCPHelper is the server's binary: beside this git-exarchos, else on PATH.
+func MCPHelper() (string, error) {
+	p, err := sibling.Find(MCPHelperName)
+	if err != nil {
+		where := "git-exarchos"
+		if self, err := os.Executable(); err == nil {
+			where = self
+		}
+		return "", fmt.Errorf("the MCP server is the binary %s, found neither beside %s nor on PATH: install it with go install github.com/exarchos/git-exarchos/cmd/%s@latest (in a checkout: go install ./cmd/...)", MCPHelperName, where, MCPHelperName)
+	}
+	return p, nil
+}
+
+// ServeMCP becomes the MCP server (on Unix the process is replaced, so Claude Code's pipes and
+// signals reach the server itself), telling it to run this binary's commands.
+func ServeMCP() error {
+	helper, err := MCPHelper()
+	if err != nil {
+		return err
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return fmt.Errorf("start the MCP server: %w", err)
+	}
+	env := []string{mcpCLIEnv + "=" + self}
+	for _, kv := range os.Environ() {
+		// A name given twice keeps its first value, so an inherited one is left out.
+		if !strings.HasPrefix(kv, mcpCLIEnv+"=") {
+			env = append(env, kv)
+		}
+	}
+	if err := execProcess(helper, env); err != nil {
+		return fmt.Errorf("start the MCP server %s: %w", helper, err)
+	}
+	return nil
 }

@@ -110,6 +110,12 @@ func TestReadmeQuickStart(t *testing.T) {
 			t.Errorf("command 1 output lacks %q:\n%s", want, out)
 		}
 	}
+	// The MCP server is installed beside git-exarchos, where `git exarchos mcp` looks first.
+	for _, bin := range []string{"git-exarchos", "git-exarchos-mcp"} {
+		if _, err := os.Stat(filepath.Join(gopath, "bin", bin)); err != nil {
+			t.Errorf("command 1 does not install %s: %v", bin, err)
+		}
+	}
 }
 
 // TestCIRunsTheReadmeTestCommand: .ci/run runs exactly the quick start's second command, so the

@@ -9,13 +9,17 @@ import (
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/exarchos/git-exarchos/mcpserver"
 )
 
 // TestMain makes the test binary double as git-exarchos, so scripts run `exec git exarchos …`
-// through the real git, which finds git-exarchos on PATH.
+// through the real git, which finds git-exarchos on PATH, and as git-exarchos-mcp, which doctor
+// looks for there.
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
-		"git-exarchos": func() { os.Exit(checkedRun(os.Args)) },
+		"git-exarchos":     func() { os.Exit(checkedRun(os.Args)) },
+		"git-exarchos-mcp": func() { os.Exit(mcpserver.Main(os.Args, os.Stdin, os.Stdout, os.Stderr, "test")) },
 	})
 }
 

@@ -1,8 +1,9 @@
-package main
+package mcpserver
 
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/exarchos/git-exarchos/app"
 	"github.com/exarchos/git-exarchos/hooks"
 )
 
@@ -24,8 +26,8 @@ var (
 	builtErr  error
 )
 
-// builtBinary is git-exarchos built from this package, as a user installs it: the MCP tests speak
-// to it over stdio, never in-process.
+// builtBinary is git-exarchos built beside git-exarchos-mcp, as `go install ./cmd/...` installs
+// them: the tests speak to the server over stdio, never in-process.
 func builtBinary(t *testing.T) string {
 	t.Helper()
 	builtOnce.Do(func() {
@@ -35,7 +37,7 @@ func builtBinary(t *testing.T) string {
 			return
 		}
 		builtBin = filepath.Join(dir, "git-exarchos")
-		out, err := exec.Command("go", "build", "-o", builtBin, ".").CombinedOutput()
+		out, err := exec.Command("go", "build", "-o", dir+string(os.PathSeparator), "../cmd/git-exarchos", "../cmd/git-exarchos-mcp").CombinedOutput()
 		if err != nil {
 			builtErr = &exec.ExitError{Stderr: out}
 		}
@@ -274,7 +276,7 @@ func TestMCPRefusalCarriesTheRejection(t *testing.T) {
 	}
 	e, _ := m["error"].(map[string]any)
 	rej, _ := e["rejection"].(map[string]any)
-	if e["code"] != "GUARD_FAILED" || e["exit"] != float64(exitRejected) || rej == nil {
+	if e["code"] != "GUARD_FAILED" || e["exit"] != float64(3) || rej == nil {
 		t.Fatalf("error object: %v", m)
 	}
 	fg, _ := rej["failedGuards"].([]any)
@@ -297,7 +299,8 @@ func TestMCPRefusalCarriesTheRejection(t *testing.T) {
 }
 
 // TestMCPConcurrentCalls: a client may send tool calls without waiting for answers; each one is
-// applied (no lost update) and each answer is its own command's. In-process, for -race.
+// applied (no lost update) and each answer is its own command's. The server runs in-process, for
+// -race; its commands run as processes.
 func TestMCPConcurrentCalls(t *testing.T) {
 	bin := builtBinary(t)
 	env := mcpEnv(t, bin)
@@ -309,7 +312,7 @@ func TestMCPConcurrentCalls(t *testing.T) {
 	t.Chdir(a)
 	ct, st := mcp.NewInMemoryTransports()
 	ctx := context.Background()
-	ss, err := newMCPServer().Connect(ctx, st, nil)
+	ss, err := New(bin, "test").Connect(ctx, st, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -355,5 +358,178 @@ func TestMCPConcurrentCalls(t *testing.T) {
 	}
 	if !strings.Contains(res.Content[0].(*mcp.TextContent).Text, `"counts":{"pending":6}`) {
 		t.Errorf("tasks after %d concurrent adds: %s", n, res.Content[0].(*mcp.TextContent).Text)
+	}
+}
+
+// TestServerNameIsTheMCPJSONKey: the name in the handshake is the key --install writes.
+func TestServerNameIsTheMCPJSONKey(t *testing.T) {
+	if ServerName != app.MCPServerName {
+		t.Fatalf("server %q, .mcp.json key %q", ServerName, app.MCPServerName)
+	}
+}
+
+// TestMainBinaryDoesNotLinkTheSDK: git-exarchos, run on every hook call, links neither the MCP SDK
+// nor its JSON Schema package; the server binary does.
+func TestMainBinaryDoesNotLinkTheSDK(t *testing.T) {
+	deps := func(pkg string) []string {
+		out, err := exec.Command("go", "list", "-deps", pkg).Output()
+		if err != nil {
+			t.Fatalf("go list -deps %s: %v", pkg, err)
+		}
+		return strings.Fields(string(out))
+	}
+	heavy := []string{"github.com/modelcontextprotocol/go-sdk/mcp", "github.com/google/jsonschema-go/jsonschema", "github.com/exarchos/git-exarchos/mcpserver"}
+	main := deps("../cmd/git-exarchos")
+	for _, h := range heavy {
+		if slices.Contains(main, h) {
+			t.Errorf("git-exarchos links %s", h)
+		}
+	}
+	if server := deps("../cmd/git-exarchos-mcp"); !slices.Contains(server, heavy[0]) {
+		t.Errorf("git-exarchos-mcp does not link the MCP SDK: %v", server)
+	}
+}
+
+// TestMCPWithoutTheServerBinary: git-exarchos installed alone. `mcp` fails at once, naming the
+// command that installs the server; doctor fails the registration with the same fix; --install
+// still works.
+func TestMCPWithoutTheServerBinary(t *testing.T) {
+	alone := filepath.Join(t.TempDir(), "git-exarchos")
+	copyFile(t, builtBinary(t), alone)
+	env := mcpEnv(t, alone)
+	a, _ := twinRepos(t, env)
+	run := func(args ...string) (string, string, int) {
+		cmd := exec.Command(alone, args...)
+		cmd.Dir, cmd.Env = a, env
+		var stdout, stderr strings.Builder
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		err := cmd.Run()
+		code := 0
+		var exit *exec.ExitError
+		if errors.As(err, &exit) {
+			code = exit.ExitCode()
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		return stdout.String(), stderr.String(), code
+	}
+	fix := "go install github.com/exarchos/git-exarchos/cmd/git-exarchos-mcp@latest"
+	_, stderr, code := run("mcp")
+	if code != 1 || !strings.Contains(stderr, fix) || !strings.Contains(stderr, alone) {
+		t.Errorf("mcp without the server: exit %d, stderr %q", code, stderr)
+	}
+	if _, stderr, code := run("mcp", "--install"); code != 0 {
+		t.Fatalf("mcp --install: exit %d: %s", code, stderr)
+	}
+	stdout, _, code := run("doctor", "--json")
+	var report struct {
+		Error struct {
+			Details struct {
+				Checks []struct{ ID, Status, Message, Fix string }
+			}
+		}
+	}
+	if err := json.Unmarshal([]byte(stdout), &report); err != nil || code != 1 {
+		t.Fatalf("doctor --json: exit %d, %v\n%s", code, err, stdout)
+	}
+	found := false
+	for _, c := range report.Error.Details.Checks {
+		if c.ID == "mcp" {
+			found = true
+			if c.Status != "fail" || !strings.HasPrefix(c.Fix, fix) {
+				t.Errorf("doctor's mcp check: %+v", c)
+			}
+		}
+	}
+	if !found {
+		t.Errorf("doctor has no mcp check: %s", stdout)
+	}
+}
+
+// TestMCPToolsRunTheCLIThatStartedThem: the server binary is found on PATH, not beside
+// git-exarchos, and a different git-exarchos (here one that answers {"decoy":true}) sits beside
+// the server and in an inherited EXARCHOS_CLI: the tools still run the git-exarchos that Claude
+// Code started.
+func TestMCPToolsRunTheCLIThatStartedThem(t *testing.T) {
+	built := builtBinary(t)
+	cliDir, serverDir := t.TempDir(), t.TempDir()
+	cli := filepath.Join(cliDir, "git-exarchos")
+	copyFile(t, built, cli)
+	copyFile(t, filepath.Join(filepath.Dir(built), "git-exarchos-mcp"), filepath.Join(serverDir, "git-exarchos-mcp"))
+	decoy := filepath.Join(serverDir, "git-exarchos")
+	if err := os.WriteFile(decoy, []byte("#!/bin/sh\necho '{\"decoy\":true}'\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	env := mcpEnv(t, cli)
+	a, _ := twinRepos(t, env)
+	env = append(env, "PATH="+serverDir+string(os.PathListSeparator)+os.Getenv("PATH"), CLIEnv+"="+decoy)
+	s := mcpSession(t, cli, a, env)
+	res, err := s.CallTool(context.Background(), &mcp.CallToolParams{Name: "workflow_list", Arguments: map[string]any{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := res.Content[0].(*mcp.TextContent).Text; res.IsError || !strings.Contains(got, `"workflows"`) {
+		t.Errorf("workflow_list answered %s (error %v)", got, res.IsError)
+	}
+}
+
+// TestToolWhoseCLICannotRun: a CLI that is gone, or that prints no JSON, is a tool error saying so,
+// not a hung or crashed server.
+func TestToolWhoseCLICannotRun(t *testing.T) {
+	dir := t.TempDir()
+	silent := filepath.Join(dir, "silent")
+	if err := os.WriteFile(silent, []byte("#!/bin/sh\necho broken >&2\nexit 1\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for cli, want := range map[string]string{filepath.Join(dir, "gone"): "no such file", silent: "printed no JSON object (exit status 1): broken"} {
+		ct, st := mcp.NewInMemoryTransports()
+		ctx := context.Background()
+		ss, err := New(cli, "test").Connect(ctx, st, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(ctx, ct, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "workflow_list", Arguments: map[string]any{}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if text := res.Content[0].(*mcp.TextContent).Text; !res.IsError || !strings.Contains(text, want) {
+			t.Errorf("CLI %s: tool error %v, %q; want one saying %q", cli, res.IsError, text, want)
+		}
+		cs.Close()
+		ss.Close()
+	}
+}
+
+// TestServerArguments: the server takes none; -h and --version answer and exit 0.
+func TestServerArguments(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		code int
+		out  string
+	}{
+		{[]string{"-h"}, 0, "usage: git-exarchos-mcp"},
+		{[]string{"--version"}, 0, "git-exarchos-mcp v9"},
+		{[]string{"serve"}, 2, `takes no arguments, got "serve"`},
+	} {
+		var stdout, stderr strings.Builder
+		code := Main(append([]string{"git-exarchos-mcp"}, c.args...), strings.NewReader(""), &stdout, &stderr, "v9")
+		if code != c.code || !strings.Contains(stdout.String()+stderr.String(), c.out) {
+			t.Errorf("%v: exit %d, %q %q", c.args, code, stdout.String(), stderr.String())
+		}
+	}
+}
+
+func copyFile(t *testing.T, from, to string) {
+	t.Helper()
+	b, err := os.ReadFile(from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(to, b, 0o755); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -1,25 +1,32 @@
-package main
+// Package mcpserver is the Model Context Protocol server: every tool turns its typed input into the
+// arguments of one git-exarchos command and runs that command, as its own process, with --json, so
+// a tool answers exactly what the command answers (parity by construction; the tests check it).
+// Human decisions (approve, reject, override, unblock, grant, budget) are deliberately not tools.
+//
+// It is its own binary, git-exarchos-mcp, which `git exarchos mcp` starts: the MCP SDK and its JSON
+// Schema package cost every run of a binary that links them about 1 ms of start-up (package
+// initialisation and a larger binary to map), and git-exarchos runs on every hook call.
+package mcpserver
 
 import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"os"
+	"os/exec"
+	"os/signal"
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/urfave/cli/v2"
 
-	"github.com/exarchos/git-exarchos/app"
+	"github.com/exarchos/git-exarchos/internal/sibling"
 )
-
-// The MCP server is wiring like the rest of this package: every tool turns its typed input into the
-// arguments of one CLI command and runs that command in-process with --json, so a tool answers
-// exactly what the command answers (parity by construction; json_test.go and mcp_test.go check it).
-// Human decisions (approve, reject, override, unblock, grant, budget) are deliberately not tools.
 
 // Tool inputs: their JSON schema is inferred from these types (omitempty = optional).
 type (
@@ -230,22 +237,55 @@ func mcpTools(s *mcp.Server, cli *cliRunner) {
 	})
 }
 
-// cliRunner runs one CLI invocation at a time (tool calls may arrive concurrently; the CLI's
-// commands are meant to run one per process).
-type cliRunner struct {
-	mu sync.Mutex
+// ServerName is the server's name in the MCP handshake; it equals app.MCPServerName, the key in
+// .mcp.json (a test checks it: app is not imported here, so this binary stays small).
+const ServerName = "exarchos"
+
+// CLIEnv names the git-exarchos binary the tools run. `git exarchos mcp` sets it to itself, so the
+// tools run the very binary Claude Code started.
+const CLIEnv = "EXARCHOS_CLI"
+
+// FindCLI is the git-exarchos the tools run: $EXARCHOS_CLI, else the one beside this binary, else
+// the one on PATH.
+func FindCLI() (string, error) {
+	if p := os.Getenv(CLIEnv); p != "" {
+		return p, nil
+	}
+	p, err := sibling.Find("git-exarchos")
+	if err != nil {
+		return "", fmt.Errorf("git-exarchos is neither beside git-exarchos-mcp nor on PATH: install both with go install github.com/exarchos/git-exarchos/cmd/...@latest")
+	}
+	return p, nil
 }
 
-// run returns what the command printed on stdout with --json, and whether it failed.
-func (c *cliRunner) run(argv []string) (json.RawMessage, bool) {
+// cliRunner runs the CLI, one command at a time: tool calls may arrive together, and running them
+// in turn keeps an agent that sends several at once from starting a crowd of processes.
+type cliRunner struct {
+	path string
+	mu   sync.Mutex
+}
+
+// run returns what the command printed on stdout with --json, and whether it failed. An error is a
+// command that could not run or printed no JSON.
+func (c *cliRunner) run(ctx context.Context, argv []string) (json.RawMessage, bool, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if !containsArg(argv, "--json") {
 		argv = append(argv, "--json")
 	}
-	var out bytes.Buffer
-	code := run(append([]string{"git-exarchos"}, argv...), strings.NewReader(""), &out, io.Discard)
-	return json.RawMessage(bytes.TrimSpace(out.Bytes())), code != exitOK
+	var stdout, stderr bytes.Buffer
+	cmd := exec.CommandContext(ctx, c.path, argv...)
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	var exit *exec.ExitError
+	if err != nil && !errors.As(err, &exit) {
+		return nil, false, fmt.Errorf("run %s: %w", c.path, err)
+	}
+	out := bytes.TrimSpace(stdout.Bytes())
+	if !json.Valid(out) {
+		return nil, false, fmt.Errorf("git exarchos %s printed no JSON object (%v): %s", argv[0], err, bytes.TrimSpace(stderr.Bytes()))
+	}
+	return out, err != nil, nil
 }
 
 func containsArg(argv []string, a string) bool {
@@ -263,10 +303,10 @@ func containsArg(argv []string, a string) bool {
 // add registers one tool: a refusal or an error is a tool error whose content is the CLI's JSON
 // error object (code, message, the structured rejection and its fix).
 func add[In any](s *mcp.Server, c *cliRunner, name, desc string, argv func(In) args) {
-	mcp.AddTool(s, &mcp.Tool{Name: name, Description: desc}, func(_ context.Context, _ *mcp.CallToolRequest, in In) (*mcp.CallToolResult, any, error) {
-		out, failed := c.run(argv(in))
-		if !json.Valid(out) {
-			return nil, nil, fmt.Errorf("%s: the command printed no JSON object", name)
+	mcp.AddTool(s, &mcp.Tool{Name: name, Description: desc}, func(ctx context.Context, _ *mcp.CallToolRequest, in In) (*mcp.CallToolResult, any, error) {
+		out, failed, err := c.run(ctx, argv(in))
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s: %w", name, err)
 		}
 		// The text is the command's own bytes (the SDK would re-encode them); the structured
 		// content is the same object.
@@ -274,64 +314,47 @@ func add[In any](s *mcp.Server, c *cliRunner, name, desc string, argv func(In) a
 	})
 }
 
-// newMCPServer is the server with every tool.
-func newMCPServer() *mcp.Server {
-	s := mcp.NewServer(&mcp.Implementation{Name: app.MCPServerName, Version: version}, nil)
-	mcpTools(s, &cliRunner{})
+// New is the server with every tool; each runs cli, the git-exarchos binary.
+func New(cli, version string) *mcp.Server {
+	s := mcp.NewServer(&mcp.Implementation{Name: ServerName, Version: version}, nil)
+	mcpTools(s, &cliRunner{path: cli})
 	return s
 }
 
-func mcpCommand() *cli.Command {
-	return &cli.Command{
-		Name:  "mcp",
-		Usage: "serve the workflow commands as MCP tools on stdin/stdout; --install registers the server in .mcp.json",
-		UsageText: `git exarchos mcp [--install | --uninstall] [--json]
+const usage = `usage: git-exarchos-mcp
 
-Without a flag: a Model Context Protocol server on stdio. Its tools run the same commands as the
-CLI and answer the same JSON (a refusal is a tool error carrying the rejection and its fix). Human
-decisions (approve, reject, override, unblock, grant, budget) are not tools.
+The git exarchos MCP server on stdin/stdout; Claude Code starts it as git exarchos mcp (see
+git exarchos mcp -h). Its tools run git-exarchos: $EXARCHOS_CLI, else the one beside this
+binary, else the one on PATH.
+`
 
---install merges the server into .mcp.json at the top of the worktree (Claude Code's project
-scope; commit it to share it), keeping every other server; --uninstall removes it. Claude Code
-names the tools mcp__exarchos__<tool>, and the PreToolUse hook polices them like any other tool.
-
-Examples:
-   git exarchos mcp --install
-   git exarchos mcp`,
-		Flags: []cli.Flag{
-			&cli.BoolFlag{Name: "install", Usage: "register the server in .mcp.json (project scope)"},
-			&cli.BoolFlag{Name: "uninstall", Usage: "remove the server from .mcp.json"},
-			jsonFlag,
-		},
-		Action: func(c *cli.Context) error {
-			if c.NArg() > 0 {
-				return usageErrf("mcp takes no arguments, got %q", strings.Join(c.Args().Slice(), " "))
-			}
-			if c.Bool("install") || c.Bool("uninstall") {
-				if c.Bool("install") && c.Bool("uninstall") {
-					return usageErrf("--install and --uninstall exclude each other")
-				}
-				res, err := app.MCPInstall(app.MCPInstallOptions{Uninstall: c.Bool("uninstall")})
-				if err != nil {
-					return err
-				}
-				return emit(c, res, func(w io.Writer) {
-					switch {
-					case !res.Changed:
-						printf(w, "%s: already up to date\n", res.Path)
-					case res.Server != nil:
-						printf(w, "%s: exarchos server registered (restart Claude Code to load it)\n", res.Path)
-					default:
-						printf(w, "%s: exarchos server removed\n", res.Path)
-					}
-				})
-			}
-			if c.Bool("json") {
-				return usageErrf("--json goes with --install or --uninstall; the server itself speaks JSON-RPC")
-			}
-			return newMCPServer().Run(c.Context, &mcp.IOTransport{Reader: io.NopCloser(c.App.Reader), Writer: nopWriteCloser{c.App.Writer}})
-		},
+// Main serves MCP on stdin/stdout until the client closes stdin, and returns the exit code.
+func Main(argv []string, stdin io.Reader, stdout, stderr io.Writer, version string) int {
+	if len(argv) > 1 {
+		switch argv[1] {
+		case "-h", "--help", "help":
+			fmt.Fprint(stdout, usage)
+			return 0
+		case "--version", "version":
+			fmt.Fprintf(stdout, "git-exarchos-mcp %s\n", version)
+			return 0
+		}
+		fmt.Fprintf(stderr, "git-exarchos-mcp takes no arguments, got %q\n%s", strings.Join(argv[1:], " "), usage)
+		return 2
 	}
+	cli, err := FindCLI()
+	if err != nil {
+		fmt.Fprintf(stderr, "git-exarchos-mcp: %v\n", err)
+		return 1
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	t := &mcp.IOTransport{Reader: io.NopCloser(stdin), Writer: nopWriteCloser{stdout}}
+	if err := New(cli, version).Run(ctx, t); err != nil && ctx.Err() == nil {
+		fmt.Fprintf(stderr, "git-exarchos-mcp: %v\n", err)
+		return 1
+	}
+	return 0
 }
 
 type nopWriteCloser struct{ io.Writer }
