@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"github.com/exarchos/git-exarchos/bench/benchutil"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -53,7 +54,7 @@ func main() {
 	settle := flag.Duration("settle", 45*time.Second, "after setup, sync and wait this long before timing (see below)")
 	other := flag.String("compare", "", "directory holding another git-exarchos binary (e.g. built from main) to time beside the one on PATH, case by case")
 	flag.Parse()
-	benchutil.RequireOnPath("clibench")
+	defer os.RemoveAll(benchutil.RequireOnPath("clibench"))
 	dir := *keep
 	if dir == "" {
 		d, err := os.MkdirTemp("", "clibench")
@@ -78,23 +79,35 @@ func main() {
 	benchutil.Run(dir, "", "sync")
 	time.Sleep(*settle)
 
+	otherDir := ""
+	if *other != "" {
+		otherDir = benchutil.FreshCopy(filepath.Join(*other, "git-exarchos"))
+		defer os.RemoveAll(otherDir)
+	}
 	var selected []benchCase
 	for _, c := range cases() {
 		if *only == "" || strings.Contains(c.Name, *only) || c.Baseline == "" {
 			selected = append(selected, c)
 			if *other != "" && len(c.Args) > 1 && c.Args[0] == "git" && c.Args[1] == "exarchos" && !strings.Contains(c.Name, "transition") {
 				twin := c
-				twin.Name, twin.PathDir, twin.Target = c.Name+" ["+*other+"]", *other, ""
+				twin.Name, twin.PathDir, twin.Target = c.Name+" ["+*other+"]", otherDir, ""
 				selected = append(selected, twin)
 			}
 		}
 	}
 	// Interleave: run i of every case before run i+1 of any, so drift on a shared machine hits all
-	// cases alike and the ratios stay fair.
+	// cases alike and the ratios stay fair. A case and its -compare twin swap places every other
+	// run: the first list after the writes of a run pays for updating the list cache.
 	durations := make([][]time.Duration, len(selected))
 	for i := 0; i < *n; i++ {
-		for j, c := range selected {
-			durations[j] = append(durations[j], timeOnce(dir, c, i))
+		for j := 0; j < len(selected); j++ {
+			if i%2 == 1 && j+1 < len(selected) && selected[j+1].PathDir != "" {
+				durations[j+1] = append(durations[j+1], timeOnce(dir, selected[j+1], i))
+				durations[j] = append(durations[j], timeOnce(dir, selected[j], i))
+				j++
+				continue
+			}
+			durations[j] = append(durations[j], timeOnce(dir, selected[j], i))
 		}
 	}
 	packed := "objects loose"
@@ -106,7 +119,7 @@ func main() {
 	for j, c := range selected {
 		label := strings.Join(c.Args, " ")
 		if c.PathDir != "" {
-			label += "` (" + c.PathDir + ")`"
+			label += "` (" + *other + ")`"
 		}
 		rows[j] = benchutil.Row{Key: c.Name, Label: "`" + label + "`", Baseline: c.Baseline, Target: c.Target, Durations: durations[j]}
 	}

@@ -24,7 +24,7 @@ const token = "ghp_benchToken0000000000000000000"
 func main() {
 	n := flag.Int("n", 100, "runs per case")
 	flag.Parse()
-	benchutil.RequireOnPath("prbench")
+	defer os.RemoveAll(benchutil.RequireOnPath("prbench"))
 	dir, err := os.MkdirTemp("", "prbench")
 	benchutil.Check(err)
 	defer os.RemoveAll(dir)

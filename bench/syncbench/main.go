@@ -25,7 +25,7 @@ func main() {
 	workflows := flag.Int("workflows", 100, "workflows in the repository")
 	diverged := flag.Int("diverged", 10, "workflows changed on both sides")
 	flag.Parse()
-	benchutil.RequireOnPath("syncbench")
+	defer os.RemoveAll(benchutil.RequireOnPath("syncbench"))
 	root, err := os.MkdirTemp("", "syncbench")
 	benchutil.Check(err)
 	defer os.RemoveAll(root)
