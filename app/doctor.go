@@ -202,12 +202,12 @@ func (d *DoctorResult) hooks(dir string) {
 	}
 	if path, ok, err := MCPRegistered(dir); err != nil {
 		d.add("mcp", CheckFail, err.Error(), "", nil)
-	} else if helper, err := MCPHelper(); ok && err != nil {
-		d.add("mcp", CheckFail, "the MCP server is registered in "+path+", but Claude Code cannot start it: "+MCPHelperName+" is not installed", "go install github.com/exarchos/git-exarchos/cmd/"+MCPHelperName+"@latest (in a checkout: go install ./cmd/...)", nil)
-	} else if ok {
-		d.add("mcp", CheckOK, "MCP server registered in "+path+", served by "+helper, "", nil)
-	} else {
+	} else if !ok {
 		d.add("mcp", CheckWarn, "the MCP server is not registered for Claude Code ("+path+")", "git exarchos mcp --install", nil)
+	} else if helper, err := MCPHelper(); err != nil {
+		d.add("mcp", CheckFail, "the MCP server is registered in "+path+", but Claude Code cannot start it: "+MCPHelperName+" is not installed", mcpHelperInstall, nil)
+	} else {
+		d.add("mcp", CheckOK, "MCP server registered in "+path+", served by "+helper, "", nil)
 	}
 	if len(st.Warnings) > 0 && len(installed)+len(partial) > 0 {
 		// What `hooks status` warns of (a handler not on PATH, an entry that fails open); with no

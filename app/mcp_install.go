@@ -152,6 +152,9 @@ func readMCPConfig(path string) (map[string]any, fs.FileMode, error) {
 // every hook call, does not link the MCP SDK (0.3–0.45 ms of start-up on every run, BENCHMARKS.md).
 const MCPHelperName = "git-exarchos-mcp"
 
+// mcpHelperInstall is the command that installs the server (mcp's error, doctor's fix).
+const mcpHelperInstall = "go install github.com/exarchos/git-exarchos/cmd/" + MCPHelperName + "@latest (in a checkout: go install ./cmd/...)"
+
 // mcpCLIEnv tells the server which git-exarchos its tools run (mcpserver.CLIEnv).
 const mcpCLIEnv = "EXARCHOS_CLI"
 
@@ -163,7 +166,7 @@ func MCPHelper() (string, error) {
 		if self, err := os.Executable(); err == nil {
 			where = self
 		}
-		return "", fmt.Errorf("the MCP server is the binary %s, found neither beside %s nor on PATH: install it with go install github.com/exarchos/git-exarchos/cmd/%s@latest (in a checkout: go install ./cmd/...)", MCPHelperName, where, MCPHelperName)
+		return "", fmt.Errorf("the MCP server is the binary %s, found neither beside %s nor on PATH: install it with %s", MCPHelperName, where, mcpHelperInstall)
 	}
 	return p, nil
 }
