@@ -40,24 +40,48 @@ func (rl *Rules) optIn() map[string]bool {
 
 // State reads a workflow's current state.
 func (r *Repo) State(feature string) (workflow.State, *gitstore.Snapshot, error) {
-	snap, err := r.Store.State(feature, r.Projector())
+	snap, err := r.Snapshot(feature)
 	if err != nil {
 		return workflow.State{}, nil, err
 	}
-	st, err := workflow.DecodeState(snap.State)
-	if err != nil {
-		return workflow.State{}, nil, fmt.Errorf("%s at %s: %w", feature, snap.Commit, err)
-	}
-	return st, snap, nil
+	st, err := decodeSnapshot(snap)
+	return st, snap, err
 }
 
-// ResolveState resolves a feature that may be left out (ResolveFeature) and reads its state.
-func (r *Repo) ResolveState(given string) (string, workflow.State, *gitstore.Snapshot, error) {
+// Snapshot reads a feature's snapshot as State does, leaving its JSON undecoded.
+func (r *Repo) Snapshot(feature string) (*gitstore.Snapshot, error) {
+	return r.Store.State(feature, r.Projector())
+}
+
+func decodeSnapshot(snap *gitstore.Snapshot) (workflow.State, error) {
+	st, err := workflow.DecodeState(snap.State)
+	if err != nil {
+		return workflow.State{}, fmt.Errorf("%s at %s: %w", snap.Feature, snap.Commit, err)
+	}
+	return st, nil
+}
+
+// ResolveSnapshot resolves a feature that may be left out (ResolveFeature) and reads its
+// snapshot, undecoded.
+func (r *Repo) ResolveSnapshot(given string) (string, *gitstore.Snapshot, error) {
 	feature, err := r.ResolveFeature(given)
+	if err != nil {
+		return "", nil, err
+	}
+	snap, err := r.Snapshot(feature)
+	if err != nil {
+		return "", nil, err
+	}
+	return feature, snap, nil
+}
+
+// ResolveState is ResolveSnapshot with the state decoded.
+func (r *Repo) ResolveState(given string) (string, workflow.State, *gitstore.Snapshot, error) {
+	feature, snap, err := r.ResolveSnapshot(given)
 	if err != nil {
 		return "", workflow.State{}, nil, err
 	}
-	st, snap, err := r.State(feature)
+	st, err := decodeSnapshot(snap)
 	if err != nil {
 		return "", workflow.State{}, nil, err
 	}

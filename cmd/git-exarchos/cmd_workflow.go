@@ -124,14 +124,20 @@ Examples:
 			if err != nil {
 				return err
 			}
-			res, err := app.ShowStatus(r, app.StatusOptions{Feature: c.Args().First(), Fields: fields})
+			o := app.StatusOptions{Feature: c.Args().First(), Fields: fields}
+			if c.Bool("json") || fields != nil { // a field selection only makes sense as JSON
+				out, err := app.StatusJSON(r, o)
+				if err != nil {
+					return err
+				}
+				return emitJSON(c, out)
+			}
+			res, err := app.ShowStatus(r, o)
 			if err != nil {
 				return err
 			}
-			if res.Selected != nil && !c.Bool("json") {
-				return emitJSON(c, res) // a field selection only makes sense as JSON
-			}
-			return emit(c, res, func(w io.Writer) { printStatus(w, res.Status) })
+			printStatus(c.App.Writer, res.Status)
+			return nil
 		},
 	}
 }
