@@ -1,7 +1,6 @@
 package gitrepo
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -11,8 +10,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-
-	gitconfig "github.com/go-git/go-git/v5/plumbing/format/config"
 )
 
 // ErrNoIdentity means no user.name or user.email is configured.
@@ -184,32 +181,19 @@ func (s *Repo) readConfigFiles() (map[string][]string, bool) {
 		if err != nil {
 			return nil, false
 		}
-		cfg := gitconfig.New()
-		if err := gitconfig.NewDecoder(bytes.NewReader(b)).Decode(cfg); err != nil {
+		entries, err := parseConfigFile(b)
+		if err != nil {
 			return nil, false
 		}
-		for _, sec := range cfg.Sections {
-			name := strings.ToLower(sec.Name)
-			if name == "include" || name == "includeif" {
+		for _, e := range entries {
+			if e.Section == "include" || e.Section == "includeif" {
 				return nil, false
 			}
-			if name == "extensions" && files[i] == filepath.Join(s.Loc.CommonDir, "config") {
-				for _, o := range sec.Options {
-					if strings.EqualFold(o.Key, "worktreeConfig") && !strings.EqualFold(o.Value, "false") {
-						files = append(files, filepath.Join(s.Loc.GitDir, "config.worktree"))
-					}
-				}
+			if e.Section == "extensions" && e.Subsection == "" && e.Key == "worktreeconfig" && !strings.EqualFold(e.Value, "false") &&
+				files[i] == filepath.Join(s.Loc.CommonDir, "config") {
+				files = append(files, filepath.Join(s.Loc.GitDir, "config.worktree"))
 			}
-			add := func(prefix string, opts gitconfig.Options) {
-				for _, o := range opts {
-					key := prefix + strings.ToLower(o.Key)
-					out[key] = append(out[key], o.Value)
-				}
-			}
-			add(name+".", sec.Options)
-			for _, sub := range sec.Subsections {
-				add(name+"."+sub.Name+".", sub.Options)
-			}
+			out[e.fullKey()] = append(out[e.fullKey()], e.Value)
 		}
 	}
 	if len(out["user.name"]) == 0 || len(out["user.email"]) == 0 {

@@ -7,8 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-
-	gitconfig "github.com/go-git/go-git/v5/plumbing/format/config"
 )
 
 // Location is where a repository lives, found the way git finds it.
@@ -142,13 +140,12 @@ func readCore(gitDir string) coreConfig {
 	if err != nil {
 		return c
 	}
-	cfg := gitconfig.New()
-	if gitconfig.NewDecoder(bytes.NewReader(b)).Decode(cfg) != nil {
+	entries, err := parseConfigFile(b)
+	if err != nil {
 		return c
 	}
-	core := cfg.Section("core")
-	c.worktree = core.Option("worktree")
-	switch strings.ToLower(core.Option("bare")) {
+	c.worktree = configLast(entries, "core", "worktree")
+	switch strings.ToLower(configLast(entries, "core", "bare")) {
 	case "true", "yes", "on", "1":
 		c.bare = true
 	}

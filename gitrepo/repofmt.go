@@ -1,7 +1,6 @@
 package gitrepo
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -9,8 +8,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-
-	gitconfig "github.com/go-git/go-git/v5/plumbing/format/config"
 )
 
 // ErrUnsupportedRepo means the repository uses a format the store cannot read or write correctly.
@@ -63,35 +60,32 @@ func repoFormat(commonDir string) (ObjectFormat, error) {
 	if err != nil {
 		return SHA1, fmt.Errorf("read %s: %w", path, err)
 	}
-	cfg := gitconfig.New()
-	if err := gitconfig.NewDecoder(bytes.NewReader(b)).Decode(cfg); err != nil {
+	entries, err := parseConfigFile(b)
+	if err != nil {
 		return SHA1, fmt.Errorf("%s does not parse: %w; check it with `git config --list --file %s`", path, err, path)
 	}
 	version := 0
-	if v := cfg.Section("core").Option("repositoryformatversion"); v != "" {
+	if v := configLast(entries, "core", "repositoryformatversion"); v != "" {
 		if version, err = strconv.Atoi(strings.TrimSpace(v)); err != nil || version < 0 || version > 1 {
 			return SHA1, fmt.Errorf("%w: core.repositoryFormatVersion = %s in %s; git exarchos reads versions 0 and 1", ErrUnsupportedRepo, v, path)
 		}
 	}
 	format := SHA1
-	for _, sec := range cfg.Sections {
-		if !strings.EqualFold(sec.Name, "extensions") {
+	for _, e := range entries {
+		if e.Section != "extensions" || e.Subsection != "" {
 			continue
 		}
-		for _, o := range sec.Options {
-			key := strings.ToLower(o.Key)
-			check, known := understood[key]
-			if !known {
-				return SHA1, fmt.Errorf("%w: extensions.%s is set in %s and git exarchos does not understand it, so it will not read or write this repository", ErrUnsupportedRepo, o.Key, path)
+		check, known := understood[e.Key]
+		if !known {
+			return SHA1, fmt.Errorf("%w: extensions.%s is set in %s and git exarchos does not understand it, so it will not read or write this repository", ErrUnsupportedRepo, e.Name, path)
+		}
+		if check != nil {
+			if err := check(e.Value); err != nil {
+				return SHA1, fmt.Errorf("%w: extensions.%s: %v", ErrUnsupportedRepo, e.Name, err)
 			}
-			if check != nil {
-				if err := check(o.Value); err != nil {
-					return SHA1, fmt.Errorf("%w: extensions.%s: %v", ErrUnsupportedRepo, o.Key, err)
-				}
-			}
-			if key == "objectformat" {
-				format, _ = parseObjectFormat(o.Value)
-			}
+		}
+		if e.Key == "objectformat" {
+			format, _ = parseObjectFormat(e.Value)
 		}
 	}
 	return format, nil
