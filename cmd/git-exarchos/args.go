@@ -4,16 +4,16 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/urfave/cli/v2"
+	"github.com/urfave/cli/v3"
 )
 
-// invocation is a command line made ready for urfave/cli v2, which parses flags only before the
-// first positional argument, treats `h`/`help` as a command everywhere and lets a flag missing its
-// value swallow the next word. normalize resolves the command path, checks every flag and the
-// number of arguments against the command tree the way git and gh do, and hands urfave flags first,
-// then "--", then the positional arguments, which it then takes literally.
+// invocation is a command line made ready for urfave/cli, which treats `h`/`help` as a command of
+// every group and lets a flag missing its value swallow the next word. normalize resolves the
+// command path, checks every flag and the number of arguments against the command tree the way git
+// and gh do, and hands urfave flags first, then "--", then the positional arguments, which it then
+// takes literally (urfave consumes that first "--" and parses nothing after it).
 type invocation struct {
-	args []string     // for cli.App.Run
+	args []string     // for the root command's Run
 	cmd  *cli.Command // the command run (nil: the root)
 	path []string     // its names from the root
 	help bool         // -h/--help or `help <command>`: show cmd's help
@@ -38,7 +38,7 @@ func normalize(root []*cli.Command, args []string) (invocation, error) {
 				continue
 			}
 		}
-		if inv.cmd != nil && len(inv.cmd.Subcommands) == 0 {
+		if inv.cmd != nil && len(inv.cmd.Commands) == 0 {
 			break
 		}
 		if strings.HasPrefix(a, "-") {
@@ -56,22 +56,29 @@ func normalize(root []*cli.Command, args []string) (invocation, error) {
 			}
 			return helpFor(root, args[0], words)
 		}
+		if inv.cmd != nil && (a == "help" || a == "h") && find(cmds, a) == nil {
+			// urfave's help subcommand of a group, given its words only: --json wraps the text as for -h.
+			inv.args, inv.help = append(append([]string{args[0]}, inv.path...), a), true
+			for _, w := range rest[1:] {
+				if !strings.HasPrefix(w, "-") {
+					inv.args = append(inv.args, w)
+				}
+			}
+			return inv, nil
+		}
 		next := find(cmds, a)
 		if next == nil {
-			if inv.cmd != nil && (a == "help" || a == "h") {
-				break // urfave's help subcommand of a group
-			}
 			where, usage := "git exarchos", "git exarchos <command> [options] [arguments]"
 			if inv.cmd != nil {
 				where, usage = "git exarchos "+strings.Join(inv.path, " "), usageLine(inv.cmd)
 			}
 			return inv, usageError{msg: fmt.Sprintf("unknown command %q for %s", a, where), hint: suggestCommand(cmds, a), usage: usage}
 		}
-		inv.cmd, inv.path, cmds = next, append(inv.path, a), next.Subcommands
+		inv.cmd, inv.path, cmds = next, append(inv.path, a), next.Commands
 		rest = rest[1:]
 	}
 	head := append([]string{args[0]}, inv.path...)
-	if inv.cmd == nil || len(inv.cmd.Subcommands) > 0 || inv.cmd.SkipFlagParsing {
+	if inv.cmd == nil || len(inv.cmd.Commands) > 0 || inv.cmd.SkipFlagParsing {
 		inv.args = append(head, rest...)
 		return inv, nil
 	}
@@ -126,7 +133,7 @@ func helpFor(root []*cli.Command, prog string, words []string) (invocation, erro
 			return inv, usageError{msg: fmt.Sprintf("no help for %q: not a command", strings.Join(append(inv.path, w), " ")),
 				hint: suggestCommand(cmds, w), usage: "git exarchos help [<command>]"}
 		}
-		inv.cmd, inv.path, cmds = next, append(inv.path, w), next.Subcommands
+		inv.cmd, inv.path, cmds = next, append(inv.path, w), next.Commands
 	}
 	inv.args = append(append([]string{prog}, inv.path...), "-h")
 	return inv, nil

@@ -1,9 +1,10 @@
 package main
 
 import (
+	"context"
 	"fmt"
 
-	"github.com/urfave/cli/v2"
+	"github.com/urfave/cli/v3"
 
 	"github.com/exarchos/git-exarchos/app"
 )
@@ -19,7 +20,7 @@ func auditCommand() *cli.Command {
 			"   git exarchos audit login --format mermaid > login-path.mmd\n" +
 			"   git exarchos audit login --json | jq '.entries[] | select(.type == \"tool.denied\")'",
 		Flags: []cli.Flag{&cli.StringFlag{Name: "format", Aliases: []string{"f"}, Value: "text", Usage: "text | json | mermaid"}, jsonFlag},
-		Action: func(c *cli.Context) error {
+		Action: func(_ context.Context, c *cli.Command) error {
 			format := c.String("format")
 			if c.Bool("json") {
 				format = "json"
@@ -42,10 +43,10 @@ func auditCommand() *cli.Command {
 			case "json":
 				return emitJSON(c, a)
 			case "mermaid":
-				_, err := fmt.Fprint(c.App.Writer, a.Mermaid())
+				_, err := fmt.Fprint(c.Root().Writer, a.Mermaid())
 				return err
 			}
-			w := c.App.Writer
+			w := c.Root().Writer
 			printf(w, "%s (%s), now in %s; %d tool call(s) counted against turn caps\n", bold(w, a.Feature), a.Type, bold(w, a.Phase), a.ToolCalls)
 			for _, e := range a.Entries {
 				printf(w, "%4d  %s  %-10.10s  %-12.12s  %-20s  %s\n", e.Seq, e.Time.Format("2006-01-02 15:04:05Z"), e.Commit, e.Actor, e.Type, e.Summary)

@@ -1,11 +1,12 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"io"
 	"strings"
 
-	"github.com/urfave/cli/v2"
+	"github.com/urfave/cli/v3"
 
 	"github.com/exarchos/git-exarchos/app"
 	"github.com/exarchos/git-exarchos/workflow"
@@ -45,7 +46,7 @@ Examples:
 			&cli.BoolFlag{Name: "skip-pr", Usage: "leave a linked pull request as it is (recorded as skipped by the user)"},
 			jsonFlag,
 		},
-		Action: func(c *cli.Context) error {
+		Action: func(_ context.Context, c *cli.Command) error {
 			if c.NArg() > 1 {
 				return usageErrf("usage: git exarchos %s", usage)
 			}
@@ -56,7 +57,7 @@ Examples:
 			res, err := app.Cancel(r, app.CancelOptions{Feature: c.Args().First(), Reason: c.String("reason"), DryRun: c.Bool("dry-run"), SkipPR: c.Bool("skip-pr"), Human: c.Bool("human")})
 			var inc *app.CancelIncompleteError
 			if errors.As(err, &inc) && !c.Bool("json") {
-				printCancel(c.App.Writer, inc.Result) // the steps that ran; the error follows on stderr
+				printCancel(c.Root().Writer, inc.Result) // the steps that ran; the error follows on stderr
 			}
 			if err != nil {
 				return err
@@ -145,7 +146,7 @@ Examples:
 			&cli.BoolFlag{Name: "apply", Usage: "cancel the stale workflows (default: a dry run)"},
 			jsonFlag,
 		},
-		Action: func(c *cli.Context) error {
+		Action: func(_ context.Context, c *cli.Command) error {
 			if c.NArg() > 0 {
 				return usageErrf("usage: git exarchos %s", usage)
 			}

@@ -1,10 +1,11 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 
-	"github.com/urfave/cli/v2"
+	"github.com/urfave/cli/v3"
 
 	"github.com/exarchos/git-exarchos/app"
 	"github.com/exarchos/git-exarchos/workflowdef"
@@ -20,7 +21,7 @@ func lintWorkflowCommand() *cli.Command {
 			"finds a problem. Definitions take effect once on the base branch (they are read from its tip).\n\nExamples:\n" +
 			"   git exarchos lint-workflow .exarchos/workflows/docs.yaml",
 		Flags: []cli.Flag{jsonFlag},
-		Action: func(c *cli.Context) error {
+		Action: func(_ context.Context, c *cli.Command) error {
 			if c.NArg() != 1 {
 				return usageErrf("usage: git exarchos lint-workflow <file>")
 			}

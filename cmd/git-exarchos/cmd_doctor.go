@@ -1,10 +1,11 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 
-	"github.com/urfave/cli/v2"
+	"github.com/urfave/cli/v3"
 
 	"github.com/exarchos/git-exarchos/app"
 )
@@ -22,7 +23,7 @@ Examples:
    git exarchos doctor
    git exarchos doctor --json`,
 		Flags: []cli.Flag{jsonFlag},
-		Action: func(c *cli.Context) error {
+		Action: func(_ context.Context, c *cli.Command) error {
 			res, err := app.Doctor(app.DoctorOptions{})
 			if err != nil {
 				return err

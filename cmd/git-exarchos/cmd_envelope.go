@@ -1,12 +1,13 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
 	"strconv"
 
-	"github.com/urfave/cli/v2"
+	"github.com/urfave/cli/v3"
 
 	"github.com/exarchos/git-exarchos/app"
 	"github.com/exarchos/git-exarchos/workflow"
@@ -25,7 +26,7 @@ func grantCommand() *cli.Command {
 			&cli.StringFlag{Name: "match", Usage: "file path glob or command (prefix:* or exact) the call must match"},
 			&cli.BoolFlag{Name: "once", Usage: "the grant is consumed by one call (the only kind there is; required to say so)"},
 			&cli.StringFlag{Name: "reason", Required: true, Usage: "why the call is needed (recorded)"},
-		}, func(c *cli.Context, _ []string) (workflow.Command, error) {
+		}, func(c *cli.Command, _ []string) (workflow.Command, error) {
 			if !c.Bool("once") {
 				return nil, usageErrf("grants are one-shot: say so with --once (git exarchos grant <feature> --tool %s --once --reason R)", c.String("tool"))
 			}
@@ -38,7 +39,7 @@ func budgetCommand() *cli.Command {
 		"git exarchos budget extend [<feature>] N --reason R [--json]\n\nExamples:\n"+
 			"   git exarchos budget extend login 20 --reason \"the migration touches 30 files\"",
 		1, []cli.Flag{&cli.StringFlag{Name: "reason", Required: true, Usage: "why the phase needs more calls (recorded)"}},
-		func(c *cli.Context, args []string) (workflow.Command, error) {
+		func(c *cli.Command, args []string) (workflow.Command, error) {
 			n, err := strconv.Atoi(args[0])
 			if err != nil || n <= 0 {
 				return nil, usageErrf("budget extend: %q is not a positive number of tool calls", args[0])
@@ -46,10 +47,10 @@ func budgetCommand() *cli.Command {
 			return workflow.ExtendBudget{Turns: n, Reason: c.String("reason")}, nil
 		}, said("budget extended"))
 	return &cli.Command{
-		Name:        "budget",
-		Usage:       "turn budgets of phases with a turnCap",
-		UsageText:   "git exarchos budget extend [<feature>] N --reason R [--json]",
-		Subcommands: []*cli.Command{extend},
+		Name:      "budget",
+		Usage:     "turn budgets of phases with a turnCap",
+		UsageText: "git exarchos budget extend [<feature>] N --reason R [--json]",
+		Commands:  []*cli.Command{extend},
 	}
 }
 
@@ -63,7 +64,7 @@ func submitCommand() *cli.Command {
 			"   git exarchos submit login research --file findings.json\n" +
 			"   echo '{\"summary\":\"done\"}' | git exarchos submit login research",
 		Flags: []cli.Flag{&cli.StringFlag{Name: "file", Aliases: []string{"f"}, Usage: "the JSON payload (- or none: stdin)"}, jsonFlag},
-		Action: func(c *cli.Context) error {
+		Action: func(_ context.Context, c *cli.Command) error {
 			feature, args, err := splitFeature(c, 1, "submit [<feature>] <phase> [--file F]")
 			if err != nil {
 				return err
@@ -75,7 +76,7 @@ func submitCommand() *cli.Command {
 			var stdin io.Reader = os.Stdin
 			if f := c.String("file"); (f == "" || f == "-") && terminal(os.Stdin) {
 				// A person at a terminal would otherwise see nothing happen.
-				fmt.Fprintf(c.App.ErrWriter, "reading the completion of %s (a JSON object) from the terminal; end it with Ctrl-D, or pass --file F\n", args[0])
+				fmt.Fprintf(c.Root().ErrWriter, "reading the completion of %s (a JSON object) from the terminal; end it with Ctrl-D, or pass --file F\n", args[0])
 			}
 			res, err := app.Submit(r, app.SubmitOptions{Feature: feature, Phase: args[0], File: c.String("file"), Stdin: stdin})
 			if err != nil {

@@ -1,13 +1,14 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
 
-	"github.com/urfave/cli/v2"
+	"github.com/urfave/cli/v3"
 
 	"github.com/exarchos/git-exarchos/app"
 )
@@ -21,7 +22,7 @@ func helpCommand() *cli.Command {
 		ArgsUsage: "[<command>...]",
 		UsageText: "git exarchos help [<command> [<subcommand>]]\n\nThe same as `git exarchos <command> -h`. `git exarchos --help` and `git help exarchos` open the man page.\n\nExamples:\n   git exarchos help\n   git exarchos help transition\n   git exarchos help task start",
 		Flags:     []cli.Flag{jsonFlag},
-		Action:    func(c *cli.Context) error { return cli.ShowAppHelp(c) }, // `help <command>` is rewritten to `<command> -h` (args.go)
+		Action:    func(_ context.Context, c *cli.Command) error { return cli.ShowRootCommandHelp(c.Root()) }, // `help <command>` is rewritten to `<command> -h` (args.go)
 	}
 }
 
@@ -40,7 +41,7 @@ Install:
    zsh:  git exarchos completion zsh > "${fpath[1]}/_git-exarchos"
    fish: git exarchos completion fish > ~/.config/fish/completions/git-exarchos.fish`,
 		Flags: []cli.Flag{jsonFlag},
-		Action: func(c *cli.Context) error {
+		Action: func(_ context.Context, c *cli.Command) error {
 			script, ok := completionScripts[c.Args().First()]
 			if !ok {
 				return usageErrf("no completion for shell %q: use bash, zsh or fish", c.Args().First())
@@ -112,7 +113,7 @@ func completeCommand() *cli.Command {
 		Usage:           "completion candidates for the last word (used by the completion scripts)",
 		ArgsUsage:       "[<word>...]",
 		SkipFlagParsing: true,
-		Action: func(c *cli.Context) error {
+		Action: func(_ context.Context, c *cli.Command) error {
 			words := c.Args().Slice()
 			if len(words) > 0 && words[0] == "--" {
 				words = words[1:]
@@ -120,8 +121,8 @@ func completeCommand() *cli.Command {
 			if len(words) == 0 {
 				words = []string{""}
 			}
-			for _, s := range candidates(c.App.Commands, words[:len(words)-1], words[len(words)-1]) {
-				fmt.Fprintln(c.App.Writer, s)
+			for _, s := range candidates(c.Root().Commands, words[:len(words)-1], words[len(words)-1]) {
+				fmt.Fprintln(c.Root().Writer, s)
 			}
 			return nil
 		},
@@ -135,9 +136,9 @@ func candidates(root []*cli.Command, before []string, cur string) []string {
 	var positional []string
 	for i := 0; i < len(before); i++ {
 		w := before[i]
-		if cmd == nil || len(cmd.Subcommands) > 0 {
+		if cmd == nil || len(cmd.Commands) > 0 {
 			if next := find(cmds, w); next != nil {
-				cmd, cmds = next, next.Subcommands
+				cmd, cmds = next, next.Commands
 				continue
 			}
 		}
@@ -156,7 +157,7 @@ func candidates(root []*cli.Command, before []string, cur string) []string {
 		}
 		positional = append(positional, w)
 	}
-	if cmd == nil || len(cmd.Subcommands) > 0 {
+	if cmd == nil || len(cmd.Commands) > 0 {
 		if cmd != nil && strings.HasPrefix(cur, "-") {
 			return []string{"--help"}
 		}
@@ -267,16 +268,13 @@ Examples:
 			&cli.StringFlag{Name: "dir", Usage: "with --install: the man1 directory `D`"},
 			jsonFlag,
 		},
-		Action: func(c *cli.Context) error {
-			page, err := manPage()
-			if err != nil {
-				return err
-			}
+		Action: func(_ context.Context, c *cli.Command) error {
+			page := manPage()
 			if !c.Bool("install") {
 				if c.Bool("json") {
 					return emitJSON(c, map[string]string{"page": page})
 				}
-				_, err = io.WriteString(c.App.Writer, page)
+				_, err := io.WriteString(c.Root().Writer, page)
 				return err
 			}
 			dir := c.String("dir")
@@ -297,12 +295,4 @@ Examples:
 			return emit(c, map[string]string{"installed": path}, func(w io.Writer) { printf(w, "installed %s\n", path) })
 		},
 	}
-}
-
-// manPage is the man page of the command tree (section 1).
-func manPage() (string, error) {
-	a := newApp(nil, io.Discard, io.Discard)
-	a.Name = "git-exarchos"
-	a.Description = strings.ReplaceAll(a.Description, "<", `\<`) // markdown, not an HTML tag
-	return a.ToManWithSection(1)
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -9,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/urfave/cli/v2"
+	"github.com/urfave/cli/v3"
 
 	"github.com/exarchos/git-exarchos/app"
 	"github.com/exarchos/git-exarchos/fsmonitor"
@@ -22,7 +23,7 @@ func hookCommand() *cli.Command {
 		Name:      "hook",
 		Usage:     "run a hook handler (called by Claude Code and by git hooks, not by hand)",
 		UsageText: "git exarchos hook claude < payload.json\ngit exarchos hook git <pre-push|post-checkout|post-merge> [hook arguments]",
-		Subcommands: []*cli.Command{
+		Commands: []*cli.Command{
 			{
 				Name:  "claude",
 				Usage: "answer a Claude Code hook event: the payload on stdin, the decision on stdout; exits 2 (block) on unreadable input",
@@ -36,8 +37,8 @@ cannot read exits 2, which Claude Code reads as a block.
 Examples:
    echo '{"hook_event_name":"PreToolUse","cwd":".","tool_name":"Write","tool_input":{"file_path":"main.go"}}' | git exarchos hook claude`,
 				Flags: []cli.Flag{jsonFlag}, // accepted: the answer is always JSON
-				Action: func(c *cli.Context) error {
-					if code, _ := claudeHook([]string{"git-exarchos", "hook", "claude"}, c.App.Reader, c.App.Writer, c.App.ErrWriter); code != exitOK {
+				Action: func(_ context.Context, c *cli.Command) error {
+					if code, _ := claudeHook([]string{"git-exarchos", "hook", "claude"}, c.Root().Reader, c.Root().Writer, c.Root().ErrWriter); code != exitOK {
 						return cli.Exit("", code) // 2: Claude Code blocks the call and shows stderr
 					}
 					return nil
@@ -59,7 +60,7 @@ for the same worktree does nothing.
 Examples:
    git exarchos hook monitor --idle 5m "$(git rev-parse --show-toplevel)" &`,
 				Flags: []cli.Flag{&cli.DurationFlag{Name: "idle", Value: 30 * time.Minute, Usage: "end after this long without a question"}},
-				Action: func(c *cli.Context) error {
+				Action: func(_ context.Context, c *cli.Command) error {
 					if c.NArg() != 1 {
 						return usageErrf("name the worktree to watch: git exarchos hook monitor <worktree>")
 					}
@@ -81,7 +82,7 @@ Installed by ` + "`git exarchos hooks install --git`" + `, which calls it with g
 Examples:
    git exarchos hook git post-checkout HEAD HEAD 1`,
 				SkipFlagParsing: true,
-				Action: func(c *cli.Context) error {
+				Action: func(_ context.Context, c *cli.Command) error {
 					args := c.Args().Slice()
 					if len(args) > 0 && args[0] == "--" { // added by intersperse before positionals
 						args = args[1:]
@@ -89,7 +90,7 @@ Examples:
 					if len(args) == 0 {
 						return usageErrf("name the git hook: pre-push, post-checkout or post-merge")
 					}
-					return app.GitHook(app.GitHookOptions{Name: args[0], Args: args[1:], Stdin: c.App.Reader, Stderr: c.App.ErrWriter, Push: pushWorkflows(c.App.ErrWriter)})
+					return app.GitHook(app.GitHookOptions{Name: args[0], Args: args[1:], Stdin: c.Root().Reader, Stderr: c.Root().ErrWriter, Push: pushWorkflows(c.Root().ErrWriter)})
 				},
 			},
 		},
@@ -118,13 +119,13 @@ var (
 )
 
 func hooksCommand() *cli.Command {
-	opts := func(c *cli.Context) app.HooksOptions {
+	opts := func(c *cli.Command) app.HooksOptions {
 		return app.HooksOptions{Claude: c.Bool("claude"), Git: c.Bool("git"), Scope: c.String("scope")}
 	}
 	action := func(run func(app.HooksOptions) (*app.HooksResult, error)) cli.ActionFunc {
-		return func(c *cli.Context) error {
+		return func(_ context.Context, c *cli.Command) error {
 			if c.NArg() > 0 {
-				return usageErrf("%s takes no arguments, got %q", c.Command.Name, strings.Join(c.Args().Slice(), " "))
+				return usageErrf("%s takes no arguments, got %q", c.Name, strings.Join(c.Args().Slice(), " "))
 			}
 			res, err := run(opts(c))
 			if err != nil {
@@ -140,7 +141,7 @@ func hooksCommand() *cli.Command {
 git exarchos hooks uninstall --claude [--scope project|local|user] [--git] [--json]
 git exarchos hooks status [--claude] [--git] [--json]
 git exarchos hooks release --session <id> | --all [--json]`,
-		Subcommands: []*cli.Command{
+		Commands: []*cli.Command{
 			{
 				Name:  "install",
 				Usage: "merge exarchos's hooks into a Claude Code settings file and/or chain them into the git hooks; idempotent",
@@ -200,7 +201,7 @@ Examples:
 					&cli.BoolFlag{Name: "all", Usage: "release every session"},
 					jsonFlag,
 				},
-				Action: func(c *cli.Context) error {
+				Action: func(_ context.Context, c *cli.Command) error {
 					if c.NArg() > 0 {
 						return usageErrf("release takes no arguments, got %q", strings.Join(c.Args().Slice(), " "))
 					}
@@ -278,7 +279,7 @@ Examples:
    git exarchos rehydrate
    git exarchos rehydrate login --json`,
 		Flags: []cli.Flag{jsonFlag},
-		Action: func(c *cli.Context) error {
+		Action: func(_ context.Context, c *cli.Command) error {
 			if c.NArg() > 1 {
 				return usageErrf("rehydrate takes at most one feature, got %d arguments", c.NArg())
 			}

@@ -1,10 +1,11 @@
 package main
 
 import (
+	"context"
 	"io"
 	"strings"
 
-	"github.com/urfave/cli/v2"
+	"github.com/urfave/cli/v3"
 
 	"github.com/exarchos/git-exarchos/app"
 )
@@ -33,7 +34,7 @@ Examples:
 			&cli.BoolFlag{Name: "uninstall", Usage: "remove the server from .mcp.json"},
 			jsonFlag,
 		},
-		Action: func(c *cli.Context) error {
+		Action: func(_ context.Context, c *cli.Command) error {
 			if c.NArg() > 0 {
 				return usageErrf("mcp takes no arguments, got %q", strings.Join(c.Args().Slice(), " "))
 			}

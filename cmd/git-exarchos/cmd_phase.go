@@ -1,9 +1,10 @@
 package main
 
 import (
+	"context"
 	"io"
 
-	"github.com/urfave/cli/v2"
+	"github.com/urfave/cli/v3"
 
 	"github.com/exarchos/git-exarchos/app"
 	"github.com/exarchos/git-exarchos/workflow"
@@ -11,13 +12,13 @@ import (
 
 // workflowCommand builds a command that runs one workflow.Command against an optional feature:
 // want is the number of positional arguments after the feature, build makes the command from them.
-func workflowCommand(name, usage, usageText string, want int, flags []cli.Flag, build func(c *cli.Context, args []string) (workflow.Command, error), what func(*app.Result) string) *cli.Command {
+func workflowCommand(name, usage, usageText string, want int, flags []cli.Flag, build func(c *cli.Command, args []string) (workflow.Command, error), what func(*app.Result) string) *cli.Command {
 	return &cli.Command{
 		Name:      name,
 		Usage:     usage,
 		UsageText: usageText,
 		Flags:     append(flags, jsonFlag),
-		Action: func(c *cli.Context) error {
+		Action: func(_ context.Context, c *cli.Command) error {
 			feature, args, err := splitFeature(c, want, firstLine(usageText))
 			if err != nil {
 				return err
@@ -56,7 +57,7 @@ func transitionsCommand() *cli.Command {
 		Usage:     "list the ways out of the current phase, each guard's verdict and the fix",
 		UsageText: "git exarchos transitions [<feature>] [--json]\n\nExamples:\n   git exarchos transitions\n   git exarchos transitions login --json",
 		Flags:     []cli.Flag{jsonFlag},
-		Action: func(c *cli.Context) error {
+		Action: func(_ context.Context, c *cli.Command) error {
 			r, err := openRepo()
 			if err != nil {
 				return err
@@ -98,7 +99,7 @@ A rejected transition exits 3 and prints the valid targets and each failed guard
 Examples:
    git exarchos transition login plan
    git exarchos transition plan-review          # the workflow bound to this branch`,
-		1, nil, func(c *cli.Context, args []string) (workflow.Command, error) {
+		1, nil, func(c *cli.Command, args []string) (workflow.Command, error) {
 			return workflow.TransitionTo{Phase: args[0]}, nil
 		}, func(r *app.Result) string { return "transitioned" })
 }
@@ -119,7 +120,7 @@ Examples:
    git exarchos set login notes.owner='"sam"' notes.priority=2
    git exarchos set login artifacts.plan="1. do X 2. do Y" --inline`,
 		Flags: []cli.Flag{&cli.BoolFlag{Name: "inline", Usage: "artifact values are literal text, not paths"}, jsonFlag},
-		Action: func(c *cli.Context) error {
+		Action: func(_ context.Context, c *cli.Command) error {
 			args := c.Args().Slice()
 			feature := ""
 			if len(args) > 0 && !containsEq(args[0]) {
@@ -150,7 +151,7 @@ func containsEq(s string) bool {
 func approveCommand() *cli.Command {
 	return workflowCommand("approve", "approve the plan in plan-review (a human decision, recorded with the actor)",
 		"git exarchos approve [<feature>] [--note N] [--json]\n\nExamples:\n   git exarchos approve login --note \"scope is right\"",
-		0, []cli.Flag{&cli.StringFlag{Name: "note", Usage: "why"}}, func(c *cli.Context, _ []string) (workflow.Command, error) {
+		0, []cli.Flag{&cli.StringFlag{Name: "note", Usage: "why"}}, func(c *cli.Command, _ []string) (workflow.Command, error) {
 			return workflow.Approve{Note: c.String("note")}, nil
 		}, said("plan approved"))
 }
@@ -158,7 +159,7 @@ func approveCommand() *cli.Command {
 func rejectCommand() *cli.Command {
 	return workflowCommand("reject", "send the plan back with gaps; counts a revision (human)",
 		"git exarchos reject [<feature>] --gaps \"…\" [--json]\n\nExamples:\n   git exarchos reject login --gaps \"no rollback plan; tests for expiry missing\"",
-		0, []cli.Flag{&cli.StringFlag{Name: "gaps", Required: true, Usage: "what the plan is missing"}}, func(c *cli.Context, _ []string) (workflow.Command, error) {
+		0, []cli.Flag{&cli.StringFlag{Name: "gaps", Required: true, Usage: "what the plan is missing"}}, func(c *cli.Command, _ []string) (workflow.Command, error) {
 			return workflow.Reject{Gaps: c.String("gaps")}, nil
 		}, said("plan rejected"))
 }
@@ -166,7 +167,7 @@ func rejectCommand() *cli.Command {
 func unblockCommand() *cli.Command {
 	return workflowCommand("unblock", "reset an open circuit breaker or leave blocked (human, recorded)",
 		"git exarchos unblock [<feature>] --reason R [--json]\n\nExamples:\n   git exarchos unblock login --reason \"reviewed the loop; one more try\"",
-		0, []cli.Flag{&cli.StringFlag{Name: "reason", Required: true, Usage: "why it is safe to go on"}}, func(c *cli.Context, _ []string) (workflow.Command, error) {
+		0, []cli.Flag{&cli.StringFlag{Name: "reason", Required: true, Usage: "why it is safe to go on"}}, func(c *cli.Command, _ []string) (workflow.Command, error) {
 			return workflow.Unblock{Reason: c.String("reason")}, nil
 		}, said("unblocked"))
 }
@@ -174,7 +175,7 @@ func unblockCommand() *cli.Command {
 func overrideCommand() *cli.Command {
 	return workflowCommand("override", "make one guard pass for the current phase visit (human, recorded)",
 		"git exarchos override [<feature>] <guard> --reason R [--json]\n\nExamples:\n   git exarchos override login tests-validated --reason \"CI is down; ran the suite by hand\"",
-		1, []cli.Flag{&cli.StringFlag{Name: "reason", Required: true, Usage: "why the guard may be skipped"}}, func(c *cli.Context, args []string) (workflow.Command, error) {
+		1, []cli.Flag{&cli.StringFlag{Name: "reason", Required: true, Usage: "why the guard may be skipped"}}, func(c *cli.Command, args []string) (workflow.Command, error) {
 			return workflow.OverrideGuard{Guard: args[0], Reason: c.String("reason")}, nil
 		}, said("guard overridden"))
 }
@@ -184,7 +185,7 @@ func overrideCommand() *cli.Command {
 func requestSynthesisCommand() *cli.Command {
 	return workflowCommand("request-synthesis", "ask a oneshot with the on-request policy to end with a pull request",
 		"git exarchos request-synthesis [<feature>] [--reason R] [--json]\n\nExamples:\n   git exarchos request-synthesis tidy --reason \"touches the public API; wants review\"",
-		0, []cli.Flag{&cli.StringFlag{Name: "reason", Usage: "why a pull request is wanted"}}, func(c *cli.Context, _ []string) (workflow.Command, error) {
+		0, []cli.Flag{&cli.StringFlag{Name: "reason", Usage: "why a pull request is wanted"}}, func(c *cli.Command, _ []string) (workflow.Command, error) {
 			return workflow.RequestSynthesis{Reason: c.String("reason")}, nil
 		}, said("synthesis requested"))
 }

@@ -1,11 +1,12 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"strings"
 
-	"github.com/urfave/cli/v2"
+	"github.com/urfave/cli/v3"
 
 	"github.com/exarchos/git-exarchos/app"
 )
@@ -19,7 +20,7 @@ func prCommand() *cli.Command {
 The token comes from GH_TOKEN, GITHUB_TOKEN, GH_ENTERPRISE_TOKEN / GITHUB_ENTERPRISE_TOKEN (hosts other
 than github.com), or ` + "`gh auth token`" + `; the repository from the origin remote; GITHUB_API_URL overrides the
 API base. GitHub access failures exit 4.`,
-		Subcommands: []*cli.Command{prLinkCommand(), prFindCommand(), prRefreshCommand()},
+		Commands: []*cli.Command{prLinkCommand(), prFindCommand(), prRefreshCommand()},
 	}
 }
 
@@ -37,7 +38,7 @@ Examples:
    git exarchos pr link login https://github.com/acme/app/pull/12
    git exarchos pr link login 12 --json`,
 		Flags: []cli.Flag{jsonFlag},
-		Action: func(c *cli.Context) error {
+		Action: func(_ context.Context, c *cli.Command) error {
 			feature, args, err := splitFeature(c, 1, "pr link [<feature>] <url|number>")
 			if err != nil {
 				return err
@@ -62,7 +63,7 @@ Examples:
    git exarchos pr find login
    git exarchos pr find --json          # the workflow bound to the current branch`,
 		Flags: []cli.Flag{jsonFlag},
-		Action: func(c *cli.Context) error {
+		Action: func(_ context.Context, c *cli.Command) error {
 			if c.NArg() > 1 {
 				return usageErrf("usage: git exarchos pr find [<feature>]")
 			}
@@ -88,7 +89,7 @@ Examples:
    git exarchos pr refresh login
    git exarchos pr refresh --json | jq .observation.checks`,
 		Flags: []cli.Flag{jsonFlag},
-		Action: func(c *cli.Context) error {
+		Action: func(_ context.Context, c *cli.Command) error {
 			if c.NArg() > 1 {
 				return usageErrf("usage: git exarchos pr refresh [<feature>]")
 			}
@@ -99,7 +100,7 @@ Examples:
 	}
 }
 
-func runPR(c *cli.Context, do func(*app.Repo) (*app.PRResult, error), verb string) error {
+func runPR(c *cli.Command, do func(*app.Repo) (*app.PRResult, error), verb string) error {
 	r, err := openRepo()
 	if err != nil {
 		return err
@@ -109,7 +110,7 @@ func runPR(c *cli.Context, do func(*app.Repo) (*app.PRResult, error), verb strin
 		return err
 	}
 	for _, w := range res.Warnings {
-		fmt.Fprintf(c.App.ErrWriter, "warning: %s\n", w)
+		fmt.Fprintf(c.Root().ErrWriter, "warning: %s\n", w)
 	}
 	return emit(c, res, func(w io.Writer) {
 		p := res.PullRequest
@@ -160,7 +161,7 @@ Examples:
 			&cli.StringFlag{Name: "reason", Usage: "why the override is justified"},
 			jsonFlag,
 		},
-		Action: func(c *cli.Context) error {
+		Action: func(_ context.Context, c *cli.Command) error {
 			if c.NArg() > 1 {
 				return usageErrf("usage: git exarchos cleanup [<feature>]")
 			}
@@ -174,7 +175,7 @@ Examples:
 				return err
 			}
 			for _, w := range res.Warnings {
-				fmt.Fprintf(c.App.ErrWriter, "warning: %s\n", w)
+				fmt.Fprintf(c.Root().ErrWriter, "warning: %s\n", w)
 			}
 			return emit(c, res, func(w io.Writer) {
 				switch {

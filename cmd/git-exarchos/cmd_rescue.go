@@ -1,10 +1,11 @@
 package main
 
 import (
+	"context"
 	"io"
 	"strings"
 
-	"github.com/urfave/cli/v2"
+	"github.com/urfave/cli/v3"
 
 	"github.com/exarchos/git-exarchos/app"
 )
@@ -20,7 +21,7 @@ Examples:
    git exarchos rescue list
    git exarchos rescue restore login t1                 # into .worktrees/login/t1
    git exarchos rescue restore login t1 --path ../t1-back`,
-		Subcommands: []*cli.Command{rescueListCommand(), rescueRestoreCommand()},
+		Commands: []*cli.Command{rescueListCommand(), rescueRestoreCommand()},
 	}
 }
 
@@ -30,7 +31,7 @@ func rescueListCommand() *cli.Command {
 		Usage:     "list rescued work, of one workflow or all",
 		UsageText: "git exarchos rescue list [<feature>] [--json]\n\nExamples:\n   git exarchos rescue list\n   git exarchos rescue list login --json",
 		Flags:     []cli.Flag{jsonFlag},
-		Action: func(c *cli.Context) error {
+		Action: func(_ context.Context, c *cli.Command) error {
 			if c.NArg() > 1 {
 				return usageErrf("usage: git exarchos rescue list [<feature>]")
 			}
@@ -91,7 +92,7 @@ Examples:
 			&cli.IntFlag{Name: "version", Usage: "which of the kept versions `rescue list` shows (default 0: the latest complete one)"},
 			jsonFlag,
 		},
-		Action: func(c *cli.Context) error {
+		Action: func(_ context.Context, c *cli.Command) error {
 			if c.NArg() != 2 {
 				return usageErrf("usage: git exarchos rescue restore <feature> <task> [--path P]")
 			}

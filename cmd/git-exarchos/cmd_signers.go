@@ -1,11 +1,12 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"io"
 	"strings"
 
-	"github.com/urfave/cli/v2"
+	"github.com/urfave/cli/v3"
 
 	"github.com/exarchos/git-exarchos/app"
 )
@@ -14,7 +15,7 @@ func signersCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "signers",
 		Usage: "who may sign human decisions (.exarchos/allowed_signers on the base branch)",
-		Subcommands: []*cli.Command{{
+		Commands: []*cli.Command{{
 			Name:  "add",
 			Usage: "add an SSH public key to .exarchos/allowed_signers, for a commit to the base branch",
 			UsageText: "git exarchos signers add <principal> <public-key-file> [--role approve,override] [--json]\n\n" +
@@ -24,7 +25,7 @@ func signersCommand() *cli.Command {
 				"   git exarchos signers add jane@example.com ~/.ssh/id_ed25519_sk.pub\n" +
 				"   git exarchos signers add lead@example.com lead.pub --role override,unblock",
 			Flags: []cli.Flag{&cli.StringSliceFlag{Name: "role", Usage: "decision kinds reserved to listed principals: approve, reject, unblock, override, grant, extend, cancel"}, jsonFlag},
-			Action: func(c *cli.Context) error {
+			Action: func(_ context.Context, c *cli.Command) error {
 				if c.NArg() != 2 {
 					return usageErrf("usage: git exarchos signers add <principal> <public-key-file>")
 				}
@@ -71,7 +72,7 @@ func verifyCommand() *cli.Command {
 			&cli.StringFlag{Name: "base", Usage: "the ref to read allowed signers from (default: the base branch)"},
 			jsonFlag,
 		},
-		Action: func(c *cli.Context) error {
+		Action: func(_ context.Context, c *cli.Command) error {
 			if c.NArg() > 1 || (c.Bool("all") && c.NArg() > 0) || (c.String("branch") != "" && (c.Bool("all") || c.NArg() > 0)) {
 				return usageErrf("verify takes one of <feature>, --all or --branch B")
 			}
@@ -84,7 +85,7 @@ func verifyCommand() *cli.Command {
 			var failed *app.VerifyError
 			if errors.As(err, &failed) {
 				if !c.Bool("json") {
-					printVerify(c.App.ErrWriter, res)
+					printVerify(c.Root().ErrWriter, res)
 				}
 				return withDetails(err, res)
 			}

@@ -1,13 +1,14 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"runtime"
 	"runtime/debug"
 	"strings"
 
-	"github.com/urfave/cli/v2"
+	"github.com/urfave/cli/v3"
 
 	"github.com/exarchos/git-exarchos/app"
 	"github.com/exarchos/git-exarchos/gitstore"
@@ -42,7 +43,7 @@ func versionCommand() *cli.Command {
 		Usage:     "print the version, storage format and projector version",
 		UsageText: "git exarchos version [--json]",
 		Flags:     []cli.Flag{jsonFlag},
-		Action: func(c *cli.Context) error {
+		Action: func(_ context.Context, c *cli.Command) error {
 			info := versionInfo{Version: version, Go: runtime.Version(), Format: gitstore.FormatVersion, Projector: workflow.ProjectorVersion, JSONSchema: jsonSchema}
 			if bi, ok := debug.ReadBuildInfo(); ok {
 				if info.Version == "dev" && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
@@ -78,7 +79,7 @@ Examples:
 			&cli.IntFlag{Name: "limit", Usage: "at most `N` events"},
 			jsonFlag,
 		},
-		Action: func(c *cli.Context) error {
+		Action: func(_ context.Context, c *cli.Command) error {
 			if c.NArg() > 1 {
 				return usageErrf("log takes at most one feature, got %d arguments", c.NArg())
 			}
@@ -119,7 +120,7 @@ Examples:
    git exarchos fsck            # every workflow
    git exarchos fsck login --json`,
 		Flags: []cli.Flag{jsonFlag},
-		Action: func(c *cli.Context) error {
+		Action: func(_ context.Context, c *cli.Command) error {
 			r, err := openRepo()
 			if err != nil {
 				return err

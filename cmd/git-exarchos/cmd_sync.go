@@ -1,12 +1,13 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"sort"
 	"strings"
 
-	"github.com/urfave/cli/v2"
+	"github.com/urfave/cli/v3"
 
 	"github.com/exarchos/git-exarchos/app"
 	"github.com/exarchos/git-exarchos/gitstore"
@@ -18,7 +19,7 @@ var (
 	retriesFlag = &cli.IntFlag{Name: "retries", Value: 3, Usage: "how often a rejected workflow is pulled, merged and pushed again"}
 )
 
-func remoteArg(c *cli.Context, verb string) (string, error) {
+func remoteArg(c *cli.Command, verb string) (string, error) {
 	if c.NArg() > 1 {
 		return "", usageErrf("%s takes at most one remote, got %d arguments", verb, c.NArg())
 	}
@@ -43,7 +44,7 @@ Examples:
    git exarchos pull upstream --json
    git exarchos pull --prune          # also delete workflows deleted on the remote`,
 		Flags: []cli.Flag{pruneFlag, jsonFlag},
-		Action: func(c *cli.Context) error {
+		Action: func(_ context.Context, c *cli.Command) error {
 			remote, err := remoteArg(c, "pull")
 			if err != nil {
 				return err
@@ -76,7 +77,7 @@ Examples:
    git exarchos push
    git exarchos push origin --json`,
 		Flags: []cli.Flag{retriesFlag, jsonFlag},
-		Action: func(c *cli.Context) error {
+		Action: func(_ context.Context, c *cli.Command) error {
 			remote, err := remoteArg(c, "push")
 			if err != nil {
 				return err
@@ -105,7 +106,7 @@ Examples:
    git exarchos sync
    git exarchos sync origin --json`,
 		Flags: []cli.Flag{pruneFlag, retriesFlag, jsonFlag},
-		Action: func(c *cli.Context) error {
+		Action: func(_ context.Context, c *cli.Command) error {
 			remote, err := remoteArg(c, "sync")
 			if err != nil {
 				return err
@@ -135,7 +136,7 @@ func remoteCommand() *cli.Command {
 		Name:      "remote",
 		Usage:     "configure remotes for workflows",
 		UsageText: "git exarchos remote setup [<remote>] [--json]",
-		Subcommands: []*cli.Command{{
+		Commands: []*cli.Command{{
 			Name:      "setup",
 			Usage:     "make a plain `git fetch` bring workflows too",
 			ArgsUsage: "[<remote>]",
@@ -149,7 +150,7 @@ Examples:
    git exarchos remote setup
    git exarchos remote setup upstream`,
 			Flags: []cli.Flag{jsonFlag},
-			Action: func(c *cli.Context) error {
+			Action: func(_ context.Context, c *cli.Command) error {
 				remote, err := remoteArg(c, "remote setup")
 				if err != nil {
 					return err

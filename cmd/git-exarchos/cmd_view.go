@@ -1,13 +1,14 @@
 package main
 
 import (
+	"context"
 	"io"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
 
-	"github.com/urfave/cli/v2"
+	"github.com/urfave/cli/v3"
 
 	"github.com/exarchos/git-exarchos/app"
 )
@@ -21,7 +22,7 @@ func viewCommand() *cli.Command {
 Examples:
    git exarchos view pipeline
    git exarchos view tasks login`,
-		Subcommands: []*cli.Command{viewPipelineCommand(), viewTasksCommand()},
+		Commands: []*cli.Command{viewPipelineCommand(), viewTasksCommand()},
 	}
 }
 
@@ -38,7 +39,7 @@ Examples:
    git exarchos view pipeline
    git exarchos view pipeline --all --json`,
 		Flags: []cli.Flag{&cli.BoolFlag{Name: "all", Aliases: []string{"a"}, Usage: "include completed and cancelled workflows"}, jsonFlag},
-		Action: func(c *cli.Context) error {
+		Action: func(_ context.Context, c *cli.Command) error {
 			r, err := openRepo()
 			if err != nil {
 				return err
@@ -87,7 +88,7 @@ Examples:
    git exarchos view tasks
    git exarchos view tasks login --json`,
 		Flags: []cli.Flag{&cli.BoolFlag{Name: "all", Aliases: []string{"a"}, Usage: "without a feature: finished workflows too"}, jsonFlag},
-		Action: func(c *cli.Context) error {
+		Action: func(_ context.Context, c *cli.Command) error {
 			r, err := openRepo()
 			if err != nil {
 				return err

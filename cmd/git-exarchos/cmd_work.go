@@ -1,19 +1,20 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 
-	"github.com/urfave/cli/v2"
+	"github.com/urfave/cli/v3"
 
 	"github.com/exarchos/git-exarchos/app"
 	"github.com/exarchos/git-exarchos/workflow"
 )
 
 func taskCommand() *cli.Command {
-	sub := func(name, usage, example string, flags []cli.Flag, build func(c *cli.Context, id string) workflow.Command) *cli.Command {
+	sub := func(name, usage, example string, flags []cli.Flag, build func(c *cli.Command, id string) workflow.Command) *cli.Command {
 		return workflowCommand(name, usage, fmt.Sprintf("git exarchos task %s [<feature>] <task-id> [--json]\n\nExamples:\n   %s", name, example),
-			1, flags, func(c *cli.Context, args []string) (workflow.Command, error) { return build(c, args[0]), nil },
+			1, flags, func(c *cli.Command, args []string) (workflow.Command, error) { return build(c, args[0]), nil },
 			func(r *app.Result) string { return "task " + name })
 	}
 	return &cli.Command{
@@ -25,17 +26,17 @@ Examples:
    git exarchos task add login t1 --title "session store"
    git exarchos task start login t1 --worktree
    git exarchos task done login t1`,
-		Subcommands: []*cli.Command{
+		Commands: []*cli.Command{
 			sub("add", "add a task", `git exarchos task add login t1 --title "session store"`,
 				[]cli.Flag{&cli.StringFlag{Name: "title", Usage: "what the task is"}},
-				func(c *cli.Context, id string) workflow.Command {
+				func(c *cli.Command, id string) workflow.Command {
 					return workflow.AddTask{ID: id, Title: c.String("title")}
 				}),
 			taskStartCommand(), // cmd_worktree.go: --worktree
 			taskDoneCommand(),  // cmd_worktree.go: records the task branch head
 			sub("fail", "mark a task failed", `git exarchos task fail login t1 --reason "blocked on API"`,
 				[]cli.Flag{&cli.StringFlag{Name: "reason", Usage: "why it failed"}},
-				func(c *cli.Context, id string) workflow.Command {
+				func(c *cli.Command, id string) workflow.Command {
 					return workflow.FailTask{ID: id, Reason: c.String("reason")}
 				}),
 		},
@@ -55,7 +56,7 @@ Examples:
    git exarchos review login quality fail --note "error paths untested"`,
 		2, []cli.Flag{&cli.StringFlag{Name: "note", Usage: "what the reviewer found"},
 			&cli.BoolFlag{Name: "human", Usage: "a human's decision (definitions with reviewBy: human)"}},
-		func(c *cli.Context, args []string) (workflow.Command, error) {
+		func(c *cli.Command, args []string) (workflow.Command, error) {
 			switch args[1] {
 			case "pass", "fail":
 			default:
@@ -84,7 +85,7 @@ Examples:
    git exarchos validate login -- go test ./...
    git exarchos validate --json -- make check`,
 		Flags: []cli.Flag{jsonFlag},
-		Action: func(c *cli.Context) error {
+		Action: func(_ context.Context, c *cli.Command) error {
 			args := c.Args().Slice()
 			feature := ""
 			sep := -1
@@ -111,7 +112,7 @@ Examples:
 			if err != nil {
 				return err
 			}
-			res, err := app.Validate(r, app.ValidateOptions{Feature: feature, Command: command, Output: c.App.ErrWriter})
+			res, err := app.Validate(r, app.ValidateOptions{Feature: feature, Command: command, Output: c.Root().ErrWriter})
 			if err != nil {
 				return err
 			}
@@ -147,7 +148,7 @@ Examples:
 			&cli.StringFlag{Name: "idempotency-key", Usage: "record at most once under this `key`"},
 			jsonFlag,
 		},
-		Action: func(c *cli.Context) error {
+		Action: func(_ context.Context, c *cli.Command) error {
 			feature, args, err := splitFeature(c, 1, "event [<feature>] <type> [--data JSON]")
 			if err != nil {
 				return err
@@ -168,14 +169,14 @@ Examples:
 func loopCommand() *cli.Command {
 	sig := func(name, usage string) *cli.Command {
 		return workflowCommand(name, usage, fmt.Sprintf("git exarchos loop %s [<feature>] [--json]", name), 0, nil,
-			func(*cli.Context, []string) (workflow.Command, error) { return workflow.Signal{Signal: name}, nil },
+			func(*cli.Command, []string) (workflow.Command, error) { return workflow.Signal{Signal: name}, nil },
 			said("loop "+name))
 	}
 	// fail-now and error end the loop as failed and say why.
 	failing := func(name, usage string) *cli.Command {
 		return workflowCommand(name, usage, fmt.Sprintf("git exarchos loop %s [<feature>] --reason R [--json]", name), 0,
 			[]cli.Flag{&cli.StringFlag{Name: "reason", Required: true, Usage: "why the loop fails"}},
-			func(c *cli.Context, _ []string) (workflow.Command, error) {
+			func(c *cli.Command, _ []string) (workflow.Command, error) {
 				return workflow.Signal{Signal: name, Reason: c.String("reason")}, nil
 			},
 			said("loop "+name))
@@ -195,7 +196,7 @@ Examples:
    git exarchos loop pass pairing      # reviewer: accepted
    git exarchos loop fail-now pairing --reason "the approach cannot work"
    git exarchos loop error pairing --reason "the worker agent crashed"`,
-		Subcommands: []*cli.Command{sig("done", "worker: the work is ready for review"), sig("pass", "reviewer: accept"), sig("fail", "reviewer: send back to work"),
+		Commands: []*cli.Command{sig("done", "worker: the work is ready for review"), sig("pass", "reviewer: accept"), sig("fail", "reviewer: send back to work"),
 			failing("fail-now", "worker or reviewer: the loop fails now"), failing("error", "an agent failed (to start, or while working): the loop fails")},
 	}
 }

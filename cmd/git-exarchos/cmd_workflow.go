@@ -1,12 +1,13 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"sort"
 	"strings"
 
-	"github.com/urfave/cli/v2"
+	"github.com/urfave/cli/v3"
 
 	"github.com/exarchos/git-exarchos/app"
 	"github.com/exarchos/git-exarchos/gitstore"
@@ -14,7 +15,7 @@ import (
 )
 
 // splitFeature takes the optional leading feature off args when there are want+1 of them.
-func splitFeature(c *cli.Context, want int, usage string) (string, []string, error) {
+func splitFeature(c *cli.Command, want int, usage string) (string, []string, error) {
 	args := c.Args().Slice()
 	switch len(args) {
 	case want + 1:
@@ -63,7 +64,7 @@ Examples:
 			&cli.BoolFlag{Name: "human", Usage: "the user's decision to start a workflow on a branch that had one (signed when the base branch lists allowed signers)"},
 			jsonFlag,
 		},
-		Action: func(c *cli.Context) error {
+		Action: func(_ context.Context, c *cli.Command) error {
 			if c.NArg() != 1 {
 				return usageErrf("usage: git exarchos init <feature> --type T (got %d arguments)", c.NArg())
 			}
@@ -108,7 +109,7 @@ Examples:
 			&cli.StringFlag{Name: "format", Value: "text", Usage: "text | mermaid (the diagram, path taken marked)"},
 			jsonFlag,
 		},
-		Action: func(c *cli.Context) error {
+		Action: func(_ context.Context, c *cli.Command) error {
 			switch c.String("format") {
 			case "text", "json":
 			case "mermaid":
@@ -136,14 +137,14 @@ Examples:
 			if err != nil {
 				return err
 			}
-			printStatus(c.App.Writer, res.Status)
+			printStatus(c.Root().Writer, res.Status)
 			return nil
 		},
 	}
 }
 
 // statusMermaid is status --format mermaid: the diagram, or with --json an object carrying it.
-func statusMermaid(c *cli.Context) error {
+func statusMermaid(c *cli.Command) error {
 	if c.String("fields") != "" {
 		return usageErrf("--fields selects JSON fields; it does not combine with --format mermaid")
 	}
@@ -227,7 +228,7 @@ func listCommand() *cli.Command {
 		Usage:     "list workflows (active ones unless --all)",
 		UsageText: "git exarchos list [--all] [--json]\n\nExamples:\n   git exarchos list\n   git exarchos list --all --json",
 		Flags:     []cli.Flag{&cli.BoolFlag{Name: "all", Aliases: []string{"a"}, Usage: "include completed and cancelled workflows"}, jsonFlag},
-		Action: func(c *cli.Context) error {
+		Action: func(_ context.Context, c *cli.Command) error {
 			r, err := openRepo()
 			if err != nil {
 				return err
@@ -285,7 +286,7 @@ Examples:
 
 Inside a repository, the types it defines in .exarchos/workflows/*.yaml (at the tip of the base branch) are listed too.`,
 		Flags: []cli.Flag{&cli.StringFlag{Name: "format", Aliases: []string{"f"}, Value: "text", Usage: "text | json | mermaid"}, jsonFlag},
-		Action: func(c *cli.Context) error {
+		Action: func(_ context.Context, c *cli.Command) error {
 			format := c.String("format")
 			if c.Bool("json") {
 				format = "json"
@@ -299,7 +300,7 @@ Inside a repository, the types it defines in .exarchos/workflows/*.yaml (at the 
 			if format == "json" {
 				return emitJSON(c, map[string]any{"definitions": defs})
 			}
-			_, err = fmt.Fprint(c.App.Writer, text)
+			_, err = fmt.Fprint(c.Root().Writer, text)
 			return err
 		},
 	}

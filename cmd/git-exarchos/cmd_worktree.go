@@ -1,9 +1,10 @@
 package main
 
 import (
+	"context"
 	"io"
 
-	"github.com/urfave/cli/v2"
+	"github.com/urfave/cli/v3"
 
 	"github.com/exarchos/git-exarchos/app"
 )
@@ -34,7 +35,7 @@ Examples:
 			&cli.StringFlag{Name: "path", Usage: "put the worktree at `P` instead of .worktrees/<feature>/<task>"},
 			jsonFlag,
 		},
-		Action: func(c *cli.Context) error {
+		Action: func(_ context.Context, c *cli.Command) error {
 			feature, args, err := splitFeature(c, 1, usage)
 			if err != nil {
 				return err
@@ -68,7 +69,7 @@ func taskDoneCommand() *cli.Command {
 		Usage:     "mark a task completed (a task with a worktree records its branch head)",
 		UsageText: "git exarchos " + usage + "\n\nExamples:\n   git exarchos task done login t1",
 		Flags:     []cli.Flag{jsonFlag},
-		Action: func(c *cli.Context) error {
+		Action: func(_ context.Context, c *cli.Command) error {
 			feature, args, err := splitFeature(c, 1, usage)
 			if err != nil {
 				return err

@@ -1,9 +1,11 @@
 package main
 
 import (
+	"context"
+	"fmt"
 	"strings"
 
-	"github.com/urfave/cli/v2"
+	"github.com/urfave/cli/v3"
 )
 
 // The command tree, in the groups and order `git exarchos -h` shows. Adding a command is one entry
@@ -72,8 +74,8 @@ func commandTree() ([]*cli.Command, []group) {
 }
 
 func prepare(c *cli.Command, depth int) {
-	c.OnUsageError = func(_ *cli.Context, err error, _ bool) error { return usageErr(err) }
-	if len(c.Subcommands) == 0 {
+	c.OnUsageError = onUsageError
+	if len(c.Commands) == 0 {
 		c.HideHelpCommand = true
 		if c.ArgsUsage == "" {
 			c.ArgsUsage = argsOfUsage(c, depth)
@@ -82,12 +84,12 @@ func prepare(c *cli.Command, depth int) {
 	}
 	if c.Action == nil {
 		// A group run without a subcommand is a usage error (one JSON object with --json, exit 2).
-		c.Action = func(ctx *cli.Context) error {
-			return usageError{msg: "name a subcommand of " + ctx.Command.HelpName + ": " + strings.Join(names(ctx.Command.Subcommands), ", "),
-				usage: usageLine(ctx.Command)}
+		c.Action = func(_ context.Context, c *cli.Command) error {
+			return usageError{msg: "name a subcommand of " + c.FullName() + ": " + strings.Join(names(c.Commands), ", "),
+				usage: usageLine(c)}
 		}
 	}
-	for _, s := range c.Subcommands {
+	for _, s := range c.Commands {
 		prepare(s, depth+1)
 	}
 }
@@ -120,7 +122,7 @@ func names(cmds []*cli.Command) []string {
 // appHelpTemplate is urfave's root help with the commands in the groups above, in their order
 // (urfave sorts categories by name).
 var appHelpTemplate = `NAME:
-   {{.HelpName}} - {{.Usage}}
+   {{.Name}} - {{.Usage}}
 
 USAGE:
    {{wrap .UsageText 3}}
@@ -137,3 +139,78 @@ OPTIONS:
    --help, -h   show help (git exarchos --help opens the man page)
    --version    print the version (as git exarchos version)
 `
+
+// groupHelpTemplate is v2's help of a command with subcommands, as it read before: the usage
+// line's fallback, and the library's `help, h` subcommand listed last (v3 runs it but lists it nowhere).
+var groupHelpTemplate = `NAME:
+   {{template "helpNameTemplate" .}}
+
+USAGE:
+   {{if .UsageText}}{{wrap .UsageText 3}}{{else}}{{.FullName}}{{if .VisibleFlags}} [command options]{{end}}{{if .ArgsUsage}} {{.ArgsUsage}}{{end}}{{end}}{{if .Category}}
+
+CATEGORY:
+   {{.Category}}{{end}}{{if .Description}}
+
+DESCRIPTION:
+   {{template "descriptionTemplate" .}}{{end}}{{if .VisibleCommands}}
+
+COMMANDS:{{$cv := offsetCommands .VisibleCommands 5}}{{if lt $cv 12}}{{$cv = 12}}{{end}}{{range .VisibleCommands}}
+   {{$s := join .Names ", "}}{{$s}}{{$sp := subtract $cv (offset $s 3)}}{{indent $sp ""}}{{wrap .Usage $cv}}{{end}}
+   help, h{{indent (subtract $cv 10) ""}}Shows a list of commands or help for one command{{end}}{{if .VisibleFlagCategories}}
+
+OPTIONS:{{template "visibleFlagCategoryTemplate" .}}{{else if .VisibleFlags}}
+
+OPTIONS:{{template "visibleFlagTemplate" .}}{{end}}
+`
+
+// flagString renders a flag in -h as urfave/cli v2 did, so that help reads as before: the
+// placeholder is the usage's `word` or "value", and every default is shown (a bool's too) unless
+// the flag hides it.
+func flagString(f cli.Flag) string {
+	df, ok := f.(cli.DocGenerationFlag)
+	if !ok {
+		return ""
+	}
+	placeholder, usage := unquoteUsage(df.GetUsage())
+	if df.TakesValue() && placeholder == "" {
+		placeholder = "value"
+	}
+	if def := df.GetDefaultText(); df.IsDefaultVisible() {
+		if def == "" {
+			def = df.GetValue()
+		}
+		if def != "" {
+			usage += " (default: " + def + ")"
+		}
+	}
+	var names []string
+	for _, n := range f.Names() {
+		names = append(names, strings.TrimSpace(dashes(n)+n+" "+placeholder))
+	}
+	tag := strings.Join(names, ", ")
+	if m, ok := f.(cli.DocGenerationMultiValueFlag); ok && m.IsMultiValueFlag() {
+		tag += " [ " + tag + " ]"
+	}
+	return fmt.Sprintf("%s\t%s", tag, strings.TrimSpace(usage))
+}
+
+// unquoteUsage takes a flag's placeholder out of its usage: the first `word`, kept as the word.
+func unquoteUsage(usage string) (placeholder, unquoted string) {
+	before, rest, ok := strings.Cut(usage, "`")
+	if !ok {
+		return "", usage
+	}
+	name, after, ok := strings.Cut(rest, "`")
+	if !ok {
+		return "", usage
+	}
+	return name, before + name + after
+}
+
+// dashes is the prefix of a flag name: - for a letter, -- for a word.
+func dashes(name string) string {
+	if len(name) == 1 {
+		return "-"
+	}
+	return "--"
+}

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/urfave/cli/v2"
+	"github.com/urfave/cli/v3"
 
 	"github.com/exarchos/git-exarchos/gitstore"
 )
@@ -227,7 +227,7 @@ func commandPath(cmds []*cli.Command, args []string) string {
 		if c == nil {
 			break
 		}
-		path, cmds = append(path, c.Name), c.Subcommands
+		path, cmds = append(path, c.Name), c.Commands
 	}
 	return strings.Join(path, " ")
 }
@@ -243,8 +243,8 @@ func leaves(cmds []*cli.Command, prefix string) []string {
 		case c.Hidden || name == "hook git":
 		case name == "hook claude":
 			out = append(out, name+" ok")
-		case len(c.Subcommands) > 0:
-			out = append(out, leaves(c.Subcommands, name)...)
+		case len(c.Commands) > 0:
+			out = append(out, leaves(c.Commands, name)...)
 		default:
 			out = append(out, name)
 		}

@@ -5,13 +5,14 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"io"
 	"os"
 	"runtime/debug"
 
-	"github.com/urfave/cli/v2"
+	"github.com/urfave/cli/v3"
 
 	"github.com/exarchos/git-exarchos/app"
 )
@@ -46,12 +47,12 @@ func claudeHook(args []string, stdin io.Reader, stdout, stderr io.Writer) (int, 
 	return exitOK, true
 }
 
-// newApp is the CLI over the command tree.
-func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
+// newApp is the CLI over the command tree: the root command.
+func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.Command {
 	cmds, shown := commandTree()
-	return &cli.App{
+	cli.FlagStringer, cli.SubcommandHelpTemplate = flagString, groupHelpTemplate // help as v2 printed it (commands.go)
+	return &cli.Command{
 		Name:      "git exarchos",
-		HelpName:  "git exarchos",
 		Usage:     "durable, enforced development workflows for AI agents and humans, stored in git",
 		UsageText: "git exarchos <command> [options] [arguments]\n\nRun `git exarchos help <command>` (or `git exarchos <command> -h`) for a command's options and examples;\n`git exarchos --help` and `git help exarchos` open the man page.",
 		Description: `Every workflow is a state machine whose transitions are guarded by facts (files committed on
@@ -60,19 +61,21 @@ refs/exarchos/<feature>, so the state lives in the repository and survives any s
 
 Exit codes: 0 ok, 1 error, 2 usage, 3 rejected by the workflow, 4 GitHub auth or access,
 5 concurrent update could not be applied after retries.`,
-		Commands:                  cmds,
-		Reader:                    stdin,
-		Writer:                    stdout,
-		ErrWriter:                 stderr,
-		HideHelpCommand:           true, // `help` is a command of the tree (commands.go)
-		HideVersion:               true, // --version runs the version command
-		CustomAppHelpTemplate:     appHelpTemplate,
-		ExitErrHandler:            func(*cli.Context, error) {},
-		OnUsageError:              func(_ *cli.Context, err error, _ bool) error { return usageErr(err) },
-		Metadata:                  map[string]any{"groups": shown},
-		DisableSliceFlagSeparator: true,
+		Commands:                      cmds,
+		Reader:                        stdin,
+		Writer:                        stdout,
+		ErrWriter:                     stderr,
+		HideVersion:                   true, // --version runs the version command
+		CustomRootCommandHelpTemplate: appHelpTemplate,
+		ExitErrHandler:                func(context.Context, *cli.Command, error) {}, // run maps errors to exit codes; the library must not exit
+		OnUsageError:                  onUsageError,
+		Metadata:                      map[string]any{"groups": shown},
+		DisableSliceFlagSeparator:     true,
 	}
 }
+
+// onUsageError makes the library's flag errors usage errors (exit 2).
+func onUsageError(_ context.Context, _ *cli.Command, err error, _ bool) error { return usageErr(err) }
 
 // run executes one invocation and returns its exit code; tests and testscript call it directly.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -89,14 +92,14 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		// One JSON object even for help: the text, under "help".
 		var buf bytes.Buffer
 		a.Writer = &buf
-		if err := a.Run(inv.args); err != nil {
+		if err := a.Run(context.Background(), inv.args); err != nil {
 			return report(err, true, stdout, stderr)
 		}
 		b, _ := json.Marshal(map[string]string{"help": buf.String()})
 		stdout.Write(append(b, '\n'))
 		return exitOK
 	}
-	if err := a.Run(inv.args); err != nil {
+	if err := a.Run(context.Background(), inv.args); err != nil {
 		return report(err, asJSON, stdout, stderr)
 	}
 	return exitOK

@@ -6,7 +6,7 @@ import (
 	"io"
 	"os"
 
-	"github.com/urfave/cli/v2"
+	"github.com/urfave/cli/v3"
 )
 
 // jsonFlag is on every command.
@@ -27,22 +27,22 @@ func wantsJSON(args []string) bool {
 }
 
 // emit prints a command's result: JSON with --json, else the text rendering.
-func emit(c *cli.Context, result any, text func(w io.Writer)) error {
+func emit(c *cli.Command, result any, text func(w io.Writer)) error {
 	if c.Bool("json") {
 		return emitJSON(c, result)
 	}
-	text(c.App.Writer)
+	text(c.Root().Writer)
 	return nil
 }
 
 // emitResult is emit for a result that may be a failure: the text, then the failure on stderr; or,
 // with --json, one error object carrying the result.
-func emitResult(c *cli.Context, result any, text func(w io.Writer), failure error) error {
+func emitResult(c *cli.Command, result any, text func(w io.Writer), failure error) error {
 	if failure == nil {
 		return emit(c, result, text)
 	}
 	if !c.Bool("json") {
-		text(c.App.Writer)
+		text(c.Root().Writer)
 	}
 	return withDetails(failure, result)
 }
@@ -52,11 +52,11 @@ func emitResult(c *cli.Context, result any, text func(w io.Writer), failure erro
 type jsonWriter interface{ WriteJSON(w io.Writer) error }
 
 // emitJSON prints result as one JSON object.
-func emitJSON(c *cli.Context, result any) error {
+func emitJSON(c *cli.Command, result any) error {
 	if r, ok := result.(jsonWriter); ok {
-		return r.WriteJSON(c.App.Writer)
+		return r.WriteJSON(c.Root().Writer)
 	}
-	enc := json.NewEncoder(c.App.Writer)
+	enc := json.NewEncoder(c.Root().Writer)
 	enc.SetEscapeHTML(false)
 	return enc.Encode(result)
 }
