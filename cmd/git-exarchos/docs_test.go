@@ -2,6 +2,8 @@ package main
 
 import (
 	"os"
+	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 
@@ -18,6 +20,22 @@ func TestGeneratedManPage(t *testing.T) {
 		}
 	}
 	checkGenerated(t, "../../docs/git-exarchos.1", page)
+}
+
+// TestBinaryDoesNotLinkManPageRenderer: git-exarchos, run on every hook call, links no markdown
+// man page renderer (urfave/cli v2's, whose package init cost every start 0.3 ms); the man page is
+// roff written by man.go.
+func TestBinaryDoesNotLinkManPageRenderer(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", ".").Output()
+	if err != nil {
+		t.Fatalf("go list -deps .: %v", err)
+	}
+	deps := strings.Fields(string(out))
+	for _, pkg := range []string{"github.com/russross/blackfriday/v2", "github.com/cpuguy83/go-md2man/v2/md2man", "github.com/urfave/cli/v2"} {
+		if slices.Contains(deps, pkg) {
+			t.Errorf("git-exarchos links %s", pkg)
+		}
+	}
 }
 
 const (
