@@ -735,7 +735,7 @@ func (c *checker) exarchos(args []word, fromInput bool) string {
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		if a.text == "--" {
-			continue // urfave/cli takes the word after -- as the command all the same
+			continue // the CLI refuses -- before the command (args.go); the word after it is checked all the same
 		}
 		if !a.static() {
 			return c.unknown("the exarchos command " + a.raw + " is only known when it runs")
