@@ -121,17 +121,13 @@ Examples:
 			if f := c.String("fields"); f != "" {
 				fields = strings.Split(f, ",")
 			}
+			o := app.StatusOptions{Feature: c.Args().First(), Fields: fields}
+			if c.Bool("json") || fields != nil { // a field selection only makes sense as JSON
+				return printStatusJSON(c.Root().Writer, o)
+			}
 			r, err := openRepo()
 			if err != nil {
 				return err
-			}
-			o := app.StatusOptions{Feature: c.Args().First(), Fields: fields}
-			if c.Bool("json") || fields != nil { // a field selection only makes sense as JSON
-				out, err := app.StatusJSON(r, o)
-				if err != nil {
-					return err
-				}
-				return emitJSON(c, out)
 			}
 			res, err := app.ShowStatus(r, o)
 			if err != nil {
@@ -141,6 +137,49 @@ Examples:
 			return nil
 		},
 	}
+}
+
+// printStatusJSON is status's JSON: the snapshot's own JSON with head and trust (app.StatusJSON).
+func printStatusJSON(w io.Writer, o app.StatusOptions) error {
+	r, err := openRepo()
+	if err != nil {
+		return err
+	}
+	out, err := app.StatusJSON(r, o)
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(append(out, '\n'))
+	return err
+}
+
+// statusJSON answers `status --json [<feature>]` (the two words in either order) before the
+// command tree is built, as main does for the hook: hooks and prompts ask for it constantly, and
+// building the tree of every command to parse three words was a twentieth of the call. Any other
+// shape (another flag, --fields, a second argument) goes through run; both print with
+// printStatusJSON and report errors with report, so the output is one.
+func statusJSON(args []string, stdout io.Writer) (int, bool) {
+	if len(args) < 3 || len(args) > 4 || args[1] != "status" {
+		return 0, false
+	}
+	feature, asJSON := "", false
+	for _, a := range args[2:] {
+		switch {
+		case a == "--json" && !asJSON:
+			asJSON = true
+		case strings.HasPrefix(a, "-") || feature != "" || a == "help" || a == "h":
+			return 0, false
+		default:
+			feature = a
+		}
+	}
+	if !asJSON {
+		return 0, false
+	}
+	if err := printStatusJSON(stdout, app.StatusOptions{Feature: feature}); err != nil {
+		return report(err, true, stdout, io.Discard), true
+	}
+	return exitOK, true
 }
 
 // statusMermaid is status --format mermaid: the diagram, or with --json an object carrying it.

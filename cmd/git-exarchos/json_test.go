@@ -26,16 +26,10 @@ const exitContract = 99
 // every script is checked this way.
 func checkedRun(args []string) int {
 	if terminal(os.Stdout) { // a terminal is what the command must see (colour, prompts): unchecked
-		if code, ok := claudeHook(args, os.Stdin, os.Stdout, os.Stderr); ok {
-			return code
-		}
-		return run(args, os.Stdin, os.Stdout, os.Stderr)
+		return dispatch(args, os.Stdin, os.Stdout, os.Stderr)
 	}
 	var out, errOut bytes.Buffer
-	code, handled := claudeHook(args, os.Stdin, &out, &errOut)
-	if !handled {
-		code = run(args, os.Stdin, &out, &errOut)
-	}
+	code := dispatch(args, os.Stdin, &out, &errOut)
 	os.Stdout.Write(out.Bytes())
 	os.Stderr.Write(errOut.Bytes())
 	if err := oneObject(out.Bytes(), code); wantsJSON(args) && err != nil {

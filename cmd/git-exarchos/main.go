@@ -21,12 +21,20 @@ func main() {
 	// A call lives milliseconds: collecting garbage at the default 4 MiB heap cost list a tenth of
 	// its time, so the first collection waits for 16 MiB (a larger heap still collects, at 5x).
 	debug.SetGCPercent(400)
-	// Claude Code runs `git-exarchos hook claude` on every tool call: answered before the command
-	// tree is built, to keep that work off the hot path.
-	if code, ok := claudeHook(os.Args, os.Stdin, os.Stdout, os.Stderr); ok {
-		os.Exit(code)
+	os.Exit(dispatch(os.Args, os.Stdin, os.Stdout, os.Stderr))
+}
+
+// dispatch runs one invocation and returns its exit code. What runs on every tool call or prompt
+// is answered before the command tree is built, to keep that work off the hot path: Claude Code's
+// `git-exarchos hook claude`, and `status --json`. Everything else goes through run.
+func dispatch(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if code, ok := claudeHook(args, stdin, stdout, stderr); ok {
+		return code
 	}
-	os.Exit(run(os.Args, os.Stdin, os.Stdout, os.Stderr))
+	if code, ok := statusJSON(args, stdout); ok {
+		return code
+	}
+	return run(args, stdin, stdout, stderr)
 }
 
 // claudeHook answers `hook claude [--json]` and reports whether it did, with the exit code: 0 with
