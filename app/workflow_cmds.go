@@ -157,12 +157,15 @@ func StatusJSON(r *Repo, o StatusOptions) (json.RawMessage, error) {
 	}
 	state := bytes.TrimSpace(snap.State)
 	if len(state) == 0 || state[0] != '{' {
-		// No object to extend (an empty or null snapshot is the initial state): the slow road.
-		res, err := ShowStatus(r, o)
+		// No object to extend: an empty or null snapshot is the initial state, whose JSON State
+		// writes itself.
+		st, err := decodeSnapshot(snap)
 		if err != nil {
 			return nil, err
 		}
-		return json.Marshal(res)
+		if state, err = json.Marshal(st); err != nil {
+			return nil, err
+		}
 	}
 	all, err := statusFields(state, snap.Commit.String(), r.TrustInfo())
 	if err != nil {

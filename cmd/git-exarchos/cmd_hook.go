@@ -124,9 +124,6 @@ func hooksCommand() *cli.Command {
 	}
 	action := func(run func(app.HooksOptions) (*app.HooksResult, error)) cli.ActionFunc {
 		return func(_ context.Context, c *cli.Command) error {
-			if c.NArg() > 0 {
-				return usageErrf("%s takes no arguments, got %q", c.Name, strings.Join(c.Args().Slice(), " "))
-			}
 			res, err := run(opts(c))
 			if err != nil {
 				return err
@@ -202,9 +199,6 @@ Examples:
 					jsonFlag,
 				},
 				Action: func(_ context.Context, c *cli.Command) error {
-					if c.NArg() > 0 {
-						return usageErrf("release takes no arguments, got %q", strings.Join(c.Args().Slice(), " "))
-					}
 					res, err := app.HooksRelease(app.HooksReleaseOptions{Session: c.String("session"), All: c.Bool("all")})
 					if err != nil {
 						return err

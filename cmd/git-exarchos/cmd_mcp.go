@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"io"
-	"strings"
 
 	"github.com/urfave/cli/v3"
 
@@ -35,9 +34,6 @@ Examples:
 			jsonFlag,
 		},
 		Action: func(_ context.Context, c *cli.Command) error {
-			if c.NArg() > 0 {
-				return usageErrf("mcp takes no arguments, got %q", strings.Join(c.Args().Slice(), " "))
-			}
 			if c.Bool("install") || c.Bool("uninstall") {
 				if c.Bool("install") && c.Bool("uninstall") {
 					return usageErrf("--install and --uninstall exclude each other")

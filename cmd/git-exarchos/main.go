@@ -85,13 +85,6 @@ Exit codes: 0 ok, 1 error, 2 usage, 3 rejected by the workflow, 4 GitHub auth or
 // onUsageError makes the library's flag errors usage errors (exit 2).
 func onUsageError(_ context.Context, _ *cli.Command, err error, _ bool) error { return usageErr(err) }
 
-func firstOf(path []string) string {
-	if len(path) == 0 {
-		return ""
-	}
-	return path[0]
-}
-
 // readsTree are the commands that read the whole command tree when they run.
 var readsTree = map[string]bool{"help": true, "completion": true, "__complete": true, "man": true}
 
@@ -109,8 +102,10 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	// urfave/cli v3 prepares every command of the tree it is given (help flags, name checks) before
 	// it runs one: a third of a millisecond for the whole tree. A call that is not for help, nor to a
 	// command that reads the tree, is given a root holding its own command only.
-	if top := find(a.Commands, firstOf(inv.path)); !inv.help && top != nil && !readsTree[top.Name] {
-		a.Commands = []*cli.Command{top}
+	if !inv.help && len(inv.path) > 0 {
+		if top := find(a.Commands, inv.path[0]); !readsTree[top.Name] {
+			a.Commands = []*cli.Command{top}
+		}
 	}
 	if inv.help && asJSON {
 		// One JSON object even for help: the text, under "help".
