@@ -17,6 +17,9 @@ func DecodeState(snapshot json.RawMessage) (State, error) {
 	if len(b) == 0 || string(b) == "null" {
 		return s, nil
 	}
+	if fast, ok := decodeStateFast(b); ok {
+		return fast, nil
+	}
 	if err := json.Unmarshal(b, &s); err != nil {
 		return State{}, fmt.Errorf("decode state snapshot: %w", err)
 	}
@@ -41,7 +44,7 @@ func Project(defs Definitions, snapshot json.RawMessage, events []Event) (json.R
 	for _, e := range events {
 		s.apply(def, e) // s is freshly decoded and owned here, so in place is safe (and linear)
 	}
-	return json.Marshal(s)
+	return s.MarshalJSON()
 }
 
 // typeOf is the workflow type of s, else of the first workflow.started in events.
