@@ -3,7 +3,7 @@
 // machines are noisy; ratios against git run alongside are what to compare.
 //
 //	CGO_ENABLED=0 go build -o /tmp/gx/git-exarchos ./cmd/git-exarchos
-//	PATH=/tmp/gx:$PATH go run ./bench/clibench [-n 200] [-events 10000] [-workflows 1000] [-gc] [-case status] [-settle 45s] [-keep DIR]
+//	PATH=/tmp/gx:$PATH go run ./bench/clibench [-n 200] [-events 10000] [-workflows 1000] [-gc] [-case status] [-settle 75s] [-keep DIR]
 package main
 
 import (
@@ -51,7 +51,7 @@ func main() {
 	workflows := flag.Int("workflows", 0, "workflows besides the benchmarked one (default: -n, one per transition run)")
 	gc := flag.Bool("gc", false, "run `git gc` after setup, so every object is read from a pack")
 	keep := flag.String("keep", "", "set up the repository in this directory, keep it, and time nothing (for profiling by hand)")
-	settle := flag.Duration("settle", 45*time.Second, "after setup, sync and wait this long before timing (see below)")
+	settle := flag.Duration("settle", 75*time.Second, "after setup, sync and wait this long before timing (see below)")
 	other := flag.String("compare", "", "directory holding another git-exarchos binary (e.g. built from main) to time beside the one on PATH, case by case")
 	flag.Parse()
 	defer os.RemoveAll(benchutil.RequireOnPath("clibench"))
@@ -72,13 +72,21 @@ func main() {
 		fmt.Printf("repository kept in %s (workflow bench, %d events)\n", dir, *events)
 		return
 	}
-	// The setup creates and deletes tens of thousands of files in seconds. Timed at once, an append
-	// (seven new files) pays for that: dirty pages being written back, and on this machine's ext4 an
-	// inode allocator that steps over every inode freed in the last half minute. Measured: an append
-	// took 12.8 ms right after setup, 8.4 ms after a sync, 6.7 ms 40 s later.
+	// The setup creates and deletes tens of thousands of files in seconds (and -gc deletes the
+	// loose objects and a thousand loose refs). Timed at once, an append (seven new files) pays for
+	// that: dirty pages being written back, and on ext4 without a journal, as on this machine, an
+	// inode allocator that reads and steps over every inode of the directory's group freed in the
+	// last 60 s (recently_deleted in fs/ext4/ialloc.c; 300 s more while the inode table block is
+	// dirty, hence the sync). Measured: an append took 12.8 ms right after setup, 8.4 ms after a
+	// sync, 6.7 ms 40 s later; after gc, with 45 s of settling, the ref lock's creation in
+	// refs/exarchos (where gc had just deleted the loose refs) was a third of an append's samples.
 	benchutil.Run(dir, "", "sync")
 	time.Sleep(*settle)
 
+	// Copy the binary timed (and the -compare one) again now, together: how old a binary's copy
+	// is changes its start-up by up to a millisecond (FreshCopy), and the first copy is as old as
+	// the setup and the settling.
+	defer os.RemoveAll(benchutil.RequireOnPath("clibench"))
 	otherDir := ""
 	if *other != "" {
 		otherDir = benchutil.FreshCopy(filepath.Join(*other, "git-exarchos"))
