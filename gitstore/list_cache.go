@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/exarchos/git-exarchos/gitrepo"
 	"github.com/exarchos/git-exarchos/internal/atomicfile"
+	"github.com/exarchos/git-exarchos/internal/jsonstr"
 )
 
 // The list cache keeps each row of `list` under the head commit it was read from, in
@@ -102,37 +102,20 @@ func bodySum(body []byte) string {
 // escaped), by hand: reflection over a thousand rows was a tenth of list's time.
 func (s Summary) AppendJSON(b []byte) []byte {
 	b = append(b, `{"feature":`...)
-	b = appendJSONString(b, s.Feature)
+	b = jsonstr.Append(b, s.Feature, false)
 	b = append(b, `,"head":`...)
-	b = appendJSONString(b, s.Head)
+	b = jsonstr.Append(b, s.Head, false)
 	b = append(b, `,"phase":`...)
-	b = appendJSONString(b, s.Phase)
+	b = jsonstr.Append(b, s.Phase, false)
 	b = append(b, `,"type":`...)
-	b = appendJSONString(b, s.Type)
+	b = jsonstr.Append(b, s.Type, false)
 	b = append(b, `,"branch":`...)
-	b = appendJSONString(b, s.Branch)
+	b = jsonstr.Append(b, s.Branch, false)
 	b = append(b, `,"events":`...)
 	b = strconv.AppendInt(b, s.Events, 10)
 	b = append(b, `,"updated":"`...)
 	b = s.Updated.AppendFormat(b, time.RFC3339Nano)
 	return append(b, `"}`...)
-}
-
-// appendJSONString quotes a plain string (printable ASCII, no quote or backslash) itself and
-// leaves any other to encoding/json, so that every escape is exactly its.
-func appendJSONString(b []byte, s string) []byte {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' {
-			var out bytes.Buffer
-			enc := json.NewEncoder(&out)
-			enc.SetEscapeHTML(false)
-			_ = enc.Encode(s) // a string always encodes
-			return append(b, bytes.TrimSuffix(out.Bytes(), []byte{'\n'})...)
-		}
-	}
-	b = append(b, '"')
-	b = append(b, s...)
-	return append(b, '"')
 }
 
 // summary is the row as list shows it.

@@ -16,6 +16,8 @@ import (
 	"slices"
 	"strconv"
 	"unicode/utf8"
+
+	"github.com/exarchos/git-exarchos/internal/jsonstr"
 )
 
 // MarshalJSON writes empty collections as {} / [] rather than null, so a fresh state and one
@@ -183,7 +185,7 @@ func (p PR) writeJSON(w *jsonWriter) {
 	w.strOmit("mergedAt", o.MergedAt)
 	w.strOmit("mergeCommitSha", o.MergeCommitSHA)
 	w.strOmit("checks", o.Checks)
-	writeSlice(w, "failing", o.Failing, emptyOmitted, func(s string, w *jsonWriter) { w.value(); w.b = appendJSONString(w.b, s) })
+	writeSlice(w, "failing", o.Failing, emptyOmitted, writeString)
 	w.strOmit("reviewDecision", o.ReviewDecision)
 	w.strOmit("author", o.Author)
 	writeSlice(w, "reviews", o.Reviews, emptyOmitted, PRReview.writeJSON)
@@ -231,16 +233,20 @@ func (r Resource) writeJSON(w *jsonWriter) {
 	w.strOmit("base", r.Base)
 	w.strOmit("head", r.Head)
 	w.strOmit("url", r.URL)
-	writeSlice(w, "done", r.Done, emptyOmitted, func(s string, w *jsonWriter) { w.value(); w.b = appendJSONString(w.b, s) })
+	writeSlice(w, "done", r.Done, emptyOmitted, writeString)
 	w.strOmit("rescue", r.Rescue)
 	if r.Failure != nil {
 		w.key("failure")
-		w.open()
-		w.str("action", r.Failure.Action)
-		w.str("detail", r.Failure.Detail)
-		w.strOmit("fix", r.Failure.Fix)
-		w.close()
+		r.Failure.writeJSON(w)
 	}
+	w.close()
+}
+
+func (f StepFailure) writeJSON(w *jsonWriter) {
+	w.open()
+	w.str("action", f.Action)
+	w.str("detail", f.Detail)
+	w.strOmit("fix", f.Fix)
 	w.close()
 }
 
@@ -325,7 +331,7 @@ func (w *jsonWriter) key(k string) {
 	w.b = append(w.b, '"', ':')
 }
 
-func (w *jsonWriter) str(k, v string) { w.key(k); w.b = appendJSONString(w.b, v) }
+func (w *jsonWriter) str(k, v string) { w.key(k); w.b = jsonstr.Append(w.b, v, true) }
 func (w *jsonWriter) int(k string, v int64) {
 	w.key(k)
 	w.b = strconv.AppendInt(w.b, v, 10)
@@ -361,20 +367,9 @@ func (w *jsonWriter) raw(k string, v json.RawMessage) {
 	w.b = append(w.b, b...)
 }
 
-// appendJSONString appends s quoted. A string of printable ASCII that encoding/json leaves as it
-// is (no quote, backslash or <>&) is copied; any other goes through encoding/json, for its exact
-// escapes (\u003c, \ufffd for invalid UTF-8, \u2028…).
-func appendJSONString(b []byte, s string) []byte {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
-			q, _ := json.Marshal(s)
-			return append(b, q...)
-		}
-	}
-	b = append(b, '"')
-	b = append(b, s...)
-	return append(b, '"')
-}
+// writeString and readString are a []string's elements.
+func writeString(s string, w *jsonWriter) { w.value(); w.b = jsonstr.Append(w.b, s, true) }
+func readString(s *string, r *jsonReader) { *s = r.string() }
 
 // How a nil or empty collection is written: as empty ([] or {}, as State's MarshalJSON has
 // always written them), or not at all (omitempty). No collection here is written as null.
@@ -406,7 +401,7 @@ func writeMap[T any](w *jsonWriter, k string, m map[string]T, mode emptyMode, ea
 	w.b = append(w.b, '{')
 	for _, name := range slices.Sorted(maps.Keys(m)) {
 		w.value()
-		w.b = appendJSONString(w.b, name)
+		w.b = jsonstr.Append(w.b, name, true)
 		w.b = append(w.b, ':')
 		each(m[name], w)
 	}
@@ -692,7 +687,7 @@ func (p *PR) readJSON(r *jsonReader) {
 		case "checks":
 			o.Checks = r.string()
 		case "failing":
-			o.Failing = readSlice(r, func(s *string, r *jsonReader) { *s = r.string() })
+			o.Failing = readSlice(r, readString)
 		case "reviewDecision":
 			o.ReviewDecision = r.string()
 		case "author":
@@ -782,7 +777,7 @@ func (res *Resource) readJSON(r *jsonReader) {
 		case "url":
 			res.URL = r.string()
 		case "done":
-			res.Done = readSlice(r, func(s *string, r *jsonReader) { *s = r.string() })
+			res.Done = readSlice(r, readString)
 		case "rescue":
 			res.Rescue = r.string()
 		case "failure":
@@ -1011,9 +1006,9 @@ func (r *jsonReader) string() string {
 	return ""
 }
 
-// number reads an integer in JSON's form (no leading zero, no fraction or exponent) that fits in
-// bits; a fraction or exponent leaves the canonical form at the next read.
-func (r *jsonReader) number(bits int) int64 {
+// integer reads an integer in JSON's form: no leading zero, no fraction or exponent (those leave
+// the canonical form at the next read).
+func (r *jsonReader) integer() string {
 	r.ws()
 	start := r.i
 	if r.i < len(r.b) && r.b[r.i] == '-' {
@@ -1025,26 +1020,23 @@ func (r *jsonReader) number(bits int) int64 {
 	}
 	if r.i == digits || (r.b[digits] == '0' && r.i-digits > 1) {
 		r.fail()
-		return 0
+		return "0"
 	}
-	n, err := strconv.ParseInt(string(r.b[start:r.i]), 10, bits)
+	return string(r.b[start:r.i])
+}
+
+// number reads an integer that fits in bits.
+func (r *jsonReader) number(bits int) int64 {
+	n, err := strconv.ParseInt(r.integer(), 10, bits)
 	if err != nil {
 		r.fail()
 	}
 	return n
 }
 
+// unsigned reads a non-negative integer (ParseUint refuses a sign, as encoding/json does).
 func (r *jsonReader) unsigned() uint64 {
-	r.ws()
-	start := r.i
-	for r.i < len(r.b) && r.b[r.i] >= '0' && r.b[r.i] <= '9' {
-		r.i++
-	}
-	if r.i == start || (r.b[start] == '0' && r.i-start > 1) {
-		r.fail()
-		return 0
-	}
-	n, err := strconv.ParseUint(string(r.b[start:r.i]), 10, 64)
+	n, err := strconv.ParseUint(r.integer(), 10, 64)
 	if err != nil {
 		r.fail()
 	}
