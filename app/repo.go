@@ -1,6 +1,10 @@
 // Package app holds what each git exarchos command does, one options struct and one Run function per
 // command, apart from flag parsing and printing (which cmd/git-exarchos does). Commands reach the
 // repository only through gitstore, GitHub only through githubsync, and decide only through workflow.
+//
+// It may import every package below it in DESIGN.md's table (workflowdef, guards, hooks, githubsync,
+// gitstore, gitrepo, signing, fsmonitor, workflow) and the internal helpers, never cmd or mcpserver;
+// internal/archtest holds the rule, and notes where app still reaches gitrepo directly.
 package app
 
 import (

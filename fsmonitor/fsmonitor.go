@@ -25,6 +25,8 @@
 // The monitor listens on an abstract unix socket named after the user and the working tree, so no
 // file under .git/ is needed, and two monitors of one tree cannot both bind it. A caller accepts a
 // token only from a process of its own user.
+//
+// It may import the standard library, golang.org/x/sys/unix (inotify) and the internal helpers.
 package fsmonitor
 
 import (

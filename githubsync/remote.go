@@ -2,6 +2,8 @@
 // Server) with go-github, for the PR guards: it resolves the repository from the origin remote or a
 // PR URL, the token from the environment or gh, retries transient failures within a time budget,
 // and turns every failure into an *Error that says what to do. The token never appears in errors.
+//
+// It may import workflow, go-github and the internal helpers.
 package githubsync
 
 import (

@@ -2,6 +2,9 @@
 // format and extensions, objects (loose and packed, SHA-1 or SHA-256) and the tree and commit
 // codec, refs under git's lock protocol, configuration, worktrees and the git binary. It knows
 // nothing of workflows; gitstore keeps the event log on top of it.
+//
+// It may import the standard library, go-git (for its plumbing types) and the internal helpers;
+// no package of exarchos's own.
 package gitrepo
 
 import (

@@ -2,6 +2,8 @@
 // (refs/exarchos/<feature>), one commit per write, whose tree holds the events in JSONL segments,
 // an index of event ids, and a snapshot of the projected state. Objects are written and read with
 // go-git; refs are moved by compare-and-swap under git's own lock protocol.
+//
+// It may import gitrepo, workflow, go-git's plumbing types and the internal helpers.
 package gitstore
 
 import (

@@ -1,6 +1,8 @@
 // Package guards holds the guard functions named in workflow definitions. A guard is a pure
 // function of the workflow state and facts read through small interfaces; it returns nil when it
 // passes, or a structured failure with a runnable fix.
+//
+// It may import workflow and internal/jsonstr; like workflow it does no I/O and reads no clock.
 package guards
 
 // GitFacts are the repository facts guards read. gitstore implements them against a real

@@ -3,6 +3,9 @@
 // settings files and chain existing git hooks. A hook must never break the session that runs it:
 // every handler answers with the event's safe default when its input or the repository is not what
 // it expects, and says why on stderr.
+//
+// It may import workflow, guards, mvdan.cc/sh and the internal helpers; never gitstore or gitrepo
+// (the caller reads the repository and hands the facts in).
 package hooks
 
 import (

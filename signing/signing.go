@@ -2,6 +2,8 @@
 // keys through the ssh-keygen binary (`-Y sign`, `-Y find-principals`, `-Y verify`, namespace
 // git-exarchos), or OpenPGP through gpg when gpg.format=openpgp. It holds no keys and no policy:
 // who may sign what is the allowed-signers file the caller passes in.
+//
+// It may import the standard library and the internal helpers only.
 package signing
 
 import (

@@ -8,6 +8,8 @@
 // with the limits of its rules); there is no registry. Env carries the actor, the opt-in guards and
 // a GuardEvaluator (package guards, over git facts). Transitions and Summary explain what is open
 // from the current phase; Definition.Text/Mermaid serve `describe`.
+//
+// It may import the standard library (none of its I/O, randomness or clock) and internal/jsonstr only.
 package workflow
 
 import (

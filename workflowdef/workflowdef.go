@@ -25,6 +25,9 @@
 //	  - {from: research, to: done, guards: [shell:tests]}
 //	guards:
 //	  tests: {run: "go test ./...", timeout: 2m}
+//
+// It may import workflow, guards (lint names the built-in guards), yaml.v3, kaptinlin/jsonschema and
+// internal/jsonstr; like workflow it does no I/O and reads no clock.
 package workflowdef
 
 import (

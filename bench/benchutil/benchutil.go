@@ -1,5 +1,7 @@
 // Package benchutil holds what the whole-process benchmark programs under bench/ share: running a
 // command, failing loudly, and summarising timings.
+//
+// It may import the standard library only.
 package benchutil
 
 import (

@@ -4,6 +4,9 @@
 //
 //	CGO_ENABLED=0 go build -o /tmp/gx/git-exarchos ./cmd/git-exarchos
 //	PATH=/tmp/gx:$PATH go run ./bench/prbench [-n 100]
+//
+// Like every program under bench/, it may import app, the packages below it, bench/benchutil and
+// githubsync/fakegithub; nothing imports it.
 package main
 
 import (

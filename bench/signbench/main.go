@@ -3,6 +3,9 @@
 // against the same commands in an unsigned repository and git baselines measured in the same run.
 //
 //	go run ./bench/signbench [-n 50] [-events 10000] [-decisions 20]
+//
+// Like every program under bench/, it may import app, the packages below it, bench/benchutil and
+// githubsync/fakegithub; nothing imports it.
 package main
 
 import (

@@ -1,5 +1,7 @@
 // Command git-exarchos-mcp is the git exarchos MCP server (package mcpserver), a binary of its own
 // so that git-exarchos, which runs on every hook call, does not link the MCP SDK.
+//
+// It may import mcpserver only.
 package main
 
 import (

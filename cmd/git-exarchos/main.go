@@ -1,6 +1,9 @@
 // Command git-exarchos is the CLI; git runs it as `git exarchos`. This package only wires: it parses
 // flags into the app package's options, calls the app's Run functions, prints text or --json, and
 // maps errors to exit codes (errors.go). The command tree is commands.go.
+//
+// It may import app and every package below it, and urfave/cli v3; never mcpserver (the binary
+// every hook runs does not link the MCP SDK). internal/archtest holds the rule.
 package main
 
 import (

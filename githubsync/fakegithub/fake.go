@@ -2,6 +2,8 @@
 // (pull get and list, check runs, combined commit status, reviews), the writes it makes (issue
 // comments, closing a pull request), request counting, and queued
 // faults (5xx storms, rate limits, bad tokens). Point GITHUB_API_URL at Server.URL.
+//
+// It may import the standard library only.
 package fakegithub
 
 import (

@@ -1,5 +1,7 @@
 // Package atomicfile writes a file so that a reader sees its old content or its new, never half of
 // it: the content goes to a temporary file in the same directory, which is renamed over the path.
+//
+// It may import the standard library only.
 package atomicfile
 
 import (

@@ -6,6 +6,8 @@
 // The variable names a step of the current run and a point in it: "N" (step N recorded; 0 is the
 // cancel request), "N:act" (step N performed on git, not yet recorded), "N:moved" (a worktree
 // directory renamed aside, not yet removed), "N:half" (half of the renamed directory deleted).
+//
+// It may import the standard library only.
 package faults
 
 // Env is the variable a faults build reads.

@@ -1,5 +1,7 @@
 // Package gittest holds the helpers tests of gitrepo and gitstore share: running git on a real
 // temporary repository and making one.
+//
+// It may import the standard library, testing and testify, and only tests may import it.
 package gittest
 
 import (

@@ -1,5 +1,7 @@
 // Package jsonstr quotes strings as encoding/json does, for the codecs written by hand on hot
 // paths (a state snapshot, a list row) that must give encoding/json's bytes exactly.
+//
+// It may import the standard library only, and does no I/O (the pure core uses it).
 package jsonstr
 
 import (

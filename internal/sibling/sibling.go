@@ -1,6 +1,8 @@
 // Package sibling finds a companion binary of the running one: git-exarchos starts
 // git-exarchos-mcp, whose tools run git-exarchos. `go install ./cmd/...` puts them side by side,
 // so the one beside the running executable is preferred (same build), then the one on PATH.
+//
+// It may import the standard library only.
 package sibling
 
 import (

@@ -1,0 +1,454 @@
+package archtest
+
+import (
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/exarchos/git-exarchos"
+
+// helpers stands for every internal/* package but internal/gittest (a test helper: it imports
+// testing) and this one. Helpers import the standard library only, so any package may use them
+// without an arrow pointing up.
+const helpers = "internal/*"
+
+// rule is one row of the package table: a package (its directory under the module; "" is the
+// module's root), its job, and what it may import besides the standard library.
+type rule struct {
+	job string
+	// may lists the module's packages it may import (module-relative; helpers for internal/*).
+	may []string
+	// libraries lists the import-path prefixes of the third-party packages it may import.
+	libraries []string
+	// pure: no I/O and no clock of its own (no os, net, syscall, crypto/rand…, no time.Now).
+	pure bool
+	// planned: the package comes with another branch of this session; its row may come first.
+	planned bool
+}
+
+// below is what DESIGN.md's "everything below" means for cmd/git-exarchos and app: every
+// package under them in the table.
+var below = []string{"", "workflowdef", "guards", "hooks", "githubsync", "gitstore", "gitrepo", "signing", "fsmonitor", "workflow", helpers}
+
+// table mirrors DESIGN.md's package table (same jobs, same arrows), plus the internal helpers,
+// the bench programs and the test doubles. Comments name where today's code departs from
+// DESIGN.md, and the issue-31 split that removes the departure.
+var table = map[string]rule{
+	"cmd/git-exarchos": {
+		job: "CLI wiring: the command tree, flags, text or --json, the one error → exit-code table",
+		// Not mcpserver: the binary every hook runs must not link the MCP SDK
+		// (mcpserver's TestMainBinaryDoesNotLinkTheSDK).
+		// DESIGN.md says "wiring only", yet the hook's and status's fast paths in main.go reach
+		// gitrepo, gitstore, hooks and fsmonitor themselves (and a monitor start is set from an
+		// init()); issue 31 item 1 moves them into the hook runtime package.
+		may:       append([]string{"app"}, below...),
+		libraries: []string{"github.com/urfave/cli/v3"},
+	},
+	"cmd/git-exarchos-mcp": {
+		job: "the MCP server's binary, apart so git-exarchos does not link the MCP SDK",
+		may: []string{"mcpserver"},
+	},
+	"app": {
+		job: "what each command does: one options struct and one run function per command",
+		// DESIGN.md: everything below. app's own doc comment says commands reach the repository
+		// only through gitstore, but a dozen files (hook_git.go, hook_effects.go, worktree.go,
+		// rescue.go, sync.go, …) use gitrepo directly: issue 31 item 1 (app split by job: the hook
+		// runtime, the saga, sync) and item 2 (gitrepo behind one narrow interface).
+		may: below,
+		libraries: []string{
+			"github.com/go-git/go-git/v5/plumbing", // object ids and types (defs.go); issue 31 item 2
+			"gopkg.in/yaml.v3",                     // .exarchos/config.yaml (defs.go); belongs with workflowdef
+			"github.com/kaptinlin/jsonschema",      // completion schemas (envelope.go); belongs with workflowdef
+		},
+	},
+	"mcpserver": {
+		job: "MCP tools over the same commands, each run as a git-exarchos process",
+		// DESIGN.md: app. Today it imports none of it (tools run the CLI as processes).
+		may:       []string{"app", helpers},
+		libraries: []string{"github.com/modelcontextprotocol/go-sdk"},
+	},
+	"workflowdef": {
+		job: "workflow definitions written in YAML, read from the base branch, and lint",
+		// Departs from DESIGN.md (which lists workflow only): lint names the built-in guards
+		// (guards.IDs, guards.Lookup). Both are pure, so the arrow still points down; DESIGN.md's
+		// row should name guards.
+		may:       []string{"workflow", "guards", "internal/jsonstr"},
+		libraries: []string{"gopkg.in/yaml.v3", "github.com/kaptinlin/jsonschema"},
+		pure:      true,
+	},
+	"guards": {
+		job:  "guard functions: pure functions of (state, facts) → pass or a structured failure",
+		may:  []string{"workflow", "internal/jsonstr"},
+		pure: true,
+	},
+	"hooks": {
+		job:       "Claude Code and git hook decisions: the Bash reader, policies, effects, settings installers",
+		may:       []string{"workflow", "guards", helpers},
+		libraries: []string{"mvdan.cc/sh/v3"},
+	},
+	"githubsync": {
+		job:       "GitHub through go-github: token and host, pull requests, checks, reviews, merge evidence",
+		may:       []string{"workflow", helpers},
+		libraries: []string{"github.com/google/go-github/v62"},
+	},
+	"githubsync/fakegithub": {
+		job: "an in-memory GitHub REST API for tests, reached through GITHUB_API_URL",
+	},
+	"gitstore": {
+		job: "the event log in refs: segments, snapshot, compare-and-swap, merge, sync, fsck of the log",
+		// DESIGN.md names no library here: gitstore spells object ids and modes with go-git's
+		// plumbing types, which gitrepo's API hands it; issue 31 item 2 (gitrepo behind one
+		// narrow interface of its own types) removes it.
+		may:       []string{"gitrepo", "workflow", helpers},
+		libraries: []string{"github.com/go-git/go-git/v5/plumbing"},
+	},
+	"gitrepo": {
+		job: "git access: discovery, objects and packs, refs and locks, config, worktrees, the git binary",
+		// It imports no workflow package, but rescue.go holds workflow logic (the rescue record's
+		// format): issue 31 item 1 moves it to the saga's package.
+		may:       []string{helpers},
+		libraries: []string{"github.com/go-git/go-git/v5"},
+	},
+	"signing": {
+		job: "signing and verifying decisions with git's own signing setup (ssh-keygen -Y, gpg)",
+		may: []string{helpers},
+	},
+	"fsmonitor": {
+		job: "the inotify monitor that lets PostToolUse skip a full git status",
+		// DESIGN.md says standard library: golang.org/x/sys/unix is the inotify system calls the
+		// standard library's syscall package froze before.
+		may:       []string{helpers},
+		libraries: []string{"golang.org/x/sys/unix"},
+	},
+	"workflow": {
+		job: "the pure core: definitions as data, events, Decide, Apply (total), projections",
+		// DESIGN.md: standard library only. internal/jsonstr is a pure quoter shared with
+		// gitstore's list rows (the hand-written codecs must give encoding/json's bytes).
+		may:  []string{"internal/jsonstr"},
+		pure: true,
+	},
+
+	"internal/atomicfile": {job: "files written whole through a rename"},
+	"internal/faults":     {job: "test-only crash points, no-ops without the exarchos_faults tag"},
+	"internal/jsonstr":    {job: "strings quoted exactly as encoding/json quotes them", pure: true},
+	"internal/sibling":    {job: "finds the companion binary (git-exarchos-mcp beside git-exarchos)"},
+	"internal/gittest": {
+		job:       "what tests share to run git on real temporary repositories",
+		libraries: []string{"github.com/stretchr/testify"},
+	},
+	"internal/archtest": {job: "this test: the package table and its checks"},
+	// Rows for packages that other branches of this session add (issue 27's real-client tests
+	// and the scripted model server, issue 29's agent environment, the shipped files at the root).
+	"internal/agentenv":    {job: "the one reader of the agent client's variables", planned: true},
+	"internal/modelserver": {job: "a scripted Anthropic Messages API on 127.0.0.1 for end-to-end tests", planned: true},
+	"e2e":                  {job: "end-to-end tests through the real Claude Code client", may: []string{helpers, "internal/gittest"}, planned: true},
+	"":                     {job: "the files this repository ships and the program also writes, embedded", planned: true},
+
+	"bench/benchutil": {job: "what the bench programs share: running a command, summarising timings"},
+	"bench/clibench":  benchProgram,
+	"bench/hooks":     benchProgram,
+	"bench/prbench":   benchProgram,
+	"bench/signbench": benchProgram,
+	"bench/syncbench": benchProgram,
+}
+
+// benchProgram: the programs under bench/ set up repositories through app and time whole
+// processes; nothing imports them.
+var benchProgram = rule{
+	job: "a whole-process benchmark program (figures in BENCHMARKS.md)",
+	may: append([]string{"app", "bench/benchutil", "githubsync/fakegithub"}, below...),
+}
+
+// impure are the standard-library packages a pure package may not import: they reach the file
+// system, the network, processes, the system or randomness.
+var impure = []string{"os", "os/exec", "os/signal", "os/user", "net", "net/http", "net/rpc", "syscall",
+	"io/ioutil", "path/filepath", "crypto/rand", "math/rand", "math/rand/v2", "unsafe", "plugin", "runtime/debug"}
+
+// clock are the time package's functions that read or wait on the clock.
+var clock = []string{"Now", "Since", "Until", "Sleep", "After", "AfterFunc", "Tick", "NewTimer", "NewTicker"}
+
+// check says why pkg may not import imp, or "" when its rule allows it.
+func check(pkg, imp string) string {
+	r, ok := table[pkg]
+	if !ok {
+		return fmt.Sprintf("%s has no row in internal/archtest's table: add one (its job, what it may import)", name(pkg))
+	}
+	rel, internal := strings.CutPrefix(imp, module+"/")
+	if imp == module {
+		rel, internal = "", true
+	}
+	switch {
+	case internal:
+		for _, m := range r.may {
+			if m == rel || m == helpers && strings.HasPrefix(rel, "internal/") && rel != "internal/gittest" && rel != "internal/archtest" {
+				return ""
+			}
+		}
+		return fmt.Sprintf("%s (%s) may import only %s of this module, not %s: imports point one way, down DESIGN.md's package table",
+			name(pkg), r.job, list(r.may), name(rel))
+	case !strings.Contains(strings.Split(imp, "/")[0], "."): // the standard library
+		if r.pure && slices.Contains(impure, imp) {
+			return fmt.Sprintf("%s is pure (%s) and may not import %s: it does no I/O and has no clock or randomness of its own (DESIGN.md)", name(pkg), r.job, imp)
+		}
+		if imp == "testing" && pkg != "internal/gittest" {
+			return fmt.Sprintf("%s imports testing outside a _test.go file: only internal/gittest, a test helper, may", name(pkg))
+		}
+		return ""
+	default:
+		for _, l := range r.libraries {
+			if imp == l || strings.HasPrefix(imp, l+"/") {
+				return ""
+			}
+		}
+		return fmt.Sprintf("%s (%s) may import only the libraries %s, not %s: name the library in its row (and in DESIGN.md) first",
+			name(pkg), r.job, list(r.libraries), imp)
+	}
+}
+
+func name(pkg string) string {
+	if pkg == "" {
+		return "the module's root package"
+	}
+	return pkg
+}
+
+func list(s []string) string {
+	if len(s) == 0 {
+		return "none"
+	}
+	var names []string
+	for _, p := range s {
+		names = append(names, name(p))
+	}
+	return strings.Join(names, ", ")
+}
+
+// pkgFiles is a package's non-test Go files, parsed with their comments. Every file is read
+// whatever its build constraints, so a linux-only or tagged file follows the rules too.
+type pkgFiles map[string][]*ast.File
+
+// parseModule parses every non-test Go file of the module, by package directory.
+func parseModule(t *testing.T) (pkgFiles, *token.FileSet) {
+	t.Helper()
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(root, "go.mod")); err != nil {
+		t.Fatalf("module root not found at %s: %v", root, err)
+	}
+	fset := token.NewFileSet()
+	pkgs := pkgFiles{}
+	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if n := d.Name(); path != root && (n == "testdata" || n == "node_modules" || strings.HasPrefix(n, ".") || strings.HasPrefix(n, "_")) {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, path, nil, parser.ParseComments)
+		if err != nil {
+			return err
+		}
+		dir, err := filepath.Rel(root, filepath.Dir(path))
+		if err != nil {
+			return err
+		}
+		dir = filepath.ToSlash(dir)
+		if dir == "." {
+			dir = ""
+		}
+		pkgs[dir] = append(pkgs[dir], f)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(pkgs) < 20 {
+		t.Fatalf("found %d packages under %s: the walk is wrong", len(pkgs), root)
+	}
+	return pkgs, fset
+}
+
+func sorted(pkgs pkgFiles) []string {
+	var s []string
+	for p := range pkgs {
+		s = append(s, p)
+	}
+	sort.Strings(s)
+	return s
+}
+
+// TestEveryPackageHasARow: a new package gets a row (its job, what it may import) before it
+// lands, and a row outlives no package.
+func TestEveryPackageHasARow(t *testing.T) {
+	pkgs, _ := parseModule(t)
+	for _, p := range sorted(pkgs) {
+		if _, ok := table[p]; !ok {
+			t.Errorf("%s has no row in internal/archtest's table: add one (its job, what it may import, as DESIGN.md's package table)", name(p))
+		}
+	}
+	for p, r := range table {
+		if _, ok := pkgs[p]; !ok && !r.planned {
+			t.Errorf("table row %q names no package: remove it (or mark it planned)", p)
+		}
+		for _, m := range r.may {
+			if _, ok := table[m]; !ok && m != helpers {
+				t.Errorf("row %q may import %q, which has no row", p, m)
+			}
+		}
+	}
+}
+
+// TestImportsFollowTheTable: every import of every non-test file is one its package's row allows.
+func TestImportsFollowTheTable(t *testing.T) {
+	pkgs, fset := parseModule(t)
+	for _, p := range sorted(pkgs) {
+		for _, f := range pkgs[p] {
+			for _, spec := range f.Imports {
+				imp, err := strconv.Unquote(spec.Path.Value)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if why := check(p, imp); why != "" {
+					t.Errorf("%s: %s", fset.Position(spec.Pos()), why)
+				}
+			}
+		}
+	}
+}
+
+// TestPureCodeReadsNoClock: the pure packages take time from their callers (events carry it);
+// a call of time.Now, time.Sleep or a timer in them is refused.
+func TestPureCodeReadsNoClock(t *testing.T) {
+	pkgs, fset := parseModule(t)
+	for _, p := range sorted(pkgs) {
+		if !table[p].pure {
+			continue
+		}
+		for _, f := range pkgs[p] {
+			for _, at := range clockCalls(f) {
+				t.Errorf("%s: %s is pure and may not read the clock (%s): take the time from the caller", fset.Position(at.pos), p, at.call)
+			}
+		}
+	}
+}
+
+type clockCall struct {
+	pos  token.Pos
+	call string
+}
+
+// clockCalls finds uses of the time package's clock functions in f, under whatever name f
+// imports time.
+func clockCalls(f *ast.File) []clockCall {
+	local := ""
+	for _, spec := range f.Imports {
+		if spec.Path.Value == `"time"` {
+			local = "time"
+			if spec.Name != nil {
+				local = spec.Name.Name
+			}
+		}
+	}
+	if local == "" || local == "_" {
+		return nil
+	}
+	var found []clockCall
+	ast.Inspect(f, func(n ast.Node) bool {
+		if sel, ok := n.(*ast.SelectorExpr); ok {
+			if x, ok := sel.X.(*ast.Ident); ok && x.Name == local && slices.Contains(clock, sel.Sel.Name) {
+				found = append(found, clockCall{sel.Pos(), local + "." + sel.Sel.Name})
+			}
+		}
+		return true
+	})
+	return found
+}
+
+// TestEveryPackageSaysItsJobAndImports: each package opens with a doc comment ("Package x …" or,
+// for a program, "Command x …") that says its job and, in a sentence with "may import", what it
+// may import.
+func TestEveryPackageSaysItsJobAndImports(t *testing.T) {
+	pkgs, _ := parseModule(t)
+	for _, p := range sorted(pkgs) {
+		var doc string
+		for _, f := range pkgs[p] {
+			if f.Doc != nil {
+				doc += f.Doc.Text()
+			}
+		}
+		pkgName := pkgs[p][0].Name.Name
+		switch {
+		case doc == "":
+			t.Errorf("%s has no package doc comment: open it with one that says its job and what it may import", name(p))
+		case !strings.HasPrefix(doc, "Package "+pkgName+" ") && !strings.HasPrefix(doc, "Command "):
+			t.Errorf("%s's doc comment starts %q: start it with \"Package %s\" (or \"Command <name>\" for a program)", name(p), strings.SplitN(doc, "\n", 2)[0], pkgName)
+		case !strings.Contains(strings.ToLower(doc), "may import"):
+			t.Errorf("%s's doc comment does not say what it may import: add a sentence with \"may import\" (its row: %s; libraries %s)", name(p), list(table[p].may), list(table[p].libraries))
+		}
+	}
+}
+
+// TestCheckNamesTheRule: the checker refuses each kind of crossing, with the rule it breaks, and
+// lets through what the table allows. Without this, a checker that allowed everything would pass.
+func TestCheckNamesTheRule(t *testing.T) {
+	for _, c := range []struct{ pkg, imp, want string }{
+		{"workflow", module + "/gitstore", "imports point one way"},
+		{"workflow", "os", "is pure"},
+		{"guards", "os/exec", "is pure"},
+		{"workflowdef", "net/http", "is pure"},
+		{"gitrepo", module + "/workflow", "may import only internal/*"},
+		{"gitrepo", module + "/internal/gittest", "not internal/gittest"},
+		{"gitstore", module + "/app", "not app"},
+		{"hooks", module + "/gitstore", "not gitstore"},
+		{"cmd/git-exarchos", module + "/mcpserver", "not mcpserver"},
+		{"internal/jsonstr", module + "/workflow", "not workflow"},
+		{"workflow", "gopkg.in/yaml.v3", "may import only the libraries none"},
+		{"hooks", "github.com/google/go-github/v62/github", "not github.com/google/go-github"},
+		{"signing", "testing", "outside a _test.go file"},
+		{"newpkg", "fmt", "has no row"},
+	} {
+		got := check(c.pkg, c.imp)
+		if !strings.Contains(got, c.want) {
+			t.Errorf("check(%q, %q) = %q, want it to say %q", c.pkg, c.imp, got, c.want)
+		}
+	}
+	for _, c := range []struct{ pkg, imp string }{
+		{"workflow", "encoding/json"},
+		{"workflow", module + "/internal/jsonstr"},
+		{"gitstore", module + "/gitrepo"},
+		{"gitstore", "github.com/go-git/go-git/v5/plumbing/filemode"},
+		{"app", module + "/internal/atomicfile"},
+		{"app", module},
+		{"internal/gittest", "testing"},
+		{"hooks", "mvdan.cc/sh/v3/syntax"},
+	} {
+		if got := check(c.pkg, c.imp); got != "" {
+			t.Errorf("check(%q, %q) refused what the table allows: %s", c.pkg, c.imp, got)
+		}
+	}
+	f, err := parser.ParseFile(token.NewFileSet(), "x.go", "package x\nimport clock \"time\"\nfunc f() { _ = clock.Now(); clock.Sleep(1); _ = clock.Duration(1) }\n", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := clockCalls(f); len(got) != 2 || got[0].call != "clock.Now" || got[1].call != "clock.Sleep" {
+		t.Errorf("clockCalls under a renamed import = %v, want clock.Now and clock.Sleep", got)
+	}
+}
