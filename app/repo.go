@@ -2,9 +2,10 @@
 // command, apart from flag parsing and printing (which cmd/git-exarchos does). Commands reach the
 // repository only through gitstore, GitHub only through githubsync, and decide only through workflow.
 //
-// It may import every package below it in DESIGN.md's table (workflowdef, guards, hooks, githubsync,
-// gitstore, gitrepo, signing, fsmonitor, workflow) and the internal helpers, never cmd or mcpserver;
-// internal/archtest holds the rule, and notes where app still reaches gitrepo directly.
+// It may import every package below it in the package map (CONTRIBUTING.md: hooks, workflowdef,
+// guards, githubsync, gitstore, gitrepo, signing, fsmonitor, workflow) and the internal helpers,
+// never cmd or mcpserver; internal/archtest holds the rule, and notes where app still reaches
+// gitrepo directly.
 package app
 
 import (

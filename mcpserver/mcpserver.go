@@ -7,7 +7,7 @@
 // Schema package cost every run of a binary that links them 0.3–0.45 ms of start-up (package
 // initialisation and a larger binary to map), and git-exarchos runs on every hook call.
 //
-// It may import app (DESIGN.md; today it needs none of it), the MCP SDK and the internal helpers.
+// It may import app (the design allows it; today it needs none of it), the MCP SDK and the internal helpers.
 package mcpserver
 
 import (

@@ -40,8 +40,9 @@ type rule struct {
 // package under them in the table.
 var below = []string{"", "workflowdef", "guards", "hooks", "githubsync", "gitstore", "gitrepo", "signing", "fsmonitor", "workflow", helpers}
 
-// table mirrors DESIGN.md's package table (same jobs, same arrows), plus the internal helpers,
-// the bench programs and the test doubles. Comments name where today's code departs from
+// table mirrors the design's package table (DESIGN.md, the project's design notes; CONTRIBUTING.md's
+// package map) with the same jobs and arrows, plus the internal helpers, the bench programs and the
+// test doubles. Comments name where today's code departs from
 // DESIGN.md, and the issue-31 split that removes the departure.
 var table = map[string]rule{
 	"cmd/git-exarchos": {
@@ -194,11 +195,11 @@ func check(pkg, imp string) string {
 				return ""
 			}
 		}
-		return fmt.Sprintf("%s (%s) may import only %s of this module, not %s: imports point one way, down DESIGN.md's package table",
+		return fmt.Sprintf("%s (%s) may import only %s of this module, not %s: imports point one way, down the package map (CONTRIBUTING.md)",
 			name(pkg), r.job, list(r.may), name(rel))
 	case !strings.Contains(strings.Split(imp, "/")[0], "."): // the standard library
 		if r.pure && slices.Contains(impure, imp) {
-			return fmt.Sprintf("%s is pure (%s) and may not import %s: it does no I/O and has no clock or randomness of its own (DESIGN.md)", name(pkg), r.job, imp)
+			return fmt.Sprintf("%s is pure (%s) and may not import %s: it does no I/O and has no clock or randomness of its own", name(pkg), r.job, imp)
 		}
 		if imp == "testing" && pkg != "internal/gittest" {
 			return fmt.Sprintf("%s imports testing outside a _test.go file: only internal/gittest, a test helper, may", name(pkg))
@@ -210,7 +211,7 @@ func check(pkg, imp string) string {
 				return ""
 			}
 		}
-		return fmt.Sprintf("%s (%s) may import only the libraries %s, not %s: name the library in its row (and in DESIGN.md) first",
+		return fmt.Sprintf("%s (%s) may import only the libraries %s, not %s: name the library in its row first",
 			name(pkg), r.job, list(r.libraries), imp)
 	}
 }
@@ -301,7 +302,7 @@ func TestEveryPackageHasARow(t *testing.T) {
 	pkgs, _ := parseModule(t)
 	for _, p := range sorted(pkgs) {
 		if _, ok := table[p]; !ok {
-			t.Errorf("%s has no row in internal/archtest's table: add one (its job, what it may import, as DESIGN.md's package table)", name(p))
+			t.Errorf("%s has no row in internal/archtest's table: add one (its job, what it may import), and a line to CONTRIBUTING.md's package map", name(p))
 		}
 	}
 	for p, r := range table {
