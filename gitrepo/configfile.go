@@ -1,5 +1,11 @@
 package gitrepo
 
+// git's config file syntax, parsed by hand: go-git's format/config linked gcfg, which linked
+// encoding/gob, whose init registered its types at every start of the binary, about 2% of a
+// `status` call's samples (BENCHMARKS.md, "Status from the snapshot as it is, urfave/cli v3, and
+// the early answers", fifth stop; TestBinaryDoesNotLinkSlowStarters keeps gob out). Checked
+// against `git config --list --file` on the syntax's corners (TestConfigFileParsesAsGit).
+
 import (
 	"bytes"
 	"fmt"

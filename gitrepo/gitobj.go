@@ -16,7 +16,9 @@ import (
 // A small codec for the two git object kinds gitstore reads and writes, trees and commits. go-git's
 // plumbing/object would do, but it imports an OpenPGP library (for commit signatures we never
 // verify) whose package init costs up to 2 ms of CPU on every start of the binary, and every hook
-// call starts it.
+// call starts it. Measured when this codec replaced it (BENCHMARKS.md, "Start-up without go-git's
+// plumbing/object", perf stat -r 200): `git-exarchos version` 3.13 → 2.84 ms and `list` 4.18 →
+// 3.27 ms of CPU, 22 → 0 OpenPGP packages linked, the static binary 19.6 → 17.4 MB.
 
 // TreeEntry is one line of a tree object.
 type TreeEntry struct {

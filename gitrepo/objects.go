@@ -1,5 +1,14 @@
 package gitrepo
 
+// Loose objects read and written by hand, from their files (packs: packs.go). Measured reasons
+// (BENCHMARKS.md): go-git's object storage reopened a pack for every object and cannot serve SHA-1
+// and SHA-256 repositories from one binary ("Store and git access after the gitrepo split": list
+// after gc 1.4x git for-each-ref with it, 0.81x without); a `git cat-file` or `git hash-object`
+// process per read or write would cost a process start, 1.5–2.4 ms here (the `git rev-parse HEAD`
+// baseline of every table), on every hook call and append. Writing each object with one write(2),
+// its directory made only when needed, saved about 40 system calls an append, 7.86 → 7.53 ms
+// ("List from a cache of rows, append with fewer system calls", third stop).
+
 import (
 	"bytes"
 	"compress/zlib"

@@ -1,5 +1,9 @@
 package gitrepo
 
+// The repository's format version and extensions, read from its config file by hand: every call
+// checks them when it opens the repository, the hook's included, so the reason is discover.go's (no
+// git process on the hook's path) and the parser is configfile.go's.
+
 import (
 	"errors"
 	"fmt"

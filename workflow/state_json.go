@@ -9,6 +9,8 @@ package workflow
 // those bytes have; anything else it meets (an escape, an unknown or repeated key, null, a
 // number with a fraction) makes it hand the whole document to encoding/json, so a decoded state
 // is always what encoding/json makes of it (TestDecodeStateIsEncodingJSON, FuzzDecodeState).
+// Measured (BENCHMARKS.md, "State's JSON by hand, and clibench's copies and settling", sixth stop):
+// an append direct 7.12 → 6.70 ms; encoding/json's share of an append's samples 10.8% → 3.5%.
 
 import (
 	"encoding/json"

@@ -11,7 +11,9 @@ import (
 
 // manPage is the man page of the command tree (section 1), written as roff here: urfave/cli v3 has
 // no generator, and v2's (markdown through go-md2man and blackfriday) cost every start of the
-// binary its package initialisers.
+// binary its package initialisers: 0.25–0.55 ms a start (BENCHMARKS.md, fourth stop), 4.57 → 4.28 ms
+// for `status --json` in a build of the old tree without them (fifth stop).
+// TestBinaryDoesNotLinkSlowStarters keeps them out.
 func manPage() string {
 	root := newApp(nil, io.Discard, io.Discard)
 	var b strings.Builder

@@ -1,5 +1,8 @@
 // Package jsonstr quotes strings as encoding/json does, for the codecs written by hand on hot
-// paths (a state snapshot, a list row) that must give encoding/json's bytes exactly.
+// paths (a state snapshot, a list row) that must give encoding/json's bytes exactly. Their
+// measured reasons (BENCHMARKS.md): encoding/json's reflection over list's thousand rows was 13% of
+// a list call's samples (third stop), and over State 0.3 ms to decode and 0.1 ms to encode a
+// snapshot, once per process (sixth stop). A string that needs an escape goes to encoding/json.
 //
 // It may import the standard library only, and does no I/O (the pure core uses it).
 package jsonstr
