@@ -144,7 +144,9 @@ var table = map[string]rule{
 	"internal/jsonstr":    {job: "strings quoted exactly as encoding/json quotes them", pure: true},
 	"internal/sibling":    {job: "finds the companion binary (git-exarchos-mcp beside git-exarchos)"},
 	"internal/gittest": {
-		job:       "what tests share to run git on real temporary repositories",
+		job: "what tests share to run git on real temporary repositories",
+		// It may use the other helpers (the agent's variables it clears come from internal/agentenv).
+		may:       []string{helpers},
 		libraries: []string{"github.com/stretchr/testify"},
 	},
 	"internal/archtest": {job: "this test: the package table and its checks"},
@@ -195,8 +197,12 @@ func check(pkg, imp string) string {
 				return ""
 			}
 		}
-		return fmt.Sprintf("%s (%s) may import only %s of this module, not %s: imports point one way, down the package map (CONTRIBUTING.md)",
-			name(pkg), r.job, list(r.may), name(rel))
+		may := "only " + list(r.may) + " of this module"
+		if len(r.may) == 0 {
+			may = "no package of this module"
+		}
+		return fmt.Sprintf("%s (%s) may import %s, not %s: imports point one way, down the package map (CONTRIBUTING.md)",
+			name(pkg), r.job, may, name(rel))
 	case !strings.Contains(strings.Split(imp, "/")[0], "."): // the standard library
 		if r.pure && slices.Contains(impure, imp) {
 			return fmt.Sprintf("%s is pure (%s) and may not import %s: it does no I/O and has no clock or randomness of its own", name(pkg), r.job, imp)
@@ -416,6 +422,7 @@ func TestCheckNamesTheRule(t *testing.T) {
 		{"guards", "os/exec", "is pure"},
 		{"workflowdef", "net/http", "is pure"},
 		{"gitrepo", module + "/workflow", "may import only internal/*"},
+		{"internal/jsonstr", module + "/internal/atomicfile", "may import no package of this module"},
 		{"gitrepo", module + "/internal/gittest", "not internal/gittest"},
 		{"gitstore", module + "/app", "not app"},
 		{"hooks", module + "/gitstore", "not gitstore"},

@@ -1,7 +1,8 @@
 // Package gittest holds the helpers tests of gitrepo and gitstore share: running git on a real
 // temporary repository and making one.
 //
-// It may import the standard library, testing and testify, and only tests may import it.
+// It may import the standard library, testing, testify and the other internal helpers, and only
+// tests may import it.
 package gittest
 
 import (
