@@ -1,7 +1,8 @@
 // Package gitstore keeps workflow event logs in git refs: one ref per workflow
 // (refs/exarchos/<feature>), one commit per write, whose tree holds the events in JSONL segments,
-// an index of event ids, and a snapshot of the projected state. Objects are written and read with
-// go-git; refs are moved by compare-and-swap under git's own lock protocol.
+// an index of event ids, and a snapshot of the projected state. Objects are written and read through
+// gitrepo (its own readers, in front of git); refs are moved by compare-and-swap under git's own
+// lock protocol.
 //
 // It may import gitrepo, workflow, go-git's plumbing types and the internal helpers.
 package gitstore
