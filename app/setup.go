@@ -247,17 +247,35 @@ func (s *setup) signer() (SetupStep, error) {
 	key := strings.TrimSpace(cfg.SigningKey)
 	email, _ := s.r.Store.Config("user.email")
 	email = strings.TrimSpace(email)
-	if strings.TrimSpace(cfg.Format) != signing.FormatSSH || key == "" || strings.HasPrefix(key, "key::") || email == "" {
+	if strings.TrimSpace(cfg.Format) != signing.FormatSSH || key == "" || email == "" {
 		st.Status = StepLeftForHuman
 		st.Command = "ssh-keygen -t ed25519 -f ~/.ssh/id_exarchos && git config --global gpg.format ssh && git config --global user.signingkey ~/.ssh/id_exarchos.pub && git exarchos setup --signer"
 		st.Detail = "no SSH signing key in your git configuration (gpg.format ssh, user.signingkey, user.email): human decisions are not protected until a key of yours is on the base branch. " + UnprotectedKeyNote
 		return st, nil
 	}
-	pubFile := expandHome(key)
-	if !strings.HasSuffix(pubFile, ".pub") {
+	pubFile, shown := expandHome(key), ""
+	if literal, ok := strings.CutPrefix(key, "key::"); ok {
+		// The key is in the configuration itself: signers add reads a file, so give it one.
+		f, err := os.CreateTemp("", "exarchos-signing-key-*.pub")
+		if err != nil {
+			return st, err
+		}
+		defer os.Remove(f.Name())
+		_, err = f.WriteString(literal + "\n")
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return st, err
+		}
+		pubFile, shown = f.Name(), "the key in user.signingkey"
+	} else if !strings.HasSuffix(pubFile, ".pub") {
 		if _, err := os.Stat(pubFile + ".pub"); err == nil {
 			pubFile += ".pub"
 		}
+	}
+	if shown == "" {
+		shown = pubFile
 	}
 	line, err := signing.PublicKeyLine(pubFile)
 	if err != nil {
@@ -265,7 +283,7 @@ func (s *setup) signer() (SetupStep, error) {
 		st.Command = "git config --global user.signingkey <your-key>.pub && git exarchos setup --signer"
 		return st, nil
 	}
-	st.Command = fmt.Sprintf("git exarchos setup --signer (as git exarchos signers add %s %s)", email, pubFile)
+	st.Command = fmt.Sprintf("git exarchos setup --signer (adds %s as %s)", shown, email)
 	if s.listsSigner(email, line) {
 		st.Status, st.Detail = StepAlready, AllowedSignersPath+" lists "+email+" with your signing key"
 		return st, nil
@@ -279,7 +297,7 @@ func (s *setup) signer() (SetupStep, error) {
 		st.Status = StepLeftForHuman
 		st.Detail = fmt.Sprintf("adding a signer is a human's step and the environment says an agent runs this (%s is set): ask the user to run `git exarchos setup --signer` in their own terminal. %s", s.agent, protection)
 		return st, nil
-	case !s.o.Signer && (s.o.DryRun || s.o.Confirm == nil || !s.o.Confirm(fmt.Sprintf("Add your signing key %s as %s, so that only decisions you sign count? (%s)", pubFile, email, protection))):
+	case !s.o.Signer && (s.o.DryRun || s.o.Confirm == nil || !s.o.Confirm(fmt.Sprintf("Add your signing key %s as %s, so that only decisions you sign count? (%s)", shown, email, protection))):
 		st.Status = StepLeftForHuman
 		st.Detail = "your key is not an allowed signer yet, so human decisions are not protected. " + protection
 		return st, nil

@@ -131,3 +131,79 @@ func checkWholeFiles(t *testing.T, dir string) {
 		require.Equal(t, string(gitexarchos.VerifyWorkflow), string(b))
 	}
 }
+
+// On a terminal setup asks before a human's step: no leaves it for a human and changes nothing,
+// yes does it; the question about the key says what an unprotected key means.
+func TestSetupAsksBeforeAHumansStep(t *testing.T) {
+	dir, r := setupRepo(t)
+	key := sshKey(t, dir)
+	git(t, dir, "config", "user.signingkey", key) // the private half: setup offers its .pub
+	var asked []string
+	answer := false
+	ask := func(q string) bool { asked = append(asked, q); return answer }
+
+	res, err := Setup(r, SetupOptions{Confirm: ask, Getenv: noAgent})
+	require.NoError(t, err)
+	require.Equal(t, StepLeftForHuman, statuses(res)["signer"])
+	require.Equal(t, StepLeftForHuman, statuses(res)["commit"])
+	require.Len(t, asked, 2)
+	require.Contains(t, asked[0], key+".pub")
+	require.Contains(t, asked[0], "without a passphrase: any process running as you (an agent too) can sign with it")
+	require.NoFileExists(t, filepath.Join(dir, ".exarchos", "allowed_signers"))
+	require.Equal(t, "initial", git(t, dir, "log", "-1", "--format=%s"))
+
+	answer, asked = true, nil
+	res, err = Setup(r, SetupOptions{Confirm: ask, Getenv: noAgent})
+	require.NoError(t, err)
+	require.Equal(t, StepDone, statuses(res)["signer"], "%+v", res.Steps)
+	require.Equal(t, StepDone, statuses(res)["commit"], "%+v", res.Steps)
+	require.Equal(t, "exarchos: set up the repository", git(t, dir, "log", "-1", "--format=%s"))
+	require.Contains(t, git(t, dir, "show", "--name-only", "--format=", "HEAD"), ".exarchos/allowed_signers")
+
+	// In an agent's environment nothing is asked, and the steps say whom to ask.
+	asked = nil
+	git(t, dir, "config", "user.email", "other@example.com")
+	r, err = Open(dir)
+	require.NoError(t, err)
+	res, err = Setup(r, SetupOptions{Confirm: ask, Getenv: func(k string) string { return map[string]string{"CLAUDE_CODE_SESSION_ID": "s1"}[k] }})
+	require.NoError(t, err)
+	require.Empty(t, asked)
+	require.Equal(t, StepLeftForHuman, statuses(res)["signer"])
+	require.Contains(t, res.Steps[4].Detail, "ask the user to run `git exarchos setup --signer` in their own terminal")
+	_, err = Setup(r, SetupOptions{Signer: true, Getenv: func(k string) string { return map[string]string{"CLAUDE_CODE_ENTRYPOINT": "cli"}[k] }})
+	require.ErrorContains(t, err, "CLAUDE_CODE_ENTRYPOINT is set")
+}
+
+// A key given in the configuration itself (user.signingkey key::<public key>) is offered too.
+func TestSetupSignerFromALiteralKey(t *testing.T) {
+	dir, _ := setupRepo(t)
+	pub, err := os.ReadFile(sshKey(t, dir) + ".pub")
+	require.NoError(t, err)
+	git(t, dir, "config", "user.signingkey", "key::"+strings.TrimSpace(string(pub)))
+	r, err := Open(dir)
+	require.NoError(t, err)
+	res, err := Setup(r, SetupOptions{Signer: true, Getenv: noAgent})
+	require.NoError(t, err)
+	require.Equal(t, StepDone, statuses(res)["signer"], "%+v", res.Steps)
+	signers, err := os.ReadFile(filepath.Join(dir, ".exarchos", "allowed_signers"))
+	require.NoError(t, err)
+	f := strings.Fields(string(pub))
+	require.Contains(t, string(signers), "app@example.com namespaces=\"git-exarchos\" "+f[0]+" "+f[1])
+	res, err = Setup(r, SetupOptions{Signer: true, Getenv: noAgent})
+	require.NoError(t, err)
+	require.Equal(t, StepAlready, statuses(res)["signer"])
+}
+
+// sshKey makes an SSH key without a passphrase and sets gpg.format ssh in dir; it returns the
+// private key's path.
+func sshKey(t *testing.T, dir string) string {
+	t.Helper()
+	if _, err := exec.LookPath("ssh-keygen"); err != nil {
+		t.Skip("no ssh-keygen")
+	}
+	key := filepath.Join(t.TempDir(), "k")
+	out, err := exec.Command("ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "k", "-f", key).CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	git(t, dir, "config", "gpg.format", "ssh")
+	return key
+}
