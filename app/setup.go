@@ -55,7 +55,8 @@ type SetupStep struct {
 type SetupResult struct {
 	DryRun bool        `json:"dryRun"`
 	Steps  []SetupStep `json:"steps"`
-	// Human lists what is left for a human, as commands to run in their own terminal.
+	// Human lists what is left for a person: commands to run in their own terminal, and the
+	// required check to set on GitHub.
 	Human []string `json:"human"`
 }
 
@@ -88,6 +89,9 @@ func refusedInAgent(envVar, command string) error {
 const UnprotectedKeyNote = "a signing key an agent can use protects nothing: it runs as you, so it can sign with any key file " +
 	"you can read without a passphrase. Protect it with a passphrase (asked on every use unless an agent caches it), " +
 	"a FIDO key (ssh-keygen -t ed25519-sk: a touch per signature), or ssh-agent with confirmation (ssh-add -c)"
+
+// requiredCheck is the step on GitHub that makes the verify workflow a gate.
+const requiredCheck = "on GitHub, make \"exarchos verify\" a required status check of the base branch (Settings, Branches, branch protection rule)"
 
 // setupFiles are the files setup writes that belong on the base branch, in the order it writes them.
 var setupFiles = []string{".claude/settings.json", MCPConfigFile, gitexarchos.VerifyWorkflowPath, AllowedSignersPath}
@@ -237,6 +241,7 @@ func (s *setup) ci() (SetupStep, error) {
 	}
 	st.Status, st.Files = s.did(), []string{rel}
 	st.Detail = "runs git exarchos verify on pull requests; make \"exarchos verify\" a required check in the base branch's protection rules (a human's step on GitHub)"
+	s.res.Human = append(s.res.Human, requiredCheck)
 	return st, nil
 }
 
@@ -342,14 +347,14 @@ func (s *setup) commit() (SetupStep, error) {
 	}
 	st.Files = pending
 	base := s.r.Base()
-	name := strings.TrimPrefix(base.Ref, "refs/heads/")
+	name, remote := strings.TrimPrefix(base.Ref, "refs/heads/"), ""
 	if rest, ok := strings.CutPrefix(base.Ref, "refs/remotes/"); ok {
-		_, name, _ = strings.Cut(rest, "/")
+		remote, name, _ = strings.Cut(rest, "/")
 	}
 	manual := fmt.Sprintf("git add -- %s && git commit -m %q -- %s", strings.Join(pending, " "), "exarchos: set up the repository", strings.Join(pending, " "))
 	push := ""
-	if name != base.Ref && strings.HasPrefix(base.Ref, "refs/remotes/") {
-		push = ", then push it"
+	if remote != "" {
+		push = ", then push it (git push " + remote + " " + name + ")"
 	}
 	current := s.r.Store.CurrentBranch()
 	switch {
@@ -378,6 +383,9 @@ func (s *setup) commit() (SetupStep, error) {
 		}
 	}
 	st.Status, st.Detail = s.did(), "committed on "+name+push
+	if remote != "" {
+		s.res.Human = append(s.res.Human, "git push "+remote+" "+name)
+	}
 	return st, nil
 }
 

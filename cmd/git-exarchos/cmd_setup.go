@@ -39,7 +39,7 @@ Examples:
    git exarchos setup --plugin --json`,
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "plugin", Usage: "the exarchos Claude Code plugin carries the hooks and the MCP server: write neither"},
-			&cli.StringFlag{Name: "remote", Usage: "the remote to set up (default: the upstream's, else origin)"},
+			&cli.StringFlag{Name: "remote", Usage: "the remote `name` to set up (default: the upstream's, else origin)"},
 			&cli.BoolFlag{Name: "signer", Usage: "add your signing key to .exarchos/allowed_signers without asking (a human's step)"},
 			&cli.BoolFlag{Name: "commit", Usage: "commit the files setup wrote on the base branch without asking (a human's step)"},
 			&cli.BoolFlag{Name: "dry-run", Usage: "change nothing; say what would be done"},
