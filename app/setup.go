@@ -177,6 +177,9 @@ func (s *setup) mcp() (SetupStep, error) {
 	st := SetupStep{Step: "mcp", Command: "git exarchos mcp --install"}
 	if s.o.Plugin {
 		st.Status, st.Detail = StepSkipped, "the plugin registers the MCP server"
+		if _, ok, err := MCPRegistered(s.r.Store.Loc.WorkTree); err == nil && ok {
+			st.Detail += "; " + MCPConfigFile + " registers it too, so it would start twice: git exarchos mcp --uninstall"
+		}
 		return st, nil
 	}
 	res, err := MCPInstall(MCPInstallOptions{Dir: s.r.Store.Loc.WorkTree, DryRun: s.o.DryRun})
