@@ -321,7 +321,7 @@ func (d *DoctorResult) signing(r *Repo) {
 	key := r.signingConfig().SigningKey
 	switch {
 	case info.Mode != "signed":
-		d.add("signing", CheckWarn, "unsigned mode: "+info.Note, "git exarchos signers add <principal> <public-key-file>", info)
+		d.add("signing", CheckWarn, "unsigned mode: "+info.Note, "git exarchos setup --signer --commit", info)
 	case key == "":
 		d.add("signing", CheckWarn, fmt.Sprintf("decisions are signed (%d signer(s) on %s), but this clone has no signing key: a decision made here has no effect", info.Signers, info.Base),
 			"git config user.signingKey ~/.ssh/id_ed25519.pub && git config gpg.format ssh", info)

@@ -27,6 +27,7 @@ const MCPConfigFile = ".mcp.json"
 type MCPInstallOptions struct {
 	Dir       string // where to find the repository; "" is the working directory
 	Uninstall bool
+	DryRun    bool // say whether it would change the file, write nothing
 }
 
 // MCPInstallResult is what `mcp --install|--uninstall` prints.
@@ -69,7 +70,7 @@ func MCPInstall(o MCPInstallOptions) (*MCPInstallResult, error) {
 			return res, nil
 		}
 		delete(servers, MCPServerName)
-		if len(servers) == 0 && len(doc) == 1 {
+		if len(servers) == 0 && len(doc) == 1 && !o.DryRun {
 			// Nothing but our entry was in it: give the file back to not existing.
 			if err := os.Remove(path); err != nil {
 				return nil, err
@@ -83,6 +84,10 @@ func MCPInstall(o MCPInstallOptions) (*MCPInstallResult, error) {
 			return res, nil
 		}
 		servers[MCPServerName] = res.Server
+	}
+	if o.DryRun {
+		res.Changed = true
+		return res, nil
 	}
 	doc["mcpServers"] = servers
 	var b bytes.Buffer

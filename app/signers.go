@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/exarchos/git-exarchos/internal/atomicfile"
 	"github.com/exarchos/git-exarchos/signing"
 	"github.com/exarchos/git-exarchos/workflow"
 )
@@ -72,7 +73,7 @@ func SignersAdd(r *Repo, o SignersAddOptions) (*SignersAddResult, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return nil, err
 	}
-	if err := os.WriteFile(path, []byte(out), 0o644); err != nil {
+	if err := atomicfile.Write(path, []byte(out), 0o644); err != nil {
 		return nil, err
 	}
 	files := AllowedSignersPath
@@ -116,7 +117,7 @@ func addRoles(r *Repo, principal string, roles []string) error {
 			lines = append(lines, role+" "+principal)
 		}
 	}
-	return os.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o644)
+	return atomicfile.Write(path, []byte(strings.Join(lines, "\n")+"\n"), 0o644)
 }
 
 func containsStr(list []string, s string) bool {

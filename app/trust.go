@@ -30,7 +30,7 @@ const (
 
 // UnprotectedNote is what status, rehydrate and SessionStart say in unsigned mode.
 const UnprotectedNote = "human decisions are not protected: anyone (an agent too) can approve, override or unblock. " +
-	"Turn protection on with `git exarchos signers add <principal> <public-key-file>` and commit " + AllowedSignersPath + " to the base branch"
+	"Turn protection on in your own terminal, on the base branch: `git exarchos setup --signer --commit` (adds your signing key to " + AllowedSignersPath + " and commits it there)"
 
 // Trust is the signing mode of a repository, as status and verify report it.
 type Trust struct {

@@ -528,3 +528,97 @@ func TestObserveRecordsReviews(t *testing.T) {
 		t.Fatalf("%+v %v", o3, err)
 	}
 }
+
+// GitHub answers lists in pages (the fake as GitHub does: 30 by default, at most 100, a Link
+// header to the next): a verdict, a failed check run and a failed status past the first page
+// count, an old open pull request listed after many newer closed ones is found, and a listed pull
+// request, which has no merged field, is known merged by its merged_at.
+func TestPagedAnswers(t *testing.T) {
+	fake := fakegithub.New("github.com", "acme", "app", secret)
+	defer fake.Close()
+	sha := "abababababababababababababababababababab"
+	fake.SetPR(fakegithub.PR{Number: 1, Head: "topic", Base: "main", HeadSHA: sha})
+	for n := 2; n <= 130; n++ {
+		fake.SetPR(fakegithub.PR{Number: n, Head: "topic", Base: "main", HeadSHA: "c", State: "closed", Merged: n == 70, MergeCommitSHA: "m"})
+	}
+	for i := range 130 {
+		fake.AddReview(1, fakegithub.Review{User: fmt.Sprintf("r%d", i), State: "COMMENTED"})
+	}
+	fake.AddReview(1, fakegithub.Review{User: "late", State: "CHANGES_REQUESTED"})
+	for i := range 250 {
+		fake.AddCheckRun(sha, fakegithub.CheckRun{Name: fmt.Sprintf("run%03d", i), Status: "completed", Conclusion: "success"})
+	}
+	fake.AddCheckRun(sha, fakegithub.CheckRun{Name: "zz-last-run", Status: "completed", Conclusion: "failure"})
+	for i := range 130 {
+		fake.AddStatus(sha, fakegithub.Status{Context: fmt.Sprintf("ci/%03d", i), State: "success"})
+	}
+	fake.AddStatus(sha, fakegithub.Status{Context: "zz-last-status", State: "failure"})
+	c := newClient(t, fake, time.Second)
+	ctx := context.Background()
+
+	o, _, err := c.Observe(ctx, 1, nil, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.Checks != githubsync.ChecksFailure || strings.Join(o.Failing, ",") != "zz-last-run,zz-last-status" {
+		t.Errorf("checks past the first page: %s %v", o.Checks, o.Failing)
+	}
+	if o.ReviewDecision != "CHANGES_REQUESTED" || len(o.Reviews) != 1 || o.Reviews[0].Reviewer != "late" {
+		t.Errorf("a verdict past the first page of reviews: %s %+v", o.ReviewDecision, o.Reviews)
+	}
+	if by, _ := fake.Requests(); by["check-runs"] != 3 || by["status"] != 2 || by["reviews"] != 2 {
+		t.Errorf("pages read: %v", by)
+	}
+
+	prs, err := c.FindPullRequests(ctx, "topic")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(prs) != 130 || prs[0].Number != 1 || prs[0].State != "open" {
+		t.Fatalf("the old open pull request on the last page: %d found, first %+v", len(prs), prs[0])
+	}
+	if prs[1].Number != 70 || !prs[1].Merged || prs[1].MergeCommitSHA != "m" {
+		t.Errorf("a listed merged pull request (merged_at, no merged field): %+v", prs[1])
+	}
+	for _, req := range fake.Log() {
+		if req.Route == "pulls" && req.Query.Get("per_page") != "100" {
+			t.Errorf("pull requests listed %s a page", req.Query.Get("per_page"))
+		}
+	}
+}
+
+// The rate-limit answers GitHub gives, from the fake's constructors: an exhausted primary limit
+// (403 or 429, x-ratelimit-remaining 0) is reported with its reset and never retried; a secondary
+// limit (403 or 429 with Retry-After, or only GitHub's message) is waited out within the budget,
+// and reported with when to retry beyond it.
+func TestRateLimitAnswers(t *testing.T) {
+	reset := time.Now().Add(17 * time.Minute).Truncate(time.Second)
+	for _, status := range []int{403, 429} {
+		e, fake := errorOf(t, time.Second, secret, fakegithub.PrimaryRateLimit("", status, reset))
+		if e.Kind != githubsync.KindRateLimited || !e.Reset.Equal(reset) || !strings.Contains(e.Msg, "resets at") {
+			t.Errorf("primary %d: %+v", status, e)
+		}
+		if _, total := fake.Requests(); total != 1 {
+			t.Errorf("primary %d retried: %d requests", status, total)
+		}
+
+		fake = fakegithub.New("github.com", "acme", "app", secret)
+		fake.SetPR(fakegithub.PR{Number: 12, Head: "topic", Base: "main", HeadSHA: "h"})
+		fake.Fail(fakegithub.SecondaryRateLimit("pull", status, 0))
+		c := newClient(t, fake, 2*time.Second)
+		if _, err := c.PullRequest(context.Background(), 12); err != nil {
+			t.Errorf("secondary %d with Retry-After 0 not waited out: %v", status, err)
+		}
+		if _, total := fake.Requests(); total != 2 {
+			t.Errorf("secondary %d: %d requests", status, total)
+		}
+		fake.Close()
+
+		for _, after := range []int{60, -1} { // beyond the budget; no Retry-After (GitHub: wait a minute)
+			e, _ = errorOf(t, 300*time.Millisecond, secret, fakegithub.SecondaryRateLimit("", status, after))
+			if e.Kind != githubsync.KindRateLimited || !strings.Contains(e.Msg, "secondary rate limit") || !strings.Contains(e.Msg, "retry after") {
+				t.Errorf("secondary %d, Retry-After %d: %+v", status, after, e)
+			}
+		}
+	}
+}

@@ -62,20 +62,27 @@ func (c *Client) PullRequest(ctx context.Context, n int) (PullRequest, error) {
 	return fromGitHub(p), nil
 }
 
-// FindPullRequests lists the pull requests whose head is branch in this repository (one request):
-// open ones first, then merged, then closed, most recently updated first within each.
+// FindPullRequests lists the pull requests whose head is branch in this repository (one request
+// per 100, all pages: GitHub lists the newest first, so an old open one can be on a later page):
+// open ones first, then merged, then closed, most recently updated first within each. A listed
+// pull request has no merged field; merged_at says it (fromGitHub).
 func (c *Client) FindPullRequests(ctx context.Context, branch string) ([]PullRequest, error) {
-	ps, resp, err := c.gh.PullRequests.List(ctx, c.repo.Owner, c.repo.Name, &github.PullRequestListOptions{
-		State: "all", Head: c.repo.Owner + ":" + branch, ListOptions: github.ListOptions{PerPage: 50},
+	var out []PullRequest
+	opts := &github.PullRequestListOptions{State: "all", Head: c.repo.Owner + ":" + branch, ListOptions: github.ListOptions{PerPage: 100}}
+	err := allPages(&opts.ListOptions, func() (*github.Response, bool, error) {
+		ps, resp, err := c.gh.PullRequests.List(ctx, c.repo.Owner, c.repo.Name, opts)
+		if err != nil {
+			return resp, false, c.wrap(fmt.Sprintf("pull requests of %s with head %s", c.repo.FullName(), branch), resp, err)
+		}
+		for _, p := range ps {
+			if pr := fromGitHub(p); pr.Head == branch {
+				out = append(out, pr)
+			}
+		}
+		return resp, true, nil
 	})
 	if err != nil {
-		return nil, c.wrap(fmt.Sprintf("pull requests of %s with head %s", c.repo.FullName(), branch), resp, err)
-	}
-	out := make([]PullRequest, 0, len(ps))
-	for _, p := range ps {
-		if pr := fromGitHub(p); pr.Head == branch {
-			out = append(out, pr)
-		}
+		return nil, err
 	}
 	rank := func(p PullRequest) int {
 		switch {
@@ -135,27 +142,38 @@ const (
 )
 
 // Checks combines the check runs and the legacy commit statuses of sha (two requests, more only
-// past 100 check runs): failure if any failed, else pending if any is not finished, else success;
-// none when there are neither (no statuses is not pending).
+// past 100 check runs or 100 statuses): failure if any failed, else pending if any is not
+// finished, else success; none when there are neither (no statuses is not pending).
 func (c *Client) Checks(ctx context.Context, sha string) (string, []string, error) {
 	var runs []*github.CheckRun
 	opts := &github.ListCheckRunsOptions{ListOptions: github.ListOptions{PerPage: 100}}
-	for {
+	err := allPages(&opts.ListOptions, func() (*github.Response, bool, error) {
 		res, resp, err := c.gh.Checks.ListCheckRunsForRef(ctx, c.repo.Owner, c.repo.Name, sha, opts)
 		if err != nil {
-			return "", nil, c.wrap(fmt.Sprintf("check runs of %s@%s", c.repo.FullName(), short(sha)), resp, err)
+			return resp, false, c.wrap(fmt.Sprintf("check runs of %s@%s", c.repo.FullName(), short(sha)), resp, err)
 		}
 		runs = append(runs, res.CheckRuns...)
-		if resp.NextPage == 0 || len(runs) >= res.GetTotal() {
-			break
-		}
-		opts.Page = resp.NextPage
-	}
-	st, resp, err := c.gh.Repositories.GetCombinedStatus(ctx, c.repo.Owner, c.repo.Name, sha, &github.ListOptions{PerPage: 100})
+		return resp, len(runs) < res.GetTotal(), nil
+	})
 	if err != nil {
-		return "", nil, c.wrap(fmt.Sprintf("commit statuses of %s@%s", c.repo.FullName(), short(sha)), resp, err)
+		return "", nil, err
 	}
-	state, failing := CombineChecks(runs, st.Statuses)
+	// The combined status pages its statuses too (total_count, Link): a failure past the first
+	// hundred counts as much as one before.
+	var statuses []*github.RepoStatus
+	list := &github.ListOptions{PerPage: 100}
+	err = allPages(list, func() (*github.Response, bool, error) {
+		st, resp, err := c.gh.Repositories.GetCombinedStatus(ctx, c.repo.Owner, c.repo.Name, sha, list)
+		if err != nil {
+			return resp, false, c.wrap(fmt.Sprintf("commit statuses of %s@%s", c.repo.FullName(), short(sha)), resp, err)
+		}
+		statuses = append(statuses, st.Statuses...)
+		return resp, len(statuses) < st.GetTotalCount(), nil
+	})
+	if err != nil {
+		return "", nil, err
+	}
+	state, failing := CombineChecks(runs, statuses)
 	return state, failing, nil
 }
 
@@ -203,16 +221,16 @@ func CombineChecks(runs []*github.CheckRun, statuses []*github.RepoStatus) (stri
 func (c *Client) Reviews(ctx context.Context, pr PullRequest) ([]workflow.PRReview, string, error) {
 	var all []*github.PullRequestReview
 	opts := &github.ListOptions{PerPage: 100}
-	for {
+	err := allPages(opts, func() (*github.Response, bool, error) {
 		reviews, resp, err := c.gh.PullRequests.ListReviews(ctx, c.repo.Owner, c.repo.Name, pr.Number, opts)
 		if err != nil {
-			return nil, "", c.wrap("reviews of "+c.what(pr.Number), resp, err)
+			return resp, false, c.wrap("reviews of "+c.what(pr.Number), resp, err)
 		}
 		all = append(all, reviews...)
-		if resp.NextPage == 0 {
-			break
-		}
-		opts.Page = resp.NextPage
+		return resp, true, nil
+	})
+	if err != nil {
+		return nil, "", err
 	}
 	var out []workflow.PRReview
 	for _, r := range all {
@@ -253,6 +271,21 @@ func DecideReviews(reviews []*github.PullRequestReview, requested bool) string {
 		return "REVIEW_REQUIRED"
 	}
 	return ""
+}
+
+// allPages reads a list GitHub answers in pages: fetch reads the page list names and says whether
+// more is wanted; the next page is the one the answer's Link header names, until there is none.
+func allPages(list *github.ListOptions, fetch func() (*github.Response, bool, error)) error {
+	for {
+		resp, more, err := fetch()
+		if err != nil {
+			return err
+		}
+		if !more || resp.NextPage == 0 {
+			return nil
+		}
+		list.Page = resp.NextPage
+	}
 }
 
 func short(sha string) string {

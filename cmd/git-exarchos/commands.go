@@ -37,7 +37,9 @@ func commandGroups() []struct {
 		{"team", func() []*cli.Command {
 			return []*cli.Command{pullCommand(), pushCommand(), syncCommand(), remoteCommand()}
 		}},
-		{"hooks", func() []*cli.Command { return []*cli.Command{hooksCommand(), hookCommand(), mcpCommand()} }},
+		{"hooks", func() []*cli.Command {
+			return []*cli.Command{setupCommand(), hooksCommand(), hookCommand(), mcpCommand()}
+		}},
 		{"maintenance", func() []*cli.Command {
 			return []*cli.Command{doctorCommand(), fsckCommand(), pruneCommand(), lintWorkflowCommand(), versionCommand(), helpCommand(), completionCommand(),
 				manCommand(), completeCommand()}

@@ -1,17 +1,26 @@
 // Package fakegithub is an in-memory GitHub REST API for tests: the endpoints githubsync reads
 // (pull get and list, check runs, combined commit status, reviews), the writes it makes (issue
-// comments, closing a pull request), request counting, and queued
+// comments, closing a pull request), request counting and a log of every request, and queued
 // faults (5xx storms, rate limits, bad tokens). Point GITHUB_API_URL at Server.URL.
+//
+// It answers in GitHub's own shapes: every body starts from the example GitHub's published OpenAPI
+// description gives for that response (examples.json, taken from npm @octokit/openapi at the
+// version package.json pins) with the fake's state laid over it; lists come in pages with Link
+// headers; every answer carries the x-ratelimit-* headers. openapi_test.go holds the routes, the
+// answers and the requests githubsync sends to that description.
 //
 // It may import the standard library only.
 package fakegithub
 
 import (
+	_ "embed"
 	"encoding/json"
 	"fmt"
+	"io"
 	"maps"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"regexp"
 	"slices"
 	"strconv"
@@ -73,6 +82,16 @@ type Server struct {
 	faults   []Fault
 	requests map[string]int
 	total    int
+	log      []Request
+}
+
+// Request is one request as the fake received it.
+type Request struct {
+	Route  string // the name in Routes, or "other"
+	Method string
+	Path   string // without the /api/v3 prefix of GitHub Enterprise Server
+	Query  url.Values
+	Body   []byte
 }
 
 // New starts a fake for owner/repo on host (web URLs use https://host/...).
@@ -187,41 +206,98 @@ func (s *Server) ResetRequests() {
 	s.requests, s.total = map[string]int{}, 0
 }
 
-var (
-	reRepo     = regexp.MustCompile(`^/repos/([^/]+)/([^/]+)$`)
-	rePull     = regexp.MustCompile(`^/repos/([^/]+)/([^/]+)/pulls/(\d+)$`)
-	rePulls    = regexp.MustCompile(`^/repos/([^/]+)/([^/]+)/pulls$`)
-	reReviews  = regexp.MustCompile(`^/repos/([^/]+)/([^/]+)/pulls/(\d+)/reviews$`)
-	reRuns     = regexp.MustCompile(`^/repos/([^/]+)/([^/]+)/commits/([^/]+)/check-runs$`)
-	reStatuses = regexp.MustCompile(`^/repos/([^/]+)/([^/]+)/commits/([^/]+)/status$`)
-	reComments = regexp.MustCompile(`^/repos/([^/]+)/([^/]+)/issues/(\d+)/comments$`)
-)
+// Route is one endpoint the fake serves: its name (as Requests counts it), method and path in the
+// OpenAPI description's template form.
+type Route struct{ Name, Method, Path string }
+
+// Routes are the endpoints the fake serves, the one list its router and the OpenAPI test read.
+var Routes = []Route{
+	{"repo", http.MethodGet, "/repos/{owner}/{repo}"},
+	{"pulls", http.MethodGet, "/repos/{owner}/{repo}/pulls"},
+	{"pull", http.MethodGet, "/repos/{owner}/{repo}/pulls/{pull_number}"},
+	{"close", http.MethodPatch, "/repos/{owner}/{repo}/pulls/{pull_number}"}, // the only edit githubsync makes
+	{"reviews", http.MethodGet, "/repos/{owner}/{repo}/pulls/{pull_number}/reviews"},
+	{"check-runs", http.MethodGet, "/repos/{owner}/{repo}/commits/{ref}/check-runs"},
+	{"status", http.MethodGet, "/repos/{owner}/{repo}/commits/{ref}/status"},
+	{"comment", http.MethodPost, "/repos/{owner}/{repo}/issues/{issue_number}/comments"},
+}
+
+var routeRes = func() []*regexp.Regexp {
+	var out []*regexp.Regexp
+	for _, r := range Routes {
+		out = append(out, regexp.MustCompile("^"+regexp.MustCompile(`\{[a-z_]+\}`).ReplaceAllString(r.Path, `([^/]+)`)+"$"))
+	}
+	return out
+}()
+
+// match finds the route of a request and its path parameters (owner, repo, then the route's own).
+func match(method, path string) (string, []string) {
+	for i, re := range routeRes {
+		if m := re.FindStringSubmatch(path); m != nil && Routes[i].Method == method {
+			return Routes[i].Name, m[1:]
+		}
+	}
+	return "other", nil
+}
+
+// RateLimitReset is the x-ratelimit-reset every answer carries (the fake's limit never runs out
+// unless a fault says so).
+var RateLimitReset = time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// PrimaryRateLimit is GitHub's answer when the token's hourly limit is used up (status 403 or
+// 429): x-ratelimit-remaining 0 and the reset time.
+func PrimaryRateLimit(route string, status int, reset time.Time) Fault {
+	return Fault{Route: route, Status: status, Header: map[string]string{
+		"x-ratelimit-limit": "5000", "x-ratelimit-remaining": "0", "x-ratelimit-used": "5000",
+		"x-ratelimit-reset": strconv.FormatInt(reset.Unix(), 10), "x-ratelimit-resource": "core"},
+		Body: fmt.Sprintf(`{"message":"API rate limit exceeded for user ID 1. If you reach out to GitHub Support for help, please include the request ID 0000:1111:2222:3333:4444.","documentation_url":"https://docs.github.com/rest/overview/rate-limits-for-the-rest-api","status":"%d"}`, status)}
+}
+
+// SecondaryRateLimit is GitHub's answer to too many requests at once (status 403 or 429): the
+// primary limit has room, Retry-After says how many seconds to wait (none when retryAfter < 0).
+func SecondaryRateLimit(route string, status, retryAfter int) Fault {
+	h := map[string]string{"x-ratelimit-limit": "5000", "x-ratelimit-remaining": "4990", "x-ratelimit-used": "10",
+		"x-ratelimit-reset": strconv.FormatInt(RateLimitReset.Unix(), 10), "x-ratelimit-resource": "core"}
+	if retryAfter >= 0 {
+		h["Retry-After"] = strconv.Itoa(retryAfter)
+	}
+	return Fault{Route: route, Status: status, Header: h,
+		Body: fmt.Sprintf(`{"message":"You have exceeded a secondary rate limit. Please wait a few minutes before you try again. If you reach out to GitHub Support for help, please include the request ID 0000:1111:2222:3333:4444.","documentation_url":"https://docs.github.com/free-pro-team@latest/rest/overview/rate-limits-for-the-rest-api#about-secondary-rate-limits","status":"%d"}`, status)}
+}
+
+// Log returns every request served, oldest first.
+func (s *Server) Log() []Request {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.log)
+}
 
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	path := strings.TrimPrefix(r.URL.Path, "/api/v3") // GitHub Enterprise Server layout
-	route := "other"
-	for name, re := range map[string]*regexp.Regexp{"pull": rePull, "pulls": rePulls, "reviews": reReviews, "check-runs": reRuns, "status": reStatuses, "comment": reComments, "repo": reRepo} {
-		if re.MatchString(path) {
-			route = name
-		}
+	route, params := match(r.Method, path)
+	var reqBody []byte
+	if r.Body != nil {
+		reqBody, _ = io.ReadAll(r.Body)
 	}
-	switch {
-	case route == "pull" && r.Method == http.MethodPatch:
-		route = "close" // the only edit githubsync makes
-	case route == "comment" && r.Method != http.MethodPost, route != "close" && route != "comment" && r.Method != http.MethodGet:
-		route = "other"
-	}
+	s.log = append(s.log, Request{Route: route, Method: r.Method, Path: path, Query: r.URL.Query(), Body: reqBody})
 	s.requests[route]++
 	s.total++
 	token := strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")
-	w.Header().Set("Content-Type", "application/json")
+	h := w.Header()
+	h.Set("Content-Type", "application/json; charset=utf-8")
+	h.Set("X-GitHub-Api-Version-Selected", "2022-11-28")
+	h.Set("x-ratelimit-limit", "5000")
+	h.Set("x-ratelimit-remaining", strconv.Itoa(max(0, 5000-s.total)))
+	h.Set("x-ratelimit-used", strconv.Itoa(s.total))
+	h.Set("x-ratelimit-reset", strconv.FormatInt(RateLimitReset.Unix(), 10))
+	h.Set("x-ratelimit-resource", "core")
 	if i := slices.IndexFunc(s.faults, func(f Fault) bool { return f.Route == "" || f.Route == route }); i >= 0 {
 		f := s.faults[i]
 		s.faults = slices.Delete(s.faults, i, i+1)
 		for k, v := range f.Header {
-			w.Header().Set(k, v)
+			h.Set(k, v)
 		}
 		w.WriteHeader(f.Status)
 		fmt.Fprint(w, strings.ReplaceAll(f.Body, "{{token}}", token))
@@ -229,109 +305,173 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	if s.Token != "" && token != s.Token {
 		w.WriteHeader(http.StatusUnauthorized)
-		fmt.Fprint(w, `{"message":"Bad credentials","documentation_url":"https://docs.github.com/rest"}`)
+		fmt.Fprint(w, `{"message":"Bad credentials","documentation_url":"https://docs.github.com/rest","status":"401"}`)
 		return
 	}
 	notFound := func() {
 		w.WriteHeader(http.StatusNotFound)
-		fmt.Fprint(w, `{"message":"Not Found","documentation_url":"https://docs.github.com/rest"}`)
+		fmt.Fprint(w, `{"message":"Not Found","documentation_url":"https://docs.github.com/rest","status":"404"}`)
 	}
-	if m := regexp.MustCompile(`^/repos/([^/]+)/([^/]+)(/|$)`).FindStringSubmatch(path); m == nil || !strings.EqualFold(m[1], s.Owner) || !strings.EqualFold(m[2], s.Repo) {
+	if route == "other" || !strings.EqualFold(params[0], s.Owner) || !strings.EqualFold(params[1], s.Repo) {
 		notFound()
 		return
+	}
+	number := 0
+	if len(params) > 2 {
+		number, _ = strconv.Atoi(params[2])
 	}
 	var body any
 	switch route {
 	case "repo":
-		perms := s.Permissions
-		if perms == nil {
-			perms = map[string]bool{"pull": true, "push": true, "admin": false}
-		}
 		if s.Scopes != "" {
-			w.Header().Set("X-OAuth-Scopes", s.Scopes)
+			h.Set("X-OAuth-Scopes", s.Scopes) // classic tokens only; fine-grained ones send none
 		}
-		body = map[string]any{"name": s.Repo, "full_name": s.Owner + "/" + s.Repo, "permissions": perms}
+		body = s.repoJSON()
 	case "comment":
-		n, _ := strconv.Atoi(reComments.FindStringSubmatch(path)[3])
-		var in struct{ Body string }
-		if _, ok := s.pulls[n]; !ok || json.NewDecoder(r.Body).Decode(&in) != nil {
+		var in struct {
+			Body *string `json:"body"`
+		}
+		if _, ok := s.pulls[number]; !ok {
 			notFound()
 			return
 		}
-		s.comments[n] = append(s.comments[n], in.Body)
+		if json.Unmarshal(reqBody, &in) != nil || in.Body == nil {
+			s.unprocessable(w, "body")
+			return
+		}
+		s.comments[number] = append(s.comments[number], *in.Body)
+		c := example("issue-comment").(map[string]any)
+		id := len(s.comments[number])
+		c["id"], c["body"] = id, *in.Body
+		c["url"] = fmt.Sprintf("%s/repos/%s/issues/comments/%d", s.URL, s.full(), id)
+		c["html_url"] = fmt.Sprintf("https://%s/%s/pull/%d#issuecomment-%d", s.Host, s.full(), number, id)
+		c["issue_url"] = fmt.Sprintf("%s/repos/%s/issues/%d", s.URL, s.full(), number)
+		h.Set("Location", c["url"].(string))
 		w.WriteHeader(http.StatusCreated)
-		body = map[string]any{"id": len(s.comments[n]), "body": in.Body}
+		body = c
 	case "close":
-		n, _ := strconv.Atoi(rePull.FindStringSubmatch(path)[3])
-		var in struct{ State string }
-		p, ok := s.pulls[n]
-		if !ok || json.NewDecoder(r.Body).Decode(&in) != nil {
+		var in struct {
+			State string `json:"state"`
+		}
+		p, ok := s.pulls[number]
+		if !ok {
 			notFound()
+			return
+		}
+		if json.Unmarshal(reqBody, &in) != nil || (in.State != "" && in.State != "open" && in.State != "closed") {
+			s.unprocessable(w, "state")
 			return
 		}
 		if in.State != "" && !(p.Merged && in.State == "open") {
 			p.State = in.State
 			p.UpdatedAt = p.UpdatedAt.Add(time.Minute)
 		}
-		body = s.pullJSON(p)
+		body = s.pullJSON(p, false)
 	case "pull":
-		n, _ := strconv.Atoi(rePull.FindStringSubmatch(path)[3])
-		p, ok := s.pulls[n]
+		p, ok := s.pulls[number]
 		if !ok {
 			notFound()
 			return
 		}
-		body = s.pullJSON(p)
+		body = s.pullJSON(p, false)
 	case "pulls":
-		head := r.URL.Query().Get("head")
-		state := r.URL.Query().Get("state")
+		head, state := r.URL.Query().Get("head"), r.URL.Query().Get("state")
 		list := []any{}
-		for _, n := range slices.Sorted(maps.Keys(s.pulls)) {
+		// GitHub's default order: newest first (sort=created, direction=desc).
+		for _, n := range slices.Backward(slices.Sorted(maps.Keys(s.pulls))) {
 			p := s.pulls[n]
 			if (head != "" && head != s.headOwner(p)+":"+p.Head) || (state != "all" && state != "" && state != p.State) || (state == "" && p.State != "open") {
 				continue
 			}
-			list = append(list, s.pullJSON(p))
+			list = append(list, s.pullJSON(p, true))
 		}
-		body = list
+		body = s.page(w, r, list)
 	case "reviews":
-		n, _ := strconv.Atoi(reReviews.FindStringSubmatch(path)[3])
-		if _, ok := s.pulls[n]; !ok {
+		p, ok := s.pulls[number]
+		if !ok {
 			notFound()
 			return
 		}
 		list := []any{}
-		for i, rv := range s.reviews[n] {
-			list = append(list, map[string]any{"id": i + 1, "user": map[string]any{"login": rv.User}, "state": rv.State, "commit_id": rv.Commit,
-				"submitted_at": time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC).Add(time.Duration(i) * time.Minute).Format(time.RFC3339)})
+		for i, rv := range s.reviews[number] {
+			list = append(list, s.reviewJSON(p, i, rv))
 		}
-		body = list
+		body = s.page(w, r, list)
 	case "check-runs":
-		sha := reRuns.FindStringSubmatch(path)[3]
+		sha := params[2]
 		list := []any{}
 		for i, c := range s.runs[sha] {
-			run := map[string]any{"id": i + 1, "name": c.Name, "status": c.Status, "head_sha": sha}
-			if c.Conclusion != "" {
-				run["conclusion"] = c.Conclusion
-			}
-			list = append(list, run)
+			list = append(list, checkRunJSON(sha, i, c))
 		}
-		body = map[string]any{"total_count": len(list), "check_runs": list}
+		page := s.page(w, r, list)
+		body = map[string]any{"total_count": len(list), "check_runs": page}
 	case "status":
-		sha := reStatuses.FindStringSubmatch(path)[3]
+		sha := params[2]
 		list := []any{}
 		state := "pending" // what GitHub answers when there are no statuses at all
-		for _, st := range s.statuses[sha] {
-			list = append(list, map[string]any{"context": st.Context, "state": st.State})
-			state = st.State
+		worst := map[string]int{"success": 0, "pending": 1, "error": 2, "failure": 2}
+		for i, st := range s.statuses[sha] {
+			list = append(list, s.statusJSON(sha, i, st))
+			if i == 0 || worst[st.State] > worst[state] {
+				state = st.State
+			}
 		}
-		body = map[string]any{"state": state, "sha": sha, "total_count": len(list), "statuses": list}
-	default:
-		notFound()
-		return
+		if state == "error" {
+			state = "failure" // the combined state is failure, pending or success
+		}
+		c := example("combined-commit-status").(map[string]any)
+		c["state"], c["sha"], c["total_count"] = state, sha, len(list)
+		c["statuses"] = s.page(w, r, list)
+		c["commit_url"] = fmt.Sprintf("%s/repos/%s/commits/%s", s.URL, s.full(), sha)
+		c["url"] = fmt.Sprintf("%s/repos/%s/commits/%s/status", s.URL, s.full(), sha)
+		setRepo(c["repository"], s.Owner, s.Repo)
+		body = c
 	}
 	_ = json.NewEncoder(w).Encode(body)
 }
+
+// unprocessable is GitHub's 422 for a body it cannot take.
+func (s *Server) unprocessable(w http.ResponseWriter, field string) {
+	w.WriteHeader(http.StatusUnprocessableEntity)
+	fmt.Fprintf(w, `{"message":"Validation Failed","errors":[{"resource":"Issue","code":"invalid","field":%q}],"documentation_url":"https://docs.github.com/rest","status":"422"}`, field)
+}
+
+// page serves one page of list as GitHub does: per_page (default 30, at most 100) and page
+// (from 1), with a Link header naming the prev, next, last and first pages.
+func (s *Server) page(w http.ResponseWriter, r *http.Request, list []any) []any {
+	q := r.URL.Query()
+	per, err := strconv.Atoi(q.Get("per_page"))
+	if err != nil || per < 1 {
+		per = 30
+	}
+	per = min(per, 100)
+	n, err := strconv.Atoi(q.Get("page"))
+	if err != nil || n < 1 {
+		n = 1
+	}
+	last := max(1, (len(list)+per-1)/per)
+	link := func(page int, rel string) string {
+		q.Set("page", strconv.Itoa(page))
+		return fmt.Sprintf("<%s%s?%s>; rel=%q", s.URL, r.URL.Path, q.Encode(), rel)
+	}
+	var links []string
+	if n > 1 {
+		links = append(links, link(min(n-1, last), "prev"))
+	}
+	if n < last {
+		links = append(links, link(n+1, "next"), link(last, "last"))
+	}
+	if n > 1 {
+		links = append(links, link(1, "first"))
+	}
+	if len(links) > 0 {
+		w.Header().Set("Link", strings.Join(links, ", "))
+	}
+	from := min((n-1)*per, len(list))
+	return list[from:min(from+per, len(list))]
+}
+
+func (s *Server) full() string { return s.Owner + "/" + s.Repo }
 
 func (s *Server) headOwner(p *PR) string {
 	if p.HeadRepo != "" {
@@ -340,27 +480,156 @@ func (s *Server) headOwner(p *PR) string {
 	return s.Owner
 }
 
-func (s *Server) pullJSON(p *PR) map[string]any {
-	full := s.Owner + "/" + s.Repo
+//go:embed examples.json
+var examplesJSON []byte
+
+// examples are GitHub's examples by name (components/examples of the OpenAPI description); a list
+// example is its first item.
+var examples = func() map[string]json.RawMessage {
+	var doc struct {
+		Examples map[string]json.RawMessage `json:"examples"`
+	}
+	if err := json.Unmarshal(examplesJSON, &doc); err != nil {
+		panic("fakegithub: examples.json: " + err.Error())
+	}
+	return doc.Examples
+}()
+
+// ExampleNames are the examples of GitHub's description the fake starts its answers from.
+var ExampleNames = []string{"full-repository-default-response", "pull-request", "pull-request-simple-items",
+	"pull-request-review-items", "check-run-paginated", "combined-commit-status", "issue-comment"}
+
+// example is a fresh copy of the named example (a list's first item).
+func example(name string) any {
+	var v any
+	if err := json.Unmarshal(examples[name], &v); err != nil {
+		panic("fakegithub: example " + name + ": " + err.Error())
+	}
+	if l, ok := v.([]any); ok {
+		return l[0]
+	}
+	return v
+}
+
+// setUser names the login of a simple-user object.
+func setUser(u any, login string) {
+	if m, ok := u.(map[string]any); ok {
+		m["login"] = login
+		m["url"] = "https://api.github.com/users/" + login
+		m["html_url"] = "https://github.com/" + login
+	}
+}
+
+// setRepo names a repository object's owner and name.
+func setRepo(r any, owner, name string) {
+	if m, ok := r.(map[string]any); ok {
+		m["name"], m["full_name"] = name, owner+"/"+name
+		setUser(m["owner"], owner)
+		m["html_url"] = "https://github.com/" + owner + "/" + name
+	}
+}
+
+func (s *Server) repoJSON() any {
+	perms := s.Permissions
+	if perms == nil {
+		perms = map[string]bool{"pull": true, "push": true, "admin": false}
+	}
+	repo := example("full-repository-default-response").(map[string]any)
+	setRepo(repo, s.Owner, s.Repo)
+	// GitHub's example leaves out language, which its schema requires and GitHub sends (null when
+	// it detected none); the OpenAPI test found it.
+	for _, r := range []any{repo, repo["source"], repo["parent"]} {
+		if m, ok := r.(map[string]any); ok {
+			if _, has := m["language"]; !has {
+				m["language"] = nil
+			}
+		}
+	}
+	repo["permissions"] = perms
+	return repo
+}
+
+func (s *Server) pullJSON(p *PR, listed bool) map[string]any {
+	name := "pull-request"
+	if listed {
+		name = "pull-request-simple-items" // a listed pull request: no merged, mergeable, commits…
+	}
+	out := example(name).(map[string]any)
+	full := s.full()
 	headRepo := p.HeadRepo
 	if headRepo == "" {
 		headRepo = full
 	}
-	out := map[string]any{
-		"number": p.Number, "state": p.State, "merged": p.Merged, "user": map[string]any{"login": p.Author},
-		"html_url":   fmt.Sprintf("https://%s/%s/pull/%d", s.Host, full, p.Number),
-		"updated_at": p.UpdatedAt.Format(time.RFC3339),
-		"head":       map[string]any{"ref": p.Head, "sha": p.HeadSHA, "repo": map[string]any{"full_name": headRepo}},
-		"base":       map[string]any{"ref": p.Base, "repo": map[string]any{"full_name": full}},
+	headOwner, headName, _ := strings.Cut(headRepo, "/")
+	at := p.UpdatedAt.UTC().Format(time.RFC3339)
+	api := fmt.Sprintf("%s/repos/%s/pulls/%d", s.URL, full, p.Number)
+	out["id"], out["number"], out["state"], out["url"] = p.Number, p.Number, p.State, api
+	out["html_url"] = fmt.Sprintf("https://%s/%s/pull/%d", s.Host, full, p.Number)
+	out["updated_at"], out["created_at"] = at, p.UpdatedAt.Add(-time.Hour).UTC().Format(time.RFC3339)
+	out["draft"], out["locked"], out["active_lock_reason"] = false, false, nil
+	setUser(out["user"], p.Author)
+	out["closed_at"], out["merged_at"] = nil, nil
+	if p.State == "closed" {
+		out["closed_at"] = at
 	}
+	// An open pull request carries the test merge GitHub made; only a merged one its merge.
 	if p.Merged {
-		out["merged_at"] = p.UpdatedAt.Format(time.RFC3339)
-		out["merge_commit_sha"] = p.MergeCommitSHA
+		out["merged_at"], out["merge_commit_sha"] = at, p.MergeCommitSHA
 	}
-	var reqs []any
+	for side, v := range map[string][3]string{"head": {p.Head, p.HeadSHA, headOwner + "/" + headName}, "base": {p.Base, "", full}} {
+		m := out[side].(map[string]any)
+		owner, repo, _ := strings.Cut(v[2], "/")
+		m["ref"], m["label"] = v[0], owner+":"+v[0]
+		if v[1] != "" {
+			m["sha"] = v[1]
+		}
+		setUser(m["user"], owner)
+		setRepo(m["repo"], owner, repo)
+	}
+	reqs := []any{}
 	for _, u := range p.Requested {
-		reqs = append(reqs, map[string]any{"login": u})
+		r := example(name).(map[string]any)["requested_reviewers"].([]any)[0]
+		setUser(r, u)
+		reqs = append(reqs, r)
 	}
-	out["requested_reviewers"] = reqs
+	out["requested_reviewers"], out["requested_teams"] = reqs, []any{}
+	if !listed {
+		out["merged"] = p.Merged
+		out["merged_by"] = nil
+		if p.Merged {
+			out["merged_by"] = out["user"]
+		}
+	}
+	return out
+}
+
+func (s *Server) reviewJSON(p *PR, i int, rv Review) map[string]any {
+	out := example("pull-request-review-items").(map[string]any)
+	out["id"] = i + 1
+	setUser(out["user"], rv.User)
+	out["state"], out["commit_id"] = rv.State, rv.Commit
+	out["submitted_at"] = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC).Add(time.Duration(i) * time.Minute).Format(time.RFC3339)
+	out["html_url"] = fmt.Sprintf("https://%s/%s/pull/%d#pullrequestreview-%d", s.Host, s.full(), p.Number, i+1)
+	out["pull_request_url"] = fmt.Sprintf("%s/repos/%s/pulls/%d", s.URL, s.full(), p.Number)
+	return out
+}
+
+func checkRunJSON(sha string, i int, c CheckRun) map[string]any {
+	out := example("check-run-paginated").(map[string]any)["check_runs"].([]any)[0].(map[string]any)
+	out["id"], out["name"], out["status"], out["head_sha"] = i+1, c.Name, c.Status, sha
+	out["conclusion"], out["completed_at"] = nil, nil
+	if c.Conclusion != "" {
+		out["conclusion"] = c.Conclusion
+	}
+	if c.Status == "completed" {
+		out["completed_at"] = out["started_at"]
+	}
+	return out
+}
+
+func (s *Server) statusJSON(sha string, i int, st Status) map[string]any {
+	out := example("combined-commit-status").(map[string]any)["statuses"].([]any)[0].(map[string]any)
+	out["id"], out["context"], out["state"] = i+1, st.Context, st.State
+	out["url"] = fmt.Sprintf("%s/repos/%s/statuses/%s", s.URL, s.full(), sha)
 	return out
 }

@@ -1,0 +1,209 @@
+package app
+
+import (
+	"encoding/json"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	gitexarchos "github.com/exarchos/git-exarchos"
+	"github.com/exarchos/git-exarchos/internal/faults"
+)
+
+func noAgent(string) string { return "" }
+
+// setupRepo is a repository on main with a bare origin, and a scratch HOME (no signing key).
+func setupRepo(t *testing.T) (string, *Repo) {
+	t.Helper()
+	t.Setenv("HOME", t.TempDir())
+	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+	dir, _ := newRepo(t, "main")
+	origin := t.TempDir()
+	git(t, origin, "init", "-q", "--bare")
+	git(t, dir, "remote", "add", "origin", origin)
+	git(t, dir, "push", "-q", "origin", "main")
+	git(t, dir, "fetch", "-q", "origin")
+	r, err := Open(dir)
+	require.NoError(t, err)
+	return dir, r
+}
+
+func statuses(res *SetupResult) map[string]string {
+	out := map[string]string{}
+	for _, st := range res.Steps {
+		out[st.Step] = st.Status
+	}
+	return out
+}
+
+// The file setup writes is, byte for byte, the one this repository ships (and ci_script_test.go runs).
+func TestSetupWritesTheShippedVerifyWorkflow(t *testing.T) {
+	dir, r := setupRepo(t)
+	_, err := Setup(r, SetupOptions{Getenv: noAgent})
+	require.NoError(t, err)
+	shipped, err := os.ReadFile(filepath.Join("..", filepath.FromSlash(gitexarchos.VerifyWorkflowPath)))
+	require.NoError(t, err)
+	written, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(gitexarchos.VerifyWorkflowPath)))
+	require.NoError(t, err)
+	require.Equal(t, string(shipped), string(written))
+}
+
+func TestAgentEnvironment(t *testing.T) {
+	for _, v := range AgentEnvVars {
+		require.Equal(t, v, AgentEnvironment(func(k string) string { return map[string]string{v: "1"}[k] }), v)
+	}
+	require.Equal(t, "", AgentEnvironment(noAgent))
+}
+
+// A setup killed after any step leaves every file it writes absent or whole (no temporary file
+// beside it), and a second run finishes the rest; a third changes nothing.
+func TestSetupKilledBetweenSteps(t *testing.T) {
+	if !canKill() {
+		t.Skip("no fault points on this platform")
+	}
+	exe := faultsBinary(t)
+	for step := 1; step <= 5; step++ {
+		t.Run("after step "+strconv.Itoa(step), func(t *testing.T) {
+			dir, _ := setupRepo(t)
+			cmd := exec.Command(exe, "setup", "--commit")
+			cmd.Dir = dir
+			cmd.Env = append(agentFreeEnv(), faults.Env+"="+strconv.Itoa(step))
+			out, err := cmd.CombinedOutput()
+			require.True(t, killedBySIGKILL(err), "not killed after step %d: %v\n%s", step, err, out)
+
+			checkWholeFiles(t, dir)
+			r, err := Open(dir)
+			require.NoError(t, err)
+			res, err := Setup(r, SetupOptions{Commit: true, Getenv: noAgent})
+			require.NoError(t, err)
+			require.Equal(t, StepDone, statuses(res)["commit"], "%+v", res.Steps)
+			checkWholeFiles(t, dir)
+			again, err := Setup(r, SetupOptions{Commit: true, Getenv: noAgent})
+			require.NoError(t, err)
+			for _, st := range again.Steps {
+				require.NotEqual(t, StepDone, st.Status, "%s done again: %+v", st.Step, st)
+			}
+			require.Equal(t, "", strings.TrimSpace(git(t, dir, "status", "--porcelain")))
+		})
+	}
+}
+
+func canKill() bool { _, err := exec.LookPath("go"); return err == nil }
+
+// agentFreeEnv is the test's environment without the agent's variables, so the child runs as a
+// user's terminal would, inside an agent session or not.
+func agentFreeEnv() []string {
+	var env []string
+	for _, kv := range testEnv() {
+		k, _, _ := strings.Cut(kv, "=")
+		if !containsStr(AgentEnvVars, k) && k != "CLAUDE_PROJECT_DIR" {
+			env = append(env, kv)
+		}
+	}
+	return append(env, "HOME="+os.Getenv("HOME"))
+}
+
+// checkWholeFiles: no temporary file left, and each file setup writes is absent or complete.
+func checkWholeFiles(t *testing.T, dir string) {
+	t.Helper()
+	require.NoError(t, filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.Name() == ".git" && d.IsDir() {
+			return err
+		}
+		require.NotContains(t, d.Name(), ".tmp-", "temporary file left: %s", p)
+		return nil
+	}))
+	for _, rel := range []string{".claude/settings.json", MCPConfigFile} {
+		b, err := os.ReadFile(filepath.Join(dir, rel))
+		if os.IsNotExist(err) {
+			continue
+		}
+		require.NoError(t, err)
+		require.True(t, json.Valid(b), "%s is not whole: %q", rel, b)
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(gitexarchos.VerifyWorkflowPath))); err == nil {
+		require.Equal(t, string(gitexarchos.VerifyWorkflow), string(b))
+	}
+}
+
+// On a terminal setup asks before a human's step: no leaves it for a human and changes nothing,
+// yes does it; the question about the key says what an unprotected key means.
+func TestSetupAsksBeforeAHumansStep(t *testing.T) {
+	dir, r := setupRepo(t)
+	key := sshKey(t, dir)
+	git(t, dir, "config", "user.signingkey", key) // the private half: setup offers its .pub
+	var asked []string
+	answer := false
+	ask := func(q string) bool { asked = append(asked, q); return answer }
+
+	res, err := Setup(r, SetupOptions{Confirm: ask, Getenv: noAgent})
+	require.NoError(t, err)
+	require.Equal(t, StepLeftForHuman, statuses(res)["signer"])
+	require.Equal(t, StepLeftForHuman, statuses(res)["commit"])
+	require.Len(t, asked, 2)
+	require.Contains(t, asked[0], key+".pub")
+	require.Contains(t, asked[0], "without a passphrase: any process running as you (an agent too) can sign with it")
+	require.NoFileExists(t, filepath.Join(dir, ".exarchos", "allowed_signers"))
+	require.Equal(t, "initial", git(t, dir, "log", "-1", "--format=%s"))
+
+	answer, asked = true, nil
+	res, err = Setup(r, SetupOptions{Confirm: ask, Getenv: noAgent})
+	require.NoError(t, err)
+	require.Equal(t, StepDone, statuses(res)["signer"], "%+v", res.Steps)
+	require.Equal(t, StepDone, statuses(res)["commit"], "%+v", res.Steps)
+	require.Equal(t, "exarchos: set up the repository", git(t, dir, "log", "-1", "--format=%s"))
+	require.Contains(t, git(t, dir, "show", "--name-only", "--format=", "HEAD"), ".exarchos/allowed_signers")
+
+	// In an agent's environment nothing is asked, and the steps say whom to ask.
+	asked = nil
+	git(t, dir, "config", "user.email", "other@example.com")
+	r, err = Open(dir)
+	require.NoError(t, err)
+	res, err = Setup(r, SetupOptions{Confirm: ask, Getenv: func(k string) string { return map[string]string{"CLAUDE_CODE_SESSION_ID": "s1"}[k] }})
+	require.NoError(t, err)
+	require.Empty(t, asked)
+	require.Equal(t, StepLeftForHuman, statuses(res)["signer"])
+	require.Contains(t, res.Steps[4].Detail, "ask the user to run `git exarchos setup --signer` in their own terminal")
+	_, err = Setup(r, SetupOptions{Signer: true, Getenv: func(k string) string { return map[string]string{"CLAUDE_CODE_ENTRYPOINT": "cli"}[k] }})
+	require.ErrorContains(t, err, "CLAUDE_CODE_ENTRYPOINT is set")
+}
+
+// A key given in the configuration itself (user.signingkey key::<public key>) is offered too.
+func TestSetupSignerFromALiteralKey(t *testing.T) {
+	dir, _ := setupRepo(t)
+	pub, err := os.ReadFile(sshKey(t, dir) + ".pub")
+	require.NoError(t, err)
+	git(t, dir, "config", "user.signingkey", "key::"+strings.TrimSpace(string(pub)))
+	r, err := Open(dir)
+	require.NoError(t, err)
+	res, err := Setup(r, SetupOptions{Signer: true, Getenv: noAgent})
+	require.NoError(t, err)
+	require.Equal(t, StepDone, statuses(res)["signer"], "%+v", res.Steps)
+	signers, err := os.ReadFile(filepath.Join(dir, ".exarchos", "allowed_signers"))
+	require.NoError(t, err)
+	f := strings.Fields(string(pub))
+	require.Contains(t, string(signers), "app@example.com namespaces=\"git-exarchos\" "+f[0]+" "+f[1])
+	res, err = Setup(r, SetupOptions{Signer: true, Getenv: noAgent})
+	require.NoError(t, err)
+	require.Equal(t, StepAlready, statuses(res)["signer"])
+}
+
+// sshKey makes an SSH key without a passphrase and sets gpg.format ssh in dir; it returns the
+// private key's path.
+func sshKey(t *testing.T, dir string) string {
+	t.Helper()
+	if _, err := exec.LookPath("ssh-keygen"); err != nil {
+		t.Skip("no ssh-keygen")
+	}
+	key := filepath.Join(t.TempDir(), "k")
+	out, err := exec.Command("ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "k", "-f", key).CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	git(t, dir, "config", "gpg.format", "ssh")
+	return key
+}

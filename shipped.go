@@ -1,0 +1,17 @@
+// Package gitexarchos holds the files this repository ships that the program also writes, embedded
+// from the one copy in the repository, so that what ships and what `git exarchos setup` writes
+// cannot differ. (go:embed reaches only files under the embedding package's directory, hence a
+// package at the module's root.)
+//
+// It may import the standard library only.
+package gitexarchos
+
+import _ "embed"
+
+// VerifyWorkflowPath is where the CI verify workflow lives, in this repository and in a user's.
+const VerifyWorkflowPath = ".github/workflows/exarchos-verify.yml"
+
+// VerifyWorkflow is the GitHub Actions workflow that runs `git exarchos verify` on pull requests.
+//
+//go:embed .github/workflows/exarchos-verify.yml
+var VerifyWorkflow []byte
