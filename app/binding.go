@@ -14,6 +14,7 @@ import (
 
 	"github.com/exarchos/git-exarchos/gitstore"
 	"github.com/exarchos/git-exarchos/hooks"
+	"github.com/exarchos/git-exarchos/internal/agentenv"
 	"github.com/exarchos/git-exarchos/internal/atomicfile"
 	"github.com/exarchos/git-exarchos/workflow"
 )
@@ -163,6 +164,8 @@ func (h *hookRepo) bindSession(in hooks.Input, dir string, ws []hooks.Bound) {
 type HooksReleaseOptions struct {
 	Session string // one session id
 	All     bool   // every session
+	// Environ is the caller's environment (nil: the process's); an agent's is refused.
+	Environ agentenv.Env
 }
 
 // HooksReleaseResult lists the sessions released.
@@ -173,6 +176,9 @@ type HooksReleaseResult struct {
 // HooksRelease releases sessions from their workflows: their next call is bound afresh, by the
 // branch where it runs. A human's command: the hook refuses it to the agent.
 func HooksRelease(o HooksReleaseOptions) (*HooksReleaseResult, error) {
+	if err := RefuseInAgent(environOr(o.Environ), "hooks release"); err != nil {
+		return nil, err
+	}
 	if (o.Session == "") == !o.All {
 		return nil, Usagef("name one session with --session <id>, or release every session with --all")
 	}
