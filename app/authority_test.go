@@ -19,15 +19,7 @@ var claudeEnv = agentenv.Env{"PATH=/usr/bin", "CLAUDECODE=1", "CLAUDE_CODE_SESSI
 // TestHumanDecisionsRefuseAnAgentsEnvironment: through the in-process API, every human decision is
 // refused when the Repo's environment is an agent's, writes nothing, and runs in a human's.
 func TestHumanDecisionsRefuseAnAgentsEnvironment(t *testing.T) {
-	dir, r := newRepo(t, "login")
-	_, err := Init(r, InitOptions{Feature: "login", Type: "feature"})
-	require.NoError(t, err)
-	commitFile(t, dir, "docs/design.md", "# design\n")
-	commitFile(t, dir, "docs/plan.md", "# plan\n")
-	_, err = Set(r, SetOptions{Feature: "login", Assignments: []string{"artifacts.design=docs/design.md", "artifacts.plan=docs/plan.md"}})
-	require.NoError(t, err)
-	mustRun(t, r, "login", workflow.TransitionTo{Phase: "plan"})
-	mustRun(t, r, "login", workflow.TransitionTo{Phase: "plan-review"})
+	dir, r := inPlanReview(t)
 	_, before, err := r.State("login")
 	require.NoError(t, err)
 

@@ -1,7 +1,6 @@
 package hooks
 
 import (
-	"os"
 	"testing"
 
 	"github.com/exarchos/git-exarchos/internal/agentenv"
@@ -9,7 +8,4 @@ import (
 
 // TestMain clears the agent's variables, so the tests (and the processes they start) run the same
 // inside an agent's session as in CI.
-func TestMain(m *testing.M) {
-	agentenv.ClearProcess()
-	os.Exit(m.Run())
-}
+func TestMain(m *testing.M) { agentenv.RunTests(m) }

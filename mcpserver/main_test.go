@@ -11,10 +11,7 @@ import (
 
 // TestMain clears the agent's variables, so the tests (and the processes they start) run the same
 // inside an agent's session as in CI.
-func TestMain(m *testing.M) {
-	agentenv.ClearProcess()
-	os.Exit(m.Run())
-}
+func TestMain(m *testing.M) { agentenv.RunTests(m) }
 
 // TestToolsRunMarkedAsAnAgent: the commands a tool runs carry the agent's mark (AI_AGENT), so a
 // human decision run through the server refuses as it does in the agent's Bash; a mark the client

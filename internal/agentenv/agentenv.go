@@ -90,3 +90,9 @@ func ClearProcess() {
 	}
 	_ = os.Unsetenv("CLAUDE_PROJECT_DIR")
 }
+
+// RunTests is a package's TestMain: the agent variables cleared (ClearProcess), then the tests.
+func RunTests(m interface{ Run() int }) {
+	ClearProcess()
+	os.Exit(m.Run())
+}
