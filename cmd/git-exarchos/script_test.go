@@ -22,6 +22,9 @@ func TestMain(m *testing.M) {
 		"git-exarchos":     func() { os.Exit(checkedRun(os.Args)) },
 		"git-exarchos-mcp": func() { os.Exit(mcpserver.Main(os.Args, os.Stdin, os.Stdout, os.Stderr, "test")) },
 	}
+	if os.Getenv(asCLIEnv) == "1" {
+		os.Exit(checkedRun(os.Args)) // a copy of the binary under another name (authority_attempts.txtar)
+	}
 	if _, asCommand := cmds[filepath.Base(os.Args[0])]; !asCommand {
 		// The tests run the same inside an agent's session as in CI; a script that needs the
 		// agent's variables sets them (env CLAUDECODE=1), and the binary it runs keeps them.
@@ -29,6 +32,10 @@ func TestMain(m *testing.M) {
 	}
 	testscript.Main(m, cmds)
 }
+
+// asCLIEnv makes a copy of the test binary, under any name, run as git-exarchos does whatever its
+// name: how a script tries "a copy of the binary named grep".
+const asCLIEnv = "EXARCHOS_TEST_BINARY_AS_CLI"
 
 // TestScripts runs testdata/script/*.txtar end to end, each in a fresh repository.
 func TestScripts(t *testing.T) {
