@@ -141,6 +141,24 @@ func (h *hookRepo) sessionBound(rec *sessionRecord) ([]hooks.Bound, error) {
 	return out, nil
 }
 
+// rebindSession binds a session whose workflows have all ended to the workflows on the branch where
+// it now runs (the call's directory, when it is in the session's repository, else the worktree it
+// was bound in). An error (a state it cannot read) fails the call closed, as for any session.
+func (h *hookRepo) rebindSession(in hooks.Input, dir string, rec *sessionRecord) ([]hooks.Bound, error) {
+	r := h.repo
+	if here, err := openStore(dir); err == nil && here.Store.Loc.CommonDir == rec.CommonDir {
+		r, h.repo = here, here
+	}
+	ws, err := r.BoundWorkflows()
+	if err != nil {
+		return nil, fmt.Errorf("session %s: its workflows ended, and the workflow now on its branch cannot be read: %w", in.SessionID, err)
+	}
+	if len(ws) > 0 {
+		h.bindSession(in, dir, ws)
+	}
+	return ws, nil
+}
+
 // bindSession records that the session works on ws, in its binding file and as events.
 func (h *hookRepo) bindSession(in hooks.Input, dir string, ws []hooks.Bound) {
 	rec := sessionRecord{Root: h.repo.Store.Loc.WorkTree, CommonDir: h.repo.Store.Loc.CommonDir, Bound: time.Now().UTC().Format(time.RFC3339)}

@@ -84,7 +84,13 @@ func (h *hookRepo) Session(in hooks.Input, dir string) ([]hooks.Bound, error) {
 			return nil, err
 		}
 		if rec != nil {
-			return h.sessionBound(rec)
+			ws, err := h.sessionBound(rec)
+			if err != nil || len(ws) > 0 {
+				return ws, err
+			}
+			// Every workflow it was bound to has ended: the session follows its branch, and is
+			// bound to the workflow now on it (binding.go), as a new session would be.
+			return h.rebindSession(in, dir, rec)
 		}
 	}
 	r, err := h.open(dir)
