@@ -858,7 +858,7 @@ func (c *checker) exarchos(args []word, fromInput bool) string {
 			return reasonOverride
 		case "hooks":
 			for _, b := range args[i+1:] {
-				if b.text == "uninstall" || b.text == "release" || b.dynamic {
+				if b.text == "uninstall" || b.text == "release" || b.text == "accept" || b.dynamic {
 					return "git exarchos: `git exarchos hooks " + b.text + "` lifts the hooks' rules for this session; only a human may run it." + humanTerminal
 				}
 			}
@@ -1111,3 +1111,7 @@ func HumanDecision(verb string) bool {
 
 // ShellQuote quotes s for a POSIX shell when it needs it (for fixes printed as commands).
 func ShellQuote(s string) string { return shellQuote(s) }
+
+// ProtectedConfigKey reports whether a git config key (with its value) changes what git and the
+// hooks run: the keys the agent may not set (PostToolUse watches them in the config files too).
+func ProtectedConfigKey(key, value string) bool { return protectedConfigKey(key, value) }
