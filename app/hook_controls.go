@@ -109,7 +109,7 @@ func (r *Repo) CheckControls(root string) string {
 			before = "" // a control file that appeared (an include, a hook in a new hooksPath)
 		}
 		problems = append(problems, r.controlChanged(c, before))
-		cur.Controls[c.path] = before       // kept as accepted: blocks until undone or accepted
+		cur.Controls[c.path] = before     // kept as accepted: blocks until undone or accepted
 		cur.Stamps[c.path] = changedStamp // and looked at again on every call until then
 	}
 	for _, p := range r.refsMovedOutside(prev, cur) {
