@@ -205,12 +205,34 @@ func (r *Repo) observeControls(root string) (*controlState, []control) {
 			st.Stamps[filepath.Join(refsDir, e.Name())] = gitrepo.FileStamp(filepath.Join(refsDir, e.Name()))
 		}
 	}
-	if refs, err := gitrepo.ListRefs(loc.CommonDir, gitstore.RefPrefix); err == nil {
+	st.Refs = r.workflowRefs()
+	return st, controls
+}
+
+// workflowRefs are the refs/exarchos/* refs and their commits (loose and packed, no git process).
+func (r *Repo) workflowRefs() map[string]string {
+	out := map[string]string{}
+	if refs, err := gitrepo.ListRefs(r.Store.Loc.CommonDir, gitstore.RefPrefix); err == nil {
 		for name, h := range refs {
-			st.Refs[name] = h.String()
+			out[name] = h.String()
 		}
 	}
-	return st, controls
+	return out
+}
+
+// DetectRefRewrites runs the hook's check of the workflow refs now (fsck calls it; verify may) and
+// returns the workflows held because their ref moved outside git exarchos. Before the hook's first
+// call in this repository there is nothing to compare with: only what it held is reported.
+func (r *Repo) DetectRefRewrites() []HeldRef {
+	if prev, err := r.loadControls(); err == nil && prev != nil {
+		cur := &controlState{Refs: r.workflowRefs()}
+		r.refsMovedOutside(prev, cur)
+		prev.Refs, prev.LogEnd = cur.Refs, cur.LogEnd
+		if b, err := json.Marshal(prev); err == nil {
+			_ = atomicfile.Write(r.controlsPath(), b, 0o644)
+		}
+	}
+	return r.RefRewrites()
 }
 
 // controlDigest is a digest of what matters in a control file ("" when it does not exist).

@@ -160,6 +160,10 @@ func TestHookHoldsARefMovedOutside(t *testing.T) {
 	assert.Empty(t, callHook(t, "s1", dir, "PreToolUse", "Read", map[string]string{"file_path": src}).denied(), "reading is not policed")
 	require.Len(t, r.RefRewrites(), 1)
 	assert.Equal(t, second, r.RefRewrites()[0].From)
+	fsck, err := Fsck(r, FsckOptions{})
+	require.NoError(t, err)
+	require.False(t, fsck.OK(), "fsck reports the rewind")
+	assert.Contains(t, fsck.Problems[len(fsck.Problems)-1].Message, "moved from "+second[:12]+" to "+first[:12]+" by something other than git exarchos")
 
 	// Restored: the hold lifts.
 	git(t, dir, "update-ref", "refs/exarchos/login", second, first)
@@ -182,4 +186,22 @@ func TestHookHoldsARefMovedOutside(t *testing.T) {
 	require.Len(t, res.Accepted, 1)
 	assert.Empty(t, r.Held("login"))
 	assert.Empty(t, post(t, dir))
+}
+
+// TestFsckFindsARefMovedOutside: fsck runs the hook's check itself, so a rewind between tool calls
+// (or with no tool call since) is reported.
+func TestFsckFindsARefMovedOutside(t *testing.T) {
+	dir, r := controlsRepo(t)
+	first := git(t, dir, "rev-parse", "refs/exarchos/login")
+	_, err := Set(r, SetOptions{Feature: "login", Assignments: []string{"notes.x=1"}})
+	require.NoError(t, err)
+	res, err := Fsck(r, FsckOptions{})
+	require.NoError(t, err)
+	require.True(t, res.OK(), "%v", res.Problems)
+	git(t, dir, "update-ref", "refs/exarchos/login", first)
+	res, err = Fsck(r, FsckOptions{Feature: "login"})
+	require.NoError(t, err)
+	require.False(t, res.OK())
+	assert.Contains(t, res.Problems[0].Fix, "git update-ref refs/exarchos/login ")
+	assert.Contains(t, r.Held("login"), "is held")
 }
