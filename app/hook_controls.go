@@ -89,9 +89,12 @@ func (r *Repo) savedCopy(path string) string {
 // CheckControls is PostToolUse's watch: "" when nothing the agent must not change has changed
 // since the last call, else the block with the exact undo. root is the worktree the call ran in.
 func (r *Repo) CheckControls(root string) string {
-	prev, err := r.loadControls()
-	if err == nil && prev != nil && r.stampsHold(prev) {
+	if r.stampsHold() {
 		return "" // the common path: nothing watched was touched
+	}
+	prev, err := r.loadControls()
+	if err != nil {
+		prev = nil
 	}
 	cur, controls := r.observeControls(root)
 	if prev == nil {
@@ -124,17 +127,40 @@ func (r *Repo) CheckControls(root string) string {
 		". If the user made the change, they accept it with `git exarchos hooks accept` in their own terminal."
 }
 
-// stampsHold reports whether every watched path still has the stamp st recorded.
-func (r *Repo) stampsHold(st *controlState) bool {
-	if len(st.Stamps) == 0 {
+// stampsHold reports whether every watched path still has the stamp the last call kept. The
+// stamps have a file of their own, "<stamp>\t<path>" lines, so the common path decodes no JSON.
+func (r *Repo) stampsHold() bool {
+	b, err := os.ReadFile(r.stampsPath())
+	if err != nil || len(b) == 0 {
 		return false
 	}
-	for p, s := range st.Stamps {
-		if gitrepo.FileStamp(p) != s {
+	for len(b) > 0 {
+		line, rest, _ := bytes.Cut(b, []byte{'\n'})
+		b = rest
+		stamp, p, ok := bytes.Cut(line, []byte{'\t'})
+		if !ok || gitrepo.FileStamp(string(p)) != string(stamp) {
 			return false
 		}
 	}
 	return true
+}
+
+func (r *Repo) stampsPath() string {
+	return filepath.Join(r.Store.Loc.CommonDir, filepath.FromSlash(controlsDir), "stamps")
+}
+
+// writeStamps keeps st's stamps for the next call's common path (written after the state, so a
+// crash between the two leaves stamps that send the next call to read the state again).
+func (r *Repo) writeStamps(st *controlState) {
+	var b strings.Builder
+	for p, s := range st.Stamps {
+		if s == changedStamp || strings.ContainsAny(p, "\t\n") {
+			_ = os.Remove(r.stampsPath()) // a control differs: every call reads them all
+			return
+		}
+		b.WriteString(s + "\t" + p + "\n")
+	}
+	_ = atomicfile.Write(r.stampsPath(), []byte(b.String()), 0o644)
 }
 
 func (r *Repo) loadControls() (*controlState, error) {
@@ -229,6 +255,7 @@ func (r *Repo) DetectRefRewrites() []HeldRef {
 		r.refsMovedOutside(prev, cur)
 		prev.Refs, prev.LogEnd = cur.Refs, cur.LogEnd
 		if b, err := json.Marshal(prev); err == nil {
+			_ = os.Remove(r.stampsPath()) // the hook's next call compares the refs again
 			_ = atomicfile.Write(r.controlsPath(), b, 0o644)
 		}
 	}
@@ -347,7 +374,10 @@ func (r *Repo) saveControls(cur *controlState, controls []control, prev *control
 		return
 	}
 	_ = os.MkdirAll(filepath.Dir(r.controlsPath()), 0o755)
-	_ = atomicfile.Write(r.controlsPath(), b, 0o644)
+	_ = os.Remove(r.stampsPath())
+	if atomicfile.Write(r.controlsPath(), b, 0o644) == nil {
+		r.writeStamps(cur)
+	}
 }
 
 // acceptControls takes what is there now as accepted (the first call, and `hooks accept`).

@@ -205,3 +205,18 @@ func TestFsckFindsARefMovedOutside(t *testing.T) {
 	assert.Contains(t, res.Problems[0].Fix, "git update-ref refs/exarchos/login ")
 	assert.Contains(t, r.Held("login"), "is held")
 }
+
+// BenchmarkCheckControls: the watch PostToolUse adds to every call, on its common path (nothing
+// watched changed): go test ./app -run XXX -bench CheckControls.
+func BenchmarkCheckControls(b *testing.B) {
+	b.Setenv("HOME", b.TempDir())
+	dir, r := newSagaRepo(b)
+	_, err := HooksInstall(HooksOptions{Claude: true, Git: true, Dir: dir, Environ: []string{}})
+	require.NoError(b, err)
+	require.Empty(b, r.CheckControls(dir))
+	for b.Loop() {
+		if r.CheckControls(dir) != "" {
+			b.Fatal("blocked")
+		}
+	}
+}
