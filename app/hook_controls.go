@@ -105,7 +105,7 @@ func (r *Repo) CheckControls(root string) string {
 	for _, c := range controls {
 		before, known := prev.Controls[c.path]
 		now := cur.Controls[c.path]
-		if !known && now == "" || before == now {
+		if !known && sameControl(now, "") || sameControl(before, now) {
 			continue
 		}
 		if !known {
@@ -262,6 +262,16 @@ func (r *Repo) DetectRefRewrites() []HeldRef {
 	return r.RefRewrites()
 }
 
+// noneRelevant is the digest of a control file that holds nothing that matters: the same, for the
+// check, as no file (creating settings.local.json with permissions changes nothing), but put back
+// by copy, not by removal.
+const noneRelevant = "-"
+
+// sameControl reports whether two digests say the same about what matters.
+func sameControl(a, b string) bool {
+	return a == b || (a == "" || a == noneRelevant) && (b == "" || b == noneRelevant)
+}
+
 // controlDigest is a digest of what matters in a control file ("" when it does not exist).
 func controlDigest(p string, k controlKind) string {
 	b, err := os.ReadFile(p)
@@ -276,9 +286,16 @@ func controlDigest(p string, k controlKind) string {
 			what = append([]byte("unreadable:"), b...) // Claude Code ignores a settings file it cannot read
 			break
 		}
+		if s["disableAllHooks"] == nil && s["allowManagedHooksOnly"] == nil && s["hooks"] == nil {
+			return noneRelevant // no hook setting (the client writes permissions here)
+		}
 		what, _ = json.Marshal(map[string]json.RawMessage{"disableAllHooks": s["disableAllHooks"], "allowManagedHooksOnly": s["allowManagedHooksOnly"], "hooks": s["hooks"]})
 	case kindConfig:
-		what = []byte(strings.Join(protectedConfigLines(b), "\n"))
+		lines := protectedConfigLines(b)
+		if len(lines) == 0 {
+			return noneRelevant // nothing that changes what git runs
+		}
+		what = []byte(strings.Join(lines, "\n"))
 	default:
 		what = b
 	}

@@ -73,11 +73,22 @@ func TestHookControlsSettingsWatched(t *testing.T) {
 	require.NoError(t, err)
 	assert.Contains(t, string(b), "exarchos hook claude", "the undo put the hooks back")
 
-	// A permission the client adds to settings.local.json changes no hook setting.
+	// A permission the client adds to settings.local.json (creating it) changes no hook setting.
 	require.NoError(t, os.WriteFile(local, []byte(`{"permissions": {"allow": ["Bash(go test:*)"]}}`), 0o644))
-	block = post(t, dir)
-	require.Contains(t, block, "was added", "a new settings file is reported")
+	assert.Empty(t, r.CheckControls(dir))
+	// Then the hooks turned off in it.
+	require.NoError(t, os.WriteFile(local, []byte(`{"permissions": {"allow": ["Bash(go test:*)"]}, "disableAllHooks": true}`), 0o644))
+	block = r.CheckControls(dir)
+	require.Contains(t, block, local+" changed (undo: `cp -- ")
 	undo(t, dir, block)
+	b, err = os.ReadFile(local)
+	require.NoError(t, err)
+	assert.NotContains(t, string(b), "disableAllHooks", "the undo put back the file with its permission")
+	assert.Contains(t, string(b), "go test")
+	assert.Empty(t, r.CheckControls(dir))
+	// A file that does not parse is a change (Claude Code ignores it, hooks included).
+	require.NoError(t, os.WriteFile(shared, []byte(`{"hooks": `), 0o644))
+	assert.Contains(t, r.CheckControls(dir), shared+" changed")
 }
 
 // TestHookControlsGitWatched: a git hook written by a script, an alias or core.hooksPath written

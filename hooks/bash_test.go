@@ -106,6 +106,8 @@ func TestCheckBashAlwaysRefused(t *testing.T) {
 		{"env GIT_CONFIG_PARAMETERS=\"'alias.x=exarchos approve'\" git x", wConfig},
 		{"git exarchos hooks uninstall --claude", wHooks},
 		{"git exarchos hooks release --all", wHooks},
+		{"git exarchos hooks accept", wHooks},
+		{"git exarchos hooks accept login --json", wHooks},
 		{"cp $(which git-exarchos) /tmp/x", wCopy},
 		{"install -m 755 /usr/local/bin/git-exarchos /tmp/x", wCopy},
 		{"ln -s $(command -v git-exarchos) /tmp/x", wLink},
