@@ -77,8 +77,10 @@ type control struct {
 	kind controlKind
 }
 
-func (r *Repo) controlsPath() string {
-	return filepath.Join(r.Store.Loc.CommonDir, filepath.FromSlash(controlsDir), "state.json")
+// controlsPath is the state kept for the worktree at root: each worktree has its own settings
+// files, so its own baseline.
+func (r *Repo) controlsPath(root string) string {
+	return filepath.Join(r.Store.Loc.CommonDir, filepath.FromSlash(controlsDir), "state-"+hashHex(root)[:16]+".json")
 }
 
 // savedCopy is where the content of a control file was kept when it was last accepted.
@@ -89,16 +91,16 @@ func (r *Repo) savedCopy(path string) string {
 // CheckControls is PostToolUse's watch: "" when nothing the agent must not change has changed
 // since the last call, else the block with the exact undo. root is the worktree the call ran in.
 func (r *Repo) CheckControls(root string) string {
-	if r.stampsHold() {
+	if r.stampsHold(root) {
 		return "" // the common path: nothing watched was touched
 	}
-	prev, err := r.loadControls()
+	prev, err := r.loadControls(root)
 	if err != nil {
 		prev = nil
 	}
 	cur, controls := r.observeControls(root)
 	if prev == nil {
-		r.acceptControls(cur, controls)
+		r.acceptControls(root, cur, controls)
 		return "" // the first call: what is there is the baseline
 	}
 	var problems []string
@@ -118,7 +120,7 @@ func (r *Repo) CheckControls(root string) string {
 	for _, p := range r.refsMovedOutside(prev, cur) {
 		problems = append(problems, p)
 	}
-	r.saveControls(cur, controls, prev)
+	r.saveControls(root, cur, controls, prev)
 	if len(problems) == 0 {
 		return ""
 	}
@@ -129,8 +131,8 @@ func (r *Repo) CheckControls(root string) string {
 
 // stampsHold reports whether every watched path still has the stamp the last call kept. The
 // stamps have a file of their own, "<stamp>\t<path>" lines, so the common path decodes no JSON.
-func (r *Repo) stampsHold() bool {
-	b, err := os.ReadFile(r.stampsPath())
+func (r *Repo) stampsHold(root string) bool {
+	b, err := os.ReadFile(r.stampsPath(root))
 	if err != nil || len(b) == 0 {
 		return false
 	}
@@ -145,26 +147,26 @@ func (r *Repo) stampsHold() bool {
 	return true
 }
 
-func (r *Repo) stampsPath() string {
-	return filepath.Join(r.Store.Loc.CommonDir, filepath.FromSlash(controlsDir), "stamps")
+func (r *Repo) stampsPath(root string) string {
+	return filepath.Join(r.Store.Loc.CommonDir, filepath.FromSlash(controlsDir), "stamps-"+hashHex(root)[:16])
 }
 
 // writeStamps keeps st's stamps for the next call's common path (written after the state, so a
 // crash between the two leaves stamps that send the next call to read the state again).
-func (r *Repo) writeStamps(st *controlState) {
+func (r *Repo) writeStamps(root string, st *controlState) {
 	var b strings.Builder
 	for p, s := range st.Stamps {
 		if s == changedStamp || strings.ContainsAny(p, "\t\n") {
-			_ = os.Remove(r.stampsPath()) // a control differs: every call reads them all
+			_ = os.Remove(r.stampsPath(root)) // a control differs: every call reads them all
 			return
 		}
 		b.WriteString(s + "\t" + p + "\n")
 	}
-	_ = atomicfile.Write(r.stampsPath(), []byte(b.String()), 0o644)
+	_ = atomicfile.Write(r.stampsPath(root), []byte(b.String()), 0o644)
 }
 
-func (r *Repo) loadControls() (*controlState, error) {
-	b, err := os.ReadFile(r.controlsPath())
+func (r *Repo) loadControls(root string) (*controlState, error) {
+	b, err := os.ReadFile(r.controlsPath(root))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
@@ -250,13 +252,14 @@ func (r *Repo) workflowRefs() map[string]string {
 // returns the workflows held because their ref moved outside git exarchos. Before the hook's first
 // call in this repository there is nothing to compare with: only what it held is reported.
 func (r *Repo) DetectRefRewrites() []HeldRef {
-	if prev, err := r.loadControls(); err == nil && prev != nil {
+	root := r.Store.Loc.WorkTree
+	if prev, err := r.loadControls(root); err == nil && prev != nil {
 		cur := &controlState{Refs: r.workflowRefs()}
 		r.refsMovedOutside(prev, cur)
 		prev.Refs, prev.LogEnd = cur.Refs, cur.LogEnd
 		if b, err := json.Marshal(prev); err == nil {
-			_ = os.Remove(r.stampsPath()) // the hook's next call compares the refs again
-			_ = atomicfile.Write(r.controlsPath(), b, 0o644)
+			_ = os.Remove(r.stampsPath(root)) // the hook's next call compares the refs again
+			_ = atomicfile.Write(r.controlsPath(root), b, 0o644)
 		}
 	}
 	return r.RefRewrites()
@@ -377,7 +380,7 @@ func (r *Repo) controlChanged(c control, before string) string {
 }
 
 // saveControls keeps cur, and a copy of each control file whose accepted digest changed.
-func (r *Repo) saveControls(cur *controlState, controls []control, prev *controlState) {
+func (r *Repo) saveControls(root string, cur *controlState, controls []control, prev *controlState) {
 	for _, c := range controls {
 		if now := cur.Controls[c.path]; now != "" && (prev == nil || prev.Controls[c.path] != now) && controlDigest(c.path, c.kind) == now {
 			if b, err := os.ReadFile(c.path); err == nil {
@@ -390,17 +393,17 @@ func (r *Repo) saveControls(cur *controlState, controls []control, prev *control
 	if err != nil {
 		return
 	}
-	_ = os.MkdirAll(filepath.Dir(r.controlsPath()), 0o755)
-	_ = os.Remove(r.stampsPath())
-	if atomicfile.Write(r.controlsPath(), b, 0o644) == nil {
-		r.writeStamps(cur)
+	_ = os.MkdirAll(filepath.Dir(r.controlsPath(root)), 0o755)
+	_ = os.Remove(r.stampsPath(root))
+	if atomicfile.Write(r.controlsPath(root), b, 0o644) == nil {
+		r.writeStamps(root, cur)
 	}
 }
 
 // acceptControls takes what is there now as accepted (the first call, and `hooks accept`).
-func (r *Repo) acceptControls(cur *controlState, controls []control) {
+func (r *Repo) acceptControls(root string, cur *controlState, controls []control) {
 	_, cur.LogEnd, _ = gitstore.RefWritesSince(r.Store.Loc.CommonDir, 0)
-	r.saveControls(cur, controls, nil)
+	r.saveControls(root, cur, controls, nil)
 }
 
 // refsMovedOutside compares the workflow refs with the last call's: a ref not at the commit git
@@ -531,10 +534,37 @@ func (r *Repo) RefRewrites() []HeldRef {
 	return out
 }
 
+// ownControlWrites runs fn, a command's own write of something PostToolUse watches (the git hooks,
+// a settings file, a refspec in git's config), and takes the result as accepted when nothing else
+// had changed the controls before it: the agent's own `hooks install` or `remote setup` does not
+// block it, and a change made outside before it stays reported.
+func (r *Repo) ownControlWrites(fn func() error) error {
+	clean := r.CheckControls(r.Store.Loc.WorkTree) == ""
+	err := fn()
+	if clean {
+		r.AcceptControls()
+	}
+	return err
+}
+
 // AcceptControls takes the controls as they are now as accepted (install's own writes).
 func (r *Repo) AcceptControls() {
 	cur, controls := r.observeControls(r.Store.Loc.WorkTree)
-	r.acceptControls(cur, controls)
+	r.acceptControls(r.Store.Loc.WorkTree, cur, controls)
+	// The other worktrees' states take the refs as they are too, or they would find the
+	// accepted move again.
+	states, _ := filepath.Glob(filepath.Join(r.Store.Loc.CommonDir, filepath.FromSlash(controlsDir), "state-*.json"))
+	for _, p := range states {
+		b, err := os.ReadFile(p)
+		var st controlState
+		if err != nil || json.Unmarshal(b, &st) != nil || p == r.controlsPath(r.Store.Loc.WorkTree) {
+			continue
+		}
+		st.Refs, st.LogEnd = cur.Refs, cur.LogEnd
+		if b, err := json.Marshal(st); err == nil && atomicfile.Write(p, b, 0o644) == nil {
+			_ = os.Remove(filepath.Join(filepath.Dir(p), "stamps-"+strings.TrimSuffix(strings.TrimPrefix(filepath.Base(p), "state-"), ".json")))
+		}
+	}
 }
 
 // HooksAcceptOptions name what a human accepts: the controls as they are, and the held workflows.

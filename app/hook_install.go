@@ -75,11 +75,12 @@ func changeHooks(o HooksOptions, install bool) (*HooksResult, error) {
 		return nil, Usagef("say what to %s: --claude, --git, or both", verb)
 	}
 	res := &HooksResult{}
-	// Installing changes what PostToolUse watches (the settings file, the git hooks): taken as
-	// accepted when nothing else had changed them, so the agent's own install does not block it.
-	// A change made outside before it stays reported.
-	if r, err := openStore(dirOr(o.Dir)); err == nil && install && r.CheckControls(r.Store.Loc.WorkTree) == "" {
-		defer r.AcceptControls()
+	// Installing changes what PostToolUse watches (the settings file, the git hooks): its own
+	// writes are accepted (ownControlWrites).
+	if r, err := openStore(dirOr(o.Dir)); err == nil && install {
+		if r.CheckControls(r.Store.Loc.WorkTree) == "" {
+			defer r.AcceptControls()
+		}
 	}
 	if o.Claude {
 		scope := o.Scope
