@@ -28,7 +28,9 @@ const (
 	reasonOverride = "git exarchos: guard overrides are a human decision, recorded with who made it; the " +
 		"agent may not make them. Make the guard pass (git exarchos transitions <feature> shows each fix), " +
 		"or stop and ask the user to run the override in their own terminal."
-	humanTerminal = " A human changes those in their own terminal: stop and ask the user if it is needed."
+	humanTerminal   = " A human changes those in their own terminal: stop and ask the user if it is needed."
+	reasonHumanFlag = "git exarchos: --human marks the user's own decision (a cancel past the planning phases, a workflow " +
+		"of another type on a branch that had one); the agent may not make it. Stop and ask the user to run the command in their own terminal."
 )
 
 // humanOnly are the exarchos commands only a human may run, with what each one unlocks.
@@ -837,6 +839,9 @@ func (c *checker) exarchos(args []word, fromInput bool) string {
 	for _, a := range args {
 		if a.text == "--override" || strings.HasPrefix(a.text, "--override=") || a.text == "-override" {
 			return reasonOverride
+		}
+		if a.text == "--human" || strings.HasPrefix(a.text, "--human=") || a.text == "-human" {
+			return reasonHumanFlag
 		}
 	}
 	for i := 0; i < len(args); i++ {
