@@ -70,18 +70,3 @@ func TestHumanDecisionsRefuseAnAgentsEnvironment(t *testing.T) {
 	r.Environ = agentenv.Env{"PATH=/usr/bin", "CLAUDECODE=", "AI_AGENT="}
 	mustRun(t, r, "login", workflow.Approve{Note: "ok"})
 }
-
-func TestAgentEnvDetect(t *testing.T) {
-	for _, v := range agentenv.Vars {
-		got, ok := agentenv.Env{"HOME=/h", v.Name + "=x"}.Detect()
-		assert.True(t, ok, v.Name)
-		assert.Equal(t, v.Name, got.Name)
-		_, ok = agentenv.Env{"HOME=/h", v.Name + "="}.Detect()
-		assert.False(t, ok, "%s empty", v.Name)
-		assert.Empty(t, agentenv.Strip([]string{v.Name + "=1"}), v.Name)
-	}
-	_, ok := agentenv.Env{"CLAUDECODE_X=1", "XAI_AGENT=1"}.Detect()
-	assert.False(t, ok, "a longer name is not the variable")
-	assert.Equal(t, []string{"A=1", "AI_AGENT=mcp"}, agentenv.Mark([]string{"A=1"}, "mcp"))
-	assert.Equal(t, []string{"CLAUDECODE=1"}, agentenv.Mark([]string{"CLAUDECODE=1"}, "mcp"))
-}
