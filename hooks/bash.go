@@ -471,14 +471,29 @@ func clearsEnv(wrapper string, args []word) bool {
 	switch wrapper {
 	case "env":
 		switch {
-		case a.text == "-" || a.text == "-i" || a.text == "--ignore-environment" || isShortCluster(a.text, 'i') && !strings.HasPrefix(a.text, "-u") && !strings.HasPrefix(a.text, "-S"):
+		case a.text == "-" || a.text == "--ignore-environment":
 			return true
-		case a.text == "-u" || a.text == "--unset":
+		case a.text == "--unset":
 			return len(args) > 1 && (agentenv.IsAgentVar(args[1].text) || args[1].dynamic)
 		case strings.HasPrefix(a.text, "--unset="):
 			return agentenv.IsAgentVar(strings.TrimPrefix(a.text, "--unset=")) || a.dynamic
-		case strings.HasPrefix(a.text, "-u"):
-			return agentenv.IsAgentVar(strings.TrimPrefix(a.text, "-u")) || a.dynamic
+		case len(a.text) > 1 && a.text[0] == '-' && a.text[1] != '-':
+			// A cluster of short options, read as env reads it: -i clears, -u takes the rest of
+			// the cluster or the next word as the name it unsets, -C and -S take a value.
+			for i := 1; i < len(a.text); i++ {
+				switch a.text[i] {
+				case 'i':
+					return true
+				case 'u':
+					name, dynamic := a.text[i+1:], a.dynamic
+					if name == "" && len(args) > 1 {
+						name, dynamic = args[1].text, args[1].dynamic
+					}
+					return agentenv.IsAgentVar(name) || dynamic
+				case 'C', 'S':
+					return false
+				}
+			}
 		}
 	case "exec":
 		return isShortCluster(a.text, 'c')

@@ -269,6 +269,8 @@ func TestCheckBashHarmless(t *testing.T) {
 		"python3 -c 'print(1)'",
 		"node -e 'console.log(process.env.HOME)'",
 		"env -u FOO go test ./...",
+		"env -vu FOO go test ./...",
+		"env -C /tmp go test ./...",
 		"alias ll='ls -l'",
 	}
 	for _, waiting := range []string{"", "login"} {
@@ -329,6 +331,9 @@ func TestCheckBashRefusesClearingTheAgentsEnvironment(t *testing.T) {
 		"env --ignore-environment make ok",
 		"env - make ok",
 		"env -iv make ok",
+		"env -vu CLAUDECODE make ok",
+		"env -0vuAI_AGENT make ok",
+		"env -C /tmp -u CLAUDECODE make ok",
 		"env CLAUDECODE= make ok",
 		"env AI_AGENT=human make ok",
 		"env -S 'CLAUDECODE= make ok'",
