@@ -231,3 +231,15 @@ func BenchmarkCheckControls(b *testing.B) {
 		}
 	}
 }
+
+// TestHookControlsBaselineAtSessionStart: SessionStart takes the baseline, so the session's very
+// first tool call turning the hooks off is seen.
+func TestHookControlsBaselineAtSessionStart(t *testing.T) {
+	dir, _ := loginRepo(t)
+	t.Setenv("HOME", t.TempDir())
+	callHook(t, "s1", dir, "SessionStart", "", map[string]string{})
+	local := filepath.Join(dir, ".claude", "settings.local.json")
+	require.NoError(t, os.MkdirAll(filepath.Dir(local), 0o755))
+	require.NoError(t, os.WriteFile(local, []byte(`{"disableAllHooks": true}`), 0o644))
+	assert.Contains(t, post(t, dir), local+" was added")
+}

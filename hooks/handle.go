@@ -141,6 +141,13 @@ func Handle(in Input, repo Repository, warn func(string)) Output {
 
 	case SessionStart, SubagentStart:
 		var docs []string
+		if in.HookEventName == SessionStart {
+			// The controls' baseline is taken here when no call took it before, so a change made
+			// by the session's first tool call is seen; one found already is said at once.
+			if reason := repo.Controls(dir); reason != "" {
+				docs = append(docs, reason)
+			}
+		}
 		for _, w := range bound() {
 			w.Notes = repo.Notes(w)
 			docs = append(docs, ContextDocument(w, repo.Summary(w)))
