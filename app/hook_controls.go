@@ -117,9 +117,7 @@ func (r *Repo) CheckControls(root string) string {
 		cur.Controls[c.path] = before     // kept as accepted: blocks until undone or accepted
 		cur.Stamps[c.path] = changedStamp // and looked at again on every call until then
 	}
-	for _, p := range r.refsMovedOutside(prev, cur) {
-		problems = append(problems, p)
-	}
+	problems = append(problems, r.refsMovedOutside(prev, cur)...)
 	r.saveControls(root, cur, controls, prev)
 	if len(problems) == 0 {
 		return ""
