@@ -14,8 +14,8 @@ import (
 	"time"
 
 	"github.com/exarchos/git-exarchos/app"
-	"github.com/exarchos/git-exarchos/internal/agentenv"
 	"github.com/exarchos/git-exarchos/bench/benchutil"
+	"github.com/exarchos/git-exarchos/internal/agentenv"
 	"github.com/exarchos/git-exarchos/workflow"
 )
 
