@@ -14,6 +14,7 @@ import (
 
 	"github.com/exarchos/git-exarchos/gitstore"
 	"github.com/exarchos/git-exarchos/hooks"
+	"github.com/exarchos/git-exarchos/internal/agentenv"
 	"github.com/exarchos/git-exarchos/internal/atomicfile"
 	"github.com/exarchos/git-exarchos/workflow"
 )
@@ -140,6 +141,24 @@ func (h *hookRepo) sessionBound(rec *sessionRecord) ([]hooks.Bound, error) {
 	return out, nil
 }
 
+// rebindSession binds a session whose workflows have all ended to the workflows on the branch where
+// it now runs (the call's directory, when it is in the session's repository, else the worktree it
+// was bound in). An error (a state it cannot read) fails the call closed, as for any session.
+func (h *hookRepo) rebindSession(in hooks.Input, dir string, rec *sessionRecord) ([]hooks.Bound, error) {
+	r := h.repo
+	if here, err := openStore(dir); err == nil && here.Store.Loc.CommonDir == rec.CommonDir {
+		r, h.repo = here, here
+	}
+	ws, err := r.BoundWorkflows()
+	if err != nil {
+		return nil, fmt.Errorf("session %s: its workflows ended, and the workflow now on its branch cannot be read: %w", in.SessionID, err)
+	}
+	if len(ws) > 0 {
+		h.bindSession(in, dir, ws)
+	}
+	return ws, nil
+}
+
 // bindSession records that the session works on ws, in its binding file and as events.
 func (h *hookRepo) bindSession(in hooks.Input, dir string, ws []hooks.Bound) {
 	rec := sessionRecord{Root: h.repo.Store.Loc.WorkTree, CommonDir: h.repo.Store.Loc.CommonDir, Bound: time.Now().UTC().Format(time.RFC3339)}
@@ -163,6 +182,8 @@ func (h *hookRepo) bindSession(in hooks.Input, dir string, ws []hooks.Bound) {
 type HooksReleaseOptions struct {
 	Session string // one session id
 	All     bool   // every session
+	// Environ is the caller's environment (nil: the process's); an agent's is refused.
+	Environ agentenv.Env
 }
 
 // HooksReleaseResult lists the sessions released.
@@ -173,6 +194,9 @@ type HooksReleaseResult struct {
 // HooksRelease releases sessions from their workflows: their next call is bound afresh, by the
 // branch where it runs. A human's command: the hook refuses it to the agent.
 func HooksRelease(o HooksReleaseOptions) (*HooksReleaseResult, error) {
+	if err := RefuseInAgent(environOr(o.Environ), "hooks release"); err != nil {
+		return nil, err
+	}
 	if (o.Session == "") == !o.All {
 		return nil, Usagef("name one session with --session <id>, or release every session with --all")
 	}

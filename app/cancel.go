@@ -96,6 +96,9 @@ func Cancel(r *Repo, o CancelOptions) (*CancelResult, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := r.refuseDecisions(feature, workflow.Cancel{Human: o.Human}); err != nil {
+		return nil, err // before any compensation runs
+	}
 	def, err := r.definition(st.Type)
 	if err != nil {
 		return nil, err

@@ -13,11 +13,13 @@ import (
 
 	"github.com/exarchos/git-exarchos/gitrepo"
 	"github.com/exarchos/git-exarchos/gitstore"
+	"github.com/exarchos/git-exarchos/internal/agentenv"
 	"github.com/exarchos/git-exarchos/workflow"
 )
 
 // TestMain removes the fault-injection binary the crash tests build.
 func TestMain(m *testing.M) {
+	agentenv.ClearProcess() // the same inside an agent's session as in CI; tests that need them set Repo.Environ
 	code := m.Run()
 	if faultsDir != "" {
 		os.RemoveAll(faultsDir)

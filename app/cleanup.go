@@ -49,6 +49,9 @@ func Cleanup(r *Repo, o CleanupOptions) (*CleanupResult, error) {
 	case o.Override && o.Offline:
 		return nil, Usagef("--override and --offline exclude each other")
 	case o.Override:
+		if err := RefuseInAgent(r.Environ, "cleanup "+feature+" --override --reason …"); err != nil {
+			return nil, err
+		}
 		res, err := r.Execute(feature, workflow.OverrideGuard{Guard: "merge-verified", Reason: o.Reason}, workflow.Cleanup{})
 		if err != nil {
 			return nil, err

@@ -103,6 +103,9 @@ func (r *Repo) ResolveState(given string) (string, workflow.State, *gitstore.Sna
 // refusal itself records (a circuit opening, a guard refusal): then those events are appended and
 // the rejection is still returned (with the result for a circuit, which the engine asks for).
 func (r *Repo) Execute(feature string, cmds ...workflow.Command) (*Result, error) {
+	if err := r.refuseDecisions(feature, cmds...); err != nil {
+		return nil, err
+	}
 	rules := r.Rules()
 	if err := rules.LegacyError(); err != nil {
 		return nil, err
@@ -307,6 +310,9 @@ func hashHex(s string) string {
 
 // Init starts a workflow: Decide on the empty state, then create the ref.
 func (r *Repo) Init(cmd workflow.Init) (*Result, error) {
+	if err := r.refuseDecisions(cmd.Feature, cmd); err != nil {
+		return nil, err
+	}
 	if err := gitstore.ValidateFeature(cmd.Feature); err != nil {
 		return nil, &UsageError{Msg: err.Error()}
 	}

@@ -2,6 +2,7 @@ package app
 
 import (
 	"errors"
+	"fmt"
 
 	"github.com/exarchos/git-exarchos/gitstore"
 )
@@ -39,6 +40,10 @@ func Fsck(r *Repo, o FsckOptions) (*FsckResult, error) {
 		}
 	}
 	res := &FsckResult{Checked: []string{}, Problems: []gitstore.Problem{}}
+	rewritten := map[string]HeldRef{}
+	for _, h := range r.DetectRefRewrites() {
+		rewritten[h.Feature] = h
+	}
 	if o.Feature == "" {
 		bad, err := r.Store.BadRefs()
 		if err != nil {
@@ -71,6 +76,11 @@ func Fsck(r *Repo, o FsckOptions) (*FsckResult, error) {
 			problems = []gitstore.Problem{{Feature: f, Path: gitstore.RefName(f), Message: err.Error()}}
 		}
 		res.Checked = append(res.Checked, f)
+		if h, ok := rewritten[f]; ok {
+			res.Problems = append(res.Problems, gitstore.Problem{Feature: f, Commit: h.To, Path: h.Ref,
+				Message: fmt.Sprintf("moved from %s to %s by something other than git exarchos (seen %s): its log may have been rewritten, and the hook holds the workflow", orNone(h.From), orNone(h.To), h.Seen),
+				Fix:     h.Undo() + "  # or, if it was you: git exarchos hooks accept " + f})
+		}
 		if st, _, err := r.State(f); err == nil {
 			res.Refused += len(st.Refused)
 		}

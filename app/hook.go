@@ -84,7 +84,13 @@ func (h *hookRepo) Session(in hooks.Input, dir string) ([]hooks.Bound, error) {
 			return nil, err
 		}
 		if rec != nil {
-			return h.sessionBound(rec)
+			ws, err := h.sessionBound(rec)
+			if err != nil || len(ws) > 0 {
+				return ws, err
+			}
+			// Every workflow it was bound to has ended: the session follows its branch, and is
+			// bound to the workflow now on it (binding.go), as a new session would be.
+			return h.rebindSession(in, dir, rec)
 		}
 	}
 	r, err := h.open(dir)
@@ -246,3 +252,18 @@ func (h *hookRepo) StopGuard(dir string) bool {
 	}
 	return r.Rules().Config.StopGuard
 }
+
+// Controls is PostToolUse's watch of what the agent must not change (hook_controls.go).
+func (h *hookRepo) Controls(dir string) string {
+	r := h.repo
+	if r == nil {
+		var err error
+		if r, err = h.open(dir); err != nil {
+			return "" // outside a repository: nothing of a repository's to watch
+		}
+	}
+	return r.CheckControls(r.Store.Loc.WorkTree)
+}
+
+// Held is why the workflow is held: its ref moved outside git exarchos (hook_controls.go).
+func (h *hookRepo) Held(w hooks.Bound) string { return h.repo.Held(w.Feature) }

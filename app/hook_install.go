@@ -11,6 +11,7 @@ import (
 	"github.com/exarchos/git-exarchos/fsmonitor"
 	"github.com/exarchos/git-exarchos/gitrepo"
 	"github.com/exarchos/git-exarchos/hooks"
+	"github.com/exarchos/git-exarchos/internal/agentenv"
 )
 
 // HooksOptions selects what `hooks install|uninstall|status` acts on. With neither Claude nor Git,
@@ -20,6 +21,8 @@ type HooksOptions struct {
 	Git    bool
 	Scope  string // Claude Code settings scope: project (default), local or user
 	Dir    string // where to find the repository; "" is the working directory
+	// Environ is the caller's environment (nil: the process's); uninstall refuses an agent's.
+	Environ agentenv.Env
 }
 
 // ClaudeHooksState is one settings file as `hooks` reports it.
@@ -60,6 +63,9 @@ func HooksInstall(o HooksOptions) (*HooksResult, error) {
 
 // HooksUninstall removes exactly what HooksInstall added.
 func HooksUninstall(o HooksOptions) (*HooksResult, error) {
+	if err := RefuseInAgent(environOr(o.Environ), "hooks uninstall"); err != nil {
+		return nil, err
+	}
 	return changeHooks(o, false)
 }
 
@@ -69,6 +75,13 @@ func changeHooks(o HooksOptions, install bool) (*HooksResult, error) {
 		return nil, Usagef("say what to %s: --claude, --git, or both", verb)
 	}
 	res := &HooksResult{}
+	// Installing changes what PostToolUse watches (the settings file, the git hooks): its own
+	// writes are accepted (ownControlWrites).
+	if r, err := openStore(dirOr(o.Dir)); err == nil && install {
+		if r.CheckControls(r.Store.Loc.WorkTree) == "" {
+			defer r.AcceptControls()
+		}
+	}
 	if o.Claude {
 		scope := o.Scope
 		if scope == "" {
@@ -118,6 +131,13 @@ func changeHooks(o HooksOptions, install bool) (*HooksResult, error) {
 		}
 	}
 	return res, nil
+}
+
+func dirOr(dir string) string {
+	if dir == "" {
+		return "."
+	}
+	return dir
 }
 
 // HooksStatus reports what is installed in every settings scope and in the git hooks directory.

@@ -164,12 +164,15 @@ func TestHookEffectsWithoutTheMonitor(t *testing.T) {
 // nothing, even where one is running; hooks status says so.
 func TestHookMonitorTurnedOff(t *testing.T) {
 	withMonitor(t, fsmonitor.Options{Rescan: -1})
-	dir, _ := loginRepo(t)
+	dir, r := loginRepo(t)
 	post := func() string { return callHook(t, "m5", dir, "PostToolUse", "Bash", bash("whatever")).denied() }
 	assert.Empty(t, post()) // on: starts a monitor
 	_, err := fsmonitor.Token(dir)
 	require.NoError(t, err)
 	git(t, dir, "config", "exarchos.hookMonitor", "false")
+	assert.Contains(t, post(), "changes what git runs", "the user turned a watched setting; the agent is blocked until they accept it")
+	_, err = HooksAccept(r, HooksAcceptOptions{Environ: []string{}}) // the user's own terminal
+	require.NoError(t, err)
 	assert.Empty(t, post())
 	assert.Empty(t, post())
 	var reason string

@@ -231,3 +231,40 @@ func TestHookTurnCapAndStaleLock(t *testing.T) {
 	reason = callHook(t, "c2", dir, "PreToolUse", "Read", write("main.go")).denied()
 	assert.Contains(t, reason, "could not record this call")
 }
+
+// TestHookSessionFollowsItsBranch: a session whose workflow ended (cancelled in ideate) is bound, on
+// its next call, to the workflow now on its branch — it is not let loose (issue 29 item 2). A
+// workflow it cannot read fails the call closed.
+func TestHookSessionFollowsItsBranch(t *testing.T) {
+	dir, r := loginRepo(t)
+	src := filepath.Join(dir, "main.go")
+	require.Contains(t, callHook(t, "s1", dir, "PreToolUse", "Write", write(src)).denied(), "workflow login")
+
+	_, err := Cancel(r, CancelOptions{Feature: "login", Reason: "start over"})
+	require.NoError(t, err)
+	git(t, dir, "switch", "-q", "-c", "x")
+	_, err = Init(r, InitOptions{Feature: "h2", Type: "feature"})
+	require.NoError(t, err)
+
+	assert.Contains(t, callHook(t, "s1", dir, "PreToolUse", "Write", write(src)).denied(), "workflow h2", "the session follows its branch to h2")
+	assert.Contains(t, callHook(t, "s1", dir, "PreToolUse", "Edit", map[string]string{"file_path": src, "old_string": "a", "new_string": "b"}).denied(), "workflow h2")
+	assert.Equal(t, 1, countEvents(t, r, "h2", workflow.EventHookSessionBound), "bound to h2, recorded")
+	rec, err := loadSession("s1")
+	require.NoError(t, err)
+	assert.Equal(t, []string{"h2"}, rec.Features)
+	// A new session is refused the same.
+	assert.Contains(t, callHook(t, "s9", dir, "PreToolUse", "Write", write(src)).denied(), "workflow h2")
+
+	// h2 ends too, and the branch has no workflow: the session is judged by its branch (nothing).
+	_, err = Cancel(r, CancelOptions{Feature: "h2", Reason: "done"})
+	require.NoError(t, err)
+	assert.Empty(t, callHook(t, "s1", dir, "PreToolUse", "Write", write(src)).denied())
+
+	// A workflow on the branch that cannot be read: closed.
+	_, err = Init(r, InitOptions{Feature: "h3", Type: "feature"})
+	require.NoError(t, err)
+	cache := filepath.Join(r.Store.Loc.CommonDir, "exarchos")
+	require.NoError(t, os.RemoveAll(cache))
+	git(t, dir, "update-ref", "refs/exarchos/h3", git(t, dir, "rev-parse", "HEAD"))
+	assert.NotEmpty(t, callHook(t, "s1", dir, "PreToolUse", "Write", write(src)).denied(), "unreadable workflow on the branch: closed")
+}

@@ -20,7 +20,11 @@ func RemoteSetup(r *Repo, o RemoteSetupOptions) (*RemoteSetupResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	added, err := r.Store.SetupRemote(remote)
+	var added bool
+	err = r.ownControlWrites(func() error {
+		added, err = r.Store.SetupRemote(remote)
+		return err
+	})
 	if err != nil {
 		return nil, err
 	}

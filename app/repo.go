@@ -17,6 +17,7 @@ import (
 	"strings"
 
 	"github.com/exarchos/git-exarchos/gitstore"
+	"github.com/exarchos/git-exarchos/internal/agentenv"
 	"github.com/exarchos/git-exarchos/workflow"
 )
 
@@ -65,6 +66,9 @@ type Repo struct {
 	// Notices receives what the user should know besides a command's result (a decision signed
 	// again because the workflow moved); nil is os.Stderr.
 	Notices io.Writer
+	// Environ is the environment the call runs in (Open takes the process's): in an agent's,
+	// human decisions are refused (authority.go).
+	Environ agentenv.Env
 }
 
 // Open discovers the repository enclosing dir.
@@ -169,5 +173,5 @@ func openStore(dir string) (*Repo, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Repo{Store: s}, nil
+	return &Repo{Store: s, Environ: agentenv.Process()}, nil
 }

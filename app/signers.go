@@ -32,6 +32,9 @@ type SignersAddResult struct {
 // (starting from the working tree's file, else the base branch's), for a commit to the base
 // branch: protection starts when the base branch has it, not before.
 func SignersAdd(r *Repo, o SignersAddOptions) (*SignersAddResult, error) {
+	if err := RefuseInAgent(r.Environ, "signers add "+o.Principal+" "+o.KeyFile); err != nil {
+		return nil, err // who may decide is the user's choice
+	}
 	if o.Principal == "" || strings.ContainsAny(o.Principal, " \t\n,\"") {
 		return nil, Usagef("principal %q: give one name without spaces or commas, e.g. jane@example.com", o.Principal)
 	}

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/exarchos/git-exarchos/internal/agentenv"
 )
 
 // serveEnv makes the test binary a monitor of the tree it names (see TestMain), so that a test can
@@ -19,6 +21,7 @@ import (
 const serveEnv = "FSMONITOR_TEST_SERVE"
 
 func TestMain(m *testing.M) {
+	agentenv.ClearProcess() // the same inside an agent's session as in CI
 	if root := os.Getenv(serveEnv); root != "" {
 		if err := Serve(root, Options{Rescan: -1}); err != nil {
 			fmt.Fprintln(os.Stderr, err)

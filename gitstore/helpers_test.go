@@ -16,6 +16,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/exarchos/git-exarchos/workflow"
+
+	"github.com/exarchos/git-exarchos/internal/agentenv"
 )
 
 // countProjector is a small deterministic projector: the number of events per type and a phase
@@ -102,6 +104,7 @@ func appendN(t testing.TB, s *Store, feature string, n int) {
 
 // TestMain lets the test binary act as a writer process for the multi-process tests.
 func TestMain(m *testing.M) {
+	agentenv.ClearProcess() // the same inside an agent's session as in CI
 	if mode := os.Getenv("GITSTORE_HELPER"); mode != "" {
 		os.Exit(helperMain(mode))
 	}

@@ -61,6 +61,7 @@ func (s *Store) Create(feature string, p Projector, events []workflow.NewEvent) 
 	if err != nil {
 		return nil, err
 	}
+	s.noteRefWrite(ref, commit)
 	if err := gitrepo.CasRef(s.Loc.CommonDir, ref, commit, gitrepo.ZeroHash); err != nil {
 		if errors.Is(err, gitrepo.ErrStale) {
 			return nil, fmt.Errorf("%w: %s was created concurrently", ErrExists, feature)
@@ -145,6 +146,7 @@ func (s *Store) tryUpdate(feature string, p Projector, decide Decider, lock *git
 	if err != nil {
 		return nil, err
 	}
+	s.noteRefWrite(RefName(feature), commit)
 	if lock != nil {
 		err = lock.Commit(commit)
 	} else {

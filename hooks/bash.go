@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/exarchos/git-exarchos/internal/agentenv"
 )
 
 // What a Bash command may not do, whatever the phase: write the workflow refs behind the CLI's
@@ -26,7 +28,9 @@ const (
 	reasonOverride = "git exarchos: guard overrides are a human decision, recorded with who made it; the " +
 		"agent may not make them. Make the guard pass (git exarchos transitions <feature> shows each fix), " +
 		"or stop and ask the user to run the override in their own terminal."
-	humanTerminal = " A human changes those in their own terminal: stop and ask the user if it is needed."
+	humanTerminal   = " A human changes those in their own terminal: stop and ask the user if it is needed."
+	reasonHumanFlag = "git exarchos: --human marks the user's own decision (a cancel past the planning phases, a workflow " +
+		"of another type on a branch that had one); the agent may not make it. Stop and ask the user to run the command in their own terminal."
 )
 
 // humanOnly are the exarchos commands only a human may run, with what each one unlocks.
@@ -41,6 +45,23 @@ var humanOnly = map[string]string{
 func reasonHuman(verb string) string {
 	return "git exarchos: `git exarchos " + verb + "` is a human decision (" + humanOnly[verb] + ") and the " +
 		"agent may not run it. Stop and ask the user to run `git exarchos " + verb + " <feature> …` in their own terminal."
+}
+
+// reasonAgentEnv refuses a command that clears or changes the variables by which git exarchos knows
+// a process runs in the agent's session (internal/agentenv): with them gone, a human decision run
+// by a program the hook cannot read (make, python, a script) would not know it was the agent's.
+func reasonAgentEnv(how string) string {
+	return "git exarchos: this command " + how + ", one of the variables by which git exarchos knows a command runs in " +
+		"the agent's session (" + strings.Join(agentVarNames(), ", ") + "): human decisions refuse to run where they are set. " +
+		"Run the command without clearing or changing them; a human decision is the user's, in their own terminal."
+}
+
+func agentVarNames() []string {
+	names := make([]string, len(agentenv.Vars))
+	for i, v := range agentenv.Vars {
+		names[i] = v.Name
+	}
+	return names
 }
 
 func reasonProtected(p string) string {
@@ -132,6 +153,16 @@ func (c *checker) script(src string, depth int) string {
 			if n.Op == syntax.Pipe || n.Op == syntax.PipeAll {
 				piped[n.Y] = true
 			}
+		case *syntax.DeclClause:
+			// export, declare, typeset, local, readonly: naming an agent variable sets, unexports or
+			// shadows it.
+			for _, a := range n.Args {
+				if a.Name != nil && agentenv.IsAgentVar(a.Name.Value) {
+					reason = reasonAgentEnv("changes " + a.Name.Value + " (" + n.Variant.Value + ")")
+				} else if a.Name == nil && a.Value != nil && agentenv.IsAgentVar(wordOf(a.Value, src).text) {
+					reason = reasonAgentEnv("changes " + wordOf(a.Value, src).text + " (" + n.Variant.Value + ")")
+				}
+			}
 		case *syntax.Stmt:
 			in := input{}
 			if piped[n] {
@@ -183,6 +214,9 @@ func (c *checker) callExpr(ce *syntax.CallExpr, src string, in input, depth int)
 	for _, a := range ce.Assigns {
 		if r := configEnv(a.Name.Value); r != "" {
 			return r
+		}
+		if agentenv.IsAgentVar(a.Name.Value) {
+			return reasonAgentEnv("assigns " + a.Name.Value)
 		}
 	}
 	if len(ce.Args) == 0 {
@@ -236,6 +270,25 @@ func (c *checker) call(args []word, in input, fromInput bool, depth int) string 
 			return ""
 		}
 		return c.scriptFile(rest[0], depth)
+	case "unset":
+		for _, a := range rest {
+			if agentenv.IsAgentVar(a.text) || a.dynamic || a.glob {
+				return reasonAgentEnv("unsets " + a.raw)
+			}
+		}
+	case "setpriv":
+		if slices.ContainsFunc(rest, func(a word) bool { return a.text == "--reset-env" }) {
+			return reasonAgentEnv("starts a command in a fresh environment (setpriv --reset-env)")
+		}
+	case "alias":
+		// An alias's text runs where the alias is used: read it as the command it will be.
+		for _, a := range rest {
+			if _, v, ok := strings.Cut(a.text, "="); ok {
+				if r := c.script(v, depth+1); r != "" {
+					return r
+				}
+			}
+		}
 	case "cd", "pushd":
 		c.cd(rest)
 	case "find":
@@ -345,6 +398,13 @@ func (c *checker) unwrap(args []word, depth int) ([]word, bool, string) {
 			return args, fromInput, ""
 		}
 		args = args[1:]
+		// A login shell (su -, runuser -l) and systemd-run's service manager start the command
+		// with a fresh environment.
+		if wrapper == "systemd-run" || (wrapper == "su" || wrapper == "runuser") && slices.ContainsFunc(args, func(a word) bool {
+			return a.text == "-" || a.text == "-l" || a.text == "--login"
+		}) {
+			return nil, false, reasonAgentEnv("starts a command in a fresh environment (" + wrapper + ")")
+		}
 		// Wrappers that take the command as one string: a script.
 		switch wrapper {
 		case "script", "su", "runuser", "flock", "watch":
@@ -379,6 +439,8 @@ func (c *checker) unwrap(args []word, depth int) ([]word, bool, string) {
 			case a.text == "--":
 				args = args[1:]
 				break options
+			case clearsEnv(wrapper, args):
+				return nil, false, reasonAgentEnv("starts a command with an emptied or reduced environment (" + wrapper + " " + a.raw + ")")
 			case strings.HasPrefix(a.text, "-") && a.text != "-":
 				args = args[1:]
 				if slices.Contains(strings.Fields(valued), a.text) && len(args) > 0 {
@@ -387,6 +449,9 @@ func (c *checker) unwrap(args []word, depth int) ([]word, bool, string) {
 			case wrapper == "env" && strings.Contains(a.text, "="):
 				if r := configEnv(a.text[:strings.Index(a.text, "=")]); r != "" {
 					return nil, false, r
+				}
+				if name := a.text[:strings.Index(a.text, "=")]; agentenv.IsAgentVar(name) || a.dynamic {
+					return nil, false, reasonAgentEnv("sets " + a.raw + " for the command")
 				}
 				args = args[1:]
 			case (wrapper == "timeout" || wrapper == "flock" || wrapper == "taskset" || wrapper == "chrt" || wrapper == "watch") && len(args) > 1 && !looksLikeCommand(a.text):
@@ -397,6 +462,45 @@ func (c *checker) unwrap(args []word, depth int) ([]word, bool, string) {
 		}
 	}
 	return args, fromInput, ""
+}
+
+// clearsEnv reports whether the wrapper's next option (args[0]) starts the command without the
+// agent's variables: env -i, -, -u NAME; exec -c; sudo -i.
+func clearsEnv(wrapper string, args []word) bool {
+	a := args[0]
+	switch wrapper {
+	case "env":
+		switch {
+		case a.text == "-" || a.text == "--ignore-environment":
+			return true
+		case a.text == "--unset":
+			return len(args) > 1 && (agentenv.IsAgentVar(args[1].text) || args[1].dynamic)
+		case strings.HasPrefix(a.text, "--unset="):
+			return agentenv.IsAgentVar(strings.TrimPrefix(a.text, "--unset=")) || a.dynamic
+		case len(a.text) > 1 && a.text[0] == '-' && a.text[1] != '-':
+			// A cluster of short options, read as env reads it: -i clears, -u takes the rest of
+			// the cluster or the next word as the name it unsets, -C and -S take a value.
+			for i := 1; i < len(a.text); i++ {
+				switch a.text[i] {
+				case 'i':
+					return true
+				case 'u':
+					name, dynamic := a.text[i+1:], a.dynamic
+					if name == "" && len(args) > 1 {
+						name, dynamic = args[1].text, args[1].dynamic
+					}
+					return agentenv.IsAgentVar(name) || dynamic
+				case 'C', 'S':
+					return false
+				}
+			}
+		}
+	case "exec":
+		return isShortCluster(a.text, 'c')
+	case "sudo":
+		return a.text == "-i" || a.text == "--login"
+	}
+	return false
 }
 
 func looksLikeCommand(s string) bool {
@@ -488,9 +592,29 @@ func (c *checker) interpreter(args []word) string {
 			if mentionsRefs(code) && (strings.Contains(code, "update-ref") || strings.Contains(code, "open(")) {
 				return reasonRefs
 			}
+			if r := codeClearsEnv(code); r != "" {
+				return reasonAgentEnv(r)
+			}
 			if strings.Contains(code, "exarchos") {
 				return c.unknown("code in another language runs exarchos")
 			}
+		}
+	}
+	return ""
+}
+
+// codeClearsEnv says how code in another language clears or changes the agent's variables: it
+// names one, or empties or replaces its environment (os.environ.clear, %ENV = (), env={} …).
+func codeClearsEnv(code string) string {
+	for _, v := range agentenv.Vars {
+		if strings.Contains(code, v.Name) {
+			return "names " + v.Name + " in code another language runs"
+		}
+	}
+	compact := strings.Join(strings.Fields(code), "")
+	for _, p := range []string{"environ.clear", "environ={", "environ=dict", "%ENV=()", "%ENV=(", "undef%ENV", "env={}", "env:{}", "env=>{}", "unsetenv(", "Deno.env.delete", "process.env={"} {
+		if strings.Contains(compact, p) {
+			return "empties or replaces its environment in code another language runs (" + p + ")"
 		}
 	}
 	return ""
@@ -731,6 +855,9 @@ func (c *checker) exarchos(args []word, fromInput bool) string {
 		if a.text == "--override" || strings.HasPrefix(a.text, "--override=") || a.text == "-override" {
 			return reasonOverride
 		}
+		if a.text == "--human" || strings.HasPrefix(a.text, "--human=") || a.text == "-human" {
+			return reasonHumanFlag
+		}
 	}
 	for i := 0; i < len(args); i++ {
 		a := args[i]
@@ -751,7 +878,7 @@ func (c *checker) exarchos(args []word, fromInput bool) string {
 			return reasonOverride
 		case "hooks":
 			for _, b := range args[i+1:] {
-				if b.text == "uninstall" || b.text == "release" || b.dynamic {
+				if b.text == "uninstall" || b.text == "release" || b.text == "accept" || b.dynamic {
 					return "git exarchos: `git exarchos hooks " + b.text + "` lifts the hooks' rules for this session; only a human may run it." + humanTerminal
 				}
 			}
@@ -1004,3 +1131,7 @@ func HumanDecision(verb string) bool {
 
 // ShellQuote quotes s for a POSIX shell when it needs it (for fixes printed as commands).
 func ShellQuote(s string) string { return shellQuote(s) }
+
+// ProtectedConfigKey reports whether a git config key (with its value) changes what git and the
+// hooks run: the keys the agent may not set (PostToolUse watches them in the config files too).
+func ProtectedConfigKey(key, value string) bool { return protectedConfigKey(key, value) }

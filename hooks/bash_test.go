@@ -106,6 +106,10 @@ func TestCheckBashAlwaysRefused(t *testing.T) {
 		{"env GIT_CONFIG_PARAMETERS=\"'alias.x=exarchos approve'\" git x", wConfig},
 		{"git exarchos hooks uninstall --claude", wHooks},
 		{"git exarchos hooks release --all", wHooks},
+		{"git exarchos hooks accept", wHooks},
+		{"git exarchos cancel g --human --reason x", "--human marks the user's own decision"},
+		{"git exarchos init h2 --type oneshot --human", "--human marks the user's own decision"},
+		{"git exarchos hooks accept login --json", wHooks},
 		{"cp $(which git-exarchos) /tmp/x", wCopy},
 		{"install -m 755 /usr/local/bin/git-exarchos /tmp/x", wCopy},
 		{"ln -s $(command -v git-exarchos) /tmp/x", wLink},
@@ -224,6 +228,7 @@ func TestCheckBashHarmless(t *testing.T) {
 		"git exarchos log login --type guard.overridden",
 		"git exarchos push origin",
 		"git exarchos hooks status",
+		"git exarchos cancel login --reason 'start over'",
 		"git exarchos describe feature | grep approve",
 		"echo 'git exarchos approve is for humans'",
 		"echo approve",
@@ -253,6 +258,20 @@ func TestCheckBashHarmless(t *testing.T) {
 		"bash -c 'go vet ./...'",
 		"find . -name '*.go' -exec gofmt -l {} +",
 		"ls | xargs wc -l",
+		// The agent's variables read, and other variables changed (issue 29).
+		"echo $CLAUDECODE",
+		"env | grep CLAUDE",
+		"printenv AI_AGENT",
+		"env FOO=1 go test ./...",
+		"FOO=1 go test ./...",
+		"unset FOO",
+		"export PATH=$PATH:/opt/bin",
+		"python3 -c 'print(1)'",
+		"node -e 'console.log(process.env.HOME)'",
+		"env -u FOO go test ./...",
+		"env -vu FOO go test ./...",
+		"env -C /tmp go test ./...",
+		"alias ll='ls -l'",
 	}
 	for _, waiting := range []string{"", "login"} {
 		for _, cmd := range allowed {
@@ -288,5 +307,78 @@ func BenchmarkCheckBash(b *testing.B) {
 	ctx := testCtx("/repo", "login")
 	for b.Loop() {
 		CheckBash("cd /repo && go test ./... 2>&1 | tail -20 && git status --short", ctx)
+	}
+}
+
+const wAgentEnv = "human decisions refuse to run where they are set"
+
+// TestCheckBashRefusesClearingTheAgentsEnvironment: a command that clears or changes the variables
+// by which a human decision knows it runs in the agent's session is refused, wherever in the
+// command it is (issue 29 item 1), waiting on a human or not.
+func TestCheckBashRefusesClearingTheAgentsEnvironment(t *testing.T) {
+	dir := t.TempDir()
+	script := filepath.Join(dir, "clear.sh")
+	if err := os.WriteFile(script, []byte("#!/bin/sh\nunset CLAUDECODE AI_AGENT\nmake ok\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	refused := []string{
+		"env -u CLAUDECODE make ok",
+		"env -uCLAUDECODE make ok",
+		"env --unset=AI_AGENT make ok",
+		"env --unset CLAUDE_CODE_SESSION_ID make ok",
+		"env -u $v make ok",
+		"env -i PATH=/usr/bin make ok",
+		"env --ignore-environment make ok",
+		"env - make ok",
+		"env -iv make ok",
+		"env -vu CLAUDECODE make ok",
+		"env -0vuAI_AGENT make ok",
+		"env -C /tmp -u CLAUDECODE make ok",
+		"env CLAUDECODE= make ok",
+		"env AI_AGENT=human make ok",
+		"env -S 'CLAUDECODE= make ok'",
+		"unset CLAUDECODE",
+		"unset -v AI_AGENT; make ok",
+		"unset $v",
+		"CLAUDECODE= make -f ../Mk ok",
+		"CLAUDECODE=0 python3 x.py",
+		"CLAUDE_CODE_ENTRYPOINT=terminal make ok",
+		"AI_AGENT=",
+		"export AI_AGENT=",
+		"export -n CLAUDECODE",
+		"declare +x CLAUDECODE",
+		"typeset CLAUDECODE=",
+		"readonly AI_AGENT=",
+		"f() { local CLAUDECODE; make ok; }; f",
+		"(unset CLAUDECODE; make ok)",
+		"echo $(CLAUDECODE= make ok)",
+		"bash -c 'unset CLAUDECODE; make ok'",
+		"sh -c \"env -i make ok\"",
+		"eval 'unset AI_AGENT'",
+		"true && { CLAUDECODE= ./ap.sh; }",
+		"ls | CLAUDECODE= xargs make",
+		"nohup env -i make ok &",
+		"timeout 5 env -u CLAUDECODE make ok",
+		"exec -c make ok",
+		"su - $USER -c 'make ok'",
+		"sudo -i make ok",
+		"setpriv --reset-env make ok",
+		"systemd-run --user make ok",
+		"alias m='CLAUDECODE= make'",
+		"bash " + script,
+		"python3 -c 'import os; os.environ.pop(\"CLAUDECODE\"); os.system(\"make ok\")'",
+		"python3 -c 'import os; os.environ.clear(); os.system(\"make ok\")'",
+		"python3 -c 'import subprocess; subprocess.run([\"make\",\"ok\"], env={})'",
+		"perl -e 'delete $ENV{AI_AGENT}; system(\"make ok\")'",
+		"perl -e '%ENV = (); system(\"make ok\")'",
+		"node -e 'require(\"child_process\").execSync(\"make ok\", {env: {}})'",
+		"ruby -e 'ENV.delete(\"GEMINI_CLI\"); system(\"make ok\")'",
+	}
+	for _, waiting := range []string{"", "login"} {
+		for _, cmd := range refused {
+			if got := CheckBash(cmd, testCtx("/repo", waiting)); !strings.Contains(got, wAgentEnv) {
+				t.Errorf("waiting=%q %q: got %q, want the agent-environment refusal", waiting, cmd, got)
+			}
+		}
 	}
 }

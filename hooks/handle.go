@@ -45,6 +45,13 @@ type Repository interface {
 	StopGuard(dir string) bool
 	// Notes says what a new session must know besides the workflow (Bound.Notes).
 	Notes(w Bound) []string
+	// Controls says, after a tool call, what it changed of what the agent must not change (Claude
+	// Code's hook settings, git's hooks and configuration, a workflow ref moved outside git
+	// exarchos), with the exact undo; "" when nothing. It must be cheap: it runs on every call.
+	Controls(dir string) string
+	// Held says why the workflow is held (its ref was moved outside git exarchos and neither
+	// restored nor accepted by a human), or "".
+	Held(w Bound) string
 }
 
 // Change is one path that differs: in the working tree, the index, untracked, or on the branch.
@@ -79,6 +86,14 @@ func Handle(in Input, repo Repository, warn func(string)) Output {
 		if err != nil {
 			return Deny(failClosed(in.ToolName, err))
 		}
+		if canWrite(in.ToolName) {
+			for _, w := range ws {
+				if reason := repo.Held(w); reason != "" {
+					recordDenial(repo, w, warn, in, in.ToolName, "held", reason)
+					return Deny(reason)
+				}
+			}
+		}
 		ti := in.Tool()
 		ctx := repo.Shell(dir)
 		ctx.Cwd, ctx.Waiting = absDir(dir), waitingOn(ws)
@@ -110,6 +125,12 @@ func Handle(in Input, repo Repository, warn func(string)) Output {
 		if err != nil {
 			return Block(failClosed(in.ToolName, err))
 		}
+		if reason := repo.Controls(dir); reason != "" {
+			for _, w := range ws {
+				recordDenial(repo, w, warn, in, in.ToolName, "controls", reason)
+			}
+			return Block(reason)
+		}
 		for _, w := range ws {
 			if reason := judgeEffects(w, repo); reason != "" {
 				recordDenial(repo, w, warn, in, in.ToolName, "effects", reason)
@@ -120,6 +141,13 @@ func Handle(in Input, repo Repository, warn func(string)) Output {
 
 	case SessionStart, SubagentStart:
 		var docs []string
+		if in.HookEventName == SessionStart {
+			// The controls' baseline is taken here when no call took it before, so a change made
+			// by the session's first tool call is seen; one found already is said at once.
+			if reason := repo.Controls(dir); reason != "" {
+				docs = append(docs, reason)
+			}
+		}
 		for _, w := range bound() {
 			w.Notes = repo.Notes(w)
 			docs = append(docs, ContextDocument(w, repo.Summary(w)))

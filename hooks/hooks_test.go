@@ -199,7 +199,9 @@ func (f *fakeRepo) RecordLater(w Bound, ev workflow.NewEvent) error {
 	_, err := f.Record(w, nil, ev)
 	return err
 }
-func (f *fakeRepo) StopGuard(string) bool { return f.stopGuard }
+func (f *fakeRepo) StopGuard(string) bool  { return f.stopGuard }
+func (f *fakeRepo) Controls(string) string { return "" }
+func (f *fakeRepo) Held(Bound) string      { return "" }
 
 func TestHandleEvents(t *testing.T) {
 	repo := &fakeRepo{bound: []Bound{feature("plan")}}

@@ -27,6 +27,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/exarchos/git-exarchos/internal/agentenv"
 	"github.com/exarchos/git-exarchos/internal/sibling"
 )
 
@@ -277,6 +278,9 @@ func (c *cliRunner) run(ctx context.Context, argv []string) (json.RawMessage, bo
 	}
 	var stdout, stderr bytes.Buffer
 	cmd := exec.CommandContext(ctx, c.path, argv...)
+	// The server runs under the agent: its commands carry the agent's mark even when the client
+	// started the server without it, so a human decision refuses to run through a tool too.
+	cmd.Env = agentenv.Mark(os.Environ(), "git-exarchos-mcp")
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()
 	var exit *exec.ExitError

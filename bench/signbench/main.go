@@ -18,6 +18,7 @@ import (
 
 	"github.com/exarchos/git-exarchos/app"
 	"github.com/exarchos/git-exarchos/bench/benchutil"
+	"github.com/exarchos/git-exarchos/internal/agentenv"
 	"github.com/exarchos/git-exarchos/workflow"
 )
 
@@ -100,6 +101,7 @@ func setup(dir, tmp string, events, decisions int, signed bool) {
 	benchutil.WorkBranch(dir, "feat", map[string]string{"docs/design.md": "d\n", "docs/plan.md": "p\n"})
 	r, err := app.Open(dir)
 	benchutil.Check(err)
+	r.Environ = agentenv.Strip(os.Environ()) // the bench plays the human who approves, even when an agent runs it
 	_, err = app.Init(r, app.InitOptions{Feature: "f", Type: "feature", Branch: "feat"})
 	benchutil.Check(err)
 	_, err = app.Set(r, app.SetOptions{Feature: "f", Assignments: []string{"artifacts.design=docs/design.md", "artifacts.plan=docs/plan.md"}})

@@ -137,7 +137,8 @@ func hooksCommand() *cli.Command {
 		UsageText: `git exarchos hooks install --claude [--scope project|local|user] [--git] [--json]
 git exarchos hooks uninstall --claude [--scope project|local|user] [--git] [--json]
 git exarchos hooks status [--claude] [--git] [--json]
-git exarchos hooks release --session <id> | --all [--json]`,
+git exarchos hooks release --session <id> | --all [--json]
+git exarchos hooks accept [<feature>...] [--json]`,
 		Commands: []*cli.Command{
 			{
 				Name:  "install",
@@ -210,6 +211,39 @@ Examples:
 						for _, s := range res.Released {
 							fmt.Fprintf(w, "released session %s\n", s)
 						}
+					})
+				},
+			},
+			{
+				Name:  "accept",
+				Usage: "accept what changed outside git exarchos: the watched settings, git hooks and config, and held workflows (a human's command)",
+				UsageText: `git exarchos hooks accept [<feature>...] [--json]
+
+After every tool call the hook checks what the agent must not change: Claude Code's hook settings,
+the git hooks, git's configuration that changes what git runs, and the workflow refs. A change
+made outside git exarchos blocks the agent with the exact undo; a workflow whose ref was moved
+(git update-ref, fast-import --force, a script) is held: its policed tools are denied. Put it back
+with the undo the hook printed, or, when you made the change yourself, accept it here. Without
+features every held workflow is accepted. The hook refuses this command to the agent.
+
+Examples:
+   git exarchos hooks accept
+   git exarchos hooks accept login`,
+				Flags: []cli.Flag{jsonFlag},
+				Action: func(_ context.Context, c *cli.Command) error {
+					r, err := openRepo()
+					if err != nil {
+						return err
+					}
+					res, err := app.HooksAccept(r, app.HooksAcceptOptions{Features: c.Args().Slice(), Environ: r.Environ})
+					if err != nil {
+						return err
+					}
+					return emit(c, res, func(w io.Writer) {
+						for _, h := range res.Accepted {
+							fmt.Fprintf(w, "accepted %s at %s\n", h.Ref, orNothing(h.To))
+						}
+						fmt.Fprintln(w, "the watched settings, git hooks and configuration are accepted as they are")
 					})
 				},
 			},
@@ -288,4 +322,11 @@ Examples:
 			return emit(c, res, func(w io.Writer) { io.WriteString(w, res.Context) })
 		},
 	}
+}
+
+func orNothing(s string) string {
+	if s == "" {
+		return "nothing (deleted)"
+	}
+	return s
 }

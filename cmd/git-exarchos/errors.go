@@ -81,6 +81,7 @@ var errorTable = []errorRow{
 	{"USAGE", exitUsage, is(gitstore.ErrBadPayload)},
 	{"", exitUsage, rejection(true)},
 	{"", exitRejected, rejection(false)},
+	{"AGENT_ENVIRONMENT", exitRejected, as[*app.AgentRefusal]()},
 	{"SCHEMA_INVALID", exitRejected, as[*app.InvalidSubmission]()},
 	{"VERIFY_FAILED", exitRejected, as[*app.VerifyError]()},
 	{"AMBIGUOUS_FEATURE", exitUsage, is(app.ErrAmbiguous)},

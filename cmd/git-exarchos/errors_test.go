@@ -28,6 +28,7 @@ func TestErrorTable(t *testing.T) {
 		{gitstore.ErrBadPayload, "USAGE"},
 		{&workflow.Rejection{Code: workflow.CodeUnknownPhase}, workflow.CodeUnknownPhase},
 		{&workflow.Rejection{Code: "GUARD_FAILED"}, "GUARD_FAILED"},
+		{&app.AgentRefusal{Command: "approve f", Variable: "CLAUDECODE"}, "AGENT_ENVIRONMENT"},
 		{&app.InvalidSubmission{Phase: "research"}, "SCHEMA_INVALID"},
 		{&app.VerifyError{Result: &app.VerifyResult{}}, "VERIFY_FAILED"},
 		{app.ErrAmbiguous, "AMBIGUOUS_FEATURE"},

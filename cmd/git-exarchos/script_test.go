@@ -10,6 +10,7 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
+	"github.com/exarchos/git-exarchos/internal/agentenv"
 	"github.com/exarchos/git-exarchos/mcpserver"
 )
 
@@ -17,11 +18,24 @@ import (
 // through the real git, which finds git-exarchos on PATH, and as git-exarchos-mcp, which doctor
 // looks for there.
 func TestMain(m *testing.M) {
-	testscript.Main(m, map[string]func(){
+	cmds := map[string]func(){
 		"git-exarchos":     func() { os.Exit(checkedRun(os.Args)) },
 		"git-exarchos-mcp": func() { os.Exit(mcpserver.Main(os.Args, os.Stdin, os.Stdout, os.Stderr, "test")) },
-	})
+	}
+	if os.Getenv(asCLIEnv) == "1" {
+		os.Exit(checkedRun(os.Args)) // a copy of the binary under another name (authority_attempts.txtar)
+	}
+	if _, asCommand := cmds[filepath.Base(os.Args[0])]; !asCommand {
+		// The tests run the same inside an agent's session as in CI; a script that needs the
+		// agent's variables sets them (env CLAUDECODE=1), and the binary it runs keeps them.
+		agentenv.ClearProcess()
+	}
+	testscript.Main(m, cmds)
 }
+
+// asCLIEnv makes a copy of the test binary, under any name, run as git-exarchos does whatever its
+// name: how a script tries "a copy of the binary named grep".
+const asCLIEnv = "EXARCHOS_TEST_BINARY_AS_CLI"
 
 // TestScripts runs testdata/script/*.txtar end to end, each in a fresh repository.
 func TestScripts(t *testing.T) {
@@ -47,6 +61,7 @@ func scriptParams(dir string) testscript.Params {
 			env.Setenv("GIT_CONFIG_NOSYSTEM", "1")
 			env.Setenv("NO_COLOR", "1")
 			env.Setenv("GIT_AUTHOR_DATE", "")
+			env.Vars = agentenv.Strip(env.Vars) // testscript passes few variables through; none of the agent's
 			return nil
 		},
 	}

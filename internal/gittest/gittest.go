@@ -13,6 +13,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/exarchos/git-exarchos/internal/agentenv"
 )
 
 // Git runs git in dir (with stdin when not empty), without the caller's GIT_DIR-like variables
@@ -46,7 +48,7 @@ func NewRepo(t testing.TB, objectFormat string) string {
 
 func cleanEnv() []string {
 	var out []string
-	for _, kv := range os.Environ() {
+	for _, kv := range agentenv.Strip(os.Environ()) {
 		switch k, _, _ := strings.Cut(kv, "="); k {
 		case "GIT_DIR", "GIT_WORK_TREE", "GIT_COMMON_DIR", "GIT_INDEX_FILE":
 			continue

@@ -1,0 +1,72 @@
+package app
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/exarchos/git-exarchos/internal/agentenv"
+	"github.com/exarchos/git-exarchos/workflow"
+)
+
+// claudeEnv is the environment Claude Code gives every command it runs (seen with 2.1.x).
+var claudeEnv = agentenv.Env{"PATH=/usr/bin", "CLAUDECODE=1", "CLAUDE_CODE_SESSION_ID=s-1", "CLAUDE_CODE_ENTRYPOINT=cli", "AI_AGENT=claude-code"}
+
+// TestHumanDecisionsRefuseAnAgentsEnvironment: through the in-process API, every human decision is
+// refused when the Repo's environment is an agent's, writes nothing, and runs in a human's.
+func TestHumanDecisionsRefuseAnAgentsEnvironment(t *testing.T) {
+	dir, r := inPlanReview(t)
+	_, before, err := r.State("login")
+	require.NoError(t, err)
+
+	r.Environ = claudeEnv
+	refused := func(what string, err error) {
+		t.Helper()
+		var ar *AgentRefusal
+		require.True(t, errors.As(err, &ar), "%s: %v", what, err)
+		assert.Contains(t, err.Error(), "ask the user to run `git exarchos "+what)
+		assert.Equal(t, "CLAUDECODE", ar.Variable)
+	}
+	for what, cmd := range map[string]workflow.Command{
+		"approve login":        workflow.Approve{Note: "ok"},
+		"reject login":         workflow.Reject{Gaps: "g"},
+		"unblock login":        workflow.Unblock{Reason: "r"},
+		"override login":       workflow.OverrideGuard{Guard: "plan-approved", Reason: "r"},
+		"grant login":          workflow.GrantTool{Tool: "Bash", Reason: "r"},
+		"budget extend login":  workflow.ExtendBudget{Turns: 3, Reason: "r"},
+		"cancel login --human": workflow.Cancel{Reason: "r", Human: true},
+	} {
+		_, err := Run(r, "login", cmd)
+		refused(what, err)
+	}
+	_, err = Cancel(r, CancelOptions{Feature: "login", Reason: "x", Human: true})
+	refused("cancel login --human", err)
+	_, err = Cleanup(r, CleanupOptions{Feature: "login", Override: true, Reason: "x"})
+	refused("cleanup login --override", err)
+	_, err = Init(r, InitOptions{Feature: "h2", Type: "oneshot", Branch: "login", Human: true})
+	refused("init h2 --human", err)
+	_, err = SignersAdd(r, SignersAddOptions{Principal: "a@example.com", KeyFile: "k.pub"})
+	refused("signers add", err)
+	_, err = HooksUninstall(HooksOptions{Claude: true, Dir: dir, Environ: claudeEnv})
+	refused("hooks uninstall", err)
+	_, err = HooksRelease(HooksReleaseOptions{All: true, Environ: claudeEnv})
+	refused("hooks release", err)
+	_, err = os.Stat(filepath.Join(dir, AllowedSignersPath))
+	assert.True(t, os.IsNotExist(err), "signers add wrote the file")
+
+	_, after, err := r.State("login")
+	require.NoError(t, err)
+	assert.Equal(t, before.Commit, after.Commit, "a refused decision wrote to the workflow")
+
+	// The agent's own commands run in its environment.
+	_, err = ShowStatus(r, StatusOptions{Feature: "login"})
+	require.NoError(t, err)
+
+	// A human's environment (none of the variables, or emptied ones).
+	r.Environ = agentenv.Env{"PATH=/usr/bin", "CLAUDECODE=", "AI_AGENT="}
+	mustRun(t, r, "login", workflow.Approve{Note: "ok"})
+}
