@@ -14,7 +14,6 @@ import (
 	"github.com/exarchos/git-exarchos/internal/atomicfile"
 	"github.com/exarchos/git-exarchos/internal/faults"
 	"github.com/exarchos/git-exarchos/signing"
-	"github.com/exarchos/git-exarchos/workflow"
 )
 
 // SetupOptions are `git exarchos setup`.
@@ -29,8 +28,6 @@ type SetupOptions struct {
 	// Confirm asks the user a yes/no question (a terminal); nil never asks, and what was not asked
 	// for by a flag is left for a human.
 	Confirm func(question string) bool
-	// Getenv reads the environment (nil: os.Getenv); tests give their own.
-	Getenv func(string) string
 }
 
 // Setup step statuses.
@@ -60,31 +57,6 @@ type SetupResult struct {
 	Human []string `json:"human"`
 }
 
-// AgentEnvVars are the variables that say an agent session runs the command: Claude Code sets the
-// first three in every Bash command's environment, and AI_AGENT is the cross-client convention.
-var AgentEnvVars = []string{"CLAUDECODE", "CLAUDE_CODE_SESSION_ID", "CLAUDE_CODE_ENTRYPOINT", "AI_AGENT"}
-
-// AgentEnvironment names the first variable that says an agent runs this process, or "". It is a
-// guard against drift (a process can clear its environment), not a boundary: signatures are that.
-func AgentEnvironment(getenv func(string) string) string {
-	if getenv == nil {
-		getenv = os.Getenv
-	}
-	for _, v := range AgentEnvVars {
-		if getenv(v) != "" {
-			return v
-		}
-	}
-	return ""
-}
-
-// refusedInAgent is a human's step asked for in an agent's environment: refused (exit 3), with
-// what to ask of the user.
-func refusedInAgent(envVar, command string) error {
-	return &workflow.Rejection{Code: workflow.CodeHumanDecision, Message: fmt.Sprintf(
-		"%s is a human's step and the environment says an agent runs it (%s is set): ask the user to run `%s` in their own terminal", command, envVar, command)}
-}
-
 // UnprotectedKeyNote says what a signing key is worth when an agent runs as the same user.
 const UnprotectedKeyNote = "a signing key an agent can use protects nothing: it runs as you, so it can sign with any key file " +
 	"you can read without a passphrase. Protect it with a passphrase (asked on every use unless an agent caches it), " +
@@ -100,10 +72,13 @@ var setupFiles = []string{".claude/settings.json", MCPConfigFile, gitexarchos.Ve
 // step already done and changes nothing. Files are written atomically, so a kill between (or in)
 // steps leaves each file old or new; running setup again finishes the rest.
 func Setup(r *Repo, o SetupOptions) (*SetupResult, error) {
-	agent := AgentEnvironment(o.Getenv)
+	var agent string
+	if v, ok := r.Environ.Detect(); ok {
+		agent = v.Name
+	}
 	if agent != "" && (o.Signer || o.Commit) && !o.DryRun {
 		flag := map[bool]string{true: "--signer", false: "--commit"}[o.Signer]
-		return nil, refusedInAgent(agent, "git exarchos setup "+flag)
+		return nil, RefuseInAgent(r.Environ, "setup "+flag)
 	}
 	if r.Store.Loc.WorkTree == "" {
 		return nil, Usagef("setup writes files into a working tree: run it in a clone of the repository")

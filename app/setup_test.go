@@ -13,10 +13,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	gitexarchos "github.com/exarchos/git-exarchos"
+	"github.com/exarchos/git-exarchos/internal/agentenv"
 	"github.com/exarchos/git-exarchos/internal/faults"
 )
-
-func noAgent(string) string { return "" }
 
 // setupRepo is a repository on main with a bare origin, and a scratch HOME (no signing key).
 func setupRepo(t *testing.T) (string, *Repo) {
@@ -45,20 +44,13 @@ func statuses(res *SetupResult) map[string]string {
 // The file setup writes is, byte for byte, the one this repository ships (and ci_script_test.go runs).
 func TestSetupWritesTheShippedVerifyWorkflow(t *testing.T) {
 	dir, r := setupRepo(t)
-	_, err := Setup(r, SetupOptions{Getenv: noAgent})
+	_, err := Setup(r, SetupOptions{})
 	require.NoError(t, err)
 	shipped, err := os.ReadFile(filepath.Join("..", filepath.FromSlash(gitexarchos.VerifyWorkflowPath)))
 	require.NoError(t, err)
 	written, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(gitexarchos.VerifyWorkflowPath)))
 	require.NoError(t, err)
 	require.Equal(t, string(shipped), string(written))
-}
-
-func TestAgentEnvironment(t *testing.T) {
-	for _, v := range AgentEnvVars {
-		require.Equal(t, v, AgentEnvironment(func(k string) string { return map[string]string{v: "1"}[k] }), v)
-	}
-	require.Equal(t, "", AgentEnvironment(noAgent))
 }
 
 // A setup killed after any step leaves every file it writes absent or whole (no temporary file
@@ -80,11 +72,11 @@ func TestSetupKilledBetweenSteps(t *testing.T) {
 			checkWholeFiles(t, dir)
 			r, err := Open(dir)
 			require.NoError(t, err)
-			res, err := Setup(r, SetupOptions{Commit: true, Getenv: noAgent})
+			res, err := Setup(r, SetupOptions{Commit: true})
 			require.NoError(t, err)
 			require.Equal(t, StepDone, statuses(res)["commit"], "%+v", res.Steps)
 			checkWholeFiles(t, dir)
-			again, err := Setup(r, SetupOptions{Commit: true, Getenv: noAgent})
+			again, err := Setup(r, SetupOptions{Commit: true})
 			require.NoError(t, err)
 			for _, st := range again.Steps {
 				require.NotEqual(t, StepDone, st.Status, "%s done again: %+v", st.Step, st)
@@ -99,14 +91,7 @@ func canKill() bool { _, err := exec.LookPath("go"); return err == nil }
 // agentFreeEnv is the test's environment without the agent's variables, so the child runs as a
 // user's terminal would, inside an agent session or not.
 func agentFreeEnv() []string {
-	var env []string
-	for _, kv := range testEnv() {
-		k, _, _ := strings.Cut(kv, "=")
-		if !containsStr(AgentEnvVars, k) && k != "CLAUDE_PROJECT_DIR" {
-			env = append(env, kv)
-		}
-	}
-	return append(env, "HOME="+os.Getenv("HOME"))
+	return append(agentenv.Strip(testEnv()), "HOME="+os.Getenv("HOME"))
 }
 
 // checkWholeFiles: no temporary file left, and each file setup writes is absent or complete.
@@ -142,7 +127,7 @@ func TestSetupAsksBeforeAHumansStep(t *testing.T) {
 	answer := false
 	ask := func(q string) bool { asked = append(asked, q); return answer }
 
-	res, err := Setup(r, SetupOptions{Confirm: ask, Getenv: noAgent})
+	res, err := Setup(r, SetupOptions{Confirm: ask})
 	require.NoError(t, err)
 	require.Equal(t, StepLeftForHuman, statuses(res)["signer"])
 	require.Equal(t, StepLeftForHuman, statuses(res)["commit"])
@@ -153,7 +138,7 @@ func TestSetupAsksBeforeAHumansStep(t *testing.T) {
 	require.Equal(t, "initial", git(t, dir, "log", "-1", "--format=%s"))
 
 	answer, asked = true, nil
-	res, err = Setup(r, SetupOptions{Confirm: ask, Getenv: noAgent})
+	res, err = Setup(r, SetupOptions{Confirm: ask})
 	require.NoError(t, err)
 	require.Equal(t, StepDone, statuses(res)["signer"], "%+v", res.Steps)
 	require.Equal(t, StepDone, statuses(res)["commit"], "%+v", res.Steps)
@@ -165,12 +150,14 @@ func TestSetupAsksBeforeAHumansStep(t *testing.T) {
 	git(t, dir, "config", "user.email", "other@example.com")
 	r, err = Open(dir)
 	require.NoError(t, err)
-	res, err = Setup(r, SetupOptions{Confirm: ask, Getenv: func(k string) string { return map[string]string{"CLAUDE_CODE_SESSION_ID": "s1"}[k] }})
+	r.Environ = agentenv.Env{"CLAUDE_CODE_SESSION_ID=s1"}
+	res, err = Setup(r, SetupOptions{Confirm: ask})
 	require.NoError(t, err)
 	require.Empty(t, asked)
 	require.Equal(t, StepLeftForHuman, statuses(res)["signer"])
 	require.Contains(t, res.Steps[4].Detail, "ask the user to run `git exarchos setup --signer` in their own terminal")
-	_, err = Setup(r, SetupOptions{Signer: true, Getenv: func(k string) string { return map[string]string{"CLAUDE_CODE_ENTRYPOINT": "cli"}[k] }})
+	r.Environ = agentenv.Env{"CLAUDE_CODE_ENTRYPOINT=cli"}
+	_, err = Setup(r, SetupOptions{Signer: true})
 	require.ErrorContains(t, err, "CLAUDE_CODE_ENTRYPOINT is set")
 }
 
@@ -182,14 +169,14 @@ func TestSetupSignerFromALiteralKey(t *testing.T) {
 	git(t, dir, "config", "user.signingkey", "key::"+strings.TrimSpace(string(pub)))
 	r, err := Open(dir)
 	require.NoError(t, err)
-	res, err := Setup(r, SetupOptions{Signer: true, Getenv: noAgent})
+	res, err := Setup(r, SetupOptions{Signer: true})
 	require.NoError(t, err)
 	require.Equal(t, StepDone, statuses(res)["signer"], "%+v", res.Steps)
 	signers, err := os.ReadFile(filepath.Join(dir, ".exarchos", "allowed_signers"))
 	require.NoError(t, err)
 	f := strings.Fields(string(pub))
 	require.Contains(t, string(signers), "app@example.com namespaces=\"git-exarchos\" "+f[0]+" "+f[1])
-	res, err = Setup(r, SetupOptions{Signer: true, Getenv: noAgent})
+	res, err = Setup(r, SetupOptions{Signer: true})
 	require.NoError(t, err)
 	require.Equal(t, StepAlready, statuses(res)["signer"])
 }

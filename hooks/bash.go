@@ -882,6 +882,15 @@ func (c *checker) exarchos(args []word, fromInput bool) string {
 					return "git exarchos: `git exarchos hooks " + b.text + "` lifts the hooks' rules for this session; only a human may run it." + humanTerminal
 				}
 			}
+		case "signers", "setup":
+			// Who may sign, and a commit on the base branch, are a human's: `signers add`,
+			// `setup --signer`, `setup --commit` (setup's other steps are the agent's to run).
+			for _, b := range args[i+1:] {
+				if b.dynamic || a.text == "signers" && b.text == "add" ||
+					a.text == "setup" && (b.text == "--signer" || b.text == "--commit" || strings.HasPrefix(b.text, "--signer=") || strings.HasPrefix(b.text, "--commit=")) {
+					return "git exarchos: `git exarchos " + a.text + " " + b.raw + "` decides who may sign or commits on the base branch; only a human may run it." + humanTerminal
+				}
+			}
 		}
 		if fromInput && strings.Contains(a.text, "{}") {
 			return c.unknown("xargs or find gives git exarchos its command")

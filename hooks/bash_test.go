@@ -21,6 +21,7 @@ const (
 	wConfig   = "setting git config"
 	wUnknown  = "cannot read before it runs"
 	wHooks    = "lifts the hooks' rules"
+	wSigners  = "decides who may sign or commits on the base branch"
 	wCopy     = "copying the git-exarchos binary"
 	wLink     = "this link would reach"
 )
@@ -110,6 +111,11 @@ func TestCheckBashAlwaysRefused(t *testing.T) {
 		{"git exarchos cancel g --human --reason x", "--human marks the user's own decision"},
 		{"git exarchos init h2 --type oneshot --human", "--human marks the user's own decision"},
 		{"git exarchos hooks accept login --json", wHooks},
+		{"git exarchos signers add --role approve alice@example.com key.pub", wSigners},
+		{"git exarchos setup --signer", wSigners},
+		{"git exarchos setup --json --commit", wSigners},
+		{"git exarchos setup --commit=true", wSigners},
+		{"s=--signer; git exarchos setup $s", wSigners},
 		{"cp $(which git-exarchos) /tmp/x", wCopy},
 		{"install -m 755 /usr/local/bin/git-exarchos /tmp/x", wCopy},
 		{"ln -s $(command -v git-exarchos) /tmp/x", wLink},
@@ -222,6 +228,9 @@ func TestCheckBashHarmless(t *testing.T) {
 		"git fetch origin '+refs/exarchos/*:refs/exarchos-remotes/origin/*'",
 		"git fetch origin main:refs/remotes/origin/main",
 		"git exarchos status login --json",
+		"git exarchos setup",
+		"git exarchos setup --dry-run --json --plugin",
+		"git exarchos signers list",
 		"git exarchos transition login plan",
 		"git exarchos transitions login",
 		"git exarchos set login artifacts.design=docs/design.md",

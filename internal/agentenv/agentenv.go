@@ -3,6 +3,8 @@
 // python, a git alias, the MCP server). A human decision refuses to run where one is set: a guard
 // against drift, not a boundary (a process can always clear its environment; the hook refuses the
 // commands that do, and signatures with verify are what hold at the boundary).
+//
+// It may import the standard library only.
 package agentenv
 
 import (
