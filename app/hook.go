@@ -17,6 +17,9 @@ import (
 type ClaudeHookOptions struct {
 	Stdin          io.Reader
 	Stdout, Stderr io.Writer
+	// FromPlugin: started by the Claude Code plugin's hooks (--plugin); the handler then stands
+	// aside when a settings file installs it too, so no event is handled twice.
+	FromPlugin bool
 }
 
 // ErrHookBlock asks the caller to exit with status 2, which Claude Code reads as "block" for the
@@ -36,6 +39,9 @@ var HookDeadline = 5 * time.Second
 // refusal for tool events and the safe default for the others.
 func ClaudeHook(o ClaudeHookOptions) error {
 	warn := func(msg string) { fmt.Fprintf(o.Stderr, "git exarchos hook claude: %s\n", msg) }
+	if o.FromPlugin && pluginStandsAside() {
+		return standAside(o.Stdin)
+	}
 	in, err := hooks.ReadInput(o.Stdin)
 	if err != nil {
 		warn(err.Error() + "; refusing: ask the user to check the hooks with git exarchos hooks status")
