@@ -298,10 +298,22 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// pick marks and returns the first unused turn whose agent marker the system prompt contains.
+// pick marks and returns the first unused turn of the agent whose marker the system prompt
+// contains. A subagent's marker wins over MainAgent: a subagent's prompt may carry what was
+// appended to the main one.
 func (s *Server) pick(req *Request) *Turn {
+	agent := MainAgent
+	for _, t := range s.script {
+		if t.Agent != MainAgent && strings.Contains(req.System, t.Agent) {
+			agent = t.Agent
+			break
+		}
+	}
+	if !strings.Contains(req.System, agent) {
+		return nil
+	}
 	for i, t := range s.script {
-		if !s.used[i] && strings.Contains(req.System, t.Agent) {
+		if !s.used[i] && t.Agent == agent {
 			s.used[i] = true
 			req.Turn, req.Agent = i, t.Agent
 			return &s.script[i]

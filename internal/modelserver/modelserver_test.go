@@ -91,7 +91,8 @@ func TestAgentsAreServedFromTheirOwnTurnsAndSideRequestsOutsideTheScript(t *test
 	if text, _ := answer(`{"model":"m","system":"title this","messages":[{"role":"user","content":"x"}]}`); text != SideText {
 		t.Fatalf("side request answered %q", text)
 	}
-	if text, stop := answer(agentBody("You are the reviewer.", false, `"review"`)); text != "reviewer 1" || stop != "end_turn" {
+	// The reviewer's prompt carries the main marker too (appended to every prompt): its own wins.
+	if text, stop := answer(agentBody("You are the reviewer. "+MainAgent, false, `"review"`)); text != "reviewer 1" || stop != "end_turn" {
 		t.Fatalf("reviewer got %q %q", text, stop)
 	}
 	if text, _ := answer(agentBody(MainAgent, false, `"a"`)); text != "main 1" {
