@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -202,12 +203,66 @@ func TestFeatureThroughThePluginInOneSession(t *testing.T) {
 	e := NewEnv(t)
 	f := newFeatureScript(e)
 	script := append(f.planning(), f.delivery(ExpectResult("self-approve", yes, "`git exarchos approve` is a human decision"), f.approve)...)
-	res := e.Session().Run("/exarchos:feature login add a login page", script)
+	prompt := "/exarchos:feature login add a login page"
+	res := e.Session().Run(prompt, script)
 	if fin := res.Final(); fin == nil || fin["subtype"] != "success" {
 		t.Fatalf("session ended with %v\n%s", fin, res.Stderr)
 	}
 	f.checkCompleted(t)
+	// The README's transcript is this run.
+	doc := transcriptHeader + "```text\n" + transcript(e, prompt, res, map[string][]string{
+		"to-delegate": {`human  $ git exarchos approve login --note "scope is right"    # in the human's own terminal`},
+		"pr":          {"github   pull request #7 opened for branch login"},
+		"cleanup":     {"human    merges pull request #7 on GitHub"},
+	}) + "```\n"
+	if err := compareDoc(filepath.Join("docs", "claude-code-transcript.md"), doc); err != nil {
+		t.Error(err)
+	}
+	if err := readmeExcerptIn(doc); err != nil {
+		t.Error(err)
+	}
 }
+
+// readmeExcerptIn checks that every line of the README's transcript excerpt is a line of the
+// transcript, so the README shows nothing a run did not do.
+func readmeExcerptIn(doc string) error {
+	readme, err := os.ReadFile(filepath.Join(moduleRoot, "README.md"))
+	if err != nil {
+		return err
+	}
+	_, rest, ok := strings.Cut(string(readme), "<!-- transcript excerpt:")
+	if !ok {
+		return errors.New("README.md has no transcript excerpt")
+	}
+	_, rest, _ = strings.Cut(rest, "```text\n")
+	excerpt, _, _ := strings.Cut(rest, "```")
+	lines := map[string]bool{}
+	for _, l := range strings.Split(doc, "\n") {
+		lines[l] = true
+	}
+	n := 0
+	for _, l := range strings.Split(strings.TrimSuffix(excerpt, "\n"), "\n") {
+		if !lines[l] {
+			return fmt.Errorf("README.md's transcript excerpt has a line no run produced: %q", l)
+		}
+		n++
+	}
+	if n < 5 {
+		return fmt.Errorf("README.md's transcript excerpt has %d lines", n)
+	}
+	return nil
+}
+
+const transcriptHeader = `# A feature through the Claude Code plugin: the transcript
+
+What the real Claude Code client did with the exarchos plugin, from ` + "`/exarchos:feature`" + ` to a merged pull
+request: every tool call of the agent and its subagents, the first line of what came back (✗: refused),
+and the human's steps where they happened. The model's side is scripted (a test's model server); the
+client, the plugin, the hooks, git and git exarchos are real. Produced and checked by
+TestFeatureThroughThePluginInOneSession (e2e/feature_test.go; ` + "`go test ./e2e -run TestFeatureThroughThePluginInOneSession -update`" + `
+rewrites it).
+
+`
 
 // The same feature across a context reset: the first session stops at plan-review, the human
 // approves between sessions, and a new session (no conversation carried over) learns where the
