@@ -106,6 +106,10 @@ type Env struct {
 	GitHub *fakegithub.Server
 	// ExtraEnv is added to every process's environment (client and human alike).
 	ExtraEnv []string
+	// PathFirst are directories put on PATH before the built binaries; NoExarchos leaves the
+	// built binaries off PATH (a handler missing from PATH).
+	PathFirst  []string
+	NoExarchos bool
 }
 
 // NewEnv makes a repository on branch main with one commit, whose origin is github.com/acme/app
@@ -153,7 +157,10 @@ func writeFile(t testing.TB, path, content string) {
 func (e *Env) environ() []string {
 	node, _ := exec.LookPath("node")
 	gitPath, _ := exec.LookPath("git")
-	path := []string{binDir}
+	path := append([]string(nil), e.PathFirst...)
+	if !e.NoExarchos {
+		path = append(path, binDir)
+	}
 	for _, p := range []string{filepath.Dir(node), filepath.Dir(gitPath), "/usr/local/bin", "/usr/bin", "/bin"} {
 		if p != "." && !contains(path, p) {
 			path = append(path, p)
