@@ -8,21 +8,28 @@ import (
 	"github.com/exarchos/git-exarchos/internal/modelserver"
 )
 
-// When the handler cannot answer — missing from PATH, or exiting with a code the client does not
-// know — the plugin's "onFailure": "block" makes the client refuse the tool call; a settings entry
+// When the handler cannot answer — missing from PATH, exiting with a code the client does not
+// know, or timing out — the plugin's "onFailure": "block" makes the client refuse the tool call; a settings entry
 // without it lets the call through (what `hooks status` warns about). No workflow is needed: the
 // handler never gets to decide.
 func TestHandlerFailureBlocksOnlyWithOnFailureBlock(t *testing.T) {
-	brokenDir := t.TempDir()
-	writeFile(t, filepath.Join(brokenDir, "git-exarchos"), "#!/bin/sh\necho broken >&2\nexit 3\n")
-	if err := os.Chmod(filepath.Join(brokenDir, "git-exarchos"), 0o755); err != nil {
-		t.Fatal(err)
+	handler := func(script string) string {
+		dir := t.TempDir()
+		writeFile(t, filepath.Join(dir, "git-exarchos"), "#!/bin/sh\n"+script)
+		if err := os.Chmod(filepath.Join(dir, "git-exarchos"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		return dir
 	}
+	brokenDir := handler("echo broken >&2\nexit 3\n")
+	// Sleeps past the settings entry's 1 s timeout (the plugin's are 10 s and 20 s: too slow here).
+	slowDir := handler("cat >/dev/null\nsleep 5\n")
 	for _, c := range []struct {
 		name    string
 		plugin  bool // else a settings entry
 		block   bool // the settings entry has "onFailure": "block"
 		missing bool // else the broken handler
+		slow    bool // the handler times out (settings entries only)
 		written bool // the Write went through
 	}{
 		{name: "missing, plugin", plugin: true, missing: true},
@@ -30,6 +37,8 @@ func TestHandlerFailureBlocksOnlyWithOnFailureBlock(t *testing.T) {
 		{name: "missing, settings with onFailure", missing: true, block: true},
 		{name: "missing, settings without onFailure", missing: true, written: true},
 		{name: "exit 3, settings without onFailure", written: true},
+		{name: "timeout, settings with onFailure", slow: true, block: true},
+		{name: "timeout, settings without onFailure", slow: true, written: true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			e := NewEnv(t)
@@ -40,10 +49,13 @@ func TestHandlerFailureBlocksOnlyWithOnFailureBlock(t *testing.T) {
 					onFailure = `,"onFailure":"block"`
 				}
 				writeFile(t, filepath.Join(e.Home, ".claude", "settings.json"),
-					`{"hooks":{"PreToolUse":[{"matcher":"*","hooks":[{"type":"command","command":"git-exarchos hook claude","timeout":10`+onFailure+`}]}]}}`)
+					`{"hooks":{"PreToolUse":[{"matcher":"*","hooks":[{"type":"command","command":"git-exarchos hook claude","timeout":1`+onFailure+`}]}]}}`)
 			}
 			e.NoExarchos = true
-			if !c.missing {
+			switch {
+			case c.slow:
+				e.PathFirst = []string{slowDir}
+			case !c.missing:
 				e.PathFirst = []string{brokenDir}
 			}
 			target := filepath.Join(e.Dir, "new.go")
