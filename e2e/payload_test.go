@@ -107,6 +107,10 @@ func TestHookPayloadFieldsOfThePinnedClient(t *testing.T) {
 	if err := compareDoc(filepath.Join("e2e", "testdata", "hook-payloads.json"), string(doc)+"\n"); err != nil {
 		t.Error(err)
 	}
+	// The plugin's PreCompact handler recorded the checkpoint.
+	if cp := e.MustHuman("log", "login", "--type", "hook.checkpoint"); !strings.Contains(cp, "hook.checkpoint") {
+		t.Errorf("no hook.checkpoint after /compact:\n%s", cp)
+	}
 	if !bytes.Contains(f, []byte(`"source":"compact"`)) {
 		t.Error("no SessionStart with source compact after the compaction")
 	}
