@@ -42,6 +42,10 @@ var (
 )
 
 func TestMain(m *testing.M) {
+	if os.Getenv(mcpWriterEnv) != "" {
+		serveMCPWriter()
+		return
+	}
 	root, err := filepath.Abs("..")
 	if err != nil {
 		panic(err)
