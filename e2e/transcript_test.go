@@ -50,7 +50,7 @@ func transcript(e *Env, prompt string, res *Result, human map[string][]string) s
 					fmt.Fprintf(&b, "%-6s ⚙ %s\n", actor, name)
 				}
 			case ev["type"] == "user" && bl["type"] == "tool_result":
-				text := firstLine(contentText(bl["content"]))
+				text := firstLine(normalize(e, contentText(bl["content"]))) // truncated after the paths are shortened: they differ in length
 				if id, _ := bl["tool_use_id"].(string); who[id] != "" {
 					continue // the subagent's report is its last words below
 				}
@@ -61,7 +61,7 @@ func transcript(e *Env, prompt string, res *Result, human map[string][]string) s
 				fmt.Fprintf(&b, "%-6s   %s%s\n", "", mark, text)
 			case ev["type"] == "assistant" && bl["type"] == "text":
 				if t, _ := bl["text"].(string); t != "" {
-					fmt.Fprintf(&b, "%-6s : %s\n", actor, firstLine(t))
+					fmt.Fprintf(&b, "%-6s : %s\n", actor, firstLine(normalize(e, t)))
 				}
 			}
 		}
