@@ -39,13 +39,13 @@ var HookDeadline = 5 * time.Second
 // refusal for tool events and the safe default for the others.
 func ClaudeHook(o ClaudeHookOptions) error {
 	warn := func(msg string) { fmt.Fprintf(o.Stderr, "git exarchos hook claude: %s\n", msg) }
-	if o.FromPlugin && pluginStandsAside() {
-		return standAside(o.Stdin)
-	}
 	in, err := hooks.ReadInput(o.Stdin)
 	if err != nil {
 		warn(err.Error() + "; refusing: ask the user to check the hooks with git exarchos hooks status")
 		return fmt.Errorf("%w: %v", ErrHookBlock, err)
+	}
+	if o.FromPlugin && pluginStandsAside(in.HookEventName) {
+		return nil // the settings' handler answers this event
 	}
 	answer := make(chan hooks.Output, 1)
 	go func() {

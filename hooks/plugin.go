@@ -56,9 +56,9 @@ func (s *Settings) PluginEnabled() bool {
 
 // SettingsRunHandler reports whether a settings file Claude Code reads for the project at root
 // (project, local and user scope; home is the user's home directory) installs exarchos's handler
-// without --plugin. The plugin's handler asks it on every event, so it reads three small files and
-// parses one only when it mentions the handler: no process, no git.
-func SettingsRunHandler(root, home string) bool {
+// without --plugin for event. The plugin's handler asks it on every event, so it reads three small
+// files and parses one only when it mentions the handler: no process, no git.
+func SettingsRunHandler(root, home, event string) bool {
 	for _, scope := range Scopes {
 		path, err := SettingsPath(scope, root, home)
 		if err != nil {
@@ -73,7 +73,7 @@ func SettingsRunHandler(root, home string) bool {
 			continue
 		}
 		for _, h := range s.Handlers() {
-			if !strings.Contains(h.Command, "--plugin") {
+			if h.Event == event && !strings.Contains(h.Command, "--plugin") {
 				return true
 			}
 		}

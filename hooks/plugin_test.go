@@ -46,7 +46,7 @@ func TestPluginHooksJSONIsTheInstallTable(t *testing.T) {
 func TestSettingsRunHandlerAndPluginEnabled(t *testing.T) {
 	root, home := t.TempDir(), t.TempDir()
 	t.Setenv("CLAUDE_CONFIG_DIR", "")
-	if SettingsRunHandler(root, home) {
+	if SettingsRunHandler(root, home, PreToolUse) {
 		t.Fatal("nothing installed yet")
 	}
 	write := func(path, content string) {
@@ -60,14 +60,18 @@ func TestSettingsRunHandlerAndPluginEnabled(t *testing.T) {
 	// nor is another tool's hook that mentions the words.
 	local := filepath.Join(root, ".claude", "settings.local.json")
 	write(local, `{"hooks":{"PreToolUse":[{"matcher":"*","hooks":[{"type":"command","command":"git-exarchos hook claude --plugin"},{"type":"command","command":"echo hook claude"}]}]}}`)
-	if SettingsRunHandler(root, home) {
+	if SettingsRunHandler(root, home, PreToolUse) {
 		t.Fatal("the plugin's command or a foreign hook counted as a settings install")
 	}
 	for _, cmd := range []string{"git exarchos hook claude", "/usr/local/bin/git-exarchos hook claude"} {
 		user := filepath.Join(home, ".claude", "settings.json")
 		write(user, `{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"`+cmd+`"}]}]}}`)
-		if !SettingsRunHandler(root, home) {
+		if !SettingsRunHandler(root, home, Stop) {
 			t.Fatalf("user settings running %q not seen", cmd)
+		}
+		// An install that lacks an event (made by an older version) leaves that event to the plugin.
+		if SettingsRunHandler(root, home, TaskCompleted) {
+			t.Fatalf("user settings running %q for Stop counted for TaskCompleted", cmd)
 		}
 		_ = os.Remove(user)
 	}
