@@ -30,10 +30,6 @@ import (
 // GitHubToken is the token the fake GitHub accepts.
 const GitHubToken = "ghp_e2eToken0123456789abcdef"
 
-// agentVars are the variables a Claude Code session gives the processes it starts; the harness
-// builds every environment from nothing, so none leaks in from a session running the tests.
-var agentVars = []string{"CLAUDECODE", "CLAUDE_CODE_SESSION_ID", "CLAUDE_CODE_ENTRYPOINT", "AI_AGENT", "CLAUDE_PROJECT_DIR"}
-
 var (
 	moduleRoot string // the repository root
 	binDir     string // git-exarchos and git-exarchos-mcp, built once per test binary
@@ -157,7 +153,10 @@ func writeFile(t testing.TB, path, content string) {
 
 // environ is the environment of every process the harness starts, built from nothing: the built
 // binaries first on PATH, then node's directory and the system's; the scratch HOME; no system git
-// config; the fake GitHub. No agent variable is set.
+// config; the fake GitHub. None of the agent's variables (CLAUDECODE, CLAUDE_CODE_SESSION_ID,
+// CLAUDE_CODE_ENTRYPOINT, AI_AGENT, CLAUDE_PROJECT_DIR) is set, even when the tests run inside a
+// Claude Code session: the client sets them for the processes it starts, and the human's commands
+// run without them.
 func (e *Env) environ() []string {
 	node, _ := exec.LookPath("node")
 	gitPath, _ := exec.LookPath("git")
