@@ -192,16 +192,21 @@ func (d *DoctorResult) hooks(dir string) {
 			partial = append(partial, c.Scope)
 		}
 	}
+	plugin := pluginEnabledIn(dir)
 	switch {
 	case len(partial) > 0:
 		d.add("claude-hooks", CheckWarn, "Claude Code hooks are installed only in part in scope "+strings.Join(partial, ", "), "git exarchos hooks install --claude --scope "+partial[0], st.Claude)
 	case len(installed) > 0:
 		d.add("claude-hooks", CheckOK, "Claude Code hooks installed ("+strings.Join(installed, ", ")+" scope), command "+st.Command, "", nil)
+	case plugin != "":
+		d.add("claude-hooks", CheckOK, "Claude Code hooks come from the exarchos plugin (enabled in "+plugin+")", "", nil)
 	default:
 		d.add("claude-hooks", CheckWarn, "Claude Code hooks are not installed: phases are not enforced in agent sessions", "git exarchos hooks install --claude", nil)
 	}
 	if path, ok, err := MCPRegistered(dir); err != nil {
 		d.add("mcp", CheckFail, err.Error(), "", nil)
+	} else if !ok && plugin != "" {
+		d.add("mcp", CheckOK, "the MCP server comes from the exarchos plugin (enabled in "+plugin+")", "", nil)
 	} else if !ok {
 		d.add("mcp", CheckWarn, "the MCP server is not registered for Claude Code ("+path+")", "git exarchos mcp --install", nil)
 	} else if helper, err := MCPHelper(); err != nil {

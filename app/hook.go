@@ -17,6 +17,9 @@ import (
 type ClaudeHookOptions struct {
 	Stdin          io.Reader
 	Stdout, Stderr io.Writer
+	// FromPlugin: started by the Claude Code plugin's hooks (--plugin); the handler then stands
+	// aside when a settings file installs it too, so no event is handled twice.
+	FromPlugin bool
 }
 
 // ErrHookBlock asks the caller to exit with status 2, which Claude Code reads as "block" for the
@@ -40,6 +43,9 @@ func ClaudeHook(o ClaudeHookOptions) error {
 	if err != nil {
 		warn(err.Error() + "; refusing: ask the user to check the hooks with git exarchos hooks status")
 		return fmt.Errorf("%w: %v", ErrHookBlock, err)
+	}
+	if o.FromPlugin && pluginStandsAside(in.HookEventName) {
+		return nil // the settings' handler answers this event
 	}
 	answer := make(chan hooks.Output, 1)
 	go func() {

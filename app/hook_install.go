@@ -45,6 +45,9 @@ type HooksResult struct {
 	// check reads (status only): "watching", "not running", or why it cannot run.
 	Monitor  string   `json:"monitor,omitempty"`
 	Warnings []string `json:"warnings,omitempty"`
+	// PluginSkipped: install left the Claude Code settings alone because the exarchos plugin is
+	// enabled and its hooks run the handler.
+	PluginSkipped bool `json:"pluginSkipped,omitempty"`
 }
 
 // ClaudeHookCommand is the handler command to install: git-exarchos itself when it is on PATH,
@@ -97,6 +100,14 @@ func changeHooks(o HooksOptions, install bool) (*HooksResult, error) {
 		}
 		var changed bool
 		if install {
+			if enabledIn := pluginEnabledIn(o.Dir); enabledIn != "" {
+				// The plugin's hooks run the handler already; a second install would make Claude
+				// Code run it twice for every event.
+				res.PluginSkipped = true
+				res.Claude = []ClaudeHooksState{{Scope: scope, Path: path, Exists: s.Exists, Events: nonNil(s.Installed())}}
+				res.Warnings = append(res.Warnings, "the exarchos Claude Code plugin is enabled ("+enabledIn+"): its hooks run the handler, so none is installed into "+path+"; to use settings instead, disable the plugin (/plugin disable exarchos) and run this again")
+				return finishGitHooks(o, install, res)
+			}
 			res.Command = ClaudeHookCommand()
 			changed, err = s.Install(res.Command, hooks.ClaudeEntries)
 		} else {
@@ -115,6 +126,11 @@ func changeHooks(o HooksOptions, install bool) (*HooksResult, error) {
 			res.Warnings = append(res.Warnings, "keep "+path+" out of commits (Claude Code adds it to .gitignore when it creates the file itself)")
 		}
 	}
+	return finishGitHooks(o, install, res)
+}
+
+// finishGitHooks installs or removes the git hooks when asked, after the Claude Code part.
+func finishGitHooks(o HooksOptions, install bool, res *HooksResult) (*HooksResult, error) {
 	if o.Git {
 		dir, err := gitHooksDir(o.Dir)
 		if err != nil {
@@ -223,8 +239,12 @@ func claudeWarnings(dir string) []string {
 			}
 		}
 	}
+	plugin := pluginEnabledIn(dir)
+	if plugin != "" && len(installed) > 0 {
+		warnings = append(warnings, "the exarchos plugin is enabled ("+plugin+") and a settings file installs the handler too: the settings' handler decides and the plugin's stands aside; remove one (git exarchos hooks uninstall --claude --scope <scope>, or /plugin disable exarchos)")
+	}
 	for _, ev := range []string{hooks.PreToolUse, hooks.PostToolUse} {
-		if !installed[ev] {
+		if !installed[ev] && plugin == "" {
 			warnings = append(warnings, fmt.Sprintf("no settings file installs the %s handler, so tool calls are not judged: git exarchos hooks install --claude", ev))
 		}
 	}

@@ -120,15 +120,17 @@ var ReadOnlyTools = []string{
 	"SlashCommand", "ListMcpResourcesTool", "ReadMcpResourceTool",
 }
 
-// ExarchosMCPTools names the tools of `git exarchos mcp` as Claude Code calls them.
-const ExarchosMCPTools = "mcp__exarchos__*"
+// ExarchosMCPTools name the tools of `git exarchos mcp` as Claude Code calls them: registered in
+// .mcp.json (`mcp --install`), and registered by the Claude Code plugin, whose servers' tools are
+// named mcp__plugin_<plugin>_<server>__<tool>.
+var ExarchosMCPTools = []string{"mcp__exarchos__*", "mcp__plugin_exarchos_exarchos__*"}
 
 // planningTools is the built-in policy of phases that write documents, not code: an allow-list of
 // tools (file writes refused except on the recorded artifacts). What the phase may change is the
 // phase's AllowedPaths. The exarchos MCP server's own tools are allowed too: they change only the
 // workflow's state, which the engine guards itself (human decisions are not tools).
 func planningTools(artifacts ...string) ToolPolicy {
-	return ToolPolicy{Deny: slices.Clone(FileWriteTools), ExceptArtifacts: artifacts, AllowedTools: append(slices.Clone(ReadOnlyTools), ExarchosMCPTools)}
+	return ToolPolicy{Deny: slices.Clone(FileWriteTools), ExceptArtifacts: artifacts, AllowedTools: slices.Concat(ReadOnlyTools, ExarchosMCPTools)}
 }
 
 // Transition is one allowed phase change. Guards must all pass (or be overridden by a human) for

@@ -27,18 +27,24 @@ func hookCommand() *cli.Command {
 			{
 				Name:  "claude",
 				Usage: "answer a Claude Code hook event: the payload on stdin, the decision on stdout; exits 2 (block) on unreadable input",
-				UsageText: `git exarchos hook claude [--json] < payload.json
+				UsageText: `git exarchos hook claude [--json] [--plugin] < payload.json
 
 Installed by ` + "`git exarchos hooks install --claude`" + `. Reads the hook JSON Claude Code sends
 (hook_event_name, cwd, tool_name, tool_input, …) and answers for the workflows the session is bound
 to (its first call binds it to the ones of the branch checked out at cwd). It fails closed: input it
-cannot read exits 2, which Claude Code reads as a block.
+cannot read exits 2, which Claude Code reads as a block. --plugin is what the Claude Code plugin's
+hooks run: that handler stands aside (answers nothing) when a settings file also installs the
+handler, so no event is handled twice.
 
 Examples:
    echo '{"hook_event_name":"PreToolUse","cwd":".","tool_name":"Write","tool_input":{"file_path":"main.go"}}' | git exarchos hook claude`,
-				Flags: []cli.Flag{jsonFlag}, // accepted: the answer is always JSON
+				Flags: []cli.Flag{jsonFlag, pluginFlag}, // --json accepted: the answer is always JSON
 				Action: func(_ context.Context, c *cli.Command) error {
-					if code, _ := claudeHook([]string{"git-exarchos", "hook", "claude"}, c.Root().Reader, c.Root().Writer, c.Root().ErrWriter); code != exitOK {
+					args := []string{"git-exarchos", "hook", "claude"}
+					if c.Bool("plugin") {
+						args = append(args, "--plugin")
+					}
+					if code, _ := claudeHook(args, c.Root().Reader, c.Root().Writer, c.Root().ErrWriter); code != exitOK {
 						return cli.Exit("", code) // 2: Claude Code blocks the call and shows stderr
 					}
 					return nil
@@ -113,6 +119,7 @@ func pushWorkflows(stderr io.Writer) func(remote string) error {
 }
 
 var (
+	pluginFlag = &cli.BoolFlag{Name: "plugin", Usage: "started by the Claude Code plugin's hooks: stand aside when a settings file also installs the handler"}
 	claudeFlag = &cli.BoolFlag{Name: "claude", Usage: "the Claude Code hooks, in a settings file"}
 	gitFlag    = &cli.BoolFlag{Name: "git", Usage: "the git hooks pre-push, post-checkout and post-merge"}
 	scopeFlag  = &cli.StringFlag{Name: "scope", Value: hooks.ScopeProject, Usage: "Claude Code settings `scope`: project (.claude/settings.json), local (.claude/settings.local.json) or user (~/.claude/settings.json)"}

@@ -40,14 +40,23 @@ func dispatch(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return run(args, stdin, stdout, stderr)
 }
 
-// claudeHook answers `hook claude [--json]` and reports whether it did, with the exit code: 0 with
-// one JSON object on stdout, or 2 when the hook could not read its input — Claude Code reads exit 2
-// as a block, and shows stderr to Claude (the hook fails closed).
+// claudeHook answers `hook claude [--json] [--plugin]` and reports whether it did, with the exit
+// code: 0 with one JSON object on stdout, or 2 when the hook could not read its input — Claude Code
+// reads exit 2 as a block, and shows stderr to Claude (the hook fails closed).
 func claudeHook(args []string, stdin io.Reader, stdout, stderr io.Writer) (int, bool) {
-	if len(args) < 3 || args[1] != "hook" || args[2] != "claude" || len(args) > 4 || len(args) == 4 && args[3] != "--json" {
+	if len(args) < 3 || args[1] != "hook" || args[2] != "claude" || len(args) > 5 {
 		return 0, false
 	}
-	if err := app.ClaudeHook(app.ClaudeHookOptions{Stdin: stdin, Stdout: stdout, Stderr: stderr}); errors.Is(err, app.ErrHookBlock) {
+	o := app.ClaudeHookOptions{Stdin: stdin, Stdout: stdout, Stderr: stderr}
+	seen := map[string]bool{}
+	for _, a := range args[3:] {
+		if a != "--json" && a != "--plugin" || seen[a] {
+			return 0, false // the command tree reports the usage error
+		}
+		seen[a] = true
+	}
+	o.FromPlugin = seen["--plugin"]
+	if err := app.ClaudeHook(o); errors.Is(err, app.ErrHookBlock) {
 		body := classify(err) // Claude Code ignores stdout on exit 2; --json callers get the error object
 		if body.Message == "" {
 			body.Message = err.Error()
