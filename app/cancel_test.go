@@ -16,8 +16,10 @@ import (
 	"github.com/exarchos/git-exarchos/workflow"
 )
 
-// TestMain removes the fault-injection binary the crash tests build.
+// TestMain removes the fault-injection binary the crash tests build, and runs every test outside
+// an agent session unless it says otherwise (ActAsAgent).
 func TestMain(m *testing.M) {
+	clearAgentVars() // the in-process commands read them: tests pass the same inside a session and in CI
 	code := m.Run()
 	if faultsDir != "" {
 		os.RemoveAll(faultsDir)

@@ -41,6 +41,7 @@ func ClaudeHook(o ClaudeHookOptions) error {
 		warn(err.Error() + "; refusing: ask the user to check the hooks with git exarchos hooks status")
 		return fmt.Errorf("%w: %v", ErrHookBlock, err)
 	}
+	noteCaller(in) // caller.go: which agent a Bash call running exarchos came from
 	answer := make(chan hooks.Output, 1)
 	go func() {
 		defer func() {

@@ -1,0 +1,97 @@
+package app
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/exarchos/git-exarchos/hooks"
+	"github.com/exarchos/git-exarchos/internal/atomicfile"
+	"github.com/exarchos/git-exarchos/workflow"
+)
+
+// Who records a task or a review, as the agent's client reports it. Claude Code gives every
+// command the Bash tool runs CLAUDE_CODE_SESSION_ID, but nothing that tells a subagent's command
+// from the main agent's: a subagent is named only in the hook's payload (agent_id, agent_type on
+// PreToolUse). So the hook leaves a ticket for each Bash call that mentions exarchos, under the
+// session, named by the call's tool_use_id and holding the agent it came from; PostToolUse takes
+// it away. The CLI, run inside that call, reads its session's tickets: when every call in flight
+// came from one agent, that agent is the caller; when they disagree, no subagent is named (a
+// verdict then does not count as independent). This tells agents apart, it proves nothing: it is
+// a guard against an agent reviewing its own work by mistake, not against a determined one.
+
+// callerTicket is one Bash call in flight.
+type callerTicket struct {
+	Agent     string `json:"agent,omitempty"`
+	AgentType string `json:"agentType,omitempty"`
+}
+
+// ticketTTL bounds how long a ticket is believed: a call whose PostToolUse never came (the client
+// was killed) must not name the caller of a later one.
+const ticketTTL = 30 * time.Minute
+
+func callerDir(session string) string {
+	return strings.TrimSuffix(sessionFile(session), ".json") + ".callers"
+}
+
+// noteCaller keeps (PreToolUse) or drops (PostToolUse) the ticket of a Bash call that mentions
+// exarchos. Any other call costs one string search.
+func noteCaller(in hooks.Input) {
+	if in.ToolName != "Bash" || in.SessionID == "" || in.ToolUseID == "" || !strings.Contains(string(in.ToolInput), "exarchos") || SessionsDir() == "" {
+		return
+	}
+	name := filepath.Join(callerDir(in.SessionID), ticketName(in.ToolUseID))
+	switch in.HookEventName {
+	case "PreToolUse":
+		b, _ := json.Marshal(callerTicket{Agent: in.AgentID, AgentType: in.AgentType})
+		_ = atomicfile.Write(name, b, 0o600)
+	case "PostToolUse", "PostToolUseFailure":
+		_ = os.Remove(name)
+	}
+}
+
+func ticketName(id string) string {
+	if plainSessionID(id) {
+		return id
+	}
+	return "h-" + strings.NewReplacer("/", "_", "\\", "_", ".", "_").Replace(id)
+}
+
+// callerFromEnv is who runs this command: the agent session from the environment the client gives
+// its commands, and the subagent its tickets name (see above).
+func callerFromEnv() workflow.Caller {
+	session := os.Getenv("CLAUDE_CODE_SESSION_ID")
+	if session == "" {
+		session = os.Getenv("EXARCHOS_SESSION_ID")
+	}
+	if session == "" {
+		return workflow.Caller{}
+	}
+	c := workflow.Caller{Session: session}
+	entries, err := os.ReadDir(callerDir(session))
+	if err != nil {
+		return c
+	}
+	var found *callerTicket
+	for _, e := range entries {
+		info, err := e.Info()
+		if err != nil || time.Since(info.ModTime()) > ticketTTL || strings.HasPrefix(e.Name(), ".") {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join(callerDir(session), e.Name()))
+		var t callerTicket
+		if err != nil || json.Unmarshal(b, &t) != nil {
+			continue
+		}
+		if found != nil && found.Agent != t.Agent {
+			return c // calls of two agents in flight: no subagent can be named
+		}
+		found = &t
+	}
+	if found != nil {
+		c.Agent, c.AgentType = found.Agent, found.AgentType
+	}
+	return c
+}
