@@ -50,6 +50,7 @@ type trust struct {
 	roles    map[string][]string // kind → principals; a kind not listed is open to every allowed signer
 	allowed  []byte
 	verifier *signing.Verifier // made on first use (verifySSH)
+	checker  string            // the checker's path and identity (checkerProgram), on first use
 	count    int
 	salt     string // this clone's, so a snapshot written elsewhere is folded again (see projector)
 	cacheDir string
@@ -65,6 +66,12 @@ func (r *Repo) trust() *trust {
 	}
 	t := &trust{cacheDir: filepath.Join(r.Store.Loc.CommonDir, "exarchos", "verdicts")}
 	r.trusted = t
+	if b := r.Base(); b.Moved != "" && b.Commit == "" {
+		// The base was moved locally and no fetched value is left: whether decisions must be
+		// signed cannot be told, so none counts until it is fetched again (trust_inputs.go).
+		t.signed, t.problem = true, errors.New(b.Problem)
+		return t
+	}
 	files, err := r.BaseDir(path.Dir(AllowedSignersPath)) // one read serves both files
 	if err != nil {
 		t.problem = err
@@ -93,7 +100,10 @@ func (r *Repo) trust() *trust {
 func (r *Repo) verifySSH(payload []byte, sig string) (string, error) {
 	t := r.trust()
 	if t.verifier == nil {
-		prog, _ := r.Store.Config("gpg.ssh.program")
+		prog, _, err := checkerProgram() // a fixed place, never gpg.ssh.program or PATH
+		if err != nil {
+			return "", err
+		}
 		v, err := signing.NewVerifier(t.allowed, prog)
 		if err != nil {
 			return "", err
@@ -241,10 +251,19 @@ func (r *Repo) verdict(feature string, e workflow.Event) workflow.Verdict {
 		return workflow.Verdict{Reason: "cannot check signatures: " + t.problem.Error()}
 	}
 	payload := workflow.SigningPayload(feature, e, e.Sig.Head)
+	if t.checker == "" {
+		if _, id, err := checkerProgram(); err == nil {
+			t.checker = id
+		} else {
+			return workflow.Verdict{Reason: "cannot check signatures: " + err.Error()}
+		}
+	}
+	// The key names the checker (path and file identity) and the signers: a verdict never
+	// outlives either.
 	h := sha256.New()
 	h.Write(payload)
 	h.Write([]byte{0})
-	h.Write([]byte(e.Sig.Format + "\x00" + e.Sig.Sig + "\x00" + t.blob))
+	h.Write([]byte(e.Sig.Format + "\x00" + e.Sig.Sig + "\x00" + t.blob + "\x00" + t.checker))
 	key := hex.EncodeToString(h.Sum(nil))
 	cachePath := filepath.Join(t.cacheDir, key[:2], key[2:])
 	v, cached := readVerdict(cachePath)

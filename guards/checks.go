@@ -152,14 +152,14 @@ func reviewsPassed(in Input) *workflow.GuardFailure {
 	}
 	first, _, _ := strings.Cut(missing[0], " ")
 	fix := fmt.Sprintf("git exarchos review %s %s pass --note \"…\"", s.Feature, first)
-	if def.ReviewBy == "" {
-		fix = fmt.Sprintf("git exarchos review %s %s pass --note \"…\" (run by a reviewer subagent, not the agent that did the work; or ask the user to run it with --human in their own terminal)", s.Feature, first)
-	}
 	if def.ReviewBy == "human" {
 		fix = workflow.AskUser(fmt.Sprintf("git exarchos review %s %s pass --human --note \"…\"", s.Feature, first))
 	}
-	return fail(id, "reviews not passed: "+strings.Join(missing, ", "),
-		"a pass for "+strings.Join(def.Reviews, " and ")+" on "+short(sha), fix)
+	want := "a pass for " + strings.Join(def.Reviews, " and ") + " on " + short(sha)
+	if def.ReviewBy == "" {
+		want += " from someone other than the agent that did the work: a reviewer subagent running git exarchos review, the user's git exarchos review --human in their own terminal, or GitHub (reviewBy: github)"
+	}
+	return fail(id, "reviews not passed: "+strings.Join(missing, ", "), want, fix)
 }
 
 // independent reports whether a verdict came from someone other than the agent that recorded the

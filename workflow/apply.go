@@ -91,6 +91,8 @@ func (s *State) apply(def *Definition, e Event) {
 		err = s.applyField(e)
 	case EventTaskAdded, EventTaskStarted, EventTaskCompleted, EventTaskFailed:
 		err = s.applyTask(e)
+	case EventDecisionAcknowledged:
+		err = s.applyAcknowledged(e)
 	case EventReviewRecorded:
 		err = s.applyReview(e, at)
 	case EventValidationRecorded:

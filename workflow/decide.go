@@ -63,6 +63,8 @@ func Decide(def *Definition, s State, cmd Command, env Env) ([]NewEvent, *Reject
 		return d.reject(c)
 	case Unblock:
 		return d.unblock(c)
+	case Acknowledge:
+		return d.acknowledge(c)
 	case Signal:
 		return d.signal(c)
 	case RequestSynthesis:
@@ -101,7 +103,7 @@ func Decide(def *Definition, s State, cmd Command, env Env) ([]NewEvent, *Reject
 // be observed, or a validation run, after the workflow ended.
 func allowedWhenFinal(cmd Command) bool {
 	switch cmd.(type) {
-	case RecordArtifact, LinkPR, ObservePR, VerifyMerge:
+	case RecordArtifact, LinkPR, ObservePR, VerifyMerge, Acknowledge:
 		return true // facts observed after the end still belong in the audit trail
 	}
 	return false

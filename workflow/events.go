@@ -53,6 +53,7 @@ var engineEventTypes = map[string]bool{
 	EventPlanRejected: true, EventCircuitOpened: true, EventLoopSignalled: true,
 	EventSynthesisRequested: true, EventPRLinked: true, EventPRObserved: true, EventMergeVerified: true,
 	EventWorktreeCreated: true, EventCancelRequested: true, EventCompensationStep: true,
+	EventDecisionAcknowledged: true,
 }
 
 // IsReservedEventType reports whether t belongs to the engine (the `workflow.` prefix or one of
@@ -77,7 +78,7 @@ func EventTypes() []string {
 		EventPRLinked, EventPRObserved, EventMergeVerified,
 		EventWorktreeCreated, EventCancelRequested, EventCompensationStep,
 		EventToolCalled, EventGrantIssued, EventGrantConsumed, EventBudgetExtended, EventCompletionSubmitted,
-		EventKeyCollided,
+		EventKeyCollided, EventDecisionAcknowledged,
 	}
 }
 

@@ -393,7 +393,7 @@ func TestReviewsByTheWorkerDoNotCount(t *testing.T) {
 	r.env.Caller = workflow.Caller{Session: "s1"} // the main agent, who completed the tasks
 	r.must(workflow.RecordReview{Dimension: "spec", Pass: true}, workflow.RecordReview{Dimension: "quality", Pass: true})
 	rej := r.refuse(workflow.CodeGuardFailed, workflow.TransitionTo{Phase: "synthesize"})
-	if f := rej.FailedGuards[0]; !strings.Contains(f.Reason, "recorded by the agent that did the work") || !strings.Contains(f.Fix, "reviewer subagent") || !strings.Contains(f.Fix, "--human") {
+	if f := rej.FailedGuards[0]; !strings.Contains(f.Reason, "recorded by the agent that did the work") || !strings.Contains(f.Expected, "reviewer subagent") || !strings.Contains(f.Expected, "--human") {
 		t.Fatalf("failure %+v", f)
 	}
 	// A subagent that completed a task is the worker too.

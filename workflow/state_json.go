@@ -307,6 +307,7 @@ func (r Refused) writeJSON(w *jsonWriter) {
 	w.strOmit("actor", r.Actor)
 	w.str("reason", r.Reason)
 	w.strOmit("phase", r.Phase)
+	w.strOmit("acknowledged", r.Acknowledged)
 	w.close()
 }
 
@@ -923,6 +924,8 @@ func (f *Refused) readJSON(r *jsonReader) {
 			f.Reason = r.string()
 		case "phase":
 			f.Phase = r.string()
+		case "acknowledged":
+			f.Acknowledged = r.string()
 		default:
 			return false
 		}
