@@ -25,7 +25,7 @@ func signersCommand() *cli.Command {
 				"file is committed to the base branch the rules are read from.\n\nExamples:\n" +
 				"   git exarchos signers add jane@example.com ~/.ssh/id_ed25519_sk.pub\n" +
 				"   git exarchos signers add lead@example.com lead.pub --role override,unblock",
-			Flags: []cli.Flag{&cli.StringSliceFlag{Name: "role", Usage: "decision kinds reserved to listed principals: "+strings.Join(workflow.DecisionKinds(), ", ")}, jsonFlag},
+			Flags: []cli.Flag{&cli.StringSliceFlag{Name: "role", Usage: "decision kinds reserved to listed principals: " + strings.Join(workflow.DecisionKinds(), ", ")}, jsonFlag},
 			Action: func(_ context.Context, c *cli.Command) error {
 				if c.NArg() != 2 {
 					return usageErrf("usage: git exarchos signers add <principal> <public-key-file>")
