@@ -285,6 +285,7 @@ func completeSigned(t *testing.T, st *signedTeam) *app.Repo {
 	app.ActAsHuman(t)
 	run(workflow.TransitionTo{Phase: "synthesize"})
 	tip := git(t, dir, "rev-parse", "HEAD")
+	git(t, dir, "push", "-q", "origin", "HEAD:main") // the pull request is merged: the base holds it
 	url := "https://github.com/acme/app/pull/7"
 	for _, c := range []workflow.Command{
 		workflow.LinkPR{URL: url, Number: 7},
