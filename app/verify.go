@@ -421,8 +421,8 @@ type atHead struct {
 	head string
 }
 
-func (a atHead) BranchTip(string) (string, error)            { return a.head, nil }
-func (a atHead) WorktreeChanges(string) ([]string, error)    { return nil, nil }
+func (a atHead) BranchTip(string) (string, error)         { return a.head, nil }
+func (a atHead) WorktreeChanges(string) ([]string, error) { return nil, nil }
 
 // reviewedTip stands in for the branch tip when a transition recorded none: each verdict records
 // the commit it judged, so the review guard holds when every required verdict judged one commit
