@@ -197,7 +197,13 @@ func (r *Repo) projectorVersion() string {
 	if !t.signed {
 		return workflow.ProjectorVersion
 	}
-	return workflow.ProjectorVersion + "+signed:" + t.blob[:16] + ":" + t.salt
+	blob := t.blob
+	if len(blob) > 16 {
+		blob = blob[:16]
+	} else if blob == "" {
+		blob = "unknown" // fail-closed mode (no base to read the signers from)
+	}
+	return workflow.ProjectorVersion + "+signed:" + blob + ":" + t.salt
 }
 
 // verdictsFor gives the decisions among events their verdicts before a fold onto prev (signed
