@@ -40,6 +40,9 @@ type Trust struct {
 	Note    string `json:"note,omitempty"`
 	// KeyWarning says, when it can tell, that the configured signing key protects nothing.
 	KeyWarning string `json:"keyWarning,omitempty"`
+	// BaseMoved says the base's tracking ref was moved by something other than a fetch, and the
+	// signers were read at the value the last fetch gave it (trust_inputs.go).
+	BaseMoved string `json:"baseMoved,omitempty"`
 }
 
 // trust is what a Repo knows about who may decide, loaded once.
@@ -153,7 +156,7 @@ func cloneSalt(common string) string {
 // TrustInfo reports the signing mode for status, rehydrate and SessionStart.
 func (r *Repo) TrustInfo() Trust {
 	t := r.trust()
-	info := Trust{Mode: "unsigned", Base: r.Base().Ref}
+	info := Trust{Mode: "unsigned", Base: r.Base().Ref, BaseMoved: r.Base().Moved}
 	if t.signed {
 		info.Mode, info.Signers = "signed", t.count
 	} else {

@@ -1,5 +1,7 @@
 package workflow
 
+import "strconv"
+
 // A decision the fold refused (unsigned, a bad signature, a key not allowed) stays in the log:
 // `git exarchos verify` fails on it so that a forged attempt is seen. A human who has looked at it
 // acknowledges it with a decision of their own, signed, that names it; from then on verify reports
@@ -18,7 +20,8 @@ type AcknowledgedData struct {
 	Actor  string `json:"actor,omitempty"`
 }
 
-// Acknowledge records that a human has seen a refused decision (human only).
+// Acknowledge records that a human has seen a refused decision (human only). Event names it by
+// its event id, or by its seq.
 type Acknowledge struct{ Event, Reason string }
 
 func (Acknowledge) command() {}
@@ -28,13 +31,13 @@ func (d decider) acknowledge(c Acknowledge) ([]NewEvent, *Rejection) {
 		return nil, reject(CodeBadInput, "an acknowledgement says why the refused decision is harmless: --reason \"…\"")
 	}
 	for _, f := range d.s.Refused {
-		if f.ID != c.Event {
+		if f.ID != c.Event && strconv.FormatInt(f.Seq, 10) != c.Event {
 			continue
 		}
 		if f.Acknowledged != "" {
 			return nil, nil
 		}
-		return one(EventDecisionAcknowledged, AcknowledgedData{Event: c.Event, Reason: c.Reason, Actor: d.env.Actor}), nil
+		return one(EventDecisionAcknowledged, AcknowledgedData{Event: f.ID, Reason: c.Reason, Actor: d.env.Actor}), nil
 	}
 	return nil, reject(CodeBadInput, "%s has no refused decision %q: git exarchos status %s lists them (refused)", d.s.Feature, c.Event, d.s.Feature)
 }
