@@ -200,7 +200,7 @@ func (r *Repo) verifyOne(feature string, require bool) (VerifiedWorkflow, error)
 	check := &rederive{r: r, def: def, base: r.Base().Commit, facts: facts}
 	refused := map[string]Violation{} // refused decisions by event id, until acknowledged
 	var refusedOrder []string
-	paths := &phasePaths{def: def, facts: facts}
+	paths := &phasePaths{def: def, facts: facts, base: r.Base().Commit}
 	final := workflow.Replay(def, events,
 		func(s *workflow.State, e workflow.Event) {
 			refusedBefore, conflictsBefore = len(s.Refused), len(s.Conflicts)
@@ -468,6 +468,7 @@ func mergeAllowed(def *workflow.Definition, phase string) bool {
 type phasePaths struct {
 	def     *workflow.Definition
 	facts   gitFacts
+	base    string // the base's tip: what the base brought in by a merge is not the branch's
 	entered string
 	phase   string
 }
@@ -504,9 +505,22 @@ func (p *phasePaths) check(phase, to string, e workflow.Event, add func(workflow
 		add(e, "paths", "cannot read what the branch changed in %s (%s..%s): %v", phase, short(p.entered), short(to), err)
 		return
 	}
+	// A merge of the base into the branch brings the base's changes: only what the branch
+	// changed against its merge-base with the base counts.
+	var own map[string]bool
+	if p.base != "" {
+		if mb, ok, err := p.facts.MergeBase(to, p.base); err == nil && ok && mb != to {
+			if mine, err := p.facts.ChangedPaths(mb, to); err == nil {
+				own = map[string]bool{}
+				for _, c := range mine {
+					own[c] = true
+				}
+			}
+		}
+	}
 	var bad []string
 	for _, c := range changed {
-		if !workflow.PathAllowed(allowed, c) {
+		if !workflow.PathAllowed(allowed, c) && (own == nil || own[c]) {
 			bad = append(bad, c)
 		}
 	}
