@@ -30,15 +30,21 @@ type callerTicket struct {
 
 // ticketTTL bounds how long a ticket is believed: a call whose PostToolUse never came (the client
 // was killed) must not name the caller of a later one.
-const ticketTTL = 30 * time.Minute
+const ticketTTL = 15 * time.Minute
 
 func callerDir(session string) string {
 	return strings.TrimSuffix(sessionFile(session), ".json") + ".callers"
 }
 
 // noteCaller keeps (PreToolUse) or drops (PostToolUse) the ticket of a Bash call that mentions
-// exarchos. Any other call costs one string search.
+// exarchos. Any other call costs one string search. A failed call ends in PostToolUseFailure,
+// which the hooks are not installed for: its ticket goes when its subagent stops (SubagentStop
+// names it), else when it is older than ticketTTL.
 func noteCaller(in hooks.Input) {
+	if in.HookEventName == "SubagentStop" && in.AgentID != "" && in.SessionID != "" {
+		dropAgentTickets(in.SessionID, in.AgentID)
+		return
+	}
 	if in.ToolName != "Bash" || in.SessionID == "" || in.ToolUseID == "" || !strings.Contains(string(in.ToolInput), "exarchos") || SessionsDir() == "" {
 		return
 	}
@@ -49,6 +55,21 @@ func noteCaller(in hooks.Input) {
 		_ = atomicfile.Write(name, b, 0o600)
 	case "PostToolUse", "PostToolUseFailure":
 		_ = os.Remove(name)
+	}
+}
+
+// dropAgentTickets removes the tickets of one subagent of a session.
+func dropAgentTickets(session, agent string) {
+	dir := callerDir(session)
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		var t callerTicket
+		if b, err := os.ReadFile(filepath.Join(dir, e.Name())); err == nil && json.Unmarshal(b, &t) == nil && t.Agent == agent {
+			_ = os.Remove(filepath.Join(dir, e.Name()))
+		}
 	}
 }
 

@@ -78,6 +78,13 @@ func TestCallerNamesTheSubagentTheHookSaw(t *testing.T) {
 	if c := callerFromEnv(); c.Agent != "a-rev" {
 		t.Fatalf("after PostToolUse: %+v", c)
 	}
+	// SubagentStop takes the subagent's tickets away (a failed call has no PostToolUse).
+	payload, _ = json.Marshal(map[string]any{"session_id": "s-1", "hook_event_name": "SubagentStop", "cwd": dir, "agent_id": "a-rev", "agent_type": "code-reviewer"})
+	_ = ClaudeHook(ClaudeHookOptions{Stdin: bytes.NewReader(payload), Stdout: &out, Stderr: &out})
+	if c := callerFromEnv(); c.Agent != "" {
+		t.Fatalf("after SubagentStop: %+v", c)
+	}
+	ActAsAgent(t, dir, "s-1", "a-rev")
 	// Another session's tickets name nobody here.
 	t.Setenv("CLAUDE_CODE_SESSION_ID", "s-2")
 	if c := callerFromEnv(); c.Agent != "" || c.Session != "s-2" {
