@@ -45,7 +45,10 @@ func noteCaller(in hooks.Input) {
 		dropAgentTickets(in.SessionID, in.AgentID)
 		return
 	}
-	if in.ToolName != "Bash" || in.SessionID == "" || in.ToolUseID == "" || !strings.Contains(string(in.ToolInput), "exarchos") || SessionsDir() == "" {
+	// A Bash command that mentions exarchos, or a call of the exarchos MCP server's tools (which
+	// run the CLI in the server's process, a child of the session).
+	mentions := (in.ToolName == "Bash" && strings.Contains(string(in.ToolInput), "exarchos")) || strings.Contains(in.ToolName, "exarchos")
+	if !mentions || in.SessionID == "" || in.ToolUseID == "" || SessionsDir() == "" {
 		return
 	}
 	name := filepath.Join(callerDir(in.SessionID), ticketName(in.ToolUseID))
