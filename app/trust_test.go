@@ -403,13 +403,7 @@ func TestAuditAndRehydrateShowRefusedDecisions(t *testing.T) {
 }
 
 func TestUnsignedModeSaysDecisionsAreNotProtected(t *testing.T) {
-	tm := newTeam(t, 1)
-	dir := tm.dirs[0]
-	git(t, dir, "checkout", "-q", "-b", "login")
-	r := reopen(t, dir)
-	if _, err := app.Init(r, app.InitOptions{Feature: "login", Type: "feature"}); err != nil {
-		t.Fatal(err)
-	}
+	_, dir, r := unsignedLogin(t)
 	s, err := app.ShowStatus(r, app.StatusOptions{Feature: "login"})
 	if err != nil || s.Status.Trust.Mode != "unsigned" || !strings.Contains(s.Status.Trust.Note, "git exarchos signers add") {
 		t.Fatalf("status trust %+v %v", s.Status.Trust, err)

@@ -101,6 +101,18 @@ func TestVerifyGateTakesNoRecordedPass(t *testing.T) {
 // A branch whose workflow is still in ideate, with code committed on it, fails --require twice
 // over: the phase does not merge, and its commits changed what ideate does not allow.
 func TestVerifyGateRequireRefusesABranchStillPlanning(t *testing.T) {
+	tm, dir, _ := unsignedLogin(t)
+	writeCommit(t, dir, "store.go", "package login\n")
+	pushAll(t, dir)
+	res, err := ciVerify(t, &signedTeam{team: tm})
+	wantViolation(t, res, err, "phase", "login is in ideate")
+	wantViolation(t, res, err, "paths", "changed store.go while the workflow was in ideate")
+}
+
+// unsignedLogin is one clone of a bare remote with no allowed signers, on branch login with a
+// feature workflow login in ideate.
+func unsignedLogin(t *testing.T) (*team, string, *app.Repo) {
+	t.Helper()
 	tm := newTeam(t, 1)
 	dir := tm.dirs[0]
 	git(t, dir, "checkout", "-q", "-b", "login")
@@ -108,11 +120,7 @@ func TestVerifyGateRequireRefusesABranchStillPlanning(t *testing.T) {
 	if _, err := app.Init(r, app.InitOptions{Feature: "login", Type: "feature"}); err != nil {
 		t.Fatal(err)
 	}
-	writeCommit(t, dir, "store.go", "package login\n")
-	pushAll(t, dir)
-	res, err := ciVerify(t, &signedTeam{team: tm})
-	wantViolation(t, res, err, "phase", "login is in ideate")
-	wantViolation(t, res, err, "paths", "changed store.go while the workflow was in ideate")
+	return tm, dir, r
 }
 
 // `git fast-import --force` (here update-ref, to the same effect) rewinds the workflow ref past a
