@@ -13,9 +13,11 @@ import (
 )
 
 // Who records a task or a review, as the agent's client reports it. Claude Code gives every
-// command the Bash tool runs CLAUDE_CODE_SESSION_ID, but nothing that tells a subagent's command
-// from the main agent's: a subagent is named only in the hook's payload (agent_id, agent_type on
-// PreToolUse). So the hook leaves a ticket for each Bash call that mentions exarchos, under the
+// command the Bash tool runs CLAUDE_CODE_SESSION_ID, but nothing that tells one subagent's command
+// from another's or the main agent's: seen with the real client (2.1.332, a subagent's Bash call
+// against a scripted model server), the command's environment has the parent's session id and
+// AI_AGENT=claude-code_<version>_agent, no agent id; the hook's PreToolUse payload names it
+// (agent_id, agent_type, with the parent's session_id). So the hook leaves a ticket for each Bash call that mentions exarchos, under the
 // session, named by the call's tool_use_id and holding the agent it came from; PostToolUse takes
 // it away. The CLI, run inside that call, reads its session's tickets: when every call in flight
 // came from one agent, that agent is the caller; when they disagree, no subagent is named (a
