@@ -91,3 +91,11 @@ func TestCallerNamesTheSubagentTheHookSaw(t *testing.T) {
 		t.Fatalf("other session: %+v", c)
 	}
 }
+
+// UseCheckerPaths makes the signature checker be looked for in paths for the rest of the test.
+func UseCheckerPaths(t testing.TB, paths ...string) {
+	t.Helper()
+	old := sshKeygenPaths
+	sshKeygenPaths = paths
+	t.Cleanup(func() { sshKeygenPaths = old })
+}

@@ -98,6 +98,16 @@ func (r *Repo) trust() *trust {
 	return t
 }
 
+// knowChecker finds the checker once (one stat per place looked at).
+func (t *trust) knowChecker() error {
+	if t.checker != "" {
+		return nil
+	}
+	_, id, err := checkerProgram()
+	t.checker = id
+	return err
+}
+
 // verify checks a signature with ssh-keygen; the verifier (a private copy of the allowed signers
 // on disk) is made on first use, so reads whose verdicts are all cached never make it.
 func (r *Repo) verifySSH(payload []byte, sig string) (string, error) {
@@ -206,7 +216,10 @@ func (r *Repo) projectorVersion() string {
 	} else if blob == "" {
 		blob = "unknown" // fail-closed mode (no base to read the signers from)
 	}
-	return workflow.ProjectorVersion + "+signed:" + blob + ":" + t.salt
+	// The checker too: a snapshot folded with another checker's verdicts is folded again.
+	_ = t.knowChecker()
+	sum := sha256.Sum256([]byte(t.checker))
+	return workflow.ProjectorVersion + "+signed:" + blob + ":" + hex.EncodeToString(sum[:4]) + ":" + t.salt
 }
 
 // verdictsFor gives the decisions among events their verdicts before a fold onto prev (signed
@@ -260,12 +273,8 @@ func (r *Repo) verdict(feature string, e workflow.Event) workflow.Verdict {
 		return workflow.Verdict{Reason: "cannot check signatures: " + t.problem.Error()}
 	}
 	payload := workflow.SigningPayload(feature, e, e.Sig.Head)
-	if t.checker == "" {
-		if _, id, err := checkerProgram(); err == nil {
-			t.checker = id
-		} else {
-			return workflow.Verdict{Reason: "cannot check signatures: " + err.Error()}
-		}
+	if err := t.knowChecker(); err != nil {
+		return workflow.Verdict{Reason: "cannot check signatures: " + err.Error()}
 	}
 	// The key names the checker (path and file identity) and the signers: a verdict never
 	// outlives either.

@@ -3,6 +3,7 @@ package app_test
 import (
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -261,5 +262,61 @@ func TestSignersAddTakesEveryDecisionKindAsARole(t *testing.T) {
 		if _, err := app.SignersAdd(reopen(t, tm.dirs[0]), app.SignersAddOptions{Principal: "lead-" + role + "@example.com", KeyFile: key + ".pub", Roles: []string{role}}); err != nil {
 			t.Fatalf("role %s: %v", role, err)
 		}
+	}
+}
+
+// The verdict cache never outlives the checker: a verdict a fake checker gave (here the fake sits
+// where the checker is looked for) is not reused once the real one is back, and the other way
+// round.
+func TestVerifyGateVerdictCacheIsKeyedToTheChecker(t *testing.T) {
+	st := newSignedTeam(t)
+	dir := st.dirs[0]
+	useKey(t, dir, st.mallory)
+	_, _ = app.Run(reopen(t, dir), "login", workflow.Approve{Note: "mine"})
+	bin := t.TempDir()
+	real, err := exec.LookPath("ssh-keygen")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(real)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checker := filepath.Join(bin, "ssh-keygen")
+	if err := os.WriteFile(checker, b, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	app.UseCheckerPaths(t, checker)
+	approvals := func() int {
+		t.Helper()
+		st, _, err := reopen(t, dir).State("login")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(st.Approvals)
+	}
+	if n := approvals(); n != 0 {
+		t.Fatalf("the real checker took mallory's approval")
+	}
+	// The checker is replaced by one that says yes to everything: its verdict is its own.
+	fake := "#!/bin/sh\necho alice@example.com\nexit 0\n"
+	if err := os.Remove(checker); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(checker, []byte(fake), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if n := approvals(); n != 1 {
+		t.Fatalf("the fake checker's verdict was not asked for (a cached verdict outlived the checker): %d approvals", n)
+	}
+	// The real checker is back: the fake's verdict is not reused.
+	if err := os.Remove(checker); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(checker, b, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if n := approvals(); n != 0 {
+		t.Fatalf("a verdict of the fake checker outlived it: %d approvals", n)
 	}
 }
