@@ -482,7 +482,9 @@ func (p *phasePaths) after(s *workflow.State, e workflow.Event, add func(workflo
 		if e.DecodeData(&d) != nil || s.Phase != d.To || p.phase == s.Phase {
 			return
 		}
-		if !slices.Contains(d.Overridden, workflow.GuardPathsAllowed) {
+		// As the definitions do (paths-allowed is not added to transitions into a final phase):
+		// a workflow that ends is judged by its merge, not by where its commits were made.
+		if !slices.Contains(d.Overridden, workflow.GuardPathsAllowed) && !p.def.IsFinal(d.To) {
 			p.check(p.phase, d.Head, e, add)
 		}
 		p.phase, p.entered = s.Phase, d.Head
