@@ -124,8 +124,8 @@ func unsignedLogin(t *testing.T) (*team, string, *app.Repo) {
 	return tm, dir, r
 }
 
-// `git fast-import --force` (here update-ref, to the same effect) rewinds the workflow ref past a
-// refused decision after it was pushed: verify fails on the rewind.
+// `git fast-import --force` rewinds the workflow ref past a refused decision after it was pushed:
+// verify fails on the rewind.
 func TestVerifyGateRefusesARewind(t *testing.T) {
 	st := newSignedTeam(t)
 	dir := st.dirs[0]
@@ -135,7 +135,15 @@ func TestVerifyGateRefusesARewind(t *testing.T) {
 		t.Fatal("mallory's approval was taken")
 	}
 	pushAll(t, dir)
-	git(t, dir, "update-ref", "refs/exarchos/login", before)
+	imp := exec.Command("git", "fast-import", "--force", "--quiet")
+	imp.Dir = dir
+	imp.Stdin = strings.NewReader("reset refs/exarchos/login\nfrom " + before + "\n\n")
+	if out, err := imp.CombinedOutput(); err != nil {
+		t.Fatalf("fast-import: %v %s", err, out)
+	}
+	if got := git(t, dir, "rev-parse", "refs/exarchos/login"); got != before {
+		t.Fatalf("fast-import left the ref at %s", got)
+	}
 	res, err := app.Verify(reopen(t, dir), app.VerifyOptions{Feature: "login"})
 	wantViolation(t, res, err, "rewind", "does not descend from origin's copy")
 }
