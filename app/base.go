@@ -98,7 +98,7 @@ func (r *Repo) resolveBase() *Base {
 		}
 	}
 	return &Base{Ref: "refs/heads/" + names[0], Source: "local default branch",
-		Problem: fmt.Sprintf("there is no remote and no local %s branch to read the rules from: commit to %s, or name a ref with `git config exarchos.definitionsRef <ref>`", names[0], names[0])}
+		Problem: fmt.Sprintf("there is no remote and no local %s branch to read the rules from: commit to %s, or name a ref with `git config --global exarchos.definitionsRef <ref>`", names[0], names[0])}
 }
 
 // BaseDir reads the files directly in dir at the base branch's tip (name → content); nil when the
