@@ -41,7 +41,6 @@ func ClaudeHook(o ClaudeHookOptions) error {
 		warn(err.Error() + "; refusing: ask the user to check the hooks with git exarchos hooks status")
 		return fmt.Errorf("%w: %v", ErrHookBlock, err)
 	}
-	noteCaller(in) // caller.go: which agent a Bash call running exarchos came from
 	answer := make(chan hooks.Output, 1)
 	go func() {
 		defer func() {
@@ -53,6 +52,9 @@ func ClaudeHook(o ClaudeHookOptions) error {
 	}()
 	select {
 	case out := <-answer:
+		if !out.Denied() {
+			noteCaller(in) // caller.go: which agent a call running exarchos came from (a denied one never runs)
+		}
 		return out.Write(o.Stdout)
 	case <-time.After(HookDeadline):
 		return hooks.Failed(in, fmt.Sprintf("no answer within %s", HookDeadline)).Write(o.Stdout)
