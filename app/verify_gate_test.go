@@ -328,3 +328,14 @@ func TestVerifyGateVerdictCacheIsKeyedToTheChecker(t *testing.T) {
 		t.Fatalf("a verdict of the fake checker outlived it: %d approvals", n)
 	}
 }
+
+// A task completed by a hand-built event with no commit of its own is a violation: verify checks
+// the head the way task done decides it.
+func TestVerifyGateTaskWithoutWork(t *testing.T) {
+	_, dir, r := unsignedLogin(t)
+	head := git(t, dir, "rev-parse", "HEAD")
+	forge(t, r, "login", workflow.NewEvent{Type: workflow.EventTaskAdded, Data: workflow.TaskData{ID: "t1", Start: head}})
+	forge(t, reopen(t, dir), "login", workflow.NewEvent{Type: workflow.EventTaskCompleted, Data: workflow.TaskData{ID: "t1", HeadSHA: head}})
+	res, err := app.Verify(reopen(t, dir), app.VerifyOptions{Feature: "login"})
+	wantViolation(t, res, err, "task", "where it started: it has no commit of its own")
+}
