@@ -69,10 +69,11 @@ func TestFeatureToCompleted(t *testing.T) {
 	mustRun(t, r, "login", workflow.Approve{Note: "ok"})
 	mustRun(t, r, "login", workflow.TransitionTo{Phase: "delegate"})
 	mustRun(t, r, "login", workflow.AddTask{ID: "t1", Title: "store"})
+	commitFile(t, dir, "store.go", "package login\n")
 	mustRun(t, r, "login", workflow.CompleteTask{ID: "t1"})
 	mustRun(t, r, "login", workflow.TransitionTo{Phase: "review"})
-	mustRun(t, r, "login", workflow.RecordReview{Dimension: "spec", Pass: true})
-	mustRun(t, r, "login", workflow.RecordReview{Dimension: "quality", Pass: true})
+	mustRun(t, r, "login", workflow.RecordReview{Dimension: "spec", Pass: true, Human: true})
+	mustRun(t, r, "login", workflow.RecordReview{Dimension: "quality", Pass: true, Human: true})
 	mustRun(t, r, "login", workflow.TransitionTo{Phase: "synthesize"})
 
 	// Cleanup fails closed until a merge is observed.

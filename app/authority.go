@@ -59,6 +59,12 @@ func humanDecision(c workflow.Command) string {
 		return "grant"
 	case workflow.ExtendBudget:
 		return "budget extend"
+	case workflow.Acknowledge:
+		return "acknowledge"
+	case workflow.RecordReview:
+		if c.Human {
+			return "review"
+		}
 	case workflow.Cancel:
 		if c.Human {
 			return "cancel"
@@ -77,6 +83,10 @@ func decisionFlags(c workflow.Command) string {
 		return " " + c.Guard + " --reason …"
 	case workflow.Cancel, workflow.Init:
 		return " --human …"
+	case workflow.RecordReview:
+		return " " + c.Dimension + " " + map[bool]string{true: "pass", false: "fail"}[c.Pass] + " --human"
+	case workflow.Acknowledge:
+		return " " + c.Event + " --reason …"
 	case workflow.Unblock:
 		return " --reason …"
 	case workflow.Reject:

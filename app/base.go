@@ -3,6 +3,8 @@ package app
 import (
 	"fmt"
 	"strings"
+
+	"github.com/exarchos/git-exarchos/gitrepo"
 )
 
 // The rules a workflow is held to (repository-defined workflows, limits, validation commands, who
@@ -21,10 +23,13 @@ type Base struct {
 	Source string `json:"source"`
 	// Problem says why no commit was found and how to fix it.
 	Problem string `json:"problem,omitempty"`
+	// Moved says the remote-tracking ref was moved by something other than a fetch: Commit is
+	// then the value the last fetch gave it (trust_inputs.go).
+	Moved string `json:"moved,omitempty"`
 }
 
 // Base resolves the protected base branch once per Repo:
-//  1. the ref named by exarchos.definitionsRef;
+//  1. the ref named by exarchos.definitionsRef in the user's own (global or system) git config;
 //  2. the remote's default branch as last fetched (refs/remotes/<remote>/HEAD), else its main or master;
 //  3. with no remote, the local default branch (init.defaultBranch, else main, else master).
 func (r *Repo) Base() *Base {
@@ -45,17 +50,22 @@ func (r *Repo) resolveBase() *Base {
 			b.Problem = fmt.Sprintf("the base branch %s does not exist", b.Ref)
 		default:
 			b.Commit = sha
+			if strings.HasPrefix(b.Ref, "refs/remotes/") {
+				b.Commit, b.Moved, b.Problem = fetchedValue(r.Store.Loc.CommonDir, b.Ref, sha)
+			}
 		}
 		return b
 	}
-	if name, ok := r.Store.Config("exarchos.definitionsRef"); ok && strings.TrimSpace(name) != "" {
+	// Only the user's own configuration names another base: the repository's config, `git -c`
+	// and GIT_CONFIG_* can be set by any process working in the repository.
+	if name, ok := gitrepo.UserConfig("exarchos.definitionsRef"); ok && strings.TrimSpace(name) != "" {
 		name = strings.TrimSpace(name)
 		if !strings.HasPrefix(name, "refs/") {
 			name = "refs/heads/" + name
 		}
 		b := resolve(&Base{Ref: name, Source: "exarchos.definitionsRef"})
 		if b.Problem != "" {
-			b.Problem += ": fix exarchos.definitionsRef (`git config exarchos.definitionsRef refs/remotes/origin/main`) or unset it"
+			b.Problem += ": fix exarchos.definitionsRef (`git config --global exarchos.definitionsRef refs/remotes/origin/main`) or unset it"
 		}
 		return b
 	}
@@ -88,7 +98,7 @@ func (r *Repo) resolveBase() *Base {
 		}
 	}
 	return &Base{Ref: "refs/heads/" + names[0], Source: "local default branch",
-		Problem: fmt.Sprintf("there is no remote and no local %s branch to read the rules from: commit to %s, or name a ref with `git config exarchos.definitionsRef <ref>`", names[0], names[0])}
+		Problem: fmt.Sprintf("there is no remote and no local %s branch to read the rules from: commit to %s, or name a ref with `git config --global exarchos.definitionsRef <ref>`", names[0], names[0])}
 }
 
 // BaseDir reads the files directly in dir at the base branch's tip (name → content); nil when the

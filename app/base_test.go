@@ -52,8 +52,16 @@ func TestBaseResolution(t *testing.T) {
 	t.Run("exarchos.definitionsRef", func(t *testing.T) {
 		dir, _ := newRepo(t, "main")
 		git(t, dir, "branch", "rules")
+		// Issue 29: the repository's own config (what a script in it can write) names no base.
 		git(t, dir, "config", "exarchos.definitionsRef", "rules")
 		r, err := Open(dir)
+		require.NoError(t, err)
+		assert.Equal(t, "refs/heads/main", r.Base().Ref)
+		// The user's own (global) config does.
+		t.Setenv("HOME", t.TempDir())
+		t.Setenv("XDG_CONFIG_HOME", "")
+		git(t, dir, "config", "--global", "exarchos.definitionsRef", "rules")
+		r, err = Open(dir)
 		require.NoError(t, err)
 		assert.Equal(t, "refs/heads/rules", r.Base().Ref)
 		assert.NotEmpty(t, r.Base().Commit)

@@ -17,7 +17,8 @@ import (
 	"github.com/exarchos/git-exarchos/workflow"
 )
 
-// TestMain removes the fault-injection binary the crash tests build.
+// TestMain removes the fault-injection binary the crash tests build, and runs every test outside
+// an agent session unless it says otherwise (ActAsAgent).
 func TestMain(m *testing.M) {
 	agentenv.ClearProcess() // the same inside an agent's session as in CI; tests that need them set Repo.Environ
 	code := m.Run()

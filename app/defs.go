@@ -207,7 +207,7 @@ func (rl *Rules) missing(typ string) *workflow.Rejection {
 		} else {
 			msg += "; merge the definition into " + strings.TrimPrefix(b.Ref, "refs/heads/")
 		}
-		msg += ", or name the ref that has it with `git config exarchos.definitionsRef <ref>`. The workflow keeps its state and does not move until then"
+		msg += ", or name the ref that has it with `git config --global exarchos.definitionsRef <ref>`. The workflow keeps its state and does not move until then"
 	}
 	return &workflow.Rejection{Code: workflow.CodeDefinitionMissing, Message: msg}
 }

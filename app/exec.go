@@ -30,7 +30,7 @@ func (r *Repo) env() (workflow.Env, error) {
 	if err != nil {
 		return workflow.Env{}, err
 	}
-	return workflow.Env{Actor: actor, Guards: r.evaluator(), OptIn: r.Rules().optIn()}, nil
+	return workflow.Env{Actor: actor, Guards: r.evaluator(), OptIn: r.Rules().optIn(), Caller: callerFromEnv(r.Environ)}, nil
 }
 
 // optIn are the opt-in guards (workflow.Transition.OptIn) the rules enforce.
@@ -137,7 +137,7 @@ func (r *Repo) Execute(feature string, cmds ...workflow.Command) (*Result, error
 		}
 		// Gather: every guard the commands ask for on this state runs here, outside the loop.
 		verdicts.begin(st.Branch)
-		env.Guards = verdicts
+		env.Guards, env.Head = verdicts, verdicts.tip
 		if out, _, err := decideAll(def, st, cmds, env); err == nil && !signed.reuse(snap.Commit.String(), out) {
 			if err := signed.sign(r, feature, snap.Commit.String(), out); err != nil {
 				return nil, err

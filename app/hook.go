@@ -58,6 +58,9 @@ func ClaudeHook(o ClaudeHookOptions) error {
 	}()
 	select {
 	case out := <-answer:
+		if !out.Denied() {
+			noteCaller(in) // caller.go: which agent a call running exarchos came from (a denied one never runs)
+		}
 		return out.Write(o.Stdout)
 	case <-time.After(HookDeadline):
 		return hooks.Failed(in, fmt.Sprintf("no answer within %s", HookDeadline)).Write(o.Stdout)

@@ -64,7 +64,9 @@ func TestPulledRepositoryWorkflowKeepsItsPhaseOnAnyCheckout(t *testing.T) {
 	// Rules read from a base without the definition: the merge is refused, the local ref is kept,
 	// and the message says what is missing and where to get it.
 	git(t, tm.dirs[1], "branch", "rules-old", initial)
-	git(t, tm.dirs[1], "config", "exarchos.definitionsRef", "rules-old")
+	t.Setenv("HOME", t.TempDir()) // the user's own config names the base (never the repository's)
+	t.Setenv("XDG_CONFIG_HOME", "")
+	git(t, tm.dirs[1], "config", "--global", "exarchos.definitionsRef", "rules-old")
 	local := git(t, tm.dirs[1], "rev-parse", "refs/exarchos/guide")
 	pr, err := app.Pull(open(t, tm.dirs[1]), app.PullOptions{})
 	if err != nil {
@@ -76,7 +78,7 @@ func TestPulledRepositoryWorkflowKeepsItsPhaseOnAnyCheckout(t *testing.T) {
 	if got := git(t, tm.dirs[1], "rev-parse", "refs/exarchos/guide"); got != local {
 		t.Fatalf("the refused merge moved the ref: %s → %s", local, got)
 	}
-	git(t, tm.dirs[1], "config", "--unset", "exarchos.definitionsRef")
+	git(t, tm.dirs[1], "config", "--global", "--unset", "exarchos.definitionsRef")
 
 	// b works on a commit from before the definition existed.
 	git(t, tm.dirs[1], "checkout", "-q", "-b", "old", initial)

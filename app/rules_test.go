@@ -32,9 +32,12 @@ func toReview(t *testing.T, r *Repo, dir, f string) {
 	require.NoError(t, err)
 	paths := workflow.OverrideGuard{Guard: workflow.GuardPathsAllowed, Reason: "the rules commits predate the workflow"}
 	for _, c := range []workflow.Command{paths, workflow.TransitionTo{Phase: "plan"}, paths, workflow.TransitionTo{Phase: "plan-review"}, workflow.Approve{},
-		paths, workflow.TransitionTo{Phase: "delegate"}, workflow.AddTask{ID: "t1"}, workflow.CompleteTask{ID: "t1"}, workflow.TransitionTo{Phase: "review"}} {
+		paths, workflow.TransitionTo{Phase: "delegate"}, workflow.AddTask{ID: "t1"}} {
 		mustRun(t, r, f, c)
 	}
+	commitFile(t, dir, f+".go", "package x\n")
+	mustRun(t, r, f, workflow.CompleteTask{ID: "t1"})
+	mustRun(t, r, f, workflow.TransitionTo{Phase: "review"})
 }
 
 func rejection(t *testing.T, err error) *workflow.Rejection {
@@ -69,6 +72,7 @@ func TestRulesComeFromTheBaseBranch(t *testing.T) {
 	toReview(t, r, dir, "f")
 	mustRun(t, r, "f", workflow.RecordReview{Dimension: "spec"}) // a fix cycle answers a failed review
 	mustRun(t, r, "f", workflow.TransitionTo{Phase: "delegate"}) // fix cycle 1 of 1
+	commitFile(t, dir, "fix.go", "package x\n")
 	mustRun(t, r, "f", workflow.TransitionTo{Phase: "review"})
 	mustRun(t, r, "f", workflow.RecordReview{Dimension: "spec"})
 	res, err := Run(r, "f", workflow.TransitionTo{Phase: "delegate"})

@@ -42,7 +42,7 @@ func SignersAdd(r *Repo, o SignersAddOptions) (*SignersAddResult, error) {
 	if err != nil {
 		return nil, Usagef("%v", err)
 	}
-	kinds := []string{workflow.KindApprove, workflow.KindReject, workflow.KindUnblock, workflow.KindOverride, workflow.KindGrant, workflow.KindExtend, workflow.KindCancel}
+	kinds := workflow.DecisionKinds()
 	for _, role := range o.Roles {
 		if !containsStr(kinds, role) {
 			return nil, Usagef("role %q: choose from %s", role, strings.Join(kinds, ", "))

@@ -40,6 +40,9 @@ type Trust struct {
 	Note    string `json:"note,omitempty"`
 	// KeyWarning says, when it can tell, that the configured signing key protects nothing.
 	KeyWarning string `json:"keyWarning,omitempty"`
+	// BaseMoved says the base's tracking ref was moved by something other than a fetch, and the
+	// signers were read at the value the last fetch gave it (trust_inputs.go).
+	BaseMoved string `json:"baseMoved,omitempty"`
 }
 
 // trust is what a Repo knows about who may decide, loaded once.
@@ -50,6 +53,7 @@ type trust struct {
 	roles    map[string][]string // kind → principals; a kind not listed is open to every allowed signer
 	allowed  []byte
 	verifier *signing.Verifier // made on first use (verifySSH)
+	checker  string            // the checker's path and identity (checkerProgram), on first use
 	count    int
 	salt     string // this clone's, so a snapshot written elsewhere is folded again (see projector)
 	cacheDir string
@@ -65,6 +69,12 @@ func (r *Repo) trust() *trust {
 	}
 	t := &trust{cacheDir: filepath.Join(r.Store.Loc.CommonDir, "exarchos", "verdicts")}
 	r.trusted = t
+	if b := r.Base(); b.Moved != "" && b.Commit == "" {
+		// The base was moved locally and no fetched value is left: whether decisions must be
+		// signed cannot be told, so none counts until it is fetched again (trust_inputs.go).
+		t.signed, t.problem = true, errors.New(b.Problem)
+		return t
+	}
 	files, err := r.BaseDir(path.Dir(AllowedSignersPath)) // one read serves both files
 	if err != nil {
 		t.problem = err
@@ -88,12 +98,25 @@ func (r *Repo) trust() *trust {
 	return t
 }
 
+// knowChecker finds the checker once (one stat per place looked at).
+func (t *trust) knowChecker() error {
+	if t.checker != "" {
+		return nil
+	}
+	_, id, err := checkerProgram()
+	t.checker = id
+	return err
+}
+
 // verify checks a signature with ssh-keygen; the verifier (a private copy of the allowed signers
 // on disk) is made on first use, so reads whose verdicts are all cached never make it.
 func (r *Repo) verifySSH(payload []byte, sig string) (string, error) {
 	t := r.trust()
 	if t.verifier == nil {
-		prog, _ := r.Store.Config("gpg.ssh.program")
+		prog, _, err := checkerProgram() // a fixed place, never gpg.ssh.program or PATH
+		if err != nil {
+			return "", err
+		}
 		v, err := signing.NewVerifier(t.allowed, prog)
 		if err != nil {
 			return "", err
@@ -143,7 +166,7 @@ func cloneSalt(common string) string {
 // TrustInfo reports the signing mode for status, rehydrate and SessionStart.
 func (r *Repo) TrustInfo() Trust {
 	t := r.trust()
-	info := Trust{Mode: "unsigned", Base: r.Base().Ref}
+	info := Trust{Mode: "unsigned", Base: r.Base().Ref, BaseMoved: r.Base().Moved}
 	if t.signed {
 		info.Mode, info.Signers = "signed", t.count
 	} else {
@@ -187,7 +210,16 @@ func (r *Repo) projectorVersion() string {
 	if !t.signed {
 		return workflow.ProjectorVersion
 	}
-	return workflow.ProjectorVersion + "+signed:" + t.blob[:16] + ":" + t.salt
+	blob := t.blob
+	if len(blob) > 16 {
+		blob = blob[:16]
+	} else if blob == "" {
+		blob = "unknown" // fail-closed mode (no base to read the signers from)
+	}
+	// The checker too: a snapshot folded with another checker's verdicts is folded again.
+	_ = t.knowChecker()
+	sum := sha256.Sum256([]byte(t.checker))
+	return workflow.ProjectorVersion + "+signed:" + blob + ":" + hex.EncodeToString(sum[:4]) + ":" + t.salt
 }
 
 // verdictsFor gives the decisions among events their verdicts before a fold onto prev (signed
@@ -241,10 +273,15 @@ func (r *Repo) verdict(feature string, e workflow.Event) workflow.Verdict {
 		return workflow.Verdict{Reason: "cannot check signatures: " + t.problem.Error()}
 	}
 	payload := workflow.SigningPayload(feature, e, e.Sig.Head)
+	if err := t.knowChecker(); err != nil {
+		return workflow.Verdict{Reason: "cannot check signatures: " + err.Error()}
+	}
+	// The key names the checker (path and file identity) and the signers: a verdict never
+	// outlives either.
 	h := sha256.New()
 	h.Write(payload)
 	h.Write([]byte{0})
-	h.Write([]byte(e.Sig.Format + "\x00" + e.Sig.Sig + "\x00" + t.blob))
+	h.Write([]byte(e.Sig.Format + "\x00" + e.Sig.Sig + "\x00" + t.blob + "\x00" + t.checker))
 	key := hex.EncodeToString(h.Sum(nil))
 	cachePath := filepath.Join(t.cacheDir, key[:2], key[2:])
 	v, cached := readVerdict(cachePath)

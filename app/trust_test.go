@@ -269,19 +269,23 @@ func completeSigned(t *testing.T, st *signedTeam) *app.Repo {
 	dir := st.dirs[0]
 	useKey(t, dir, st.alice)
 	r := reopen(t, dir)
-	steps := []workflow.Command{
-		workflow.Approve{Note: "ok"}, workflow.TransitionTo{Phase: "delegate"},
-		workflow.AddTask{ID: "t1", Title: "store"}, workflow.CompleteTask{ID: "t1", HeadSHA: git(t, dir, "rev-parse", "HEAD")},
-		workflow.TransitionTo{Phase: "review"},
-		workflow.RecordReview{Dimension: "spec", Pass: true}, workflow.RecordReview{Dimension: "quality", Pass: true},
-		workflow.TransitionTo{Phase: "synthesize"},
-	}
-	for _, c := range steps {
-		if _, err := app.Run(r, "login", c); err != nil {
-			t.Fatalf("%T: %v", c, err)
+	run := func(steps ...workflow.Command) {
+		t.Helper()
+		for _, c := range steps {
+			if _, err := app.Run(r, "login", c); err != nil {
+				t.Fatalf("%T: %v", c, err)
+			}
 		}
 	}
+	run(workflow.Approve{Note: "ok"}, workflow.TransitionTo{Phase: "delegate"}, workflow.AddTask{ID: "t1", Title: "store"})
+	writeCommit(t, dir, "store.go", "package login\n")
+	run(workflow.CompleteTask{ID: "t1"}, workflow.TransitionTo{Phase: "review"})
+	app.ActAsAgent(t, dir, "s-review", "a-reviewer") // reviews by a reviewer subagent
+	run(workflow.RecordReview{Dimension: "spec", Pass: true}, workflow.RecordReview{Dimension: "quality", Pass: true})
+	app.ActAsHuman(t)
+	run(workflow.TransitionTo{Phase: "synthesize"})
 	tip := git(t, dir, "rev-parse", "HEAD")
+	git(t, dir, "push", "-q", "origin", "HEAD:main") // the pull request is merged: the base holds it
 	url := "https://github.com/acme/app/pull/7"
 	for _, c := range []workflow.Command{
 		workflow.LinkPR{URL: url, Number: 7},
@@ -399,13 +403,7 @@ func TestAuditAndRehydrateShowRefusedDecisions(t *testing.T) {
 }
 
 func TestUnsignedModeSaysDecisionsAreNotProtected(t *testing.T) {
-	tm := newTeam(t, 1)
-	dir := tm.dirs[0]
-	git(t, dir, "checkout", "-q", "-b", "login")
-	r := reopen(t, dir)
-	if _, err := app.Init(r, app.InitOptions{Feature: "login", Type: "feature"}); err != nil {
-		t.Fatal(err)
-	}
+	_, dir, r := unsignedLogin(t)
 	s, err := app.ShowStatus(r, app.StatusOptions{Feature: "login"})
 	if err != nil || s.Status.Trust.Mode != "unsigned" || !strings.Contains(s.Status.Trust.Note, "git exarchos signers add") {
 		t.Fatalf("status trust %+v %v", s.Status.Trust, err)
@@ -446,4 +444,17 @@ func TestSignedRejectAndOverride(t *testing.T) {
 	if _, err := app.Verify(reopen(t, st.dirs[0]), app.VerifyOptions{Feature: "login"}); err != nil {
 		t.Fatalf("verify: %v", err)
 	}
+}
+
+// writeCommit commits one file on the checked-out branch: work, as far as the workflow can tell.
+func writeCommit(t testing.TB, dir, path, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, path)), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, path), []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	git(t, dir, "add", path)
+	git(t, dir, "commit", "-q", "-m", "add "+path)
 }

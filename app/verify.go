@@ -39,6 +39,18 @@ type VerifiedWorkflow struct {
 	Events     int         `json:"events"`
 	Decisions  int         `json:"decisions"`
 	Violations []Violation `json:"violations"`
+	// Acknowledged are refused decisions a human acknowledged (a signed decision naming each):
+	// reported, no longer violations.
+	Acknowledged []AcknowledgedRefusal `json:"acknowledged,omitempty"`
+}
+
+// AcknowledgedRefusal is a refused decision and the acknowledgement that answers it.
+type AcknowledgedRefusal struct {
+	Seq    int64  `json:"seq"`
+	Event  string `json:"event"`
+	Kind   string `json:"kind"`
+	Reason string `json:"reason"` // why the decision was refused
+	By     string `json:"by"`     // the acknowledgement's event id
 }
 
 // VerifyResult is what `verify` prints; OK is false when any workflow has a violation.
@@ -94,6 +106,12 @@ func Verify(r *Repo, o VerifyOptions) (*VerifyResult, error) {
 			return nil, Usagef("--base %s: no such ref here (fetch it first: `git fetch origin %s`)", o.Base, strings.TrimPrefix(ref, "refs/remotes/origin/"))
 		}
 		b.Commit = sha
+		if strings.HasPrefix(ref, "refs/remotes/") {
+			// A tracking ref moved by anything but a fetch is not the base (trust_inputs.go).
+			if b.Commit, b.Moved, b.Problem = fetchedValue(r.Store.Loc.CommonDir, ref, sha); b.Problem != "" {
+				return nil, Usagef("--base %s: %s", o.Base, b.Problem)
+			}
+		}
 		r.base, r.trusted = b, nil
 	}
 	var features []string
@@ -128,7 +146,7 @@ func Verify(r *Repo, o VerifyOptions) (*VerifyResult, error) {
 	}
 	res := &VerifyResult{OK: true, Trust: r.TrustInfo(), Workflows: []VerifiedWorkflow{}}
 	for _, f := range features {
-		w, err := r.verifyOne(f)
+		w, err := r.verifyOne(f, o.Require)
 		if err != nil {
 			return nil, err
 		}
@@ -143,7 +161,7 @@ func Verify(r *Repo, o VerifyOptions) (*VerifyResult, error) {
 	return res, nil
 }
 
-func (r *Repo) verifyOne(feature string) (VerifiedWorkflow, error) {
+func (r *Repo) verifyOne(feature string, require bool) (VerifiedWorkflow, error) {
 	w := VerifiedWorkflow{Feature: feature, Violations: []Violation{}}
 	events, snap, err := r.Store.Events(feature, gitstore.EventFilter{})
 	if err != nil {
@@ -179,6 +197,10 @@ func (r *Repo) verifyOne(feature string) (VerifiedWorkflow, error) {
 	if err != nil {
 		return w, err
 	}
+	check := &rederive{r: r, def: def, base: r.Base().Commit, facts: facts}
+	refused := map[string]Violation{} // refused decisions by event id, until acknowledged
+	var refusedOrder []string
+	paths := &phasePaths{def: def, facts: facts, base: r.Base().Commit}
 	final := workflow.Replay(def, events,
 		func(s *workflow.State, e workflow.Event) {
 			refusedBefore, conflictsBefore = len(s.Refused), len(s.Conflicts)
@@ -186,14 +208,19 @@ func (r *Repo) verifyOne(feature string) (VerifiedWorkflow, error) {
 				w.Decisions++
 			}
 			if e.Type == workflow.EventTransitioned {
-				verifyTransition(def, s, e, add)
+				check.transition(s, e, add)
 			}
 		},
 		func(s *workflow.State, e workflow.Event) {
 			branch = s.Branch
 			if len(s.Refused) > refusedBefore && signed {
 				f := s.Refused[len(s.Refused)-1]
-				add(e, "decision", "%s decision without effect: %s", f.Kind, f.Reason)
+				refused[f.ID] = Violation{Seq: e.Seq, Event: e.Type, Rule: "decision", Message: fmt.Sprintf("%s decision without effect: %s (once a human has looked at it: git exarchos acknowledge %s %s --reason \"…\")", f.Kind, f.Reason, feature, f.ID)}
+				refusedOrder = append(refusedOrder, f.ID)
+			}
+			paths.after(s, e, add)
+			if e.Type == workflow.EventTaskCompleted {
+				check.taskWork(s, e, add)
 			}
 			if len(s.Conflicts) > conflictsBefore {
 				if c := s.Conflicts[len(s.Conflicts)-1]; e.Type == workflow.EventTransitioned && strings.HasPrefix(c.Reason, "no transition") {
@@ -203,6 +230,22 @@ func (r *Repo) verifyOne(feature string) (VerifiedWorkflow, error) {
 			r.verifyFacts(e, onBranch, add)
 		})
 	w.Type, w.Phase = final.Type, final.Phase
+	for _, id := range refusedOrder {
+		v := refused[id]
+		if f := refusedEntry(final, id); f != nil && f.Acknowledged != "" {
+			w.Acknowledged = append(w.Acknowledged, AcknowledgedRefusal{Seq: v.Seq, Event: id, Kind: f.Kind, Reason: f.Reason, By: f.Acknowledged})
+			continue
+		}
+		w.Violations = append(w.Violations, v)
+	}
+	tip := r.branchTip(final.Branch)
+	paths.end(final, tip, add)
+	if require {
+		if !mergeAllowed(def, final.Phase) {
+			add(workflow.Event{Seq: int64(len(events))}, "phase", "%s is in %s, a phase the %s definition does not merge from: the branch's work is not through the workflow (git exarchos transitions %s)", feature, final.Phase, def.Type, feature)
+		}
+	}
+	r.verifyRewind(feature, add)
 	if final.Feature != feature {
 		add(workflow.Event{}, "snapshot", "the workflow in refs/exarchos/%s was started as %q: its events belong to another workflow", feature, final.Feature)
 	}
@@ -229,10 +272,25 @@ func phaseOf(state json.RawMessage) string {
 	return s.Phase
 }
 
-// verifyTransition checks a recorded transition against the definition and the state it met:
-// every guard of the transition recorded as passed (and, for guards of the state, passing again)
-// or overridden by an override in effect.
-func verifyTransition(def *workflow.Definition, s *workflow.State, e workflow.Event, add func(workflow.Event, string, string, ...any)) {
+// rederive checks a recorded transition against the definition and what verify itself can see:
+// every guard of the transition is either overridden by an override in effect, or evaluated again
+// on the state the transition met and the branch as it was then (the head the transition
+// recorded), never taken from the log's "passed". merge-verified must also hold against the base
+// verify was given: the merge evidence is a commit on that base.
+type rederive struct {
+	r     *Repo
+	def   *workflow.Definition
+	base  string
+	facts gitFacts
+}
+
+// gitFacts is what verify reads of the repository.
+type gitFacts interface {
+	guards.GitFacts
+	guards.ChangeFacts
+}
+
+func (c *rederive) transition(s *workflow.State, e workflow.Event, add func(workflow.Event, string, string, ...any)) {
 	var d workflow.TransitionedData
 	if e.DecodeData(&d) != nil || d.From != s.Phase {
 		return // the fold records it as a conflict (a merge's loser): no effect, nothing to check
@@ -244,11 +302,11 @@ func verifyTransition(def *workflow.Definition, s *workflow.State, e workflow.Ev
 	// Several transitions may lead to d.To (a phase's own and the universal cleanup): the step
 	// holds when one of those its trigger takes has every guard accounted for.
 	var first []string
-	for _, t := range def.Outgoing(s.Phase) {
+	for _, t := range c.def.Outgoing(s.Phase) {
 		if t.To != d.To || !t.TakenBy(trigger) {
 			continue
 		}
-		problems := guardProblems(def, s, t, d)
+		problems := c.guardProblems(s, t, d)
 		if len(problems) == 0 {
 			return
 		}
@@ -262,31 +320,114 @@ func verifyTransition(def *workflow.Definition, s *workflow.State, e workflow.Ev
 }
 
 // guardProblems lists how a recorded transition fails to account for t's guards.
-func guardProblems(def *workflow.Definition, s *workflow.State, t workflow.Transition, d workflow.TransitionedData) []string {
+func (c *rederive) guardProblems(s *workflow.State, t workflow.Transition, d workflow.TransitionedData) []string {
 	var out []string
 	for _, g := range t.Guards {
-		switch {
-		case slices.Contains(d.Overridden, g):
+		if slices.Contains(d.Overridden, g) {
 			if !overrideInEffect(s, g) {
 				out = append(out, fmt.Sprintf("claims guard %s was overridden, but no override of it is in effect in %s", g, s.Phase))
 			}
-		case slices.Contains(d.Guards, g):
-			if fn, ok := guards.Lookup(g); ok && stateGuards[g] {
-				if f := fn(guards.Input{State: *s, Def: def, Target: d.To, Facts: reviewedTip(def, s)}); f != nil {
-					out = append(out, fmt.Sprintf("recorded guard %s as passed, but the events say: %s", g, f.Reason))
-				}
-			}
-		default:
+			continue
+		}
+		if !slices.Contains(d.Guards, g) {
 			out = append(out, fmt.Sprintf("skips guard %s: it is neither recorded as passed nor overridden", g))
+			continue
+		}
+		if strings.HasPrefix(g, workflow.ShellGuardPrefix) {
+			continue // a repository's command, run when decided; verify runs no commands
+		}
+		fn, ok := guards.Lookup(g)
+		if !ok {
+			out = append(out, fmt.Sprintf("names guard %s, which this version of git exarchos does not know", g))
+			continue
+		}
+		var facts guards.GitFacts
+		switch {
+		case d.Head != "":
+			facts = atHead{c.facts, d.Head}
+		case stateGuards[g]:
+			facts = reviewedTip(c.def, s) // recorded before transitions recorded their head
+		default:
+			out = append(out, fmt.Sprintf("records guard %s as passed but no branch head, so verify cannot derive it again from the branch's commits", g))
+			continue
+		}
+		if f := fn(guards.Input{State: *s, Def: c.def, Target: t.To, Facts: facts, Base: c.base}); f != nil {
+			out = append(out, fmt.Sprintf("recorded guard %s as passed, but verify finds: %s", g, f.Reason))
+			continue
+		}
+		if g == "merge-verified" {
+			if p := c.mergeOnBase(s); p != "" {
+				out = append(out, "recorded guard merge-verified as passed, but "+p)
+			}
 		}
 	}
 	return out
 }
 
-// reviewedTip stands in for the branch tip when a transition is checked again: the log does not
-// record the tip a transition was decided on, but each verdict records the commit it judged, so
-// the review guard holds when every required verdict judged one commit (verifyFacts checks that
-// commit is on the branch's history). Only BranchTip is answered: it is all the guard reads.
+// taskWork checks a task's completion the way task done decides it: a head of its own, past
+// (and descending from) where the task started.
+func (c *rederive) taskWork(s *workflow.State, e workflow.Event, add func(workflow.Event, string, string, ...any)) {
+	var d workflow.TaskData
+	if e.DecodeData(&d) != nil {
+		return
+	}
+	t, ok := s.Task(d.ID)
+	if !ok || t.Status != workflow.TaskCompleted {
+		return
+	}
+	since := t.Start
+	if w, ok := s.TaskWorktree(d.ID); ok {
+		since = w.Base
+	}
+	switch {
+	case d.HeadSHA == "":
+		add(e, "task", "task %s was completed with no head: no commit shows its work", d.ID)
+	case since == "":
+	case d.HeadSHA == since:
+		add(e, "task", "task %s was completed at %s, where it started: it has no commit of its own", d.ID, short(since))
+	default:
+		if ok, err := c.facts.IsAncestor(since, d.HeadSHA); err == nil && !ok {
+			add(e, "task", "task %s was completed at %s, which does not descend from %s, where it started", d.ID, short(d.HeadSHA), short(since))
+		}
+	}
+}
+
+// mergeOnBase checks the merge evidence against the base verify was given: the commit the
+// evidence names (GitHub's merge commit, or the base tip that contained the head) must be on it.
+func (c *rederive) mergeOnBase(s *workflow.State) string {
+	if c.base == "" {
+		return "there is no base to find the merge on (pass --base origin/<branch>)"
+	}
+	var commit string
+	switch {
+	case s.PR != nil && s.PR.Verification != nil:
+		commit = s.PR.Verification.Commit
+	case s.PR != nil && s.PR.Merged:
+		commit = s.PR.MergeCommitSHA
+	}
+	if commit == "" {
+		return "the merge evidence names no merge commit"
+	}
+	if ok, err := c.facts.IsAncestor(commit, c.base); err != nil || !ok {
+		return fmt.Sprintf("the recorded merge %s is not on the base %s (%s): the branch was never merged there", short(commit), c.r.Base().Ref, short(c.base))
+	}
+	return ""
+}
+
+// atHead answers the branch tip with the head a transition recorded, and an empty worktree: the
+// guards are evaluated on the branch as it was when the transition was decided.
+type atHead struct {
+	gitFacts
+	head string
+}
+
+func (a atHead) BranchTip(string) (string, error)         { return a.head, nil }
+func (a atHead) WorktreeChanges(string) ([]string, error) { return nil, nil }
+
+// reviewedTip stands in for the branch tip when a transition recorded none: each verdict records
+// the commit it judged, so the review guard holds when every required verdict judged one commit
+// (verifyFacts checks that commit is on the branch's history). Only BranchTip is answered: it is
+// all the state guards read.
 func reviewedTip(def *workflow.Definition, s *workflow.State) guards.GitFacts {
 	t := judgedTip{}
 	for _, dim := range def.Reviews {
@@ -304,6 +445,141 @@ type judgedTip struct {
 }
 
 func (t judgedTip) BranchTip(string) (string, error) { return t.sha, nil }
+
+// mergeAllowed reports whether a workflow in phase may have its branch merged: a final phase that
+// is not the cancelled one, or a phase with a transition of its own (not the universal cleanup)
+// to such a final phase (synthesize, whose pull request is the merge).
+func mergeAllowed(def *workflow.Definition, phase string) bool {
+	done := func(p string) bool { return def.IsFinal(p) && p != def.CancelTarget() }
+	if done(phase) {
+		return true
+	}
+	for _, t := range def.Outgoing(phase) {
+		if t.From != workflow.AnyPhase && done(t.To) {
+			return true
+		}
+	}
+	return false
+}
+
+// phasePaths checks that the branch's commits, phase by phase, changed only what each phase
+// allows: from the head a phase was entered on (the fork point for the first) to the head the
+// transition out of it recorded, and for the phase the workflow is in, to the branch's tip.
+type phasePaths struct {
+	def     *workflow.Definition
+	facts   gitFacts
+	base    string // the base's tip: what the base brought in by a merge is not the branch's
+	entered string
+	phase   string
+}
+
+func (p *phasePaths) after(s *workflow.State, e workflow.Event, add func(workflow.Event, string, string, ...any)) {
+	switch e.Type {
+	case workflow.EventStarted:
+		p.phase, p.entered = s.Phase, s.ForkPoint
+	case workflow.EventTransitioned:
+		var d workflow.TransitionedData
+		if e.DecodeData(&d) != nil || s.Phase != d.To || p.phase == s.Phase {
+			return
+		}
+		// As the definitions do (paths-allowed is not added to transitions into a final phase):
+		// a workflow that ends is judged by its merge, not by where its commits were made.
+		if !slices.Contains(d.Overridden, workflow.GuardPathsAllowed) && !p.def.IsFinal(d.To) {
+			p.check(p.phase, d.Head, e, add)
+		}
+		p.phase, p.entered = s.Phase, d.Head
+	}
+}
+
+func (p *phasePaths) end(s workflow.State, tip string, add func(workflow.Event, string, string, ...any)) {
+	if p.phase == s.Phase && !p.def.IsFinal(s.Phase) {
+		p.check(s.Phase, tip, workflow.Event{Seq: s.LastSeq}, add)
+	}
+}
+
+func (p *phasePaths) check(phase, to string, e workflow.Event, add func(workflow.Event, string, string, ...any)) {
+	allowed := p.def.AllowedPathsOf(phase)
+	if len(allowed) == 0 || p.entered == "" || to == "" || p.entered == to {
+		return
+	}
+	changed, err := p.facts.ChangedPaths(p.entered, to)
+	if err != nil {
+		add(e, "paths", "cannot read what the branch changed in %s (%s..%s): %v", phase, short(p.entered), short(to), err)
+		return
+	}
+	// A merge of the base into the branch brings the base's changes: only what the branch
+	// changed against its merge-base with the base counts.
+	var own map[string]bool
+	if p.base != "" {
+		if mb, ok, err := p.facts.MergeBase(to, p.base); err == nil && ok && mb != to {
+			if mine, err := p.facts.ChangedPaths(mb, to); err == nil {
+				own = map[string]bool{}
+				for _, c := range mine {
+					own[c] = true
+				}
+			}
+		}
+	}
+	var bad []string
+	for _, c := range changed {
+		if !workflow.PathAllowed(allowed, c) && (own == nil || own[c]) {
+			bad = append(bad, c)
+		}
+	}
+	if len(bad) > 0 {
+		add(e, "paths", "commits %s..%s changed %s while the workflow was in %s, which allows only %s", short(p.entered), short(to), strings.Join(bad, ", "), phase, strings.Join(allowed, ", "))
+	}
+}
+
+// verifyRewind checks that the workflow's ref descends from every remote's copy of it as last
+// fetched or pushed: a ref rewound past what the remote already holds (git fast-import --force,
+// update-ref) drops events the remote has seen.
+func (r *Repo) verifyRewind(feature string, add func(workflow.Event, string, string, ...any)) {
+	facts := r.Store.Facts()
+	local, ok, err := facts.ResolveRef(gitstore.RefName(feature))
+	if err != nil || !ok {
+		return
+	}
+	remotes, _ := r.Store.Remotes()
+	for _, rm := range remotes {
+		theirs, ok, err := facts.ResolveRef(gitstore.TrackingRef(rm, feature))
+		if err != nil || !ok || theirs == local {
+			continue
+		}
+		if a, err := facts.IsAncestor(theirs, local); err == nil && !a {
+			add(workflow.Event{}, "rewind", "refs/exarchos/%s (%s) does not descend from %s's copy (%s): the log was rewritten, dropping events the remote holds; restore it with git update-ref refs/exarchos/%s %s", feature, short(local), rm, short(theirs), feature, short(theirs))
+		}
+	}
+}
+
+// refusedEntry is the refused decision with event id, in the final state.
+func refusedEntry(s workflow.State, id string) *workflow.Refused {
+	for i := range s.Refused {
+		if s.Refused[i].ID == id {
+			return &s.Refused[i]
+		}
+	}
+	return nil
+}
+
+// branchTip is the branch's tip as verify sees it: the local branch, else a remote's, else HEAD
+// (CI checks out the pull request's head).
+func (r *Repo) branchTip(branch string) string {
+	facts := r.Store.Facts()
+	if branch != "" {
+		if sha, ok, err := facts.ResolveRef("refs/heads/" + branch); err == nil && ok {
+			return sha
+		}
+		if rs, err := r.Store.Remotes(); err == nil {
+			for _, rm := range rs {
+				if sha, ok, err := facts.ResolveRef("refs/remotes/" + rm + "/" + branch); err == nil && ok {
+					return sha
+				}
+			}
+		}
+	}
+	return r.Store.HeadCommit()
+}
 
 func overrideInEffect(s *workflow.State, guard string) bool {
 	for _, o := range s.Overrides {

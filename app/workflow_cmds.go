@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"os"
 	"reflect"
 	"sort"
 	"strings"
@@ -256,8 +255,8 @@ func Set(r *Repo, o SetOptions) (*Result, error) {
 	return r.Execute(feature, cmd)
 }
 
-// bindReview binds a verdict to the branch tip it judges, and to the agent session the hook runs
-// it in (EXARCHOS_SESSION_ID), so that new commits or a new visit of review outdate it.
+// bindReview binds a verdict to the branch tip it judges, so that new commits or a new visit of
+// review outdate it (who records it is the environment's Caller, caller.go).
 func (r *Repo) bindReview(feature string, rv workflow.RecordReview) (workflow.RecordReview, error) {
 	st, _, err := r.State(feature)
 	if err != nil {
@@ -268,9 +267,6 @@ func (r *Repo) bindReview(feature string, rv workflow.RecordReview) (workflow.Re
 		return rv, fmt.Errorf("a review is bound to the commit it judged: %w", err)
 	}
 	rv.Commit = tip
-	if rv.Session == "" {
-		rv.Session = os.Getenv("EXARCHOS_SESSION_ID")
-	}
 	return rv, nil
 }
 
@@ -308,9 +304,16 @@ func Run(r *Repo, feature string, cmd workflow.Command) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	if rv, ok := cmd.(workflow.RecordReview); ok {
-		if cmd, err = r.bindReview(feature, rv); err != nil {
+	switch c := cmd.(type) {
+	case workflow.RecordReview:
+		if cmd, err = r.bindReview(feature, c); err != nil {
 			return nil, err
+		}
+	case workflow.CompleteTask:
+		if c.HeadSHA == "" {
+			if cmd, err = r.bindTask(feature, c); err != nil {
+				return nil, err
+			}
 		}
 	}
 	res, err := r.Execute(feature, cmd)

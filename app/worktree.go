@@ -227,22 +227,41 @@ type TaskDoneOptions struct {
 	Task    string
 }
 
-// CompleteTask marks a task completed; a task with a worktree records its branch's head.
+// CompleteTask marks a task completed (bindTask gives it its head).
 func CompleteTask(r *Repo, o TaskDoneOptions) (*Result, error) {
-	feature, st, _, err := r.ResolveState(o.Feature)
+	return Run(r, o.Feature, workflow.CompleteTask{ID: o.Task})
+}
+
+// bindTask gives a task's completion its head: the tip of its task branch (a task with a
+// worktree) or of the workflow's branch. The workflow refuses it when that tip is where the task
+// started; here a tip that does not descend from the start is refused too: the task's work is
+// commits on top of it.
+func (r *Repo) bindTask(feature string, c workflow.CompleteTask) (workflow.CompleteTask, error) {
+	st, _, err := r.State(feature)
 	if err != nil {
-		return nil, err
+		return c, err
 	}
-	head := ""
-	if w, ok := st.TaskWorktree(o.Task); ok {
-		tip, exists, err := r.Store.Loc.BranchTip(w.Branch)
-		if err != nil {
-			return nil, err
-		}
-		if !exists {
-			return nil, fmt.Errorf("task %s's branch %s does not exist any more: recreate it at the task's work (git branch %s <commit>)", o.Task, w.Branch, w.Branch)
-		}
-		head = tip
+	branch, since := st.Branch, ""
+	if w, ok := st.TaskWorktree(c.ID); ok {
+		branch, since = w.Branch, w.Base
 	}
-	return r.Execute(feature, workflow.CompleteTask{ID: o.Task, HeadSHA: head})
+	head, exists, err := r.Store.Loc.BranchTip(branch)
+	if err != nil {
+		return c, err
+	}
+	if !exists {
+		return c, fmt.Errorf("task %s's branch %s does not exist any more: recreate it at the task's work (git branch %s <commit>)", c.ID, branch, branch)
+	}
+	if since == "" {
+		if t, ok := st.Task(c.ID); ok {
+			since = t.Start
+		}
+	}
+	if since != "" && since != head {
+		if ok, err := r.Store.Facts().IsAncestor(since, head); err == nil && !ok {
+			return c, &workflow.Rejection{Code: workflow.CodeNoWork, Message: fmt.Sprintf("task %s: %s (the tip of %s) does not descend from %s, where the task started: its work must be commits on top of it", c.ID, short(head), branch, short(since))}
+		}
+	}
+	c.HeadSHA, c.Since = head, since
+	return c, nil
 }

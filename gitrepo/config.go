@@ -203,3 +203,41 @@ func (s *Repo) readConfigFiles() (map[string][]string, bool) {
 	}
 	return out, true
 }
+
+// UserConfig reads key from the user's own configuration only: the system file and the global
+// ones (XDG, then ~/.gitconfig), last value wins. Never the repository's config, the worktree's,
+// `git -c` or GIT_CONFIG_* variables: those a process in the repository can set for itself, so
+// what decides trust (which ref is the base) must not come from them. Include directives are not
+// followed here. The files are read on each call: trust is resolved once per command.
+func UserConfig(key string) (string, bool) {
+	home, _ := os.UserHomeDir()
+	xdg := os.Getenv("XDG_CONFIG_HOME")
+	if xdg == "" && home != "" {
+		xdg = filepath.Join(home, ".config")
+	}
+	files := []string{"/etc/gitconfig"}
+	if xdg != "" {
+		files = append(files, filepath.Join(xdg, "git", "config"))
+	}
+	if home != "" {
+		files = append(files, filepath.Join(home, ".gitconfig"))
+	}
+	want := configKey(key)
+	val, found := "", false
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		entries, err := parseConfigFile(b)
+		if err != nil {
+			continue
+		}
+		for _, e := range entries {
+			if e.fullKey() == want {
+				val, found = e.Value, true
+			}
+		}
+	}
+	return val, found
+}

@@ -116,3 +116,28 @@ func list(paths []string) string {
 	}
 	return strings.Join(paths, ", ")
 }
+
+// workCommitted: the branch's commits since the current phase was entered (the tip recorded on
+// the transition into it; the branch's own start for a workflow that did not record it) change a
+// path outside the planning documents: tasks marked done must have left code behind.
+func workCommitted(in Input) *workflow.GuardFailure {
+	const id = workflow.GuardWorkCommitted
+	s := in.State
+	from, sha, cf, f := since(id, in)
+	if f != nil {
+		return f
+	}
+	if s.EnteredHead != "" {
+		from = s.EnteredHead
+	}
+	changed, err := cf.ChangedPaths(from, sha)
+	if err != nil {
+		return fail(id, err.Error(), "a readable history", "git exarchos status "+s.Feature)
+	}
+	if len(outside(workflow.PlanningPaths, changed)) > 0 {
+		return nil
+	}
+	return fail(id, fmt.Sprintf("no commit on %s since %s entered (%s) changes anything but planning documents: the tasks were marked done with no work", s.Branch, s.Phase, short(from)),
+		"commits changing code since "+short(from),
+		fmt.Sprintf("git add -A && git commit -m \"%s: the tasks' work\" && git exarchos transition %s %s", s.Feature, s.Feature, in.Target))
+}

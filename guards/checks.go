@@ -143,6 +143,8 @@ func reviewsPassed(in Input) *workflow.GuardFailure {
 			missing = append(missing, dim+" (not a human decision)")
 		case r.Verdict != workflow.VerdictPass:
 			missing = append(missing, dim+" ("+r.Verdict+")")
+		case def.ReviewBy == "" && !independent(s, r):
+			missing = append(missing, dim+" (recorded by the agent that did the work: a verdict counts from a reviewer subagent, a human's review --human, or GitHub)")
 		}
 	}
 	if len(missing) == 0 {
@@ -153,8 +155,30 @@ func reviewsPassed(in Input) *workflow.GuardFailure {
 	if def.ReviewBy == "human" {
 		fix = workflow.AskUser(fmt.Sprintf("git exarchos review %s %s pass --human --note \"…\"", s.Feature, first))
 	}
-	return fail(id, "reviews not passed: "+strings.Join(missing, ", "),
-		"a pass for "+strings.Join(def.Reviews, " and ")+" on "+short(sha), fix)
+	want := "a pass for " + strings.Join(def.Reviews, " and ") + " on " + short(sha)
+	if def.ReviewBy == "" {
+		want += " from someone other than the agent that did the work: a reviewer subagent running git exarchos review, the user's git exarchos review --human in their own terminal, or GitHub (reviewBy: github)"
+	}
+	return fail(id, "reviews not passed: "+strings.Join(missing, ", "), want, fix)
+}
+
+// independent reports whether a verdict came from someone other than the agent that recorded the
+// work: a human's decision, or a subagent (as the client reports it) that completed none of the
+// tasks. A verdict from a session's main agent, or from outside any agent session without
+// --human, never counts: nothing tells it apart from the agent that did the work.
+func independent(s workflow.State, r workflow.Review) bool {
+	if r.Human {
+		return true
+	}
+	if r.Agent == "" {
+		return false
+	}
+	for _, t := range s.Tasks {
+		if t.Agent == r.Agent && t.Session == r.Session {
+			return false
+		}
+	}
+	return true
 }
 
 // githubReviewed: the pull request's reviews, as last observed (pr refresh), were read while its

@@ -61,7 +61,10 @@ func gitWith(f func(g *fakeGit)) fakeGit {
 	return g
 }
 
-func pass(dim string) workflow.Review { return workflow.Review{Verdict: "pass", Commit: tip, At: 5} }
+// pass is a verdict of a reviewer subagent (not the agent that completed the tasks).
+func pass(dim string) workflow.Review {
+	return workflow.Review{Verdict: "pass", Commit: tip, At: 5, Session: "s1", Agent: "a-reviewer"}
+}
 
 func base(typ, phase string) workflow.State {
 	return workflow.State{Feature: "f1", Type: typ, Phase: phase, Branch: "topic"}

@@ -40,6 +40,8 @@ var humanOnly = map[string]string{
 	"unblock": "unblocking leaves the blocked phase or resets an open circuit breaker",
 	"grant":   "a grant lets one tool call outside the phase's envelope through",
 	"budget":  "extending the budget gives the phase more tool calls",
+	// Issue 29: acknowledging a refused decision lets verify pass again.
+	"acknowledge": "acknowledging a refused decision lets verify pass again",
 }
 
 func reasonHuman(verb string) string {

@@ -122,6 +122,7 @@ func TestCheckBashAlwaysRefused(t *testing.T) {
 		{"ln -s .git/refs r", wLink},
 		// Human decisions, however they are spelled.
 		{"git exarchos approve login", human("approve")},
+		{"git exarchos acknowledge login 14 --reason mine", human("acknowledge")},
 		{"git exarchos approve", human("approve")},
 		{"git-exarchos reject login --gaps x", human("reject")},
 		{"/usr/local/bin/git-exarchos unblock login --reason x", human("unblock")},

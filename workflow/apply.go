@@ -91,6 +91,8 @@ func (s *State) apply(def *Definition, e Event) {
 		err = s.applyField(e)
 	case EventTaskAdded, EventTaskStarted, EventTaskCompleted, EventTaskFailed:
 		err = s.applyTask(e)
+	case EventDecisionAcknowledged:
+		err = s.applyAcknowledged(e)
 	case EventReviewRecorded:
 		err = s.applyReview(e, at)
 	case EventValidationRecorded:
@@ -196,6 +198,7 @@ func (s *State) applyTransitioned(def *Definition, e Event, at int64) error {
 		return fmt.Errorf("no transition %s → %s in the %s definition", d.From, d.To, def.Type)
 	}
 	s.enter(def, t, at, d.Reason)
+	s.EnteredHead = d.Head
 	return nil
 }
 
@@ -222,7 +225,7 @@ func (s *State) enter(def *Definition, t Transition, at int64, reason string) {
 	if to == "working" && def.Type == loopDefinition.Type {
 		s.Loop.WorkerDone, s.Loop.ReviewerPass = false, false
 	}
-	s.Phase, s.EnteredAt = to, at
+	s.Phase, s.EnteredAt, s.EnteredHead = to, at, ""
 	s.Budget = Budget{} // turn caps count one stay
 	if def.IsFinal(to) && reason != "" {
 		s.Reason = reason
@@ -377,7 +380,7 @@ func (s *State) applyTask(e Event) error {
 		if i >= 0 {
 			return fmt.Errorf("task %s already exists", d.ID)
 		}
-		s.Tasks = append(s.Tasks, Task{ID: d.ID, Title: d.Title, Status: TaskPending})
+		s.Tasks = append(s.Tasks, Task{ID: d.ID, Title: d.Title, Status: TaskPending, Start: d.Start})
 		return nil
 	}
 	if i < 0 {
@@ -396,8 +399,12 @@ func (s *State) applyTask(e Event) error {
 	switch e.Type {
 	case EventTaskStarted:
 		t.Status = TaskInProgress
+		if d.Start != "" {
+			t.Start = d.Start
+		}
 	case EventTaskCompleted:
 		t.Status, t.Reason = TaskCompleted, ""
+		t.Session, t.Agent = d.Session, d.Agent
 	case EventTaskFailed:
 		t.Status, t.Reason = TaskFailed, d.Reason
 	}
@@ -422,7 +429,7 @@ func (s *State) applyReview(e Event, at int64) error {
 	if s.Reviews == nil {
 		s.Reviews = map[string]Review{}
 	}
-	s.Reviews[d.Dimension] = Review{Verdict: d.Verdict, Note: d.Note, Actor: actorOf(d.Actor, e), Commit: d.Commit, Session: d.Session, Human: d.Human, At: at}
+	s.Reviews[d.Dimension] = Review{Verdict: d.Verdict, Note: d.Note, Actor: actorOf(d.Actor, e), Commit: d.Commit, Session: d.Session, Human: d.Human, Agent: d.Agent, At: at}
 	return nil
 }
 

@@ -38,8 +38,10 @@ type (
 	AddTask struct{ ID, Title string }
 	// StartTask marks a task in progress.
 	StartTask struct{ ID string }
-	// CompleteTask marks a task completed at the given head commit (optional).
-	CompleteTask struct{ ID, HeadSHA string }
+	// CompleteTask marks a task completed at HeadSHA: the tip of its task branch, or of the
+	// workflow's branch. Since is where the task's work starts when the caller knows better than
+	// the task's recorded start (its worktree's base); the head must differ from it.
+	CompleteTask struct{ ID, HeadSHA, Since string }
 	// FailTask marks a task failed.
 	FailTask struct{ ID, Reason string }
 )

@@ -67,7 +67,7 @@ func baseLog(t *testing.T, typ string, cmds ...workflow.Command) []workflow.Even
 
 func TestConcurrentTaskOutcomesConflict(t *testing.T) {
 	base := baseLog(t, "feature", workflow.AddTask{ID: "t1", Title: "one"}, workflow.StartTask{ID: "t1"})
-	st := fork(t, base, []workflow.Command{workflow.CompleteTask{ID: "t1"}}, []workflow.Command{workflow.FailTask{ID: "t1", Reason: "broke"}})
+	st := fork(t, base, []workflow.Command{workflow.CompleteTask{ID: "t1", HeadSHA: "c0ffee"}}, []workflow.Command{workflow.FailTask{ID: "t1", Reason: "broke"}})
 	task, _ := st.Task("t1")
 	if task.Status != workflow.TaskCompleted {
 		t.Fatalf("first in canonical order (a's completion) should win, got %s", task.Status)
@@ -79,7 +79,7 @@ func TestConcurrentTaskOutcomesConflict(t *testing.T) {
 
 func TestSequentialRetryIsNoConflict(t *testing.T) {
 	// Fail then complete on one side: a retry, not a conflict.
-	base := baseLog(t, "feature", workflow.AddTask{ID: "t1"}, workflow.FailTask{ID: "t1", Reason: "x"}, workflow.CompleteTask{ID: "t1"},
+	base := baseLog(t, "feature", workflow.AddTask{ID: "t1"}, workflow.FailTask{ID: "t1", Reason: "x"}, workflow.CompleteTask{ID: "t1", HeadSHA: "c0ffee"},
 		workflow.Set{Assignments: []workflow.Assignment{{Path: "owner", Value: []byte(`"a"`)}}},
 		workflow.Set{Assignments: []workflow.Assignment{{Path: "owner", Value: []byte(`"b"`)}}})
 	st := workflow.Definitions{}.Fold(workflow.State{}, base)

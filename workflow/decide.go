@@ -63,6 +63,8 @@ func Decide(def *Definition, s State, cmd Command, env Env) ([]NewEvent, *Reject
 		return d.reject(c)
 	case Unblock:
 		return d.unblock(c)
+	case Acknowledge:
+		return d.acknowledge(c)
 	case Signal:
 		return d.signal(c)
 	case RequestSynthesis:
@@ -101,7 +103,7 @@ func Decide(def *Definition, s State, cmd Command, env Env) ([]NewEvent, *Reject
 // be observed, or a validation run, after the workflow ended.
 func allowedWhenFinal(cmd Command) bool {
 	switch cmd.(type) {
-	case RecordArtifact, LinkPR, ObservePR, VerifyMerge:
+	case RecordArtifact, LinkPR, ObservePR, VerifyMerge, Acknowledge:
 		return true // facts observed after the end still belong in the audit trail
 	}
 	return false
@@ -353,7 +355,7 @@ func (d decider) take(trigger Trigger, target string, s State, reason string) ([
 			// cancel does, through the saga, so nothing it created is left behind.
 			return d.cancel(Cancel{Reason: strings.TrimSpace(t.Note + ": " + s.FieldString(EscalationField))})
 		}
-		data := TransitionedData{From: s.Phase, To: t.To, Trigger: trigger, Reason: why, Definition: d.def.ID, Limits: d.effective(s)}
+		data := TransitionedData{From: s.Phase, To: t.To, Trigger: trigger, Reason: why, Definition: d.def.ID, Limits: d.effective(s), Head: d.env.Head}
 		for _, v := range verdicts {
 			if v.Overridden {
 				data.Overridden = append(data.Overridden, v.Guard)
@@ -590,7 +592,7 @@ func (d decider) task(c Command) ([]NewEvent, *Rejection) {
 		if exists {
 			return nil, reject(CodeBadInput, "task %s already exists", id)
 		}
-		return one(EventTaskAdded, TaskData{ID: id, Title: add.Title}), nil
+		return one(EventTaskAdded, TaskData{ID: id, Title: add.Title, Start: d.env.Head}), nil
 	}
 	if !exists {
 		return nil, reject(CodeBadInput, "no task %s (add it with git exarchos task add %s %s --title …)", id, d.s.Feature, id)
@@ -600,12 +602,16 @@ func (d decider) task(c Command) ([]NewEvent, *Rejection) {
 		if t.Status == TaskInProgress {
 			return nil, nil
 		}
-		return one(EventTaskStarted, TaskData{ID: id}), nil
+		return one(EventTaskStarted, TaskData{ID: id, Start: d.env.Head}), nil
 	case CompleteTask:
 		if t.Status == TaskCompleted && (c.HeadSHA == "" || c.HeadSHA == t.HeadSHA) {
 			return nil, nil
 		}
-		return one(EventTaskCompleted, TaskData{ID: id, HeadSHA: c.HeadSHA, Was: t.Status}), nil
+		if r := d.noWork(t, c); r != nil {
+			return nil, r
+		}
+		by := d.env.Caller
+		return one(EventTaskCompleted, TaskData{ID: id, HeadSHA: c.HeadSHA, Was: t.Status, Session: by.Session, Agent: by.Agent, AgentType: by.AgentType}), nil
 	case FailTask:
 		if t.Status == TaskFailed && c.Reason == t.Reason {
 			return nil, nil
@@ -613,6 +619,35 @@ func (d decider) task(c Command) ([]NewEvent, *Rejection) {
 		return one(EventTaskFailed, TaskData{ID: id, Reason: c.Reason, Was: t.Status}), nil
 	}
 	return nil, nil
+}
+
+// noWork refuses to complete a task that has no commit of its own: its head must be known and
+// differ from where its work starts (its worktree's base, else the branch tip when the task was
+// added or started, else the workflow's fork point). That the head descends from the start is a
+// fact of the repository, checked by the caller and by verify.
+func (d decider) noWork(t Task, c CompleteTask) *Rejection {
+	since := c.Since
+	if since == "" {
+		since = t.Start
+	}
+	if since == "" {
+		since = d.s.ForkPoint
+	}
+	if c.HeadSHA != "" && (since == "" || c.HeadSHA != since) {
+		return nil
+	}
+	return reject(CodeNoWork, "task %s has no commit of its own: its branch is still at %s, where the task started; commit the task's work first (git add … && git commit), then run git exarchos task done %s %s again (or, if it needs no work: git exarchos task fail %s %s --reason \"…\")",
+		t.ID, shortID(since), d.s.Feature, t.ID, d.s.Feature, t.ID)
+}
+
+func shortID(s string) string {
+	if len(s) > 12 {
+		return s[:12]
+	}
+	if s == "" {
+		return "an unknown commit"
+	}
+	return s
 }
 
 func (d decider) review(c RecordReview) ([]NewEvent, *Rejection) {
@@ -626,10 +661,14 @@ func (d decider) review(c RecordReview) ([]NewEvent, *Rejection) {
 	if c.Commit == "" {
 		return nil, reject(CodeBadInput, "a review verdict names the commit it judged (git exarchos review binds it to the branch tip)")
 	}
-	if c.Human && d.def.ReviewBy != "human" {
+	if c.Human && d.def.ReviewBy != "human" && d.def.ReviewBy != "" {
 		return nil, reject(CodeBadInput, "the %s definition takes reviews from %s, not human decisions: record the verdict without --human", d.def.Type, orAgent(d.def.ReviewBy))
 	}
-	return one(EventReviewRecorded, ReviewData{Dimension: c.Dimension, Verdict: v, Note: c.Note, Actor: d.env.Actor, Commit: c.Commit, Session: c.Session, Human: c.Human}), nil
+	by := d.env.Caller
+	if c.Session != "" {
+		by.Session = c.Session
+	}
+	return one(EventReviewRecorded, ReviewData{Dimension: c.Dimension, Verdict: v, Note: c.Note, Actor: d.env.Actor, Commit: c.Commit, Session: by.Session, Human: c.Human, Agent: by.Agent, AgentType: by.AgentType}), nil
 }
 
 func (d decider) validation(c RecordValidation) ([]NewEvent, *Rejection) {

@@ -26,7 +26,7 @@ var featureDefinition = Definition{
 		{From: "plan-review", To: "plan", On: []Trigger{OnReject}, Counts: Revisions, Note: "gaps found"},
 		{From: "plan-review", To: "blocked", On: []Trigger{OnReject}, WhenExhausted: Revisions, Note: "revised too often"},
 		{From: "blocked", To: "delegate", On: []Trigger{OnUnblock}, Note: "a human unblocks"},
-		{From: "delegate", To: "review", Guards: []string{"tasks-complete"}},
+		{From: "delegate", To: "review", Guards: []string{"tasks-complete", GuardWorkCommitted}},
 		{From: "review", To: "delegate", Guards: []string{"review-failed"}, Counts: FixCycles, Note: "fix cycle"},
 		{From: "review", To: "synthesize", Guards: []string{"reviews-passed"}},
 		{From: "synthesize", To: "completed", Guards: []string{"pr-url-exists"}, OptIn: []string{"checks-passed"}},

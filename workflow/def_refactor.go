@@ -36,7 +36,7 @@ var refactorDefinition = Definition{
 		{From: "overhaul-plan-review", To: "overhaul-plan", On: []Trigger{OnReject}, Counts: Revisions, Note: "gaps found"},
 		{From: "overhaul-plan-review", To: "blocked", On: []Trigger{OnReject}, WhenExhausted: Revisions, Note: "revised too often"},
 		{From: "blocked", To: "overhaul-delegate", On: []Trigger{OnUnblock}, Note: "a human unblocks"},
-		{From: "overhaul-delegate", To: "overhaul-review", Guards: []string{"tasks-complete"}},
+		{From: "overhaul-delegate", To: "overhaul-review", Guards: []string{"tasks-complete", GuardWorkCommitted}},
 		{From: "overhaul-review", To: "overhaul-delegate", Guards: []string{"review-failed"}, Counts: FixCycles, Note: "fix cycle"},
 		{From: "overhaul-review", To: "overhaul-update-docs", Guards: []string{"reviews-passed"}},
 		{From: "overhaul-update-docs", To: "synthesize"},

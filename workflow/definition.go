@@ -50,6 +50,10 @@ const (
 // GuardPathsAllowed is added to the transitions leaving a phase with AllowedPaths.
 const GuardPathsAllowed = "paths-allowed"
 
+// GuardWorkCommitted: the implementation phase committed changes outside the planning documents
+// since it was entered (delegate → review).
+const GuardWorkCommitted = "work-committed"
+
 // AnyPhase as a transition's From means every non-final phase (universal transitions).
 const AnyPhase = "*"
 
@@ -182,7 +186,9 @@ type Definition struct {
 	Tracks []string `json:"tracks,omitempty"`
 	// Reviews are the dimensions the reviews-passed guard requires.
 	Reviews []string `json:"reviews,omitempty"`
-	// ReviewBy says whose verdicts count: "" or "agent" (any recorded verdict on the tip), "human"
+	// ReviewBy says whose verdicts count: "" (default: an independent verdict, from a reviewer
+	// subagent that did none of the tasks or a human's review --human), "agent" (any recorded
+	// verdict on the tip), "human"
 	// (verdicts recorded as human decisions, `review --human`), or "github" (an approving pull
 	// request review by someone other than the PR's author, observed on the current head).
 	ReviewBy string `json:"reviewBy,omitempty"`

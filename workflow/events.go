@@ -53,6 +53,7 @@ var engineEventTypes = map[string]bool{
 	EventPlanRejected: true, EventCircuitOpened: true, EventLoopSignalled: true,
 	EventSynthesisRequested: true, EventPRLinked: true, EventPRObserved: true, EventMergeVerified: true,
 	EventWorktreeCreated: true, EventCancelRequested: true, EventCompensationStep: true,
+	EventDecisionAcknowledged: true,
 }
 
 // IsReservedEventType reports whether t belongs to the engine (the `workflow.` prefix or one of
@@ -77,7 +78,7 @@ func EventTypes() []string {
 		EventPRLinked, EventPRObserved, EventMergeVerified,
 		EventWorktreeCreated, EventCancelRequested, EventCompensationStep,
 		EventToolCalled, EventGrantIssued, EventGrantConsumed, EventBudgetExtended, EventCompletionSubmitted,
-		EventKeyCollided,
+		EventKeyCollided, EventDecisionAcknowledged,
 	}
 }
 
@@ -176,6 +177,9 @@ type TransitionedData struct {
 	// limits in force then (the rules read from the base branch).
 	Definition string           `json:"definition,omitempty"`
 	Limits     *EffectiveLimits `json:"limits,omitempty"`
+	// Head is the branch tip the transition was decided on: the phase entered starts there, so
+	// what it changed is measured from it (the delegate phase's work, verify's paths per phase).
+	Head string `json:"head,omitempty"`
 }
 
 // CancelledData is the payload of workflow.cancelled.
@@ -239,6 +243,13 @@ type TaskData struct {
 	// merge, a completion and a failure decided concurrently from the same status conflict: the
 	// first in canonical order wins and the other is recorded.
 	Was string `json:"was,omitempty"`
+	// Start is the branch tip when the task was added or started: without a worktree, its work
+	// is the commits after it.
+	Start string `json:"start,omitempty"`
+	// Session and Agent are who recorded the event, as the client reports it (Caller).
+	Session   string `json:"session,omitempty"`
+	Agent     string `json:"agent,omitempty"`
+	AgentType string `json:"agentType,omitempty"`
 }
 
 // ReviewData is the payload of review.recorded.
@@ -252,6 +263,9 @@ type ReviewData struct {
 	Commit  string `json:"commit,omitempty"`
 	Session string `json:"session,omitempty"`
 	Human   bool   `json:"human,omitempty"`
+	// Agent is the subagent the verdict came through, when the client reports one (Caller).
+	Agent     string `json:"agent,omitempty"`
+	AgentType string `json:"agentType,omitempty"`
 }
 
 // ValidationData is the payload of validation.recorded.

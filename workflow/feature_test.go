@@ -272,7 +272,7 @@ func TestReviewsMustAllPass(t *testing.T) {
 	r := featureToReview(t)
 	r.must(workflow.RecordReview{Dimension: "spec", Pass: true}, workflow.RecordReview{Dimension: "quality", Pass: false})
 	rej := r.refuse(workflow.CodeGuardFailed, workflow.TransitionTo{Phase: "synthesize"})
-	if f := rej.FailedGuards[0]; f.Fix != `git exarchos review login quality pass --note "…"` || !strings.Contains(f.Reason, "quality (fail)") {
+	if f := rej.FailedGuards[0]; !strings.HasPrefix(f.Fix, `git exarchos review login quality pass --note "…"`) || !strings.Contains(f.Reason, "quality (fail)") {
 		t.Fatalf("failure %+v", f)
 	}
 }
@@ -343,4 +343,75 @@ func TestCancelAndCleanup(t *testing.T) {
 	r.refuse(workflow.CodeFinalPhase, workflow.Cancel{})
 	r.refuse(workflow.CodeFinalPhase, workflow.TransitionTo{Phase: "ideate"})
 	r.checkReplay()
+}
+
+// Issue 29: `task add t1 && task done t1` with no commit is refused, with what to do.
+func TestTaskDoneNeedsACommitOfItsOwn(t *testing.T) {
+	r := newRun(t, "login", "feature", workflow.Init{})
+	r.must(workflow.AddTask{ID: "t1"})
+	start := r.state.Tasks[0].Start
+	if start == "" {
+		t.Fatal("task.added records the branch tip the task starts at")
+	}
+	rej := r.refuse(workflow.CodeNoWork, workflow.CompleteTask{ID: "t1", HeadSHA: start})
+	for _, want := range []string{"no commit of its own", "git commit", "git exarchos task done login t1"} {
+		if !strings.Contains(rej.Message, want) {
+			t.Fatalf("%q lacks %q", rej.Message, want)
+		}
+	}
+	// Neighbours: no head at all; a task branch at its worktree's base.
+	r.idle = true
+	r.refuse(workflow.CodeNoWork, workflow.CompleteTask{ID: "t1"})
+	r.refuse(workflow.CodeNoWork, workflow.CompleteTask{ID: "t1", HeadSHA: "abc", Since: "abc"})
+	r.idle = false
+	r.must(workflow.CompleteTask{ID: "t1"}) // the harness commits src/t1.go first
+}
+
+// Issue 29: delegate → review needs code committed since delegate was entered, and every fix
+// cycle new code again.
+func TestReviewNeedsWorkSinceDelegate(t *testing.T) {
+	r := featureToReview(t)
+	r.verdict("spec", false)
+	r.must(workflow.TransitionTo{Phase: "delegate"})
+	r.idle = true
+	r.repo.commit("topic", "docs/plan.md") // a planning document is not work
+	rej := r.refuse(workflow.CodeGuardFailed, workflow.TransitionTo{Phase: "review"})
+	if f := rej.FailedGuards[0]; f.Guard != workflow.GuardWorkCommitted || !strings.Contains(f.Fix, "git commit") {
+		t.Fatalf("failure %+v", rej.FailedGuards)
+	}
+	if r.state.EnteredHead == "" {
+		t.Fatal("the transition into delegate records the branch tip")
+	}
+	r.repo.commit("topic", "src/fix.go")
+	r.must(workflow.TransitionTo{Phase: "review"})
+}
+
+// Issue 29: by default a verdict of the agent that did the work does not count; a reviewer
+// subagent's, a human's (--human) do; reviewBy: agent keeps any verdict.
+func TestReviewsByTheWorkerDoNotCount(t *testing.T) {
+	r := featureToReview(t)
+	r.env.Caller = workflow.Caller{Session: "s1"} // the main agent, who completed the tasks
+	r.must(workflow.RecordReview{Dimension: "spec", Pass: true}, workflow.RecordReview{Dimension: "quality", Pass: true})
+	rej := r.refuse(workflow.CodeGuardFailed, workflow.TransitionTo{Phase: "synthesize"})
+	if f := rej.FailedGuards[0]; !strings.Contains(f.Reason, "recorded by the agent that did the work") || !strings.Contains(f.Expected, "reviewer subagent") || !strings.Contains(f.Expected, "--human") {
+		t.Fatalf("failure %+v", f)
+	}
+	// A subagent that completed a task is the worker too.
+	r.env.Caller = workflow.Caller{Session: "s1", Agent: "w1"}
+	r.must(workflow.AddTask{ID: "t3"})
+	r.must(workflow.CompleteTask{ID: "t3"})
+	r.must(workflow.RecordReview{Dimension: "spec", Pass: true}, workflow.RecordReview{Dimension: "quality", Pass: true})
+	r.refuse(workflow.CodeGuardFailed, workflow.TransitionTo{Phase: "synthesize"})
+	// A human's verdict counts whoever did the work.
+	r.must(workflow.RecordReview{Dimension: "spec", Pass: true, Human: true}, workflow.RecordReview{Dimension: "quality", Pass: true, Human: true})
+	r.to("synthesize")
+
+	// reviewBy: agent still chooses the old rule.
+	a := featureToReview(t)
+	a.defn, _ = workflow.Builtin("feature")
+	a.defn = a.defn.Clone()
+	a.defn.ReviewBy = "agent"
+	a.env.Caller = workflow.Caller{Session: "s1"}
+	a.must(workflow.RecordReview{Dimension: "spec", Pass: true}, workflow.RecordReview{Dimension: "quality", Pass: true})
+	a.to("synthesize")
 }

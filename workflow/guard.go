@@ -29,6 +29,20 @@ type Env struct {
 	Guards GuardEvaluator
 	// OptIn names the opt-in guards (Transition.OptIn) this repository enforces.
 	OptIn map[string]bool
+	// Head is the workflow branch's tip the command is decided on ("" when unknown): recorded
+	// on transitions and task starts, so later guards and verify measure work from it.
+	Head string
+	// Caller is who runs the command as the agent's client reports it (empty outside a session).
+	Caller Caller
+}
+
+// Caller is who recorded an event, as the agent's client reports it: the session, and the
+// subagent inside it when the call came from one. It is a claim of the client, good enough to
+// tell the agent that did the work from one that reviews it, not a proof of identity.
+type Caller struct {
+	Session   string `json:"session,omitempty"`
+	Agent     string `json:"agent,omitempty"`
+	AgentType string `json:"agentType,omitempty"`
 }
 
 // Rejection codes.
@@ -39,8 +53,10 @@ const (
 	CodeFinalPhase        = "FINAL_PHASE"
 	CodeReservedField     = "RESERVED_FIELD"
 	CodeBadInput          = "BAD_INPUT"
-	CodeUnknownPhase      = "UNKNOWN_PHASE"
-	CodeUnknownType       = "UNKNOWN_TYPE"
+	// CodeNoWork: a task is marked done with no commit of its own.
+	CodeNoWork       = "NO_WORK"
+	CodeUnknownPhase = "UNKNOWN_PHASE"
+	CodeUnknownType  = "UNKNOWN_TYPE"
 	// CodeDefinitionMissing: an existing workflow's type is not defined where the rules are read
 	// (the base branch); it keeps its state and does not move.
 	CodeDefinitionMissing = "DEFINITION_MISSING"

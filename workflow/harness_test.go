@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -104,6 +105,8 @@ type run struct {
 	log   []workflow.Event
 	// defn, when set, replaces the built-in definition (e.g. other limits from the base branch).
 	defn *workflow.Definition
+	// idle stops work from committing for the agent: the commands meet the branch as it is.
+	idle bool
 }
 
 func newRun(t testing.TB, feature, typ string, init workflow.Init) *run {
@@ -138,14 +141,50 @@ func (r *run) do(cmd workflow.Command) *workflow.Rejection {
 		rv.Commit, _ = r.repo.BranchTip(r.state.Branch) // as app.Run binds a verdict to the tip
 		cmd = rv
 	}
+	cmd = r.work(cmd)
 	if r.defn != nil {
-		evs, rej := workflow.Decide(r.defn, r.state, cmd, r.env)
+		evs, rej := workflow.Decide(r.defn, r.state, cmd, r.envFor(cmd))
 		r.append(evs)
 		return rej
 	}
-	evs, rej := decide(r.state, cmd, r.env)
+	evs, rej := decide(r.state, cmd, r.envFor(cmd))
 	r.append(evs)
 	return rej
+}
+
+// work stands for the agent doing a task's work: a task completed without a head gets a commit
+// of code on the branch, and its tip as the head (as app.CompleteTask records it).
+func (r *run) work(cmd workflow.Command) workflow.Command {
+	if r.idle {
+		return cmd
+	}
+	if c, ok := cmd.(workflow.CompleteTask); ok && c.HeadSHA == "" {
+		c.HeadSHA = r.repo.commit(r.state.Branch, "src/"+c.ID+".go")
+		return c
+	}
+	// A fix cycle's way back to review needs new work too.
+	if c, ok := cmd.(workflow.TransitionTo); ok {
+		for _, t := range r.def().Outgoing(r.state.Phase) {
+			if t.To == c.Phase && slices.Contains(t.Guards, workflow.GuardWorkCommitted) {
+				r.repo.commit(r.state.Branch, fmt.Sprintf("src/fix%d.go", len(r.log)))
+			}
+		}
+	}
+	return cmd
+}
+
+// envFor is the environment a command is decided in: on the branch's tip, the work recorded by
+// the session's main agent and every verdict by a reviewer subagent of the same session.
+func (r *run) envFor(cmd workflow.Command) workflow.Env {
+	env := r.env
+	env.Head, _ = r.repo.BranchTip(r.state.Branch)
+	if env.Caller == (workflow.Caller{}) {
+		env.Caller = workflow.Caller{Session: "s1"}
+		if _, ok := cmd.(workflow.RecordReview); ok {
+			env.Caller.Agent, env.Caller.AgentType = "a-reviewer", "code-reviewer"
+		}
+	}
+	return env
 }
 
 func (r *run) append(evs []workflow.NewEvent) {

@@ -177,6 +177,9 @@ func helpfulCommand(rng *rand.Rand, r *run) workflow.Command {
 			return workflow.AddTask{ID: "t1"}
 		case id == "review-failed":
 			return workflow.RecordReview{Dimension: r.def().Reviews[rng.Intn(len(r.def().Reviews))], Pass: false}
+		case id == workflow.GuardWorkCommitted:
+			r.repo.commit("topic", "src/work.go")
+			return workflow.TransitionTo{Phase: o.To}
 		case id == workflow.GuardPathsAllowed:
 			return workflow.OverrideGuard{Guard: id, Reason: "the generator commits code anywhere"}
 		case id == "reviews-passed" && r.state.Circuit != nil && r.state.Circuit.Open:
@@ -386,7 +389,8 @@ func TestPropertyRandomCommands(t *testing.T) {
 					}
 					pre := r.state
 					preJSON, _ := json.Marshal(pre)
-					evs, rej := workflow.Decide(r.def(), pre, cmd, r.env)
+					cmd = r.work(cmd)
+					evs, rej := workflow.Decide(r.def(), pre, cmd, r.envFor(cmd))
 					r.append(evs)
 					if again, _ := json.Marshal(pre); string(again) != string(preJSON) {
 						t.Fatalf("seed %d: deciding or applying mutated the previous state", seed)

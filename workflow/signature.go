@@ -37,6 +37,8 @@ type Refused struct {
 	Actor  string `json:"actor,omitempty"` // who the event claims made it (git config: unproven)
 	Reason string `json:"reason"`          // unsigned, bad signature, key not allowed, replayed …
 	Phase  string `json:"phase,omitempty"` // where the workflow stood
+	// Acknowledged is the id of the human's signed acknowledgement of it (acknowledge.go).
+	Acknowledged string `json:"acknowledged,omitempty"`
 }
 
 // Decision kinds (and roles in .exarchos/roles).
@@ -51,7 +53,14 @@ const (
 	// KindReplace is starting a workflow of another type on a branch whose workflow did not
 	// complete (workflow.started with replaces and human).
 	KindReplace = "replace"
+	// KindReview is a human's review verdict (review --human).
+	KindReview = "review"
 )
+
+// DecisionKinds are every kind of human decision: the roles .exarchos/roles may narrow.
+func DecisionKinds() []string {
+	return []string{KindApprove, KindReject, KindUnblock, KindOverride, KindGrant, KindExtend, KindCancel, KindReplace, KindReview, KindAcknowledge}
+}
 
 // DecisionKind names the human decision an event records, or "" when it records none. It reads
 // the event alone; whether a cancel needed a signature also depends on the phase (see the fold).
@@ -71,6 +80,14 @@ func DecisionKind(e Event) string {
 		return KindExtend
 	case EventCancelRequested, EventCancelled:
 		return KindCancel
+	case EventDecisionAcknowledged:
+		return KindAcknowledge
+	case EventReviewRecorded:
+		// A human's verdict counts whoever did the work (guards.independent): it is a decision.
+		var d ReviewData
+		if e.DecodeData(&d) == nil && d.Human {
+			return KindReview
+		}
 	case EventStarted:
 		var d StartedData
 		if e.DecodeData(&d) == nil && len(d.Replaces) > 0 {

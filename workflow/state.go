@@ -19,6 +19,8 @@ type State struct {
 	// EnteredAt is the event count when the current phase was entered: approvals and overrides
 	// recorded since then belong to this visit of the phase.
 	EnteredAt int64 `json:"enteredAt"`
+	// EnteredHead is the branch tip the current phase was entered on ("" when not recorded).
+	EnteredHead string `json:"enteredHead,omitempty"`
 	// Reason says why the workflow ended (cancel reason, loop failure).
 	Reason string `json:"reason,omitempty"`
 
@@ -89,6 +91,11 @@ type Task struct {
 	Status  string `json:"status"`
 	HeadSHA string `json:"headSha,omitempty"`
 	Reason  string `json:"reason,omitempty"`
+	// Start is where the task's work starts (the branch tip when it was added or started);
+	// Session and Agent who completed it, that is who recorded the work (Caller).
+	Start   string `json:"start,omitempty"`
+	Session string `json:"session,omitempty"`
+	Agent   string `json:"agent,omitempty"`
 }
 
 // Review is the latest verdict for one review dimension.
@@ -99,6 +106,7 @@ type Review struct {
 	Commit  string `json:"commit,omitempty"`  // the branch tip judged
 	Session string `json:"session,omitempty"` // the agent session, through the hook
 	Human   bool   `json:"human,omitempty"`   // a human's decision
+	Agent   string `json:"agent,omitempty"`   // the subagent it came through, if any
 	At      int64  `json:"at"`                // event count before the verdict: its visit
 }
 

@@ -41,6 +41,7 @@ func (s State) writeJSON(w *jsonWriter) {
 	w.str("branch", s.Branch)
 	w.strOmit("forkPoint", s.ForkPoint)
 	w.int("enteredAt", s.EnteredAt)
+	w.strOmit("enteredHead", s.EnteredHead)
 	w.strOmit("reason", s.Reason)
 	w.strOmit("track", s.Track)
 	w.strOmit("synthesis", s.Synthesis)
@@ -110,6 +111,9 @@ func (t Task) writeJSON(w *jsonWriter) {
 	w.str("status", t.Status)
 	w.strOmit("headSha", t.HeadSHA)
 	w.strOmit("reason", t.Reason)
+	w.strOmit("start", t.Start)
+	w.strOmit("session", t.Session)
+	w.strOmit("agent", t.Agent)
 	w.close()
 }
 
@@ -121,6 +125,7 @@ func (r Review) writeJSON(w *jsonWriter) {
 	w.strOmit("commit", r.Commit)
 	w.strOmit("session", r.Session)
 	w.boolOmit("human", r.Human)
+	w.strOmit("agent", r.Agent)
 	w.int("at", r.At)
 	w.close()
 }
@@ -304,6 +309,7 @@ func (r Refused) writeJSON(w *jsonWriter) {
 	w.strOmit("actor", r.Actor)
 	w.str("reason", r.Reason)
 	w.strOmit("phase", r.Phase)
+	w.strOmit("acknowledged", r.Acknowledged)
 	w.close()
 }
 
@@ -437,6 +443,8 @@ func (s *State) readJSON(r *jsonReader) {
 			s.ForkPoint = r.string()
 		case "enteredAt":
 			s.EnteredAt = r.number(64)
+		case "enteredHead":
+			s.EnteredHead = r.string()
 		case "reason":
 			s.Reason = r.string()
 		case "track":
@@ -537,6 +545,12 @@ func (t *Task) readJSON(r *jsonReader) {
 			t.HeadSHA = r.string()
 		case "reason":
 			t.Reason = r.string()
+		case "start":
+			t.Start = r.string()
+		case "session":
+			t.Session = r.string()
+		case "agent":
+			t.Agent = r.string()
 		default:
 			return false
 		}
@@ -559,6 +573,8 @@ func (v *Review) readJSON(r *jsonReader) {
 			v.Session = r.string()
 		case "human":
 			v.Human = r.boolean()
+		case "agent":
+			v.Agent = r.string()
 		case "at":
 			v.At = r.number(64)
 		default:
@@ -910,6 +926,8 @@ func (f *Refused) readJSON(r *jsonReader) {
 			f.Reason = r.string()
 		case "phase":
 			f.Phase = r.string()
+		case "acknowledged":
+			f.Acknowledged = r.string()
 		default:
 			return false
 		}

@@ -172,6 +172,14 @@ func unblockCommand() *cli.Command {
 		}, said("unblocked"))
 }
 
+func acknowledgeCommand() *cli.Command {
+	return workflowCommand("acknowledge", "acknowledge a refused decision so verify passes again, reporting both (human, signed)",
+		"git exarchos acknowledge [<feature>] <event-id|seq> --reason R [--json]\n\nExamples:\n   git exarchos status login --json   # refused[]: the seq and id of each refused decision\n   git exarchos acknowledge login 14 --reason \"my old key; re-approved with the new one\"",
+		1, []cli.Flag{&cli.StringFlag{Name: "reason", Required: true, Usage: "why the refused decision is harmless"}}, func(c *cli.Command, args []string) (workflow.Command, error) {
+			return workflow.Acknowledge{Event: args[0], Reason: c.String("reason")}, nil
+		}, said("refused decision acknowledged"))
+}
+
 func overrideCommand() *cli.Command {
 	return workflowCommand("override", "make one guard pass for the current phase visit (human, recorded)",
 		"git exarchos override [<feature>] <guard> --reason R [--json]\n\nExamples:\n   git exarchos override login tests-validated --reason \"CI is down; ran the suite by hand\"",

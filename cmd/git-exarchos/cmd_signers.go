@@ -9,6 +9,7 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/exarchos/git-exarchos/app"
+	"github.com/exarchos/git-exarchos/workflow"
 )
 
 func signersCommand() *cli.Command {
@@ -24,7 +25,7 @@ func signersCommand() *cli.Command {
 				"file is committed to the base branch the rules are read from.\n\nExamples:\n" +
 				"   git exarchos signers add jane@example.com ~/.ssh/id_ed25519_sk.pub\n" +
 				"   git exarchos signers add lead@example.com lead.pub --role override,unblock",
-			Flags: []cli.Flag{&cli.StringSliceFlag{Name: "role", Usage: "decision kinds reserved to listed principals: approve, reject, unblock, override, grant, extend, cancel"}, jsonFlag},
+			Flags: []cli.Flag{&cli.StringSliceFlag{Name: "role", Usage: "decision kinds reserved to listed principals: " + strings.Join(workflow.DecisionKinds(), ", ")}, jsonFlag},
 			Action: func(_ context.Context, c *cli.Command) error {
 				if c.NArg() != 2 {
 					return usageErrf("usage: git exarchos signers add <principal> <public-key-file>")
@@ -58,17 +59,19 @@ func verifyCommand() *cli.Command {
 		Name:  "verify",
 		Usage: "replay workflows from their events, re-check transitions and signatures (the merge gate in CI)",
 		UsageText: "git exarchos verify [<feature>] [--all] [--branch B [--require]] [--base <ref>] [--json]\n\n" +
-			"Folds the events alone (the stored snapshot must agree), checks every recorded transition's guards\n" +
-			"against what the log recorded (artifacts at their commits, commits on the branch, merge evidence) and\n" +
-			"every human decision's signature against .exarchos/allowed_signers at the base. Exits 3 naming each\n" +
-			"violation.\n\nExamples:\n" +
+			"Folds the events alone (the stored snapshot must agree), derives every recorded transition's guards\n" +
+			"again from the branch at the head each recorded (never a recorded \"passed\"), needs the recorded merge\n" +
+			"on --base, checks what the commits changed in each phase, that the workflow ref descends from the\n" +
+			"remote's copy, and every human decision's signature against .exarchos/allowed_signers at the base.\n" +
+			"--require also fails a workflow not in a phase that merges. A refused decision fails until a human\n" +
+			"acknowledges it (git exarchos acknowledge). Exits 3 naming each violation; docs/verify.md.\n\nExamples:\n" +
 			"   git exarchos verify login\n" +
 			"   git exarchos verify --all --base origin/main --json\n" +
 			"   git exarchos verify --branch \"$GITHUB_HEAD_REF\" --base \"origin/$GITHUB_BASE_REF\" --require   # CI",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "all", Usage: "every workflow"},
 			&cli.StringFlag{Name: "branch", Usage: "the workflows bound to this branch (CI: the pull request's head)"},
-			&cli.BoolFlag{Name: "require", Usage: "with --branch: fail when no workflow is bound to it"},
+			&cli.BoolFlag{Name: "require", Usage: "with --branch: fail when no workflow is bound to it, or one is not in a phase that merges"},
 			&cli.StringFlag{Name: "base", Usage: "the ref to read allowed signers from (default: the base branch)"},
 			jsonFlag,
 		},
@@ -106,6 +109,9 @@ func printVerify(w io.Writer, res *app.VerifyResult) {
 		printf(w, "%s (%s, %s): %d events, %d decisions: %s\n", bold(w, wf.Feature), wf.Type, wf.Phase, wf.Events, wf.Decisions, verdict)
 		for _, v := range wf.Violations {
 			printf(w, "  seq %d %s [%s]: %s\n", v.Seq, v.Event, v.Rule, v.Message)
+		}
+		for _, a := range wf.Acknowledged {
+			printf(w, "  seq %d: refused %s decision %s (%s), acknowledged by %s\n", a.Seq, a.Kind, a.Event, a.Reason, a.By)
 		}
 	}
 	printTrustLine(w, res.Trust)

@@ -27,7 +27,7 @@ func commandGroups() []struct {
 				loopCommand(), requestSynthesisCommand(), cancelCommand()}
 		}},
 		{"human decisions", func() []*cli.Command {
-			return []*cli.Command{approveCommand(), rejectCommand(), overrideCommand(), unblockCommand(), grantCommand(), budgetCommand()}
+			return []*cli.Command{approveCommand(), rejectCommand(), overrideCommand(), unblockCommand(), grantCommand(), budgetCommand(), acknowledgeCommand()}
 		}},
 		{"trust", func() []*cli.Command { return []*cli.Command{signersCommand(), verifyCommand()} }},
 		{"tasks and reviews", func() []*cli.Command {

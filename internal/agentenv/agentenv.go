@@ -67,7 +67,7 @@ func Strip(env []string) []string {
 	out := make([]string, 0, len(env))
 	for _, kv := range env {
 		name, _, _ := strings.Cut(kv, "=")
-		if !IsAgentVar(name) && name != "CLAUDE_PROJECT_DIR" {
+		if !IsAgentVar(name) && !isSessionVar(name) {
 			out = append(out, kv)
 		}
 	}
@@ -90,7 +90,26 @@ func ClearProcess() {
 	for _, v := range Vars {
 		_ = os.Unsetenv(v.Name)
 	}
-	_ = os.Unsetenv("CLAUDE_PROJECT_DIR")
+	for _, v := range sessionVars {
+		_ = os.Unsetenv(v)
+	}
+}
+
+// sessionVars name a session without marking an agent: the client's project directory, and the
+// session id a client without Claude Code's variables gives git exarchos (EXARCHOS_SESSION_ID).
+// Tests clear them with the agent variables.
+var sessionVars = []string{"CLAUDE_PROJECT_DIR", "EXARCHOS_SESSION_ID"}
+
+func isSessionVar(name string) bool { return name == sessionVars[0] || name == sessionVars[1] }
+
+// Get is the value of name in e ("" when unset).
+func (e Env) Get(name string) string {
+	for i := len(e) - 1; i >= 0; i-- {
+		if k, v, ok := strings.Cut(e[i], "="); ok && k == name {
+			return v
+		}
+	}
+	return ""
 }
 
 // RunTests is a package's TestMain: the agent variables cleared (ClearProcess), then the tests.

@@ -1,0 +1,341 @@
+package app_test
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/exarchos/git-exarchos/app"
+	"github.com/exarchos/git-exarchos/workflow"
+)
+
+// Issue 29: CI's verify is a gate nothing local can fool. CI is a fresh clone of the protected
+// origin with the branch and the workflow refs as the agent pushed them, running
+// `verify --branch login --base origin/main --require`.
+
+// ciVerify clones the team's remote as CI does and verifies the login branch there.
+func ciVerify(t *testing.T, st *signedTeam) (*app.VerifyResult, error) {
+	t.Helper()
+	ci := filepath.Join(t.TempDir(), "ci")
+	git(t, filepath.Dir(ci), "clone", "-q", "file://"+st.remote, ci)
+	git(t, ci, "fetch", "-q", "--no-tags", "--force", "origin", "+refs/exarchos/*:refs/exarchos/*", "+refs/heads/login:refs/remotes/origin/login")
+	git(t, ci, "checkout", "-q", "--detach", "origin/login")
+	return app.Verify(reopen(t, ci), app.VerifyOptions{Branch: "login", Base: "origin/main", Require: true})
+}
+
+// pushAll publishes the agent's branch and workflow refs to the team's remote.
+func pushAll(t *testing.T, dir string) {
+	t.Helper()
+	git(t, dir, "push", "-q", "origin", "HEAD:refs/heads/login")
+	if _, err := app.Push(reopen(t, dir), app.PushOptions{}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func wantViolation(t *testing.T, res *app.VerifyResult, err error, rule, text string) {
+	t.Helper()
+	var failed *app.VerifyError
+	if !errors.As(err, &failed) {
+		t.Fatalf("verify passed (%v): %+v", err, res)
+	}
+	for _, w := range res.Workflows {
+		for _, v := range w.Violations {
+			if v.Rule == rule && strings.Contains(v.Message, text) {
+				return
+			}
+		}
+	}
+	t.Fatalf("no %s violation saying %q in %+v", rule, text, res.Workflows)
+}
+
+// `git push . HEAD:refs/remotes/origin/main && git exarchos cleanup f --offline` while the plan
+// waits on the human: whatever the clone then says, CI's verify fails (the recorded merge is not
+// on the base it was given), and locally the moved tracking ref is no base either.
+func TestVerifyGateMergeMustBeOnTheGivenBase(t *testing.T) {
+	st := newSignedTeam(t)
+	dir := st.dirs[0]
+	code := "store.go"
+	writeCommit(t, dir, code, "package login\n")
+	git(t, dir, "push", "-q", ".", "HEAD:refs/remotes/origin/main")
+	r := reopen(t, dir)
+	if b := r.Base(); b.Moved == "" || b.Commit == git(t, dir, "rev-parse", "HEAD") {
+		t.Fatalf("a tracking ref moved by a local push is taken as the base: %+v", b)
+	}
+	if _, err := app.Cleanup(r, app.CleanupOptions{Feature: "login", Offline: true}); err == nil {
+		t.Log("cleanup completed locally; CI must still refuse it")
+	}
+	// Whatever the clone recorded, force the record the way the issue's agent got it: the same
+	// push, verified against the moved ref by an older binary — a merge.verified and a cleanup.
+	head := git(t, dir, "rev-parse", "HEAD")
+	if st := status(t, reopen(t, dir), "login"); st.Phase != "completed" {
+		forge(t, reopen(t, dir), "login", workflow.NewEvent{Type: workflow.EventMergeVerified, Data: workflow.MergeVerifiedData{Method: "ancestry", Commit: head, Base: "origin/main", HeadSHA: head}})
+		forge(t, reopen(t, dir), "login", workflow.NewEvent{Type: workflow.EventTransitioned, Data: workflow.TransitionedData{From: "plan-review", To: "completed", Trigger: workflow.OnCleanup, Guards: []string{"merge-verified"}, Head: head}})
+	}
+	pushAll(t, dir)
+	res, err := ciVerify(t, st)
+	wantViolation(t, res, err, "guard", "is not on the base refs/remotes/origin/main")
+}
+
+// A script appends workflow.transitioned ideate → completed with trigger cleanup and
+// merge-verified recorded as passed (and a snapshot to match): verify derives the guard again and
+// fails, whatever the log says passed.
+func TestVerifyGateTakesNoRecordedPass(t *testing.T) {
+	st := newSignedTeam(t)
+	dir := st.dirs[0]
+	head := git(t, dir, "rev-parse", "HEAD")
+	forge(t, reopen(t, dir), "login", workflow.NewEvent{Type: workflow.EventTransitioned, Data: workflow.TransitionedData{From: "plan-review", To: "completed", Trigger: workflow.OnCleanup, Guards: []string{"merge-verified"}, Head: head}})
+	pushAll(t, dir)
+	res, err := ciVerify(t, st)
+	wantViolation(t, res, err, "guard", "recorded guard merge-verified as passed, but verify finds")
+
+	// The same with no head recorded: nothing to derive it from is a violation too.
+	st2 := newSignedTeam(t)
+	forge(t, reopen(t, st2.dirs[0]), "login", workflow.NewEvent{Type: workflow.EventTransitioned, Data: workflow.TransitionedData{From: "plan-review", To: "completed", Trigger: workflow.OnCleanup, Guards: []string{"merge-verified"}}})
+	pushAll(t, st2.dirs[0])
+	res, err = ciVerify(t, st2)
+	wantViolation(t, res, err, "guard", "no branch head")
+}
+
+// A branch whose workflow is still in ideate, with code committed on it, fails --require twice
+// over: the phase does not merge, and its commits changed what ideate does not allow.
+func TestVerifyGateRequireRefusesABranchStillPlanning(t *testing.T) {
+	tm, dir, _ := unsignedLogin(t)
+	writeCommit(t, dir, "store.go", "package login\n")
+	pushAll(t, dir)
+	res, err := ciVerify(t, &signedTeam{team: tm})
+	wantViolation(t, res, err, "phase", "login is in ideate")
+	wantViolation(t, res, err, "paths", "changed store.go while the workflow was in ideate")
+}
+
+// unsignedLogin is one clone of a bare remote with no allowed signers, on branch login with a
+// feature workflow login in ideate.
+func unsignedLogin(t *testing.T) (*team, string, *app.Repo) {
+	t.Helper()
+	tm := newTeam(t, 1)
+	dir := tm.dirs[0]
+	git(t, dir, "checkout", "-q", "-b", "login")
+	r := reopen(t, dir)
+	if _, err := app.Init(r, app.InitOptions{Feature: "login", Type: "feature"}); err != nil {
+		t.Fatal(err)
+	}
+	return tm, dir, r
+}
+
+// `git fast-import --force` rewinds the workflow ref past a refused decision after it was pushed:
+// verify fails on the rewind.
+func TestVerifyGateRefusesARewind(t *testing.T) {
+	st := newSignedTeam(t)
+	dir := st.dirs[0]
+	before := git(t, dir, "rev-parse", "refs/exarchos/login")
+	useKey(t, dir, st.mallory)
+	if _, err := app.Run(reopen(t, dir), "login", workflow.Approve{Note: "mine"}); err == nil {
+		t.Fatal("mallory's approval was taken")
+	}
+	pushAll(t, dir)
+	imp := exec.Command("git", "fast-import", "--force", "--quiet")
+	imp.Dir = dir
+	imp.Stdin = strings.NewReader("reset refs/exarchos/login\nfrom " + before + "\n\n")
+	if out, err := imp.CombinedOutput(); err != nil {
+		t.Fatalf("fast-import: %v %s", err, out)
+	}
+	if got := git(t, dir, "rev-parse", "refs/exarchos/login"); got != before {
+		t.Fatalf("fast-import left the ref at %s", got)
+	}
+	res, err := app.Verify(reopen(t, dir), app.VerifyOptions{Feature: "login"})
+	wantViolation(t, res, err, "rewind", "does not descend from origin's copy")
+}
+
+// A refused decision blocks verify until a human acknowledges it with a signed decision that
+// names it; verify then passes and reports both.
+func TestVerifyGateRefusedDecisionCanBeAcknowledged(t *testing.T) {
+	st := newSignedTeam(t)
+	dir := st.dirs[0]
+	useKey(t, dir, st.mallory)
+	if _, err := app.Run(reopen(t, dir), "login", workflow.Approve{Note: "mine"}); err == nil {
+		t.Fatal("mallory's approval was taken")
+	}
+	res, err := app.Verify(reopen(t, dir), app.VerifyOptions{Feature: "login"})
+	wantViolation(t, res, err, "decision", "git exarchos acknowledge login")
+	refused := status(t, reopen(t, dir), "login").Refused[0].ID
+
+	// mallory cannot acknowledge her own forgery: her acknowledgement is refused as well.
+	if _, err := app.Run(reopen(t, dir), "login", workflow.Acknowledge{Event: refused, Reason: "fine"}); err == nil {
+		t.Fatal("mallory's acknowledgement was taken")
+	}
+	if _, err := app.Verify(reopen(t, dir), app.VerifyOptions{Feature: "login"}); err == nil {
+		t.Fatal("verify passed on an acknowledgement by a key that is not allowed")
+	}
+
+	useKey(t, dir, st.alice)
+	if _, err := app.Run(reopen(t, dir), "login", workflow.Acknowledge{Event: "ev-none", Reason: "x"}); err == nil {
+		t.Fatal("an acknowledgement of no refused decision was taken")
+	}
+	if _, err := app.Run(reopen(t, dir), "login", workflow.Acknowledge{Event: refused, Reason: "mallory's test key; approved properly below"}); err != nil {
+		t.Fatal(err)
+	}
+	// mallory's own refused acknowledgement is still a violation until alice names it too.
+	for _, f := range status(t, reopen(t, dir), "login").Refused {
+		if f.Acknowledged == "" {
+			if _, err := app.Run(reopen(t, dir), "login", workflow.Acknowledge{Event: f.ID, Reason: "seen"}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	res, err = app.Verify(reopen(t, dir), app.VerifyOptions{Feature: "login"})
+	if err != nil {
+		t.Fatalf("verify after the acknowledgements: %v", err)
+	}
+	w := res.Workflows[0]
+	if len(w.Acknowledged) != 2 || w.Acknowledged[0].Event != refused || w.Acknowledged[0].By == "" || w.Acknowledged[0].Kind != workflow.KindApprove {
+		t.Fatalf("verify reports %+v", w.Acknowledged)
+	}
+	if st := status(t, reopen(t, dir), "login"); len(st.Approvals) != 0 || st.Phase != "plan-review" {
+		t.Fatalf("an acknowledgement gave the refused approval effect: %+v", st.Approvals)
+	}
+}
+
+// The signature checker is never chosen by the repository: gpg.ssh.program in .git/config, the
+// same through `git -c` (GIT_CONFIG_PARAMETERS), or a fake ssh-keygen first on PATH, each of which
+// accepts every signature, makes no decision of mallory's count, even with the verdicts checked
+// afresh.
+func TestVerifyGateCheckerComesFromAFixedPlace(t *testing.T) {
+	st := newSignedTeam(t)
+	dir := st.dirs[0]
+	useKey(t, dir, st.mallory)
+	_, _ = app.Run(reopen(t, dir), "login", workflow.Approve{Note: "mine"})
+	fake := filepath.Join(t.TempDir(), "ssh-keygen")
+	if err := os.WriteFile(fake, []byte("#!/bin/sh\n# find-principals names alice; verify says yes\necho alice@example.com\nexit 0\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	git(t, dir, "config", "gpg.ssh.program", fake)
+	t.Setenv("GIT_CONFIG_PARAMETERS", "'gpg.ssh.program'='"+fake+"'")
+	t.Setenv("PATH", filepath.Dir(fake)+string(os.PathListSeparator)+os.Getenv("PATH"))
+	common := git(t, dir, "rev-parse", "--git-common-dir")
+	if !filepath.IsAbs(common) {
+		common = filepath.Join(dir, common)
+	}
+	os.RemoveAll(filepath.Join(common, "exarchos", "verdicts"))
+	r := reopen(t, dir)
+	got, _, err := r.State("login")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Approvals) != 0 || len(got.Refused) != 1 {
+		t.Fatalf("a fake checker made mallory's approval count: approvals %+v refused %+v", got.Approvals, got.Refused)
+	}
+	if _, err := app.Verify(r, app.VerifyOptions{Feature: "login"}); err == nil {
+		t.Fatal("verify passed with a fake checker")
+	}
+}
+
+// A locally moved origin/main (a commit naming the agent's key as an allowed signer) and
+// exarchos.definitionsRef written into .git/config make no key of the agent's a signer.
+func TestVerifyGateSignersComeFromTheFetchedBase(t *testing.T) {
+	st := newSignedTeam(t)
+	dir := st.dirs[0]
+	pub, err := os.ReadFile(st.mallory + ".pub")
+	if err != nil {
+		t.Fatal(err)
+	}
+	git(t, dir, "checkout", "-q", "-b", "evil", "origin/main")
+	os.WriteFile(filepath.Join(dir, app.AllowedSignersPath), []byte("mallory namespaces=\"git-exarchos\" "+strings.TrimSpace(string(pub))+"\n"), 0o644)
+	git(t, dir, "commit", "-q", "-am", "me too")
+	git(t, dir, "push", "-q", ".", "HEAD:refs/remotes/origin/main")
+	git(t, dir, "config", "exarchos.definitionsRef", "refs/heads/evil")
+	git(t, dir, "checkout", "-q", "login")
+	useKey(t, dir, st.mallory)
+	_, _ = app.Run(reopen(t, dir), "login", workflow.Approve{Note: "mine"})
+	got := status(t, reopen(t, dir), "login")
+	if len(got.Approvals) != 0 || len(got.Refused) != 1 {
+		t.Fatalf("mallory made herself a signer: approvals %+v refused %+v (base %+v)", got.Approvals, got.Refused, reopen(t, dir).Base())
+	}
+	if b := reopen(t, dir).Base(); b.Moved == "" || !strings.Contains(b.Moved, "not by a fetch") {
+		t.Fatalf("the base does not say it was moved: %+v", b)
+	}
+	// A fetch makes the tracking ref the remote's again.
+	git(t, dir, "fetch", "-q", "--force", "origin", "+refs/heads/main:refs/remotes/origin/main")
+	if b := reopen(t, dir).Base(); b.Moved != "" {
+		t.Fatalf("after a fetch: %+v", b)
+	}
+}
+
+// `signers add --role replace` is accepted: replace is a decision kind (README), so it is a role.
+func TestSignersAddTakesEveryDecisionKindAsARole(t *testing.T) {
+	tm := newTeam(t, 1)
+	key, _ := sshKey(t, t.TempDir(), "lead")
+	for _, role := range workflow.DecisionKinds() {
+		if _, err := app.SignersAdd(reopen(t, tm.dirs[0]), app.SignersAddOptions{Principal: "lead-" + role + "@example.com", KeyFile: key + ".pub", Roles: []string{role}}); err != nil {
+			t.Fatalf("role %s: %v", role, err)
+		}
+	}
+}
+
+// The verdict cache never outlives the checker: a verdict a fake checker gave (here the fake sits
+// where the checker is looked for) is not reused once the real one is back, and the other way
+// round.
+func TestVerifyGateVerdictCacheIsKeyedToTheChecker(t *testing.T) {
+	st := newSignedTeam(t)
+	dir := st.dirs[0]
+	useKey(t, dir, st.mallory)
+	_, _ = app.Run(reopen(t, dir), "login", workflow.Approve{Note: "mine"})
+	bin := t.TempDir()
+	real, err := exec.LookPath("ssh-keygen")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(real)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checker := filepath.Join(bin, "ssh-keygen")
+	if err := os.WriteFile(checker, b, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	app.UseCheckerPaths(t, checker)
+	approvals := func() int {
+		t.Helper()
+		st, _, err := reopen(t, dir).State("login")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(st.Approvals)
+	}
+	if n := approvals(); n != 0 {
+		t.Fatalf("the real checker took mallory's approval")
+	}
+	// The checker is replaced by one that says yes to everything: its verdict is its own.
+	fake := "#!/bin/sh\necho alice@example.com\nexit 0\n"
+	if err := os.Remove(checker); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(checker, []byte(fake), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if n := approvals(); n != 1 {
+		t.Fatalf("the fake checker's verdict was not asked for (a cached verdict outlived the checker): %d approvals", n)
+	}
+	// The real checker is back: the fake's verdict is not reused.
+	if err := os.Remove(checker); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(checker, b, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if n := approvals(); n != 0 {
+		t.Fatalf("a verdict of the fake checker outlived it: %d approvals", n)
+	}
+}
+
+// A task completed by a hand-built event with no commit of its own is a violation: verify checks
+// the head the way task done decides it.
+func TestVerifyGateTaskWithoutWork(t *testing.T) {
+	_, dir, r := unsignedLogin(t)
+	head := git(t, dir, "rev-parse", "HEAD")
+	forge(t, r, "login", workflow.NewEvent{Type: workflow.EventTaskAdded, Data: workflow.TaskData{ID: "t1", Start: head}})
+	forge(t, reopen(t, dir), "login", workflow.NewEvent{Type: workflow.EventTaskCompleted, Data: workflow.TaskData{ID: "t1", HeadSHA: head}})
+	res, err := app.Verify(reopen(t, dir), app.VerifyOptions{Feature: "login"})
+	wantViolation(t, res, err, "task", "where it started: it has no commit of its own")
+}
