@@ -136,7 +136,7 @@ func NewEnv(t *testing.T) *Env {
 	e.Git(e.Dir, "remote", "set-url", "--push", "origin", e.Remote)
 	e.Git(e.Dir, "push", "-q", "origin", "main")
 	// origin/main as if fetched: the protected base branch.
-	e.Git(e.Dir, "update-ref", "refs/remotes/origin/main", "HEAD")
+	e.Git(e.Dir, "update-ref", "-m", "fetch: as if fetched from origin", "refs/remotes/origin/main", "HEAD")
 	e.Git(e.Dir, "symbolic-ref", "refs/remotes/origin/HEAD", "refs/remotes/origin/main")
 	return e
 }

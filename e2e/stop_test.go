@@ -21,7 +21,7 @@ func TestStopGuardHoldsTheAgentOnceThroughTheClient(t *testing.T) {
 				writeFile(t, filepath.Join(e.Dir, ".exarchos", "config.yaml"), "stopGuard: true\n")
 				e.Git(e.Dir, "add", ".exarchos/config.yaml")
 				e.Git(e.Dir, "commit", "-q", "-m", "stop guard")
-				e.Git(e.Dir, "update-ref", "refs/remotes/origin/main", "HEAD")
+				e.Git(e.Dir, "update-ref", "-m", "fetch: as if fetched from origin", "refs/remotes/origin/main", "HEAD")
 			}
 			e.Git(e.Dir, "switch", "-q", "-c", "login")
 			e.MustHuman("init", "login", "--type", "feature")

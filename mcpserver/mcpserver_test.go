@@ -189,7 +189,7 @@ func TestMCPParity(t *testing.T) {
 		{"task_add", `{"task":"t1","title":"session store"}`, []string{"task", "add", "t1", "--title", "session store"}, false},
 		{"task_add", `{"task":"t2"}`, []string{"task", "add", "t2"}, false},
 		{"task_start", `{"task":"t1"}`, []string{"task", "start", "t1"}, false},
-		{"task_done", `{"task":"t1"}`, []string{"task", "done", "t1"}, false},
+		{"task_done", `{"task":"t1"}`, []string{"task", "done", "t1"}, true}, // no commit since the task started: NO_WORK
 		{"task_fail", `{"task":"t2","reason":"blocked"}`, []string{"task", "fail", "t2", "--reason", "blocked"}, false},
 		{"validate", `{"command":["true"]}`, []string{"validate", "--json", "--", "true"}, false},
 		{"validate", `{"command":["false"]}`, []string{"validate", "--json", "--", "false"}, true},
@@ -342,7 +342,7 @@ func TestMCPConcurrentCalls(t *testing.T) {
 				errs <- id + ": " + res.Content[0].(*mcp.TextContent).Text
 				return
 			}
-			if !strings.Contains(res.Content[0].(*mcp.TextContent).Text, `"data":{"id":"`+id+`"}`) {
+			if !strings.Contains(res.Content[0].(*mcp.TextContent).Text, `"data":{"id":"`+id+`",`) {
 				errs <- id + ": answered " + res.Content[0].(*mcp.TextContent).Text
 			}
 		}()
