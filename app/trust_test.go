@@ -281,8 +281,10 @@ func completeSigned(t *testing.T, st *signedTeam) *app.Repo {
 	writeCommit(t, dir, "store.go", "package login\n")
 	run(workflow.CompleteTask{ID: "t1"}, workflow.TransitionTo{Phase: "review"})
 	app.ActAsAgent(t, dir, "s-review", "a-reviewer") // reviews by a reviewer subagent
+	r = reopen(t, dir)                               // a new process: the environment is read when the repository opens
 	run(workflow.RecordReview{Dimension: "spec", Pass: true}, workflow.RecordReview{Dimension: "quality", Pass: true})
 	app.ActAsHuman(t)
+	r = reopen(t, dir)
 	run(workflow.TransitionTo{Phase: "synthesize"})
 	tip := git(t, dir, "rev-parse", "HEAD")
 	git(t, dir, "push", "-q", "origin", "HEAD:main") // the pull request is merged: the base holds it
@@ -405,7 +407,7 @@ func TestAuditAndRehydrateShowRefusedDecisions(t *testing.T) {
 func TestUnsignedModeSaysDecisionsAreNotProtected(t *testing.T) {
 	_, dir, r := unsignedLogin(t)
 	s, err := app.ShowStatus(r, app.StatusOptions{Feature: "login"})
-	if err != nil || s.Status.Trust.Mode != "unsigned" || !strings.Contains(s.Status.Trust.Note, "git exarchos signers add") {
+	if err != nil || s.Status.Trust.Mode != "unsigned" || !strings.Contains(s.Status.Trust.Note, "git exarchos setup --signer --commit") {
 		t.Fatalf("status trust %+v %v", s.Status.Trust, err)
 	}
 	h, err := app.Rehydrate(r, app.RehydrateOptions{Feature: "login"})

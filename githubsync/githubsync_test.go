@@ -367,7 +367,7 @@ func TestClosePR(t *testing.T) {
 		t.Fatalf("comments %q", got)
 	}
 	by, total := fake.Requests()
-	if total != 2 || by["comment"] != 1 || by["close"] != 1 {
+	if total != 3 || by["comments"] != 1 || by["comment"] != 1 || by["close"] != 1 {
 		t.Fatalf("requests %v", by)
 	}
 
@@ -382,6 +382,30 @@ func TestClosePR(t *testing.T) {
 	if by, _ := fake.Requests(); by["close"] != 2 || by["comment"] != 1 || len(fake.Comments(13)) != 1 {
 		t.Fatalf("requests %v, comments %q", by, fake.Comments(13))
 	}
+
+	// A close killed between its comment and its close is run again (cancel resumes): the comment,
+	// already there among 150 others (two pages), is not posted twice.
+	fake.SetPR(fakegithub.PR{Number: 14, Head: "third", Base: "main", HeadSHA: "h"})
+	for i := range 150 {
+		if _, err := c.ClosePR(context.Background(), 14, fmt.Sprint("note ", i)); err != nil {
+			t.Fatal(err)
+		}
+		fake.SetPR(fakegithub.PR{Number: 14, Head: "third", Base: "main", HeadSHA: "h"}) // open again
+	}
+	fake.ResetRequests()
+	if _, err := c.ClosePR(context.Background(), 14, "note 3"); err != nil {
+		t.Fatal(err)
+	}
+	if by, _ := fake.Requests(); by["comment"] != 0 || by["comments"] != 1 || len(fake.Comments(14)) != 150 {
+		t.Fatalf("requests %v, %d comments", by, len(fake.Comments(14)))
+	}
+	fake.ResetRequests()
+	if _, err := c.ClosePR(context.Background(), 14, "note 149"); err != nil {
+		t.Fatal(err)
+	}
+	if by, _ := fake.Requests(); by["comment"] != 0 || by["comments"] != 2 || len(fake.Comments(14)) != 150 {
+		t.Fatalf("requests %v, %d comments", by, len(fake.Comments(14)))
+	}
 }
 
 func TestClosePRFailures(t *testing.T) {
@@ -390,13 +414,13 @@ func TestClosePRFailures(t *testing.T) {
 	fake.SetPR(fakegithub.PR{Number: 12, Head: "topic", Base: "main", HeadSHA: "h"})
 	c := newClient(t, fake, 300*time.Millisecond)
 	// A 5xx on the comment (a POST) is not retried: a second comment would be noise.
-	fake.Fail(fakegithub.Fault{Status: 502, Body: `{"message":"Bad Gateway"}`})
+	fake.Fail(fakegithub.Fault{Route: "comment", Status: 502, Body: `{"message":"Bad Gateway"}`})
 	_, err := c.ClosePR(context.Background(), 12, "bye")
 	var ge *githubsync.Error
 	if !errors.As(err, &ge) || ge.Kind != githubsync.KindUnavailable || !strings.Contains(ge.Msg, "closing pull request acme/app#12") {
 		t.Fatalf("%v", err)
 	}
-	if by, total := fake.Requests(); total != 1 || by["comment"] != 1 {
+	if by, total := fake.Requests(); total != 2 || by["comment"] != 1 {
 		t.Fatalf("requests %v", by)
 	}
 	// No write access: an access failure (exit 4) that names the permission.
@@ -426,8 +450,12 @@ func TestTokenStaysWithTheAPIHost(t *testing.T) {
 		fmt.Fprint(w, `{"id":1,"number":12,"state":"closed","html_url":"https://github.com/acme/app/pull/12","head":{"ref":"topic","sha":"h"},"base":{"ref":"main"}}`)
 	}))
 	defer other.Close()
-	away := func(status int, path string) fakegithub.Fault {
-		return fakegithub.Fault{Status: status, Header: map[string]string{"Location": other.URL + path}}
+	away := func(status int, path string, route ...string) fakegithub.Fault {
+		f := fakegithub.Fault{Status: status, Header: map[string]string{"Location": other.URL + path}}
+		if len(route) > 0 {
+			f.Route = route[0]
+		}
+		return f
 	}
 	c := newClient(t, fake, time.Second)
 	ctx := context.Background()
@@ -435,7 +463,7 @@ func TestTokenStaysWithTheAPIHost(t *testing.T) {
 	if _, err := c.PullRequest(ctx, 12); err != nil {
 		t.Fatal(err)
 	}
-	fake.Fail(away(http.StatusTemporaryRedirect, "/repos/acme/app/issues/12/comments"), away(http.StatusPermanentRedirect, "/repos/acme/app/pulls/12"))
+	fake.Fail(away(http.StatusTemporaryRedirect, "/repos/acme/app/issues/12/comments", "comment"), away(http.StatusPermanentRedirect, "/repos/acme/app/pulls/12", "close"))
 	if _, err := c.ClosePR(ctx, 12, "bye"); err != nil {
 		t.Fatal(err)
 	}

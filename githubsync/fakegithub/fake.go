@@ -220,6 +220,7 @@ var Routes = []Route{
 	{"check-runs", http.MethodGet, "/repos/{owner}/{repo}/commits/{ref}/check-runs"},
 	{"status", http.MethodGet, "/repos/{owner}/{repo}/commits/{ref}/status"},
 	{"comment", http.MethodPost, "/repos/{owner}/{repo}/issues/{issue_number}/comments"},
+	{"comments", http.MethodGet, "/repos/{owner}/{repo}/issues/{issue_number}/comments"},
 }
 
 var routeRes = func() []*regexp.Regexp {
@@ -340,15 +341,20 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		s.comments[number] = append(s.comments[number], *in.Body)
-		c := example("issue-comment").(map[string]any)
-		id := len(s.comments[number])
-		c["id"], c["body"] = id, *in.Body
-		c["url"] = fmt.Sprintf("%s/repos/%s/issues/comments/%d", s.URL, s.full(), id)
-		c["html_url"] = fmt.Sprintf("https://%s/%s/pull/%d#issuecomment-%d", s.Host, s.full(), number, id)
-		c["issue_url"] = fmt.Sprintf("%s/repos/%s/issues/%d", s.URL, s.full(), number)
+		c := s.commentJSON(number, len(s.comments[number])-1)
 		h.Set("Location", c["url"].(string))
 		w.WriteHeader(http.StatusCreated)
 		body = c
+	case "comments":
+		if _, ok := s.pulls[number]; !ok {
+			notFound()
+			return
+		}
+		list := []any{}
+		for i := range s.comments[number] {
+			list = append(list, s.commentJSON(number, i))
+		}
+		body = s.page(w, r, list)
 	case "close":
 		var in struct {
 			State string `json:"state"`
@@ -498,6 +504,17 @@ var examples = func() map[string]json.RawMessage {
 // ExampleNames are the examples of GitHub's description the fake starts its answers from.
 var ExampleNames = []string{"full-repository-default-response", "pull-request", "pull-request-simple-items",
 	"pull-request-review-items", "check-run-paginated", "combined-commit-status", "issue-comment"}
+
+// commentJSON is the i-th comment on issue (or pull request) number, in GitHub's shape.
+func (s *Server) commentJSON(number, i int) map[string]any {
+	c := example("issue-comment").(map[string]any)
+	id := i + 1
+	c["id"], c["body"] = id, s.comments[number][i]
+	c["url"] = fmt.Sprintf("%s/repos/%s/issues/comments/%d", s.URL, s.full(), id)
+	c["html_url"] = fmt.Sprintf("https://%s/%s/pull/%d#issuecomment-%d", s.Host, s.full(), number, id)
+	c["issue_url"] = fmt.Sprintf("%s/repos/%s/issues/%d", s.URL, s.full(), number)
+	return c
+}
 
 // example is a fresh copy of the named example (a list's first item).
 func example(name string) any {

@@ -352,6 +352,9 @@ func TestFakeAnswersAsGitHubDescribes(t *testing.T) {
 		{"POST", "/repos/acme/app/issues/1/comments", `{"body":"closing"}`},
 		{"POST", "/repos/acme/app/issues/99/comments", `{"body":"closing"}`},
 		{"POST", "/repos/acme/app/issues/1/comments", `{"text":"no body"}`},
+		{"GET", "/repos/acme/app/issues/1/comments", ""},
+		{"GET", "/repos/acme/app/issues/1/comments?per_page=1&page=1", ""},
+		{"GET", "/repos/acme/app/issues/99/comments", ""},
 		{"PATCH", "/repos/acme/app/pulls/1", `{"state":"closed"}`},
 		{"PATCH", "/repos/acme/app/pulls/1", `{"state":"merged"}`},
 	}
