@@ -99,14 +99,7 @@ func (s *Repo) AddConfig(key, value string) error {
 // ConfigBool reads a boolean git config key the way git spells booleans.
 func (s *Repo) ConfigBool(key string) bool {
 	v, ok := s.Config(key)
-	if !ok {
-		return false
-	}
-	switch strings.ToLower(v) {
-	case "", "true", "yes", "on", "1":
-		return true
-	}
-	return false
+	return ok && isTrue(v)
 }
 
 // ConfigInt reads an integer git config key, or def when unset or not a number.
