@@ -354,7 +354,6 @@ func (r *Repo) result(feature string, res *gitstore.Result) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	r.indexBranch(feature, st) // the hooks' branch → workflow index (hook_cache.go)
 	out := &Result{Feature: feature, Head: res.Commit.String(), State: st, Appended: res.Appended, Duplicates: res.Duplicates}
 	if out.Appended == nil {
 		out.Appended = []workflow.Event{}

@@ -192,17 +192,21 @@ func (h *hookRepo) branchChanges(root, head string) ([]hooks.Change, error) {
 	if baseTip == "" {
 		return nil, nil
 	}
+	// The entry carries a sha256 of the list, so an empty, cut or edited file is not taken for
+	// "the branch changed nothing": it is computed again.
 	key := filepath.Join(r.hookCache().dir, "branchdiff", baseTip+"-"+head)
 	b, err := os.ReadFile(key)
-	if err != nil {
+	sum, list, ok := bytes.Cut(b, []byte{'\n'})
+	if err != nil || !ok || string(sum) != hashHex(string(list)) {
 		diff, err := gitrepo.GitIn(root, "diff", "--name-only", "-z", "--no-renames", baseTip+"..."+head)
 		if err != nil {
 			return nil, err
 		}
-		b = []byte(diff)
+		list = []byte(diff)
 		_ = os.RemoveAll(filepath.Dir(key)) // one entry: older ones are for other commits
-		_ = atomicfile.Write(key, b, 0o644)
+		_ = atomicfile.Write(key, append([]byte(hashHex(diff)+"\n"), list...), 0o644)
 	}
+	b = list
 	var out []hooks.Change
 	for _, p := range bytes.Split(b, []byte{0}) {
 		if len(p) > 0 {

@@ -615,6 +615,12 @@ func (s *Store) list(useCache bool) ([]Summary, error) {
 	return kept, nil
 }
 
+// SummaryOf reads one workflow's head commit as List does (its trailers); found is false when the
+// commit is not stored (a broken ref, which fsck names).
+func (s *Store) SummaryOf(feature string, commit gitrepo.Hash) (Summary, bool, error) {
+	return s.summary(RefName(feature), commit)
+}
+
 // summary reads a workflow's head commit. A commit that is not stored (a broken ref; fsck names
 // it) is not found, unless a gc is running, which may have moved it or pruned it for a moment.
 func (s *Store) summary(name string, commit gitrepo.Hash) (Summary, bool, error) {
