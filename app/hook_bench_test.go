@@ -13,12 +13,14 @@ import (
 func BenchmarkClaudeHookBound(b *testing.B) {
 	b.Setenv("XDG_STATE_HOME", b.TempDir())
 	dir, _ := newSagaRepo(b) // workflow login, in ideate, bound to main
-	for _, tc := range []struct{ name, tool, input string }{
-		{"Write-denied", "Write", fmt.Sprintf(`{"file_path":%q}`, filepath.Join(dir, "main.go"))},
-		{"Read", "Read", `{"file_path":"main.go"}`},
-		{"Bash", "Bash", `{"command":"go test ./... 2>&1 | tail -5"}`},
+	for _, tc := range []struct{ name, session, tool, input string }{
+		{"Write-denied", "bench", "Write", fmt.Sprintf(`{"file_path":%q}`, filepath.Join(dir, "main.go"))},
+		{"Read", "bench", "Read", `{"file_path":"main.go"}`},
+		{"Bash", "bench", "Bash", `{"command":"go test ./... 2>&1 | tail -5"}`},
+		// No session: the workflow is found through the branch index (hook_index.go) on every call.
+		{"Write-denied-by-branch", "", "Write", fmt.Sprintf(`{"file_path":%q}`, filepath.Join(dir, "main.go"))},
 	} {
-		payload := []byte(fmt.Sprintf(`{"session_id":"bench","cwd":%q,"hook_event_name":"PreToolUse","tool_name":%q,"tool_input":%s}`, dir, tc.tool, tc.input))
+		payload := []byte(fmt.Sprintf(`{"session_id":%q,"cwd":%q,"hook_event_name":"PreToolUse","tool_name":%q,"tool_input":%s}`, tc.session, dir, tc.tool, tc.input))
 		b.Run(tc.name, func(b *testing.B) {
 			for b.Loop() {
 				if err := ClaudeHook(ClaudeHookOptions{Stdin: bytes.NewReader(payload), Stdout: io.Discard, Stderr: io.Discard}); err != nil {
