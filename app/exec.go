@@ -104,7 +104,7 @@ func (r *Repo) ResolveState(given string) (string, workflow.State, *gitstore.Sna
 // the rejection is still returned (with the result for a circuit, which the engine asks for).
 func (r *Repo) Execute(feature string, cmds ...workflow.Command) (*Result, error) {
 	rules := r.Rules()
-	if err := rules.LegacyError(); err != nil {
+	if err := rules.Err(); err != nil {
 		return nil, err
 	}
 	env, err := r.env()
@@ -311,7 +311,7 @@ func (r *Repo) Init(cmd workflow.Init) (*Result, error) {
 		return nil, &UsageError{Msg: err.Error()}
 	}
 	rules := r.Rules()
-	if err := rules.LegacyError(); err != nil {
+	if err := rules.Err(); err != nil {
 		return nil, err
 	}
 	def, err := rules.Definition(cmd.Type)

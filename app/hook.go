@@ -78,6 +78,14 @@ func (h *hookRepo) open(dir string) (*Repo, error) {
 // Session returns the workflows the session works on (binding.go): the ones its first call bound
 // it to, else the ones bound to the branch checked out where dir is, and then binds it to them.
 func (h *hookRepo) Session(in hooks.Input, dir string) ([]hooks.Bound, error) {
+	ws, err := h.session(in, dir)
+	if err == nil && len(ws) > 0 {
+		err = h.repo.hookRulesErr() // rules that cannot be read stop policed calls (hook_rules.go)
+	}
+	return ws, err
+}
+
+func (h *hookRepo) session(in hooks.Input, dir string) ([]hooks.Bound, error) {
 	if in.SessionID != "" {
 		rec, err := loadSession(in.SessionID)
 		if err != nil {

@@ -34,12 +34,15 @@ const UnprotectedNote = "human decisions are not protected: anyone (an agent too
 
 // Trust is the signing mode of a repository, as status and verify report it.
 type Trust struct {
-	Mode    string `json:"mode"` // signed | unsigned
+	Mode    string `json:"mode"` // signed | unsigned | unreadable (the allowed signers exist but cannot be read)
 	Base    string `json:"base"` // the ref the signers were read from
 	Signers int    `json:"signers,omitempty"`
 	Note    string `json:"note,omitempty"`
 	// KeyWarning says, when it can tell, that the configured signing key protects nothing.
 	KeyWarning string `json:"keyWarning,omitempty"`
+	// RulesError says that the rules on the base branch cannot be read (Rules.Err): every
+	// governed command refuses until they can.
+	RulesError string `json:"rulesError,omitempty"`
 }
 
 // trust is what a Repo knows about who may decide, loaded once.
@@ -67,7 +70,12 @@ func (r *Repo) trust() *trust {
 	r.trusted = t
 	files, err := r.BaseDir(path.Dir(AllowedSignersPath)) // one read serves both files
 	if err != nil {
-		t.problem = err
+		// Signers that cannot be read are not "no signers": decisions are judged as in signed
+		// mode, and none can be verified, so none takes effect until they can be read.
+		t.problem, t.signed = err, true
+		sum := sha256.Sum256([]byte("unreadable: " + err.Error()))
+		t.blob = hex.EncodeToString(sum[:])
+		t.salt = cloneSalt(r.Store.Loc.CommonDir)
 		return t
 	}
 	allowed, roles := files[path.Base(AllowedSignersPath)], files[path.Base(RolesPath)]
@@ -144,15 +152,19 @@ func cloneSalt(common string) string {
 func (r *Repo) TrustInfo() Trust {
 	t := r.trust()
 	info := Trust{Mode: "unsigned", Base: r.Base().Ref}
-	if t.signed {
+	switch {
+	case t.problem != nil:
+		info.Mode = "unreadable"
+		info.Note = fmt.Sprintf("the allowed signers on %s cannot be read, so no human decision takes effect until they can (%v): `git fetch` the base branch, or `git fsck` to see what is missing", info.Base, t.problem)
+	case t.signed:
 		info.Mode, info.Signers = "signed", t.count
-	} else {
+	default:
 		info.Note = UnprotectedNote
 	}
-	if t.problem != nil {
-		info.Note = strings.TrimSpace(info.Note + " (" + t.problem.Error() + ")")
-	}
 	info.KeyWarning = signing.KeyProtection(r.signingConfig())
+	if err := r.Rules().Err(); err != nil {
+		info.RulesError = err.Error()
+	}
 	return info
 }
 
@@ -166,6 +178,9 @@ func (r *Repo) trustNotes() []string {
 	}
 	if info.KeyWarning != "" {
 		out = append(out, info.KeyWarning)
+	}
+	if info.RulesError != "" {
+		out = append(out, info.RulesError)
 	}
 	return out
 }

@@ -47,13 +47,19 @@ func parseObjectFormat(v string) (ObjectFormat, bool) {
 	return SHA1, false
 }
 
-// isTrue is a config value git reads as true (a key written with no value included).
-func isTrue(v string) bool {
-	switch strings.ToLower(v) {
-	case "", "true", "yes", "on", "1":
+// gitBool is a config value (written with '=') as git's --type=bool reads it: true/yes/on, or an
+// integer other than 0 (a k, m or g unit allowed); "" is false.
+func gitBool(v string) bool {
+	v = strings.ToLower(strings.TrimSpace(v))
+	switch v {
+	case "true", "yes", "on":
 		return true
+	case "", "false", "no", "off":
+		return false
 	}
-	return false
+	digits := strings.TrimSuffix(strings.TrimSuffix(strings.TrimSuffix(v, "k"), "m"), "g")
+	n, err := strconv.ParseInt(digits, 10, 64)
+	return err == nil && n != 0
 }
 
 // repoFeatures is what the repository's config says about how it is stored.
@@ -91,7 +97,7 @@ func readRepoFeatures(commonDir string) (repoFeatures, error) {
 	for _, e := range entries {
 		// git 2.39 marks a partial clone's remote with remote.<name>.promisor rather than
 		// extensions.partialClone.
-		if e.Section == "remote" && e.Key == "promisor" && f.promisor == "" && isTrue(e.Value) {
+		if e.Section == "remote" && e.Key == "promisor" && f.promisor == "" && (e.NoValue || gitBool(e.Value)) {
 			f.promisor = e.Subsection
 		}
 		if e.Section != "extensions" || e.Subsection != "" {
