@@ -17,9 +17,9 @@ import (
 // (every restriction gone) or the two out of step. So they are written as one change: each new
 // content is staged beside its file, then a journal naming them is renamed into place (the
 // commit point), then each staged file is renamed over its file (roles first: a roles file ahead
-// of its signers restricts, never widens), then the journal goes. The next `signers add` (and
-// doctor) finishes a change whose journal exists, and drops staged files without one: a kill
-// at any instant ends as both old or both new.
+// of its signers restricts, never widens), then the journal goes. The next `signers add` finishes
+// a change whose journal exists, and drops staged files without one: a kill at any instant ends
+// as both old or both new.
 
 const (
 	signersJournal = ".exarchos/.signers-change"

@@ -263,6 +263,12 @@ func (s *Store) readBlob(h gitrepo.Hash) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read blob %s: %w", h, err)
 	}
+	// What was read must be what its id says: a loose file or pack entry holding other content
+	// (git serves it as it is) would otherwise read as a shorter, or another, log. A hash of a
+	// few kilobytes costs microseconds.
+	if got := s.st.Format().Sum(plumbing.BlobObject, b); got != h {
+		return nil, fmt.Errorf("blob %s holds content that hashes to %s: the object is damaged; run `git exarchos fsck` (and `git fsck`)", h, got)
+	}
 	return b, nil
 }
 
@@ -625,6 +631,9 @@ func (s *Store) SummaryOf(feature string, commit gitrepo.Hash) (Summary, bool, e
 // it) is not found, unless a gc is running, which may have moved it or pruned it for a moment.
 func (s *Store) summary(name string, commit gitrepo.Hash) (Summary, bool, error) {
 	content, err := s.ReadObject(commit, plumbing.CommitObject)
+	if errors.Is(err, gitrepo.ErrWrongType) {
+		return Summary{}, false, nil // a ref to a blob or tree: not a workflow (fsck names it)
+	}
 	if isTransient(err) {
 		s.st.Reindex() // a concurrent gc may have just packed it
 		if !s.st.Exists(commit) && !s.GCRunning() {
