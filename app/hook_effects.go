@@ -71,23 +71,43 @@ func (h *hookRepo) worktreeChanges(root string) (head string, changes []hooks.Ch
 		token, terr = fsmonitor.Token(root)
 	}
 	if terr == nil {
-		if head, changes, ok := readKeptStatus(kept, token, gitrepo.FileStamp(index), loc.Head()); ok {
+		if head, changes, ok := readKeptStatus(kept, token, h.repo.statusStamp(loc, index), loc.Head()); ok {
 			return head, changes, nil
 		}
 	} else if errors.Is(terr, fsmonitor.ErrNotRunning) {
 		h.repo.startMonitor(root)
 	}
-	stamp := gitrepo.FileStamp(index)
+	stamp := h.repo.statusStamp(loc, index)
 	head, changes, err = worktreeStatus(root)
 	if err != nil {
 		return "", nil, err
 	}
 	// Kept only when the index did not change while the status read it: a `git add` racing with
 	// it would otherwise be hidden under the new stamp.
-	if terr == nil && stamp != "" && stamp == gitrepo.FileStamp(index) {
+	if terr == nil && gitrepo.FileStamp(index) != "" && stamp == h.repo.statusStamp(loc, index) {
 		writeKeptStatus(kept, token, stamp, head, changes)
 	}
 	return head, changes, nil
+}
+
+// statusStamp is what a kept status depends on besides the worktree the monitor watches: the
+// index, and the ignore rules kept outside the worktree (.git/info/exclude, core.excludesFile, and
+// which file that is), so an ignore rule added there is seen by the next call.
+func (r *Repo) statusStamp(loc gitrepo.Location, index string) string {
+	excludes, ok := r.Store.Config("core.excludesFile")
+	switch {
+	case ok && strings.HasPrefix(excludes, "~/"):
+		home, _ := os.UserHomeDir()
+		excludes = filepath.Join(home, excludes[2:])
+	case !ok:
+		xdg := os.Getenv("XDG_CONFIG_HOME")
+		if xdg == "" {
+			home, _ := os.UserHomeDir()
+			xdg = filepath.Join(home, ".config")
+		}
+		excludes = filepath.Join(xdg, "git", "ignore")
+	}
+	return gitrepo.FileStamp(index) + "|" + gitrepo.FileStamp(filepath.Join(loc.CommonDir, "info", "exclude")) + "|" + excludes + "=" + gitrepo.FileStamp(excludes)
 }
 
 // worktreeStatus is one `git status` of the worktree at root: HEAD's commit, and each path changed
