@@ -80,7 +80,7 @@ func (h *hookRepo) open(dir string) (*Repo, error) {
 func (h *hookRepo) Session(in hooks.Input, dir string) ([]hooks.Bound, error) {
 	ws, err := h.session(in, dir)
 	if err == nil && len(ws) > 0 {
-		err = h.repo.hookRulesErr() // rules that cannot be read stop policed calls (hook_rules.go)
+		err = h.repo.rulesUnreadable() // rules that cannot be read stop policed calls (hook_rules.go)
 	}
 	return ws, err
 }
