@@ -64,6 +64,13 @@ func (r *Repo) resolveBase() *Base {
 			name = "refs/heads/" + name
 		}
 		b := resolve(&Base{Ref: name, Source: "exarchos.definitionsRef"})
+		if b.Commit != "" { // an annotated tag names its commit through the tag object
+			if c, err := facts.PeelToCommit(b.Commit); err != nil {
+				b.Commit, b.Problem = "", fmt.Sprintf("cannot read the base %s: %v", b.Ref, err)
+			} else {
+				b.Commit = c
+			}
+		}
 		if b.Problem != "" {
 			b.Problem += ": fix exarchos.definitionsRef (`git config --global exarchos.definitionsRef refs/remotes/origin/main`) or unset it"
 		}

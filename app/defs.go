@@ -9,9 +9,12 @@ import (
 	"os"
 	"os/exec"
 	"path"
+	"regexp"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -48,6 +51,10 @@ type Rules struct {
 	Problems workflowdef.Problems `json:"problems,omitempty"`
 	// Legacy are the git config keys of earlier versions that are set here; they are not read.
 	Legacy []string `json:"legacy,omitempty"`
+	// Unreadable are the rule files that exist at the base but cannot be read (objects missing) or
+	// do not parse (.exarchos/config.yaml): every governed command refuses until they can be
+	// (Err), never running with the rules relaxed.
+	Unreadable workflowdef.Problems `json:"unreadable,omitempty"`
 }
 
 // Config is .exarchos/config.yaml:
@@ -91,10 +98,14 @@ func (r *Repo) readRules() *Rules {
 	problem := func(file, msg string) {
 		rl.Problems = append(rl.Problems, workflowdef.Problem{File: file, Message: msg})
 	}
+	unreadable := func(file, msg string) {
+		problem(file, msg)
+		rl.Unreadable = append(rl.Unreadable, workflowdef.Problem{File: file, Message: msg})
+	}
 	var repoDefs []*workflow.Definition
 	files, err := r.BaseDir(DefinitionsDir)
 	if err != nil {
-		problem(DefinitionsDir, err.Error())
+		unreadable(DefinitionsDir, err.Error())
 	}
 	names := make([]string, 0, len(files))
 	for name := range files {
@@ -115,12 +126,12 @@ func (r *Repo) readRules() *Rules {
 		repoDefs = append(repoDefs, def)
 	}
 	if src, ok, err := r.BaseFile(ConfigFile); err != nil {
-		problem(ConfigFile, err.Error())
+		unreadable(path.Dir(ConfigFile), err.Error()) // the directory's files are read together
 	} else if ok {
 		dec := yaml.NewDecoder(bytes.NewReader(src))
 		dec.KnownFields(true)
 		if err := dec.Decode(&rl.Config); err != nil && !errors.Is(err, io.EOF) {
-			problem(ConfigFile, fmt.Sprintf("%v (at %s; the built-in limits apply until it parses)", err, rl.Base.Ref))
+			unreadable(ConfigFile, yamlErrorWithKeys(err, src))
 			rl.Config = Config{}
 		}
 		rl.ConfigID = "blob:" + r.Store.ObjectFormat().Sum(plumbing.BlobObject, src).String()
@@ -152,7 +163,7 @@ func (r *Repo) readRules() *Rules {
 	}
 	for t, l := range rl.Config.Workflows {
 		if l.MaxFixCycles < 0 || l.PlanRevisions < 0 || l.SynthesisRetries < 0 {
-			problem(ConfigFile, fmt.Sprintf("workflows.%s: limits must be positive (0 keeps the definition's)", t))
+			unreadable(ConfigFile, fmt.Sprintf("workflows.%s: limits must be positive (0 keeps the definition's)", t))
 		}
 	}
 	// One bad repository type must not take the others (or the built-ins) down with it.
@@ -220,6 +231,58 @@ func (rl *Rules) LegacyError() error {
 	}
 	return fmt.Errorf("git config %s: rules are no longer read from git config but from %s on the base branch %s; move the setting there (e.g. `requireChecks: true`, `stopGuard: true`, `workflows: {feature: {maxFixCycles: 5}}`), commit it to the base branch, then run `git config --unset %s`",
 		strings.Join(rl.Legacy, ", "), ConfigFile, rl.Base.Ref, rl.Legacy[0])
+}
+
+// yamlErrorWithKeys is a YAML decoding error on one line, with the key each line it names holds
+// ("line 1: cannot unmarshal !!str `maybe` into bool" says neither which key nor what it takes).
+func yamlErrorWithKeys(err error, src []byte) string {
+	var parts []string
+	for _, p := range strings.Split(strings.TrimPrefix(err.Error(), "yaml: unmarshal errors:\n"), "\n") {
+		parts = append(parts, strings.TrimSpace(p))
+	}
+	msg := strings.Join(parts, "; ")
+	lines := strings.Split(string(src), "\n")
+	return yamlLineRe().ReplaceAllStringFunc(msg, func(m string) string {
+		n, _ := strconv.Atoi(yamlLineRe().FindStringSubmatch(m)[1])
+		if n < 1 || n > len(lines) {
+			return m
+		}
+		key, _, ok := strings.Cut(strings.TrimSpace(lines[n-1]), ":")
+		if !ok || key == "" {
+			return m
+		}
+		return fmt.Sprintf("%s (key %s)", m, strings.TrimSpace(key))
+	})
+}
+
+var yamlLineRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`line (\d+)`) })
+
+// Err is the refusal of every governed command while the rules cannot be read as they are: a
+// rule file at the base that exists but cannot be read or does not parse, or git config keys of
+// earlier versions. A rule that cannot be read stops the call; it never relaxes it.
+func (rl *Rules) Err() error {
+	if len(rl.Unreadable) > 0 {
+		return &RulesUnreadableError{Base: rl.Base.Ref, Problems: rl.Unreadable}
+	}
+	return rl.LegacyError()
+}
+
+// RulesUnreadableError names the rule files at the base branch that cannot be read, and the fix.
+type RulesUnreadableError struct {
+	Base     string
+	Problems workflowdef.Problems
+}
+
+func (e *RulesUnreadableError) Error() string {
+	var ps []string
+	for _, p := range e.Problems {
+		ps = append(ps, p.String())
+	}
+	branch := strings.TrimPrefix(strings.TrimPrefix(e.Base, "refs/heads/"), "refs/remotes/")
+	return fmt.Sprintf("the rules on the base branch %s cannot be read: %s. Every governed command refuses, and the hooks refuse policed tools, until they can: "+
+		"fix the file on %s (`git exarchos lint` checks definitions; config.yaml takes requireChecks: true|false, stopGuard: true|false, workflows: {<type>: {maxFixCycles, planRevisions, synthesisRetries}}), "+
+		"or, where objects are missing, `git fetch` the base branch (a partial or --shared clone: `git fsck` names what is gone)",
+		e.Base, strings.Join(ps, "; "), branch)
 }
 
 // Types lists the types under these rules.

@@ -80,6 +80,7 @@ func Doctor(o DoctorOptions) (*DoctorResult, error) {
 	d.monitor(r)
 	d.remotes(r)
 	d.github(r, o.Env)
+	d.rules(r)
 	d.signing(r)
 	d.store(r, o)
 	d.stuck(r, o)
@@ -325,6 +326,8 @@ func (d *DoctorResult) signing(r *Repo) {
 	info := r.TrustInfo()
 	key := r.signingConfig().SigningKey
 	switch {
+	case info.Mode == "unreadable":
+		d.add("signing", CheckFail, info.Note, "git fetch && git exarchos doctor", info)
 	case info.Mode != "signed":
 		d.add("signing", CheckWarn, "unsigned mode: "+info.Note, "git exarchos setup --signer --commit", info)
 	case key == "":
@@ -334,6 +337,19 @@ func (d *DoctorResult) signing(r *Repo) {
 		d.add("signing", CheckWarn, info.KeyWarning, "", info)
 	default:
 		d.add("signing", CheckOK, fmt.Sprintf("decisions are signed: %d signer(s) on %s, signing key %s", info.Signers, info.Base, key), "", info)
+	}
+}
+
+// rules reports rule files at the base branch that cannot be read or do not parse (every governed
+// command refuses until they can), and the other problems of the definitions there.
+func (d *DoctorResult) rules(r *Repo) {
+	rl := r.Rules()
+	if err := rl.Err(); err != nil {
+		d.add("rules", CheckFail, err.Error(), "fix the file on the base branch "+rl.Base.Ref+" (see the message)", rl.Unreadable)
+		return
+	}
+	if len(rl.Problems) > 0 {
+		d.add("rules", CheckWarn, rl.Problems[0].String(), "git exarchos lint", rl.Problems)
 	}
 }
 

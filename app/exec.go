@@ -107,7 +107,7 @@ func (r *Repo) Execute(feature string, cmds ...workflow.Command) (*Result, error
 		return nil, err
 	}
 	rules := r.Rules()
-	if err := rules.LegacyError(); err != nil {
+	if err := rules.Err(); err != nil {
 		return nil, err
 	}
 	env, err := r.env()
@@ -317,7 +317,7 @@ func (r *Repo) Init(cmd workflow.Init) (*Result, error) {
 		return nil, &UsageError{Msg: err.Error()}
 	}
 	rules := r.Rules()
-	if err := rules.LegacyError(); err != nil {
+	if err := rules.Err(); err != nil {
 		return nil, err
 	}
 	def, err := rules.Definition(cmd.Type)
@@ -360,7 +360,6 @@ func (r *Repo) result(feature string, res *gitstore.Result) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	r.indexBranch(feature, st) // the hooks' branch → workflow index (hook_cache.go)
 	out := &Result{Feature: feature, Head: res.Commit.String(), State: st, Appended: res.Appended, Duplicates: res.Duplicates}
 	if out.Appended == nil {
 		out.Appended = []workflow.Event{}

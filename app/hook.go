@@ -87,6 +87,14 @@ func (h *hookRepo) open(dir string) (*Repo, error) {
 // Session returns the workflows the session works on (binding.go): the ones its first call bound
 // it to, else the ones bound to the branch checked out where dir is, and then binds it to them.
 func (h *hookRepo) Session(in hooks.Input, dir string) ([]hooks.Bound, error) {
+	ws, err := h.session(in, dir)
+	if err == nil && len(ws) > 0 {
+		err = h.repo.rulesUnreadable() // rules that cannot be read stop policed calls (hook_rules.go)
+	}
+	return ws, err
+}
+
+func (h *hookRepo) session(in hooks.Input, dir string) ([]hooks.Bound, error) {
 	if in.SessionID != "" {
 		rec, err := loadSession(in.SessionID)
 		if err != nil {
@@ -126,11 +134,9 @@ func (r *Repo) BoundWorkflows() ([]hooks.Bound, error) {
 	if branch == "" {
 		return nil, nil
 	}
-	c := r.hookCache()
-	if !c.built() {
-		if err := r.rebuildHookIndex(); err != nil {
-			return nil, err
-		}
+	index, err := r.branchIndex()
+	if err != nil {
+		return nil, err
 	}
 	var out []hooks.Bound
 	// The workflow's own branch, then the workflow branches a task branch may belong to.
@@ -144,20 +150,14 @@ func (r *Repo) BoundWorkflows() ([]hooks.Bound, error) {
 		i += 2 + next
 	}
 	for _, wfBranch := range candidates {
-		features := c.features(wfBranch)
-		kept := features[:0:0]
-		for _, f := range features {
-			if gitstore.ValidateFeature(f) != nil {
-				continue // a damaged index line: dropped
-			}
+		for _, f := range featuresOn(index, wfBranch) {
 			st, ok, err := r.hookState(f)
 			if err != nil {
 				return nil, fmt.Errorf("workflow %s (bound to branch %s): %w", f, wfBranch, err)
 			}
 			if !ok || st.Branch != wfBranch {
-				continue // deleted, or moved to another branch: the entry goes
+				continue // deleted, or moved to another branch since the index read it
 			}
-			kept = append(kept, f)
 			if wfBranch != branch && !hasTaskWorktree(st, branch) {
 				continue
 			}
@@ -165,9 +165,6 @@ func (r *Repo) BoundWorkflows() ([]hooks.Bound, error) {
 				continue
 			}
 			out = append(out, r.boundOf(f, st))
-		}
-		if len(kept) != len(features) {
-			c.setFeatures(wfBranch, kept)
 		}
 	}
 	return out, nil

@@ -13,15 +13,17 @@ import (
 func BenchmarkClaudeHookBound(b *testing.B) {
 	b.Setenv("XDG_STATE_HOME", b.TempDir())
 	dir, _ := newSagaRepo(b) // workflow login, in ideate, bound to main
-	for _, tc := range []struct{ name, event, tool, input string }{
-		{"Write-denied", "PreToolUse", "Write", fmt.Sprintf(`{"file_path":%q}`, filepath.Join(dir, "main.go"))},
-		{"Read", "PreToolUse", "Read", `{"file_path":"main.go"}`},
-		{"Bash", "PreToolUse", "Bash", `{"command":"go test ./... 2>&1 | tail -5"}`},
+	for _, tc := range []struct{ name, session, event, tool, input string }{
+		{"Write-denied", "bench", "PreToolUse", "Write", fmt.Sprintf(`{"file_path":%q}`, filepath.Join(dir, "main.go"))},
+		{"Read", "bench", "PreToolUse", "Read", `{"file_path":"main.go"}`},
+		{"Bash", "bench", "PreToolUse", "Bash", `{"command":"go test ./... 2>&1 | tail -5"}`},
+		// No session: the workflow is found through the branch index (hook_index.go) on every call.
+		{"Write-denied-by-branch", "", "PreToolUse", "Write", fmt.Sprintf(`{"file_path":%q}`, filepath.Join(dir, "main.go"))},
 		// After the call: the effects check (git status, or the monitor's kept answer) and the
 		// controls' stamps (hook_controls.go).
-		{"PostToolUse-Bash", "PostToolUse", "Bash", `{"command":"go test ./... 2>&1 | tail -5"}`},
+		{"PostToolUse-Bash", "bench", "PostToolUse", "Bash", `{"command":"go test ./... 2>&1 | tail -5"}`},
 	} {
-		payload := []byte(fmt.Sprintf(`{"session_id":"bench","cwd":%q,"hook_event_name":%q,"tool_name":%q,"tool_input":%s}`, dir, tc.event, tc.tool, tc.input))
+		payload := []byte(fmt.Sprintf(`{"session_id":%q,"cwd":%q,"hook_event_name":%q,"tool_name":%q,"tool_input":%s}`, tc.session, dir, tc.event, tc.tool, tc.input))
 		b.Run(tc.name, func(b *testing.B) {
 			for b.Loop() {
 				if err := ClaudeHook(ClaudeHookOptions{Stdin: bytes.NewReader(payload), Stdout: io.Discard, Stderr: io.Discard}); err != nil {

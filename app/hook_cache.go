@@ -5,13 +5,9 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
-	"strings"
 
-	"github.com/exarchos/git-exarchos/gitstore"
 	"github.com/exarchos/git-exarchos/internal/atomicfile"
 	"github.com/exarchos/git-exarchos/workflow"
 )
@@ -23,14 +19,14 @@ import (
 //	                  (the projector version with the base branch's commit: a state's verdicts
 //	                  depend on the allowed signers and roles there, so when the base moves the
 //	                  state is read again, once; reading the signers themselves costs a tree read)
-//	branch/<hex name> the features bound to a branch, one a line (the branch → workflow index)
-//	branch/.built     the index format; without it the index is rebuilt once from the refs
+//	index             the branch → workflow index (hook_index.go): every workflow's commit and
+//	                  branch, under the stamps of the refs it was read from and a sha256 of itself
 //
 // A state entry is used only when the workflow's ref still points at its commit and its content
 // still hashes to what was written, so an edited or stale entry is dropped, never believed. The
-// index is written by the commands that create and move workflows (Execute, Init, pull) and is
-// verified on every read against the state of the ref it names: an entry whose workflow moved to
-// another branch or was deleted is dropped. Everything here may be deleted at any time.
+// index is taken only while the refs it summarises are unchanged (hook_index.go); a ref that
+// arrives by plain git, a restore or a lost line makes the next hook read the refs again.
+// Everything here may be deleted at any time.
 //
 // It exists because of packs: after `git gc` the workflow objects sit in the repository's main
 // pack, and go-git loads a pack's whole index before reading one object from it, which on a large
@@ -39,8 +35,7 @@ import (
 // (BENCHMARKS.md, "Claude Code hooks (issue 7)"). gitrepo's own pack reader (packs.go) has since
 // removed that cost; what the cache saves now has not been measured again (issue 31 item 2).
 const (
-	hookCacheDir     = "exarchos-cache/hooks"
-	hookIndexVersion = "exarchos-hook-index 2"
+	hookCacheDir = "exarchos-cache/hooks"
 )
 
 type hookCache struct{ dir string }
@@ -83,58 +78,10 @@ func (c *hookCache) put(feature, commit, version string, st workflow.State) {
 	_ = atomicfile.Write(filepath.Join(c.dir, "state", feature), append([]byte(stateHeader(commit, version, b)+"\n"), b...), 0o644)
 }
 
-func (c *hookCache) branchFile(branch string) string {
-	return filepath.Join(c.dir, "branch", hex.EncodeToString([]byte(branch)))
-}
-
-func (c *hookCache) built() bool {
-	b, err := os.ReadFile(filepath.Join(c.dir, "branch", ".built"))
-	return err == nil && strings.TrimSpace(string(b)) == hookIndexVersion
-}
-
-// features are the workflows the index binds to branch.
-func (c *hookCache) features(branch string) []string {
-	b, err := os.ReadFile(c.branchFile(branch))
-	if err != nil {
-		return nil
-	}
-	var out []string
-	for _, f := range strings.Split(string(b), "\n") {
-		if f = strings.TrimSpace(f); f != "" && !slices.Contains(out, f) {
-			out = append(out, f)
-		}
-	}
-	return out
-}
-
-func (c *hookCache) setFeatures(branch string, features []string) {
-	if len(features) == 0 {
-		_ = os.Remove(c.branchFile(branch))
-		return
-	}
-	_ = atomicfile.Write(c.branchFile(branch), []byte(strings.Join(features, "\n")+"\n"), 0o644)
-}
-
 // hookStateVersion is what a cached state was folded under: the projector and the base branch's
 // tip, which the allowed signers and roles (so the verdicts) are read from.
 func (r *Repo) hookStateVersion() string {
 	return workflow.ProjectorVersion + "@" + r.Base().Commit
-}
-
-// indexBranch binds feature to branch in the hook index. Every command that creates or moves a
-// workflow calls it with the state it wrote.
-func (r *Repo) indexBranch(feature string, st workflow.State) {
-	if st.Branch == "" {
-		return
-	}
-	c := r.hookCache()
-	if !c.built() {
-		_ = r.rebuildHookIndex() // the first write since the index was lost: it includes this workflow
-		return
-	}
-	if fs := c.features(st.Branch); !slices.Contains(fs, feature) {
-		c.setFeatures(st.Branch, append(fs, feature))
-	}
 }
 
 // hookState reads one workflow as the hooks do: its ref, then the cached state at that commit, or
@@ -156,41 +103,4 @@ func (r *Repo) hookState(feature string) (workflow.State, bool, error) {
 	}
 	c.put(feature, snap.Commit.String(), version, st)
 	return st, true, nil
-}
-
-// rebuildHookIndex writes the branch index from the refs: once, when it is missing (a repository
-// used by an older version, or a deleted cache). One `git for-each-ref` reads every workflow's
-// branch from its head commit's Exarchos-Branch trailer; git skips, as it always does, what it
-// would not read as a ref (a .DS_Store, an empty file, a name exarchos never writes), so a
-// malformed entry affects only itself (fsck reports it). A head without the trailer is read.
-// Entries are verified when they are used, so a trailer that lies costs a read, never an answer.
-func (r *Repo) rebuildHookIndex() error {
-	out, err := r.Store.Loc.Git(nil, "for-each-ref", "--format=%(refname) %(trailers:key=Exarchos-Branch,valueonly,separator=%x2C)", gitstore.RefPrefix)
-	if err != nil {
-		return fmt.Errorf("rebuild the hooks' branch index: %w", err)
-	}
-	c := r.hookCache()
-	byBranch := map[string][]string{}
-	for _, line := range strings.Split(out, "\n") {
-		name, branch, _ := strings.Cut(strings.TrimSpace(line), " ")
-		f := strings.TrimPrefix(name, gitstore.RefPrefix)
-		if f == name || gitstore.ValidateFeature(f) != nil {
-			continue
-		}
-		if branch == "" {
-			st, ok, err := r.hookState(f)
-			if err != nil || !ok {
-				continue
-			}
-			branch = st.Branch
-		}
-		if branch != "" {
-			byBranch[branch] = append(byBranch[branch], f)
-		}
-	}
-	_ = os.RemoveAll(filepath.Join(c.dir, "branch"))
-	for b, fs := range byBranch {
-		c.setFeatures(b, fs)
-	}
-	return atomicfile.Write(filepath.Join(c.dir, "branch", ".built"), []byte(hookIndexVersion+"\n"), 0o644)
 }

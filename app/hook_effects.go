@@ -71,23 +71,43 @@ func (h *hookRepo) worktreeChanges(root string) (head string, changes []hooks.Ch
 		token, terr = fsmonitor.Token(root)
 	}
 	if terr == nil {
-		if head, changes, ok := readKeptStatus(kept, token, gitrepo.FileStamp(index), loc.Head()); ok {
+		if head, changes, ok := readKeptStatus(kept, token, h.repo.statusStamp(loc, index), loc.Head()); ok {
 			return head, changes, nil
 		}
 	} else if errors.Is(terr, fsmonitor.ErrNotRunning) {
 		h.repo.startMonitor(root)
 	}
-	stamp := gitrepo.FileStamp(index)
+	stamp := h.repo.statusStamp(loc, index)
 	head, changes, err = worktreeStatus(root)
 	if err != nil {
 		return "", nil, err
 	}
 	// Kept only when the index did not change while the status read it: a `git add` racing with
 	// it would otherwise be hidden under the new stamp.
-	if terr == nil && stamp != "" && stamp == gitrepo.FileStamp(index) {
+	if terr == nil && gitrepo.FileStamp(index) != "" && stamp == h.repo.statusStamp(loc, index) {
 		writeKeptStatus(kept, token, stamp, head, changes)
 	}
 	return head, changes, nil
+}
+
+// statusStamp is what a kept status depends on besides the worktree the monitor watches: the
+// index, and the ignore rules kept outside the worktree (.git/info/exclude, core.excludesFile, and
+// which file that is), so an ignore rule added there is seen by the next call.
+func (r *Repo) statusStamp(loc gitrepo.Location, index string) string {
+	excludes, ok := r.Store.Config("core.excludesFile")
+	switch {
+	case ok && strings.HasPrefix(excludes, "~/"):
+		home, _ := os.UserHomeDir()
+		excludes = filepath.Join(home, excludes[2:])
+	case !ok:
+		xdg := os.Getenv("XDG_CONFIG_HOME")
+		if xdg == "" {
+			home, _ := os.UserHomeDir()
+			xdg = filepath.Join(home, ".config")
+		}
+		excludes = filepath.Join(xdg, "git", "ignore")
+	}
+	return gitrepo.FileStamp(index) + "|" + gitrepo.FileStamp(filepath.Join(loc.CommonDir, "info", "exclude")) + "|" + excludes + "=" + gitrepo.FileStamp(excludes)
 }
 
 // worktreeStatus is one `git status` of the worktree at root: HEAD's commit, and each path changed
@@ -192,17 +212,21 @@ func (h *hookRepo) branchChanges(root, head string) ([]hooks.Change, error) {
 	if baseTip == "" {
 		return nil, nil
 	}
+	// The entry carries a sha256 of the list, so an empty, cut or edited file is not taken for
+	// "the branch changed nothing": it is computed again.
 	key := filepath.Join(r.hookCache().dir, "branchdiff", baseTip+"-"+head)
 	b, err := os.ReadFile(key)
-	if err != nil {
+	sum, list, ok := bytes.Cut(b, []byte{'\n'})
+	if err != nil || !ok || string(sum) != hashHex(string(list)) {
 		diff, err := gitrepo.GitIn(root, "diff", "--name-only", "-z", "--no-renames", baseTip+"..."+head)
 		if err != nil {
 			return nil, err
 		}
-		b = []byte(diff)
+		list = []byte(diff)
 		_ = os.RemoveAll(filepath.Dir(key)) // one entry: older ones are for other commits
-		_ = atomicfile.Write(key, b, 0o644)
+		_ = atomicfile.Write(key, append([]byte(hashHex(diff)+"\n"), list...), 0o644)
 	}
+	b = list
 	var out []hooks.Change
 	for _, p := range bytes.Split(b, []byte{0}) {
 		if len(p) > 0 {

@@ -1,7 +1,6 @@
 package app
 
 import (
-	"encoding/hex"
 	"os"
 	"path/filepath"
 	"strings"
@@ -36,7 +35,7 @@ func TestBoundWorkflowsCache(t *testing.T) {
 	require.NoError(t, err)
 
 	assert.Equal(t, map[string]string{"login": "ideate"}, boundPhases(t, dir))
-	index := filepath.Join(dir, ".git", "exarchos-cache", "hooks", "branch", hex.EncodeToString([]byte("login")))
+	index := filepath.Join(dir, ".git", "exarchos-cache", "hooks", "index")
 	require.FileExists(t, index)
 
 	// A change moves the ref: the cache entry keyed by the old commit is not used.
@@ -55,7 +54,7 @@ func TestBoundWorkflowsCache(t *testing.T) {
 	assert.Equal(t, map[string]string{"login": "ideate"}, boundPhases(t, dir))
 
 	// Damaged cache files are ignored and rewritten; a deleted cache is rebuilt.
-	require.NoError(t, os.WriteFile(index, []byte("../../etc\nlogin\nNot A Feature\n"), 0o644))
+	require.NoError(t, os.WriteFile(index, []byte("exarchos-hook-index 3 0\n../../etc\nlogin\nNot A Feature\n"), 0o644))
 	assert.Equal(t, map[string]string{"login": "ideate"}, boundPhases(t, dir))
 	stateFile := filepath.Join(dir, ".git", "exarchos-cache", "hooks", "state", "login")
 	require.NoError(t, os.WriteFile(stateFile, []byte("garbage"), 0o644))

@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/exarchos/git-exarchos/internal/atomicfile"
 	"github.com/exarchos/git-exarchos/signing"
 	"github.com/exarchos/git-exarchos/workflow"
 )
@@ -51,7 +50,11 @@ func SignersAdd(r *Repo, o SignersAddOptions) (*SignersAddResult, error) {
 	if r.Store.Loc.WorkTree == "" {
 		return nil, Usagef("signers add writes %s in a working tree: run it in a checkout of the base branch", AllowedSignersPath)
 	}
-	path := filepath.Join(r.Store.Loc.WorkTree, filepath.FromSlash(AllowedSignersPath))
+	root := r.Store.Loc.WorkTree
+	if err := finishSignerChange(root); err != nil { // a change a kill interrupted comes first
+		return nil, err
+	}
+	path := filepath.Join(root, filepath.FromSlash(AllowedSignersPath))
 	current, err := os.ReadFile(path)
 	if os.IsNotExist(err) {
 		current, _, err = r.BaseFile(AllowedSignersPath)
@@ -73,18 +76,20 @@ func SignersAdd(r *Repo, o SignersAddOptions) (*SignersAddResult, error) {
 		out += "\n"
 	}
 	out += entry + "\n"
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return nil, err
-	}
-	if err := atomicfile.Write(path, []byte(out), 0o644); err != nil {
-		return nil, err
-	}
 	files := AllowedSignersPath
+	order := []string{AllowedSignersPath}
+	content := map[string][]byte{AllowedSignersPath: []byte(out)}
 	if len(o.Roles) > 0 {
-		if err := addRoles(r, o.Principal, o.Roles); err != nil {
+		roles, err := addRoles(r, o.Principal, o.Roles)
+		if err != nil {
 			return nil, err
 		}
+		content[RolesPath] = roles
+		order = []string{RolesPath, AllowedSignersPath} // roles first: see signers_write.go
 		files += " " + RolesPath
+	}
+	if err := writeSignerFiles(root, order, content); err != nil {
+		return nil, err
 	}
 	base := r.Base()
 	name := strings.TrimPrefix(strings.TrimPrefix(base.Ref, "refs/heads/"), "refs/remotes/")
@@ -92,15 +97,15 @@ func SignersAdd(r *Repo, o SignersAddOptions) (*SignersAddResult, error) {
 		Next: fmt.Sprintf("commit it to the base branch (%s): git add %s && git commit -m \"exarchos: allow %s to sign decisions\", then push; decisions are protected once %s has it", name, files, o.Principal, base.Ref)}, nil
 }
 
-// addRoles appends the principal to each role's line in .exarchos/roles.
-func addRoles(r *Repo, principal string, roles []string) error {
+// addRoles is .exarchos/roles with the principal appended to each role's line.
+func addRoles(r *Repo, principal string, roles []string) ([]byte, error) {
 	path := filepath.Join(r.Store.Loc.WorkTree, filepath.FromSlash(RolesPath))
 	current, err := os.ReadFile(path)
 	if os.IsNotExist(err) {
 		current, _, err = r.BaseFile(RolesPath)
 	}
 	if err != nil {
-		return err
+		return nil, err
 	}
 	lines := strings.Split(strings.TrimRight(string(current), "\n"), "\n")
 	if len(lines) == 1 && lines[0] == "" {
@@ -120,7 +125,7 @@ func addRoles(r *Repo, principal string, roles []string) error {
 			lines = append(lines, role+" "+principal)
 		}
 	}
-	return atomicfile.Write(path, []byte(strings.Join(lines, "\n")+"\n"), 0o644)
+	return []byte(strings.Join(lines, "\n") + "\n"), nil
 }
 
 func containsStr(list []string, s string) bool {

@@ -112,7 +112,6 @@ func (r *Repo) integrate(feature string, theirs gitrepo.Hash, label string) Work
 		w.Action, w.Message = Failed, err.Error()
 		return w
 	}
-	r.indexBranch(feature, st) // a workflow fetched from a teammate: the hooks find it by its branch
 	for _, c := range st.Conflicts {
 		if !known[c.ID] {
 			w.Conflicts = append(w.Conflicts, c)

@@ -34,7 +34,7 @@ const UnprotectedNote = "human decisions are not protected: anyone (an agent too
 
 // Trust is the signing mode of a repository, as status and verify report it.
 type Trust struct {
-	Mode    string `json:"mode"` // signed | unsigned
+	Mode    string `json:"mode"` // signed | unsigned | unreadable (the allowed signers exist but cannot be read)
 	Base    string `json:"base"` // the ref the signers were read from
 	Signers int    `json:"signers,omitempty"`
 	Note    string `json:"note,omitempty"`
@@ -43,6 +43,9 @@ type Trust struct {
 	// BaseMoved says the base's tracking ref was moved by something other than a fetch, and the
 	// signers were read at the value the last fetch gave it (trust_inputs.go).
 	BaseMoved string `json:"baseMoved,omitempty"`
+	// RulesError says that the rules on the base branch cannot be read (Rules.Err): every
+	// governed command refuses until they can.
+	RulesError string `json:"rulesError,omitempty"`
 }
 
 // trust is what a Repo knows about who may decide, loaded once.
@@ -77,7 +80,12 @@ func (r *Repo) trust() *trust {
 	}
 	files, err := r.BaseDir(path.Dir(AllowedSignersPath)) // one read serves both files
 	if err != nil {
-		t.problem = err
+		// Signers that cannot be read are not "no signers": decisions are judged as in signed
+		// mode, and none can be verified, so none takes effect until they can be read.
+		t.problem, t.signed = err, true
+		sum := sha256.Sum256([]byte("unreadable: " + err.Error()))
+		t.blob = hex.EncodeToString(sum[:])
+		t.salt = cloneSalt(r.Store.Loc.CommonDir)
 		return t
 	}
 	allowed, roles := files[path.Base(AllowedSignersPath)], files[path.Base(RolesPath)]
@@ -167,15 +175,22 @@ func cloneSalt(common string) string {
 func (r *Repo) TrustInfo() Trust {
 	t := r.trust()
 	info := Trust{Mode: "unsigned", Base: r.Base().Ref, BaseMoved: r.Base().Moved}
-	if t.signed {
+	switch {
+	case t.problem != nil && info.BaseMoved != "":
+		info.Mode = "unreadable"
+		info.Note = fmt.Sprintf("no human decision takes effect until %s is fetched again: %v", info.Base, t.problem)
+	case t.problem != nil:
+		info.Mode = "unreadable"
+		info.Note = fmt.Sprintf("the allowed signers on %s cannot be read, so no human decision takes effect until they can (%v): `git fetch` the base branch, or `git fsck` to see what is missing", info.Base, t.problem)
+	case t.signed:
 		info.Mode, info.Signers = "signed", t.count
-	} else {
+	default:
 		info.Note = UnprotectedNote
 	}
-	if t.problem != nil {
-		info.Note = strings.TrimSpace(info.Note + " (" + t.problem.Error() + ")")
-	}
 	info.KeyWarning = signing.KeyProtection(r.signingConfig())
+	if err := r.rulesUnreadable(); err != nil { // kept per base commit (hook_rules.go): status pays one file read
+		info.RulesError = err.Error()
+	}
 	return info
 }
 
@@ -189,6 +204,9 @@ func (r *Repo) trustNotes() []string {
 	}
 	if info.KeyWarning != "" {
 		out = append(out, info.KeyWarning)
+	}
+	if info.RulesError != "" {
+		out = append(out, info.RulesError)
 	}
 	return out
 }

@@ -5,10 +5,13 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -45,7 +48,10 @@ func (s *Repo) configFromGit() map[string][]string {
 		if rec == "" {
 			continue
 		}
-		k, v, _ := strings.Cut(rec, "\n")
+		k, v, hasValue := strings.Cut(rec, "\n")
+		if !hasValue {
+			v = configNoValue
+		}
 		k = configKey(k)
 		cfg[k] = append(cfg[k], v)
 	}
@@ -87,8 +93,22 @@ func (s *Repo) Config(key string) (string, bool) {
 
 // ConfigAll returns every value of a multi-valued key (remote.<name>.fetch), in git's order.
 func (s *Repo) ConfigAll(key string) []string {
-	return s.loadConfig()[configKey(key)]
+	vals := s.loadConfig()[configKey(key)]
+	if !slices.Contains(vals, configNoValue) {
+		return vals
+	}
+	out := slices.Clone(vals)
+	for i, v := range out {
+		if v == configNoValue {
+			out[i] = "" // as `git config --get` prints it
+		}
+	}
+	return out
 }
+
+// configNoValue stands, in the loaded configuration, for a key written without '=' (true to
+// --type=bool, where `key =` is false). No value read from a file can hold a NUL.
+const configNoValue = "\x00"
 
 // AddConfig adds a value to a key in the repository's config, through git (which locks the file),
 // and forgets the cached configuration.
@@ -98,17 +118,16 @@ func (s *Repo) AddConfig(key, value string) error {
 	return err
 }
 
-// ConfigBool reads a boolean git config key the way git spells booleans.
+// ConfigBool reads a boolean git config key as `git config --type=bool` does: a key without a
+// value, true/yes/on, or a non-zero integer (with a k, m or g unit) is true; `key =`,
+// false/no/off and 0 are false. A value git would refuse reads as false.
 func (s *Repo) ConfigBool(key string) bool {
-	v, ok := s.Config(key)
-	if !ok {
+	vals := s.loadConfig()[configKey(key)]
+	if len(vals) == 0 {
 		return false
 	}
-	switch strings.ToLower(v) {
-	case "", "true", "yes", "on", "1":
-		return true
-	}
-	return false
+	v := vals[len(vals)-1]
+	return v == configNoValue || gitBool(v)
 }
 
 // ConfigInt reads an integer git config key, or def when unset or not a number.
@@ -150,6 +169,19 @@ func (s *Repo) Signature(now time.Time) (Signature, error) {
 	return Signature{Name: name, Email: strings.TrimSuffix(rest, ">"), When: now.Truncate(time.Second)}, nil
 }
 
+// systemGitconfigKnown reports whether the git on PATH is the one a system package installs in
+// /usr, whose system config is /etc/gitconfig.
+var systemGitconfigKnown = sync.OnceValue(func() bool {
+	p, err := exec.LookPath("git")
+	if err != nil {
+		return false
+	}
+	if r, err := filepath.EvalSymlinks(p); err == nil {
+		p = r
+	}
+	return p == "/usr/bin/git" || p == "/bin/git"
+})
+
 // readConfigFiles parses system, global (XDG, then ~/.gitconfig), repository and worktree config;
 // ok is false when git must be asked instead.
 func (s *Repo) readConfigFiles() (map[string][]string, bool) {
@@ -165,7 +197,14 @@ func (s *Repo) readConfigFiles() (map[string][]string, bool) {
 	}
 	var files []string
 	if os.Getenv("GIT_CONFIG_NOSYSTEM") == "" {
-		files = append(files, "/etc/gitconfig")
+		// The system config is $(sysconfdir)/gitconfig of the git that runs: /etc/gitconfig for a
+		// git installed in /usr; any other (Homebrew, /usr/local, a build of one's own) keeps it
+		// under its own prefix, so git is asked.
+		if systemGitconfigKnown() {
+			files = append(files, "/etc/gitconfig")
+		} else {
+			return nil, false
+		}
 	}
 	if xdg != "" {
 		files = append(files, filepath.Join(xdg, "git", "config"))
@@ -195,7 +234,11 @@ func (s *Repo) readConfigFiles() (map[string][]string, bool) {
 				files[i] == filepath.Join(s.Loc.CommonDir, "config") {
 				files = append(files, filepath.Join(s.Loc.GitDir, "config.worktree"))
 			}
-			out[e.fullKey()] = append(out[e.fullKey()], e.Value)
+			v := e.Value
+			if e.NoValue {
+				v = configNoValue
+			}
+			out[e.fullKey()] = append(out[e.fullKey()], v)
 		}
 	}
 	if len(out["user.name"]) == 0 || len(out["user.email"]) == 0 {

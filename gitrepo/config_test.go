@@ -82,3 +82,32 @@ func TestConfigFallsBackToGit(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "From Env <inc@example.com>", actor)
 }
+
+// TestConfigBoolAsGit (issue 28): booleans read as `git config --type=bool` reads them, from the
+// files and from git alike: `key =` is false, a bare `key` true, integers by their value.
+func TestConfigBoolAsGit(t *testing.T) {
+	isolatedConfig(t)
+	dir := t.TempDir()
+	git(t, dir, "init", "-q")
+	git(t, dir, "config", "user.name", "T")
+	git(t, dir, "config", "user.email", "t@example.com")
+	values := map[string]string{"empty": " =", "bare": "", "zero": " = 0", "one": " = 1", "two": " = 2", "minus": " = -1",
+		"kilo": " = 1k", "zerok": " = 0k", "no": " = no", "on": " = On", "false": " = FALSE", "yes": " = yes"}
+	f, err := os.OpenFile(filepath.Join(dir, ".git", "config"), os.O_APPEND|os.O_WRONLY, 0)
+	require.NoError(t, err)
+	f.WriteString("[exarchos]\n")
+	for k, v := range values {
+		f.WriteString("\t" + k + v + "\n")
+	}
+	require.NoError(t, f.Close())
+	s := openRepo(t, dir)
+	fromGit := openRepo(t, dir)
+	fromGit.config = fromGit.configFromGit()
+	for k := range values {
+		want := git(t, dir, "config", "--type=bool", "exarchos."+k) == "true"
+		assert.Equal(t, want, s.ConfigBool("exarchos."+k), "exarchos.%s (files)", k)
+		assert.Equal(t, want, fromGit.ConfigBool("exarchos."+k), "exarchos.%s (git)", k)
+		v, _ := s.Config("exarchos." + k)
+		assert.Equal(t, git(t, dir, "config", "exarchos."+k), v, "exarchos.%s as a string", k)
+	}
+}

@@ -18,7 +18,9 @@ type configEntry struct {
 	Subsection string // as written: subsections are case-sensitive
 	Key        string // lowercased
 	Name       string // the key as written, for messages
-	Value      string // "" for an implicit `key` (boolean true) as for `key =`
+	Value      string // "" for an implicit `key` as for `key =`; NoValue tells them apart
+	// NoValue is a `key` written without '=': boolean true, where `key =` is false (git's rule).
+	NoValue bool
 }
 
 // parseConfigFile reads a git config file the way git's config.c does: [section] and
@@ -48,11 +50,11 @@ func parseConfigFile(b []byte) ([]configEntry, error) {
 				return nil, err
 			}
 		case isAlpha(c):
-			name, value, err := p.variable(c)
+			name, value, noValue, err := p.variable(c)
 			if err != nil {
 				return nil, err
 			}
-			out = append(out, configEntry{Section: section, Subsection: subsection, Key: strings.ToLower(name), Name: name, Value: value})
+			out = append(out, configEntry{Section: section, Subsection: subsection, Key: strings.ToLower(name), Name: name, Value: value, NoValue: noValue})
 		default:
 			return nil, p.errorf("unexpected %q", c)
 		}
@@ -168,7 +170,7 @@ func (p *configParser) subsection() (string, error) {
 }
 
 // variable reads `key [= value]` from its first character; the key is returned as written.
-func (p *configParser) variable(first byte) (key, value string, err error) {
+func (p *configParser) variable(first byte) (key, value string, noValue bool, err error) {
 	name := []byte{first}
 	for {
 		c, ok := p.next()
@@ -182,12 +184,12 @@ func (p *configParser) variable(first byte) (key, value string, err error) {
 		key = string(name)
 		switch {
 		case !ok || c == '\n':
-			return key, "", nil
+			return key, "", true, nil
 		case c == '=':
 			value, err = p.value()
-			return key, value, err
+			return key, value, false, err
 		default:
-			return "", "", p.errorf("invalid character %q in variable %s", c, key)
+			return "", "", false, p.errorf("invalid character %q in variable %s", c, key)
 		}
 	}
 }

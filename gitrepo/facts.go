@@ -1,6 +1,7 @@
 package gitrepo
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -76,6 +77,39 @@ func (f Facts) ResolveRef(name string) (string, bool, error) {
 		}
 	}
 	return "", false, nil
+}
+
+// PeelToCommit follows annotated tags (a tag of a tag too) from id to the commit they name, as
+// `git rev-parse <id>^{commit}` does; a commit is returned as it is.
+func (f Facts) PeelToCommit(id string) (string, error) {
+	h, ok := f.s.st.format.parseID(id)
+	if !ok {
+		return "", fmt.Errorf("%q is not a %s object id", id, f.s.st.format)
+	}
+	for depth := 0; depth < 32; depth++ {
+		typ, content, err := f.s.st.Raw(h)
+		if err != nil {
+			return "", fmt.Errorf("read %s: %w", h, err)
+		}
+		switch typ {
+		case plumbing.CommitObject:
+			return h.String(), nil
+		case plumbing.TagObject:
+			target, ok := bytes.CutPrefix(content, []byte("object "))
+			if !ok {
+				return "", fmt.Errorf("tag %s names no object", h)
+			}
+			if i := bytes.IndexByte(target, '\n'); i >= 0 {
+				target = target[:i]
+			}
+			if h, err = parseHash(target, f.s.st.format); err != nil {
+				return "", fmt.Errorf("tag %s: %w", id, err)
+			}
+		default:
+			return "", fmt.Errorf("%s is a %s, not a commit", id, typ)
+		}
+	}
+	return "", fmt.Errorf("tag %s: more than 32 tags deep", id)
 }
 
 // FileExists reports whether path is a file in the tree of commit.

@@ -246,6 +246,9 @@ func (c *Commit) Encode() []byte {
 	return b.Bytes()
 }
 
+// ErrWrongType is an object of another type than the one named (a ref to a blob, say).
+var ErrWrongType = errors.New("wrong object type")
+
 // readObject reads an object that must be of type want. A missing object keeps its
 // plumbing.ErrObjectNotFound (a concurrent gc may have moved it; see retryTransient).
 func (s *Repo) ReadObject(h Hash, want plumbing.ObjectType) ([]byte, error) {
@@ -254,7 +257,7 @@ func (s *Repo) ReadObject(h Hash, want plumbing.ObjectType) ([]byte, error) {
 		return nil, err
 	}
 	if typ != want {
-		return nil, fmt.Errorf("object %s is a %s, not a %s", h, typ, want)
+		return nil, fmt.Errorf("object %s is a %s, not a %s: %w", h, typ, want, ErrWrongType)
 	}
 	return content, nil
 }

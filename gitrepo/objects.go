@@ -18,6 +18,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -34,32 +35,59 @@ import (
 type Objects struct {
 	commonDir string
 	format    ObjectFormat
+	// promisor is the remote a partial clone fetches missing objects from ("" when it is not one).
+	promisor string
+	// git answers what the fast path misses (catfile.go).
+	git *catFile
 
 	mu    sync.Mutex
 	packs []*pack // nil until listed; newest first
+	// dirs is this repository's object directory, then those objects/info/alternates names (and
+	// theirs), read with the packs.
+	dirs []string
 	// mapped holds every pack mapped so far, by index path. A pack stays mapped until Close even
 	// when a gc deletes it, since a concurrent reader may be inside it (the mapping keeps the
 	// deleted file readable).
 	mapped map[string]*pack
 }
 
-func newObjects(commonDir string, format ObjectFormat) *Objects {
-	return &Objects{commonDir: commonDir, format: format, mapped: map[string]*pack{}}
+func newObjects(commonDir string, f repoFeatures) *Objects {
+	o := &Objects{commonDir: commonDir, format: f.format, promisor: f.promisor, mapped: map[string]*pack{}, git: &catFile{gitDir: commonDir}}
+	// A store nobody closes (a command runs once and exits) still ends its git process when the
+	// tests that open thousands drop it.
+	runtime.AddCleanup(o, func(c *catFile) { c.close() }, o.git)
+	return o
 }
 
 // Format is the repository's hash function.
 func (o *Objects) Format() ObjectFormat { return o.format }
 
-// exists reports whether an object is stored, without reading it: a stat for a loose object, the
-// pack indexes otherwise.
-func (o *Objects) Exists(h Hash) bool {
+// HasLocal reports whether an object is stored where the fast path reads (this repository's
+// loose files and packs, and its alternates'), without reading it and without asking git. A writer
+// uses it to skip writing what is there: a miss only costs a duplicate write.
+func (o *Objects) HasLocal(h Hash) bool {
 	// Packs first: a lookup in a mapped index costs no system call.
 	for _, p := range o.packList() {
 		if _, ok, _ := p.find(h); ok {
 			return true
 		}
 	}
-	_, err := os.Stat(o.LoosePath(h))
+	for _, dir := range o.objectDirs() {
+		if _, err := os.Stat(loosePath(dir, h, o.format)); err == nil {
+			return true
+		}
+	}
+	return false
+}
+
+// Exists reports whether git can read an object: the fast path, else git itself (which also
+// fetches a partial clone's missing object from its promisor). Nothing is called missing that git
+// can read.
+func (o *Objects) Exists(h Hash) bool {
+	if o.HasLocal(h) {
+		return true
+	}
+	_, _, err := o.Raw(h)
 	return err == nil
 }
 
@@ -117,19 +145,64 @@ func (o *Objects) WriteLoose(t plumbing.ObjectType, content []byte) (Hash, error
 }
 
 func (o *Objects) LoosePath(h Hash) string {
-	hex := h.String()
-	if len(hex) < 3 {
-		hex = strings.Repeat("0", 2*o.format.Size())
-	}
-	return filepath.Join(o.commonDir, "objects", hex[:2], hex[2:])
+	return loosePath(filepath.Join(o.commonDir, "objects"), h, o.format)
 }
 
-// raw returns an object's type and content. A missing object is plumbing.ErrObjectNotFound (a
-// concurrent gc may have moved it; see retryTransient).
+func loosePath(objectDir string, h Hash, f ObjectFormat) string {
+	hex := h.String()
+	if len(hex) < 3 {
+		hex = strings.Repeat("0", 2*f.Size())
+	}
+	return filepath.Join(objectDir, hex[:2], hex[2:])
+}
+
+// Raw returns an object's type and content: from the fast path, else from git (catfile.go). A
+// missing object is plumbing.ErrObjectNotFound only once git agrees it is missing (a concurrent gc
+// may have moved it; see retryTransient); one the fast path cannot parse is git's to judge.
 func (o *Objects) Raw(h Hash) (plumbing.ObjectType, []byte, error) {
 	if int(h.n) != o.format.Size() {
 		return plumbing.InvalidObject, nil, fmt.Errorf("object id %q is not a %s id: %w", h, o.format, plumbing.ErrObjectNotFound)
 	}
+	typ, content, err := o.rawFast(h)
+	if err == nil {
+		return typ, content, nil
+	}
+	gtyp, gcontent, gerr := o.git.read(h)
+	switch {
+	case gerr == nil:
+		return gtyp, gcontent, nil
+	case o.promisor != "" && errors.Is(err, plumbing.ErrObjectNotFound):
+		// git died or said missing: either way the promisor could not give it.
+		return plumbing.InvalidObject, nil, &MissingPromisedError{ID: h, Remote: o.promisor, Detail: o.git.lastStderr()}
+	case !errors.Is(gerr, errGitMissing):
+		return plumbing.InvalidObject, nil, fmt.Errorf("read object %s: %v; git cannot read it either: %w", h, err, gerr)
+	case !errors.Is(err, plumbing.ErrObjectNotFound):
+		return plumbing.InvalidObject, nil, err
+	}
+	return plumbing.InvalidObject, nil, plumbing.ErrObjectNotFound
+}
+
+// MissingPromisedError is an object a partial clone lacks that git could not fetch from the
+// promisor remote (offline, no credentials, the remote lost it). It is plumbing.ErrObjectNotFound
+// to errors.Is, and says the way out.
+type MissingPromisedError struct {
+	ID     Hash
+	Remote string
+	Detail string
+}
+
+func (e *MissingPromisedError) Error() string {
+	msg := fmt.Sprintf("object %s is not in this partial clone and git could not fetch it from the promisor remote %q: check that `git fetch %s` works (network, credentials), or fetch the workflows in full with `git fetch --no-filter %s '+refs/exarchos/*:refs/exarchos-remotes/%s/*'`, then run the command again", e.ID, e.Remote, e.Remote, e.Remote, e.Remote)
+	if e.Detail != "" {
+		msg += " (git said: " + e.Detail + ")"
+	}
+	return msg
+}
+
+func (e *MissingPromisedError) Is(target error) bool { return target == plumbing.ErrObjectNotFound }
+
+// rawFast reads an object from packs and loose files, this repository's and its alternates'.
+func (o *Objects) rawFast(h Hash) (plumbing.ObjectType, []byte, error) {
 	// Packs first, as git looks: a lookup in a mapped index costs no system call, a failed open of
 	// a loose file does.
 	for _, p := range o.packList() {
@@ -143,13 +216,24 @@ func (o *Objects) Raw(h Hash) (plumbing.ObjectType, []byte, error) {
 	}
 	file := scratch.Get().(*[]byte)
 	defer scratch.Put(file)
-	if b, err := readFileInto(o.LoosePath(h), (*file)[:0]); err == nil {
-		*file = b
-		if typ, content, ok := readLoose(b); ok {
-			return typ, content, nil
+	for _, dir := range o.objectDirs() {
+		if b, err := readFileInto(loosePath(dir, h, o.format), (*file)[:0]); err == nil {
+			*file = b
+			if typ, content, ok := readLoose(b); ok {
+				return typ, content, nil
+			}
+			return plumbing.InvalidObject, nil, fmt.Errorf("loose object %s does not inflate", h)
 		}
 	}
 	return plumbing.InvalidObject, nil, plumbing.ErrObjectNotFound
+}
+
+// objectDirs is this repository's object directory, then its alternates.
+func (o *Objects) objectDirs() []string {
+	o.packList()
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.dirs
 }
 
 // packList returns the repository's packs, listing them on first use.
@@ -157,7 +241,12 @@ func (o *Objects) packList() []*pack {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if o.packs == nil {
-		o.packs = listPacks(filepath.Join(o.commonDir, "objects", "pack"), o.format, o.mapped)
+		own := filepath.Join(o.commonDir, "objects")
+		o.dirs = append([]string{own}, readAlternates(own)...)
+		o.packs = []*pack{}
+		for _, dir := range o.dirs {
+			o.packs = append(o.packs, listPacks(filepath.Join(dir, "pack"), o.format, o.mapped)...)
+		}
 	}
 	return o.packs
 }
@@ -236,5 +325,48 @@ func (s *Repo) Close() error {
 		delete(s.st.mapped, path)
 	}
 	s.st.packs = nil
+	s.st.git.close()
 	return nil
+}
+
+// readAlternates returns the object directories that objects/info/alternates in objectDir names,
+// and theirs, as git reads them: one path a line (relative to objectDir, or quoted as C strings),
+// "#" comments, at most five levels deep. A directory that does not exist is skipped, as git warns
+// and skips it; what the fast path does not find there is git's to find (catfile.go).
+func readAlternates(objectDir string) []string {
+	seen := map[string]bool{filepath.Clean(objectDir): true}
+	var out []string
+	var walk func(dir string, depth int)
+	walk = func(dir string, depth int) {
+		b, err := os.ReadFile(filepath.Join(dir, "info", "alternates"))
+		if err != nil || depth > 5 {
+			return
+		}
+		for _, line := range strings.Split(string(b), "\n") {
+			line = strings.TrimRight(line, "\r")
+			if line == "" || line[0] == '#' {
+				continue
+			}
+			if line[0] == '"' {
+				if u, err := strconv.Unquote(line); err == nil {
+					line = u
+				}
+			}
+			if !filepath.IsAbs(line) {
+				line = filepath.Join(dir, line)
+			}
+			line = filepath.Clean(line)
+			if seen[line] {
+				continue
+			}
+			seen[line] = true
+			if fi, err := os.Stat(line); err != nil || !fi.IsDir() {
+				continue
+			}
+			out = append(out, line)
+			walk(line, depth+1)
+		}
+	}
+	walk(objectDir, 0)
+	return out
 }

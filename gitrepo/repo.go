@@ -39,11 +39,11 @@ func Open(dir string) (*Repo, error) {
 // OpenAt opens a known repository. A repository whose format exarchos does not understand is
 // refused here, before anything is read or written.
 func OpenAt(loc Location) (*Repo, error) {
-	format, err := repoFormat(loc.CommonDir)
+	f, err := readRepoFeatures(loc.CommonDir)
 	if err != nil {
 		return nil, err
 	}
-	return &Repo{Loc: loc, st: newObjects(loc.CommonDir, format)}, nil
+	return &Repo{Loc: loc, st: newObjects(loc.CommonDir, f)}, nil
 }
 
 // Objects is the object database (in the common directory, shared by every worktree).

@@ -51,46 +51,77 @@ func parseObjectFormat(v string) (ObjectFormat, bool) {
 	return SHA1, false
 }
 
-// repoFormat reads core.repositoryFormatVersion and extensions.* from the repository's config and
-// returns its object format, refusing what the store does not understand before anything is read
+// gitBool is a config value (written with '=') as git's --type=bool reads it: true/yes/on, or an
+// integer other than 0 (a k, m or g unit allowed); "" is false.
+func gitBool(v string) bool {
+	v = strings.ToLower(strings.TrimSpace(v))
+	switch v {
+	case "true", "yes", "on":
+		return true
+	case "", "false", "no", "off":
+		return false
+	}
+	digits := strings.TrimSuffix(strings.TrimSuffix(strings.TrimSuffix(v, "k"), "m"), "g")
+	n, err := strconv.ParseInt(digits, 10, 64)
+	return err == nil && n != 0
+}
+
+// repoFeatures is what the repository's config says about how it is stored.
+type repoFeatures struct {
+	format ObjectFormat
+	// promisor is extensions.partialClone: the remote missing objects are fetched from.
+	promisor string
+}
+
+// readRepoFeatures reads core.repositoryFormatVersion and extensions.* from the repository's config
+// and returns its object format and promisor remote, refusing what the store does not understand before anything is read
 // or written: git refuses a repository with an unknown extension, and writing into one we only
 // partly understand (a SHA-1 object into a SHA-256 repository, say) would corrupt it.
-func repoFormat(commonDir string) (ObjectFormat, error) {
+func readRepoFeatures(commonDir string) (repoFeatures, error) {
+	f := repoFeatures{format: SHA1}
 	path := filepath.Join(commonDir, "config")
 	b, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return SHA1, nil
+		return repoFeatures{format: SHA1}, nil
 	}
 	if err != nil {
-		return SHA1, fmt.Errorf("read %s: %w", path, err)
+		return repoFeatures{}, fmt.Errorf("read %s: %w", path, err)
 	}
 	entries, err := parseConfigFile(b)
 	if err != nil {
-		return SHA1, fmt.Errorf("%s does not parse: %w; check it with `git config --list --file %s`", path, err, path)
+		return repoFeatures{}, fmt.Errorf("%s does not parse: %w; check it with `git config --list --file %s`", path, err, path)
 	}
 	version := 0
 	if v := configLast(entries, "core", "repositoryformatversion"); v != "" {
 		if version, err = strconv.Atoi(strings.TrimSpace(v)); err != nil || version < 0 || version > 1 {
-			return SHA1, fmt.Errorf("%w: core.repositoryFormatVersion = %s in %s; git exarchos reads versions 0 and 1", ErrUnsupportedRepo, v, path)
+			return repoFeatures{}, fmt.Errorf("%w: core.repositoryFormatVersion = %s in %s; git exarchos reads versions 0 and 1", ErrUnsupportedRepo, v, path)
 		}
 	}
-	format := SHA1
+	f.format = SHA1
 	for _, e := range entries {
+		// git 2.39 marks a partial clone's remote with remote.<name>.promisor rather than
+		// extensions.partialClone.
+		if e.Section == "remote" && e.Key == "promisor" && f.promisor == "" && (e.NoValue || gitBool(e.Value)) {
+			f.promisor = e.Subsection
+		}
 		if e.Section != "extensions" || e.Subsection != "" {
 			continue
 		}
 		check, known := understood[e.Key]
 		if !known {
-			return SHA1, fmt.Errorf("%w: extensions.%s is set in %s and git exarchos does not understand it, so it will not read or write this repository", ErrUnsupportedRepo, e.Name, path)
+			return repoFeatures{}, fmt.Errorf("%w: extensions.%s is set in %s and git exarchos does not understand it, so it will not read or write this repository", ErrUnsupportedRepo, e.Name, path)
 		}
 		if check != nil {
 			if err := check(e.Value); err != nil {
-				return SHA1, fmt.Errorf("%w: extensions.%s: %v", ErrUnsupportedRepo, e.Name, err)
+				return repoFeatures{}, fmt.Errorf("%w: extensions.%s: %v", ErrUnsupportedRepo, e.Name, err)
 			}
 		}
-		if e.Key == "objectformat" {
-			format, _ = parseObjectFormat(e.Value)
+		switch e.Key {
+		case "objectformat":
+			f.format, _ = parseObjectFormat(e.Value)
+		case "partialclone":
+			f.promisor = e.Value
 		}
 	}
-	return format, nil
+	return f, nil
 }

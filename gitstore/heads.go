@@ -49,6 +49,15 @@ func (s *Store) workflowRefs(prefix string) (map[string]gitrepo.Hash, []gitrepo.
 		delete(refs, name)
 		bad = append(bad, gitrepo.BadRef{Name: name, Reason: fmt.Sprintf("points at commit %s, which is not stored", h), Fix: "git update-ref -d " + name, Missing: h})
 	}
+	// A ref to a blob or a tree is not a workflow: it is reported, and the others go on (one read
+	// of each head, as list does).
+	for _, name := range gitrepo.SortedNames(refs) {
+		h := refs[name]
+		if typ, _, err := s.Objects().Raw(h); err == nil && typ != plumbing.CommitObject {
+			delete(refs, name)
+			bad = append(bad, gitrepo.BadRef{Name: name, Reason: fmt.Sprintf("points at %s %s, not a commit", typ, h), Fix: "git update-ref -d " + name})
+		}
+	}
 	return refs, bad, nil
 }
 

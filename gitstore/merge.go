@@ -503,7 +503,7 @@ func (b *builder) putBlobs(contents [][]byte) ([]gitrepo.Hash, error) {
 	}
 	missing := make([]bool, len(contents))
 	for i, h := range hashes {
-		missing[i] = !b.s.st.Exists(h)
+		missing[i] = !b.s.st.HasLocal(h)
 	}
 	errs := make([]error, len(contents))
 	gitrepo.Parallel(len(contents), 2, func(i int) {
@@ -525,7 +525,7 @@ func (b *builder) putBlobs(contents [][]byte) ([]gitrepo.Hash, error) {
 // still remembered, so ensureDurable puts it back should a concurrent gc prune it.
 func (b *builder) putMissing(content []byte) (gitrepo.Hash, error) {
 	h := b.s.st.Format().Sum(plumbing.BlobObject, content)
-	if !b.s.st.Exists(h) {
+	if !b.s.st.HasLocal(h) {
 		return b.put(plumbing.BlobObject, content)
 	}
 	b.written = append(b.written, writtenObject{typ: plumbing.BlobObject, content: content, hash: h})

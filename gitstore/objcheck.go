@@ -6,6 +6,7 @@ import (
 	"github.com/exarchos/git-exarchos/gitrepo"
 	"regexp"
 	"strings"
+	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
@@ -16,7 +17,45 @@ import (
 // missing or does not decode, then runs `git fsck --strict` and keeps the findings about those
 // objects. git's checks (hash of the content, tree entry order and modes, header syntax, …) are
 // the reference; a finding about an object no workflow reaches belongs to `git fsck`, not here.
+//
+// A finding is reported only when it stays: `git gc`/`repack` running beside (as `git maintenance`
+// does in the background) moves objects between packs and deletes the old ones while both this
+// walk and git's read them. A check with findings is run again (up to three more times, the pack
+// list read afresh, longer while gc.pid is held), and only the findings every run made are kept.
 func (s *Store) CheckObjects(features []string) ([]Problem, error) {
+	problems, err := s.checkObjectsOnce(features)
+	for attempt := 1; err == nil && len(problems) > 0 && attempt <= 3; attempt++ {
+		wait := time.Duration(attempt) * 100 * time.Millisecond
+		for deadline := time.Now().Add(30 * time.Second); s.GCRunning() && time.Now().Before(deadline); {
+			time.Sleep(50 * time.Millisecond) // a gc in progress: its end is the moment to look again
+		}
+		time.Sleep(wait)
+		s.st.Reindex()
+		again, aerr := s.checkObjectsOnce(features)
+		if aerr != nil {
+			return nil, aerr
+		}
+		problems = stillThere(problems, again)
+	}
+	return problems, err
+}
+
+// stillThere keeps the problems of before that after reports again (the same workflow and path).
+func stillThere(before, after []Problem) []Problem {
+	seen := map[[2]string]bool{}
+	for _, p := range after {
+		seen[[2]string{p.Feature, p.Path}] = true
+	}
+	var out []Problem
+	for _, p := range before {
+		if seen[[2]string{p.Feature, p.Path}] {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func (s *Store) checkObjectsOnce(features []string) ([]Problem, error) {
 	owner := map[gitrepo.Hash]string{} // object → the workflow whose walk reached it first
 	tipOf := map[string]gitrepo.Hash{}
 	var problems []Problem

@@ -266,6 +266,12 @@ func (s *Store) readBlob(h gitrepo.Hash) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read blob %s: %w", h, err)
 	}
+	// What was read must be what its id says: a loose file or pack entry holding other content
+	// (git serves it as it is) would otherwise read as a shorter, or another, log. A hash of a
+	// few kilobytes costs microseconds.
+	if got := s.st.Format().Sum(plumbing.BlobObject, b); got != h {
+		return nil, fmt.Errorf("blob %s holds content that hashes to %s: the object is damaged; run `git exarchos fsck` (and `git fsck`)", h, got)
+	}
 	return b, nil
 }
 
@@ -618,10 +624,19 @@ func (s *Store) list(useCache bool) ([]Summary, error) {
 	return kept, nil
 }
 
+// SummaryOf reads one workflow's head commit as List does (its trailers); found is false when the
+// commit is not stored (a broken ref, which fsck names).
+func (s *Store) SummaryOf(feature string, commit gitrepo.Hash) (Summary, bool, error) {
+	return s.summary(RefName(feature), commit)
+}
+
 // summary reads a workflow's head commit. A commit that is not stored (a broken ref; fsck names
 // it) is not found, unless a gc is running, which may have moved it or pruned it for a moment.
 func (s *Store) summary(name string, commit gitrepo.Hash) (Summary, bool, error) {
 	content, err := s.ReadObject(commit, plumbing.CommitObject)
+	if errors.Is(err, gitrepo.ErrWrongType) {
+		return Summary{}, false, nil // a ref to a blob or tree: not a workflow (fsck names it)
+	}
 	if isTransient(err) {
 		s.st.Reindex() // a concurrent gc may have just packed it
 		if !s.st.Exists(commit) && !s.GCRunning() {

@@ -594,11 +594,11 @@ func (b *builder) ensureDurable() error {
 	for {
 		running := b.s.GCRunning()
 		for _, obj := range b.written {
-			if b.s.st.Exists(obj.hash) {
+			if b.s.st.HasLocal(obj.hash) {
 				continue
 			}
 			b.s.st.Reindex()
-			if b.s.st.Exists(obj.hash) {
+			if b.s.st.HasLocal(obj.hash) {
 				continue
 			}
 			if _, err := b.s.st.WriteLoose(obj.typ, obj.content); err != nil {

@@ -140,6 +140,12 @@ func Handle(in Input, repo Repository, warn func(string)) Output {
 		return NoOpinion()
 
 	case SessionStart, SubagentStart:
+		ws, err := repo.Session(in, dir)
+		if err != nil {
+			// The session starts knowing why its tools will be refused, and what repairs it.
+			warn(fmt.Sprintf("cannot read the workflow bound to %s: %v", dir, err))
+			return Context(in.HookEventName, clip(failClosed("", err), MaxContext))
+		}
 		var docs []string
 		if in.HookEventName == SessionStart {
 			// The controls' baseline is taken here when no call took it before, so a change made
@@ -148,7 +154,7 @@ func Handle(in Input, repo Repository, warn func(string)) Output {
 				docs = append(docs, reason)
 			}
 		}
-		for _, w := range bound() {
+		for _, w := range ws {
 			w.Notes = repo.Notes(w)
 			docs = append(docs, ContextDocument(w, repo.Summary(w)))
 		}

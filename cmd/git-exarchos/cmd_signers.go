@@ -126,12 +126,18 @@ func printTrust(w io.Writer, st app.Status) {
 }
 
 func printTrustLine(w io.Writer, t app.Trust) {
-	if t.Mode == "signed" {
+	switch t.Mode {
+	case "signed":
 		printf(w, "decisions: signed (%d allowed signer(s) at %s)\n", t.Signers, t.Base)
-	} else {
+	case "unreadable":
+		printf(w, "decisions: NONE TAKE EFFECT: %s\n", t.Note)
+	default:
 		printf(w, "decisions: NOT PROTECTED: %s\n", t.Note)
 	}
 	if t.KeyWarning != "" {
 		printf(w, "warning: %s\n", t.KeyWarning)
+	}
+	if t.RulesError != "" {
+		printf(w, "error: %s\n", t.RulesError)
 	}
 }

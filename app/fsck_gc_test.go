@@ -1,0 +1,55 @@
+package app
+
+import (
+	"os/exec"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/exarchos/git-exarchos/workflow"
+)
+
+// TestFsckBesideMaintenance (issue 28): fsck while `git gc` and `git repack` run in a loop beside
+// it (as `git maintenance` does) reports no problem that is not there.
+func TestFsckBesideMaintenance(t *testing.T) {
+	dir, r := newRepo(t, "main")
+	for _, f := range []string{"a", "b", "c"} {
+		_, err := r.Init(workflow.Init{Feature: f, Type: "oneshot", Branch: f})
+		require.NoError(t, err)
+		for i := 0; i < 5; i++ {
+			mustRun(t, r, f, workflow.Set{Assignments: []workflow.Assignment{{Path: "n", Value: []byte{'0' + byte(i)}}}})
+		}
+	}
+	var stop atomic.Bool
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for i := 0; !stop.Load(); i++ {
+			args := []string{"repack", "-adq"}
+			if i%2 == 1 {
+				args = []string{"gc", "-q", "--prune=now"}
+			}
+			cmd := exec.Command("git", args...)
+			cmd.Dir = dir
+			cmd.Env = testEnv()
+			_ = cmd.Run()
+		}
+	}()
+	runs := 12
+	if testing.Short() {
+		runs = 4
+	}
+	for i := 0; i < runs; i++ {
+		r, err := Open(dir)
+		require.NoError(t, err)
+		res, err := Fsck(r, FsckOptions{})
+		require.NoError(t, err)
+		assert.Empty(t, res.Problems, "run %d", i)
+	}
+	stop.Store(true)
+	wg.Wait()
+}

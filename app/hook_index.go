@@ -1,0 +1,166 @@
+package app
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/exarchos/git-exarchos/gitrepo"
+	"github.com/exarchos/git-exarchos/gitstore"
+	"github.com/exarchos/git-exarchos/internal/atomicfile"
+)
+
+// The hooks' branch → workflow index: which workflows are bound to which branch, so that a tool
+// call reads only the workflows of its branch and never lists them all. It is a cache, never taken
+// as complete: it is kept with the stamps (inode, size, modification time) of what it summarises,
+// the refs/exarchos directory (a ref written by git's lock protocol, by exarchos, `git fetch`,
+// `git update-ref` or a restore, is renamed into it) and packed-refs, and with a sha256 of itself.
+// A hook call stats those two and reads the one file; when a stamp differs, or the file is missing,
+// damaged or short of a line, the index is read again from the refs, with no git process: a ref
+// whose commit is the one the index knows keeps its branch, any other is read (its head commit's
+// Exarchos-Branch trailer). A stamp younger than a second is not kept (a file system's clock moves
+// in ticks, and a second write within one tick leaves the stamp as it was), so the calls of that
+// second read the refs each time.
+//
+//	exarchos-hook-index 3 <sha256 of the lines below>
+//	<stamp of the refs>
+//	<feature> <commit> <branch>   one a line, in feature order
+
+const hookIndexVersion = "exarchos-hook-index 3"
+
+type indexEntry struct{ commit, branch string }
+
+// refsStamp names the version of the refs the index summarises; fresh is false while a write in
+// the same clock tick could still leave it unchanged.
+func (r *Repo) refsStamp() (stamp string, fresh bool) {
+	common := r.Store.Loc.CommonDir
+	fresh = true
+	var parts []string
+	for _, p := range []string{filepath.Join(common, "refs", "exarchos"), filepath.Join(common, "packed-refs")} {
+		fi, err := os.Stat(p)
+		if err != nil {
+			parts = append(parts, "-")
+			continue
+		}
+		if time.Since(fi.ModTime()) < time.Second {
+			fresh = false
+		}
+		parts = append(parts, gitrepo.FileStamp(p))
+	}
+	return strings.Join(parts, "|"), fresh
+}
+
+func (c *hookCache) indexFile() string { return filepath.Join(c.dir, "index") }
+
+// loadIndex reads the index and its stamp; ok is false when it is missing or damaged.
+func (c *hookCache) loadIndex() (stamp string, entries map[string]indexEntry, ok bool) {
+	b, err := os.ReadFile(c.indexFile())
+	if err != nil {
+		return "", nil, false
+	}
+	header, rest, _ := bytes.Cut(b, []byte{'\n'})
+	sum := sha256.Sum256(rest)
+	if string(header) != hookIndexVersion+" "+hex.EncodeToString(sum[:]) {
+		return "", nil, false
+	}
+	stampLine, body, _ := bytes.Cut(rest, []byte{'\n'})
+	entries = map[string]indexEntry{}
+	for _, line := range strings.Split(string(body), "\n") {
+		if line == "" {
+			continue
+		}
+		f, rest, ok1 := strings.Cut(line, " ")
+		commit, branch, ok2 := strings.Cut(rest, " ")
+		if !ok1 || !ok2 {
+			return "", nil, false
+		}
+		entries[f] = indexEntry{commit: commit, branch: branch}
+	}
+	return string(stampLine), entries, true
+}
+
+func (c *hookCache) writeIndex(stamp string, entries map[string]indexEntry) {
+	names := make([]string, 0, len(entries))
+	for f := range entries {
+		names = append(names, f)
+	}
+	sort.Strings(names)
+	var body bytes.Buffer
+	body.WriteString(stamp + "\n")
+	for _, f := range names {
+		fmt.Fprintf(&body, "%s %s %s\n", f, entries[f].commit, entries[f].branch)
+	}
+	sum := sha256.Sum256(body.Bytes())
+	_ = atomicfile.Write(c.indexFile(), append([]byte(hookIndexVersion+" "+hex.EncodeToString(sum[:])+"\n"), body.Bytes()...), 0o644)
+}
+
+// branchIndex returns every workflow's commit and branch: the index when the refs are as it
+// recorded them, else read again from the refs (and kept). An error means the refs cannot be
+// read, and the hook cannot tell what is bound: it fails closed.
+func (r *Repo) branchIndex() (map[string]indexEntry, error) {
+	c := r.hookCache()
+	stamp, fresh := r.refsStamp()
+	kept, old, ok := c.loadIndex()
+	if ok && kept == stamp && fresh {
+		return old, nil
+	}
+	refs, names, _, err := gitrepo.ScanRefs(r.Store.Loc.CommonDir, gitstore.RefPrefix, func(f string) bool { return gitstore.ValidateFeature(f) == nil })
+	if err != nil {
+		return nil, fmt.Errorf("read the workflow refs for the hooks' branch index: %w", err)
+	}
+	entries := make(map[string]indexEntry, len(names))
+	for _, name := range names {
+		f, commit := strings.TrimPrefix(name, gitstore.RefPrefix), refs[name]
+		if e, ok := old[f]; ok && e.commit == commit.String() {
+			entries[f] = e
+			continue
+		}
+		// What fsck reports (a ref to a missing commit) binds nothing; a commit that cannot be
+		// read is an error: the workflow may be bound here.
+		sum, found, err := r.Store.SummaryOf(f, commit)
+		if err != nil {
+			return nil, fmt.Errorf("workflow %s: %w", f, err)
+		}
+		if !found {
+			continue
+		}
+		branch := sum.Branch
+		if branch == "" { // a head without the trailer (an older version wrote it)
+			st, ok, err := r.hookState(f)
+			if err != nil {
+				return nil, fmt.Errorf("workflow %s: %w", f, err)
+			}
+			if !ok {
+				continue
+			}
+			branch = st.Branch
+		}
+		entries[f] = indexEntry{commit: commit.String(), branch: branch}
+	}
+	switch {
+	case fresh:
+		c.writeIndex(stamp, entries)
+	case !ok || !maps.Equal(entries, old):
+		c.writeIndex("-", entries) // a stamp that never matches: kept for the commits it need not read again
+	}
+	return entries, nil
+}
+
+// featuresOn are the workflows the index binds to branch, in name order.
+func featuresOn(entries map[string]indexEntry, branch string) []string {
+	var out []string
+	for f, e := range entries {
+		if e.branch == branch {
+			out = append(out, f)
+		}
+	}
+	sort.Strings(out)
+	return out
+}

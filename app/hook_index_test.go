@@ -1,0 +1,108 @@
+package app
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/exarchos/git-exarchos/hooks"
+	"github.com/exarchos/git-exarchos/workflow"
+)
+
+// settleRefs gives the refs directory a modification time in the past (a different one each call),
+// as if the last ref write were long ago: the index's stamp is then taken, not read again because
+// it is younger than a clock tick.
+func settleRefs(t *testing.T, dir string, n int) {
+	t.Helper()
+	past := time.Date(2020, 1, 1+n, 0, 0, 0, 0, time.UTC)
+	require.NoError(t, os.Chtimes(filepath.Join(dir, ".git", "refs", "exarchos"), past, past))
+}
+
+// TestHookIndexIsNeverTakenAsComplete (issue 28): a workflow ref that arrives by plain git (fetch,
+// update-ref, a restore) binds the next session on its branch, and a lost index line does not
+// unbind one; the index is taken only while the refs are as it recorded them.
+func TestHookIndexIsNeverTakenAsComplete(t *testing.T) {
+	dir, r := newRepo(t, "main")
+	_, err := r.Init(workflow.Init{Feature: "login", Type: "feature", Branch: "login"})
+	require.NoError(t, err)
+	settleRefs(t, dir, 1)
+	assert.Empty(t, boundPhases(t, dir), "main binds nothing; the index is written")
+	index := filepath.Join(dir, ".git", "exarchos-cache", "hooks", "index")
+	b, err := os.ReadFile(index)
+	require.NoError(t, err)
+	require.NotContains(t, strings.Split(string(b), "\n")[1], "-|", "a settled stamp is kept")
+
+	// A teammate's workflow fetched by plain git straight into refs/exarchos/.
+	other, ro := newRepo(t, "main")
+	_, err = ro.Init(workflow.Init{Feature: "signup", Type: "feature", Branch: "signup"})
+	require.NoError(t, err)
+	git(t, dir, "fetch", "-q", other, "refs/exarchos/*:refs/exarchos/*")
+	settleRefs(t, dir, 2)
+	git(t, dir, "switch", "-q", "-c", "signup")
+	assert.Equal(t, map[string]string{"signup": "ideate"}, boundPhases(t, dir))
+
+	// Deleted, then restored with update-ref (as the README's fix for two clones does).
+	saved := git(t, dir, "rev-parse", "refs/exarchos/signup")
+	git(t, dir, "update-ref", "-d", "refs/exarchos/signup")
+	settleRefs(t, dir, 3)
+	assert.Empty(t, boundPhases(t, dir))
+	git(t, dir, "update-ref", "refs/exarchos/signup", saved)
+	settleRefs(t, dir, 4)
+	assert.Equal(t, map[string]string{"signup": "ideate"}, boundPhases(t, dir))
+
+	// Only in packed-refs (a restore by pack-refs, or a clone): the stamp of packed-refs tells.
+	git(t, dir, "update-ref", "-d", "refs/exarchos/signup")
+	settleRefs(t, dir, 5)
+	assert.Empty(t, boundPhases(t, dir))
+	packed := filepath.Join(dir, ".git", "packed-refs")
+	pb, _ := os.ReadFile(packed)
+	require.NoError(t, os.WriteFile(packed, append(pb, []byte(saved+" refs/exarchos/signup\n")...), 0o644))
+	assert.Equal(t, map[string]string{"signup": "ideate"}, boundPhases(t, dir))
+
+	// A lost line: the index no longer matches its sum, and is read again from the refs.
+	settleRefs(t, dir, 6)
+	assert.Equal(t, map[string]string{"signup": "ideate"}, boundPhases(t, dir))
+	b, err = os.ReadFile(index)
+	require.NoError(t, err)
+	require.Contains(t, string(b), "\nsignup ")
+	var kept []string
+	for _, line := range strings.Split(string(b), "\n") {
+		if !strings.HasPrefix(line, "signup ") {
+			kept = append(kept, line)
+		}
+	}
+	require.NoError(t, os.WriteFile(index, []byte(strings.Join(kept, "\n")), 0o644))
+	assert.Equal(t, map[string]string{"signup": "ideate"}, boundPhases(t, dir))
+	// An empty index file is no index.
+	require.NoError(t, os.WriteFile(index, nil, 0o644))
+	assert.Equal(t, map[string]string{"signup": "ideate"}, boundPhases(t, dir))
+}
+
+// TestBranchDiffCacheEmptyIsNotNothing (issue 28): an empty or cut branch-diff cache file is not
+// "the branch changed nothing"; it is computed again.
+func TestBranchDiffCacheEmptyIsNotNothing(t *testing.T) {
+	dir, _ := newRepo(t, "main")
+	git(t, dir, "switch", "-q", "-c", "login")
+	commitFile(t, dir, "src/main.go", "package main\n")
+	changes := func() []hooks.Change {
+		r, err := Open(dir)
+		require.NoError(t, err)
+		h := &hookRepo{repo: r}
+		out, err := h.Changes(hooks.Bound{Root: dir})
+		require.NoError(t, err)
+		return out
+	}
+	want := hooks.Change{Path: "src/main.go", Where: "branch"}
+	assert.Contains(t, changes(), want)
+	files, _ := filepath.Glob(filepath.Join(dir, ".git", "exarchos-cache", "hooks", "branchdiff", "*"))
+	require.Len(t, files, 1)
+	for _, damaged := range []string{"", "\n", "0000\n"} {
+		require.NoError(t, os.WriteFile(files[0], []byte(damaged), 0o644))
+		assert.Contains(t, changes(), want, "cache file %q", damaged)
+	}
+}
