@@ -13,12 +13,14 @@ import (
 
 	"github.com/exarchos/git-exarchos/gitrepo"
 	"github.com/exarchos/git-exarchos/gitstore"
+	"github.com/exarchos/git-exarchos/internal/gittest"
 	"github.com/exarchos/git-exarchos/workflow"
 )
 
-// TestMain removes the fault-injection binary the crash tests build.
+// TestMain runs the tests isolated from the developer's PATH and git config (as CI runs them) and
+// removes the fault-injection binary the crash tests build.
 func TestMain(m *testing.M) {
-	code := m.Run()
+	code := gittest.RunIsolated(m)
 	if faultsDir != "" {
 		os.RemoveAll(faultsDir)
 	}

@@ -10,18 +10,25 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
+	"github.com/exarchos/git-exarchos/internal/gittest"
 	"github.com/exarchos/git-exarchos/mcpserver"
 )
 
 // TestMain makes the test binary double as git-exarchos, so scripts run `exec git exarchos …`
 // through the real git, which finds git-exarchos on PATH, and as git-exarchos-mcp, which doctor
-// looks for there.
+// looks for there. The tests themselves run isolated from the developer's PATH and git config.
 func TestMain(m *testing.M) {
-	testscript.Main(m, map[string]func(){
+	testscript.Main(isolated{m}, map[string]func(){
 		"git-exarchos":     func() { os.Exit(checkedRun(os.Args)) },
 		"git-exarchos-mcp": func() { os.Exit(mcpserver.Main(os.Args, os.Stdin, os.Stdout, os.Stderr, "test")) },
 	})
 }
+
+// isolated runs the tests under gittest.RunIsolated; the test binary run as one of the commands
+// above never gets here, so they pay nothing for it.
+type isolated struct{ m *testing.M }
+
+func (i isolated) Run() int { return gittest.RunIsolated(i.m) }
 
 // TestScripts runs testdata/script/*.txtar end to end, each in a fresh repository.
 func TestScripts(t *testing.T) {
