@@ -84,7 +84,7 @@ func printCancel(w io.Writer, res *app.CancelResult) {
 		return
 	}
 	if res.Cancelled() {
-		printf(w, "%s: cancelled — %s is in %s (%d compensation step(s) this run)\n", bold(w, res.Feature), res.Type, bold(w, res.Phase), len(res.Steps))
+		printf(w, "%s: cancelled; the %s workflow is in %s (%d compensation step(s) this run)\n", bold(w, res.Feature), res.Type, bold(w, res.Phase), len(res.Steps))
 		return
 	}
 	printf(w, "%s: %s is still in %s\n", bold(w, res.Feature), res.Type, bold(w, res.Phase))

@@ -29,7 +29,7 @@ func splitFeature(c *cli.Command, want int, usage string) (string, []string, err
 // printResult is the text rendering shared by commands that change a workflow.
 func printResult(w io.Writer, res *app.Result, what string) {
 	st := res.State
-	printf(w, "%s: %s — %s is in %s", bold(w, st.Feature), what, st.Type, bold(w, st.Phase))
+	printf(w, "%s: %s; the %s workflow is in %s", bold(w, st.Feature), what, st.Type, bold(w, st.Phase))
 	if n := len(res.Appended); n > 0 {
 		printf(w, " (%d event(s) recorded at %s)\n", n, res.Head[:12])
 	} else {

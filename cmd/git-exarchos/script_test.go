@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,19 +17,35 @@ import (
 
 // TestMain makes the test binary double as git-exarchos, so scripts run `exec git exarchos …`
 // through the real git, which finds git-exarchos on PATH, and as git-exarchos-mcp, which doctor
-// looks for there. The tests themselves run isolated from the developer's PATH and git config.
+// looks for there. The tests run isolated from the developer's PATH and git config
+// (gittest.Isolate), before testscript puts its own git-exarchos on PATH; the binary run as one
+// of the commands skips that.
 func TestMain(m *testing.M) {
-	testscript.Main(isolated{m}, map[string]func(){
+	cmds := map[string]func(){
 		"git-exarchos":     func() { os.Exit(checkedRun(os.Args)) },
 		"git-exarchos-mcp": func() { os.Exit(mcpserver.Main(os.Args, os.Stdin, os.Stdout, os.Stderr, "test")) },
-	})
+	}
+	restore := func() {}
+	if _, isCmd := cmds[filepath.Base(os.Args[0])]; !isCmd {
+		var err error
+		if restore, err = gittest.Isolate(); err != nil {
+			fmt.Fprintln(os.Stderr, "isolate the tests' environment:", err)
+			os.Exit(1)
+		}
+	}
+	testscript.Main(afterRun{m, restore}, cmds)
 }
 
-// isolated runs the tests under gittest.RunIsolated; the test binary run as one of the commands
-// above never gets here, so they pay nothing for it.
-type isolated struct{ m *testing.M }
+// afterRun runs the tests, then done (testscript.Main exits without returning).
+type afterRun struct {
+	m    *testing.M
+	done func()
+}
 
-func (i isolated) Run() int { return gittest.RunIsolated(i.m) }
+func (a afterRun) Run() int {
+	defer a.done()
+	return a.m.Run()
+}
 
 // TestScripts runs testdata/script/*.txtar end to end, each in a fresh repository.
 func TestScripts(t *testing.T) {
