@@ -109,9 +109,16 @@ func (r *Repo) pipelineRow(sum gitstore.Summary, now time.Time) (PipelineRow, er
 // open transition only a human takes (reject, unblock). Universal ones (cancel, cleanup) are
 // always there and say nothing about progress.
 func wayOut(opts []workflow.TransitionOption, st workflow.State) (next, blocked string, human bool) {
-	var firstFix, firstBlock, humanOpen string
+	var firstFix, firstBlock, humanOpen, retry string
 	for _, o := range opts {
 		if o.Universal || o.Trigger == workflow.OnCancel {
+			continue
+		}
+		if o.Allowed && o.Retry() {
+			// Spending a retry (synthesis failed) is no next step while another way forward is open.
+			if retry == "" {
+				retry = o.Command
+			}
 			continue
 		}
 		if o.Allowed {
@@ -143,6 +150,9 @@ func wayOut(opts []workflow.TransitionOption, st workflow.State) (next, blocked 
 	}
 	if firstFix == "" && firstBlock == "" {
 		firstFix = humanOpen
+	}
+	if firstFix == "" && firstBlock == "" {
+		firstFix = retry
 	}
 	human = humanCommand(firstFix)
 	if human && !strings.HasPrefix(firstFix, "ask the user") {
