@@ -90,7 +90,7 @@ func (r *Repo) pipelineRow(sum gitstore.Summary, now time.Time) (PipelineRow, er
 	for _, t := range st.Tasks {
 		row.Tasks[t.Status]++
 	}
-	if pr := st.PR; pr != nil {
+	if pr := st.PR; pr != nil && (pr.Number > 0 || pr.URL != "") { // an offline merge verification knows no pull request
 		row.PR = &PipelinePR{Number: pr.Number, URL: pr.URL, State: pr.State, Merged: pr.Merged, Checks: pr.Checks, ReviewDecision: pr.ReviewDecision}
 	}
 	if r.isFinal(st.Type, st.Phase) {
