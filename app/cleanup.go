@@ -177,7 +177,7 @@ func namesRef(name, ref string) bool {
 // offlineMergeFix is how the work reaches the base branch the offline check reads: merged into a
 // local base, or, for a remote's branch, fetched once the merge landed there.
 func offlineMergeFix(baseRef, branch, feature string) string {
-	if short, ok := strings.CutPrefix(baseRef, "refs/heads/"); ok {
+	if short, ok := strings.CutPrefix(baseRef, "refs/heads/"); ok && short != branch {
 		return fmt.Sprintf("git switch %s && git merge --no-edit %s && git exarchos cleanup %s --offline", short, branch, feature)
 	}
 	return fmt.Sprintf("git fetch && git exarchos cleanup %s --offline", feature)

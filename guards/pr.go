@@ -41,6 +41,8 @@ func findPR(in Input) string {
 		return fmt.Sprintf("git exarchos pr find %s", s.Feature)
 	case strings.Contains(in.OfflineBase, "/"): // a remote's branch: the merge lands there, then fetch
 		return fmt.Sprintf("git fetch && git exarchos cleanup %s --offline", s.Feature)
+	case in.OfflineBase == s.Branch: // the workflow works on the base itself: its commits are there
+		return fmt.Sprintf("git exarchos cleanup %s --offline", s.Feature)
 	}
 	return fmt.Sprintf("git switch %s && git merge --no-edit %s && git exarchos cleanup %s --offline", in.OfflineBase, s.Branch, s.Feature)
 }
