@@ -1,6 +1,7 @@
 package app
 
 import (
+	"slices"
 	"strings"
 	"time"
 
@@ -110,6 +111,16 @@ func (r *Repo) pipelineRow(sum gitstore.Summary, now time.Time) (PipelineRow, er
 // always there and say nothing about progress.
 func wayOut(opts []workflow.TransitionOption, st workflow.State) (next, blocked string, human bool) {
 	var firstFix, firstBlock, humanOpen, retry string
+	// What blocks the way forward comes before what blocks a loop back (a fix cycle, a retry): in
+	// review, the reviews to pass, not the failed review a fix cycle would need.
+	opts = slices.Clone(opts)
+	loopsBack := func(o workflow.TransitionOption) int {
+		if o.Counts != "" {
+			return 1
+		}
+		return 0
+	}
+	slices.SortStableFunc(opts, func(a, b workflow.TransitionOption) int { return loopsBack(a) - loopsBack(b) })
 	for _, o := range opts {
 		if o.Universal || o.Trigger == workflow.OnCancel {
 			continue
