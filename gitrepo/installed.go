@@ -39,8 +39,8 @@ func (l Location) RecordInstalled(path string, content []byte) error {
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
-	for _, l := range strings.Split(string(old), "\n") {
-		if l == line {
+	for _, have := range strings.Split(string(old), "\n") {
+		if have == line {
 			return nil
 		}
 	}
