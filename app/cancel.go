@@ -50,6 +50,9 @@ type CancelResult struct {
 	// Pending are the steps left for the next `cancel` (after a failure).
 	Pending []StepReport `json:"pending"`
 	Head    string       `json:"head,omitempty"`
+	// Needs is, for a dry run, what the real cancel needs that the dry run did not (--human past
+	// the planning phases): a dry run decides nothing, so it is not refused for it.
+	Needs string `json:"needs,omitempty"`
 }
 
 // Cancelled reports whether the workflow reached its cancelled phase.
@@ -121,7 +124,10 @@ func Cancel(r *Repo, o CancelOptions) (*CancelResult, error) {
 	}
 	if o.DryRun {
 		if _, rej := workflow.Decide(def, st, workflow.Cancel{Reason: o.Reason, Human: o.Human}, workflow.Env{}); rej != nil && rej.Code != workflow.CodeCompensationPending {
-			return nil, rej
+			if rej.Code != workflow.CodeHumanDecision {
+				return nil, rej
+			}
+			res.Needs = rej.Message
 		}
 		for _, s := range workflow.CompensationPlan(st) {
 			res.Steps = append(res.Steps, c.run(s, true))

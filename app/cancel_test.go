@@ -13,15 +13,15 @@ import (
 
 	"github.com/exarchos/git-exarchos/gitrepo"
 	"github.com/exarchos/git-exarchos/gitstore"
-	"github.com/exarchos/git-exarchos/internal/agentenv"
+	"github.com/exarchos/git-exarchos/internal/gittest"
 	"github.com/exarchos/git-exarchos/workflow"
 )
 
-// TestMain removes the fault-injection binary the crash tests build, and runs every test outside
-// an agent session unless it says otherwise (ActAsAgent).
+// TestMain runs the tests isolated from the developer's PATH, git config and agent session (as CI runs them; tests that
+// stand for an agent say so: ActAsAgent, Repo.Environ) and
+// removes the fault-injection binary the crash tests build.
 func TestMain(m *testing.M) {
-	agentenv.ClearProcess() // the same inside an agent's session as in CI; tests that need them set Repo.Environ
-	code := m.Run()
+	code := gittest.RunIsolated(m)
 	if faultsDir != "" {
 		os.RemoveAll(faultsDir)
 	}

@@ -161,7 +161,7 @@ func (r *Repo) cleanupOffline(feature string, st workflow.State, asked string) (
 	}
 	if !merged {
 		return refused(fmt.Sprintf("branch %s (%s) is not contained in %s (%s)", st.Branch, shortSHA(tip), base.Ref, shortSHA(base.Commit)),
-			"the branch tip to be an ancestor of "+base.Ref, fmt.Sprintf("git fetch && git exarchos cleanup %s --offline", feature))
+			"the branch tip to be an ancestor of "+base.Ref, offlineMergeFix(base.Ref, st.Branch, feature))
 	}
 	evidence := workflow.MergeVerifiedData{Method: "ancestry", Commit: base.Commit, Base: base.Ref, HeadSHA: tip,
 		Note: fmt.Sprintf("%s (with commits after the fork point %s) is an ancestor of %s, the base branch chosen by %s, in the local repository", shortSHA(tip), shortSHA(fp), base.Ref, base.Source)}
@@ -175,4 +175,13 @@ func (r *Repo) cleanupOffline(feature string, st workflow.State, asked string) (
 // namesRef reports whether a short name (main, origin/main) or full ref names ref.
 func namesRef(name, ref string) bool {
 	return name == ref || "refs/heads/"+name == ref || "refs/remotes/"+name == ref || strings.HasPrefix(ref, "refs/remotes/") && strings.HasSuffix(ref, "/"+name) && strings.Count(name, "/") == 0
+}
+
+// offlineMergeFix is how the work reaches the base branch the offline check reads: merged into a
+// local base, or, for a remote's branch, fetched once the merge landed there.
+func offlineMergeFix(baseRef, branch, feature string) string {
+	if short, ok := strings.CutPrefix(baseRef, "refs/heads/"); ok && short != branch {
+		return fmt.Sprintf("git switch %s && git merge --no-edit %s && git exarchos cleanup %s --offline", short, branch, feature)
+	}
+	return fmt.Sprintf("git fetch && git exarchos cleanup %s --offline", feature)
 }

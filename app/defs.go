@@ -20,6 +20,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"gopkg.in/yaml.v3"
 
+	"github.com/exarchos/git-exarchos/githubsync"
 	"github.com/exarchos/git-exarchos/gitrepo"
 	"github.com/exarchos/git-exarchos/guards"
 	"github.com/exarchos/git-exarchos/workflow"
@@ -340,7 +341,23 @@ func (sr shellRunner) RunGuard(g workflow.ShellGuard, s workflow.State) (bool, s
 // checkout of the workflow branch.
 func (r *Repo) evaluator() *guards.Evaluator {
 	return &guards.Evaluator{Facts: r.Store.Facts(), Shell: shellRunner{loc: r.Store.Loc},
-		Base: r.Base().Commit, Validation: r.declaredValidation()}
+		Base: r.Base().Commit, Validation: r.declaredValidation(), OfflineBase: r.offlineBase()}
+}
+
+// offlineBase is guards.Evaluator.OfflineBase: the base branch's short name where origin is no
+// GitHub repository, "" where it is one. It reads the config only (no git process: the hook's
+// summaries use it).
+func (r *Repo) offlineBase() string {
+	if url, ok := r.Store.Config("remote.origin.url"); ok {
+		if _, err := githubsync.ParseRemoteURL(strings.TrimSpace(url)); err == nil {
+			return ""
+		}
+	}
+	ref := r.Base().Ref
+	if short, ok := strings.CutPrefix(ref, "refs/heads/"); ok {
+		return short
+	}
+	return strings.TrimPrefix(ref, "refs/remotes/")
 }
 
 // factEvaluator reads facts only: no shell guard runs (the hook's summaries stay cheap).

@@ -276,7 +276,11 @@ func (d *DoctorResult) remotes(r *Repo) {
 func (d *DoctorResult) github(r *Repo, env githubsync.Env) {
 	repo, err := r.originRepo()
 	if err != nil {
-		d.add("github", CheckOK, "origin is not a GitHub repository: merges are verified offline (cleanup --offline)", "", nil)
+		msg := "origin is not a GitHub repository: merges are verified offline (cleanup --offline)"
+		if _, ok := r.Store.Config("remote.origin.url"); !ok {
+			msg = "no origin remote: merges are verified offline (cleanup --offline)"
+		}
+		d.add("github", CheckOK, msg, "", nil)
 		return
 	}
 	token, err := githubsync.ResolveToken(repo.Host, env)

@@ -121,6 +121,11 @@ func changeHooks(o HooksOptions, install bool) (*HooksResult, error) {
 				return nil, err
 			}
 		}
+		if install {
+			if err := RecordInstalled(path); err != nil {
+				return nil, err
+			}
+		}
 		res.Claude = []ClaudeHooksState{{Scope: scope, Path: path, Exists: s.Exists || changed && !s.Empty(), Events: nonNil(s.Installed()), Changed: changed}}
 		if install && scope == hooks.ScopeLocal {
 			res.Warnings = append(res.Warnings, "keep "+path+" out of commits (Claude Code adds it to .gitignore when it creates the file itself)")

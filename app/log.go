@@ -1,6 +1,9 @@
 package app
 
 import (
+	"slices"
+	"strings"
+
 	"github.com/exarchos/git-exarchos/gitstore"
 	"github.com/exarchos/git-exarchos/workflow"
 )
@@ -30,12 +33,48 @@ func Log(r *Repo, o LogOptions) (*LogResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	events, snap, err := r.Store.Events(feature, gitstore.EventFilter{Types: o.Types, SinceSeq: o.SinceSeq, Limit: o.Limit})
+	// --limit keeps the newest events, as git log -n does: the whole selection is read, then cut.
+	events, snap, err := r.Store.Events(feature, gitstore.EventFilter{Types: o.Types, SinceSeq: o.SinceSeq})
 	if err != nil {
 		return nil, err
+	}
+	if len(events) == 0 {
+		if r := unknownTypes(o.Types); r != nil {
+			return nil, r
+		}
+	}
+	if o.Limit > 0 && len(events) > o.Limit {
+		events = events[len(events)-o.Limit:]
 	}
 	if events == nil {
 		events = []workflow.Event{}
 	}
 	return &LogResult{Feature: feature, Head: snap.Commit.String(), Total: snap.Events, Events: events}, nil
+}
+
+// unknownTypes refuses, when nothing matched, a --type that names no event type this version
+// knows, with the one it most likely meant ("transitioned" is workflow.transitioned). A type the
+// engine does not know is still accepted where events of it exist (custom events are kept).
+func unknownTypes(types []string) error {
+	known := append(workflow.EventTypes(), workflow.EventToolDenied, workflow.EventGuardFailed, workflow.EventHookCheckpoint,
+		workflow.EventHookSessionEnded, workflow.EventHookTaskCompleted, workflow.EventHookSessionBound, workflow.EventHookJournalFlushed)
+	for _, t := range types {
+		if slices.Contains(known, t) {
+			continue
+		}
+		hint := ""
+		for _, k := range known {
+			if strings.HasSuffix(k, "."+t) {
+				hint = k
+				break
+			}
+		}
+		if hint == "" {
+			hint = workflow.Closest(known, t)
+		}
+		if hint != "" {
+			return Usagef("no events of type %q: did you mean %s?", t, hint)
+		}
+	}
+	return nil
 }

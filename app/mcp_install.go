@@ -81,7 +81,7 @@ func MCPInstall(o MCPInstallOptions) (*MCPInstallResult, error) {
 	} else {
 		res.Server = MCPServerEntry()
 		if reflect.DeepEqual(servers[MCPServerName], res.Server) {
-			return res, nil
+			return res, RecordInstalled(path)
 		}
 		servers[MCPServerName] = res.Server
 	}
@@ -99,6 +99,9 @@ func MCPInstall(o MCPInstallOptions) (*MCPInstallResult, error) {
 	}
 	if err := atomicfile.Write(path, b.Bytes(), mode); err != nil {
 		return nil, fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := RecordInstalled(path); err != nil {
+		return nil, err
 	}
 	res.Changed = true
 	return res, nil

@@ -50,9 +50,9 @@ type PRRefreshOptions struct{ Feature string }
 func (r *Repo) originRepo() (githubsync.Repo, error) {
 	out, err := r.Store.Loc.Git(nil, "remote", "get-url", "origin")
 	if err != nil {
-		return githubsync.Repo{}, fmt.Errorf("%w: this repository has no origin remote; add it (`git remote add origin https://github.com/<owner>/<repo>.git`) or give the pull request's URL", ErrNoRemote)
+		return githubsync.Repo{}, fmt.Errorf("%w: this repository has no origin remote; add it (`git remote add origin https://github.com/<owner>/<repo>.git`), link the pull request by its URL (`git exarchos pr link <feature> <url>`), or, with no GitHub at all, merge the branch and verify offline (`git exarchos cleanup <feature> --offline`)", ErrNoRemote)
 	}
-	repo, err := githubsync.ParseRemoteURL(out)
+	repo, err := githubsync.ParseRemoteURL(strings.TrimSpace(out))
 	if err != nil {
 		return githubsync.Repo{}, fmt.Errorf("%w: %v", ErrNoRemote, err)
 	}

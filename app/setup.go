@@ -205,6 +205,9 @@ func (s *setup) ci() (SetupStep, error) {
 	switch {
 	case err == nil && bytes.Equal(current, gitexarchos.VerifyWorkflow):
 		st.Status, st.Detail = StepAlready, rel+" is the one this version ships"
+		if !s.o.DryRun {
+			return st, RecordInstalled(s.path(rel)) // written by an older setup: not counted against a phase
+		}
 		return st, nil
 	case err == nil:
 		st.Status, st.Detail = StepSkipped, rel+" exists and differs from the one this version ships: left as it is"
@@ -214,6 +217,9 @@ func (s *setup) ci() (SetupStep, error) {
 	}
 	if !s.o.DryRun {
 		if err := atomicfile.Write(s.path(rel), gitexarchos.VerifyWorkflow, 0o644); err != nil {
+			return st, err
+		}
+		if err := RecordInstalled(s.path(rel)); err != nil { // paths-allowed does not count it (installed.go)
 			return st, err
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/exarchos/git-exarchos/gitstore"
 	"github.com/exarchos/git-exarchos/workflow"
 )
 
@@ -36,6 +37,10 @@ type ValidateResult struct {
 func Validate(r *Repo, o ValidateOptions) (*ValidateResult, error) {
 	feature, st, _, err := r.ResolveState(o.Feature)
 	if err != nil {
+		if o.Feature != "" && len(o.Command) == 0 && errors.Is(err, gitstore.ErrNotFound) {
+			// `validate true`: a command given without -- was read as the feature.
+			return nil, Usagef("no workflow %s: to run a command, put it after --: `git exarchos validate -- %s`", o.Feature, o.Feature)
+		}
 		return nil, err
 	}
 	def, _ := r.definition(st.Type)

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"slices"
 	"strings"
 	"time"
 
@@ -90,7 +91,7 @@ func (r *Repo) pipelineRow(sum gitstore.Summary, now time.Time) (PipelineRow, er
 	for _, t := range st.Tasks {
 		row.Tasks[t.Status]++
 	}
-	if pr := st.PR; pr != nil {
+	if pr := st.PR; pr != nil && (pr.Number > 0 || pr.URL != "") { // an offline merge verification knows no pull request
 		row.PR = &PipelinePR{Number: pr.Number, URL: pr.URL, State: pr.State, Merged: pr.Merged, Checks: pr.Checks, ReviewDecision: pr.ReviewDecision}
 	}
 	if r.isFinal(st.Type, st.Phase) {
@@ -109,9 +110,26 @@ func (r *Repo) pipelineRow(sum gitstore.Summary, now time.Time) (PipelineRow, er
 // open transition only a human takes (reject, unblock). Universal ones (cancel, cleanup) are
 // always there and say nothing about progress.
 func wayOut(opts []workflow.TransitionOption, st workflow.State) (next, blocked string, human bool) {
-	var firstFix, firstBlock, humanOpen string
+	var firstFix, firstBlock, humanOpen, retry string
+	// What blocks the way forward comes before what blocks a loop back (a fix cycle, a retry): in
+	// review, the reviews to pass, not the failed review a fix cycle would need.
+	opts = slices.Clone(opts)
+	loopsBack := func(o workflow.TransitionOption) int {
+		if o.Counts != "" {
+			return 1
+		}
+		return 0
+	}
+	slices.SortStableFunc(opts, func(a, b workflow.TransitionOption) int { return loopsBack(a) - loopsBack(b) })
 	for _, o := range opts {
 		if o.Universal || o.Trigger == workflow.OnCancel {
+			continue
+		}
+		if o.Allowed && o.Retry() {
+			// Spending a retry (synthesis failed) is no next step while another way forward is open.
+			if retry == "" {
+				retry = o.Command
+			}
 			continue
 		}
 		if o.Allowed {
@@ -143,6 +161,9 @@ func wayOut(opts []workflow.TransitionOption, st workflow.State) (next, blocked 
 	}
 	if firstFix == "" && firstBlock == "" {
 		firstFix = humanOpen
+	}
+	if firstFix == "" && firstBlock == "" {
+		firstFix = retry
 	}
 	human = humanCommand(firstFix)
 	if human && !strings.HasPrefix(firstFix, "ask the user") {

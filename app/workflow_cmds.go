@@ -3,6 +3,7 @@ package app
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"reflect"
 	"sort"
@@ -205,6 +206,20 @@ func selectStatusFields(all map[string]json.RawMessage, fields []string) (map[st
 // ListOptions selects workflows for `list`.
 type ListOptions struct{ All bool }
 
+// EmptyListHint is what `list` says when it lists nothing: that ended workflows exist (list --all),
+// or, in a clone with a remote, that workflows arrive with pull; else how to start one.
+func EmptyListHint(r *Repo, all bool) string {
+	if !all {
+		if ended, err := ListWorkflows(r, ListOptions{All: true}); err == nil && len(ended) > 0 {
+			return fmt.Sprintf("no active workflows (%d ended: git exarchos list --all)", len(ended))
+		}
+	}
+	if remotes := r.Store.ConfigRemotes(); len(remotes) > 0 {
+		return fmt.Sprintf("no workflows here: fetch your team's with `git exarchos pull %s`, or start one with `git exarchos init <feature> --type feature`", remotes[0])
+	}
+	return "no workflows (start one with `git exarchos init <feature> --type feature`)"
+}
+
 // ListWorkflows lists active workflows (all with All), from commit trailers alone, through the list
 // cache: it only shows them.
 func ListWorkflows(r *Repo, o ListOptions) ([]gitstore.Summary, error) {
@@ -230,8 +245,9 @@ type SetOptions struct {
 
 // Set parses every assignment before writing any, so one bad argument writes nothing.
 func Set(r *Repo, o SetOptions) (*Result, error) {
-	if len(o.Assignments) == 0 {
-		return nil, Usagef("nothing to set: pass path=value arguments, e.g. `git exarchos set %s artifacts.design=docs/design.md`", o.Feature)
+	example := "git exarchos set " + strings.TrimSpace(o.Feature+" artifacts.design=docs/design.md")
+	if len(o.Assignments) == 0 && (o.Feature == "" || !strings.Contains(o.Feature, ".")) {
+		return nil, Usagef("nothing to set: pass path=value arguments, e.g. `%s`", example)
 	}
 	feature, err := r.ResolveFeature(o.Feature)
 	if err != nil {
@@ -247,6 +263,10 @@ func Set(r *Repo, o SetOptions) (*Result, error) {
 	}
 	st, _, err := r.State(feature)
 	if err != nil {
+		if strings.Contains(o.Feature, ".") && errors.Is(err, gitstore.ErrNotFound) {
+			// The first argument without "=" was taken for the feature: it was more likely a path.
+			return nil, Usagef("%s has no value: an assignment is path=value, e.g. `git exarchos set %s=<value>`", o.Feature, o.Feature)
+		}
 		return nil, err
 	}
 	if tip, err := r.Store.Facts().BranchTip(st.Branch); err == nil {

@@ -45,12 +45,12 @@ func ParseRemoteURL(raw string) (Repo, error) {
 	if i := strings.Index(s, "://"); i >= 0 {
 		u, err := url.Parse(s)
 		if err != nil {
-			return Repo{}, fmt.Errorf("remote URL %q: %w", raw, err)
+			return Repo{}, fmt.Errorf("remote URL %q: %w", s, err)
 		}
 		switch u.Scheme {
 		case "https", "http", "ssh", "git", "git+ssh", "ssh+git":
 		default:
-			return Repo{}, fmt.Errorf("remote URL %q: scheme %s is not a GitHub remote", raw, u.Scheme)
+			return Repo{}, fmt.Errorf("remote URL %q: scheme %s is not a GitHub remote", s, u.Scheme)
 		}
 		host, path = u.Hostname(), u.Path
 	} else if at, rest, ok := strings.Cut(s, ":"); ok && !strings.Contains(at, "/") {
@@ -60,7 +60,7 @@ func ParseRemoteURL(raw string) (Repo, error) {
 		}
 		host, path = at, rest
 	} else {
-		return Repo{}, fmt.Errorf("remote URL %q is not a URL or user@host:owner/repo", raw)
+		return Repo{}, fmt.Errorf("remote URL %q is a local path, not a GitHub repository (https://<host>/<owner>/<repo> or user@host:owner/repo)", s)
 	}
 	host = strings.ToLower(host)
 	if host == "ssh.github.com" { // ssh over port 443
@@ -68,7 +68,7 @@ func ParseRemoteURL(raw string) (Repo, error) {
 	}
 	parts := strings.Split(strings.TrimSuffix(strings.Trim(path, "/"), ".git"), "/")
 	if host == "" || len(parts) != 2 || parts[0] == "" || parts[1] == "" {
-		return Repo{}, fmt.Errorf("remote URL %q does not name a repository as host/owner/repo", raw)
+		return Repo{}, fmt.Errorf("remote URL %q does not name a repository as host/owner/repo", s)
 	}
 	return Repo{Host: host, Owner: parts[0], Name: parts[1]}, nil
 }

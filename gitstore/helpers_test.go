@@ -108,7 +108,7 @@ func TestMain(m *testing.M) {
 	if mode := os.Getenv("GITSTORE_HELPER"); mode != "" {
 		os.Exit(helperMain(mode))
 	}
-	os.Exit(m.Run())
+	os.Exit(gittest.RunIsolated(m))
 }
 
 // helperMain appends GITSTORE_N events, one call each, to GITSTORE_FEATURE in the current directory.

@@ -2,6 +2,7 @@ package guards
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/exarchos/git-exarchos/workflow"
@@ -18,6 +19,33 @@ type ChangeFacts interface {
 	AddedOrModified(from, to string) ([]string, error)
 	// WorktreeChanges lists what the worktree holding branch has uncommitted (untracked included).
 	WorktreeChanges(branch string) ([]string, error)
+}
+
+// InstalledFiles are the files of a worktree that exarchos's own installers write: `hooks install
+// --claude` (project and local scope), `mcp --install`, and `setup`'s verify workflow. Written by
+// the installer, they are no change of the phase's: paths-allowed and the hook's effects check do
+// not count one while it holds what the installer recorded writing (InstallFacts), and no fix
+// they print stashes, reverts or removes one (that would uninstall it). Changed afterwards, one
+// is counted like any other file.
+var InstalledFiles = []string{".claude/settings.json", ".claude/settings.local.json", ".mcp.json", ".github/workflows/exarchos-verify.yml"}
+
+// InstallFixes is, for each of InstalledFiles, the command that writes it again.
+var InstallFixes = map[string]string{
+	".claude/settings.json":                 "git exarchos hooks install --claude",
+	".claude/settings.local.json":           "git exarchos hooks install --claude --scope local",
+	".mcp.json":                             "git exarchos mcp --install",
+	".github/workflows/exarchos-verify.yml": "git exarchos setup",
+}
+
+// IsInstalledFile reports whether path (relative to the worktree's top) is one of InstalledFiles.
+func IsInstalledFile(path string) bool {
+	return slices.Contains(InstalledFiles, strings.TrimPrefix(path, "./"))
+}
+
+// InstallFacts tell whether an installed file holds what its installer wrote: in the worktree
+// that has branch checked out (commit ""), or at commit.
+type InstallFacts interface {
+	InstalledAsWritten(branch, path, commit string) (bool, error)
 }
 
 // EmptyTree is git's empty tree: the "since" of a branch that started with no commit at all.
@@ -82,10 +110,24 @@ func pathsAllowed(in Input) *workflow.GuardFailure {
 		return fail(id, err.Error(), "a readable worktree", "git exarchos status "+s.Feature)
 	}
 	badCommitted, badDirty := outside(allowed, committed), outside(allowed, dirty)
-	if len(badCommitted) == 0 && len(badDirty) == 0 {
+	var changedInstalls []string
+	badCommitted, changedInstalls = withoutInstalls(in, badCommitted, sha, changedInstalls)
+	badDirty, changedInstalls = withoutInstalls(in, badDirty, "", changedInstalls)
+	if len(badCommitted) == 0 && len(badDirty) == 0 && len(changedInstalls) == 0 {
 		return nil
 	}
 	var reason, fix []string
+	if len(changedInstalls) > 0 {
+		// Never stash, revert or remove one: that would uninstall it. A human looks at what changed.
+		var again []string
+		for _, p := range changedInstalls {
+			if c := InstallFixes[p]; !slices.Contains(again, c) {
+				again = append(again, c)
+			}
+		}
+		reason = append(reason, list(changedInstalls)+" changed since git exarchos installed it (ask the user to check the change and to write it again with "+strings.Join(again, ", ")+")")
+		fix = append(fix, "ask the user to check "+strings.Join(changedInstalls, " ")+" and run "+strings.Join(again, " && "))
+	}
 	if len(badCommitted) > 0 {
 		// Keep the work (on a branch of its own), and take it off this one.
 		reason = append(reason, fmt.Sprintf("commits on %s since %s change %s (keep them on %s-wip and revert them here)", s.Branch, short(from), list(badCommitted), s.Feature))
@@ -96,8 +138,33 @@ func pathsAllowed(in Input) *workflow.GuardFailure {
 		fix = append(fix, "git stash push --include-untracked -- "+strings.Join(badDirty, " "))
 	}
 	fix = append(fix, fmt.Sprintf("git exarchos transition %s %s", s.Feature, in.Target))
+	if len(changedInstalls) > 0 {
+		fix = fix[:1] // the human's step comes first, alone: a command joined to it would run without them
+	}
 	return fail(id, strings.Join(reason, "; ")+fmt.Sprintf(": phase %s may only change %s", s.Phase, strings.Join(allowed, ", ")),
 		"changes only to "+strings.Join(allowed, ", "), strings.Join(fix, " && "))
+}
+
+// withoutInstalls takes the installed files out of paths: those holding what the installer wrote
+// (in the worktree when commit is "", else at commit) are not counted, the others are added to
+// changed. Without InstallFacts every installed file counts as changed.
+func withoutInstalls(in Input, paths []string, commit string, changed []string) ([]string, []string) {
+	var out []string
+	for _, p := range paths {
+		if !IsInstalledFile(p) {
+			out = append(out, p)
+			continue
+		}
+		if f, ok := in.Facts.(InstallFacts); ok {
+			if same, err := f.InstalledAsWritten(in.State.Branch, p, commit); err == nil && same {
+				continue
+			}
+		}
+		if !slices.Contains(changed, p) {
+			changed = append(changed, p)
+		}
+	}
+	return out, changed
 }
 
 func outside(allowed, paths []string) []string {

@@ -103,9 +103,14 @@ func tasksComplete(in Input) *workflow.GuardFailure {
 		}
 	}
 	if len(open) > 0 {
-		first, _, _ := strings.Cut(open[0], " ")
+		first, status, _ := strings.Cut(open[0], " ")
+		fix := fmt.Sprintf("git exarchos task done %s %s", s.Feature, first)
+		if status == "("+workflow.TaskFailed+")" {
+			// A failed task is worked on again first: task done refuses a failed task.
+			fix = fmt.Sprintf("git exarchos task start %s %s", s.Feature, first)
+		}
 		return fail("tasks-complete", fmt.Sprintf("%d of %d tasks not completed: %s", len(open), len(s.Tasks), strings.Join(open, ", ")),
-			"every task completed", fmt.Sprintf("git exarchos task done %s %s", s.Feature, first))
+			"every task completed", fix)
 	}
 	return nil
 }

@@ -21,6 +21,11 @@ type Input struct {
 	// Validation are the validation commands the base branch declares for built-in types
 	// (.exarchos/validate); a phase's own Validation takes precedence.
 	Validation []string
+	// OfflineBase is, where origin is no GitHub repository (or there is no origin), the base
+	// branch a merge is verified against offline ("main", or "origin/main" as last fetched): the
+	// pull request guards then name the offline road (merge, cleanup --offline) instead of pr find,
+	// which needs GitHub. "" where origin is on GitHub.
+	OfflineBase string
 }
 
 // Guard is one guard function: nil passes.
@@ -89,8 +94,9 @@ type Evaluator struct {
 	// Shell runs the shell guards of repository-defined types; nil refuses them all.
 	Shell ShellRunner
 	// Base and Validation are passed to every guard (Input).
-	Base       string
-	Validation []string
+	Base        string
+	Validation  []string
+	OfflineBase string
 }
 
 // NewEvaluator returns the evaluator Decide and Transitions use.
@@ -105,7 +111,7 @@ func (e *Evaluator) Evaluate(def *workflow.Definition, id string, s workflow.Sta
 	if !ok {
 		return &workflow.GuardFailure{Guard: id, Reason: "unknown guard " + id, Expected: "a guard this version knows", Fix: "git exarchos describe " + s.Type}
 	}
-	f := g(Input{State: s, Def: def, Target: target, Facts: e.Facts, Base: e.Base, Validation: e.Validation})
+	f := g(Input{State: s, Def: def, Target: target, Facts: e.Facts, Base: e.Base, Validation: e.Validation, OfflineBase: e.OfflineBase})
 	if f != nil && f.Guard == "" {
 		f.Guard = id
 	}

@@ -2,6 +2,7 @@ package guards
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/exarchos/git-exarchos/workflow"
 )
@@ -18,8 +19,7 @@ func prURLExists(in Input) *workflow.GuardFailure {
 	s := in.State
 	link := fmt.Sprintf("git exarchos pr link %s <url|number>", s.Feature)
 	if s.PR == nil || s.PR.URL == "" {
-		return fail("pr-url-exists", "no pull request linked yet", "a pull request GitHub confirmed",
-			fmt.Sprintf("git exarchos pr find %s", s.Feature))
+		return fail("pr-url-exists", "no pull request linked yet", "a pull request GitHub confirmed", findPR(in))
 	}
 	if _, ok := workflow.ParsePRURL(s.PR.URL); !ok {
 		return fail("pr-url-exists", fmt.Sprintf("%q is not a pull request URL", s.PR.URL), "https://<host>/<owner>/<repo>/pull/<n>", link)
@@ -29,6 +29,22 @@ func prURLExists(in Input) *workflow.GuardFailure {
 			fmt.Sprintf("git exarchos pr link %s %s", s.Feature, s.PR.URL))
 	}
 	return nil
+}
+
+// findPR is the way to a merge GitHub can confirm (pr find), or, where origin is no GitHub
+// repository, the offline road: merge the branch into the base, then cleanup --offline (which
+// records the ancestry as the verification and completes the workflow).
+func findPR(in Input) string {
+	s := in.State
+	switch {
+	case in.OfflineBase == "":
+		return fmt.Sprintf("git exarchos pr find %s", s.Feature)
+	case strings.Contains(in.OfflineBase, "/"): // a remote's branch: the merge lands there, then fetch
+		return fmt.Sprintf("git fetch && git exarchos cleanup %s --offline", s.Feature)
+	case in.OfflineBase == s.Branch: // the workflow works on the base itself: its commits are there
+		return fmt.Sprintf("git exarchos cleanup %s --offline", s.Feature)
+	}
+	return fmt.Sprintf("git switch %s && git merge --no-edit %s && git exarchos cleanup %s --offline", in.OfflineBase, s.Branch, s.Feature)
 }
 
 // checksPassed: the last observation saw every check run and commit status succeed, on the commit
@@ -69,8 +85,7 @@ func mergeVerified(in Input) *workflow.GuardFailure {
 	case s.PR != nil && s.PR.Observed && s.PR.Merged:
 		head, what = s.PR.HeadSHA, "GitHub reported the merge"
 	case s.PR == nil:
-		return fail("merge-verified", "no merge verification recorded yet (no pull request known)", "a verified merge",
-			fmt.Sprintf("git exarchos pr find %s", s.Feature))
+		return fail("merge-verified", "no merge verification recorded yet (no pull request known)", "a verified merge", findPR(in))
 	case s.PR.Observed:
 		return fail("merge-verified", fmt.Sprintf("pull request #%d was observed %s, not merged (%s)", s.PR.Number, orStr(s.PR.State, "open"), s.PR.ObservedAt),
 			"a verified merge", fix)

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/exarchos/git-exarchos/guards"
 	"github.com/exarchos/git-exarchos/workflow"
 )
 
@@ -39,12 +40,24 @@ func judgeEffects(w Bound, repo Repository) string {
 	}
 	allowed = append(allowed, artifacts...)
 	var bad []Change
+	var installs []string // installed files changed since the installer wrote them
 	for _, c := range changes {
 		if !slices.Contains(artifacts, c.Path) && !slices.ContainsFunc(patterns, func(g string) bool { return workflow.MatchPath(g, c.Path) }) {
-			bad = append(bad, c)
+			if !guards.IsInstalledFile(c.Path) {
+				bad = append(bad, c)
+				continue
+			}
+			// What an installer wrote is no change of the phase's (guards.InstalledFiles); asked
+			// only for such a file, so the common path pays nothing.
+			if ir, ok := repo.(InstalledFacts); ok && ir.InstalledAsWritten(w, c) {
+				continue
+			}
+			if !slices.Contains(installs, c.Path) {
+				installs = append(installs, c.Path)
+			}
 		}
 	}
-	if len(bad) == 0 {
+	if len(bad) == 0 && len(installs) == 0 {
 		return ""
 	}
 	var b strings.Builder
@@ -60,6 +73,16 @@ func judgeEffects(w Bound, repo Repository) string {
 	if len(bad) > maxListedPaths {
 		fmt.Fprintf(&b, " and %d more (git status);", len(bad)-maxListedPaths)
 	}
+	for _, p := range installs {
+		fmt.Fprintf(&b, " %s (changed since git exarchos installed it);", p)
+	}
+	if len(installs) > 0 {
+		// Never rm, restore or revert one: that uninstalls it.
+		fmt.Fprintf(&b, " Ask the user to check the change to %s and to write it again (%s).", strings.Join(installs, ", "), installFixes(installs))
+		if len(bad) == 0 {
+			return b.String()
+		}
+	}
 	b.WriteString(" Undo them before going on:")
 	if p := undo["untracked"]; len(p) > 0 {
 		fmt.Fprintf(&b, " rm -- %s;", strings.Join(clipList(p), " "))
@@ -72,6 +95,22 @@ func judgeEffects(w Bound, repo Repository) string {
 	}
 	fmt.Fprintf(&b, " the code changes belong to a later phase (git exarchos transitions %s).", w.Feature)
 	return b.String()
+}
+
+// InstalledFacts is a Repository that can tell an installed file (guards.InstalledFiles) holding
+// what its installer wrote from one changed since.
+type InstalledFacts interface {
+	InstalledAsWritten(w Bound, c Change) bool
+}
+
+func installFixes(paths []string) string {
+	var cmds []string
+	for _, p := range paths {
+		if c := guards.InstallFixes[p]; !slices.Contains(cmds, c) {
+			cmds = append(cmds, c)
+		}
+	}
+	return strings.Join(cmds, ", ")
 }
 
 func clipList(p []string) []string {

@@ -6,12 +6,12 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/exarchos/git-exarchos/internal/agentenv"
+	"github.com/exarchos/git-exarchos/internal/gittest"
 )
 
-// TestMain clears the agent's variables, so the tests (and the processes they start) run the same
-// inside an agent's session as in CI.
-func TestMain(m *testing.M) { agentenv.RunTests(m) }
+// TestMain runs the tests isolated from the developer's PATH, git config and agent session, as CI
+// runs them (gittest.RunIsolated).
+func TestMain(m *testing.M) { os.Exit(gittest.RunIsolated(m)) }
 
 // TestToolsRunMarkedAsAnAgent: the commands a tool runs carry the agent's mark (AI_AGENT), so a
 // human decision run through the server refuses as it does in the agent's Bash; a mark the client

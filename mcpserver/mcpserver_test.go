@@ -193,7 +193,7 @@ func TestMCPParity(t *testing.T) {
 		{"task_fail", `{"task":"t2","reason":"blocked"}`, []string{"task", "fail", "t2", "--reason", "blocked"}, false},
 		{"validate", `{"command":["true"]}`, []string{"validate", "--json", "--", "true"}, false},
 		{"validate", `{"command":["false"]}`, []string{"validate", "--json", "--", "false"}, true},
-		{"review", `{"dimension":"spec","verdict":"pass","note":"ok"}`, []string{"review", "spec", "pass", "--note", "ok"}, false},
+		{"review", `{"dimension":"spec","verdict":"pass","note":"ok"}`, []string{"review", "spec", "pass", "--note", "ok"}, true}, // in plan: a review counts only in review (WRONG_PHASE)
 		{"review", `{"dimension":"spec","verdict":"maybe"}`, []string{"review", "spec", "maybe"}, true},
 		{"submit", `{"phase":"plan","file":"envelope.json"}`, []string{"submit", "plan", "--file", "envelope.json"}, true},
 		{"pr_link", `{"pr":"https://github.com/o/r/pull/1"}`, []string{"pr", "link", "https://github.com/o/r/pull/1"}, true},

@@ -1,11 +1,12 @@
 package signing
 
 import (
+	"os"
 	"testing"
 
-	"github.com/exarchos/git-exarchos/internal/agentenv"
+	"github.com/exarchos/git-exarchos/internal/gittest"
 )
 
-// TestMain clears the agent's variables, so the tests (and the processes they start) run the same
-// inside an agent's session as in CI.
-func TestMain(m *testing.M) { agentenv.RunTests(m) }
+// TestMain runs the tests isolated from the developer's PATH, git config and agent session, as CI
+// runs them (gittest.RunIsolated).
+func TestMain(m *testing.M) { os.Exit(gittest.RunIsolated(m)) }

@@ -10,7 +10,8 @@ import (
 // Apply folds one event into a state and returns the new state. It is total: it never panics and
 // never fails. An engine event that does not fit where it stands (a transition whose `from` is not
 // the current phase after a merge, a task that does not exist, a malformed payload) is recorded in
-// Conflicts and otherwise ignored; custom and unknown event types are counted and ignored.
+// Conflicts and otherwise ignored; custom and unknown event types are counted and ignored (the
+// engine's own audit events are ignored without being counted).
 // s is not modified: Apply works on a deep copy.
 //
 // def is the definition of the workflow's type, chosen by the caller; without it (nil or another
@@ -40,7 +41,11 @@ func (s *State) apply(def *Definition, e Event) {
 		s.LastClock = e.Clock
 	}
 	if !engineEventTypes[e.Type] {
-		s.Ignored++
+		// The engine's own audit events (guard.failed, tool.denied, hook.*) are not folded, and not
+		// "ignored" either: Ignored counts what someone else wrote that this version does not read.
+		if !auditEventTypes[e.Type] {
+			s.Ignored++
+		}
 		return
 	}
 	if e.Type == EventKeyCollided {
@@ -524,3 +529,7 @@ func (s *State) applyPR(e Event) error {
 	s.PR = &pr
 	return nil
 }
+
+// auditEventTypes are written by this version for the audit trail and deliberately not folded.
+var auditEventTypes = map[string]bool{EventToolDenied: true, EventGuardFailed: true, EventHookCheckpoint: true, EventHookSessionEnded: true,
+	EventHookTaskCompleted: true, EventHookSessionBound: true, EventHookJournalFlushed: true, EventToolCalled: true}

@@ -217,7 +217,7 @@ func (d decider) transitionTo(target string) ([]NewEvent, *Rejection) {
 	}
 	resolved := d.def.resolve(target)
 	if _, ok := d.def.Phase(resolved); !ok {
-		r := d.withTargets(reject(CodeUnknownPhase, "the %s workflow has no phase %q", d.def.Type, target))
+		r := d.withTargets(reject(CodeUnknownPhase, "the %s workflow has no phase %q%s", d.def.Type, target, DidYouMean(d.def.PhaseIDs(), target)))
 		r.Target = target
 		return nil, r
 	}
@@ -337,7 +337,7 @@ func (d decider) take(trigger Trigger, target string, s State, reason string) ([
 				if t.Counts == FixCycles {
 					return d.tripCircuit(s, n, limit, t.To)
 				}
-				r := reject(CodeLimitReached, "%s → %s refused: %s limit reached (%d of %d); way forward: %s", t.From, t.To, t.Counts, n, limit, d.pastLimit(t.Counts, s))
+				r := reject(CodeLimitReached, "%s → %s refused: %s limit reached (%d of %d); way forward: %s", s.Phase, t.To, t.Counts, n, limit, d.pastLimit(t.Counts, s))
 				r.Definition, r.Limits = d.def.ID, d.effective(s)
 				refuse(r)
 				continue
@@ -345,7 +345,8 @@ func (d decider) take(trigger Trigger, target string, s State, reason string) ([
 		}
 		verdicts := evaluate(d.def, t, s, d.env)
 		if fs := failures(verdicts); len(fs) > 0 {
-			r := reject(CodeGuardFailed, "%s → %s refused: %d guard(s) failed", t.From, t.To, len(fs))
+			// A universal transition's From is "*": the phase it leaves is the one the workflow is in.
+			r := reject(CodeGuardFailed, "%s → %s refused: %d guard(s) failed", s.Phase, t.To, len(fs))
 			r.FailedGuards = fs
 			refuse(r)
 			continue
@@ -412,6 +413,9 @@ func (d decider) set(c Set) ([]NewEvent, *Rejection) {
 		if !ValidPath(a.Path) {
 			return nil, reject(CodeBadInput, "malformed path %q (dot-separated names of letters, digits, _ and -)", a.Path)
 		}
+		if r := d.lookalikeField(a.Path); r != nil {
+			return nil, r
+		}
 		if IsReservedField(a.Path) {
 			r := reject(CodeReservedField, "%s is managed by the engine and cannot be set", a.Path)
 			if strings.HasPrefix(a.Path, "phase") {
@@ -471,6 +475,46 @@ func (d decider) set(c Set) ([]NewEvent, *Rejection) {
 		out = append(out, NewEvent{Type: EventFieldSet, Data: FieldSetData{Path: a.Path, Value: compact(a.Value), Prev: prev}})
 	}
 	return out, nil
+}
+
+// lookalikeField refuses a free field that looks like a mistyped known one: an artifact's name
+// without "artifacts." (plan=docs/x.md would be a free field no guard reads), or a first segment a
+// typo away from "artifacts" or "pr".
+func (d decider) lookalikeField(path string) *Rejection {
+	first, rest, dotted := strings.Cut(path, ".")
+	if !dotted && slices.Contains(d.artifactNames(), path) {
+		return reject(CodeBadInput, "%s is the name of an artifact, not a field: did you mean artifacts.%s?", path, path)
+	}
+	if dotted && first != "artifacts" && first != "pr" {
+		if best := Closest([]string{"artifacts", "pr"}, first); best != "" {
+			return reject(CodeBadInput, "%s is no field this workflow reads: did you mean %s.%s?", path, best, rest)
+		}
+	}
+	return nil
+}
+
+// artifactNames are the artifacts the definition's guards check (artifact-<name>) or names paths for.
+func (d decider) artifactNames() []string {
+	var out []string
+	add := func(n string) {
+		if n != "" && n != "*" && !slices.Contains(out, n) {
+			out = append(out, n)
+		}
+	}
+	for _, t := range d.def.Transitions {
+		for _, g := range t.Guards {
+			if n, ok := strings.CutPrefix(g, "artifact-"); ok {
+				add(n)
+			}
+		}
+	}
+	for n := range d.def.ArtifactPaths {
+		add(n)
+	}
+	for _, n := range d.def.InlineArtifacts {
+		add(n)
+	}
+	return out
 }
 
 // EscalationField is the field that says why a debug workflow is escalated (and to whom).
@@ -664,11 +708,36 @@ func (d decider) review(c RecordReview) ([]NewEvent, *Rejection) {
 	if c.Human && d.def.ReviewBy != "human" && d.def.ReviewBy != "" {
 		return nil, reject(CodeBadInput, "the %s definition takes reviews from %s, not human decisions: record the verdict without --human", d.def.Type, orAgent(d.def.ReviewBy))
 	}
+	if len(d.def.Reviews) > 0 && !slices.Contains(d.def.Reviews, c.Dimension) {
+		return nil, reject(CodeBadInput, "the %s workflow reviews %s, not %q%s", d.def.Type, strings.Join(d.def.Reviews, " and "), c.Dimension, DidYouMean(d.def.Reviews, c.Dimension))
+	}
+	if phases := d.reviewPhases(); !slices.ContainsFunc(d.def.Outgoing(d.s.Phase), readsReviews) {
+		// The review guards count only verdicts given in this visit of a review phase: one given
+		// elsewhere would be recorded and never count.
+		r := reject(CodeWrongPhase, "a review counts only in %s, and %s is in %s: record it there", strings.Join(phases, " or "), d.s.Feature, d.s.Phase)
+		r.Phase = d.s.Phase
+		return nil, r
+	}
 	by := d.env.Caller
 	if c.Session != "" {
 		by.Session = c.Session
 	}
 	return one(EventReviewRecorded, ReviewData{Dimension: c.Dimension, Verdict: v, Note: c.Note, Actor: d.env.Actor, Commit: c.Commit, Session: by.Session, Human: c.Human, Agent: by.Agent, AgentType: by.AgentType}), nil
+}
+
+// reviewPhases are the phases whose way out reads review verdicts (reviews-passed, review-failed).
+func (d decider) reviewPhases() []string {
+	var out []string
+	for _, t := range d.def.Transitions {
+		if readsReviews(t) && !slices.Contains(out, t.From) {
+			out = append(out, t.From)
+		}
+	}
+	return out
+}
+
+func readsReviews(t Transition) bool {
+	return slices.Contains(t.Guards, "reviews-passed") || slices.Contains(t.Guards, "review-failed")
 }
 
 func (d decider) validation(c RecordValidation) ([]NewEvent, *Rejection) {

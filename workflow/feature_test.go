@@ -295,9 +295,11 @@ func TestTasksMustAllComplete(t *testing.T) {
 	r.refuse(workflow.CodeBadInput, workflow.AddTask{ID: "bad id"})
 	r.must(workflow.CompleteTask{ID: "a", HeadSHA: "abc1234"}, workflow.FailTask{ID: "b", Reason: "flaky"})
 	rej = r.refuse(workflow.CodeGuardFailed, workflow.TransitionTo{Phase: "review"})
-	if rej.FailedGuards[0].Fix != "git exarchos task done login b" {
+	// A failed task is worked on again (issue 32: the fix said task done, which skips the rework).
+	if rej.FailedGuards[0].Fix != "git exarchos task start login b" {
 		t.Fatalf("%+v", rej.FailedGuards)
 	}
+	r.must(workflow.StartTask{ID: "b"})
 	r.must(workflow.CompleteTask{ID: "b"})
 	r.to("review")
 	if tk, _ := r.state.Task("a"); tk.Status != workflow.TaskCompleted || tk.HeadSHA != "abc1234" || tk.Title != "A" {

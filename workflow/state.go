@@ -63,7 +63,7 @@ type State struct {
 	// Refused are human decisions given no effect in signed mode (signature.go).
 	Refused   []Refused `json:"refused,omitempty"`
 	Events    int64     `json:"events"`  // every event folded, custom ones included
-	Ignored   int64     `json:"ignored"` // custom or unknown event types
+	Ignored   int64     `json:"ignored"` // custom or unknown event types (not the engine's own audit events)
 	LastSeq   int64     `json:"lastSeq"`
 	LastClock uint64    `json:"lastClock"`
 }

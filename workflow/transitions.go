@@ -19,7 +19,13 @@ type TransitionOption struct {
 	WhenExhausted Counter `json:"whenExhausted,omitempty"`
 	Universal     bool    `json:"universal,omitempty"`
 	Note          string  `json:"note,omitempty"`
+	// Counts is the counter taking the transition spends (a retry, a fix cycle).
+	Counts Counter `json:"counts,omitempty"`
 }
+
+// Retry reports whether the option only spends a retry on the word of whoever takes it (no guard
+// checks a fact): a next step names it only when nothing else moves the workflow on.
+func (o TransitionOption) Retry() bool { return o.Counts != "" && len(o.Guards) == 0 }
 
 // Transitions lists every outgoing transition of the current phase with its guards' verdicts.
 // A final phase has none.
@@ -30,7 +36,11 @@ func Transitions(def *Definition, s State, env Env) []TransitionOption {
 	d := decider{def: def, s: s, env: env}
 	var out []TransitionOption
 	for _, t := range def.Outgoing(s.Phase) {
-		o := TransitionOption{To: t.To, Trigger: t.Trigger(), Command: t.Command(s.Feature), Universal: t.Universal(), Note: t.Note, WhenExhausted: t.WhenExhausted}
+		o := TransitionOption{To: t.To, Trigger: t.Trigger(), Command: t.Command(s.Feature), Universal: t.Universal(), Note: t.Note, WhenExhausted: t.WhenExhausted, Counts: t.Counts}
+		if o.Trigger == OnCancel && def.PastPlanning(s.Phase) {
+			// Past planning a cancel is the user's decision (decider.cancel refuses it without --human).
+			o.Command = AskUser(fmt.Sprintf("git exarchos cancel %s --human --reason \"…\"", s.Feature))
+		}
 		o.Guards = evaluate(def, t, s, env)
 		o.Allowed = len(failures(o.Guards)) == 0
 		if t.WhenExhausted != "" {
@@ -132,6 +142,8 @@ func Summary(def *Definition, s State, env Env) string {
 		switch {
 		case o.Blocked != "" && !o.Allowed && len(failures(o.Guards)) == 0:
 			fmt.Fprintf(&b, "  → %s: %s\n", o.To, o.Blocked)
+		case o.Allowed && o.Retry():
+			fmt.Fprintf(&b, "  → %s (%s; spends one of the %s): %s\n", o.To, o.Note, o.Counts, o.Command)
 		case o.Allowed:
 			fmt.Fprintf(&b, "  → %s: ready: %s\n", o.To, o.Command)
 		default:

@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"github.com/urfave/cli/v3"
+
+	"github.com/exarchos/git-exarchos/workflow"
 )
 
 // invocation is a command line made ready for urfave/cli, which treats `h`/`help` as a command of
@@ -155,16 +157,24 @@ func checkArgs(cmd *cli.Command, path, flags, positional []string) error {
 	switch {
 	case n > hi:
 		extra := positional[hi:]
-		return usageError{msg: fmt.Sprintf("git exarchos %s: unexpected argument %q", strings.Join(path, " "), strings.Join(extra, " ")), usage: usageLine(cmd)}
+		return usageError{msg: fmt.Sprintf("%s: unexpected argument %q", strings.Join(path, " "), strings.Join(extra, " ")), usage: usageLine(cmd)}
 	case n < lo:
-		return usageError{msg: fmt.Sprintf("git exarchos %s: missing %s", strings.Join(path, " "), strings.Join(strings.Fields(cmd.ArgsUsage)[n:], " ")), usage: usageLine(cmd)}
+		// The arguments given fill the required ones from the left (an optional [<feature>] is
+		// taken only once all required ones are there), so the missing ones are the last lo-n.
+		var required []string
+		for _, w := range strings.Fields(cmd.ArgsUsage) {
+			if !strings.HasPrefix(w, "[") && w != "--" {
+				required = append(required, w)
+			}
+		}
+		return usageError{msg: fmt.Sprintf("%s: missing %s", strings.Join(path, " "), strings.Join(required[n:], " ")), usage: usageLine(cmd)}
 	}
 	for _, f := range cmd.Flags {
 		if rf, ok := f.(cli.RequiredFlag); !ok || !rf.IsRequired() {
 			continue
 		}
 		if !given(f, flags) {
-			return usageError{msg: fmt.Sprintf("git exarchos %s needs --%s", strings.Join(path, " "), f.Names()[0]), usage: usageLine(cmd)}
+			return usageError{msg: fmt.Sprintf("%s needs --%s", strings.Join(path, " "), f.Names()[0]), usage: usageLine(cmd)}
 		}
 	}
 	return nil
@@ -264,44 +274,5 @@ func suggestCommand(cmds []*cli.Command, name string) string {
 	return ""
 }
 
-// closest is the candidate nearest to name, if one is near enough to suggest.
-func closest(candidates []string, name string) string {
-	best := ""
-	for _, c := range candidates {
-		if similar(c, name) && (best == "" || distance(c, name) < distance(best, name)) {
-			best = c
-		}
-	}
-	return best
-}
-
-// similar: close enough to suggest, as git's "did you mean" (edit distance, scaled to the length).
-func similar(a, b string) bool {
-	d := distance(a, b)
-	return d <= max(1, min(len(a), len(b))/3) || strings.HasPrefix(a, b) && len(b) >= 2
-}
-
-// distance is the Damerau-Levenshtein (optimal string alignment) distance.
-func distance(a, b string) int {
-	d := make([][]int, len(a)+1)
-	for i := range d {
-		d[i] = make([]int, len(b)+1)
-		d[i][0] = i
-	}
-	for j := range d[0] {
-		d[0][j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
-			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
-				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
-			}
-		}
-	}
-	return d[len(a)][len(b)]
-}
+// closest is workflow.Closest: one "did you mean" for commands, flags, phases, fields and types.
+func closest(candidates []string, name string) string { return workflow.Closest(candidates, name) }

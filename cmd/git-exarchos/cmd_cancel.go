@@ -13,7 +13,7 @@ import (
 )
 
 func cancelCommand() *cli.Command {
-	const usage = "cancel [<feature>] [--reason R] [--dry-run] [--skip-pr] [--json]"
+	const usage = "cancel [<feature>] [--reason R] [--human] [--dry-run] [--skip-pr] [--json]"
 	return &cli.Command{
 		Name:  "cancel",
 		Usage: "cancel a workflow: undo what it created (worktrees, branches, PRs) without losing work",
@@ -31,11 +31,16 @@ Then the workflow is cancelled. A step that fails (a locked worktree, a branch c
 elsewhere) is recorded with the reason and the fix; the workflow stays cancelling and the next
 cancel retries it. A cancel that was killed resumes where it stopped. See git exarchos rescue.
 
+Past its planning phases a cancel drops the process the workflow is in, which is the user's
+decision: the user runs it with --human. --dry-run needs no --human (it decides nothing) and says
+when the cancel itself will need it.
+
 Exits 1 with code CANCEL_INCOMPLETE when a step failed, 4 when it failed for want of GitHub access
 (no token, a bad token, no write access, rate limited).
 
 Examples:
    git exarchos cancel login --reason "superseded by sso"
+   git exarchos cancel login --human --reason "superseded by sso"   # the user's, past planning
    git exarchos cancel login --dry-run          # the plan, and what each step would do
    git exarchos cancel login --skip-pr          # no GitHub access: leave the pull request open
    git exarchos cancel login --json`,
@@ -81,10 +86,13 @@ func printCancel(w io.Writer, res *app.CancelResult) {
 		printf(w, "  %-13s %-8s %s\n", "pending", s.Action, s.Resource)
 	}
 	if res.DryRun {
+		if res.Needs != "" {
+			printf(w, "the cancel itself needs more: %s\n", res.Needs)
+		}
 		return
 	}
 	if res.Cancelled() {
-		printf(w, "%s: cancelled — %s is in %s (%d compensation step(s) this run)\n", bold(w, res.Feature), res.Type, bold(w, res.Phase), len(res.Steps))
+		printf(w, "%s: cancelled; the %s workflow is in %s (%d compensation step(s) this run)\n", bold(w, res.Feature), res.Type, bold(w, res.Phase), len(res.Steps))
 		return
 	}
 	printf(w, "%s: %s is still in %s\n", bold(w, res.Feature), res.Type, bold(w, res.Phase))

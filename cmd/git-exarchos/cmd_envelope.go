@@ -48,7 +48,7 @@ func budgetCommand() *cli.Command {
 		}, said("budget extended"))
 	return &cli.Command{
 		Name:      "budget",
-		Usage:     "turn budgets of phases with a turnCap",
+		Usage:     "give a phase with a turnCap more tool calls (human, recorded)",
 		UsageText: "git exarchos budget extend [<feature>] N --reason R [--json]",
 		Commands:  []*cli.Command{extend},
 	}

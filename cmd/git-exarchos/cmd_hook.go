@@ -152,8 +152,9 @@ git exarchos hooks accept [<feature>...] [--json]`,
 				Usage: "merge exarchos's hooks into a Claude Code settings file and/or chain them into the git hooks; idempotent",
 				UsageText: `git exarchos hooks install [--claude [--scope project|local|user]] [--git] [--json]
 
---claude adds one entry per event (PreToolUse, SessionStart, SubagentStart, PreCompact, Stop,
-SubagentStop, SessionEnd, TaskCompleted) to the settings file and touches nothing else in it.
+--claude adds one entry per event (` + claudeEventNames() + `) to the settings file and touches
+nothing else in it. In a worktree it records what it wrote: an installed file holding that is no
+change of a phase's (paths-allowed), so a workflow moves on with it uncommitted.
 --git installs pre-push, post-checkout and post-merge where git runs hooks (core.hooksPath
 included); a hook already there is kept beside them and runs first with the same arguments and input.
 
@@ -191,7 +192,7 @@ Examples:
 			{
 				Name:  "release",
 				Usage: "release a Claude Code session from the workflow its first call bound it to (a human's command)",
-				UsageText: `git exarchos hooks release --session <id> [--json]
+				UsageText: `git exarchos hooks release --session <id> | --all [--json]
 git exarchos hooks release --all [--json]
 
 A session's first hook call binds it to the workflows of the branch it works on; its later calls
@@ -336,4 +337,13 @@ func orNothing(s string) string {
 		return "nothing (deleted)"
 	}
 	return s
+}
+
+// claudeEventNames lists the events hooks install --claude writes, from the entries themselves.
+func claudeEventNames() string {
+	var names []string
+	for _, e := range hooks.ClaudeEntries {
+		names = append(names, string(e.Event))
+	}
+	return strings.Join(names, ", ")
 }

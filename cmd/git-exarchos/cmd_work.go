@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/urfave/cli/v3"
 
@@ -13,7 +14,11 @@ import (
 
 func taskCommand() *cli.Command {
 	sub := func(name, usage, example string, flags []cli.Flag, build func(c *cli.Command, id string) workflow.Command) *cli.Command {
-		return workflowCommand(name, usage, fmt.Sprintf("git exarchos task %s [<feature>] <task-id> [--json]\n\nExamples:\n   %s", name, example),
+		var opts string
+		for _, f := range flags {
+			opts += fmt.Sprintf(" [--%s %s]", f.Names()[0], strings.ToUpper(f.Names()[0][:1]))
+		}
+		return workflowCommand(name, usage, fmt.Sprintf("git exarchos task %s [<feature>] <task-id>%s [--json]\n\nExamples:\n   %s", name, opts, example),
 			1, flags, func(c *cli.Command, args []string) (workflow.Command, error) { return build(c, args[0]), nil },
 			func(r *app.Result) string { return "task " + name })
 	}
@@ -45,7 +50,7 @@ Examples:
 
 func reviewCommand() *cli.Command {
 	return workflowCommand("review", "record a review verdict for one dimension",
-		`git exarchos review [<feature>] <dimension> pass|fail [--note N] [--json]
+		`git exarchos review [<feature>] <dimension> pass|fail [--note N] [--human] [--json]
 
 Dimensions: feature needs spec and quality; refactor overhaul needs quality; debug thorough needs review.
 The verdict is bound to the branch tip it judged: only verdicts on the current tip, given since

@@ -29,7 +29,7 @@ func splitFeature(c *cli.Command, want int, usage string) (string, []string, err
 // printResult is the text rendering shared by commands that change a workflow.
 func printResult(w io.Writer, res *app.Result, what string) {
 	st := res.State
-	printf(w, "%s: %s — %s is in %s", bold(w, st.Feature), what, st.Type, bold(w, st.Phase))
+	printf(w, "%s: %s; the %s workflow is in %s", bold(w, st.Feature), what, st.Type, bold(w, st.Phase))
 	if n := len(res.Appended); n > 0 {
 		printf(w, " (%d event(s) recorded at %s)\n", n, res.Head[:12])
 	} else {
@@ -45,7 +45,7 @@ func initCommand() *cli.Command {
 		Name:      "init",
 		Usage:     "start a workflow bound to a branch",
 		ArgsUsage: "<feature>",
-		UsageText: `git exarchos init <feature> --type T [--branch B] [--synthesis P] [--completion P] [--max-iterations N] [--json]
+		UsageText: `git exarchos init <feature> --type T [--branch B] [--synthesis P] [--completion P] [--max-iterations N] [--human] [--json]
 
 Types: ` + strings.Join(workflow.BuiltinTypes(), ", ") + ` (see git exarchos describe).
 The feature id is 1-64 of a-z 0-9 . _ - ; the workflow lives in refs/exarchos/<feature>.
@@ -96,7 +96,8 @@ func statusCommand() *cli.Command {
 		ArgsUsage: "[<feature>]",
 		UsageText: `git exarchos status [<feature>] [--fields a,b] [--format text|mermaid] [--json]
 
-The feature may be left out: the workflow bound to the current branch, or the only active one.
+The feature may be left out: the active workflow bound to the current branch (never one bound to
+another branch), or, on a detached HEAD, the only active one.
 --format mermaid prints the type's state diagram with the path taken and the current phase marked.
 
 Examples:
@@ -278,7 +279,7 @@ func listCommand() *cli.Command {
 			}
 			return emit(c, workflowList(list), func(w io.Writer) {
 				if len(list) == 0 {
-					printf(w, "no workflows (start one with `git exarchos init <feature> --type feature`)\n")
+					printf(w, "%s\n", app.EmptyListHint(r, c.Bool("all")))
 				}
 				for _, s := range list {
 					printf(w, "%-24s %-10s %-22s %-20s %6d events\n", s.Feature, s.Type, s.Phase, s.Branch, s.Events)
@@ -316,7 +317,7 @@ func describeCommand() *cli.Command {
 		Name:      "describe",
 		Usage:     "print workflow definitions: phases, transitions, guards, limits",
 		ArgsUsage: "[<type>]",
-		UsageText: `git exarchos describe [<type>] [--format text|json|mermaid]
+		UsageText: `git exarchos describe [<type>] [--format text|json|mermaid] [--json]
 
 Examples:
    git exarchos describe                      # every type

@@ -121,3 +121,39 @@ func TestJSONDocument(t *testing.T) {
 		}
 	}
 }
+
+// TestUsageLinesNameEveryFlag: every command's usage line (the first line of its help, the
+// README's command table and the man page) names each of its flags, so a flag the walkthrough
+// uses (task add --title, cancel --human) cannot be missing from them again (issue 32).
+func TestUsageLinesNameEveryFlag(t *testing.T) {
+	root, _ := commandTree()
+	var walk func(c *cli.Command)
+	walk = func(c *cli.Command) {
+		if len(c.Commands) > 0 {
+			for _, s := range c.Commands {
+				if !s.Hidden && s.Name != "help" {
+					walk(s)
+				}
+			}
+			return
+		}
+		line := usageLine(c)
+		for _, f := range c.Flags {
+			if vf, ok := f.(cli.VisibleFlag); ok && !vf.IsVisible() {
+				continue
+			}
+			name := f.Names()[0]
+			if name == "help" {
+				continue
+			}
+			if !strings.Contains(line+" ", "--"+name+" ") && !strings.Contains(line, "--"+name+"]") && !strings.Contains(line, "--"+name+"|") && !strings.Contains(line, "--"+name+"=") {
+				t.Errorf("%s: the usage line %q does not name --%s", c.FullName(), line, name)
+			}
+		}
+	}
+	for _, c := range root {
+		if !c.Hidden && c.Name != "help" {
+			walk(c)
+		}
+	}
+}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,12 +12,15 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/exarchos/git-exarchos/internal/agentenv"
+	"github.com/exarchos/git-exarchos/internal/gittest"
 	"github.com/exarchos/git-exarchos/mcpserver"
 )
 
 // TestMain makes the test binary double as git-exarchos, so scripts run `exec git exarchos …`
 // through the real git, which finds git-exarchos on PATH, and as git-exarchos-mcp, which doctor
-// looks for there.
+// looks for there. The tests run isolated from the developer's PATH and git config
+// (gittest.Isolate), before testscript puts its own git-exarchos on PATH; the binary run as one
+// of the commands skips that.
 func TestMain(m *testing.M) {
 	cmds := map[string]func(){
 		"git-exarchos":     func() { os.Exit(checkedRun(os.Args)) },
@@ -25,12 +29,26 @@ func TestMain(m *testing.M) {
 	if os.Getenv(asCLIEnv) == "1" {
 		os.Exit(checkedRun(os.Args)) // a copy of the binary under another name (authority_attempts.txtar)
 	}
-	if _, asCommand := cmds[filepath.Base(os.Args[0])]; !asCommand {
-		// The tests run the same inside an agent's session as in CI; a script that needs the
-		// agent's variables sets them (env CLAUDECODE=1), and the binary it runs keeps them.
-		agentenv.ClearProcess()
+	restore := func() {}
+	if _, isCmd := cmds[filepath.Base(os.Args[0])]; !isCmd {
+		var err error
+		if restore, err = gittest.Isolate(); err != nil {
+			fmt.Fprintln(os.Stderr, "isolate the tests' environment:", err)
+			os.Exit(1)
+		}
 	}
-	testscript.Main(m, cmds)
+	testscript.Main(afterRun{m, restore}, cmds)
+}
+
+// afterRun runs the tests, then done (testscript.Main exits without returning).
+type afterRun struct {
+	m    *testing.M
+	done func()
+}
+
+func (a afterRun) Run() int {
+	defer a.done()
+	return a.m.Run()
 }
 
 // asCLIEnv makes a copy of the test binary, under any name, run as git-exarchos does whatever its
