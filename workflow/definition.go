@@ -84,6 +84,10 @@ type Envelope struct {
 	ExceptArtifacts []string `json:"exceptArtifacts,omitempty"` // artifact names whose paths stay writable
 	// AllowedTools, when set, are the only tool calls allowed (Deny still applies on top).
 	AllowedTools []string `json:"allowedTools,omitempty"`
+	// NoTools: the phase allows no tool call at all (a definition's `allowedTools: []`, which
+	// stud-cli's review stage uses to mean "answer, do not act"). A field of its own rather than
+	// an empty non-nil AllowedTools, so no copy or encoding can turn "none" into "any".
+	NoTools bool `json:"noTools,omitempty"`
 	// TurnCap is the number of tool calls one stay in the phase may make (0: unlimited); the hook
 	// counts them, restarting at each entry, and `git exarchos budget extend` adds to it.
 	TurnCap int `json:"turnCap,omitempty"`
@@ -100,12 +104,12 @@ func (p Envelope) Denies(tool string) bool { return slices.Contains(p.Deny, tool
 
 // Empty reports whether the envelope says nothing.
 func (p Envelope) Empty() bool {
-	return len(p.Deny) == 0 && len(p.AllowedTools) == 0 && p.TurnCap == 0 && len(p.Completion) == 0
+	return len(p.Deny) == 0 && len(p.AllowedTools) == 0 && !p.NoTools && p.TurnCap == 0 && len(p.Completion) == 0
 }
 
 // Restricts reports whether the envelope can refuse a tool call or counts them.
 func (p Envelope) Restricts() bool {
-	return len(p.Deny) > 0 || len(p.AllowedTools) > 0 || p.TurnCap > 0
+	return len(p.Deny) > 0 || len(p.AllowedTools) > 0 || p.NoTools || p.TurnCap > 0
 }
 
 // FileWriteTools are Claude Code's tools that write files; planning phases refuse them.
@@ -362,8 +366,11 @@ func (d *Definition) Validate() error {
 		default:
 			return fmt.Errorf("%s: phase %q has kind %q", d.Type, p.ID, p.Kind)
 		}
-		if slices.Contains(p.Tools.Deny, "") || slices.Contains(p.Tools.AllowedTools, "") || (len(p.Tools.ExceptArtifacts) > 0 && len(p.Tools.Deny) == 0 && len(p.Tools.AllowedTools) == 0) {
+		if slices.Contains(p.Tools.Deny, "") || slices.Contains(p.Tools.AllowedTools, "") || (len(p.Tools.ExceptArtifacts) > 0 && len(p.Tools.Deny) == 0 && len(p.Tools.AllowedTools) == 0 && !p.Tools.NoTools) {
 			return fmt.Errorf("%s: phase %q has a tool policy with an empty tool name or exceptions without denials", d.Type, p.ID)
+		}
+		if p.Tools.NoTools && len(p.Tools.AllowedTools) > 0 {
+			return fmt.Errorf("%s: phase %q allows no tools and names allowed tools", d.Type, p.ID)
 		}
 		if p.Tools.TurnCap < 0 {
 			return fmt.Errorf("%s: phase %q has a negative turn cap", d.Type, p.ID)

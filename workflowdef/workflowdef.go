@@ -267,7 +267,9 @@ func Parse(name string, src []byte) (*workflow.Definition, Problems) {
 	}
 	for i, p := range f.Phases {
 		line := at(l.phaseFields, i, "id", l.phases)
-		env := workflow.Envelope{AllowedTools: p.AllowedTools, Deny: p.Deny, ExceptArtifacts: p.Except, TurnCap: p.TurnCap}
+		// yaml.v3 reads `allowedTools: []` as an empty list and leaves an absent key nil: the first
+		// allows no tools, the second sets no allow-list.
+		env := workflow.Envelope{AllowedTools: p.AllowedTools, NoTools: p.AllowedTools != nil && len(p.AllowedTools) == 0, Deny: p.Deny, ExceptArtifacts: p.Except, TurnCap: p.TurnCap}
 		for _, r := range append(slices.Clone(p.AllowedTools), p.Deny...) {
 			if _, _, err := workflow.ParseToolRule(r); err != nil {
 				add(at(l.phaseFields, i, "allowedTools", l.phases), "phase %s: %v", p.ID, err)
@@ -496,8 +498,8 @@ func cancelStraightToFinal(def *workflow.Definition) string {
 }
 
 func mergeEnvelope(base, add workflow.Envelope) workflow.Envelope {
-	if len(add.AllowedTools) > 0 {
-		base.AllowedTools = add.AllowedTools
+	if len(add.AllowedTools) > 0 || add.NoTools {
+		base.AllowedTools, base.NoTools = add.AllowedTools, add.NoTools
 	}
 	if len(add.Deny) > 0 {
 		base.Deny = add.Deny
@@ -557,4 +559,16 @@ func yamlLine(err error) int {
 		fmt.Sscanf(msg[i+5:], "%d", &n)
 	}
 	return n
+}
+
+// Notes are what lint says about a definition that is valid but may not mean what it seems to:
+// today, a phase whose `allowedTools: []` allows no tool call at all (not every tool).
+func Notes(def *workflow.Definition) []string {
+	var notes []string
+	for _, p := range def.Phases {
+		if p.Tools.NoTools {
+			notes = append(notes, fmt.Sprintf("phase %s: allowedTools: [] allows no tools there (the hook refuses every tool call but the Bash commands git exarchos status, transitions, transition and submit, each on its own, which move the phase on); leave allowedTools out to allow every tool", p.ID))
+		}
+	}
+	return notes
 }
