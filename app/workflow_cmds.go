@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/exarchos/git-exarchos/gitstore"
+	"github.com/exarchos/git-exarchos/hooks"
 	"github.com/exarchos/git-exarchos/workflow"
 )
 
@@ -373,7 +374,56 @@ func AppendEvent(r *Repo, o EventOptions) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	for _, d := range res.Duplicates {
+		if d.Type != o.Type || !sameJSON(d.Data, data) {
+			return nil, &IdempotencyConflict{Feature: feature, Key: o.IdempotencyKey,
+				Recorded: EventPayload{Type: d.Type, Data: d.Data}, Asked: EventPayload{Type: o.Type, Data: data}}
+		}
+	}
 	return r.result(feature, res)
+}
+
+// EventPayload is what an event says: its type and data.
+type EventPayload struct {
+	Type string          `json:"type"`
+	Data json.RawMessage `json:"data,omitempty"`
+}
+
+func (p EventPayload) String() string {
+	if len(p.Data) == 0 {
+		return p.Type + " (no data)"
+	}
+	return p.Type + " " + string(p.Data)
+}
+
+// IdempotencyConflict is an event asked for under an idempotency key the log already holds for a
+// different payload. Answering "already recorded" would tell the caller its event is in the log
+// when another one is; nothing is written.
+type IdempotencyConflict struct {
+	Feature, Key    string
+	Recorded, Asked EventPayload
+}
+
+func (e *IdempotencyConflict) Error() string {
+	fix := "git exarchos event " + e.Feature + " " + hooks.ShellQuote(e.Asked.Type)
+	if len(e.Asked.Data) > 0 {
+		fix += " --data " + hooks.ShellQuote(string(e.Asked.Data))
+	}
+	return fmt.Sprintf("idempotency key %q of workflow %s already holds another event: recorded %s, asked %s; nothing was written. "+
+		"Send the recorded payload to repeat that call, or choose a new key for a new event: %s --idempotency-key <new-key>",
+		e.Key, e.Feature, e.Recorded, e.Asked, fix)
+}
+
+// sameJSON reports whether two payloads hold the same JSON value (key order and spacing aside).
+func sameJSON(a, b json.RawMessage) bool {
+	if len(a) == 0 || len(b) == 0 {
+		return len(a) == len(b)
+	}
+	var va, vb any
+	if json.Unmarshal(a, &va) != nil || json.Unmarshal(b, &vb) != nil {
+		return bytes.Equal(a, b)
+	}
+	return reflect.DeepEqual(va, vb)
 }
 
 // DescribeOptions selects a definition and a format.

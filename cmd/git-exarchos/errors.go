@@ -83,6 +83,7 @@ var errorTable = []errorRow{
 	{"", exitRejected, rejection(false)},
 	{"SCHEMA_INVALID", exitRejected, as[*app.InvalidSubmission]()},
 	{"VERIFY_FAILED", exitRejected, as[*app.VerifyError]()},
+	{"IDEMPOTENCY_CONFLICT", exitRejected, as[*app.IdempotencyConflict]()},
 	{"AMBIGUOUS_FEATURE", exitUsage, is(app.ErrAmbiguous)},
 	{"NO_REMOTE", exitUsage, is(gitstore.ErrNoRemote)},
 	{"PR_OTHER_REPOSITORY", exitUsage, is(app.ErrOtherRepository)},
@@ -138,6 +139,7 @@ func classify(err error) errorBody {
 		u   usageError
 		inc *app.CancelIncompleteError
 		inv *app.InvalidSubmission
+		idc *app.IdempotencyConflict
 		cor *gitstore.CorruptError
 		det detailedError
 	)
@@ -152,6 +154,8 @@ func classify(err error) errorBody {
 		body.Code, body.Details = string(ge.Kind), ge
 	case errors.As(err, &inv):
 		body.Details = map[string]any{"phase": inv.Phase, "errors": inv.Errors}
+	case errors.As(err, &idc):
+		body.Details = map[string]any{"key": idc.Key, "recorded": idc.Recorded, "asked": idc.Asked}
 	case errors.As(err, &cor):
 		body.Details = map[string]string{"commit": cor.Commit.String(), "path": cor.Path}
 	}

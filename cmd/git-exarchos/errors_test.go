@@ -30,6 +30,7 @@ func TestErrorTable(t *testing.T) {
 		{&workflow.Rejection{Code: "GUARD_FAILED"}, "GUARD_FAILED"},
 		{&app.InvalidSubmission{Phase: "research"}, "SCHEMA_INVALID"},
 		{&app.VerifyError{Result: &app.VerifyResult{}}, "VERIFY_FAILED"},
+		{&app.IdempotencyConflict{Key: "k"}, "IDEMPOTENCY_CONFLICT"},
 		{app.ErrAmbiguous, "AMBIGUOUS_FEATURE"},
 		{gitstore.ErrNoRemote, "NO_REMOTE"},
 		{app.ErrOtherRepository, "PR_OTHER_REPOSITORY"},
