@@ -46,7 +46,8 @@ type Rules struct {
 	ConfigID string `json:"configId,omitempty"`
 	// Problems are the files at the base that did not parse; their types are missing.
 	Problems workflowdef.Problems `json:"problems,omitempty"`
-	// Legacy are the git config keys of earlier versions that are set here; they are not read.
+	// Legacy are the git config keys of earlier versions that are set here; they are not read
+	// (legacy_config.go: a warning, and a refusal where one would have changed a decision).
 	Legacy []string `json:"legacy,omitempty"`
 }
 
@@ -67,15 +68,6 @@ type TypeLimits struct {
 	MaxFixCycles     int `yaml:"maxFixCycles" json:"maxFixCycles,omitempty"`
 	PlanRevisions    int `yaml:"planRevisions" json:"planRevisions,omitempty"`
 	SynthesisRetries int `yaml:"synthesisRetries" json:"synthesisRetries,omitempty"`
-}
-
-// legacyKeys are the git config keys earlier versions read rules from.
-func legacyKeys(types []string) []string {
-	keys := []string{"exarchos.requireChecks", "exarchos.stopGuard"}
-	for _, t := range types {
-		keys = append(keys, "exarchos."+t+".maxFixCycles")
-	}
-	return keys
 }
 
 // Rules reads the rules from the base branch once per Repo.
@@ -173,11 +165,7 @@ func (r *Repo) readRules() *Rules {
 			rl.Repository = append(rl.Repository, d)
 		}
 	}
-	for _, k := range legacyKeys(rl.Defs.Types()) {
-		if _, ok := r.Store.Config(k); ok {
-			rl.Legacy = append(rl.Legacy, k)
-		}
-	}
+	rl.Legacy = legacySet(r.Store, rl.Defs.Types())
 	return rl
 }
 
@@ -210,16 +198,6 @@ func (rl *Rules) missing(typ string) *workflow.Rejection {
 		msg += ", or name the ref that has it with `git config exarchos.definitionsRef <ref>`. The workflow keeps its state and does not move until then"
 	}
 	return &workflow.Rejection{Code: workflow.CodeDefinitionMissing, Message: msg}
-}
-
-// LegacyError refuses to decide while git config keys of earlier versions are set: they are no
-// longer read, and silently ignoring a limit someone set would be worse than saying so.
-func (rl *Rules) LegacyError() error {
-	if len(rl.Legacy) == 0 {
-		return nil
-	}
-	return fmt.Errorf("git config %s: rules are no longer read from git config but from %s on the base branch %s; move the setting there (e.g. `requireChecks: true`, `stopGuard: true`, `workflows: {feature: {maxFixCycles: 5}}`), commit it to the base branch, then run `git config --unset %s`",
-		strings.Join(rl.Legacy, ", "), ConfigFile, rl.Base.Ref, rl.Legacy[0])
 }
 
 // Types lists the types under these rules.

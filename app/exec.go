@@ -104,9 +104,6 @@ func (r *Repo) ResolveState(given string) (string, workflow.State, *gitstore.Sna
 // the rejection is still returned (with the result for a circuit, which the engine asks for).
 func (r *Repo) Execute(feature string, cmds ...workflow.Command) (*Result, error) {
 	rules := r.Rules()
-	if err := rules.LegacyError(); err != nil {
-		return nil, err
-	}
 	env, err := r.env()
 	if err != nil {
 		return nil, err
@@ -135,9 +132,15 @@ func (r *Repo) Execute(feature string, cmds ...workflow.Command) (*Result, error
 		// Gather: every guard the commands ask for on this state runs here, outside the loop.
 		verdicts.begin(st.Branch)
 		env.Guards = verdicts
-		if out, _, err := decideAll(def, st, cmds, env); err == nil && !signed.reuse(snap.Commit.String(), out) {
-			if err := signed.sign(r, feature, snap.Commit.String(), out); err != nil {
+		if decided, refused, err := decideAll(def, st, cmds, env); err == nil {
+			// A git config key of an earlier version refuses only a decision it would have changed.
+			if err := r.legacyChange(def, st, cmds, env, decided, refused); err != nil {
 				return nil, err
+			}
+			if !signed.reuse(snap.Commit.String(), decided) {
+				if err := signed.sign(r, feature, snap.Commit.String(), decided); err != nil {
+					return nil, err
+				}
 			}
 		}
 		verdicts.gathering = false
@@ -311,9 +314,6 @@ func (r *Repo) Init(cmd workflow.Init) (*Result, error) {
 		return nil, &UsageError{Msg: err.Error()}
 	}
 	rules := r.Rules()
-	if err := rules.LegacyError(); err != nil {
-		return nil, err
-	}
 	def, err := rules.Definition(cmd.Type)
 	if err != nil {
 		return nil, err

@@ -68,6 +68,9 @@ type Status struct {
 	Head string `json:"head"`
 	// Trust says whether human decisions are protected by signatures (trust.go).
 	Trust Trust `json:"trust"`
+	// Warnings: what in this clone may not do what someone expects (a git config key of an
+	// earlier version, legacy_config.go); omitted when none.
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // MarshalJSON adds head to the state's own JSON (State has a MarshalJSON of its own, which an
@@ -85,24 +88,27 @@ func (s Status) fields() (map[string]json.RawMessage, error) {
 	if err != nil {
 		return nil, err
 	}
-	return statusFields(b, s.Head, s.Trust)
+	return statusFields(b, s.Head, s.Trust, s.Warnings)
 }
 
 // statusFields is status's JSON object as fields: the state's own JSON with head and trust added.
-func statusFields(state json.RawMessage, head string, trust Trust) (map[string]json.RawMessage, error) {
+func statusFields(state json.RawMessage, head string, trust Trust, warnings []string) (map[string]json.RawMessage, error) {
 	m := map[string]json.RawMessage{}
 	if err := json.Unmarshal(state, &m); err != nil {
 		return nil, err
 	}
 	m["head"], _ = json.Marshal(head)
 	m["trust"], _ = json.Marshal(trust)
+	if len(warnings) > 0 {
+		m["warnings"], _ = json.Marshal(warnings)
+	}
 	return m, nil
 }
 
 // statusFieldNames are the fields `status --fields` accepts: every JSON field of State (whether or
 // not this workflow has a value for it) and head.
 func statusFieldNames() map[string]bool {
-	names := map[string]bool{"head": true, "trust": true}
+	names := map[string]bool{"head": true, "trust": true, "warnings": true}
 	t := reflect.TypeOf(workflow.State{})
 	for i := 0; i < t.NumField(); i++ {
 		if name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ","); name != "" && name != "-" {
@@ -133,7 +139,7 @@ func ShowStatus(r *Repo, o StatusOptions) (*StatusResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	res := &StatusResult{Status: Status{State: st, Head: snap.Commit.String(), Trust: r.TrustInfo()}}
+	res := &StatusResult{Status: Status{State: st, Head: snap.Commit.String(), Trust: r.TrustInfo(), Warnings: r.LegacyWarnings(st.Type)}}
 	if len(o.Fields) == 0 {
 		return res, nil
 	}
@@ -168,9 +174,14 @@ func StatusJSON(r *Repo, o StatusOptions) (json.RawMessage, error) {
 			return nil, err
 		}
 	}
-	all, err := statusFields(state, snap.Commit.String(), r.TrustInfo())
+	all, err := statusFields(state, snap.Commit.String(), r.TrustInfo(), nil)
 	if err != nil {
 		return nil, fmt.Errorf("%s at %s: decode state snapshot: %w", snap.Feature, snap.Commit, err)
+	}
+	var typ string
+	_ = json.Unmarshal(all["type"], &typ)
+	if w := r.LegacyWarnings(typ); len(w) > 0 {
+		all["warnings"], _ = json.Marshal(w)
 	}
 	if len(o.Fields) > 0 {
 		if all, err = selectStatusFields(all, o.Fields); err != nil {
