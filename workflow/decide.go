@@ -36,6 +36,12 @@ func Decide(def *Definition, s State, cmd Command, env Env) ([]NewEvent, *Reject
 		return nil, reject(CodeUnknownPhase, "the workflow is in phase %q which the %s definition does not have", s.Phase, def.Type)
 	}
 	d := decider{def: def, s: s, env: env}
+	if t, ok := cmd.(TransitionTo); ok && t.Phase == s.Phase && def.IsFinal(s.Phase) && enteredByTransition(def, s.Phase) {
+		// Already there: a retry of the transition that ended the workflow (its answer lost) gets
+		// the answer the first call had, and records nothing (README: a deliberate choice). A final
+		// phase only cancel enters (cancelled) is no transition's answer: refused below.
+		return nil, nil
+	}
 	if def.IsFinal(s.Phase) && !allowedWhenFinal(cmd) && !(isCompensation(cmd) && EndedByCancel(def, s)) {
 		r := reject(CodeFinalPhase, "%s is in the final phase %s", s.Feature, s.Phase)
 		r.Phase = s.Phase
@@ -797,4 +803,9 @@ func orAgent(by string) string {
 		return "agent"
 	}
 	return by
+}
+
+// enteredByTransition reports whether the transition command can enter the phase.
+func enteredByTransition(def *Definition, phase string) bool {
+	return slices.ContainsFunc(def.Transitions, func(t Transition) bool { return t.To == phase && t.TakenBy(OnTransition) })
 }

@@ -40,7 +40,11 @@ func TestFeatureHappyPath(t *testing.T) {
 	if r.state.PR.Number != 12 || r.state.Conflicts != nil {
 		t.Fatalf("state %+v", r.state)
 	}
-	r.refuse(workflow.CodeFinalPhase, workflow.TransitionTo{Phase: "completed"})
+	// Completed again: answered idempotently, nothing recorded; any other move is refused.
+	if evs, rej := workflow.Decide(r.def(), r.state, workflow.TransitionTo{Phase: "completed"}, r.env); rej != nil || len(evs) > 0 {
+		t.Fatalf("completed → completed: %v %v", evs, rej)
+	}
+	r.refuse(workflow.CodeFinalPhase, workflow.TransitionTo{Phase: "cancelled"})
 	r.refuse(workflow.CodeFinalPhase, workflow.Cancel{})
 	r.refuse(workflow.CodeFinalPhase, workflow.AddTask{ID: "late"})
 	r.must(workflow.ObservePR{PRObservation: workflow.PRObservation{Number: 12, Merged: true}}) // facts still recorded
