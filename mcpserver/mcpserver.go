@@ -123,6 +123,7 @@ type (
 		featureIn
 		Offline bool   `json:"offline,omitempty" jsonschema:"verify the merge from git alone"`
 		Base    string `json:"base,omitempty" jsonschema:"with offline: the base branch"`
+		DryRun  bool   `json:"dryRun,omitempty" jsonschema:"verify and list what would be recorded; write nothing"`
 	}
 )
 
@@ -233,7 +234,7 @@ func mcpTools(s *mcp.Server, cli *cliRunner) {
 		return args{"pr", "refresh"}.pos(in.Feature)
 	})
 	add(s, cli, "cleanup", "after the merge: verify it and finish the workflow", func(in cleanupIn) args {
-		return args{"cleanup"}.flag("offline", in.Offline).str("base", in.Base).pos(in.Feature)
+		return args{"cleanup"}.flag("offline", in.Offline).str("base", in.Base).flag("dry-run", in.DryRun).pos(in.Feature)
 	})
 }
 

@@ -185,6 +185,7 @@ func TestMCPParity(t *testing.T) {
 		{"workflow_set", `{"assignments":["artifacts.design=docs/design.md"]}`, []string{"set", "artifacts.design=docs/design.md"}, false},
 		{"workflow_transition", `{"feature":"login","phase":"plan"}`, []string{"transition", "login", "plan"}, false},
 		{"event_append", `{"type":"note.added","data":{"a":1},"idempotencyKey":"k1"}`, []string{"event", "note.added", "--data", `{"a":1}`, "--idempotency-key", "k1"}, false},
+		{"event_append", `{"type":"note.added","data":{"a":2},"idempotencyKey":"k1"}`, []string{"event", "note.added", "--data", `{"a":2}`, "--idempotency-key", "k1"}, true}, // IDEMPOTENCY_CONFLICT
 		{"event_query", `{"types":["note.added"],"limit":5}`, []string{"log", "--type", "note.added", "--limit", "5"}, false},
 		{"task_add", `{"task":"t1","title":"session store"}`, []string{"task", "add", "t1", "--title", "session store"}, false},
 		{"task_add", `{"task":"t2"}`, []string{"task", "add", "t2"}, false},
@@ -204,6 +205,7 @@ func TestMCPParity(t *testing.T) {
 		{"view_rehydrate", `{}`, []string{"rehydrate"}, false},
 		{"workflow_cancel", `{"dryRun":true}`, []string{"cancel", "--dry-run"}, false},
 		{"workflow_cancel", `{"reason":"done testing"}`, []string{"cancel", "--reason", "done testing"}, false},
+		{"cleanup", `{"offline":true,"dryRun":true}`, []string{"cleanup", "--offline", "--dry-run"}, true},
 		{"cleanup", `{"offline":true}`, []string{"cleanup", "--offline"}, true}, // cancelled: nothing to clean up
 		{"workflow_list", `{"all":true}`, []string{"list", "--all"}, false},
 	}
