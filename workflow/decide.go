@@ -768,8 +768,8 @@ func (d decider) signal(c Signal) ([]NewEvent, *Rejection) {
 }
 
 func (d decider) requestSynthesis(c RequestSynthesis) ([]NewEvent, *Rejection) {
-	if len(d.def.SynthesisPolicies) == 0 {
-		return nil, reject(CodeBadInput, "synthesis requests apply to oneshot workflows, not %s", d.def.Type)
+	if len(d.def.SynthesisPolicies) == 0 && !d.def.UsesGuard(GuardSynthesisRequested) {
+		return nil, reject(CodeBadInput, "synthesis requests apply to oneshot and debug workflows, not %s", d.def.Type)
 	}
 	switch {
 	case d.s.Synthesis == "never":

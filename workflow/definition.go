@@ -50,6 +50,15 @@ const (
 // GuardPathsAllowed is added to the transitions leaving a phase with AllowedPaths.
 const GuardPathsAllowed = "paths-allowed"
 
+// GuardSynthesisRequested passes once a pull request was asked for (git exarchos
+// request-synthesis); a definition whose transitions use it accepts the request.
+const GuardSynthesisRequested = "synthesis-requested"
+
+// UsesGuard reports whether a transition of the definition names the guard.
+func (d *Definition) UsesGuard(id string) bool {
+	return slices.ContainsFunc(d.Transitions, func(t Transition) bool { return slices.Contains(t.Guards, id) })
+}
+
 // AnyPhase as a transition's From means every non-final phase (universal transitions).
 const AnyPhase = "*"
 

@@ -8,7 +8,7 @@ import (
 
 // BuiltinVersion names the built-in definitions as compiled into this binary; a transition decided
 // under a built-in records "builtin:<type>@<BuiltinVersion>". Bump it when a built-in changes.
-const BuiltinVersion = "2"
+const BuiltinVersion = "3"
 
 // builtins are the workflow types compiled in. They are values: nothing registers or replaces
 // them at run time, and callers must treat the pointers handed out as read-only.

@@ -249,7 +249,9 @@ func TestCircuitRestartsOnEntry(t *testing.T) {
 	r.verdict("spec", false)
 	r.to("delegate", "review")
 	r.must(workflow.RecordReview{Dimension: "spec", Pass: true}, workflow.RecordReview{Dimension: "quality", Pass: true})
-	r.to("synthesize", "delegate") // retry re-enters the compound
+	r.to("synthesize")
+	r.synthesisFails()
+	r.to("delegate") // retry re-enters the compound
 	if r.state.FixCycles["implementation"] != 0 || r.state.Retries != 1 {
 		t.Fatalf("fixCycles %v retries %d", r.state.FixCycles, r.state.Retries)
 	}
@@ -259,7 +261,9 @@ func TestSynthesisRetryLimit(t *testing.T) {
 	r := featureToReview(t)
 	for i := 0; i < 3; i++ {
 		r.must(workflow.RecordReview{Dimension: "spec", Pass: true}, workflow.RecordReview{Dimension: "quality", Pass: true})
-		r.to("synthesize", "delegate", "review")
+		r.to("synthesize")
+		r.synthesisFails()
+		r.to("delegate", "review")
 	}
 	r.must(workflow.RecordReview{Dimension: "spec", Pass: true}, workflow.RecordReview{Dimension: "quality", Pass: true})
 	r.to("synthesize")
