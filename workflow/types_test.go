@@ -115,7 +115,11 @@ func TestRefactorPolishAndOverhaul(t *testing.T) {
 	r.set("track=polish")
 	r.to("polish-implement", "polish-validate")
 	r.validate(0)
-	r.to("polish-update-docs", "completed")
+	r.to("polish-update-docs")
+	// The brief and the scope are the workflow's own: documentation means another file.
+	r.refuse(workflow.CodeGuardFailed, workflow.TransitionTo{Phase: "completed"})
+	r.repo.commit("topic", "docs/guide.md")
+	r.to("completed")
 
 	r = overhaulPlanned(t)
 	r.to("overhaul-plan-review")
