@@ -68,6 +68,8 @@ type TypeLimits struct {
 	MaxFixCycles     int `yaml:"maxFixCycles" json:"maxFixCycles,omitempty"`
 	PlanRevisions    int `yaml:"planRevisions" json:"planRevisions,omitempty"`
 	SynthesisRetries int `yaml:"synthesisRetries" json:"synthesisRetries,omitempty"`
+	// CheckpointAfter asks for a checkpoint after this many events (workflow.Limits).
+	CheckpointAfter int `yaml:"checkpointAfter" json:"checkpointAfter,omitempty"`
 }
 
 // Rules reads the rules from the base branch once per Repo.
@@ -139,11 +141,14 @@ func (r *Repo) readRules() *Rules {
 			if l.SynthesisRetries > 0 {
 				d.Limits.SynthesisRetries = l.SynthesisRetries
 			}
+			if l.CheckpointAfter > 0 {
+				d.Limits.CheckpointAfter = l.CheckpointAfter
+			}
 		}
 		defs = append(defs, d)
 	}
 	for t, l := range rl.Config.Workflows {
-		if l.MaxFixCycles < 0 || l.PlanRevisions < 0 || l.SynthesisRetries < 0 {
+		if l.MaxFixCycles < 0 || l.PlanRevisions < 0 || l.SynthesisRetries < 0 || l.CheckpointAfter < 0 {
 			problem(ConfigFile, fmt.Sprintf("workflows.%s: limits must be positive (0 keeps the definition's)", t))
 		}
 	}

@@ -243,7 +243,7 @@ func envelopeDenial(w Bound, env workflow.Envelope, c call, ti ToolInput, cwd st
 
 // capExempt are the exarchos commands a spent turn cap, or a phase without tools, leaves allowed:
 // what moving on takes.
-var capExempt = []string{"status", "transitions", "transition", "submit"}
+var capExempt = []string{"status", "transitions", "transition", "submit", "checkpoint"}
 
 // movesOn reports whether a Bash call only runs the exarchos commands that move a phase on.
 func movesOn(c call) bool {

@@ -119,6 +119,10 @@ type (
 		featureIn
 		PR string `json:"pr" jsonschema:"pull request URL or number"`
 	}
+	checkpointIn struct {
+		featureIn
+		Note string `json:"note,omitempty" jsonschema:"what the next session should know"`
+	}
 	cleanupIn struct {
 		featureIn
 		Offline bool   `json:"offline,omitempty" jsonschema:"verify the merge from git alone"`
@@ -232,6 +236,9 @@ func mcpTools(s *mcp.Server, cli *cliRunner) {
 	add(s, cli, "pr_link", "link the workflow's pull request", func(in prLinkIn) args { return args{"pr", "link"}.pos(in.Feature, in.PR) })
 	add(s, cli, "pr_refresh", "record GitHub's view of the linked pull request", func(in featureIn) args {
 		return args{"pr", "refresh"}.pos(in.Feature)
+	})
+	add(s, cli, "checkpoint", "record what a fresh session needs to go on: phase, open tasks, the rehydrate document", func(in checkpointIn) args {
+		return args{"checkpoint"}.str("note", in.Note).pos(in.Feature)
 	})
 	add(s, cli, "cleanup", "after the merge: verify it and finish the workflow", func(in cleanupIn) args {
 		return args{"cleanup"}.flag("offline", in.Offline).str("base", in.Base).flag("dry-run", in.DryRun).pos(in.Feature)

@@ -83,6 +83,8 @@ func Decide(def *Definition, s State, cmd Command, env Env) ([]NewEvent, *Reject
 		return d.take(OnCleanup, "", s, "")
 	case RecordArtifact:
 		return d.artifact(c.Name, c.Path, c.Text, c.Inline, c.Commit)
+	case RecordCheckpoint:
+		return d.recordCheckpoint(c)
 	case OverrideGuard:
 		return d.override(c)
 	case GrantTool, ExtendBudget, SubmitCompletion:
@@ -227,6 +229,10 @@ func (d decider) transitionTo(target string) ([]NewEvent, *Rejection) {
 	}
 	if resolved == d.s.Phase {
 		return nil, nil
+	}
+	if r := d.checkpointDue(); r != nil {
+		r.Target = resolved
+		return nil, r
 	}
 	return d.take(OnTransition, resolved, d.s, "")
 }

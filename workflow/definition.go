@@ -180,6 +180,9 @@ type Limits struct {
 	PlanRevisions    int `json:"planRevisions,omitempty"`
 	SynthesisRetries int `json:"synthesisRetries,omitempty"`
 	MaxIterations    int `json:"maxIterations,omitempty"` // loop: default, overridable at init
+	// CheckpointAfter: once this many events were recorded since the last checkpoint, transitions
+	// ask for one (CHECKPOINT_REQUIRED, checkpoint.go). 0: never.
+	CheckpointAfter int `json:"checkpointAfter,omitempty"`
 }
 
 // Definition is a workflow type as data: printed by `describe`, read by Decide and Apply.
