@@ -325,9 +325,16 @@ func Run(r *Repo, feature string, cmd workflow.Command) (*Result, error) {
 			return nil, err
 		}
 	}
+	gateOutput := ""
+	if _, ok := cmd.(workflow.TransitionTo); ok {
+		// Leaving a phase with quality gates runs them first (gates.go).
+		if gateOutput, err = r.runGates(feature); err != nil {
+			return nil, err
+		}
+	}
 	res, err := r.Execute(feature, cmd)
 	if err != nil {
-		return res, err // a refusal may have recorded events (a circuit opened): res says so
+		return res, withGateOutput(err, gateOutput) // a refusal may have recorded events (a circuit opened): res says so
 	}
 	if _, ok := cmd.(workflow.TransitionTo); ok {
 		// A transition that ends the workflow the way cancel does (debug's escalation) entered the

@@ -54,6 +54,7 @@ var registry = map[string]Guard{
 	"synthesis-failed":               synthesisFailed,
 	"docs-changed":                   docsChanged,
 	workflow.GuardSynthesisRequested: synthesisRequested,
+	workflow.GuardGatesPassed:        gatesPassed,
 	workflow.GuardPathsAllowed:       pathsAllowed,
 }
 

@@ -108,3 +108,40 @@ func TestPeerGuardsOnTheBuiltinTransitions(t *testing.T) {
 		}
 	}
 }
+
+// TestGatesPassed: each gate of the phase needs its latest run on the branch tip to exit 0; a run
+// of another commit, an ad-hoc run, or a failure does not count.
+func TestGatesPassed(t *testing.T) {
+	def := &workflow.Definition{Type: "gated", Initial: "build", Phases: []workflow.Phase{
+		{ID: "build", Kind: workflow.Normal, Gates: []string{"make test", "make lint"}}, {ID: "done", Kind: workflow.Final}},
+		Transitions: []workflow.Transition{{From: "build", To: "done"}}}
+	run := func(cmd string, exit int, commit string, adHoc bool) workflow.Validation {
+		return workflow.Validation{Command: cmd, ExitCode: exit, Commit: commit, AdHoc: adHoc}
+	}
+	for _, c := range []struct {
+		name   string
+		runs   []workflow.Validation
+		reason string
+	}{
+		{"none ran", nil, "the gate `make test` has not run on cccccccccccc"},
+		{"both passed on the tip", []workflow.Validation{run("make test", 0, tip, false), run("make lint", 0, tip, false)}, ""},
+		{"one missing", []workflow.Validation{run("make test", 0, tip, false)}, "the gate `make lint` has not run"},
+		{"passed on an older commit", []workflow.Validation{run("make test", 0, "aaaaaaa", false), run("make lint", 0, tip, false)}, "`make test` has not run on cccccccccccc"},
+		{"an ad-hoc run does not count", []workflow.Validation{run("make test", 0, tip, true), run("make lint", 0, tip, false)}, "`make test` has not run"},
+		{"failed", []workflow.Validation{run("make test", 2, tip, false), run("make lint", 0, tip, false)}, "the gate `make test` exited 2"},
+		{"failed, then passed", []workflow.Validation{run("make test", 2, tip, false), run("make test", 0, tip, false), run("make lint", 0, tip, false)}, ""},
+		{"passed, then failed", []workflow.Validation{run("make test", 0, tip, false), run("make lint", 0, tip, false), run("make test", 1, tip, false)}, "exited 1"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s := base("gated", "build")
+			s.Validations = c.runs
+			f := guards.NewEvaluator(git).Evaluate(def, workflow.GuardGatesPassed, s, "done")
+			checkFailure(t, f, workflow.GuardGatesPassed, c.reason)
+		})
+	}
+	for _, tr := range def.Outgoing("build") {
+		if !strings.Contains(strings.Join(tr.Guards, " "), workflow.GuardGatesPassed) && tr.TakenBy(workflow.OnTransition) && !tr.Universal() {
+			t.Errorf("%s → %s does not require the gates", tr.From, tr.To)
+		}
+	}
+}

@@ -50,6 +50,9 @@ const (
 // GuardPathsAllowed is added to the transitions leaving a phase with AllowedPaths.
 const GuardPathsAllowed = "paths-allowed"
 
+// GuardGatesPassed is added to the transitions leaving a phase with Gates.
+const GuardGatesPassed = "gates-passed"
+
 // GuardSynthesisRequested passes once a pull request was asked for (git exarchos
 // request-synthesis); a definition whose transitions use it accepts the request.
 const GuardSynthesisRequested = "synthesis-requested"
@@ -81,6 +84,10 @@ type Phase struct {
 	// Validation are the phase's declared validation commands (sh -c, in the branch's worktree):
 	// `git exarchos validate` runs them, and only they satisfy validation-passed here.
 	Validation []string `json:"validation,omitempty"`
+	// Gates are the phase's quality gates (issue 30): commands (sh -c, in a clean checkout of the
+	// branch tip) that `transition` runs before leaving the phase, each run recorded as a
+	// validation of that commit; every transition out requires gates-passed.
+	Gates []string `json:"gates,omitempty"`
 }
 
 // Envelope is a phase's rule for the agent's tools. The built-in envelopes only refuse tools
@@ -287,6 +294,8 @@ func (d *Definition) Outgoing(from string) []Transition {
 	var out []Transition
 	completion := len(d.ToolPolicy(from).Completion) > 0
 	paths := len(d.AllowedPathsOf(from)) > 0
+	p, _ := d.Phase(from)
+	gates := len(p.Gates) > 0
 	for _, t := range d.Transitions {
 		if t.From == from {
 			if completion && t.TakenBy(OnTransition) && !slices.Contains(t.Guards, GuardCompletionSubmitted) {
@@ -296,6 +305,9 @@ func (d *Definition) Outgoing(from string) []Transition {
 			// else; ending the workflow (a direct fix, an escalation) is not leaving it for more work.
 			if paths && t.TakenBy(OnTransition) && !d.IsFinal(t.To) && !slices.Contains(t.Guards, GuardPathsAllowed) {
 				t.Guards = append(slices.Clone(t.Guards), GuardPathsAllowed)
+			}
+			if gates && t.TakenBy(OnTransition) && !t.Universal() && !slices.Contains(t.Guards, GuardGatesPassed) {
+				t.Guards = append(slices.Clone(t.Guards), GuardGatesPassed)
 			}
 			out = append(out, t)
 		}

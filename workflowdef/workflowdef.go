@@ -76,6 +76,8 @@ type PhaseSpec struct {
 	// AllowedPaths and Validation: see workflow.Phase.
 	AllowedPaths []string `yaml:"allowedPaths"`
 	Validation   []string `yaml:"validation"`
+	// Gates: see workflow.Phase.
+	Gates []string `yaml:"gates"`
 }
 
 // TransitionSpec is one transition in YAML.
@@ -320,7 +322,10 @@ func Parse(name string, src []byte) (*workflow.Definition, Problems) {
 		}
 		index[p.ID] = len(def.Phases)
 		def.Phases = append(def.Phases, workflow.Phase{ID: p.ID, Kind: kind, Parent: p.Parent, Initial: p.Initial, MaxFixCycles: p.MaxFixCycles, Description: p.Description, Tools: env,
-			AllowedPaths: p.AllowedPaths, Validation: p.Validation})
+			AllowedPaths: p.AllowedPaths, Validation: p.Validation, Gates: p.Gates})
+		if slices.ContainsFunc(p.Gates, func(g string) bool { return strings.TrimSpace(g) == "" }) {
+			add(at(l.phaseFields, i, "gates", l.phases), "phase %s: an empty gate command", p.ID)
+		}
 	}
 	known := func(id string) bool { _, ok := index[id]; return ok }
 	if def.Initial == "" {
