@@ -77,11 +77,7 @@ func (r *Repo) runGates(feature string) (string, error) {
 		}
 		records = append(records, workflow.RecordValidation{Command: g, ExitCode: code, DurationMs: time.Since(start).Milliseconds(), Commit: tip})
 		if code != 0 {
-			text := strings.TrimSpace(out.String())
-			if len(text) > gateOutputTail {
-				text = "…" + text[len(text)-gateOutputTail:]
-			}
-			failed = orElse(text, "(no output)")
+			failed = orElse(outputTail(out.String()), "(no output)")
 			break
 		}
 	}
@@ -103,6 +99,15 @@ func withGateOutput(err error, output string) error {
 		}
 	}
 	return err
+}
+
+// outputTail is the end of a command's output, as much as a refusal or a record carries.
+func outputTail(s string) string {
+	s = strings.TrimSpace(s)
+	if len(s) > gateOutputTail {
+		s = "…" + s[len(s)-gateOutputTail:]
+	}
+	return s
 }
 
 func indent(s string) string { return "      " + strings.ReplaceAll(s, "\n", "\n      ") }

@@ -119,6 +119,11 @@ type (
 		featureIn
 		PR string `json:"pr" jsonschema:"pull request URL or number"`
 	}
+	runbookIn struct {
+		featureIn
+		Name string `json:"name" jsonschema:"the runbook's name in the workflow's definition"`
+		From int    `json:"from,omitempty" jsonschema:"the 1-based step to start at (resume)"`
+	}
 	checkpointIn struct {
 		featureIn
 		Note string `json:"note,omitempty" jsonschema:"what the next session should know"`
@@ -236,6 +241,13 @@ func mcpTools(s *mcp.Server, cli *cliRunner) {
 	add(s, cli, "pr_link", "link the workflow's pull request", func(in prLinkIn) args { return args{"pr", "link"}.pos(in.Feature, in.PR) })
 	add(s, cli, "pr_refresh", "record GitHub's view of the linked pull request", func(in featureIn) args {
 		return args{"pr", "refresh"}.pos(in.Feature)
+	})
+	add(s, cli, "runbook", "run a runbook of the workflow's definition step by step, stopping at the first failure", func(in runbookIn) args {
+		a := args{"runbook"}
+		if in.From > 0 {
+			a = a.str("from", strconv.Itoa(in.From))
+		}
+		return a.pos(in.Feature).pos(in.Name)
 	})
 	add(s, cli, "checkpoint", "record what a fresh session needs to go on: phase, open tasks, the rehydrate document", func(in checkpointIn) args {
 		return args{"checkpoint"}.str("note", in.Note).pos(in.Feature)

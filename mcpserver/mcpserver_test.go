@@ -204,6 +204,7 @@ func TestMCPParity(t *testing.T) {
 		{"view_audit", `{}`, []string{"audit"}, false},
 		{"view_rehydrate", `{}`, []string{"rehydrate"}, false},
 		{"checkpoint", `{"note":"t1 next"}`, []string{"checkpoint", "--note", "t1 next"}, false},
+		{"runbook", `{"name":"release","from":2}`, []string{"runbook", "--from", "2", "release"}, true}, // the built-in feature has no runbook
 		{"workflow_cancel", `{"dryRun":true}`, []string{"cancel", "--dry-run"}, false},
 		{"workflow_cancel", `{"reason":"done testing"}`, []string{"cancel", "--reason", "done testing"}, false},
 		{"cleanup", `{"offline":true,"dryRun":true}`, []string{"cleanup", "--offline", "--dry-run"}, true},
@@ -243,7 +244,7 @@ func TestMCPParity(t *testing.T) {
 			t.Errorf("tool %s is not exercised by the parity test", n)
 		}
 	}
-	want := []string{"checkpoint", "cleanup", "event_append", "event_query", "pr_link", "pr_refresh", "review", "submit", "task_add", "task_done",
+	want := []string{"checkpoint", "cleanup", "event_append", "event_query", "pr_link", "pr_refresh", "review", "runbook", "submit", "task_add", "task_done",
 		"task_fail", "task_start", "validate", "view_audit", "view_pipeline", "view_rehydrate", "view_tasks", "workflow_cancel",
 		"workflow_describe", "workflow_init", "workflow_list", "workflow_set", "workflow_status", "workflow_transition", "workflow_transitions"}
 	slices.Sort(names)

@@ -217,6 +217,9 @@ type Definition struct {
 	Limits             Limits   `json:"limits"`
 	// ShellGuards are the custom guards of a repository-defined type (ShellGuardPrefix).
 	ShellGuards map[string]ShellGuard `json:"shellGuards,omitempty"`
+	// Runbooks are named, ordered steps (sh -c each: a git exarchos command or a check) that
+	// `git exarchos runbook` runs and records, stopping at the first failure (issue 30).
+	Runbooks map[string][]string `json:"runbooks,omitempty"`
 	// Source is where a repository-defined type was read from (path@commit); empty for built-ins.
 	Source string `json:"source,omitempty"`
 	// ID identifies the definition decisions are taken under, recorded on every transition:

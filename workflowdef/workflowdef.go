@@ -54,6 +54,8 @@ type File struct {
 	Reviews     []string             `yaml:"reviews"`
 	Tracks      []string             `yaml:"tracks"`
 	Limits      workflow.Limits      `yaml:"limits"`
+	// Runbooks: see workflow.Definition.
+	Runbooks map[string][]string `yaml:"runbooks"`
 	// ReviewBy, ArtifactPaths and InlineArtifacts: see workflow.Definition.
 	ReviewBy        string              `yaml:"reviewBy"`
 	ArtifactPaths   map[string][]string `yaml:"artifactPaths"`
@@ -231,7 +233,12 @@ func Parse(name string, src []byte) (*workflow.Definition, Problems) {
 		ps = append(ps, Problem{File: name, Line: line, Message: fmt.Sprintf(format, args...)})
 	}
 	def := &workflow.Definition{Type: f.Type, Description: f.Description, Initial: f.Initial, Reviews: f.Reviews, Tracks: f.Tracks, Limits: f.Limits,
-		ReviewBy: f.ReviewBy, ArtifactPaths: f.ArtifactPaths, InlineArtifacts: f.InlineArtifacts}
+		ReviewBy: f.ReviewBy, ArtifactPaths: f.ArtifactPaths, InlineArtifacts: f.InlineArtifacts, Runbooks: f.Runbooks}
+	for rb, steps := range f.Runbooks {
+		if !workflow.ValidFeature(rb) || len(steps) == 0 || slices.ContainsFunc(steps, func(s string) bool { return strings.TrimSpace(s) == "" }) {
+			add(l.top["runbooks"], "runbook %q: a name like release (lower case, digits, . _ -) and a list of non-empty steps", rb)
+		}
+	}
 	switch f.ReviewBy {
 	case "", "agent", "human", "github":
 	default:

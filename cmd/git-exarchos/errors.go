@@ -98,6 +98,7 @@ var errorTable = []errorRow{
 	{"PR_NOT_FOUND", exitError, is(app.ErrNoPullRequest)},
 	{"NO_GITHUB_REMOTE", exitError, is(app.ErrNoRemote)},
 	{"VALIDATION_FAILED", exitError, is(errValidationFailed)},
+	{"RUNBOOK_FAILED", exitError, as[*app.RunbookFailed]()},
 	{"FSCK_FAILED", exitError, is(errFsckFailed)},
 	{"LINT_FAILED", exitError, is(errLintFailed)},
 	{"DOCTOR_FAILED", exitError, is(errDoctorFailed)},
@@ -140,6 +141,7 @@ func classify(err error) errorBody {
 		inc *app.CancelIncompleteError
 		inv *app.InvalidSubmission
 		idc *app.IdempotencyConflict
+		rbf *app.RunbookFailed
 		cor *gitstore.CorruptError
 		det detailedError
 	)
@@ -154,6 +156,8 @@ func classify(err error) errorBody {
 		body.Code, body.Details = string(ge.Kind), ge
 	case errors.As(err, &inv):
 		body.Details = map[string]any{"phase": inv.Phase, "errors": inv.Errors}
+	case errors.As(err, &rbf):
+		body.Details = rbf.Result
 	case errors.As(err, &idc):
 		body.Details = map[string]any{"key": idc.Key, "recorded": idc.Recorded, "asked": idc.Asked}
 	case errors.As(err, &cor):

@@ -45,6 +45,7 @@ func TestErrorTable(t *testing.T) {
 		{app.ErrNoPullRequest, "PR_NOT_FOUND"},
 		{app.ErrNoRemote, "NO_GITHUB_REMOTE"},
 		{errValidationFailed, "VALIDATION_FAILED"},
+		{&app.RunbookFailed{Result: &app.RunbookResult{Steps: []app.RunbookStep{{Index: 1}}}}, "RUNBOOK_FAILED"},
 		{errFsckFailed, "FSCK_FAILED"},
 		{errLintFailed, "LINT_FAILED"},
 		{errDoctorFailed, "DOCTOR_FAILED"},
