@@ -173,8 +173,14 @@ func TestAppendEventRefusesEngineTypes(t *testing.T) {
 	res, err := AppendEvent(r, EventOptions{Feature: "e", Type: "team.note", Data: `{"x":1}`, IdempotencyKey: "k1"})
 	require.NoError(t, err)
 	require.Len(t, res.Appended, 1)
-	again, err := AppendEvent(r, EventOptions{Feature: "e", Type: "team.note", Data: `{"x":2}`, IdempotencyKey: "k1"})
+	again, err := AppendEvent(r, EventOptions{Feature: "e", Type: "team.note", Data: `{ "x": 1 }`, IdempotencyKey: "k1"})
 	require.NoError(t, err)
 	assert.Empty(t, again.Appended)
 	assert.Len(t, again.Duplicates, 1)
+	// Another payload under the key is a conflict naming both (issue 30), and writes nothing.
+	_, err = AppendEvent(r, EventOptions{Feature: "e", Type: "team.note", Data: `{"x":2}`, IdempotencyKey: "k1"})
+	var conflict *IdempotencyConflict
+	require.True(t, errors.As(err, &conflict), "%v", err)
+	assert.Equal(t, `{"x":1}`, string(conflict.Recorded.Data))
+	assert.Equal(t, `{"x":2}`, string(conflict.Asked.Data))
 }

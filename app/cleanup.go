@@ -20,6 +20,9 @@ type CleanupOptions struct {
 	// Override completes without evidence, as a recorded human decision with Reason.
 	Override bool
 	Reason   string
+	// DryRun verifies as a real run does and writes nothing: the result lists what would be
+	// recorded (Repo.Preview).
+	DryRun bool
 }
 
 // CleanupResult is what cleanup prints.
@@ -31,11 +34,28 @@ type CleanupResult struct {
 	Requests    int                         `json:"requests"`
 	Warnings    []string                    `json:"warnings"`
 	Already     bool                        `json:"alreadyCompleted,omitempty"`
+	DryRun      bool                        `json:"dryRun,omitempty"`
 }
 
 // Cleanup verifies the merge (GitHub, or ancestry with Offline), records the evidence and completes
 // the workflow, in one commit. No option asserts "merged": Override is a human's recorded decision.
 func Cleanup(r *Repo, o CleanupOptions) (*CleanupResult, error) {
+	res, err := cleanup(r, o)
+	if res != nil {
+		res.DryRun = o.DryRun
+	}
+	return res, err
+}
+
+// record writes the commands' events, or with a dry run only decides them.
+func (o CleanupOptions) record(r *Repo, feature string, cmds ...workflow.Command) (*Result, error) {
+	if o.DryRun {
+		return r.Preview(feature, cmds...)
+	}
+	return r.Execute(feature, cmds...)
+}
+
+func cleanup(r *Repo, o CleanupOptions) (*CleanupResult, error) {
 	feature, st, snap, err := r.ResolveState(o.Feature)
 	if err != nil {
 		return nil, err
@@ -52,15 +72,15 @@ func Cleanup(r *Repo, o CleanupOptions) (*CleanupResult, error) {
 		if err := RefuseInAgent(r.Environ, "cleanup "+feature+" --override --reason …"); err != nil {
 			return nil, err
 		}
-		res, err := r.Execute(feature, workflow.OverrideGuard{Guard: "merge-verified", Reason: o.Reason}, workflow.Cleanup{})
+		res, err := o.record(r, feature, workflow.OverrideGuard{Guard: "merge-verified", Reason: o.Reason}, workflow.Cleanup{})
 		if err != nil {
 			return nil, err
 		}
 		return &CleanupResult{Result: res, Warnings: []string{}}, nil
 	case o.Offline:
-		return r.cleanupOffline(feature, st, o.Base)
+		return r.cleanupOffline(feature, st, o)
 	}
-	return r.cleanupOnline(feature, st)
+	return r.cleanupOnline(feature, st, o)
 }
 
 // completedPhase is the definition's completion target (completed, or complete for loops).
@@ -73,7 +93,7 @@ func completedPhase(def *workflow.Definition) string {
 	return "completed"
 }
 
-func (r *Repo) cleanupOnline(feature string, st workflow.State) (*CleanupResult, error) {
+func (r *Repo) cleanupOnline(feature string, st workflow.State, o CleanupOptions) (*CleanupResult, error) {
 	pr, obs, err := r.observe(feature, st)
 	if err != nil {
 		if errors.Is(err, ErrNotLinked) {
@@ -87,7 +107,7 @@ func (r *Repo) cleanupOnline(feature string, st workflow.State) (*CleanupResult,
 	}
 	out := &CleanupResult{Observation: &obs, Requests: pr.Requests, Warnings: pr.Warnings}
 	notMerged := func(reason, fix string) (*CleanupResult, error) {
-		if len(observe) > 0 { // the observation is a fact even though it refuses cleanup
+		if len(observe) > 0 && !o.DryRun { // the observation is a fact even though it refuses cleanup
 			if _, err := r.Execute(feature, observe...); err != nil {
 				return nil, err
 			}
@@ -110,9 +130,9 @@ func (r *Repo) cleanupOnline(feature string, st workflow.State) (*CleanupResult,
 	// The head commit is checked by the merge-verified guard: the branch tip must be it or an
 	// ancestor of it, and it must carry commits beyond the fork point.
 	evidence := workflow.MergeVerifiedData{Method: "github", Commit: obs.MergeCommitSHA, Base: obs.Base, HeadSHA: obs.HeadSHA, ObservedAt: obs.ObservedAt, APIHost: pr.APIHost}
-	res, err := r.Execute(feature, append(observe, workflow.VerifyMerge{MergeVerifiedData: evidence}, workflow.Cleanup{})...)
+	res, err := o.record(r, feature, append(observe, workflow.VerifyMerge{MergeVerifiedData: evidence}, workflow.Cleanup{})...)
 	if err != nil {
-		if IsRejection(err) && len(observe) > 0 {
+		if IsRejection(err) && len(observe) > 0 && !o.DryRun {
 			if _, err2 := r.Execute(feature, observe...); err2 != nil {
 				return nil, err2
 			}
@@ -127,7 +147,8 @@ func (r *Repo) cleanupOnline(feature string, st workflow.State) (*CleanupResult,
 // branch counts (Repo.Base: its remote-tracking ref, or the local default branch in a repository
 // with no remote): a branch the agent pushed, --base or exarchos.base would let any ref "contain"
 // the work. The branch must carry at least one commit beyond the fork point recorded at init.
-func (r *Repo) cleanupOffline(feature string, st workflow.State, asked string) (*CleanupResult, error) {
+func (r *Repo) cleanupOffline(feature string, st workflow.State, o CleanupOptions) (*CleanupResult, error) {
+	asked := o.Base
 	facts := r.Store.Facts()
 	tip, err := facts.BranchTip(st.Branch)
 	if err != nil {
@@ -165,7 +186,7 @@ func (r *Repo) cleanupOffline(feature string, st workflow.State, asked string) (
 	}
 	evidence := workflow.MergeVerifiedData{Method: "ancestry", Commit: base.Commit, Base: base.Ref, HeadSHA: tip,
 		Note: fmt.Sprintf("%s (with commits after the fork point %s) is an ancestor of %s, the base branch chosen by %s, in the local repository", shortSHA(tip), shortSHA(fp), base.Ref, base.Source)}
-	res, err := r.Execute(feature, workflow.VerifyMerge{MergeVerifiedData: evidence}, workflow.Cleanup{})
+	res, err := o.record(r, feature, workflow.VerifyMerge{MergeVerifiedData: evidence}, workflow.Cleanup{})
 	if err != nil {
 		return nil, err
 	}

@@ -50,7 +50,8 @@ type Rules struct {
 	ConfigID string `json:"configId,omitempty"`
 	// Problems are the files at the base that did not parse; their types are missing.
 	Problems workflowdef.Problems `json:"problems,omitempty"`
-	// Legacy are the git config keys of earlier versions that are set here; they are not read.
+	// Legacy are the git config keys of earlier versions that are set here; they are not read
+	// (legacy_config.go: a warning, and a refusal where one would have changed a decision).
 	Legacy []string `json:"legacy,omitempty"`
 	// Unreadable are the rule files that exist at the base but cannot be read (objects missing) or
 	// do not parse (.exarchos/config.yaml): every governed command refuses until they can be
@@ -75,15 +76,8 @@ type TypeLimits struct {
 	MaxFixCycles     int `yaml:"maxFixCycles" json:"maxFixCycles,omitempty"`
 	PlanRevisions    int `yaml:"planRevisions" json:"planRevisions,omitempty"`
 	SynthesisRetries int `yaml:"synthesisRetries" json:"synthesisRetries,omitempty"`
-}
-
-// legacyKeys are the git config keys earlier versions read rules from.
-func legacyKeys(types []string) []string {
-	keys := []string{"exarchos.requireChecks", "exarchos.stopGuard"}
-	for _, t := range types {
-		keys = append(keys, "exarchos."+t+".maxFixCycles")
-	}
-	return keys
+	// CheckpointAfter asks for a checkpoint after this many events (workflow.Limits).
+	CheckpointAfter int `yaml:"checkpointAfter" json:"checkpointAfter,omitempty"`
 }
 
 // Rules reads the rules from the base branch once per Repo.
@@ -159,11 +153,14 @@ func (r *Repo) readRules() *Rules {
 			if l.SynthesisRetries > 0 {
 				d.Limits.SynthesisRetries = l.SynthesisRetries
 			}
+			if l.CheckpointAfter > 0 {
+				d.Limits.CheckpointAfter = l.CheckpointAfter
+			}
 		}
 		defs = append(defs, d)
 	}
 	for t, l := range rl.Config.Workflows {
-		if l.MaxFixCycles < 0 || l.PlanRevisions < 0 || l.SynthesisRetries < 0 {
+		if l.MaxFixCycles < 0 || l.PlanRevisions < 0 || l.SynthesisRetries < 0 || l.CheckpointAfter < 0 {
 			unreadable(ConfigFile, fmt.Sprintf("workflows.%s: limits must be positive (0 keeps the definition's)", t))
 		}
 	}
@@ -185,11 +182,7 @@ func (r *Repo) readRules() *Rules {
 			rl.Repository = append(rl.Repository, d)
 		}
 	}
-	for _, k := range legacyKeys(rl.Defs.Types()) {
-		if _, ok := r.Store.Config(k); ok {
-			rl.Legacy = append(rl.Legacy, k)
-		}
-	}
+	rl.Legacy = legacySet(r.Store, rl.Defs.Types())
 	return rl
 }
 
@@ -224,16 +217,6 @@ func (rl *Rules) missing(typ string) *workflow.Rejection {
 	return &workflow.Rejection{Code: workflow.CodeDefinitionMissing, Message: msg}
 }
 
-// LegacyError refuses to decide while git config keys of earlier versions are set: they are no
-// longer read, and silently ignoring a limit someone set would be worse than saying so.
-func (rl *Rules) LegacyError() error {
-	if len(rl.Legacy) == 0 {
-		return nil
-	}
-	return fmt.Errorf("git config %s: rules are no longer read from git config but from %s on the base branch %s; move the setting there (e.g. `requireChecks: true`, `stopGuard: true`, `workflows: {feature: {maxFixCycles: 5}}`), commit it to the base branch, then run `git config --unset %s`",
-		strings.Join(rl.Legacy, ", "), ConfigFile, rl.Base.Ref, rl.Legacy[0])
-}
-
 // yamlErrorWithKeys is a YAML decoding error on one line, with the key each line it names holds
 // ("line 1: cannot unmarshal !!str `maybe` into bool" says neither which key nor what it takes).
 func yamlErrorWithKeys(err error, src []byte) string {
@@ -259,13 +242,14 @@ func yamlErrorWithKeys(err error, src []byte) string {
 var yamlLineRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`line (\d+)`) })
 
 // Err is the refusal of every governed command while the rules cannot be read as they are: a
-// rule file at the base that exists but cannot be read or does not parse, or git config keys of
-// earlier versions. A rule that cannot be read stops the call; it never relaxes it.
+// rule file at the base that exists but cannot be read or does not parse. A rule that cannot be
+// read stops the call; it never relaxes it. (Git config keys of earlier versions only warn, and
+// refuse a decision they would have changed: legacyChange.)
 func (rl *Rules) Err() error {
 	if len(rl.Unreadable) > 0 {
 		return &RulesUnreadableError{Base: rl.Base.Ref, Problems: rl.Unreadable}
 	}
-	return rl.LegacyError()
+	return nil
 }
 
 // RulesUnreadableError names the rule files at the base branch that cannot be read, and the fix.

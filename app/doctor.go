@@ -82,6 +82,7 @@ func Doctor(o DoctorOptions) (*DoctorResult, error) {
 	d.github(r, o.Env)
 	d.rules(r)
 	d.signing(r)
+	d.legacyConfig(r)
 	d.store(r, o)
 	d.stuck(r, o)
 	return d, nil
@@ -326,6 +327,14 @@ func (d *DoctorResult) github(r *Repo, env githubsync.Env) {
 
 // signing reports the trust mode (signers on the base branch, see trust.go) and whether this
 // clone's signing key can make decisions that count.
+// legacyConfig warns of git config keys of earlier versions (legacy_config.go): not read, and
+// refusing only the decisions they would have changed.
+func (d *DoctorResult) legacyConfig(r *Repo) {
+	if keys := r.Rules().Legacy; len(keys) > 0 {
+		d.add("legacy-config", CheckWarn, legacyWarning(keys, r.Base().Ref)+"; a decision the key would have changed is refused until then", "git config --unset "+keys[0], keys)
+	}
+}
+
 func (d *DoctorResult) signing(r *Repo) {
 	info := r.TrustInfo()
 	key := r.signingConfig().SigningKey

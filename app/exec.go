@@ -138,9 +138,15 @@ func (r *Repo) Execute(feature string, cmds ...workflow.Command) (*Result, error
 		// Gather: every guard the commands ask for on this state runs here, outside the loop.
 		verdicts.begin(st.Branch)
 		env.Guards, env.Head = verdicts, verdicts.tip
-		if out, _, err := decideAll(def, st, cmds, env); err == nil && !signed.reuse(snap.Commit.String(), out) {
-			if err := signed.sign(r, feature, snap.Commit.String(), out); err != nil {
+		if decided, refused, err := decideAll(def, st, cmds, env); err == nil {
+			// A git config key of an earlier version refuses only a decision it would have changed.
+			if err := r.legacyChange(def, st, cmds, env, decided, refused); err != nil {
 				return nil, err
+			}
+			if !signed.reuse(snap.Commit.String(), decided) {
+				if err := signed.sign(r, feature, snap.Commit.String(), decided); err != nil {
+					return nil, err
+				}
 			}
 		}
 		verdicts.gathering = false

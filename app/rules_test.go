@@ -93,14 +93,17 @@ func TestRulesComeFromTheBaseBranch(t *testing.T) {
 	require.NotNil(t, td.Limits)
 	assert.Equal(t, 1, td.Limits.FixCycles)
 
-	// A local git config knob is not read: it is refused with the migration, and writes nothing.
-	head := git(t, dir, "rev-parse", "refs/exarchos/f")
+	// A local git config knob is not read: a warning, and here (an open circuit stays open whatever
+	// the limit) it changes nothing, so the refusal is the circuit's (legacy_config.go).
 	git(t, dir, "config", "exarchos.feature.maxFixCycles", "50")
-	_, err = Run(reopen(t, dir), "f", workflow.TransitionTo{Phase: "delegate"})
-	require.Error(t, err)
-	assert.Contains(t, err.Error(), ConfigFile)
-	assert.Contains(t, err.Error(), "git config --unset exarchos.feature.maxFixCycles")
-	assert.Equal(t, head, git(t, dir, "rev-parse", "refs/exarchos/f"))
+	r = reopen(t, dir)
+	_, err = Run(r, "f", workflow.TransitionTo{Phase: "delegate"})
+	assert.Equal(t, workflow.CodeCircuitOpen, rejection(t, err).Code)
+	warnings := r.LegacyWarnings("feature")
+	require.Len(t, warnings, 1)
+	assert.Contains(t, warnings[0], ConfigFile)
+	assert.Contains(t, warnings[0], "git config --unset exarchos.feature.maxFixCycles")
+	assert.Empty(t, r.LegacyWarnings("loose-other"), "another type's limit key does not concern it")
 	git(t, dir, "config", "--unset", "exarchos.feature.maxFixCycles")
 
 	// The limit raised on the base after the circuit opened: still open until a human unblocks.

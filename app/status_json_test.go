@@ -64,10 +64,10 @@ func TestStatusJSONFromTheSnapshotAsIs(t *testing.T) {
 	decoded, err := workflow.DecodeState(snapshot)
 	require.NoError(t, err)
 	trust := Trust{Mode: "signed", Signers: 2}
-	want, err := json.Marshal(Status{State: decoded, Head: "abc", Trust: trust})
+	want, err := json.Marshal(Status{State: decoded, Head: "abc", Trust: trust, Warnings: []string{"w"}})
 	require.NoError(t, err)
 
-	fields, err := statusFields(snapshot, "abc", trust)
+	fields, err := statusFields(snapshot, "abc", trust, []string{"w"})
 	require.NoError(t, err)
 	got, err := json.Marshal(fields)
 	require.NoError(t, err)

@@ -87,14 +87,9 @@ func Validate(r *Repo, o ValidateOptions) (*ValidateResult, error) {
 		cmd.Dir = dir
 		cmd.Stdout, cmd.Stderr = o.Output, o.Output
 		start := time.Now()
-		runErr := cmd.Run()
+		code, runErr := exitStatus(cmd.Run())
 		elapsed := time.Since(start)
-		code := 0
-		var exitErr *exec.ExitError
-		switch {
-		case errors.As(runErr, &exitErr):
-			code = exitErr.ExitCode()
-		case runErr != nil:
+		if runErr != nil {
 			return nil, Usagef("cannot run %q: %v", rn.argv[0], runErr)
 		}
 		last = workflow.RecordValidation{Command: rn.shown, ExitCode: code, DurationMs: elapsed.Milliseconds(), Commit: head, AdHoc: rn.adHoc}
@@ -108,6 +103,18 @@ func Validate(r *Repo, o ValidateOptions) (*ValidateResult, error) {
 		return nil, err
 	}
 	return &ValidateResult{Result: res, Validation: workflow.Validation(last), Dir: dir}, nil
+}
+
+// exitStatus is a finished command's exit code; err is set only when it could not run at all.
+func exitStatus(runErr error) (int, error) {
+	var exitErr *exec.ExitError
+	switch {
+	case errors.As(runErr, &exitErr):
+		return exitErr.ExitCode(), nil
+	case runErr != nil:
+		return 0, runErr
+	}
+	return 0, nil
 }
 
 // worktreeOf finds the worktree of this repository that has branch checked out, and its HEAD

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/exarchos/git-exarchos/gitstore"
+	"github.com/exarchos/git-exarchos/hooks"
 	"github.com/exarchos/git-exarchos/workflow"
 )
 
@@ -67,6 +68,9 @@ type Status struct {
 	Head string `json:"head"`
 	// Trust says whether human decisions are protected by signatures (trust.go).
 	Trust Trust `json:"trust"`
+	// Warnings: what in this clone may not do what someone expects (a git config key of an
+	// earlier version, legacy_config.go); omitted when none.
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // MarshalJSON adds head to the state's own JSON (State has a MarshalJSON of its own, which an
@@ -84,24 +88,27 @@ func (s Status) fields() (map[string]json.RawMessage, error) {
 	if err != nil {
 		return nil, err
 	}
-	return statusFields(b, s.Head, s.Trust)
+	return statusFields(b, s.Head, s.Trust, s.Warnings)
 }
 
 // statusFields is status's JSON object as fields: the state's own JSON with head and trust added.
-func statusFields(state json.RawMessage, head string, trust Trust) (map[string]json.RawMessage, error) {
+func statusFields(state json.RawMessage, head string, trust Trust, warnings []string) (map[string]json.RawMessage, error) {
 	m := map[string]json.RawMessage{}
 	if err := json.Unmarshal(state, &m); err != nil {
 		return nil, err
 	}
 	m["head"], _ = json.Marshal(head)
 	m["trust"], _ = json.Marshal(trust)
+	if len(warnings) > 0 {
+		m["warnings"], _ = json.Marshal(warnings)
+	}
 	return m, nil
 }
 
 // statusFieldNames are the fields `status --fields` accepts: every JSON field of State (whether or
 // not this workflow has a value for it) and head.
 func statusFieldNames() map[string]bool {
-	names := map[string]bool{"head": true, "trust": true}
+	names := map[string]bool{"head": true, "trust": true, "warnings": true}
 	t := reflect.TypeOf(workflow.State{})
 	for i := 0; i < t.NumField(); i++ {
 		if name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ","); name != "" && name != "-" {
@@ -132,7 +139,7 @@ func ShowStatus(r *Repo, o StatusOptions) (*StatusResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	res := &StatusResult{Status: Status{State: st, Head: snap.Commit.String(), Trust: r.TrustInfo()}}
+	res := &StatusResult{Status: Status{State: st, Head: snap.Commit.String(), Trust: r.TrustInfo(), Warnings: r.LegacyWarnings(st.Type)}}
 	if len(o.Fields) == 0 {
 		return res, nil
 	}
@@ -167,9 +174,14 @@ func StatusJSON(r *Repo, o StatusOptions) (json.RawMessage, error) {
 			return nil, err
 		}
 	}
-	all, err := statusFields(state, snap.Commit.String(), r.TrustInfo())
+	all, err := statusFields(state, snap.Commit.String(), r.TrustInfo(), nil)
 	if err != nil {
 		return nil, fmt.Errorf("%s at %s: decode state snapshot: %w", snap.Feature, snap.Commit, err)
+	}
+	var typ string
+	_ = json.Unmarshal(all["type"], &typ)
+	if w := r.LegacyWarnings(typ); len(w) > 0 {
+		all["warnings"], _ = json.Marshal(w)
 	}
 	if len(o.Fields) > 0 {
 		if all, err = selectStatusFields(all, o.Fields); err != nil {
@@ -336,9 +348,16 @@ func Run(r *Repo, feature string, cmd workflow.Command) (*Result, error) {
 			}
 		}
 	}
+	gateOutput := ""
+	if _, ok := cmd.(workflow.TransitionTo); ok {
+		// Leaving a phase with quality gates runs them first (gates.go).
+		if gateOutput, err = r.runGates(feature); err != nil {
+			return nil, err
+		}
+	}
 	res, err := r.Execute(feature, cmd)
 	if err != nil {
-		return res, err // a refusal may have recorded events (a circuit opened): res says so
+		return res, withGateOutput(err, gateOutput) // a refusal may have recorded events (a circuit opened): res says so
 	}
 	if _, ok := cmd.(workflow.TransitionTo); ok {
 		// A transition that ends the workflow the way cancel does (debug's escalation) entered the
@@ -396,7 +415,56 @@ func AppendEvent(r *Repo, o EventOptions) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	for _, d := range res.Duplicates {
+		if d.Type != o.Type || !sameJSON(d.Data, data) {
+			return nil, &IdempotencyConflict{Feature: feature, Key: o.IdempotencyKey,
+				Recorded: EventPayload{Type: d.Type, Data: d.Data}, Asked: EventPayload{Type: o.Type, Data: data}}
+		}
+	}
 	return r.result(feature, res)
+}
+
+// EventPayload is what an event says: its type and data.
+type EventPayload struct {
+	Type string          `json:"type"`
+	Data json.RawMessage `json:"data,omitempty"`
+}
+
+func (p EventPayload) String() string {
+	if len(p.Data) == 0 {
+		return p.Type + " (no data)"
+	}
+	return p.Type + " " + string(p.Data)
+}
+
+// IdempotencyConflict is an event asked for under an idempotency key the log already holds for a
+// different payload. Answering "already recorded" would tell the caller its event is in the log
+// when another one is; nothing is written.
+type IdempotencyConflict struct {
+	Feature, Key    string
+	Recorded, Asked EventPayload
+}
+
+func (e *IdempotencyConflict) Error() string {
+	fix := "git exarchos event " + e.Feature + " " + hooks.ShellQuote(e.Asked.Type)
+	if len(e.Asked.Data) > 0 {
+		fix += " --data " + hooks.ShellQuote(string(e.Asked.Data))
+	}
+	return fmt.Sprintf("idempotency key %q of workflow %s already holds another event: recorded %s, asked %s; nothing was written. "+
+		"Send the recorded payload to repeat that call, or choose a new key for a new event: %s --idempotency-key <new-key>",
+		e.Key, e.Feature, e.Recorded, e.Asked, fix)
+}
+
+// sameJSON reports whether two payloads hold the same JSON value (key order and spacing aside).
+func sameJSON(a, b json.RawMessage) bool {
+	if len(a) == 0 || len(b) == 0 {
+		return len(a) == len(b)
+	}
+	var va, vb any
+	if json.Unmarshal(a, &va) != nil || json.Unmarshal(b, &vb) != nil {
+		return bytes.Equal(a, b)
+	}
+	return reflect.DeepEqual(va, vb)
 }
 
 // DescribeOptions selects a definition and a format.

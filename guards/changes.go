@@ -97,17 +97,9 @@ func pathsAllowed(in Input) *workflow.GuardFailure {
 	if len(allowed) == 0 {
 		return nil
 	}
-	from, sha, cf, f := since(id, in)
+	from, sha, committed, dirty, f := branchChanges(id, in)
 	if f != nil {
 		return f
-	}
-	committed, err := cf.ChangedPaths(from, sha)
-	if err != nil {
-		return fail(id, err.Error(), "a readable history", "git exarchos status "+s.Feature)
-	}
-	dirty, err := cf.WorktreeChanges(s.Branch)
-	if err != nil {
-		return fail(id, err.Error(), "a readable worktree", "git exarchos status "+s.Feature)
 	}
 	badCommitted, badDirty := outside(allowed, committed), outside(allowed, dirty)
 	var changedInstalls []string
@@ -167,6 +159,25 @@ func withoutInstalls(in Input, paths []string, commit string, changed []string) 
 	return out, changed
 }
 
+// branchChanges reads what the branch changed: the paths its commits since the merge-base
+// change (committed), and what its worktree holds uncommitted (dirty).
+func branchChanges(id string, in Input) (from, sha string, committed, dirty []string, f *workflow.GuardFailure) {
+	s := in.State
+	from, sha, cf, f := since(id, in)
+	if f != nil {
+		return "", "", nil, nil, f
+	}
+	committed, err := cf.ChangedPaths(from, sha)
+	if err != nil {
+		return "", "", nil, nil, fail(id, err.Error(), "a readable history", "git exarchos status "+s.Feature)
+	}
+	dirty, err = cf.WorktreeChanges(s.Branch)
+	if err != nil {
+		return "", "", nil, nil, fail(id, err.Error(), "a readable worktree", "git exarchos status "+s.Feature)
+	}
+	return from, sha, committed, dirty, nil
+}
+
 func outside(allowed, paths []string) []string {
 	var out []string
 	for _, p := range paths {
@@ -207,4 +218,44 @@ func workCommitted(in Input) *workflow.GuardFailure {
 	return fail(id, fmt.Sprintf("no commit on %s since %s entered (%s) changes anything but planning documents: the tasks were marked done with no work", s.Branch, s.Phase, short(from)),
 		"commits changing code since "+short(from),
 		fmt.Sprintf("git add -A && git commit -m \"%s: the tasks' work\" && git exarchos transition %s %s", s.Feature, s.Feature, in.Target))
+}
+
+// docsChanged: the branch's commits since its merge-base change documentation (the planning
+// paths: docs/**, *.md) other than the workflow's own artifacts — the fact the peer's
+// polish-update-docs → completed reads. Uncommitted documentation does not count; the fix commits it.
+func docsChanged(in Input) *workflow.GuardFailure {
+	const id = "docs-changed"
+	s := in.State
+	from, _, committed, dirty, f := branchChanges(id, in)
+	if f != nil {
+		return f
+	}
+	docs := workflow.PlanningPaths
+	// The workflow's own documents (its brief, its scope) are not the documentation it updates.
+	own := map[string]bool{}
+	for _, a := range s.Artifacts {
+		if !a.Inline {
+			own[a.Path] = true
+		}
+	}
+	isDoc := func(p string) bool { return workflow.PathAllowed(docs, p) && !workflow.IsSourcePath(p) && !own[p] }
+	for _, p := range committed {
+		if isDoc(p) {
+			return nil
+		}
+	}
+	expected := "a commit on " + s.Branch + " changing " + strings.Join(docs, " or ")
+	reason := fmt.Sprintf("no commit on %s since %s changes documentation (%s, the workflow's own artifacts aside)", s.Branch, short(from), strings.Join(docs, ", "))
+	var pending []string
+	for _, p := range dirty {
+		if isDoc(p) {
+			pending = append(pending, p)
+		}
+	}
+	if len(pending) > 0 {
+		return fail(id, reason+"; "+list(pending)+" changed but not committed", expected,
+			fmt.Sprintf("git add -- %s && git commit -m \"%s: docs\" && git exarchos transition %s %s", strings.Join(pending, " "), s.Feature, s.Feature, in.Target))
+	}
+	return fail(id, reason+": update the documentation the refactor changed first", expected,
+		fmt.Sprintf("git add -A -- docs '*.md' && git commit -m \"%s: docs\" && git exarchos transition %s %s", s.Feature, s.Feature, in.Target))
 }

@@ -26,6 +26,9 @@ func artifactPresent(name string) Guard {
 		expected := fmt.Sprintf("a %s file under %s added or changed on branch %s", name, strings.Join(pats, " or "), s.Branch)
 		a, ok := s.Artifacts[name]
 		if !ok {
+			if def.InlineAllowed(name) { // a few lines will do: the fix records them where they are
+				setFix = fmt.Sprintf("git exarchos set %s --inline \"artifacts.%s=…\"", s.Feature, name)
+			}
 			return fail(id, "no "+name+" artifact recorded", expected, setFix)
 		}
 		if a.Inline {

@@ -35,29 +35,33 @@ type Guard func(in Input) *workflow.GuardFailure
 const artifactPrefix = "artifact-"
 
 // Artifact names that definitions use; any other artifact-<name> id works the same way.
-var artifactNames = []string{"brief", "design", "fix-design", "plan", "rca", "report"}
+var artifactNames = []string{"brief", "design", "fix-design", "plan", "rca", "report", "scope", "triage"}
 
 var registry = map[string]Guard{
-	"plan-approved":             planApproved,
-	"tasks-complete":            tasksComplete,
-	"reviews-passed":            reviewsPassed,
-	"validation-passed":         validationPassed,
-	"track-hotfix":              trackIs("hotfix"),
-	"track-thorough":            trackIs("thorough"),
-	"track-polish":              trackIs("polish"),
-	"track-overhaul":            trackIs("overhaul"),
-	"fix-commit-recorded":       fixCommitRecorded,
-	"sources-collected":         sourcesCollected,
-	"escalation-recorded":       escalationRecorded,
-	"loop-policy-satisfied":     loopPolicySatisfied,
-	"synthesis-required":        synthesisRequired,
-	"synthesis-not-required":    synthesisNotRequired,
-	"pr-url-exists":             prURLExists,
-	"checks-passed":             checksPassed,
-	"merge-verified":            mergeVerified,
-	"review-failed":             reviewFailed,
-	workflow.GuardPathsAllowed:  pathsAllowed,
-	workflow.GuardWorkCommitted: workCommitted,
+	"plan-approved":                  planApproved,
+	"tasks-complete":                 tasksComplete,
+	"reviews-passed":                 reviewsPassed,
+	"validation-passed":              validationPassed,
+	"track-hotfix":                   trackIs("hotfix"),
+	"track-thorough":                 trackIs("thorough"),
+	"track-polish":                   trackIs("polish"),
+	"track-overhaul":                 trackIs("overhaul"),
+	"fix-commit-recorded":            fixCommitRecorded,
+	"sources-collected":              sourcesCollected,
+	"escalation-recorded":            escalationRecorded,
+	"loop-policy-satisfied":          loopPolicySatisfied,
+	"synthesis-required":             synthesisRequired,
+	"synthesis-not-required":         synthesisNotRequired,
+	"pr-url-exists":                  prURLExists,
+	"checks-passed":                  checksPassed,
+	"merge-verified":                 mergeVerified,
+	"review-failed":                  reviewFailed,
+	"synthesis-failed":               synthesisFailed,
+	"docs-changed":                   docsChanged,
+	workflow.GuardSynthesisRequested: synthesisRequested,
+	workflow.GuardGatesPassed:        gatesPassed,
+	workflow.GuardPathsAllowed:       pathsAllowed,
+	workflow.GuardWorkCommitted:      workCommitted,
 }
 
 func init() {

@@ -287,20 +287,26 @@ func TestGuards(t *testing.T) {
 			var s workflow.State
 			c.state(&s)
 			ev := &guards.Evaluator{Facts: c.facts, Base: "ba5e000000000000000000000000000000000000", Validation: []string{"go test", "go vet"}}
-			f := ev.Evaluate(builtinOf(s.Type), c.guard, s, "next")
-			if c.reason == "" {
-				if f != nil {
-					t.Fatalf("want pass, got %+v", f)
-				}
-				return
-			}
-			if f == nil {
-				t.Fatalf("want failure %q, passed", c.reason)
-			}
-			if f.Guard != c.guard || !strings.Contains(f.Reason, c.reason) || f.Expected == "" || !(strings.HasPrefix(f.Fix, "git ") || strings.HasPrefix(f.Fix, "ask the user to run")) || !strings.Contains(f.Fix, "f1") {
-				t.Fatalf("failure %+v, want reason containing %q and a runnable git or git exarchos fix (or the user's step) naming the workflow", f, c.reason)
-			}
+			checkFailure(t, ev.Evaluate(builtinOf(s.Type), c.guard, s, "next"), c.guard, c.reason)
 		})
+	}
+}
+
+// checkFailure: a guard's refusal names the guard, says why, what was expected, and a runnable
+// git or git exarchos fix (or the user's step) naming the workflow f1.
+func checkFailure(t *testing.T, f *workflow.GuardFailure, guard, reason string) {
+	t.Helper()
+	if reason == "" {
+		if f != nil {
+			t.Fatalf("want pass, got %+v", f)
+		}
+		return
+	}
+	if f == nil {
+		t.Fatalf("want failure %q, passed", reason)
+	}
+	if f.Guard != guard || !strings.Contains(f.Reason, reason) || f.Expected == "" || !(strings.HasPrefix(f.Fix, "git ") || strings.HasPrefix(f.Fix, "ask the user to run")) || !strings.Contains(f.Fix, "f1") {
+		t.Fatalf("failure %+v, want reason containing %q and a runnable git or git exarchos fix (or the user's step) naming the workflow", f, reason)
 	}
 }
 

@@ -187,6 +187,9 @@ func Check(w Bound, tool string, ti ToolInput, cwd string) Verdict {
 		}
 		v.Count = true
 	}
+	if env.NoTools && movesOn(c) {
+		return v // a phase without tools must still be left
+	}
 	reason := envelopeDenial(w, env, c, ti, cwd)
 	if reason == "" {
 		return v
@@ -209,7 +212,7 @@ func CheckTool(w Bound, tool string, ti ToolInput, cwd string) string {
 
 // refuses reports whether an envelope refuses a call, before artifact exceptions and grants.
 func refuses(env workflow.Envelope, c call) bool {
-	if env.Denies(c.tool) {
+	if env.Denies(c.tool) || env.NoTools {
 		return true
 	}
 	if len(env.AllowedTools) == 0 {
@@ -238,8 +241,9 @@ func envelopeDenial(w Bound, env workflow.Envelope, c call, ti ToolInput, cwd st
 	return denial(w, env, c, target)
 }
 
-// capExempt are the exarchos commands a spent turn cap leaves allowed: what moving on takes.
-var capExempt = []string{"status", "transitions", "transition", "submit"}
+// capExempt are the exarchos commands a spent turn cap, or a phase without tools, leaves allowed:
+// what moving on takes.
+var capExempt = []string{"status", "transitions", "transition", "submit", "checkpoint"}
 
 // movesOn reports whether a Bash call only runs the exarchos commands that move a phase on.
 func movesOn(c call) bool {

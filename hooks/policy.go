@@ -85,6 +85,8 @@ func denial(w Bound, pol workflow.Envelope, c call, target string) string {
 	b.WriteString(".")
 	if len(pol.AllowedTools) > 0 {
 		fmt.Fprintf(&b, " The phase allows only %s.", strings.Join(pol.AllowedTools, ", "))
+	} else if pol.NoTools {
+		fmt.Fprintf(&b, " The phase allows no tools (its definition says allowedTools: []); only git exarchos status, transitions, transition, submit and checkpoint, as Bash commands each on its own, stay allowed to move on: git exarchos transitions %s.", w.Feature)
 	}
 	if len(pol.ExceptArtifacts) > 0 {
 		var recorded, missing []string

@@ -122,10 +122,20 @@ type (
 		featureIn
 		PR string `json:"pr" jsonschema:"pull request URL or number"`
 	}
+	runbookIn struct {
+		featureIn
+		Name string `json:"name" jsonschema:"the runbook's name in the workflow's definition"`
+		From int    `json:"from,omitempty" jsonschema:"the 1-based step to start at (resume)"`
+	}
+	checkpointIn struct {
+		featureIn
+		Note string `json:"note,omitempty" jsonschema:"what the next session should know"`
+	}
 	cleanupIn struct {
 		featureIn
 		Offline bool   `json:"offline,omitempty" jsonschema:"verify the merge from git alone"`
 		Base    string `json:"base,omitempty" jsonschema:"with offline: the base branch"`
+		DryRun  bool   `json:"dryRun,omitempty" jsonschema:"verify and list what would be recorded; write nothing"`
 	}
 )
 
@@ -235,8 +245,18 @@ func mcpTools(s *mcp.Server, cli *cliRunner) {
 	add(s, cli, "pr_refresh", "record GitHub's view of the linked pull request", func(in featureIn) args {
 		return args{"pr", "refresh"}.pos(in.Feature)
 	})
+	add(s, cli, "runbook", "run a runbook of the workflow's definition step by step, stopping at the first failure", func(in runbookIn) args {
+		a := args{"runbook"}
+		if in.From > 0 {
+			a = a.str("from", strconv.Itoa(in.From))
+		}
+		return a.pos(in.Feature).pos(in.Name)
+	})
+	add(s, cli, "checkpoint", "record what a fresh session needs to go on: phase, open tasks, the rehydrate document", func(in checkpointIn) args {
+		return args{"checkpoint"}.str("note", in.Note).pos(in.Feature)
+	})
 	add(s, cli, "cleanup", "after the merge: verify it and finish the workflow", func(in cleanupIn) args {
-		return args{"cleanup"}.flag("offline", in.Offline).str("base", in.Base).pos(in.Feature)
+		return args{"cleanup"}.flag("offline", in.Offline).str("base", in.Base).flag("dry-run", in.DryRun).pos(in.Feature)
 	})
 }
 

@@ -185,6 +185,7 @@ func TestMCPParity(t *testing.T) {
 		{"workflow_set", `{"assignments":["artifacts.design=docs/design.md"]}`, []string{"set", "artifacts.design=docs/design.md"}, false},
 		{"workflow_transition", `{"feature":"login","phase":"plan"}`, []string{"transition", "login", "plan"}, false},
 		{"event_append", `{"type":"note.added","data":{"a":1},"idempotencyKey":"k1"}`, []string{"event", "note.added", "--data", `{"a":1}`, "--idempotency-key", "k1"}, false},
+		{"event_append", `{"type":"note.added","data":{"a":2},"idempotencyKey":"k1"}`, []string{"event", "note.added", "--data", `{"a":2}`, "--idempotency-key", "k1"}, true}, // IDEMPOTENCY_CONFLICT
 		{"event_query", `{"types":["note.added"],"limit":5}`, []string{"log", "--type", "note.added", "--limit", "5"}, false},
 		{"task_add", `{"task":"t1","title":"session store"}`, []string{"task", "add", "t1", "--title", "session store"}, false},
 		{"task_add", `{"task":"t2"}`, []string{"task", "add", "t2"}, false},
@@ -202,8 +203,11 @@ func TestMCPParity(t *testing.T) {
 		{"view_tasks", `{"feature":"login"}`, []string{"view", "tasks", "login"}, false},
 		{"view_audit", `{}`, []string{"audit"}, false},
 		{"view_rehydrate", `{}`, []string{"rehydrate"}, false},
+		{"checkpoint", `{"note":"t1 next"}`, []string{"checkpoint", "--note", "t1 next"}, false},
+		{"runbook", `{"name":"release","from":2}`, []string{"runbook", "--from", "2", "release"}, true}, // the built-in feature has no runbook
 		{"workflow_cancel", `{"dryRun":true}`, []string{"cancel", "--dry-run"}, false},
 		{"workflow_cancel", `{"reason":"done testing"}`, []string{"cancel", "--reason", "done testing"}, false},
+		{"cleanup", `{"offline":true,"dryRun":true}`, []string{"cleanup", "--offline", "--dry-run"}, true},
 		{"cleanup", `{"offline":true}`, []string{"cleanup", "--offline"}, true}, // cancelled: nothing to clean up
 		{"workflow_list", `{"all":true}`, []string{"list", "--all"}, false},
 	}
@@ -240,7 +244,7 @@ func TestMCPParity(t *testing.T) {
 			t.Errorf("tool %s is not exercised by the parity test", n)
 		}
 	}
-	want := []string{"cleanup", "event_append", "event_query", "pr_link", "pr_refresh", "review", "submit", "task_add", "task_done",
+	want := []string{"checkpoint", "cleanup", "event_append", "event_query", "pr_link", "pr_refresh", "review", "runbook", "submit", "task_add", "task_done",
 		"task_fail", "task_start", "validate", "view_audit", "view_pipeline", "view_rehydrate", "view_tasks", "workflow_cancel",
 		"workflow_describe", "workflow_init", "workflow_list", "workflow_set", "workflow_status", "workflow_transition", "workflow_transitions"}
 	slices.Sort(names)

@@ -126,6 +126,8 @@ func (s *State) apply(def *Definition, e Event) {
 		err = s.applyCompensation(e)
 	case EventToolCalled, EventBudgetExtended, EventGrantIssued, EventGrantConsumed, EventCompletionSubmitted:
 		err = s.applyEnvelope(e, at)
+	case EventCheckpointRecorded, EventHookCheckpoint:
+		err = s.applyCheckpoint(e)
 	}
 	if err != nil {
 		s.conflict(e, err.Error())

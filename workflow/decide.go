@@ -36,6 +36,12 @@ func Decide(def *Definition, s State, cmd Command, env Env) ([]NewEvent, *Reject
 		return nil, reject(CodeUnknownPhase, "the workflow is in phase %q which the %s definition does not have", s.Phase, def.Type)
 	}
 	d := decider{def: def, s: s, env: env}
+	if t, ok := cmd.(TransitionTo); ok && t.Phase == s.Phase && def.IsFinal(s.Phase) && enteredByTransition(def, s.Phase) {
+		// Already there: a retry of the transition that ended the workflow (its answer lost) gets
+		// the answer the first call had, and records nothing (README: a deliberate choice). A final
+		// phase only cancel enters (cancelled) is no transition's answer: refused below.
+		return nil, nil
+	}
 	if def.IsFinal(s.Phase) && !allowedWhenFinal(cmd) && !(isCompensation(cmd) && EndedByCancel(def, s)) {
 		r := reject(CodeFinalPhase, "%s is in the final phase %s", s.Feature, s.Phase)
 		r.Phase = s.Phase
@@ -79,6 +85,8 @@ func Decide(def *Definition, s State, cmd Command, env Env) ([]NewEvent, *Reject
 		return d.take(OnCleanup, "", s, "")
 	case RecordArtifact:
 		return d.artifact(c.Name, c.Path, c.Text, c.Inline, c.Commit)
+	case RecordCheckpoint:
+		return d.recordCheckpoint(c)
 	case OverrideGuard:
 		return d.override(c)
 	case GrantTool, ExtendBudget, SubmitCompletion:
@@ -223,6 +231,10 @@ func (d decider) transitionTo(target string) ([]NewEvent, *Rejection) {
 	}
 	if resolved == d.s.Phase {
 		return nil, nil
+	}
+	if r := d.checkpointDue(); r != nil {
+		r.Target = resolved
+		return nil, r
 	}
 	return d.take(OnTransition, resolved, d.s, "")
 }
@@ -870,8 +882,8 @@ func (d decider) signal(c Signal) ([]NewEvent, *Rejection) {
 }
 
 func (d decider) requestSynthesis(c RequestSynthesis) ([]NewEvent, *Rejection) {
-	if len(d.def.SynthesisPolicies) == 0 {
-		return nil, reject(CodeBadInput, "synthesis requests apply to oneshot workflows, not %s", d.def.Type)
+	if len(d.def.SynthesisPolicies) == 0 && !d.def.UsesGuard(GuardSynthesisRequested) {
+		return nil, reject(CodeBadInput, "synthesis requests apply to oneshot and debug workflows, not %s", d.def.Type)
 	}
 	switch {
 	case d.s.Synthesis == "never":
@@ -905,4 +917,9 @@ func orAgent(by string) string {
 		return "agent"
 	}
 	return by
+}
+
+// enteredByTransition reports whether the transition command can enter the phase.
+func enteredByTransition(def *Definition, phase string) bool {
+	return slices.ContainsFunc(def.Transitions, func(t Transition) bool { return t.To == phase && t.TakenBy(OnTransition) })
 }

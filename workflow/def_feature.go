@@ -30,7 +30,7 @@ var featureDefinition = Definition{
 		{From: "review", To: "delegate", Guards: []string{"review-failed"}, Counts: FixCycles, Note: "fix cycle"},
 		{From: "review", To: "synthesize", Guards: []string{"reviews-passed"}},
 		{From: "synthesize", To: "completed", Guards: []string{"pr-url-exists"}, OptIn: []string{"checks-passed"}},
-		{From: "synthesize", To: "delegate", Counts: Retries, Note: "synthesis failed, retry"},
+		{From: "synthesize", To: "delegate", Guards: []string{"synthesis-failed"}, Counts: Retries, Note: "synthesis failed, retry"},
 		{From: AnyPhase, To: "cancelling", On: []Trigger{OnCancel}, Note: "record the cancel, then compensate"},
 		{From: "cancelling", To: "cancelled", On: []Trigger{OnCancel}, Note: "every resource compensated"},
 		{From: AnyPhase, To: "completed", On: []Trigger{OnTransition, OnCleanup}, Guards: []string{"merge-verified"}, Note: "cleanup once merged"},

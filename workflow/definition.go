@@ -54,6 +54,18 @@ const GuardPathsAllowed = "paths-allowed"
 // since it was entered (delegate → review).
 const GuardWorkCommitted = "work-committed"
 
+// GuardGatesPassed is added to the transitions leaving a phase with Gates.
+const GuardGatesPassed = "gates-passed"
+
+// GuardSynthesisRequested passes once a pull request was asked for (git exarchos
+// request-synthesis); a definition whose transitions use it accepts the request.
+const GuardSynthesisRequested = "synthesis-requested"
+
+// UsesGuard reports whether a transition of the definition names the guard.
+func (d *Definition) UsesGuard(id string) bool {
+	return slices.ContainsFunc(d.Transitions, func(t Transition) bool { return slices.Contains(t.Guards, id) })
+}
+
 // AnyPhase as a transition's From means every non-final phase (universal transitions).
 const AnyPhase = "*"
 
@@ -76,6 +88,10 @@ type Phase struct {
 	// Validation are the phase's declared validation commands (sh -c, in the branch's worktree):
 	// `git exarchos validate` runs them, and only they satisfy validation-passed here.
 	Validation []string `json:"validation,omitempty"`
+	// Gates are the phase's quality gates (issue 30): commands (sh -c, in a clean checkout of the
+	// branch tip) that `transition` runs before leaving the phase, each run recorded as a
+	// validation of that commit; every transition out requires gates-passed.
+	Gates []string `json:"gates,omitempty"`
 }
 
 // Envelope is a phase's rule for the agent's tools. The built-in envelopes only refuse tools
@@ -88,6 +104,10 @@ type Envelope struct {
 	ExceptArtifacts []string `json:"exceptArtifacts,omitempty"` // artifact names whose paths stay writable
 	// AllowedTools, when set, are the only tool calls allowed (Deny still applies on top).
 	AllowedTools []string `json:"allowedTools,omitempty"`
+	// NoTools: the phase allows no tool call at all (a definition's `allowedTools: []`, which
+	// stud-cli's review stage uses to mean "answer, do not act"). A field of its own rather than
+	// an empty non-nil AllowedTools, so no copy or encoding can turn "none" into "any".
+	NoTools bool `json:"noTools,omitempty"`
 	// TurnCap is the number of tool calls one stay in the phase may make (0: unlimited); the hook
 	// counts them, restarting at each entry, and `git exarchos budget extend` adds to it.
 	TurnCap int `json:"turnCap,omitempty"`
@@ -104,12 +124,12 @@ func (p Envelope) Denies(tool string) bool { return slices.Contains(p.Deny, tool
 
 // Empty reports whether the envelope says nothing.
 func (p Envelope) Empty() bool {
-	return len(p.Deny) == 0 && len(p.AllowedTools) == 0 && p.TurnCap == 0 && len(p.Completion) == 0
+	return len(p.Deny) == 0 && len(p.AllowedTools) == 0 && !p.NoTools && p.TurnCap == 0 && len(p.Completion) == 0
 }
 
 // Restricts reports whether the envelope can refuse a tool call or counts them.
 func (p Envelope) Restricts() bool {
-	return len(p.Deny) > 0 || len(p.AllowedTools) > 0 || p.TurnCap > 0
+	return len(p.Deny) > 0 || len(p.AllowedTools) > 0 || p.NoTools || p.TurnCap > 0
 }
 
 // FileWriteTools are Claude Code's tools that write files; planning phases refuse them.
@@ -173,6 +193,9 @@ type Limits struct {
 	PlanRevisions    int `json:"planRevisions,omitempty"`
 	SynthesisRetries int `json:"synthesisRetries,omitempty"`
 	MaxIterations    int `json:"maxIterations,omitempty"` // loop: default, overridable at init
+	// CheckpointAfter: once this many events were recorded since the last checkpoint, transitions
+	// ask for one (CHECKPOINT_REQUIRED, checkpoint.go). 0: never.
+	CheckpointAfter int `json:"checkpointAfter,omitempty"`
 }
 
 // Definition is a workflow type as data: printed by `describe`, read by Decide and Apply.
@@ -202,6 +225,9 @@ type Definition struct {
 	Limits             Limits   `json:"limits"`
 	// ShellGuards are the custom guards of a repository-defined type (ShellGuardPrefix).
 	ShellGuards map[string]ShellGuard `json:"shellGuards,omitempty"`
+	// Runbooks are named, ordered steps (sh -c each: a git exarchos command or a check) that
+	// `git exarchos runbook` runs and records, stopping at the first failure (issue 30).
+	Runbooks map[string][]string `json:"runbooks,omitempty"`
 	// Source is where a repository-defined type was read from (path@commit); empty for built-ins.
 	Source string `json:"source,omitempty"`
 	// ID identifies the definition decisions are taken under, recorded on every transition:
@@ -279,6 +305,8 @@ func (d *Definition) Outgoing(from string) []Transition {
 	var out []Transition
 	completion := len(d.ToolPolicy(from).Completion) > 0
 	paths := len(d.AllowedPathsOf(from)) > 0
+	p, _ := d.Phase(from)
+	gates := len(p.Gates) > 0
 	for _, t := range d.Transitions {
 		if t.From == from {
 			if completion && t.TakenBy(OnTransition) && !slices.Contains(t.Guards, GuardCompletionSubmitted) {
@@ -288,6 +316,9 @@ func (d *Definition) Outgoing(from string) []Transition {
 			// else; ending the workflow (a direct fix, an escalation) is not leaving it for more work.
 			if paths && t.TakenBy(OnTransition) && !d.IsFinal(t.To) && !slices.Contains(t.Guards, GuardPathsAllowed) {
 				t.Guards = append(slices.Clone(t.Guards), GuardPathsAllowed)
+			}
+			if gates && t.TakenBy(OnTransition) && !t.Universal() && !slices.Contains(t.Guards, GuardGatesPassed) {
+				t.Guards = append(slices.Clone(t.Guards), GuardGatesPassed)
 			}
 			out = append(out, t)
 		}
@@ -370,8 +401,11 @@ func (d *Definition) Validate() error {
 		default:
 			return fmt.Errorf("%s: phase %q has kind %q", d.Type, p.ID, p.Kind)
 		}
-		if slices.Contains(p.Tools.Deny, "") || slices.Contains(p.Tools.AllowedTools, "") || (len(p.Tools.ExceptArtifacts) > 0 && len(p.Tools.Deny) == 0 && len(p.Tools.AllowedTools) == 0) {
+		if slices.Contains(p.Tools.Deny, "") || slices.Contains(p.Tools.AllowedTools, "") || (len(p.Tools.ExceptArtifacts) > 0 && len(p.Tools.Deny) == 0 && len(p.Tools.AllowedTools) == 0 && !p.Tools.NoTools) {
 			return fmt.Errorf("%s: phase %q has a tool policy with an empty tool name or exceptions without denials", d.Type, p.ID)
+		}
+		if p.Tools.NoTools && len(p.Tools.AllowedTools) > 0 {
+			return fmt.Errorf("%s: phase %q allows no tools and names allowed tools", d.Type, p.ID)
 		}
 		if p.Tools.TurnCap < 0 {
 			return fmt.Errorf("%s: phase %q has a negative turn cap", d.Type, p.ID)

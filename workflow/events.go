@@ -45,8 +45,8 @@ type KeyCollidedData struct {
 const ReservedPrefix = "workflow."
 
 var engineEventTypes = map[string]bool{
-	EventKeyCollided: true,
-	EventStarted:     true, EventTransitioned: true, EventCancelled: true, EventUnblocked: true,
+	EventKeyCollided: true, EventCheckpointRecorded: true, EventHookCheckpoint: true,
+	EventStarted: true, EventTransitioned: true, EventCancelled: true, EventUnblocked: true,
 	EventGuardOverridden: true, EventArtifactRecorded: true, EventFieldSet: true,
 	EventTaskAdded: true, EventTaskStarted: true, EventTaskCompleted: true, EventTaskFailed: true,
 	EventReviewRecorded: true, EventValidationRecorded: true, EventPlanApproved: true,
@@ -78,13 +78,13 @@ func EventTypes() []string {
 		EventPRLinked, EventPRObserved, EventMergeVerified,
 		EventWorktreeCreated, EventCancelRequested, EventCompensationStep,
 		EventToolCalled, EventGrantIssued, EventGrantConsumed, EventBudgetExtended, EventCompletionSubmitted,
-		EventKeyCollided, EventDecisionAcknowledged,
+		EventKeyCollided, EventDecisionAcknowledged, EventCheckpointRecorded, EventHookCheckpoint,
 	}
 }
 
 // Hook event types: what the Claude Code hooks record for the audit trail and for the next session
-// to rehydrate from. They are custom events (kept, counted, not folded): they describe sessions,
-// not the workflow's state, so adding them changed neither the fold nor the projector version.
+// to rehydrate from. They are custom events (kept, counted, not folded: they describe sessions),
+// except hook.checkpoint, which the fold takes as a checkpoint (checkpoint.go) since issue 30.
 const (
 	EventHookCheckpoint    = "hook.checkpoint"     // before the context is compacted
 	EventHookSessionEnded  = "hook.session-ended"  // a Claude Code session ended
@@ -124,7 +124,10 @@ type CheckpointData struct {
 	Phase     string `json:"phase"`
 	OpenTasks []Task `json:"openTasks"` // tasks neither completed nor failed
 	SessionID string `json:"sessionId,omitempty"`
-	Trigger   string `json:"trigger,omitempty"` // manual | auto
+	Trigger   string `json:"trigger,omitempty"` // manual | auto (PreCompact), command (git exarchos checkpoint)
+	// Note and Context: checkpoint.recorded only — the agent's note and the rehydrate document.
+	Note    string `json:"note,omitempty"`
+	Context string `json:"context,omitempty"`
 }
 
 // SessionEndedData is the payload of hook.session-ended.

@@ -40,7 +40,11 @@ func TestFeatureHappyPath(t *testing.T) {
 	if r.state.PR.Number != 12 || r.state.Conflicts != nil {
 		t.Fatalf("state %+v", r.state)
 	}
-	r.refuse(workflow.CodeFinalPhase, workflow.TransitionTo{Phase: "completed"})
+	// Completed again: answered idempotently, nothing recorded; any other move is refused.
+	if evs, rej := workflow.Decide(r.def(), r.state, workflow.TransitionTo{Phase: "completed"}, r.env); rej != nil || len(evs) > 0 {
+		t.Fatalf("completed → completed: %v %v", evs, rej)
+	}
+	r.refuse(workflow.CodeFinalPhase, workflow.TransitionTo{Phase: "cancelled"})
 	r.refuse(workflow.CodeFinalPhase, workflow.Cancel{})
 	r.refuse(workflow.CodeFinalPhase, workflow.AddTask{ID: "late"})
 	r.must(workflow.ObservePR{PRObservation: workflow.PRObservation{Number: 12, Merged: true}}) // facts still recorded
@@ -245,7 +249,9 @@ func TestCircuitRestartsOnEntry(t *testing.T) {
 	r.verdict("spec", false)
 	r.to("delegate", "review")
 	r.must(workflow.RecordReview{Dimension: "spec", Pass: true}, workflow.RecordReview{Dimension: "quality", Pass: true})
-	r.to("synthesize", "delegate") // retry re-enters the compound
+	r.to("synthesize")
+	r.synthesisFails()
+	r.to("delegate") // retry re-enters the compound
 	if r.state.FixCycles["implementation"] != 0 || r.state.Retries != 1 {
 		t.Fatalf("fixCycles %v retries %d", r.state.FixCycles, r.state.Retries)
 	}
@@ -255,7 +261,9 @@ func TestSynthesisRetryLimit(t *testing.T) {
 	r := featureToReview(t)
 	for i := 0; i < 3; i++ {
 		r.must(workflow.RecordReview{Dimension: "spec", Pass: true}, workflow.RecordReview{Dimension: "quality", Pass: true})
-		r.to("synthesize", "delegate", "review")
+		r.to("synthesize")
+		r.synthesisFails()
+		r.to("delegate", "review")
 	}
 	r.must(workflow.RecordReview{Dimension: "spec", Pass: true}, workflow.RecordReview{Dimension: "quality", Pass: true})
 	r.to("synthesize")

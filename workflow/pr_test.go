@@ -13,6 +13,17 @@ func (r *run) linkPR(url string) {
 	r.must(workflow.LinkPR{URL: url, Head: "topic", Base: "main", HeadSHA: r.repo.tips["topic"], Confirmed: true})
 }
 
+// synthesisFails records what a retry of synthesis needs: the pull request (linked if it is not)
+// observed with its checks failing on the branch tip.
+func (r *run) synthesisFails() {
+	r.t.Helper()
+	if r.state.PR == nil {
+		r.linkPR("https://github.com/acme/app/pull/12")
+	}
+	r.must(workflow.ObservePR{PRObservation: workflow.PRObservation{Number: 12, URL: r.state.PR.URL, Head: "topic", Base: "main", HeadSHA: r.repo.tips["topic"],
+		State: "open", Checks: "failure", Failing: []string{"ci"}, ObservedAt: "2026-01-02T03:04:05Z"}})
+}
+
 func toSynthesize(t *testing.T) *run {
 	r := featureToReview(t)
 	r.must(workflow.RecordReview{Dimension: "spec", Pass: true}, workflow.RecordReview{Dimension: "quality", Pass: true})

@@ -236,7 +236,12 @@ func checkStep(t *testing.T, r *run, pre workflow.State, cmd workflow.Command, e
 		}
 	}
 	if def.IsFinal(pre.Phase) {
-		if _, ok := cmd.(workflow.TransitionTo); ok && (rej == nil || rej.Code != workflow.CodeFinalPhase) {
+		entered := slices.ContainsFunc(def.Transitions, func(t workflow.Transition) bool { return t.To == pre.Phase && t.TakenBy(workflow.OnTransition) })
+		if tr, ok := cmd.(workflow.TransitionTo); ok && tr.Phase == pre.Phase && entered {
+			if rej != nil || len(evs) > 0 {
+				t.Fatalf("the transition to the final phase %s it is in is not answered idempotently: %v %v", pre.Phase, evs, rej)
+			}
+		} else if ok && (rej == nil || rej.Code != workflow.CodeFinalPhase) {
 			t.Fatalf("final phase %s accepted a transition: %v", pre.Phase, rej)
 		}
 	}

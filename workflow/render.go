@@ -132,6 +132,8 @@ func (d *Definition) Text() string {
 		}
 		if t := p.Tools; len(t.AllowedTools) > 0 {
 			tags = append(tags, "allows only "+strings.Join(t.AllowedTools, ", "))
+		} else if t.NoTools {
+			tags = append(tags, "allows no tools")
 		}
 		if t := p.Tools; t.TurnCap > 0 {
 			tags = append(tags, fmt.Sprintf("turn cap %d", t.TurnCap))

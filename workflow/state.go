@@ -47,6 +47,8 @@ type State struct {
 
 	SynthesisRequested bool `json:"synthesisRequested"`
 	PR                 *PR  `json:"pr,omitempty"`
+	// Checkpoint is the last checkpoint recorded (checkpoint.go).
+	Checkpoint *Checkpoint `json:"checkpoint,omitempty"`
 
 	// Resources are what the workflow created (worktrees, branches, PRs), in creation order;
 	// Cancel is set once a cancel was requested (see saga.go).
@@ -220,6 +222,10 @@ func (s State) Clone() State {
 	if s.Circuit != nil {
 		cc := *s.Circuit
 		c.Circuit = &cc
+	}
+	if s.Checkpoint != nil {
+		cp := *s.Checkpoint
+		c.Checkpoint = &cp
 	}
 	if s.PR != nil {
 		pr := *s.PR

@@ -74,6 +74,10 @@ func (s State) writeJSON(w *jsonWriter) {
 		w.key("pr")
 		s.PR.writeJSON(w)
 	}
+	if s.Checkpoint != nil {
+		w.key("checkpoint")
+		s.Checkpoint.writeJSON(w)
+	}
 	writeSlice(w, "resources", s.Resources, emptyAsEmpty, Resource.writeJSON)
 	if s.Cancel != nil {
 		w.key("cancel")
@@ -485,6 +489,8 @@ func (s *State) readJSON(r *jsonReader) {
 			s.SynthesisRequested = r.boolean()
 		case "pr":
 			s.PR = readPointer(r, (*PR).readJSON)
+		case "checkpoint":
+			s.Checkpoint = readPointer(r, (*Checkpoint).readJSON)
 		case "resources":
 			s.Resources = readSlice(r, (*Resource).readJSON)
 		case "cancel":
@@ -639,6 +645,32 @@ func (o *Override) readJSON(r *jsonReader) {
 			o.Phase = r.string()
 		case "at":
 			o.At = r.number(64)
+		default:
+			return false
+		}
+		return true
+	})
+}
+
+func (c Checkpoint) writeJSON(w *jsonWriter) {
+	w.open()
+	w.int("seq", c.Seq)
+	w.str("phase", c.Phase)
+	if c.Trigger != "" {
+		w.str("trigger", c.Trigger)
+	}
+	w.close()
+}
+
+func (c *Checkpoint) readJSON(r *jsonReader) {
+	r.object(func(k string) bool {
+		switch k {
+		case "seq":
+			c.Seq = r.number(64)
+		case "phase":
+			c.Phase = r.string()
+		case "trigger":
+			c.Trigger = r.string()
 		default:
 			return false
 		}

@@ -57,6 +57,11 @@ func Transitions(def *Definition, s State, env Env) []TransitionOption {
 				}
 			}
 		}
+		if t.Trigger() == OnTransition && o.Blocked == "" {
+			if r := d.checkpointDue(); r != nil {
+				o.Allowed, o.Blocked = false, "checkpoint due: "+r.FailedGuards[0].Reason+"; "+r.FailedGuards[0].Fix
+			}
+		}
 		// Alternatives to one target taken by one command (synthesize → completed by its PR, or by
 		// the universal cleanup once merged) are one row: the open one if any, else the first.
 		if i := slices.IndexFunc(out, func(p TransitionOption) bool { return p.To == o.To && p.Command == o.Command }); i >= 0 {

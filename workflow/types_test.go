@@ -1,6 +1,7 @@
 package workflow_test
 
 import (
+	"encoding/json"
 	"slices"
 	"strings"
 	"testing"
@@ -10,6 +11,7 @@ import (
 
 func TestDebugThorough(t *testing.T) {
 	r := newRun(t, "crash", "debug", workflow.Init{})
+	r.must(workflow.Set{Inline: true, Assignments: []workflow.Assignment{{Path: "artifacts.triage", Value: json.RawMessage(`"segfault on empty input"`)}}})
 	r.to("investigate")
 	rej := r.refuse(workflow.CodeGuardFailed, workflow.TransitionTo{Phase: "rca"})
 	if rej.FailedGuards[0].Fix != "git exarchos set crash track=thorough" {
@@ -58,6 +60,7 @@ func TestDebugThorough(t *testing.T) {
 
 func TestDebugHotfixAndDirectFix(t *testing.T) {
 	r := newRun(t, "crash", "debug", workflow.Init{})
+	r.must(workflow.Set{Inline: true, Assignments: []workflow.Assignment{{Path: "artifacts.triage", Value: json.RawMessage(`"segfault on empty input"`)}}})
 	r.to("investigate")
 	r.set("track=hotfix")
 	r.to("hotfix-implement", "hotfix-validate")
@@ -65,6 +68,7 @@ func TestDebugHotfixAndDirectFix(t *testing.T) {
 	r.to("completed")
 
 	r = newRun(t, "typo", "debug", workflow.Init{})
+	r.artifact("triage")
 	r.to("investigate")
 	r.refuse(workflow.CodeGuardFailed, workflow.TransitionTo{Phase: "completed"})
 	r.set("fixCommit=deadbeefdeadbeef")
@@ -79,6 +83,7 @@ func TestDebugHotfixAndDirectFix(t *testing.T) {
 
 	// Escalation needs its reason, and ends through the cancel saga (issue 16 item 4).
 	r = newRun(t, "big", "debug", workflow.Init{})
+	r.artifact("triage")
 	r.to("investigate")
 	r.refuse(workflow.CodeGuardFailed, workflow.TransitionTo{Phase: "cancelled"})
 	r.set(`escalation=needs the storage team`)
@@ -89,6 +94,7 @@ func TestDebugHotfixAndDirectFix(t *testing.T) {
 	}
 	// With a task worktree, the escalation waits in cancelling for the saga's steps.
 	r = newRun(t, "wide", "debug", workflow.Init{})
+	r.artifact("triage")
 	r.to("investigate")
 	r.set(`escalation=upstream bug`)
 	r.must(workflow.AddTask{ID: "t1"})
@@ -102,13 +108,18 @@ func TestDebugHotfixAndDirectFix(t *testing.T) {
 
 func TestRefactorPolishAndOverhaul(t *testing.T) {
 	r := newRun(t, "tidy", "refactor", workflow.Init{})
+	r.artifact("scope")
 	r.to("brief")
 	r.artifact("brief")
 	r.refuse(workflow.CodeGuardFailed, workflow.TransitionTo{Phase: "polish-implement"})
 	r.set("track=polish")
 	r.to("polish-implement", "polish-validate")
 	r.validate(0)
-	r.to("polish-update-docs", "completed")
+	r.to("polish-update-docs")
+	// The brief and the scope are the workflow's own: documentation means another file.
+	r.refuse(workflow.CodeGuardFailed, workflow.TransitionTo{Phase: "completed"})
+	r.repo.commit("topic", "docs/guide.md")
+	r.to("completed")
 
 	r = overhaulPlanned(t)
 	r.to("overhaul-plan-review")
@@ -338,6 +349,7 @@ func TestLoopFailedRowNamesLoopFail(t *testing.T) {
 // (back to overhaul-delegate), within the limit.
 func TestSynthesisRetriesDebugAndRefactor(t *testing.T) {
 	r := newRun(t, "hot", "debug", workflow.Init{})
+	r.artifact("triage")
 	r.to("investigate")
 	r.set("track=hotfix")
 	hotfixToSynthesize(r)
@@ -352,6 +364,7 @@ func TestSynthesisRetriesDebugAndRefactor(t *testing.T) {
 	r.checkReplay()
 
 	r = newRun(t, "deep", "debug", workflow.Init{})
+	r.artifact("triage")
 	r.to("investigate")
 	r.set("track=thorough")
 	r.to("rca")
@@ -362,7 +375,9 @@ func TestSynthesisRetriesDebugAndRefactor(t *testing.T) {
 	r.validate(0)
 	r.to("debug-review")
 	r.must(workflow.RecordReview{Dimension: "review", Pass: true})
-	r.to("synthesize", "debug-implement")
+	r.to("synthesize")
+	r.synthesisFails()
+	r.to("debug-implement")
 	if r.state.Retries != 1 {
 		t.Fatalf("retries %d", r.state.Retries)
 	}
@@ -374,7 +389,9 @@ func TestSynthesisRetriesDebugAndRefactor(t *testing.T) {
 	r.completeTasks("a")
 	r.to("overhaul-review")
 	r.must(workflow.RecordReview{Dimension: "quality", Pass: true})
-	r.to("overhaul-update-docs", "synthesize", "overhaul-delegate")
+	r.to("overhaul-update-docs", "synthesize")
+	r.synthesisFails()
+	r.to("overhaul-delegate")
 	if r.state.Retries != 1 {
 		t.Fatalf("retries %d", r.state.Retries)
 	}
@@ -402,6 +419,7 @@ func TestRefactorPlanReviewBlocksAfterRevisionLimit(t *testing.T) {
 // overhaulPlanned is a refactor on the overhaul track with its plan recorded.
 func overhaulPlanned(t *testing.T) *run {
 	r := newRun(t, "rewrite", "refactor", workflow.Init{})
+	r.artifact("scope")
 	r.to("brief")
 	r.artifact("brief")
 	r.set("track=overhaul")
@@ -414,7 +432,9 @@ func overhaulPlanned(t *testing.T) *run {
 func hotfixToSynthesize(r *run) {
 	r.to("hotfix-implement", "hotfix-validate")
 	r.validate(0)
+	r.must(workflow.RequestSynthesis{Reason: "ship it through a pull request"})
 	r.to("synthesize")
+	r.synthesisFails()
 }
 
 // Issue 16 item 5: agentpair's loop -- the any policy, fail-now, and failure from init and working.

@@ -57,6 +57,8 @@ type File struct {
 	Reviews     []string             `yaml:"reviews"`
 	Tracks      []string             `yaml:"tracks"`
 	Limits      workflow.Limits      `yaml:"limits"`
+	// Runbooks: see workflow.Definition.
+	Runbooks map[string][]string `yaml:"runbooks"`
 	// ReviewBy, ArtifactPaths and InlineArtifacts: see workflow.Definition.
 	ReviewBy        string              `yaml:"reviewBy"`
 	ArtifactPaths   map[string][]string `yaml:"artifactPaths"`
@@ -79,6 +81,8 @@ type PhaseSpec struct {
 	// AllowedPaths and Validation: see workflow.Phase.
 	AllowedPaths []string `yaml:"allowedPaths"`
 	Validation   []string `yaml:"validation"`
+	// Gates: see workflow.Phase.
+	Gates []string `yaml:"gates"`
 }
 
 // TransitionSpec is one transition in YAML.
@@ -232,7 +236,12 @@ func Parse(name string, src []byte) (*workflow.Definition, Problems) {
 		ps = append(ps, Problem{File: name, Line: line, Message: fmt.Sprintf(format, args...)})
 	}
 	def := &workflow.Definition{Type: f.Type, Description: f.Description, Initial: f.Initial, Reviews: f.Reviews, Tracks: f.Tracks, Limits: f.Limits,
-		ReviewBy: f.ReviewBy, ArtifactPaths: f.ArtifactPaths, InlineArtifacts: f.InlineArtifacts}
+		ReviewBy: f.ReviewBy, ArtifactPaths: f.ArtifactPaths, InlineArtifacts: f.InlineArtifacts, Runbooks: f.Runbooks}
+	for rb, steps := range f.Runbooks {
+		if !workflow.ValidFeature(rb) || len(steps) == 0 || slices.ContainsFunc(steps, func(s string) bool { return strings.TrimSpace(s) == "" }) {
+			add(l.top["runbooks"], "runbook %q: a name like release (lower case, digits, . _ -) and a list of non-empty steps", rb)
+		}
+	}
 	switch f.ReviewBy {
 	case "", "agent", "human", "github":
 	default:
@@ -270,7 +279,9 @@ func Parse(name string, src []byte) (*workflow.Definition, Problems) {
 	}
 	for i, p := range f.Phases {
 		line := at(l.phaseFields, i, "id", l.phases)
-		env := workflow.Envelope{AllowedTools: p.AllowedTools, Deny: p.Deny, ExceptArtifacts: p.Except, TurnCap: p.TurnCap}
+		// yaml.v3 reads `allowedTools: []` as an empty list and leaves an absent key nil: the first
+		// allows no tools, the second sets no allow-list.
+		env := workflow.Envelope{AllowedTools: p.AllowedTools, NoTools: p.AllowedTools != nil && len(p.AllowedTools) == 0, Deny: p.Deny, ExceptArtifacts: p.Except, TurnCap: p.TurnCap}
 		for _, r := range append(slices.Clone(p.AllowedTools), p.Deny...) {
 			if _, _, err := workflow.ParseToolRule(r); err != nil {
 				add(at(l.phaseFields, i, "allowedTools", l.phases), "phase %s: %v", p.ID, err)
@@ -321,7 +332,10 @@ func Parse(name string, src []byte) (*workflow.Definition, Problems) {
 		}
 		index[p.ID] = len(def.Phases)
 		def.Phases = append(def.Phases, workflow.Phase{ID: p.ID, Kind: kind, Parent: p.Parent, Initial: p.Initial, MaxFixCycles: p.MaxFixCycles, Description: p.Description, Tools: env,
-			AllowedPaths: p.AllowedPaths, Validation: p.Validation})
+			AllowedPaths: p.AllowedPaths, Validation: p.Validation, Gates: p.Gates})
+		if slices.ContainsFunc(p.Gates, func(g string) bool { return strings.TrimSpace(g) == "" }) {
+			add(at(l.phaseFields, i, "gates", l.phases), "phase %s: an empty gate command", p.ID)
+		}
 	}
 	known := func(id string) bool { _, ok := index[id]; return ok }
 	if def.Initial == "" {
@@ -499,8 +513,8 @@ func cancelStraightToFinal(def *workflow.Definition) string {
 }
 
 func mergeEnvelope(base, add workflow.Envelope) workflow.Envelope {
-	if len(add.AllowedTools) > 0 {
-		base.AllowedTools = add.AllowedTools
+	if len(add.AllowedTools) > 0 || add.NoTools {
+		base.AllowedTools, base.NoTools = add.AllowedTools, add.NoTools
 	}
 	if len(add.Deny) > 0 {
 		base.Deny = add.Deny
@@ -560,4 +574,16 @@ func yamlLine(err error) int {
 		fmt.Sscanf(msg[i+5:], "%d", &n)
 	}
 	return n
+}
+
+// Notes are what lint says about a definition that is valid but may not mean what it seems to:
+// today, a phase whose `allowedTools: []` allows no tool call at all (not every tool).
+func Notes(def *workflow.Definition) []string {
+	var notes []string
+	for _, p := range def.Phases {
+		if p.Tools.NoTools {
+			notes = append(notes, fmt.Sprintf("phase %s: allowedTools: [] allows no tools there (the hook refuses every tool call but the Bash commands git exarchos status, transitions, transition, submit and checkpoint, each on its own, which move the phase on); leave allowedTools out to allow every tool", p.ID))
+		}
+	}
+	return notes
 }

@@ -208,3 +208,40 @@ func BenchmarkParse(b *testing.B) {
 		})
 	}
 }
+
+// allowedTools absent, empty and listed are three different policies (issue 30): no allow-list,
+// no tools at all, and only those tools; an extension's empty list takes the base's tools away.
+func TestAllowedToolsAbsentEmptyListed(t *testing.T) {
+	src := "type: s\ninitial: a\nphases:\n  - id: a\n  - id: none\n    allowedTools: []\n  - id: some\n    allowedTools: [Read]\n  - id: end\n    kind: final\n" +
+		"transitions:\n  - {from: a, to: none}\n  - {from: none, to: some}\n  - {from: some, to: end}\n"
+	def, ps := Parse("s.yaml", []byte(src))
+	if len(ps) > 0 {
+		t.Fatal(ps)
+	}
+	for _, c := range []struct {
+		phase     string
+		noTools   bool
+		allowed   int
+		restricts bool
+	}{
+		{"a", false, 0, false},
+		{"none", true, 0, true},
+		{"some", false, 1, true},
+	} {
+		env := def.ToolPolicy(c.phase)
+		if env.NoTools != c.noTools || len(env.AllowedTools) != c.allowed || env.Restricts() != c.restricts || env.Empty() == c.restricts {
+			t.Errorf("phase %s: envelope %+v", c.phase, env)
+		}
+	}
+	notes := Notes(def)
+	if len(notes) != 1 || !strings.HasPrefix(notes[0], "phase none: allowedTools: [] allows no tools") {
+		t.Errorf("notes: %q", notes)
+	}
+	ext, ps := Parse("x.yaml", []byte("type: x\nextends: feature\nphases:\n  - id: ideate\n    allowedTools: []\n"))
+	if len(ps) > 0 {
+		t.Fatal(ps)
+	}
+	if env := ext.ToolPolicy("ideate"); !env.NoTools || len(env.AllowedTools) != 0 {
+		t.Errorf("extension: ideate's envelope %+v still allows the base's tools", env)
+	}
+}

@@ -18,7 +18,8 @@ func lintWorkflowCommand() *cli.Command {
 		UsageText: "git exarchos lint-workflow <file> [--json]\n\n" +
 			"Reports, with line numbers: unknown phases in transitions, guards that do not exist, unreachable\n" +
 			"phases, a missing final phase, bad tool rules, turn caps and completion schemas. Exit 1 when it\n" +
-			"finds a problem. Definitions take effect once on the base branch (they are read from its tip).\n\nExamples:\n" +
+			"finds a problem. Notes (exit 0) say what a valid definition means where it may surprise: a phase\n" +
+			"with allowedTools: [] allows no tools. Definitions take effect once on the base branch (they are read from its tip).\n\nExamples:\n" +
 			"   git exarchos lint-workflow .exarchos/workflows/docs.yaml",
 		Flags: []cli.Flag{jsonFlag},
 		Action: func(_ context.Context, c *cli.Command) error {
@@ -34,8 +35,12 @@ func lintWorkflowCommand() *cli.Command {
 			if len(problems) > 0 {
 				return withDetails(fmt.Errorf("%w: %d problem(s):\n%s", errLintFailed, len(problems), problems.Error()), problems)
 			}
-			return emit(c, map[string]any{"file": name, "ok": true, "definition": def}, func(w io.Writer) {
+			notes := append([]string{}, workflowdef.Notes(def)...) // [] rather than null in --json
+			return emit(c, map[string]any{"file": name, "ok": true, "definition": def, "notes": notes}, func(w io.Writer) {
 				printf(w, "%s: ok (type %s, %d phases, %d transitions)\n", name, def.Type, len(def.Phases), len(def.Transitions))
+				for _, n := range notes {
+					printf(w, "note: %s\n", n)
+				}
 			})
 		},
 	}

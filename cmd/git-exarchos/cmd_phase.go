@@ -191,7 +191,7 @@ func overrideCommand() *cli.Command {
 // cancelCommand is in cmd_cancel.go: cancel runs the saga.
 
 func requestSynthesisCommand() *cli.Command {
-	return workflowCommand("request-synthesis", "ask a oneshot with the on-request policy to end with a pull request",
+	return workflowCommand("request-synthesis", "ask for a pull request: a oneshot with the on-request policy, or a debug hotfix, then ends through synthesize",
 		"git exarchos request-synthesis [<feature>] [--reason R] [--json]\n\nExamples:\n   git exarchos request-synthesis tidy --reason \"touches the public API; wants review\"",
 		0, []cli.Flag{&cli.StringFlag{Name: "reason", Usage: "why a pull request is wanted"}}, func(c *cli.Command, _ []string) (workflow.Command, error) {
 			return workflow.RequestSynthesis{Reason: c.String("reason")}, nil

@@ -143,15 +143,17 @@ func cleanupCommand() *cli.Command {
 		Name:      "cleanup",
 		Usage:     "verify the merge and complete the workflow, recording the evidence",
 		ArgsUsage: "[<feature>]",
-		UsageText: `git exarchos cleanup [<feature>] [--offline [--base B]] [--override --reason R] [--json]
+		UsageText: `git exarchos cleanup [<feature>] [--offline [--base B]] [--override --reason R] [--dry-run] [--json]
 
 Online, GitHub must report the linked pull request merged, and the local branch must have no commit
 after the merged head. --offline instead checks that the branch tip is an ancestor of <remote>/<base>
 in this repository (fetch first). --override completes without evidence: a human decision, recorded
-with your name and the reason.
+with your name and the reason. --dry-run verifies the same way and writes nothing: it lists the
+events a real run would record.
 
 Examples:
    git exarchos cleanup login
+   git exarchos cleanup login --offline --dry-run
    git fetch origin && git exarchos cleanup login --offline
    git exarchos cleanup login --override --reason "merged by hand on the release branch"`,
 		Flags: []cli.Flag{
@@ -159,6 +161,7 @@ Examples:
 			&cli.StringFlag{Name: "base", Usage: "with --offline: the base branch `B` (default: the PR's base, exarchos.base, <remote>/HEAD, main)"},
 			&cli.BoolFlag{Name: "override", Usage: "complete without evidence (human only; needs --reason)"},
 			&cli.StringFlag{Name: "reason", Usage: "why the override is justified"},
+			&cli.BoolFlag{Name: "dry-run", Usage: "verify and say what would be recorded; write nothing"},
 			jsonFlag,
 		},
 		Action: func(_ context.Context, c *cli.Command) error {
@@ -170,7 +173,7 @@ Examples:
 				return err
 			}
 			res, err := app.Cleanup(r, app.CleanupOptions{Feature: c.Args().First(), Offline: c.Bool("offline"), Base: c.String("base"),
-				Override: c.Bool("override"), Reason: c.String("reason")})
+				Override: c.Bool("override"), Reason: c.String("reason"), DryRun: c.Bool("dry-run")})
 			if err != nil {
 				return err
 			}
@@ -191,6 +194,14 @@ Examples:
 					printf(w, "\n")
 				default:
 					printf(w, "merge-verified overridden: %s\n", c.String("reason"))
+				}
+				if res.DryRun {
+					printf(w, "dry run: nothing written; a real run would record on %s:\n", shortHash(res.Head))
+					for _, e := range res.Appended {
+						printf(w, "  %s\n", e.Type)
+					}
+					printf(w, "and leave %s in %s\n", bold(w, res.Feature), bold(w, res.State.Phase))
+					return
 				}
 				printResult(w, res.Result, "completed")
 			})

@@ -208,6 +208,9 @@ func printStatus(w io.Writer, st app.Status) {
 	if st.Reason != "" {
 		printf(w, "  reason: %s\n", st.Reason)
 	}
+	for _, warning := range st.Warnings {
+		printf(w, "  warning: %s\n", warning)
+	}
 	if st.MaxIterations > 0 {
 		printf(w, "  iteration %d of %d (completion policy %s)\n", st.Iterations, st.MaxIterations, st.Completion)
 	}

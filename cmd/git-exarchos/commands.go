@@ -24,7 +24,7 @@ func commandGroups() []struct {
 		}},
 		{"move a workflow", func() []*cli.Command {
 			return []*cli.Command{transitionCommand(), setCommand(), submitCommand(), validateCommand(), eventCommand(),
-				loopCommand(), requestSynthesisCommand(), cancelCommand()}
+				loopCommand(), requestSynthesisCommand(), checkpointCommand(), runbookCommand(), cancelCommand()}
 		}},
 		{"human decisions", func() []*cli.Command {
 			return []*cli.Command{approveCommand(), rejectCommand(), overrideCommand(), unblockCommand(), grantCommand(), budgetCommand(), acknowledgeCommand()}

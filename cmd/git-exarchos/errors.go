@@ -84,6 +84,7 @@ var errorTable = []errorRow{
 	{"AGENT_ENVIRONMENT", exitRejected, as[*app.AgentRefusal]()},
 	{"SCHEMA_INVALID", exitRejected, as[*app.InvalidSubmission]()},
 	{"VERIFY_FAILED", exitRejected, as[*app.VerifyError]()},
+	{"IDEMPOTENCY_CONFLICT", exitRejected, as[*app.IdempotencyConflict]()},
 	{"AMBIGUOUS_FEATURE", exitUsage, is(app.ErrAmbiguous)},
 	{"NO_REMOTE", exitUsage, is(gitstore.ErrNoRemote)},
 	{"PR_OTHER_REPOSITORY", exitUsage, is(app.ErrOtherRepository)},
@@ -98,6 +99,7 @@ var errorTable = []errorRow{
 	{"PR_NOT_FOUND", exitError, is(app.ErrNoPullRequest)},
 	{"NO_GITHUB_REMOTE", exitError, is(app.ErrNoRemote)},
 	{"VALIDATION_FAILED", exitError, is(errValidationFailed)},
+	{"RUNBOOK_FAILED", exitError, as[*app.RunbookFailed]()},
 	{"FSCK_FAILED", exitError, is(errFsckFailed)},
 	{"LINT_FAILED", exitError, is(errLintFailed)},
 	{"DOCTOR_FAILED", exitError, is(errDoctorFailed)},
@@ -139,6 +141,8 @@ func classify(err error) errorBody {
 		u   usageError
 		inc *app.CancelIncompleteError
 		inv *app.InvalidSubmission
+		idc *app.IdempotencyConflict
+		rbf *app.RunbookFailed
 		cor *gitstore.CorruptError
 		det detailedError
 	)
@@ -153,6 +157,10 @@ func classify(err error) errorBody {
 		body.Code, body.Details = string(ge.Kind), ge
 	case errors.As(err, &inv):
 		body.Details = map[string]any{"phase": inv.Phase, "errors": inv.Errors}
+	case errors.As(err, &rbf):
+		body.Details = rbf.Result
+	case errors.As(err, &idc):
+		body.Details = map[string]any{"key": idc.Key, "recorded": idc.Recorded, "asked": idc.Asked}
 	case errors.As(err, &cor):
 		body.Details = map[string]string{"commit": cor.Commit.String(), "path": cor.Path}
 	}

@@ -44,7 +44,7 @@ func checkedRun(args []string) int {
 }
 
 // fixLine finds the commands the CLI tells people to run in text output: fixes and next steps.
-var fixLine = regexp.MustCompile(`(?m)(?:fix|next): (git exarchos .*)$`)
+var fixLine = regexp.MustCompile(`(?m)(?:fix|next): (git .*)$`)
 
 // fixesParse: every fix (a "fix" field in JSON, a "fix:" line in text) is a command the CLI
 // accepts, once placeholders (<path>, <url of …>, "…") are filled in.
@@ -57,7 +57,11 @@ func fixesParse(output string) error {
 		collectFixes(output, &fixes)
 	}
 	root, _ := commandTree()
+	var steps []string // a fix may chain commands with &&: each of ours must parse
 	for _, fix := range fixes {
+		steps = append(steps, strings.Split(fix, " && ")...)
+	}
+	for _, fix := range steps {
 		filled := regexp.MustCompile(`<[^>]*>|…`).ReplaceAllString(fix, "x")
 		words, err := shellWords(filled)
 		if err != nil || len(words) < 2 || words[0] != "git" || words[1] != "exarchos" {
