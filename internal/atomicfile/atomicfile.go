@@ -6,7 +6,7 @@
 // it is a minute old (a younger one may be a concurrent writer's), on the named path only: the
 // hooks write their cache through here, and reading a directory on every write would cost them.
 //
-// It may import the standard library only.
+// It may import the standard library, golang.org/x/sys/unix (O_TMPFILE, linkat) and internal/faults.
 package atomicfile
 
 import (
