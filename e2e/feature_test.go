@@ -80,12 +80,12 @@ func (f *featureScript) planning() []modelserver.Turn {
 			ToolUses: []modelserver.ToolUse{{ID: "design", Name: "Write", Input: map[string]any{"file_path": filepath.Join(f.e.Dir, "docs", "login-design.md"), "content": "# Login design\n\nA login page backed by a session store.\n"}}}},
 		{Agent: mainAgent, Expect: ExpectResult("design", no),
 			ToolUses: []modelserver.ToolUse{Bash("to-plan", "git add docs/login-design.md && git commit -qm 'login: design' && git exarchos transition login plan && git exarchos set login artifacts.plan=docs/login-plan.md")}},
-		{Agent: mainAgent, Expect: ExpectResult("to-plan", no, "feature is in plan ("),
+		{Agent: mainAgent, Expect: ExpectResult("to-plan", no, "the feature workflow is in plan ("),
 			ToolUses: []modelserver.ToolUse{{ID: "plan", Name: "Write", Input: map[string]any{"file_path": filepath.Join(f.e.Dir, "docs", "login-plan.md"), "content": "1. t1: the login page (login.go), with a test\n"}}}},
 		{Agent: mainAgent, Expect: ExpectResult("plan", no),
 			ToolUses: []modelserver.ToolUse{Bash("to-review", "git add docs/login-plan.md && git commit -qm 'login: plan' && git exarchos transition login plan-review")}},
 		// plan-review: the approval is the human's; the agent's own is refused.
-		{Agent: mainAgent, Expect: ExpectResult("to-review", no, "feature is in plan-review ("),
+		{Agent: mainAgent, Expect: ExpectResult("to-review", no, "the feature workflow is in plan-review ("),
 			ToolUses: []modelserver.ToolUse{Bash("self-approve", "git exarchos approve login")}},
 	}
 }
@@ -102,7 +102,7 @@ func (f *featureScript) delivery(first func(*modelserver.Request) error, before 
 	return []modelserver.Turn{
 		{Agent: mainAgent, Expect: first, Before: before,
 			ToolUses: []modelserver.ToolUse{Bash("to-delegate", "git exarchos transition login delegate && git exarchos task add login t1 --title 'login page' && git exarchos task start login t1 --worktree")}},
-		{Agent: mainAgent, Expect: ExpectResult("to-delegate", no, "feature is in delegate ("),
+		{Agent: mainAgent, Expect: ExpectResult("to-delegate", no, "the feature workflow is in delegate ("),
 			ToolUses: []modelserver.ToolUse{{ID: "implement", Name: "Task", Input: map[string]any{
 				"description": "implement t1", "subagent_type": "exarchos:implementer", "run_in_background": false,
 				"prompt": "Feature login, task t1 (login page). Your worktree: " + wt + ". Plan: docs/login-plan.md. Commit your work there with a test.",
@@ -119,7 +119,7 @@ func (f *featureScript) delivery(first func(*modelserver.Request) error, before 
 			Text: "Committed login.go and login_test.go on login--t1."},
 		{Agent: mainAgent, Expect: ExpectResult("implement", nil, "Committed login.go"),
 			ToolUses: []modelserver.ToolUse{Bash("merge", "git merge -q --no-edit login--t1 && git exarchos task done login t1 && git exarchos transition login review")}},
-		{Agent: mainAgent, Expect: ExpectResult("merge", no, "feature is in review ("),
+		{Agent: mainAgent, Expect: ExpectResult("merge", no, "the feature workflow is in review ("),
 			ToolUses: []modelserver.ToolUse{{ID: "review", Name: "Task", Input: map[string]any{
 				"description": "review login", "subagent_type": "exarchos:reviewer", "run_in_background": false,
 				"prompt": "Review feature login against docs/login-design.md and docs/login-plan.md; dimensions spec and quality.",
@@ -136,7 +136,7 @@ func (f *featureScript) delivery(first func(*modelserver.Request) error, before 
 			ToolUses: []modelserver.ToolUse{Bash("to-synth", "git exarchos transition login synthesize && git push -q -u origin login")}},
 		// GitHub: the pull request is opened on GitHub (the fake has no endpoint to create one, so
 		// the test opens it for the agent), then found and linked by the agent.
-		{Agent: mainAgent, Expect: ExpectResult("to-synth", no, "feature is in synthesize ("), Before: f.openPR,
+		{Agent: mainAgent, Expect: ExpectResult("to-synth", no, "the feature workflow is in synthesize ("), Before: f.openPR,
 			ToolUses: []modelserver.ToolUse{Bash("pr", "git exarchos pr find login")}},
 		// The merge is the human's, on GitHub; the agent then completes the workflow on evidence.
 		{Agent: mainAgent, Expect: ExpectResult("pr", no, "#7"), Before: f.mergePR,
