@@ -27,8 +27,9 @@ func synthesisFailed(in Input) *workflow.GuardFailure {
 	s := in.State
 	pr := s.PR
 	if pr == nil || pr.URL == "" {
+		// Without a GitHub origin there is no pull request to fail: the way on is the offline road.
 		return fail(id, "no pull request is linked, so no synthesis failure is recorded", "a pull request whose checks failed, that was closed unmerged, or whose review asked for changes",
-			fmt.Sprintf("git exarchos pr find %s", s.Feature))
+			findPR(in))
 	}
 	sha, f := tip(id, in)
 	if f != nil {
