@@ -160,7 +160,9 @@ func reviewsPassed(in Input) *workflow.GuardFailure {
 	}
 	first, _, _ := strings.Cut(missing[0], " ")
 	fix := fmt.Sprintf("git exarchos review %s %s pass --note \"…\"", s.Feature, first)
-	if def.ReviewBy == "human" {
+	if def.ReviewBy == "human" || strings.Contains(missing[0], "recorded by the agent that did the work") {
+		// The same command from the same agent would not count again: a reviewer subagent's, or the
+		// user's own in their terminal.
 		fix = workflow.AskUser(fmt.Sprintf("git exarchos review %s %s pass --human --note \"…\"", s.Feature, first))
 	}
 	want := "a pass for " + strings.Join(def.Reviews, " and ") + " on " + short(sha)
