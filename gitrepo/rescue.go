@@ -243,6 +243,17 @@ func (l Location) PreserveWorktree(sp RescueSpec) (*Preserved, string, error) {
 		return p, note, err
 	}
 	if err := l.updateRef(ref, commit, prev, "git exarchos cancel: preserve worktree"); err != nil {
+		// The ref moved between the read and the write: a killed cancel's git update-ref finishing
+		// after its parent died. If what it wrote holds this snapshot, the work is preserved.
+		if now, _ := l.rescueTip(ref); now != "" && now != prev {
+			if versions, verr := l.rescueVersions(now); verr == nil {
+				for _, v := range versions {
+					if same, _ := l.holdsSnapshot(v, head, indexTree, workTree); same {
+						return &Preserved{Ref: ref, Commit: now}, note, nil
+					}
+				}
+			}
+		}
 		return nil, "", fmt.Errorf("write %s: %w", ref, err)
 	}
 	return &Preserved{Ref: ref, Commit: commit, Written: true}, note, nil
@@ -302,10 +313,15 @@ func (l Location) PreserveCommit(sp RescueSpec, commit string) (*Preserved, erro
 		return nil, err
 	}
 	if prev == "" {
-		if err := l.updateRef(ref, commit, "", "git exarchos cancel: preserve "+sp.Branch); err != nil {
+		err := l.updateRef(ref, commit, "", "git exarchos cancel: preserve "+sp.Branch)
+		if err == nil {
+			return &Preserved{Ref: ref, Commit: commit, Written: true}, nil
+		}
+		// The ref appeared between the read and the write: a killed cancel's git update-ref
+		// finishing after its parent died (a rerun resumes at once). Read it again and go on.
+		if prev, _ = l.rescueTip(ref); prev == "" {
 			return nil, fmt.Errorf("write %s: %w", ref, err)
 		}
-		return &Preserved{Ref: ref, Commit: commit, Written: true}, nil
 	}
 	if ok, err := l.IsAncestor(commit, prev); err != nil || ok {
 		return &Preserved{Ref: ref, Commit: prev}, err
