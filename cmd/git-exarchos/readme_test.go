@@ -15,13 +15,20 @@ import (
 // readmeBlocks returns the fenced blocks of the README section that starts with heading.
 func readmeBlocks(t *testing.T, heading string) []string {
 	t.Helper()
-	src, err := os.ReadFile("../../README.md")
+	return docBlocks(t, "README.md", heading)
+}
+
+// docBlocks returns the fenced blocks of the section that starts with heading in file, a path from
+// the repository's root (README.md, docs/<topic>.md): the tests follow a block to the page it is on.
+func docBlocks(t *testing.T, file, heading string) []string {
+	t.Helper()
+	src, err := os.ReadFile(filepath.Join("../..", file))
 	if err != nil {
 		t.Fatal(err)
 	}
 	_, section, ok := strings.Cut(string(src), "\n"+heading+"\n")
 	if !ok {
-		t.Fatalf("README.md has no %q", heading)
+		t.Fatalf("%s has no %q", file, heading)
 	}
 	section, _, _ = strings.Cut(section, "\n## ")
 	var blocks []string
