@@ -160,3 +160,30 @@ func TestCIRunsTheReadmeTestCommand(t *testing.T) {
 		t.Errorf(".ci/run does not run the README's test command %q", readme)
 	}
 }
+
+// TestReadmeFirstScreen (issue 31): the README's first screen says what git exarchos is, how to
+// install it (the binaries and the Claude Code plugin) and starts the first workflow; every page
+// under docs/ is reachable from the README, so nothing moved there is lost to a reader.
+func TestReadmeFirstScreen(t *testing.T) {
+	src, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(string(src), "\n")
+	const screen = 30
+	first := strings.Join(lines[:min(screen, len(lines))], "\n")
+	for _, want := range []string{"# git exarchos\n", "/plugin install exarchos@exarchos", "## Quick start\n", "go install ./cmd/..."} {
+		if !strings.Contains(first, want) {
+			t.Errorf("the README's first %d lines lack %q", screen, want)
+		}
+	}
+	pages, err := filepath.Glob("../../docs/*.md")
+	if err != nil || len(pages) == 0 {
+		t.Fatalf("no docs/*.md: %v", err)
+	}
+	for _, page := range pages {
+		if link := "](docs/" + filepath.Base(page) + ")"; !strings.Contains(string(src), link) {
+			t.Errorf("README.md does not link docs/%s", filepath.Base(page))
+		}
+	}
+}
