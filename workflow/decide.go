@@ -38,7 +38,7 @@ func Decide(def *Definition, s State, cmd Command, env Env) ([]NewEvent, *Reject
 	d := decider{def: def, s: s, env: env}
 	if t, ok := cmd.(TransitionTo); ok && t.Phase == s.Phase && def.IsFinal(s.Phase) && enteredByTransition(def, s.Phase) {
 		// Already there: a retry of the transition that ended the workflow (its answer lost) gets
-		// the answer the first call had, and records nothing (README: a deliberate choice). A final
+		// the answer the first call had, and records nothing (docs/concepts.md: a deliberate choice). A final
 		// phase only cancel enters (cancelled) is no transition's answer: refused below.
 		return nil, nil
 	}

@@ -9,7 +9,7 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
-// ciWorkflow is the GitHub Actions workflow the repository ships (README: "CI: verify as the
+// ciWorkflow is the GitHub Actions workflow the repository ships (docs/trust.md: "CI: verify as the
 // merge gate").
 const ciWorkflow = "../../.github/workflows/exarchos-verify.yml"
 

@@ -9,7 +9,7 @@ import (
 )
 
 // The command tree, in the groups and order `git exarchos -h` shows. Adding a command is one entry
-// here; the help, the man page, the completion and the README's command list all come from it.
+// here; the help, the man page, the completion and the command list in docs/commands.md all come from it.
 func commandGroups() []struct {
 	Name     string
 	Commands func() []*cli.Command

@@ -3,15 +3,18 @@ package main
 import (
 	"os"
 	"os/exec"
+	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
+	"unicode"
 
 	"github.com/urfave/cli/v3"
 )
 
-// The man page and the README's command list are generated from the command tree; these tests keep
-// the committed copies current. Regenerate with: UPDATE=1 go test ./cmd/git-exarchos -run TestGenerated
+// The man page and the command list of docs/commands.md are generated from the command tree; these
+// tests keep the committed copies current. Regenerate with: UPDATE=1 go test ./cmd/git-exarchos -run TestGenerated
 func TestGeneratedManPage(t *testing.T) {
 	page := manPage()
 	for _, want := range []string{".TH git-exarchos 1", "transition", "task start", "completion"} {
@@ -41,24 +44,28 @@ func TestBinaryDoesNotLinkSlowStarters(t *testing.T) {
 }
 
 const (
-	commandsBegin = "<!-- commands: generated from the command tree (cmd/git-exarchos/commands.go) by TestGeneratedReadme -->\n"
+	commandsBegin = "<!-- commands: generated from the command tree (cmd/git-exarchos/commands.go) by TestGeneratedCommandList -->\n"
 	commandsEnd   = "<!-- end of commands -->\n"
 )
 
-func TestGeneratedReadme(t *testing.T) {
-	src, err := os.ReadFile("../../README.md")
+// commandsPage holds the generated command list (it was the README's until the README became a first
+// screen; issue 31).
+const commandsPage = "../../docs/commands.md"
+
+func TestGeneratedCommandList(t *testing.T) {
+	src, err := os.ReadFile(commandsPage)
 	if err != nil {
 		t.Fatal(err)
 	}
 	before, rest, ok := strings.Cut(string(src), commandsBegin)
 	_, after, ok2 := strings.Cut(rest, commandsEnd)
 	if !ok || !ok2 {
-		t.Fatalf("README.md has no generated command list (%q … %q)", commandsBegin, commandsEnd)
+		t.Fatalf("%s has no generated command list (%q … %q)", commandsPage, commandsBegin, commandsEnd)
 	}
-	checkGenerated(t, "../../README.md", before+commandsBegin+commandsMarkdown()+commandsEnd+after)
+	checkGenerated(t, commandsPage, before+commandsBegin+commandsMarkdown()+commandsEnd+after)
 }
 
-// commandsMarkdown is the README's command list: each group, each command's usage line and summary.
+// commandsMarkdown is docs/commands.md's command list: each group, each command's usage line and summary.
 func commandsMarkdown() string {
 	_, groups := commandTree()
 	var b strings.Builder
@@ -123,7 +130,7 @@ func TestJSONDocument(t *testing.T) {
 }
 
 // TestUsageLinesNameEveryFlag: every command's usage line (the first line of its help, the
-// README's command table and the man page) names each of its flags, so a flag the walkthrough
+// command table in docs/commands.md and the man page) names each of its flags, so a flag the walkthrough
 // uses (task add --title, cancel --human) cannot be missing from them again (issue 32).
 func TestUsageLinesNameEveryFlag(t *testing.T) {
 	root, _ := commandTree()
@@ -156,4 +163,90 @@ func TestUsageLinesNameEveryFlag(t *testing.T) {
 			walk(c)
 		}
 	}
+}
+
+// TestDocsLinksResolve: every relative link in README.md and docs/*.md names a file that exists and,
+// with a #fragment, a heading of that page (as GitHub makes anchors), so moving text between pages
+// cannot leave a reader at a dead link.
+func TestDocsLinksResolve(t *testing.T) {
+	pages, err := filepath.Glob("../../docs/*.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pages = append(pages, "../../README.md")
+	link := regexp.MustCompile(`\]\(([^)\s]+)\)`)
+	checked := 0
+	for _, page := range pages {
+		src, err := os.ReadFile(page)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range link.FindAllStringSubmatch(withoutCodeBlocks(string(src)), -1) {
+			target := m[1]
+			if strings.Contains(target, "://") || strings.HasPrefix(target, "mailto:") {
+				continue
+			}
+			path, fragment, _ := strings.Cut(target, "#")
+			file := page
+			if path != "" {
+				file = filepath.Join(filepath.Dir(page), path)
+			}
+			name, _ := filepath.Rel("../..", page)
+			checked++
+			if _, err := os.Stat(file); err != nil {
+				t.Errorf("%s links to %s, which does not exist", name, target)
+				continue
+			}
+			if fragment != "" && !slices.Contains(headingAnchors(t, file), fragment) {
+				t.Errorf("%s links to %s, whose page has no heading with that anchor", name, target)
+			}
+		}
+	}
+	if checked < 20 {
+		t.Fatalf("found only %d relative links: the link pattern is broken", checked)
+	}
+}
+
+// withoutCodeBlocks drops fenced blocks, where `](` is code, not a link.
+func withoutCodeBlocks(src string) string {
+	var b strings.Builder
+	fence := false
+	for _, l := range strings.Split(src, "\n") {
+		if strings.HasPrefix(l, "```") {
+			fence = !fence
+			continue
+		}
+		if !fence {
+			b.WriteString(l + "\n")
+		}
+	}
+	return b.String()
+}
+
+// headingAnchors returns the anchors GitHub gives a markdown page's headings: lower case, letters,
+// digits, '-' and '_' kept, spaces made '-', everything else dropped.
+func headingAnchors(t *testing.T, file string) []string {
+	t.Helper()
+	src, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var anchors []string
+	for _, l := range strings.Split(withoutCodeBlocks(string(src)), "\n") {
+		title, ok := strings.CutPrefix(strings.TrimLeft(l, "#"), " ")
+		if !ok || !strings.HasPrefix(l, "#") {
+			continue
+		}
+		var a strings.Builder
+		for _, r := range strings.ToLower(title) {
+			switch {
+			case unicode.IsLetter(r) || unicode.IsDigit(r) || r == '-' || r == '_':
+				a.WriteRune(r)
+			case r == ' ':
+				a.WriteRune('-')
+			}
+		}
+		anchors = append(anchors, a.String())
+	}
+	return anchors
 }

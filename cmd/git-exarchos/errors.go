@@ -13,7 +13,7 @@ import (
 	"github.com/exarchos/git-exarchos/workflow"
 )
 
-// Exit codes, as documented in `git exarchos -h`, the README and docs/json.md.
+// Exit codes, as documented in `git exarchos -h`, docs/commands.md and docs/json.md.
 const (
 	exitOK         = 0
 	exitError      = 1

@@ -15,13 +15,20 @@ import (
 // readmeBlocks returns the fenced blocks of the README section that starts with heading.
 func readmeBlocks(t *testing.T, heading string) []string {
 	t.Helper()
-	src, err := os.ReadFile("../../README.md")
+	return docBlocks(t, "README.md", heading)
+}
+
+// docBlocks returns the fenced blocks of the section that starts with heading in file, a path from
+// the repository's root (README.md, docs/<topic>.md): the tests follow a block to the page it is on.
+func docBlocks(t *testing.T, file, heading string) []string {
+	t.Helper()
+	src, err := os.ReadFile(filepath.Join("../..", file))
 	if err != nil {
 		t.Fatal(err)
 	}
 	_, section, ok := strings.Cut(string(src), "\n"+heading+"\n")
 	if !ok {
-		t.Fatalf("README.md has no %q", heading)
+		t.Fatalf("%s has no %q", file, heading)
 	}
 	section, _, _ = strings.Cut(section, "\n## ")
 	var blocks []string
@@ -151,5 +158,32 @@ func TestCIRunsTheReadmeTestCommand(t *testing.T) {
 	}
 	if !slices.Contains(strings.Split(string(ci), "\n"), readme) {
 		t.Errorf(".ci/run does not run the README's test command %q", readme)
+	}
+}
+
+// TestReadmeFirstScreen (issue 31): the README's first screen says what git exarchos is, how to
+// install it (the binaries and the Claude Code plugin) and starts the first workflow; every page
+// under docs/ is reachable from the README, so nothing moved there is lost to a reader.
+func TestReadmeFirstScreen(t *testing.T) {
+	src, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(string(src), "\n")
+	const screen = 30
+	first := strings.Join(lines[:min(screen, len(lines))], "\n")
+	for _, want := range []string{"# git exarchos\n", "/plugin install exarchos@exarchos", "## Quick start\n", "go install ./cmd/..."} {
+		if !strings.Contains(first, want) {
+			t.Errorf("the README's first %d lines lack %q", screen, want)
+		}
+	}
+	pages, err := filepath.Glob("../../docs/*.md")
+	if err != nil || len(pages) == 0 {
+		t.Fatalf("no docs/*.md: %v", err)
+	}
+	for _, page := range pages {
+		if link := "](docs/" + filepath.Base(page) + ")"; !strings.Contains(string(src), link) {
+			t.Errorf("README.md does not link docs/%s", filepath.Base(page))
+		}
 	}
 }
