@@ -65,7 +65,9 @@ func (r *Repo) verifyGitHub(s workflow.State, passedHeads []string, add func(wor
 		}
 		return githubCouldNot + err.Error()
 	}
-	disagree := func(format string, args ...any) { add(at, "github", "pull request #%d: "+format, append([]any{n}, args...)...) }
+	disagree := func(format string, args ...any) {
+		add(at, "github", "pull request #%d: "+format, append([]any{n}, args...)...)
+	}
 	problems := 0
 	if s.Branch != "" && got.Head != s.Branch {
 		disagree("GitHub says its head is %s, not the workflow's branch %s", got.Head, s.Branch)
