@@ -80,12 +80,12 @@ func (r *Repo) verifyGitHub(s workflow.State, passedHeads []string, add func(wor
 		disagree("GitHub says it is into %s, the log recorded %s", got.Base, pr.Base)
 		problems++
 	}
-	recordedMerge := ""
+	recordedMerge, mergedHead := "", ""
 	switch {
 	case pr.MergeVerified && pr.VerifiedBy == "github" && pr.Verification != nil:
-		recordedMerge = pr.Verification.Commit
+		recordedMerge, mergedHead = pr.Verification.Commit, pr.Verification.HeadSHA
 	case pr.Merged:
-		recordedMerge = pr.MergeCommitSHA
+		recordedMerge, mergedHead = pr.MergeCommitSHA, pr.HeadSHA
 	}
 	if pr.Merged || (pr.MergeVerified && pr.VerifiedBy == "github") {
 		switch {
@@ -94,6 +94,10 @@ func (r *Repo) verifyGitHub(s workflow.State, passedHeads []string, add func(wor
 			problems++
 		case recordedMerge != "" && got.MergeCommitSHA != recordedMerge:
 			disagree("the log records merge commit %s, GitHub says %s", short(recordedMerge), short(got.MergeCommitSHA))
+			problems++
+		case mergedHead != "" && got.HeadSHA != mergedHead:
+			// A merged pull request's head no longer moves: another one is another branch content.
+			disagree("the log records head %s merged, GitHub says it merged %s", short(mergedHead), short(got.HeadSHA))
 			problems++
 		}
 	}

@@ -120,6 +120,16 @@ func TestVerifyGitHubForgedMerge(t *testing.T) {
 	f.UpdatePR(7, func(p *fakegithub.PR) { p.State, p.Merged, p.MergeCommitSHA = "closed", true, other })
 	res, err = ciVerifyPR(t, tm, false)
 	wantViolation(t, res, err, "github", "the log records merge commit "+head[:12])
+
+	// The merge commit as recorded, but GitHub merged another head than the log says.
+	f.UpdatePR(7, func(p *fakegithub.PR) { p.MergeCommitSHA, p.HeadSHA = head, other })
+	res, err = ciVerifyPR(t, tm, false)
+	wantViolation(t, res, err, "github", "the log records head "+head[:12]+" merged, GitHub says it merged "+other[:12])
+
+	// All as recorded: GitHub agrees.
+	f.UpdatePR(7, func(p *fakegithub.PR) { p.HeadSHA = head })
+	res, err = ciVerifyPR(t, tm, false)
+	wantPasses(t, res, err, app.GitHubAgrees)
 }
 
 func TestVerifyGitHubPROfAnotherBranch(t *testing.T) {
