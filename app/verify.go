@@ -257,7 +257,11 @@ func (r *Repo) verifyOne(feature string, o VerifyOptions) (VerifiedWorkflow, err
 		}
 	}
 	r.verifyRewind(feature, add)
-	w.GitHub = r.verifyGitHub(final, checksPassedAt, add)
+	givenBase := ""
+	if o.Base != "" {
+		givenBase = r.Base().Ref
+	}
+	w.GitHub = r.verifyGitHub(final, givenBase, checksPassedAt, add)
 	if o.RequireGitHub && githubUnchecked(w.GitHub) {
 		add(workflow.Event{Seq: final.LastSeq}, "github", "the pull request %s was %s, and --require-github needs GitHub's word (set GITHUB_TOKEN or GH_TOKEN)", prName(final.PR), w.GitHub)
 	}

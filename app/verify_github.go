@@ -29,8 +29,10 @@ func githubUnchecked(v string) bool {
 // violation for each way GitHub disagrees with the log: no such pull request, another branch or
 // base, merged according to the log but not on GitHub (or by another merge commit), checks
 // recorded passed that fail at the recorded head. passedHeads are the heads a pr.observed recorded
-// checks passing on. A GitHub that cannot be asked is reported, never taken as agreeing.
-func (r *Repo) verifyGitHub(s workflow.State, passedHeads []string, add func(workflow.Event, string, string, ...any)) string {
+// checks passing on; givenBase is the --base ref (the pull request must be into it), empty when
+// verify chose the base itself (then the base the log recorded counts). A GitHub that cannot be
+// asked is reported, never taken as agreeing.
+func (r *Repo) verifyGitHub(s workflow.State, givenBase string, passedHeads []string, add func(workflow.Event, string, string, ...any)) string {
 	pr := s.PR
 	if pr == nil || (pr.URL == "" && pr.Number == 0) {
 		return "" // no pull request recorded: nothing to ask
@@ -73,7 +75,7 @@ func (r *Repo) verifyGitHub(s workflow.State, passedHeads []string, add func(wor
 		disagree("GitHub says its head is %s, not the workflow's branch %s", got.Head, s.Branch)
 		problems++
 	}
-	if base := baseBranchName(r.Base().Ref); base != "" && got.Base != base {
+	if base := baseBranchName(givenBase); base != "" && got.Base != base {
 		disagree("GitHub says it is into %s, not into the base %s", got.Base, base)
 		problems++
 	} else if pr.Base != "" && got.Base != pr.Base {

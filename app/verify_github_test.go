@@ -228,3 +228,20 @@ func TestVerifyGitHubNoPRNoCall(t *testing.T) {
 		t.Fatalf("%d GitHub requests for a workflow with no pull request", total)
 	}
 }
+
+// Without --base (run locally, verify choosing the base) the pull request must be into the base
+// the log recorded; with --base, into that one.
+func TestVerifyGitHubBaseWithoutGivenBase(t *testing.T) {
+	tm, dir, head := prWorkflow(t)
+	f := verifyFake(t)
+	f.SetPR(fakegithub.PR{Number: 7, Head: "login", Base: "release", HeadSHA: head})
+	recordPR(t, dir, workflow.PRObservation{Number: 7, URL: verifyPRURL, Head: "login", Base: "release", HeadSHA: head, State: "open"})
+	res, err := app.Verify(reopen(t, dir), app.VerifyOptions{Feature: "login"})
+	wantPasses(t, res, err, app.GitHubAgrees)
+	res, err = ciVerifyPR(t, tm, true)
+	wantViolation(t, res, err, "github", "GitHub says it is into release, not into the base main")
+
+	f.SetPR(fakegithub.PR{Number: 7, Head: "login", Base: "main", HeadSHA: head})
+	res, err = app.Verify(reopen(t, dir), app.VerifyOptions{Feature: "login"})
+	wantViolation(t, res, err, "github", "GitHub says it is into main, the log recorded release")
+}
