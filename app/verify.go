@@ -21,6 +21,9 @@ type VerifyOptions struct {
 	// Require makes "none" a failure.
 	Branch  string
 	Require bool
+	// RequireGitHub fails a workflow that records a pull request GitHub was not asked about (no
+	// token, or GitHub could not answer).
+	RequireGitHub bool
 }
 
 // Violation is one way a workflow's record does not hold up.
@@ -42,6 +45,9 @@ type VerifiedWorkflow struct {
 	// Acknowledged are refused decisions a human acknowledged (a signed decision naming each):
 	// reported, no longer violations.
 	Acknowledged []AcknowledgedRefusal `json:"acknowledged,omitempty"`
+	// GitHub is what GitHub said of the recorded pull request: "checked: agrees", "checked:
+	// disagrees", "not checked: no token", "could not check: …"; empty when none is recorded.
+	GitHub string `json:"github,omitempty"`
 }
 
 // AcknowledgedRefusal is a refused decision and the acknowledgement that answers it.
@@ -147,7 +153,7 @@ func Verify(r *Repo, o VerifyOptions) (*VerifyResult, error) {
 	}
 	res := &VerifyResult{OK: true, Trust: r.TrustInfo(), Workflows: []VerifiedWorkflow{}}
 	for _, f := range features {
-		w, err := r.verifyOne(f, o.Require)
+		w, err := r.verifyOne(f, o)
 		if err != nil {
 			return nil, err
 		}
@@ -162,7 +168,7 @@ func Verify(r *Repo, o VerifyOptions) (*VerifyResult, error) {
 	return res, nil
 }
 
-func (r *Repo) verifyOne(feature string, require bool) (VerifiedWorkflow, error) {
+func (r *Repo) verifyOne(feature string, o VerifyOptions) (VerifiedWorkflow, error) {
 	w := VerifiedWorkflow{Feature: feature, Violations: []Violation{}}
 	events, snap, err := r.Store.Events(feature, gitstore.EventFilter{})
 	if err != nil {
@@ -202,6 +208,7 @@ func (r *Repo) verifyOne(feature string, require bool) (VerifiedWorkflow, error)
 	refused := map[string]Violation{} // refused decisions by event id, until acknowledged
 	var refusedOrder []string
 	paths := &phasePaths{def: def, facts: facts, base: r.Base().Commit}
+	var checksPassedAt []string // heads a pr.observed recorded passing checks on
 	final := workflow.Replay(def, events,
 		func(s *workflow.State, e workflow.Event) {
 			refusedBefore, conflictsBefore = len(s.Refused), len(s.Conflicts)
@@ -229,6 +236,9 @@ func (r *Repo) verifyOne(feature string, require bool) (VerifiedWorkflow, error)
 				}
 			}
 			r.verifyFacts(e, onBranch, add)
+			if e.Type == workflow.EventPRObserved && s.PR != nil && s.PR.Checks == "success" && s.PR.HeadSHA != "" && !slices.Contains(checksPassedAt, s.PR.HeadSHA) {
+				checksPassedAt = append(checksPassedAt, s.PR.HeadSHA)
+			}
 		})
 	w.Type, w.Phase = final.Type, final.Phase
 	for _, id := range refusedOrder {
@@ -241,12 +251,20 @@ func (r *Repo) verifyOne(feature string, require bool) (VerifiedWorkflow, error)
 	}
 	tip := r.branchTip(final.Branch)
 	paths.end(final, tip, add)
-	if require {
+	if o.Require {
 		if !mergeAllowed(def, final.Phase) {
 			add(workflow.Event{Seq: int64(len(events))}, "phase", "%s is in %s, a phase the %s definition does not merge from: the branch's work is not through the workflow (git exarchos transitions %s)", feature, final.Phase, def.Type, feature)
 		}
 	}
 	r.verifyRewind(feature, add)
+	givenBase := ""
+	if o.Base != "" {
+		givenBase = r.Base().Ref
+	}
+	w.GitHub = r.verifyGitHub(final, givenBase, checksPassedAt, add)
+	if o.RequireGitHub && githubUnchecked(w.GitHub) {
+		add(workflow.Event{Seq: final.LastSeq}, "github", "the pull request %s was %s, and --require-github needs GitHub's word (set GITHUB_TOKEN or GH_TOKEN)", prName(final.PR), w.GitHub)
+	}
 	if final.Feature != feature {
 		add(workflow.Event{}, "snapshot", "the workflow in refs/exarchos/%s was started as %q: its events belong to another workflow", feature, final.Feature)
 	}

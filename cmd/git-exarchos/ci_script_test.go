@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -55,9 +56,48 @@ func ciStep(ts *testscript.TestScript, id string) string {
 }
 
 // TestCIWorkflowFile: the workflow the scripts run (testdata/script/ci_verify.txtar, through
-// cistep) is the one the repository ships.
+// cistep) is the one the repository ships; its verify step gives verify the job's token (cistep
+// runs a step's command, not its env: the script sets GITHUB_TOKEN itself) and the permissions
+// that read the pull request and its checks, and requires GitHub's word.
 func TestCIWorkflowFile(t *testing.T) {
-	if _, err := os.Stat(filepath.FromSlash(ciWorkflow)); err != nil {
+	b, err := os.ReadFile(filepath.FromSlash(ciWorkflow))
+	if err != nil {
 		t.Fatal(err)
+	}
+	var wf struct {
+		Permissions map[string]string `yaml:"permissions"`
+		Jobs        map[string]struct {
+			Steps []struct {
+				ID  string            `yaml:"id"`
+				Run string            `yaml:"run"`
+				Env map[string]string `yaml:"env"`
+			} `yaml:"steps"`
+		} `yaml:"jobs"`
+	}
+	if err := yaml.Unmarshal(b, &wf); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{"pull-requests", "checks", "statuses"} {
+		if wf.Permissions[p] != "read" {
+			t.Errorf("permissions: %s is %q, want read (verify reads the pull request and its checks)", p, wf.Permissions[p])
+		}
+	}
+	found := false
+	for _, job := range wf.Jobs {
+		for _, s := range job.Steps {
+			if s.ID != "verify" {
+				continue
+			}
+			found = true
+			if s.Env["GITHUB_TOKEN"] != "${{ github.token }}" {
+				t.Errorf("the verify step's env GITHUB_TOKEN is %q, want ${{ github.token }}", s.Env["GITHUB_TOKEN"])
+			}
+			if !strings.Contains(s.Run, "--require-github") {
+				t.Errorf("the verify step does not pass --require-github: %s", s.Run)
+			}
+		}
+	}
+	if !found {
+		t.Fatal("no step with id verify")
 	}
 }

@@ -58,21 +58,24 @@ func verifyCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "verify",
 		Usage: "replay workflows from their events, re-check transitions and signatures (the merge gate in CI)",
-		UsageText: "git exarchos verify [<feature>] [--all] [--branch B [--require]] [--base <ref>] [--json]\n\n" +
+		UsageText: "git exarchos verify [<feature>] [--all] [--branch B [--require]] [--base <ref>] [--require-github] [--json]\n\n" +
 			"Folds the events alone (the stored snapshot must agree), derives every recorded transition's guards\n" +
 			"again from the branch at the head each recorded (never a recorded \"passed\"), needs the recorded merge\n" +
 			"on --base, checks what the commits changed in each phase, that the workflow ref descends from the\n" +
 			"remote's copy, and every human decision's signature against .exarchos/allowed_signers at the base.\n" +
 			"--require also fails a workflow not in a phase that merges. A refused decision fails until a human\n" +
-			"acknowledges it (git exarchos acknowledge). Exits 3 naming each violation; docs/verify.md.\n\nExamples:\n" +
+			"acknowledges it (git exarchos acknowledge). A recorded pull request is checked with GitHub when a\n" +
+			"token is found (GH_TOKEN, GITHUB_TOKEN, gh); --require-github fails when it could not be.\n" +
+			"Exits 3 naming each violation; docs/verify.md.\n\nExamples:\n" +
 			"   git exarchos verify login\n" +
 			"   git exarchos verify --all --base origin/main --json\n" +
-			"   git exarchos verify --branch \"$GITHUB_HEAD_REF\" --base \"origin/$GITHUB_BASE_REF\" --require   # CI",
+			"   git exarchos verify --branch \"$GITHUB_HEAD_REF\" --base \"origin/$GITHUB_BASE_REF\" --require --require-github   # CI",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "all", Usage: "every workflow"},
 			&cli.StringFlag{Name: "branch", Usage: "the workflows bound to this branch (CI: the pull request's head)"},
 			&cli.BoolFlag{Name: "require", Usage: "with --branch: fail when no workflow is bound to it, or one is not in a phase that merges"},
 			&cli.StringFlag{Name: "base", Usage: "the ref to read allowed signers from (default: the base branch)"},
+			&cli.BoolFlag{Name: "require-github", Usage: "fail a workflow whose recorded pull request could not be checked with GitHub (no token, GitHub failing)"},
 			jsonFlag,
 		},
 		Action: func(_ context.Context, c *cli.Command) error {
@@ -84,7 +87,7 @@ func verifyCommand() *cli.Command {
 				return err
 			}
 			res, err := app.Verify(r, app.VerifyOptions{Feature: c.Args().First(), All: c.Bool("all"), Base: c.String("base"),
-				Branch: c.String("branch"), Require: c.Bool("require")})
+				Branch: c.String("branch"), Require: c.Bool("require"), RequireGitHub: c.Bool("require-github")})
 			var failed *app.VerifyError
 			if errors.As(err, &failed) {
 				if !c.Bool("json") {
@@ -109,6 +112,12 @@ func printVerify(w io.Writer, res *app.VerifyResult) {
 		printf(w, "%s (%s, %s): %d events, %d decisions: %s\n", bold(w, wf.Feature), wf.Type, wf.Phase, wf.Events, wf.Decisions, verdict)
 		for _, v := range wf.Violations {
 			printf(w, "  seq %d %s [%s]: %s\n", v.Seq, v.Event, v.Rule, v.Message)
+		}
+		if wf.GitHub != "" {
+			printf(w, "  github: %s\n", wf.GitHub)
+			if wf.GitHub == app.GitHubNoToken {
+				printf(w, "  the pull request was not checked with GitHub: set GITHUB_TOKEN or GH_TOKEN (CI: --require-github fails without one)\n")
+			}
 		}
 		for _, a := range wf.Acknowledged {
 			printf(w, "  seq %d: refused %s decision %s (%s), acknowledged by %s\n", a.Seq, a.Kind, a.Event, a.Reason, a.By)
