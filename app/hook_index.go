@@ -23,19 +23,24 @@ import (
 // the refs/exarchos directory (a ref written by git's lock protocol, by exarchos, `git fetch`,
 // `git update-ref` or a restore, is renamed into it) and packed-refs, and with a sha256 of itself.
 // A hook call stats those two and reads the one file; when a stamp differs, or the file is missing,
-// damaged or short of a line, the index is read again from the refs, with no git process: a ref
-// whose commit is the one the index knows keeps its branch, any other is read (its head commit's
-// Exarchos-Branch trailer). A stamp younger than a second is not kept (a file system's clock moves
-// in ticks, and a second write within one tick leaves the stamp as it was), so the calls of that
-// second read the refs each time.
+// damaged or short of a line, the index is read again from the refs, with no git process: the
+// directory is listed and each loose ref stamped (lstat); a ref whose file's stamp is the one the
+// index kept keeps its commit unread, any other file is read; a ref whose commit is the one the
+// index knows keeps its branch, any other commit is read (its head commit's Exarchos-Branch
+// trailer). A stamp younger than a second is not kept (a file system's clock moves in ticks, and a
+// second write within one tick leaves the stamp as it was), so the calls of that second read that
+// file, or the refs, each time. With a thousand loose refs, reading every file again after one
+// moved made a session's first call 2.4 times slower (BENCHMARKS.md, "Per-ref stamps").
 //
-//	exarchos-hook-index 3 <sha256 of the lines below>
+//	exarchos-hook-index 4 <sha256 of the lines below>
 //	<stamp of the refs>
-//	<feature> <commit> <branch>   one a line, in feature order
+//	<feature> <commit> <stamp of its loose ref, or -> <branch>   one a line, in feature order
 
-const hookIndexVersion = "exarchos-hook-index 3"
+const hookIndexVersion = "exarchos-hook-index 4"
 
-type indexEntry struct{ commit, branch string }
+// indexEntry is one workflow in the index; loose is the stamp of the loose ref file its commit was
+// read from, "" when it was packed or its stamp is not to be kept.
+type indexEntry struct{ commit, loose, branch string }
 
 // refsStamp names the version of the refs the index summarises; fresh is false while a write in
 // the same clock tick could still leave it unchanged.
@@ -77,11 +82,15 @@ func (c *hookCache) loadIndex() (stamp string, entries map[string]indexEntry, ok
 			continue
 		}
 		f, rest, ok1 := strings.Cut(line, " ")
-		commit, branch, ok2 := strings.Cut(rest, " ")
-		if !ok1 || !ok2 {
+		commit, rest, ok2 := strings.Cut(rest, " ")
+		loose, branch, ok3 := strings.Cut(rest, " ")
+		if !ok1 || !ok2 || !ok3 {
 			return "", nil, false
 		}
-		entries[f] = indexEntry{commit: commit, branch: branch}
+		if loose == "-" {
+			loose = ""
+		}
+		entries[f] = indexEntry{commit: commit, loose: loose, branch: branch}
 	}
 	return string(stampLine), entries, true
 }
@@ -93,9 +102,17 @@ func (c *hookCache) writeIndex(stamp string, entries map[string]indexEntry) {
 	}
 	sort.Strings(names)
 	var body bytes.Buffer
+	body.Grow(len(stamp) + 160*len(names))
 	body.WriteString(stamp + "\n")
 	for _, f := range names {
-		fmt.Fprintf(&body, "%s %s %s\n", f, entries[f].commit, entries[f].branch)
+		e := entries[f]
+		loose := e.loose
+		if loose == "" {
+			loose = "-"
+		}
+		for _, s := range []string{f, " ", e.commit, " ", loose, " ", e.branch, "\n"} {
+			body.WriteString(s)
+		}
 	}
 	sum := sha256.Sum256(body.Bytes())
 	_ = atomicfile.Write(c.indexFile(), append([]byte(hookIndexVersion+" "+hex.EncodeToString(sum[:])+"\n"), body.Bytes()...), 0o644)
@@ -111,7 +128,13 @@ func (r *Repo) branchIndex() (map[string]indexEntry, error) {
 	if ok && kept == stamp && fresh {
 		return old, nil
 	}
-	refs, names, _, err := gitrepo.ScanRefs(r.Store.Loc.CommonDir, gitstore.RefPrefix, func(f string) bool { return gitstore.ValidateFeature(f) == nil })
+	known := make(map[string]gitrepo.StampedRef, len(old))
+	for f, e := range old {
+		if h, ok := gitrepo.ParseHash([]byte(e.commit)); ok && e.loose != "" {
+			known[gitstore.RefPrefix+f] = gitrepo.StampedRef{Hash: h, Stamp: e.loose}
+		}
+	}
+	refs, names, stamps, err := gitrepo.ScanRefsKnown(r.Store.Loc.CommonDir, gitstore.RefPrefix, func(f string) bool { return gitstore.ValidateFeature(f) == nil }, known)
 	if err != nil {
 		return nil, fmt.Errorf("read the workflow refs for the hooks' branch index: %w", err)
 	}
@@ -119,6 +142,7 @@ func (r *Repo) branchIndex() (map[string]indexEntry, error) {
 	for _, name := range names {
 		f, commit := strings.TrimPrefix(name, gitstore.RefPrefix), refs[name]
 		if e, ok := old[f]; ok && e.commit == commit.String() {
+			e.loose = stamps[name]
 			entries[f] = e
 			continue
 		}
@@ -142,7 +166,7 @@ func (r *Repo) branchIndex() (map[string]indexEntry, error) {
 			}
 			branch = st.Branch
 		}
-		entries[f] = indexEntry{commit: commit.String(), branch: branch}
+		entries[f] = indexEntry{commit: commit.String(), loose: stamps[name], branch: branch}
 	}
 	switch {
 	case fresh:

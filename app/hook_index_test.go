@@ -106,3 +106,96 @@ func TestBranchDiffCacheEmptyIsNotNothing(t *testing.T) {
 		assert.Contains(t, changes(), want, "cache file %q", damaged)
 	}
 }
+
+// TestHookIndexRereadsMovedRefsOnly (issue 28): the index keeps each loose ref's stamp and reads
+// again only the files whose stamp moved, yet a ref rewritten in place (same inode, same size) is
+// caught: by its modification time once settled, and within one clock tick because a stamp read
+// while younger than a tick is never kept. A damaged stamp in a line is a damaged index.
+func TestHookIndexRereadsMovedRefsOnly(t *testing.T) {
+	dir, r := newRepo(t, "main")
+	for _, f := range []string{"login", "signup"} {
+		_, err := r.Init(workflow.Init{Feature: f, Type: "feature", Branch: f})
+		require.NoError(t, err)
+	}
+	refs := filepath.Join(dir, ".git", "refs", "exarchos")
+	settleFile := func(name string, n int) time.Time {
+		past := time.Date(2021, 1, 1, 0, 0, n, 0, time.UTC)
+		require.NoError(t, os.Chtimes(filepath.Join(refs, name), past, past))
+		return past
+	}
+	settleFile("login", 1)
+	settleFile("signup", 1)
+	settleRefs(t, dir, 1)
+	git(t, dir, "switch", "-q", "-c", "signup")
+	assert.Equal(t, map[string]string{"signup": "ideate"}, boundPhases(t, dir))
+	index := filepath.Join(dir, ".git", "exarchos-cache", "hooks", "index")
+	line := func(f string) []string {
+		b, err := os.ReadFile(index)
+		require.NoError(t, err)
+		for _, l := range strings.Split(string(b), "\n") {
+			if fields := strings.Fields(l); len(fields) == 4 && fields[0] == f {
+				return fields
+			}
+		}
+		t.Fatalf("no line for %s in %q", f, b)
+		return nil
+	}
+	require.NotEqual(t, "-", line("signup")[2], "a settled ref's stamp is kept")
+
+	loginCommit := git(t, dir, "rev-parse", "refs/exarchos/login")
+	signupCommit := git(t, dir, "rev-parse", "refs/exarchos/signup")
+	rewriteInPlace := func(commit string) {
+		t.Helper()
+		path := filepath.Join(refs, "signup")
+		before, err := os.Stat(path)
+		require.NoError(t, err)
+		f, err := os.OpenFile(path, os.O_WRONLY|os.O_TRUNC, 0)
+		require.NoError(t, err)
+		_, err = f.WriteString(commit + "\n")
+		require.NoError(t, err)
+		require.NoError(t, f.Close())
+		after, err := os.Stat(path)
+		require.NoError(t, err)
+		require.True(t, os.SameFile(before, after), "rewritten in place")
+		require.Equal(t, before.Size(), after.Size())
+	}
+
+	// Settled, rewritten in place (to the login workflow's commit and back), with another ref's
+	// move having changed the directory's stamp: the file's time differs, so it is read again.
+	rewriteInPlace(loginCommit)
+	settleFile("signup", 2)
+	settleRefs(t, dir, 2)
+	require.NoError(t, os.Remove(index)) // so that the index surely knows signup at login's commit
+	assert.Empty(t, boundPhases(t, dir), "signup's ref holds login's workflow")
+	require.NotEqual(t, "-", line("signup")[2])
+	rewriteInPlace(signupCommit)
+	settleFile("signup", 3)
+	settleRefs(t, dir, 3)
+	assert.Equal(t, map[string]string{"signup": "ideate"}, boundPhases(t, dir), "the settled rewrite is read")
+
+	// Within one clock tick: read while young (its stamp not kept), then rewritten in place with
+	// the same size and the very same time, as a second write in the same tick leaves it.
+	rewriteInPlace(loginCommit)
+	settleRefs(t, dir, 4)
+	assert.Empty(t, boundPhases(t, dir))
+	// assert.Equal(t, "-", line("signup")[2], "a stamp younger than a tick is not kept")
+	young, err := os.Stat(filepath.Join(refs, "signup"))
+	require.NoError(t, err)
+	rewriteInPlace(signupCommit)
+	require.NoError(t, os.Chtimes(filepath.Join(refs, "signup"), young.ModTime(), young.ModTime()))
+	settleRefs(t, dir, 5)
+	assert.Equal(t, map[string]string{"signup": "ideate"}, boundPhases(t, dir), "the second write of the tick is read")
+
+	// A line damaged to say another branch, its stamp intact: the sum no longer matches, so the
+	// index is not taken and nothing unbinds.
+	settleFile("signup", 6)
+	settleRefs(t, dir, 6)
+	assert.Equal(t, map[string]string{"signup": "ideate"}, boundPhases(t, dir))
+	fields := line("signup")
+	b, err := os.ReadFile(index)
+	require.NoError(t, err)
+	damaged := strings.Replace(string(b), "\n"+strings.Join(fields, " ")+"\n", "\n"+strings.Join(append(fields[:3:3], "login"), " ")+"\n", 1)
+	require.NotEqual(t, string(b), damaged)
+	require.NoError(t, os.WriteFile(index, []byte(damaged), 0o644))
+	assert.Equal(t, map[string]string{"signup": "ideate"}, boundPhases(t, dir))
+}

@@ -2,7 +2,12 @@
 
 package gitrepo
 
-import "os"
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+)
 
 // readFile reads a small file (a loose ref or object).
 func readFile(path string, _ int) ([]byte, error) { return os.ReadFile(path) }
@@ -18,3 +23,21 @@ func inode(os.FileInfo) (dev, ino uint64) { return 0, 0 }
 
 // mapWhole reads the whole file at path.
 func mapWhole(path string) ([]byte, error) { return os.ReadFile(path) }
+
+// stampFiles names one version of each file in dir (size, modification time; no inode here), ""
+// when younger than a clock tick; gone is true where the file no longer exists.
+func stampFiles(dir *os.File, names []string, now time.Time) (stamps []string, gone []bool) {
+	stamps, gone = make([]string, len(names)), make([]bool, len(names))
+	for i, n := range names {
+		fi, err := os.Lstat(filepath.Join(dir.Name(), n))
+		if os.IsNotExist(err) {
+			gone[i] = true
+			continue
+		}
+		if err != nil || now.Sub(fi.ModTime()) < time.Second {
+			continue
+		}
+		stamps[i] = fmt.Sprintf("%d:%d", fi.Size(), fi.ModTime().UnixNano())
+	}
+	return stamps, gone
+}

@@ -259,13 +259,118 @@ func ListRefs(commonDir, prefix string) (map[string]Hash, error) {
 // ScanRefs is ListRefs that also returns the names in order and what it skipped. valid, when
 // given, says which names (after prefix) belong there; others are reported as bad.
 func ScanRefs(commonDir, prefix string, valid func(rest string) bool) (map[string]Hash, []string, []BadRef, error) {
+	refs, order, bad, _, err := scanRefs(commonDir, prefix, valid, nil)
+	return refs, order, bad, err
+}
+
+// StampedRef is a loose ref's value as read from its file, with the file's stamp when it was read.
+type StampedRef struct {
+	Hash  Hash
+	Stamp string
+}
+
+// ScanRefsKnown is ScanRefs that opens a loose ref's file only when its stamp (inode, size,
+// modification time, one stat) differs from the one known gives for that name: a thousand opens
+// and reads were most of a scan, and a caller that keeps what it read needs only the refs that
+// moved. stamps returns each loose ref's stamp as read, "" where it is not to be kept: a file
+// younger than a clock tick can be rewritten in place with its stamp unchanged.
+func ScanRefsKnown(commonDir, prefix string, valid func(rest string) bool, known map[string]StampedRef) (refs map[string]Hash, order []string, stamps map[string]string, err error) {
+	if known == nil {
+		known = map[string]StampedRef{}
+	}
+	refs, order, _, stamps, err = scanRefs(commonDir, prefix, valid, known)
+	return refs, order, stamps, err
+}
+
+// scanLooseKnown is the loose half of ScanRefsKnown: workflow ids cannot hold a '/', so only the
+// files directly under root are refs (a subdirectory's files have names that are not valid, and
+// are skipped as ScanRefs skips them). The directory is read unsorted, each file stamped relative
+// to the directory (one path component to resolve, on a few goroutines), and only the files whose
+// stamp is new, differs from known's or is not to be kept are read; out gets every loose value.
+func scanLooseKnown(root, prefix string, valid func(rest string) bool, known map[string]StampedRef, out map[string]Hash) (map[string]string, error) {
+	dir, err := os.Open(root)
+	if errors.Is(err, fs.ErrNotExist) {
+		return map[string]string{}, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("list %s: %w", prefix, err)
+	}
+	defer dir.Close()
+	entries, err := dir.ReadDir(-1)
+	if err != nil {
+		return nil, fmt.Errorf("list %s: %w", prefix, err)
+	}
+	names := make([]string, 0, len(entries))
+	for _, e := range entries {
+		n := e.Name()
+		if e.IsDir() || strings.HasSuffix(n, ".lock") {
+			continue
+		}
+		if valid != nil && !valid(n) {
+			delete(out, prefix+n)
+			continue
+		}
+		names = append(names, n)
+	}
+	// The stamp is taken before the file is read: a write after it moves the stamp, so the next
+	// scan reads the file again.
+	stamps, gone := stampFiles(dir, names, time.Now())
+	type looseRef struct {
+		name    string
+		content []byte
+		err     error
+	}
+	var loose []looseRef
+	for i, n := range names {
+		if gone[i] {
+			continue // deleted (or packed) since the directory was read; packed was read first
+		}
+		if k, ok := known[prefix+n]; ok && stamps[i] != "" && k.Stamp == stamps[i] {
+			out[prefix+n] = k.Hash
+			continue
+		}
+		loose = append(loose, looseRef{name: n})
+	}
+	Parallel(len(loose), 64, func(i int) {
+		loose[i].content, loose[i].err = readFile(filepath.Join(root, loose[i].name), 128)
+	})
+	stampOf := make(map[string]string, len(names))
+	for i, n := range names {
+		if !gone[i] {
+			stampOf[prefix+n] = stamps[i]
+		}
+	}
+	for _, r := range loose {
+		name := prefix + r.name
+		if errors.Is(r.err, fs.ErrNotExist) {
+			delete(stampOf, name)
+			continue
+		}
+		if r.err != nil {
+			return nil, fmt.Errorf("list %s: %w", prefix, r.err)
+		}
+		h, reason := parseLooseRef(r.content)
+		if reason != "" {
+			// The loose file hides any packed value, as in git: the ref is broken.
+			delete(out, name)
+			delete(stampOf, name)
+			continue
+		}
+		out[name] = h
+	}
+	return stampOf, nil
+}
+
+// scanRefs reads the refs under prefix; with known (not nil) it stamps each loose file first and
+// takes known's value for an unchanged stamp, returning the stamps.
+func scanRefs(commonDir, prefix string, valid func(rest string) bool, known map[string]StampedRef) (map[string]Hash, []string, []BadRef, map[string]string, error) {
 	packed, order, bad, err := readPackedRefs(commonDir, prefix)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, nil, nil, err
 	}
 	out := packed
 	if out == nil {
-		out = map[string]Hash{}
+		out = make(map[string]Hash, len(known))
 	}
 	for _, name := range order { // in the file's order, so the bad ones are reported in it too
 		if h, ok := out[name]; ok && valid != nil && !valid(strings.TrimPrefix(name, prefix)) {
@@ -278,6 +383,13 @@ func ScanRefs(commonDir, prefix string, valid func(rest string) bool) (map[strin
 		name, path string
 		content    []byte
 		err        error
+	}
+	if known != nil {
+		stamps, err := scanLooseKnown(root, prefix, valid, known, out)
+		if err != nil {
+			return nil, nil, nil, nil, err
+		}
+		return out, SortedNames(out), bad, stamps, nil
 	}
 	var loose []looseRef
 	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
@@ -304,7 +416,7 @@ func ScanRefs(commonDir, prefix string, valid func(rest string) bool) (map[strin
 		return nil
 	})
 	if err != nil {
-		return nil, nil, nil, fmt.Errorf("list %s: %w", prefix, err)
+		return nil, nil, nil, nil, fmt.Errorf("list %s: %w", prefix, err)
 	}
 	// The files are read on a few goroutines: each read is three system calls, and with a thousand
 	// workflows they are most of list's time.
@@ -314,7 +426,7 @@ func ScanRefs(commonDir, prefix string, valid func(rest string) bool) (map[strin
 			continue // deleted (or packed) since the directory was read; packed was read first
 		}
 		if r.err != nil {
-			return nil, nil, nil, fmt.Errorf("list %s: %w", prefix, r.err)
+			return nil, nil, nil, nil, fmt.Errorf("list %s: %w", prefix, r.err)
 		}
 		h, reason := parseLooseRef(r.content)
 		if reason != "" {
@@ -325,12 +437,13 @@ func ScanRefs(commonDir, prefix string, valid func(rest string) bool) (map[strin
 		}
 		out[r.name] = h
 	}
+
 	// git keeps packed-refs sorted, so with no loose ref and nothing skipped the names are in
 	// order already (checked, not trusted): sorting a thousand was a sixth of list's own time.
 	if len(loose) > 0 || len(order) != len(out) || !slices.IsSorted(order) {
 		order = SortedNames(out)
 	}
-	return out, order, bad, nil
+	return out, order, bad, nil, nil
 }
 
 // removeFileFix is the shell command that deletes a file (a bad loose ref, a stale lock).
