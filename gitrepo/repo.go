@@ -3,8 +3,8 @@
 // codec, refs under git's lock protocol, configuration, worktrees and the git binary. It knows
 // nothing of workflows; gitstore keeps the event log on top of it.
 //
-// It may import the standard library, go-git (for its plumbing types) and the internal helpers;
-// no package of exarchos's own.
+// It may import the standard library, golang.org/x/sys/unix (fstatat), go-git (for its plumbing types) and
+// the internal helpers; no package of exarchos's own.
 package gitrepo
 
 import (

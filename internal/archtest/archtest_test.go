@@ -117,8 +117,10 @@ var table = map[string]rule{
 		job: "git access: discovery, objects and packs, refs and locks, config, worktrees, the git binary",
 		// It imports no workflow package, but rescue.go holds workflow logic (the rescue record's
 		// format): issue 31 item 1 moves it to the saga's package.
-		may:       []string{helpers},
-		libraries: []string{"github.com/go-git/go-git/v5"},
+		may: []string{helpers},
+		// x/sys/unix: fstatat relative to refs/exarchos, which syscall lacks (the hook index's
+		// per-ref stamps, readfile_unix.go).
+		libraries: []string{"github.com/go-git/go-git/v5", "golang.org/x/sys/unix"},
 	},
 	"signing": {
 		job: "signing and verifying decisions with git's own signing setup (ssh-keygen -Y, gpg)",
