@@ -167,7 +167,7 @@ func Handle(in Input, repo Repository, warn func(string)) Output {
 		}
 		for _, w := range bound() {
 			record(repo, w, warn, workflow.EventHookCheckpoint, workflow.CheckpointData{
-				Phase: w.State.Phase, OpenTasks: openTasks(w.State), SessionID: in.SessionID, Trigger: trigger,
+				Phase: w.State.Phase, OpenTasks: w.State.OpenTasks(), SessionID: in.SessionID, Trigger: trigger,
 			})
 		}
 		return NoOpinion()
@@ -357,17 +357,6 @@ func record(repo Repository, w Bound, warn func(string), typ string, data any) {
 	if _, err := repo.Record(w, nil, workflow.NewEvent{Type: typ, Data: data}); err != nil {
 		warn(fmt.Sprintf("could not record %s on workflow %s: %v", typ, w.Feature, err))
 	}
-}
-
-// openTasks are the tasks neither completed nor failed.
-func openTasks(s workflow.State) []workflow.Task {
-	out := []workflow.Task{}
-	for _, t := range s.Tasks {
-		if t.Status != workflow.TaskCompleted && t.Status != workflow.TaskFailed {
-			out = append(out, t)
-		}
-	}
-	return out
 }
 
 // truncate cuts s to at most n bytes (on a rune boundary) for the log.
