@@ -71,25 +71,28 @@ func commandsMarkdown() string {
 	var b strings.Builder
 	for _, g := range groups {
 		b.WriteString("\n**" + g.Name + "**\n\n| command | what it does |\n|---|---|\n")
-		var row func(c *cli.Command)
-		row = func(c *cli.Command) {
-			if len(c.Commands) > 0 {
-				for _, s := range c.Commands {
-					if !s.Hidden && s.Name != "help" {
-						row(s)
-					}
-				}
-				return
-			}
+		eachLeaf(g.Commands, func(c *cli.Command) {
 			usage := strings.TrimPrefix(usageLine(c), "git exarchos ")
 			b.WriteString("| `" + strings.ReplaceAll(usage, "|", `\|`) + "` | " + strings.ReplaceAll(c.Usage, "|", `\|`) + " |\n")
-		}
-		for _, c := range g.Commands {
-			row(c)
-		}
+		})
 	}
 	b.WriteString("\n")
 	return b.String()
+}
+
+// eachLeaf calls fn on every command under cmds that runs something (has no subcommands), in
+// order, leaving out hidden commands and the help subcommand urfave adds under each parent (the
+// top-level help command is one of the tree's own).
+func eachLeaf(cmds []*cli.Command, fn func(*cli.Command)) {
+	for _, c := range cmds {
+		switch {
+		case c.Hidden:
+		case len(c.Commands) > 0:
+			eachLeaf(slices.DeleteFunc(slices.Clone(c.Commands), func(s *cli.Command) bool { return s.Name == "help" }), fn)
+		default:
+			fn(c)
+		}
+	}
 }
 
 func checkGenerated(t *testing.T, path, want string) {
@@ -134,15 +137,9 @@ func TestJSONDocument(t *testing.T) {
 // uses (task add --title, cancel --human) cannot be missing from them again (issue 32).
 func TestUsageLinesNameEveryFlag(t *testing.T) {
 	root, _ := commandTree()
-	var walk func(c *cli.Command)
-	walk = func(c *cli.Command) {
-		if len(c.Commands) > 0 {
-			for _, s := range c.Commands {
-				if !s.Hidden && s.Name != "help" {
-					walk(s)
-				}
-			}
-			return
+	eachLeaf(root, func(c *cli.Command) {
+		if c.Name == "help" {
+			return // help's usage names commands, not its flags
 		}
 		line := usageLine(c)
 		for _, f := range c.Flags {
@@ -157,12 +154,7 @@ func TestUsageLinesNameEveryFlag(t *testing.T) {
 				t.Errorf("%s: the usage line %q does not name --%s", c.FullName(), line, name)
 			}
 		}
-	}
-	for _, c := range root {
-		if !c.Hidden && c.Name != "help" {
-			walk(c)
-		}
-	}
+	})
 }
 
 // TestDocsLinksResolve: every relative link in README.md and docs/*.md names a file that exists and,
