@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	gitexarchos "github.com/exarchos/git-exarchos"
@@ -390,7 +391,7 @@ func (s *setup) uncommitted() ([]string, error) {
 	if s.o.DryRun {
 		for _, st := range s.res.Steps {
 			for _, f := range st.Files {
-				if st.Status == StepWouldDo && !containsStr(files, f) {
+				if st.Status == StepWouldDo && !slices.Contains(files, f) {
 					files = append(files, f)
 				}
 			}

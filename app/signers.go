@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/exarchos/git-exarchos/signing"
@@ -43,7 +44,7 @@ func SignersAdd(r *Repo, o SignersAddOptions) (*SignersAddResult, error) {
 	}
 	kinds := workflow.DecisionKinds()
 	for _, role := range o.Roles {
-		if !containsStr(kinds, role) {
+		if !slices.Contains(kinds, role) {
 			return nil, Usagef("role %q: choose from %s", role, strings.Join(kinds, ", "))
 		}
 	}
@@ -115,7 +116,7 @@ func addRoles(r *Repo, principal string, roles []string) ([]byte, error) {
 		done := false
 		for i, l := range lines {
 			if f := strings.Fields(l); len(f) >= 1 && f[0] == role {
-				if !containsStr(strings.Split(strings.Join(f[1:], ","), ","), principal) {
+				if !slices.Contains(strings.Split(strings.Join(f[1:], ","), ","), principal) {
 					lines[i] = strings.TrimSpace(l) + "," + principal
 				}
 				done = true
@@ -126,13 +127,4 @@ func addRoles(r *Repo, principal string, roles []string) ([]byte, error) {
 		}
 	}
 	return []byte(strings.Join(lines, "\n") + "\n"), nil
-}
-
-func containsStr(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
