@@ -128,6 +128,8 @@ func (s *State) apply(def *Definition, e Event) {
 		err = s.applyEnvelope(e, at)
 	case EventCheckpointRecorded, EventHookCheckpoint:
 		err = s.applyCheckpoint(e)
+	case EventStageCompleted, EventStageFailed, EventStageCancelled:
+		err = s.applyStage(def, e)
 	}
 	if err != nil {
 		s.conflict(e, err.Error())
@@ -171,6 +173,7 @@ func (s *State) applyStarted(def *Definition, e Event, at int64) error {
 	}
 	s.Feature, s.Type, s.Branch, s.ForkPoint = d.Feature, d.Type, d.Branch, d.ForkPoint
 	s.Phase, s.EnteredAt = def.Initial, at
+	s.Fanout = def.startStages(s.Phase)
 	s.Synthesis = firstOr(d.Synthesis, def.SynthesisPolicies)
 	s.Completion = firstOr(d.Completion, def.CompletionPolicies)
 	if def.Limits.MaxIterations > 0 {
@@ -234,6 +237,7 @@ func (s *State) enter(def *Definition, t Transition, at int64, reason string) {
 	}
 	s.Phase, s.EnteredAt, s.EnteredHead = to, at, ""
 	s.Budget = Budget{} // turn caps count one stay
+	s.Fanout = def.startStages(to)
 	if def.IsFinal(to) && reason != "" {
 		s.Reason = reason
 	}
@@ -267,7 +271,7 @@ func (s *State) applyCancelled(def *Definition, e Event, at int64) error {
 	if p, ok := def.Phase(d.To); ok && p.Kind != Compound {
 		to = d.To
 	}
-	s.Phase, s.EnteredAt, s.Circuit, s.Budget = to, at, nil, Budget{}
+	s.Phase, s.EnteredAt, s.Circuit, s.Budget, s.Fanout = to, at, nil, Budget{}, nil
 	if def.IsFinal(to) {
 		s.Reason = d.Reason
 	}

@@ -91,6 +91,8 @@ func Decide(def *Definition, s State, cmd Command, env Env) ([]NewEvent, *Reject
 		return d.override(c)
 	case GrantTool, ExtendBudget, SubmitCompletion:
 		return d.envelopeCommand(c)
+	case CompleteStage, FailStage:
+		return d.stage(c)
 	case LinkPR:
 		return d.linkPR(c)
 	case ObservePR:

@@ -228,6 +228,10 @@ type Definition struct {
 	// Runbooks are named, ordered steps (sh -c each: a git exarchos command or a check) that
 	// `git exarchos runbook` runs and records, stopping at the first failure (issue 30).
 	Runbooks map[string][]string `json:"runbooks,omitempty"`
+	// Stages and Fanouts: parallel stages run while the workflow sits in a fan-out phase, joined
+	// by a guarded transition (fanout.go).
+	Stages  []Stage  `json:"stages,omitempty"`
+	Fanouts []Fanout `json:"fanouts,omitempty"`
 	// Source is where a repository-defined type was read from (path@commit); empty for built-ins.
 	Source string `json:"source,omitempty"`
 	// ID identifies the definition decisions are taken under, recorded on every transition:
@@ -319,6 +323,9 @@ func (d *Definition) Outgoing(from string) []Transition {
 			}
 			if gates && t.TakenBy(OnTransition) && !t.Universal() && !slices.Contains(t.Guards, GuardGatesPassed) {
 				t.Guards = append(slices.Clone(t.Guards), GuardGatesPassed)
+			}
+			if d.isJoin(t) && !slices.Contains(t.Guards, GuardStagesCompleted) {
+				t.Guards = append([]string{GuardStagesCompleted}, t.Guards...)
 			}
 			out = append(out, t)
 		}
@@ -428,6 +435,9 @@ func (d *Definition) Validate() error {
 				return fmt.Errorf("%s: compound %q has no fix-cycle limit", d.Type, p.ID)
 			}
 		}
+	}
+	if ps := d.FanoutProblems(); len(ps) > 0 {
+		return fmt.Errorf("%s: %s", d.Type, ps[0].Message)
 	}
 	if p, ok := phase(d.Initial); !ok || p.Kind != Normal {
 		return fmt.Errorf("%s: initial phase %q must be a normal phase", d.Type, d.Initial)

@@ -78,14 +78,15 @@ func (d *Definition) Mermaid() string {
 		fmt.Fprintf(&b, "    note right of %s : max %d fix cycles\n", mermaidID(p.ID), p.MaxFixCycles)
 	}
 	for _, t := range d.Transitions {
-		if t.Universal() {
-			continue
+		if t.Universal() || d.isJoin(t) {
+			continue // a fan-out's join is drawn through its fork and join (mermaidFanouts)
 		}
 		if c := d.compoundOf(t.From); c != "" && c == d.compoundOf(t.To) {
 			continue
 		}
 		edge("    ", t)
 	}
+	d.mermaidFanouts(&b)
 	for _, p := range d.Phases {
 		if p.Kind == Final {
 			fmt.Fprintf(&b, "    %s --> [*]\n", mermaidID(p.ID))
@@ -123,24 +124,7 @@ func (d *Definition) Text() string {
 		case Final:
 			tags = append(tags, "final")
 		}
-		if t := p.Tools; len(t.Deny) > 0 {
-			tag := "refuses " + strings.Join(t.Deny, ", ")
-			if len(t.ExceptArtifacts) > 0 {
-				tag += " except on the " + strings.Join(t.ExceptArtifacts, " and ") + " artifacts"
-			}
-			tags = append(tags, tag)
-		}
-		if t := p.Tools; len(t.AllowedTools) > 0 {
-			tags = append(tags, "allows only "+strings.Join(t.AllowedTools, ", "))
-		} else if t.NoTools {
-			tags = append(tags, "allows no tools")
-		}
-		if t := p.Tools; t.TurnCap > 0 {
-			tags = append(tags, fmt.Sprintf("turn cap %d", t.TurnCap))
-		}
-		if len(p.Tools.Completion) > 0 {
-			tags = append(tags, "completion schema (git exarchos submit)")
-		}
+		tags = append(tags, envelopeTags(p.Tools, "git exarchos submit")...)
 		fmt.Fprintf(&b, "%s%s", indent, p.ID)
 		if len(tags) > 0 {
 			fmt.Fprintf(&b, " (%s)", strings.Join(tags, "; "))
@@ -160,6 +144,7 @@ func (d *Definition) Text() string {
 			phase(p, "  ")
 		}
 	}
+	d.textFanouts(&b)
 	b.WriteString("\ntransitions:\n")
 	for _, t := range d.Transitions {
 		from := t.From
@@ -201,4 +186,29 @@ func (d *Definition) Text() string {
 		}
 	}
 	return b.String()
+}
+
+// envelopeTags describe an envelope on a line of describe's text; submit is the command that hands
+// in its completion.
+func envelopeTags(t Envelope, submit string) []string {
+	var tags []string
+	if len(t.Deny) > 0 {
+		tag := "refuses " + strings.Join(t.Deny, ", ")
+		if len(t.ExceptArtifacts) > 0 {
+			tag += " except on the " + strings.Join(t.ExceptArtifacts, " and ") + " artifacts"
+		}
+		tags = append(tags, tag)
+	}
+	if len(t.AllowedTools) > 0 {
+		tags = append(tags, "allows only "+strings.Join(t.AllowedTools, ", "))
+	} else if t.NoTools {
+		tags = append(tags, "allows no tools")
+	}
+	if t.TurnCap > 0 {
+		tags = append(tags, fmt.Sprintf("turn cap %d", t.TurnCap))
+	}
+	if len(t.Completion) > 0 {
+		tags = append(tags, "completion schema ("+submit+")")
+	}
+	return tags
 }

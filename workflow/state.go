@@ -49,6 +49,8 @@ type State struct {
 	PR                 *PR  `json:"pr,omitempty"`
 	// Checkpoint is the last checkpoint recorded (checkpoint.go).
 	Checkpoint *Checkpoint `json:"checkpoint,omitempty"`
+	// Fanout is the current visit's run of a fan-out phase's stages (fanout.go).
+	Fanout *StageRun `json:"fanout,omitempty"`
 
 	// Resources are what the workflow created (worktrees, branches, PRs), in creation order;
 	// Cancel is set once a cancel was requested (see saga.go).
@@ -227,6 +229,7 @@ func (s State) Clone() State {
 		cp := *s.Checkpoint
 		c.Checkpoint = &cp
 	}
+	c.Fanout = s.Fanout.clone()
 	if s.PR != nil {
 		pr := *s.PR
 		pr.Failing = slices.Clone(pr.Failing)

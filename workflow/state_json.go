@@ -78,6 +78,10 @@ func (s State) writeJSON(w *jsonWriter) {
 		w.key("checkpoint")
 		s.Checkpoint.writeJSON(w)
 	}
+	if s.Fanout != nil {
+		w.key("fanout")
+		s.Fanout.writeJSON(w)
+	}
 	writeSlice(w, "resources", s.Resources, emptyAsEmpty, Resource.writeJSON)
 	if s.Cancel != nil {
 		w.key("cancel")
@@ -491,6 +495,8 @@ func (s *State) readJSON(r *jsonReader) {
 			s.PR = readPointer(r, (*PR).readJSON)
 		case "checkpoint":
 			s.Checkpoint = readPointer(r, (*Checkpoint).readJSON)
+		case "fanout":
+			s.Fanout = readPointer(r, (*StageRun).readJSON)
 		case "resources":
 			s.Resources = readSlice(r, (*Resource).readJSON)
 		case "cancel":
