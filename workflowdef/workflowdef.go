@@ -32,7 +32,6 @@ package workflowdef
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"slices"
 	"sort"
@@ -63,6 +62,9 @@ type File struct {
 	ReviewBy        string              `yaml:"reviewBy"`
 	ArtifactPaths   map[string][]string `yaml:"artifactPaths"`
 	InlineArtifacts []string            `yaml:"inlineArtifacts"`
+	// Stages and Fanouts: see workflow.Definition (fanout.go).
+	Stages  []StageSpec  `yaml:"stages"`
+	Fanouts []FanoutSpec `yaml:"fanouts"`
 }
 
 // PhaseSpec is one phase in YAML.
@@ -139,6 +141,10 @@ type lines struct {
 	transitions []int
 	transFields []map[string]int
 	guards      map[string]int
+	stages      []int
+	stageFields []map[string]int
+	fanouts     []int
+	fanFields   []map[string]int
 }
 
 func keyLines(n *yaml.Node) map[string]int {
@@ -182,6 +188,18 @@ func locate(doc *yaml.Node) lines {
 		}
 	}
 	l.guards = keyLines(valueOf(root, "guards"))
+	if ss := valueOf(root, "stages"); ss != nil {
+		for _, s := range ss.Content {
+			l.stages = append(l.stages, s.Line)
+			l.stageFields = append(l.stageFields, keyLines(s))
+		}
+	}
+	if fs := valueOf(root, "fanouts"); fs != nil {
+		for _, f := range fs.Content {
+			l.fanouts = append(l.fanouts, f.Line)
+			l.fanFields = append(l.fanFields, keyLines(f))
+		}
+	}
 	return l
 }
 
@@ -279,29 +297,8 @@ func Parse(name string, src []byte) (*workflow.Definition, Problems) {
 	}
 	for i, p := range f.Phases {
 		line := at(l.phaseFields, i, "id", l.phases)
-		// yaml.v3 reads `allowedTools: []` as an empty list and leaves an absent key nil: the first
-		// allows no tools, the second sets no allow-list.
-		env := workflow.Envelope{AllowedTools: p.AllowedTools, NoTools: p.AllowedTools != nil && len(p.AllowedTools) == 0, Deny: p.Deny, ExceptArtifacts: p.Except, TurnCap: p.TurnCap}
-		for _, r := range append(slices.Clone(p.AllowedTools), p.Deny...) {
-			if _, _, err := workflow.ParseToolRule(r); err != nil {
-				add(at(l.phaseFields, i, "allowedTools", l.phases), "phase %s: %v", p.ID, err)
-			}
-		}
-		if p.TurnCap < 0 {
-			add(at(l.phaseFields, i, "turnCap", l.phases), "phase %s: turnCap must be positive", p.ID)
-		}
-		if !p.Completion.IsZero() {
-			var v any
-			if err := p.Completion.Decode(&v); err != nil {
-				add(p.Completion.Line, "phase %s: completion: %v", p.ID, err)
-			} else if b, err := json.Marshal(normalize(v)); err != nil {
-				add(p.Completion.Line, "phase %s: completion is not a JSON Schema: %v", p.ID, err)
-			} else if _, err := CompileSchema(b); err != nil {
-				add(p.Completion.Line, "phase %s: %v (the phase could never be left)", p.ID, err)
-			} else {
-				env.Completion = b
-			}
-		}
+		env := envelopeOf("phase "+p.ID, p.AllowedTools, p.Deny, p.Except, p.TurnCap, p.Completion,
+			func(key string) int { return at(l.phaseFields, i, key, l.phases) }, add)
 		j, dup := index[p.ID]
 		if !dup {
 			j = -1
@@ -382,6 +379,7 @@ func Parse(name string, src []byte) (*workflow.Definition, Problems) {
 		}
 		def.Transitions = append(def.Transitions, workflow.Transition{From: t.From, To: t.To, Guards: t.Guards, On: on, Note: t.Note})
 	}
+	parseFanouts(f, l, def, add)
 	if !slices.ContainsFunc(def.Phases, func(p workflow.Phase) bool { return p.Kind == workflow.Final }) {
 		add(l.top["phases"], "no final phase: add one (kind: final) so the workflow can end")
 	}
