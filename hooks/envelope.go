@@ -174,7 +174,7 @@ func Check(w Bound, tool string, ti ToolInput, cwd string) Verdict {
 	if w.Def == nil {
 		return Verdict{}
 	}
-	env := w.Def.ToolPolicy(w.State.Phase)
+	env := w.Def.PolicyIn(w.State) // in a fan-out phase, its running stages' (workflow/fanout.go)
 	c := newCall(tool, ti, w.Root, cwd)
 	v := Verdict{Subject: c.subject}
 	if env.TurnCap > 0 {
@@ -243,7 +243,7 @@ func envelopeDenial(w Bound, env workflow.Envelope, c call, ti ToolInput, cwd st
 
 // capExempt are the exarchos commands a spent turn cap, or a phase without tools, leaves allowed:
 // what moving on takes.
-var capExempt = []string{"status", "transitions", "transition", "submit", "checkpoint"}
+var capExempt = []string{"status", "transitions", "transition", "submit", "stage", "checkpoint"}
 
 // movesOn reports whether a Bash call only runs the exarchos commands that move a phase on.
 func movesOn(c call) bool {

@@ -83,10 +83,14 @@ func denial(w Bound, pol workflow.Envelope, c call, target string) string {
 		fmt.Fprintf(&b, " (%s)", p.Description)
 	}
 	b.WriteString(".")
+	allows := "The phase allows"
+	if running := w.State.RunningStages(w.Def); len(running) > 0 {
+		allows = fmt.Sprintf("Its running stages (%s) allow, together,", strings.Join(running, ", "))
+	}
 	if len(pol.AllowedTools) > 0 {
-		fmt.Fprintf(&b, " The phase allows only %s.", strings.Join(pol.AllowedTools, ", "))
+		fmt.Fprintf(&b, " %s only %s.", allows, strings.Join(pol.AllowedTools, ", "))
 	} else if pol.NoTools {
-		fmt.Fprintf(&b, " The phase allows no tools (its definition says allowedTools: []); only git exarchos status, transitions, transition, submit and checkpoint, as Bash commands each on its own, stay allowed to move on: git exarchos transitions %s.", w.Feature)
+		fmt.Fprintf(&b, " %s no tools (its definition says allowedTools: []); only git exarchos status, transitions, transition, submit, stage and checkpoint, as Bash commands each on its own, stay allowed to move on: git exarchos transitions %s.", allows, w.Feature)
 	}
 	if len(pol.ExceptArtifacts) > 0 {
 		var recorded, missing []string

@@ -580,7 +580,7 @@ func Notes(def *workflow.Definition) []string {
 	var notes []string
 	for _, p := range def.Phases {
 		if p.Tools.NoTools {
-			notes = append(notes, fmt.Sprintf("phase %s: allowedTools: [] allows no tools there (the hook refuses every tool call but the Bash commands git exarchos status, transitions, transition, submit and checkpoint, each on its own, which move the phase on); leave allowedTools out to allow every tool", p.ID))
+			notes = append(notes, fmt.Sprintf("phase %s: allowedTools: [] allows no tools there (the hook refuses every tool call but the Bash commands git exarchos status, transitions, transition, submit, stage and checkpoint, each on its own, which move the phase on); leave allowedTools out to allow every tool", p.ID))
 		}
 	}
 	return notes
