@@ -36,11 +36,17 @@ type SchemaError struct {
 type InvalidSubmission struct {
 	Feature, Phase string
 	Errors         []SchemaError
+	// Stage is the fan-out stage the completion was for ("": the phase's own).
+	Stage string
 }
 
 func (e *InvalidSubmission) Error() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "the completion of %s does not match its schema (%d error(s)); fix the payload and submit again with git exarchos submit %s %s --file <payload.json>", e.Phase, len(e.Errors), e.Feature, e.Phase)
+	if e.Stage != "" {
+		fmt.Fprintf(&b, "the completion of stage %s does not match its schema (%d error(s)); fix the payload and hand it in again with git exarchos stage done %s %s --file <payload.json>", e.Stage, len(e.Errors), e.Feature, e.Stage)
+	} else {
+		fmt.Fprintf(&b, "the completion of %s does not match its schema (%d error(s)); fix the payload and submit again with git exarchos submit %s %s --file <payload.json>", e.Phase, len(e.Errors), e.Feature, e.Phase)
+	}
 	for _, se := range e.Errors {
 		p := se.Path
 		if p == "" {

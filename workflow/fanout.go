@@ -286,8 +286,9 @@ func (d *Definition) FanoutProblems() []FanoutProblem {
 	add := func(i int, stage, field, format string, args ...any) {
 		ps = append(ps, FanoutProblem{Fanout: i, Stage: stage, Field: field, Message: fmt.Sprintf(format, args...)})
 	}
-	declared := map[string]bool{}
+	declared, badID := map[string]bool{}, map[string]bool{}
 	for _, st := range d.Stages {
+		badID[st.ID] = true // one problem per stage id
 		switch {
 		case !ValidFeature(st.ID):
 			add(-1, st.ID, "id", "stage %q: name it with lower case letters, digits, '.', '_' and '-'", st.ID)
@@ -295,6 +296,8 @@ func (d *Definition) FanoutProblems() []FanoutProblem {
 			add(-1, st.ID, "id", "stage %s is declared twice", st.ID)
 		case slices.ContainsFunc(d.Phases, func(p Phase) bool { return p.ID == st.ID }):
 			add(-1, st.ID, "id", "stage %s has the id of a phase: give it a name of its own", st.ID)
+		default:
+			badID[st.ID] = false
 		}
 		declared[st.ID] = true
 		if st.Tools.TurnCap != 0 {
@@ -319,7 +322,7 @@ func (d *Definition) FanoutProblems() []FanoutProblem {
 			add(i, "", "phase", "phase %s has two fan-outs: give it one, with every stage it runs", f.Phase)
 		}
 		if len(f.Stages) == 0 {
-			add(i, "", "stages", "fan-out %s runs no stages: name at least one (stages: [test, lint])", f.Phase)
+			add(i, "", "stages", "fan-out %s runs no stages: name at least one (stages: [<stage>, …])", f.Phase)
 		}
 		for _, id := range f.Stages {
 			switch {
@@ -352,17 +355,21 @@ func (d *Definition) FanoutProblems() []FanoutProblem {
 		}
 	}
 	for _, st := range d.Stages {
-		if declared[st.ID] && inFanout[st.ID] == "" {
+		if declared[st.ID] && !badID[st.ID] && inFanout[st.ID] == "" {
 			add(-1, st.ID, "id", "stage %s is in no fan-out: name it in one (fanouts: - {phase: …, stages: [%s], join: …}) or remove it", st.ID, st.ID)
 		}
 	}
 	// A fan-out joining into a fan-out phase whose joins lead back: the stages would run in a
 	// circle that no join ever leaves.
+	inCycle := map[string]bool{}
 	for i, f := range d.Fanouts {
 		seen := []string{f.Phase}
-		for cur := joinOf[f.Phase]; cur != ""; cur = joinOf[cur] {
+		for cur := joinOf[f.Phase]; cur != "" && !inCycle[f.Phase]; cur = joinOf[cur] {
 			if cur == f.Phase && len(seen) > 1 {
 				add(i, "", "join", "the fan-outs join in a cycle (%s → %s): the last join must lead out of the fan-outs", strings.Join(seen, " → "), f.Phase)
+				for _, p := range seen {
+					inCycle[p] = true // reported once, at its first fan-out
+				}
 				break
 			}
 			if slices.Contains(seen, cur) {

@@ -239,6 +239,7 @@ func printStatus(w io.Writer, st app.Status) {
 			printf(w, "  [%s] %s %s\n", t.Status, t.ID, t.Title)
 		}
 	}
+	printStages(w, st.State)    // cmd_stage.go
 	printResources(w, st.State) // cmd_cancel.go
 	if len(st.Reviews) > 0 {
 		names := make([]string, 0, len(st.Reviews))

@@ -23,7 +23,7 @@ func commandGroups() []struct {
 				logCommand(), auditCommand(), rehydrateCommand(), viewCommand()}
 		}},
 		{"move a workflow", func() []*cli.Command {
-			return []*cli.Command{transitionCommand(), setCommand(), submitCommand(), validateCommand(), eventCommand(),
+			return []*cli.Command{transitionCommand(), setCommand(), submitCommand(), stageCommand(), validateCommand(), eventCommand(),
 				loopCommand(), requestSynthesisCommand(), checkpointCommand(), runbookCommand(), cancelCommand()}
 		}},
 		{"human decisions", func() []*cli.Command {
