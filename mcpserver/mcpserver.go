@@ -118,6 +118,16 @@ type (
 		Phase string `json:"phase" jsonschema:"the phase whose completion envelope is submitted"`
 		File  string `json:"file" jsonschema:"path of the JSON envelope file"`
 	}
+	stageDoneIn struct {
+		featureIn
+		Stage string `json:"stage" jsonschema:"the running stage of the fan-out phase to complete"`
+		File  string `json:"file,omitempty" jsonschema:"path of the stage's completion (JSON), when the stage has a completion schema"`
+	}
+	stageFailIn struct {
+		featureIn
+		Stage  string `json:"stage" jsonschema:"the running stage of the fan-out phase that failed"`
+		Reason string `json:"reason" jsonschema:"why it failed (recorded); its running sibling stages are cancelled"`
+	}
 	prLinkIn struct {
 		featureIn
 		PR string `json:"pr" jsonschema:"pull request URL or number"`
@@ -240,6 +250,12 @@ func mcpTools(s *mcp.Server, cli *cliRunner) {
 	})
 	add(s, cli, "submit", "submit a phase's completion envelope", func(in submitIn) args {
 		return args{"submit"}.str("file", in.File).pos(in.Feature, in.Phase)
+	})
+	add(s, cli, "stage_done", "complete a running stage of the fan-out phase the workflow is in", func(in stageDoneIn) args {
+		return args{"stage", "done"}.str("file", in.File).pos(in.Feature, in.Stage)
+	})
+	add(s, cli, "stage_fail", "fail a running stage of the fan-out phase; its running siblings are cancelled", func(in stageFailIn) args {
+		return args{"stage", "fail"}.str("reason", in.Reason).pos(in.Feature, in.Stage)
 	})
 	add(s, cli, "pr_link", "link the workflow's pull request", func(in prLinkIn) args { return args{"pr", "link"}.pos(in.Feature, in.PR) })
 	add(s, cli, "pr_refresh", "record GitHub's view of the linked pull request", func(in featureIn) args {

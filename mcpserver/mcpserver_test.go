@@ -197,6 +197,8 @@ func TestMCPParity(t *testing.T) {
 		{"review", `{"dimension":"spec","verdict":"pass","note":"ok"}`, []string{"review", "spec", "pass", "--note", "ok"}, true}, // in plan: a review counts only in review (WRONG_PHASE)
 		{"review", `{"dimension":"spec","verdict":"maybe"}`, []string{"review", "spec", "maybe"}, true},
 		{"submit", `{"phase":"plan","file":"envelope.json"}`, []string{"submit", "plan", "--file", "envelope.json"}, true},
+		{"stage_done", `{"stage":"lint"}`, []string{"stage", "done", "lint"}, true},                                   // feature runs no stages: WRONG_PHASE
+		{"stage_fail", `{"stage":"lint","reason":"vet"}`, []string{"stage", "fail", "lint", "--reason", "vet"}, true}, // likewise
 		{"pr_link", `{"pr":"https://github.com/o/r/pull/1"}`, []string{"pr", "link", "https://github.com/o/r/pull/1"}, true},
 		{"pr_refresh", `{}`, []string{"pr", "refresh"}, true},
 		{"view_pipeline", `{}`, []string{"view", "pipeline"}, false},
@@ -244,7 +246,7 @@ func TestMCPParity(t *testing.T) {
 			t.Errorf("tool %s is not exercised by the parity test", n)
 		}
 	}
-	want := []string{"checkpoint", "cleanup", "event_append", "event_query", "pr_link", "pr_refresh", "review", "runbook", "submit", "task_add", "task_done",
+	want := []string{"checkpoint", "cleanup", "event_append", "event_query", "pr_link", "pr_refresh", "review", "runbook", "stage_done", "stage_fail", "submit", "task_add", "task_done",
 		"task_fail", "task_start", "validate", "view_audit", "view_pipeline", "view_rehydrate", "view_tasks", "workflow_cancel",
 		"workflow_describe", "workflow_init", "workflow_list", "workflow_set", "workflow_status", "workflow_transition", "workflow_transitions"}
 	slices.Sort(names)
