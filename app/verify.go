@@ -91,7 +91,7 @@ var stateGuards = map[string]bool{
 	"plan-approved": true, "tasks-complete": true, "reviews-passed": true, "track-hotfix": true,
 	"track-thorough": true, "track-polish": true, "track-overhaul": true, "sources-collected": true,
 	"loop-policy-satisfied": true, "synthesis-required": true, "synthesis-not-required": true,
-	workflow.GuardSynthesisRequested: true,
+	workflow.GuardSynthesisRequested: true, workflow.GuardStagesCompleted: true,
 }
 
 // Verify replays workflows from their events alone (the stored snapshot is compared, never

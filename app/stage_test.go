@@ -1,0 +1,71 @@
+package app_test
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/exarchos/git-exarchos/app"
+	"github.com/exarchos/git-exarchos/workflow"
+)
+
+const stagedYAML = `type: staged
+initial: build
+phases:
+  - id: build
+  - id: checks
+  - id: review
+  - id: done
+    kind: final
+stages:
+  - id: test
+  - id: lint
+fanouts:
+  - {phase: checks, stages: [test, lint], join: review}
+transitions:
+  - {from: build, to: checks}
+  - {from: review, to: done}
+`
+
+// rulesFold folds with the repository's definitions, as forge's plainFold does with the built-ins.
+type rulesFold struct{ defs workflow.Definitions }
+
+func (rulesFold) Version() string { return workflow.ProjectorVersion }
+func (f rulesFold) Project(prev json.RawMessage, events []workflow.Event) (json.RawMessage, error) {
+	return workflow.Project(f.defs, prev, events)
+}
+
+// A join into review recorded while the stages still ran (an event appended past the CLI) is
+// caught by verify, which derives stages-completed again from the stages the log records.
+func TestVerifyFindsAForgedJoin(t *testing.T) {
+	dir := t.TempDir()
+	git(t, dir, "init", "-q", "-b", "main")
+	git(t, dir, "config", "user.name", "Stage Test")
+	git(t, dir, "config", "user.email", "stage@example.com")
+	writeCommit(t, dir, ".exarchos/workflows/staged.yaml", stagedYAML)
+	git(t, dir, "checkout", "-q", "-b", "topic")
+	r := reopen(t, dir)
+	if _, err := app.Init(r, app.InitOptions{Feature: "rel", Type: "staged"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := app.Run(r, "rel", workflow.TransitionTo{Phase: "checks"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := app.Run(r, "rel", workflow.CompleteStage{Stage: "lint"}); err != nil {
+		t.Fatal(err)
+	}
+	head := git(t, dir, "rev-parse", "HEAD")
+	r = reopen(t, dir)
+	if _, err := r.Store.Append("rel", rulesFold{r.Rules().Defs}, workflow.NewEvent{Type: workflow.EventTransitioned, Data: workflow.TransitionedData{From: "checks", To: "review",
+		Trigger: workflow.OnTransition, Guards: []string{workflow.GuardStagesCompleted}, Head: head}}); err != nil {
+		t.Fatal(err)
+	}
+	if st := status(t, reopen(t, dir), "rel"); st.Phase != "review" {
+		t.Fatalf("the forged join did not land: %s", st.Phase)
+	}
+	res, err := app.Verify(reopen(t, dir), app.VerifyOptions{Feature: "rel"})
+	wantViolation(t, res, err, "guard", "recorded guard stages-completed as passed, but verify finds: stage(s) test still running")
+	if !strings.Contains(err.Error(), "stages-completed") {
+		t.Fatalf("verify's error: %v", err)
+	}
+}
