@@ -1,9 +1,6 @@
 package app
 
 import (
-	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -64,14 +61,7 @@ func Submit(r *Repo, o SubmitOptions) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	var raw []byte
-	if o.File != "" && o.File != "-" {
-		raw, err = ReadBounded(o.File, nil, MaxSubmission, "a completion payload")
-	} else if o.Stdin != nil {
-		raw, err = ReadBounded("stdin", o.Stdin, MaxSubmission, "a completion payload")
-	} else {
-		return nil, Usagef("give the payload with --file <payload.json> or on stdin")
-	}
+	raw, err := readPayload(o.File, o.Stdin, "give the payload with --file <payload.json> or on stdin")
 	if err != nil {
 		return nil, err
 	}
@@ -86,16 +76,13 @@ func Submit(r *Repo, o SubmitOptions) (*Result, error) {
 	if _, ok := def.Phase(o.Phase); !ok {
 		return nil, Usagef("the %s definition has no phase %q: choose one of %s", def.Type, o.Phase, strings.Join(def.PhaseIDs(), ", "))
 	}
-	schema := def.ToolPolicy(o.Phase).Completion
-	if len(schema) > 0 {
-		if errs, err := ValidateAgainst(schema, raw); err != nil {
-			return nil, err
-		} else if len(errs) > 0 {
-			return nil, &InvalidSubmission{Feature: feature, Phase: o.Phase, Errors: errs}
-		}
+	payload, sum, errs, err := checkedPayload(def.ToolPolicy(o.Phase).Completion, raw)
+	if err != nil {
+		return nil, err
+	} else if len(errs) > 0 {
+		return nil, &InvalidSubmission{Feature: feature, Phase: o.Phase, Errors: errs}
 	}
-	sum := sha256.Sum256(raw)
-	return r.Execute(feature, workflow.SubmitCompletion{Phase: o.Phase, Payload: json.RawMessage(bytes.TrimSpace(raw)), SHA256: hex.EncodeToString(sum[:])})
+	return r.Execute(feature, workflow.SubmitCompletion{Phase: o.Phase, Payload: payload, SHA256: sum})
 }
 
 // CompileSchema compiles a completion schema (workflowdef.CompileSchema, which lint uses too).

@@ -39,26 +39,40 @@ func StageDone(r *Repo, o StageDoneOptions) (*Result, error) {
 	cmd := workflow.CompleteStage{Stage: o.Stage}
 	stage, ok := def.Stage(o.Stage)
 	if ok && len(stage.Tools.Completion) > 0 || o.File != "" {
-		var raw []byte
-		if o.File != "" && o.File != "-" {
-			raw, err = ReadBounded(o.File, nil, MaxSubmission, "a stage's completion")
-		} else if o.Stdin != nil {
-			raw, err = ReadBounded("stdin", o.Stdin, MaxSubmission, "a stage's completion")
-		} else {
-			return nil, Usagef("stage %s has a completion schema: give its completion with --file <payload.json> or on stdin", o.Stage)
-		}
+		raw, err := readPayload(o.File, o.Stdin, "stage "+o.Stage+" has a completion schema: give its completion with --file <payload.json> or on stdin")
 		if err != nil {
 			return nil, err
 		}
-		if len(stage.Tools.Completion) > 0 {
-			if errs, err := ValidateAgainst(stage.Tools.Completion, raw); err != nil {
-				return nil, err
-			} else if len(errs) > 0 {
-				return nil, &InvalidSubmission{Feature: feature, Phase: st.Phase, Stage: o.Stage, Errors: errs}
-			}
+		var errs []SchemaError
+		if cmd.Payload, cmd.SHA256, errs, err = checkedPayload(stage.Tools.Completion, raw); err != nil {
+			return nil, err
+		} else if len(errs) > 0 {
+			return nil, &InvalidSubmission{Feature: feature, Phase: st.Phase, Stage: o.Stage, Errors: errs}
 		}
-		sum := sha256.Sum256(raw)
-		cmd.Payload, cmd.SHA256 = json.RawMessage(bytes.TrimSpace(raw)), hex.EncodeToString(sum[:])
 	}
 	return r.Execute(feature, cmd)
+}
+
+// readPayload reads a completion from file, or from stdin without one ("-" too), bounded by
+// MaxSubmission; with neither it is a usage error saying hint.
+func readPayload(file string, stdin io.Reader, hint string) ([]byte, error) {
+	switch {
+	case file != "" && file != "-":
+		return ReadBounded(file, nil, MaxSubmission, "a completion payload")
+	case stdin != nil:
+		return ReadBounded("stdin", stdin, MaxSubmission, "a completion payload")
+	}
+	return nil, Usagef("%s", hint)
+}
+
+// checkedPayload validates raw against schema (none: anything goes) and returns it trimmed, with
+// the SHA-256 of the bytes handed in; errs lists every way it breaks the schema.
+func checkedPayload(schema, raw []byte) (payload json.RawMessage, sum string, errs []SchemaError, err error) {
+	if len(schema) > 0 {
+		if errs, err = ValidateAgainst(schema, raw); err != nil || len(errs) > 0 {
+			return nil, "", errs, err
+		}
+	}
+	h := sha256.Sum256(raw)
+	return json.RawMessage(bytes.TrimSpace(raw)), hex.EncodeToString(h[:]), nil, nil
 }
