@@ -52,6 +52,13 @@ func ContextDocument(w Bound, summary string) string {
 		}
 		fmt.Fprintf(&facts, "Artifacts: %s.\n", strings.Join(names, ", "))
 	}
+	if sts := s.StageStatuses(w.Def); len(sts) > 0 {
+		var each []string
+		for _, st := range sts {
+			each = append(each, st.Stage+" "+st.Status)
+		}
+		fmt.Fprintf(&facts, "Stages of %s, in parallel: %s (end each with git exarchos stage done|fail %s <stage>; the join waits for all).\n", s.Phase, strings.Join(each, ", "), w.Feature)
+	}
 	if len(s.Tasks) > 0 {
 		count := map[string]int{}
 		var inProgress []string

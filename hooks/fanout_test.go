@@ -83,3 +83,11 @@ func TestFanoutNoToolsStagesMoveOn(t *testing.T) {
 		t.Fatalf("stage done refused: %s", v.Deny)
 	}
 }
+
+// A fresh session learns which stages run and how to end them.
+func TestFanoutContextDocumentListsTheStages(t *testing.T) {
+	doc := ContextDocument(stagedBound(map[string]string{"test": "completed", "lint": "running"}), "")
+	if !strings.Contains(doc, "Stages of checks, in parallel: test completed, lint running (end each with git exarchos stage done|fail f <stage>; the join waits for all).") {
+		t.Fatalf("context:\n%s", doc)
+	}
+}

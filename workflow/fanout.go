@@ -114,6 +114,9 @@ func StageArtifact(stage string) string { return "stage-" + stage }
 
 // FanoutOf returns the fan-out run in phase, if the phase is one.
 func (d *Definition) FanoutOf(phase string) (Fanout, bool) {
+	if d == nil {
+		return Fanout{}, false
+	}
 	for _, f := range d.Fanouts {
 		if f.Phase == phase {
 			return f, true
