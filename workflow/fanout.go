@@ -421,6 +421,11 @@ func (d decider) stage(cmd Command) ([]NewEvent, *Rejection) {
 	case StageCancelled:
 		return nil, d.withTargets(reject(CodeStageCancelled, "stage %s of %s was cancelled when stage %s failed (%s): a fan-out stops at its first failure, so nothing %s hands in counts; %s", id, d.s.Feature, cur.Cause, cur.Reason, id, leave))
 	case StageCompleted, StageFailed:
+		if c, ok := cmd.(CompleteStage); ok && cur.Status == StageCompleted && c.SHA256 == cur.SHA256 {
+			// A retry (its answer lost) of the completion recorded: the same answer, nothing
+			// recorded, as a transition retried into the phase it reached.
+			return nil, nil
+		}
 		return nil, d.withTargets(reject(CodeStageClosed, "stage %s of %s already %s in this visit of %s", id, d.s.Feature, cur.Status, f.Phase))
 	}
 	stage, _ := d.def.Stage(id)

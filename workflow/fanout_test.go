@@ -138,7 +138,8 @@ func TestFanoutRefusals(t *testing.T) {
 	}{
 		{"cancelled sibling's completion", []workflow.Command{workflow.FailStage{Stage: "lint", Reason: "vet"}}, workflow.CompleteStage{Stage: "test", Payload: payload}, workflow.CodeStageCancelled, "stage test of f was cancelled when stage lint failed (vet)"},
 		{"cancelled sibling's failure", []workflow.Command{workflow.FailStage{Stage: "lint", Reason: "vet"}}, workflow.FailStage{Stage: "test", Reason: "late"}, workflow.CodeStageCancelled, "nothing test hands in counts"},
-		{"completed twice", []workflow.Command{workflow.CompleteStage{Stage: "lint"}}, workflow.CompleteStage{Stage: "lint"}, workflow.CodeStageClosed, "already completed"},
+		{"completed again with another completion", []workflow.Command{workflow.CompleteStage{Stage: "test", Payload: payload, SHA256: "a"}}, workflow.CompleteStage{Stage: "test", Payload: payload, SHA256: "b"}, workflow.CodeStageClosed, "already completed"},
+		{"failed after it completed", []workflow.Command{workflow.CompleteStage{Stage: "lint"}}, workflow.FailStage{Stage: "lint", Reason: "late"}, workflow.CodeStageClosed, "already completed"},
 		{"failed then completed", []workflow.Command{workflow.FailStage{Stage: "lint", Reason: "vet"}}, workflow.CompleteStage{Stage: "lint"}, workflow.CodeStageClosed, "already failed"},
 		{"unknown stage", nil, workflow.CompleteStage{Stage: "tset"}, workflow.CodeBadInput, `runs the stages test, lint, not "tset" (did you mean test?)`},
 		{"completion missing", nil, workflow.CompleteStage{Stage: "test"}, workflow.CodeBadInput, "git exarchos stage done f test --file <payload.json>"},
@@ -163,6 +164,18 @@ func TestFanoutRefusals(t *testing.T) {
 	r.to("fix")
 	if rej := r.refuse(workflow.CodeWrongPhase, workflow.CompleteStage{Stage: "lint"}); !strings.Contains(rej.Message, "stage lint runs in phase checks") {
 		t.Fatal(rej.Message)
+	}
+}
+
+// The same completion again (a retry whose answer was lost) records nothing and is no error.
+func TestFanoutCompletionRetried(t *testing.T) {
+	r := newFanoutRun(t)
+	done := workflow.CompleteStage{Stage: "test", Payload: json.RawMessage(`{"passed":true}`), SHA256: "a"}
+	r.must(done)
+	n := len(r.log)
+	r.must(done, workflow.CompleteStage{Stage: "lint"}, workflow.CompleteStage{Stage: "lint"})
+	if len(r.log) != n+1 {
+		t.Fatalf("%d event(s) recorded, want 1 (lint's)", len(r.log)-n)
 	}
 }
 
