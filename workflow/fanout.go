@@ -309,6 +309,9 @@ func (d *Definition) FanoutProblems() []FanoutProblem {
 		if st.Tools.NoTools && len(st.Tools.AllowedTools) > 0 {
 			add(-1, st.ID, "allowedTools", "stage %s allows no tools and names allowed tools", st.ID)
 		}
+		if len(st.Tools.ExceptArtifacts) > 0 && len(st.Tools.Deny) == 0 && len(st.Tools.AllowedTools) == 0 && !st.Tools.NoTools {
+			add(-1, st.ID, "exceptArtifacts", "stage %s: exceptArtifacts without deny or allowedTools excepts from nothing", st.ID)
+		}
 	}
 	inFanout := map[string]string{} // stage → the phase whose fan-out runs it
 	joinOf := map[string]string{}   // fan-out phase → join

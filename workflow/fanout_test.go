@@ -309,6 +309,7 @@ func TestFanoutProblems(t *testing.T) {
 		{"stage with a phase's id", func(d *workflow.Definition) { d.Stages[1].ID, d.Fanouts[0].Stages[1] = "fix", "fix" }, "stage fix has the id of a phase"},
 		{"stage declared twice", func(d *workflow.Definition) { d.Stages = append(d.Stages, workflow.Stage{ID: "lint"}) }, "stage lint is declared twice"},
 		{"stage with a turn cap", func(d *workflow.Definition) { d.Stages[0].Tools.TurnCap = 5 }, "stage test: a stage has no turn cap of its own"},
+		{"stage with exceptions from nothing", func(d *workflow.Definition) { d.Stages[1].Tools = workflow.Envelope{ExceptArtifacts: []string{"plan"}} }, "stage lint: exceptArtifacts without deny"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			d := fanoutDef()

@@ -37,7 +37,11 @@ func lintWorkflowCommand() *cli.Command {
 			}
 			notes := append([]string{}, workflowdef.Notes(def)...) // [] rather than null in --json
 			return emit(c, map[string]any{"file": name, "ok": true, "definition": def, "notes": notes}, func(w io.Writer) {
-				printf(w, "%s: ok (type %s, %d phases, %d transitions)\n", name, def.Type, len(def.Phases), len(def.Transitions))
+				fanouts := ""
+				if len(def.Fanouts) > 0 {
+					fanouts = fmt.Sprintf(", %d stages in %d fan-out(s)", len(def.Stages), len(def.Fanouts))
+				}
+				printf(w, "%s: ok (type %s, %d phases, %d transitions%s)\n", name, def.Type, len(def.Phases), len(def.Transitions), fanouts)
 				for _, n := range notes {
 					printf(w, "note: %s\n", n)
 				}
