@@ -352,3 +352,23 @@ func TestFanoutRendered(t *testing.T) {
 		}
 	}
 }
+
+// A cancel ends the run: no stage is running in the cancelling phase, nor is one kept.
+func TestFanoutCancelEndsTheRun(t *testing.T) {
+	def := fanoutDef()
+	def.Phases = append(def.Phases, workflow.Phase{ID: "cancelling", Kind: workflow.Normal}, workflow.Phase{ID: "cancelled", Kind: workflow.Final})
+	def.Transitions = append(def.Transitions, workflow.Transition{From: workflow.AnyPhase, To: "cancelling", On: []workflow.Trigger{workflow.OnCancel}},
+		workflow.Transition{From: "cancelling", To: "cancelled", On: []workflow.Trigger{workflow.OnCancel}})
+	r := &run{t: t, repo: newFakeRepo("topic"), defn: def}
+	r.env = workflow.Env{Actor: "alice", Guards: &guards.Evaluator{Facts: r.repo}}
+	r.must(workflow.Init{Feature: "f", Type: "staged", Branch: "topic", ForkPoint: r.repo.tips["topic"]})
+	r.to("checks")
+	r.must(workflow.Cancel{Reason: "no longer needed", Human: true})
+	if r.state.Phase != "cancelling" && r.state.Phase != "cancelled" {
+		t.Fatalf("phase %s", r.state.Phase)
+	}
+	if r.state.Fanout != nil || len(r.state.RunningStages(def)) != 0 {
+		t.Fatalf("run kept after cancel: %+v", r.state.Fanout)
+	}
+	replayFanout(r)
+}

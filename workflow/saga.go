@@ -332,7 +332,7 @@ func (s *State) applyCancelRequested(def *Definition, e Event, at int64) error {
 		return nil // a second request (merged logs) changes nothing
 	}
 	s.Cancel = &Cancellation{From: s.Phase, Reason: d.Reason, Actor: actorOf(d.Actor, e), At: at}
-	s.Phase, s.EnteredAt, s.Circuit, s.Budget = to, at, nil, Budget{}
+	s.Phase, s.EnteredAt, s.Circuit, s.Budget, s.Fanout = to, at, nil, Budget{}, nil
 	return nil
 }
 
