@@ -117,3 +117,37 @@ func TestLintFanouts(t *testing.T) {
 		})
 	}
 }
+
+// An extension of a built-in can fan a phase of the base out: review runs a spec and a quality
+// stage, and its transition into synthesize keeps its guards with stages-completed added.
+func TestFanoutInAnExtension(t *testing.T) {
+	src := `type: staged-feature
+extends: feature
+stages:
+  - id: spec-check
+    allowedTools: [Read, Grep]
+  - id: quality-check
+    allowedTools: [Read, "Bash(go vet:*)"]
+fanouts:
+  - {phase: review, stages: [spec-check, quality-check], join: synthesize}
+`
+	def, ps := Parse("staged-feature.yaml", []byte(src))
+	if ps != nil {
+		t.Fatal(ps)
+	}
+	n := 0
+	for _, tr := range def.Outgoing("review") {
+		if tr.To == "synthesize" {
+			n++
+			if strings.Join(tr.Guards, ",") != "stages-completed,reviews-passed" {
+				t.Fatalf("guards %v", tr.Guards)
+			}
+		}
+	}
+	if n != 1 {
+		t.Fatalf("%d transitions review → synthesize", n)
+	}
+	if !strings.Contains(def.Mermaid(), "review_fork --> spec_check") {
+		t.Fatalf("mermaid:\n%s", def.Mermaid())
+	}
+}
