@@ -91,3 +91,16 @@ func TestFanoutContextDocumentListsTheStages(t *testing.T) {
 		t.Fatalf("context:\n%s", doc)
 	}
 }
+
+// A call refused before a fan-out phase names the phase whose stages allow it.
+func TestFanoutUnlockPathThroughTheStages(t *testing.T) {
+	def := *stagedDef
+	def.Initial = "build"
+	def.Phases = append([]workflow.Phase{{ID: "build", Kind: workflow.Normal, Tools: workflow.Envelope{AllowedTools: []string{"Read"}}}}, stagedDef.Phases...)
+	def.Transitions = append([]workflow.Transition{{From: "build", To: "checks"}}, stagedDef.Transitions...)
+	w := Bound{Feature: "f", Def: &def, Root: "/repo", State: workflow.State{Feature: "f", Type: "staged", Phase: "build", Branch: "f"}}
+	deny := CheckTool(w, "Bash", ToolInput{Command: "golangci-lint run"}, "/repo")
+	if !strings.Contains(deny, "Bash is allowed from phase checks on, reached by build → checks") {
+		t.Fatalf("denial %q", deny)
+	}
+}

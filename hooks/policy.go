@@ -145,7 +145,8 @@ func unlockPath(def *workflow.Definition, phase string, c call) []workflow.Trans
 			}
 			seen[t.To] = true
 			path := append(slices.Clone(cur.path), t)
-			if !refuses(def.ToolPolicy(t.To), c) {
+			// Entering a fan-out phase starts every stage: its envelope there is their union.
+			if !refuses(def.PolicyIn(workflow.State{Phase: t.To}), c) {
 				return path
 			}
 			queue = append(queue, step{phase: t.To, path: path})
