@@ -345,7 +345,7 @@ func TestFanoutRendered(t *testing.T) {
 		t.Fatalf("the join drawn as a plain edge too:\n%s", m)
 	}
 	txt := d.Text()
-	for _, want := range []string{"fan-outs:", "checks runs test, lint in parallel (a failure cancels the others), then joins into review [stages-completed]",
+	for _, want := range []string{"fan-outs:", "  checks (refuses WebFetch; runs the stages test, lint in parallel, joins into review)\n", "checks runs test, lint in parallel (a failure cancels the others), then joins into review [stages-completed]",
 		"stage test (allows only Read, Bash(go test:*); completion schema (git exarchos stage done))"} {
 		if !strings.Contains(txt, want) {
 			t.Fatalf("text lacks %q:\n%s", want, txt)

@@ -125,6 +125,9 @@ func (d *Definition) Text() string {
 			tags = append(tags, "final")
 		}
 		tags = append(tags, envelopeTags(p.Tools, "git exarchos submit")...)
+		if f, ok := d.FanoutOf(p.ID); ok {
+			tags = append(tags, fmt.Sprintf("runs the stages %s in parallel, joins into %s", strings.Join(f.Stages, ", "), f.Join))
+		}
 		fmt.Fprintf(&b, "%s%s", indent, p.ID)
 		if len(tags) > 0 {
 			fmt.Fprintf(&b, " (%s)", strings.Join(tags, "; "))
