@@ -228,6 +228,10 @@ type Definition struct {
 	// Runbooks are named, ordered steps (sh -c each: a git exarchos command or a check) that
 	// `git exarchos runbook` runs and records, stopping at the first failure (issue 30).
 	Runbooks map[string][]string `json:"runbooks,omitempty"`
+	// TaskGates are the quality gates of a task's completion (task_gates.go); GateTimeoutMs bounds
+	// one run of any gate, a phase's or a task's (0: DefaultGateTimeoutMs).
+	TaskGates     []string `json:"taskGates,omitempty"`
+	GateTimeoutMs int64    `json:"gateTimeoutMs,omitempty"`
 	// Source is where a repository-defined type was read from (path@commit); empty for built-ins.
 	Source string `json:"source,omitempty"`
 	// ID identifies the definition decisions are taken under, recorded on every transition:
