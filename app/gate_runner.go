@@ -85,7 +85,13 @@ func runGate(dir, command string, timeout time.Duration, env ...string) (gateRun
 		run.Output = strings.TrimSpace(run.Output + fmt.Sprintf("\n(killed: the gate ran longer than its %s timeout, gateTimeout in the definition)", timeout))
 		return run, nil
 	}
-	if err != nil && !errors.Is(err, exec.ErrWaitDelay) {
+	if errors.Is(err, exec.ErrWaitDelay) {
+		// It exited, but left something running that holds its output: nothing of a gate
+		// outlives it.
+		_ = killGroup(cmd)
+		return run, nil
+	}
+	if err != nil {
 		return run, fmt.Errorf("run the gate `%s`: %w", command, err)
 	}
 	return run, nil

@@ -110,6 +110,7 @@ func (d *Definition) Text() string {
 	for _, name := range slices.Sorted(maps.Keys(d.ShellGuards)) {
 		fmt.Fprintf(&b, "guard %s%s: sh -c %q (timeout %dms)\n", ShellGuardPrefix, name, d.ShellGuards[name].Run, d.ShellGuards[name].TimeoutMs)
 	}
+	b.WriteString(d.taskGatesText())
 	b.WriteString("\nphases:\n")
 	var phase func(p Phase, indent string)
 	phase = func(p Phase, indent string) {
@@ -140,6 +141,9 @@ func (d *Definition) Text() string {
 		}
 		if len(p.Tools.Completion) > 0 {
 			tags = append(tags, "completion schema (git exarchos submit)")
+		}
+		if len(p.Gates) > 0 {
+			tags = append(tags, "gates: "+quotedList(p.Gates))
 		}
 		fmt.Fprintf(&b, "%s%s", indent, p.ID)
 		if len(tags) > 0 {

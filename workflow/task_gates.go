@@ -87,3 +87,23 @@ func taskGatesRejection(def *Definition, s State, id, head string) *Rejection {
 	}
 	return &Rejection{Code: CodeGuardFailed, Message: fmt.Sprintf("task %s stays open: its quality gates did not pass on %s", id, shortID(head)), FailedGuards: []GuardFailure{f}}
 }
+
+// taskGatesText is describe's line for the task gates and the gates' timeout ("" without gates).
+func (d *Definition) taskGatesText() string {
+	if len(d.TaskGates) == 0 && d.GateTimeoutMs == 0 {
+		return ""
+	}
+	s := fmt.Sprintf("gates time out after %dms", d.GateTimeoutMillis())
+	if len(d.TaskGates) > 0 {
+		s = "task gates (git exarchos task done runs them on the task's commit): " + quotedList(d.TaskGates) + "; " + s
+	}
+	return s + "\n"
+}
+
+func quotedList(cmds []string) string {
+	q := make([]string, len(cmds))
+	for i, c := range cmds {
+		q[i] = fmt.Sprintf("%q", c)
+	}
+	return strings.Join(q, ", ")
+}
