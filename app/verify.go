@@ -210,7 +210,7 @@ func (r *Repo) verifyOne(feature string, o VerifyOptions) (VerifiedWorkflow, err
 		return w, err
 	}
 	check := &rederive{r: r, def: def, base: r.Base().Commit, facts: facts}
-	gates := &gateAudit{def: def, onBranch: onBranch, add: add}
+	gates := &gateAudit{feature: feature, def: def, onBranch: onBranch, add: add}
 	refused := map[string]Violation{} // refused decisions by event id, until acknowledged
 	var refusedOrder []string
 	paths := &phasePaths{def: def, facts: facts, base: r.Base().Commit}

@@ -21,6 +21,7 @@ import (
 
 // gateAudit is what verify checks of the gates while it replays a workflow.
 type gateAudit struct {
+	feature  string
 	def      *workflow.Definition
 	onBranch func(string) bool
 	add      func(workflow.Event, string, string, ...any)
@@ -31,6 +32,7 @@ type gateAudit struct {
 type gateClaim struct {
 	command, commit string
 	e               workflow.Event
+	env             string // what the gate ran for, as its run had it: EXARCHOS_PHASE or EXARCHOS_TASK
 }
 
 // transition checks a phase's exit before it takes effect (s is the state it left): the head the
@@ -49,7 +51,7 @@ func (a *gateAudit) transition(s *workflow.State, e workflow.Event) {
 	}
 	p, _ := a.def.Phase(d.From)
 	for _, g := range p.Gates {
-		a.claims = append(a.claims, gateClaim{command: g, commit: d.Head, e: e})
+		a.claims = append(a.claims, gateClaim{command: g, commit: d.Head, e: e, env: "EXARCHOS_PHASE=" + d.From})
 	}
 }
 
@@ -78,7 +80,7 @@ func (a *gateAudit) taskCompleted(s *workflow.State, e workflow.Event) {
 		case run.ExitCode != 0:
 			a.add(e, "gate", "task %s was completed at %s, but the gate `%s` last exited %d there", d.ID, short(d.HeadSHA), g, run.ExitCode)
 		case slices.Contains(a.def.TaskGates, g):
-			a.claims = append(a.claims, gateClaim{command: g, commit: d.HeadSHA, e: e})
+			a.claims = append(a.claims, gateClaim{command: g, commit: d.HeadSHA, e: e, env: "EXARCHOS_TASK=" + d.ID})
 		}
 	}
 }
@@ -111,7 +113,7 @@ func (r *Repo) rerunGates(a *gateAudit) int {
 			continue
 		}
 		for _, c := range claims {
-			run, err := runGate(dir, c.command, timeout, "EXARCHOS_COMMIT="+commit, "EXARCHOS_VERIFY=1")
+			run, err := runGate(dir, c.command, timeout, "EXARCHOS_FEATURE="+a.feature, "EXARCHOS_COMMIT="+commit, c.env, "EXARCHOS_VERIFY=1")
 			ran++
 			switch {
 			case err != nil:
