@@ -1,6 +1,10 @@
 package app
 
-import "github.com/exarchos/git-exarchos/workflow"
+import (
+	"slices"
+
+	"github.com/exarchos/git-exarchos/workflow"
+)
 
 // Quality gates on task completion (issue 30): the definition's taskGates, read like the rest of it
 // from the base branch's tip (a gate edited on the task's branch is not the one that runs), run
@@ -24,8 +28,17 @@ func (r *Repo) runTaskGates(feature string, c workflow.CompleteTask) (string, er
 	if err != nil || len(def.TaskGates) == 0 {
 		return "", nil
 	}
-	if t, ok := st.Task(c.ID); !ok || (t.Status == workflow.TaskCompleted && t.HeadSHA == c.HeadSHA) {
-		return "", nil // no such task, or already completed there: the decision answers either
+	// The gates run only when they are what stands between the task and its completion: a
+	// completion refused for another reason (no commit of its own, no such task, an open circuit)
+	// or already recorded runs nothing, and the decision answers it.
+	env, err := r.env()
+	if err != nil {
+		return "", err
+	}
+	if _, rej := workflow.Decide(def, st, c, env); rej == nil || !slices.ContainsFunc(rej.FailedGuards, func(f workflow.GuardFailure) bool {
+		return f.Guard == workflow.GuardTaskGatesPassed
+	}) {
+		return "", nil
 	}
 	return r.recordGates(feature, st, def, def.TaskGates, c.HeadSHA, "the gates of task "+c.ID, "EXARCHOS_TASK="+c.ID)
 }
