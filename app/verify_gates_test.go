@@ -175,6 +175,18 @@ func TestVerifyGateForgedPhaseGates(t *testing.T) {
 		res, err := ciVerifyGates(t, tm, dir, false)
 		wantViolation(t, res, err, "guard", "recorded guard gates-passed as passed, but verify finds: the gate `"+phaseGate+"` has not run on "+head[:12])
 	})
+	t.Run("runs on another commit", func(t *testing.T) {
+		tm, dir := gatedLogin(t)
+		writeCommit(t, dir, "built.txt", "ok\n")
+		built := git(t, dir, "rev-parse", "HEAD")
+		ran(t, dir, workflow.RecordValidation{Command: phaseGate, ExitCode: 0, Commit: built}) // true there
+		git(t, dir, "rm", "-q", "built.txt")
+		git(t, dir, "commit", "-q", "-m", "drop the artifact")
+		head := git(t, dir, "rev-parse", "HEAD")
+		forgeGated(t, dir, workflow.NewEvent{Type: workflow.EventTransitioned, Data: workflow.TransitionedData{From: "build", To: "review", Guards: []string{workflow.GuardGatesPassed}, Head: head}})
+		res, err := ciVerifyGates(t, tm, dir, false)
+		wantViolation(t, res, err, "guard", "the gate `"+phaseGate+"` has not run on "+head[:12])
+	})
 	t.Run("a head off the branch", func(t *testing.T) {
 		tm, dir := gatedLogin(t)
 		writeCommit(t, dir, "built.txt", "ok\n")
