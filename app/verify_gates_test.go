@@ -167,11 +167,15 @@ func TestVerifyGateRerunFindsAForgedPass(t *testing.T) {
 // it claims, verify derives the guard again and fails; with a head that is not on the branch (runs
 // forged on a commit made aside), it fails on the head.
 func TestVerifyGateForgedPhaseGates(t *testing.T) {
+	forgeExit := func(t *testing.T, dir, head string) {
+		t.Helper()
+		forgeGated(t, dir, workflow.NewEvent{Type: workflow.EventTransitioned, Data: workflow.TransitionedData{From: "build", To: "review", Guards: []string{workflow.GuardGatesPassed}, Head: head}})
+	}
 	t.Run("no run on the head", func(t *testing.T) {
 		tm, dir := gatedLogin(t)
 		writeCommit(t, dir, "work.txt", "work\n")
 		head := git(t, dir, "rev-parse", "HEAD")
-		forgeGated(t, dir, workflow.NewEvent{Type: workflow.EventTransitioned, Data: workflow.TransitionedData{From: "build", To: "review", Guards: []string{workflow.GuardGatesPassed}, Head: head}})
+		forgeExit(t, dir, head)
 		res, err := ciVerifyGates(t, tm, dir, false)
 		wantViolation(t, res, err, "guard", "recorded guard gates-passed as passed, but verify finds: the gate `"+phaseGate+"` has not run on "+head[:12])
 	})
@@ -183,7 +187,7 @@ func TestVerifyGateForgedPhaseGates(t *testing.T) {
 		git(t, dir, "rm", "-q", "built.txt")
 		git(t, dir, "commit", "-q", "-m", "drop the artifact")
 		head := git(t, dir, "rev-parse", "HEAD")
-		forgeGated(t, dir, workflow.NewEvent{Type: workflow.EventTransitioned, Data: workflow.TransitionedData{From: "build", To: "review", Guards: []string{workflow.GuardGatesPassed}, Head: head}})
+		forgeExit(t, dir, head)
 		res, err := ciVerifyGates(t, tm, dir, false)
 		wantViolation(t, res, err, "guard", "the gate `"+phaseGate+"` has not run on "+head[:12])
 	})
@@ -194,7 +198,7 @@ func TestVerifyGateForgedPhaseGates(t *testing.T) {
 		git(t, dir, "rm", "-q", "built.txt")
 		git(t, dir, "commit", "-q", "-m", "no artifact on the branch")
 		forgeGated(t, dir, workflow.NewEvent{Type: workflow.EventValidationRecorded, Data: workflow.ValidationData{Command: phaseGate, ExitCode: 0, Commit: aside}})
-		forgeGated(t, dir, workflow.NewEvent{Type: workflow.EventTransitioned, Data: workflow.TransitionedData{From: "build", To: "review", Guards: []string{workflow.GuardGatesPassed}, Head: aside}})
+		forgeExit(t, dir, aside)
 		res, err := ciVerifyGates(t, tm, dir, false)
 		wantViolation(t, res, err, "gate", "build → review records its gates as passed on "+aside[:12]+", which is not on the branch's history")
 	})
