@@ -2,6 +2,7 @@ package app
 
 import (
 	"errors"
+	"slices"
 	"strings"
 
 	"github.com/exarchos/git-exarchos/workflow"
@@ -17,8 +18,9 @@ import (
 const gateOutputTail = 1500
 
 // runGates runs the gates of the workflow's phase that lack a passing run on the branch tip and
-// records each run; it returns the output of a failed gate ("" when none failed).
-func (r *Repo) runGates(feature string) (string, error) {
+// records each run, when the transition to target needs them (a mistyped or universal target runs
+// none); it returns the output of a failed gate ("" when none failed).
+func (r *Repo) runGates(feature, target string) (string, error) {
 	st, _, err := r.State(feature)
 	if err != nil {
 		return "", err
@@ -28,7 +30,9 @@ func (r *Repo) runGates(feature string) (string, error) {
 		return "", nil // the transition reports what is missing
 	}
 	p, _ := def.Phase(st.Phase)
-	if len(p.Gates) == 0 {
+	if len(p.Gates) == 0 || !slices.ContainsFunc(def.Outgoing(st.Phase), func(t workflow.Transition) bool {
+		return t.To == target && t.TakenBy(workflow.OnTransition) && slices.Contains(t.Guards, workflow.GuardGatesPassed)
+	}) {
 		return "", nil
 	}
 	tip, ok, err := r.Store.Loc.BranchTip(st.Branch)

@@ -356,9 +356,9 @@ func Run(r *Repo, feature string, cmd workflow.Command) (*Result, error) {
 			return nil, err
 		}
 	}
-	if _, ok := cmd.(workflow.TransitionTo); ok {
+	if t, ok := cmd.(workflow.TransitionTo); ok {
 		// Leaving a phase with quality gates runs them first (gates.go).
-		if gateOutput, err = r.runGates(feature); err != nil {
+		if gateOutput, err = r.runGates(feature, t.Phase); err != nil {
 			return nil, err
 		}
 	}
