@@ -24,13 +24,16 @@ type VerifyOptions struct {
 	// RequireGitHub fails a workflow that records a pull request GitHub was not asked about (no
 	// token, or GitHub could not answer).
 	RequireGitHub bool
+	// RerunGates runs every quality gate the log holds as passed again on its commit
+	// (verify_gates.go).
+	RerunGates bool
 }
 
 // Violation is one way a workflow's record does not hold up.
 type Violation struct {
 	Seq     int64  `json:"seq,omitempty"`
 	Event   string `json:"event,omitempty"`
-	Rule    string `json:"rule"` // snapshot | transition | guard | decision | artifact | validation | task | merge
+	Rule    string `json:"rule"` // snapshot | transition | guard | decision | artifact | validation | task | merge | gate | …
 	Message string `json:"message"`
 }
 
@@ -48,6 +51,8 @@ type VerifiedWorkflow struct {
 	// GitHub is what GitHub said of the recorded pull request: "checked: agrees", "checked:
 	// disagrees", "not checked: no token", "could not check: …"; empty when none is recorded.
 	GitHub string `json:"github,omitempty"`
+	// GatesRerun is how many gate runs --rerun-gates repeated; absent without it.
+	GatesRerun *int `json:"gatesRerun,omitempty"`
 }
 
 // AcknowledgedRefusal is a refused decision and the acknowledgement that answers it.
@@ -205,6 +210,7 @@ func (r *Repo) verifyOne(feature string, o VerifyOptions) (VerifiedWorkflow, err
 		return w, err
 	}
 	check := &rederive{r: r, def: def, base: r.Base().Commit, facts: facts}
+	gates := &gateAudit{feature: feature, def: def, onBranch: onBranch, add: add}
 	refused := map[string]Violation{} // refused decisions by event id, until acknowledged
 	var refusedOrder []string
 	paths := &phasePaths{def: def, facts: facts, base: r.Base().Commit}
@@ -217,6 +223,7 @@ func (r *Repo) verifyOne(feature string, o VerifyOptions) (VerifiedWorkflow, err
 			}
 			if e.Type == workflow.EventTransitioned {
 				check.transition(s, e, add)
+				gates.transition(s, e)
 			}
 		},
 		func(s *workflow.State, e workflow.Event) {
@@ -229,6 +236,7 @@ func (r *Repo) verifyOne(feature string, o VerifyOptions) (VerifiedWorkflow, err
 			paths.after(s, e, add)
 			if e.Type == workflow.EventTaskCompleted {
 				check.taskWork(s, e, add)
+				gates.taskCompleted(s, e)
 			}
 			if len(s.Conflicts) > conflictsBefore {
 				if c := s.Conflicts[len(s.Conflicts)-1]; e.Type == workflow.EventTransitioned && strings.HasPrefix(c.Reason, "no transition") {
@@ -248,6 +256,10 @@ func (r *Repo) verifyOne(feature string, o VerifyOptions) (VerifiedWorkflow, err
 			continue
 		}
 		w.Violations = append(w.Violations, v)
+	}
+	if o.RerunGates {
+		n := r.rerunGates(gates)
+		w.GatesRerun = &n
 	}
 	tip := r.branchTip(final.Branch)
 	paths.end(final, tip, add)

@@ -19,11 +19,18 @@ import (
 // ciVerify clones the team's remote as CI does and verifies the login branch there.
 func ciVerify(t *testing.T, st *signedTeam) (*app.VerifyResult, error) {
 	t.Helper()
+	return app.Verify(reopen(t, ciClone(t, st.remote)), app.VerifyOptions{Branch: "login", Base: "origin/main", Require: true})
+}
+
+// ciClone is a fresh clone of remote with the login branch checked out and the workflow refs, as
+// CI has them.
+func ciClone(t *testing.T, remote string) string {
+	t.Helper()
 	ci := filepath.Join(t.TempDir(), "ci")
-	git(t, filepath.Dir(ci), "clone", "-q", "file://"+st.remote, ci)
+	git(t, filepath.Dir(ci), "clone", "-q", "file://"+remote, ci)
 	git(t, ci, "fetch", "-q", "--no-tags", "--force", "origin", "+refs/exarchos/*:refs/exarchos/*", "+refs/heads/login:refs/remotes/origin/login")
 	git(t, ci, "checkout", "-q", "--detach", "origin/login")
-	return app.Verify(reopen(t, ci), app.VerifyOptions{Branch: "login", Base: "origin/main", Require: true})
+	return ci
 }
 
 // pushAll publishes the agent's branch and workflow refs to the team's remote.

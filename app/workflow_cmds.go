@@ -343,15 +343,22 @@ func Run(r *Repo, feature string, cmd workflow.Command) (*Result, error) {
 		}
 	case workflow.CompleteTask:
 		if c.HeadSHA == "" {
-			if cmd, err = r.bindTask(feature, c); err != nil {
+			if c, err = r.bindTask(feature, c); err != nil {
 				return nil, err
 			}
+			cmd = c
 		}
 	}
 	gateOutput := ""
-	if _, ok := cmd.(workflow.TransitionTo); ok {
+	if c, ok := cmd.(workflow.CompleteTask); ok {
+		// Completing a task runs the definition's task gates on its commit first (task_gates.go).
+		if gateOutput, err = r.runTaskGates(feature, c); err != nil {
+			return nil, err
+		}
+	}
+	if t, ok := cmd.(workflow.TransitionTo); ok {
 		// Leaving a phase with quality gates runs them first (gates.go).
-		if gateOutput, err = r.runGates(feature); err != nil {
+		if gateOutput, err = r.runGates(feature, t.Phase); err != nil {
 			return nil, err
 		}
 	}

@@ -36,10 +36,5 @@ func gatesPassed(in Input) *workflow.GuardFailure {
 
 // LatestRun is the latest recorded run of command on commit sha.
 func LatestRun(s workflow.State, command, sha string) (workflow.Validation, bool) {
-	for i := len(s.Validations) - 1; i >= 0; i-- {
-		if v := s.Validations[i]; v.Command == command && !v.AdHoc && sameCommit(v.Commit, sha) {
-			return v, true
-		}
-	}
-	return workflow.Validation{}, false
+	return s.LatestGateRun(command, sha)
 }

@@ -155,15 +155,7 @@ func errOr(err error, alt string) any {
 }
 
 // sameCommit compares full or abbreviated (≥ 7 hex digits) object names.
-func sameCommit(a, b string) bool {
-	if a == "" || b == "" {
-		return false
-	}
-	if len(a) > len(b) {
-		a, b = b, a
-	}
-	return a == b || (len(a) >= 7 && strings.HasPrefix(b, a))
-}
+func sameCommit(a, b string) bool { return workflow.SameCommit(a, b) }
 
 func short(sha string) string {
 	if len(sha) > 12 {

@@ -141,6 +141,11 @@ type (
 		featureIn
 		Note string `json:"note,omitempty" jsonschema:"what the next session should know"`
 	}
+	verifyIn struct {
+		featureIn
+		Base       string `json:"base,omitempty" jsonschema:"the base ref to verify against, e.g. origin/main"`
+		RerunGates bool   `json:"rerunGates,omitempty" jsonschema:"run every quality gate recorded as passed again on its commit"`
+	}
 	cleanupIn struct {
 		featureIn
 		Offline bool   `json:"offline,omitempty" jsonschema:"verify the merge from git alone"`
@@ -238,7 +243,9 @@ func mcpTools(s *mcp.Server, cli *cliRunner) {
 	add(s, cli, "task_start", "start a task (optionally in its own worktree)", func(in taskStartIn) args {
 		return args{"task", "start"}.flag("worktree", in.Worktree).str("base", in.Base).str("path", in.Path).pos(in.Feature, in.Task)
 	})
-	add(s, cli, "task_done", "mark a task done", func(in taskIn) args { return args{"task", "done"}.pos(in.Feature, in.Task) })
+	add(s, cli, "task_done", "mark a task done at its commit, after the definition's task gates pass there (a failing gate keeps it open, with its output and the fix)", func(in taskIn) args {
+		return args{"task", "done"}.pos(in.Feature, in.Task)
+	})
 	add(s, cli, "task_fail", "mark a task failed", func(in taskFailIn) args {
 		return args{"task", "fail"}.str("reason", in.Reason).pos(in.Feature, in.Task)
 	})
@@ -270,6 +277,9 @@ func mcpTools(s *mcp.Server, cli *cliRunner) {
 	})
 	add(s, cli, "checkpoint", "record what a fresh session needs to go on: phase, open tasks, the rehydrate document", func(in checkpointIn) args {
 		return args{"checkpoint"}.str("note", in.Note).pos(in.Feature)
+	})
+	add(s, cli, "verify", "replay the workflow from its events and re-check every recorded guard, signature and quality gate (the CI merge gate)", func(in verifyIn) args {
+		return args{"verify"}.str("base", in.Base).flag("rerun-gates", in.RerunGates).pos(in.Feature)
 	})
 	add(s, cli, "cleanup", "after the merge: verify it and finish the workflow", func(in cleanupIn) args {
 		return args{"cleanup"}.flag("offline", in.Offline).str("base", in.Base).flag("dry-run", in.DryRun).pos(in.Feature)

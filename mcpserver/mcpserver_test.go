@@ -206,6 +206,7 @@ func TestMCPParity(t *testing.T) {
 		{"view_audit", `{}`, []string{"audit"}, false},
 		{"view_rehydrate", `{}`, []string{"rehydrate"}, false},
 		{"checkpoint", `{"note":"t1 next"}`, []string{"checkpoint", "--note", "t1 next"}, false},
+		{"verify", `{"feature":"login","rerunGates":true}`, []string{"verify", "--rerun-gates", "login"}, false},
 		{"runbook", `{"name":"release","from":2}`, []string{"runbook", "--from", "2", "release"}, true}, // the built-in feature has no runbook
 		{"workflow_cancel", `{"dryRun":true}`, []string{"cancel", "--dry-run"}, false},
 		{"workflow_cancel", `{"reason":"done testing"}`, []string{"cancel", "--reason", "done testing"}, false},
@@ -247,7 +248,7 @@ func TestMCPParity(t *testing.T) {
 		}
 	}
 	want := []string{"checkpoint", "cleanup", "event_append", "event_query", "pr_link", "pr_refresh", "review", "runbook", "stage_done", "stage_fail", "submit", "task_add", "task_done",
-		"task_fail", "task_start", "validate", "view_audit", "view_pipeline", "view_rehydrate", "view_tasks", "workflow_cancel",
+		"task_fail", "task_start", "validate", "verify", "view_audit", "view_pipeline", "view_rehydrate", "view_tasks", "workflow_cancel",
 		"workflow_describe", "workflow_init", "workflow_list", "workflow_set", "workflow_status", "workflow_transition", "workflow_transitions"}
 	slices.Sort(names)
 	if !slices.Equal(names, want) {

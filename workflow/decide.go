@@ -668,8 +668,11 @@ func (d decider) task(c Command) ([]NewEvent, *Rejection) {
 		if r := d.noWork(t, c); r != nil {
 			return nil, r
 		}
+		if r := taskGatesRejection(d.def, d.s, id, c.HeadSHA); r != nil {
+			return nil, r
+		}
 		by := d.env.Caller
-		return one(EventTaskCompleted, TaskData{ID: id, HeadSHA: c.HeadSHA, Was: t.Status, Session: by.Session, Agent: by.Agent, AgentType: by.AgentType}), nil
+		return one(EventTaskCompleted, TaskData{ID: id, HeadSHA: c.HeadSHA, Was: t.Status, Gates: taskGatesOf(d.def), Session: by.Session, Agent: by.Agent, AgentType: by.AgentType}), nil
 	case FailTask:
 		if t.Status == TaskFailed && c.Reason == t.Reason {
 			return nil, nil

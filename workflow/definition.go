@@ -232,6 +232,10 @@ type Definition struct {
 	// by a guarded transition (fanout.go).
 	Stages  []Stage  `json:"stages,omitempty"`
 	Fanouts []Fanout `json:"fanouts,omitempty"`
+	// TaskGates are the quality gates of a task's completion (task_gates.go); GateTimeoutMs bounds
+	// one run of any gate, a phase's or a task's (0: DefaultGateTimeoutMs).
+	TaskGates     []string `json:"taskGates,omitempty"`
+	GateTimeoutMs int64    `json:"gateTimeoutMs,omitempty"`
 	// Source is where a repository-defined type was read from (path@commit); empty for built-ins.
 	Source string `json:"source,omitempty"`
 	// ID identifies the definition decisions are taken under, recorded on every transition:

@@ -249,6 +249,9 @@ type TaskData struct {
 	// Start is the branch tip when the task was added or started: without a worktree, its work
 	// is the commits after it.
 	Start string `json:"start,omitempty"`
+	// Gates are the definition's task gates a task.completed was decided under: each had a
+	// passing run recorded on HeadSHA (verify checks the claim against the runs).
+	Gates []string `json:"gates,omitempty"`
 	// Session and Agent are who recorded the event, as the client reports it (Caller).
 	Session   string `json:"session,omitempty"`
 	Agent     string `json:"agent,omitempty"`

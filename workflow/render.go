@@ -111,6 +111,7 @@ func (d *Definition) Text() string {
 	for _, name := range slices.Sorted(maps.Keys(d.ShellGuards)) {
 		fmt.Fprintf(&b, "guard %s%s: sh -c %q (timeout %dms)\n", ShellGuardPrefix, name, d.ShellGuards[name].Run, d.ShellGuards[name].TimeoutMs)
 	}
+	b.WriteString(d.taskGatesText())
 	b.WriteString("\nphases:\n")
 	var phase func(p Phase, indent string)
 	phase = func(p Phase, indent string) {
@@ -127,6 +128,9 @@ func (d *Definition) Text() string {
 		tags = append(tags, envelopeTags(p.Tools, "git exarchos submit")...)
 		if f, ok := d.FanoutOf(p.ID); ok {
 			tags = append(tags, fmt.Sprintf("runs the stages %s in parallel, joins into %s", strings.Join(f.Stages, ", "), f.Join))
+		}
+		if len(p.Gates) > 0 {
+			tags = append(tags, "gates: "+quotedList(p.Gates))
 		}
 		fmt.Fprintf(&b, "%s%s", indent, p.ID)
 		if len(tags) > 0 {

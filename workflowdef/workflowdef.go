@@ -58,6 +58,9 @@ type File struct {
 	Limits      workflow.Limits      `yaml:"limits"`
 	// Runbooks: see workflow.Definition.
 	Runbooks map[string][]string `yaml:"runbooks"`
+	// TaskGates and GateTimeout: see workflow.Definition (gates.go reads them).
+	TaskGates   []string `yaml:"taskGates"`
+	GateTimeout string   `yaml:"gateTimeout"`
 	// ReviewBy, ArtifactPaths and InlineArtifacts: see workflow.Definition.
 	ReviewBy        string              `yaml:"reviewBy"`
 	ArtifactPaths   map[string][]string `yaml:"artifactPaths"`
@@ -255,6 +258,7 @@ func Parse(name string, src []byte) (*workflow.Definition, Problems) {
 	}
 	def := &workflow.Definition{Type: f.Type, Description: f.Description, Initial: f.Initial, Reviews: f.Reviews, Tracks: f.Tracks, Limits: f.Limits,
 		ReviewBy: f.ReviewBy, ArtifactPaths: f.ArtifactPaths, InlineArtifacts: f.InlineArtifacts, Runbooks: f.Runbooks}
+	parseGates(f, def, l, add)
 	for rb, steps := range f.Runbooks {
 		if !workflow.ValidFeature(rb) || len(steps) == 0 || slices.ContainsFunc(steps, func(s string) bool { return strings.TrimSpace(s) == "" }) {
 			add(l.top["runbooks"], "runbook %q: a name like release (lower case, digits, . _ -) and a list of non-empty steps", rb)

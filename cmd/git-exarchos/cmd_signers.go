@@ -58,17 +58,20 @@ func verifyCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "verify",
 		Usage: "replay workflows from their events, re-check transitions and signatures (the merge gate in CI)",
-		UsageText: "git exarchos verify [<feature>] [--all] [--branch B [--require]] [--base <ref>] [--require-github] [--json]\n\n" +
+		UsageText: "git exarchos verify [<feature>] [--all] [--branch B [--require]] [--base <ref>] [--require-github] [--rerun-gates] [--json]\n\n" +
 			"Folds the events alone (the stored snapshot must agree), derives every recorded transition's guards\n" +
 			"again from the branch at the head each recorded (never a recorded \"passed\"), needs the recorded merge\n" +
 			"on --base, checks what the commits changed in each phase, that the workflow ref descends from the\n" +
 			"remote's copy, and every human decision's signature against .exarchos/allowed_signers at the base.\n" +
 			"--require also fails a workflow not in a phase that merges. A refused decision fails until a human\n" +
 			"acknowledges it (git exarchos acknowledge). A recorded pull request is checked with GitHub when a\n" +
-			"token is found (GH_TOKEN, GITHUB_TOKEN, gh); --require-github fails when it could not be.\n" +
+			"token is found (GH_TOKEN, GITHUB_TOKEN, gh); --require-github fails when it could not be. Quality gates\n" +
+			"recorded as passed must have run on the heads the log records, on the branch; --rerun-gates runs each\n" +
+			"again there, the command as the base defines it (a gate is a test suite: minutes, so not by default).\n" +
 			"Exits 3 naming each violation; docs/verify.md.\n\nExamples:\n" +
 			"   git exarchos verify login\n" +
 			"   git exarchos verify --all --base origin/main --json\n" +
+			"   git exarchos verify login --rerun-gates\n" +
 			"   git exarchos verify --branch \"$GITHUB_HEAD_REF\" --base \"origin/$GITHUB_BASE_REF\" --require --require-github   # CI",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "all", Usage: "every workflow"},
@@ -76,6 +79,7 @@ func verifyCommand() *cli.Command {
 			&cli.BoolFlag{Name: "require", Usage: "with --branch: fail when no workflow is bound to it, or one is not in a phase that merges"},
 			&cli.StringFlag{Name: "base", Usage: "the ref to read allowed signers from (default: the base branch)"},
 			&cli.BoolFlag{Name: "require-github", Usage: "fail a workflow whose recorded pull request could not be checked with GitHub (no token, GitHub failing)"},
+			&cli.BoolFlag{Name: "rerun-gates", Usage: "run every quality gate recorded as passed again on its commit (the base's command, in a clean checkout)"},
 			jsonFlag,
 		},
 		Action: func(_ context.Context, c *cli.Command) error {
@@ -87,7 +91,7 @@ func verifyCommand() *cli.Command {
 				return err
 			}
 			res, err := app.Verify(r, app.VerifyOptions{Feature: c.Args().First(), All: c.Bool("all"), Base: c.String("base"),
-				Branch: c.String("branch"), Require: c.Bool("require"), RequireGitHub: c.Bool("require-github")})
+				Branch: c.String("branch"), Require: c.Bool("require"), RequireGitHub: c.Bool("require-github"), RerunGates: c.Bool("rerun-gates")})
 			var failed *app.VerifyError
 			if errors.As(err, &failed) {
 				if !c.Bool("json") {
@@ -112,6 +116,9 @@ func printVerify(w io.Writer, res *app.VerifyResult) {
 		printf(w, "%s (%s, %s): %d events, %d decisions: %s\n", bold(w, wf.Feature), wf.Type, wf.Phase, wf.Events, wf.Decisions, verdict)
 		for _, v := range wf.Violations {
 			printf(w, "  seq %d %s [%s]: %s\n", v.Seq, v.Event, v.Rule, v.Message)
+		}
+		if wf.GatesRerun != nil {
+			printf(w, "  gates: %d run(s) repeated on the commits they were recorded on\n", *wf.GatesRerun)
 		}
 		if wf.GitHub != "" {
 			printf(w, "  github: %s\n", wf.GitHub)

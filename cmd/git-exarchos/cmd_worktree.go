@@ -66,8 +66,13 @@ func taskDoneCommand() *cli.Command {
 	const usage = "task done [<feature>] <task-id> [--json]"
 	return &cli.Command{
 		Name:      "done",
-		Usage:     "mark a task completed (a task with a worktree records its branch head)",
-		UsageText: "git exarchos " + usage + "\n\nExamples:\n   git exarchos task done login t1",
+		Usage:     "mark a task completed at its commit, after the definition's task gates pass there",
+		UsageText: "git exarchos " + usage + "\n\n" +
+			"Records the task's commit: the tip of its worktree's branch, or of the workflow's branch. When the\n" +
+			"definition (read from the base branch) names taskGates, each that has not passed on that commit\n" +
+			"runs first, in a clean checkout of it; a failure keeps the task open (exit 3) with the gate's\n" +
+			"output and the fix: commit the repair and run task done again. docs/peers.md#quality-gates.\n\n" +
+			"Examples:\n   git exarchos task done login t1\n   git exarchos task done t1 --json",
 		Flags:     []cli.Flag{jsonFlag},
 		Action: func(_ context.Context, c *cli.Command) error {
 			feature, args, err := splitFeature(c, 1, usage)

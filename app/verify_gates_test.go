@@ -1,0 +1,205 @@
+package app_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/exarchos/git-exarchos/app"
+	"github.com/exarchos/git-exarchos/workflow"
+)
+
+// Issue 30: verify re-checks that the quality gates ran on the commits they claim. The team's base
+// branch defines a type whose phase build and whose tasks have gates; the agent's branch is login.
+
+const gatedType = `type: gated
+initial: build
+taskGates: ["test -f built.txt && echo task gate"]
+gateTimeout: 20s
+phases:
+  - id: build
+    gates: ["test -f built.txt"]
+  - id: review
+  - id: done
+    kind: final
+  - id: cancelling
+  - id: cancelled
+    kind: final
+transitions:
+  - {from: build, to: review}
+  - {from: review, to: done}
+  - {from: "*", to: cancelling, on: [cancel]}
+  - {from: cancelling, to: cancelled, on: [cancel]}
+`
+
+const taskGate, phaseGate = "test -f built.txt && echo task gate", "test -f built.txt"
+
+// gatedLogin is one clone whose origin/main defines the gated type, on branch login with workflow
+// login in build and task a started.
+func gatedLogin(t *testing.T) (*team, string) {
+	t.Helper()
+	tm := newTeam(t, 1)
+	dir := tm.dirs[0]
+	writeCommit(t, dir, ".exarchos/workflows/gated.yaml", gatedType)
+	git(t, dir, "push", "-q", "origin", "main")
+	git(t, dir, "checkout", "-q", "-b", "login")
+	r := reopen(t, dir)
+	if _, err := app.Init(r, app.InitOptions{Feature: "login", Type: "gated"}); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []workflow.Command{workflow.AddTask{ID: "a"}, workflow.StartTask{ID: "a"}} {
+		if _, err := app.Run(reopen(t, dir), "login", c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return tm, dir
+}
+
+// forgeGated appends an event with plumbing (no decision, no gate run), folded under the
+// repository's definitions so the snapshot agrees with the log: only the gates can give it away.
+func forgeGated(t *testing.T, dir string, ev workflow.NewEvent) {
+	t.Helper()
+	r := reopen(t, dir)
+	if _, err := r.Store.Append("login", r.Projector(), ev); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// ciVerifyGates verifies the login branch in a fresh clone of the team's remote, as CI does.
+func ciVerifyGates(t *testing.T, tm *team, dir string, rerun bool) (*app.VerifyResult, error) {
+	t.Helper()
+	pushAll(t, dir)
+	return app.Verify(reopen(t, ciClone(t, tm.remote)), app.VerifyOptions{Branch: "login", Base: "origin/main", RerunGates: rerun})
+}
+
+func ran(t *testing.T, dir string, cmds ...workflow.Command) {
+	t.Helper()
+	for _, c := range cmds {
+		if _, err := app.Run(reopen(t, dir), "login", c); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// The honest road: task done and the transition run their gates; verify passes, and with
+// --rerun-gates runs each (gate, commit) pair once more and still passes.
+func TestVerifyGateGatesThatRanPass(t *testing.T) {
+	tm, dir := gatedLogin(t)
+	writeCommit(t, dir, "built.txt", "ok\n")
+	ran(t, dir, workflow.CompleteTask{ID: "a"}, workflow.TransitionTo{Phase: "review"})
+	res, err := ciVerifyGates(t, tm, dir, false)
+	if err != nil {
+		t.Fatalf("verify of gates that ran: %v", err)
+	}
+	if res.Workflows[0].GatesRerun != nil {
+		t.Fatalf("gates re-run without --rerun-gates: %d", *res.Workflows[0].GatesRerun)
+	}
+	res, err = ciVerifyGates(t, tm, dir, true)
+	if err != nil {
+		t.Fatalf("verify --rerun-gates of gates that ran: %v", err)
+	}
+	if n := res.Workflows[0].GatesRerun; n == nil || *n != 2 {
+		t.Fatalf("--rerun-gates ran %v gates, want 2 (the task's and the phase's, on one commit)", n)
+	}
+}
+
+// A task.completed written with plumbing, its gates claimed passed: with no run on its commit,
+// with a run on another commit, or with runs of the branch's own weaker gate, verify fails.
+func TestVerifyGateForgedTaskCompletion(t *testing.T) {
+	t.Run("no run", func(t *testing.T) {
+		tm, dir := gatedLogin(t)
+		writeCommit(t, dir, "work.txt", "work\n")
+		head := git(t, dir, "rev-parse", "HEAD")
+		forgeGated(t, dir, workflow.NewEvent{Type: workflow.EventTaskCompleted, Data: workflow.TaskData{ID: "a", HeadSHA: head, Was: workflow.TaskInProgress, Gates: []string{taskGate}}})
+		res, err := ciVerifyGates(t, tm, dir, false)
+		wantViolation(t, res, err, "gate", "task a was completed at "+head[:12]+", but the gate `"+taskGate+"` has no run recorded on that commit")
+	})
+	t.Run("runs on another commit", func(t *testing.T) {
+		tm, dir := gatedLogin(t)
+		writeCommit(t, dir, "built.txt", "ok\n")
+		built := git(t, dir, "rev-parse", "HEAD")
+		ran(t, dir, workflow.RecordValidation{Command: taskGate, ExitCode: 0, Commit: built})
+		git(t, dir, "rm", "-q", "built.txt")
+		git(t, dir, "commit", "-q", "-m", "drop the artifact")
+		head := git(t, dir, "rev-parse", "HEAD")
+		forgeGated(t, dir, workflow.NewEvent{Type: workflow.EventTaskCompleted, Data: workflow.TaskData{ID: "a", HeadSHA: head, Was: workflow.TaskInProgress, Gates: []string{taskGate}}})
+		res, err := ciVerifyGates(t, tm, dir, false)
+		wantViolation(t, res, err, "gate", "has no run recorded on that commit")
+	})
+	t.Run("the branch's weaker gate", func(t *testing.T) {
+		tm, dir := gatedLogin(t)
+		writeCommit(t, dir, ".exarchos/workflows/gated.yaml", strings.Replace(gatedType, `taskGates: ["test -f built.txt && echo task gate"]`, `taskGates: ["true"]`, 1))
+		head := git(t, dir, "rev-parse", "HEAD")
+		ran(t, dir, workflow.RecordValidation{Command: "true", ExitCode: 0, Commit: head})
+		forgeGated(t, dir, workflow.NewEvent{Type: workflow.EventTaskCompleted, Data: workflow.TaskData{ID: "a", HeadSHA: head, Was: workflow.TaskInProgress, Gates: []string{"true"}}})
+		res, err := ciVerifyGates(t, tm, dir, false)
+		wantViolation(t, res, err, "gate", "the gate `"+taskGate+"` has no run recorded on that commit")
+	})
+	t.Run("a failed last run", func(t *testing.T) {
+		tm, dir := gatedLogin(t)
+		writeCommit(t, dir, "work.txt", "work\n")
+		head := git(t, dir, "rev-parse", "HEAD")
+		ran(t, dir, workflow.RecordValidation{Command: taskGate, ExitCode: 0, Commit: head}, workflow.RecordValidation{Command: taskGate, ExitCode: 1, Commit: head})
+		forgeGated(t, dir, workflow.NewEvent{Type: workflow.EventTaskCompleted, Data: workflow.TaskData{ID: "a", HeadSHA: head, Was: workflow.TaskInProgress}})
+		res, err := ciVerifyGates(t, tm, dir, false)
+		wantViolation(t, res, err, "gate", "the gate `"+taskGate+"` last exited 1 there")
+	})
+}
+
+// A pass written with plumbing on the very commit it claims, where the gate in fact fails: the log
+// is consistent, so only running the gate again finds it; --rerun-gates does, for the task's gate
+// and for the phase's.
+func TestVerifyGateRerunFindsAForgedPass(t *testing.T) {
+	tm, dir := gatedLogin(t)
+	writeCommit(t, dir, "work.txt", "no artifact\n")
+	head := git(t, dir, "rev-parse", "HEAD")
+	forgeGated(t, dir, workflow.NewEvent{Type: workflow.EventValidationRecorded, Data: workflow.ValidationData{Command: taskGate, ExitCode: 0, Commit: head}})
+	forgeGated(t, dir, workflow.NewEvent{Type: workflow.EventValidationRecorded, Data: workflow.ValidationData{Command: phaseGate, ExitCode: 0, Commit: head}})
+	ran(t, dir, workflow.CompleteTask{ID: "a"}, workflow.TransitionTo{Phase: "review"})
+	if _, err := ciVerifyGates(t, tm, dir, false); err != nil {
+		t.Fatalf("without --rerun-gates verify reads the log alone, which holds together: %v", err)
+	}
+	res, err := ciVerifyGates(t, tm, dir, true)
+	wantViolation(t, res, err, "gate", "the gate `"+taskGate+"` is recorded as passing on "+head[:12]+", but exits 1 there when verify runs it again")
+	wantViolation(t, res, err, "gate", "the gate `"+phaseGate+"` is recorded as passing on "+head[:12]+", but exits 1 there")
+}
+
+// A transition out of build written with plumbing, gates-passed recorded: with no run on the head
+// it claims, verify derives the guard again and fails; with a head that is not on the branch (runs
+// forged on a commit made aside), it fails on the head.
+func TestVerifyGateForgedPhaseGates(t *testing.T) {
+	forgeExit := func(t *testing.T, dir, head string) {
+		t.Helper()
+		forgeGated(t, dir, workflow.NewEvent{Type: workflow.EventTransitioned, Data: workflow.TransitionedData{From: "build", To: "review", Guards: []string{workflow.GuardGatesPassed}, Head: head}})
+	}
+	t.Run("no run on the head", func(t *testing.T) {
+		tm, dir := gatedLogin(t)
+		writeCommit(t, dir, "work.txt", "work\n")
+		head := git(t, dir, "rev-parse", "HEAD")
+		forgeExit(t, dir, head)
+		res, err := ciVerifyGates(t, tm, dir, false)
+		wantViolation(t, res, err, "guard", "recorded guard gates-passed as passed, but verify finds: the gate `"+phaseGate+"` has not run on "+head[:12])
+	})
+	t.Run("runs on another commit", func(t *testing.T) {
+		tm, dir := gatedLogin(t)
+		writeCommit(t, dir, "built.txt", "ok\n")
+		built := git(t, dir, "rev-parse", "HEAD")
+		ran(t, dir, workflow.RecordValidation{Command: phaseGate, ExitCode: 0, Commit: built}) // true there
+		git(t, dir, "rm", "-q", "built.txt")
+		git(t, dir, "commit", "-q", "-m", "drop the artifact")
+		head := git(t, dir, "rev-parse", "HEAD")
+		forgeExit(t, dir, head)
+		res, err := ciVerifyGates(t, tm, dir, false)
+		wantViolation(t, res, err, "guard", "the gate `"+phaseGate+"` has not run on "+head[:12])
+	})
+	t.Run("a head off the branch", func(t *testing.T) {
+		tm, dir := gatedLogin(t)
+		writeCommit(t, dir, "built.txt", "ok\n")
+		aside := git(t, dir, "commit-tree", "-p", "HEAD", "-m", "aside", git(t, dir, "rev-parse", "HEAD^{tree}"))
+		git(t, dir, "rm", "-q", "built.txt")
+		git(t, dir, "commit", "-q", "-m", "no artifact on the branch")
+		forgeGated(t, dir, workflow.NewEvent{Type: workflow.EventValidationRecorded, Data: workflow.ValidationData{Command: phaseGate, ExitCode: 0, Commit: aside}})
+		forgeExit(t, dir, aside)
+		res, err := ciVerifyGates(t, tm, dir, false)
+		wantViolation(t, res, err, "gate", "build → review records its gates as passed on "+aside[:12]+", which is not on the branch's history")
+	})
+}
