@@ -32,6 +32,9 @@ const lockWait = 2 * time.Second
 // Reading the loose file first is what keeps this correct while `git pack-refs` runs: it writes
 // packed-refs before it deletes the loose file.
 func ReadRef(commonDir, name string) (Hash, bool, error) {
+	if refsViaGit(commonDir) {
+		return gitReadRef(commonDir, name)
+	}
 	path := filepath.Join(commonDir, filepath.FromSlash(name))
 	b, err := readFile(path, 128)
 	if err == nil {
@@ -259,6 +262,9 @@ func ListRefs(commonDir, prefix string) (map[string]Hash, error) {
 // ScanRefs is ListRefs that also returns the names in order and what it skipped. valid, when
 // given, says which names (after prefix) belong there; others are reported as bad.
 func ScanRefs(commonDir, prefix string, valid func(rest string) bool) (map[string]Hash, []string, []BadRef, error) {
+	if refsViaGit(commonDir) {
+		return gitScanRefs(commonDir, prefix, valid)
+	}
 	refs, order, bad, _, err := scanRefs(commonDir, prefix, valid, nil)
 	return refs, order, bad, err
 }
@@ -275,6 +281,10 @@ type StampedRef struct {
 // moved. stamps returns each loose ref's stamp as read, "" where it is not to be kept: a file
 // younger than a clock tick can be rewritten in place with its stamp unchanged.
 func ScanRefsKnown(commonDir, prefix string, valid func(rest string) bool, known map[string]StampedRef) (refs map[string]Hash, order []string, stamps map[string]string, err error) {
+	if refsViaGit(commonDir) { // no file to stamp: nothing is kept
+		refs, order, _, err = gitScanRefs(commonDir, prefix, valid)
+		return refs, order, map[string]string{}, err
+	}
 	if known == nil {
 		known = map[string]StampedRef{}
 	}
@@ -471,12 +481,26 @@ func SortedNames(m map[string]Hash) []string {
 
 // RefLock is git's own lock on one ref (<ref>.lock, created exclusively): while it is held no
 // git process and no other writer can move the ref.
+//
+// Where refs go through git (refs_git.go) no lock can be held across processes: the lock notes the
+// ref's value instead, and Commit is a compare-and-swap from it, ErrStale if the ref moved.
 type RefLock struct {
 	commonDir, name, refPath, lockPath string
 	done                               bool
+
+	viaGit bool
+	old    Hash
 }
 
+// LockRef takes name's lock (see RefLock).
 func LockRef(commonDir, name string) (*RefLock, error) {
+	if refsViaGit(commonDir) {
+		old, _, err := gitReadRef(commonDir, name)
+		if err != nil {
+			return nil, err
+		}
+		return &RefLock{commonDir: commonDir, name: name, viaGit: true, old: old}, nil
+	}
 	refPath := filepath.Join(commonDir, filepath.FromSlash(name))
 	if err := os.MkdirAll(filepath.Dir(refPath), 0o777); err != nil {
 		return nil, fmt.Errorf("update %s: %w", name, err)
@@ -490,6 +514,10 @@ func LockRef(commonDir, name string) (*RefLock, error) {
 // commit writes the new value into the lock file and renames it over the ref: a crash leaves the
 // old or the new value, never a torn one. A zero value deletes the ref.
 func (l *RefLock) Commit(newH Hash) error {
+	if l.viaGit {
+		l.done = true
+		return gitCasRef(l.commonDir, l.name, newH, l.old)
+	}
 	if newH.IsZero() {
 		err := deleteRefLocked(l.commonDir, l.name, l.refPath)
 		l.Release()
@@ -520,7 +548,7 @@ func (l *RefLock) Commit(newH Hash) error {
 
 // release drops the lock without changing the ref (a no-op after commit).
 func (l *RefLock) Release() {
-	if !l.done {
+	if !l.done && !l.viaGit {
 		os.Remove(l.lockPath)
 		l.done = true
 	}
@@ -531,6 +559,9 @@ func (l *RefLock) Release() {
 // process touching the same ref. A crash leaves either the old or the new value, plus at worst a
 // stale lock file, which the next writer's error names.
 func CasRef(commonDir, name string, newH, oldH Hash) error {
+	if refsViaGit(commonDir) {
+		return gitCasRef(commonDir, name, newH, oldH)
+	}
 	l, err := LockRef(commonDir, name)
 	if err != nil {
 		return err

@@ -26,13 +26,9 @@ var understood = map[string]func(v string) error{
 		}
 		return nil
 	},
-	// The store reads and locks refs as files: the reftable backend would be bypassed.
-	"refstorage": func(v string) error {
-		if !strings.EqualFold(v, "files") {
-			return fmt.Errorf("ref storage %q (only \"files\" is supported)", v)
-		}
-		return nil
-	},
+	// The fast path reads and locks refs as files; any other storage (reftable) sends every ref
+	// read and write to git (refs_git.go).
+	"refstorage":        nil,
 	"worktreeconfig":    nil, // the config reader reads config.worktree
 	"preciousobjects":   nil, // the store never deletes objects
 	"partialclone":      nil, // missing objects are reported as missing
@@ -71,6 +67,8 @@ type repoFeatures struct {
 	format ObjectFormat
 	// promisor is extensions.partialClone: the remote missing objects are fetched from.
 	promisor string
+	// refStorage is extensions.refStorage when it is not "files" (lowercased): refs go through git.
+	refStorage string
 }
 
 // readRepoFeatures reads core.repositoryFormatVersion and extensions.* from the repository's config
@@ -82,6 +80,7 @@ func readRepoFeatures(commonDir string) (repoFeatures, error) {
 	path := filepath.Join(commonDir, "config")
 	b, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
+		refStorages.Store(commonDir, "")
 		return repoFeatures{format: SHA1}, nil
 	}
 	if err != nil {
@@ -121,7 +120,13 @@ func readRepoFeatures(commonDir string) (repoFeatures, error) {
 			f.format, _ = parseObjectFormat(e.Value)
 		case "partialclone":
 			f.promisor = e.Value
+		case "refstorage":
+			f.refStorage = strings.ToLower(strings.TrimSpace(e.Value))
+			if f.refStorage == "files" {
+				f.refStorage = ""
+			}
 		}
 	}
+	refStorages.Store(commonDir, f.refStorage)
 	return f, nil
 }
