@@ -1,7 +1,8 @@
 // Package gitrepo is exarchos's access to git: discovery of a repository the way git finds it, its
 // format and extensions, objects (loose and packed, SHA-1 or SHA-256) and the tree and commit
-// codec, refs under git's lock protocol, configuration, worktrees and the git binary. It knows
-// nothing of workflows; gitstore keeps the event log on top of it.
+// codec, refs under git's lock protocol (or through git, for a ref storage other than files),
+// configuration, worktrees and the git binary. It knows nothing of workflows; gitstore keeps the
+// event log on top of it.
 //
 // It may import the standard library, golang.org/x/sys/unix (fstatat), go-git (for its plumbing types) and
 // the internal helpers; no package of exarchos's own.
