@@ -130,6 +130,11 @@ func gitCasRef(commonDir, name string, newH, oldH Hash) error {
 	if rerr == nil && ((oldH.IsZero() && exists) || (!oldH.IsZero() && cur != oldH)) {
 		return ErrStale
 	}
+	var ge *GitError
+	if errors.As(err, &ge) && strings.Contains(strings.ToLower(ge.Stderr), "lock") {
+		// Another process holds the ref's (or the table stack's) lock past git's own wait.
+		return fmt.Errorf("update %s: %w: %v", name, ErrLocked, err)
+	}
 	return fmt.Errorf("update %s: %w", name, err)
 }
 

@@ -65,6 +65,14 @@ func TestRefsThroughGitAgreeWithFiles(t *testing.T) {
 	require.NoError(t, err)
 	assert.False(t, ok)
 
+	// A lock another process holds is ErrLocked, with git's words.
+	lockFile := filepath.Join(common, "refs", "exarchos", "new.lock")
+	require.NoError(t, os.WriteFile(lockFile, nil, 0o644))
+	err = CasRef(common, "refs/exarchos/new", head, c2)
+	assert.ErrorIs(t, err, ErrLocked)
+	assert.ErrorContains(t, err, "new.lock")
+	require.NoError(t, os.Remove(lockFile))
+
 	// The lock is a compare-and-swap from the value it saw.
 	l, err := LockRef(common, "refs/exarchos/loose")
 	require.NoError(t, err)
