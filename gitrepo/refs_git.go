@@ -12,9 +12,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // forceRefsThroughGit sends every repository's refs through git (RouteRefsThroughGit).
@@ -58,6 +61,7 @@ func refsGit(commonDir string, stdin []byte, args ...string) (string, error) {
 	if stdin != nil {
 		in = bytes.NewReader(stdin)
 	}
+	refsGitRuns.Add(1)
 	out, err := runGit(commonDir, commonDir, nil, in, args...)
 	var ge *GitError
 	if errors.As(err, &ge) && strings.Contains(ge.Stderr, "extension") {
@@ -68,9 +72,72 @@ func refsGit(commonDir string, stdin []byte, args ...string) (string, error) {
 	return out, err
 }
 
+// refsGitRuns counts the git processes started for refs (tests hold the cached path to none).
+var refsGitRuns atomic.Int64
+
+// reftableSnapshots keeps, per reftable repository, every ref as one `git for-each-ref` listed it,
+// under the stamp of reftable/tables.list, which git renames over on every ref write: a hook call
+// resolves several refs (its workflow, the base branch and its fallbacks), each a git process of
+// about 2 ms without it. A snapshot is used only while tables.list has that stamp and is older
+// than a second (a stamp can repeat within a file system's clock tick), so it is never staler than
+// the refs; right after a write every read asks git.
+var reftableSnapshots struct {
+	sync.Mutex
+	m map[string]*refSnapshot
+}
+
+type refSnapshot struct {
+	stamp string
+	refs  map[string]Hash
+	order []string
+}
+
+// reftableRefs returns the repository's refs from its snapshot (taking one if needed); ok is false
+// where no snapshot may be used: refs not in reftable, or tables.list just written.
+func reftableRefs(commonDir string) (refs map[string]Hash, order []string, ok bool, err error) {
+	if refStorage(commonDir) != "reftable" {
+		return nil, nil, false, nil
+	}
+	list := filepath.Join(commonDir, "reftable", "tables.list")
+	settled := func() (string, bool) {
+		fi, err := os.Stat(list)
+		if err != nil || time.Since(fi.ModTime()) < time.Second {
+			return "", false
+		}
+		return FileStamp(list), true
+	}
+	stamp, ok := settled()
+	if !ok || stamp == "" {
+		return nil, nil, false, nil
+	}
+	reftableSnapshots.Lock()
+	snap := reftableSnapshots.m[commonDir]
+	reftableSnapshots.Unlock()
+	if snap != nil && snap.stamp == stamp {
+		return snap.refs, snap.order, true, nil
+	}
+	refs, order, _, err = gitListRefs(commonDir, "refs/", nil)
+	if err != nil {
+		return nil, nil, false, err
+	}
+	if after, ok := settled(); ok && after == stamp { // no write while it was listed
+		reftableSnapshots.Lock()
+		if reftableSnapshots.m == nil {
+			reftableSnapshots.m = map[string]*refSnapshot{}
+		}
+		reftableSnapshots.m[commonDir] = &refSnapshot{stamp: stamp, refs: refs, order: order}
+		reftableSnapshots.Unlock()
+	}
+	return refs, order, true, nil
+}
+
 // gitReadRef is ReadRef through git: the ref of exactly that name, if there is one.
 func gitReadRef(commonDir, name string) (Hash, bool, error) {
-	refs, _, _, err := gitScanRefs(commonDir, name, nil)
+	if all, _, ok, err := reftableRefs(commonDir); err != nil || ok {
+		h, found := all[name]
+		return h, found, err
+	}
+	refs, _, _, err := gitListRefs(commonDir, name, nil)
 	if err != nil {
 		return ZeroHash, false, fmt.Errorf("read %s: %w", name, err)
 	}
@@ -78,9 +145,30 @@ func gitReadRef(commonDir, name string) (Hash, bool, error) {
 	return h, ok, nil
 }
 
-// gitScanRefs is ScanRefs through git: `git for-each-ref` lists the refs under prefix (or the ref
-// named prefix) in name order, skipping broken ones as git does.
+// gitScanRefs is ScanRefs through git: the refs under prefix in name order, from the reftable
+// snapshot where one may be used, else listed by git.
 func gitScanRefs(commonDir, prefix string, valid func(rest string) bool) (map[string]Hash, []string, []BadRef, error) {
+	all, allOrder, ok, err := reftableRefs(commonDir)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if !ok {
+		return gitListRefs(commonDir, prefix, valid)
+	}
+	refs := map[string]Hash{}
+	var order []string
+	var bad []BadRef
+	for _, name := range allOrder {
+		if strings.HasPrefix(name, prefix) {
+			refs, order, bad = keepRef(refs, order, bad, prefix, name, all[name], valid)
+		}
+	}
+	return refs, order, bad, nil
+}
+
+// gitListRefs runs `git for-each-ref` on the refs under prefix (or the ref named prefix), in name
+// order, skipping broken ones as git does.
+func gitListRefs(commonDir, prefix string, valid func(rest string) bool) (map[string]Hash, []string, []BadRef, error) {
 	out, err := refsGit(commonDir, nil, "for-each-ref", "--format=%(objectname) %(refname)", "--", prefix)
 	if err != nil {
 		return nil, nil, nil, err
@@ -93,18 +181,20 @@ func gitScanRefs(commonDir, prefix string, valid func(rest string) bool) (map[st
 		if !ok || !strings.HasPrefix(name, prefix) {
 			continue
 		}
-		h, ok := ParseHash(id)
-		if !ok || h.IsZero() {
-			continue
+		if h, ok := ParseHash(id); ok && !h.IsZero() {
+			refs, order, bad = keepRef(refs, order, bad, prefix, name, h, valid)
 		}
-		if valid != nil && !valid(strings.TrimPrefix(name, prefix)) {
-			bad = append(bad, BadRef{Name: name, Reason: "is not a workflow id", Fix: "git update-ref -d " + shellQuote(name)})
-			continue
-		}
-		refs[name] = h
-		order = append(order, name)
 	}
 	return refs, order, bad, nil
+}
+
+// keepRef adds one listed ref to a scan's result, or to its bad entries when its name is not valid.
+func keepRef(refs map[string]Hash, order []string, bad []BadRef, prefix, name string, h Hash, valid func(rest string) bool) (map[string]Hash, []string, []BadRef) {
+	if valid != nil && !valid(strings.TrimPrefix(name, prefix)) {
+		return refs, order, append(bad, BadRef{Name: name, Reason: "is not a workflow id", Fix: "git update-ref -d " + shellQuote(name)})
+	}
+	refs[name] = h
+	return refs, append(order, name), bad
 }
 
 // gitCasRef is CasRef through git: one `git update-ref --stdin` transaction that names the old

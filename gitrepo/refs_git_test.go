@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -130,4 +131,61 @@ func TestReftableRefsGoThroughGit(t *testing.T) {
 	assert.ErrorContains(t, r.UpdateRef("refs/exarchos/f", mustHash(strings.Repeat("1", 40)), ZeroHash), "install git 2.45 or later")
 	_, err = os.Stat(filepath.Join(dir, ".git", "refs", "exarchos", "f"))
 	assert.ErrorIs(t, err, os.ErrNotExist, "nothing written")
+}
+
+// TestReftableSnapshotIsNeverStale: in a reftable repository, the refs one call resolves come
+// from one `git for-each-ref` while reftable/tables.list keeps its stamp, and a ref written by
+// plain git since is read as git reads it.
+func TestReftableSnapshotIsNeverStale(t *testing.T) {
+	if !canMakeReftable(t) {
+		t.Skip("the installed git cannot make a reftable repository (git 2.45 or later can)")
+	}
+	dir := t.TempDir()
+	git(t, dir, "init", "-q", "--ref-format=reftable", "-b", "main", ".")
+	git(t, dir, "config", "user.name", "T")
+	git(t, dir, "config", "user.email", "t@example.com")
+	git(t, dir, "commit", "-q", "--allow-empty", "-m", "one")
+	one := mustHash(git(t, dir, "rev-parse", "HEAD"))
+	git(t, dir, "commit", "-q", "--allow-empty", "-m", "two")
+	two := mustHash(git(t, dir, "rev-parse", "HEAD"))
+	for _, f := range []string{"a", "b", "c"} {
+		git(t, dir, "update-ref", "refs/exarchos/"+f, one.String())
+	}
+	common := filepath.Join(dir, ".git")
+	list := filepath.Join(common, "reftable", "tables.list")
+	settle := func() {
+		past := time.Now().Add(-2 * time.Second)
+		require.NoError(t, os.Chtimes(list, past, past))
+	}
+	openRepo(t, dir) // notes the ref storage
+	settle()
+
+	runs := refsGitRuns.Load()
+	for _, f := range []string{"a", "b", "c", "missing"} {
+		h, ok, err := ReadRef(common, "refs/exarchos/"+f)
+		require.NoError(t, err)
+		assert.Equal(t, f != "missing", ok, f)
+		if ok {
+			assert.Equal(t, one, h, f)
+		}
+	}
+	refs, _, _, err := ScanRefs(common, "refs/exarchos/", nil)
+	require.NoError(t, err)
+	assert.Len(t, refs, 3)
+	assert.Equal(t, int64(1), refsGitRuns.Load()-runs, "one git process for the call's refs")
+
+	// A write by plain git: read at once (tables.list is young, so git is asked), and after it settles.
+	git(t, dir, "update-ref", "refs/exarchos/b", two.String())
+	h, _, err := ReadRef(common, "refs/exarchos/b")
+	require.NoError(t, err)
+	assert.Equal(t, two, h, "just written")
+	settle()
+	h, _, err = ReadRef(common, "refs/exarchos/b")
+	require.NoError(t, err)
+	assert.Equal(t, two, h, "settled")
+	git(t, dir, "update-ref", "-d", "refs/exarchos/c")
+	settle()
+	_, ok, err := ReadRef(common, "refs/exarchos/c")
+	require.NoError(t, err)
+	assert.False(t, ok, "deleted by plain git")
 }
