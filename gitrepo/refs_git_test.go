@@ -102,6 +102,10 @@ func TestReftableRefsGoThroughGit(t *testing.T) {
 		git(t, dir, "init", "-q", "--ref-format=reftable", "-b", "main", ".")
 		git(t, dir, "config", "user.name", "T")
 		git(t, dir, "config", "user.email", "t@example.com")
+		_, err := openRepo(t, dir).Facts().BranchTip("main")
+		var missing *MissingBranchError
+		require.ErrorAs(t, err, &missing)
+		assert.True(t, missing.Unborn, "HEAD names main in the reftable, not in its file")
 		git(t, dir, "commit", "-q", "--allow-empty", "-m", "one")
 		head := mustHash(git(t, dir, "rev-parse", "HEAD"))
 		r := openRepo(t, dir)
