@@ -8,7 +8,8 @@ import (
 	"github.com/exarchos/git-exarchos/gitrepo"
 )
 
-// Git is what the event log needs of its repository: objects, refs and config, and nothing else.
+// Git is what the event log needs of its repository: objects, refs and config. (Running git
+// itself, for fetch, push and fsck, goes through gitrepo.Location: it is transport, not storage.)
 // gitrepo.Repo is the implementation: a fast path that reads objects, packs, refs and config from
 // their files, and falls back to git (`git cat-file --batch`; `git for-each-ref` and `git
 // update-ref --stdin` for a ref storage other than files; `git config`) for what it cannot read.
@@ -31,9 +32,16 @@ type Git interface {
 	UpdateRef(name string, newH, oldH gitrepo.Hash) error
 	LockRef(name string) (*gitrepo.RefLock, error)
 
-	// Config.
+	// Config: read with git's rules (the files, else `git config`), written through git.
 	Config(key string) (string, bool)
+	ConfigAll(key string) []string
+	AddConfig(key, value string) error
+	Actor() (string, error)
 	Signature(now time.Time) (gitrepo.Signature, error)
+
+	// The state of the repository around the log: the branch checked out, a running `git gc`.
+	CurrentBranch() string
+	GCRunning() bool
 }
 
 var _ Git = (*gitrepo.Repo)(nil)

@@ -26,7 +26,7 @@ func (s *Store) CheckObjects(features []string) ([]Problem, error) {
 	problems, err := s.checkObjectsOnce(features)
 	for attempt := 1; err == nil && len(problems) > 0 && attempt <= 3; attempt++ {
 		wait := time.Duration(attempt) * 100 * time.Millisecond
-		for deadline := time.Now().Add(30 * time.Second); s.GCRunning() && time.Now().Before(deadline); {
+		for deadline := time.Now().Add(30 * time.Second); s.git.GCRunning() && time.Now().Before(deadline); {
 			time.Sleep(50 * time.Millisecond) // a gc in progress: its end is the moment to look again
 		}
 		time.Sleep(wait)

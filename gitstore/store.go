@@ -291,7 +291,7 @@ func (s *Store) retryTransient(f func() error) error {
 		// The writer puts pruned objects back within milliseconds of the gc ending; give it two
 		// seconds (slow machines, race detector) before calling the object lost.
 		waited := time.Since(start)
-		if (waited > 2*time.Second && !s.GCRunning()) || waited > 90*time.Second {
+		if (waited > 2*time.Second && !s.git.GCRunning()) || waited > 90*time.Second {
 			return err
 		}
 		s.git.Reindex()
@@ -640,7 +640,7 @@ func (s *Store) summary(name string, commit gitrepo.Hash) (Summary, bool, error)
 	}
 	if isTransient(err) {
 		s.git.Reindex() // a concurrent gc may have just packed it
-		if !s.git.ObjectExists(commit) && !s.GCRunning() {
+		if !s.git.ObjectExists(commit) && !s.git.GCRunning() {
 			return Summary{}, false, nil
 		}
 		err = s.retryTransient(func() error {

@@ -47,7 +47,7 @@ func (s *Store) ResolveRemote(given string) (string, error) {
 	name := given
 	if name == "" {
 		name = "origin"
-		if b := s.CurrentBranch(); b != "" {
+		if b := s.git.CurrentBranch(); b != "" {
 			if r, ok := s.git.Config("branch." + b + ".remote"); ok && r != "" && r != "." && slices.Contains(remotes, r) {
 				name = r
 			}
@@ -216,12 +216,12 @@ func (s *Store) ContainedIn(local, other gitrepo.Hash) (bool, error) {
 // to their tracking refs too. It reports whether it changed anything (false: already there).
 func (s *Store) SetupRemote(remote string) (bool, error) {
 	spec := FetchRefspec(remote)
-	for _, v := range s.ConfigAll("remote." + remote + ".fetch") {
+	for _, v := range s.git.ConfigAll("remote." + remote + ".fetch") {
 		if strings.TrimSpace(v) == spec {
 			return false, nil
 		}
 	}
-	if err := s.AddConfig("remote."+remote+".fetch", spec); err != nil {
+	if err := s.git.AddConfig("remote."+remote+".fetch", spec); err != nil {
 		return false, fmt.Errorf("add fetch refspec to %s: %w", remote, err)
 	}
 	return true, nil

@@ -263,7 +263,7 @@ func (s *Store) stamp(events []workflow.NewEvent, count int64, clock uint64) ([]
 	if len(events) == 0 {
 		return nil, nil
 	}
-	actor, err := s.Actor()
+	actor, err := s.git.Actor()
 	if err != nil {
 		return nil, err
 	}
@@ -592,7 +592,7 @@ func trailedMessage(subject string, info trailerInfo, firstSeq, lastSeq, total i
 func (b *builder) ensureDurable() error {
 	deadline := time.Now().Add(60 * time.Second)
 	for {
-		running := b.s.GCRunning()
+		running := b.s.git.GCRunning()
 		for _, obj := range b.written {
 			if b.s.git.HasObject(obj.hash) {
 				continue
