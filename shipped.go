@@ -15,3 +15,12 @@ const VerifyWorkflowPath = ".github/workflows/exarchos-verify.yml"
 //
 //go:embed .github/workflows/exarchos-verify.yml
 var VerifyWorkflow []byte
+
+// ManPage is git-exarchos(1), generated from the command tree by urfave/cli-docs in a test
+// (cmd/git-exarchos's TestGeneratedManPage, which keeps this copy current) and embedded, so that
+// `git exarchos man` prints it without the binary linking the generator, whose markdown renderer
+// costs every start of the binary, every hook call's included (BENCHMARKS.md, "Issue 31: what each
+// fast path buys").
+//
+//go:embed docs/git-exarchos.1
+var ManPage string

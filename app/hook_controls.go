@@ -225,7 +225,9 @@ func (r *Repo) observeControls(root string) (*controlState, []control) {
 	}
 	refsDir := filepath.Join(loc.CommonDir, "refs", "exarchos")
 	st.Stamps[refsDir] = gitrepo.FileStamp(refsDir)
-	st.Stamps[filepath.Join(loc.CommonDir, "packed-refs")] = gitrepo.FileStamp(filepath.Join(loc.CommonDir, "packed-refs"))
+	for _, p := range []string{filepath.Join(loc.CommonDir, "packed-refs"), filepath.Join(loc.CommonDir, "reftable", "tables.list")} {
+		st.Stamps[p] = gitrepo.FileStamp(p)
+	}
 	if entries, err := os.ReadDir(refsDir); err == nil {
 		for _, e := range entries {
 			st.Stamps[filepath.Join(refsDir, e.Name())] = gitrepo.FileStamp(filepath.Join(refsDir, e.Name()))

@@ -21,7 +21,8 @@ import (
 // call reads only the workflows of its branch and never lists them all. It is a cache, never taken
 // as complete: it is kept with the stamps (inode, size, modification time) of what it summarises,
 // the refs/exarchos directory (a ref written by git's lock protocol, by exarchos, `git fetch`,
-// `git update-ref` or a restore, is renamed into it) and packed-refs, and with a sha256 of itself.
+// `git update-ref` or a restore, is renamed into it), packed-refs and, where refs are kept in
+// reftable, its tables.list, and with a sha256 of itself.
 // A hook call stats those two and reads the one file; when a stamp differs, or the file is missing,
 // damaged or short of a line, the index is read again from the refs, with no git process: the
 // directory is listed and each loose ref stamped (lstat); a ref whose file's stamp is the one the
@@ -48,8 +49,12 @@ func (r *Repo) refsStamp() (stamp string, fresh bool) {
 	common := r.Store.Loc.CommonDir
 	fresh = true
 	var parts []string
-	for _, p := range []string{filepath.Join(common, "refs", "exarchos"), filepath.Join(common, "packed-refs")} {
+	// reftable/tables.list is renamed over on every ref write where refs are kept in reftable.
+	for _, p := range []string{filepath.Join(common, "refs", "exarchos"), filepath.Join(common, "packed-refs"), filepath.Join(common, "reftable", "tables.list")} {
 		fi, err := os.Stat(p)
+		if err != nil && strings.HasSuffix(p, "tables.list") {
+			continue // refs kept as files
+		}
 		if err != nil {
 			parts = append(parts, "-")
 			continue

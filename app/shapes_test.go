@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/exarchos/git-exarchos/gitrepo"
 	"github.com/exarchos/git-exarchos/internal/gittest"
 	"github.com/exarchos/git-exarchos/workflow"
 )
@@ -31,6 +32,10 @@ func TestRepositoryShapes(t *testing.T) {
 				if why := shape.Skip(); why != "" {
 					t.Skip(why)
 				}
+			}
+			if shape.RefsThroughGit {
+				was := gitrepo.RouteRefsThroughGit(true)
+				t.Cleanup(func() { gitrepo.RouteRefsThroughGit(was) })
 			}
 			format := shape.Format
 			if format == "" {

@@ -31,7 +31,7 @@ func (f Facts) BranchTip(branch string) (string, error) {
 		if !strings.HasPrefix(name, "refs/") {
 			name = "refs/heads/" + branch
 		}
-		if head, _ := os.ReadFile(filepath.Join(f.s.Loc.GitDir, "HEAD")); strings.TrimSpace(string(head)) == "ref: "+name {
+		if f.s.Loc.headFile() == "ref: "+name {
 			// The branch checked out has no commit yet (a new repository): switching to it is no fix.
 			return "", &MissingBranchError{Branch: branch, Unborn: true}
 		}

@@ -25,7 +25,9 @@ import (
 // process (74.6 against 53.5 ms) where this reader gives 0.81x, and it panicked under list's
 // concurrent readers (a nil map in loadIdxFile). A read in a pack of 60,000 other objects stays
 // flat (BenchmarkStateLargePack) where the `git cat-file --batch` fallback this also replaced took
-// 2.33 ms ("Event store (issue 2)").
+// 2.33 ms ("Event store (issue 2)"). Measured again for issue 31 (BENCHMARKS.md, "Issue 31: what
+// each fast path buys"): 0.1–1.1 µs a read against 1.4–1.6 ms for a `git cat-file --batch` started
+// for it.
 
 // pack is one objects/pack/pack-*.pack with its .idx.
 type pack struct {

@@ -1,7 +1,8 @@
 // Package gitrepo is exarchos's access to git: discovery of a repository the way git finds it, its
 // format and extensions, objects (loose and packed, SHA-1 or SHA-256) and the tree and commit
-// codec, refs under git's lock protocol, configuration, worktrees and the git binary. It knows
-// nothing of workflows; gitstore keeps the event log on top of it.
+// codec, refs under git's lock protocol (or through git, for a ref storage other than files),
+// configuration, worktrees and the git binary. It knows nothing of workflows; gitstore keeps the
+// event log on top of it.
 //
 // It may import the standard library, golang.org/x/sys/unix (fstatat), go-git (for its plumbing types) and
 // the internal helpers; no package of exarchos's own.
@@ -54,11 +55,8 @@ func (s *Repo) ObjectFormat() ObjectFormat { return s.st.format }
 
 // CurrentBranch is the branch checked out in this worktree ("" when HEAD is detached).
 func (s *Repo) CurrentBranch() string {
-	b, err := os.ReadFile(filepath.Join(s.Loc.GitDir, "HEAD"))
-	if err != nil {
-		return ""
-	}
-	ref, ok := strings.CutPrefix(strings.TrimSpace(string(b)), "ref: refs/heads/")
+	head := s.Loc.headFile()
+	ref, ok := strings.CutPrefix(head, "ref: refs/heads/")
 	if !ok {
 		return ""
 	}
@@ -78,17 +76,30 @@ func (s *Repo) HeadCommit() string { return s.Loc.Head() }
 // Head is the commit checked out in the worktree of l; "" on an unborn branch. It reads HEAD and
 // the ref it names, with no process: the hook calls it on every tool call.
 func (l Location) Head() string {
-	b, err := os.ReadFile(filepath.Join(l.GitDir, "HEAD"))
-	if err != nil {
+	head := l.headFile()
+	if head == "" {
 		return ""
 	}
-	head := strings.TrimSpace(string(b))
 	if ref, ok := strings.CutPrefix(head, "ref: "); ok {
 		h, found, err := ReadRef(l.CommonDir, ref)
 		if err != nil || !found {
 			return ""
 		}
 		return h.String()
+	}
+	return head
+}
+
+// headFile is what HEAD holds ("ref: <name>" or a commit id), read from its file; where the file is
+// the placeholder of a repository whose refs are not files, git is asked.
+func (l Location) headFile() string {
+	b, err := os.ReadFile(filepath.Join(l.GitDir, "HEAD"))
+	if err != nil {
+		return ""
+	}
+	head := strings.TrimSpace(string(b))
+	if head == placeholderHead {
+		return gitHead(l.GitDir)
 	}
 	return head
 }

@@ -12,7 +12,7 @@ import (
 // costs the same whether the objects are loose or in a pack of any size. Callers that cache what
 // they derive from a workflow's head key it by this commit.
 func (s *Store) Heads() (map[string]string, error) {
-	refs, _, _, err := gitrepo.ScanRefs(s.Loc.CommonDir, RefPrefix, validFeature)
+	refs, _, _, err := s.git.Refs(RefPrefix, validFeature)
 	if err != nil {
 		return nil, err
 	}
@@ -29,20 +29,20 @@ func validFeature(id string) bool { return ValidateFeature(id) == nil }
 // name a workflow whose commit is stored, and every other entry there as a BadRef: one stray file
 // or dangling ref costs only itself.
 func (s *Store) workflowRefs(prefix string) (map[string]gitrepo.Hash, []gitrepo.BadRef, error) {
-	refs, names, bad, err := gitrepo.ScanRefs(s.Loc.CommonDir, prefix, validFeature)
+	refs, names, bad, err := s.git.Refs(prefix, validFeature)
 	if err != nil {
 		return nil, nil, err
 	}
 	reindexed := false
 	for _, name := range names {
 		h := refs[name]
-		if s.Objects().Exists(h) {
+		if s.git.ObjectExists(h) {
 			continue
 		}
 		if !reindexed { // a concurrent gc may have just packed it
-			s.Objects().Reindex()
+			s.git.Reindex()
 			reindexed = true
-			if s.Objects().Exists(h) {
+			if s.git.ObjectExists(h) {
 				continue
 			}
 		}
@@ -53,7 +53,7 @@ func (s *Store) workflowRefs(prefix string) (map[string]gitrepo.Hash, []gitrepo.
 	// of each head, as list does).
 	for _, name := range gitrepo.SortedNames(refs) {
 		h := refs[name]
-		if typ, _, err := s.Objects().Raw(h); err == nil && typ != plumbing.CommitObject {
+		if typ, _, err := s.git.ReadRaw(h); err == nil && typ != plumbing.CommitObject {
 			delete(refs, name)
 			bad = append(bad, gitrepo.BadRef{Name: name, Reason: fmt.Sprintf("points at %s %s, not a commit", typ, h), Fix: "git update-ref -d " + name})
 		}
@@ -73,7 +73,7 @@ func (s *Store) BadRefs() ([]gitrepo.BadRef, error) {
 	for _, b := range bad {
 		if !b.Missing.IsZero() {
 			if s.retryTransient(func() error {
-				if !s.Objects().Exists(b.Missing) {
+				if !s.git.ObjectExists(b.Missing) {
 					return plumbing.ErrObjectNotFound
 				}
 				return nil
@@ -93,7 +93,7 @@ func (s *Store) Head(feature string) (commit string, ok bool, err error) {
 	if err := ValidateFeature(feature); err != nil {
 		return "", false, err
 	}
-	h, ok, err := gitrepo.ReadRef(s.Loc.CommonDir, RefName(feature))
+	h, ok, err := s.git.Ref(RefName(feature))
 	if err != nil || !ok {
 		return "", ok, err
 	}

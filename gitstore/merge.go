@@ -46,7 +46,7 @@ func (s *Store) Integrate(feature string, p Projector, theirs gitrepo.Hash, labe
 	}
 	ref := RefName(feature)
 	for attempt := 0; attempt < maxAttempts; attempt++ {
-		local, ok, err := gitrepo.ReadRef(s.Loc.CommonDir, ref)
+		local, ok, err := s.git.Ref(ref)
 		if err != nil {
 			return nil, err
 		}
@@ -95,7 +95,7 @@ func (s *Store) Integrate(feature string, p Projector, theirs gitrepo.Hash, labe
 			res.Action, res.New, res.Added = Merged, merged.commit, merged.events-lh.snap.Events
 		}
 		s.noteRefWrite(ref, res.New)
-		err = gitrepo.CasRef(s.Loc.CommonDir, ref, res.New, local)
+		err = s.git.UpdateRef(ref, res.New, local)
 		if errors.Is(err, gitrepo.ErrStale) {
 			backoff(attempt)
 			continue
@@ -141,7 +141,7 @@ func (s *Store) Reachable(tips ...string) (map[string]bool, error) {
 	for len(queue) > 0 {
 		h := queue[0]
 		queue = queue[1:]
-		c, err := s.GetCommit(h)
+		c, err := s.git.GetCommit(h)
 		if err != nil {
 			return nil, fmt.Errorf("read commit %s: %w", h, err)
 		}
@@ -200,7 +200,7 @@ func (b *builder) merge(ours, theirs *head, p Projector, label string) (*mergeOu
 	if err != nil {
 		return nil, err
 	}
-	sig, err := b.s.Signature(b.s.Now())
+	sig, err := b.s.git.Signature(b.s.Now())
 	if err != nil {
 		return nil, err
 	}
@@ -499,16 +499,16 @@ func (b *builder) writeLog(feature string, p Projector, logged []logEvent) (gitr
 func (b *builder) putBlobs(contents [][]byte) ([]gitrepo.Hash, error) {
 	hashes := make([]gitrepo.Hash, len(contents))
 	for i, c := range contents {
-		hashes[i] = b.s.st.Format().Sum(plumbing.BlobObject, c)
+		hashes[i] = b.s.git.ObjectFormat().Sum(plumbing.BlobObject, c)
 	}
 	missing := make([]bool, len(contents))
 	for i, h := range hashes {
-		missing[i] = !b.s.st.HasLocal(h)
+		missing[i] = !b.s.git.HasObject(h)
 	}
 	errs := make([]error, len(contents))
 	gitrepo.Parallel(len(contents), 2, func(i int) {
 		if missing[i] {
-			_, errs[i] = b.s.st.WriteLoose(plumbing.BlobObject, contents[i])
+			_, errs[i] = b.s.git.WriteObject(plumbing.BlobObject, contents[i])
 		}
 	})
 	for i, err := range errs {
@@ -524,8 +524,8 @@ func (b *builder) putBlobs(contents [][]byte) ([]gitrepo.Hash, error) {
 // and bucket, and most are unchanged (already reachable from one of the parents). A skipped blob is
 // still remembered, so ensureDurable puts it back should a concurrent gc prune it.
 func (b *builder) putMissing(content []byte) (gitrepo.Hash, error) {
-	h := b.s.st.Format().Sum(plumbing.BlobObject, content)
-	if !b.s.st.HasLocal(h) {
+	h := b.s.git.ObjectFormat().Sum(plumbing.BlobObject, content)
+	if !b.s.git.HasObject(h) {
 		return b.put(plumbing.BlobObject, content)
 	}
 	b.written = append(b.written, writtenObject{typ: plumbing.BlobObject, content: content, hash: h})

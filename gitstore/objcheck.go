@@ -26,11 +26,11 @@ func (s *Store) CheckObjects(features []string) ([]Problem, error) {
 	problems, err := s.checkObjectsOnce(features)
 	for attempt := 1; err == nil && len(problems) > 0 && attempt <= 3; attempt++ {
 		wait := time.Duration(attempt) * 100 * time.Millisecond
-		for deadline := time.Now().Add(30 * time.Second); s.GCRunning() && time.Now().Before(deadline); {
+		for deadline := time.Now().Add(30 * time.Second); s.git.GCRunning() && time.Now().Before(deadline); {
 			time.Sleep(50 * time.Millisecond) // a gc in progress: its end is the moment to look again
 		}
 		time.Sleep(wait)
-		s.st.Reindex()
+		s.git.Reindex()
 		again, aerr := s.checkObjectsOnce(features)
 		if aerr != nil {
 			return nil, aerr
@@ -61,7 +61,7 @@ func (s *Store) checkObjectsOnce(features []string) ([]Problem, error) {
 	var problems []Problem
 	var args []string
 	for _, f := range features {
-		tip, ok, err := gitrepo.ReadRef(s.Loc.CommonDir, RefName(f))
+		tip, ok, err := s.git.Ref(RefName(f))
 		if err != nil {
 			return nil, err
 		}
@@ -83,7 +83,7 @@ func (s *Store) checkObjectsOnce(features []string) ([]Problem, error) {
 	if errors.As(err, &ge) {
 		out += "\n" + ge.Stderr
 	}
-	idRe := regexp.MustCompile(fmt.Sprintf(`\b[0-9a-f]{%d}\b`, 2*s.st.Format().Size()))
+	idRe := regexp.MustCompile(fmt.Sprintf(`\b[0-9a-f]{%d}\b`, 2*s.git.ObjectFormat().Size()))
 	seen := map[string]bool{}
 	for _, line := range strings.Split(out, "\n") {
 		line = strings.TrimSpace(line)
@@ -122,7 +122,7 @@ func (s *Store) walkObjects(feature string, tip gitrepo.Hash, owner map[gitrepo.
 			continue
 		}
 		owner[it.h] = feature
-		typ, content, err := s.st.Raw(it.h)
+		typ, content, err := s.git.ReadRaw(it.h)
 		if err != nil {
 			add(it.h, it.path, "%s unreadable: %v", it.typ, err)
 			continue
@@ -131,13 +131,13 @@ func (s *Store) walkObjects(feature string, tip gitrepo.Hash, owner map[gitrepo.
 			add(it.h, it.path, "is a %s, not a %s", typ, it.typ)
 			continue
 		}
-		if got := s.st.Format().Sum(typ, content); got != it.h {
+		if got := s.git.ObjectFormat().Sum(typ, content); got != it.h {
 			add(it.h, it.path, "content hashes to %s", got)
 			continue
 		}
 		switch typ {
 		case plumbing.CommitObject:
-			c, err := gitrepo.DecodeCommit(content, s.st.Format())
+			c, err := gitrepo.DecodeCommit(content, s.git.ObjectFormat())
 			if err != nil {
 				add(it.h, it.path, "commit does not decode: %v", err)
 				continue
@@ -147,7 +147,7 @@ func (s *Store) walkObjects(feature string, tip gitrepo.Hash, owner map[gitrepo.
 				queue = append(queue, item{p, plumbing.CommitObject, ""})
 			}
 		case plumbing.TreeObject:
-			t, err := gitrepo.DecodeTree(content, s.st.Format())
+			t, err := gitrepo.DecodeTree(content, s.git.ObjectFormat())
 			if err != nil {
 				add(it.h, it.path, "tree does not decode: %v", err)
 				continue

@@ -64,7 +64,7 @@ func TestPackedReads(t *testing.T) {
 				git(t, dir, "fsck", "--strict", "--no-dangling")
 				// Every object git can read, the pack reader reads the same.
 				for _, id := range strings.Fields(git(t, dir, "rev-list", "--objects", "--no-object-names", "--all")) {
-					typ, content, err := s.st.Raw(mustHash(id))
+					typ, content, err := s.git.ReadRaw(mustHash(id))
 					require.NoError(t, err, id)
 					assert.Equal(t, git(t, dir, "cat-file", "-t", id), typ.String())
 					assert.Equal(t, f.Sum(typ, content).String(), id)
@@ -84,7 +84,7 @@ func TestMissingPackedObject(t *testing.T) {
 			s = openStore(t, dir)
 			defer s.Close()
 			missing := f.Sum(plumbing.BlobObject, []byte("never stored"))
-			_, _, err := s.st.Raw(missing)
+			_, _, err := s.git.ReadRaw(missing)
 			require.True(t, errors.Is(err, plumbing.ErrObjectNotFound), "%v", err)
 			_, err = s.State("gone", proj)
 			require.NoError(t, err)

@@ -80,7 +80,9 @@ type Store struct {
 	// Now is the clock stamped on events and commits; tests may replace it.
 	Now func() time.Time
 
-	st         *gitrepo.Objects
+	// git is the repository as the log reads and writes it (git.go): everything in this package
+	// goes through it.
+	git        Git
 	formatBlob gitrepo.Hash // the id of the "1\n" format marker in this repository's hash
 }
 
@@ -105,8 +107,7 @@ func OpenAt(loc gitrepo.Location) (*Store, error) {
 }
 
 func newStore(repo *gitrepo.Repo) *Store {
-	st := repo.Objects()
-	return &Store{Repo: repo, Now: time.Now, st: st, formatBlob: st.Format().Sum(plumbing.BlobObject, []byte(fmt.Sprintf("%d\n", FormatVersion)))}
+	return &Store{Repo: repo, Now: time.Now, git: repo, formatBlob: repo.ObjectFormat().Sum(plumbing.BlobObject, []byte(fmt.Sprintf("%d\n", FormatVersion)))}
 }
 
 // Snapshot is a workflow's head as read from its ref.
@@ -168,7 +169,7 @@ func (s *Store) readHead(feature string) (*head, error) {
 	ref := RefName(feature)
 	var h *head
 	err := s.retryTransient(func() error {
-		commit, ok, err := gitrepo.ReadRef(s.Loc.CommonDir, ref)
+		commit, ok, err := s.git.Ref(ref)
 		if err != nil {
 			return err
 		}
@@ -183,11 +184,11 @@ func (s *Store) readHead(feature string) (*head, error) {
 
 // parseHead reads a workflow commit's tree and snapshot, checking the structure it relies on.
 func (s *Store) parseHead(feature string, commit gitrepo.Hash) (*head, error) {
-	c, err := s.GetCommit(commit)
+	c, err := s.git.GetCommit(commit)
 	if err != nil {
 		return nil, fmt.Errorf("read commit %s of %s: %w", commit, feature, err)
 	}
-	root, err := s.GetTree(c.Tree)
+	root, err := s.git.GetTree(c.Tree)
 	if err != nil {
 		return nil, fmt.Errorf("read tree of commit %s: %w", commit, err)
 	}
@@ -208,7 +209,7 @@ func (s *Store) parseHead(feature string, commit gitrepo.Hash) (*head, error) {
 	if !ok {
 		return nil, corrupt("events", "missing events tree")
 	}
-	if h.events, err = s.GetTree(evEntry.Hash); err != nil {
+	if h.events, err = s.git.GetTree(evEntry.Hash); err != nil {
 		return nil, fmt.Errorf("read events tree of commit %s: %w", commit, err)
 	}
 	if kEntry, ok := root.Entry("keys"); ok {
@@ -249,7 +250,7 @@ func (s *Store) keysTree(h *head) (*gitrepo.Tree, error) {
 	if h.keys != nil || h.keysHash.IsZero() {
 		return h.keys, nil
 	}
-	t, err := s.GetTree(h.keysHash)
+	t, err := s.git.GetTree(h.keysHash)
 	if err != nil {
 		return nil, fmt.Errorf("read keys tree of commit %s: %w", h.commit, err)
 	}
@@ -262,14 +263,14 @@ func segmentCount(events int64) int64 { return (events + SegmentSize - 1) / Segm
 func segmentName(i int64) string { return fmt.Sprintf("%08d.jsonl", i) }
 
 func (s *Store) readBlob(h gitrepo.Hash) ([]byte, error) {
-	b, err := s.ReadObject(h, plumbing.BlobObject)
+	b, err := s.git.ReadObject(h, plumbing.BlobObject)
 	if err != nil {
 		return nil, fmt.Errorf("read blob %s: %w", h, err)
 	}
 	// What was read must be what its id says: a loose file or pack entry holding other content
 	// (git serves it as it is) would otherwise read as a shorter, or another, log. A hash of a
 	// few kilobytes costs microseconds.
-	if got := s.st.Format().Sum(plumbing.BlobObject, b); got != h {
+	if got := s.git.ObjectFormat().Sum(plumbing.BlobObject, b); got != h {
 		return nil, fmt.Errorf("blob %s holds content that hashes to %s: the object is damaged; run `git exarchos fsck` (and `git fsck`)", h, got)
 	}
 	return b, nil
@@ -290,10 +291,10 @@ func (s *Store) retryTransient(f func() error) error {
 		// The writer puts pruned objects back within milliseconds of the gc ending; give it two
 		// seconds (slow machines, race detector) before calling the object lost.
 		waited := time.Since(start)
-		if (waited > 2*time.Second && !s.GCRunning()) || waited > 90*time.Second {
+		if (waited > 2*time.Second && !s.git.GCRunning()) || waited > 90*time.Second {
 			return err
 		}
-		s.st.Reindex()
+		s.git.Reindex()
 		time.Sleep(time.Duration(min(attempt+1, 4)) * 5 * time.Millisecond)
 	}
 }
@@ -586,7 +587,7 @@ func (s *Store) ListCached() ([]Summary, error) { return s.list(true) }
 func (s *Store) list(useCache bool) ([]Summary, error) {
 	// The refs are not checked against the object store first (workflowRefs): reading each commit
 	// checks that, and a stat per ref was a tenth of list's time.
-	refs, names, _, err := gitrepo.ScanRefs(s.Loc.CommonDir, RefPrefix, validFeature) // entries that are not workflows are skipped here; fsck names them
+	refs, names, _, err := s.git.Refs(RefPrefix, validFeature) // entries that are not workflows are skipped here; fsck names them
 	if err != nil {
 		return nil, err
 	}
@@ -633,18 +634,18 @@ func (s *Store) SummaryOf(feature string, commit gitrepo.Hash) (Summary, bool, e
 // summary reads a workflow's head commit. A commit that is not stored (a broken ref; fsck names
 // it) is not found, unless a gc is running, which may have moved it or pruned it for a moment.
 func (s *Store) summary(name string, commit gitrepo.Hash) (Summary, bool, error) {
-	content, err := s.ReadObject(commit, plumbing.CommitObject)
+	content, err := s.git.ReadObject(commit, plumbing.CommitObject)
 	if errors.Is(err, gitrepo.ErrWrongType) {
 		return Summary{}, false, nil // a ref to a blob or tree: not a workflow (fsck names it)
 	}
 	if isTransient(err) {
-		s.st.Reindex() // a concurrent gc may have just packed it
-		if !s.st.Exists(commit) && !s.GCRunning() {
+		s.git.Reindex() // a concurrent gc may have just packed it
+		if !s.git.ObjectExists(commit) && !s.git.GCRunning() {
 			return Summary{}, false, nil
 		}
 		err = s.retryTransient(func() error {
 			var err error
-			content, err = s.ReadObject(commit, plumbing.CommitObject)
+			content, err = s.git.ReadObject(commit, plumbing.CommitObject)
 			return err
 		})
 	}
@@ -696,6 +697,6 @@ func (s *Store) Exists(feature string) (bool, error) {
 	if err := ValidateFeature(feature); err != nil {
 		return false, err
 	}
-	_, ok, err := gitrepo.ReadRef(s.Loc.CommonDir, RefName(feature))
+	_, ok, err := s.git.Ref(RefName(feature))
 	return ok, err
 }

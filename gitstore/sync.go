@@ -47,8 +47,8 @@ func (s *Store) ResolveRemote(given string) (string, error) {
 	name := given
 	if name == "" {
 		name = "origin"
-		if b := s.CurrentBranch(); b != "" {
-			if r, ok := s.Config("branch." + b + ".remote"); ok && r != "" && r != "." && slices.Contains(remotes, r) {
+		if b := s.git.CurrentBranch(); b != "" {
+			if r, ok := s.git.Config("branch." + b + ".remote"); ok && r != "" && r != "." && slices.Contains(remotes, r) {
 				name = r
 			}
 		}
@@ -93,7 +93,7 @@ func (s *Store) featureRefs(prefix string) (map[string]gitrepo.Hash, error) {
 // partial clone it asks for every blob (--no-filter): a workflow's log must be complete to merge.
 func (s *Store) Fetch(remote string, features ...string) error {
 	args := []string{"fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "--no-recurse-submodules"}
-	if f, ok := s.Config("remote." + remote + ".partialclonefilter"); ok && f != "" {
+	if f, ok := s.git.Config("remote." + remote + ".partialclonefilter"); ok && f != "" {
 		args = append(args, "--no-filter")
 	}
 	if len(features) == 0 {
@@ -107,7 +107,7 @@ func (s *Store) Fetch(remote string, features ...string) error {
 	if _, err := s.Loc.GitEnv(gitrepo.TolerantEnv, nil, args...); err != nil {
 		return fmt.Errorf("fetch workflows from %s: %w", remote, err)
 	}
-	s.st.Reindex() // new packs arrived
+	s.git.Reindex() // new packs arrived
 	return nil
 }
 
@@ -171,14 +171,14 @@ func (s *Store) Push(remote string, tips map[string]gitrepo.Hash) ([]PushedRef, 
 // view of the remote, never a workflow).
 func (s *Store) setRef(name string, h gitrepo.Hash) error {
 	for attempt := 0; attempt < maxAttempts; attempt++ {
-		cur, _, err := gitrepo.ReadRef(s.Loc.CommonDir, name)
+		cur, _, err := s.git.Ref(name)
 		if err != nil {
 			return err
 		}
 		if cur == h {
 			return nil
 		}
-		if err := gitrepo.CasRef(s.Loc.CommonDir, name, h, cur); !errors.Is(err, gitrepo.ErrStale) {
+		if err := s.git.UpdateRef(name, h, cur); !errors.Is(err, gitrepo.ErrStale) {
 			return err
 		}
 	}
@@ -199,7 +199,7 @@ func (s *Store) ClearTombstone(remote, feature string) error {
 // reports whether it did.
 func (s *Store) DeleteIfUnchanged(feature string, want gitrepo.Hash) (bool, error) {
 	s.noteRefWrite(RefName(feature), gitrepo.ZeroHash)
-	err := gitrepo.CasRef(s.Loc.CommonDir, RefName(feature), gitrepo.ZeroHash, want)
+	err := s.git.UpdateRef(RefName(feature), gitrepo.ZeroHash, want)
 	if errors.Is(err, gitrepo.ErrStale) {
 		return false, nil
 	}
@@ -216,12 +216,12 @@ func (s *Store) ContainedIn(local, other gitrepo.Hash) (bool, error) {
 // to their tracking refs too. It reports whether it changed anything (false: already there).
 func (s *Store) SetupRemote(remote string) (bool, error) {
 	spec := FetchRefspec(remote)
-	for _, v := range s.ConfigAll("remote." + remote + ".fetch") {
+	for _, v := range s.git.ConfigAll("remote." + remote + ".fetch") {
 		if strings.TrimSpace(v) == spec {
 			return false, nil
 		}
 	}
-	if err := s.AddConfig("remote."+remote+".fetch", spec); err != nil {
+	if err := s.git.AddConfig("remote."+remote+".fetch", spec); err != nil {
 		return false, fmt.Errorf("add fetch refspec to %s: %w", remote, err)
 	}
 	return true, nil

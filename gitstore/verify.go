@@ -49,7 +49,7 @@ func (s *Store) Verify(feature string, p Projector) ([]Problem, error) {
 // verifyOnce is one pass of Verify. transient is the first read failure a concurrent gc could
 // explain (the problems include it, for when it stays); hard is an error that is not a finding.
 func (s *Store) verifyOnce(feature string, p Projector) (problems []Problem, transient, hard error) {
-	commit, ok, err := gitrepo.ReadRef(s.Loc.CommonDir, RefName(feature))
+	commit, ok, err := s.git.Ref(RefName(feature))
 	if err != nil {
 		return nil, nil, err
 	}
@@ -73,12 +73,12 @@ func (s *Store) verifyCommit(feature string, commit gitrepo.Hash, p Projector) (
 		}
 		add(path, "%s: %v", what, err)
 	}
-	c, err := s.GetCommit(commit)
+	c, err := s.git.GetCommit(commit)
 	if err != nil {
 		unreadable("", "commit unreadable", err)
 		return problems, transient
 	}
-	root, err := s.GetTree(c.Tree)
+	root, err := s.git.GetTree(c.Tree)
 	if err != nil {
 		unreadable("", "tree unreadable", err)
 		return problems, transient
@@ -103,7 +103,7 @@ func (s *Store) verifyCommit(feature string, commit gitrepo.Hash, p Projector) (
 		add("events", "missing")
 		return problems, transient
 	}
-	evTree, err := s.GetTree(evEntry.Hash)
+	evTree, err := s.git.GetTree(evEntry.Hash)
 	if err != nil {
 		unreadable("events", "unreadable", err)
 		return problems, transient
@@ -190,7 +190,7 @@ func (s *Store) verifyKeys(feature string, commit gitrepo.Hash, root *gitrepo.Tr
 		add("keys", "id index missing")
 		return problems
 	}
-	keys, err := s.GetTree(e.Hash)
+	keys, err := s.git.GetTree(e.Hash)
 	if err != nil {
 		unreadable("keys", "unreadable", err)
 		return problems

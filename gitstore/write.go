@@ -46,7 +46,7 @@ func (s *Store) Create(feature string, p Projector, events []workflow.NewEvent) 
 		return nil, err
 	}
 	ref := RefName(feature)
-	if _, ok, err := gitrepo.ReadRef(s.Loc.CommonDir, ref); err != nil {
+	if _, ok, err := s.git.Ref(ref); err != nil {
 		return nil, err
 	} else if ok {
 		return nil, fmt.Errorf("%w: %s; see it with `git exarchos status %s`, or choose another id", ErrExists, feature, feature)
@@ -62,7 +62,7 @@ func (s *Store) Create(feature string, p Projector, events []workflow.NewEvent) 
 		return nil, err
 	}
 	s.noteRefWrite(ref, commit)
-	if err := gitrepo.CasRef(s.Loc.CommonDir, ref, commit, gitrepo.ZeroHash); err != nil {
+	if err := s.git.UpdateRef(ref, commit, gitrepo.ZeroHash); err != nil {
 		if errors.Is(err, gitrepo.ErrStale) {
 			return nil, fmt.Errorf("%w: %s was created concurrently", ErrExists, feature)
 		}
@@ -85,7 +85,7 @@ func (s *Store) Update(feature string, p Projector, decide Decider) (*Result, er
 		var lock *gitrepo.RefLock
 		if attempt >= optimisticAttempts {
 			var err error
-			if lock, err = gitrepo.LockRef(s.Loc.CommonDir, RefName(feature)); err != nil {
+			if lock, err = s.git.LockRef(RefName(feature)); err != nil {
 				return nil, err
 			}
 		}
@@ -150,7 +150,7 @@ func (s *Store) tryUpdate(feature string, p Projector, decide Decider, lock *git
 	if lock != nil {
 		err = lock.Commit(commit)
 	} else {
-		err = gitrepo.CasRef(s.Loc.CommonDir, RefName(feature), commit, h.commit)
+		err = s.git.UpdateRef(RefName(feature), commit, h.commit)
 	}
 	if err != nil {
 		return nil, err
@@ -263,7 +263,7 @@ func (s *Store) stamp(events []workflow.NewEvent, count int64, clock uint64) ([]
 	if len(events) == 0 {
 		return nil, nil
 	}
-	actor, err := s.Actor()
+	actor, err := s.git.Actor()
 	if err != nil {
 		return nil, err
 	}
@@ -362,7 +362,7 @@ func newBuilder(s *Store) *builder { return &builder{s: s} }
 // put adds an object to the commit being built and returns its id; flush writes it. Every object
 // is remembered for ensureDurable (an existing unreachable object may still be pruned by a running gc).
 func (b *builder) put(t plumbing.ObjectType, content []byte) (gitrepo.Hash, error) {
-	obj := writtenObject{typ: t, content: content, hash: b.s.st.Format().Sum(t, content)}
+	obj := writtenObject{typ: t, content: content, hash: b.s.git.ObjectFormat().Sum(t, content)}
 	b.written = append(b.written, obj)
 	b.pending = append(b.pending, obj)
 	return obj.hash, nil
@@ -378,10 +378,10 @@ func (b *builder) flush() error {
 	b.pending = nil
 	errs := make([]error, len(pending))
 	write := func(i int) {
-		if _, err := os.Stat(b.s.st.LoosePath(pending[i].hash)); err == nil {
+		if _, err := os.Stat(b.s.git.LooseObjectPath(pending[i].hash)); err == nil {
 			return
 		}
-		_, errs[i] = b.s.st.WriteLoose(pending[i].typ, pending[i].content)
+		_, errs[i] = b.s.git.WriteObject(pending[i].typ, pending[i].content)
 	}
 	gitrepo.Parallel(len(pending), 16, write)
 	return errors.Join(errs...)
@@ -501,7 +501,7 @@ func (b *builder) updateKeys(h *head, events []workflow.Event) (gitrepo.Hash, er
 }
 
 func (b *builder) putCommit(h *head, root gitrepo.Hash, events []workflow.Event, state json.RawMessage) (gitrepo.Hash, error) {
-	sig, err := b.s.Signature(b.s.Now())
+	sig, err := b.s.git.Signature(b.s.Now())
 	if err != nil {
 		return gitrepo.ZeroHash, err
 	}
@@ -592,16 +592,16 @@ func trailedMessage(subject string, info trailerInfo, firstSeq, lastSeq, total i
 func (b *builder) ensureDurable() error {
 	deadline := time.Now().Add(60 * time.Second)
 	for {
-		running := b.s.GCRunning()
+		running := b.s.git.GCRunning()
 		for _, obj := range b.written {
-			if b.s.st.HasLocal(obj.hash) {
+			if b.s.git.HasObject(obj.hash) {
 				continue
 			}
-			b.s.st.Reindex()
-			if b.s.st.HasLocal(obj.hash) {
+			b.s.git.Reindex()
+			if b.s.git.HasObject(obj.hash) {
 				continue
 			}
-			if _, err := b.s.st.WriteLoose(obj.typ, obj.content); err != nil {
+			if _, err := b.s.git.WriteObject(obj.typ, obj.content); err != nil {
 				return fmt.Errorf("rewrite object %s pruned by a concurrent gc: %w", obj.hash, err)
 			}
 		}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/urfave/cli/v3"
 
+	gitexarchos "github.com/exarchos/git-exarchos"
 	"github.com/exarchos/git-exarchos/app"
 )
 
@@ -269,7 +270,7 @@ Examples:
 			jsonFlag,
 		},
 		Action: func(_ context.Context, c *cli.Command) error {
-			page := manPage()
+			page := gitexarchos.ManPage
 			if !c.Bool("install") {
 				if c.Bool("json") {
 					return emitJSON(c, map[string]string{"page": page})

@@ -19,6 +19,9 @@ type Shape struct {
 	Make   func(t testing.TB, origin string) string
 	Settle func(t testing.TB, dir string)
 	Skip   func() string
+	// RefsThroughGit runs the shape with gitrepo's switch that sends every ref read and write to
+	// git, the path a reftable repository takes, on a repository the installed git can make.
+	RefsThroughGit bool
 }
 
 // NewOrigin makes a bare repository in the given object format with three commits on main (so a
@@ -108,6 +111,10 @@ func Shapes() []Shape {
 			return dir
 		}},
 		{Name: "packed-refs-only", Make: plain, Settle: func(t testing.TB, dir string) {
+			Git(t, dir, "", "pack-refs", "--all", "--prune")
+		}},
+		{Name: "refs-through-git", Make: plain, RefsThroughGit: true},
+		{Name: "packed-refs-through-git", Make: plain, RefsThroughGit: true, Settle: func(t testing.TB, dir string) {
 			Git(t, dir, "", "pack-refs", "--all", "--prune")
 		}},
 		{Name: "linked-worktree", Make: func(t testing.TB, origin string) string {
