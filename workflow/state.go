@@ -29,12 +29,14 @@ type State struct {
 	Completion    string `json:"completion,omitempty"` // loop policy
 	MaxIterations int    `json:"maxIterations,omitempty"`
 
-	Artifacts   map[string]Artifact `json:"artifacts"`
-	Tasks       []Task              `json:"tasks"`
-	Reviews     map[string]Review   `json:"reviews"`
-	Validations []Validation        `json:"validations"`
-	Approvals   []Approval          `json:"approvals"`
-	Overrides   []Override          `json:"overrides"`
+	Artifacts map[string]Artifact `json:"artifacts"`
+	Tasks     []Task              `json:"tasks"`
+	Reviews   map[string]Review   `json:"reviews"`
+	// Findings are the reviews' findings, open and closed, in the order first reported (findings.go).
+	Findings    []Finding    `json:"findings,omitempty"`
+	Validations []Validation `json:"validations"`
+	Approvals   []Approval   `json:"approvals"`
+	Overrides   []Override   `json:"overrides"`
 	// Fields is the free-form object written by `set` at dot paths.
 	Fields json.RawMessage `json:"fields"`
 
@@ -205,6 +207,7 @@ func (s State) Clone() State {
 	c.Artifacts = maps.Clone(s.Artifacts)
 	c.Tasks = slices.Clone(s.Tasks)
 	c.Reviews = maps.Clone(s.Reviews)
+	c.Findings = slices.Clone(s.Findings) // Closed is replaced, never written through
 	c.Validations = slices.Clone(s.Validations)
 	c.Approvals = slices.Clone(s.Approvals)
 	c.Overrides = slices.Clone(s.Overrides)
