@@ -24,7 +24,7 @@ func openFindings(id string, in Input) *workflow.GuardFailure {
 			names = append(names, fmt.Sprintf("and %d more", len(blocking)-listed))
 			break
 		}
-		names = append(names, fmt.Sprintf("%s %s %s (%s)", f.ID, f.Severity, where(f), f.Dimension))
+		names = append(names, fmt.Sprintf("%s %s %s (%s)", f.ID, f.Severity, f.Where(), f.Dimension))
 	}
 	fix := fmt.Sprintf("git exarchos review %s --resolve %s --note \"why it does not need a fix\"", s.Feature, blocking[0].ID)
 	if in.Def != nil {
@@ -39,12 +39,4 @@ func openFindings(id string, in Input) *workflow.GuardFailure {
 		fmt.Sprintf("no open finding of severity %s or above: each fixed in a task and not repeated by a review of the new tip, or resolved by a reviewer (git exarchos review %s --resolve ID --note …)",
 			in.Def.BlockingSeverity(), s.Feature),
 		fix)
-}
-
-// where is a finding's file and line as editors take them (file:line; the file alone for 0).
-func where(f workflow.Finding) string {
-	if f.Line == 0 {
-		return f.File
-	}
-	return fmt.Sprintf("%s:%d", f.File, f.Line)
 }

@@ -99,6 +99,14 @@ type Finding struct {
 	Closed *FindingClosed `json:"closed,omitempty"`
 }
 
+// Where is the finding's file and line as editors take them (file:line; the file alone for line 0).
+func (f Finding) Where() string {
+	if f.Line == 0 {
+		return f.File
+	}
+	return f.File + ":" + strconv.Itoa(f.Line)
+}
+
 // How a finding closed.
 const (
 	ClosedByReReview = "re-review" // a later review of its dimension on another commit did not repeat it
