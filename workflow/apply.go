@@ -101,7 +101,7 @@ func (s *State) apply(def *Definition, e Event) {
 	case EventReviewRecorded:
 		err = s.applyReview(e, at)
 	case EventFindingResolved:
-		err = s.applyFindingResolved(e)
+		err = s.applyFindingResolved(def, e)
 	case EventValidationRecorded:
 		var d ValidationData
 		if err = decode(e, &d); err == nil {

@@ -311,7 +311,9 @@ func (s *State) applyFindings(d ReviewData, actor string, seq int64) error {
 	return nil
 }
 
-func (s *State) applyFindingResolved(e Event) error {
+// applyFindingResolved closes a finding; a resolve Decide would have refused (by the agent that did
+// the work, hand-built into the log) has no effect: the fold keeps the rule, not the command alone.
+func (s *State) applyFindingResolved(def *Definition, e Event) error {
 	var d FindingResolvedData
 	if err := decode(e, &d); err != nil {
 		return err
@@ -319,6 +321,13 @@ func (s *State) applyFindingResolved(e Event) error {
 	i := slices.IndexFunc(s.Findings, func(f Finding) bool { return f.ID == d.ID })
 	if i < 0 {
 		return fmt.Errorf("no finding %q", d.ID)
+	}
+	switch by := (Caller{Session: d.Session, Agent: d.Agent}); {
+	case def.ReviewBy == "agent":
+	case def.ReviewBy == "human" && !d.Human:
+		return fmt.Errorf("finding %s resolved by other than a human under reviewBy: human: no effect", d.ID)
+	case !d.Human && !s.Independent(by):
+		return fmt.Errorf("finding %s resolved by the agent that did the work: no effect", d.ID)
 	}
 	if s.Findings[i].Closed == nil { // resolved twice (two clones): the first stands
 		s.Findings[i].Closed = &FindingClosed{By: ClosedByResolve, Seq: e.Seq, Commit: d.Commit, Note: d.Note, Actor: actorOf(d.Actor, e), Human: d.Human}

@@ -218,6 +218,23 @@ func TestFindingsRepeatedReopen(t *testing.T) {
 	r.checkReplay()
 }
 
+// TestFindingResolvedByTheWorkerHasNoEffect: a finding.resolved Decide would refuse (from the
+// agent that completed the tasks), written into the log by hand, is a conflict: the finding stays
+// open and the way out stays shut.
+func TestFindingResolvedByTheWorkerHasNoEffect(t *testing.T) {
+	r := featureToReview(t)
+	r.must(workflow.RecordReview{Dimension: "quality", Triage: true, Findings: []workflow.FindingInput{finding("high", "src/t1.go", 1, "x")}})
+	id := r.state.Findings[0].ID
+	r.append([]workflow.NewEvent{{Type: workflow.EventFindingResolved, Data: workflow.FindingResolvedData{ID: id, Note: "trust me", Session: "s1"}}})
+	if r.state.Findings[0].Closed != nil || len(r.state.Conflicts) != 1 || !strings.Contains(r.state.Conflicts[0].Reason, "the agent that did the work") {
+		t.Fatalf("finding %+v, conflicts %+v", r.state.Findings[0], r.state.Conflicts)
+	}
+	if rej := r.refuse(workflow.CodeGuardFailed, workflow.TransitionTo{Phase: "synthesize"}); !strings.Contains(rej.FailedGuards[0].Reason, id+" high") {
+		t.Fatalf("failure %+v", rej.FailedGuards)
+	}
+	r.checkReplay()
+}
+
 // TestFindingResolvedHumanIsADecision: a human's resolve is a decision (signed in signed mode);
 // an agent's is not.
 func TestFindingResolvedHumanIsADecision(t *testing.T) {
