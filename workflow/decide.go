@@ -716,6 +716,9 @@ func (d decider) review(c RecordReview) ([]NewEvent, *Rejection) {
 	if err != nil {
 		return nil, reject(CodeBadInput, "%v", err)
 	}
+	if r := d.openAfter(c.Dimension, c.Commit, findings); r != nil {
+		return nil, r
+	}
 	var blocking []string
 	for _, f := range findings {
 		if d.def.Blocks(f.Severity) {

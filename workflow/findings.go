@@ -48,6 +48,9 @@ const (
 	MaxFindingText = 2000    // bytes of one finding's text
 	MaxFindingPath = 1024    // bytes of one finding's file path
 	MaxFindingLine = 1 << 24 // a line number no real file reaches
+	// MaxOpenFindings bounds the open findings of one workflow, so the state every hook call reads
+	// stays small: past it, fix or resolve some before recording more.
+	MaxOpenFindings = 300
 )
 
 // EventFindingResolved closes a finding by a reviewer's or a human's word (review --resolve).
@@ -230,6 +233,27 @@ type FindingResolvedData struct {
 	Session   string `json:"session,omitempty"`
 	Agent     string `json:"agent,omitempty"`
 	AgentType string `json:"agentType,omitempty"`
+}
+
+// openAfter refuses a review that would leave more than MaxOpenFindings open, counted as the fold
+// will count them (applyFindings): each finding it reports is open after it; of the others, those
+// of its dimension judged on another commit close.
+func (d decider) openAfter(dimension, commit string, findings []FindingData) *Rejection {
+	reported := map[string]bool{}
+	for _, f := range findings {
+		reported[f.ID] = true
+	}
+	open := len(findings)
+	for _, f := range d.s.Findings {
+		if f.Closed == nil && !reported[f.ID] && (f.Dimension != dimension || f.Commit == commit) {
+			open++
+		}
+	}
+	if open > MaxOpenFindings {
+		return reject(CodeBadInput, "%s would have %d open review findings, more than %d: fix the blocking ones (the fix cycle) and resolve what needs no fix (git exarchos view findings %s) before recording more",
+			d.s.Feature, open, MaxOpenFindings, d.s.Feature)
+	}
+	return nil
 }
 
 func (d decider) resolveFinding(c ResolveFinding) ([]NewEvent, *Rejection) {

@@ -54,6 +54,33 @@ func TestFindingsBadInputRefused(t *testing.T) {
 	}
 }
 
+// TestFindingsOpenBound: a workflow holds at most MaxOpenFindings open findings; a review past it
+// is refused, one that repeats open findings is not (they are not new), and closing makes room.
+func TestFindingsOpenBound(t *testing.T) {
+	r := featureToReview(t)
+	batch := func(from, n int) []workflow.FindingInput {
+		var fs []workflow.FindingInput
+		for i := range n {
+			fs = append(fs, finding("low", "src/t1.go", from+i, "x"))
+		}
+		return fs
+	}
+	for i := 0; i < workflow.MaxOpenFindings; i += workflow.MaxFindings {
+		r.must(workflow.RecordReview{Dimension: "quality", Triage: true, Findings: batch(i+1, workflow.MaxFindings)})
+	}
+	n := len(r.log)
+	rej := r.refuse(workflow.CodeBadInput, workflow.RecordReview{Dimension: "quality", Triage: true, Findings: batch(1000, 1)})
+	if !strings.Contains(rej.Message, "would have 301 open review findings, more than 300") || len(r.log) != n {
+		t.Fatalf("%v (%d events recorded)", rej, len(r.log)-n)
+	}
+	r.must(workflow.RecordReview{Dimension: "quality", Triage: true, Findings: batch(1, 1)}) // a repeat: nothing new
+	r.repo.commit("topic", "src/fix.go")
+	r.must(workflow.RecordReview{Dimension: "quality", Triage: true, Findings: batch(1000, 1)}) // the re-review closed the rest
+	if b, rest := r.state.OpenFindings(r.def()); len(b)+len(rest) != 1 {
+		t.Fatalf("open after the re-review: %d", len(b)+len(rest))
+	}
+}
+
 // TestFindingsVerdict: without a verdict (Triage) the findings decide it: fail when one blocks
 // under the definition (high and above by default, findingsBlockAt otherwise), else pass.
 func TestFindingsVerdict(t *testing.T) {
