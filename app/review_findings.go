@@ -20,7 +20,7 @@ import (
 
 // MaxFindingsFile bounds a findings file (or stdin): MaxFindings findings of the longest text and
 // path fit in it with room to spare.
-const MaxFindingsFile = 512 << 10
+const MaxFindingsFile = 256 << 10
 
 // ReviewOptions are `git exarchos review`: a verdict for one dimension with its findings, or
 // (Resolve) the closing of one finding with a reason.

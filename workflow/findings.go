@@ -45,12 +45,12 @@ const DefaultBlockingSeverity = SeverityHigh
 // reviewer cannot bloat the log every later read pays for.
 const (
 	MaxFindings    = 100     // findings in one review call (more: several calls on the same tip)
-	MaxFindingText = 2000    // bytes of one finding's text
+	MaxFindingText = 1000    // bytes of one finding's text
 	MaxFindingPath = 1024    // bytes of one finding's file path
 	MaxFindingLine = 1 << 24 // a line number no real file reaches
 	// MaxOpenFindings bounds the open findings of one workflow, so the state every hook call reads
 	// stays small: past it, fix or resolve some before recording more.
-	MaxOpenFindings = 300
+	MaxOpenFindings = 100
 )
 
 // EventFindingResolved closes a finding by a reviewer's or a human's word (review --resolve).

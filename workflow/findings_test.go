@@ -34,7 +34,7 @@ func TestFindingsBadInputRefused(t *testing.T) {
 		{"negative line", []workflow.FindingInput{finding("high", "a.go", -1, "x")}, false, "line -1"},
 		{"huge line", []workflow.FindingInput{finding("high", "a.go", 1<<30, "x")}, false, "line 1073741824"},
 		{"no text", []workflow.FindingInput{finding("high", "a.go", 1, "  ")}, false, "finding 1 (a.go): no text"},
-		{"1000x text", []workflow.FindingInput{finding("high", "a.go", 1, strings.Repeat("too long ", 1000))}, false, "over 2000"},
+		{"1000x text", []workflow.FindingInput{finding("high", "a.go", 1, strings.Repeat("too long ", 1000))}, false, "over 1000"},
 		{"not utf-8", []workflow.FindingInput{finding("high", "a.go", 1, "bad \xff")}, false, "not UTF-8"},
 		{"too many", many, false, "101 findings in one review, more than 100"},
 		{"repeated", []workflow.FindingInput{finding("low", "a.go", 1, "x"), finding("high", "a.go", 1, "x")}, false, "finding 2 repeats finding 1"},
@@ -70,7 +70,7 @@ func TestFindingsOpenBound(t *testing.T) {
 	}
 	n := len(r.log)
 	rej := r.refuse(workflow.CodeBadInput, workflow.RecordReview{Dimension: "quality", Triage: true, Findings: batch(1000, 1)})
-	if !strings.Contains(rej.Message, "would have 301 open review findings, more than 300") || len(r.log) != n {
+	if !strings.Contains(rej.Message, "would have 101 open review findings, more than 100") || len(r.log) != n {
 		t.Fatalf("%v (%d events recorded)", rej, len(r.log)-n)
 	}
 	r.must(workflow.RecordReview{Dimension: "quality", Triage: true, Findings: batch(1, 1)}) // a repeat: nothing new
