@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 
 	"github.com/urfave/cli/v3"
@@ -89,7 +90,7 @@ Examples:
 			case o.Resolve != "" && len(args) <= 1:
 				o.Feature = c.Args().First()
 			case o.Resolve != "":
-				return usageErrf("usage: git exarchos review [<feature>] --resolve ID --note WHY")
+				return usageErrf("--resolve closes one finding: give it alone, git exarchos review [<feature>] --resolve ID --note WHY")
 			case len(args) == 3:
 				o.Feature, o.Dimension, o.Verdict = args[0], args[1], args[2]
 			case len(args) == 2 && (args[1] == "pass" || args[1] == "fail"):
@@ -100,6 +101,10 @@ Examples:
 				o.Dimension = args[0]
 			default:
 				return usageErrf("usage: git exarchos %s", usageLine)
+			}
+			if o.FindingsFile == "-" && terminal(os.Stdin) {
+				// A person at a terminal would otherwise see nothing happen.
+				fmt.Fprintf(c.Root().ErrWriter, "reading the findings (a JSON array) from the terminal; end them with Ctrl-D, or pass --findings-file F\n")
 			}
 			r, err := openRepo()
 			if err != nil {
