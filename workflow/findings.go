@@ -322,6 +322,7 @@ func (s *State) applyFindings(d ReviewData, actor string, seq int64) error {
 		f := &s.Findings[i]
 		if f.Dimension == d.Dimension && f.Closed == nil && !reported[f.ID] && f.Commit != d.Commit {
 			f.Closed = &FindingClosed{By: ClosedByReReview, Seq: seq, Commit: d.Commit, Actor: actor, Human: d.Human}
+			f.Text = closedText(f.Text)
 		}
 	}
 	for _, in := range d.Findings {
@@ -333,6 +334,17 @@ func (s *State) applyFindings(d ReviewData, actor string, seq int64) error {
 		s.Findings = append(s.Findings, f)
 	}
 	return nil
+}
+
+// ClosedTextBytes is how much of a closed finding's text the state keeps: closed findings stay in
+// the state every hook call reads, and their whole text stays in the review's event.
+const ClosedTextBytes = 200
+
+func closedText(t string) string {
+	if len(t) <= ClosedTextBytes {
+		return t
+	}
+	return strings.ToValidUTF8(t[:ClosedTextBytes], "") + "…"
 }
 
 // applyFindingResolved closes a finding; a resolve Decide would have refused (by the agent that did
@@ -353,8 +365,9 @@ func (s *State) applyFindingResolved(def *Definition, e Event) error {
 	case !d.Human && !s.Independent(by):
 		return fmt.Errorf("finding %s resolved by the agent that did the work: no effect", d.ID)
 	}
-	if s.Findings[i].Closed == nil { // resolved twice (two clones): the first stands
-		s.Findings[i].Closed = &FindingClosed{By: ClosedByResolve, Seq: e.Seq, Commit: d.Commit, Note: d.Note, Actor: actorOf(d.Actor, e), Human: d.Human}
+	if f := &s.Findings[i]; f.Closed == nil { // resolved twice (two clones): the first stands
+		f.Closed = &FindingClosed{By: ClosedByResolve, Seq: e.Seq, Commit: d.Commit, Note: d.Note, Actor: actorOf(d.Actor, e), Human: d.Human}
+		f.Text = closedText(f.Text)
 	}
 	return nil
 }

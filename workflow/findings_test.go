@@ -236,6 +236,19 @@ func TestFindingsRepeatedReopen(t *testing.T) {
 	if len(r.state.Findings) != 1 || r.state.Findings[0].Closed != nil || r.state.Findings[0].Severity != "high" {
 		t.Fatalf("findings %+v", r.state.Findings)
 	}
+	// A closed finding keeps the first ClosedTextBytes of its text (the event keeps it whole);
+	// reported again, it has all of it again.
+	long := finding("low", "src/t2.go", 1, strings.Repeat("ü", 400))
+	r.must(workflow.RecordReview{Dimension: "spec", Triage: true, Findings: []workflow.FindingInput{long}})
+	r.repo.commit("topic", "src/t2.go")
+	r.must(workflow.RecordReview{Dimension: "spec", Triage: true})
+	if f := r.state.Findings[1]; f.Closed == nil || f.Text != strings.Repeat("ü", workflow.ClosedTextBytes/2)+"…" {
+		t.Fatalf("closed finding's text %q", f.Text)
+	}
+	r.must(workflow.RecordReview{Dimension: "spec", Triage: true, Findings: []workflow.FindingInput{long}})
+	if f := r.state.Findings[1]; f.Closed != nil || f.Text != long.Text {
+		t.Fatalf("reopened finding %+v", f)
+	}
 	// Another dimension's review does not close it.
 	r.repo.commit("topic", "src/t3.go")
 	r.must(workflow.RecordReview{Dimension: "spec", Pass: true})
