@@ -29,14 +29,13 @@ type State struct {
 	Completion    string `json:"completion,omitempty"` // loop policy
 	MaxIterations int    `json:"maxIterations,omitempty"`
 
-	Artifacts map[string]Artifact `json:"artifacts"`
-	Tasks     []Task              `json:"tasks"`
-	Reviews   map[string]Review   `json:"reviews"`
-	// Findings are the reviews' findings, open and closed, in the order first reported (findings.go).
-	Findings    []Finding    `json:"findings,omitempty"`
-	Validations []Validation `json:"validations"`
-	Approvals   []Approval   `json:"approvals"`
-	Overrides   []Override   `json:"overrides"`
+	Artifacts   map[string]Artifact `json:"artifacts"`
+	Tasks       []Task              `json:"tasks"`
+	Reviews     map[string]Review   `json:"reviews"`
+	Findings    []Finding           `json:"findings,omitempty"` // open and closed, first reported first (findings.go)
+	Validations []Validation        `json:"validations"`
+	Approvals   []Approval          `json:"approvals"`
+	Overrides   []Override          `json:"overrides"`
 	// Fields is the free-form object written by `set` at dot paths.
 	Fields json.RawMessage `json:"fields"`
 
