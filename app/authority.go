@@ -65,6 +65,10 @@ func humanDecision(c workflow.Command) string {
 		if c.Human {
 			return "review"
 		}
+	case workflow.ResolveFinding:
+		if c.Human {
+			return "review"
+		}
 	case workflow.Cancel:
 		if c.Human {
 			return "cancel"
@@ -85,6 +89,8 @@ func decisionFlags(c workflow.Command) string {
 		return " --human …"
 	case workflow.RecordReview:
 		return " " + c.Dimension + " " + map[bool]string{true: "pass", false: "fail"}[c.Pass] + " --human"
+	case workflow.ResolveFinding:
+		return " --resolve " + c.ID + " --human --note …"
 	case workflow.Acknowledge:
 		return " " + c.Event + " --reason …"
 	case workflow.Unblock:

@@ -646,6 +646,14 @@ func (r *Repo) verifyFacts(e workflow.Event, onBranch func(string) bool, add fun
 		if e.DecodeData(&d) == nil && d.Commit != "" && !onBranch(d.Commit) {
 			add(e, "review", "the %s review judged %s, which is not on the branch's history", d.Dimension, short(d.Commit))
 		}
+		for _, f := range d.Findings { // a finding names a file of the commit judged (review_findings.go)
+			if d.Commit == "" {
+				break
+			}
+			if ok, err := facts.FileExists(d.Commit, f.File); err != nil || !ok {
+				add(e, "review", "finding %s names %s, which is not a file at the judged commit %s", f.ID, f.File, short(d.Commit))
+			}
+		}
 	case workflow.EventTaskCompleted:
 		var d workflow.TaskData
 		if e.DecodeData(&d) == nil && d.HeadSHA != "" && !onBranch(d.HeadSHA) {

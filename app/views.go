@@ -206,6 +206,8 @@ type WorkflowTasks struct {
 	Phase   string          `json:"phase"`
 	Tasks   []workflow.Task `json:"tasks"`
 	Counts  map[string]int  `json:"counts"`
+	// Findings are the open review findings that block: the fix cycle's work (review_findings.go).
+	Findings []workflow.Finding `json:"findings,omitempty"`
 }
 
 // ShowTasks reads the task boards from the snapshots.
@@ -228,7 +230,7 @@ func ShowTasks(r *Repo, o TasksOptions) (*TaskBoard, error) {
 		if err != nil {
 			return nil, err
 		}
-		w := WorkflowTasks{Feature: f, Phase: st.Phase, Tasks: st.Tasks, Counts: map[string]int{}}
+		w := WorkflowTasks{Feature: f, Phase: st.Phase, Tasks: st.Tasks, Counts: map[string]int{}, Findings: r.boardFindings(st)}
 		if w.Tasks == nil {
 			w.Tasks = []workflow.Task{}
 		}

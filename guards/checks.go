@@ -132,6 +132,9 @@ func reviewsPassed(in Input) *workflow.GuardFailure {
 		return fail(id, fmt.Sprintf("the fix-cycle circuit of %s is open (%d of %d cycles)", s.Circuit.Compound, s.Circuit.FixCycles, s.Circuit.Limit),
 			"a human unblock", workflow.AskUser(fmt.Sprintf("git exarchos unblock %s --reason \"…\"", s.Feature)))
 	}
+	if f := openFindings(id, in); f != nil {
+		return f
+	}
 	if def.ReviewBy == "github" {
 		return githubReviewed(in)
 	}
@@ -174,21 +177,9 @@ func reviewsPassed(in Input) *workflow.GuardFailure {
 
 // independent reports whether a verdict came from someone other than the agent that recorded the
 // work: a human's decision, or a subagent (as the client reports it) that completed none of the
-// tasks. A verdict from a session's main agent, or from outside any agent session without
-// --human, never counts: nothing tells it apart from the agent that did the work.
+// tasks (workflow.State.Independent).
 func independent(s workflow.State, r workflow.Review) bool {
-	if r.Human {
-		return true
-	}
-	if r.Agent == "" {
-		return false
-	}
-	for _, t := range s.Tasks {
-		if t.Agent == r.Agent && t.Session == r.Session {
-			return false
-		}
-	}
-	return true
+	return r.Human || s.Independent(workflow.Caller{Session: r.Session, Agent: r.Agent})
 }
 
 // githubReviewed: the pull request's reviews, as last observed (pr refresh), were read while its
@@ -250,9 +241,13 @@ func githubReviewed(in Input) *workflow.GuardFailure {
 	return fail(id, fmt.Sprintf("pull request #%d has no approving review by anyone other than its author %s", s.PR.Number, s.PR.Author), ask, fix)
 }
 
-// reviewFailed: a fix cycle (review → delegate) needs a failed verdict in this visit of review.
+// reviewFailed: a fix cycle (review → delegate) needs a failed verdict in this visit of review, or
+// an open blocking finding (findings.go).
 func reviewFailed(in Input) *workflow.GuardFailure {
 	s := in.State
+	if blocking, _ := s.OpenFindings(in.Def); len(blocking) > 0 {
+		return nil // open blocking findings are what a fix cycle is for, whatever the verdicts say
+	}
 	for _, r := range s.Reviews {
 		if r.At >= s.EnteredAt && r.Verdict == workflow.VerdictFail {
 			return nil

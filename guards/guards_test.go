@@ -2,6 +2,7 @@ package guards_test
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -183,6 +184,27 @@ func TestGuards(t *testing.T) {
 			s.EnteredAt = 4
 			s.Reviews = map[string]workflow.Review{"spec": {Verdict: "fail", Commit: tip, At: 3}}
 		}), git, "no review failed"},
+		{"reviews pass with a blocking finding open", "reviews-passed", feature(func(s *workflow.State) {
+			s.Reviews = map[string]workflow.Review{"spec": pass("spec"), "quality": pass("quality")}
+			s.Findings = []workflow.Finding{{ID: "f1a2b3c4d", Dimension: "quality", Severity: "high", File: "a.go", Line: 7, Commit: tip}}
+		}), git, "1 blocking review finding(s) open: f1a2b3c4d high a.go:7 (quality)"},
+		{"reviews pass with a finding that does not block", "reviews-passed", feature(func(s *workflow.State) {
+			s.Reviews = map[string]workflow.Review{"spec": pass("spec"), "quality": pass("quality")}
+			s.Findings = []workflow.Finding{{ID: "f1", Dimension: "quality", Severity: "medium", File: "a.go", Commit: tip}}
+		}), git, ""},
+		{"reviews pass with the blocking finding closed", "reviews-passed", feature(func(s *workflow.State) {
+			s.Reviews = map[string]workflow.Review{"spec": pass("spec"), "quality": pass("quality")}
+			s.Findings = []workflow.Finding{{ID: "f1", Dimension: "quality", Severity: "critical", File: "a.go", Commit: "aaaaaaa",
+				Closed: &workflow.FindingClosed{By: workflow.ClosedByReReview, Commit: tip}}}
+		}), git, ""},
+		{"fix cycle on an open blocking finding, verdicts passed", "review-failed", feature(func(s *workflow.State) {
+			s.Reviews = map[string]workflow.Review{"spec": pass("spec"), "quality": pass("quality")}
+			s.Findings = []workflow.Finding{{ID: "f1", Dimension: "quality", Severity: "critical", File: "a.go", Commit: tip}}
+		}), git, ""},
+		{"fix cycle on a finding that does not block", "review-failed", feature(func(s *workflow.State) {
+			s.Reviews = map[string]workflow.Review{"spec": pass("spec")}
+			s.Findings = []workflow.Finding{{ID: "f1", Dimension: "quality", Severity: "low", File: "a.go", Commit: tip}}
+		}), git, "no review failed in this visit"},
 		{"refactor needs quality only", "reviews-passed", with("refactor", "overhaul-review")(func(s *workflow.State) {
 			s.Reviews = map[string]workflow.Review{"quality": pass("quality")}
 		}), git, ""},
@@ -322,6 +344,36 @@ func TestGuardIDs(t *testing.T) {
 func builtinOf(typ string) *workflow.Definition {
 	d, _ := workflow.Builtin(typ)
 	return d
+}
+
+// TestOpenFindingsFix: the finding guard's fix is the fix cycle where the phase has one, and a
+// reviewer's resolve where it has none (a repository type without review-failed); the blocking
+// severity follows the definition (findingsBlockAt).
+func TestOpenFindingsFix(t *testing.T) {
+	s := base("feature", "review")
+	s.Reviews = map[string]workflow.Review{"spec": pass("spec"), "quality": pass("quality")}
+	s.Findings = []workflow.Finding{{ID: "f9", Dimension: "spec", Severity: "medium", File: "a.go", Commit: tip}}
+	def := builtinOf("feature").Clone()
+	ev := guards.NewEvaluator(git)
+	if f := ev.Evaluate(def, "reviews-passed", s, "synthesize"); f != nil {
+		t.Fatalf("a medium finding blocks by default: %+v", f)
+	}
+	def.FindingsBlockAt = "medium"
+	f := ev.Evaluate(def, "reviews-passed", s, "synthesize")
+	checkFailure(t, f, "reviews-passed", "f9 medium a.go (spec)")
+	if f.Fix != "git exarchos transition f1 delegate" || !strings.Contains(f.Expected, "severity medium or above") {
+		t.Fatalf("fix %+v", f)
+	}
+	var kept []workflow.Transition
+	for _, tr := range def.Transitions {
+		if !slices.Contains(tr.Guards, "review-failed") {
+			kept = append(kept, tr)
+		}
+	}
+	def.Transitions = kept
+	if f := ev.Evaluate(def, "reviews-passed", s, "synthesize"); f == nil || f.Fix != `git exarchos review f1 --resolve f9 --note "why it does not need a fix"` {
+		t.Fatalf("fix without a fix cycle: %+v", f)
+	}
 }
 
 // TestGitHubReviews: with reviewBy: github only an APPROVED review by someone other than the pull

@@ -78,6 +78,22 @@ func ContextDocument(w Bound, summary string) string {
 			fmt.Fprintf(&facts, "  in progress: %s\n", t)
 		}
 	}
+	if blocking, rest := s.OpenFindings(w.Def); len(blocking)+len(rest) > 0 {
+		// Review triage: what blocks is the fix cycle's work; the rest goes to the pull request.
+		fmt.Fprintf(&facts, "Open review findings: %d blocking (%s and above: fix each in a task, then review again), %d for the pull request (git exarchos view findings %s).\n",
+			len(blocking), w.Def.BlockingSeverity(), len(rest), w.Feature)
+		for i, f := range blocking {
+			if i == maxListed {
+				fmt.Fprintf(&facts, "  … and %d more (git exarchos view findings %s)\n", len(blocking)-i, w.Feature)
+				break
+			}
+			text, _, _ := strings.Cut(f.Text, "\n")
+			if len(text) > 200 {
+				text = strings.ToValidUTF8(text[:200], "") + "…"
+			}
+			fmt.Fprintf(&facts, "  blocking %s %s %s: %s\n", f.ID, f.Severity, f.Where(), text)
+		}
+	}
 
 	var rules strings.Builder
 	if w.Def != nil {

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/exarchos/git-exarchos/workflow"
 )
@@ -114,6 +115,32 @@ func TestContextDocumentFitsAndKeepsTheRules(t *testing.T) {
 	short := ContextDocument(feature("ideate"), "login (feature) is in ideate.\n  → plan: needs\n      artifact-design: no design artifact recorded\n        fix: git exarchos set login artifacts.design=<path>\n")
 	if strings.Contains(short, "cut:") || !strings.Contains(short, "fix: git exarchos set login artifacts.design=<path>") {
 		t.Errorf("short document:\n%s", short)
+	}
+}
+
+// TestContextDocumentFindings: a new session is told the open review findings: how many block (and
+// from which severity, the definition's), each blocking one with where it is (at most maxListed,
+// a long or multi-line text cut), and how many are for the pull request; closed ones are not news.
+func TestContextDocumentFindings(t *testing.T) {
+	w := feature("review")
+	w.State.Findings = []workflow.Finding{
+		{ID: "f1", Dimension: "quality", Severity: "critical", File: "a.go", Line: 3, Text: "first line\nsecond line"},
+		{ID: "f2", Dimension: "quality", Severity: "medium", File: "b.go", Text: "naming"},
+		{ID: "f3", Dimension: "spec", Severity: "high", File: "c.go", Text: "gone", Closed: &workflow.FindingClosed{By: workflow.ClosedByReReview}},
+	}
+	for i := range 10 {
+		w.State.Findings = append(w.State.Findings, workflow.Finding{ID: fmt.Sprintf("g%d", i), Severity: "high", File: "d.go", Line: i + 1, Text: "x"})
+	}
+	w.State.Findings[3].Text = strings.Repeat("é", 300) // cut at 200 bytes, not inside a character
+	doc := ContextDocument(w, "login (feature) is in review.\n")
+	for _, want := range []string{"Open review findings: 11 blocking (high and above: fix each in a task, then review again), 1 for the pull request (git exarchos view findings login).",
+		"  blocking f1 critical a.go:3: first line\n", "  blocking g0 high d.go:1: " + strings.Repeat("é", 100) + "…\n", "  … and 3 more (git exarchos view findings login)"} {
+		if !strings.Contains(doc, want) {
+			t.Errorf("document does not say %q:\n%s", want, doc)
+		}
+	}
+	if strings.Contains(doc, "f3") || strings.Contains(doc, "second line") || !utf8.ValidString(doc) {
+		t.Errorf("document:\n%s", doc)
 	}
 }
 

@@ -109,9 +109,18 @@ type (
 	}
 	reviewIn struct {
 		featureIn
-		Dimension string `json:"dimension" jsonschema:"review dimension, e.g. spec or quality"`
-		Verdict   string `json:"verdict" jsonschema:"pass or fail"`
-		Note      string `json:"note,omitempty" jsonschema:"what the reviewer found"`
+		Dimension    string      `json:"dimension,omitempty" jsonschema:"review dimension, e.g. spec or quality (not with resolve)"`
+		Verdict      string      `json:"verdict,omitempty" jsonschema:"pass or fail; left out, the findings decide it (fail when one blocks)"`
+		Note         string      `json:"note,omitempty" jsonschema:"what the reviewer found; with resolve, why the finding is closed"`
+		Findings     []findingIn `json:"findings,omitempty" jsonschema:"what the review found (at most 100); high and above block and open the fix cycle"`
+		FindingsFile string      `json:"findingsFile,omitempty" jsonschema:"path of a JSON array of findings ({severity, file, line, text})"`
+		Resolve      string      `json:"resolve,omitempty" jsonschema:"the id of an open finding to close, with note saying why (a reviewer's call, not the implementer's)"`
+	}
+	findingIn struct {
+		Severity string `json:"severity" jsonschema:"critical, high, medium, low or info"`
+		File     string `json:"file" jsonschema:"the file, relative to the repository's top, as committed on the judged tip"`
+		Line     int    `json:"line,omitempty" jsonschema:"the line; 0 or absent: the file as a whole"`
+		Text     string `json:"text" jsonschema:"what is wrong and what to change"`
 	}
 	submitIn struct {
 		featureIn
@@ -136,6 +145,10 @@ type (
 		featureIn
 		Name string `json:"name" jsonschema:"the runbook's name in the workflow's definition"`
 		From int    `json:"from,omitempty" jsonschema:"the 1-based step to start at (resume)"`
+	}
+	findingsIn struct {
+		featureIn
+		All bool `json:"all,omitempty" jsonschema:"the closed findings too"`
 	}
 	checkpointIn struct {
 		featureIn
@@ -233,6 +246,9 @@ func mcpTools(s *mcp.Server, cli *cliRunner) {
 	add(s, cli, "view_tasks", "the task board of one workflow, or of all", func(in tasksIn) args {
 		return args{"view", "tasks"}.pos(in.Feature)
 	})
+	add(s, cli, "view_findings", "a workflow's open review findings: those that block (the fix cycle's) and those for the pull request", func(in findingsIn) args {
+		return args{"view", "findings"}.flag("all", in.All).pos(in.Feature)
+	})
 	add(s, cli, "view_audit", "a workflow's audit trail", func(in featureIn) args { return args{"audit"}.pos(in.Feature) })
 	add(s, cli, "view_rehydrate", "the context an agent needs to resume a workflow", func(in featureIn) args {
 		return args{"rehydrate"}.pos(in.Feature)
@@ -252,8 +268,12 @@ func mcpTools(s *mcp.Server, cli *cliRunner) {
 	add(s, cli, "validate", "run a validation command on the workflow's branch and record its result", func(in validateIn) args {
 		return append(args{"validate"}.pos(in.Feature).pos("--json", "--"), in.Command...)
 	})
-	add(s, cli, "review", "record a review verdict for one dimension", func(in reviewIn) args {
-		return args{"review"}.str("note", in.Note).pos(in.Feature, in.Dimension, in.Verdict)
+	add(s, cli, "review", "record a review verdict for one dimension with its findings, or resolve a finding", func(in reviewIn) args {
+		a := args{"review"}.str("note", in.Note).str("findings-file", in.FindingsFile).str("resolve", in.Resolve)
+		for _, f := range in.Findings {
+			a = a.str("finding", fmt.Sprintf("%s:%s:%d:%s", f.Severity, f.File, f.Line, f.Text))
+		}
+		return a.pos(in.Feature, in.Dimension, in.Verdict)
 	})
 	add(s, cli, "submit", "submit a phase's completion envelope", func(in submitIn) args {
 		return args{"submit"}.str("file", in.File).pos(in.Feature, in.Phase)

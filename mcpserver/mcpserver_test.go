@@ -196,6 +196,10 @@ func TestMCPParity(t *testing.T) {
 		{"validate", `{"command":["false"]}`, []string{"validate", "--json", "--", "false"}, true},
 		{"review", `{"dimension":"spec","verdict":"pass","note":"ok"}`, []string{"review", "spec", "pass", "--note", "ok"}, true}, // in plan: a review counts only in review (WRONG_PHASE)
 		{"review", `{"dimension":"spec","verdict":"maybe"}`, []string{"review", "spec", "maybe"}, true},
+		{"review", `{"dimension":"quality","findings":[{"severity":"high","file":"docs/design.md","line":1,"text":"says: nothing"}]}`, []string{"review", "quality", "--finding", "high:docs/design.md:1:says: nothing"}, true}, // WRONG_PHASE
+		{"review", `{"dimension":"quality","findings":[{"severity":"severe","file":"docs/design.md","text":"x"}]}`, []string{"review", "quality", "--finding", "severe:docs/design.md:0:x"}, true},                              // BAD_INPUT
+		{"review", `{"resolve":"f00000000","note":"false positive"}`, []string{"review", "--resolve", "f00000000", "--note", "false positive"}, true},
+		{"view_findings", `{"feature":"login","all":true}`, []string{"view", "findings", "login", "--all"}, false},
 		{"submit", `{"phase":"plan","file":"envelope.json"}`, []string{"submit", "plan", "--file", "envelope.json"}, true},
 		{"stage_done", `{"stage":"lint"}`, []string{"stage", "done", "lint"}, true},                                   // feature runs no stages: WRONG_PHASE
 		{"stage_fail", `{"stage":"lint","reason":"vet"}`, []string{"stage", "fail", "lint", "--reason", "vet"}, true}, // likewise
@@ -248,7 +252,7 @@ func TestMCPParity(t *testing.T) {
 		}
 	}
 	want := []string{"checkpoint", "cleanup", "event_append", "event_query", "pr_link", "pr_refresh", "review", "runbook", "stage_done", "stage_fail", "submit", "task_add", "task_done",
-		"task_fail", "task_start", "validate", "verify", "view_audit", "view_pipeline", "view_rehydrate", "view_tasks", "workflow_cancel",
+		"task_fail", "task_start", "validate", "verify", "view_audit", "view_findings", "view_pipeline", "view_rehydrate", "view_tasks", "workflow_cancel",
 		"workflow_describe", "workflow_init", "workflow_list", "workflow_set", "workflow_status", "workflow_transition", "workflow_transitions"}
 	slices.Sort(names)
 	if !slices.Equal(names, want) {

@@ -100,6 +100,8 @@ func (s *State) apply(def *Definition, e Event) {
 		err = s.applyAcknowledged(e)
 	case EventReviewRecorded:
 		err = s.applyReview(e, at)
+	case EventFindingResolved:
+		err = s.applyFindingResolved(def, e)
 	case EventValidationRecorded:
 		var d ValidationData
 		if err = decode(e, &d); err == nil {
@@ -436,6 +438,9 @@ func (s *State) applyReview(e Event, at int64) error {
 	}
 	if d.Dimension == "" || (d.Verdict != VerdictPass && d.Verdict != VerdictFail) {
 		return fmt.Errorf("review needs a dimension and a verdict pass|fail")
+	}
+	if err := s.applyFindings(d, actorOf(d.Actor, e), e.Seq); err != nil {
+		return err
 	}
 	if s.Reviews == nil {
 		s.Reviews = map[string]Review{}

@@ -56,6 +56,10 @@ type RecordReview struct {
 	Commit  string
 	Session string
 	Human   bool
+	// Findings are what the review found (findings.go). With Triage the verdict is not given but
+	// follows from them: fail when one blocks under the definition, else pass.
+	Findings []FindingInput
+	Triage   bool
 }
 
 // RecordValidation records a validation command that was run on Commit.

@@ -61,6 +61,8 @@ func Decide(def *Definition, s State, cmd Command, env Env) ([]NewEvent, *Reject
 		return d.task(c)
 	case RecordReview:
 		return d.review(c)
+	case ResolveFinding:
+		return d.resolveFinding(c)
 	case RecordValidation:
 		return d.validation(c)
 	case Approve:
@@ -715,6 +717,25 @@ func (d decider) review(c RecordReview) ([]NewEvent, *Rejection) {
 	if !pathSegment().MatchString(c.Dimension) {
 		return nil, reject(CodeBadInput, "invalid review dimension %q", c.Dimension)
 	}
+	findings, err := ValidateFindings(c.Dimension, c.Findings)
+	if err != nil {
+		return nil, reject(CodeBadInput, "%v", err)
+	}
+	if r := d.openAfter(c.Dimension, c.Commit, findings); r != nil {
+		return nil, r
+	}
+	var blocking []string
+	for _, f := range findings {
+		if d.def.Blocks(f.Severity) {
+			blocking = append(blocking, fmt.Sprintf("%s (%s %s)", f.ID, f.Severity, f.File))
+		}
+	}
+	if c.Triage {
+		c.Pass = len(blocking) == 0
+	} else if c.Pass && len(blocking) > 0 {
+		return nil, reject(CodeBadInput, "a pass with %d blocking finding(s) (%s; %s and above block in %s): record fail, or leave the verdict out and it follows from the findings",
+			len(blocking), strings.Join(blocking, ", "), d.def.BlockingSeverity(), d.def.Type)
+	}
 	v := VerdictFail
 	if c.Pass {
 		v = VerdictPass
@@ -739,7 +760,8 @@ func (d decider) review(c RecordReview) ([]NewEvent, *Rejection) {
 	if c.Session != "" {
 		by.Session = c.Session
 	}
-	return one(EventReviewRecorded, ReviewData{Dimension: c.Dimension, Verdict: v, Note: c.Note, Actor: d.env.Actor, Commit: c.Commit, Session: by.Session, Human: c.Human, Agent: by.Agent, AgentType: by.AgentType}), nil
+	return one(EventReviewRecorded, ReviewData{Dimension: c.Dimension, Verdict: v, Note: c.Note, Actor: d.env.Actor, Commit: c.Commit, Session: by.Session, Human: c.Human, Agent: by.Agent, AgentType: by.AgentType,
+		Findings: findings}), nil
 }
 
 // reviewPhases are the phases whose way out reads review verdicts (reviews-passed, review-failed).

@@ -215,6 +215,9 @@ type Definition struct {
 	// (verdicts recorded as human decisions, `review --human`), or "github" (an approving pull
 	// request review by someone other than the PR's author, observed on the current head).
 	ReviewBy string `json:"reviewBy,omitempty"`
+	// FindingsBlockAt is the least severe review finding that blocks the way out of review and
+	// opens the fix cycle (findings.go); "" is DefaultBlockingSeverity (high).
+	FindingsBlockAt string `json:"findingsBlockAt,omitempty"`
 	// ArtifactPaths are the patterns each artifact's file must match ("*" for every artifact);
 	// DefaultArtifactPaths when absent. InlineArtifacts may be inline text (--inline), "*" for all.
 	ArtifactPaths   map[string][]string `json:"artifactPaths,omitempty"`

@@ -53,7 +53,7 @@ var engineEventTypes = map[string]bool{
 	EventPlanRejected: true, EventCircuitOpened: true, EventLoopSignalled: true,
 	EventSynthesisRequested: true, EventPRLinked: true, EventPRObserved: true, EventMergeVerified: true,
 	EventWorktreeCreated: true, EventCancelRequested: true, EventCompensationStep: true,
-	EventDecisionAcknowledged: true,
+	EventDecisionAcknowledged: true, EventFindingResolved: true,
 }
 
 // IsReservedEventType reports whether t belongs to the engine (the `workflow.` prefix or one of
@@ -79,6 +79,7 @@ func EventTypes() []string {
 		EventWorktreeCreated, EventCancelRequested, EventCompensationStep,
 		EventToolCalled, EventGrantIssued, EventGrantConsumed, EventBudgetExtended, EventCompletionSubmitted,
 		EventKeyCollided, EventDecisionAcknowledged, EventCheckpointRecorded, EventHookCheckpoint,
+		EventFindingResolved,
 	}
 }
 
@@ -272,6 +273,8 @@ type ReviewData struct {
 	// Agent is the subagent the verdict came through, when the client reports one (Caller).
 	Agent     string `json:"agent,omitempty"`
 	AgentType string `json:"agentType,omitempty"`
+	// Findings are what the review found (findings.go), each with its id.
+	Findings []FindingData `json:"findings,omitempty"`
 }
 
 // ValidationData is the payload of validation.recorded.

@@ -169,7 +169,7 @@ func (d *Definition) Text() string {
 		extra = append(extra, "tracks: "+strings.Join(d.Tracks, ", ")+" (git exarchos set <feature> track=<track>)")
 	}
 	if len(d.Reviews) > 0 {
-		extra = append(extra, "required reviews: "+strings.Join(d.Reviews, ", "))
+		extra = append(extra, "required reviews: "+strings.Join(d.Reviews, ", ")+"; review findings of severity "+d.BlockingSeverity()+" or above block")
 	}
 	if len(d.SynthesisPolicies) > 0 {
 		extra = append(extra, "synthesis policies: "+strings.Join(d.SynthesisPolicies, ", ")+" (default "+d.SynthesisPolicies[0]+")")

@@ -88,6 +88,11 @@ func DecisionKind(e Event) string {
 		if e.DecodeData(&d) == nil && d.Human {
 			return KindReview
 		}
+	case EventFindingResolved:
+		var d FindingResolvedData
+		if e.DecodeData(&d) == nil && d.Human {
+			return KindReview
+		}
 	case EventStarted:
 		var d StartedData
 		if e.DecodeData(&d) == nil && len(d.Replaces) > 0 {

@@ -32,6 +32,7 @@ type State struct {
 	Artifacts   map[string]Artifact `json:"artifacts"`
 	Tasks       []Task              `json:"tasks"`
 	Reviews     map[string]Review   `json:"reviews"`
+	Findings    []Finding           `json:"findings,omitempty"` // open and closed, first reported first (findings.go)
 	Validations []Validation        `json:"validations"`
 	Approvals   []Approval          `json:"approvals"`
 	Overrides   []Override          `json:"overrides"`
@@ -207,6 +208,7 @@ func (s State) Clone() State {
 	c.Artifacts = maps.Clone(s.Artifacts)
 	c.Tasks = slices.Clone(s.Tasks)
 	c.Reviews = maps.Clone(s.Reviews)
+	c.Findings = slices.Clone(s.Findings) // Closed is replaced, never written through
 	c.Validations = slices.Clone(s.Validations)
 	c.Approvals = slices.Clone(s.Approvals)
 	c.Overrides = slices.Clone(s.Overrides)

@@ -54,6 +54,7 @@ func (s State) writeJSON(w *jsonWriter) {
 	writeMap(w, "artifacts", s.Artifacts, emptyAsEmpty, Artifact.writeJSON)
 	writeSlice(w, "tasks", s.Tasks, emptyAsEmpty, Task.writeJSON)
 	writeMap(w, "reviews", s.Reviews, emptyAsEmpty, Review.writeJSON)
+	writeSlice(w, "findings", s.Findings, emptyOmitted, Finding.writeJSON)
 	writeSlice(w, "validations", s.Validations, emptyAsEmpty, Validation.writeJSON)
 	writeSlice(w, "approvals", s.Approvals, emptyAsEmpty, Approval.writeJSON)
 	writeSlice(w, "overrides", s.Overrides, emptyAsEmpty, Override.writeJSON)
@@ -139,6 +140,31 @@ func (r Review) writeJSON(w *jsonWriter) {
 	w.boolOmit("human", r.Human)
 	w.strOmit("agent", r.Agent)
 	w.int("at", r.At)
+	w.close()
+}
+
+func (f Finding) writeJSON(w *jsonWriter) {
+	w.open()
+	w.str("id", f.ID)
+	w.str("dimension", f.Dimension)
+	w.str("severity", f.Severity)
+	w.str("file", f.File)
+	w.intOmit("line", int64(f.Line))
+	w.str("text", f.Text)
+	w.str("commit", f.Commit)
+	w.int("seq", f.Seq)
+	if f.Closed != nil {
+		w.key("closed")
+		c := f.Closed
+		w.open()
+		w.str("by", c.By)
+		w.int("seq", c.Seq)
+		w.strOmit("commit", c.Commit)
+		w.strOmit("note", c.Note)
+		w.strOmit("actor", c.Actor)
+		w.boolOmit("human", c.Human)
+		w.close()
+	}
 	w.close()
 }
 
@@ -473,6 +499,8 @@ func (s *State) readJSON(r *jsonReader) {
 			s.Tasks = readSlice(r, (*Task).readJSON)
 		case "reviews":
 			s.Reviews = readMap(r, (*Review).readJSON)
+		case "findings":
+			s.Findings = readSlice(r, (*Finding).readJSON)
 		case "validations":
 			s.Validations = readSlice(r, (*Validation).readJSON)
 		case "approvals":
@@ -593,6 +621,56 @@ func (v *Review) readJSON(r *jsonReader) {
 			v.Agent = r.string()
 		case "at":
 			v.At = r.number(64)
+		default:
+			return false
+		}
+		return true
+	})
+}
+
+func (f *Finding) readJSON(r *jsonReader) {
+	r.object(func(k string) bool {
+		switch k {
+		case "id":
+			f.ID = r.string()
+		case "dimension":
+			f.Dimension = r.string()
+		case "severity":
+			f.Severity = r.string()
+		case "file":
+			f.File = r.string()
+		case "line":
+			f.Line = int(r.number(strconv.IntSize))
+		case "text":
+			f.Text = r.string()
+		case "commit":
+			f.Commit = r.string()
+		case "seq":
+			f.Seq = r.number(64)
+		case "closed":
+			f.Closed = readPointer(r, (*FindingClosed).readJSON)
+		default:
+			return false
+		}
+		return true
+	})
+}
+
+func (c *FindingClosed) readJSON(r *jsonReader) {
+	r.object(func(k string) bool {
+		switch k {
+		case "by":
+			c.By = r.string()
+		case "seq":
+			c.Seq = r.number(64)
+		case "commit":
+			c.Commit = r.string()
+		case "note":
+			c.Note = r.string()
+		case "actor":
+			c.Actor = r.string()
+		case "human":
+			c.Human = r.boolean()
 		default:
 			return false
 		}

@@ -61,8 +61,9 @@ type File struct {
 	// TaskGates and GateTimeout: see workflow.Definition (gates.go reads them).
 	TaskGates   []string `yaml:"taskGates"`
 	GateTimeout string   `yaml:"gateTimeout"`
-	// ReviewBy, ArtifactPaths and InlineArtifacts: see workflow.Definition.
+	// ReviewBy, FindingsBlockAt, ArtifactPaths and InlineArtifacts: see workflow.Definition.
 	ReviewBy        string              `yaml:"reviewBy"`
+	FindingsBlockAt string              `yaml:"findingsBlockAt"`
 	ArtifactPaths   map[string][]string `yaml:"artifactPaths"`
 	InlineArtifacts []string            `yaml:"inlineArtifacts"`
 	// Stages and Fanouts: see workflow.Definition (fanout.go).
@@ -257,7 +258,7 @@ func Parse(name string, src []byte) (*workflow.Definition, Problems) {
 		ps = append(ps, Problem{File: name, Line: line, Message: fmt.Sprintf(format, args...)})
 	}
 	def := &workflow.Definition{Type: f.Type, Description: f.Description, Initial: f.Initial, Reviews: f.Reviews, Tracks: f.Tracks, Limits: f.Limits,
-		ReviewBy: f.ReviewBy, ArtifactPaths: f.ArtifactPaths, InlineArtifacts: f.InlineArtifacts, Runbooks: f.Runbooks}
+		ReviewBy: f.ReviewBy, FindingsBlockAt: f.FindingsBlockAt, ArtifactPaths: f.ArtifactPaths, InlineArtifacts: f.InlineArtifacts, Runbooks: f.Runbooks}
 	parseGates(f, def, l, add)
 	for rb, steps := range f.Runbooks {
 		if !workflow.ValidFeature(rb) || len(steps) == 0 || slices.ContainsFunc(steps, func(s string) bool { return strings.TrimSpace(s) == "" }) {
@@ -268,6 +269,9 @@ func Parse(name string, src []byte) (*workflow.Definition, Problems) {
 	case "", "agent", "human", "github":
 	default:
 		add(0, "reviewBy %q: use agent, human or github", f.ReviewBy)
+	}
+	if f.FindingsBlockAt != "" && !slices.Contains(workflow.Severities, f.FindingsBlockAt) {
+		add(l.top["findingsBlockAt"], "findingsBlockAt %q: the least severe review finding that blocks, one of %s", f.FindingsBlockAt, strings.Join(workflow.Severities, ", "))
 	}
 	if f.Type == "" || !workflow.ValidFeature(f.Type) {
 		add(l.top["type"], "type %q: name the workflow type with lowercase letters, digits, '.', '_' and '-'", f.Type)

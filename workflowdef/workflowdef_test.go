@@ -160,6 +160,23 @@ func TestGuardFactsFields(t *testing.T) {
 	}
 }
 
+// TestFindingsBlockAt: a repository type names the least severe review finding that blocks;
+// a severity that does not exist is a problem on its line.
+func TestFindingsBlockAt(t *testing.T) {
+	src := "type: docs\nextends: feature\nfindingsBlockAt: medium\n"
+	def, ps := Parse("docs.yaml", []byte(src))
+	if len(ps) > 0 {
+		t.Fatalf("problems: %v", ps)
+	}
+	if def.BlockingSeverity() != "medium" || !def.Blocks("medium") || def.Blocks("low") {
+		t.Fatalf("blocking at %q", def.BlockingSeverity())
+	}
+	_, ps = Parse("bad.yaml", []byte(strings.Replace(src, "medium", "severe", 1)))
+	if len(ps) != 1 || ps[0].Line != 3 || !strings.Contains(ps[0].Message, `findingsBlockAt "severe": the least severe review finding that blocks, one of critical, high, medium, low, info`) {
+		t.Fatalf("problems %v", ps)
+	}
+}
+
 // chain is a definition of n normal phases in a chain, then a final one.
 func chain(n int) []byte {
 	var b strings.Builder

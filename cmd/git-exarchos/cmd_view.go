@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"io"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -11,18 +12,20 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/exarchos/git-exarchos/app"
+	"github.com/exarchos/git-exarchos/workflow"
 )
 
 func viewCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "view",
-		Usage: "views across workflows: the pipeline, the task board",
-		UsageText: `git exarchos view pipeline|tasks … [--json]
+		Usage: "views across workflows: the pipeline, the task board, review findings",
+		UsageText: `git exarchos view pipeline|tasks|findings … [--json]
 
 Examples:
    git exarchos view pipeline
-   git exarchos view tasks login`,
-		Commands: []*cli.Command{viewPipelineCommand(), viewTasksCommand()},
+   git exarchos view tasks login
+   git exarchos view findings login`,
+		Commands: []*cli.Command{viewPipelineCommand(), viewTasksCommand(), viewFindingsCommand()},
 	}
 }
 
@@ -113,9 +116,75 @@ Examples:
 						}
 						printf(w, "\n")
 					}
+					printFindings(w, "fix", wt.Findings)
 				}
 			})
 		},
+	}
+}
+
+func viewFindingsCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "findings",
+		Usage: "a workflow's open review findings: those that block (the fix cycle's) and those for the pull request",
+		UsageText: `git exarchos view findings [<feature>] [--all] [--markdown] [--json]
+
+Findings of the definition's blocking severity and above (high by default) keep the workflow in its
+fix cycle until each is fixed and a review of the new tip does not repeat it, or a reviewer resolves
+it (git exarchos review --resolve ID --note WHY). --markdown prints the open findings as a list for
+the pull request's description.
+
+Examples:
+   git exarchos view findings
+   git exarchos view findings login --all --json
+   git exarchos view findings login --markdown`,
+		Flags: []cli.Flag{&cli.BoolFlag{Name: "all", Aliases: []string{"a"}, Usage: "the closed findings too"},
+			&cli.BoolFlag{Name: "markdown", Usage: "the open findings as a Markdown list, for the pull request's description"}, jsonFlag},
+		Action: func(_ context.Context, c *cli.Command) error {
+			if c.Args().Len() > 1 {
+				return usageErrf("usage: git exarchos view findings [<feature>] [--all] [--markdown]")
+			}
+			r, err := openRepo()
+			if err != nil {
+				return err
+			}
+			f, err := app.ShowFindings(r, app.FindingsOptions{Feature: c.Args().First(), All: c.Bool("all")})
+			if err != nil {
+				return err
+			}
+			return emit(c, f, func(w io.Writer) {
+				if c.Bool("markdown") {
+					printf(w, "### Review findings\n\n")
+					if len(f.Blocking)+len(f.Open) == 0 {
+						printf(w, "None open.\n")
+					}
+					for _, x := range append(slices.Clone(f.Blocking), f.Open...) {
+						printf(w, "- **%s** `%s` (%s, %s): %s\n", x.Severity, x.Where(), x.Dimension, x.ID, strings.ReplaceAll(x.Text, "\n", " "))
+					}
+					return
+				}
+				printf(w, "%s (%s): %d blocking (%s and above), %d for the pull request\n", bold(w, f.Feature), f.Phase, len(f.Blocking), f.BlockAt, len(f.Open))
+				printFindings(w, "blocking", f.Blocking)
+				printFindings(w, "open", f.Open)
+				for _, x := range f.Closed {
+					how := x.Closed.By
+					if x.Closed.Note != "" {
+						how += ": " + x.Closed.Note
+					}
+					printf(w, "  closed   %s %s %s: %s (%s)\n", x.ID, x.Severity, x.Where(), x.Text, how)
+				}
+				if len(f.Blocking) > 0 {
+					printf(w, "next: fix each blocking finding in a task (the fix cycle: git exarchos transitions %s), then review again\n", f.Feature)
+				}
+			})
+		},
+	}
+}
+
+// printFindings lists findings, one a line, under a label.
+func printFindings(w io.Writer, label string, fs []workflow.Finding) {
+	for _, f := range fs {
+		printf(w, "  %-8s %s %s %s: %s\n", label, f.ID, f.Severity, f.Where(), f.Text)
 	}
 }
 

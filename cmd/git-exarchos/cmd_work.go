@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 
 	"github.com/urfave/cli/v3"
@@ -49,26 +50,83 @@ Examples:
 }
 
 func reviewCommand() *cli.Command {
-	return workflowCommand("review", "record a review verdict for one dimension",
-		`git exarchos review [<feature>] <dimension> pass|fail [--note N] [--human] [--json]
+	usageLine := "review [<feature>] <dimension> [pass|fail] [--finding SEVERITY:FILE:LINE:TEXT]... [--findings-file F|-] [--note N] [--human] [--resolve ID] [--json]"
+	return &cli.Command{
+		Name:  "review",
+		Usage: "record a review verdict for one dimension, with its findings; or resolve a finding",
+		UsageText: `git exarchos ` + usageLine + `
+git exarchos review [<feature>] --resolve ID --note WHY [--human] [--json]
 
 Dimensions: feature needs spec and quality; refactor overhaul needs quality; debug thorough needs review.
 The verdict is bound to the branch tip it judged: only verdicts on the current tip, given since
 the workflow entered the review phase, count. A fix cycle (back to delegate) needs a fail.
 
+Findings (repeat --finding, or a JSON array in --findings-file, - for stdin; at most 100 a call):
+severity critical, high, medium, low or info; a file of the judged commit; a line (0: the whole
+file); the text. Findings of high and above (the definition's findingsBlockAt) block: without a
+verdict the findings decide it (fail when one blocks), a pass with one is refused, and the way out
+of review stays shut until each is fixed and a review of the new tip does not repeat it, or a
+reviewer resolves it (--resolve ID --note WHY). The rest are listed for the pull request
+(git exarchos view findings --markdown).
+
 Examples:
    git exarchos review login spec pass
-   git exarchos review login quality fail --note "error paths untested"`,
-		2, []cli.Flag{&cli.StringFlag{Name: "note", Usage: "what the reviewer found"},
-			&cli.BoolFlag{Name: "human", Usage: "a human's decision (definitions with reviewBy: human)"}},
-		func(c *cli.Command, args []string) (workflow.Command, error) {
-			switch args[1] {
-			case "pass", "fail":
+   git exarchos review login quality fail --note "error paths untested"
+   git exarchos review login quality --finding 'high:app/login.go:42:the error from Close is dropped' \
+       --finding 'low:app/login.go:0:the file name says nothing'
+   git exarchos review login quality --findings-file findings.json
+   git exarchos review login --resolve f3a9c01b2 --note "false positive: checked by the caller"`,
+		Flags: []cli.Flag{&cli.StringFlag{Name: "note", Usage: "what the reviewer found; with --resolve, why the finding is closed"},
+			&cli.BoolFlag{Name: "human", Usage: "a human's decision (definitions with reviewBy: human)"},
+			&cli.StringSliceFlag{Name: "finding", Usage: "a finding, SEVERITY:FILE:LINE:TEXT (repeatable)"},
+			&cli.StringFlag{Name: "findings-file", Usage: "a JSON array of {severity, file, line, text}; - reads stdin"},
+			&cli.StringFlag{Name: "resolve", Usage: "close the finding with this id (--note says why)"},
+			jsonFlag},
+		Action: func(_ context.Context, c *cli.Command) error {
+			o := app.ReviewOptions{Note: c.String("note"), Human: c.Bool("human"), Findings: c.StringSlice("finding"),
+				FindingsFile: c.String("findings-file"), Stdin: c.Root().Reader, Resolve: c.String("resolve")}
+			args := c.Args().Slice()
+			switch {
+			case o.Resolve != "" && len(args) <= 1:
+				o.Feature = c.Args().First()
+			case o.Resolve != "":
+				return usageErrf("--resolve closes one finding: give it alone, git exarchos review [<feature>] --resolve ID --note WHY")
+			case len(args) == 3:
+				o.Feature, o.Dimension, o.Verdict = args[0], args[1], args[2]
+			case len(args) == 2 && (args[1] == "pass" || args[1] == "fail"):
+				o.Dimension, o.Verdict = args[0], args[1]
+			case len(args) == 2:
+				o.Feature, o.Dimension = args[0], args[1]
+			case len(args) == 1:
+				o.Dimension = args[0]
 			default:
-				return nil, usageErrf("review verdict %q: use pass or fail", args[1])
+				return usageErrf("usage: git exarchos %s", usageLine)
 			}
-			return workflow.RecordReview{Dimension: args[0], Pass: args[1] == "pass", Note: c.String("note"), Human: c.Bool("human")}, nil
-		}, said("review recorded"))
+			if o.FindingsFile == "-" && terminal(os.Stdin) {
+				// A person at a terminal would otherwise see nothing happen.
+				fmt.Fprintf(c.Root().ErrWriter, "reading the findings (a JSON array) from the terminal; end them with Ctrl-D, or pass --findings-file F\n")
+			}
+			r, err := openRepo()
+			if err != nil {
+				return err
+			}
+			res, err := app.Review(r, o)
+			if err != nil {
+				return err
+			}
+			return emit(c, res, func(w io.Writer) {
+				what := "review recorded"
+				if o.Resolve != "" {
+					what = "finding " + o.Resolve + " resolved"
+				}
+				printResult(w, res.Result, what)
+				if f := res.Findings; len(f.Blocking)+len(f.Open) > 0 {
+					printf(w, "open findings: %d blocking (%s and above), %d for the pull request (git exarchos view findings %s)\n", len(f.Blocking), f.BlockAt, len(f.Open), f.Feature)
+					printFindings(w, "blocking", f.Blocking)
+				}
+			})
+		},
+	}
 }
 
 func validateCommand() *cli.Command {

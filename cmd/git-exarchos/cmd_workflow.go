@@ -252,6 +252,15 @@ func printStatus(w io.Writer, st app.Status) {
 			printf(w, "  %-10s %s\n", n, st.Reviews[n].Verdict)
 		}
 	}
+	open := 0
+	for _, f := range st.Findings {
+		if f.Closed == nil {
+			open++
+		}
+	}
+	if open > 0 {
+		printf(w, "review findings: %d open (git exarchos view findings %s)\n", open, st.Feature)
+	}
 	for compound, n := range st.FixCycles {
 		printf(w, "fix cycles in %s: %d\n", compound, n)
 	}
