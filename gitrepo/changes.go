@@ -48,17 +48,11 @@ func (f Facts) WorktreeChanges(branch string) ([]string, error) {
 	if err != nil || dir == "" {
 		return nil, err
 	}
-	out, err := runGit(dir, "", nil, nil, "status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames")
+	rep, err := StatusIn(dir)
 	if err != nil {
 		return nil, err
 	}
-	var paths []string
-	for _, rec := range splitZ(out) {
-		if len(rec) > 3 {
-			paths = append(paths, rec[3:])
-		}
-	}
-	return paths, nil
+	return rep.Paths(), nil
 }
 
 // WorktreeOf is the directory of the worktree that has branch checked out and its HEAD commit,
