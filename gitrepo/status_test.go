@@ -17,40 +17,35 @@ func statusRepo(t *testing.T) string {
 	t.Helper()
 	sub := newRepo(t)
 	dir := newRepo(t)
-	write := func(path, content string) {
-		t.Helper()
-		require.NoError(t, os.MkdirAll(filepath.Dir(filepath.Join(dir, path)), 0o755))
-		require.NoError(t, os.WriteFile(filepath.Join(dir, path), []byte(content), 0o644))
-	}
-	write("both.txt", "base\n")
-	write("mod.txt", "one\n")
-	write("old name.txt", "renamed content, long enough to be found as a rename\n")
-	write("gone.txt", "x\n")
-	write("link", "a file, then a symlink\n")
-	write(".gitignore", "*.log\n")
+	write(t, dir, "both.txt", "base\n")
+	write(t, dir, "mod.txt", "one\n")
+	write(t, dir, "old name.txt", "renamed content, long enough to be found as a rename\n")
+	write(t, dir, "gone.txt", "x\n")
+	write(t, dir, "link", "a file, then a symlink\n")
+	write(t, dir, ".gitignore", "*.log\n")
 	git(t, dir, "add", "-A")
 	git(t, dir, "-c", "protocol.file.allow=always", "submodule", "add", "-q", sub, "sub")
 	git(t, dir, "commit", "-q", "-m", "base")
 	git(t, dir, "switch", "-q", "-c", "other")
-	write("both.txt", "theirs\n")
+	write(t, dir, "both.txt", "theirs\n")
 	git(t, dir, "commit", "-q", "-am", "theirs")
 	git(t, dir, "switch", "-q", "main")
-	write("both.txt", "ours\n")
+	write(t, dir, "both.txt", "ours\n")
 	git(t, dir, "commit", "-q", "-am", "ours")
 	gitFails(t, dir, "merge", "-q", "other") // stops on both.txt
 
 	// unstaged
-	write("mod.txt", "two\n")
+	write(t, dir, "mod.txt", "two\n")
 	// staged, a space
-	write("new file.txt", "new\n")
+	write(t, dir, "new file.txt", "new\n")
 	// untracked, a newline
-	write("line\nbreak.txt", "x\n")
+	write(t, dir, "line\nbreak.txt", "x\n")
 	// untracked, quotes and a tab
-	write(`say "hi"`+"\t.txt", "x\n")
+	write(t, dir, `say "hi"`+"\t.txt", "x\n")
 	// in an untracked directory
-	write("deep/dir/untracked.txt", "x\n")
+	write(t, dir, "deep/dir/untracked.txt", "x\n")
 	// ignored: never listed
-	write("debug.log", "ignored\n")
+	write(t, dir, "debug.log", "ignored\n")
 	git(t, dir, "add", "new file.txt")
 	// staged rename
 	git(t, dir, "mv", "old name.txt", "new name.txt")

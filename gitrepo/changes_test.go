@@ -1,0 +1,100 @@
+package gitrepo
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// One diff answers both questions exactly as git's own filters do: every change for ChangedPaths,
+// --diff-filter=AM for AddedOrModified (a deletion and a type change are not "added or modified").
+func TestFactsDiffAgreesWithGit(t *testing.T) {
+	dir := newRepo(t)
+	write(t, dir, "mod.txt", "one\n")
+	write(t, dir, "gone.txt", "x\n")
+	write(t, dir, "link", "a file, then a symlink\n")
+	write(t, dir, "old name.txt", "content long enough to be taken for a rename by git\n")
+	git(t, dir, "add", "-A")
+	git(t, dir, "commit", "-q", "-m", "base")
+	from := git(t, dir, "rev-parse", "HEAD")
+	write(t, dir, "mod.txt", "two\n")
+	write(t, dir, "new\nline \"quoted\".txt", "x\n")
+	write(t, dir, "deep/new.txt", "x\n")
+	require.NoError(t, os.Remove(filepath.Join(dir, "gone.txt")))
+	require.NoError(t, os.Remove(filepath.Join(dir, "link")))
+	require.NoError(t, os.Symlink("mod.txt", filepath.Join(dir, "link")))
+	git(t, dir, "mv", "old name.txt", "new name.txt")
+	git(t, dir, "add", "-A")
+	git(t, dir, "commit", "-q", "-m", "change")
+	to := git(t, dir, "rev-parse", "HEAD")
+
+	gitList := func(args ...string) []string {
+		out, err := GitIn(dir, append([]string{"diff", "--name-only", "-z", "--no-renames"}, args...)...)
+		require.NoError(t, err)
+		return strings.Split(strings.TrimSuffix(out, "\x00"), "\x00")
+	}
+	f := openRepo(t, dir).Facts()
+	changed, err := f.ChangedPaths(from, to)
+	require.NoError(t, err)
+	require.Equal(t, gitList(from, to), changed)
+	require.Len(t, changed, 7)
+	added, err := f.AddedOrModified(from, to)
+	require.NoError(t, err)
+	require.Equal(t, gitList("--diff-filter=AM", from, to), added)
+	require.ElementsMatch(t, []string{"mod.txt", "new\nline \"quoted\".txt", "deep/new.txt", "new name.txt"}, added)
+
+	none, err := f.ChangedPaths(to, to)
+	require.NoError(t, err)
+	require.Empty(t, none)
+	_, err = f.ChangedPaths(from, strings.Repeat("0", 39)+"1")
+	require.Error(t, err, "a commit that does not exist")
+}
+
+func TestParseNameStatusRefusesWhatItCannotRead(t *testing.T) {
+	for _, out := range []string{"M\x00", "M\x00a", "R100\x00a\x00b\x00", "\x00a\x00", "M\x00\x00"} {
+		_, _, err := parseNameStatus(out)
+		require.Error(t, err, "%q", out)
+	}
+}
+
+// The worktree that has the branch: the one this process runs in without a git process, another
+// through `git worktree list`; a worktree's status is asked again once the branch moved.
+func TestFactsWorktreeOf(t *testing.T) {
+	dir := newRepo(t)
+	git(t, dir, "branch", "side")
+	git(t, dir, "branch", "nowhere")
+	linked := filepath.Join(t.TempDir(), "side wt")
+	git(t, dir, "worktree", "add", "-q", linked, "side")
+	f := openRepo(t, dir).Facts()
+
+	got, head, err := f.WorktreeOf("main")
+	require.NoError(t, err)
+	require.True(t, SamePath(dir, got), "%s", got)
+	require.Equal(t, git(t, dir, "rev-parse", "main"), head)
+	got, head, err = f.WorktreeOf("side")
+	require.NoError(t, err)
+	require.True(t, SamePath(linked, got), "%s", got)
+	require.Equal(t, git(t, dir, "rev-parse", "side"), head)
+	got, _, err = f.WorktreeOf("nowhere")
+	require.NoError(t, err)
+	require.Empty(t, got)
+
+	// From inside the linked worktree, the main one is found through git.
+	fl := openRepo(t, linked).Facts()
+	got, _, err = fl.WorktreeOf("main")
+	require.NoError(t, err)
+	require.True(t, SamePath(dir, got), "%s", got)
+
+	require.NoError(t, os.WriteFile(filepath.Join(linked, "dirty.txt"), []byte("x\n"), 0o644))
+	dirty, err := f.WorktreeChanges("side")
+	require.NoError(t, err)
+	require.Equal(t, []string{"dirty.txt"}, dirty)
+	git(t, linked, "add", "dirty.txt")
+	git(t, linked, "commit", "-q", "-m", "dirty")
+	dirty, err = f.WorktreeChanges("side")
+	require.NoError(t, err)
+	require.Empty(t, dirty, "the branch moved: its worktree's status is asked again")
+}
