@@ -15,10 +15,11 @@ import (
 //
 // Each is one git process (13 ms where a process start costs that), and the guards of one
 // transition ask the same ones (artifact-design and paths-allowed both want the merge-base and
-// the diff since it), so a Facts value keeps every answer (asked): merge-base once, one diff
-// (--name-status answers both ChangedPaths and AddedOrModified), one status per worktree. Answers
-// about commit ids never change; a worktree's status is kept under the branch's tip, so a call
-// that gathers again because the branch moved asks again.
+// the diff since it), so every answer is kept: merge-base once, one diff (--name-status answers
+// both ChangedPaths and AddedOrModified), one status per worktree. Answers about commit ids never
+// change, so the Repo keeps them for all its decisions (a view of 200 workflows on one branch asks
+// once); a worktree's status is kept by the Facts value of one decision, under the branch's tip,
+// so a call that gathers again because the branch moved asks again.
 
 // asked is what a Facts value has asked git, shared by its copies.
 type asked struct {
@@ -71,9 +72,19 @@ func once[K comparable, V any](a *asked, m *map[K]V, key K, ask func() V) V {
 	return v
 }
 
+// byIDs is where the answer to a question about a and b is kept: the Repo's, when both are
+// object ids (the answer never changes), else this decision's.
+func (f Facts) byIDs(a, b string) *asked {
+	if IsLowerHex(a) && IsLowerHex(b) && len(a) == 2*f.s.st.format.Size() && len(b) == len(a) {
+		return &f.s.known
+	}
+	return f.asked
+}
+
 // MergeBase returns the best common ancestor of a and b; ok=false when they share none.
 func (f Facts) MergeBase(a, b string) (string, bool, error) {
-	mb := once(f.asked, &f.asked.mergeBases, [2]string{a, b}, func() mergeBase {
+	m := f.byIDs(a, b)
+	mb := once(m, &m.mergeBases, [2]string{a, b}, func() mergeBase {
 		out, err := f.s.Loc.repoGit(nil, "merge-base", a, b)
 		if err != nil {
 			if ExitCode(err) == 1 && strings.TrimSpace(out) == "" {
@@ -110,7 +121,8 @@ func (f Facts) AddedOrModified(from, to string) ([]string, error) {
 
 // diff is `git diff --name-status -z --no-renames from to`, asked once.
 func (f Facts) diff(from, to string) diff {
-	return once(f.asked, &f.asked.diffs, [2]string{from, to}, func() diff {
+	m := f.byIDs(from, to)
+	return once(m, &m.diffs, [2]string{from, to}, func() diff {
 		out, err := f.s.Loc.repoGit(nil, "diff", "--name-status", "-z", "--no-renames", from, to, "--")
 		if err != nil {
 			return diff{err: err}
