@@ -87,7 +87,13 @@ func ParseStatus(out string) (StatusReport, error) {
 		case '1', '2', 'u':
 			// 1 XY sub mH mI mW hH hI path; 2 … Xscore path, then the source path as the next
 			// record; u XY sub m1 m2 m3 mW h1 h2 h3 path.
-			n := map[byte]int{'1': 9, '2': 10, 'u': 11}[rec[0]]
+			n := 9
+			switch rec[0] {
+			case '2':
+				n = 10
+			case 'u':
+				n = 11
+			}
 			f := strings.SplitN(rec, " ", n)
 			if len(f) != n || len(f[1]) != 2 || len(f[2]) != 4 || f[n-1] == "" {
 				return StatusReport{}, fmt.Errorf("git status: unreadable record %q", rec)
