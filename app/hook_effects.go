@@ -120,6 +120,9 @@ func worktreeStatus(root string) (head string, changes []hooks.Change, err error
 	if err != nil {
 		return "", nil, err
 	}
+	if len(rep.Entries) > 0 {
+		changes = make([]hooks.Change, 0, len(rep.Entries))
+	}
 	for _, e := range rep.Entries {
 		where := "worktree"
 		switch {

@@ -65,8 +65,8 @@ func StatusIn(dir string) (StatusReport, error) {
 // renames, --ignored). A record it does not know is an error: what the worktree holds is never
 // guessed.
 func ParseStatus(out string) (StatusReport, error) {
-	var r StatusReport
 	recs := strings.Split(out, "\x00")
+	r := StatusReport{Entries: make([]StatusEntry, 0, len(recs))}
 	for i := 0; i < len(recs); i++ {
 		rec := recs[i]
 		if rec == "" {
@@ -94,11 +94,11 @@ func ParseStatus(out string) (StatusReport, error) {
 			case 'u':
 				n = 11
 			}
-			f := strings.SplitN(rec, " ", n)
-			if len(f) != n || len(f[1]) != 2 || len(f[2]) != 4 || f[n-1] == "" {
+			path, ok := afterFields(rec, n-1)
+			if !ok || len(rec) < 10 || rec[1] != ' ' || rec[4] != ' ' || rec[9] != ' ' || path == "" {
 				return StatusReport{}, fmt.Errorf("git status: unreadable record %q", rec)
 			}
-			e = StatusEntry{Path: f[n-1], Staged: f[1][0], Unstaged: f[1][1], Unmerged: rec[0] == 'u', Submodule: f[2][0] == 'S'}
+			e = StatusEntry{Path: path, Staged: rec[2], Unstaged: rec[3], Unmerged: rec[0] == 'u', Submodule: rec[5] == 'S'}
 			if rec[0] == '2' {
 				if i+1 >= len(recs) || recs[i+1] == "" {
 					return StatusReport{}, fmt.Errorf("git status: rename of %q without its source path", e.Path)
@@ -112,4 +112,18 @@ func ParseStatus(out string) (StatusReport, error) {
 		r.Entries = append(r.Entries, e)
 	}
 	return r, nil
+}
+
+// afterFields is what follows the first n space-separated fields of rec (a path may hold spaces:
+// it is the rest); ok is false when rec has fewer. No slice of fields is made: PostToolUse reads
+// every changed path of the worktree through here.
+func afterFields(rec string, n int) (string, bool) {
+	for ; n > 0; n-- {
+		i := strings.IndexByte(rec, ' ')
+		if i < 0 {
+			return "", false
+		}
+		rec = rec[i+1:]
+	}
+	return rec, true
 }
