@@ -53,9 +53,18 @@ type dirtyAnswer struct {
 	err   error
 }
 
-// once answers from m under key, or calls ask and keeps its answer. The lock is not held while git
-// runs: two guards asking the same at once may both ask, never get different answers kept.
-func once[K comparable, V any](a *asked, m *map[K]V, key K, ask func() V) V {
+// answer is what once keeps: one git question's answer, which may be a failure.
+type answer interface{ failed() bool }
+
+func (a mergeBase) failed() bool      { return a.err != nil }
+func (a diff) failed() bool           { return a.err != nil }
+func (a worktreeAnswer) failed() bool { return a.err != nil }
+func (a dirtyAnswer) failed() bool    { return a.err != nil }
+
+// once answers from m under key, or calls ask and keeps its answer, unless it failed (a failure
+// may be passing: a gc moving objects, a lock). The lock is not held while git runs: two guards
+// asking the same at once may both ask, never get different answers kept.
+func once[K comparable, V answer](a *asked, m *map[K]V, key K, ask func() V) V {
 	a.mu.Lock()
 	if v, ok := (*m)[key]; ok {
 		a.mu.Unlock()
@@ -63,6 +72,9 @@ func once[K comparable, V any](a *asked, m *map[K]V, key K, ask func() V) V {
 	}
 	a.mu.Unlock()
 	v := ask()
+	if v.failed() {
+		return v
+	}
 	a.mu.Lock()
 	if *m == nil {
 		*m = map[K]V{}

@@ -98,3 +98,30 @@ func TestFactsWorktreeOf(t *testing.T) {
 	require.NoError(t, err)
 	require.Empty(t, dirty, "the branch moved: its worktree's status is asked again")
 }
+
+// A failed question is not kept: a commit that is missing now (not fetched yet, or moved by a gc
+// under the reader) is asked about again, and the answer once it is there is the real one.
+func TestFactsKeepNoFailure(t *testing.T) {
+	origin := newRepo(t)
+	clone := filepath.Join(t.TempDir(), "clone")
+	git(t, origin, "clone", "-q", origin, clone)
+	base := git(t, clone, "rev-parse", "HEAD")
+	write(t, origin, "later.txt", "x\n")
+	git(t, origin, "add", "later.txt")
+	git(t, origin, "commit", "-q", "-m", "later")
+	later := git(t, origin, "rev-parse", "HEAD")
+
+	f := openRepo(t, clone).Facts()
+	_, err := f.ChangedPaths(base, later)
+	require.Error(t, err, "not fetched yet")
+	_, _, err = f.MergeBase(later, base)
+	require.Error(t, err)
+	git(t, clone, "fetch", "-q", "origin")
+	changed, err := f.ChangedPaths(base, later)
+	require.NoError(t, err)
+	require.Equal(t, []string{"later.txt"}, changed)
+	mb, ok, err := f.MergeBase(later, base)
+	require.NoError(t, err)
+	require.True(t, ok)
+	require.Equal(t, base, mb)
+}
