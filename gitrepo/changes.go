@@ -3,6 +3,7 @@ package gitrepo
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -18,8 +19,9 @@ import (
 // the diff since it), so every answer is kept: merge-base once, one diff (--name-status answers
 // both ChangedPaths and AddedOrModified), one status per worktree. Answers about commit ids never
 // change, so the Repo keeps them for all its decisions (a view of 200 workflows on one branch asks
-// once); a worktree's status is kept by the Facts value of one decision, under the branch's tip,
-// so a call that gathers again because the branch moved asks again.
+// once), as it keeps which worktree has a branch, under the stamps of the files git reads for it;
+// a worktree's status is kept by the Facts value of one decision, under the branch's tip, so a
+// call that gathers again because the branch moved asks again.
 
 // asked is what a Facts value has asked git, shared by its copies.
 type asked struct {
@@ -44,8 +46,8 @@ type diff struct {
 }
 
 type worktreeAnswer struct {
-	dir, head string
-	err       error
+	dir string
+	err error
 }
 
 type dirtyAnswer struct {
@@ -192,17 +194,49 @@ func (f Facts) WorktreeOf(branch string) (dir, head string, err error) {
 			}
 		}
 	}
-	w := once(f.asked, &f.asked.worktrees, branch, func() worktreeAnswer {
+	// Which worktree has which branch changes only with the files `git worktree list` reads, so
+	// the answer is the Repo's, kept under their stamps (a view over many workflows asks once);
+	// the HEAD commit is read now, in process.
+	ask := func() worktreeAnswer {
 		wts, err := l.Worktrees()
 		if err != nil {
 			return worktreeAnswer{err: err}
 		}
 		for _, wt := range wts {
 			if wt.Branch == branch && !wt.Bare && wt.Path != "" {
-				return worktreeAnswer{dir: wt.Path, head: wt.Head}
+				return worktreeAnswer{dir: wt.Path}
 			}
 		}
 		return worktreeAnswer{}
-	})
-	return w.dir, w.head, w.err
+	}
+	var w worktreeAnswer
+	if stamp := l.worktreesStamp(); stamp != "" {
+		w = once(&f.s.known, &f.s.known.worktrees, branch+"\x00"+stamp, ask)
+	} else {
+		w = ask()
+	}
+	if w.err != nil || w.dir == "" {
+		return "", "", w.err
+	}
+	head, _, err = l.BranchTip(branch)
+	return w.dir, head, err
+}
+
+// worktreesStamp names the version of what `git worktree list` reads: the main worktree's HEAD,
+// the administrative directories of the linked ones, and each one's HEAD and gitdir (where it
+// is). "" when they cannot be read: then nothing is kept.
+func (l Location) worktreesStamp() string {
+	var b strings.Builder
+	b.WriteString(FileStamp(filepath.Join(l.CommonDir, "HEAD")))
+	admin := filepath.Join(l.CommonDir, "worktrees")
+	b.WriteString("|" + FileStamp(admin))
+	entries, err := os.ReadDir(admin)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return ""
+	}
+	for _, e := range entries {
+		d := filepath.Join(admin, e.Name())
+		fmt.Fprintf(&b, "|%s:%s:%s", e.Name(), FileStamp(filepath.Join(d, "HEAD")), FileStamp(filepath.Join(d, "gitdir")))
+	}
+	return b.String()
 }

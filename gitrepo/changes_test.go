@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/exarchos/git-exarchos/internal/gittest"
 )
 
 // One diff answers both questions exactly as git's own filters do: every change for ChangedPaths,
@@ -63,11 +65,7 @@ func TestParseNameStatusRefusesWhatItCannotRead(t *testing.T) {
 // The worktree that has the branch: the one this process runs in without a git process, another
 // through `git worktree list`; a worktree's status is asked again once the branch moved.
 func TestFactsWorktreeOf(t *testing.T) {
-	dir := newRepo(t)
-	git(t, dir, "branch", "side")
-	git(t, dir, "branch", "nowhere")
-	linked := filepath.Join(t.TempDir(), "side wt")
-	git(t, dir, "worktree", "add", "-q", linked, "side")
+	dir, linked := withLinkedWorktree(t, "nowhere")
 	f := openRepo(t, dir).Facts()
 
 	got, head, err := f.WorktreeOf("main")
@@ -124,4 +122,52 @@ func TestFactsKeepNoFailure(t *testing.T) {
 	require.NoError(t, err)
 	require.True(t, ok)
 	require.Equal(t, base, mb)
+}
+
+// Which worktree has a branch is asked of git once while the worktrees stay as they are, and
+// again once one is added or switches branch.
+func TestFactsWorktreeListAskedOnce(t *testing.T) {
+	dir, linked := withLinkedWorktree(t, "other")
+	calls := gittest.LogGit(t)
+	r := openRepo(t, dir)
+	lists := func() int {
+		n := 0
+		for _, c := range calls() {
+			if strings.Contains(c, "worktree list") {
+				n++
+			}
+		}
+		return n
+	}
+	where := func(branch string) string {
+		t.Helper()
+		got, _, err := r.Facts().WorktreeOf(branch) // a new decision each time: the Repo keeps the answer
+		require.NoError(t, err)
+		return got
+	}
+	require.True(t, SamePath(linked, where("side")))
+	require.Empty(t, where("other"))
+	require.True(t, SamePath(linked, where("side")))
+	require.Equal(t, 2, lists(), "one list per branch asked about, none again:\n%s", strings.Join(calls(), "\n"))
+
+	git(t, linked, "switch", "-q", "other")
+	require.True(t, SamePath(linked, where("other")), "the worktree switched branch")
+	require.Empty(t, where("side"))
+	other := filepath.Join(t.TempDir(), "wt2")
+	git(t, dir, "worktree", "add", "-q", other, "side")
+	require.True(t, SamePath(other, where("side")), "a worktree was added")
+	require.Equal(t, 5, lists())
+}
+
+// withLinkedWorktree makes a repository on main with branch side checked out in a linked
+// worktree (a path with a space), and the other branches named, checked out nowhere.
+func withLinkedWorktree(t *testing.T, branches ...string) (dir, linked string) {
+	t.Helper()
+	dir = newRepo(t)
+	for _, b := range append([]string{"side"}, branches...) {
+		git(t, dir, "branch", b)
+	}
+	linked = filepath.Join(t.TempDir(), "side wt")
+	git(t, dir, "worktree", "add", "-q", linked, "side")
+	return dir, linked
 }
