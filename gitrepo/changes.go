@@ -28,7 +28,7 @@ type asked struct {
 	mu         sync.Mutex
 	mergeBases map[[2]string]mergeBase
 	diffs      map[[2]string]diff
-	worktrees  map[string]worktreeAnswer
+	worktrees  map[string]worktreeList
 	dirty      map[string]dirtyAnswer
 }
 
@@ -45,8 +45,9 @@ type diff struct {
 	err    error
 }
 
-type worktreeAnswer struct {
-	dir string
+// worktreeList is one `git worktree list`.
+type worktreeList struct {
+	wts []Worktree
 	err error
 }
 
@@ -58,10 +59,10 @@ type dirtyAnswer struct {
 // answer is what once keeps: one git question's answer, which may be a failure.
 type answer interface{ failed() bool }
 
-func (a mergeBase) failed() bool      { return a.err != nil }
-func (a diff) failed() bool           { return a.err != nil }
-func (a worktreeAnswer) failed() bool { return a.err != nil }
-func (a dirtyAnswer) failed() bool    { return a.err != nil }
+func (a mergeBase) failed() bool    { return a.err != nil }
+func (a diff) failed() bool         { return a.err != nil }
+func (a worktreeList) failed() bool { return a.err != nil }
+func (a dirtyAnswer) failed() bool  { return a.err != nil }
 
 // once answers from m under key, or calls ask and keeps its answer, unless it failed (a failure
 // may be passing: a gc moving objects, a lock). The lock is not held while git runs: two guards
@@ -197,29 +198,26 @@ func (f Facts) WorktreeOf(branch string) (dir, head string, err error) {
 	// Which worktree has which branch changes only with the files `git worktree list` reads, so
 	// the answer is the Repo's, kept under their stamps (a view over many workflows asks once);
 	// the HEAD commit is read now, in process.
-	ask := func() worktreeAnswer {
+	ask := func() worktreeList {
 		wts, err := l.Worktrees()
-		if err != nil {
-			return worktreeAnswer{err: err}
-		}
-		for _, wt := range wts {
-			if wt.Branch == branch && !wt.Bare && wt.Path != "" {
-				return worktreeAnswer{dir: wt.Path}
-			}
-		}
-		return worktreeAnswer{}
+		return worktreeList{wts: wts, err: err}
 	}
-	var w worktreeAnswer
+	var list worktreeList
 	if stamp := l.worktreesStamp(); stamp != "" {
-		w = once(&f.s.known, &f.s.known.worktrees, branch+"\x00"+stamp, ask)
+		list = once(&f.s.known, &f.s.known.worktrees, stamp, ask)
 	} else {
-		w = ask()
+		list = ask()
 	}
-	if w.err != nil || w.dir == "" {
-		return "", "", w.err
+	if list.err != nil {
+		return "", "", list.err
 	}
-	head, _, err = l.BranchTip(branch)
-	return w.dir, head, err
+	for _, wt := range list.wts {
+		if wt.Branch == branch && !wt.Bare && wt.Path != "" {
+			head, _, err = l.BranchTip(branch)
+			return wt.Path, head, err
+		}
+	}
+	return "", "", nil
 }
 
 // worktreesStamp names the version of what `git worktree list` reads: the main worktree's HEAD,
