@@ -1,13 +1,11 @@
 package app
 
 import (
-	"bufio"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -91,7 +89,7 @@ func ShowAudit(r *Repo, o AuditOptions) (*Audit, error) {
 	if err != nil {
 		return nil, err
 	}
-	commits, err := r.eventCommits(feature)
+	commits, err := r.Store.EventCommits(feature)
 	if err != nil {
 		return nil, err
 	}
@@ -148,35 +146,6 @@ func ShowAudit(r *Repo, o AuditOptions) (*Audit, error) {
 	}
 	a.mermaid = a.pathMermaid(def)
 	return a, nil
-}
-
-// eventCommits maps each event's seq to the first commit of the ref's history whose Exarchos-Seq
-// range holds it: one `git log` over the ref.
-func (r *Repo) eventCommits(feature string) (map[int64]string, error) {
-	out, err := r.Store.Loc.Git(nil, "log", "--reverse", "--topo-order", "--format=%H %(trailers:key=Exarchos-Seq,valueonly,separator=%x20)", gitstore.RefName(feature))
-	if err != nil {
-		return nil, fmt.Errorf("read the history of %s: %w", gitstore.RefName(feature), err)
-	}
-	m := map[int64]string{}
-	sc := bufio.NewScanner(strings.NewReader(out))
-	for sc.Scan() {
-		f := strings.Fields(sc.Text())
-		if len(f) < 2 {
-			continue
-		}
-		lo, hi, ok := strings.Cut(f[1], "..")
-		a, errA := strconv.ParseInt(lo, 10, 64)
-		b, errB := strconv.ParseInt(hi, 10, 64)
-		if !ok || errA != nil || errB != nil {
-			continue
-		}
-		for s := a; s <= b && s-a < 1<<20; s++ {
-			if _, seen := m[s]; !seen {
-				m[s] = f[0]
-			}
-		}
-	}
-	return m, nil
 }
 
 // summarize says what one boundary event was, in a line.

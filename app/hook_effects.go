@@ -113,35 +113,27 @@ func (r *Repo) statusStamp(loc gitrepo.Location, index string) string {
 // worktreeStatus is one `git status` of the worktree at root: HEAD's commit, and each path changed
 // in the index or the working tree, or untracked.
 func worktreeStatus(root string) (head string, changes []hooks.Change, err error) {
-	// --no-optional-locks: the status never rewrites the index, as a background reader should
-	// not (the agent's own git command would find index.lock taken), so the index's stamp
+	// --no-optional-locks (StatusIn): the status never rewrites the index, as a background reader
+	// should not (the agent's own git command would find index.lock taken), so the index's stamp
 	// before and after it tells whether anyone else wrote it meanwhile.
-	out, err := gitrepo.GitIn(root, "--no-optional-locks", "status", "--porcelain=v2", "-z", "--branch", "--untracked-files=all", "--no-renames")
+	rep, err := gitrepo.StatusIn(root)
 	if err != nil {
 		return "", nil, err
 	}
-	for _, s := range strings.Split(out, "\x00") {
-		switch {
-		case strings.HasPrefix(s, "# branch.oid "):
-			head = strings.TrimPrefix(s, "# branch.oid ")
-		case strings.HasPrefix(s, "1 "), strings.HasPrefix(s, "u "):
-			f := strings.SplitN(s, " ", 9)
-			if s[0] == 'u' {
-				f = strings.SplitN(s, " ", 11)
-			}
-			if len(f) < 3 {
-				continue
-			}
-			where := "worktree"
-			if f[1][0] != '.' {
-				where = "index"
-			}
-			changes = append(changes, hooks.Change{Path: f[len(f)-1], Where: where})
-		case strings.HasPrefix(s, "? "):
-			changes = append(changes, hooks.Change{Path: s[2:], Where: "untracked"})
-		}
+	if len(rep.Entries) > 0 {
+		changes = make([]hooks.Change, 0, len(rep.Entries))
 	}
-	return head, changes, nil
+	for _, e := range rep.Entries {
+		where := "worktree"
+		switch {
+		case e.Untracked():
+			where = "untracked"
+		case e.Staged != '.':
+			where = "index"
+		}
+		changes = append(changes, hooks.Change{Path: e.Path, Where: where})
+	}
+	return rep.Head, changes, nil
 }
 
 // keptStatus is a `git status` answer kept under what it was read at.

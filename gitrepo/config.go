@@ -181,8 +181,20 @@ var systemGitconfigKnown = sync.OnceValue(func() bool {
 	if r, err := filepath.EvalSymlinks(p); err == nil {
 		p = r
 	}
-	return p == "/usr/bin/git" || p == "/bin/git"
+	return systemGit(p)
 })
+
+// systemGit reports whether the git binary at path belongs to a git installed in /usr. Run as
+// `git exarchos`, we find git's exec-path first on PATH (git puts it there for its subcommands),
+// where Debian keeps a copy of the binary: taken for another git, it cost every `git exarchos`
+// command a `git config --list` process.
+func systemGit(path string) bool {
+	switch path {
+	case "/usr/bin/git", "/bin/git", "/usr/lib/git-core/git", "/usr/libexec/git-core/git":
+		return true
+	}
+	return false
+}
 
 // readConfigFiles parses system, global (XDG, then ~/.gitconfig), repository and worktree config;
 // ok is false when git must be asked instead.

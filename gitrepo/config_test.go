@@ -2,6 +2,7 @@ package gitrepo
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"testing"
 
@@ -109,5 +110,26 @@ func TestConfigBoolAsGit(t *testing.T) {
 		assert.Equal(t, want, fromGit.ConfigBool("exarchos."+k), "exarchos.%s (git)", k)
 		v, _ := s.Config("exarchos." + k)
 		assert.Equal(t, git(t, dir, "config", "exarchos."+k), v, "exarchos.%s as a string", k)
+	}
+}
+
+// A git installed in /usr is known wherever its binary is found: on PATH, or in its exec-path,
+// which git puts first on PATH when it runs `git exarchos` (so every command would otherwise
+// ask git for the whole config). Another git's system config may be elsewhere: git is asked.
+func TestSystemGitKnownInItsExecPath(t *testing.T) {
+	for path, want := range map[string]bool{
+		"/usr/bin/git": true, "/bin/git": true, "/usr/lib/git-core/git": true, "/usr/libexec/git-core/git": true,
+		"/usr/local/bin/git": false, "/usr/local/libexec/git-core/git": false, "/opt/homebrew/bin/git": false, "/tmp/x/git": false,
+	} {
+		require.Equal(t, want, systemGit(path), path)
+	}
+	onPath, err := exec.LookPath("git")
+	require.NoError(t, err)
+	if r, err := filepath.EvalSymlinks(onPath); err != nil || !systemGit(r) {
+		t.Skipf("git on PATH is %s, not a /usr install", onPath)
+	}
+	execPath := git(t, t.TempDir(), "--exec-path")
+	if _, err := os.Stat(filepath.Join(execPath, "git")); err == nil {
+		require.True(t, systemGit(filepath.Join(execPath, "git")), "the exec-path copy of a /usr git: %s", execPath)
 	}
 }

@@ -13,11 +13,16 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 )
 
-// Facts answers guards' questions about the repository (guards.GitFacts).
-type Facts struct{ s *Repo }
+// Facts answers guards' questions about the repository (guards.GitFacts), asking git each question
+// once (changes.go): answers about commit ids are kept by the Repo, a worktree's status by the
+// Facts value and its copies, so hold one Facts for one decision and take a new one for the next.
+type Facts struct {
+	s     *Repo
+	asked *asked
+}
 
-// Facts returns the repository facts guards read.
-func (s *Repo) Facts() Facts { return Facts{s: s} }
+// Facts returns the repository facts guards read, with no worktree asked about yet.
+func (s *Repo) Facts() Facts { return Facts{s: s, asked: &asked{}} }
 
 // BranchTip returns the commit at the tip of a local branch (Location.BranchTip, with the error
 // guards want when there is none).

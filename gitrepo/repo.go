@@ -26,6 +26,9 @@ type Repo struct {
 
 	st     *Objects
 	config map[string][]string // git config, loaded on first use
+	// known keeps the facts about commit ids (merge-bases, diffs) git was asked: they never
+	// change, so every decision of this process shares them (changes.go).
+	known asked
 }
 
 // Open discovers the repository enclosing dir and opens it.

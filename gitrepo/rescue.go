@@ -42,23 +42,26 @@ type commitObject struct {
 	Trailers map[string]string
 }
 
+// readCommit reads a rescue commit through git (which also reaches alternates and a promisor's
+// objects), decoded by the one commit reader (DecodeCommit), with its Exarchos-* trailers.
 func (l Location) readCommit(sha string) (commitObject, error) {
 	out, err := l.repoGit(nil, "cat-file", "commit", sha)
 	if err != nil {
 		return commitObject{}, err
 	}
-	header, msg, _ := strings.Cut(out, "\n\n")
-	c := commitObject{Message: msg, Trailers: map[string]string{}}
-	for _, line := range strings.Split(header, "\n") {
-		k, v, _ := strings.Cut(line, " ")
-		switch k {
-		case "tree":
-			c.Tree = v
-		case "parent":
-			c.Parents = append(c.Parents, v)
-		}
+	rf, err := readRepoFeatures(l.CommonDir)
+	if err != nil {
+		return commitObject{}, err
 	}
-	for _, line := range strings.Split(msg, "\n") {
+	dc, err := DecodeCommit([]byte(out), rf.format)
+	if err != nil {
+		return commitObject{}, fmt.Errorf("commit %s: %w", sha, err)
+	}
+	c := commitObject{Tree: dc.Tree.String(), Message: dc.Message, Trailers: map[string]string{}}
+	for _, p := range dc.Parents {
+		c.Parents = append(c.Parents, p.String())
+	}
+	for _, line := range strings.Split(c.Message, "\n") {
 		if k, v, ok := strings.Cut(line, ": "); ok && strings.HasPrefix(k, "Exarchos-") {
 			c.Trailers[k] = strings.TrimSpace(v)
 		}

@@ -301,36 +301,31 @@ func (s Status) String() string {
 }
 
 // WorktreeStatus reads the status of the linked worktree at path without writing its index
-// (--no-optional-locks), so the user's index is left exactly as it was.
+// (--no-optional-locks), so the user's index is left exactly as it was. A rename counts once.
 func (l Location) WorktreeStatus(path string) (Status, error) {
-	out, err := l.worktreeGit(path, nil, "--no-optional-locks", "status", "--porcelain=v1", "-z", "--untracked-files=all", "--ignore-submodules=none")
+	out, err := l.worktreeGit(path, nil, statusArgs("--ignore-submodules=none")...)
+	if err != nil {
+		return Status{}, err
+	}
+	rep, err := ParseStatus(out)
 	if err != nil {
 		return Status{}, err
 	}
 	var s Status
-	fields := strings.Split(out, "\x00")
-	for i := 0; i < len(fields); i++ {
-		f := fields[i]
-		if len(f) < 4 {
-			continue
-		}
-		x, y, p := f[0], f[1], f[3:]
-		s.Paths = append(s.Paths, p)
+	for _, e := range rep.Entries {
+		s.Paths = append(s.Paths, e.Path)
 		switch {
-		case x == '?':
+		case e.Untracked():
 			s.Untracked++
-		case x == 'U' || y == 'U' || (x == 'A' && y == 'A') || (x == 'D' && y == 'D'):
+		case e.Unmerged:
 			s.Conflicts++
 		default:
-			if x != ' ' {
+			if e.Staged != '.' {
 				s.Staged++
 			}
-			if y != ' ' {
+			if e.Unstaged != '.' {
 				s.Modified++
 			}
-		}
-		if x == 'R' || x == 'C' {
-			i++ // the rename's source path follows
 		}
 	}
 	return s, nil

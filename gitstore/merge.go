@@ -204,10 +204,11 @@ func (b *builder) merge(ours, theirs *head, p Projector, label string) (*mergeOu
 	if err != nil {
 		return nil, err
 	}
-	var info trailerInfo
-	json.Unmarshal(sf.State, &info)
+	var info Trailers
+	json.Unmarshal(sf.State, &info) // phase, type and branch
 	n := int64(len(events))
-	msg := trailedMessage(fmt.Sprintf("%s: merge %s (%d + %d events → %d)", ours.feature, label, ours.snap.Events, theirs.snap.Events, n), info, 0, 0, n)
+	info.Events = n
+	msg := info.Message(fmt.Sprintf("%s: merge %s (%d + %d events → %d)", ours.feature, label, ours.snap.Events, theirs.snap.Events, n))
 	commit, err := b.putCommitObject(sig, root, []gitrepo.Hash{ours.commit, theirs.commit}, msg)
 	if err != nil {
 		return nil, err

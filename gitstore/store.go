@@ -16,7 +16,6 @@ import (
 	"fmt"
 	"github.com/exarchos/git-exarchos/gitrepo"
 	"os"
-	"strconv"
 	"strings"
 	"time"
 
@@ -670,26 +669,8 @@ func summarize(feature string, commit gitrepo.Hash, content []byte) (Summary, er
 	if err != nil {
 		return Summary{}, err
 	}
-	sum := Summary{Feature: feature, Commit: commit, Head: commit.String(), Updated: when.UTC()}
-	for len(msg) > 0 {
-		var line []byte
-		line, msg, _ = bytes.Cut(msg, []byte("\n"))
-		k, v, ok := bytes.Cut(line, []byte(": "))
-		if !ok || !bytes.HasPrefix(k, []byte("Exarchos-")) {
-			continue
-		}
-		switch string(k) {
-		case "Exarchos-Phase":
-			sum.Phase = string(bytes.TrimSpace(v))
-		case "Exarchos-Type":
-			sum.Type = string(bytes.TrimSpace(v))
-		case "Exarchos-Branch":
-			sum.Branch = string(bytes.TrimSpace(v))
-		case "Exarchos-Events":
-			sum.Events, _ = strconv.ParseInt(string(bytes.TrimSpace(v)), 10, 64)
-		}
-	}
-	return sum, nil
+	t := ReadTrailers(msg)
+	return Summary{Feature: feature, Commit: commit, Head: commit.String(), Updated: when.UTC(), Phase: t.Phase, Type: t.Type, Branch: t.Branch, Events: t.Events}, nil
 }
 
 // Exists reports whether a workflow ref exists.

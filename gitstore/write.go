@@ -505,8 +505,8 @@ func (b *builder) putCommit(h *head, root gitrepo.Hash, events []workflow.Event,
 	if err != nil {
 		return gitrepo.ZeroHash, err
 	}
-	var info trailerInfo
-	json.Unmarshal(state, &info)
+	var info Trailers
+	json.Unmarshal(state, &info) // phase, type and branch
 	var parents []gitrepo.Hash
 	if !h.commit.IsZero() {
 		parents = []gitrepo.Hash{h.commit}
@@ -538,15 +538,8 @@ func (b *builder) putRoot(evTree, keysTree gitrepo.Hash, sf *snapshotFile) (gitr
 	})
 }
 
-// trailerInfo is what commit trailers carry from the projected state, for List.
-type trailerInfo struct {
-	Phase  string `json:"phase"`
-	Type   string `json:"type"`
-	Branch string `json:"branch"`
-}
-
 // commitMessage summarises the events; trailers let `list` read phase and size from the commit alone.
-func commitMessage(feature string, events []workflow.Event, info trailerInfo) string {
+func commitMessage(feature string, events []workflow.Event, info Trailers) string {
 	counts := map[string]int{}
 	var order []string
 	for _, e := range events {
@@ -567,23 +560,8 @@ func commitMessage(feature string, events []workflow.Event, info trailerInfo) st
 	if len(summary) > 120 {
 		summary = summary[:117] + "..."
 	}
-	return trailedMessage(fmt.Sprintf("%s: %s", feature, summary), info, events[0].Seq, events[len(events)-1].Seq, events[len(events)-1].Seq)
-}
-
-// trailedMessage is a commit message: the subject, then the trailers `list` reads.
-func trailedMessage(subject string, info trailerInfo, firstSeq, lastSeq, total int64) string {
-	var m strings.Builder
-	fmt.Fprintf(&m, "%s\n\n", subject)
-	for _, t := range [][2]string{{"Phase", info.Phase}, {"Type", info.Type}, {"Branch", info.Branch}} {
-		if t[1] != "" {
-			fmt.Fprintf(&m, "Exarchos-%s: %s\n", t[0], t[1])
-		}
-	}
-	if firstSeq > 0 {
-		fmt.Fprintf(&m, "Exarchos-Seq: %d..%d\n", firstSeq, lastSeq)
-	}
-	fmt.Fprintf(&m, "Exarchos-Events: %d\n", total)
-	return m.String()
+	info.FirstSeq, info.LastSeq, info.Events = events[0].Seq, events[len(events)-1].Seq, events[len(events)-1].Seq
+	return info.Message(fmt.Sprintf("%s: %s", feature, summary))
 }
 
 // ensureDurable runs after the ref moved. A `git gc --prune=now` that computed reachability before

@@ -1,0 +1,83 @@
+package app
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/exarchos/git-exarchos/internal/gittest"
+	"github.com/exarchos/git-exarchos/workflow"
+)
+
+// A transition asks git each question once: ideate → plan runs artifact-design (the design is a
+// file the branch added since its merge-base) and paths-allowed (the branch's commits since the
+// merge-base and its worktree change only what ideate allows), which share the merge-base and the
+// diff. Counted with a logging `git` on PATH, so a question asked twice cannot creep back.
+func TestTransitionAsksGitEachQuestionOnce(t *testing.T) {
+	dir := designedBranch(t, "feat")
+	calls := gittest.LogGit(t)
+	r, err := Open(dir) // as a new process would: nothing read yet
+	require.NoError(t, err)
+	res, err := Run(r, "feat", workflow.TransitionTo{Phase: "plan"})
+	require.NoError(t, err)
+	require.Equal(t, "plan", res.State.Phase)
+	// merge-base once, one diff for both guards, one status of the worktree that has the branch
+	// (found without `git worktree list`: it is the one this call runs in).
+	require.Equal(t, []string{"merge-base", "diff", "status"}, subcommands(t, calls()), "git processes of one transition:\n%s", strings.Join(calls(), "\n"))
+}
+
+// The neighbour: a view evaluates the way out of every workflow; workflows on one branch share
+// the merge-base and the diff (facts about commit ids, kept for the whole call), and each asks
+// for the worktree's status as its own decision.
+func TestPipelineAsksGitOncePerCommitQuestion(t *testing.T) {
+	dir := designedBranch(t, "feat", "feat-b", "feat-c")
+	calls := gittest.LogGit(t)
+	r, err := Open(dir)
+	require.NoError(t, err)
+	p, err := ShowPipeline(r, PipelineOptions{})
+	require.NoError(t, err)
+	require.Len(t, p.Workflows, 3)
+	for _, row := range p.Workflows {
+		require.Equal(t, "git exarchos transition "+row.Feature+" plan", row.Next, "%+v", row)
+	}
+	require.Equal(t, []string{"merge-base", "diff", "status", "status", "status"}, subcommands(t, calls()), "git processes of one view:\n%s", strings.Join(calls(), "\n"))
+}
+
+// designedBranch makes a repository whose branch feat adds docs/design.md, with a feature
+// workflow in ideate on it, its design recorded, for each feature named.
+func designedBranch(t *testing.T, features ...string) string {
+	t.Helper()
+	dir := gittest.NewRepo(t, "sha1")
+	gittest.Git(t, dir, "", "switch", "-q", "-c", "feat")
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, "docs"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "docs", "design.md"), []byte("# design\n"), 0o644))
+	gittest.Git(t, dir, "", "add", "docs/design.md")
+	gittest.Git(t, dir, "", "commit", "-q", "-m", "design")
+	r, err := Open(dir)
+	require.NoError(t, err)
+	for _, f := range features {
+		_, err = Init(r, InitOptions{Feature: f, Type: "feature", Branch: "feat"})
+		require.NoError(t, err)
+		_, err = Set(r, SetOptions{Feature: f, Assignments: []string{"artifacts.design=docs/design.md"}})
+		require.NoError(t, err)
+	}
+	return dir
+}
+
+// subcommands names the git subcommand of each logged call (the options before it dropped).
+func subcommands(t *testing.T, calls []string) []string {
+	t.Helper()
+	var out []string
+	for _, c := range calls {
+		f := strings.Fields(c)
+		for len(f) > 0 && strings.HasPrefix(f[0], "-") { // --git-dir=…, --no-optional-locks
+			f = f[1:]
+		}
+		require.NotEmpty(t, f, "git run with options only: %q", c)
+		out = append(out, f[0])
+	}
+	return out
+}
