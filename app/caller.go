@@ -40,9 +40,9 @@ func callerDir(session string) string {
 }
 
 // noteCaller keeps (PreToolUse) or drops (PostToolUse) the ticket of a Bash call that mentions
-// exarchos. Any other call costs one string search. A failed call ends in PostToolUseFailure,
-// which the hooks are not installed for: its ticket goes when its subagent stops (SubagentStop
-// names it), else when it is older than ticketTTL.
+// exarchos. Any other call costs one string search. A failed call ends in PostToolUseFailure
+// (installed for Bash and the exarchos MCP tools); a ticket whose end never came goes when its
+// subagent stops (SubagentStop names it), else when it is older than ticketTTL.
 func noteCaller(in hooks.Input) {
 	if in.HookEventName == "SubagentStop" && in.AgentID != "" && in.SessionID != "" {
 		dropAgentTickets(in.SessionID, in.AgentID)

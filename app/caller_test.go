@@ -72,6 +72,16 @@ func TestCallerNamesTheSubagentTheHookSaw(t *testing.T) {
 	if c := callerFromEnv(agentenv.Process()); c.Agent != "a-rev" {
 		t.Fatalf("after PostToolUse: %+v", c)
 	}
+	// A failed call (a refused command exits non-zero) ends in PostToolUseFailure: its ticket goes
+	// too, or the main agent's refused transition would keep the reviewer unnamed.
+	for _, event := range []string{"PreToolUse", "PostToolUseFailure"} {
+		payload, _ = json.Marshal(map[string]any{"session_id": "s-1", "hook_event_name": event, "cwd": dir, "tool_name": "Bash",
+			"tool_use_id": "toolu_main_failed", "tool_input": map[string]string{"command": "git exarchos transition f synthesize"}})
+		_ = ClaudeHook(ClaudeHookOptions{Stdin: bytes.NewReader(payload), Stdout: &out, Stderr: &out})
+		if c := callerFromEnv(agentenv.Process()); (c.Agent == "a-rev") != (event == "PostToolUseFailure") {
+			t.Fatalf("after %s: %+v", event, c)
+		}
+	}
 	// SubagentStop takes the subagent's tickets away (a failed call has no PostToolUse).
 	payload, _ = json.Marshal(map[string]any{"session_id": "s-1", "hook_event_name": "SubagentStop", "cwd": dir, "agent_id": "a-rev", "agent_type": "code-reviewer"})
 	_ = ClaudeHook(ClaudeHookOptions{Stdin: bytes.NewReader(payload), Stdout: &out, Stderr: &out})

@@ -17,16 +17,19 @@ import (
 
 // Claude Code hook event names (hook_event_name).
 const (
-	PreToolUse       = "PreToolUse"
-	PostToolUse      = "PostToolUse"
-	SessionStart     = "SessionStart"
-	SessionEnd       = "SessionEnd"
-	PreCompact       = "PreCompact"
-	Stop             = "Stop"
-	SubagentStart    = "SubagentStart"
-	SubagentStop     = "SubagentStop"
-	UserPromptSubmit = "UserPromptSubmit"
-	TaskCompleted    = "TaskCompleted"
+	PreToolUse  = "PreToolUse"
+	PostToolUse = "PostToolUse"
+	// PostToolUseFailure follows a call that failed (a Bash command's non-zero exit) instead of
+	// PostToolUse.
+	PostToolUseFailure = "PostToolUseFailure"
+	SessionStart       = "SessionStart"
+	SessionEnd         = "SessionEnd"
+	PreCompact         = "PreCompact"
+	Stop               = "Stop"
+	SubagentStart      = "SubagentStart"
+	SubagentStop       = "SubagentStop"
+	UserPromptSubmit   = "UserPromptSubmit"
+	TaskCompleted      = "TaskCompleted"
 )
 
 // Input is the JSON Claude Code writes on a hook's stdin. Every field is optional: events carry

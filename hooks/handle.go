@@ -207,6 +207,9 @@ func Handle(in Input, repo Repository, warn func(string)) Output {
 	case UserPromptSubmit:
 		return NoOpinion()
 
+	case PostToolUseFailure:
+		return NoOpinion() // the caller's ticket is dropped by the CLI (app/caller.go)
+
 	case "":
 		warn("the hook input has no hook_event_name: nothing to do")
 		return NoOpinion()
