@@ -54,10 +54,11 @@ func commitOnBase(e *Env, files map[string]string, msg string) {
 }
 
 // A fan-out through the real client and the plugin's hooks: while both stages run, what either
-// allows passes and nothing else; the agent hands in a stage with `git exarchos stage done` and
-// that stage's tools drop out; the join passes once both completed. On the next visit a failing
-// stage cancels its sibling: its tools drop out at once, its hand-in and the join are refused.
-// Every refusal is asserted on what reached the model.
+// allows passes and nothing else; the agent hands in a stage with `git exarchos stage done` (or
+// the MCP tool), though no stage allows either, and that stage's tools drop out; the join passes
+// once both completed. On the next visit a failing stage cancels its sibling: its tools drop out
+// at once, its hand-in and the join are refused. Every refusal is asserted on what reached the
+// model.
 func TestFanOutStagesThroughTheClient(t *testing.T) {
 	e := NewEnv(t)
 	commitOnBase(e, map[string]string{".exarchos/workflows/staged.yaml": stagedWorkflow}, "staged workflow")
@@ -91,8 +92,9 @@ func TestFanOutStagesThroughTheClient(t *testing.T) {
 			ExpectResult("read-2", yes, "Its running stages (lint) allow, together, only Glob, Bash(golangci-lint:*)"),
 			ExpectResult("glob-2", no, "main.go"),
 			ExpectResult("join-early", yes, "guard stages-completed: stage(s) lint still running", "fix: git exarchos stage done rel lint")),
-			ToolUses: []modelserver.ToolUse{Bash("done-lint", "git exarchos stage done rel lint")}},
-		{Agent: mainAgent, Expect: ExpectResult("done-lint", no, "rel: stage lint completed"),
+			// lint through the MCP server's tool: neither stage allows it, handing in does.
+			ToolUses: []modelserver.ToolUse{{ID: "done-lint", Name: "mcp__plugin_exarchos_exarchos__stage_done", Input: map[string]any{"feature": "rel", "stage": "lint"}}}},
+		{Agent: mainAgent, Expect: ExpectResult("done-lint", no, "stage.completed"),
 			ToolUses: []modelserver.ToolUse{Bash("join", "git exarchos transition rel review")}},
 		// The next visit: test fails, lint is cancelled with it.
 		{Agent: mainAgent, Expect: ExpectResult("join", no, "the staged workflow is in review"),
