@@ -26,8 +26,8 @@ transitions:
 `
 
 // Quality gates through the real client: the agent's `task done` runs the base branch's gate on
-// the task's commit; its failure reaches the model as the Bash tool's error with the gate's output
-// and the fix; after the fixing commit the same command completes the task.
+// the task's commit; its failure reaches the model as the Bash tool's error (and the MCP tool's)
+// with the gate's output and the fix; after the fixing commit the same command completes the task.
 func TestTaskGatesThroughTheClient(t *testing.T) {
 	e := NewEnv(t)
 	commitOnBase(e, map[string]string{".exarchos/workflows/gated.yaml": gatedWorkflow}, "gated workflow")
@@ -40,6 +40,9 @@ func TestTaskGatesThroughTheClient(t *testing.T) {
 			"task a stays open: its quality gates did not pass on ",
 			"the build left no artifact",
 			`fix: git commit -am "fix the gate" && git exarchos task done w1 a`),
+			ToolUses: []modelserver.ToolUse{{ID: "done-mcp", Name: "mcp__plugin_exarchos_exarchos__task_done", Input: map[string]any{"feature": "w1", "task": "a"}}}},
+		// The MCP server's task_done runs the same gate and answers with its output.
+		{Agent: mainAgent, Expect: ExpectResult("done-mcp", yes, "the build left no artifact", "task-gates-passed"),
 			ToolUses: []modelserver.ToolUse{Bash("done-2", "echo ok > built.txt && git add built.txt && git commit -qm 'a: the artifact' && git exarchos task done w1 a")}},
 		{Agent: mainAgent, Expect: ExpectResult("done-2", no, "w1: task done"), Text: "Task a is done."},
 	}
