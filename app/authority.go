@@ -34,7 +34,7 @@ func RefuseInAgent(env agentenv.Env, command string) error {
 }
 
 // refuseDecisions refuses, in an agent's environment, the commands among cmds that are human
-// decisions. Every write of a workflow goes through Execute or Init, which call it first.
+// decisions. Every write of a workflow goes through Execute or CreateWorkflow, which call it first.
 func (r *Repo) refuseDecisions(feature string, cmds ...workflow.Command) error {
 	for _, c := range cmds {
 		if what := humanDecision(c); what != "" {

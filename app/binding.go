@@ -19,28 +19,6 @@ import (
 	"github.com/exarchos/git-exarchos/workflow"
 )
 
-// A workflow is bound to its own branch and to the branches of its task worktrees, so that hooks
-// and an omitted feature find it from inside `.worktrees/<feature>/<task>` too. Task branches are
-// named TaskBranch(workflow branch, task): the name picks the candidates from what is already at
-// hand (the list's trailers, the hook cache's index), and only a candidate's state is read to
-// confirm that it recorded that worktree.
-
-// taskBranchCandidate reports whether branch is named like a task branch of a workflow on wfBranch.
-func taskBranchCandidate(branch, wfBranch string) bool {
-	task, ok := strings.CutPrefix(branch, TaskBranch(wfBranch, ""))
-	return wfBranch != "" && ok && task != ""
-}
-
-// hasTaskWorktree reports whether st recorded a task worktree on branch that is not removed yet.
-func hasTaskWorktree(st workflow.State, branch string) bool {
-	for _, r := range st.Resources {
-		if r.Kind == workflow.ResourceWorktree && r.Branch == branch && !r.Compensated() {
-			return true
-		}
-	}
-	return false
-}
-
 // A Claude Code session is bound to the workflows its first call found (SessionStart or the first
 // PreToolUse): from then on its calls are judged by their policy whatever branch, directory or
 // worktree they report, until a human releases it (`git exarchos hooks release`). The binding is
@@ -115,9 +93,9 @@ func loadSession(id string) (*sessionRecord, error) {
 // ended no longer holds the session; one that cannot be read is an error (fail closed).
 func (h *hookRepo) sessionBound(rec *sessionRecord) ([]hooks.Bound, error) {
 	if h.repo == nil || h.repo.Store.Loc.CommonDir != rec.CommonDir {
-		r, err := openStore(rec.Root)
+		r, err := Open(rec.Root)
 		if err != nil {
-			if r, err = openStore(rec.CommonDir); err != nil {
+			if r, err = Open(rec.CommonDir); err != nil {
 				return nil, fmt.Errorf("open the repository this session is bound to (%s): %w", rec.Root, err)
 			}
 		}
@@ -129,7 +107,7 @@ func (h *hookRepo) sessionBound(rec *sessionRecord) ([]hooks.Bound, error) {
 		if err != nil {
 			return nil, fmt.Errorf("workflow %s, which this session is bound to: %w", f, err)
 		}
-		if !ok || !h.repo.isActive(gitstore.Summary{Type: st.Type, Phase: st.Phase}) {
+		if !ok || !h.repo.IsActive(gitstore.Summary{Type: st.Type, Phase: st.Phase}) {
 			continue
 		}
 		w := h.repo.boundOf(f, st)
@@ -146,7 +124,7 @@ func (h *hookRepo) sessionBound(rec *sessionRecord) ([]hooks.Bound, error) {
 // was bound in). An error (a state it cannot read) fails the call closed, as for any session.
 func (h *hookRepo) rebindSession(in hooks.Input, dir string, rec *sessionRecord) ([]hooks.Bound, error) {
 	r := h.repo
-	if here, err := openStore(dir); err == nil && here.Store.Loc.CommonDir == rec.CommonDir {
+	if here, err := Open(dir); err == nil && here.Store.Loc.CommonDir == rec.CommonDir {
 		r, h.repo = here, here
 	}
 	ws, err := r.BoundWorkflows()

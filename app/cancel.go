@@ -10,6 +10,7 @@ import (
 	"github.com/exarchos/git-exarchos/githubsync"
 	"github.com/exarchos/git-exarchos/gitrepo"
 	"github.com/exarchos/git-exarchos/internal/faults"
+	"github.com/exarchos/git-exarchos/project"
 	"github.com/exarchos/git-exarchos/workflow"
 )
 
@@ -102,7 +103,7 @@ func Cancel(r *Repo, o CancelOptions) (*CancelResult, error) {
 	if err := r.refuseDecisions(feature, workflow.Cancel{Human: o.Human}); err != nil {
 		return nil, err // before any compensation runs
 	}
-	def, err := r.definition(st.Type)
+	def, err := r.Definition(st.Type)
 	if err != nil {
 		return nil, err
 	}
@@ -287,13 +288,6 @@ func dirExists(p string) bool {
 	return err == nil && fi.IsDir()
 }
 
-func short(sha string) string {
-	if len(sha) > 12 {
-		return sha[:12]
-	}
-	return sha
-}
-
 func (c *compensator) preserveWorktree(res workflow.Resource, dry bool, rep *StepReport) error {
 	w, registered, err := c.loc.FindWorktree(res.Path)
 	if err != nil {
@@ -307,10 +301,10 @@ func (c *compensator) preserveWorktree(res workflow.Resource, dry bool, rep *Ste
 		}
 		kept, err := c.onBranch(w.Head, res.Branch)
 		if err != nil || kept {
-			rep.Outcome, rep.Detail = workflow.OutcomeSkipped, fmt.Sprintf("%s is gone (deleted outside git exarchos); its HEAD %s is on %s", res.Path, short(w.Head), res.Branch)
+			rep.Outcome, rep.Detail = workflow.OutcomeSkipped, fmt.Sprintf("%s is gone (deleted outside git exarchos); its HEAD %s is on %s", res.Path, project.Short(w.Head), res.Branch)
 			return err
 		}
-		rep.Outcome, rep.Detail = workflow.OutcomeDone, fmt.Sprintf("%s is gone; its HEAD %s kept at %s", res.Path, short(w.Head), gitrepo.RescueRef(c.feature, res.Task))
+		rep.Outcome, rep.Detail = workflow.OutcomeDone, fmt.Sprintf("%s is gone; its HEAD %s kept at %s", res.Path, project.Short(w.Head), gitrepo.RescueRef(c.feature, res.Task))
 		if dry {
 			return nil
 		}
@@ -330,7 +324,7 @@ func (c *compensator) preserveWorktree(res workflow.Resource, dry bool, rep *Ste
 		return err
 	}
 	if !status.Dirty() && kept {
-		rep.Outcome, rep.Detail = workflow.OutcomeSkipped, fmt.Sprintf("clean; HEAD %s is on %s", short(head), res.Branch)
+		rep.Outcome, rep.Detail = workflow.OutcomeSkipped, fmt.Sprintf("clean; HEAD %s is on %s", project.Short(head), res.Branch)
 		return nil
 	}
 	ref := gitrepo.RescueRef(c.feature, res.Task)
@@ -344,7 +338,7 @@ func (c *compensator) preserveWorktree(res workflow.Resource, dry bool, rep *Ste
 	}
 	rep.Ref, rep.Commit = p.Ref, p.Commit
 	if !p.Written {
-		rep.Detail += " (already there: " + short(p.Commit) + ")"
+		rep.Detail += " (already there: " + project.Short(p.Commit) + ")"
 	}
 	if note != "" {
 		rep.Detail += "; " + note
@@ -460,10 +454,10 @@ func (c *compensator) preserveBranch(res workflow.Resource, dry bool, rep *StepR
 		return err
 	}
 	if why != "" {
-		rep.Outcome, rep.Detail = workflow.OutcomeSkipped, fmt.Sprintf("%s at %s is %s", res.Branch, short(tip), why)
+		rep.Outcome, rep.Detail = workflow.OutcomeSkipped, fmt.Sprintf("%s at %s is %s", res.Branch, project.Short(tip), why)
 		return nil
 	}
-	rep.Outcome, rep.Detail = workflow.OutcomeDone, fmt.Sprintf("unmerged %s at %s kept at %s", res.Branch, short(tip), gitrepo.RescueRef(c.feature, res.Task))
+	rep.Outcome, rep.Detail = workflow.OutcomeDone, fmt.Sprintf("unmerged %s at %s kept at %s", res.Branch, project.Short(tip), gitrepo.RescueRef(c.feature, res.Task))
 	if dry {
 		return nil
 	}
@@ -494,10 +488,10 @@ func (c *compensator) deleteBranch(res workflow.Resource, dry bool, rep *StepRep
 	if err != nil {
 		return err
 	}
-	rep.Outcome, rep.Detail = workflow.OutcomeDone, fmt.Sprintf("deleted %s (was %s, %s)", res.Branch, short(tip), why)
+	rep.Outcome, rep.Detail = workflow.OutcomeDone, fmt.Sprintf("deleted %s (was %s, %s)", res.Branch, project.Short(tip), why)
 	if dry {
 		if why == "" {
-			rep.Detail = fmt.Sprintf("deleted %s (was %s) once kept at %s", res.Branch, short(tip), gitrepo.RescueRef(c.feature, res.Task))
+			rep.Detail = fmt.Sprintf("deleted %s (was %s) once kept at %s", res.Branch, project.Short(tip), gitrepo.RescueRef(c.feature, res.Task))
 		}
 		return nil
 	}
@@ -508,7 +502,7 @@ func (c *compensator) deleteBranch(res workflow.Resource, dry bool, rep *StepRep
 			return fmt.Errorf("preserve %s before deleting it: %w", res.Branch, err)
 		}
 		rep.Ref, rep.Commit = p.Ref, p.Commit
-		rep.Detail = fmt.Sprintf("deleted %s (was %s, kept at %s)", res.Branch, short(tip), p.Ref)
+		rep.Detail = fmt.Sprintf("deleted %s (was %s, kept at %s)", res.Branch, project.Short(tip), p.Ref)
 	}
 	if err := c.loc.DeleteBranch(res.Branch, tip); err != nil {
 		rep.Fix = fmt.Sprintf("run git exarchos cancel %s again (the branch moved while it was being deleted)", c.feature)

@@ -16,7 +16,7 @@ import (
 func TestCancelCompensatesResourcesAMergeBrings(t *testing.T) {
 	tm := newTeam(t, 2)
 	a, b := tm.clones[0], tm.clones[1]
-	if _, err := a.Init(workflow.Init{Feature: "login", Type: "feature", Branch: "main"}); err != nil {
+	if _, err := a.CreateWorkflow(workflow.Init{Feature: "login", Type: "feature", Branch: "main"}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := a.Execute("login", workflow.AddTask{ID: "t1"}); err != nil {

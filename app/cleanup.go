@@ -60,7 +60,7 @@ func cleanup(r *Repo, o CleanupOptions) (*CleanupResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	if def, err := r.definition(st.Type); err == nil && def.IsFinal(st.Phase) && st.Phase == completedPhase(def) {
+	if def, err := r.Definition(st.Type); err == nil && def.IsFinal(st.Phase) && st.Phase == completedPhase(def) {
 		return &CleanupResult{Result: &Result{Feature: feature, Head: snap.Commit.String(), State: st, Appended: []workflow.Event{}}, Already: true, Warnings: []string{}}, nil
 	}
 	switch {

@@ -17,6 +17,7 @@ import (
 	"github.com/exarchos/git-exarchos/gitrepo"
 	"github.com/exarchos/git-exarchos/gitstore"
 	"github.com/exarchos/git-exarchos/hooks"
+	"github.com/exarchos/git-exarchos/project"
 )
 
 // Doctor check results.
@@ -331,7 +332,7 @@ func (d *DoctorResult) github(r *Repo, env githubsync.Env) {
 // refusing only the decisions they would have changed.
 func (d *DoctorResult) legacyConfig(r *Repo) {
 	if keys := r.Rules().Legacy; len(keys) > 0 {
-		d.add("legacy-config", CheckWarn, legacyWarning(keys, r.Base().Ref)+"; a decision the key would have changed is refused until then", "git config --unset "+keys[0], keys)
+		d.add("legacy-config", CheckWarn, project.LegacyWarning(keys, r.Base().Ref)+"; a decision the key would have changed is refused until then", "git config --unset "+keys[0], keys)
 	}
 }
 

@@ -7,10 +7,10 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"time"
 
 	"github.com/exarchos/git-exarchos/gitrepo"
 	"github.com/exarchos/git-exarchos/gitstore"
+	"github.com/exarchos/git-exarchos/project"
 	"github.com/exarchos/git-exarchos/workflow"
 )
 
@@ -30,62 +30,7 @@ func (r *Repo) env() (workflow.Env, error) {
 	if err != nil {
 		return workflow.Env{}, err
 	}
-	return workflow.Env{Actor: actor, Guards: r.evaluator(), OptIn: r.Rules().optIn(), Caller: callerFromEnv(r.Environ)}, nil
-}
-
-// optIn are the opt-in guards (workflow.Transition.OptIn) the rules enforce.
-func (rl *Rules) optIn() map[string]bool {
-	return map[string]bool{"checks-passed": rl.Config.RequireChecks}
-}
-
-// State reads a workflow's current state.
-func (r *Repo) State(feature string) (workflow.State, *gitstore.Snapshot, error) {
-	snap, err := r.Snapshot(feature)
-	if err != nil {
-		return workflow.State{}, nil, err
-	}
-	st, err := decodeSnapshot(snap)
-	return st, snap, err
-}
-
-// Snapshot reads a feature's snapshot as State does, leaving its JSON undecoded.
-func (r *Repo) Snapshot(feature string) (*gitstore.Snapshot, error) {
-	return r.Store.State(feature, r.Projector())
-}
-
-func decodeSnapshot(snap *gitstore.Snapshot) (workflow.State, error) {
-	st, err := workflow.DecodeState(snap.State)
-	if err != nil {
-		return workflow.State{}, fmt.Errorf("%s at %s: %w", snap.Feature, snap.Commit, err)
-	}
-	return st, nil
-}
-
-// ResolveSnapshot resolves a feature that may be left out (ResolveFeature) and reads its
-// snapshot, undecoded.
-func (r *Repo) ResolveSnapshot(given string) (string, *gitstore.Snapshot, error) {
-	feature, err := r.ResolveFeature(given)
-	if err != nil {
-		return "", nil, err
-	}
-	snap, err := r.Snapshot(feature)
-	if err != nil {
-		return "", nil, err
-	}
-	return feature, snap, nil
-}
-
-// ResolveState is ResolveSnapshot with the state decoded.
-func (r *Repo) ResolveState(given string) (string, workflow.State, *gitstore.Snapshot, error) {
-	feature, snap, err := r.ResolveSnapshot(given)
-	if err != nil {
-		return "", workflow.State{}, nil, err
-	}
-	st, err := decodeSnapshot(snap)
-	if err != nil {
-		return "", workflow.State{}, nil, err
-	}
-	return feature, st, snap, nil
+	return workflow.Env{Actor: actor, Guards: r.Evaluator(), OptIn: r.Rules().OptIn(), Caller: callerFromEnv(r.Environ)}, nil
 }
 
 // Execute runs workflow commands against a feature and appends everything the call records in
@@ -138,9 +83,9 @@ func (r *Repo) Execute(feature string, cmds ...workflow.Command) (*Result, error
 		// Gather: every guard the commands ask for on this state runs here, outside the loop.
 		verdicts.begin(st.Branch)
 		env.Guards, env.Head = verdicts, verdicts.tip
-		if decided, refused, err := decideAll(def, st, cmds, env); err == nil {
+		if decided, refused, err := project.DecideAll(def, st, cmds, env); err == nil {
 			// A git config key of an earlier version refuses only a decision it would have changed.
-			if err := r.legacyChange(def, st, cmds, env, decided, refused); err != nil {
+			if err := r.LegacyChange(def, st, cmds, env, decided, refused); err != nil {
 				return nil, err
 			}
 			if !signed.reuse(snap.Commit.String(), decided) {
@@ -163,7 +108,7 @@ func (r *Repo) Execute(feature string, cmds ...workflow.Command) (*Result, error
 				if verdicts.moved(st.Branch) {
 					return nil, errFactsChanged
 				}
-				out, rej, err := decideAll(def, st, cmds, env)
+				out, rej, err := project.DecideAll(def, st, cmds, env)
 				if err != nil {
 					return nil, err
 				}
@@ -223,31 +168,6 @@ const maxGathers = 4
 
 // errFactsChanged leaves the compare-and-swap loop to gather the facts again.
 var errFactsChanged = errors.New("the facts the decision used changed")
-
-// decideAll decides cmds in order, each on the state the previous ones' events leave. A rejection
-// stops it; the events decided so far are returned only with a rejection that carries events.
-func decideAll(def *workflow.Definition, st workflow.State, cmds []workflow.Command, env workflow.Env) ([]workflow.NewEvent, *workflow.Rejection, error) {
-	var out []workflow.NewEvent
-	for _, cmd := range cmds {
-		events, rej := workflow.Decide(def, st, cmd, env)
-		if rej != nil && len(events) == 0 {
-			return nil, rej, nil
-		}
-		out = append(out, events...)
-		if rej != nil {
-			return out, rej, nil
-		}
-		for _, n := range events {
-			// Stamped only to fold for the next command: the store assigns the real envelope.
-			e, err := n.Stamp("pending", st.LastSeq+1, time.Time{}, env.Actor, st.LastClock+1)
-			if err != nil {
-				return nil, nil, err
-			}
-			st = workflow.Apply(def, st, e)
-		}
-	}
-	return out, nil, nil
-}
 
 // gathered is the guard evaluator of one call: while gathering it runs guards and keeps their
 // verdicts, keyed by guard, target and what of the state a guard can read; afterwards it only
@@ -314,8 +234,9 @@ func hashHex(s string) string {
 	return hex.EncodeToString(sum[:])
 }
 
-// Init starts a workflow: Decide on the empty state, then create the ref.
-func (r *Repo) Init(cmd workflow.Init) (*Result, error) {
+// CreateWorkflow starts a workflow in the store: Decide on the empty state, then create its ref
+// (the init command, app.Init, validates its options and binds the branch first).
+func (r *Repo) CreateWorkflow(cmd workflow.Init) (*Result, error) {
 	if err := r.refuseDecisions(cmd.Feature, cmd); err != nil {
 		return nil, err
 	}
@@ -335,7 +256,7 @@ func (r *Repo) Init(cmd workflow.Init) (*Result, error) {
 		return nil, err
 	}
 	if cmd.ForkPoint == "" && cmd.Branch != "" {
-		cmd.ForkPoint = r.forkPoint(cmd.Branch)
+		cmd.ForkPoint = r.ForkPoint(cmd.Branch)
 	}
 	events, rej := workflow.Decide(def, workflow.State{}, cmd, env)
 	if rej != nil {

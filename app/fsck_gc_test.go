@@ -17,7 +17,7 @@ import (
 func TestFsckBesideMaintenance(t *testing.T) {
 	dir, r := newRepo(t, "main")
 	for _, f := range []string{"a", "b", "c"} {
-		_, err := r.Init(workflow.Init{Feature: f, Type: "oneshot", Branch: f})
+		_, err := r.CreateWorkflow(workflow.Init{Feature: f, Type: "oneshot", Branch: f})
 		require.NoError(t, err)
 		for i := 0; i < 5; i++ {
 			mustRun(t, r, f, workflow.Set{Assignments: []workflow.Assignment{{Path: "n", Value: []byte{'0' + byte(i)}}}})

@@ -10,6 +10,7 @@ import (
 	"github.com/exarchos/git-exarchos/gitrepo"
 	"github.com/exarchos/git-exarchos/gitstore"
 	"github.com/exarchos/git-exarchos/hooks"
+	"github.com/exarchos/git-exarchos/project"
 	"github.com/exarchos/git-exarchos/workflow"
 )
 
@@ -75,7 +76,7 @@ type hookRepo struct {
 
 func (h *hookRepo) open(dir string) (*Repo, error) {
 	if h.repo == nil {
-		r, err := openStore(dir)
+		r, err := Open(dir)
 		if err != nil {
 			return nil, err
 		}
@@ -158,10 +159,10 @@ func (r *Repo) BoundWorkflows() ([]hooks.Bound, error) {
 			if !ok || st.Branch != wfBranch {
 				continue // deleted, or moved to another branch since the index read it
 			}
-			if wfBranch != branch && !hasTaskWorktree(st, branch) {
+			if wfBranch != branch && !project.HasTaskWorktree(st, branch) {
 				continue
 			}
-			if !r.isActive(gitstore.Summary{Type: st.Type, Phase: st.Phase}) {
+			if !r.IsActive(gitstore.Summary{Type: st.Type, Phase: st.Phase}) {
 				continue
 			}
 			out = append(out, r.boundOf(f, st))
@@ -208,7 +209,7 @@ func (h *hookRepo) Notes(hooks.Bound) []string { return h.repo.trustNotes() }
 
 // summary is workflow.Summary with the guards checked on this repository.
 func (r *Repo) summary(w hooks.Bound) string {
-	env := workflow.Env{Guards: r.factEvaluator(), OptIn: r.Rules().optIn()}
+	env := workflow.Env{Guards: r.FactEvaluator(), OptIn: r.Rules().OptIn()}
 	def, _ := r.Rules().Defs.Lookup(w.State.Type) // with the base's limits (what is blocked and why)
 	return workflow.Summary(def, w.State, env)
 }

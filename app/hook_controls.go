@@ -42,6 +42,7 @@ import (
 	"github.com/exarchos/git-exarchos/gitstore"
 	"github.com/exarchos/git-exarchos/hooks"
 	"github.com/exarchos/git-exarchos/internal/atomicfile"
+	"github.com/exarchos/git-exarchos/project"
 )
 
 const controlsDir = "exarchos/controls"
@@ -451,7 +452,7 @@ func orNone(h string) string {
 	if h == "" {
 		return "nothing"
 	}
-	return short(h)
+	return project.Short(h)
 }
 
 // HeldRef is a workflow ref moved outside git exarchos, as the hook saw it.

@@ -33,7 +33,7 @@ func BenchmarkHookIndexOneRefMoved(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	if _, err := r.Init(workflow.Init{Feature: "moved", Type: "feature", Branch: "moved"}); err != nil {
+	if _, err := r.CreateWorkflow(workflow.Init{Feature: "moved", Type: "feature", Branch: "moved"}); err != nil {
 		b.Fatal(err)
 	}
 	var refs strings.Builder

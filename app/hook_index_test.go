@@ -28,7 +28,7 @@ func settleRefs(t *testing.T, dir string, n int) {
 // unbind one; the index is taken only while the refs are as it recorded them.
 func TestHookIndexIsNeverTakenAsComplete(t *testing.T) {
 	dir, r := newRepo(t, "main")
-	_, err := r.Init(workflow.Init{Feature: "login", Type: "feature", Branch: "login"})
+	_, err := r.CreateWorkflow(workflow.Init{Feature: "login", Type: "feature", Branch: "login"})
 	require.NoError(t, err)
 	settleRefs(t, dir, 1)
 	assert.Empty(t, boundPhases(t, dir), "main binds nothing; the index is written")
@@ -39,7 +39,7 @@ func TestHookIndexIsNeverTakenAsComplete(t *testing.T) {
 
 	// A teammate's workflow fetched by plain git straight into refs/exarchos/.
 	other, ro := newRepo(t, "main")
-	_, err = ro.Init(workflow.Init{Feature: "signup", Type: "feature", Branch: "signup"})
+	_, err = ro.CreateWorkflow(workflow.Init{Feature: "signup", Type: "feature", Branch: "signup"})
 	require.NoError(t, err)
 	git(t, dir, "fetch", "-q", other, "refs/exarchos/*:refs/exarchos/*")
 	settleRefs(t, dir, 2)
@@ -114,7 +114,7 @@ func TestBranchDiffCacheEmptyIsNotNothing(t *testing.T) {
 func TestHookIndexRereadsMovedRefsOnly(t *testing.T) {
 	dir, r := newRepo(t, "main")
 	for _, f := range []string{"login", "signup"} {
-		_, err := r.Init(workflow.Init{Feature: f, Type: "feature", Branch: f})
+		_, err := r.CreateWorkflow(workflow.Init{Feature: f, Type: "feature", Branch: f})
 		require.NoError(t, err)
 	}
 	refs := filepath.Join(dir, ".git", "refs", "exarchos")

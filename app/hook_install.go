@@ -80,7 +80,7 @@ func changeHooks(o HooksOptions, install bool) (*HooksResult, error) {
 	res := &HooksResult{}
 	// Installing changes what PostToolUse watches (the settings file, the git hooks): its own
 	// writes are accepted (ownControlWrites).
-	if r, err := openStore(dirOr(o.Dir)); err == nil && install {
+	if r, err := Open(dirOr(o.Dir)); err == nil && install {
 		if r.CheckControls(r.Store.Loc.WorkTree) == "" {
 			defer r.AcceptControls()
 		}

@@ -68,7 +68,7 @@ func loginRepo(t *testing.T) (string, *Repo) {
 	dir, r := newRepo(t, "main")
 	commitFile(t, dir, "main.go", "package main\n")
 	git(t, dir, "switch", "-q", "-c", "login")
-	_, err := r.Init(workflow.Init{Feature: "login", Type: "feature", Branch: "login"})
+	_, err := r.CreateWorkflow(workflow.Init{Feature: "login", Type: "feature", Branch: "login"})
 	require.NoError(t, err)
 	return dir, r
 }
@@ -206,7 +206,7 @@ func TestHookTurnCapAndStaleLock(t *testing.T) {
 	git(t, dir, "switch", "-q", "-c", "capped")
 	r, err := Open(dir)
 	require.NoError(t, err)
-	_, err = r.Init(workflow.Init{Feature: "capped", Type: "capped", Branch: "capped"})
+	_, err = r.CreateWorkflow(workflow.Init{Feature: "capped", Type: "capped", Branch: "capped"})
 	require.NoError(t, err)
 
 	for range 2 {

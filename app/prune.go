@@ -72,7 +72,7 @@ func Prune(r *Repo, o PruneOptions) (*PruneResult, error) {
 	}
 	res := &PruneResult{Apply: o.Apply, OlderThan: o.OlderThan.String(), Workflows: []PruneItem{}}
 	for _, sum := range list {
-		if !r.isActive(sum) {
+		if !r.IsActive(sum) {
 			continue
 		}
 		st, _, err := r.State(sum.Feature)

@@ -41,7 +41,7 @@ func TestPulledRepositoryWorkflowKeepsItsPhaseOnAnyCheckout(t *testing.T) {
 	git(t, tm.dirs[1], "pull", "-q", "origin", "main")
 
 	a := open(t, tm.dirs[0])
-	if _, err := a.Init(workflow.Init{Feature: "guide", Type: "docs", Branch: "main"}); err != nil {
+	if _, err := a.CreateWorkflow(workflow.Init{Feature: "guide", Type: "docs", Branch: "main"}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := app.Sync(a, app.SyncOptions{}); err != nil {

@@ -82,7 +82,7 @@ func TestPullCreatesFastForwardsAndMerges(t *testing.T) {
 	if err != nil || len(pr.Workflows) != 0 {
 		t.Fatalf("empty pull: %+v %v", pr, err)
 	}
-	if _, err := a.Init(workflow.Init{Feature: "login", Type: "oneshot", Branch: "main"}); err != nil {
+	if _, err := a.CreateWorkflow(workflow.Init{Feature: "login", Type: "oneshot", Branch: "main"}); err != nil {
 		t.Fatal(err)
 	}
 	ps, err := app.Push(a, app.PushOptions{})
@@ -137,7 +137,7 @@ func TestSyncRefusesSeparateStarts(t *testing.T) {
 		r    *app.Repo
 		f, t string
 	}{{a, "report", "oneshot"}, {b, "report", "refactor"}, {b, "other", "oneshot"}} {
-		if _, err := init.r.Init(workflow.Init{Feature: init.f, Type: init.t, Branch: "main"}); err != nil {
+		if _, err := init.r.CreateWorkflow(workflow.Init{Feature: init.f, Type: init.t, Branch: "main"}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -182,7 +182,7 @@ func TestDeletedUpstreamKeptUnlessPruned(t *testing.T) {
 	tm := newTeam(t, 2)
 	a, b := tm.clones[0], tm.clones[1]
 	for _, f := range []string{"one", "two"} {
-		if _, err := a.Init(workflow.Init{Feature: f, Type: "oneshot", Branch: "main"}); err != nil {
+		if _, err := a.CreateWorkflow(workflow.Init{Feature: f, Type: "oneshot", Branch: "main"}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -220,7 +220,7 @@ func TestDeletedUpstreamKeptUnlessPruned(t *testing.T) {
 
 func TestRemoteSetupIsIdempotentAndPlainFetchBringsWorkflows(t *testing.T) {
 	tm := newTeam(t, 2)
-	if _, err := tm.clones[0].Init(workflow.Init{Feature: "x", Type: "oneshot", Branch: "main"}); err != nil {
+	if _, err := tm.clones[0].CreateWorkflow(workflow.Init{Feature: "x", Type: "oneshot", Branch: "main"}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := app.Push(tm.clones[0], app.PushOptions{}); err != nil {
@@ -302,7 +302,7 @@ func converge(t *testing.T, n int, seed int64, steps int) (merges, conflicted in
 			// Each id is started once in the team: two clones starting one id separately make two
 			// workflows, which sync refuses to merge (TestSyncRefusesSeparateStarts).
 			if !started[f] {
-				if res, err = r.Init(workflow.Init{Feature: f, Type: "loop", Branch: "main"}); err == nil {
+				if res, err = r.CreateWorkflow(workflow.Init{Feature: f, Type: "loop", Branch: "main"}); err == nil {
 					started[f] = true
 				}
 			}

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/exarchos/git-exarchos/gitstore"
+	"github.com/exarchos/git-exarchos/project"
 	"github.com/exarchos/git-exarchos/signing"
 	"github.com/exarchos/git-exarchos/workflow"
 )
@@ -220,6 +221,14 @@ func (r *Repo) signingConfig() signing.Config {
 	return c
 }
 
+// verdicts are trust's judgement of decisions for the fold (project.Verdicts).
+type verdicts struct{ r *Repo }
+
+func (v verdicts) ProjectorVersion() string { return v.r.projectorVersion() }
+func (v verdicts) For(prev json.RawMessage, events []workflow.Event) []workflow.Event {
+	return v.r.verdictsFor(prev, events)
+}
+
 // projectorVersion is the projector's version: the plain fold's in unsigned mode (so nothing
 // changes for repositories without signers); in signed mode it names the signers and this clone,
 // so a snapshot folded with other verdicts, or written elsewhere, is folded again here.
@@ -313,12 +322,12 @@ func (r *Repo) verdict(feature string, e workflow.Event) workflow.Verdict {
 	if e.Type == workflow.EventStarted {
 		// A start is decided on no head: the workflow has none before it.
 		if e.Sig.Head != "" {
-			return workflow.Verdict{Reason: fmt.Sprintf("replayed: a start signed for workflow head %s, but a start comes before any head", short(e.Sig.Head))}
+			return workflow.Verdict{Reason: fmt.Sprintf("replayed: a start signed for workflow head %s, but a start comes before any head", project.Short(e.Sig.Head))}
 		}
 		return v
 	}
 	if ok, err := r.headInHistory(feature, e.Sig.Head); err != nil || !ok {
-		return workflow.Verdict{Reason: fmt.Sprintf("replayed: signed for workflow head %s, which is not in the history of %s", short(e.Sig.Head), feature)}
+		return workflow.Verdict{Reason: fmt.Sprintf("replayed: signed for workflow head %s, which is not in the history of %s", project.Short(e.Sig.Head), feature)}
 	}
 	return v
 }
@@ -501,7 +510,7 @@ func (p *presigned) sign(r *Repo, feature, head string, out []workflow.NewEvent)
 		return fmt.Errorf("%w: %s moved %d times while a decision on it was being signed; run it again", gitstore.ErrConcurrent, feature, maxSigns)
 	}
 	if p.signs > 0 {
-		r.notify(fmt.Sprintf("%s moved while the decision was being signed (now at %s): a signature binds the workflow head it decides on, so it is signed again", feature, short(head)))
+		r.notify(fmt.Sprintf("%s moved while the decision was being signed (now at %s): a signature binds the workflow head it decides on, so it is signed again", feature, project.Short(head)))
 	}
 	p.signs++
 	if err := r.signDecisions(feature, head, out); err != nil {

@@ -43,11 +43,11 @@ func Validate(r *Repo, o ValidateOptions) (*ValidateResult, error) {
 		}
 		return nil, err
 	}
-	def, _ := r.definition(st.Type)
-	if r.isFinal(st.Type, st.Phase) {
+	def, _ := r.Definition(st.Type)
+	if r.IsFinal(st.Type, st.Phase) {
 		return nil, &workflow.Rejection{Code: workflow.CodeFinalPhase, Message: fmt.Sprintf("%s is in the final phase %s: there is nothing left to validate", feature, st.Phase), Phase: st.Phase}
 	}
-	declared := r.declaredValidation()
+	declared := r.DeclaredValidation()
 	if def != nil {
 		if p, ok := def.Phase(st.Phase); ok && len(p.Validation) > 0 {
 			declared = p.Validation

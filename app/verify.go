@@ -9,6 +9,7 @@ import (
 
 	"github.com/exarchos/git-exarchos/gitstore"
 	"github.com/exarchos/git-exarchos/guards"
+	"github.com/exarchos/git-exarchos/project"
 	"github.com/exarchos/git-exarchos/workflow"
 )
 
@@ -115,11 +116,12 @@ func Verify(r *Repo, o VerifyOptions) (*VerifyResult, error) {
 		b.Commit = sha
 		if strings.HasPrefix(ref, "refs/remotes/") {
 			// A tracking ref moved by anything but a fetch is not the base (trust_inputs.go).
-			if b.Commit, b.Moved, b.Problem = fetchedValue(r.Store.Loc.CommonDir, ref, sha); b.Problem != "" {
+			if b.Commit, b.Moved, b.Problem = project.FetchedValue(r.Store.Loc.CommonDir, ref, sha); b.Problem != "" {
 				return nil, Usagef("--base %s: %s", o.Base, b.Problem)
 			}
 		}
-		r.base, r.trusted = b, nil
+		r.SetBase(b)
+		r.trusted = nil
 	}
 	var features []string
 	switch {
@@ -200,7 +202,7 @@ func (r *Repo) verifyOne(feature string, o VerifyOptions) (VerifiedWorkflow, err
 		return ok
 	}
 	var refusedBefore, conflictsBefore int
-	def, err := r.definition(workflowType(events))
+	def, err := r.Definition(workflowType(events))
 	if err != nil {
 		return w, err
 	}
@@ -278,7 +280,7 @@ func (r *Repo) verifyOne(feature string, o VerifyOptions) (VerifiedWorkflow, err
 		return w, err
 	}
 	if !bytes.Equal(bytes.TrimSpace(stored.State), want) {
-		add(workflow.Event{Seq: snap.Events}, "snapshot", "state.json at %s disagrees with the fold of its %d events (phase %s, events say %s): it was edited, or written by a fold that gave decisions effect they do not have", short(snap.Commit.String()), len(events), phaseOf(stored.State), final.Phase)
+		add(workflow.Event{Seq: snap.Events}, "snapshot", "state.json at %s disagrees with the fold of its %d events (phase %s, events say %s): it was edited, or written by a fold that gave decisions effect they do not have", project.Short(snap.Commit.String()), len(events), phaseOf(stored.State), final.Phase)
 	}
 	return w, nil
 }
@@ -403,10 +405,10 @@ func (c *rederive) taskWork(s *workflow.State, e workflow.Event, add func(workfl
 		add(e, "task", "task %s was completed with no head: no commit shows its work", d.ID)
 	case since == "":
 	case d.HeadSHA == since:
-		add(e, "task", "task %s was completed at %s, where it started: it has no commit of its own", d.ID, short(since))
+		add(e, "task", "task %s was completed at %s, where it started: it has no commit of its own", d.ID, project.Short(since))
 	default:
 		if ok, err := c.facts.IsAncestor(since, d.HeadSHA); err == nil && !ok {
-			add(e, "task", "task %s was completed at %s, which does not descend from %s, where it started", d.ID, short(d.HeadSHA), short(since))
+			add(e, "task", "task %s was completed at %s, which does not descend from %s, where it started", d.ID, project.Short(d.HeadSHA), project.Short(since))
 		}
 	}
 }
@@ -428,7 +430,7 @@ func (c *rederive) mergeOnBase(s *workflow.State) string {
 		return "the merge evidence names no merge commit"
 	}
 	if ok, err := c.facts.IsAncestor(commit, c.base); err != nil || !ok {
-		return fmt.Sprintf("the recorded merge %s is not on the base %s (%s): the branch was never merged there", short(commit), c.r.Base().Ref, short(c.base))
+		return fmt.Sprintf("the recorded merge %s is not on the base %s (%s): the branch was never merged there", project.Short(commit), c.r.Base().Ref, project.Short(c.base))
 	}
 	return ""
 }
@@ -523,7 +525,7 @@ func (p *phasePaths) check(phase, to string, e workflow.Event, add func(workflow
 	}
 	changed, err := p.facts.ChangedPaths(p.entered, to)
 	if err != nil {
-		add(e, "paths", "cannot read what the branch changed in %s (%s..%s): %v", phase, short(p.entered), short(to), err)
+		add(e, "paths", "cannot read what the branch changed in %s (%s..%s): %v", phase, project.Short(p.entered), project.Short(to), err)
 		return
 	}
 	// A merge of the base into the branch brings the base's changes: only what the branch
@@ -546,7 +548,7 @@ func (p *phasePaths) check(phase, to string, e workflow.Event, add func(workflow
 		}
 	}
 	if len(bad) > 0 {
-		add(e, "paths", "commits %s..%s changed %s while the workflow was in %s, which allows only %s", short(p.entered), short(to), strings.Join(bad, ", "), phase, strings.Join(allowed, ", "))
+		add(e, "paths", "commits %s..%s changed %s while the workflow was in %s, which allows only %s", project.Short(p.entered), project.Short(to), strings.Join(bad, ", "), phase, strings.Join(allowed, ", "))
 	}
 }
 
@@ -566,7 +568,7 @@ func (r *Repo) verifyRewind(feature string, add func(workflow.Event, string, str
 			continue
 		}
 		if a, err := facts.IsAncestor(theirs, local); err == nil && !a {
-			add(workflow.Event{}, "rewind", "refs/exarchos/%s (%s) does not descend from %s's copy (%s): the log was rewritten, dropping events the remote holds; restore it with git update-ref refs/exarchos/%s %s", feature, short(local), rm, short(theirs), feature, short(theirs))
+			add(workflow.Event{}, "rewind", "refs/exarchos/%s (%s) does not descend from %s's copy (%s): the log was rewritten, dropping events the remote holds; restore it with git update-ref refs/exarchos/%s %s", feature, project.Short(local), rm, project.Short(theirs), feature, project.Short(theirs))
 		}
 	}
 }
@@ -620,24 +622,24 @@ func (r *Repo) verifyFacts(e workflow.Event, onBranch func(string) bool, add fun
 			return
 		}
 		if ok, err := facts.FileExists(d.Commit, d.Path); err != nil || !ok {
-			add(e, "artifact", "artifact %s: %s is not a file at the recorded commit %s", d.Name, d.Path, short(d.Commit))
+			add(e, "artifact", "artifact %s: %s is not a file at the recorded commit %s", d.Name, d.Path, project.Short(d.Commit))
 		} else if !onBranch(d.Commit) {
-			add(e, "artifact", "artifact %s was recorded at %s, which is not on the branch's history", d.Name, short(d.Commit))
+			add(e, "artifact", "artifact %s was recorded at %s, which is not on the branch's history", d.Name, project.Short(d.Commit))
 		}
 	case workflow.EventValidationRecorded:
 		var d workflow.ValidationData
 		if e.DecodeData(&d) == nil && d.Commit != "" && !onBranch(d.Commit) {
-			add(e, "validation", "`%s` ran on %s, which is not on the branch's history", d.Command, short(d.Commit))
+			add(e, "validation", "`%s` ran on %s, which is not on the branch's history", d.Command, project.Short(d.Commit))
 		}
 	case workflow.EventReviewRecorded:
 		var d workflow.ReviewData
 		if e.DecodeData(&d) == nil && d.Commit != "" && !onBranch(d.Commit) {
-			add(e, "review", "the %s review judged %s, which is not on the branch's history", d.Dimension, short(d.Commit))
+			add(e, "review", "the %s review judged %s, which is not on the branch's history", d.Dimension, project.Short(d.Commit))
 		}
 	case workflow.EventTaskCompleted:
 		var d workflow.TaskData
 		if e.DecodeData(&d) == nil && d.HeadSHA != "" && !onBranch(d.HeadSHA) {
-			add(e, "task", "task %s completed at %s, which is not on the branch's history", d.ID, short(d.HeadSHA))
+			add(e, "task", "task %s completed at %s, which is not on the branch's history", d.ID, project.Short(d.HeadSHA))
 		}
 	case workflow.EventMergeVerified:
 		var d workflow.MergeVerifiedData
@@ -645,7 +647,7 @@ func (r *Repo) verifyFacts(e workflow.Event, onBranch func(string) bool, add fun
 			return
 		}
 		if ok, err := facts.IsAncestor(d.HeadSHA, d.Commit); err != nil || !ok {
-			add(e, "merge", "merge evidence: %s is not contained in the base commit %s", short(d.HeadSHA), short(d.Commit))
+			add(e, "merge", "merge evidence: %s is not contained in the base commit %s", project.Short(d.HeadSHA), project.Short(d.Commit))
 		}
 	}
 }

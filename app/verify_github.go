@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/exarchos/git-exarchos/githubsync"
+	"github.com/exarchos/git-exarchos/project"
 	"github.com/exarchos/git-exarchos/workflow"
 )
 
@@ -95,11 +96,11 @@ func (r *Repo) verifyGitHub(s workflow.State, givenBase string, passedHeads []st
 			disagree("the log records it merged, but GitHub says it is %s and not merged", got.State)
 			problems++
 		case recordedMerge != "" && got.MergeCommitSHA != recordedMerge:
-			disagree("the log records merge commit %s, GitHub says %s", short(recordedMerge), short(got.MergeCommitSHA))
+			disagree("the log records merge commit %s, GitHub says %s", project.Short(recordedMerge), project.Short(got.MergeCommitSHA))
 			problems++
 		case mergedHead != "" && got.HeadSHA != mergedHead:
 			// A merged pull request's head no longer moves: another one is another branch content.
-			disagree("the log records head %s merged, GitHub says it merged %s", short(mergedHead), short(got.HeadSHA))
+			disagree("the log records head %s merged, GitHub says it merged %s", project.Short(mergedHead), project.Short(got.HeadSHA))
 			problems++
 		}
 	}
@@ -110,10 +111,10 @@ func (r *Repo) verifyGitHub(s workflow.State, givenBase string, passedHeads []st
 		}
 		switch state {
 		case githubsync.ChecksFailure:
-			disagree("the log records its checks passed at %s, but GitHub says they fail there (%s)", short(head), strings.Join(failing, ", "))
+			disagree("the log records its checks passed at %s, but GitHub says they fail there (%s)", project.Short(head), strings.Join(failing, ", "))
 			problems++
 		case githubsync.ChecksNone:
-			disagree("the log records its checks passed at %s, but GitHub has no checks there", short(head))
+			disagree("the log records its checks passed at %s, but GitHub has no checks there", project.Short(head))
 			problems++
 		}
 	}

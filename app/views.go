@@ -94,7 +94,7 @@ func (r *Repo) pipelineRow(sum gitstore.Summary, now time.Time) (PipelineRow, er
 	if pr := st.PR; pr != nil && (pr.Number > 0 || pr.URL != "") { // an offline merge verification knows no pull request
 		row.PR = &PipelinePR{Number: pr.Number, URL: pr.URL, State: pr.State, Merged: pr.Merged, Checks: pr.Checks, ReviewDecision: pr.ReviewDecision}
 	}
-	if r.isFinal(st.Type, st.Phase) {
+	if r.IsFinal(st.Type, st.Phase) {
 		return row, nil
 	}
 	tr, err := ListTransitions(r, sum.Feature)
@@ -256,7 +256,7 @@ func ShowStatusDiagram(r *Repo, feature string) (*StatusDiagram, error) {
 	if err != nil {
 		return nil, err
 	}
-	def, err := r.definition(a.Type)
+	def, err := r.Definition(a.Type)
 	if err != nil {
 		return nil, err
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/exarchos/git-exarchos/gitstore"
 	"github.com/exarchos/git-exarchos/hooks"
+	"github.com/exarchos/git-exarchos/project"
 	"github.com/exarchos/git-exarchos/workflow"
 )
 
@@ -52,7 +53,7 @@ func Init(r *Repo, o InitOptions) (*Result, error) {
 			replaces = append(replaces, s.Feature)
 		}
 	}
-	return r.Init(workflow.Init{Feature: o.Feature, Type: o.Type, Branch: o.Branch, Synthesis: o.Synthesis, Completion: o.Completion, MaxIterations: o.MaxIterations,
+	return r.CreateWorkflow(workflow.Init{Feature: o.Feature, Type: o.Type, Branch: o.Branch, Synthesis: o.Synthesis, Completion: o.Completion, MaxIterations: o.MaxIterations,
 		Replaces: replaces, Human: o.Human})
 }
 
@@ -166,7 +167,7 @@ func StatusJSON(r *Repo, o StatusOptions) (json.RawMessage, error) {
 	if len(state) == 0 || state[0] != '{' {
 		// No object to extend: an empty or null snapshot is the initial state, whose JSON State
 		// writes itself.
-		st, err := decodeSnapshot(snap)
+		st, err := project.DecodeSnapshot(snap)
 		if err != nil {
 			return nil, err
 		}
@@ -241,7 +242,7 @@ func ListWorkflows(r *Repo, o ListOptions) ([]gitstore.Summary, error) {
 	}
 	out := []gitstore.Summary{}
 	for _, s := range all {
-		if o.All || r.isActive(s) {
+		if o.All || r.IsActive(s) {
 			out = append(out, s)
 		}
 	}
@@ -315,7 +316,7 @@ func ListTransitions(r *Repo, feature string) (*TransitionsResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	def, err := r.definition(st.Type)
+	def, err := r.Definition(st.Type)
 	if err != nil {
 		return nil, err
 	}
@@ -362,7 +363,7 @@ func Run(r *Repo, feature string, cmd workflow.Command) (*Result, error) {
 	if _, ok := cmd.(workflow.TransitionTo); ok {
 		// A transition that ends the workflow the way cancel does (debug's escalation) entered the
 		// cancelling phase: run the saga now, so nothing the workflow created is left behind.
-		def, err := r.definition(res.State.Type)
+		def, err := r.Definition(res.State.Type)
 		if err != nil {
 			return nil, err
 		}

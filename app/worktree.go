@@ -8,16 +8,13 @@ import (
 	"strings"
 
 	"github.com/exarchos/git-exarchos/gitrepo"
+	"github.com/exarchos/git-exarchos/project"
 	"github.com/exarchos/git-exarchos/workflow"
 )
 
 // WorktreeDir is where task worktrees go by default, under the main worktree's top. It is kept
 // out of `git status` through the repository's info/exclude, never through .gitignore.
 const WorktreeDir = ".worktrees"
-
-// TaskBranch is the branch a task worktree works on: the workflow's branch, "--", the task id
-// (a "/" would clash with the workflow branch's own ref file).
-func TaskBranch(workflowBranch, task string) string { return workflowBranch + "--" + task }
 
 // TaskStartOptions starts a task (`git exarchos task start`), optionally in its own worktree.
 type TaskStartOptions struct {
@@ -71,7 +68,7 @@ func StartTask(r *Repo, o TaskStartOptions) (*TaskStartResult, error) {
 	}
 	// Ask the engine first (task exists, workflow not ended or cancelling), before touching git.
 	probe := workflow.StartTaskWorktree{ID: o.Task, Worktree: workflow.WorktreeData{Path: wt.Path, Branch: wt.Branch, Base: gitrepo.ZeroSHA}}
-	def, err := r.definition(st.Type)
+	def, err := r.Definition(st.Type)
 	if err != nil {
 		return nil, err
 	}
@@ -111,7 +108,7 @@ func planWorktree(loc gitrepo.Location, st workflow.State, feature string, o Tas
 		}
 		return &TaskWorktree{Path: old.Path, Branch: old.Branch, Base: old.Base}, nil
 	}
-	branch := TaskBranch(st.Branch, o.Task)
+	branch := project.TaskBranch(st.Branch, o.Task)
 	if !loc.ValidBranchName(branch) {
 		return nil, Usagef("task branch %q is not a valid branch name: rename the task", branch)
 	}
@@ -259,7 +256,7 @@ func (r *Repo) bindTask(feature string, c workflow.CompleteTask) (workflow.Compl
 	}
 	if since != "" && since != head {
 		if ok, err := r.Store.Facts().IsAncestor(since, head); err == nil && !ok {
-			return c, &workflow.Rejection{Code: workflow.CodeNoWork, Message: fmt.Sprintf("task %s: %s (the tip of %s) does not descend from %s, where the task started: its work must be commits on top of it", c.ID, short(head), branch, short(since))}
+			return c, &workflow.Rejection{Code: workflow.CodeNoWork, Message: fmt.Sprintf("task %s: %s (the tip of %s) does not descend from %s, where the task started: its work must be commits on top of it", c.ID, project.Short(head), branch, project.Short(since))}
 		}
 	}
 	c.HeadSHA, c.Since = head, since

@@ -40,6 +40,10 @@ type rule struct {
 // package under them in the table.
 var below = []string{"", "workflowdef", "guards", "hooks", "githubsync", "gitstore", "gitrepo", "signing", "fsmonitor", "workflow", helpers}
 
+// jobs is what app and the CLI compose: the job packages split out of app (issue 31) over the
+// project base, and everything below them.
+var jobs = append([]string{"project"}, below...)
+
 // table mirrors the design's package table (DESIGN.md, the project's design notes; CONTRIBUTING.md's
 // package map) with the same jobs and arrows, plus the internal helpers, the bench programs and the
 // test doubles. Comments name where today's code departs from
@@ -52,7 +56,7 @@ var table = map[string]rule{
 		// DESIGN.md says "wiring only", yet the hook's and status's fast paths in main.go reach
 		// gitrepo, gitstore, hooks and fsmonitor themselves (and a monitor start is set from an
 		// init()); issue 31 item 1 moves them into the hook runtime package.
-		may:       append([]string{"app"}, below...),
+		may:       append([]string{"app"}, jobs...),
 		libraries: []string{"github.com/urfave/cli/v3"},
 	},
 	"cmd/git-exarchos-mcp": {
@@ -61,15 +65,26 @@ var table = map[string]rule{
 	},
 	"app": {
 		job: "what each command does: one options struct and one run function per command",
+		// It composes the job packages (jobs) over the project base; the jobs still in app (the
+		// cancel saga, GitHub evidence, sync, views and diagnostics) are the rest of issue 31 item 1.
 		// DESIGN.md: everything below. app's own doc comment says commands reach the repository
 		// only through gitstore, but a dozen files (hook_git.go, hook_effects.go, worktree.go,
 		// rescue.go, sync.go, …) use gitrepo directly: issue 31 item 1 (app split by job: the hook
 		// runtime, the saga, sync) and item 2 (gitrepo behind one narrow interface).
-		may: below,
+		may: jobs,
 		libraries: []string{
-			"github.com/go-git/go-git/v5/plumbing", // object ids and types (defs.go); issue 31 item 2
-			"gopkg.in/yaml.v3",                     // .exarchos/config.yaml (defs.go); belongs with workflowdef
+			"github.com/go-git/go-git/v5/plumbing", // object ids and types; issue 31 item 2
 			"github.com/kaptinlin/jsonschema",      // completion schemas (envelope.go); belongs with workflowdef
+		},
+	},
+	"project": {
+		job: "an opened repository with its rules: the store, the rules and base branch, state reads, the shared errors",
+		// The base every job stands on; what a job gives back to it (trust's verdicts for the
+		// fold) comes through an interface (project.Verdicts), never an import up.
+		may: []string{"workflowdef", "guards", "githubsync", "gitstore", "gitrepo", "workflow", helpers},
+		libraries: []string{
+			"github.com/go-git/go-git/v5/plumbing", // object ids of the rule files (defs.go); issue 31 item 2
+			"gopkg.in/yaml.v3",                     // .exarchos/config.yaml (defs.go); belongs with workflowdef
 		},
 	},
 	"mcpserver": {
@@ -177,7 +192,7 @@ var table = map[string]rule{
 // processes; nothing imports them.
 var benchProgram = rule{
 	job: "a whole-process benchmark program (figures in BENCHMARKS.md)",
-	may: append([]string{"app", "bench/benchutil", "githubsync/fakegithub"}, below...),
+	may: append([]string{"app", "bench/benchutil", "githubsync/fakegithub"}, jobs...),
 }
 
 // impure are the standard-library packages a pure package may not import: they reach the file

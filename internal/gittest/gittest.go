@@ -57,3 +57,23 @@ func cleanEnv() []string {
 	}
 	return out
 }
+
+// NewRepoOnBranch makes a repository on branch with an identity and one empty commit.
+func NewRepoOnBranch(t testing.TB, branch string) string {
+	t.Helper()
+	dir := t.TempDir()
+	Git(t, dir, "", "init", "-q", "-b", branch)
+	Git(t, dir, "", "config", "user.name", "Test User")
+	Git(t, dir, "", "config", "user.email", "test@example.com")
+	Git(t, dir, "", "commit", "-q", "--allow-empty", "-m", "initial")
+	return dir
+}
+
+// CommitFile writes content to path in dir (making its directories) and commits it.
+func CommitFile(t testing.TB, dir, path, content string) {
+	t.Helper()
+	require.NoError(t, os.MkdirAll(filepath.Dir(filepath.Join(dir, path)), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, path), []byte(content), 0o644))
+	Git(t, dir, "", "add", path)
+	Git(t, dir, "", "commit", "-q", "-m", "add "+path)
+}

@@ -1,4 +1,4 @@
-package app
+package project
 
 import (
 	"bytes"
@@ -67,7 +67,7 @@ func fetched(msg string) bool {
 
 // fetchedValue returns the commit of a remote-tracking ref that a fetch gave it (see above), and,
 // when that is not its current value, how it was moved since; problem when there is none.
-func fetchedValue(commonDir, ref, current string) (commit, moved, problem string) {
+func FetchedValue(commonDir, ref, current string) (commit, moved, problem string) {
 	log := readReflog(commonDir, ref)
 	if len(log) == 0 {
 		return current, "", ""
@@ -76,9 +76,9 @@ func fetchedValue(commonDir, ref, current string) (commit, moved, problem string
 	if last.new == current && fetched(last.msg) {
 		return current, "", ""
 	}
-	how := fmt.Sprintf("%s was moved to %s by %q, not by a fetch", ref, short(current), orWord(last.msg, "git update-ref"))
+	how := fmt.Sprintf("%s was moved to %s by %q, not by a fetch", ref, Short(current), orWord(last.msg, "git update-ref"))
 	if last.new != current {
-		how = fmt.Sprintf("%s is at %s, which its reflog does not record (edited by hand)", ref, short(current))
+		how = fmt.Sprintf("%s is at %s, which its reflog does not record (edited by hand)", ref, Short(current))
 	}
 	for i := len(log) - 1; i >= 0; i-- {
 		if fetched(log[i].msg) && !zeroID(log[i].new) {
@@ -105,22 +105,4 @@ func remoteOf(ref string) string {
 	rest := strings.TrimPrefix(ref, "refs/remotes/")
 	name, _, _ := strings.Cut(rest, "/")
 	return name
-}
-
-// sshKeygenPaths is where the signature checker is looked for, in order: a fixed list, never
-// PATH or git config (gpg.ssh.program), which a process in the repository can change for itself.
-// docs/verify.md lists them.
-var sshKeygenPaths = []string{"/usr/bin/ssh-keygen", "/usr/local/bin/ssh-keygen", "/opt/homebrew/bin/ssh-keygen", "/bin/ssh-keygen"}
-
-// checkerProgram is the ssh-keygen that checks signatures, and its identity (path, size, change
-// time, inode): the verdict cache is keyed to it, so a replaced checker never reads old verdicts.
-func checkerProgram() (path, identity string, err error) {
-	for _, p := range sshKeygenPaths {
-		info, err := os.Stat(p)
-		if err != nil || info.IsDir() {
-			continue
-		}
-		return p, p + "\x00" + fileIdentity(info), nil
-	}
-	return "", "", fmt.Errorf("no ssh-keygen in %s: install OpenSSH's ssh-keygen there (the checker is never taken from PATH or git config)", strings.Join(sshKeygenPaths, ", "))
 }

@@ -1,4 +1,4 @@
-package app
+package project
 
 import (
 	"fmt"
@@ -39,6 +39,10 @@ func (r *Repo) Base() *Base {
 	return r.base
 }
 
+// SetBase makes b the base branch rules and signers are read from, in place of the one Base
+// resolves (verify's --base: CI names the base it is given).
+func (r *Repo) SetBase(b *Base) { r.base = b }
+
 func (r *Repo) resolveBase() *Base {
 	facts := r.Store.Facts()
 	resolve := func(b *Base) *Base {
@@ -51,7 +55,7 @@ func (r *Repo) resolveBase() *Base {
 		default:
 			b.Commit = sha
 			if strings.HasPrefix(b.Ref, "refs/remotes/") {
-				b.Commit, b.Moved, b.Problem = fetchedValue(r.Store.Loc.CommonDir, b.Ref, sha)
+				b.Commit, b.Moved, b.Problem = FetchedValue(r.Store.Loc.CommonDir, b.Ref, sha)
 			}
 		}
 		return b

@@ -1,4 +1,4 @@
-package app
+package project
 
 import (
 	"bytes"
@@ -116,7 +116,7 @@ func (r *Repo) readRules() *Rules {
 			rl.Problems = append(rl.Problems, ps...)
 			continue
 		}
-		def.Source = name + "@" + short(rl.Base.Commit)
+		def.Source = name + "@" + Short(rl.Base.Commit)
 		def.ID = "blob:" + r.Store.ObjectFormat().Sum(plumbing.BlobObject, files[base]).String()
 		repoDefs = append(repoDefs, def)
 	}
@@ -202,7 +202,7 @@ func (rl *Rules) missing(typ string) *workflow.Rejection {
 	case b.Commit == "":
 		msg += ": " + b.Problem
 	default:
-		msg += fmt.Sprintf(" (at %s): its definition must be a file in %s/ there", short(b.Commit), DefinitionsDir)
+		msg += fmt.Sprintf(" (at %s): its definition must be a file in %s/ there", Short(b.Commit), DefinitionsDir)
 		for _, p := range rl.Problems {
 			msg += "; " + p.String()
 		}
@@ -323,9 +323,9 @@ func (sr shellRunner) RunGuard(g workflow.ShellGuard, s workflow.State) (bool, s
 
 // evaluator is the guard evaluator of this repository: git facts, and shell guards run in a clean
 // checkout of the workflow branch.
-func (r *Repo) evaluator() *guards.Evaluator {
+func (r *Repo) Evaluator() *guards.Evaluator {
 	return &guards.Evaluator{Facts: r.Store.Facts(), Shell: shellRunner{loc: r.Store.Loc},
-		Base: r.Base().Commit, Validation: r.declaredValidation(), OfflineBase: r.offlineBase()}
+		Base: r.Base().Commit, Validation: r.DeclaredValidation(), OfflineBase: r.offlineBase()}
 }
 
 // offlineBase is guards.Evaluator.OfflineBase: the base branch's short name where origin is no
@@ -345,8 +345,8 @@ func (r *Repo) offlineBase() string {
 }
 
 // factEvaluator reads facts only: no shell guard runs (the hook's summaries stay cheap).
-func (r *Repo) factEvaluator() *guards.Evaluator {
-	ev := r.evaluator()
+func (r *Repo) FactEvaluator() *guards.Evaluator {
+	ev := r.Evaluator()
 	ev.Shell = nil
 	return ev
 }
@@ -356,7 +356,7 @@ func (r *Repo) factEvaluator() *guards.Evaluator {
 const ValidateFile = ".exarchos/validate"
 
 // declaredValidation reads ValidateFile at the base branch's tip; nil when there is none.
-func (r *Repo) declaredValidation() []string {
+func (r *Repo) DeclaredValidation() []string {
 	b, ok, err := r.BaseFile(ValidateFile)
 	if err != nil || !ok {
 		return nil
@@ -373,7 +373,7 @@ func (r *Repo) declaredValidation() []string {
 // forkPoint is the branch's merge-base with the base branch (the branch's tip when it has no base
 // or is the base), recorded at init so that what the workflow's branch did stays measurable after
 // its work is merged. A branch with no commit yet starts from the empty tree.
-func (r *Repo) forkPoint(branch string) string {
+func (r *Repo) ForkPoint(branch string) string {
 	facts := r.Store.Facts()
 	tip, err := facts.BranchTip(branch)
 	if err != nil || tip == "" {
@@ -385,4 +385,12 @@ func (r *Repo) forkPoint(branch string) string {
 		}
 	}
 	return tip
+}
+
+// Short is an object id cut to the twelve characters messages show.
+func Short(sha string) string {
+	if len(sha) > 12 {
+		return sha[:12]
+	}
+	return sha
 }

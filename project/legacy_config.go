@@ -1,4 +1,4 @@
-package app
+package project
 
 import (
 	"fmt"
@@ -41,7 +41,7 @@ func legacySet(cfg interface {
 }
 
 // legacyWarning says what a set of left-over keys means and how to move them.
-func legacyWarning(keys []string, base string) string {
+func LegacyWarning(keys []string, base string) string {
 	return fmt.Sprintf("git config %s: no longer read (rules come from %s on the base branch %s); move the setting there (e.g. `requireChecks: true`, `stopGuard: true`, `workflows: {feature: {maxFixCycles: 5}}`), commit it to the base branch, then run `git config --unset %s`",
 		strings.Join(keys, ", "), ConfigFile, base, keys[0])
 }
@@ -52,13 +52,13 @@ func (r *Repo) LegacyWarnings(typ string) []string {
 	if len(keys) == 0 {
 		return nil
 	}
-	return []string{legacyWarning(keys, r.Base().Ref)}
+	return []string{LegacyWarning(keys, r.Base().Ref)}
 }
 
 // legacyChange refuses a decision that a left-over key would have changed: it decides the same
 // commands again as the key would have had them decided (its fix-cycle limit, its requireChecks)
 // and compares what each records or refuses. Nothing is decided twice unless a key is set.
-func (r *Repo) legacyChange(def *workflow.Definition, st workflow.State, cmds []workflow.Command, env workflow.Env, out []workflow.NewEvent, rej *workflow.Rejection) error {
+func (r *Repo) LegacyChange(def *workflow.Definition, st workflow.State, cmds []workflow.Command, env workflow.Env, out []workflow.NewEvent, rej *workflow.Rejection) error {
 	alt, altEnv, keys := def, env, []string(nil)
 	if v, ok := r.Store.Config(legacyFixCycles(st.Type)); ok {
 		if n, err := strconv.Atoi(strings.TrimSpace(v)); err == nil && n > 0 {
@@ -76,12 +76,12 @@ func (r *Repo) legacyChange(def *workflow.Definition, st workflow.State, cmds []
 	if len(keys) == 0 {
 		return nil
 	}
-	altOut, altRej, err := decideAll(alt, st, cmds, altEnv)
+	altOut, altRej, err := DecideAll(alt, st, cmds, altEnv)
 	if err != nil || sameOutcome(out, rej, altOut, altRej) {
 		return nil
 	}
 	return fmt.Errorf("%s would have changed this decision (%s instead of %s): %s",
-		strings.Join(keys, ", "), outcome(altOut, altRej), outcome(out, rej), legacyWarning(legacySet(r.Store, []string{st.Type}), r.Base().Ref))
+		strings.Join(keys, ", "), outcome(altOut, altRej), outcome(out, rej), LegacyWarning(legacySet(r.Store, []string{st.Type}), r.Base().Ref))
 }
 
 func sameOutcome(a []workflow.NewEvent, ar *workflow.Rejection, b []workflow.NewEvent, br *workflow.Rejection) bool {

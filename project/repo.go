@@ -1,18 +1,22 @@
-// Package app holds what each git exarchos command does, one options struct and one Run function per
-// command, apart from flag parsing and printing (which cmd/git-exarchos does). Commands reach the
-// repository only through gitstore, GitHub only through githubsync, and decide only through workflow.
+// Package project is an opened repository with its rules: the shared base every job of git exarchos
+// stands on. It opens the event store (Repo, Open), reads the rules a workflow is held to from the
+// protected base branch (Rules, Base, the legacy config keys), reads a workflow's state, resolves
+// a feature the caller left out, and defines the errors every command shares (UsageError,
+// ErrAmbiguous). The jobs above it (the hook runtime, trust, the commands) build on a *Repo; what
+// one of them contributes to the base (the verdicts of trust, which the fold needs) comes in
+// through a small interface (Verdicts), never an import up.
 //
-// It may import every package below it in the package map (CONTRIBUTING.md: hooks, workflowdef,
-// guards, githubsync, gitstore, gitrepo, signing, fsmonitor, workflow) and the internal helpers,
-// never cmd or mcpserver; internal/archtest holds the rule, and notes where app still reaches
-// gitrepo directly.
-package app
+// It may import workflow, workflowdef, guards, githubsync (the PR-url fact), gitstore, gitrepo and
+// the internal helpers, and yaml.v3 and go-git's plumbing types; never a job package, app or cmd.
+// internal/archtest holds the rule.
+package project
 
 import (
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 
@@ -32,6 +36,19 @@ func Usagef(format string, args ...any) error { return &UsageError{Msg: fmt.Spri
 // ErrAmbiguous means the feature was left out and could not be inferred.
 var ErrAmbiguous = errors.New("which workflow?")
 
+// Verdicts gives human decisions their verdicts before a fold (the trust package's job): the
+// projector's version names what the verdicts depend on, so a snapshot folded under other
+// verdicts is folded again.
+type Verdicts interface {
+	ProjectorVersion() string
+	// For returns events with a verdict on every decision among them, folded onto prev.
+	For(prev json.RawMessage, events []workflow.Event) []workflow.Event
+}
+
+// errNoVerdicts refuses a fold of human decisions on a Repo opened without trust: an unverdicted
+// decision must never take effect because a caller forgot to install one (fail closed).
+var errNoVerdicts = errors.New("internal: a human decision cannot be folded without the trust package's verdicts (project.Repo.Verdicts is nil)")
+
 // projector adapts the workflow fold to the store, with the definitions of the repository's rules
 // (read only when a fold is needed: a snapshot written by this projector version is not refolded).
 type projector struct{ r *Repo }
@@ -39,12 +56,21 @@ type projector struct{ r *Repo }
 // Projector is the fold the store writes snapshots with.
 func (r *Repo) Projector() gitstore.Projector { return projector{r} }
 
-func (p projector) Version() string { return p.r.projectorVersion() }
+func (p projector) Version() string {
+	if p.r.Verdicts == nil {
+		return workflow.ProjectorVersion
+	}
+	return p.r.Verdicts.ProjectorVersion()
+}
 func (p projector) Project(prev json.RawMessage, events []workflow.Event) (json.RawMessage, error) {
-	// In signed mode each decision's verdict is passed to the fold as data (trust.go). The fold
+	// In signed mode each decision's verdict is passed to the fold as data (Verdicts). The fold
 	// reads a definition's phases and transitions, never its limits, so a built-in type folds the
 	// same with or without the rules' limits: the hook's appends skip reading them.
-	events = p.r.verdictsFor(prev, events)
+	if p.r.Verdicts != nil {
+		events = p.r.Verdicts.For(prev, events)
+	} else if slices.ContainsFunc(events, func(e workflow.Event) bool { return workflow.DecisionKind(e) != "" }) {
+		return nil, errNoVerdicts
+	}
 	snap, err := workflow.Project(workflow.Definitions{}, prev, events)
 	var unknown *workflow.UnknownTypeError
 	if !errors.As(err, &unknown) {
@@ -61,8 +87,9 @@ type Repo struct {
 	Store *gitstore.Store
 	rules *Rules // what the base branch holds, read once (defs.go)
 	base  *Base  // the protected base branch rules are read from, resolved once (base.go)
-	// trusted is who may sign decisions, read once from the base branch (trust.go).
-	trusted *trust
+	// Verdicts judges human decisions for the fold; whoever opens the Repo for a job installs
+	// the trust package's (nil refuses to fold a decision).
+	Verdicts Verdicts
 	// Notices receives what the user should know besides a command's result (a decision signed
 	// again because the workflow moved); nil is os.Stderr.
 	Notices io.Writer
@@ -71,19 +98,14 @@ type Repo struct {
 	Environ agentenv.Env
 }
 
-// Open discovers the repository enclosing dir.
-func Open(dir string) (*Repo, error) {
-	return openStore(dir)
-}
-
 // definition is the definition of a workflow type under the repository's rules; built-in types
 // whose phases are all a caller needs are served without reading the rules.
-func (r *Repo) definition(typ string) (*workflow.Definition, error) {
+func (r *Repo) Definition(typ string) (*workflow.Definition, error) {
 	return r.Rules().Definition(typ)
 }
 
 // isFinal reports whether phase is final in typ (false when typ is unknown here).
-func (r *Repo) isFinal(typ, phase string) bool {
+func (r *Repo) IsFinal(typ, phase string) bool {
 	def, ok := workflow.Builtin(typ) // limits do not change which phases are final
 	if !ok {
 		def, ok = r.Rules().Defs.Lookup(typ)
@@ -92,7 +114,7 @@ func (r *Repo) isFinal(typ, phase string) bool {
 }
 
 // isActive reports whether a listed workflow is not in a final phase of its type.
-func (r *Repo) isActive(sum gitstore.Summary) bool { return !r.isFinal(sum.Type, sum.Phase) }
+func (r *Repo) IsActive(sum gitstore.Summary) bool { return !r.IsFinal(sum.Type, sum.Phase) }
 
 // ResolveFeature returns the feature to act on: the given one (validated), else the active workflow
 // bound to the current branch (its own, or one of its task worktrees' branches); on a detached HEAD
@@ -110,7 +132,7 @@ func (r *Repo) ResolveFeature(given string) (string, error) {
 	}
 	var active []gitstore.Summary
 	for _, s := range all {
-		if r.isActive(s) {
+		if r.IsActive(s) {
 			active = append(active, s)
 		}
 	}
@@ -122,14 +144,14 @@ func (r *Repo) ResolveFeature(given string) (string, error) {
 			}
 		}
 		if len(bound) == 0 {
-			// A task worktree's branch: confirmed on the candidates' states (binding.go).
+			// A task worktree's branch: confirmed on the candidates' states (below).
 			for _, s := range active {
-				if taskBranchCandidate(branch, s.Branch) {
+				if TaskBranchCandidate(branch, s.Branch) {
 					st, _, err := r.State(s.Feature)
 					if err != nil {
 						return "", err
 					}
-					if hasTaskWorktree(st, branch) {
+					if HasTaskWorktree(st, branch) {
 						bound = append(bound, s.Feature)
 					}
 				}
@@ -166,12 +188,38 @@ func (r *Repo) ResolveFeature(given string) (string, error) {
 	return "", fmt.Errorf("%w %d workflows are active and none is bound to the current branch (%s): name one", ErrAmbiguous, len(active), strings.Join(names, ", "))
 }
 
-// openStore opens the repository without reading the workflow types it defines (the hook reads
-// them only when a bound workflow needs them).
-func openStore(dir string) (*Repo, error) {
+// Open discovers the repository enclosing dir, without reading the rules (read on first use:
+// the hook reads them only when a bound workflow needs them) and without Verdicts.
+func Open(dir string) (*Repo, error) {
 	s, err := gitstore.Open(dir)
 	if err != nil {
 		return nil, err
 	}
 	return &Repo{Store: s, Environ: agentenv.Process()}, nil
+}
+
+// TaskBranch is the branch a task worktree works on: the workflow's branch, "--", the task id
+// (a "/" would clash with the workflow branch's own ref file).
+func TaskBranch(workflowBranch, task string) string { return workflowBranch + "--" + task }
+
+// A workflow is bound to its own branch and to the branches of its task worktrees, so that hooks
+// and an omitted feature find it from inside `.worktrees/<feature>/<task>` too. Task branches are
+// named TaskBranch(workflow branch, task): the name picks the candidates from what is already at
+// hand (the list's trailers, the hook cache's index), and only a candidate's state is read to
+// confirm that it recorded that worktree.
+
+// TaskBranchCandidate reports whether branch is named like a task branch of a workflow on wfBranch.
+func TaskBranchCandidate(branch, wfBranch string) bool {
+	task, ok := strings.CutPrefix(branch, TaskBranch(wfBranch, ""))
+	return wfBranch != "" && ok && task != ""
+}
+
+// HasTaskWorktree reports whether st recorded a task worktree on branch that is not removed yet.
+func HasTaskWorktree(st workflow.State, branch string) bool {
+	for _, r := range st.Resources {
+		if r.Kind == workflow.ResourceWorktree && r.Branch == branch && !r.Compensated() {
+			return true
+		}
+	}
+	return false
 }
