@@ -97,8 +97,8 @@ func ShowAudit(r *Repo, o AuditOptions) (*Audit, error) {
 	}
 	// Decisions are shown with their verified signer, and refused ones with why (trust.go).
 	refused := map[string]string{}
-	if r.trust().signed {
-		events = r.withVerdicts(feature, events)
+	if r.Signed() {
+		events = r.WithVerdicts(feature, events)
 		if cur, _, err := r.State(feature); err == nil {
 			for _, f := range cur.Refused {
 				refused[f.ID] = f.Reason

@@ -16,6 +16,7 @@ import (
 	"github.com/exarchos/git-exarchos/hooks"
 	"github.com/exarchos/git-exarchos/internal/agentenv"
 	"github.com/exarchos/git-exarchos/internal/atomicfile"
+	"github.com/exarchos/git-exarchos/trust"
 	"github.com/exarchos/git-exarchos/workflow"
 )
 
@@ -172,7 +173,7 @@ type HooksReleaseResult struct {
 // HooksRelease releases sessions from their workflows: their next call is bound afresh, by the
 // branch where it runs. A human's command: the hook refuses it to the agent.
 func HooksRelease(o HooksReleaseOptions) (*HooksReleaseResult, error) {
-	if err := RefuseInAgent(environOr(o.Environ), "hooks release"); err != nil {
+	if err := trust.RefuseInAgent(trust.EnvironOr(o.Environ), "hooks release"); err != nil {
 		return nil, err
 	}
 	if (o.Session == "") == !o.All {

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/exarchos/git-exarchos/internal/agentenv"
+	"github.com/exarchos/git-exarchos/trust"
 	"github.com/exarchos/git-exarchos/workflow"
 )
 
@@ -89,7 +90,7 @@ func TestCallerNamesTheSubagentTheHookSaw(t *testing.T) {
 // UseCheckerPaths makes the signature checker be looked for in paths for the rest of the test.
 func UseCheckerPaths(t testing.TB, paths ...string) {
 	t.Helper()
-	old := sshKeygenPaths
-	sshKeygenPaths = paths
-	t.Cleanup(func() { sshKeygenPaths = old })
+	old := trust.SSHKeygenPaths
+	trust.SSHKeygenPaths = paths
+	t.Cleanup(func() { trust.SSHKeygenPaths = old })
 }

@@ -100,7 +100,7 @@ func Cancel(r *Repo, o CancelOptions) (*CancelResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := r.refuseDecisions(feature, workflow.Cancel{Human: o.Human}); err != nil {
+	if err := r.RefuseDecisions(feature, workflow.Cancel{Human: o.Human}); err != nil {
 		return nil, err // before any compensation runs
 	}
 	def, err := r.Definition(st.Type)

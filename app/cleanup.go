@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/exarchos/git-exarchos/trust"
 	"github.com/exarchos/git-exarchos/workflow"
 )
 
@@ -69,7 +70,7 @@ func cleanup(r *Repo, o CleanupOptions) (*CleanupResult, error) {
 	case o.Override && o.Offline:
 		return nil, Usagef("--override and --offline exclude each other")
 	case o.Override:
-		if err := RefuseInAgent(r.Environ, "cleanup "+feature+" --override --reason …"); err != nil {
+		if err := trust.RefuseInAgent(r.Environ, "cleanup "+feature+" --override --reason …"); err != nil {
 			return nil, err
 		}
 		res, err := o.record(r, feature, workflow.OverrideGuard{Guard: "merge-verified", Reason: o.Reason}, workflow.Cleanup{})

@@ -338,7 +338,7 @@ func (d *DoctorResult) legacyConfig(r *Repo) {
 
 func (d *DoctorResult) signing(r *Repo) {
 	info := r.TrustInfo()
-	key := r.signingConfig().SigningKey
+	key := r.SigningConfig().SigningKey
 	switch {
 	case info.Mode == "unreadable":
 		d.add("signing", CheckFail, info.Note, "git fetch && git exarchos doctor", info)

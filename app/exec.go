@@ -11,6 +11,7 @@ import (
 	"github.com/exarchos/git-exarchos/gitrepo"
 	"github.com/exarchos/git-exarchos/gitstore"
 	"github.com/exarchos/git-exarchos/project"
+	"github.com/exarchos/git-exarchos/trust"
 	"github.com/exarchos/git-exarchos/workflow"
 )
 
@@ -48,7 +49,7 @@ func (r *Repo) env() (workflow.Env, error) {
 // refusal itself records (a circuit opening, a guard refusal): then those events are appended and
 // the rejection is still returned (with the result for a circuit, which the engine asks for).
 func (r *Repo) Execute(feature string, cmds ...workflow.Command) (*Result, error) {
-	if err := r.refuseDecisions(feature, cmds...); err != nil {
+	if err := r.RefuseDecisions(feature, cmds...); err != nil {
 		return nil, err
 	}
 	rules := r.Rules()
@@ -62,7 +63,7 @@ func (r *Repo) Execute(feature string, cmds ...workflow.Command) (*Result, error
 	journal, _ := r.journaled(feature) // the hook's denials ride in this call's commit
 	waiting := journal.Events
 	verdicts := &gathered{live: env.Guards, facts: r.Store.Facts()}
-	signed := &presigned{} // human decisions are signed outside the swap, once per head (trust.go)
+	signed := &trust.Presigned{} // human decisions are signed outside the swap, once per head (trust.go)
 	for round := 0; ; round++ {
 		if round == maxGathers {
 			return nil, fmt.Errorf("%w: %s changed what its guards read %d times while this call decided; run it again", gitstore.ErrConcurrent, feature, maxGathers)
@@ -88,8 +89,8 @@ func (r *Repo) Execute(feature string, cmds ...workflow.Command) (*Result, error
 			if err := r.LegacyChange(def, st, cmds, env, decided, refused); err != nil {
 				return nil, err
 			}
-			if !signed.reuse(snap.Commit.String(), decided) {
-				if err := signed.sign(r, feature, snap.Commit.String(), decided); err != nil {
+			if !signed.Reuse(snap.Commit.String(), decided) {
+				if err := signed.Sign(r.Repo, feature, snap.Commit.String(), decided); err != nil {
 					return nil, err
 				}
 			}
@@ -125,16 +126,16 @@ func (r *Repo) Execute(feature string, cmds ...workflow.Command) (*Result, error
 				}
 				// Human decisions are signed over the head they were decided on (trust.go), never in
 				// here: a signature may need a key touch, and this may hold the ref's lock.
-				if !signed.reuse(cur.Commit.String(), out) {
-					signed.want(cur.Commit.String(), out)
-					return nil, errSignAgain
+				if !signed.Reuse(cur.Commit.String(), out) {
+					signed.Want(cur.Commit.String(), out)
+					return nil, trust.ErrSignAgain
 				}
 				return append(slices.Clip(waiting), out...), nil
 			})
-			if !errors.Is(err, errSignAgain) {
+			if !errors.Is(err, trust.ErrSignAgain) {
 				break
 			}
-			if err := signed.again(r, feature); err != nil {
+			if err := signed.Again(r.Repo, feature); err != nil {
 				return nil, err
 			}
 		}
@@ -237,7 +238,7 @@ func hashHex(s string) string {
 // CreateWorkflow starts a workflow in the store: Decide on the empty state, then create its ref
 // (the init command, app.Init, validates its options and binds the branch first).
 func (r *Repo) CreateWorkflow(cmd workflow.Init) (*Result, error) {
-	if err := r.refuseDecisions(cmd.Feature, cmd); err != nil {
+	if err := r.RefuseDecisions(cmd.Feature, cmd); err != nil {
 		return nil, err
 	}
 	if err := gitstore.ValidateFeature(cmd.Feature); err != nil {
@@ -265,7 +266,7 @@ func (r *Repo) CreateWorkflow(cmd workflow.Init) (*Result, error) {
 	// A start that replaces another type's workflow on the branch is a human decision: signed like
 	// every other (trust.go), over no head (the workflow has none yet; the feature, the workflows
 	// it replaces and the time are in the payload).
-	if err := r.signDecisions(cmd.Feature, "", events); err != nil {
+	if err := r.SignDecisions(cmd.Feature, "", events); err != nil {
 		return nil, err
 	}
 	res, err := r.Store.Create(cmd.Feature, r.Projector(), events)

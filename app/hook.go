@@ -90,7 +90,7 @@ func (h *hookRepo) open(dir string) (*Repo, error) {
 func (h *hookRepo) Session(in hooks.Input, dir string) ([]hooks.Bound, error) {
 	ws, err := h.session(in, dir)
 	if err == nil && len(ws) > 0 {
-		err = h.repo.rulesUnreadable() // rules that cannot be read stop policed calls (hook_rules.go)
+		err = h.repo.RulesUnreadable() // rules that cannot be read stop policed calls (hook_rules.go)
 	}
 	return ws, err
 }
@@ -205,7 +205,7 @@ func (r *Repo) hookDefinition(typ string) *workflow.Definition {
 
 func (h *hookRepo) Summary(w hooks.Bound) string { return h.repo.summary(w) }
 
-func (h *hookRepo) Notes(hooks.Bound) []string { return h.repo.trustNotes() }
+func (h *hookRepo) Notes(hooks.Bound) []string { return h.repo.TrustNotes() }
 
 // summary is workflow.Summary with the guards checked on this repository.
 func (r *Repo) summary(w hooks.Bound) string {

@@ -43,6 +43,7 @@ import (
 	"github.com/exarchos/git-exarchos/hooks"
 	"github.com/exarchos/git-exarchos/internal/atomicfile"
 	"github.com/exarchos/git-exarchos/project"
+	"github.com/exarchos/git-exarchos/trust"
 )
 
 const controlsDir = "exarchos/controls"
@@ -583,7 +584,7 @@ type HooksAcceptResult struct {
 // as they are now, and held workflows at the commit their ref now points to (fsck still shows
 // what their log says; verify judges it).
 func HooksAccept(r *Repo, o HooksAcceptOptions) (*HooksAcceptResult, error) {
-	if err := RefuseInAgent(environOr(o.Environ), "hooks accept"); err != nil {
+	if err := trust.RefuseInAgent(trust.EnvironOr(o.Environ), "hooks accept"); err != nil {
 		return nil, err
 	}
 	res := &HooksAcceptResult{Accepted: []HeldRef{}}

@@ -12,6 +12,7 @@ import (
 	"github.com/exarchos/git-exarchos/gitrepo"
 	"github.com/exarchos/git-exarchos/hooks"
 	"github.com/exarchos/git-exarchos/internal/agentenv"
+	"github.com/exarchos/git-exarchos/trust"
 )
 
 // HooksOptions selects what `hooks install|uninstall|status` acts on. With neither Claude nor Git,
@@ -66,7 +67,7 @@ func HooksInstall(o HooksOptions) (*HooksResult, error) {
 
 // HooksUninstall removes exactly what HooksInstall added.
 func HooksUninstall(o HooksOptions) (*HooksResult, error) {
-	if err := RefuseInAgent(environOr(o.Environ), "hooks uninstall"); err != nil {
+	if err := trust.RefuseInAgent(trust.EnvironOr(o.Environ), "hooks uninstall"); err != nil {
 		return nil, err
 	}
 	return changeHooks(o, false)

@@ -12,15 +12,14 @@ package app
 
 import (
 	"github.com/exarchos/git-exarchos/project"
+	"github.com/exarchos/git-exarchos/trust"
 )
 
 // Repo is an opened repository as the commands use it: the project's Repo (its store, rules and
-// base branch) with what trust knows about who may decide, loaded once (trust.go). Open installs
-// the verdicts of trust as the fold's (project.Verdicts).
+// base branch) with what trust knows about who may decide (trust.Repo, which installs its
+// verdicts as the fold's).
 type Repo struct {
-	*project.Repo
-	// trusted is who may sign decisions, read once from the base branch (trust.go).
-	trusted *trust
+	*trust.Repo
 }
 
 // Open discovers the repository enclosing dir, for a command.
@@ -29,9 +28,7 @@ func Open(dir string) (*Repo, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &Repo{Repo: p}
-	p.Verdicts = verdicts{r}
-	return r, nil
+	return &Repo{Repo: trust.Open(p)}, nil
 }
 
 // The names below are project's, kept here while the job packages move out of app (issue 31): the
@@ -43,12 +40,17 @@ type (
 	Config               = project.Config
 	TypeLimits           = project.TypeLimits
 	RulesUnreadableError = project.RulesUnreadableError
+	Trust                = trust.Trust
+	AgentRefusal         = trust.AgentRefusal
 )
 
 const (
 	DefinitionsDir = project.DefinitionsDir
 	ConfigFile     = project.ConfigFile
 	ValidateFile   = project.ValidateFile
+
+	AllowedSignersPath = trust.AllowedSignersPath
+	RolesPath          = trust.RolesPath
 )
 
 var (

@@ -24,6 +24,6 @@ func Rehydrate(r *Repo, o RehydrateOptions) (*RehydrateResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	w.Notes = r.trustNotes()
+	w.Notes = r.TrustNotes()
 	return &RehydrateResult{Feature: feature, Phase: w.State.Phase, Context: hooks.ContextDocument(w, r.summary(w))}, nil
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/exarchos/git-exarchos/internal/atomicfile"
 	"github.com/exarchos/git-exarchos/internal/faults"
 	"github.com/exarchos/git-exarchos/signing"
+	"github.com/exarchos/git-exarchos/trust"
 )
 
 // SetupOptions are `git exarchos setup`.
@@ -79,7 +80,7 @@ func Setup(r *Repo, o SetupOptions) (*SetupResult, error) {
 	}
 	if agent != "" && (o.Signer || o.Commit) && !o.DryRun {
 		flag := map[bool]string{true: "--signer", false: "--commit"}[o.Signer]
-		return nil, RefuseInAgent(r.Environ, "setup "+flag)
+		return nil, trust.RefuseInAgent(r.Environ, "setup "+flag)
 	}
 	if r.Store.Loc.WorkTree == "" {
 		return nil, Usagef("setup writes files into a working tree: run it in a clone of the repository")
@@ -233,7 +234,7 @@ func (s *setup) ci() (SetupStep, error) {
 // signer offers the user's own signing key (git's signing configuration) as an allowed signer.
 func (s *setup) signer() (SetupStep, error) {
 	st := SetupStep{Step: "signer", Command: "git exarchos setup --signer"}
-	cfg := s.r.signingConfig()
+	cfg := s.r.SigningConfig()
 	key := strings.TrimSpace(cfg.SigningKey)
 	email, _ := s.r.Store.Config("user.email")
 	email = strings.TrimSpace(email)

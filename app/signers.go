@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/exarchos/git-exarchos/signing"
+	"github.com/exarchos/git-exarchos/trust"
 	"github.com/exarchos/git-exarchos/workflow"
 )
 
@@ -32,7 +33,7 @@ type SignersAddResult struct {
 // (starting from the working tree's file, else the base branch's), for a commit to the base
 // branch: protection starts when the base branch has it, not before.
 func SignersAdd(r *Repo, o SignersAddOptions) (*SignersAddResult, error) {
-	if err := RefuseInAgent(r.Environ, "signers add "+o.Principal+" "+o.KeyFile); err != nil {
+	if err := trust.RefuseInAgent(r.Environ, "signers add "+o.Principal+" "+o.KeyFile); err != nil {
 		return nil, err // who may decide is the user's choice
 	}
 	if o.Principal == "" || strings.ContainsAny(o.Principal, " \t\n,\"") {

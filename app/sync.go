@@ -95,10 +95,11 @@ func (r *Repo) integrate(feature string, theirs gitrepo.Hash, label string) Work
 		}
 	}
 	// A decision made on their side names a head in their history: it counts while it is integrated.
-	t := r.trust()
-	t.tips = append(t.tips, theirs.String())
-	in, err := r.Store.Integrate(feature, r.Projector(), theirs, label)
-	t.tips = t.tips[:len(t.tips)-1]
+	var in *gitstore.Integration
+	err := r.Integrating(theirs.String(), func() (err error) {
+		in, err = r.Store.Integrate(feature, r.Projector(), theirs, label)
+		return err
+	})
 	if err != nil {
 		w.Action, w.Message = Failed, err.Error()
 		return w

@@ -121,7 +121,6 @@ func Verify(r *Repo, o VerifyOptions) (*VerifyResult, error) {
 			}
 		}
 		r.SetBase(b)
-		r.trusted = nil
 	}
 	var features []string
 	switch {
@@ -177,9 +176,9 @@ func (r *Repo) verifyOne(feature string, o VerifyOptions) (VerifiedWorkflow, err
 		return w, err
 	}
 	w.Events = len(events)
-	signed := r.trust().signed
+	signed := r.Signed()
 	if signed {
-		events = r.withVerdicts(feature, events)
+		events = r.WithVerdicts(feature, events)
 	}
 	add := func(e workflow.Event, rule, format string, args ...any) {
 		w.Violations = append(w.Violations, Violation{Seq: e.Seq, Event: e.Type, Rule: rule, Message: fmt.Sprintf(format, args...)})

@@ -1,4 +1,4 @@
-package app
+package trust
 
 // The agent's environment: a human decision refuses to run in a process an agent's client started
 // (internal/agentenv reads the variables). Which commands are human decisions is said here once;
@@ -35,7 +35,7 @@ func RefuseInAgent(env agentenv.Env, command string) error {
 
 // refuseDecisions refuses, in an agent's environment, the commands among cmds that are human
 // decisions. Every write of a workflow goes through Execute or CreateWorkflow, which call it first.
-func (r *Repo) refuseDecisions(feature string, cmds ...workflow.Command) error {
+func (r *Repo) RefuseDecisions(feature string, cmds ...workflow.Command) error {
 	for _, c := range cmds {
 		if what := humanDecision(c); what != "" {
 			return RefuseInAgent(r.Environ, what+" "+feature+decisionFlags(c))
@@ -96,7 +96,7 @@ func decisionFlags(c workflow.Command) string {
 }
 
 // environOr is env, or the process's environment when the caller passed none (fail closed).
-func environOr(env agentenv.Env) agentenv.Env {
+func EnvironOr(env agentenv.Env) agentenv.Env {
 	if env == nil {
 		return agentenv.Process()
 	}

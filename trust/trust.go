@@ -1,4 +1,12 @@
-package app
+// Package trust decides who may make a human decision and whether a recorded one counts: the
+// allowed signers and roles read from the protected base branch, each decision's verdict (its
+// signature checked by a fixed ssh-keygen, cached per signers and checker), the projector
+// version those verdicts give the fold (project.Verdicts), signing a decision with git's own
+// signing setup, and the refusal of human decisions in an agent's environment (authority.go).
+//
+// It may import project, gitstore, signing, workflow and the internal helpers; never
+// the hook runtime, app or cmd. internal/archtest holds the rule.
+package trust
 
 import (
 	"bufio"
@@ -47,6 +55,40 @@ type Trust struct {
 	// RulesError says that the rules on the base branch cannot be read (Rules.Err): every
 	// governed command refuses until they can.
 	RulesError string `json:"rulesError,omitempty"`
+}
+
+// Repo is an opened repository with what trust knows about who may decide, loaded once. Open
+// makes one and installs its verdicts as the fold's.
+type Repo struct {
+	*project.Repo
+	trusted *trust
+}
+
+// Open gives p trust: its verdicts become the fold's (p.Verdicts).
+func Open(p *project.Repo) *Repo {
+	r := &Repo{Repo: p}
+	p.Verdicts = verdicts{r}
+	return r
+}
+
+// SetBase makes b the base branch the rules and signers are read from (verify's --base),
+// forgetting the signers read from another.
+func (r *Repo) SetBase(b *project.Base) {
+	r.Repo.SetBase(b)
+	r.trusted = nil
+}
+
+// Signed reports whether decisions must be signed here (signers on the base, or signers that
+// cannot be read: fail closed).
+func (r *Repo) Signed() bool { return r.trust().signed }
+
+// Integrating makes a decision whose head is in tip's history count while fn runs (the other
+// side of a merge being integrated: sync).
+func (r *Repo) Integrating(tip string, fn func() error) error {
+	t := r.trust()
+	t.tips = append(t.tips, tip)
+	defer func() { t.tips = t.tips[:len(t.tips)-1] }()
+	return fn()
 }
 
 // trust is what a Repo knows about who may decide, loaded once.
@@ -188,8 +230,8 @@ func (r *Repo) TrustInfo() Trust {
 	default:
 		info.Note = UnprotectedNote
 	}
-	info.KeyWarning = signing.KeyProtection(r.signingConfig())
-	if err := r.rulesUnreadable(); err != nil { // kept per base commit (hook_rules.go): status pays one file read
+	info.KeyWarning = signing.KeyProtection(r.SigningConfig())
+	if err := r.RulesUnreadable(); err != nil { // kept per base commit (hook_rules.go): status pays one file read
 		info.RulesError = err.Error()
 	}
 	return info
@@ -197,7 +239,7 @@ func (r *Repo) TrustInfo() Trust {
 
 // trustNotes are the lines a session's context carries about decisions: unprotected (and how to
 // protect them), or protected by a key that protects nothing.
-func (r *Repo) trustNotes() []string {
+func (r *Repo) TrustNotes() []string {
 	info := r.TrustInfo()
 	var out []string
 	if info.Note != "" {
@@ -212,7 +254,7 @@ func (r *Repo) trustNotes() []string {
 	return out
 }
 
-func (r *Repo) signingConfig() signing.Config {
+func (r *Repo) SigningConfig() signing.Config {
 	c := signing.Config{}
 	c.Format, _ = r.Store.Config("gpg.format")
 	c.SigningKey, _ = r.Store.Config("user.signingkey")
@@ -265,11 +307,11 @@ func (r *Repo) verdictsFor(prev json.RawMessage, events []workflow.Event) []work
 			feature = d.Feature
 		}
 	}
-	return r.withVerdicts(feature, events)
+	return r.WithVerdicts(feature, events)
 }
 
 // withVerdicts returns events with a Verdict on every decision (a copy when any is set).
-func (r *Repo) withVerdicts(feature string, events []workflow.Event) []workflow.Event {
+func (r *Repo) WithVerdicts(feature string, events []workflow.Event) []workflow.Event {
 	var out []workflow.Event
 	for i, e := range events {
 		if workflow.DecisionKind(e) == "" {
@@ -403,9 +445,9 @@ func (r *Repo) headInHistory(feature, head string) (bool, error) {
 
 // signDecisions signs, in signed mode or when a signing key is configured, every decision among
 // events decided on head. The events get their id and time now, since the signature covers them.
-func (r *Repo) signDecisions(feature, head string, events []workflow.NewEvent) error {
+func (r *Repo) SignDecisions(feature, head string, events []workflow.NewEvent) error {
 	t := r.trust()
-	cfg := r.signingConfig()
+	cfg := r.SigningConfig()
 	var kinds []string
 	for _, n := range events {
 		if e, err := n.Stamp("", 0, r.Store.Now(), "", 0); err == nil && workflow.DecisionKind(e) != "" {
@@ -445,11 +487,11 @@ func (r *Repo) signDecisions(feature, head string, events []workflow.NewEvent) e
 	return nil
 }
 
-// presigned keeps the signatures one call made: decisions are signed before the compare-and-swap,
+// Presigned keeps the signatures one call made: decisions are signed before the compare-and-swap,
 // on the head they are decided on, and a lost race reuses them while that head is the one it
 // meets. Only a moved head needs a new signature (the signature binds it): the swap is left, the
 // decisions are signed again outside it, and the user is told why the key is asked again.
-type presigned struct {
+type Presigned struct {
 	head, key string
 	events    []workflow.NewEvent // the decisions as signed, in order
 	pending   []workflow.NewEvent // decided on a head with no signature yet (want)
@@ -462,8 +504,8 @@ type presigned struct {
 // otherwise ask for the key without end.
 const maxSigns = 4
 
-// errSignAgain leaves the compare-and-swap loop to sign the decisions on the head it met.
-var errSignAgain = errors.New("the workflow moved: the decision must be signed on its new head")
+// ErrSignAgain leaves the compare-and-swap loop to sign the decisions on the head it met.
+var ErrSignAgain = errors.New("the workflow moved: the decision must be signed on its new head")
 
 // decisionKey names the decisions among events by type and data ("" when there are none).
 func decisionKey(events []workflow.NewEvent) string {
@@ -478,9 +520,9 @@ func decisionKey(events []workflow.NewEvent) string {
 	return b.String()
 }
 
-// reuse gives out's decisions the id, time and signature made for them on head; false when they
+// Reuse gives out's decisions the id, time and signature made for them on head; false when they
 // need signing (there are decisions, and none were signed for them on head).
-func (p *presigned) reuse(head string, out []workflow.NewEvent) bool {
+func (p *Presigned) Reuse(head string, out []workflow.NewEvent) bool {
 	key := decisionKey(out)
 	if key == "" || p.unsigned {
 		return true
@@ -500,9 +542,9 @@ func (p *presigned) reuse(head string, out []workflow.NewEvent) bool {
 	return true
 }
 
-// sign signs out's decisions on head and keeps them for reuse.
-func (p *presigned) sign(r *Repo, feature, head string, out []workflow.NewEvent) error {
-	if !r.trust().signed && strings.TrimSpace(r.signingConfig().SigningKey) == "" {
+// Sign signs out's decisions on head and keeps them for reuse.
+func (p *Presigned) Sign(r *Repo, feature, head string, out []workflow.NewEvent) error {
+	if !r.trust().signed && strings.TrimSpace(r.SigningConfig().SigningKey) == "" {
 		p.unsigned = true
 		return nil
 	}
@@ -513,7 +555,7 @@ func (p *presigned) sign(r *Repo, feature, head string, out []workflow.NewEvent)
 		r.notify(fmt.Sprintf("%s moved while the decision was being signed (now at %s): a signature binds the workflow head it decides on, so it is signed again", feature, project.Short(head)))
 	}
 	p.signs++
-	if err := r.signDecisions(feature, head, out); err != nil {
+	if err := r.SignDecisions(feature, head, out); err != nil {
 		return err
 	}
 	p.head, p.key, p.events = head, decisionKey(out), nil
@@ -525,14 +567,14 @@ func (p *presigned) sign(r *Repo, feature, head string, out []workflow.NewEvent)
 	return nil
 }
 
-// want keeps decisions met on a head they were not signed for (inside the swap), for again.
-func (p *presigned) want(head string, out []workflow.NewEvent) {
+// Want keeps decisions met on a head they were not signed for (inside the swap), for Again.
+func (p *Presigned) Want(head string, out []workflow.NewEvent) {
 	p.pendHead, p.pending = head, slices.Clone(out)
 }
 
-// again signs what want kept (outside the swap).
-func (p *presigned) again(r *Repo, feature string) error {
-	return p.sign(r, feature, p.pendHead, p.pending)
+// Again signs what want kept (outside the swap).
+func (p *Presigned) Again(r *Repo, feature string) error {
+	return p.Sign(r, feature, p.pendHead, p.pending)
 }
 
 // notify tells the user something they should know but that is not the command's result.
