@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/exarchos/git-exarchos/gitstore"
+	"github.com/exarchos/git-exarchos/hookrun"
 	"github.com/exarchos/git-exarchos/workflow"
 )
 
@@ -69,7 +70,7 @@ type Audit struct {
 	Path      []string     `json:"path"`      // the phases the workflow went through, in order
 	// DenialsLost: stretches of the hook's journal of denials that never reached the log (the
 	// journal or its counter was deleted or edited between flushes).
-	DenialsLost []JournalLoss `json:"denialsLost"`
+	DenialsLost []hookrun.JournalLoss `json:"denialsLost"`
 	mermaid     string
 }
 
@@ -82,7 +83,7 @@ func ShowAudit(r *Repo, o AuditOptions) (*Audit, error) {
 	if err != nil {
 		return nil, err
 	}
-	r.flushJournal(feature)
+	r.hookRuntime().FlushJournal(feature)
 	events, snap, err := r.Store.Events(feature, gitstore.EventFilter{})
 	if err != nil {
 		return nil, err
@@ -142,9 +143,9 @@ func ShowAudit(r *Repo, o AuditOptions) (*Audit, error) {
 			}
 		}
 	}
-	a.DenialsLost = journalLosses(events)
+	a.DenialsLost = hookrun.JournalLosses(events)
 	if a.DenialsLost == nil {
-		a.DenialsLost = []JournalLoss{}
+		a.DenialsLost = []hookrun.JournalLoss{}
 	}
 	a.mermaid = a.pathMermaid(def)
 	return a, nil

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/exarchos/git-exarchos/hookrun"
 	"github.com/exarchos/git-exarchos/internal/agentenv"
 	"github.com/exarchos/git-exarchos/workflow"
 )
@@ -53,7 +54,7 @@ func TestHumanDecisionsRefuseAnAgentsEnvironment(t *testing.T) {
 	refused("signers add", err)
 	_, err = HooksUninstall(HooksOptions{Claude: true, Dir: dir, Environ: claudeEnv})
 	refused("hooks uninstall", err)
-	_, err = HooksRelease(HooksReleaseOptions{All: true, Environ: claudeEnv})
+	_, err = hookrun.HooksRelease(hookrun.HooksReleaseOptions{All: true, Environ: claudeEnv})
 	refused("hooks release", err)
 	_, err = os.Stat(filepath.Join(dir, AllowedSignersPath))
 	assert.True(t, os.IsNotExist(err), "signers add wrote the file")

@@ -16,6 +16,7 @@ import (
 	"github.com/exarchos/git-exarchos/githubsync"
 	"github.com/exarchos/git-exarchos/gitrepo"
 	"github.com/exarchos/git-exarchos/gitstore"
+	"github.com/exarchos/git-exarchos/hookrun"
 	"github.com/exarchos/git-exarchos/hooks"
 	"github.com/exarchos/git-exarchos/project"
 )
@@ -95,7 +96,7 @@ func (d *DoctorResult) monitor(r *Repo) {
 	if root == "" {
 		return
 	}
-	if r.hookMonitorOff() {
+	if r.hookRuntime().HookMonitorOff() {
 		d.add("fsmonitor", CheckOK, "off (exarchos.hookMonitor false): every PostToolUse runs git status", "", nil)
 		return
 	}
@@ -195,7 +196,7 @@ func (d *DoctorResult) hooks(dir string) {
 			partial = append(partial, c.Scope)
 		}
 	}
-	plugin := pluginEnabledIn(dir)
+	plugin := hookrun.PluginEnabledIn(dir)
 	switch {
 	case len(partial) > 0:
 		d.add("claude-hooks", CheckWarn, "Claude Code hooks are installed only in part in scope "+strings.Join(partial, ", "), "git exarchos hooks install --claude --scope "+partial[0], st.Claude)

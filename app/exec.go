@@ -1,8 +1,6 @@
 package app
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -10,6 +8,7 @@ import (
 
 	"github.com/exarchos/git-exarchos/gitrepo"
 	"github.com/exarchos/git-exarchos/gitstore"
+	"github.com/exarchos/git-exarchos/hookrun"
 	"github.com/exarchos/git-exarchos/project"
 	"github.com/exarchos/git-exarchos/trust"
 	"github.com/exarchos/git-exarchos/workflow"
@@ -31,7 +30,7 @@ func (r *Repo) env() (workflow.Env, error) {
 	if err != nil {
 		return workflow.Env{}, err
 	}
-	return workflow.Env{Actor: actor, Guards: r.Evaluator(), OptIn: r.Rules().OptIn(), Caller: callerFromEnv(r.Environ)}, nil
+	return workflow.Env{Actor: actor, Guards: r.Evaluator(), OptIn: r.Rules().OptIn(), Caller: hookrun.CallerFromEnv(r.Environ)}, nil
 }
 
 // Execute runs workflow commands against a feature and appends everything the call records in
@@ -60,7 +59,7 @@ func (r *Repo) Execute(feature string, cmds ...workflow.Command) (*Result, error
 	if err != nil {
 		return nil, err
 	}
-	journal, _ := r.journaled(feature) // the hook's denials ride in this call's commit
+	journal, _ := r.hookRuntime().Journaled(feature) // the hook's denials ride in this call's commit
 	waiting := journal.Events
 	verdicts := &gathered{live: env.Guards, facts: r.Store.Facts()}
 	signed := &trust.Presigned{} // human decisions are signed outside the swap, once per head (trust.go)
@@ -145,7 +144,7 @@ func (r *Repo) Execute(feature string, cmds ...workflow.Command) (*Result, error
 		if err != nil {
 			return nil, err
 		}
-		journal.done()
+		journal.Done()
 		out, err := r.result(feature, res)
 		if err != nil {
 			return nil, err
@@ -226,13 +225,7 @@ func guardInput(s workflow.State) string {
 	if err != nil {
 		return "unencodable"
 	}
-	return hashHex(string(b))
-}
-
-// hashHex is the hex SHA-256 of s, a name for it in a cache.
-func hashHex(s string) string {
-	sum := sha256.Sum256([]byte(s))
-	return hex.EncodeToString(sum[:])
+	return project.HashHex(string(b))
 }
 
 // CreateWorkflow starts a workflow in the store: Decide on the empty state, then create its ref

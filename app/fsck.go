@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/exarchos/git-exarchos/gitstore"
+	"github.com/exarchos/git-exarchos/hookrun"
 )
 
 // FsckOptions names the workflow to check; empty checks all.
@@ -40,8 +41,8 @@ func Fsck(r *Repo, o FsckOptions) (*FsckResult, error) {
 		}
 	}
 	res := &FsckResult{Checked: []string{}, Problems: []gitstore.Problem{}}
-	rewritten := map[string]HeldRef{}
-	for _, h := range r.DetectRefRewrites() {
+	rewritten := map[string]hookrun.HeldRef{}
+	for _, h := range r.hookRuntime().DetectRefRewrites() {
 		rewritten[h.Feature] = h
 	}
 	if o.Feature == "" {
@@ -78,7 +79,7 @@ func Fsck(r *Repo, o FsckOptions) (*FsckResult, error) {
 		res.Checked = append(res.Checked, f)
 		if h, ok := rewritten[f]; ok {
 			res.Problems = append(res.Problems, gitstore.Problem{Feature: f, Commit: h.To, Path: h.Ref,
-				Message: fmt.Sprintf("moved from %s to %s by something other than git exarchos (seen %s): its log may have been rewritten, and the hook holds the workflow", orNone(h.From), orNone(h.To), h.Seen),
+				Message: fmt.Sprintf("moved from %s to %s by something other than git exarchos (seen %s): its log may have been rewritten, and the hook holds the workflow", hookrun.OrNone(h.From), hookrun.OrNone(h.To), h.Seen),
 				Fix:     h.Undo() + "  # or, if it was you: git exarchos hooks accept " + f})
 		}
 		if st, _, err := r.State(f); err == nil {
@@ -86,7 +87,7 @@ func Fsck(r *Repo, o FsckOptions) (*FsckResult, error) {
 		}
 		res.Problems = append(res.Problems, problems...)
 		if evs, _, err := r.Store.Events(f, gitstore.EventFilter{}); err == nil {
-			for _, l := range journalLosses(evs) {
+			for _, l := range hookrun.JournalLosses(evs) {
 				res.Problems = append(res.Problems, gitstore.Problem{Feature: f, Path: gitstore.RefName(f),
 					Message: "denials lost: " + l.Message + "; they cannot be recovered: git exarchos audit " + f + " shows what was recorded"})
 			}

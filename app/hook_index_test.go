@@ -10,7 +10,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/exarchos/git-exarchos/hooks"
 	"github.com/exarchos/git-exarchos/workflow"
 )
 
@@ -81,30 +80,6 @@ func TestHookIndexIsNeverTakenAsComplete(t *testing.T) {
 	// An empty index file is no index.
 	require.NoError(t, os.WriteFile(index, nil, 0o644))
 	assert.Equal(t, map[string]string{"signup": "ideate"}, boundPhases(t, dir))
-}
-
-// TestBranchDiffCacheEmptyIsNotNothing (issue 28): an empty or cut branch-diff cache file is not
-// "the branch changed nothing"; it is computed again.
-func TestBranchDiffCacheEmptyIsNotNothing(t *testing.T) {
-	dir, _ := newRepo(t, "main")
-	git(t, dir, "switch", "-q", "-c", "login")
-	commitFile(t, dir, "src/main.go", "package main\n")
-	changes := func() []hooks.Change {
-		r, err := Open(dir)
-		require.NoError(t, err)
-		h := &hookRepo{repo: r}
-		out, err := h.Changes(hooks.Bound{Root: dir})
-		require.NoError(t, err)
-		return out
-	}
-	want := hooks.Change{Path: "src/main.go", Where: "branch"}
-	assert.Contains(t, changes(), want)
-	files, _ := filepath.Glob(filepath.Join(dir, ".git", "exarchos-cache", "hooks", "branchdiff", "*"))
-	require.Len(t, files, 1)
-	for _, damaged := range []string{"", "\n", "0000\n"} {
-		require.NoError(t, os.WriteFile(files[0], []byte(damaged), 0o644))
-		assert.Contains(t, changes(), want, "cache file %q", damaged)
-	}
 }
 
 // TestHookIndexRereadsMovedRefsOnly (issue 28): the index keeps each loose ref's stamp and reads

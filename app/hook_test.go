@@ -16,7 +16,7 @@ func boundPhases(t *testing.T, dir string) map[string]string {
 	t.Helper()
 	r, err := Open(dir) // a fresh repository handle, as each hook process opens one
 	require.NoError(t, err)
-	ws, err := r.BoundWorkflows()
+	ws, err := r.hookRuntime().BoundWorkflows()
 	require.NoError(t, err)
 	out := map[string]string{}
 	for _, w := range ws {

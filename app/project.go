@@ -11,6 +11,7 @@
 package app
 
 import (
+	"github.com/exarchos/git-exarchos/hookrun"
 	"github.com/exarchos/git-exarchos/project"
 	"github.com/exarchos/git-exarchos/trust"
 )
@@ -21,6 +22,9 @@ import (
 type Repo struct {
 	*trust.Repo
 }
+
+// hookRuntime is r as the hook runtime sees it (the same opened repository and trust).
+func (r *Repo) hookRuntime() *hookrun.Repo { return &hookrun.Repo{Repo: r.Repo} }
 
 // Open discovers the repository enclosing dir, for a command.
 func Open(dir string) (*Repo, error) {

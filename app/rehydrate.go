@@ -20,10 +20,10 @@ func Rehydrate(r *Repo, o RehydrateOptions) (*RehydrateResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	w, err := r.bound(feature)
+	w, err := r.hookRuntime().Bound(feature)
 	if err != nil {
 		return nil, err
 	}
 	w.Notes = r.TrustNotes()
-	return &RehydrateResult{Feature: feature, Phase: w.State.Phase, Context: hooks.ContextDocument(w, r.summary(w))}, nil
+	return &RehydrateResult{Feature: feature, Phase: w.State.Phase, Context: hooks.ContextDocument(w, r.hookRuntime().Summary(w))}, nil
 }

@@ -21,7 +21,7 @@ func RemoteSetup(r *Repo, o RemoteSetupOptions) (*RemoteSetupResult, error) {
 		return nil, err
 	}
 	var added bool
-	err = r.ownControlWrites(func() error {
+	err = r.hookRuntime().OwnControlWrites(func() error {
 		added, err = r.Store.SetupRemote(remote)
 		return err
 	})

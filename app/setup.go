@@ -11,6 +11,7 @@ import (
 
 	gitexarchos "github.com/exarchos/git-exarchos"
 	"github.com/exarchos/git-exarchos/gitstore"
+	"github.com/exarchos/git-exarchos/hookrun"
 	"github.com/exarchos/git-exarchos/hooks"
 	"github.com/exarchos/git-exarchos/internal/atomicfile"
 	"github.com/exarchos/git-exarchos/internal/faults"
@@ -208,7 +209,7 @@ func (s *setup) ci() (SetupStep, error) {
 	case err == nil && bytes.Equal(current, gitexarchos.VerifyWorkflow):
 		st.Status, st.Detail = StepAlready, rel+" is the one this version ships"
 		if !s.o.DryRun {
-			return st, RecordInstalled(s.path(rel)) // written by an older setup: not counted against a phase
+			return st, hookrun.RecordInstalled(s.path(rel)) // written by an older setup: not counted against a phase
 		}
 		return st, nil
 	case err == nil:
@@ -221,7 +222,7 @@ func (s *setup) ci() (SetupStep, error) {
 		if err := atomicfile.Write(s.path(rel), gitexarchos.VerifyWorkflow, 0o644); err != nil {
 			return st, err
 		}
-		if err := RecordInstalled(s.path(rel)); err != nil { // paths-allowed does not count it (installed.go)
+		if err := hookrun.RecordInstalled(s.path(rel)); err != nil { // paths-allowed does not count it (installed.go)
 			return st, err
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/exarchos/git-exarchos/hookrun"
 	"github.com/exarchos/git-exarchos/internal/gittest"
 	"github.com/exarchos/git-exarchos/workflow"
 )
@@ -62,7 +63,7 @@ func TestRepositoryShapes(t *testing.T) {
 			var out bytes.Buffer
 			payload := fmt.Sprintf(`{"session_id":"shape-%s","cwd":%q,"hook_event_name":"PreToolUse","tool_name":"Write","tool_input":{"file_path":%q}}`,
 				shape.Name, dir, filepath.Join(dir, "main.go"))
-			require.NoError(t, ClaudeHook(ClaudeHookOptions{Stdin: bytes.NewReader([]byte(payload)), Stdout: &out, Stderr: os.Stderr}))
+			require.NoError(t, hookrun.ClaudeHook(hookrun.ClaudeHookOptions{Stdin: bytes.NewReader([]byte(payload)), Stdout: &out, Stderr: os.Stderr}))
 			assert.Contains(t, out.String(), `"permissionDecision":"deny"`)
 
 			// transitions

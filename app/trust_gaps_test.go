@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/exarchos/git-exarchos/app"
+	"github.com/exarchos/git-exarchos/hookrun"
 	"github.com/exarchos/git-exarchos/workflow"
 )
 
@@ -233,7 +234,11 @@ func TestHookCacheFollowsTheAllowedSigners(t *testing.T) {
 	}
 	bound := func() workflow.State {
 		t.Helper()
-		ws, err := reopen(t, dir).BoundWorkflows()
+		hr, err := hookrun.Open(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ws, err := hr.BoundWorkflows()
 		if err != nil || len(ws) != 1 || ws[0].Feature != "login" {
 			t.Fatalf("bound workflows %+v, %v", ws, err)
 		}

@@ -1,6 +1,8 @@
 package project
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"time"
 
@@ -86,4 +88,10 @@ func DecideAll(def *workflow.Definition, st workflow.State, cmds []workflow.Comm
 		}
 	}
 	return out, nil, nil
+}
+
+// HashHex is the hex SHA-256 of s, a name for it in a cache.
+func HashHex(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(sum[:])
 }

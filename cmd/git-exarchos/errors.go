@@ -10,6 +10,7 @@ import (
 	"github.com/exarchos/git-exarchos/githubsync"
 	"github.com/exarchos/git-exarchos/gitrepo"
 	"github.com/exarchos/git-exarchos/gitstore"
+	"github.com/exarchos/git-exarchos/hookrun"
 	"github.com/exarchos/git-exarchos/workflow"
 )
 
@@ -74,7 +75,7 @@ func rejection(usage bool) func(error) bool {
 // matches wins: a row for a wrapping error (a cancel that stopped on GitHub access) comes before the
 // rows of what it wraps. Every row has a test (errors_test.go) and a line in docs/json.md.
 var errorTable = []errorRow{
-	{"HOOK_INPUT", exitUsage, is(app.ErrHookBlock)}, // exit 2: Claude Code blocks the call
+	{"HOOK_INPUT", exitUsage, is(hookrun.ErrHookBlock)}, // exit 2: Claude Code blocks the call
 	{"USAGE", exitUsage, as[usageError]()},
 	{"USAGE", exitUsage, as[*app.UsageError]()},
 	{"USAGE", exitUsage, is(gitstore.ErrBadFeature)},

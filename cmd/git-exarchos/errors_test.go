@@ -9,6 +9,7 @@ import (
 	"github.com/exarchos/git-exarchos/githubsync"
 	"github.com/exarchos/git-exarchos/gitrepo"
 	"github.com/exarchos/git-exarchos/gitstore"
+	"github.com/exarchos/git-exarchos/hookrun"
 	"github.com/exarchos/git-exarchos/workflow"
 )
 
@@ -21,7 +22,7 @@ func TestErrorTable(t *testing.T) {
 		err  error
 		code string
 	}{
-		{fmt.Errorf("%w: bad input", app.ErrHookBlock), "HOOK_INPUT"},
+		{fmt.Errorf("%w: bad input", hookrun.ErrHookBlock), "HOOK_INPUT"},
 		{usageError{msg: "unknown flag --x", hint: "did you mean --y?", usage: "git exarchos z"}, "USAGE"},
 		{app.Usagef("bad"), "USAGE"},
 		{gitstore.ErrBadFeature, "USAGE"},

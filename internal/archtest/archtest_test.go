@@ -42,7 +42,7 @@ var below = []string{"", "workflowdef", "guards", "hooks", "githubsync", "gitsto
 
 // jobs is what app and the CLI compose: the job packages split out of app (issue 31) over the
 // project base, and everything below them.
-var jobs = append([]string{"trust", "project"}, below...)
+var jobs = append([]string{"hookrun", "trust", "project"}, below...)
 
 // table mirrors the design's package table (DESIGN.md, the project's design notes; CONTRIBUTING.md's
 // package map) with the same jobs and arrows, plus the internal helpers, the bench programs and the
@@ -86,6 +86,11 @@ var table = map[string]rule{
 			"github.com/go-git/go-git/v5/plumbing", // object ids of the rule files (defs.go); issue 31 item 2
 			"gopkg.in/yaml.v3",                     // .exarchos/config.yaml (defs.go); belongs with workflowdef
 		},
+	},
+	"hookrun": {
+		job: "the hook runtime: a hook payload to a decision, with its bindings, caches, journal and controls",
+		// The only package the hook's path loads (from cmd's fast path): never app.
+		may: []string{"trust", "project", "hooks", "guards", "gitstore", "gitrepo", "fsmonitor", "workflow", helpers},
 	},
 	"trust": {
 		job: "who may make a human decision and whether a recorded one counts: signers, verdicts, signing, the agent refusal",

@@ -1,4 +1,4 @@
-package app
+package hookrun
 
 import (
 	"crypto/sha256"
@@ -16,6 +16,7 @@ import (
 	"github.com/exarchos/git-exarchos/hooks"
 	"github.com/exarchos/git-exarchos/internal/agentenv"
 	"github.com/exarchos/git-exarchos/internal/atomicfile"
+	"github.com/exarchos/git-exarchos/project"
 	"github.com/exarchos/git-exarchos/trust"
 	"github.com/exarchos/git-exarchos/workflow"
 )
@@ -64,7 +65,8 @@ func plainSessionID(id string) bool {
 	return true
 }
 
-func sessionFile(id string) string {
+// SessionFile is the file that keeps session id's binding (the hook refuses writes to it).
+func SessionFile(id string) string {
 	name := id
 	if !plainSessionID(id) {
 		sum := sha256.Sum256([]byte(id))
@@ -76,7 +78,7 @@ func sessionFile(id string) string {
 // loadSession returns the session's binding, nil when it has none. A binding that cannot be read
 // is an error: the hook then refuses rather than forget the session's workflow.
 func loadSession(id string) (*sessionRecord, error) {
-	b, err := os.ReadFile(sessionFile(id))
+	b, err := os.ReadFile(SessionFile(id))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
@@ -85,7 +87,7 @@ func loadSession(id string) (*sessionRecord, error) {
 	}
 	var rec sessionRecord
 	if err := json.Unmarshal(b, &rec); err != nil || rec.CommonDir == "" || len(rec.Features) == 0 {
-		return nil, fmt.Errorf("the binding of session %s (%s) is damaged", id, sessionFile(id))
+		return nil, fmt.Errorf("the binding of session %s (%s) is damaged", id, SessionFile(id))
 	}
 	return &rec, nil
 }
@@ -148,7 +150,7 @@ func (h *hookRepo) bindSession(in hooks.Input, dir string, ws []hooks.Bound) {
 	if err != nil {
 		return
 	}
-	if err := atomicfile.Write(sessionFile(in.SessionID), b, 0o600); err != nil {
+	if err := atomicfile.Write(SessionFile(in.SessionID), b, 0o600); err != nil {
 		return // unbound, the session is judged by its branch as before
 	}
 	for _, w := range ws {
@@ -177,13 +179,13 @@ func HooksRelease(o HooksReleaseOptions) (*HooksReleaseResult, error) {
 		return nil, err
 	}
 	if (o.Session == "") == !o.All {
-		return nil, Usagef("name one session with --session <id>, or release every session with --all")
+		return nil, project.Usagef("name one session with --session <id>, or release every session with --all")
 	}
 	res := &HooksReleaseResult{Released: []string{}}
 	if o.Session != "" {
-		err := os.Remove(sessionFile(o.Session))
+		err := os.Remove(SessionFile(o.Session))
 		if errors.Is(err, fs.ErrNotExist) {
-			return nil, Usagef("session %s is not bound to any workflow (nothing under %s)", o.Session, SessionsDir())
+			return nil, project.Usagef("session %s is not bound to any workflow (nothing under %s)", o.Session, SessionsDir())
 		}
 		if err != nil {
 			return nil, fmt.Errorf("release session %s: %w", o.Session, err)

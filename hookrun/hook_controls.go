@@ -1,4 +1,4 @@
-package app
+package hookrun
 
 // The controls: what the agent must not change, watched after every tool call (PostToolUse). The
 // Bash reader refuses the commands it can read that write them; this catches what it cannot read
@@ -82,12 +82,12 @@ type control struct {
 // controlsPath is the state kept for the worktree at root: each worktree has its own settings
 // files, so its own baseline.
 func (r *Repo) controlsPath(root string) string {
-	return filepath.Join(r.Store.Loc.CommonDir, filepath.FromSlash(controlsDir), "state-"+hashHex(root)[:16]+".json")
+	return filepath.Join(r.Store.Loc.CommonDir, filepath.FromSlash(controlsDir), "state-"+project.HashHex(root)[:16]+".json")
 }
 
 // savedCopy is where the content of a control file was kept when it was last accepted.
 func (r *Repo) savedCopy(path string) string {
-	return filepath.Join(r.Store.Loc.CommonDir, filepath.FromSlash(controlsDir), "saved", hashHex(path)[:24])
+	return filepath.Join(r.Store.Loc.CommonDir, filepath.FromSlash(controlsDir), "saved", project.HashHex(path)[:24])
 }
 
 // CheckControls is PostToolUse's watch: "" when nothing the agent must not change has changed
@@ -148,7 +148,7 @@ func (r *Repo) stampsHold(root string) bool {
 }
 
 func (r *Repo) stampsPath(root string) string {
-	return filepath.Join(r.Store.Loc.CommonDir, filepath.FromSlash(controlsDir), "stamps-"+hashHex(root)[:16])
+	return filepath.Join(r.Store.Loc.CommonDir, filepath.FromSlash(controlsDir), "stamps-"+project.HashHex(root)[:16])
 }
 
 // writeStamps keeps st's stamps for the next call's common path (written after the state, so a
@@ -444,12 +444,12 @@ func (r *Repo) refsMovedOutside(prev, cur *controlState) []string {
 		h := HeldRef{Feature: feature, Ref: name, From: before, To: now, Seen: time.Now().UTC().Format(time.RFC3339)}
 		r.hold(h)
 		out = append(out, fmt.Sprintf("%s moved from %s to %s by something other than git exarchos, so workflow %s is held (its policed tools are denied) until the user restores it (`%s`) or accepts it (`git exarchos hooks accept %s`)",
-			name, orNone(before), orNone(now), feature, h.Undo(), feature))
+			name, OrNone(before), OrNone(now), feature, h.Undo(), feature))
 	}
 	return out
 }
 
-func orNone(h string) string {
+func OrNone(h string) string {
 	if h == "" {
 		return "nothing"
 	}
@@ -514,7 +514,7 @@ func (r *Repo) Held(feature string) string {
 	}
 	return fmt.Sprintf("git exarchos: workflow %s is held: %s was moved from %s to %s by something other than git exarchos (seen %s), which may have rewritten its log. "+
 		"Policed tools are denied until the user restores it (`%s`) or accepts it (`git exarchos hooks accept %s`) in their own terminal.",
-		feature, h.Ref, orNone(h.From), orNone(h.To), h.Seen, h.Undo(), feature)
+		feature, h.Ref, OrNone(h.From), OrNone(h.To), h.Seen, h.Undo(), feature)
 }
 
 // RefRewrites lists the workflows held because their ref moved outside git exarchos (fsck and
@@ -538,7 +538,7 @@ func (r *Repo) RefRewrites() []HeldRef {
 // a settings file, a refspec in git's config), and takes the result as accepted when nothing else
 // had changed the controls before it: the agent's own `hooks install` or `remote setup` does not
 // block it, and a change made outside before it stays reported.
-func (r *Repo) ownControlWrites(fn func() error) error {
+func (r *Repo) OwnControlWrites(fn func() error) error {
 	clean := r.CheckControls(r.Store.Loc.WorkTree) == ""
 	err := fn()
 	if clean {
@@ -591,7 +591,7 @@ func HooksAccept(r *Repo, o HooksAcceptOptions) (*HooksAcceptResult, error) {
 	held := r.RefRewrites()
 	for _, f := range o.Features {
 		if r.Held(f) == "" {
-			return nil, Usagef("workflow %s is not held (git exarchos fsck lists the held ones)", f)
+			return nil, project.Usagef("workflow %s is not held (git exarchos fsck lists the held ones)", f)
 		}
 	}
 	for _, h := range held {

@@ -1,4 +1,4 @@
-package app
+package hookrun
 
 import (
 	"fmt"
@@ -33,9 +33,7 @@ func BenchmarkHookIndexOneRefMoved(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	if _, err := r.CreateWorkflow(workflow.Init{Feature: "moved", Type: "feature", Branch: "moved"}); err != nil {
-		b.Fatal(err)
-	}
+	createWorkflow(b, r, workflow.Init{Feature: "moved", Type: "feature", Branch: "moved"})
 	var refs strings.Builder
 	for i := range 999 {
 		fmt.Fprintf(&refs, "create refs/exarchos/other-%d refs/exarchos/moved\n", i)

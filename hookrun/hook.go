@@ -1,6 +1,20 @@
-package app
+// Package hookrun is the hook runtime: the one place that turns a Claude Code hook payload (or a
+// git hook's call) into a decision, with what makes it fast and what it keeps. It finds the
+// workflows a session works on (the session's binding, binding.go; the branch index and cached
+// states, hook_index.go and hook_cache.go), hands them to the hooks package's policies, records
+// what the policies count (an append) and journals what they deny (journal.go, flushed by the
+// next write of the workflow), checks a tool's effects on the working tree (hook_effects.go, under
+// the file-system monitor it starts), notes which agent a call came from (caller.go), and guards
+// the hooks' own controls (hook_controls.go). It is the only package the hook's path loads: the
+// CLI's fast path calls ClaudeHook with its dependencies (the deadline, how to start a monitor)
+// in ClaudeHookOptions.
+//
+// It may import trust, project, hooks, guards, gitstore, gitrepo, fsmonitor, workflow and the
+// internal helpers; never app or cmd. internal/archtest holds the rule.
+package hookrun
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -11,32 +25,39 @@ import (
 	"github.com/exarchos/git-exarchos/gitstore"
 	"github.com/exarchos/git-exarchos/hooks"
 	"github.com/exarchos/git-exarchos/project"
+	"github.com/exarchos/git-exarchos/trust"
 	"github.com/exarchos/git-exarchos/workflow"
 )
 
-// ClaudeHookOptions are the streams of `git exarchos hook claude`.
+// ClaudeHookOptions are the streams of `git exarchos hook claude` and what the hook depends on.
 type ClaudeHookOptions struct {
 	Stdin          io.Reader
 	Stdout, Stderr io.Writer
 	// FromPlugin: started by the Claude Code plugin's hooks (--plugin); the handler then stands
 	// aside when a settings file installs it too, so no event is handled twice.
 	FromPlugin bool
+	// Deadline is how long the handler may take before it answers on its own (zero:
+	// DefaultDeadline).
+	Deadline time.Duration
+	// StartMonitor starts a file-system monitor of the working tree at root in the background
+	// (`git exarchos hook monitor`, the CLI's); nil where none may be started.
+	StartMonitor func(root string) error
 }
 
 // ErrHookBlock asks the caller to exit with status 2, which Claude Code reads as "block" for the
 // events that can be blocked: the hook's answer when it could not read its own input.
 var ErrHookBlock = errors.New("the hook could not answer: blocking")
 
-// HookDeadline is how long the handler may take before it answers on its own: a refusal for a tool
-// call, the safe default for the rest. It stays well under the timeout the hooks are installed with
-// (hooks.ClaudeEntries), because Claude Code lets a call through when a hook times out (unless the
-// entry's onFailure blocks, which needs a recent Claude Code).
-var HookDeadline = 5 * time.Second
+// DefaultDeadline is how long the handler may take before it answers on its own: a refusal for a
+// tool call, the safe default for the rest. It stays well under the timeout the hooks are
+// installed with (hooks.ClaudeEntries), because Claude Code lets a call through when a hook times
+// out (unless the entry's onFailure blocks, which needs a recent Claude Code).
+const DefaultDeadline = 5 * time.Second
 
 // ClaudeHook answers one Claude Code hook event: the payload on stdin, the decision on stdout.
 // It runs on every tool call, so the common path reads the session's binding, one ref and one
 // cached state, and never starts a process. It fails closed: unreadable input exits 2 (Claude
-// Code blocks the call and shows stderr); a panic or a call that overruns HookDeadline answers a
+// Code blocks the call and shows stderr); a panic or a call that overruns the deadline answers a
 // refusal for tool events and the safe default for the others.
 func ClaudeHook(o ClaudeHookOptions) error {
 	warn := func(msg string) { fmt.Fprintf(o.Stderr, "git exarchos hook claude: %s\n", msg) }
@@ -48,6 +69,7 @@ func ClaudeHook(o ClaudeHookOptions) error {
 	if o.FromPlugin && pluginStandsAside(in.HookEventName) {
 		return nil // the settings' handler answers this event
 	}
+	deadline := cmp.Or(o.Deadline, DefaultDeadline)
 	answer := make(chan hooks.Output, 1)
 	go func() {
 		defer func() {
@@ -55,7 +77,7 @@ func ClaudeHook(o ClaudeHookOptions) error {
 				answer <- hooks.Failed(in, fmt.Sprintf("internal error: %v", p))
 			}
 		}()
-		answer <- hooks.Handle(in, &hookRepo{}, warn)
+		answer <- hooks.Handle(in, &hookRepo{startMonitor: o.StartMonitor}, warn)
 	}()
 	select {
 	case out := <-answer:
@@ -63,8 +85,8 @@ func ClaudeHook(o ClaudeHookOptions) error {
 			noteCaller(in) // caller.go: which agent a call running exarchos came from (a denied one never runs)
 		}
 		return out.Write(o.Stdout)
-	case <-time.After(HookDeadline):
-		return hooks.Failed(in, fmt.Sprintf("no answer within %s", HookDeadline)).Write(o.Stdout)
+	case <-time.After(deadline):
+		return hooks.Failed(in, fmt.Sprintf("no answer within %s", deadline)).Write(o.Stdout)
 	}
 }
 
@@ -72,6 +94,8 @@ func ClaudeHook(o ClaudeHookOptions) error {
 // opened by Session is kept for the calls that follow.
 type hookRepo struct {
 	repo *Repo
+	// startMonitor is ClaudeHookOptions.StartMonitor.
+	startMonitor func(root string) error
 }
 
 func (h *hookRepo) open(dir string) (*Repo, error) {
@@ -83,6 +107,23 @@ func (h *hookRepo) open(dir string) (*Repo, error) {
 		h.repo = r
 	}
 	return h.repo, nil
+}
+
+// Repo is an opened repository as the hook runtime uses it: the project's, with trust's verdicts
+// (trust.Repo). Its methods here are the hook's reads and writes: bound workflows, cached states,
+// the journal, the controls.
+type Repo struct {
+	*trust.Repo
+}
+
+// Open discovers the repository enclosing dir, with trust's verdicts, without reading the rules
+// (the hook reads them only when a bound workflow needs them).
+func Open(dir string) (*Repo, error) {
+	p, err := project.Open(dir)
+	if err != nil {
+		return nil, err
+	}
+	return &Repo{Repo: trust.Open(p)}, nil
 }
 
 // Session returns the workflows the session works on (binding.go): the ones its first call bound
@@ -183,8 +224,8 @@ func (r *Repo) boundOf(feature string, st workflow.State) hooks.Bound {
 	return hooks.Bound{Feature: feature, State: st, Def: def, Root: r.Store.Loc.WorkTree}
 }
 
-// bound reads one workflow as the hooks see it.
-func (r *Repo) bound(feature string) (hooks.Bound, error) {
+// Bound reads one workflow as the hooks see it.
+func (r *Repo) Bound(feature string) (hooks.Bound, error) {
 	st, _, err := r.State(feature)
 	if err != nil {
 		return hooks.Bound{}, err
@@ -203,12 +244,12 @@ func (r *Repo) hookDefinition(typ string) *workflow.Definition {
 	return def
 }
 
-func (h *hookRepo) Summary(w hooks.Bound) string { return h.repo.summary(w) }
+func (h *hookRepo) Summary(w hooks.Bound) string { return h.repo.Summary(w) }
 
 func (h *hookRepo) Notes(hooks.Bound) []string { return h.repo.TrustNotes() }
 
-// summary is workflow.Summary with the guards checked on this repository.
-func (r *Repo) summary(w hooks.Bound) string {
+// Summary is workflow.Summary with the guards checked on this repository.
+func (r *Repo) Summary(w hooks.Bound) string {
 	env := workflow.Env{Guards: r.FactEvaluator(), OptIn: r.Rules().OptIn()}
 	def, _ := r.Rules().Defs.Lookup(w.State.Type) // with the base's limits (what is blocked and why)
 	return workflow.Summary(def, w.State, env)
@@ -218,7 +259,7 @@ func (r *Repo) summary(w hooks.Bound) string {
 // in a phase with a turn cap, follows this append) reads the state without reading objects.
 func (h *hookRepo) Record(w hooks.Bound, recheck func(workflow.State) string, evs ...workflow.NewEvent) (string, error) {
 	// The journal's denials ride in the same commit.
-	journal, _ := h.repo.journaled(w.Feature)
+	journal, _ := h.repo.Journaled(w.Feature)
 	waiting := journal.Events
 	var denied string
 	res, err := h.repo.Store.Update(w.Feature, h.repo.Projector(), func(cur *gitstore.Snapshot) ([]workflow.NewEvent, error) {
@@ -237,7 +278,7 @@ func (h *hookRepo) Record(w hooks.Bound, recheck func(workflow.State) string, ev
 	if err != nil {
 		return "", err
 	}
-	journal.done()
+	journal.Done()
 	if len(res.Appended) == 0 {
 		return denied, nil
 	}
@@ -249,7 +290,7 @@ func (h *hookRepo) Record(w hooks.Bound, recheck func(workflow.State) string, ev
 
 // RecordLater journals an audit-only event; the next write to the workflow appends it.
 func (h *hookRepo) RecordLater(w hooks.Bound, ev workflow.NewEvent) error {
-	return h.repo.journal(w.Feature, ev)
+	return h.repo.Journal(w.Feature, ev)
 }
 
 func (h *hookRepo) StopGuard(dir string) bool {

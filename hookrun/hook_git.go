@@ -1,4 +1,4 @@
-package app
+package hookrun
 
 import (
 	"bufio"
@@ -12,6 +12,7 @@ import (
 	"github.com/exarchos/git-exarchos/gitrepo"
 	"github.com/exarchos/git-exarchos/gitstore"
 	"github.com/exarchos/git-exarchos/hooks"
+	"github.com/exarchos/git-exarchos/project"
 )
 
 // GitHookOptions are one run of a git hook: its name, git's arguments and the streams.
@@ -33,7 +34,7 @@ const InHookPushEnv = "EXARCHOS_HOOK_PUSH"
 func GitHook(o GitHookOptions) error {
 	say := func(format string, args ...any) { fmt.Fprintf(o.Stderr, "git exarchos: "+format+"\n", args...) }
 	if !slices.Contains(hooks.GitHookNames, o.Name) {
-		return Usagef("unknown git hook %q: exarchos handles %s", o.Name, strings.Join(hooks.GitHookNames, ", "))
+		return project.Usagef("unknown git hook %q: exarchos handles %s", o.Name, strings.Join(hooks.GitHookNames, ", "))
 	}
 	r, err := Open(".")
 	if err != nil {
@@ -66,7 +67,7 @@ func statusLines(r *Repo, say func(string, ...any)) {
 		return
 	}
 	for _, w := range bound {
-		say("%s", strings.TrimPrefix(hooks.StatusLine(w, r.summary(w)), "git exarchos: "))
+		say("%s", strings.TrimPrefix(hooks.StatusLine(w, r.Summary(w)), "git exarchos: "))
 	}
 }
 

@@ -1,4 +1,4 @@
-package app
+package hookrun
 
 import (
 	"bufio"
@@ -34,7 +34,8 @@ type journalLine struct {
 	Seq  uint64          `json:"seq,omitempty"` // 1, 2, … per workflow, from the counter file
 }
 
-func (r *Repo) journalPath(feature string) string {
+// JournalPath is where the workflow's journal lies: denials waiting to ride in its next commit.
+func (r *Repo) JournalPath(feature string) string {
 	return filepath.Join(r.Store.Loc.CommonDir, filepath.FromSlash(journalDir), feature+".jsonl")
 }
 
@@ -44,12 +45,12 @@ func (r *Repo) journalPath(feature string) string {
 // what the workflow's log says was covered. Either shows as "denials lost" in audit and fsck.
 type journalCounter struct{ Issued, Flushed uint64 }
 
-func (r *Repo) journalCounterPath(feature string) string { return r.journalPath(feature) + ".seq" }
+func (r *Repo) JournalCounterPath(feature string) string { return r.JournalPath(feature) + ".seq" }
 
 // withJournalCounter runs fn holding the counter file's lock, with its numbers; fn returns them
 // changed, or nil to leave the file as it is.
 func (r *Repo) withJournalCounter(feature string, fn func(journalCounter) (*journalCounter, error)) error {
-	p := r.journalCounterPath(feature)
+	p := r.JournalCounterPath(feature)
 	f, err := os.OpenFile(p, os.O_RDWR|os.O_CREATE, 0o644)
 	if errors.Is(err, fs.ErrNotExist) {
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
@@ -82,8 +83,9 @@ func (r *Repo) withJournalCounter(feature string, fn func(journalCounter) (*jour
 	return err
 }
 
-// journal appends one event to the workflow's journal, numbered by the counter.
-func (r *Repo) journal(feature string, ev workflow.NewEvent) error {
+// Journal appends one event to the workflow's journal, numbered by the counter: it rides in the
+// workflow's next commit (Journaled).
+func (r *Repo) Journal(feature string, ev workflow.NewEvent) error {
 	data, err := json.Marshal(ev.Data)
 	if err != nil {
 		return err
@@ -94,7 +96,7 @@ func (r *Repo) journal(feature string, ev workflow.NewEvent) error {
 		if err != nil {
 			return nil, err
 		}
-		p := r.journalPath(feature)
+		p := r.JournalPath(feature)
 		f, err := os.OpenFile(p, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
 		if err != nil {
 			return nil, err
@@ -110,10 +112,10 @@ func (r *Repo) journal(feature string, ev workflow.NewEvent) error {
 	})
 }
 
-// journalBatch is what a flush appends: the journaled events, led by the hook.journal-flushed
+// JournalBatch is what a flush appends: the journaled events, led by the hook.journal-flushed
 // record when there is a range to account for; done() after the append removes the files and
 // moves the counter's flushed mark.
-type journalBatch struct {
+type JournalBatch struct {
 	Events []workflow.NewEvent
 	files  []string
 	to     uint64
@@ -121,10 +123,10 @@ type journalBatch struct {
 	feat   string
 }
 
-// journaled reads the events waiting in the workflow's journal and in flushes that did not finish.
-func (r *Repo) journaled(feature string) (*journalBatch, error) {
-	p := r.journalPath(feature)
-	batch := &journalBatch{repo: r, feat: feature}
+// Journaled reads the events waiting in the workflow's journal and in flushes that did not finish.
+func (r *Repo) Journaled(feature string) (*JournalBatch, error) {
+	p := r.JournalPath(feature)
+	batch := &JournalBatch{repo: r, feat: feature}
 	var c journalCounter
 	var contents [][]byte
 	// Under the counter's lock: move the journal aside (the lines waiting are then exactly those
@@ -194,7 +196,7 @@ func (r *Repo) journaled(feature string) (*journalBatch, error) {
 }
 
 // done removes the journal files whose events are in the log and records how far the log covers.
-func (b *journalBatch) done() {
+func (b *JournalBatch) Done() {
 	if b == nil {
 		return
 	}
@@ -213,8 +215,8 @@ func (b *journalBatch) done() {
 
 // flushJournal appends what the journal holds to the workflow's log. Errors leave the journal in
 // place for the next flush: it only ever delays the audit, never loses it.
-func (r *Repo) flushJournal(feature string) {
-	b, err := r.journaled(feature)
+func (r *Repo) FlushJournal(feature string) {
+	b, err := r.Journaled(feature)
 	if err != nil || len(b.Events) == 0 && len(b.files) == 0 {
 		return
 	}
@@ -223,7 +225,7 @@ func (r *Repo) flushJournal(feature string) {
 			return
 		}
 	}
-	b.done()
+	b.Done()
 }
 
 // JournalLoss is a stretch of the hook's journal that never reached the workflow's log.
@@ -235,7 +237,7 @@ type JournalLoss struct {
 // journalLosses reads the hook.journal-flushed records in log order and says where the journal
 // lost lines: numbers a flush did not find, numbers skipped between flushes, and a counter that
 // went back to numbers an earlier flush already covered.
-func journalLosses(events []workflow.Event) []JournalLoss {
+func JournalLosses(events []workflow.Event) []JournalLoss {
 	var out []JournalLoss
 	var last uint64
 	logged := map[string]bool{} // ids of the events already in the log

@@ -1,4 +1,4 @@
-package app
+package hookrun
 
 import (
 	"bytes"
@@ -13,6 +13,7 @@ import (
 	"github.com/exarchos/git-exarchos/gitrepo"
 	"github.com/exarchos/git-exarchos/hooks"
 	"github.com/exarchos/git-exarchos/internal/atomicfile"
+	"github.com/exarchos/git-exarchos/project"
 )
 
 // Shell is what the Bash check needs about the repository enclosing dir: the directories no
@@ -57,7 +58,7 @@ func (h *hookRepo) Changes(w hooks.Bound) ([]hooks.Change, error) {
 // files that costs more than the rest of the hook together. So its answer is kept under the token
 // of the file-system monitor watching the worktree (package fsmonitor), the index's stamp and
 // HEAD: while all three stay, nothing the status reads changed, and the kept answer is used. Where
-// no monitor answers, one is started for the next calls (StartMonitor) and this call runs the
+// no monitor answers, one is started for the next calls (ClaudeHookOptions.StartMonitor) and this call runs the
 // status; `git config exarchos.hookMonitor false` turns the monitor off.
 func (h *hookRepo) worktreeChanges(root string) (head string, changes []hooks.Change, err error) {
 	loc, err := gitrepo.Discover(root)
@@ -65,9 +66,9 @@ func (h *hookRepo) worktreeChanges(root string) (head string, changes []hooks.Ch
 		return "", nil, err
 	}
 	index := filepath.Join(loc.GitDir, "index")
-	kept := filepath.Join(h.repo.hookCache().dir, "effects", hashHex(root))
+	kept := filepath.Join(h.repo.hookCache().dir, "effects", project.HashHex(root))
 	token, terr := "", errMonitorOff
-	if !h.repo.hookMonitorOff() {
+	if !h.repo.HookMonitorOff() {
 		token, terr = fsmonitor.Token(root)
 	}
 	if terr == nil {
@@ -75,7 +76,7 @@ func (h *hookRepo) worktreeChanges(root string) (head string, changes []hooks.Ch
 			return head, changes, nil
 		}
 	} else if errors.Is(terr, fsmonitor.ErrNotRunning) {
-		h.repo.startMonitor(root)
+		h.monitor(root)
 	}
 	stamp := h.repo.statusStamp(loc, index)
 	head, changes, err = worktreeStatus(root)
@@ -177,29 +178,26 @@ var errMonitorOff = errors.New("exarchos.hookMonitor is false")
 
 // hookMonitorOff reports whether `git config exarchos.hookMonitor false` asked for no monitor:
 // then no monitor is started and nothing is kept, and every PostToolUse runs `git status`.
-func (r *Repo) hookMonitorOff() bool {
+func (r *Repo) HookMonitorOff() bool {
 	_, set := r.Store.Config("exarchos.hookMonitor")
 	return set && !r.Store.ConfigBool("exarchos.hookMonitor")
 }
 
-// StartMonitor, set by the CLI, starts a file-system monitor of the working tree at root in the
-// background (`git exarchos hook monitor`); nil where none may be started.
-var StartMonitor func(root string) error
-
 // startMonitor starts a monitor of root, at most once a minute per tree, so that a monitor that
 // cannot run (too many directories for the inotify watch limit) costs one start a minute, not one
 // a call.
-func (r *Repo) startMonitor(root string) {
-	if StartMonitor == nil {
+func (h *hookRepo) monitor(root string) {
+	if h.startMonitor == nil {
 		return
 	}
-	mark := filepath.Join(r.hookCache().dir, "effects", hashHex(root)+".started")
+	r := h.repo
+	mark := filepath.Join(r.hookCache().dir, "effects", project.HashHex(root)+".started")
 	if fi, err := os.Stat(mark); err == nil && time.Since(fi.ModTime()) < time.Minute {
 		return
 	}
 	_ = os.MkdirAll(filepath.Dir(mark), 0o755)
 	_ = os.WriteFile(mark, nil, 0o644) // O_TRUNC marks the time even on an empty file (POSIX)
-	_ = StartMonitor(root)
+	_ = h.startMonitor(root)
 }
 
 // branchChanges are the files changed between the base branch and head, cached per (base, head).
@@ -217,14 +215,14 @@ func (h *hookRepo) branchChanges(root, head string) ([]hooks.Change, error) {
 	key := filepath.Join(r.hookCache().dir, "branchdiff", baseTip+"-"+head)
 	b, err := os.ReadFile(key)
 	sum, list, ok := bytes.Cut(b, []byte{'\n'})
-	if err != nil || !ok || string(sum) != hashHex(string(list)) {
+	if err != nil || !ok || string(sum) != project.HashHex(string(list)) {
 		diff, err := gitrepo.GitIn(root, "diff", "--name-only", "-z", "--no-renames", baseTip+"..."+head)
 		if err != nil {
 			return nil, err
 		}
 		list = []byte(diff)
 		_ = os.RemoveAll(filepath.Dir(key)) // one entry: older ones are for other commits
-		_ = atomicfile.Write(key, append([]byte(hashHex(diff)+"\n"), list...), 0o644)
+		_ = atomicfile.Write(key, append([]byte(project.HashHex(diff)+"\n"), list...), 0o644)
 	}
 	b = list
 	var out []hooks.Change

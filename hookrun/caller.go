@@ -1,4 +1,4 @@
-package app
+package hookrun
 
 import (
 	"encoding/json"
@@ -36,7 +36,7 @@ type callerTicket struct {
 const ticketTTL = 15 * time.Minute
 
 func callerDir(session string) string {
-	return strings.TrimSuffix(sessionFile(session), ".json") + ".callers"
+	return strings.TrimSuffix(SessionFile(session), ".json") + ".callers"
 }
 
 // noteCaller keeps (PreToolUse) or drops (PostToolUse) the ticket of a Bash call that mentions
@@ -88,7 +88,7 @@ func ticketName(id string) string {
 
 // callerFromEnv is who runs this command: the agent session from the environment the client gives
 // its commands, and the subagent its tickets name (see above).
-func callerFromEnv(env agentenv.Env) workflow.Caller {
+func CallerFromEnv(env agentenv.Env) workflow.Caller {
 	session := env.Get("CLAUDE_CODE_SESSION_ID")
 	if session == "" {
 		session = env.Get("EXARCHOS_SESSION_ID")
