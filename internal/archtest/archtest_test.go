@@ -53,9 +53,12 @@ var table = map[string]rule{
 		job: "CLI wiring: the command tree, flags, text or --json, the one error → exit-code table",
 		// Not mcpserver: the binary every hook runs must not link the MCP SDK
 		// (mcpserver's TestMainBinaryDoesNotLinkTheSDK).
-		// DESIGN.md says "wiring only", yet the hook's and status's fast paths in main.go reach
-		// gitrepo, gitstore, hooks and fsmonitor themselves (and a monitor start is set from an
-		// init()); issue 31 item 1 moves them into the hook runtime package.
+		// The hook's fast path goes straight to hookrun (never through app), with its
+		// dependencies (the deadline, the monitor start) passed in hookrun.ClaudeHookOptions.
+		// DESIGN.md says "wiring only", yet cmd_hook.go (the monitor: fsmonitor, hooks),
+		// cmd_store.go and cmd_sync.go (gitstore's types in results) and errors.go (gitstore's
+		// errors) still name packages below app: the rest of issue 31 item 1 (no store types in
+		// results).
 		may:       append([]string{"app"}, jobs...),
 		libraries: []string{"github.com/urfave/cli/v3"},
 	},
@@ -68,9 +71,9 @@ var table = map[string]rule{
 		// It composes the job packages (jobs) over the project base; the jobs still in app (the
 		// cancel saga, GitHub evidence, sync, views and diagnostics) are the rest of issue 31 item 1.
 		// DESIGN.md: everything below. app's own doc comment says commands reach the repository
-		// only through gitstore, but a dozen files (hook_git.go, hook_effects.go, worktree.go,
-		// rescue.go, sync.go, …) use gitrepo directly: issue 31 item 1 (app split by job: the hook
-		// runtime, the saga, sync) and item 2 (gitrepo behind one narrow interface).
+		// only through project and gitstore, but the saga (cancel.go, rescue.go, worktree.go),
+		// sync.go, the installers and exec.go use gitrepo directly: the rest of issue 31 item 1
+		// (the saga and sync as packages) and item 2 (gitrepo behind one narrow interface).
 		may: jobs,
 		libraries: []string{
 			"github.com/go-git/go-git/v5/plumbing", // object ids and types; issue 31 item 2
