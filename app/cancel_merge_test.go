@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/exarchos/git-exarchos/app"
+	"github.com/exarchos/git-exarchos/internal/gittest"
+	"github.com/exarchos/git-exarchos/teamsync"
 	"github.com/exarchos/git-exarchos/workflow"
 )
 
@@ -22,16 +24,16 @@ func TestCancelCompensatesResourcesAMergeBrings(t *testing.T) {
 	if _, err := a.Execute("login", workflow.AddTask{ID: "t1"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := app.Push(a, app.PushOptions{}); err != nil {
+	if _, err := teamsync.Push(a.Repo, teamsync.PushOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := app.Pull(b, app.PullOptions{}); err != nil {
+	if _, err := teamsync.Pull(b.Repo, teamsync.PullOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	if res, err := app.Cancel(a, app.CancelOptions{Feature: "login", Reason: "dropped"}); err != nil || !res.Cancelled() {
 		t.Fatalf("%+v %v", res, err)
 	}
-	if _, err := app.Push(a, app.PushOptions{}); err != nil {
+	if _, err := teamsync.Push(a.Repo, teamsync.PushOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	started, err := app.StartTask(b, app.TaskStartOptions{Feature: "login", Task: "t1", Worktree: true})
@@ -42,7 +44,7 @@ func TestCancelCompensatesResourcesAMergeBrings(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(wt, "work.txt"), []byte("started on b\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := app.Pull(b, app.PullOptions{}); err != nil {
+	if _, err := teamsync.Pull(b.Repo, teamsync.PullOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	st, _, err := b.State("login")
@@ -63,8 +65,8 @@ func TestCancelCompensatesResourcesAMergeBrings(t *testing.T) {
 	if err != nil || len(list.Rescues) != 1 || len(list.Rescues[0].Changed) != 1 || list.Rescues[0].Changed[0] != "A work.txt" {
 		t.Fatalf("rescues %+v %v", list, err)
 	}
-	head := git(t, tm.dirs[1], "rev-parse", "refs/exarchos/login")
-	if res, err := app.Cancel(b, app.CancelOptions{Feature: "login"}); err != nil || len(res.Steps) != 0 || git(t, tm.dirs[1], "rev-parse", "refs/exarchos/login") != head {
+	head := gittest.Git(t, tm.dirs[1], "", "rev-parse", "refs/exarchos/login")
+	if res, err := app.Cancel(b, app.CancelOptions{Feature: "login"}); err != nil || len(res.Steps) != 0 || gittest.Git(t, tm.dirs[1], "", "rev-parse", "refs/exarchos/login") != head {
 		t.Fatalf("a finished cancel again: %+v %v", res, err)
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/exarchos/git-exarchos/internal/atomicfile"
 	"github.com/exarchos/git-exarchos/internal/faults"
 	"github.com/exarchos/git-exarchos/signing"
+	"github.com/exarchos/git-exarchos/teamsync"
 	"github.com/exarchos/git-exarchos/trust"
 )
 
@@ -193,7 +194,7 @@ func (s *setup) remote() (SetupStep, error) {
 		}
 	}
 	if !s.o.DryRun {
-		if _, err := RemoteSetup(s.r, RemoteSetupOptions{Remote: remote}); err != nil {
+		if _, err := teamsync.RemoteSetup(s.r.Repo, teamsync.RemoteSetupOptions{Remote: remote}); err != nil {
 			return st, err
 		}
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/exarchos/git-exarchos/hookrun"
 	"github.com/exarchos/git-exarchos/internal/gittest"
+	"github.com/exarchos/git-exarchos/teamsync"
 	"github.com/exarchos/git-exarchos/workflow"
 )
 
@@ -86,13 +87,13 @@ func TestRepositoryShapes(t *testing.T) {
 			assert.Contains(t, listed, feature)
 
 			// push, pull, sync
-			push, err := Push(r, PushOptions{Remote: "origin"})
+			push, err := teamsync.Push(r.Repo, teamsync.PushOptions{Remote: "origin"})
 			require.NoError(t, err)
 			assert.Zero(t, push.Failures(), "%+v", push)
-			pull, err := Pull(r, PullOptions{Remote: "origin"})
+			pull, err := teamsync.Pull(r.Repo, teamsync.PullOptions{Remote: "origin"})
 			require.NoError(t, err)
 			assert.Zero(t, pull.Failures(), "%+v", pull)
-			_, err = Sync(r, SyncOptions{Remote: "origin"})
+			_, err = teamsync.Sync(r.Repo, teamsync.SyncOptions{Remote: "origin"})
 			require.NoError(t, err)
 			settle()
 
@@ -103,7 +104,7 @@ func TestRepositoryShapes(t *testing.T) {
 			gittest.Git(t, second, "", "fetch", "-q", "origin", "+refs/exarchos/*:refs/exarchos-remotes/origin/*")
 			r2, err := Open(second)
 			require.NoError(t, err)
-			pull2, err := Pull(r2, PullOptions{Remote: "origin"})
+			pull2, err := teamsync.Pull(r2.Repo, teamsync.PullOptions{Remote: "origin"})
 			require.NoError(t, err)
 			assert.Zero(t, pull2.Failures(), "%+v", pull2)
 			st2, _, err := r2.State(feature)

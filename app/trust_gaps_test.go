@@ -12,6 +12,7 @@ import (
 
 	"github.com/exarchos/git-exarchos/app"
 	"github.com/exarchos/git-exarchos/hookrun"
+	"github.com/exarchos/git-exarchos/internal/gittest"
 	"github.com/exarchos/git-exarchos/workflow"
 )
 
@@ -113,7 +114,7 @@ exec ssh-keygen "$@"
 	if err := os.WriteFile(wrapper, []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	git(t, dir, "config", "gpg.ssh.program", wrapper)
+	gittest.Git(t, dir, "", "config", "gpg.ssh.program", wrapper)
 	r := reopen(t, dir)
 	var notices bytes.Buffer
 	r.Notices = &notices
@@ -188,12 +189,12 @@ exec ssh-keygen "$@"
 func TestRolesRefuseAnAllowedSignerWithoutTheRole(t *testing.T) {
 	st := newSignedTeam(t)
 	dir := st.dirs[0]
-	git(t, dir, "checkout", "-q", "main")
+	gittest.Git(t, dir, "", "checkout", "-q", "main")
 	os.WriteFile(filepath.Join(dir, app.RolesPath), []byte("# who may approve\napprove bob@example.com\n"), 0o644)
-	git(t, dir, "add", app.RolesPath)
-	git(t, dir, "commit", "-q", "-m", "roles")
-	git(t, dir, "push", "-q", "origin", "main")
-	git(t, dir, "checkout", "-q", "login")
+	gittest.Git(t, dir, "", "add", app.RolesPath)
+	gittest.Git(t, dir, "", "commit", "-q", "-m", "roles")
+	gittest.Git(t, dir, "", "push", "-q", "origin", "main")
+	gittest.Git(t, dir, "", "checkout", "-q", "login")
 	useKey(t, dir, st.alice)
 
 	res, err := app.Run(reopen(t, dir), "login", workflow.Approve{Note: "lgtm"})
@@ -253,11 +254,11 @@ func TestHookCacheFollowsTheAllowedSigners(t *testing.T) {
 
 	// alice's key is replaced by carol's on the base branch.
 	_, carolLine := sshKey(t, t.TempDir(), "carol")
-	git(t, dir, "checkout", "-q", "main")
+	gittest.Git(t, dir, "", "checkout", "-q", "main")
 	os.WriteFile(filepath.Join(dir, app.AllowedSignersPath), []byte("carol@example.com namespaces=\"git-exarchos\" "+carolLine+"\n"), 0o644)
-	git(t, dir, "commit", "-q", "-am", "carol decides now")
-	git(t, dir, "push", "-q", "origin", "main")
-	git(t, dir, "checkout", "-q", "login")
+	gittest.Git(t, dir, "", "commit", "-q", "-am", "carol decides now")
+	gittest.Git(t, dir, "", "push", "-q", "origin", "main")
+	gittest.Git(t, dir, "", "checkout", "-q", "login")
 
 	got := bound()
 	if len(got.Approvals) != 0 || len(got.Refused) != 1 || !strings.Contains(got.Refused[0].Reason, "not in") {
@@ -267,10 +268,10 @@ func TestHookCacheFollowsTheAllowedSigners(t *testing.T) {
 		t.Fatalf("status: approvals %+v refused %+v", got.Approvals, got.Refused)
 	}
 	// And back: alice again, the approval counts again (nothing is stuck in the cache).
-	git(t, dir, "checkout", "-q", "main")
-	git(t, dir, "revert", "--no-edit", "HEAD")
-	git(t, dir, "push", "-q", "origin", "main")
-	git(t, dir, "checkout", "-q", "login")
+	gittest.Git(t, dir, "", "checkout", "-q", "main")
+	gittest.Git(t, dir, "", "revert", "--no-edit", "HEAD")
+	gittest.Git(t, dir, "", "push", "-q", "origin", "main")
+	gittest.Git(t, dir, "", "checkout", "-q", "login")
 	if got := bound(); len(got.Approvals) != 1 || len(got.Refused) != 0 {
 		t.Fatalf("signers restored: approvals %+v refused %+v", got.Approvals, got.Refused)
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/exarchos/git-exarchos/app"
 	"github.com/exarchos/git-exarchos/githubsync/fakegithub"
+	"github.com/exarchos/git-exarchos/internal/gittest"
 	"github.com/exarchos/git-exarchos/workflow"
 )
 
@@ -25,19 +26,19 @@ func prWorkflow(t *testing.T) (*team, string, string) {
 	tm := newTeam(t, 1)
 	dir := tm.dirs[0]
 	writeCommit(t, dir, app.APIHostsFile, "127.0.0.1\n")
-	git(t, dir, "push", "-q", "origin", "main")
-	git(t, dir, "checkout", "-q", "-b", "login")
+	gittest.Git(t, dir, "", "push", "-q", "origin", "main")
+	gittest.Git(t, dir, "", "checkout", "-q", "-b", "login")
 	if _, err := app.Init(reopen(t, dir), app.InitOptions{Feature: "login", Type: "feature"}); err != nil {
 		t.Fatal(err)
 	}
 	writeCommit(t, dir, "design.md", "# design\n")
-	return tm, dir, git(t, dir, "rev-parse", "HEAD")
+	return tm, dir, gittest.Git(t, dir, "", "rev-parse", "HEAD")
 }
 
 // recordPR appends what pr link and pr refresh record, as the agent's clone could write them.
 func recordPR(t *testing.T, dir string, obs workflow.PRObservation) {
 	t.Helper()
-	head := git(t, dir, "rev-parse", "HEAD")
+	head := gittest.Git(t, dir, "", "rev-parse", "HEAD")
 	forge(t, reopen(t, dir), "login", workflow.NewEvent{Type: workflow.EventPRLinked, Data: workflow.PRLinkData{URL: verifyPRURL, Number: 7, Head: "login", Base: "main", HeadSHA: head, Confirmed: true}})
 	if obs.Number == 0 {
 		obs.Number, obs.URL, obs.Head, obs.Base, obs.HeadSHA = 7, verifyPRURL, "login", "main", head
@@ -66,9 +67,9 @@ func ciVerifyPR(t *testing.T, tm *team, requireGitHub bool) (*app.VerifyResult, 
 	t.Helper()
 	pushAll(t, tm.dirs[0])
 	ci := filepath.Join(t.TempDir(), "ci")
-	git(t, filepath.Dir(ci), "clone", "-q", "file://"+tm.remote, ci)
-	git(t, ci, "fetch", "-q", "--no-tags", "--force", "origin", "+refs/exarchos/*:refs/exarchos/*", "+refs/heads/login:refs/remotes/origin/login")
-	git(t, ci, "checkout", "-q", "--detach", "origin/login")
+	gittest.Git(t, filepath.Dir(ci), "", "clone", "-q", "file://"+tm.remote, ci)
+	gittest.Git(t, ci, "", "fetch", "-q", "--no-tags", "--force", "origin", "+refs/exarchos/*:refs/exarchos/*", "+refs/heads/login:refs/remotes/origin/login")
+	gittest.Git(t, ci, "", "checkout", "-q", "--detach", "origin/login")
 	return app.Verify(reopen(t, ci), app.VerifyOptions{Branch: "login", Base: "origin/main", RequireGitHub: requireGitHub})
 }
 
@@ -172,9 +173,9 @@ func TestVerifyGitHubPRInAnotherRepository(t *testing.T) {
 	recordPR(t, dir, workflow.PRObservation{})
 	pushAll(t, dir)
 	ci := filepath.Join(t.TempDir(), "ci")
-	git(t, filepath.Dir(ci), "clone", "-q", "file://"+tm.remote, ci)
-	git(t, ci, "fetch", "-q", "--no-tags", "--force", "origin", "+refs/exarchos/*:refs/exarchos/*", "+refs/heads/login:refs/remotes/origin/login")
-	git(t, ci, "remote", "set-url", "origin", "https://github.com/acme/real.git")
+	gittest.Git(t, filepath.Dir(ci), "", "clone", "-q", "file://"+tm.remote, ci)
+	gittest.Git(t, ci, "", "fetch", "-q", "--no-tags", "--force", "origin", "+refs/exarchos/*:refs/exarchos/*", "+refs/heads/login:refs/remotes/origin/login")
+	gittest.Git(t, ci, "", "remote", "set-url", "origin", "https://github.com/acme/real.git")
 	res, err := app.Verify(reopen(t, ci), app.VerifyOptions{Branch: "login", Base: "origin/main"})
 	wantViolation(t, res, err, "github", "is in github.com/acme/app, not in this repository's origin github.com/acme/real")
 }

@@ -2,9 +2,10 @@ package main
 
 import (
 	"fmt"
-	"github.com/exarchos/git-exarchos/bench/benchutil"
 	"os"
 	"path/filepath"
+
+	"github.com/exarchos/git-exarchos/bench/benchutil"
 
 	"github.com/exarchos/git-exarchos/app"
 	"github.com/exarchos/git-exarchos/workflow"

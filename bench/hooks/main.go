@@ -14,13 +14,14 @@ import (
 	"bytes"
 	"flag"
 	"fmt"
-	"github.com/exarchos/git-exarchos/bench/benchutil"
 	"log"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/exarchos/git-exarchos/bench/benchutil"
 
 	"github.com/exarchos/git-exarchos/app"
 	"github.com/exarchos/git-exarchos/workflow"

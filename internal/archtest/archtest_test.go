@@ -42,7 +42,7 @@ var below = []string{"", "workflowdef", "guards", "hooks", "githubsync", "gitsto
 
 // jobs is what app and the CLI compose: the job packages split out of app (issue 31) over the
 // project base, and everything below them.
-var jobs = append([]string{"hookrun", "trust", "project"}, below...)
+var jobs = append([]string{"teamsync", "hookrun", "trust", "project"}, below...)
 
 // table mirrors the design's package table (DESIGN.md, the project's design notes; CONTRIBUTING.md's
 // package map) with the same jobs and arrows, plus the internal helpers, the bench programs and the
@@ -89,6 +89,10 @@ var table = map[string]rule{
 			"github.com/go-git/go-git/v5/plumbing", // object ids of the rule files (defs.go); issue 31 item 2
 			"gopkg.in/yaml.v3",                     // .exarchos/config.yaml (defs.go); belongs with workflowdef
 		},
+	},
+	"teamsync": {
+		job: "sync between teammates: pull, push, sync of the workflow refs, remote setup",
+		may: []string{"hookrun", "trust", "gitstore", "gitrepo", "workflow", helpers},
 	},
 	"hookrun": {
 		job: "the hook runtime: a hook payload to a decision, with its bindings, caches, journal and controls",

@@ -1,4 +1,13 @@
-package app
+// Package teamsync is sync between teammates: pull fetches the workflows of a remote into
+// refs/exarchos-remotes/<remote>/* and integrates each (fast-forward, or a merge of both logs),
+// push sends them without force (a rejected ref is pulled, merged and pushed again), sync does
+// both, and remote setup makes a plain `git fetch` bring them (remote.go). A deleted workflow is
+// kept here as a tombstone until pull --prune.
+//
+// It may import hookrun (the hooks' controls, for remote setup's config write), trust (a
+// decision from their side counts while it is integrated), gitstore, gitrepo, workflow
+// and the internal helpers; never app or cmd. internal/archtest holds the rule.
+package teamsync
 
 import (
 	"fmt"
@@ -6,6 +15,7 @@ import (
 
 	"github.com/exarchos/git-exarchos/gitrepo"
 	"github.com/exarchos/git-exarchos/gitstore"
+	"github.com/exarchos/git-exarchos/trust"
 	"github.com/exarchos/git-exarchos/workflow"
 )
 
@@ -15,6 +25,10 @@ const (
 	Pruned          = "pruned"           // gone on the remote and deleted here
 	Failed          = "error"            // this workflow could not be integrated; the others were
 )
+
+// Repo is an opened repository with trust (app.Repo's; hookrun.Repo's too): pull and push fold
+// what they integrate with trust's verdicts.
+type Repo = trust.Repo
 
 // PullOptions are the inputs of `git exarchos pull`.
 type PullOptions struct {
@@ -72,9 +86,9 @@ func Pull(r *Repo, o PullOptions) (*PullResult, error) {
 			res.add(WorkflowPull{Feature: f, Action: gitstore.UpToDate, Head: after[f].String()})
 			continue
 		}
-		res.add(r.integrate(f, after[f], gitstore.TrackingRef(remote, f)))
+		res.add(integrate(r, f, after[f], gitstore.TrackingRef(remote, f)))
 	}
-	if err := r.deletedUpstream(res, remote, before, after, o.Prune); err != nil {
+	if err := deletedUpstream(r, res, remote, before, after, o.Prune); err != nil {
 		return nil, err
 	}
 	return res, nil
@@ -86,7 +100,7 @@ func (res *PullResult) add(w WorkflowPull) {
 }
 
 // integrate brings one fetched tip into the local workflow and names the conflicts it brought in.
-func (r *Repo) integrate(feature string, theirs gitrepo.Hash, label string) WorkflowPull {
+func integrate(r *Repo, feature string, theirs gitrepo.Hash, label string) WorkflowPull {
 	w := WorkflowPull{Feature: feature}
 	known := map[string]bool{}
 	if st, _, err := r.State(feature); err == nil {
@@ -124,7 +138,7 @@ func (r *Repo) integrate(feature string, theirs gitrepo.Hash, label string) Work
 // deletedUpstream handles workflows whose tracking ref the fetch pruned, and those tombstoned by
 // an earlier pull: keep them (and remember, so push does not recreate them) or, with prune, delete
 // them when nothing local would be lost.
-func (r *Repo) deletedUpstream(res *PullResult, remote string, before, after map[string]gitrepo.Hash, prune bool) error {
+func deletedUpstream(r *Repo, res *PullResult, remote string, before, after map[string]gitrepo.Hash, prune bool) error {
 	tombs, err := r.Store.Tombstones(remote)
 	if err != nil {
 		return err
@@ -333,7 +347,7 @@ func push(r *Repo, remote string, retries int, skip map[string]bool) (*PushResul
 			if !ok {
 				continue // rejected for another reason (hook, permissions): the message says why
 			}
-			in := r.integrate(f, theirs, gitstore.TrackingRef(remote, f))
+			in := integrate(r, f, theirs, gitstore.TrackingRef(remote, f))
 			w.Conflicts = append(w.Conflicts, in.Conflicts...)
 			done[f] = w
 			if in.Action == Failed {

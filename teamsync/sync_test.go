@@ -1,34 +1,22 @@
-package app_test
+package teamsync_test
 
 import (
 	"errors"
 	"fmt"
 	"math/rand"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
 
 	"github.com/exarchos/git-exarchos/app"
 	"github.com/exarchos/git-exarchos/gitstore"
+	"github.com/exarchos/git-exarchos/internal/gittest"
+	"github.com/exarchos/git-exarchos/teamsync"
 	"github.com/exarchos/git-exarchos/workflow"
 )
 
-func git(t testing.TB, dir string, args ...string) string {
-	t.Helper()
-	cmd := exec.Command("git", args...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1")
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
-	}
-	return strings.TrimSpace(string(out))
-}
-
-// team is a bare remote and n clones of it, each with its own identity.
+// team is a bare remote and n clones of it, each with its own identity, opened.
 type team struct {
 	remote string
 	clones []*app.Repo
@@ -37,28 +25,14 @@ type team struct {
 
 func newTeam(t testing.TB, n int) *team {
 	t.Helper()
-	root := t.TempDir()
-	tm := &team{remote: filepath.Join(root, "remote.git")}
-	git(t, root, "init", "-q", "--bare", "-b", "main", tm.remote)
-	for i := 0; i < n; i++ {
-		dir := filepath.Join(root, fmt.Sprintf("clone%d", i))
-		git(t, root, "clone", "-q", "file://"+tm.remote, dir)
-		git(t, dir, "symbolic-ref", "HEAD", "refs/heads/main") // the remote is empty: no default branch yet
-		git(t, dir, "config", "user.name", fmt.Sprintf("Dev %d", i))
-		git(t, dir, "config", "user.email", fmt.Sprintf("dev%d@example.com", i))
-		if i == 0 {
-			os.WriteFile(filepath.Join(dir, "README"), []byte("hi\n"), 0o644)
-			git(t, dir, "add", "README")
-			git(t, dir, "commit", "-q", "-m", "initial")
-			git(t, dir, "push", "-q", "origin", "main")
-		} else {
-			git(t, dir, "pull", "-q", "origin", "main")
-		}
+	tm := &team{}
+	tm.remote, tm.dirs = gittest.NewTeam(t, n)
+	for _, dir := range tm.dirs {
 		r, err := app.Open(dir)
 		if err != nil {
 			t.Fatal(err)
 		}
-		tm.clones, tm.dirs = append(tm.clones, r), append(tm.dirs, dir)
+		tm.clones = append(tm.clones, r)
 	}
 	return tm
 }
@@ -67,9 +41,9 @@ func newTeam(t testing.TB, n int) *team {
 func stateBlobs(t testing.TB, dir string) map[string]string {
 	t.Helper()
 	out := map[string]string{}
-	refs := git(t, dir, "for-each-ref", "--format=%(refname)", "refs/exarchos/")
+	refs := gittest.Git(t, dir, "", "for-each-ref", "--format=%(refname)", "refs/exarchos/")
 	for _, ref := range strings.Fields(refs) {
-		out[strings.TrimPrefix(ref, "refs/exarchos/")] = git(t, dir, "cat-file", "blob", ref+":state.json")
+		out[strings.TrimPrefix(ref, "refs/exarchos/")] = gittest.Git(t, dir, "", "cat-file", "blob", ref+":state.json")
 	}
 	return out
 }
@@ -78,18 +52,18 @@ func TestPullCreatesFastForwardsAndMerges(t *testing.T) {
 	tm := newTeam(t, 2)
 	a, b := tm.clones[0], tm.clones[1]
 	// A remote with no workflow yet: pull and push do nothing and succeed.
-	pr, err := app.Pull(b, app.PullOptions{})
+	pr, err := teamsync.Pull(b.Repo, teamsync.PullOptions{})
 	if err != nil || len(pr.Workflows) != 0 {
 		t.Fatalf("empty pull: %+v %v", pr, err)
 	}
 	if _, err := a.CreateWorkflow(workflow.Init{Feature: "login", Type: "oneshot", Branch: "main"}); err != nil {
 		t.Fatal(err)
 	}
-	ps, err := app.Push(a, app.PushOptions{})
-	if err != nil || ps.Counts[app.PushedNew] != 1 {
+	ps, err := teamsync.Push(a.Repo, teamsync.PushOptions{})
+	if err != nil || ps.Counts[teamsync.PushedNew] != 1 {
 		t.Fatalf("push: %+v %v", ps, err)
 	}
-	if pr, err = app.Pull(b, app.PullOptions{}); err != nil || pr.Counts[gitstore.Created] != 1 {
+	if pr, err = teamsync.Pull(b.Repo, teamsync.PullOptions{}); err != nil || pr.Counts[gitstore.Created] != 1 {
 		t.Fatalf("pull: %+v %v", pr, err)
 	}
 	// Both set the same field to different values and push: the second push is rejected, merged
@@ -102,14 +76,14 @@ func TestPullCreatesFastForwardsAndMerges(t *testing.T) {
 	}
 	set(a, "ann")
 	set(b, "bob")
-	if ps, err = app.Push(a, app.PushOptions{}); err != nil || ps.Counts[app.Pushed] != 1 {
+	if ps, err = teamsync.Push(a.Repo, teamsync.PushOptions{}); err != nil || ps.Counts[teamsync.Pushed] != 1 {
 		t.Fatalf("push a: %+v %v", ps, err)
 	}
-	ps, err = app.Push(b, app.PushOptions{})
-	if err != nil || ps.Counts[app.PushedAfter] != 1 || len(ps.Workflows[0].Conflicts) != 1 {
+	ps, err = teamsync.Push(b.Repo, teamsync.PushOptions{})
+	if err != nil || ps.Counts[teamsync.PushedAfter] != 1 || len(ps.Workflows[0].Conflicts) != 1 {
 		t.Fatalf("push b: %+v %v", ps, err)
 	}
-	pr, err = app.Pull(a, app.PullOptions{})
+	pr, err = teamsync.Pull(a.Repo, teamsync.PullOptions{})
 	if err != nil || pr.Counts[gitstore.FastForward] != 1 || len(pr.Workflows[0].Conflicts) != 1 {
 		t.Fatalf("pull a: %+v %v", pr, err)
 	}
@@ -141,11 +115,11 @@ func TestSyncRefusesSeparateStarts(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if _, err := app.Push(a, app.PushOptions{}); err != nil {
+	if _, err := teamsync.Push(a.Repo, teamsync.PushOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	before := git(t, tm.dirs[1], "rev-parse", "refs/exarchos/report")
-	res, err := app.Sync(b, app.SyncOptions{})
+	before := gittest.Git(t, tm.dirs[1], "", "rev-parse", "refs/exarchos/report")
+	res, err := teamsync.Sync(b.Repo, teamsync.SyncOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -163,17 +137,17 @@ func TestSyncRefusesSeparateStarts(t *testing.T) {
 			t.Fatalf("push tried the refused workflow: %+v", w)
 		}
 	}
-	if res.Push.Counts[app.PushedNew] != 1 {
+	if res.Push.Counts[teamsync.PushedNew] != 1 {
 		t.Fatalf("the other workflow still syncs: %+v", res.Push)
 	}
-	if after := git(t, tm.dirs[1], "rev-parse", "refs/exarchos/report"); after != before {
+	if after := gittest.Git(t, tm.dirs[1], "", "rev-parse", "refs/exarchos/report"); after != before {
 		t.Fatalf("local workflow changed: %s → %s", before, after)
 	}
 	st, _, err := b.State("report")
 	if err != nil || st.Type != "refactor" {
 		t.Fatalf("local type: %+v %v", st, err)
 	}
-	if got := git(t, tm.remote, "cat-file", "blob", "refs/exarchos/report:state.json"); !strings.Contains(got, `"type":"oneshot"`) {
+	if got := gittest.Git(t, tm.remote, "", "cat-file", "blob", "refs/exarchos/report:state.json"); !strings.Contains(got, `"type":"oneshot"`) {
 		t.Fatalf("remote changed: %s", got)
 	}
 }
@@ -186,28 +160,28 @@ func TestDeletedUpstreamKeptUnlessPruned(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if _, err := app.Sync(a, app.SyncOptions{}); err != nil {
+	if _, err := teamsync.Sync(a.Repo, teamsync.SyncOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := app.Pull(b, app.PullOptions{}); err != nil {
+	if _, err := teamsync.Pull(b.Repo, teamsync.PullOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	git(t, tm.dirs[0], "push", "-q", "origin", ":refs/exarchos/one", ":refs/exarchos/two")
+	gittest.Git(t, tm.dirs[0], "", "push", "-q", "origin", ":refs/exarchos/one", ":refs/exarchos/two")
 	// b changed "two" after the deletion: even --prune keeps it.
 	if _, err := b.Store.Append("two", b.Projector(), workflow.NewEvent{Type: "note"}); err != nil {
 		t.Fatal(err)
 	}
-	pr, err := app.Pull(b, app.PullOptions{})
-	if err != nil || pr.Counts[app.DeletedUpstream] != 2 {
+	pr, err := teamsync.Pull(b.Repo, teamsync.PullOptions{})
+	if err != nil || pr.Counts[teamsync.DeletedUpstream] != 2 {
 		t.Fatalf("pull: %+v %v", pr, err)
 	}
 	// push does not bring them back.
-	ps, err := app.Push(b, app.PushOptions{})
-	if err != nil || ps.Counts[app.SkippedGone] != 2 {
+	ps, err := teamsync.Push(b.Repo, teamsync.PushOptions{})
+	if err != nil || ps.Counts[teamsync.SkippedGone] != 2 {
 		t.Fatalf("push: %+v %v", ps, err)
 	}
-	pr, err = app.Pull(b, app.PullOptions{Prune: true})
-	if err != nil || pr.Counts[app.Pruned] != 1 || pr.Counts[app.DeletedUpstream] != 1 {
+	pr, err = teamsync.Pull(b.Repo, teamsync.PullOptions{Prune: true})
+	if err != nil || pr.Counts[teamsync.Pruned] != 1 || pr.Counts[teamsync.DeletedUpstream] != 1 {
 		t.Fatalf("prune: %+v %v", pr, err)
 	}
 	if ok, _ := b.Store.Exists("one"); ok {
@@ -223,23 +197,23 @@ func TestRemoteSetupIsIdempotentAndPlainFetchBringsWorkflows(t *testing.T) {
 	if _, err := tm.clones[0].CreateWorkflow(workflow.Init{Feature: "x", Type: "oneshot", Branch: "main"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := app.Push(tm.clones[0], app.PushOptions{}); err != nil {
+	if _, err := teamsync.Push(tm.clones[0].Repo, teamsync.PushOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	for i, want := range []bool{true, false} {
-		res, err := app.RemoteSetup(tm.clones[1], app.RemoteSetupOptions{})
+		res, err := teamsync.RemoteSetup(tm.clones[1].Repo, teamsync.RemoteSetupOptions{})
 		if err != nil || res.Added != want || res.Remote != "origin" {
 			t.Fatalf("setup %d: %+v %v", i, res, err)
 		}
 	}
-	git(t, tm.dirs[1], "fetch", "-q")
-	if got := git(t, tm.dirs[1], "for-each-ref", "--format=%(refname)", "refs/exarchos-remotes/"); got != "refs/exarchos-remotes/origin/x" {
+	gittest.Git(t, tm.dirs[1], "", "fetch", "-q")
+	if got := gittest.Git(t, tm.dirs[1], "", "for-each-ref", "--format=%(refname)", "refs/exarchos-remotes/"); got != "refs/exarchos-remotes/origin/x" {
 		t.Fatalf("tracking refs %q", got)
 	}
-	if got := git(t, tm.dirs[1], "for-each-ref", "refs/exarchos/"); got != "" {
+	if got := gittest.Git(t, tm.dirs[1], "", "for-each-ref", "refs/exarchos/"); got != "" {
 		t.Fatalf("plain fetch wrote local workflows: %s", got)
 	}
-	if _, err := app.Pull(tm.clones[1], app.PullOptions{Remote: "nope"}); err == nil || !strings.Contains(err.Error(), "no such remote") {
+	if _, err := teamsync.Pull(tm.clones[1].Repo, teamsync.PullOptions{Remote: "nope"}); err == nil || !strings.Contains(err.Error(), "no such remote") {
 		t.Fatalf("unknown remote: %v", err)
 	}
 }
@@ -324,19 +298,19 @@ func converge(t *testing.T, n int, seed int64, steps int) (merges, conflicted in
 		case 5:
 			res, err = r.Execute(f, workflow.TransitionTo{Phase: "working"}) // unguarded: races decide it
 		case 6:
-			var pr *app.PullResult
-			if pr, err = app.Pull(r, app.PullOptions{}); err == nil {
+			var pr *teamsync.PullResult
+			if pr, err = teamsync.Pull(r.Repo, teamsync.PullOptions{}); err == nil {
 				merges += pr.Counts[gitstore.Merged]
 			}
 		case 7:
-			var ps *app.PushResult
-			if ps, err = app.Push(r, app.PushOptions{}); err == nil {
-				merges += ps.Counts[app.PushedAfter]
+			var ps *teamsync.PushResult
+			if ps, err = teamsync.Push(r.Repo, teamsync.PushOptions{}); err == nil {
+				merges += ps.Counts[teamsync.PushedAfter]
 			}
 		default:
-			var sr *app.SyncResult
-			if sr, err = app.Sync(r, app.SyncOptions{}); err == nil {
-				merges += sr.Pull.Counts[gitstore.Merged] + sr.Push.Counts[app.PushedAfter]
+			var sr *teamsync.SyncResult
+			if sr, err = teamsync.Sync(r.Repo, teamsync.SyncOptions{}); err == nil {
+				merges += sr.Pull.Counts[gitstore.Merged] + sr.Push.Counts[teamsync.PushedAfter]
 			}
 		}
 		if res != nil {
@@ -348,11 +322,11 @@ func converge(t *testing.T, n int, seed int64, steps int) (merges, conflicted in
 	}
 	for round := 0; round < 2; round++ {
 		for c, r := range tm.clones {
-			res, err := app.Sync(r, app.SyncOptions{})
+			res, err := teamsync.Sync(r.Repo, teamsync.SyncOptions{})
 			if err != nil {
 				t.Fatalf("final sync %d/%d: %v", round, c, err)
 			}
-			merges += res.Pull.Counts[gitstore.Merged] + res.Push.Counts[app.PushedAfter]
+			merges += res.Pull.Counts[gitstore.Merged] + res.Push.Counts[teamsync.PushedAfter]
 			if res.Pull.Failures() > 0 || res.Push.Failures() > 0 {
 				t.Fatalf("final sync %d/%d: %+v %+v", round, c, res.Pull, res.Push)
 			}
@@ -413,3 +387,6 @@ func converge(t *testing.T, n int, seed int64, steps int) (merges, conflicted in
 func isExpected(err error) bool {
 	return errors.Is(err, gitstore.ErrNotFound) || errors.Is(err, gitstore.ErrExists)
 }
+
+// TestMain runs the tests isolated from the developer's PATH, git config and agent session.
+func TestMain(m *testing.M) { os.Exit(gittest.RunIsolated(m)) }

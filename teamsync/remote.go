@@ -1,6 +1,9 @@
-package app
+package teamsync
 
-import "github.com/exarchos/git-exarchos/gitstore"
+import (
+	"github.com/exarchos/git-exarchos/gitstore"
+	"github.com/exarchos/git-exarchos/hookrun"
+)
 
 // RemoteSetupOptions are the inputs of `git exarchos remote setup`.
 type RemoteSetupOptions struct{ Remote string }
@@ -21,7 +24,7 @@ func RemoteSetup(r *Repo, o RemoteSetupOptions) (*RemoteSetupResult, error) {
 		return nil, err
 	}
 	var added bool
-	err = r.hookRuntime().OwnControlWrites(func() error {
+	err = (&hookrun.Repo{Repo: r}).OwnControlWrites(func() error {
 		added, err = r.Store.SetupRemote(remote)
 		return err
 	})
