@@ -11,6 +11,7 @@ import (
 
 	"github.com/exarchos/git-exarchos/hookrun"
 	"github.com/exarchos/git-exarchos/internal/agentenv"
+	"github.com/exarchos/git-exarchos/saga"
 	"github.com/exarchos/git-exarchos/workflow"
 )
 
@@ -44,7 +45,7 @@ func TestHumanDecisionsRefuseAnAgentsEnvironment(t *testing.T) {
 		_, err := Run(r, "login", cmd)
 		refused(what, err)
 	}
-	_, err = Cancel(r, CancelOptions{Feature: "login", Reason: "x", Human: true})
+	_, err = Cancel(r, saga.CancelOptions{Feature: "login", Reason: "x", Human: true})
 	refused("cancel login --human", err)
 	_, err = Cleanup(r, CleanupOptions{Feature: "login", Override: true, Reason: "x"})
 	refused("cleanup login --override", err)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/exarchos/git-exarchos/app"
 	"github.com/exarchos/git-exarchos/internal/gittest"
+	"github.com/exarchos/git-exarchos/saga"
 	"github.com/exarchos/git-exarchos/teamsync"
 	"github.com/exarchos/git-exarchos/workflow"
 )
@@ -30,13 +31,13 @@ func TestCancelCompensatesResourcesAMergeBrings(t *testing.T) {
 	if _, err := teamsync.Pull(b.Repo, teamsync.PullOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	if res, err := app.Cancel(a, app.CancelOptions{Feature: "login", Reason: "dropped"}); err != nil || !res.Cancelled() {
+	if res, err := app.Cancel(a, saga.CancelOptions{Feature: "login", Reason: "dropped"}); err != nil || !res.Cancelled() {
 		t.Fatalf("%+v %v", res, err)
 	}
 	if _, err := teamsync.Push(a.Repo, teamsync.PushOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	started, err := app.StartTask(b, app.TaskStartOptions{Feature: "login", Task: "t1", Worktree: true})
+	started, err := app.StartTask(b, saga.TaskStartOptions{Feature: "login", Task: "t1", Worktree: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,7 +52,7 @@ func TestCancelCompensatesResourcesAMergeBrings(t *testing.T) {
 	if err != nil || st.Phase != "cancelled" || len(workflow.CompensationPlan(st)) == 0 {
 		t.Fatalf("after the merge: phase %s, plan %v, %v", st.Phase, workflow.CompensationPlan(st), err)
 	}
-	res, err := app.Cancel(b, app.CancelOptions{Feature: "login"})
+	res, err := app.Cancel(b, saga.CancelOptions{Feature: "login"})
 	if err != nil || !res.Cancelled() || len(res.Steps) == 0 {
 		t.Fatalf("cancel again: %+v %v", res, err)
 	}
@@ -61,12 +62,12 @@ func TestCancelCompensatesResourcesAMergeBrings(t *testing.T) {
 	if st, _, _ = b.State("login"); len(workflow.CompensationPlan(st)) != 0 {
 		t.Fatalf("left: %v", workflow.CompensationPlan(st))
 	}
-	list, err := app.RescueList(b, app.RescueListOptions{Feature: "login"})
+	list, err := app.RescueList(b, saga.RescueListOptions{Feature: "login"})
 	if err != nil || len(list.Rescues) != 1 || len(list.Rescues[0].Changed) != 1 || list.Rescues[0].Changed[0] != "A work.txt" {
 		t.Fatalf("rescues %+v %v", list, err)
 	}
 	head := gittest.Git(t, tm.dirs[1], "", "rev-parse", "refs/exarchos/login")
-	if res, err := app.Cancel(b, app.CancelOptions{Feature: "login"}); err != nil || len(res.Steps) != 0 || gittest.Git(t, tm.dirs[1], "", "rev-parse", "refs/exarchos/login") != head {
+	if res, err := app.Cancel(b, saga.CancelOptions{Feature: "login"}); err != nil || len(res.Steps) != 0 || gittest.Git(t, tm.dirs[1], "", "rev-parse", "refs/exarchos/login") != head {
 		t.Fatalf("a finished cancel again: %+v %v", res, err)
 	}
 }

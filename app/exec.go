@@ -14,15 +14,6 @@ import (
 	"github.com/exarchos/git-exarchos/workflow"
 )
 
-// Result is the outcome of a workflow command: the state after it and what it appended.
-type Result struct {
-	Feature    string           `json:"feature"`
-	Head       string           `json:"head"`
-	State      workflow.State   `json:"state"`
-	Appended   []workflow.Event `json:"appended"`
-	Duplicates []workflow.Event `json:"duplicates,omitempty"`
-}
-
 // env is what Decide needs from the world: the actor, the guards (on this repository's facts) and
 // the opt-in guards the rules turn on.
 func (r *Repo) env() (workflow.Env, error) {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/exarchos/git-exarchos/gitstore"
 	"github.com/exarchos/git-exarchos/hookrun"
+	"github.com/exarchos/git-exarchos/saga"
 	"github.com/exarchos/git-exarchos/workflow"
 )
 
@@ -245,7 +246,7 @@ func TestHookSessionFollowsItsBranch(t *testing.T) {
 	src := filepath.Join(dir, "main.go")
 	require.Contains(t, callHook(t, "s1", dir, "PreToolUse", "Write", write(src)).denied(), "workflow login")
 
-	_, err := Cancel(r, CancelOptions{Feature: "login", Reason: "start over"})
+	_, err := Cancel(r, saga.CancelOptions{Feature: "login", Reason: "start over"})
 	require.NoError(t, err)
 	git(t, dir, "switch", "-q", "-c", "x")
 	_, err = Init(r, InitOptions{Feature: "h2", Type: "feature"})
@@ -263,7 +264,7 @@ func TestHookSessionFollowsItsBranch(t *testing.T) {
 	assert.Contains(t, callHook(t, "s9", dir, "PreToolUse", "Write", write(src)).denied(), "workflow h2")
 
 	// h2 ends too, and the branch has no workflow: the session is judged by its branch (nothing).
-	_, err = Cancel(r, CancelOptions{Feature: "h2", Reason: "done"})
+	_, err = Cancel(r, saga.CancelOptions{Feature: "h2", Reason: "done"})
 	require.NoError(t, err)
 	assert.Empty(t, callHook(t, "s1", dir, "PreToolUse", "Write", write(src)).denied())
 

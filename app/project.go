@@ -44,6 +44,7 @@ type (
 	Config               = project.Config
 	TypeLimits           = project.TypeLimits
 	RulesUnreadableError = project.RulesUnreadableError
+	Result               = project.Result
 	Trust                = trust.Trust
 	AgentRefusal         = trust.AgentRefusal
 )

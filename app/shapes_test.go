@@ -12,6 +12,7 @@ import (
 
 	"github.com/exarchos/git-exarchos/hookrun"
 	"github.com/exarchos/git-exarchos/internal/gittest"
+	"github.com/exarchos/git-exarchos/saga"
 	"github.com/exarchos/git-exarchos/teamsync"
 	"github.com/exarchos/git-exarchos/workflow"
 )
@@ -125,7 +126,7 @@ func TestRepositoryShapes(t *testing.T) {
 			assert.Empty(t, fsck.Problems)
 
 			// cancel
-			can, err := Cancel(r, CancelOptions{Feature: feature, Reason: "shape test", SkipPR: true})
+			can, err := Cancel(r, saga.CancelOptions{Feature: feature, Reason: "shape test", SkipPR: true})
 			require.NoError(t, err)
 			assert.True(t, can.Cancelled())
 			settle()

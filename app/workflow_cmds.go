@@ -12,6 +12,7 @@ import (
 	"github.com/exarchos/git-exarchos/gitstore"
 	"github.com/exarchos/git-exarchos/hooks"
 	"github.com/exarchos/git-exarchos/project"
+	"github.com/exarchos/git-exarchos/saga"
 	"github.com/exarchos/git-exarchos/workflow"
 )
 
@@ -344,7 +345,7 @@ func Run(r *Repo, feature string, cmd workflow.Command) (*Result, error) {
 		}
 	case workflow.CompleteTask:
 		if c.HeadSHA == "" {
-			if cmd, err = r.bindTask(feature, c); err != nil {
+			if cmd, err = r.saga().BindTask(feature, c); err != nil {
 				return nil, err
 			}
 		}
@@ -368,7 +369,7 @@ func Run(r *Repo, feature string, cmd workflow.Command) (*Result, error) {
 			return nil, err
 		}
 		if c := def.CancellingPhase(); c != "" && res.State.Phase == c {
-			if _, err := Cancel(r, CancelOptions{Feature: feature}); err != nil {
+			if _, err := Cancel(r, saga.CancelOptions{Feature: feature}); err != nil {
 				return nil, err
 			}
 			st, snap, err := r.State(feature)

@@ -95,3 +95,12 @@ func HashHex(s string) string {
 	sum := sha256.Sum256([]byte(s))
 	return hex.EncodeToString(sum[:])
 }
+
+// Result is the outcome of a workflow command: the state after it and what it appended.
+type Result struct {
+	Feature    string           `json:"feature"`
+	Head       string           `json:"head"`
+	State      workflow.State   `json:"state"`
+	Appended   []workflow.Event `json:"appended"`
+	Duplicates []workflow.Event `json:"duplicates,omitempty"`
+}

@@ -7,6 +7,7 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/exarchos/git-exarchos/app"
+	"github.com/exarchos/git-exarchos/saga"
 )
 
 // task start and task done, which know about task worktrees (the rest of `task` is cmd_work.go).
@@ -44,7 +45,7 @@ Examples:
 			if err != nil {
 				return err
 			}
-			res, err := app.StartTask(r, app.TaskStartOptions{Feature: feature, Task: args[0], Worktree: c.Bool("worktree"), Base: c.String("base"), Path: c.String("path")})
+			res, err := app.StartTask(r, saga.TaskStartOptions{Feature: feature, Task: args[0], Worktree: c.Bool("worktree"), Base: c.String("base"), Path: c.String("path")})
 			if err != nil {
 				return err
 			}

@@ -11,6 +11,7 @@ import (
 	"github.com/exarchos/git-exarchos/gitrepo"
 	"github.com/exarchos/git-exarchos/gitstore"
 	"github.com/exarchos/git-exarchos/hookrun"
+	"github.com/exarchos/git-exarchos/saga"
 	"github.com/exarchos/git-exarchos/workflow"
 )
 
@@ -89,8 +90,8 @@ var errorTable = []errorRow{
 	{"AMBIGUOUS_FEATURE", exitUsage, is(app.ErrAmbiguous)},
 	{"NO_REMOTE", exitUsage, is(gitstore.ErrNoRemote)},
 	{"PR_OTHER_REPOSITORY", exitUsage, is(app.ErrOtherRepository)},
-	{"CANCEL_INCOMPLETE", exitGitHub, func(err error) bool { return as[*app.CancelIncompleteError]()(err) && gitHubAccess(err) }},
-	{"CANCEL_INCOMPLETE", exitError, as[*app.CancelIncompleteError]()},
+	{"CANCEL_INCOMPLETE", exitGitHub, func(err error) bool { return as[*saga.CancelIncompleteError]()(err) && gitHubAccess(err) }},
+	{"CANCEL_INCOMPLETE", exitError, as[*saga.CancelIncompleteError]()},
 	{"PUSH_REJECTED", exitConcurrent, is(errPushRejected)},
 	{"CONCURRENT_UPDATE", exitConcurrent, is(gitstore.ErrConcurrent)},
 	{"CONCURRENT_UPDATE", exitConcurrent, is(gitrepo.ErrLocked)},
@@ -140,7 +141,7 @@ func classify(err error) errorBody {
 		rej *workflow.Rejection
 		ge  *githubsync.Error
 		u   usageError
-		inc *app.CancelIncompleteError
+		inc *saga.CancelIncompleteError
 		inv *app.InvalidSubmission
 		idc *app.IdempotencyConflict
 		rbf *app.RunbookFailed

@@ -10,6 +10,7 @@ import (
 	"github.com/exarchos/git-exarchos/gitrepo"
 	"github.com/exarchos/git-exarchos/gitstore"
 	"github.com/exarchos/git-exarchos/hookrun"
+	"github.com/exarchos/git-exarchos/saga"
 	"github.com/exarchos/git-exarchos/workflow"
 )
 
@@ -17,7 +18,7 @@ import (
 // wrap errors, must be matched by its own row first, and gets that row's code and exit code.
 func TestErrorTable(t *testing.T) {
 	access := &githubsync.Error{Kind: githubsync.KindBadToken, Msg: "bad token"}
-	incomplete := &app.CancelIncompleteError{Feature: "f", Result: &app.CancelResult{Feature: "f"}}
+	incomplete := &saga.CancelIncompleteError{Feature: "f", Result: &saga.CancelResult{Feature: "f"}}
 	examples := []struct {
 		err  error
 		code string

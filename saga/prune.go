@@ -1,4 +1,4 @@
-package app
+package saga
 
 import (
 	"errors"
@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/exarchos/git-exarchos/project"
 	"github.com/exarchos/git-exarchos/workflow"
 )
 
@@ -51,7 +52,7 @@ func ParseAge(s string) (time.Duration, error) {
 	} else if d, err := time.ParseDuration(s); err == nil && d > 0 {
 		return d, nil
 	}
-	return 0, Usagef("--older-than %q: give a positive age such as 14d, 36h or 90m", s)
+	return 0, project.Usagef("--older-than %q: give a positive age such as 14d, 36h or 90m", s)
 }
 
 // Prune finds the active workflows whose branch is gone, or that (with their branch) have been

@@ -1,4 +1,4 @@
-package app
+package saga
 
 import (
 	"errors"
@@ -38,7 +38,7 @@ type TaskWorktree struct {
 
 // TaskStartResult is the command result plus the worktree, when one was asked for.
 type TaskStartResult struct {
-	*Result
+	*project.Result
 	Worktree *TaskWorktree `json:"worktree,omitempty"`
 }
 
@@ -52,7 +52,7 @@ func StartTask(r *Repo, o TaskStartOptions) (*TaskStartResult, error) {
 	}
 	if !o.Worktree {
 		if o.Base != "" || o.Path != "" {
-			return nil, Usagef("--base and --path apply with --worktree")
+			return nil, project.Usagef("--base and --path apply with --worktree")
 		}
 		res, err := r.Execute(feature, workflow.StartTask{ID: o.Task})
 		return &TaskStartResult{Result: res}, err
@@ -101,7 +101,7 @@ func StartTask(r *Repo, o TaskStartOptions) (*TaskStartResult, error) {
 func planWorktree(loc gitrepo.Location, st workflow.State, feature string, o TaskStartOptions) (*TaskWorktree, error) {
 	if old, ok := st.TaskWorktree(o.Task); ok {
 		if o.Path != "" && !gitrepo.SamePath(o.Path, old.Path) {
-			return nil, Usagef("task %s already has a worktree at %s", o.Task, old.Path)
+			return nil, project.Usagef("task %s already has a worktree at %s", o.Task, old.Path)
 		}
 		if _, err := os.Stat(old.Path); err != nil {
 			return nil, fmt.Errorf("task %s's worktree %s is gone: the cancel saga cleans it up (git exarchos cancel %s), or restore it by hand with `git worktree add %s %s`", o.Task, old.Path, feature, old.Path, old.Branch)
@@ -110,7 +110,7 @@ func planWorktree(loc gitrepo.Location, st workflow.State, feature string, o Tas
 	}
 	branch := project.TaskBranch(st.Branch, o.Task)
 	if !loc.ValidBranchName(branch) {
-		return nil, Usagef("task branch %q is not a valid branch name: rename the task", branch)
+		return nil, project.Usagef("task branch %q is not a valid branch name: rename the task", branch)
 	}
 	path := o.Path
 	if path == "" {
@@ -170,7 +170,7 @@ func createWorktree(loc gitrepo.Location, wt *TaskWorktree, baseRev, workflowBra
 		return data, fmt.Errorf("the workflow's branch %s does not exist, so the task branch has nothing to start from: create it, or pass --base <rev>", workflowBranch)
 	}
 	if !ok {
-		return data, Usagef("--base %s does not name a commit", baseRev)
+		return data, project.Usagef("--base %s does not name a commit", baseRev)
 	}
 	data.Base = base
 	if err := os.MkdirAll(filepath.Dir(wt.Path), 0o755); err != nil {
@@ -218,22 +218,11 @@ func rollbackWorktree(loc gitrepo.Location, d workflow.WorktreeData) error {
 	return errors.Join(errs...)
 }
 
-// TaskDoneOptions completes a task (`git exarchos task done`).
-type TaskDoneOptions struct {
-	Feature string
-	Task    string
-}
-
-// CompleteTask marks a task completed (bindTask gives it its head).
-func CompleteTask(r *Repo, o TaskDoneOptions) (*Result, error) {
-	return Run(r, o.Feature, workflow.CompleteTask{ID: o.Task})
-}
-
-// bindTask gives a task's completion its head: the tip of its task branch (a task with a
+// BindTask gives a task's completion its head: the tip of its task branch (a task with a
 // worktree) or of the workflow's branch. The workflow refuses it when that tip is where the task
 // started; here a tip that does not descend from the start is refused too: the task's work is
 // commits on top of it.
-func (r *Repo) bindTask(feature string, c workflow.CompleteTask) (workflow.CompleteTask, error) {
+func (r *Repo) BindTask(feature string, c workflow.CompleteTask) (workflow.CompleteTask, error) {
 	st, _, err := r.State(feature)
 	if err != nil {
 		return c, err

@@ -1,4 +1,13 @@
-package app
+// Package saga is the cancel saga and the resources it compensates: a task's worktree and branch
+// made when the task starts (worktree.go), their compensation in reverse order when a workflow is
+// cancelled, one recorded step each and idempotent, so running cancel again resumes where a crash
+// stopped it (cancel.go), the rescue refs that keep work a step would lose (rescue.go), and prune,
+// which cancels what went stale (prune.go). Every step is recorded through the command engine the
+// caller passes in (Executor: app's Execute).
+//
+// It may import trust, project, githubsync, gitstore, gitrepo, workflow and the internal helpers;
+// never the hook runtime, app or cmd. internal/archtest holds the rule.
+package saga
 
 import (
 	"context"
@@ -11,8 +20,22 @@ import (
 	"github.com/exarchos/git-exarchos/gitrepo"
 	"github.com/exarchos/git-exarchos/internal/faults"
 	"github.com/exarchos/git-exarchos/project"
+	"github.com/exarchos/git-exarchos/trust"
 	"github.com/exarchos/git-exarchos/workflow"
 )
+
+// Executor runs workflow commands against a feature and appends what they record in one commit
+// (app's Repo.Execute: decide, gather facts, sign, compare-and-swap).
+type Executor interface {
+	Execute(feature string, cmds ...workflow.Command) (*project.Result, error)
+}
+
+// Repo is what the saga works on: an opened repository with trust, and the engine that records
+// each step.
+type Repo struct {
+	*trust.Repo
+	Executor
+}
 
 // CancelOptions cancels a workflow (`git exarchos cancel`).
 type CancelOptions struct {

@@ -1,4 +1,4 @@
-package app
+package saga
 
 import (
 	"fmt"
@@ -6,6 +6,7 @@ import (
 
 	"github.com/exarchos/git-exarchos/gitrepo"
 	"github.com/exarchos/git-exarchos/gitstore"
+	"github.com/exarchos/git-exarchos/project"
 )
 
 // RescueListOptions selects rescued work (`git exarchos rescue list [<feature>]`).
@@ -20,7 +21,7 @@ type RescueListResult struct {
 func RescueList(r *Repo, o RescueListOptions) (*RescueListResult, error) {
 	if o.Feature != "" {
 		if err := gitstore.ValidateFeature(o.Feature); err != nil {
-			return nil, &UsageError{Msg: err.Error()}
+			return nil, &project.UsageError{Msg: err.Error()}
 		}
 	}
 	list, err := r.Store.Loc.ListRescues(o.Feature)
@@ -45,13 +46,13 @@ type RescueRestoreOptions struct {
 // (untracked ones included) and the index as they were preserved.
 func RescueRestore(r *Repo, o RescueRestoreOptions) (*gitrepo.Restored, error) {
 	if err := gitstore.ValidateFeature(o.Feature); err != nil {
-		return nil, &UsageError{Msg: err.Error()}
+		return nil, &project.UsageError{Msg: err.Error()}
 	}
 	if o.Task == "" {
-		return nil, Usagef("name the task: git exarchos rescue restore %s <task> (see git exarchos rescue list %s)", o.Feature, o.Feature)
+		return nil, project.Usagef("name the task: git exarchos rescue restore %s <task> (see git exarchos rescue list %s)", o.Feature, o.Feature)
 	}
 	if o.Version < 0 {
-		return nil, Usagef("--version %d: a version is 0 (the default) or a number `git exarchos rescue list %s` shows", o.Version, o.Feature)
+		return nil, project.Usagef("--version %d: a version is 0 (the default) or a number `git exarchos rescue list %s` shows", o.Version, o.Feature)
 	}
 	loc := r.Store.Loc
 	list, err := loc.ListRescues(o.Feature)
