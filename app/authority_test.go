@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/exarchos/git-exarchos/ghevidence"
 	"github.com/exarchos/git-exarchos/hookrun"
 	"github.com/exarchos/git-exarchos/internal/agentenv"
 	"github.com/exarchos/git-exarchos/saga"
@@ -47,7 +48,7 @@ func TestHumanDecisionsRefuseAnAgentsEnvironment(t *testing.T) {
 	}
 	_, err = Cancel(r, saga.CancelOptions{Feature: "login", Reason: "x", Human: true})
 	refused("cancel login --human", err)
-	_, err = Cleanup(r, CleanupOptions{Feature: "login", Override: true, Reason: "x"})
+	_, err = Cleanup(r, ghevidence.CleanupOptions{Feature: "login", Override: true, Reason: "x"})
 	refused("cleanup login --override", err)
 	_, err = Init(r, InitOptions{Feature: "h2", Type: "oneshot", Branch: "login", Human: true})
 	refused("init h2 --human", err)

@@ -277,7 +277,7 @@ func (d *DoctorResult) remotes(r *Repo) {
 }
 
 func (d *DoctorResult) github(r *Repo, env githubsync.Env) {
-	repo, err := r.originRepo()
+	repo, err := r.gitHub().OriginRepo()
 	if err != nil {
 		msg := "origin is not a GitHub repository: merges are verified offline (cleanup --offline)"
 		if _, ok := r.Store.Config("remote.origin.url"); !ok {

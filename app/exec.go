@@ -279,12 +279,6 @@ func (r *Repo) result(feature string, res *gitstore.Result) (*Result, error) {
 	return out, nil
 }
 
-// IsRejection reports whether err is a workflow rejection.
-func IsRejection(err error) bool {
-	var r *workflow.Rejection
-	return errors.As(err, &r)
-}
-
 // refusedNow reports a decision this call appended that the fold gave no effect (a key not in the
 // allowed signers, a role it lacks): it stays in the log for the audit, and the caller is told.
 func refusedNow(res *Result) *workflow.Rejection {

@@ -61,6 +61,8 @@ const (
 var (
 	// Usagef builds a UsageError (project.Usagef).
 	Usagef = project.Usagef
+	// IsRejection reports whether err is a workflow rejection (project.IsRejection).
+	IsRejection = project.IsRejection
 	// ErrAmbiguous means the feature was left out and could not be inferred (project.ErrAmbiguous).
 	ErrAmbiguous = project.ErrAmbiguous
 )

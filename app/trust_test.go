@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/exarchos/git-exarchos/app"
+	"github.com/exarchos/git-exarchos/ghevidence"
 	"github.com/exarchos/git-exarchos/gitstore"
 	"github.com/exarchos/git-exarchos/internal/gittest"
 	"github.com/exarchos/git-exarchos/signing"
@@ -437,7 +438,7 @@ func TestSignedRejectAndOverride(t *testing.T) {
 	if res.State.Phase != "plan" || res.State.Revisions != 1 || len(res.Appended) != 2 || res.Appended[1].Sig == nil {
 		t.Fatalf("reject: phase %s revisions %d appended %+v", res.State.Phase, res.State.Revisions, res.Appended)
 	}
-	out, err := app.Cleanup(r, app.CleanupOptions{Feature: "login", Override: true, Reason: "merged by hand"})
+	out, err := app.Cleanup(r, ghevidence.CleanupOptions{Feature: "login", Override: true, Reason: "merged by hand"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/exarchos/git-exarchos/app"
+	"github.com/exarchos/git-exarchos/ghevidence"
 	"github.com/exarchos/git-exarchos/internal/gittest"
 	"github.com/exarchos/git-exarchos/teamsync"
 	"github.com/exarchos/git-exarchos/workflow"
@@ -66,7 +67,7 @@ func TestVerifyGateMergeMustBeOnTheGivenBase(t *testing.T) {
 	if b := r.Base(); b.Moved == "" || b.Commit == gittest.Git(t, dir, "", "rev-parse", "HEAD") {
 		t.Fatalf("a tracking ref moved by a local push is taken as the base: %+v", b)
 	}
-	if _, err := app.Cleanup(r, app.CleanupOptions{Feature: "login", Offline: true}); err == nil {
+	if _, err := app.Cleanup(r, ghevidence.CleanupOptions{Feature: "login", Offline: true}); err == nil {
 		t.Log("cleanup completed locally; CI must still refuse it")
 	}
 	// Whatever the clone recorded, force the record the way the agent got it: the same

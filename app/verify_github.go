@@ -40,7 +40,7 @@ func (r *Repo) verifyGitHub(s workflow.State, givenBase string, passedHeads []st
 	}
 	at := workflow.Event{Seq: s.LastSeq, Type: workflow.EventPRObserved}
 	repo, n, ok := githubsync.RepoOfPR(pr.URL)
-	origin, originErr := r.originRepo()
+	origin, originErr := r.gitHub().OriginRepo()
 	switch {
 	case !ok && originErr != nil:
 		return githubCouldNot + fmt.Sprintf("the recorded pull request %q is not a GitHub pull request URL and origin is not a GitHub remote", pr.URL)
@@ -50,7 +50,7 @@ func (r *Repo) verifyGitHub(s workflow.State, givenBase string, passedHeads []st
 		add(at, "github", "the recorded pull request %s is in %s, not in this repository's origin %s", pr.URL, repo, origin)
 		return GitHubDisagrees
 	}
-	gh, err := r.github(repo)
+	gh, err := r.gitHub().Client(repo)
 	if err != nil {
 		var ge *githubsync.Error
 		if errors.As(err, &ge) && ge.Kind == githubsync.KindNoToken {

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/exarchos/git-exarchos/app"
+	"github.com/exarchos/git-exarchos/ghevidence"
 	"github.com/exarchos/git-exarchos/githubsync/fakegithub"
 	"github.com/exarchos/git-exarchos/internal/gittest"
 	"github.com/exarchos/git-exarchos/workflow"
@@ -25,7 +26,7 @@ func prWorkflow(t *testing.T) (*team, string, string) {
 	t.Helper()
 	tm := newTeam(t, 1)
 	dir := tm.dirs[0]
-	writeCommit(t, dir, app.APIHostsFile, "127.0.0.1\n")
+	writeCommit(t, dir, ghevidence.APIHostsFile, "127.0.0.1\n")
 	gittest.Git(t, dir, "", "push", "-q", "origin", "main")
 	gittest.Git(t, dir, "", "checkout", "-q", "-b", "login")
 	if _, err := app.Init(reopen(t, dir), app.InitOptions{Feature: "login", Type: "feature"}); err != nil {

@@ -3,6 +3,7 @@ package project
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"time"
 
@@ -103,4 +104,10 @@ type Result struct {
 	State      workflow.State   `json:"state"`
 	Appended   []workflow.Event `json:"appended"`
 	Duplicates []workflow.Event `json:"duplicates,omitempty"`
+}
+
+// IsRejection reports whether err is a workflow rejection.
+func IsRejection(err error) bool {
+	var r *workflow.Rejection
+	return errors.As(err, &r)
 }

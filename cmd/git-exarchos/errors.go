@@ -7,6 +7,7 @@ import (
 	"io"
 
 	"github.com/exarchos/git-exarchos/app"
+	"github.com/exarchos/git-exarchos/ghevidence"
 	"github.com/exarchos/git-exarchos/githubsync"
 	"github.com/exarchos/git-exarchos/gitrepo"
 	"github.com/exarchos/git-exarchos/gitstore"
@@ -89,7 +90,7 @@ var errorTable = []errorRow{
 	{"IDEMPOTENCY_CONFLICT", exitRejected, as[*app.IdempotencyConflict]()},
 	{"AMBIGUOUS_FEATURE", exitUsage, is(app.ErrAmbiguous)},
 	{"NO_REMOTE", exitUsage, is(gitstore.ErrNoRemote)},
-	{"PR_OTHER_REPOSITORY", exitUsage, is(app.ErrOtherRepository)},
+	{"PR_OTHER_REPOSITORY", exitUsage, is(ghevidence.ErrOtherRepository)},
 	{"CANCEL_INCOMPLETE", exitGitHub, func(err error) bool { return as[*saga.CancelIncompleteError]()(err) && gitHubAccess(err) }},
 	{"CANCEL_INCOMPLETE", exitError, as[*saga.CancelIncompleteError]()},
 	{"PUSH_REJECTED", exitConcurrent, is(errPushRejected)},
@@ -97,9 +98,9 @@ var errorTable = []errorRow{
 	{"CONCURRENT_UPDATE", exitConcurrent, is(gitrepo.ErrLocked)},
 	{"", exitGitHub, gitHubAccess},
 	{"", exitError, as[*githubsync.Error]()},
-	{"PR_NOT_LINKED", exitError, is(app.ErrNotLinked)},
-	{"PR_NOT_FOUND", exitError, is(app.ErrNoPullRequest)},
-	{"NO_GITHUB_REMOTE", exitError, is(app.ErrNoRemote)},
+	{"PR_NOT_LINKED", exitError, is(ghevidence.ErrNotLinked)},
+	{"PR_NOT_FOUND", exitError, is(ghevidence.ErrNoPullRequest)},
+	{"NO_GITHUB_REMOTE", exitError, is(ghevidence.ErrNoRemote)},
 	{"VALIDATION_FAILED", exitError, is(errValidationFailed)},
 	{"RUNBOOK_FAILED", exitError, as[*app.RunbookFailed]()},
 	{"FSCK_FAILED", exitError, is(errFsckFailed)},

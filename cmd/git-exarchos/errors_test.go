@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/exarchos/git-exarchos/app"
+	"github.com/exarchos/git-exarchos/ghevidence"
 	"github.com/exarchos/git-exarchos/githubsync"
 	"github.com/exarchos/git-exarchos/gitrepo"
 	"github.com/exarchos/git-exarchos/gitstore"
@@ -36,7 +37,7 @@ func TestErrorTable(t *testing.T) {
 		{&app.IdempotencyConflict{Key: "k"}, "IDEMPOTENCY_CONFLICT"},
 		{app.ErrAmbiguous, "AMBIGUOUS_FEATURE"},
 		{gitstore.ErrNoRemote, "NO_REMOTE"},
-		{app.ErrOtherRepository, "PR_OTHER_REPOSITORY"},
+		{ghevidence.ErrOtherRepository, "PR_OTHER_REPOSITORY"},
 		{errors.Join(incomplete, access), "CANCEL_INCOMPLETE"},
 		{incomplete, "CANCEL_INCOMPLETE"},
 		{errPushRejected, "PUSH_REJECTED"},
@@ -44,9 +45,9 @@ func TestErrorTable(t *testing.T) {
 		{gitrepo.ErrLocked, "CONCURRENT_UPDATE"},
 		{access, string(githubsync.KindBadToken)},
 		{&githubsync.Error{Kind: githubsync.KindUnreachable, Msg: "down"}, string(githubsync.KindUnreachable)},
-		{app.ErrNotLinked, "PR_NOT_LINKED"},
-		{app.ErrNoPullRequest, "PR_NOT_FOUND"},
-		{app.ErrNoRemote, "NO_GITHUB_REMOTE"},
+		{ghevidence.ErrNotLinked, "PR_NOT_LINKED"},
+		{ghevidence.ErrNoPullRequest, "PR_NOT_FOUND"},
+		{ghevidence.ErrNoRemote, "NO_GITHUB_REMOTE"},
 		{errValidationFailed, "VALIDATION_FAILED"},
 		{&app.RunbookFailed{Result: &app.RunbookResult{Steps: []app.RunbookStep{{Index: 1}}}}, "RUNBOOK_FAILED"},
 		{errFsckFailed, "FSCK_FAILED"},

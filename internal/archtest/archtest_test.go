@@ -42,7 +42,7 @@ var below = []string{"", "workflowdef", "guards", "hooks", "githubsync", "gitsto
 
 // jobs is what app and the CLI compose: the job packages split out of app (issue 31) over the
 // project base, and everything below them.
-var jobs = append([]string{"saga", "teamsync", "hookrun", "trust", "project"}, below...)
+var jobs = append([]string{"ghevidence", "saga", "teamsync", "hookrun", "trust", "project"}, below...)
 
 // table mirrors the design's package table (DESIGN.md, the project's design notes; CONTRIBUTING.md's
 // package map) with the same jobs and arrows, plus the internal helpers, the bench programs and the
@@ -89,6 +89,11 @@ var table = map[string]rule{
 			"github.com/go-git/go-git/v5/plumbing", // object ids of the rule files (defs.go); issue 31 item 2
 			"gopkg.in/yaml.v3",                     // .exarchos/config.yaml (defs.go); belongs with workflowdef
 		},
+	},
+	"ghevidence": {
+		job: "GitHub evidence: a workflow's pull request linked, found, refreshed; cleanup's merge verification",
+		// Each observation is recorded through the Engine the caller passes in (app's Execute).
+		may: []string{"trust", "project", "githubsync", "workflow", helpers},
 	},
 	"saga": {
 		job: "the cancel saga: task worktrees, their compensation on cancel, rescue refs, prune",

@@ -1,4 +1,13 @@
-package app
+// Package ghevidence is GitHub evidence: a workflow's pull request linked, found and refreshed
+// (pr.go: each look at GitHub recorded as a pr.observed event, the evidence guards read), and
+// cleanup, which verifies the merge (GitHub, or ancestry offline), records it and completes the
+// workflow in one commit (cleanup.go). GitHub is reached through githubsync, only on hosts the
+// repository trusts. Every observation is recorded through the engine the caller passes in
+// (Engine: app's Execute and Preview).
+//
+// It may import trust, project, githubsync, workflow and the internal helpers;
+// never the hook runtime, app or cmd. internal/archtest holds the rule.
+package ghevidence
 
 import (
 	"context"
@@ -9,6 +18,8 @@ import (
 	"strings"
 
 	"github.com/exarchos/git-exarchos/githubsync"
+	"github.com/exarchos/git-exarchos/project"
+	"github.com/exarchos/git-exarchos/trust"
 	"github.com/exarchos/git-exarchos/workflow"
 )
 
@@ -19,6 +30,19 @@ var (
 	ErrNoPullRequest   = errors.New("no pull request found")
 	ErrNoRemote        = errors.New("no GitHub remote")
 )
+
+// Engine decides and records workflow commands (app's Repo: Execute appends in one commit,
+// Preview only decides, for a dry run).
+type Engine interface {
+	Execute(feature string, cmds ...workflow.Command) (*project.Result, error)
+	Preview(feature string, cmds ...workflow.Command) (*project.Result, error)
+}
+
+// Repo is what GitHub evidence works on: an opened repository with trust, and the engine.
+type Repo struct {
+	*trust.Repo
+	Engine
+}
 
 // PRResult is what pr link, pr find and pr refresh print.
 type PRResult struct {
@@ -46,8 +70,8 @@ type PRFindOptions struct{ Feature string }
 // PRRefreshOptions records GitHub's view of the linked pull request (`git exarchos pr refresh`).
 type PRRefreshOptions struct{ Feature string }
 
-// originRepo is the GitHub repository of the origin remote.
-func (r *Repo) originRepo() (githubsync.Repo, error) {
+// OriginRepo is the GitHub repository of the origin remote.
+func (r *Repo) OriginRepo() (githubsync.Repo, error) {
 	out, err := r.Store.Loc.Git(nil, "remote", "get-url", "origin")
 	if err != nil {
 		return githubsync.Repo{}, fmt.Errorf("%w: this repository has no origin remote; add it (`git remote add origin https://github.com/<owner>/<repo>.git`), link the pull request by its URL (`git exarchos pr link <feature> <url>`), or, with no GitHub at all, merge the branch and verify offline (`git exarchos cleanup <feature> --offline`)", ErrNoRemote)
@@ -63,16 +87,16 @@ func (r *Repo) originRepo() (githubsync.Repo, error) {
 func (r *Repo) prRepo(feature, url string) (githubsync.Repo, int, error) {
 	repo, n, ok := githubsync.RepoOfPR(url)
 	if !ok {
-		return githubsync.Repo{}, 0, Usagef("%q is not a pull request URL or number (https://<host>/<owner>/<repo>/pull/<n>, or <n>)", url)
+		return githubsync.Repo{}, 0, project.Usagef("%q is not a pull request URL or number (https://<host>/<owner>/<repo>/pull/<n>, or <n>)", url)
 	}
-	if origin, err := r.originRepo(); err == nil && !origin.Same(repo) {
+	if origin, err := r.OriginRepo(); err == nil && !origin.Same(repo) {
 		return githubsync.Repo{}, 0, fmt.Errorf("%w: %s is a pull request of %s, but this repository's origin is %s; link a pull request of %s (git exarchos pr find %s)",
 			ErrOtherRepository, url, repo, origin, origin, feature)
 	}
 	return repo, n, nil
 }
 
-func (r *Repo) github(repo githubsync.Repo) (*githubsync.Client, error) {
+func (r *Repo) Client(repo githubsync.Repo) (*githubsync.Client, error) {
 	gh, err := githubsync.New(githubsync.Options{Repo: repo})
 	if err != nil {
 		return nil, err
@@ -125,16 +149,16 @@ func LinkPR(r *Repo, o PRLinkOptions) (*PRResult, error) {
 	var n int
 	if num, err := strconv.Atoi(strings.TrimPrefix(strings.TrimSpace(o.Target), "#")); err == nil {
 		if num <= 0 {
-			return nil, Usagef("pull request number must be positive, not %d", num)
+			return nil, project.Usagef("pull request number must be positive, not %d", num)
 		}
-		if repo, err = r.originRepo(); err != nil {
+		if repo, err = r.OriginRepo(); err != nil {
 			return nil, err
 		}
 		n = num
 	} else if repo, n, err = r.prRepo(feature, o.Target); err != nil {
 		return nil, err
 	}
-	gh, err := r.github(repo)
+	gh, err := r.Client(repo)
 	if err != nil {
 		return nil, err
 	}
@@ -152,11 +176,11 @@ func FindPR(r *Repo, o PRFindOptions) (*PRResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	repo, err := r.originRepo()
+	repo, err := r.OriginRepo()
 	if err != nil {
 		return nil, err
 	}
-	gh, err := r.github(repo)
+	gh, err := r.Client(repo)
 	if err != nil {
 		return nil, err
 	}
@@ -222,7 +246,7 @@ func (r *Repo) observe(feature string, st workflow.State) (*PRResult, workflow.P
 	if err != nil {
 		return nil, workflow.PRObservation{}, err
 	}
-	gh, err := r.github(repo)
+	gh, err := r.Client(repo)
 	if err != nil {
 		return nil, workflow.PRObservation{}, err
 	}

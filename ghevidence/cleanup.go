@@ -1,10 +1,11 @@
-package app
+package ghevidence
 
 import (
 	"errors"
 	"fmt"
 	"strings"
 
+	"github.com/exarchos/git-exarchos/project"
 	"github.com/exarchos/git-exarchos/trust"
 	"github.com/exarchos/git-exarchos/workflow"
 )
@@ -28,7 +29,7 @@ type CleanupOptions struct {
 
 // CleanupResult is what cleanup prints.
 type CleanupResult struct {
-	*Result
+	*project.Result
 	// Evidence is what verified the merge; nil with --override.
 	Evidence    *workflow.MergeVerifiedData `json:"evidence,omitempty"`
 	Observation *workflow.PRObservation     `json:"observation,omitempty"`
@@ -49,7 +50,7 @@ func Cleanup(r *Repo, o CleanupOptions) (*CleanupResult, error) {
 }
 
 // record writes the commands' events, or with a dry run only decides them.
-func (o CleanupOptions) record(r *Repo, feature string, cmds ...workflow.Command) (*Result, error) {
+func (o CleanupOptions) record(r *Repo, feature string, cmds ...workflow.Command) (*project.Result, error) {
 	if o.DryRun {
 		return r.Preview(feature, cmds...)
 	}
@@ -62,13 +63,13 @@ func cleanup(r *Repo, o CleanupOptions) (*CleanupResult, error) {
 		return nil, err
 	}
 	if def, err := r.Definition(st.Type); err == nil && def.IsFinal(st.Phase) && st.Phase == completedPhase(def) {
-		return &CleanupResult{Result: &Result{Feature: feature, Head: snap.Commit.String(), State: st, Appended: []workflow.Event{}}, Already: true, Warnings: []string{}}, nil
+		return &CleanupResult{Result: &project.Result{Feature: feature, Head: snap.Commit.String(), State: st, Appended: []workflow.Event{}}, Already: true, Warnings: []string{}}, nil
 	}
 	switch {
 	case o.Override && strings.TrimSpace(o.Reason) == "":
-		return nil, Usagef("--override needs --reason \"why the merge cannot be verified\"")
+		return nil, project.Usagef("--override needs --reason \"why the merge cannot be verified\"")
 	case o.Override && o.Offline:
-		return nil, Usagef("--override and --offline exclude each other")
+		return nil, project.Usagef("--override and --offline exclude each other")
 	case o.Override:
 		if err := trust.RefuseInAgent(r.Environ, "cleanup "+feature+" --override --reason …"); err != nil {
 			return nil, err
@@ -133,7 +134,7 @@ func (r *Repo) cleanupOnline(feature string, st workflow.State, o CleanupOptions
 	evidence := workflow.MergeVerifiedData{Method: "github", Commit: obs.MergeCommitSHA, Base: obs.Base, HeadSHA: obs.HeadSHA, ObservedAt: obs.ObservedAt, APIHost: pr.APIHost}
 	res, err := o.record(r, feature, append(observe, workflow.VerifyMerge{MergeVerifiedData: evidence}, workflow.Cleanup{})...)
 	if err != nil {
-		if IsRejection(err) && len(observe) > 0 && !o.DryRun {
+		if project.IsRejection(err) && len(observe) > 0 && !o.DryRun {
 			if _, err2 := r.Execute(feature, observe...); err2 != nil {
 				return nil, err2
 			}
@@ -157,10 +158,10 @@ func (r *Repo) cleanupOffline(feature string, st workflow.State, o CleanupOption
 	}
 	base := r.Base()
 	if base.Problem != "" {
-		return nil, Usagef("cannot verify %s offline: %s", feature, base.Problem)
+		return nil, project.Usagef("cannot verify %s offline: %s", feature, base.Problem)
 	}
 	if asked != "" && !namesRef(asked, base.Ref) {
-		return nil, Usagef("--base %s is not the protected base branch %s (%s): offline verification checks only against it; drop --base", asked, base.Ref, base.Source)
+		return nil, project.Usagef("--base %s is not the protected base branch %s (%s): offline verification checks only against it; drop --base", asked, base.Ref, base.Source)
 	}
 	refused := func(reason, expected, fix string) (*CleanupResult, error) {
 		return nil, &workflow.Rejection{Code: workflow.CodeGuardFailed, Message: "cleanup refused: the merge is not verified", Phase: st.Phase,
