@@ -19,6 +19,7 @@ import (
 	"github.com/exarchos/git-exarchos/hookrun"
 	"github.com/exarchos/git-exarchos/hooks"
 	"github.com/exarchos/git-exarchos/project"
+	"github.com/exarchos/git-exarchos/views"
 )
 
 // Doctor check results.
@@ -371,7 +372,7 @@ func (d *DoctorResult) rules(r *Repo) {
 // store runs fsck's checks: format, segments, ids, snapshots against the fold, malformed refs,
 // and locks or temporary objects left by a process that died (fsck names their owner and age).
 func (d *DoctorResult) store(r *Repo, o DoctorOptions) {
-	res, err := Fsck(r, FsckOptions{})
+	res, err := Fsck(r, views.FsckOptions{})
 	switch {
 	case err != nil:
 		d.add("store", CheckFail, "cannot read the workflows: "+err.Error(), "git exarchos fsck", nil)

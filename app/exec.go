@@ -1,6 +1,8 @@
 package app
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -297,3 +299,23 @@ func refusedNow(res *Result) *workflow.Rejection {
 
 // CodeDecisionRefused is the rejection of a decision whose signature the allowed signers refuse.
 const CodeDecisionRefused = "decision-refused"
+
+// refusal is the event that records a transition its guards or a limit refused (guard.failed, with
+// the limit enforced), for the audit; ok=false for other rejections. The idempotency key is the
+// visit, the target and the failures, so the same refusal repeated in one visit of a phase is one
+// event.
+func (r *Repo) refusal(st workflow.State, rej *workflow.Rejection, actor string) (workflow.NewEvent, bool) {
+	data := workflow.GuardFailedData{From: st.Phase, To: rej.Target, Failures: rej.FailedGuards, Actor: actor}
+	fails, _ := json.Marshal(rej.FailedGuards)
+	switch rej.Code {
+	case workflow.CodeGuardFailed:
+	case workflow.CodeLimitReached:
+		data.Code, data.Definition, data.Limits, data.Failures = rej.Code, rej.Definition, rej.Limits, []workflow.GuardFailure{}
+		fails = append(fails, rej.Code...)
+	default:
+		return workflow.NewEvent{}, false
+	}
+	sum := sha256.Sum256(fails)
+	key := fmt.Sprintf("guard-failed:%s:%d:%s:%s", st.Phase, st.EnteredAt, rej.Target, hex.EncodeToString(sum[:8]))
+	return workflow.NewEvent{Type: workflow.EventGuardFailed, ID: key, Data: data}, true
+}

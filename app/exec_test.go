@@ -14,6 +14,7 @@ import (
 
 	"github.com/exarchos/git-exarchos/gitstore"
 	"github.com/exarchos/git-exarchos/hookrun"
+	"github.com/exarchos/git-exarchos/views"
 	"github.com/exarchos/git-exarchos/workflow"
 )
 
@@ -26,7 +27,7 @@ func commits(t *testing.T, dir, feature string) int {
 
 func eventTypes(t *testing.T, r *Repo, feature string) []string {
 	t.Helper()
-	lg, err := Log(r, LogOptions{Feature: feature})
+	lg, err := Log(r, views.LogOptions{Feature: feature})
 	require.NoError(t, err)
 	var out []string
 	for _, e := range lg.Events {
@@ -189,12 +190,12 @@ func TestJournalLossDetected(t *testing.T) {
 		require.NoError(t, err)
 	}
 	lost := func() []hookrun.JournalLoss {
-		a, err := ShowAudit(r, AuditOptions{Feature: "f"})
+		a, err := ShowAudit(r, views.AuditOptions{Feature: "f"})
 		require.NoError(t, err)
 		return a.DenialsLost
 	}
 	fsckLost := func() []string {
-		res, err := Fsck(r, FsckOptions{Feature: "f"})
+		res, err := Fsck(r, views.FsckOptions{Feature: "f"})
 		require.NoError(t, err)
 		var out []string
 		for _, p := range res.Problems {
@@ -281,7 +282,7 @@ func TestJournalConcurrentFlushesLoseNothing(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	a, err := ShowAudit(r, AuditOptions{Feature: "f"})
+	a, err := ShowAudit(r, views.AuditOptions{Feature: "f"})
 	require.NoError(t, err)
 	assert.Empty(t, a.DenialsLost)
 	denied := 0

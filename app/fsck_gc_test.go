@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/exarchos/git-exarchos/views"
 	"github.com/exarchos/git-exarchos/workflow"
 )
 
@@ -46,7 +47,7 @@ func TestFsckBesideMaintenance(t *testing.T) {
 	for i := 0; i < runs; i++ {
 		r, err := Open(dir)
 		require.NoError(t, err)
-		res, err := Fsck(r, FsckOptions{})
+		res, err := Fsck(r, views.FsckOptions{})
 		require.NoError(t, err)
 		assert.Empty(t, res.Problems, "run %d", i)
 	}

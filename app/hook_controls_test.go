@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/exarchos/git-exarchos/hookrun"
+	"github.com/exarchos/git-exarchos/views"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -172,7 +173,7 @@ func TestHookHoldsARefMovedOutside(t *testing.T) {
 	assert.Empty(t, callHook(t, "s1", dir, "PreToolUse", "Read", map[string]string{"file_path": src}).denied(), "reading is not policed")
 	require.Len(t, r.hookRuntime().RefRewrites(), 1)
 	assert.Equal(t, second, r.hookRuntime().RefRewrites()[0].From)
-	fsck, err := Fsck(r, FsckOptions{})
+	fsck, err := Fsck(r, views.FsckOptions{})
 	require.NoError(t, err)
 	require.False(t, fsck.OK(), "fsck reports the rewind")
 	assert.Contains(t, fsck.Problems[len(fsck.Problems)-1].Message, "moved from "+second[:12]+" to "+first[:12]+" by something other than git exarchos")
@@ -207,11 +208,11 @@ func TestFsckFindsARefMovedOutside(t *testing.T) {
 	first := git(t, dir, "rev-parse", "refs/exarchos/login")
 	_, err := Set(r, SetOptions{Feature: "login", Assignments: []string{"notes.x=1"}})
 	require.NoError(t, err)
-	res, err := Fsck(r, FsckOptions{})
+	res, err := Fsck(r, views.FsckOptions{})
 	require.NoError(t, err)
 	require.True(t, res.OK(), "%v", res.Problems)
 	git(t, dir, "update-ref", "refs/exarchos/login", first)
-	res, err = Fsck(r, FsckOptions{Feature: "login"})
+	res, err = Fsck(r, views.FsckOptions{Feature: "login"})
 	require.NoError(t, err)
 	require.False(t, res.OK())
 	assert.Contains(t, res.Problems[0].Fix, "git update-ref refs/exarchos/login ")

@@ -14,6 +14,7 @@ import (
 	"github.com/exarchos/git-exarchos/internal/gittest"
 	"github.com/exarchos/git-exarchos/saga"
 	"github.com/exarchos/git-exarchos/teamsync"
+	"github.com/exarchos/git-exarchos/views"
 	"github.com/exarchos/git-exarchos/workflow"
 )
 
@@ -111,7 +112,7 @@ func TestRepositoryShapes(t *testing.T) {
 			st2, _, err := r2.State(feature)
 			require.NoError(t, err)
 			assert.Equal(t, "plan", st2.Phase)
-			fsck2, err := Fsck(r2, FsckOptions{})
+			fsck2, err := Fsck(r2, views.FsckOptions{})
 			require.NoError(t, err)
 			assert.Empty(t, fsck2.Problems)
 
@@ -121,7 +122,7 @@ func TestRepositoryShapes(t *testing.T) {
 			ver, err := Verify(r, VerifyOptions{Feature: feature})
 			require.NoError(t, err)
 			assert.True(t, ver.OK)
-			fsck, err := Fsck(r, FsckOptions{})
+			fsck, err := Fsck(r, views.FsckOptions{})
 			require.NoError(t, err)
 			assert.Empty(t, fsck.Problems)
 
@@ -132,7 +133,7 @@ func TestRepositoryShapes(t *testing.T) {
 			settle()
 			r, err = Open(dir)
 			require.NoError(t, err)
-			fsck, err = Fsck(r, FsckOptions{})
+			fsck, err = Fsck(r, views.FsckOptions{})
 			require.NoError(t, err)
 			assert.Empty(t, fsck.Problems)
 			gittest.Git(t, dir, "", "fsck", "--strict", "--no-progress")

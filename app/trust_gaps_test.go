@@ -13,6 +13,7 @@ import (
 	"github.com/exarchos/git-exarchos/app"
 	"github.com/exarchos/git-exarchos/hookrun"
 	"github.com/exarchos/git-exarchos/internal/gittest"
+	"github.com/exarchos/git-exarchos/views"
 	"github.com/exarchos/git-exarchos/workflow"
 )
 
@@ -65,7 +66,7 @@ func TestReplacingAWorkflowIsASignedDecision(t *testing.T) {
 	if got := status(t, reopen(t, dir), "forged"); got.Started() || len(got.Refused) != 1 || !strings.Contains(got.Refused[0].Reason, "unsigned") {
 		t.Fatalf("forged replacement: started %v refused %+v", got.Started(), got.Refused)
 	}
-	if fsck, err := app.Fsck(reopen(t, dir), app.FsckOptions{Feature: "forged"}); err != nil || fsck.Refused != 1 {
+	if fsck, err := app.Fsck(reopen(t, dir), views.FsckOptions{Feature: "forged"}); err != nil || fsck.Refused != 1 {
 		t.Fatalf("fsck refused %d, %v", fsck.Refused, err)
 	}
 	vres, err := app.Verify(reopen(t, dir), app.VerifyOptions{Feature: "forged"})

@@ -16,6 +16,7 @@ import (
 	"github.com/exarchos/git-exarchos/internal/gittest"
 	"github.com/exarchos/git-exarchos/signing"
 	"github.com/exarchos/git-exarchos/teamsync"
+	"github.com/exarchos/git-exarchos/views"
 	"github.com/exarchos/git-exarchos/workflow"
 )
 
@@ -154,7 +155,7 @@ func TestUnknownKeyDecisionHasNoEffect(t *testing.T) {
 	if _, err := app.Run(a, "login", workflow.TransitionTo{Phase: "delegate"}); err == nil {
 		t.Fatal("a refused approval opened delegate")
 	}
-	fsck, err := app.Fsck(a, app.FsckOptions{Feature: "login"})
+	fsck, err := app.Fsck(a, views.FsckOptions{Feature: "login"})
 	if err != nil || fsck.Refused != 1 {
 		t.Fatalf("fsck refused %d, %v", fsck.Refused, err)
 	}
@@ -393,7 +394,7 @@ func TestAuditAndRehydrateShowRefusedDecisions(t *testing.T) {
 	st := newSignedTeam(t)
 	forge(t, st.clones[0], "login", workflow.NewEvent{Type: workflow.EventPlanApproved, Data: workflow.DecisionData{Phase: "plan-review", Actor: "Jane Lead"}})
 	r := reopen(t, st.dirs[0])
-	a, err := app.ShowAudit(r, app.AuditOptions{Feature: "login"})
+	a, err := app.ShowAudit(r, views.AuditOptions{Feature: "login"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -401,7 +402,7 @@ func TestAuditAndRehydrateShowRefusedDecisions(t *testing.T) {
 	if last.Type != workflow.EventPlanApproved || !strings.Contains(last.Refused, "unsigned") {
 		t.Fatalf("audit's last entry %+v", last)
 	}
-	h, err := app.Rehydrate(r, app.RehydrateOptions{Feature: "login"})
+	h, err := app.Rehydrate(r, views.RehydrateOptions{Feature: "login"})
 	if err != nil || !strings.Contains(h.Context, "Refused approve decision") {
 		t.Fatalf("rehydrate: %v\n%s", err, h.Context)
 	}
@@ -413,7 +414,7 @@ func TestUnsignedModeSaysDecisionsAreNotProtected(t *testing.T) {
 	if err != nil || s.Status.Trust.Mode != "unsigned" || !strings.Contains(s.Status.Trust.Note, "git exarchos setup --signer --commit") {
 		t.Fatalf("status trust %+v %v", s.Status.Trust, err)
 	}
-	h, err := app.Rehydrate(r, app.RehydrateOptions{Feature: "login"})
+	h, err := app.Rehydrate(r, views.RehydrateOptions{Feature: "login"})
 	if err != nil || !strings.Contains(h.Context, "not protected") {
 		t.Fatalf("rehydrate: %v\n%s", err, h.Context)
 	}

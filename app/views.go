@@ -7,6 +7,7 @@ import (
 
 	"github.com/exarchos/git-exarchos/gitstore"
 	"github.com/exarchos/git-exarchos/hooks"
+	"github.com/exarchos/git-exarchos/views"
 	"github.com/exarchos/git-exarchos/workflow"
 )
 
@@ -252,7 +253,7 @@ type StatusDiagram struct {
 
 // ShowStatusDiagram reads the path from the events (as `audit` does) and marks it on the diagram.
 func ShowStatusDiagram(r *Repo, feature string) (*StatusDiagram, error) {
-	a, err := ShowAudit(r, AuditOptions{Feature: feature})
+	a, err := ShowAudit(r, views.AuditOptions{Feature: feature})
 	if err != nil {
 		return nil, err
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/exarchos/git-exarchos/fsmonitor"
 	"github.com/exarchos/git-exarchos/hookrun"
 	"github.com/exarchos/git-exarchos/hooks"
+	"github.com/exarchos/git-exarchos/views"
 )
 
 // hookCommand is what installed hooks run; people run `hooks` (install, uninstall, status).
@@ -324,7 +325,7 @@ Examples:
 			if err != nil {
 				return err
 			}
-			res, err := app.Rehydrate(r, app.RehydrateOptions{Feature: c.Args().First()})
+			res, err := app.Rehydrate(r, views.RehydrateOptions{Feature: c.Args().First()})
 			if err != nil {
 				return err
 			}

@@ -42,7 +42,7 @@ var below = []string{"", "workflowdef", "guards", "hooks", "githubsync", "gitsto
 
 // jobs is what app and the CLI compose: the job packages split out of app (issue 31) over the
 // project base, and everything below them.
-var jobs = append([]string{"ghevidence", "saga", "teamsync", "hookrun", "trust", "project"}, below...)
+var jobs = append([]string{"views", "ghevidence", "saga", "teamsync", "hookrun", "trust", "project"}, below...)
 
 // table mirrors the design's package table (DESIGN.md, the project's design notes; CONTRIBUTING.md's
 // package map) with the same jobs and arrows, plus the internal helpers, the bench programs and the
@@ -89,6 +89,12 @@ var table = map[string]rule{
 			"github.com/go-git/go-git/v5/plumbing", // object ids of the rule files (defs.go); issue 31 item 2
 			"gopkg.in/yaml.v3",                     // .exarchos/config.yaml (defs.go); belongs with workflowdef
 		},
+	},
+	"views": {
+		job: "diagnostics of the read side: the audit timeline, the log, fsck, the rehydrate context",
+		// views.go (pipeline, tasks, status diagram) is still in app: it reads app's list and
+		// transitions (the rest of issue 31 item 1).
+		may: []string{"hookrun", "project", "hooks", "gitstore", "workflow", helpers},
 	},
 	"ghevidence": {
 		job: "GitHub evidence: a workflow's pull request linked, found, refreshed; cleanup's merge verification",

@@ -1,10 +1,11 @@
-package app
+package views
 
 import (
 	"slices"
 	"strings"
 
 	"github.com/exarchos/git-exarchos/gitstore"
+	"github.com/exarchos/git-exarchos/project"
 	"github.com/exarchos/git-exarchos/workflow"
 )
 
@@ -27,7 +28,7 @@ type LogResult struct {
 // Log reads a workflow's events, filtered.
 func Log(r *Repo, o LogOptions) (*LogResult, error) {
 	if o.SinceSeq < 0 || o.Limit < 0 {
-		return nil, Usagef("--since-seq and --limit take numbers of 0 or more")
+		return nil, project.Usagef("--since-seq and --limit take numbers of 0 or more")
 	}
 	feature, err := r.ResolveFeature(o.Feature)
 	if err != nil {
@@ -73,7 +74,7 @@ func unknownTypes(types []string) error {
 			hint = workflow.Closest(known, t)
 		}
 		if hint != "" {
-			return Usagef("no events of type %q: did you mean %s?", t, hint)
+			return project.Usagef("no events of type %q: did you mean %s?", t, hint)
 		}
 	}
 	return nil

@@ -1,4 +1,4 @@
-package app
+package views
 
 import (
 	"errors"
@@ -6,6 +6,7 @@ import (
 
 	"github.com/exarchos/git-exarchos/gitstore"
 	"github.com/exarchos/git-exarchos/hookrun"
+	"github.com/exarchos/git-exarchos/project"
 )
 
 // FsckOptions names the workflow to check; empty checks all.
@@ -28,7 +29,7 @@ func Fsck(r *Repo, o FsckOptions) (*FsckResult, error) {
 	var features []string
 	if o.Feature != "" {
 		if err := gitstore.ValidateFeature(o.Feature); err != nil {
-			return nil, &UsageError{Msg: err.Error()}
+			return nil, &project.UsageError{Msg: err.Error()}
 		}
 		features = []string{o.Feature}
 	} else {
@@ -42,7 +43,7 @@ func Fsck(r *Repo, o FsckOptions) (*FsckResult, error) {
 	}
 	res := &FsckResult{Checked: []string{}, Problems: []gitstore.Problem{}}
 	rewritten := map[string]hookrun.HeldRef{}
-	for _, h := range r.hookRuntime().DetectRefRewrites() {
+	for _, h := range r.DetectRefRewrites() {
 		rewritten[h.Feature] = h
 	}
 	if o.Feature == "" {

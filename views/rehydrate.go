@@ -1,4 +1,4 @@
-package app
+package views
 
 import "github.com/exarchos/git-exarchos/hooks"
 
@@ -20,10 +20,10 @@ func Rehydrate(r *Repo, o RehydrateOptions) (*RehydrateResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	w, err := r.hookRuntime().Bound(feature)
+	w, err := r.Bound(feature)
 	if err != nil {
 		return nil, err
 	}
 	w.Notes = r.TrustNotes()
-	return &RehydrateResult{Feature: feature, Phase: w.State.Phase, Context: hooks.ContextDocument(w, r.hookRuntime().Summary(w))}, nil
+	return &RehydrateResult{Feature: feature, Phase: w.State.Phase, Context: hooks.ContextDocument(w, r.Summary(w))}, nil
 }

@@ -1,9 +1,15 @@
-package app
+// Package views is the read side's diagnostics: a workflow's audit timeline, with what trust
+// made of each decision and the denials the journal lost (audit.go), its events (log.go), the
+// check of every workflow ref and log (fsck.go), and the context document a new session is given
+// (rehydrate.go). Nothing here decides; the audit flushes the hook's journal first, so it shows
+// every denial.
+//
+// It may import hookrun (the journal, the refs the hooks' controls hold, the hook's view of a
+// workflow), project, hooks, gitstore, workflow and the internal helpers; never app or cmd. internal/archtest holds the rule.
+package views
 
 import (
 	"bufio"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -16,25 +22,8 @@ import (
 	"github.com/exarchos/git-exarchos/workflow"
 )
 
-// refusal is the event that records a transition its guards or a limit refused (guard.failed, with
-// the limit enforced), for the audit; ok=false for other rejections. The idempotency key is the
-// visit, the target and the failures, so the same refusal repeated in one visit of a phase is one
-// event.
-func (r *Repo) refusal(st workflow.State, rej *workflow.Rejection, actor string) (workflow.NewEvent, bool) {
-	data := workflow.GuardFailedData{From: st.Phase, To: rej.Target, Failures: rej.FailedGuards, Actor: actor}
-	fails, _ := json.Marshal(rej.FailedGuards)
-	switch rej.Code {
-	case workflow.CodeGuardFailed:
-	case workflow.CodeLimitReached:
-		data.Code, data.Definition, data.Limits, data.Failures = rej.Code, rej.Definition, rej.Limits, []workflow.GuardFailure{}
-		fails = append(fails, rej.Code...)
-	default:
-		return workflow.NewEvent{}, false
-	}
-	sum := sha256.Sum256(fails)
-	key := fmt.Sprintf("guard-failed:%s:%d:%s:%s", st.Phase, st.EnteredAt, rej.Target, hex.EncodeToString(sum[:8]))
-	return workflow.NewEvent{Type: workflow.EventGuardFailed, ID: key, Data: data}, true
-}
+// Repo is what the views read: an opened repository as the hook runtime sees it (with trust).
+type Repo = hookrun.Repo
 
 // boundaryTypes are the events the audit shows: every place the workflow crossed, or was refused
 // at, a boundary. tool.called is counted, not listed.
@@ -83,7 +72,7 @@ func ShowAudit(r *Repo, o AuditOptions) (*Audit, error) {
 	if err != nil {
 		return nil, err
 	}
-	r.hookRuntime().FlushJournal(feature)
+	r.FlushJournal(feature)
 	events, snap, err := r.Store.Events(feature, gitstore.EventFilter{})
 	if err != nil {
 		return nil, err
@@ -92,7 +81,7 @@ func ShowAudit(r *Repo, o AuditOptions) (*Audit, error) {
 	if err != nil {
 		return nil, err
 	}
-	commits, err := r.eventCommits(feature)
+	commits, err := eventCommits(r, feature)
 	if err != nil {
 		return nil, err
 	}
@@ -153,7 +142,7 @@ func ShowAudit(r *Repo, o AuditOptions) (*Audit, error) {
 
 // eventCommits maps each event's seq to the first commit of the ref's history whose Exarchos-Seq
 // range holds it: one `git log` over the ref.
-func (r *Repo) eventCommits(feature string) (map[int64]string, error) {
+func eventCommits(r *Repo, feature string) (map[int64]string, error) {
 	out, err := r.Store.Loc.Git(nil, "log", "--reverse", "--topo-order", "--format=%H %(trailers:key=Exarchos-Seq,valueonly,separator=%x20)", gitstore.RefName(feature))
 	if err != nil {
 		return nil, fmt.Errorf("read the history of %s: %w", gitstore.RefName(feature), err)
