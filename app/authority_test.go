@@ -13,6 +13,7 @@ import (
 	"github.com/exarchos/git-exarchos/hookrun"
 	"github.com/exarchos/git-exarchos/internal/agentenv"
 	"github.com/exarchos/git-exarchos/saga"
+	"github.com/exarchos/git-exarchos/trust"
 	"github.com/exarchos/git-exarchos/workflow"
 )
 
@@ -52,7 +53,7 @@ func TestHumanDecisionsRefuseAnAgentsEnvironment(t *testing.T) {
 	refused("cleanup login --override", err)
 	_, err = Init(r, InitOptions{Feature: "h2", Type: "oneshot", Branch: "login", Human: true})
 	refused("init h2 --human", err)
-	_, err = SignersAdd(r, SignersAddOptions{Principal: "a@example.com", KeyFile: "k.pub"})
+	_, err = trust.SignersAdd(r.Repo, trust.SignersAddOptions{Principal: "a@example.com", KeyFile: "k.pub"})
 	refused("signers add", err)
 	_, err = HooksUninstall(HooksOptions{Claude: true, Dir: dir, Environ: claudeEnv})
 	refused("hooks uninstall", err)

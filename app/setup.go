@@ -296,7 +296,7 @@ func (s *setup) signer() (SetupStep, error) {
 		return st, nil
 	}
 	if !s.o.DryRun {
-		if _, err := SignersAdd(s.r, SignersAddOptions{Principal: email, KeyFile: pubFile}); err != nil {
+		if _, err := trust.SignersAdd(s.r.Repo, trust.SignersAddOptions{Principal: email, KeyFile: pubFile}); err != nil {
 			return st, err
 		}
 	}

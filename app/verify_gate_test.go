@@ -12,6 +12,7 @@ import (
 	"github.com/exarchos/git-exarchos/ghevidence"
 	"github.com/exarchos/git-exarchos/internal/gittest"
 	"github.com/exarchos/git-exarchos/teamsync"
+	"github.com/exarchos/git-exarchos/trust"
 	"github.com/exarchos/git-exarchos/workflow"
 )
 
@@ -270,7 +271,7 @@ func TestSignersAddTakesEveryDecisionKindAsARole(t *testing.T) {
 	tm := newTeam(t, 1)
 	key, _ := sshKey(t, t.TempDir(), "lead")
 	for _, role := range workflow.DecisionKinds() {
-		if _, err := app.SignersAdd(reopen(t, tm.dirs[0]), app.SignersAddOptions{Principal: "lead-" + role + "@example.com", KeyFile: key + ".pub", Roles: []string{role}}); err != nil {
+		if _, err := trust.SignersAdd(reopen(t, tm.dirs[0]).Repo, trust.SignersAddOptions{Principal: "lead-" + role + "@example.com", KeyFile: key + ".pub", Roles: []string{role}}); err != nil {
 			t.Fatalf("role %s: %v", role, err)
 		}
 	}

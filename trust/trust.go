@@ -2,7 +2,8 @@
 // allowed signers and roles read from the protected base branch, each decision's verdict (its
 // signature checked by a fixed ssh-keygen, cached per signers and checker), the projector
 // version those verdicts give the fold (project.Verdicts), signing a decision with git's own
-// signing setup, and the refusal of human decisions in an agent's environment (authority.go).
+// signing setup, the refusal of human decisions in an agent's environment (authority.go), and
+// `signers add`, which writes the signer files (signers.go, signers_write.go).
 //
 // It may import project, gitstore, signing, workflow and the internal helpers; never
 // the hook runtime, app or cmd. internal/archtest holds the rule.

@@ -9,6 +9,7 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/exarchos/git-exarchos/app"
+	"github.com/exarchos/git-exarchos/trust"
 	"github.com/exarchos/git-exarchos/workflow"
 )
 
@@ -42,7 +43,7 @@ func signersCommand() *cli.Command {
 						}
 					}
 				}
-				res, err := app.SignersAdd(r, app.SignersAddOptions{Principal: c.Args().Get(0), KeyFile: c.Args().Get(1), Roles: roles})
+				res, err := trust.SignersAdd(r.Repo, trust.SignersAddOptions{Principal: c.Args().Get(0), KeyFile: c.Args().Get(1), Roles: roles})
 				if err != nil {
 					return err
 				}

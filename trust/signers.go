@@ -1,4 +1,4 @@
-package app
+package trust
 
 import (
 	"fmt"
@@ -7,8 +7,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/exarchos/git-exarchos/project"
 	"github.com/exarchos/git-exarchos/signing"
-	"github.com/exarchos/git-exarchos/trust"
 	"github.com/exarchos/git-exarchos/workflow"
 )
 
@@ -33,24 +33,24 @@ type SignersAddResult struct {
 // (starting from the working tree's file, else the base branch's), for a commit to the base
 // branch: protection starts when the base branch has it, not before.
 func SignersAdd(r *Repo, o SignersAddOptions) (*SignersAddResult, error) {
-	if err := trust.RefuseInAgent(r.Environ, "signers add "+o.Principal+" "+o.KeyFile); err != nil {
+	if err := RefuseInAgent(r.Environ, "signers add "+o.Principal+" "+o.KeyFile); err != nil {
 		return nil, err // who may decide is the user's choice
 	}
 	if o.Principal == "" || strings.ContainsAny(o.Principal, " \t\n,\"") {
-		return nil, Usagef("principal %q: give one name without spaces or commas, e.g. jane@example.com", o.Principal)
+		return nil, project.Usagef("principal %q: give one name without spaces or commas, e.g. jane@example.com", o.Principal)
 	}
 	line, err := signing.PublicKeyLine(o.KeyFile)
 	if err != nil {
-		return nil, Usagef("%v", err)
+		return nil, project.Usagef("%v", err)
 	}
 	kinds := workflow.DecisionKinds()
 	for _, role := range o.Roles {
 		if !slices.Contains(kinds, role) {
-			return nil, Usagef("role %q: choose from %s", role, strings.Join(kinds, ", "))
+			return nil, project.Usagef("role %q: choose from %s", role, strings.Join(kinds, ", "))
 		}
 	}
 	if r.Store.Loc.WorkTree == "" {
-		return nil, Usagef("signers add writes %s in a working tree: run it in a checkout of the base branch", AllowedSignersPath)
+		return nil, project.Usagef("signers add writes %s in a working tree: run it in a checkout of the base branch", AllowedSignersPath)
 	}
 	root := r.Store.Loc.WorkTree
 	if err := finishSignerChange(root); err != nil { // a change a kill interrupted comes first
@@ -68,7 +68,7 @@ func SignersAdd(r *Repo, o SignersAddOptions) (*SignersAddResult, error) {
 	for _, l := range strings.Split(string(current), "\n") {
 		f := strings.Fields(l)
 		if len(f) >= 2 && f[0] == o.Principal && strings.HasSuffix(strings.TrimSpace(l), line) {
-			return nil, Usagef("%s already lists %s with this key", AllowedSignersPath, o.Principal)
+			return nil, project.Usagef("%s already lists %s with this key", AllowedSignersPath, o.Principal)
 		}
 	}
 	out := strings.TrimRight(string(current), "\n")
