@@ -328,9 +328,9 @@ func (d *DoctorResult) github(r *Repo, env githubsync.Env) {
 	d.add("github", CheckOK, msg, "", a)
 }
 
-// signing reports the trust mode (signers on the base branch, see trust.go) and whether this
+// signing reports the trust mode (signers on the base branch, see trust/trust.go) and whether this
 // clone's signing key can make decisions that count.
-// legacyConfig warns of git config keys of earlier versions (legacy_config.go): not read, and
+// legacyConfig warns of git config keys of earlier versions (project/legacy_config.go): not read, and
 // refusing only the decisions they would have changed.
 func (d *DoctorResult) legacyConfig(r *Repo) {
 	if keys := r.Rules().Legacy; len(keys) > 0 {

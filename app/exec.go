@@ -55,7 +55,7 @@ func (r *Repo) Execute(feature string, cmds ...workflow.Command) (*Result, error
 	journal, _ := r.hookRuntime().Journaled(feature) // the hook's denials ride in this call's commit
 	waiting := journal.Events
 	verdicts := &gathered{live: env.Guards, facts: r.Store.Facts()}
-	signed := &trust.Presigned{} // human decisions are signed outside the swap, once per head (trust.go)
+	signed := &trust.Presigned{} // human decisions are signed outside the swap, once per head (trust/trust.go)
 	for round := 0; ; round++ {
 		if round == maxGathers {
 			return nil, fmt.Errorf("%w: %s changed what its guards read %d times while this call decided; run it again", gitstore.ErrConcurrent, feature, maxGathers)
@@ -116,7 +116,7 @@ func (r *Repo) Execute(feature string, cmds ...workflow.Command) (*Result, error
 					}
 					out, recorded = []workflow.NewEvent{refusal}, true
 				}
-				// Human decisions are signed over the head they were decided on (trust.go), never in
+				// Human decisions are signed over the head they were decided on (trust/trust.go), never in
 				// here: a signature may need a key touch, and this may hold the ref's lock.
 				if !signed.Reuse(cur.Commit.String(), out) {
 					signed.Want(cur.Commit.String(), out)
@@ -250,7 +250,7 @@ func (r *Repo) CreateWorkflow(cmd workflow.Init) (*Result, error) {
 		return nil, rej
 	}
 	// A start that replaces another type's workflow on the branch is a human decision: signed like
-	// every other (trust.go), over no head (the workflow has none yet; the feature, the workflows
+	// every other (trust/trust.go), over no head (the workflow has none yet; the feature, the workflows
 	// it replaces and the time are in the payload).
 	if err := r.SignDecisions(cmd.Feature, "", events); err != nil {
 		return nil, err

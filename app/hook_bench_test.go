@@ -19,10 +19,10 @@ func BenchmarkClaudeHookBound(b *testing.B) {
 		{"Write-denied", "bench", "PreToolUse", "Write", fmt.Sprintf(`{"file_path":%q}`, filepath.Join(dir, "main.go"))},
 		{"Read", "bench", "PreToolUse", "Read", `{"file_path":"main.go"}`},
 		{"Bash", "bench", "PreToolUse", "Bash", `{"command":"go test ./... 2>&1 | tail -5"}`},
-		// No session: the workflow is found through the branch index (hook_index.go) on every call.
+		// No session: the workflow is found through the branch index (hookrun/hook_index.go) on every call.
 		{"Write-denied-by-branch", "", "PreToolUse", "Write", fmt.Sprintf(`{"file_path":%q}`, filepath.Join(dir, "main.go"))},
 		// After the call: the effects check (git status, or the monitor's kept answer) and the
-		// controls' stamps (hook_controls.go).
+		// controls' stamps (hookrun/hook_controls.go).
 		{"PostToolUse-Bash", "bench", "PostToolUse", "Bash", `{"command":"go test ./... 2>&1 | tail -5"}`},
 	} {
 		payload := []byte(fmt.Sprintf(`{"session_id":%q,"cwd":%q,"hook_event_name":%q,"tool_name":%q,"tool_input":%s}`, tc.session, dir, tc.event, tc.tool, tc.input))

@@ -95,7 +95,7 @@ func TestRulesComeFromTheBaseBranch(t *testing.T) {
 	assert.Equal(t, 1, td.Limits.FixCycles)
 
 	// A local git config knob is not read: a warning, and here (an open circuit stays open whatever
-	// the limit) it changes nothing, so the refusal is the circuit's (legacy_config.go).
+	// the limit) it changes nothing, so the refusal is the circuit's (project/legacy_config.go).
 	git(t, dir, "config", "exarchos.feature.maxFixCycles", "50")
 	r = reopen(t, dir)
 	_, err = Run(r, "f", workflow.TransitionTo{Phase: "delegate"})

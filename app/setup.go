@@ -223,7 +223,7 @@ func (s *setup) ci() (SetupStep, error) {
 		if err := atomicfile.Write(s.path(rel), gitexarchos.VerifyWorkflow, 0o644); err != nil {
 			return st, err
 		}
-		if err := hookrun.RecordInstalled(s.path(rel)); err != nil { // paths-allowed does not count it (installed.go)
+		if err := hookrun.RecordInstalled(s.path(rel)); err != nil { // paths-allowed does not count it (hookrun/installed.go)
 			return st, err
 		}
 	}

@@ -115,7 +115,7 @@ func Verify(r *Repo, o VerifyOptions) (*VerifyResult, error) {
 		}
 		b.Commit = sha
 		if strings.HasPrefix(ref, "refs/remotes/") {
-			// A tracking ref moved by anything but a fetch is not the base (trust_inputs.go).
+			// A tracking ref moved by anything but a fetch is not the base (project/trust_inputs.go).
 			if b.Commit, b.Moved, b.Problem = project.FetchedValue(r.Store.Loc.CommonDir, ref, sha); b.Problem != "" {
 				return nil, Usagef("--base %s: %s", o.Base, b.Problem)
 			}

@@ -68,10 +68,10 @@ type StatusOptions struct {
 type Status struct {
 	workflow.State
 	Head string `json:"head"`
-	// Trust says whether human decisions are protected by signatures (trust.go).
+	// Trust says whether human decisions are protected by signatures (trust/trust.go).
 	Trust Trust `json:"trust"`
 	// Warnings: what in this clone may not do what someone expects (a git config key of an
-	// earlier version, legacy_config.go); omitted when none.
+	// earlier version, project/legacy_config.go); omitted when none.
 	Warnings []string `json:"warnings,omitempty"`
 }
 
@@ -290,7 +290,7 @@ func Set(r *Repo, o SetOptions) (*Result, error) {
 }
 
 // bindReview binds a verdict to the branch tip it judges, so that new commits or a new visit of
-// review outdate it (who records it is the environment's Caller, caller.go).
+// review outdate it (who records it is the environment's Caller, hookrun/caller.go).
 func (r *Repo) bindReview(feature string, rv workflow.RecordReview) (workflow.RecordReview, error) {
 	st, _, err := r.State(feature)
 	if err != nil {

@@ -131,7 +131,7 @@ func Open(dir string) (*Repo, error) {
 func (h *hookRepo) Session(in hooks.Input, dir string) ([]hooks.Bound, error) {
 	ws, err := h.session(in, dir)
 	if err == nil && len(ws) > 0 {
-		err = h.repo.RulesUnreadable() // rules that cannot be read stop policed calls (hook_rules.go)
+		err = h.repo.RulesUnreadable() // rules that cannot be read stop policed calls (project/hook_rules.go)
 	}
 	return ws, err
 }

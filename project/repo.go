@@ -94,7 +94,7 @@ type Repo struct {
 	// again because the workflow moved); nil is os.Stderr.
 	Notices io.Writer
 	// Environ is the environment the call runs in (Open takes the process's): in an agent's,
-	// human decisions are refused (authority.go).
+	// human decisions are refused (trust/authority.go).
 	Environ agentenv.Env
 }
 

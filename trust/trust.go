@@ -51,7 +51,7 @@ type Trust struct {
 	// KeyWarning says, when it can tell, that the configured signing key protects nothing.
 	KeyWarning string `json:"keyWarning,omitempty"`
 	// BaseMoved says the base's tracking ref was moved by something other than a fetch, and the
-	// signers were read at the value the last fetch gave it (trust_inputs.go).
+	// signers were read at the value the last fetch gave it (project/trust_inputs.go).
 	BaseMoved string `json:"baseMoved,omitempty"`
 	// RulesError says that the rules on the base branch cannot be read (Rules.Err): every
 	// governed command refuses until they can.
@@ -118,7 +118,7 @@ func (r *Repo) trust() *trust {
 	r.trusted = t
 	if b := r.Base(); b.Moved != "" && b.Commit == "" {
 		// The base was moved locally and no fetched value is left: whether decisions must be
-		// signed cannot be told, so none counts until it is fetched again (trust_inputs.go).
+		// signed cannot be told, so none counts until it is fetched again (project/trust_inputs.go).
 		t.signed, t.problem = true, errors.New(b.Problem)
 		return t
 	}
@@ -232,7 +232,7 @@ func (r *Repo) TrustInfo() Trust {
 		info.Note = UnprotectedNote
 	}
 	info.KeyWarning = signing.KeyProtection(r.SigningConfig())
-	if err := r.RulesUnreadable(); err != nil { // kept per base commit (hook_rules.go): status pays one file read
+	if err := r.RulesUnreadable(); err != nil { // kept per base commit (project/hook_rules.go): status pays one file read
 		info.RulesError = err.Error()
 	}
 	return info

@@ -85,7 +85,7 @@ func ShowAudit(r *Repo, o AuditOptions) (*Audit, error) {
 	if err != nil {
 		return nil, err
 	}
-	// Decisions are shown with their verified signer, and refused ones with why (trust.go).
+	// Decisions are shown with their verified signer, and refused ones with why (trust/trust.go).
 	refused := map[string]string{}
 	if r.Signed() {
 		events = r.WithVerdicts(feature, events)
