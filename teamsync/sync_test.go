@@ -12,6 +12,7 @@ import (
 	"github.com/exarchos/git-exarchos/app"
 	"github.com/exarchos/git-exarchos/gitstore"
 	"github.com/exarchos/git-exarchos/internal/gittest"
+	"github.com/exarchos/git-exarchos/project"
 	"github.com/exarchos/git-exarchos/teamsync"
 	"github.com/exarchos/git-exarchos/workflow"
 )
@@ -269,7 +270,7 @@ func converge(t *testing.T, n int, seed int64, steps int) (merges, conflicted in
 		f := features[rng.Intn(len(features))]
 		op := rng.Intn(10)
 		trace = append(trace, fmt.Sprintf("%d:%s:%d", c, f, op))
-		var res *app.Result
+		var res *project.Result
 		var err error
 		switch op {
 		case 0:
@@ -316,7 +317,7 @@ func converge(t *testing.T, n int, seed int64, steps int) (merges, conflicted in
 		if res != nil {
 			record(f, res.Appended)
 		}
-		if err != nil && !app.IsRejection(err) && !isExpected(err) {
+		if err != nil && !project.IsRejection(err) && !isExpected(err) {
 			t.Fatalf("step %d (%v): %v", step, trace, err)
 		}
 	}

@@ -135,7 +135,7 @@ func printTrust(w io.Writer, st app.Status) {
 	printTrustLine(w, st.Trust)
 }
 
-func printTrustLine(w io.Writer, t app.Trust) {
+func printTrustLine(w io.Writer, t trust.Trust) {
 	switch t.Mode {
 	case "signed":
 		printf(w, "decisions: signed (%d allowed signer(s) at %s)\n", t.Signers, t.Base)

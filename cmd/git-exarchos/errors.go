@@ -12,7 +12,9 @@ import (
 	"github.com/exarchos/git-exarchos/gitrepo"
 	"github.com/exarchos/git-exarchos/gitstore"
 	"github.com/exarchos/git-exarchos/hookrun"
+	"github.com/exarchos/git-exarchos/project"
 	"github.com/exarchos/git-exarchos/saga"
+	"github.com/exarchos/git-exarchos/trust"
 	"github.com/exarchos/git-exarchos/workflow"
 )
 
@@ -79,16 +81,16 @@ func rejection(usage bool) func(error) bool {
 var errorTable = []errorRow{
 	{"HOOK_INPUT", exitUsage, is(hookrun.ErrHookBlock)}, // exit 2: Claude Code blocks the call
 	{"USAGE", exitUsage, as[usageError]()},
-	{"USAGE", exitUsage, as[*app.UsageError]()},
+	{"USAGE", exitUsage, as[*project.UsageError]()},
 	{"USAGE", exitUsage, is(gitstore.ErrBadFeature)},
 	{"USAGE", exitUsage, is(gitstore.ErrBadPayload)},
 	{"", exitUsage, rejection(true)},
 	{"", exitRejected, rejection(false)},
-	{"AGENT_ENVIRONMENT", exitRejected, as[*app.AgentRefusal]()},
+	{"AGENT_ENVIRONMENT", exitRejected, as[*trust.AgentRefusal]()},
 	{"SCHEMA_INVALID", exitRejected, as[*app.InvalidSubmission]()},
 	{"VERIFY_FAILED", exitRejected, as[*app.VerifyError]()},
 	{"IDEMPOTENCY_CONFLICT", exitRejected, as[*app.IdempotencyConflict]()},
-	{"AMBIGUOUS_FEATURE", exitUsage, is(app.ErrAmbiguous)},
+	{"AMBIGUOUS_FEATURE", exitUsage, is(project.ErrAmbiguous)},
 	{"NO_REMOTE", exitUsage, is(gitstore.ErrNoRemote)},
 	{"PR_OTHER_REPOSITORY", exitUsage, is(ghevidence.ErrOtherRepository)},
 	{"CANCEL_INCOMPLETE", exitGitHub, func(err error) bool { return as[*saga.CancelIncompleteError]()(err) && gitHubAccess(err) }},
@@ -192,7 +194,7 @@ func (e usageError) Error() string { return e.msg }
 
 func usageErr(err error) error { return usageError{msg: err.Error()} }
 
-func usageErrf(format string, args ...any) error { return app.Usagef(format, args...) }
+func usageErrf(format string, args ...any) error { return project.Usagef(format, args...) }
 
 // report prints err (as JSON or text) and returns the exit code.
 func report(err error, asJSON bool, stdout, stderr io.Writer) int {

@@ -11,7 +11,9 @@ import (
 	"github.com/exarchos/git-exarchos/gitrepo"
 	"github.com/exarchos/git-exarchos/gitstore"
 	"github.com/exarchos/git-exarchos/hookrun"
+	"github.com/exarchos/git-exarchos/project"
 	"github.com/exarchos/git-exarchos/saga"
+	"github.com/exarchos/git-exarchos/trust"
 	"github.com/exarchos/git-exarchos/workflow"
 )
 
@@ -26,16 +28,16 @@ func TestErrorTable(t *testing.T) {
 	}{
 		{fmt.Errorf("%w: bad input", hookrun.ErrHookBlock), "HOOK_INPUT"},
 		{usageError{msg: "unknown flag --x", hint: "did you mean --y?", usage: "git exarchos z"}, "USAGE"},
-		{app.Usagef("bad"), "USAGE"},
+		{project.Usagef("bad"), "USAGE"},
 		{gitstore.ErrBadFeature, "USAGE"},
 		{gitstore.ErrBadPayload, "USAGE"},
 		{&workflow.Rejection{Code: workflow.CodeUnknownPhase}, workflow.CodeUnknownPhase},
 		{&workflow.Rejection{Code: "GUARD_FAILED"}, "GUARD_FAILED"},
-		{&app.AgentRefusal{Command: "approve f", Variable: "CLAUDECODE"}, "AGENT_ENVIRONMENT"},
+		{&trust.AgentRefusal{Command: "approve f", Variable: "CLAUDECODE"}, "AGENT_ENVIRONMENT"},
 		{&app.InvalidSubmission{Phase: "research"}, "SCHEMA_INVALID"},
 		{&app.VerifyError{Result: &app.VerifyResult{}}, "VERIFY_FAILED"},
 		{&app.IdempotencyConflict{Key: "k"}, "IDEMPOTENCY_CONFLICT"},
-		{app.ErrAmbiguous, "AMBIGUOUS_FEATURE"},
+		{project.ErrAmbiguous, "AMBIGUOUS_FEATURE"},
 		{gitstore.ErrNoRemote, "NO_REMOTE"},
 		{ghevidence.ErrOtherRepository, "PR_OTHER_REPOSITORY"},
 		{errors.Join(incomplete, access), "CANCEL_INCOMPLETE"},
