@@ -14,6 +14,7 @@ import (
 	"github.com/exarchos/git-exarchos/internal/gittest"
 	"github.com/exarchos/git-exarchos/saga"
 	"github.com/exarchos/git-exarchos/teamsync"
+	"github.com/exarchos/git-exarchos/verify"
 	"github.com/exarchos/git-exarchos/views"
 	"github.com/exarchos/git-exarchos/workflow"
 )
@@ -119,7 +120,7 @@ func TestRepositoryShapes(t *testing.T) {
 			// verify, fsck
 			r, err = Open(dir)
 			require.NoError(t, err)
-			ver, err := Verify(r, VerifyOptions{Feature: feature})
+			ver, err := Verify(r, verify.VerifyOptions{Feature: feature})
 			require.NoError(t, err)
 			assert.True(t, ver.OK)
 			fsck, err := Fsck(r, views.FsckOptions{})

@@ -13,6 +13,7 @@ import (
 	"github.com/exarchos/git-exarchos/app"
 	"github.com/exarchos/git-exarchos/hookrun"
 	"github.com/exarchos/git-exarchos/internal/gittest"
+	"github.com/exarchos/git-exarchos/verify"
 	"github.com/exarchos/git-exarchos/views"
 	"github.com/exarchos/git-exarchos/workflow"
 )
@@ -69,8 +70,8 @@ func TestReplacingAWorkflowIsASignedDecision(t *testing.T) {
 	if fsck, err := app.Fsck(reopen(t, dir), views.FsckOptions{Feature: "forged"}); err != nil || fsck.Refused != 1 {
 		t.Fatalf("fsck refused %d, %v", fsck.Refused, err)
 	}
-	vres, err := app.Verify(reopen(t, dir), app.VerifyOptions{Feature: "forged"})
-	var failed *app.VerifyError
+	vres, err := app.Verify(reopen(t, dir), verify.VerifyOptions{Feature: "forged"})
+	var failed *verify.VerifyError
 	if !errors.As(err, &failed) || len(vres.Workflows) != 1 || len(vres.Workflows[0].Violations) == 0 ||
 		vres.Workflows[0].Violations[0].Rule != "decision" || !strings.Contains(vres.Workflows[0].Violations[0].Message, "replace decision without effect: unsigned") {
 		t.Fatalf("verify of a forged replacement: %v %+v", err, vres)

@@ -16,6 +16,7 @@ import (
 	"github.com/exarchos/git-exarchos/internal/gittest"
 	"github.com/exarchos/git-exarchos/signing"
 	"github.com/exarchos/git-exarchos/teamsync"
+	"github.com/exarchos/git-exarchos/verify"
 	"github.com/exarchos/git-exarchos/views"
 	"github.com/exarchos/git-exarchos/workflow"
 )
@@ -305,10 +306,10 @@ func completeSigned(t *testing.T, st *signedTeam) *app.Repo {
 	return r
 }
 
-func verifyFails(t *testing.T, dir, rule string) *app.VerifyResult {
+func verifyFails(t *testing.T, dir, rule string) *verify.VerifyResult {
 	t.Helper()
-	res, err := app.Verify(reopen(t, dir), app.VerifyOptions{Feature: "login"})
-	var failed *app.VerifyError
+	res, err := app.Verify(reopen(t, dir), verify.VerifyOptions{Feature: "login"})
+	var failed *verify.VerifyError
 	if !errors.As(err, &failed) {
 		t.Fatalf("verify passed (%v): %+v", err, res)
 	}
@@ -324,7 +325,7 @@ func verifyFails(t *testing.T, dir, rule string) *app.VerifyResult {
 func TestVerifyPassesACompletedSignedWorkflow(t *testing.T) {
 	st := newSignedTeam(t)
 	completeSigned(t, st)
-	res, err := app.Verify(reopen(t, st.dirs[0]), app.VerifyOptions{All: true})
+	res, err := app.Verify(reopen(t, st.dirs[0]), verify.VerifyOptions{All: true})
 	if err != nil {
 		t.Fatalf("verify: %v", err)
 	}
@@ -447,7 +448,7 @@ func TestSignedRejectAndOverride(t *testing.T) {
 	if got.Phase != "completed" || len(got.Refused) != 0 || got.Overrides[0].Actor != "alice@example.com" {
 		t.Fatalf("cleanup --override: %+v phase %s refused %+v overrides %+v", out, got.Phase, got.Refused, got.Overrides)
 	}
-	if _, err := app.Verify(reopen(t, st.dirs[0]), app.VerifyOptions{Feature: "login"}); err != nil {
+	if _, err := app.Verify(reopen(t, st.dirs[0]), verify.VerifyOptions{Feature: "login"}); err != nil {
 		t.Fatalf("verify: %v", err)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"github.com/exarchos/git-exarchos/app"
 	"github.com/exarchos/git-exarchos/gitstore"
 	"github.com/exarchos/git-exarchos/internal/gittest"
+	"github.com/exarchos/git-exarchos/verify"
 	"github.com/exarchos/git-exarchos/workflow"
 )
 
@@ -43,7 +44,7 @@ func BenchmarkVerify10k(b *testing.B) {
 	})
 	b.Run("verify", func(b *testing.B) {
 		for b.Loop() {
-			if _, err := app.Verify(reopen(b, dir), app.VerifyOptions{Feature: "f"}); err != nil {
+			if _, err := app.Verify(reopen(b, dir), verify.VerifyOptions{Feature: "f"}); err != nil {
 				b.Fatal(err)
 			}
 		}

@@ -13,6 +13,7 @@ import (
 	"github.com/exarchos/git-exarchos/internal/gittest"
 	"github.com/exarchos/git-exarchos/teamsync"
 	"github.com/exarchos/git-exarchos/trust"
+	"github.com/exarchos/git-exarchos/verify"
 	"github.com/exarchos/git-exarchos/workflow"
 )
 
@@ -21,13 +22,13 @@ import (
 // `verify --branch login --base origin/main --require`.
 
 // ciVerify clones the team's remote as CI does and verifies the login branch there.
-func ciVerify(t *testing.T, st *signedTeam) (*app.VerifyResult, error) {
+func ciVerify(t *testing.T, st *signedTeam) (*verify.VerifyResult, error) {
 	t.Helper()
 	ci := filepath.Join(t.TempDir(), "ci")
 	gittest.Git(t, filepath.Dir(ci), "", "clone", "-q", "file://"+st.remote, ci)
 	gittest.Git(t, ci, "", "fetch", "-q", "--no-tags", "--force", "origin", "+refs/exarchos/*:refs/exarchos/*", "+refs/heads/login:refs/remotes/origin/login")
 	gittest.Git(t, ci, "", "checkout", "-q", "--detach", "origin/login")
-	return app.Verify(reopen(t, ci), app.VerifyOptions{Branch: "login", Base: "origin/main", Require: true})
+	return app.Verify(reopen(t, ci), verify.VerifyOptions{Branch: "login", Base: "origin/main", Require: true})
 }
 
 // pushAll publishes the agent's branch and workflow refs to the team's remote.
@@ -39,9 +40,9 @@ func pushAll(t *testing.T, dir string) {
 	}
 }
 
-func wantViolation(t *testing.T, res *app.VerifyResult, err error, rule, text string) {
+func wantViolation(t *testing.T, res *verify.VerifyResult, err error, rule, text string) {
 	t.Helper()
-	var failed *app.VerifyError
+	var failed *verify.VerifyError
 	if !errors.As(err, &failed) {
 		t.Fatalf("verify passed (%v): %+v", err, res)
 	}
@@ -148,7 +149,7 @@ func TestVerifyGateRefusesARewind(t *testing.T) {
 	if got := gittest.Git(t, dir, "", "rev-parse", "refs/exarchos/login"); got != before {
 		t.Fatalf("fast-import left the ref at %s", got)
 	}
-	res, err := app.Verify(reopen(t, dir), app.VerifyOptions{Feature: "login"})
+	res, err := app.Verify(reopen(t, dir), verify.VerifyOptions{Feature: "login"})
 	wantViolation(t, res, err, "rewind", "does not descend from origin's copy")
 }
 
@@ -161,7 +162,7 @@ func TestVerifyGateRefusedDecisionCanBeAcknowledged(t *testing.T) {
 	if _, err := app.Run(reopen(t, dir), "login", workflow.Approve{Note: "mine"}); err == nil {
 		t.Fatal("mallory's approval was taken")
 	}
-	res, err := app.Verify(reopen(t, dir), app.VerifyOptions{Feature: "login"})
+	res, err := app.Verify(reopen(t, dir), verify.VerifyOptions{Feature: "login"})
 	wantViolation(t, res, err, "decision", "git exarchos acknowledge login")
 	refused := status(t, reopen(t, dir), "login").Refused[0].ID
 
@@ -169,7 +170,7 @@ func TestVerifyGateRefusedDecisionCanBeAcknowledged(t *testing.T) {
 	if _, err := app.Run(reopen(t, dir), "login", workflow.Acknowledge{Event: refused, Reason: "fine"}); err == nil {
 		t.Fatal("mallory's acknowledgement was taken")
 	}
-	if _, err := app.Verify(reopen(t, dir), app.VerifyOptions{Feature: "login"}); err == nil {
+	if _, err := app.Verify(reopen(t, dir), verify.VerifyOptions{Feature: "login"}); err == nil {
 		t.Fatal("verify passed on an acknowledgement by a key that is not allowed")
 	}
 
@@ -188,7 +189,7 @@ func TestVerifyGateRefusedDecisionCanBeAcknowledged(t *testing.T) {
 			}
 		}
 	}
-	res, err = app.Verify(reopen(t, dir), app.VerifyOptions{Feature: "login"})
+	res, err = app.Verify(reopen(t, dir), verify.VerifyOptions{Feature: "login"})
 	if err != nil {
 		t.Fatalf("verify after the acknowledgements: %v", err)
 	}
@@ -230,7 +231,7 @@ func TestVerifyGateCheckerComesFromAFixedPlace(t *testing.T) {
 	if len(got.Approvals) != 0 || len(got.Refused) != 1 {
 		t.Fatalf("a fake checker made mallory's approval count: approvals %+v refused %+v", got.Approvals, got.Refused)
 	}
-	if _, err := app.Verify(r, app.VerifyOptions{Feature: "login"}); err == nil {
+	if _, err := app.Verify(r, verify.VerifyOptions{Feature: "login"}); err == nil {
 		t.Fatal("verify passed with a fake checker")
 	}
 }
@@ -340,6 +341,6 @@ func TestVerifyGateTaskWithoutWork(t *testing.T) {
 	head := gittest.Git(t, dir, "", "rev-parse", "HEAD")
 	forge(t, r, "login", workflow.NewEvent{Type: workflow.EventTaskAdded, Data: workflow.TaskData{ID: "t1", Start: head}})
 	forge(t, reopen(t, dir), "login", workflow.NewEvent{Type: workflow.EventTaskCompleted, Data: workflow.TaskData{ID: "t1", HeadSHA: head}})
-	res, err := app.Verify(reopen(t, dir), app.VerifyOptions{Feature: "login"})
+	res, err := app.Verify(reopen(t, dir), verify.VerifyOptions{Feature: "login"})
 	wantViolation(t, res, err, "task", "where it started: it has no commit of its own")
 }

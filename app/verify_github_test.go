@@ -9,6 +9,7 @@ import (
 	"github.com/exarchos/git-exarchos/ghevidence"
 	"github.com/exarchos/git-exarchos/githubsync/fakegithub"
 	"github.com/exarchos/git-exarchos/internal/gittest"
+	"github.com/exarchos/git-exarchos/verify"
 	"github.com/exarchos/git-exarchos/workflow"
 )
 
@@ -64,17 +65,17 @@ func verifyFake(t *testing.T) *fakegithub.Server {
 }
 
 // ciVerifyPR pushes the clone's branch and workflow and verifies it in a fresh clone, as CI does.
-func ciVerifyPR(t *testing.T, tm *team, requireGitHub bool) (*app.VerifyResult, error) {
+func ciVerifyPR(t *testing.T, tm *team, requireGitHub bool) (*verify.VerifyResult, error) {
 	t.Helper()
 	pushAll(t, tm.dirs[0])
 	ci := filepath.Join(t.TempDir(), "ci")
 	gittest.Git(t, filepath.Dir(ci), "", "clone", "-q", "file://"+tm.remote, ci)
 	gittest.Git(t, ci, "", "fetch", "-q", "--no-tags", "--force", "origin", "+refs/exarchos/*:refs/exarchos/*", "+refs/heads/login:refs/remotes/origin/login")
 	gittest.Git(t, ci, "", "checkout", "-q", "--detach", "origin/login")
-	return app.Verify(reopen(t, ci), app.VerifyOptions{Branch: "login", Base: "origin/main", RequireGitHub: requireGitHub})
+	return app.Verify(reopen(t, ci), verify.VerifyOptions{Branch: "login", Base: "origin/main", RequireGitHub: requireGitHub})
 }
 
-func githubVerdict(t *testing.T, res *app.VerifyResult) string {
+func githubVerdict(t *testing.T, res *verify.VerifyResult) string {
 	t.Helper()
 	if res == nil || len(res.Workflows) != 1 {
 		t.Fatalf("workflows: %+v", res)
@@ -82,7 +83,7 @@ func githubVerdict(t *testing.T, res *app.VerifyResult) string {
 	return res.Workflows[0].GitHub
 }
 
-func wantPasses(t *testing.T, res *app.VerifyResult, err error, github string) {
+func wantPasses(t *testing.T, res *verify.VerifyResult, err error, github string) {
 	t.Helper()
 	if err != nil {
 		t.Fatalf("verify failed: %v", err)
@@ -99,7 +100,7 @@ func TestVerifyGitHubAgrees(t *testing.T) {
 	f.AddCheckRun(head, fakegithub.CheckRun{Name: "ci", Status: "completed", Conclusion: "success"})
 	recordPR(t, dir, workflow.PRObservation{Checks: "success"})
 	res, err := ciVerifyPR(t, tm, true)
-	wantPasses(t, res, err, app.GitHubAgrees)
+	wantPasses(t, res, err, verify.GitHubAgrees)
 	if by, _ := f.Requests(); by["pull"] != 1 {
 		t.Fatalf("requests %v: the pull request was not read", by)
 	}
@@ -114,7 +115,7 @@ func TestVerifyGitHubForgedMerge(t *testing.T) {
 	recordPR(t, dir, workflow.PRObservation{Number: 7, URL: verifyPRURL, Head: "login", Base: "main", HeadSHA: head, State: "closed", Merged: true, MergeCommitSHA: head})
 	res, err := ciVerifyPR(t, tm, false)
 	wantViolation(t, res, err, "github", "the log records it merged, but GitHub says it is open and not merged")
-	if got := githubVerdict(t, res); got != app.GitHubDisagrees {
+	if got := githubVerdict(t, res); got != verify.GitHubDisagrees {
 		t.Fatalf("github %q", got)
 	}
 
@@ -131,7 +132,7 @@ func TestVerifyGitHubForgedMerge(t *testing.T) {
 	// All as recorded: GitHub agrees.
 	f.UpdatePR(7, func(p *fakegithub.PR) { p.HeadSHA = head })
 	res, err = ciVerifyPR(t, tm, false)
-	wantPasses(t, res, err, app.GitHubAgrees)
+	wantPasses(t, res, err, verify.GitHubAgrees)
 }
 
 func TestVerifyGitHubPROfAnotherBranch(t *testing.T) {
@@ -177,7 +178,7 @@ func TestVerifyGitHubPRInAnotherRepository(t *testing.T) {
 	gittest.Git(t, filepath.Dir(ci), "", "clone", "-q", "file://"+tm.remote, ci)
 	gittest.Git(t, ci, "", "fetch", "-q", "--no-tags", "--force", "origin", "+refs/exarchos/*:refs/exarchos/*", "+refs/heads/login:refs/remotes/origin/login")
 	gittest.Git(t, ci, "", "remote", "set-url", "origin", "https://github.com/acme/real.git")
-	res, err := app.Verify(reopen(t, ci), app.VerifyOptions{Branch: "login", Base: "origin/main"})
+	res, err := app.Verify(reopen(t, ci), verify.VerifyOptions{Branch: "login", Base: "origin/main"})
 	wantViolation(t, res, err, "github", "is in github.com/acme/app, not in this repository's origin github.com/acme/real")
 }
 
@@ -189,7 +190,7 @@ func TestVerifyGitHubNoToken(t *testing.T) {
 	t.Setenv("GITHUB_TOKEN", "")
 	recordPR(t, dir, workflow.PRObservation{Checks: "success"})
 	res, err := ciVerifyPR(t, tm, false)
-	wantPasses(t, res, err, app.GitHubNoToken)
+	wantPasses(t, res, err, verify.GitHubNoToken)
 	res, err = ciVerifyPR(t, tm, true)
 	wantViolation(t, res, err, "github", "was not checked: no token, and --require-github needs GitHub's word")
 	if _, total := f.Requests(); total != 0 {
@@ -238,12 +239,12 @@ func TestVerifyGitHubBaseWithoutGivenBase(t *testing.T) {
 	f := verifyFake(t)
 	f.SetPR(fakegithub.PR{Number: 7, Head: "login", Base: "release", HeadSHA: head})
 	recordPR(t, dir, workflow.PRObservation{Number: 7, URL: verifyPRURL, Head: "login", Base: "release", HeadSHA: head, State: "open"})
-	res, err := app.Verify(reopen(t, dir), app.VerifyOptions{Feature: "login"})
-	wantPasses(t, res, err, app.GitHubAgrees)
+	res, err := app.Verify(reopen(t, dir), verify.VerifyOptions{Feature: "login"})
+	wantPasses(t, res, err, verify.GitHubAgrees)
 	res, err = ciVerifyPR(t, tm, true)
 	wantViolation(t, res, err, "github", "GitHub says it is into release, not into the base main")
 
 	f.SetPR(fakegithub.PR{Number: 7, Head: "login", Base: "main", HeadSHA: head})
-	res, err = app.Verify(reopen(t, dir), app.VerifyOptions{Feature: "login"})
+	res, err = app.Verify(reopen(t, dir), verify.VerifyOptions{Feature: "login"})
 	wantViolation(t, res, err, "github", "GitHub says it is into main, the log recorded release")
 }

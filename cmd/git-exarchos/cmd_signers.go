@@ -10,6 +10,7 @@ import (
 
 	"github.com/exarchos/git-exarchos/app"
 	"github.com/exarchos/git-exarchos/trust"
+	"github.com/exarchos/git-exarchos/verify"
 	"github.com/exarchos/git-exarchos/workflow"
 )
 
@@ -87,9 +88,9 @@ func verifyCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			res, err := app.Verify(r, app.VerifyOptions{Feature: c.Args().First(), All: c.Bool("all"), Base: c.String("base"),
+			res, err := app.Verify(r, verify.VerifyOptions{Feature: c.Args().First(), All: c.Bool("all"), Base: c.String("base"),
 				Branch: c.String("branch"), Require: c.Bool("require"), RequireGitHub: c.Bool("require-github")})
-			var failed *app.VerifyError
+			var failed *verify.VerifyError
 			if errors.As(err, &failed) {
 				if !c.Bool("json") {
 					printVerify(c.Root().ErrWriter, res)
@@ -104,7 +105,7 @@ func verifyCommand() *cli.Command {
 	}
 }
 
-func printVerify(w io.Writer, res *app.VerifyResult) {
+func printVerify(w io.Writer, res *verify.VerifyResult) {
 	for _, wf := range res.Workflows {
 		verdict := "ok"
 		if len(wf.Violations) > 0 {
@@ -116,7 +117,7 @@ func printVerify(w io.Writer, res *app.VerifyResult) {
 		}
 		if wf.GitHub != "" {
 			printf(w, "  github: %s\n", wf.GitHub)
-			if wf.GitHub == app.GitHubNoToken {
+			if wf.GitHub == verify.GitHubNoToken {
 				printf(w, "  the pull request was not checked with GitHub: set GITHUB_TOKEN or GH_TOKEN (CI: --require-github fails without one)\n")
 			}
 		}

@@ -15,6 +15,7 @@ import (
 	"github.com/exarchos/git-exarchos/project"
 	"github.com/exarchos/git-exarchos/saga"
 	"github.com/exarchos/git-exarchos/trust"
+	"github.com/exarchos/git-exarchos/verify"
 	"github.com/exarchos/git-exarchos/workflow"
 )
 
@@ -88,7 +89,7 @@ var errorTable = []errorRow{
 	{"", exitRejected, rejection(false)},
 	{"AGENT_ENVIRONMENT", exitRejected, as[*trust.AgentRefusal]()},
 	{"SCHEMA_INVALID", exitRejected, as[*app.InvalidSubmission]()},
-	{"VERIFY_FAILED", exitRejected, as[*app.VerifyError]()},
+	{"VERIFY_FAILED", exitRejected, as[*verify.VerifyError]()},
 	{"IDEMPOTENCY_CONFLICT", exitRejected, as[*app.IdempotencyConflict]()},
 	{"AMBIGUOUS_FEATURE", exitUsage, is(project.ErrAmbiguous)},
 	{"NO_REMOTE", exitUsage, is(gitstore.ErrNoRemote)},

@@ -14,6 +14,7 @@ import (
 	"github.com/exarchos/git-exarchos/project"
 	"github.com/exarchos/git-exarchos/saga"
 	"github.com/exarchos/git-exarchos/trust"
+	"github.com/exarchos/git-exarchos/verify"
 	"github.com/exarchos/git-exarchos/workflow"
 )
 
@@ -35,7 +36,7 @@ func TestErrorTable(t *testing.T) {
 		{&workflow.Rejection{Code: "GUARD_FAILED"}, "GUARD_FAILED"},
 		{&trust.AgentRefusal{Command: "approve f", Variable: "CLAUDECODE"}, "AGENT_ENVIRONMENT"},
 		{&app.InvalidSubmission{Phase: "research"}, "SCHEMA_INVALID"},
-		{&app.VerifyError{Result: &app.VerifyResult{}}, "VERIFY_FAILED"},
+		{&verify.VerifyError{Result: &verify.VerifyResult{}}, "VERIFY_FAILED"},
 		{&app.IdempotencyConflict{Key: "k"}, "IDEMPOTENCY_CONFLICT"},
 		{project.ErrAmbiguous, "AMBIGUOUS_FEATURE"},
 		{gitstore.ErrNoRemote, "NO_REMOTE"},

@@ -42,7 +42,7 @@ var below = []string{"", "workflowdef", "guards", "hooks", "githubsync", "gitsto
 
 // jobs is what app and the CLI compose: the job packages split out of app (issue 31) over the
 // project base, and everything below them.
-var jobs = append([]string{"views", "ghevidence", "saga", "teamsync", "hookrun", "trust", "project"}, below...)
+var jobs = append([]string{"verify", "views", "ghevidence", "saga", "teamsync", "hookrun", "trust", "project"}, below...)
 
 // table mirrors the design's package table (DESIGN.md, the project's design notes; CONTRIBUTING.md's
 // package map) with the same jobs and arrows, plus the internal helpers, the bench programs and the
@@ -89,6 +89,10 @@ var table = map[string]rule{
 			"github.com/go-git/go-git/v5/plumbing", // object ids of the rule files (defs.go); issue 31 item 2
 			"gopkg.in/yaml.v3",                     // .exarchos/config.yaml (defs.go); belongs with workflowdef
 		},
+	},
+	"verify": {
+		job: "the replay CI runs: signatures, the facts each transition recorded re-derived, GitHub asked again",
+		may: []string{"ghevidence", "trust", "project", "guards", "githubsync", "gitstore", "workflow", helpers},
 	},
 	"views": {
 		job: "diagnostics of the read side: the audit timeline, the log, fsck, the rehydrate context",

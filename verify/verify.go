@@ -1,4 +1,13 @@
-package app
+// Package verify is the boundary check CI runs: it replays each workflow from its events alone
+// and takes nothing on trust from the log but the signed decisions. Every signature is checked
+// against the allowed signers of the base it is given (trust), every guard a transition recorded
+// as passed is re-derived from what CI can see (the branch's commits, the merge on the base), and
+// what a pr.observed claimed is asked of GitHub again (verify_github.go, through ghevidence's
+// client).
+//
+// It may import ghevidence, trust, project, guards, githubsync, gitstore, workflow and
+// the internal helpers; never app or cmd. internal/archtest holds the rule.
+package verify
 
 import (
 	"bytes"
@@ -7,11 +16,21 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/exarchos/git-exarchos/ghevidence"
 	"github.com/exarchos/git-exarchos/gitstore"
 	"github.com/exarchos/git-exarchos/guards"
 	"github.com/exarchos/git-exarchos/project"
+	"github.com/exarchos/git-exarchos/trust"
 	"github.com/exarchos/git-exarchos/workflow"
 )
+
+// Repo is an opened repository with trust, as verify replays it.
+type Repo struct {
+	*trust.Repo
+}
+
+// gitHub is r as GitHub evidence sees it (verify only asks GitHub; it records nothing).
+func (r *Repo) gitHub() *ghevidence.Repo { return &ghevidence.Repo{Repo: r.Repo} }
 
 // VerifyOptions selects what `git exarchos verify` checks.
 type VerifyOptions struct {
@@ -63,7 +82,7 @@ type AcknowledgedRefusal struct {
 // VerifyResult is what `verify` prints; OK is false when any workflow has a violation.
 type VerifyResult struct {
 	OK        bool               `json:"ok"`
-	Trust     Trust              `json:"trust"`
+	Trust     trust.Trust        `json:"trust"`
 	Workflows []VerifiedWorkflow `json:"workflows"`
 }
 
@@ -108,16 +127,16 @@ func Verify(r *Repo, o VerifyOptions) (*VerifyResult, error) {
 				ref = "refs/heads/" + ref
 			}
 		}
-		b := &Base{Ref: ref, Source: "--base"}
+		b := &project.Base{Ref: ref, Source: "--base"}
 		sha, ok, err := r.Store.Facts().ResolveRef(ref)
 		if err != nil || !ok {
-			return nil, Usagef("--base %s: no such ref here (fetch it first: `git fetch origin %s`)", o.Base, strings.TrimPrefix(ref, "refs/remotes/origin/"))
+			return nil, project.Usagef("--base %s: no such ref here (fetch it first: `git fetch origin %s`)", o.Base, strings.TrimPrefix(ref, "refs/remotes/origin/"))
 		}
 		b.Commit = sha
 		if strings.HasPrefix(ref, "refs/remotes/") {
 			// A tracking ref moved by anything but a fetch is not the base (project/trust_inputs.go).
 			if b.Commit, b.Moved, b.Problem = project.FetchedValue(r.Store.Loc.CommonDir, ref, sha); b.Problem != "" {
-				return nil, Usagef("--base %s: %s", o.Base, b.Problem)
+				return nil, project.Usagef("--base %s: %s", o.Base, b.Problem)
 			}
 		}
 		r.SetBase(b)
