@@ -9,7 +9,11 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/exarchos/git-exarchos/ghevidence"
+	"github.com/exarchos/git-exarchos/hookrun"
 	"github.com/exarchos/git-exarchos/internal/agentenv"
+	"github.com/exarchos/git-exarchos/saga"
+	"github.com/exarchos/git-exarchos/trust"
 	"github.com/exarchos/git-exarchos/workflow"
 )
 
@@ -43,17 +47,17 @@ func TestHumanDecisionsRefuseAnAgentsEnvironment(t *testing.T) {
 		_, err := Run(r, "login", cmd)
 		refused(what, err)
 	}
-	_, err = Cancel(r, CancelOptions{Feature: "login", Reason: "x", Human: true})
+	_, err = Cancel(r, saga.CancelOptions{Feature: "login", Reason: "x", Human: true})
 	refused("cancel login --human", err)
-	_, err = Cleanup(r, CleanupOptions{Feature: "login", Override: true, Reason: "x"})
+	_, err = Cleanup(r, ghevidence.CleanupOptions{Feature: "login", Override: true, Reason: "x"})
 	refused("cleanup login --override", err)
 	_, err = Init(r, InitOptions{Feature: "h2", Type: "oneshot", Branch: "login", Human: true})
 	refused("init h2 --human", err)
-	_, err = SignersAdd(r, SignersAddOptions{Principal: "a@example.com", KeyFile: "k.pub"})
+	_, err = trust.SignersAdd(r.Repo, trust.SignersAddOptions{Principal: "a@example.com", KeyFile: "k.pub"})
 	refused("signers add", err)
 	_, err = HooksUninstall(HooksOptions{Claude: true, Dir: dir, Environ: claudeEnv})
 	refused("hooks uninstall", err)
-	_, err = HooksRelease(HooksReleaseOptions{All: true, Environ: claudeEnv})
+	_, err = hookrun.HooksRelease(hookrun.HooksReleaseOptions{All: true, Environ: claudeEnv})
 	refused("hooks release", err)
 	_, err = os.Stat(filepath.Join(dir, AllowedSignersPath))
 	assert.True(t, os.IsNotExist(err), "signers add wrote the file")

@@ -7,7 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/exarchos/git-exarchos/hookrun"
 	"github.com/exarchos/git-exarchos/internal/agentenv"
+	"github.com/exarchos/git-exarchos/trust"
 	"github.com/exarchos/git-exarchos/workflow"
 )
 
@@ -21,7 +23,6 @@ func ActAsAgent(t testing.TB, dir, session, agent string) {
 	t.Setenv("CLAUDE_CODE_SESSION_ID", session)
 	t.Setenv("CLAUDECODE", "1")
 	t.Setenv("AI_AGENT", "claude-code")
-	os.RemoveAll(callerDir(session))
 	if agent == "" {
 		return
 	}
@@ -31,7 +32,7 @@ func ActAsAgent(t testing.TB, dir, session, agent string) {
 		"tool_input": map[string]string{"command": "git exarchos review"},
 	})
 	var out, errb bytes.Buffer
-	if err := ClaudeHook(ClaudeHookOptions{Stdin: bytes.NewReader(payload), Stdout: &out, Stderr: &errb}); err != nil {
+	if err := hookrun.ClaudeHook(hookrun.ClaudeHookOptions{Stdin: bytes.NewReader(payload), Stdout: &out, Stderr: &errb}); err != nil {
 		t.Fatalf("hook: %v %s", err, errb.String())
 	}
 }
@@ -50,26 +51,26 @@ func ActAsHuman(t testing.TB) {
 func TestCallerNamesTheSubagentTheHookSaw(t *testing.T) {
 	dir := t.TempDir()
 	ActAsAgent(t, dir, "s-1", "")
-	if c := callerFromEnv(agentenv.Process()); c != (workflow.Caller{Session: "s-1"}) {
+	if c := hookrun.CallerFromEnv(agentenv.Process()); c != (workflow.Caller{Session: "s-1"}) {
 		t.Fatalf("main agent: %+v", c)
 	}
 	ActAsAgent(t, dir, "s-1", "a-rev")
-	if c := callerFromEnv(agentenv.Process()); c.Session != "s-1" || c.Agent != "a-rev" || c.AgentType != "code-reviewer" {
+	if c := hookrun.CallerFromEnv(agentenv.Process()); c.Session != "s-1" || c.Agent != "a-rev" || c.AgentType != "code-reviewer" {
 		t.Fatalf("subagent: %+v", c)
 	}
 	// A second agent's call in flight at once: nobody can be named.
 	payload, _ := json.Marshal(map[string]any{"session_id": "s-1", "hook_event_name": "PreToolUse", "cwd": dir, "tool_name": "Bash",
 		"tool_use_id": "toolu_main", "tool_input": map[string]string{"command": "git exarchos review f spec pass"}})
 	var out bytes.Buffer
-	_ = ClaudeHook(ClaudeHookOptions{Stdin: bytes.NewReader(payload), Stdout: &out, Stderr: &out})
-	if c := callerFromEnv(agentenv.Process()); c.Agent != "" {
+	_ = hookrun.ClaudeHook(hookrun.ClaudeHookOptions{Stdin: bytes.NewReader(payload), Stdout: &out, Stderr: &out})
+	if c := hookrun.CallerFromEnv(agentenv.Process()); c.Agent != "" {
 		t.Fatalf("two agents in flight named %+v", c)
 	}
 	// PostToolUse takes the main agent's ticket away; the subagent is named again.
 	payload, _ = json.Marshal(map[string]any{"session_id": "s-1", "hook_event_name": "PostToolUse", "cwd": dir, "tool_name": "Bash",
 		"tool_use_id": "toolu_main", "tool_input": map[string]string{"command": "git exarchos review f spec pass"}})
-	_ = ClaudeHook(ClaudeHookOptions{Stdin: bytes.NewReader(payload), Stdout: &out, Stderr: &out})
-	if c := callerFromEnv(agentenv.Process()); c.Agent != "a-rev" {
+	_ = hookrun.ClaudeHook(hookrun.ClaudeHookOptions{Stdin: bytes.NewReader(payload), Stdout: &out, Stderr: &out})
+	if c := hookrun.CallerFromEnv(agentenv.Process()); c.Agent != "a-rev" {
 		t.Fatalf("after PostToolUse: %+v", c)
 	}
 	// A failed call (a refused command exits non-zero) ends in PostToolUseFailure: its ticket goes
@@ -77,21 +78,21 @@ func TestCallerNamesTheSubagentTheHookSaw(t *testing.T) {
 	for _, event := range []string{"PreToolUse", "PostToolUseFailure"} {
 		payload, _ = json.Marshal(map[string]any{"session_id": "s-1", "hook_event_name": event, "cwd": dir, "tool_name": "Bash",
 			"tool_use_id": "toolu_main_failed", "tool_input": map[string]string{"command": "git exarchos transition f synthesize"}})
-		_ = ClaudeHook(ClaudeHookOptions{Stdin: bytes.NewReader(payload), Stdout: &out, Stderr: &out})
-		if c := callerFromEnv(agentenv.Process()); (c.Agent == "a-rev") != (event == "PostToolUseFailure") {
+		_ = hookrun.ClaudeHook(hookrun.ClaudeHookOptions{Stdin: bytes.NewReader(payload), Stdout: &out, Stderr: &out})
+		if c := hookrun.CallerFromEnv(agentenv.Process()); (c.Agent == "a-rev") != (event == "PostToolUseFailure") {
 			t.Fatalf("after %s: %+v", event, c)
 		}
 	}
 	// SubagentStop takes the subagent's tickets away (a failed call has no PostToolUse).
 	payload, _ = json.Marshal(map[string]any{"session_id": "s-1", "hook_event_name": "SubagentStop", "cwd": dir, "agent_id": "a-rev", "agent_type": "code-reviewer"})
-	_ = ClaudeHook(ClaudeHookOptions{Stdin: bytes.NewReader(payload), Stdout: &out, Stderr: &out})
-	if c := callerFromEnv(agentenv.Process()); c.Agent != "" {
+	_ = hookrun.ClaudeHook(hookrun.ClaudeHookOptions{Stdin: bytes.NewReader(payload), Stdout: &out, Stderr: &out})
+	if c := hookrun.CallerFromEnv(agentenv.Process()); c.Agent != "" {
 		t.Fatalf("after SubagentStop: %+v", c)
 	}
 	ActAsAgent(t, dir, "s-1", "a-rev")
 	// Another session's tickets name nobody here.
 	t.Setenv("CLAUDE_CODE_SESSION_ID", "s-2")
-	if c := callerFromEnv(agentenv.Process()); c.Agent != "" || c.Session != "s-2" {
+	if c := hookrun.CallerFromEnv(agentenv.Process()); c.Agent != "" || c.Session != "s-2" {
 		t.Fatalf("other session: %+v", c)
 	}
 }
@@ -99,7 +100,7 @@ func TestCallerNamesTheSubagentTheHookSaw(t *testing.T) {
 // UseCheckerPaths makes the signature checker be looked for in paths for the rest of the test.
 func UseCheckerPaths(t testing.TB, paths ...string) {
 	t.Helper()
-	old := sshKeygenPaths
-	sshKeygenPaths = paths
-	t.Cleanup(func() { sshKeygenPaths = old })
+	old := trust.SSHKeygenPaths
+	trust.SSHKeygenPaths = paths
+	t.Cleanup(func() { trust.SSHKeygenPaths = old })
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/exarchos/git-exarchos/gitrepo"
 	"github.com/exarchos/git-exarchos/gitstore"
 	"github.com/exarchos/git-exarchos/internal/faults"
+	"github.com/exarchos/git-exarchos/saga"
 	"github.com/exarchos/git-exarchos/workflow"
 )
 
@@ -65,7 +66,7 @@ func finishAndCheck(t *testing.T, dir string, r *Repo, want map[string]work, gh 
 	Comments(int) []string
 }, pr int) {
 	t.Helper()
-	res, err := Cancel(r, CancelOptions{Feature: "login"})
+	res, err := Cancel(r, saga.CancelOptions{Feature: "login"})
 	if err != nil || !res.Cancelled() {
 		t.Fatalf("rerun: %+v %v", res, err)
 	}
@@ -195,7 +196,7 @@ func TestCancelRerunAfterHalfDeletedWorktree(t *testing.T) {
 	if diff := mainCheckout(t, dir).equal(mainBefore); diff != "" {
 		t.Fatalf("the main checkout changed: %s", diff)
 	}
-	list, err := RescueList(r, RescueListOptions{Feature: "login"})
+	list, err := RescueList(r, saga.RescueListOptions{Feature: "login"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -231,7 +232,7 @@ func TestCancelWorktreeWithoutGitFileRescuesItsOwnWork(t *testing.T) {
 		t.Fatal(err)
 	}
 	writeFile(t, dir, "main-untracked.txt", "main's\n")
-	if _, err := Cancel(r, CancelOptions{Feature: "login"}); err != nil {
+	if _, err := Cancel(r, saga.CancelOptions{Feature: "login"}); err != nil {
 		t.Fatal(err)
 	}
 	checkCleaned(t, dir, r)
@@ -273,13 +274,13 @@ func TestRescueNeverReplacedWithLess(t *testing.T) {
 	if p, _, err := loc.PreserveWorktree(spec); err != nil || !p.Written || p.Beside {
 		t.Fatalf("%+v %v", p, err)
 	}
-	list, err := RescueList(r, RescueListOptions{Feature: "login"})
+	list, err := RescueList(r, saga.RescueListOptions{Feature: "login"})
 	if err != nil || len(list.Rescues) != 1 || len(list.Rescues[0].Earlier) != 2 {
 		t.Fatalf("%+v %v", list, err)
 	}
 	restore := func(version int) work {
 		path := filepath.Join(t.TempDir(), fmt.Sprint("v", version))
-		if _, err := RescueRestore(r, RescueRestoreOptions{Feature: "login", Task: "t1", Path: path, Version: version}); err != nil {
+		if _, err := RescueRestore(r, saga.RescueRestoreOptions{Feature: "login", Task: "t1", Path: path, Version: version}); err != nil {
 			t.Fatalf("restore version %d: %v", version, err)
 		}
 		got := capture(t, path)
@@ -298,7 +299,7 @@ func TestRescueNeverReplacedWithLess(t *testing.T) {
 	if !found["full"] || !found["less"] {
 		t.Errorf("earlier versions not restorable: %v", found)
 	}
-	if _, err := RescueRestore(r, RescueRestoreOptions{Feature: "login", Task: "t1", Path: filepath.Join(t.TempDir(), "x"), Version: 3}); !errors.Is(err, gitstore.ErrNotFound) {
+	if _, err := RescueRestore(r, saga.RescueRestoreOptions{Feature: "login", Task: "t1", Path: filepath.Join(t.TempDir(), "x"), Version: 3}); !errors.Is(err, gitstore.ErrNotFound) {
 		t.Errorf("version 3: %v", err)
 	}
 }
@@ -314,7 +315,7 @@ func TestShippedBuildIgnoresFaultVariable(t *testing.T) {
 	want := scenarioWithPR(t, r, 9, "t1")
 	for _, point := range []string{"0", "1", "2:act", "3:moved", "3:half"} {
 		t.Setenv(faults.Env, point)
-		if _, err := Cancel(r, CancelOptions{Feature: "login"}); err != nil {
+		if _, err := Cancel(r, saga.CancelOptions{Feature: "login"}); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -6,6 +6,9 @@ import (
 	"testing"
 
 	"github.com/exarchos/git-exarchos/app"
+	"github.com/exarchos/git-exarchos/internal/gittest"
+	"github.com/exarchos/git-exarchos/saga"
+	"github.com/exarchos/git-exarchos/teamsync"
 	"github.com/exarchos/git-exarchos/workflow"
 )
 
@@ -16,25 +19,25 @@ import (
 func TestCancelCompensatesResourcesAMergeBrings(t *testing.T) {
 	tm := newTeam(t, 2)
 	a, b := tm.clones[0], tm.clones[1]
-	if _, err := a.Init(workflow.Init{Feature: "login", Type: "feature", Branch: "main"}); err != nil {
+	if _, err := a.CreateWorkflow(workflow.Init{Feature: "login", Type: "feature", Branch: "main"}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := a.Execute("login", workflow.AddTask{ID: "t1"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := app.Push(a, app.PushOptions{}); err != nil {
+	if _, err := teamsync.Push(a.Repo, teamsync.PushOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := app.Pull(b, app.PullOptions{}); err != nil {
+	if _, err := teamsync.Pull(b.Repo, teamsync.PullOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	if res, err := app.Cancel(a, app.CancelOptions{Feature: "login", Reason: "dropped"}); err != nil || !res.Cancelled() {
+	if res, err := app.Cancel(a, saga.CancelOptions{Feature: "login", Reason: "dropped"}); err != nil || !res.Cancelled() {
 		t.Fatalf("%+v %v", res, err)
 	}
-	if _, err := app.Push(a, app.PushOptions{}); err != nil {
+	if _, err := teamsync.Push(a.Repo, teamsync.PushOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	started, err := app.StartTask(b, app.TaskStartOptions{Feature: "login", Task: "t1", Worktree: true})
+	started, err := app.StartTask(b, saga.TaskStartOptions{Feature: "login", Task: "t1", Worktree: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,14 +45,14 @@ func TestCancelCompensatesResourcesAMergeBrings(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(wt, "work.txt"), []byte("started on b\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := app.Pull(b, app.PullOptions{}); err != nil {
+	if _, err := teamsync.Pull(b.Repo, teamsync.PullOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	st, _, err := b.State("login")
 	if err != nil || st.Phase != "cancelled" || len(workflow.CompensationPlan(st)) == 0 {
 		t.Fatalf("after the merge: phase %s, plan %v, %v", st.Phase, workflow.CompensationPlan(st), err)
 	}
-	res, err := app.Cancel(b, app.CancelOptions{Feature: "login"})
+	res, err := app.Cancel(b, saga.CancelOptions{Feature: "login"})
 	if err != nil || !res.Cancelled() || len(res.Steps) == 0 {
 		t.Fatalf("cancel again: %+v %v", res, err)
 	}
@@ -59,12 +62,12 @@ func TestCancelCompensatesResourcesAMergeBrings(t *testing.T) {
 	if st, _, _ = b.State("login"); len(workflow.CompensationPlan(st)) != 0 {
 		t.Fatalf("left: %v", workflow.CompensationPlan(st))
 	}
-	list, err := app.RescueList(b, app.RescueListOptions{Feature: "login"})
+	list, err := app.RescueList(b, saga.RescueListOptions{Feature: "login"})
 	if err != nil || len(list.Rescues) != 1 || len(list.Rescues[0].Changed) != 1 || list.Rescues[0].Changed[0] != "A work.txt" {
 		t.Fatalf("rescues %+v %v", list, err)
 	}
-	head := git(t, tm.dirs[1], "rev-parse", "refs/exarchos/login")
-	if res, err := app.Cancel(b, app.CancelOptions{Feature: "login"}); err != nil || len(res.Steps) != 0 || git(t, tm.dirs[1], "rev-parse", "refs/exarchos/login") != head {
+	head := gittest.Git(t, tm.dirs[1], "", "rev-parse", "refs/exarchos/login")
+	if res, err := app.Cancel(b, saga.CancelOptions{Feature: "login"}); err != nil || len(res.Steps) != 0 || gittest.Git(t, tm.dirs[1], "", "rev-parse", "refs/exarchos/login") != head {
 		t.Fatalf("a finished cancel again: %+v %v", res, err)
 	}
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/exarchos/git-exarchos/githubsync"
 	"github.com/exarchos/git-exarchos/githubsync/fakegithub"
+	"github.com/exarchos/git-exarchos/saga"
 	"github.com/exarchos/git-exarchos/workflow"
 )
 
@@ -45,7 +46,7 @@ func linkedPR(t *testing.T) *Repo {
 	return r
 }
 
-func prStep(t *testing.T, res *CancelResult) StepReport {
+func prStep(t *testing.T, res *saga.CancelResult) saga.StepReport {
 	t.Helper()
 	if len(res.Steps) != 1 || res.Steps[0].Resource != "pr:https://github.com/acme/app/pull/9" || res.Steps[0].Action != "close" {
 		t.Fatalf("steps %+v", res.Steps)
@@ -61,7 +62,7 @@ func TestCancelPRObservedMergedOrClosedIsLeftAlone(t *testing.T) {
 		if _, err := r.Execute("login", workflow.ObservePR{PRObservation: obs}); err != nil {
 			t.Fatal(err)
 		}
-		res, err := Cancel(r, CancelOptions{Feature: "login"})
+		res, err := Cancel(r, saga.CancelOptions{Feature: "login"})
 		if err != nil || !res.Cancelled() {
 			t.Fatalf("%+v %v", res, err)
 		}
@@ -77,7 +78,7 @@ func TestCancelPRObservedMergedOrClosedIsLeftAlone(t *testing.T) {
 func TestCancelPRAlreadyClosedOnGitHubIsDone(t *testing.T) {
 	gh := fakeGitHub(t, 9)
 	gh.UpdatePR(9, func(p *fakegithub.PR) { p.State = "closed" }) // closed by a cancel killed before recording it
-	res, err := Cancel(linkedPR(t), CancelOptions{Feature: "login"})
+	res, err := Cancel(linkedPR(t), saga.CancelOptions{Feature: "login"})
 	if err != nil || !res.Cancelled() {
 		t.Fatalf("%+v %v", res, err)
 	}
@@ -93,8 +94,8 @@ func TestCancelPRGitHubFailureStaysCancellingThenRetries(t *testing.T) {
 	gh := fakeGitHub(t, 9)
 	r := linkedPR(t)
 	gh.Fail(fakegithub.Fault{Route: "comment", Status: 403, Body: `{"message":"Resource not accessible by integration"}`})
-	res, err := Cancel(r, CancelOptions{Feature: "login", Reason: "dup"})
-	var inc *CancelIncompleteError
+	res, err := Cancel(r, saga.CancelOptions{Feature: "login", Reason: "dup"})
+	var inc *saga.CancelIncompleteError
 	var ge *githubsync.Error
 	if !errors.As(err, &inc) || !errors.As(err, &ge) || !ge.IsAccess() {
 		t.Fatalf("want an incomplete cancel caused by GitHub access, got %v", err)
@@ -105,7 +106,7 @@ func TestCancelPRGitHubFailureStaysCancellingThenRetries(t *testing.T) {
 	if p, _ := gh.PR(9); p.State != "open" {
 		t.Fatalf("%+v", p)
 	}
-	res, err = Cancel(r, CancelOptions{Feature: "login"})
+	res, err = Cancel(r, saga.CancelOptions{Feature: "login"})
 	if err != nil || !res.Cancelled() {
 		t.Fatalf("retry: %+v %v", res, err)
 	}
@@ -121,11 +122,11 @@ func TestCancelPRWithoutTokenFailsUntilSkipped(t *testing.T) {
 	gh := fakeGitHub(t, 9)
 	noGitHubToken(t)
 	r := linkedPR(t)
-	dry, err := Cancel(r, CancelOptions{Feature: "login", DryRun: true})
+	dry, err := Cancel(r, saga.CancelOptions{Feature: "login", DryRun: true})
 	if err != nil || dry.Steps[0].Outcome != "would fail" {
 		t.Fatalf("dry run: %+v %v", dry, err)
 	}
-	res, err := Cancel(r, CancelOptions{Feature: "login"})
+	res, err := Cancel(r, saga.CancelOptions{Feature: "login"})
 	var ge *githubsync.Error
 	if !errors.As(err, &ge) || ge.Kind != githubsync.KindNoToken || res.Phase != "cancelling" {
 		t.Fatalf("%+v %v", res, err)
@@ -134,7 +135,7 @@ func TestCancelPRWithoutTokenFailsUntilSkipped(t *testing.T) {
 		!strings.Contains(s.Fix, "GH_TOKEN") || !strings.Contains(s.Fix, "git exarchos cancel login --skip-pr") {
 		t.Fatalf("step %+v", s)
 	}
-	res, err = Cancel(r, CancelOptions{Feature: "login", SkipPR: true})
+	res, err = Cancel(r, saga.CancelOptions{Feature: "login", SkipPR: true})
 	if err != nil || !res.Cancelled() {
 		t.Fatalf("%+v %v", res, err)
 	}

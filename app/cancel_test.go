@@ -14,6 +14,7 @@ import (
 	"github.com/exarchos/git-exarchos/gitrepo"
 	"github.com/exarchos/git-exarchos/gitstore"
 	"github.com/exarchos/git-exarchos/internal/gittest"
+	"github.com/exarchos/git-exarchos/saga"
 	"github.com/exarchos/git-exarchos/workflow"
 )
 
@@ -90,7 +91,7 @@ func startWorktree(t testing.TB, r *Repo, task string) string {
 	if _, err := r.Execute("login", workflow.AddTask{ID: task}); err != nil {
 		t.Fatal(err)
 	}
-	res, err := StartTask(r, TaskStartOptions{Feature: "login", Task: task, Worktree: true})
+	res, err := StartTask(r, saga.TaskStartOptions{Feature: "login", Task: task, Worktree: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -213,7 +214,7 @@ func scenarioWithPR(t testing.TB, r *Repo, n int, tasks ...string) map[string]wo
 // worktree held; tasks with nothing worth keeping (t3) must have no rescue ref.
 func checkRecovered(t testing.TB, dir string, r *Repo, want map[string]work, without ...string) {
 	t.Helper()
-	list, err := RescueList(r, RescueListOptions{Feature: "login"})
+	list, err := RescueList(r, saga.RescueListOptions{Feature: "login"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -237,7 +238,7 @@ func checkRecovered(t testing.TB, dir string, r *Repo, want map[string]work, wit
 			continue
 		}
 		path := filepath.Join(t.TempDir(), "restored-"+task)
-		if _, err := RescueRestore(r, RescueRestoreOptions{Feature: "login", Task: task, Path: path}); err != nil {
+		if _, err := RescueRestore(r, saga.RescueRestoreOptions{Feature: "login", Task: task, Path: path}); err != nil {
 			t.Fatalf("restore %s: %v", task, err)
 		}
 		if diff := capture(t, path).equal(w); diff != "" {
@@ -302,7 +303,7 @@ func TestCancelPreservesEverythingAndCleansUp(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := Cancel(inside, CancelOptions{Feature: "login", Reason: "superseded"})
+	res, err := Cancel(inside, saga.CancelOptions{Feature: "login", Reason: "superseded"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -327,7 +328,7 @@ func TestCancelPreservesEverythingAndCleansUp(t *testing.T) {
 
 	// Rerunning a finished cancel is a no-op that succeeds.
 	head := gitIn(t, dir, "rev-parse", "refs/exarchos/login")
-	again, err := Cancel(r, CancelOptions{Feature: "login"})
+	again, err := Cancel(r, saga.CancelOptions{Feature: "login"})
 	if err != nil || !again.Cancelled() || len(again.Steps) != 0 || gitIn(t, dir, "rev-parse", "refs/exarchos/login") != head {
 		t.Fatalf("cancel after the end: %+v %v", again, err)
 	}
@@ -350,7 +351,7 @@ func TestCancelDryRunChangesNothing(t *testing.T) {
 	dir, r := newSagaRepo(t)
 	want := scenario(t, r)
 	before := refsAndWorktrees(t, dir)
-	res, err := Cancel(r, CancelOptions{Feature: "login", DryRun: true})
+	res, err := Cancel(r, saga.CancelOptions{Feature: "login", DryRun: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -386,8 +387,8 @@ func TestCancelLockedWorktreeWaitsAndResumes(t *testing.T) {
 	want := scenario(t, r)
 	t1 := filepath.Join(dir, ".worktrees", "login", "t1")
 	gitIn(t, dir, "worktree", "lock", "--reason", "agent still running", t1)
-	res, err := Cancel(r, CancelOptions{Feature: "login"})
-	var inc *CancelIncompleteError
+	res, err := Cancel(r, saga.CancelOptions{Feature: "login"})
+	var inc *saga.CancelIncompleteError
 	if !errors.As(err, &inc) || len(inc.Failed) != 1 {
 		t.Fatalf("want one failed step, got %v", err)
 	}
@@ -406,11 +407,11 @@ func TestCancelLockedWorktreeWaitsAndResumes(t *testing.T) {
 		t.Fatalf("the locked worktree was touched: %s", diff)
 	}
 	// Running it again without fixing anything retries and fails the same way.
-	if _, err := Cancel(r, CancelOptions{Feature: "login"}); !errors.As(err, &inc) {
+	if _, err := Cancel(r, saga.CancelOptions{Feature: "login"}); !errors.As(err, &inc) {
 		t.Fatalf("second run: %v", err)
 	}
 	gitIn(t, dir, "worktree", "unlock", t1)
-	if res, err = Cancel(r, CancelOptions{Feature: "login"}); err != nil || !res.Cancelled() {
+	if res, err = Cancel(r, saga.CancelOptions{Feature: "login"}); err != nil || !res.Cancelled() {
 		t.Fatalf("after unlock: %+v %v", res, err)
 	}
 	checkCleaned(t, dir, r)
@@ -427,7 +428,7 @@ func TestCancelWorktreeDeletedByHand(t *testing.T) {
 	if err := os.RemoveAll(w); err != nil {
 		t.Fatal(err)
 	}
-	res, err := Cancel(r, CancelOptions{Feature: "login"})
+	res, err := Cancel(r, saga.CancelOptions{Feature: "login"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -449,14 +450,14 @@ func TestCancelBranchCheckedOutElsewhere(t *testing.T) {
 	// The task worktree moves to a branch of its own, and the main worktree takes the task branch.
 	gitIn(t, w, "switch", "-q", "-c", "elsewhere")
 	gitIn(t, dir, "switch", "-q", "main--t1")
-	_, err := Cancel(r, CancelOptions{Feature: "login"})
-	var inc *CancelIncompleteError
+	_, err := Cancel(r, saga.CancelOptions{Feature: "login"})
+	var inc *saga.CancelIncompleteError
 	if !errors.As(err, &inc) || inc.Failed[0].Resource != "branch:main--t1" || inc.Failed[0].Action != "delete" || !strings.Contains(inc.Failed[0].Fix, "switch") {
 		t.Fatalf("%v", err)
 	}
 	gitIn(t, dir, "switch", "-q", "main")
 	gitIn(t, dir, "branch", "-D", "elsewhere")
-	res, err := Cancel(r, CancelOptions{Feature: "login"})
+	res, err := Cancel(r, saga.CancelOptions{Feature: "login"})
 	if err != nil || !res.Cancelled() {
 		t.Fatalf("%+v %v", res, err)
 	}
@@ -466,7 +467,7 @@ func TestCancelBranchCheckedOutElsewhere(t *testing.T) {
 
 func TestCancelWithoutResourcesEndsAtOnce(t *testing.T) {
 	_, r := newSagaRepo(t)
-	res, err := Cancel(r, CancelOptions{Feature: "login", Reason: "dup"})
+	res, err := Cancel(r, saga.CancelOptions{Feature: "login", Reason: "dup"})
 	if err != nil || !res.Cancelled() || len(res.Steps) != 0 {
 		t.Fatalf("%+v %v", res, err)
 	}
@@ -478,7 +479,7 @@ func TestTaskStartWorktreeIsIdempotentAndTaskDoneRecordsHead(t *testing.T) {
 	if want := filepath.Join(dir, ".worktrees", "login", "t1"); !gitrepo.SamePath(p, want) {
 		t.Fatalf("path %s, want %s", p, want)
 	}
-	again, err := StartTask(r, TaskStartOptions{Feature: "login", Task: "t1", Worktree: true})
+	again, err := StartTask(r, saga.TaskStartOptions{Feature: "login", Task: "t1", Worktree: true})
 	if err != nil || again.Worktree.Created || !gitrepo.SamePath(again.Worktree.Path, p) || len(again.Appended) != 0 {
 		t.Fatalf("rerun: %+v %v", again, err)
 	}
@@ -510,15 +511,15 @@ func TestTaskStartWorktreeIsIdempotentAndTaskDoneRecordsHead(t *testing.T) {
 	if _, err := r.Execute("login", workflow.AddTask{ID: "t2"}); err != nil {
 		t.Fatal(err)
 	}
-	res, err := StartTask(r, TaskStartOptions{Feature: "login", Task: "t2", Worktree: true, Base: "main~0"})
+	res, err := StartTask(r, saga.TaskStartOptions{Feature: "login", Task: "t2", Worktree: true, Base: "main~0"})
 	if err != nil || res.Worktree.Base != gitIn(t, dir, "rev-parse", "main") {
 		t.Fatalf("%+v %v", res, err)
 	}
 	before := refsAndWorktrees(t, dir)
-	if _, err := StartTask(r, TaskStartOptions{Feature: "login", Task: "nope", Worktree: true}); !IsRejection(err) {
+	if _, err := StartTask(r, saga.TaskStartOptions{Feature: "login", Task: "nope", Worktree: true}); !IsRejection(err) {
 		t.Fatalf("unknown task: %v", err)
 	}
-	if _, err := StartTask(r, TaskStartOptions{Feature: "login", Task: "t2b", Worktree: true, Base: "no-such-rev"}); err == nil {
+	if _, err := StartTask(r, saga.TaskStartOptions{Feature: "login", Task: "t2b", Worktree: true, Base: "no-such-rev"}); err == nil {
 		t.Fatal("bad base accepted")
 	}
 	if after := refsAndWorktrees(t, dir); after != before {
@@ -548,7 +549,7 @@ func TestCancelDeletedDetachedWorktreeKeepsItsHead(t *testing.T) {
 		t.Fatal(err)
 	}
 	startWorktree(t, r, "b")
-	if _, err := Cancel(r, CancelOptions{Feature: "login"}); err != nil {
+	if _, err := Cancel(r, saga.CancelOptions{Feature: "login"}); err != nil {
 		t.Fatal(err)
 	}
 	checkCleaned(t, dir, r)

@@ -1,6 +1,9 @@
 package app
 
-import "github.com/exarchos/git-exarchos/workflow"
+import (
+	"github.com/exarchos/git-exarchos/views"
+	"github.com/exarchos/git-exarchos/workflow"
+)
 
 // CheckpointOptions records a checkpoint (`git exarchos checkpoint`).
 type CheckpointOptions struct {
@@ -12,7 +15,7 @@ type CheckpointOptions struct {
 // rehydrate document as it stands now (workflow/checkpoint.go), so a limit on events since the
 // last checkpoint can ask for one before the next transition.
 func Checkpoint(r *Repo, o CheckpointOptions) (*Result, error) {
-	doc, err := Rehydrate(r, RehydrateOptions{Feature: o.Feature})
+	doc, err := Rehydrate(r, views.RehydrateOptions{Feature: o.Feature})
 	if err != nil {
 		return nil, err
 	}

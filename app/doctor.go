@@ -16,7 +16,10 @@ import (
 	"github.com/exarchos/git-exarchos/githubsync"
 	"github.com/exarchos/git-exarchos/gitrepo"
 	"github.com/exarchos/git-exarchos/gitstore"
+	"github.com/exarchos/git-exarchos/hookrun"
 	"github.com/exarchos/git-exarchos/hooks"
+	"github.com/exarchos/git-exarchos/project"
+	"github.com/exarchos/git-exarchos/views"
 )
 
 // Doctor check results.
@@ -94,7 +97,7 @@ func (d *DoctorResult) monitor(r *Repo) {
 	if root == "" {
 		return
 	}
-	if r.hookMonitorOff() {
+	if r.hookRuntime().HookMonitorOff() {
 		d.add("fsmonitor", CheckOK, "off (exarchos.hookMonitor false): every PostToolUse runs git status", "", nil)
 		return
 	}
@@ -194,7 +197,7 @@ func (d *DoctorResult) hooks(dir string) {
 			partial = append(partial, c.Scope)
 		}
 	}
-	plugin := pluginEnabledIn(dir)
+	plugin := hookrun.PluginEnabledIn(dir)
 	switch {
 	case len(partial) > 0:
 		d.add("claude-hooks", CheckWarn, "Claude Code hooks are installed only in part in scope "+strings.Join(partial, ", "), "git exarchos hooks install --claude --scope "+partial[0], st.Claude)
@@ -275,7 +278,7 @@ func (d *DoctorResult) remotes(r *Repo) {
 }
 
 func (d *DoctorResult) github(r *Repo, env githubsync.Env) {
-	repo, err := r.originRepo()
+	repo, err := r.gitHub().OriginRepo()
 	if err != nil {
 		msg := "origin is not a GitHub repository: merges are verified offline (cleanup --offline)"
 		if _, ok := r.Store.Config("remote.origin.url"); !ok {
@@ -325,19 +328,19 @@ func (d *DoctorResult) github(r *Repo, env githubsync.Env) {
 	d.add("github", CheckOK, msg, "", a)
 }
 
-// signing reports the trust mode (signers on the base branch, see trust.go) and whether this
+// signing reports the trust mode (signers on the base branch, see trust/trust.go) and whether this
 // clone's signing key can make decisions that count.
-// legacyConfig warns of git config keys of earlier versions (legacy_config.go): not read, and
+// legacyConfig warns of git config keys of earlier versions (project/legacy_config.go): not read, and
 // refusing only the decisions they would have changed.
 func (d *DoctorResult) legacyConfig(r *Repo) {
 	if keys := r.Rules().Legacy; len(keys) > 0 {
-		d.add("legacy-config", CheckWarn, legacyWarning(keys, r.Base().Ref)+"; a decision the key would have changed is refused until then", "git config --unset "+keys[0], keys)
+		d.add("legacy-config", CheckWarn, project.LegacyWarning(keys, r.Base().Ref)+"; a decision the key would have changed is refused until then", "git config --unset "+keys[0], keys)
 	}
 }
 
 func (d *DoctorResult) signing(r *Repo) {
 	info := r.TrustInfo()
-	key := r.signingConfig().SigningKey
+	key := r.SigningConfig().SigningKey
 	switch {
 	case info.Mode == "unreadable":
 		d.add("signing", CheckFail, info.Note, "git fetch && git exarchos doctor", info)
@@ -369,7 +372,7 @@ func (d *DoctorResult) rules(r *Repo) {
 // store runs fsck's checks: format, segments, ids, snapshots against the fold, malformed refs,
 // and locks or temporary objects left by a process that died (fsck names their owner and age).
 func (d *DoctorResult) store(r *Repo, o DoctorOptions) {
-	res, err := Fsck(r, FsckOptions{})
+	res, err := Fsck(r, views.FsckOptions{})
 	switch {
 	case err != nil:
 		d.add("store", CheckFail, "cannot read the workflows: "+err.Error(), "git exarchos fsck", nil)

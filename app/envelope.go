@@ -69,7 +69,7 @@ func Submit(r *Repo, o SubmitOptions) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	def, err := r.definition(st.Type)
+	def, err := r.Definition(st.Type)
 	if err != nil {
 		return nil, err
 	}

@@ -7,21 +7,14 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"time"
 
 	"github.com/exarchos/git-exarchos/gitrepo"
 	"github.com/exarchos/git-exarchos/gitstore"
+	"github.com/exarchos/git-exarchos/hookrun"
+	"github.com/exarchos/git-exarchos/project"
+	"github.com/exarchos/git-exarchos/trust"
 	"github.com/exarchos/git-exarchos/workflow"
 )
-
-// Result is the outcome of a workflow command: the state after it and what it appended.
-type Result struct {
-	Feature    string           `json:"feature"`
-	Head       string           `json:"head"`
-	State      workflow.State   `json:"state"`
-	Appended   []workflow.Event `json:"appended"`
-	Duplicates []workflow.Event `json:"duplicates,omitempty"`
-}
 
 // env is what Decide needs from the world: the actor, the guards (on this repository's facts) and
 // the opt-in guards the rules turn on.
@@ -30,62 +23,7 @@ func (r *Repo) env() (workflow.Env, error) {
 	if err != nil {
 		return workflow.Env{}, err
 	}
-	return workflow.Env{Actor: actor, Guards: r.evaluator(), OptIn: r.Rules().optIn(), Caller: callerFromEnv(r.Environ)}, nil
-}
-
-// optIn are the opt-in guards (workflow.Transition.OptIn) the rules enforce.
-func (rl *Rules) optIn() map[string]bool {
-	return map[string]bool{"checks-passed": rl.Config.RequireChecks}
-}
-
-// State reads a workflow's current state.
-func (r *Repo) State(feature string) (workflow.State, *gitstore.Snapshot, error) {
-	snap, err := r.Snapshot(feature)
-	if err != nil {
-		return workflow.State{}, nil, err
-	}
-	st, err := decodeSnapshot(snap)
-	return st, snap, err
-}
-
-// Snapshot reads a feature's snapshot as State does, leaving its JSON undecoded.
-func (r *Repo) Snapshot(feature string) (*gitstore.Snapshot, error) {
-	return r.Store.State(feature, r.Projector())
-}
-
-func decodeSnapshot(snap *gitstore.Snapshot) (workflow.State, error) {
-	st, err := workflow.DecodeState(snap.State)
-	if err != nil {
-		return workflow.State{}, fmt.Errorf("%s at %s: %w", snap.Feature, snap.Commit, err)
-	}
-	return st, nil
-}
-
-// ResolveSnapshot resolves a feature that may be left out (ResolveFeature) and reads its
-// snapshot, undecoded.
-func (r *Repo) ResolveSnapshot(given string) (string, *gitstore.Snapshot, error) {
-	feature, err := r.ResolveFeature(given)
-	if err != nil {
-		return "", nil, err
-	}
-	snap, err := r.Snapshot(feature)
-	if err != nil {
-		return "", nil, err
-	}
-	return feature, snap, nil
-}
-
-// ResolveState is ResolveSnapshot with the state decoded.
-func (r *Repo) ResolveState(given string) (string, workflow.State, *gitstore.Snapshot, error) {
-	feature, snap, err := r.ResolveSnapshot(given)
-	if err != nil {
-		return "", workflow.State{}, nil, err
-	}
-	st, err := decodeSnapshot(snap)
-	if err != nil {
-		return "", workflow.State{}, nil, err
-	}
-	return feature, st, snap, nil
+	return workflow.Env{Actor: actor, Guards: r.Evaluator(), OptIn: r.Rules().OptIn(), Caller: hookrun.CallerFromEnv(r.Environ)}, nil
 }
 
 // Execute runs workflow commands against a feature and appends everything the call records in
@@ -103,7 +41,7 @@ func (r *Repo) ResolveState(given string) (string, workflow.State, *gitstore.Sna
 // refusal itself records (a circuit opening, a guard refusal): then those events are appended and
 // the rejection is still returned (with the result for a circuit, which the engine asks for).
 func (r *Repo) Execute(feature string, cmds ...workflow.Command) (*Result, error) {
-	if err := r.refuseDecisions(feature, cmds...); err != nil {
+	if err := r.RefuseDecisions(feature, cmds...); err != nil {
 		return nil, err
 	}
 	rules := r.Rules()
@@ -114,10 +52,10 @@ func (r *Repo) Execute(feature string, cmds ...workflow.Command) (*Result, error
 	if err != nil {
 		return nil, err
 	}
-	journal, _ := r.journaled(feature) // the hook's denials ride in this call's commit
+	journal, _ := r.hookRuntime().Journaled(feature) // the hook's denials ride in this call's commit
 	waiting := journal.Events
 	verdicts := &gathered{live: env.Guards, facts: r.Store.Facts()}
-	signed := &presigned{} // human decisions are signed outside the swap, once per head (trust.go)
+	signed := &trust.Presigned{} // human decisions are signed outside the swap, once per head (trust/trust.go)
 	for round := 0; ; round++ {
 		if round == maxGathers {
 			return nil, fmt.Errorf("%w: %s changed what its guards read %d times while this call decided; run it again", gitstore.ErrConcurrent, feature, maxGathers)
@@ -138,13 +76,13 @@ func (r *Repo) Execute(feature string, cmds ...workflow.Command) (*Result, error
 		// Gather: every guard the commands ask for on this state runs here, outside the loop.
 		verdicts.begin(st.Branch)
 		env.Guards, env.Head = verdicts, verdicts.tip
-		if decided, refused, err := decideAll(def, st, cmds, env); err == nil {
+		if decided, refused, err := project.DecideAll(def, st, cmds, env); err == nil {
 			// A git config key of an earlier version refuses only a decision it would have changed.
-			if err := r.legacyChange(def, st, cmds, env, decided, refused); err != nil {
+			if err := r.LegacyChange(def, st, cmds, env, decided, refused); err != nil {
 				return nil, err
 			}
-			if !signed.reuse(snap.Commit.String(), decided) {
-				if err := signed.sign(r, feature, snap.Commit.String(), decided); err != nil {
+			if !signed.Reuse(snap.Commit.String(), decided) {
+				if err := signed.Sign(r.Repo, feature, snap.Commit.String(), decided); err != nil {
 					return nil, err
 				}
 			}
@@ -163,7 +101,7 @@ func (r *Repo) Execute(feature string, cmds ...workflow.Command) (*Result, error
 				if verdicts.moved(st.Branch) {
 					return nil, errFactsChanged
 				}
-				out, rej, err := decideAll(def, st, cmds, env)
+				out, rej, err := project.DecideAll(def, st, cmds, env)
 				if err != nil {
 					return nil, err
 				}
@@ -178,18 +116,18 @@ func (r *Repo) Execute(feature string, cmds ...workflow.Command) (*Result, error
 					}
 					out, recorded = []workflow.NewEvent{refusal}, true
 				}
-				// Human decisions are signed over the head they were decided on (trust.go), never in
+				// Human decisions are signed over the head they were decided on (trust/trust.go), never in
 				// here: a signature may need a key touch, and this may hold the ref's lock.
-				if !signed.reuse(cur.Commit.String(), out) {
-					signed.want(cur.Commit.String(), out)
-					return nil, errSignAgain
+				if !signed.Reuse(cur.Commit.String(), out) {
+					signed.Want(cur.Commit.String(), out)
+					return nil, trust.ErrSignAgain
 				}
 				return append(slices.Clip(waiting), out...), nil
 			})
-			if !errors.Is(err, errSignAgain) {
+			if !errors.Is(err, trust.ErrSignAgain) {
 				break
 			}
-			if err := signed.again(r, feature); err != nil {
+			if err := signed.Again(r.Repo, feature); err != nil {
 				return nil, err
 			}
 		}
@@ -199,7 +137,7 @@ func (r *Repo) Execute(feature string, cmds ...workflow.Command) (*Result, error
 		if err != nil {
 			return nil, err
 		}
-		journal.done()
+		journal.Done()
 		out, err := r.result(feature, res)
 		if err != nil {
 			return nil, err
@@ -223,31 +161,6 @@ const maxGathers = 4
 
 // errFactsChanged leaves the compare-and-swap loop to gather the facts again.
 var errFactsChanged = errors.New("the facts the decision used changed")
-
-// decideAll decides cmds in order, each on the state the previous ones' events leave. A rejection
-// stops it; the events decided so far are returned only with a rejection that carries events.
-func decideAll(def *workflow.Definition, st workflow.State, cmds []workflow.Command, env workflow.Env) ([]workflow.NewEvent, *workflow.Rejection, error) {
-	var out []workflow.NewEvent
-	for _, cmd := range cmds {
-		events, rej := workflow.Decide(def, st, cmd, env)
-		if rej != nil && len(events) == 0 {
-			return nil, rej, nil
-		}
-		out = append(out, events...)
-		if rej != nil {
-			return out, rej, nil
-		}
-		for _, n := range events {
-			// Stamped only to fold for the next command: the store assigns the real envelope.
-			e, err := n.Stamp("pending", st.LastSeq+1, time.Time{}, env.Actor, st.LastClock+1)
-			if err != nil {
-				return nil, nil, err
-			}
-			st = workflow.Apply(def, st, e)
-		}
-	}
-	return out, nil, nil
-}
 
 // gathered is the guard evaluator of one call: while gathering it runs guards and keeps their
 // verdicts, keyed by guard, target and what of the state a guard can read; afterwards it only
@@ -305,18 +218,13 @@ func guardInput(s workflow.State) string {
 	if err != nil {
 		return "unencodable"
 	}
-	return hashHex(string(b))
+	return project.HashHex(string(b))
 }
 
-// hashHex is the hex SHA-256 of s, a name for it in a cache.
-func hashHex(s string) string {
-	sum := sha256.Sum256([]byte(s))
-	return hex.EncodeToString(sum[:])
-}
-
-// Init starts a workflow: Decide on the empty state, then create the ref.
-func (r *Repo) Init(cmd workflow.Init) (*Result, error) {
-	if err := r.refuseDecisions(cmd.Feature, cmd); err != nil {
+// CreateWorkflow starts a workflow in the store: Decide on the empty state, then create its ref
+// (the init command, app.Init, validates its options and binds the branch first).
+func (r *Repo) CreateWorkflow(cmd workflow.Init) (*Result, error) {
+	if err := r.RefuseDecisions(cmd.Feature, cmd); err != nil {
 		return nil, err
 	}
 	if err := gitstore.ValidateFeature(cmd.Feature); err != nil {
@@ -335,16 +243,16 @@ func (r *Repo) Init(cmd workflow.Init) (*Result, error) {
 		return nil, err
 	}
 	if cmd.ForkPoint == "" && cmd.Branch != "" {
-		cmd.ForkPoint = r.forkPoint(cmd.Branch)
+		cmd.ForkPoint = r.ForkPoint(cmd.Branch)
 	}
 	events, rej := workflow.Decide(def, workflow.State{}, cmd, env)
 	if rej != nil {
 		return nil, rej
 	}
 	// A start that replaces another type's workflow on the branch is a human decision: signed like
-	// every other (trust.go), over no head (the workflow has none yet; the feature, the workflows
+	// every other (trust/trust.go), over no head (the workflow has none yet; the feature, the workflows
 	// it replaces and the time are in the payload).
-	if err := r.signDecisions(cmd.Feature, "", events); err != nil {
+	if err := r.SignDecisions(cmd.Feature, "", events); err != nil {
 		return nil, err
 	}
 	res, err := r.Store.Create(cmd.Feature, r.Projector(), events)
@@ -373,12 +281,6 @@ func (r *Repo) result(feature string, res *gitstore.Result) (*Result, error) {
 	return out, nil
 }
 
-// IsRejection reports whether err is a workflow rejection.
-func IsRejection(err error) bool {
-	var r *workflow.Rejection
-	return errors.As(err, &r)
-}
-
 // refusedNow reports a decision this call appended that the fold gave no effect (a key not in the
 // allowed signers, a role it lacks): it stays in the log for the audit, and the caller is told.
 func refusedNow(res *Result) *workflow.Rejection {
@@ -397,3 +299,23 @@ func refusedNow(res *Result) *workflow.Rejection {
 
 // CodeDecisionRefused is the rejection of a decision whose signature the allowed signers refuse.
 const CodeDecisionRefused = "decision-refused"
+
+// refusal is the event that records a transition its guards or a limit refused (guard.failed, with
+// the limit enforced), for the audit; ok=false for other rejections. The idempotency key is the
+// visit, the target and the failures, so the same refusal repeated in one visit of a phase is one
+// event.
+func (r *Repo) refusal(st workflow.State, rej *workflow.Rejection, actor string) (workflow.NewEvent, bool) {
+	data := workflow.GuardFailedData{From: st.Phase, To: rej.Target, Failures: rej.FailedGuards, Actor: actor}
+	fails, _ := json.Marshal(rej.FailedGuards)
+	switch rej.Code {
+	case workflow.CodeGuardFailed:
+	case workflow.CodeLimitReached:
+		data.Code, data.Definition, data.Limits, data.Failures = rej.Code, rej.Definition, rej.Limits, []workflow.GuardFailure{}
+		fails = append(fails, rej.Code...)
+	default:
+		return workflow.NewEvent{}, false
+	}
+	sum := sha256.Sum256(fails)
+	key := fmt.Sprintf("guard-failed:%s:%d:%s:%s", st.Phase, st.EnteredAt, rej.Target, hex.EncodeToString(sum[:8]))
+	return workflow.NewEvent{Type: workflow.EventGuardFailed, ID: key, Data: data}, true
+}

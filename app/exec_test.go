@@ -13,6 +13,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/exarchos/git-exarchos/gitstore"
+	"github.com/exarchos/git-exarchos/hookrun"
+	"github.com/exarchos/git-exarchos/views"
 	"github.com/exarchos/git-exarchos/workflow"
 )
 
@@ -25,7 +27,7 @@ func commits(t *testing.T, dir, feature string) int {
 
 func eventTypes(t *testing.T, r *Repo, feature string) []string {
 	t.Helper()
-	lg, err := Log(r, LogOptions{Feature: feature})
+	lg, err := Log(r, views.LogOptions{Feature: feature})
 	require.NoError(t, err)
 	var out []string
 	for _, e := range lg.Events {
@@ -43,7 +45,7 @@ func TestOneCommitPerCall(t *testing.T) {
 	require.NoError(t, err)
 
 	deny := func(id string) {
-		require.NoError(t, r.journal("f", workflow.NewEvent{ID: id, Type: workflow.EventToolDenied, Data: map[string]string{"tool": "Edit"}}))
+		require.NoError(t, r.hookRuntime().Journal("f", workflow.NewEvent{ID: id, Type: workflow.EventToolDenied, Data: map[string]string{"tool": "Edit"}}))
 	}
 	deny("deny-1")
 	before := commits(t, dir, "f")
@@ -181,19 +183,19 @@ func TestJournalLossDetected(t *testing.T) {
 	_, err := Init(r, InitOptions{Feature: "f", Type: "feature"})
 	require.NoError(t, err)
 	deny := func(id string) {
-		require.NoError(t, r.journal("f", workflow.NewEvent{ID: id, Type: workflow.EventToolDenied, Data: map[string]string{"tool": "Edit"}}))
+		require.NoError(t, r.hookRuntime().Journal("f", workflow.NewEvent{ID: id, Type: workflow.EventToolDenied, Data: map[string]string{"tool": "Edit"}}))
 	}
 	set := func(v string) {
 		_, err := Set(r, SetOptions{Feature: "f", Assignments: []string{"owner=\"" + v + "\""}})
 		require.NoError(t, err)
 	}
-	lost := func() []JournalLoss {
-		a, err := ShowAudit(r, AuditOptions{Feature: "f"})
+	lost := func() []hookrun.JournalLoss {
+		a, err := ShowAudit(r, views.AuditOptions{Feature: "f"})
 		require.NoError(t, err)
 		return a.DenialsLost
 	}
 	fsckLost := func() []string {
-		res, err := Fsck(r, FsckOptions{Feature: "f"})
+		res, err := Fsck(r, views.FsckOptions{Feature: "f"})
 		require.NoError(t, err)
 		var out []string
 		for _, p := range res.Problems {
@@ -218,7 +220,7 @@ func TestJournalLossDetected(t *testing.T) {
 	// Deny, delete the journal file, next write: audit and fsck show the loss.
 	deny("d-3")
 	deny("d-4")
-	require.NoError(t, os.Remove(r.journalPath("f")))
+	require.NoError(t, os.Remove(r.hookRuntime().JournalPath("f")))
 	set("b")
 	l := lost()
 	require.Len(t, l, 1)
@@ -229,8 +231,8 @@ func TestJournalLossDetected(t *testing.T) {
 
 	// The journal and its counter deleted: the next denial is numbered 1 again, behind the log.
 	deny("d-5")
-	require.NoError(t, os.Remove(r.journalPath("f")))
-	require.NoError(t, os.Remove(r.journalCounterPath("f")))
+	require.NoError(t, os.Remove(r.hookRuntime().JournalPath("f")))
+	require.NoError(t, os.Remove(r.hookRuntime().JournalCounterPath("f")))
 	deny("d-6")
 	set("c")
 	l = lost()
@@ -239,7 +241,7 @@ func TestJournalLossDetected(t *testing.T) {
 
 	// A flush redone after a crash (appended, files and counter not yet updated) is no loss.
 	deny("d-7")
-	b, err := r.journaled("f")
+	b, err := r.hookRuntime().Journaled("f")
 	require.NoError(t, err)
 	_, err = r.Store.Append("f", r.Projector(), b.Events...)
 	require.NoError(t, err)
@@ -266,7 +268,7 @@ func TestJournalConcurrentFlushesLoseNothing(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for i := range 10 {
-				require.NoError(t, r.journal("f", workflow.NewEvent{ID: fmt.Sprintf("d-%d-%d", w, i), Type: workflow.EventToolDenied, Data: map[string]string{"tool": "Edit"}}))
+				require.NoError(t, r.hookRuntime().Journal("f", workflow.NewEvent{ID: fmt.Sprintf("d-%d-%d", w, i), Type: workflow.EventToolDenied, Data: map[string]string{"tool": "Edit"}}))
 			}
 		}()
 	}
@@ -275,12 +277,12 @@ func TestJournalConcurrentFlushesLoseNothing(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for range 5 {
-				r.flushJournal("f")
+				r.hookRuntime().FlushJournal("f")
 			}
 		}()
 	}
 	wg.Wait()
-	a, err := ShowAudit(r, AuditOptions{Feature: "f"})
+	a, err := ShowAudit(r, views.AuditOptions{Feature: "f"})
 	require.NoError(t, err)
 	assert.Empty(t, a.DenialsLost)
 	denied := 0

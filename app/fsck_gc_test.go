@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/exarchos/git-exarchos/views"
 	"github.com/exarchos/git-exarchos/workflow"
 )
 
@@ -17,7 +18,7 @@ import (
 func TestFsckBesideMaintenance(t *testing.T) {
 	dir, r := newRepo(t, "main")
 	for _, f := range []string{"a", "b", "c"} {
-		_, err := r.Init(workflow.Init{Feature: f, Type: "oneshot", Branch: f})
+		_, err := r.CreateWorkflow(workflow.Init{Feature: f, Type: "oneshot", Branch: f})
 		require.NoError(t, err)
 		for i := 0; i < 5; i++ {
 			mustRun(t, r, f, workflow.Set{Assignments: []workflow.Assignment{{Path: "n", Value: []byte{'0' + byte(i)}}}})
@@ -46,7 +47,7 @@ func TestFsckBesideMaintenance(t *testing.T) {
 	for i := 0; i < runs; i++ {
 		r, err := Open(dir)
 		require.NoError(t, err)
-		res, err := Fsck(r, FsckOptions{})
+		res, err := Fsck(r, views.FsckOptions{})
 		require.NoError(t, err)
 		assert.Empty(t, res.Problems, "run %d", i)
 	}

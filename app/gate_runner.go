@@ -1,14 +1,10 @@
 package app
 
 import (
-	"context"
-	"errors"
 	"fmt"
-	"os"
-	"os/exec"
-	"strings"
 	"time"
 
+	"github.com/exarchos/git-exarchos/project"
 	"github.com/exarchos/git-exarchos/workflow"
 )
 
@@ -28,7 +24,7 @@ func (r *Repo) recordGates(feature string, st workflow.State, def *workflow.Defi
 	}
 	dir, done, err := r.Store.Loc.CleanCheckout(commit)
 	if err != nil {
-		return "", fmt.Errorf("check out %s to run %s: %w", short(commit), what, err)
+		return "", fmt.Errorf("check out %s to run %s: %w", project.Short(commit), what, err)
 	}
 	defer done()
 	env = append(env, "EXARCHOS_FEATURE="+feature, "EXARCHOS_COMMIT="+commit)
@@ -36,7 +32,7 @@ func (r *Repo) recordGates(feature string, st workflow.State, def *workflow.Defi
 	var records []workflow.Command
 	failed := ""
 	for _, g := range pending {
-		run, err := runGate(dir, g, timeout, env...)
+		run, err := project.RunGate(dir, g, timeout, env...)
 		if err != nil {
 			return "", err
 		}
@@ -50,79 +46,4 @@ func (r *Repo) recordGates(feature string, st workflow.State, def *workflow.Defi
 		return "", err
 	}
 	return failed, nil
-}
-
-// gateRun is one finished run of a quality gate: a phase's (gates.go) or a task's (task_gates.go).
-type gateRun struct {
-	ExitCode int
-	Duration time.Duration
-	TimedOut bool
-	Output   string // the end of what it printed, at most gateOutputTail bytes
-}
-
-// gateTimedOutExit is the exit code recorded for a gate killed at its timeout (timeout(1)'s).
-const gateTimedOutExit = 124
-
-// runGate runs one gate with sh -c in dir, under timeout. The gate's whole process group is
-// killed at the timeout (a `sleep` the shell started would otherwise hold the output open), and
-// only the end of its output is kept, however much it prints. err is set only when it could not
-// run at all.
-func runGate(dir, command string, timeout time.Duration, env ...string) (gateRun, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), timeout)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "sh", "-c", command)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), env...)
-	cmd.WaitDelay = 2 * time.Second
-	killGroupOnCancel(cmd)
-	out := &tailWriter{max: gateOutputTail}
-	cmd.Stdout, cmd.Stderr = out, out
-	start := time.Now()
-	code, err := exitStatus(cmd.Run())
-	run := gateRun{ExitCode: code, Duration: time.Since(start), Output: out.String()}
-	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-		run.TimedOut, run.ExitCode = true, gateTimedOutExit
-		run.Output = strings.TrimSpace(run.Output + fmt.Sprintf("\n(killed: the gate ran longer than its %s timeout, gateTimeout in the definition)", timeout))
-		return run, nil
-	}
-	if errors.Is(err, exec.ErrWaitDelay) {
-		// It exited, but left something running that holds its output: nothing of a gate
-		// outlives it.
-		_ = killGroup(cmd)
-		return run, nil
-	}
-	if err != nil {
-		return run, fmt.Errorf("run the gate `%s`: %w", command, err)
-	}
-	return run, nil
-}
-
-// tailWriter keeps the last max bytes written to it and counts the rest.
-type tailWriter struct {
-	max     int
-	buf     []byte
-	dropped int64
-}
-
-func (t *tailWriter) Write(p []byte) (int, error) {
-	t.buf = append(t.buf, p...)
-	if over := len(t.buf) - t.max; over > t.max {
-		// Drop in big steps, so a gate printing gigabytes costs a copy per max bytes at most.
-		t.dropped += int64(over)
-		t.buf = append(t.buf[:0], t.buf[over:]...)
-	}
-	return len(p), nil
-}
-
-// String is the kept output, trimmed, with how much was cut before it.
-func (t *tailWriter) String() string {
-	b, dropped := t.buf, t.dropped
-	if over := len(b) - t.max; over > 0 {
-		b, dropped = b[over:], dropped+int64(over)
-	}
-	s := strings.ToValidUTF8(strings.TrimSpace(string(b)), "")
-	if dropped > 0 {
-		s = fmt.Sprintf("… (%d bytes cut) %s", dropped, s)
-	}
-	return s
 }

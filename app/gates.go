@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/exarchos/git-exarchos/project"
 	"github.com/exarchos/git-exarchos/workflow"
 )
 
@@ -13,9 +14,6 @@ import (
 // a validation of that commit — a fact verify can re-check like any validation. A gate that
 // already passed on the tip is not run again; the first failure stops the run, and its output is
 // what the refusal shows.
-
-// gateOutputTail is how much of a failing gate's output the refusal carries.
-const gateOutputTail = 1500
 
 // runGates runs the gates of the workflow's phase that lack a passing run on the branch tip and
 // records each run, when the transition to target needs them (a mistyped or universal target runs
@@ -59,8 +57,8 @@ func withGateOutput(err error, output string) error {
 // outputTail is the end of a command's output, as much as a refusal or a record carries.
 func outputTail(s string) string {
 	s = strings.TrimSpace(s)
-	if len(s) > gateOutputTail {
-		s = "…" + s[len(s)-gateOutputTail:]
+	if len(s) > project.GateOutputTail {
+		s = "…" + s[len(s)-project.GateOutputTail:]
 	}
 	return s
 }

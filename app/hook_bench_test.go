@@ -6,10 +6,12 @@ import (
 	"io"
 	"path/filepath"
 	"testing"
+
+	"github.com/exarchos/git-exarchos/hookrun"
 )
 
 // BenchmarkClaudeHookBound: one PreToolUse answer in-process for a session bound to a workflow,
-// the path every tool call takes (go test ./app -bench ClaudeHook -benchtime 200x).
+// the path every tool call takes (go test ./app -bench hookrun.ClaudeHook -benchtime 200x).
 func BenchmarkClaudeHookBound(b *testing.B) {
 	b.Setenv("XDG_STATE_HOME", b.TempDir())
 	dir, _ := newSagaRepo(b) // workflow login, in ideate, bound to main
@@ -17,16 +19,16 @@ func BenchmarkClaudeHookBound(b *testing.B) {
 		{"Write-denied", "bench", "PreToolUse", "Write", fmt.Sprintf(`{"file_path":%q}`, filepath.Join(dir, "main.go"))},
 		{"Read", "bench", "PreToolUse", "Read", `{"file_path":"main.go"}`},
 		{"Bash", "bench", "PreToolUse", "Bash", `{"command":"go test ./... 2>&1 | tail -5"}`},
-		// No session: the workflow is found through the branch index (hook_index.go) on every call.
+		// No session: the workflow is found through the branch index (hookrun/hook_index.go) on every call.
 		{"Write-denied-by-branch", "", "PreToolUse", "Write", fmt.Sprintf(`{"file_path":%q}`, filepath.Join(dir, "main.go"))},
 		// After the call: the effects check (git status, or the monitor's kept answer) and the
-		// controls' stamps (hook_controls.go).
+		// controls' stamps (hookrun/hook_controls.go).
 		{"PostToolUse-Bash", "bench", "PostToolUse", "Bash", `{"command":"go test ./... 2>&1 | tail -5"}`},
 	} {
 		payload := []byte(fmt.Sprintf(`{"session_id":%q,"cwd":%q,"hook_event_name":%q,"tool_name":%q,"tool_input":%s}`, tc.session, dir, tc.event, tc.tool, tc.input))
 		b.Run(tc.name, func(b *testing.B) {
 			for b.Loop() {
-				if err := ClaudeHook(ClaudeHookOptions{Stdin: bytes.NewReader(payload), Stdout: io.Discard, Stderr: io.Discard}); err != nil {
+				if err := hookrun.ClaudeHook(hookrun.ClaudeHookOptions{Stdin: bytes.NewReader(payload), Stdout: io.Discard, Stderr: io.Discard}); err != nil {
 					b.Fatal(err)
 				}
 			}

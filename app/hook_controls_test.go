@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/exarchos/git-exarchos/hookrun"
+	"github.com/exarchos/git-exarchos/views"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -59,36 +61,36 @@ func TestHookControlsSettingsWatched(t *testing.T) {
 	git(t, dir, "add", ".claude/settings.json")
 	git(t, dir, "commit", "-q", "-m", "settings without hooks")
 	old := git(t, dir, "rev-parse", "HEAD")
-	_, err := HooksAccept(r, HooksAcceptOptions{Environ: []string{"PATH=/usr/bin"}}) // the user committed it
+	_, err := HooksAccept(r, hookrun.HooksAcceptOptions{Environ: []string{"PATH=/usr/bin"}}) // the user committed it
 	require.NoError(t, err)
 	_, err = HooksInstall(HooksOptions{Claude: true, Dir: dir})
 	require.NoError(t, err)
-	assert.Empty(t, r.CheckControls(dir), "the agent's own hooks install is not a change from outside")
+	assert.Empty(t, r.hookRuntime().CheckControls(dir), "the agent's own hooks install is not a change from outside")
 	git(t, dir, "checkout", old, "--", ".claude/settings.json")
 	block = post(t, dir)
 	require.Contains(t, block, "Claude Code's hook settings "+shared+" changed")
 	undo(t, dir, block)
-	assert.Empty(t, r.CheckControls(dir)) // (the phase's effects check still sees the branch's commit)
+	assert.Empty(t, r.hookRuntime().CheckControls(dir)) // (the phase's effects check still sees the branch's commit)
 	b, err := os.ReadFile(shared)
 	require.NoError(t, err)
 	assert.Contains(t, string(b), "exarchos hook claude", "the undo put the hooks back")
 
 	// A permission the client adds to settings.local.json (creating it) changes no hook setting.
 	require.NoError(t, os.WriteFile(local, []byte(`{"permissions": {"allow": ["Bash(go test:*)"]}}`), 0o644))
-	assert.Empty(t, r.CheckControls(dir))
+	assert.Empty(t, r.hookRuntime().CheckControls(dir))
 	// Then the hooks turned off in it.
 	require.NoError(t, os.WriteFile(local, []byte(`{"permissions": {"allow": ["Bash(go test:*)"]}, "disableAllHooks": true}`), 0o644))
-	block = r.CheckControls(dir)
+	block = r.hookRuntime().CheckControls(dir)
 	require.Contains(t, block, local+" changed (undo: `cp -- ")
 	undo(t, dir, block)
 	b, err = os.ReadFile(local)
 	require.NoError(t, err)
 	assert.NotContains(t, string(b), "disableAllHooks", "the undo put back the file with its permission")
 	assert.Contains(t, string(b), "go test")
-	assert.Empty(t, r.CheckControls(dir))
+	assert.Empty(t, r.hookRuntime().CheckControls(dir))
 	// A file that does not parse is a change (Claude Code ignores it, hooks included).
 	require.NoError(t, os.WriteFile(shared, []byte(`{"hooks": `), 0o644))
-	assert.Contains(t, r.CheckControls(dir), shared+" changed")
+	assert.Contains(t, r.hookRuntime().CheckControls(dir), shared+" changed")
 }
 
 // TestHookControlsGitWatched: a git hook written by a script, an alias or core.hooksPath written
@@ -120,7 +122,7 @@ func TestHookControlsGitWatched(t *testing.T) {
 	require.NoError(t, os.WriteFile(inc, []byte("[user]\n\tname = x\n"), 0o644))
 	git(t, dir, "config", "include.path", inc)
 	require.Contains(t, post(t, dir), "changes what git runs", "adding an include")
-	_, err := HooksAccept(r, HooksAcceptOptions{Environ: []string{"PATH=/usr/bin"}})
+	_, err := HooksAccept(r, hookrun.HooksAcceptOptions{Environ: []string{"PATH=/usr/bin"}})
 	require.NoError(t, err)
 	assert.Empty(t, post(t, dir))
 	appendFile(t, inc, "[alias]\n\tx = !git exarchos approve\n")
@@ -169,9 +171,9 @@ func TestHookHoldsARefMovedOutside(t *testing.T) {
 	assert.Contains(t, callHook(t, "s1", dir, "PreToolUse", "Bash", bash("go test ./...")).denied(), "workflow login is held")
 	assert.Contains(t, callHook(t, "s1", dir, "PreToolUse", "Write", write(src)).denied(), "held")
 	assert.Empty(t, callHook(t, "s1", dir, "PreToolUse", "Read", map[string]string{"file_path": src}).denied(), "reading is not policed")
-	require.Len(t, r.RefRewrites(), 1)
-	assert.Equal(t, second, r.RefRewrites()[0].From)
-	fsck, err := Fsck(r, FsckOptions{})
+	require.Len(t, r.hookRuntime().RefRewrites(), 1)
+	assert.Equal(t, second, r.hookRuntime().RefRewrites()[0].From)
+	fsck, err := Fsck(r, views.FsckOptions{})
 	require.NoError(t, err)
 	require.False(t, fsck.OK(), "fsck reports the rewind")
 	assert.Contains(t, fsck.Problems[len(fsck.Problems)-1].Message, "moved from "+second[:12]+" to "+first[:12]+" by something other than git exarchos")
@@ -179,23 +181,23 @@ func TestHookHoldsARefMovedOutside(t *testing.T) {
 	// Restored: the hold lifts.
 	git(t, dir, "update-ref", "refs/exarchos/login", second, first)
 	assert.Empty(t, post(t, dir))
-	assert.Empty(t, r.RefRewrites())
+	assert.Empty(t, r.hookRuntime().RefRewrites())
 	assert.Empty(t, callHook(t, "s1", dir, "PreToolUse", "Bash", bash("go test ./...")).denied())
 
 	// A forged commit (an event appended by a script) put on the ref.
 	forged := git(t, dir, "commit-tree", "-p", second, "-m", "forged", second+"^{tree}")
 	git(t, dir, "update-ref", "refs/exarchos/login", forged)
 	require.Contains(t, post(t, dir), "workflow login is held")
-	assert.Contains(t, r.Held("login"), "git update-ref refs/exarchos/login "+second+" "+forged)
+	assert.Contains(t, r.hookRuntime().Held("login"), "git update-ref refs/exarchos/login "+second+" "+forged)
 
 	// Only a human accepts it.
-	_, err = HooksAccept(r, HooksAcceptOptions{Environ: claudeEnv})
+	_, err = HooksAccept(r, hookrun.HooksAcceptOptions{Environ: claudeEnv})
 	var ar *AgentRefusal
 	require.ErrorAs(t, err, &ar)
-	res, err := HooksAccept(r, HooksAcceptOptions{Features: []string{"login"}, Environ: []string{"PATH=/usr/bin"}})
+	res, err := HooksAccept(r, hookrun.HooksAcceptOptions{Features: []string{"login"}, Environ: []string{"PATH=/usr/bin"}})
 	require.NoError(t, err)
 	require.Len(t, res.Accepted, 1)
-	assert.Empty(t, r.Held("login"))
+	assert.Empty(t, r.hookRuntime().Held("login"))
 	assert.Empty(t, post(t, dir))
 }
 
@@ -206,15 +208,15 @@ func TestFsckFindsARefMovedOutside(t *testing.T) {
 	first := git(t, dir, "rev-parse", "refs/exarchos/login")
 	_, err := Set(r, SetOptions{Feature: "login", Assignments: []string{"notes.x=1"}})
 	require.NoError(t, err)
-	res, err := Fsck(r, FsckOptions{})
+	res, err := Fsck(r, views.FsckOptions{})
 	require.NoError(t, err)
 	require.True(t, res.OK(), "%v", res.Problems)
 	git(t, dir, "update-ref", "refs/exarchos/login", first)
-	res, err = Fsck(r, FsckOptions{Feature: "login"})
+	res, err = Fsck(r, views.FsckOptions{Feature: "login"})
 	require.NoError(t, err)
 	require.False(t, res.OK())
 	assert.Contains(t, res.Problems[0].Fix, "git update-ref refs/exarchos/login ")
-	assert.Contains(t, r.Held("login"), "is held")
+	assert.Contains(t, r.hookRuntime().Held("login"), "is held")
 }
 
 // BenchmarkCheckControls: the watch PostToolUse adds to every call, on its common path (nothing
@@ -224,9 +226,9 @@ func BenchmarkCheckControls(b *testing.B) {
 	dir, r := newSagaRepo(b)
 	_, err := HooksInstall(HooksOptions{Claude: true, Git: true, Dir: dir, Environ: []string{}})
 	require.NoError(b, err)
-	require.Empty(b, r.CheckControls(dir))
+	require.Empty(b, r.hookRuntime().CheckControls(dir))
 	for b.Loop() {
-		if r.CheckControls(dir) != "" {
+		if r.hookRuntime().CheckControls(dir) != "" {
 			b.Fatal("blocked")
 		}
 	}

@@ -10,7 +10,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/exarchos/git-exarchos/hooks"
 	"github.com/exarchos/git-exarchos/workflow"
 )
 
@@ -28,7 +27,7 @@ func settleRefs(t *testing.T, dir string, n int) {
 // unbind one; the index is taken only while the refs are as it recorded them.
 func TestHookIndexIsNeverTakenAsComplete(t *testing.T) {
 	dir, r := newRepo(t, "main")
-	_, err := r.Init(workflow.Init{Feature: "login", Type: "feature", Branch: "login"})
+	_, err := r.CreateWorkflow(workflow.Init{Feature: "login", Type: "feature", Branch: "login"})
 	require.NoError(t, err)
 	settleRefs(t, dir, 1)
 	assert.Empty(t, boundPhases(t, dir), "main binds nothing; the index is written")
@@ -39,7 +38,7 @@ func TestHookIndexIsNeverTakenAsComplete(t *testing.T) {
 
 	// A teammate's workflow fetched by plain git straight into refs/exarchos/.
 	other, ro := newRepo(t, "main")
-	_, err = ro.Init(workflow.Init{Feature: "signup", Type: "feature", Branch: "signup"})
+	_, err = ro.CreateWorkflow(workflow.Init{Feature: "signup", Type: "feature", Branch: "signup"})
 	require.NoError(t, err)
 	git(t, dir, "fetch", "-q", other, "refs/exarchos/*:refs/exarchos/*")
 	settleRefs(t, dir, 2)
@@ -83,30 +82,6 @@ func TestHookIndexIsNeverTakenAsComplete(t *testing.T) {
 	assert.Equal(t, map[string]string{"signup": "ideate"}, boundPhases(t, dir))
 }
 
-// TestBranchDiffCacheEmptyIsNotNothing (issue 28): an empty or cut branch-diff cache file is not
-// "the branch changed nothing"; it is computed again.
-func TestBranchDiffCacheEmptyIsNotNothing(t *testing.T) {
-	dir, _ := newRepo(t, "main")
-	git(t, dir, "switch", "-q", "-c", "login")
-	commitFile(t, dir, "src/main.go", "package main\n")
-	changes := func() []hooks.Change {
-		r, err := Open(dir)
-		require.NoError(t, err)
-		h := &hookRepo{repo: r}
-		out, err := h.Changes(hooks.Bound{Root: dir})
-		require.NoError(t, err)
-		return out
-	}
-	want := hooks.Change{Path: "src/main.go", Where: "branch"}
-	assert.Contains(t, changes(), want)
-	files, _ := filepath.Glob(filepath.Join(dir, ".git", "exarchos-cache", "hooks", "branchdiff", "*"))
-	require.Len(t, files, 1)
-	for _, damaged := range []string{"", "\n", "0000\n"} {
-		require.NoError(t, os.WriteFile(files[0], []byte(damaged), 0o644))
-		assert.Contains(t, changes(), want, "cache file %q", damaged)
-	}
-}
-
 // TestHookIndexRereadsMovedRefsOnly (issue 28): the index keeps each loose ref's stamp and reads
 // again only the files whose stamp moved, yet a ref rewritten in place (same inode, same size) is
 // caught: by its modification time once settled, and within one clock tick because a stamp read
@@ -114,7 +89,7 @@ func TestBranchDiffCacheEmptyIsNotNothing(t *testing.T) {
 func TestHookIndexRereadsMovedRefsOnly(t *testing.T) {
 	dir, r := newRepo(t, "main")
 	for _, f := range []string{"login", "signup"} {
-		_, err := r.Init(workflow.Init{Feature: f, Type: "feature", Branch: f})
+		_, err := r.CreateWorkflow(workflow.Init{Feature: f, Type: "feature", Branch: f})
 		require.NoError(t, err)
 	}
 	refs := filepath.Join(dir, ".git", "refs", "exarchos")

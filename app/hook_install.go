@@ -3,15 +3,16 @@ package app
 import (
 	"errors"
 	"fmt"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 
 	"github.com/exarchos/git-exarchos/fsmonitor"
 	"github.com/exarchos/git-exarchos/gitrepo"
+	"github.com/exarchos/git-exarchos/hookrun"
 	"github.com/exarchos/git-exarchos/hooks"
 	"github.com/exarchos/git-exarchos/internal/agentenv"
+	"github.com/exarchos/git-exarchos/trust"
 )
 
 // HooksOptions selects what `hooks install|uninstall|status` acts on. With neither Claude nor Git,
@@ -66,7 +67,7 @@ func HooksInstall(o HooksOptions) (*HooksResult, error) {
 
 // HooksUninstall removes exactly what HooksInstall added.
 func HooksUninstall(o HooksOptions) (*HooksResult, error) {
-	if err := RefuseInAgent(environOr(o.Environ), "hooks uninstall"); err != nil {
+	if err := trust.RefuseInAgent(trust.EnvironOr(o.Environ), "hooks uninstall"); err != nil {
 		return nil, err
 	}
 	return changeHooks(o, false)
@@ -80,9 +81,9 @@ func changeHooks(o HooksOptions, install bool) (*HooksResult, error) {
 	res := &HooksResult{}
 	// Installing changes what PostToolUse watches (the settings file, the git hooks): its own
 	// writes are accepted (ownControlWrites).
-	if r, err := openStore(dirOr(o.Dir)); err == nil && install {
-		if r.CheckControls(r.Store.Loc.WorkTree) == "" {
-			defer r.AcceptControls()
+	if r, err := Open(dirOr(o.Dir)); err == nil && install {
+		if r.hookRuntime().CheckControls(r.Store.Loc.WorkTree) == "" {
+			defer r.hookRuntime().AcceptControls()
 		}
 	}
 	if o.Claude {
@@ -90,7 +91,7 @@ func changeHooks(o HooksOptions, install bool) (*HooksResult, error) {
 		if scope == "" {
 			scope = hooks.ScopeProject
 		}
-		path, err := settingsPath(o.Dir, scope)
+		path, err := hookrun.SettingsPath(o.Dir, scope)
 		if err != nil {
 			return nil, err
 		}
@@ -100,7 +101,7 @@ func changeHooks(o HooksOptions, install bool) (*HooksResult, error) {
 		}
 		var changed bool
 		if install {
-			if enabledIn := pluginEnabledIn(o.Dir); enabledIn != "" {
+			if enabledIn := hookrun.PluginEnabledIn(o.Dir); enabledIn != "" {
 				// The plugin's hooks run the handler already; a second install would make Claude
 				// Code run it twice for every event.
 				res.PluginSkipped = true
@@ -122,7 +123,7 @@ func changeHooks(o HooksOptions, install bool) (*HooksResult, error) {
 			}
 		}
 		if install {
-			if err := RecordInstalled(path); err != nil {
+			if err := hookrun.RecordInstalled(path); err != nil {
 				return nil, err
 			}
 		}
@@ -168,7 +169,7 @@ func HooksStatus(o HooksOptions) (*HooksResult, error) {
 	if o.Claude || both {
 		for _, scope := range hooks.Scopes {
 			st := ClaudeHooksState{Scope: scope, Events: []string{}}
-			path, err := settingsPath(o.Dir, scope)
+			path, err := hookrun.SettingsPath(o.Dir, scope)
 			if err != nil {
 				st.Error = err.Error()
 				res.Claude = append(res.Claude, st)
@@ -204,7 +205,7 @@ func monitorState(dir string) string {
 	if err != nil || r.Store.Loc.WorkTree == "" {
 		return ""
 	}
-	if r.hookMonitorOff() {
+	if r.hookRuntime().HookMonitorOff() {
 		return "off (git config exarchos.hookMonitor false): every PostToolUse runs git status"
 	}
 	_, err = fsmonitor.Token(r.Store.Loc.WorkTree)
@@ -226,7 +227,7 @@ func claudeWarnings(dir string) []string {
 	var warnings []string
 	installed := map[string]bool{}
 	for _, scope := range hooks.Scopes {
-		path, err := settingsPath(dir, scope)
+		path, err := hookrun.SettingsPath(dir, scope)
 		if err != nil {
 			continue
 		}
@@ -244,7 +245,7 @@ func claudeWarnings(dir string) []string {
 			}
 		}
 	}
-	plugin := pluginEnabledIn(dir)
+	plugin := hookrun.PluginEnabledIn(dir)
 	if plugin != "" && len(installed) > 0 {
 		warnings = append(warnings, "the exarchos plugin is enabled ("+plugin+") and a settings file installs the handler too: the settings' handler decides and the plugin's stands aside; remove one (git exarchos hooks uninstall --claude --scope <scope>, or /plugin disable exarchos)")
 	}
@@ -281,31 +282,6 @@ func nonNil(s []string) []string {
 	return s
 }
 
-// settingsPath is the settings file of a scope; project and local need the repository.
-func settingsPath(dir, scope string) (string, error) {
-	if scope != hooks.ScopeProject && scope != hooks.ScopeLocal && scope != hooks.ScopeUser {
-		return "", Usagef("unknown scope %q: use project, local or user", scope)
-	}
-	var root, home string
-	if scope == hooks.ScopeUser {
-		h, err := os.UserHomeDir()
-		if err != nil && os.Getenv("CLAUDE_CONFIG_DIR") == "" {
-			return "", fmt.Errorf("find the home directory for the user scope: %w", err)
-		}
-		home = h
-	} else {
-		loc, err := gitrepo.Discover(orDot(dir))
-		if err != nil {
-			return "", err
-		}
-		if loc.WorkTree == "" {
-			return "", Usagef("a bare repository has no working tree for .claude/: use --scope user")
-		}
-		root = loc.WorkTree
-	}
-	return hooks.SettingsPath(scope, root, home)
-}
-
 // gitHooksDir is the directory git runs hooks from: core.hooksPath when set (husky and the like),
 // else the common git directory's hooks/, exactly as git resolves it.
 func gitHooksDir(dir string) (string, error) {
@@ -333,4 +309,10 @@ func orDot(dir string) string {
 		return "."
 	}
 	return dir
+}
+
+// HooksAccept is `git exarchos hooks accept`: the hook runtime's controls take the current hook
+// settings as the user's (hookrun.HooksAccept).
+func HooksAccept(r *Repo, o hookrun.HooksAcceptOptions) (*hookrun.HooksAcceptResult, error) {
+	return hookrun.HooksAccept(r.hookRuntime(), o)
 }

@@ -13,13 +13,14 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/exarchos/git-exarchos/fsmonitor"
+	"github.com/exarchos/git-exarchos/hookrun"
 )
 
 // withMonitor has the hook start file-system monitors in this process (the CLI starts
 // `git exarchos hook monitor`); each ends when its tree is removed.
 func withMonitor(t *testing.T, o fsmonitor.Options) {
-	prev := StartMonitor
-	StartMonitor = func(root string) error {
+	prev := testMonitor
+	testMonitor = func(root string) error {
 		ready := make(chan struct{})
 		o := o
 		o.Ready = func() { close(ready) }
@@ -32,7 +33,7 @@ func withMonitor(t *testing.T, o fsmonitor.Options) {
 		}
 		return nil
 	}
-	t.Cleanup(func() { StartMonitor = prev })
+	t.Cleanup(func() { testMonitor = prev })
 }
 
 // brokenGit puts a git that always fails first on PATH for one call: a call that still answers
@@ -145,9 +146,9 @@ func TestHookEffectsRescan(t *testing.T) {
 // under; a stale kept answer and a monitor that stopped make the hook read the tree again.
 func TestHookEffectsWithoutTheMonitor(t *testing.T) {
 	var started int
-	prev := StartMonitor
-	StartMonitor = func(string) error { started++; return nil } // a monitor that never comes up
-	t.Cleanup(func() { StartMonitor = prev })
+	prev := testMonitor
+	testMonitor = func(string) error { started++; return nil } // a monitor that never comes up
+	t.Cleanup(func() { testMonitor = prev })
 	dir, _ := loginRepo(t)
 	post := func() string { return callHook(t, "m2", dir, "PostToolUse", "Bash", bash("whatever")).denied() }
 	assert.Empty(t, post())
@@ -171,7 +172,7 @@ func TestHookMonitorTurnedOff(t *testing.T) {
 	require.NoError(t, err)
 	git(t, dir, "config", "exarchos.hookMonitor", "false")
 	assert.Contains(t, post(), "changes what git runs", "the user turned a watched setting; the agent is blocked until they accept it")
-	_, err = HooksAccept(r, HooksAcceptOptions{Environ: []string{}}) // the user's own terminal
+	_, err = HooksAccept(r, hookrun.HooksAcceptOptions{Environ: []string{}}) // the user's own terminal
 	require.NoError(t, err)
 	assert.Empty(t, post())
 	assert.Empty(t, post())

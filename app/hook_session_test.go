@@ -14,6 +14,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/exarchos/git-exarchos/gitstore"
+	"github.com/exarchos/git-exarchos/hookrun"
+	"github.com/exarchos/git-exarchos/saga"
 	"github.com/exarchos/git-exarchos/workflow"
 )
 
@@ -41,6 +43,10 @@ func (a hookAnswer) denied() string {
 
 var toolUse int
 
+// testMonitor is how the hook starts a file-system monitor in these tests (withMonitor sets one;
+// nil starts none), passed as the CLI passes its own.
+var testMonitor func(root string) error
+
 func callHook(t *testing.T, session, cwd, event, tool string, input any) hookAnswer {
 	t.Helper()
 	toolUse++
@@ -50,7 +56,7 @@ func callHook(t *testing.T, session, cwd, event, tool string, input any) hookAns
 		"tool_name": tool, "tool_input": json.RawMessage(ti), "tool_use_id": fmt.Sprintf("toolu_%d", toolUse)})
 	require.NoError(t, err)
 	var out, errOut bytes.Buffer
-	require.NoError(t, ClaudeHook(ClaudeHookOptions{Stdin: bytes.NewReader(payload), Stdout: &out, Stderr: &errOut}))
+	require.NoError(t, hookrun.ClaudeHook(hookrun.ClaudeHookOptions{Stdin: bytes.NewReader(payload), Stdout: &out, Stderr: &errOut, StartMonitor: testMonitor}))
 	var a hookAnswer
 	require.NoError(t, json.Unmarshal(out.Bytes(), &a), "answer %q (stderr %q)", out.String(), errOut.String())
 	return a
@@ -68,7 +74,7 @@ func loginRepo(t *testing.T) (string, *Repo) {
 	dir, r := newRepo(t, "main")
 	commitFile(t, dir, "main.go", "package main\n")
 	git(t, dir, "switch", "-q", "-c", "login")
-	_, err := r.Init(workflow.Init{Feature: "login", Type: "feature", Branch: "login"})
+	_, err := r.CreateWorkflow(workflow.Init{Feature: "login", Type: "feature", Branch: "login"})
 	require.NoError(t, err)
 	return dir, r
 }
@@ -112,8 +118,8 @@ func TestHookSessionBinding(t *testing.T) {
 
 	// The agent may not release itself; a human may.
 	assert.Contains(t, callHook(t, "s1", dir, "PreToolUse", "Bash", bash("git exarchos hooks release --session s1")).denied(), "only a human")
-	assert.Contains(t, callHook(t, "s1", dir, "PreToolUse", "Bash", bash("rm -f "+sessionFile("s1"))).denied(), "may not change")
-	_, err := HooksRelease(HooksReleaseOptions{Session: "s1"})
+	assert.Contains(t, callHook(t, "s1", dir, "PreToolUse", "Bash", bash("rm -f "+hookrun.SessionFile("s1"))).denied(), "may not change")
+	_, err := hookrun.HooksRelease(hookrun.HooksReleaseOptions{Session: "s1"})
 	require.NoError(t, err)
 	assert.Empty(t, callHook(t, "s1", scratch, "PreToolUse", "Write", write(filepath.Join(scratch, "main.go"))).denied())
 }
@@ -148,12 +154,12 @@ func TestHookFailsClosed(t *testing.T) {
 		assert.Contains(t, reason, "git exarchos fsck", tool)
 	}
 	// A damaged binding: refused, never forgotten.
-	require.NoError(t, os.WriteFile(sessionFile("broken"), []byte("{"), 0o600))
+	require.NoError(t, os.WriteFile(hookrun.SessionFile("broken"), []byte("{"), 0o600))
 	assert.Contains(t, callHook(t, "broken", dir, "PreToolUse", "Read", write("x")).denied(), "damaged")
 
 	var out, errOut bytes.Buffer
-	err := ClaudeHook(ClaudeHookOptions{Stdin: strings.NewReader("{not json"), Stdout: &out, Stderr: &errOut})
-	assert.True(t, errors.Is(err, ErrHookBlock))
+	err := hookrun.ClaudeHook(hookrun.ClaudeHookOptions{Stdin: strings.NewReader("{not json"), Stdout: &out, Stderr: &errOut})
+	assert.True(t, errors.Is(err, hookrun.ErrHookBlock))
 	assert.Contains(t, errOut.String(), "refusing")
 }
 
@@ -206,7 +212,7 @@ func TestHookTurnCapAndStaleLock(t *testing.T) {
 	git(t, dir, "switch", "-q", "-c", "capped")
 	r, err := Open(dir)
 	require.NoError(t, err)
-	_, err = r.Init(workflow.Init{Feature: "capped", Type: "capped", Branch: "capped"})
+	_, err = r.CreateWorkflow(workflow.Init{Feature: "capped", Type: "capped", Branch: "capped"})
 	require.NoError(t, err)
 
 	for range 2 {
@@ -221,7 +227,7 @@ func TestHookTurnCapAndStaleLock(t *testing.T) {
 	assert.Contains(t, callHook(t, "c1", dir, "PreToolUse", "Bash", bash("git exarchos status capped && ls")).denied(), "turn budget")
 
 	// A stale lock on the workflow's ref: the call cannot be counted, so it is refused.
-	_, err = HooksRelease(HooksReleaseOptions{Session: "c1"})
+	_, err = hookrun.HooksRelease(hookrun.HooksReleaseOptions{Session: "c1"})
 	require.NoError(t, err)
 	_, err = r.Store.Update("capped", r.Projector(), func(*gitstore.Snapshot) ([]workflow.NewEvent, error) {
 		return []workflow.NewEvent{{Type: workflow.EventBudgetExtended, Data: workflow.BudgetData{Phase: "work", Turns: 5, Reason: "test", Actor: "human"}}}, nil
@@ -240,7 +246,7 @@ func TestHookSessionFollowsItsBranch(t *testing.T) {
 	src := filepath.Join(dir, "main.go")
 	require.Contains(t, callHook(t, "s1", dir, "PreToolUse", "Write", write(src)).denied(), "workflow login")
 
-	_, err := Cancel(r, CancelOptions{Feature: "login", Reason: "start over"})
+	_, err := Cancel(r, saga.CancelOptions{Feature: "login", Reason: "start over"})
 	require.NoError(t, err)
 	git(t, dir, "switch", "-q", "-c", "x")
 	_, err = Init(r, InitOptions{Feature: "h2", Type: "feature"})
@@ -249,14 +255,16 @@ func TestHookSessionFollowsItsBranch(t *testing.T) {
 	assert.Contains(t, callHook(t, "s1", dir, "PreToolUse", "Write", write(src)).denied(), "workflow h2", "the session follows its branch to h2")
 	assert.Contains(t, callHook(t, "s1", dir, "PreToolUse", "Edit", map[string]string{"file_path": src, "old_string": "a", "new_string": "b"}).denied(), "workflow h2")
 	assert.Equal(t, 1, countEvents(t, r, "h2", workflow.EventHookSessionBound), "bound to h2, recorded")
-	rec, err := loadSession("s1")
+	var rec struct{ Features []string }
+	b, err := os.ReadFile(hookrun.SessionFile("s1"))
 	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(b, &rec))
 	assert.Equal(t, []string{"h2"}, rec.Features)
 	// A new session is refused the same.
 	assert.Contains(t, callHook(t, "s9", dir, "PreToolUse", "Write", write(src)).denied(), "workflow h2")
 
 	// h2 ends too, and the branch has no workflow: the session is judged by its branch (nothing).
-	_, err = Cancel(r, CancelOptions{Feature: "h2", Reason: "done"})
+	_, err = Cancel(r, saga.CancelOptions{Feature: "h2", Reason: "done"})
 	require.NoError(t, err)
 	assert.Empty(t, callHook(t, "s1", dir, "PreToolUse", "Write", write(src)).denied())
 

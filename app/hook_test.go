@@ -16,7 +16,7 @@ func boundPhases(t *testing.T, dir string) map[string]string {
 	t.Helper()
 	r, err := Open(dir) // a fresh repository handle, as each hook process opens one
 	require.NoError(t, err)
-	ws, err := r.BoundWorkflows()
+	ws, err := r.hookRuntime().BoundWorkflows()
 	require.NoError(t, err)
 	out := map[string]string{}
 	for _, w := range ws {
@@ -29,9 +29,9 @@ func boundPhases(t *testing.T, dir string) map[string]string {
 // after `git gc`, with a ref moved behind its back, and with its files damaged or deleted.
 func TestBoundWorkflowsCache(t *testing.T) {
 	dir, r := newRepo(t, "login")
-	_, err := r.Init(workflow.Init{Feature: "login", Type: "feature", Branch: "login"})
+	_, err := r.CreateWorkflow(workflow.Init{Feature: "login", Type: "feature", Branch: "login"})
 	require.NoError(t, err)
-	_, err = r.Init(workflow.Init{Feature: "other", Type: "feature", Branch: "other"})
+	_, err = r.CreateWorkflow(workflow.Init{Feature: "other", Type: "feature", Branch: "other"})
 	require.NoError(t, err)
 
 	assert.Equal(t, map[string]string{"login": "ideate"}, boundPhases(t, dir))
@@ -86,7 +86,7 @@ func TestBoundWorkflowsCache(t *testing.T) {
 func TestTaskWorktreeBindsItsWorkflow(t *testing.T) {
 	dir, r := newSagaRepo(t)
 	wt := startWorktree(t, r, "t1")
-	_, err := r.Init(workflow.Init{Feature: "other", Type: "feature", Branch: "other"})
+	_, err := r.CreateWorkflow(workflow.Init{Feature: "other", Type: "feature", Branch: "other"})
 	require.NoError(t, err)
 
 	assert.Equal(t, map[string]string{"login": "ideate"}, boundPhases(t, wt))

@@ -5,6 +5,8 @@ import (
 	"io"
 	"strings"
 	"testing"
+
+	"github.com/exarchos/git-exarchos/hookrun"
 )
 
 // TestInputBounds: --data and `set` input over a documented bound is refused as a usage error
@@ -49,14 +51,14 @@ func TestInputBounds(t *testing.T) {
 }
 
 // TestHookStdinBound: a hook payload over 16 MiB is read no further than the limit, and refused
-// with a message naming the limit: the hook fails closed (ErrHookBlock, exit 2, which Claude Code
+// with a message naming the limit: the hook fails closed (hookrun.ErrHookBlock, exit 2, which Claude Code
 // reads as a block; issue 14).
 func TestHookStdinBound(t *testing.T) {
 	var out, errOut strings.Builder
 	huge := io.LimitReader(zeros{}, 1<<40) // a runaway pipe: only 16 MiB + 1 may be read
-	err := ClaudeHook(ClaudeHookOptions{Stdin: huge, Stdout: &out, Stderr: &errOut})
-	if !errors.Is(err, ErrHookBlock) {
-		t.Fatalf("err = %v, want ErrHookBlock", err)
+	err := hookrun.ClaudeHook(hookrun.ClaudeHookOptions{Stdin: huge, Stdout: &out, Stderr: &errOut})
+	if !errors.Is(err, hookrun.ErrHookBlock) {
+		t.Fatalf("err = %v, want hookrun.ErrHookBlock", err)
 	}
 	if !strings.Contains(errOut.String(), "over the limit of 16 MiB") || !strings.Contains(err.Error(), "16 MiB") {
 		t.Fatalf("stdout %q, stderr %q", out.String(), errOut.String())

@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/exarchos/git-exarchos/gitrepo"
+	"github.com/exarchos/git-exarchos/hookrun"
 	"github.com/exarchos/git-exarchos/internal/atomicfile"
 	"github.com/exarchos/git-exarchos/internal/sibling"
 )
@@ -81,7 +82,7 @@ func MCPInstall(o MCPInstallOptions) (*MCPInstallResult, error) {
 	} else {
 		res.Server = MCPServerEntry()
 		if reflect.DeepEqual(servers[MCPServerName], res.Server) {
-			return res, RecordInstalled(path)
+			return res, hookrun.RecordInstalled(path)
 		}
 		servers[MCPServerName] = res.Server
 	}
@@ -100,7 +101,7 @@ func MCPInstall(o MCPInstallOptions) (*MCPInstallResult, error) {
 	if err := atomicfile.Write(path, b.Bytes(), mode); err != nil {
 		return nil, fmt.Errorf("write %s: %w", path, err)
 	}
-	if err := RecordInstalled(path); err != nil {
+	if err := hookrun.RecordInstalled(path); err != nil {
 		return nil, err
 	}
 	res.Changed = true

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"github.com/exarchos/git-exarchos/project"
 	"github.com/exarchos/git-exarchos/workflow"
 )
 
@@ -22,14 +23,14 @@ func (r *Repo) Preview(feature string, cmds ...workflow.Command) (*Result, error
 	if err != nil {
 		return nil, err
 	}
-	out, rej, err := decideAll(def, st, cmds, env)
+	out, rej, err := project.DecideAll(def, st, cmds, env)
 	if err != nil {
 		return nil, err
 	}
 	if rej != nil {
 		return nil, rej
 	}
-	if err := r.legacyChange(def, st, cmds, env, out, nil); err != nil {
+	if err := r.LegacyChange(def, st, cmds, env, out, nil); err != nil {
 		return nil, err
 	}
 	res := &Result{Feature: feature, Head: snap.Commit.String(), Appended: []workflow.Event{}}

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/exarchos/git-exarchos/hookrun"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -30,7 +31,7 @@ func TestHookReftableWithOldGitFailsClosed(t *testing.T) {
 	hook := func(session, tool, input string) string {
 		var out bytes.Buffer
 		payload := fmt.Sprintf(`{"session_id":%q,"cwd":%q,"hook_event_name":"PreToolUse","tool_name":%q,"tool_input":%s}`, session, dir, tool, input)
-		require.NoError(t, ClaudeHook(ClaudeHookOptions{Stdin: bytes.NewReader([]byte(payload)), Stdout: &out, Stderr: os.Stderr}))
+		require.NoError(t, hookrun.ClaudeHook(hookrun.ClaudeHookOptions{Stdin: bytes.NewReader([]byte(payload)), Stdout: &out, Stderr: os.Stderr}))
 		return out.String()
 	}
 	write := fmt.Sprintf(`{"file_path":%q}`, filepath.Join(dir, "main.go"))

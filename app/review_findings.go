@@ -15,6 +15,7 @@ import (
 	"regexp"
 	"strconv"
 
+	"github.com/exarchos/git-exarchos/project"
 	"github.com/exarchos/git-exarchos/workflow"
 )
 
@@ -202,12 +203,12 @@ func (r *Repo) checkFindingFiles(st workflow.State, rv workflow.RecordReview) er
 	for i, f := range rv.Findings {
 		ok, err := facts.FileExists(rv.Commit, f.File)
 		if err != nil {
-			return fmt.Errorf("finding %d: read %s in %s: %w", i+1, f.File, short(rv.Commit), err)
+			return fmt.Errorf("finding %d: read %s in %s: %w", i+1, f.File, project.Short(rv.Commit), err)
 		}
 		if !ok {
 			return &workflow.Rejection{Code: workflow.CodeBadInput, Message: fmt.Sprintf(
 				"finding %d: %s is not a file in %s, the tip of %s the review judges: name a file as committed there (a path from the repository's top; git ls-tree -r --name-only %s lists them)",
-				i+1, f.File, short(rv.Commit), st.Branch, st.Branch)}
+				i+1, f.File, project.Short(rv.Commit), st.Branch, st.Branch)}
 		}
 	}
 	return nil
@@ -229,7 +230,7 @@ func ShowFindings(r *Repo, o FindingsOptions) (*FindingsReport, error) {
 }
 
 func (r *Repo) findingsReport(feature string, st workflow.State, all bool) (*FindingsReport, error) {
-	def, err := r.definition(st.Type)
+	def, err := r.Definition(st.Type)
 	if err != nil {
 		return nil, err
 	}
@@ -249,7 +250,7 @@ func (r *Repo) findingsReport(feature string, st workflow.State, all bool) (*Fin
 // boardFindings are the open blocking findings a task board shows: the fix cycle's work. A type
 // this repository does not define shows none rather than failing the board.
 func (r *Repo) boardFindings(st workflow.State) []workflow.Finding {
-	def, err := r.definition(st.Type)
+	def, err := r.Definition(st.Type)
 	if err != nil {
 		return nil
 	}

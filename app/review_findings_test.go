@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/exarchos/git-exarchos/app"
+	"github.com/exarchos/git-exarchos/internal/gittest"
+	"github.com/exarchos/git-exarchos/verify"
 	"github.com/exarchos/git-exarchos/workflow"
 )
 
@@ -39,9 +41,9 @@ func TestParseFinding(t *testing.T) {
 // the judged commit does not have is a violation: verify re-checks what review checked.
 func TestVerifyFindingFileAtTheJudgedCommit(t *testing.T) {
 	_, dir, r := unsignedLogin(t)
-	head := git(t, dir, "rev-parse", "HEAD")
+	head := gittest.Git(t, dir, "", "rev-parse", "HEAD")
 	forge(t, r, "login", workflow.NewEvent{Type: workflow.EventReviewRecorded, Data: workflow.ReviewData{Dimension: "quality", Verdict: "fail", Commit: head,
 		Findings: []workflow.FindingData{{ID: "f12345678", FindingInput: workflow.FindingInput{Severity: "high", File: "nowhere.go", Line: 1, Text: "x"}}}}})
-	res, err := app.Verify(reopen(t, dir), app.VerifyOptions{Feature: "login"})
+	res, err := app.Verify(reopen(t, dir), verify.VerifyOptions{Feature: "login"})
 	wantViolation(t, res, err, "review", "finding f12345678 names nowhere.go, which is not a file at the judged commit")
 }

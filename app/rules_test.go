@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/exarchos/git-exarchos/views"
 	"github.com/exarchos/git-exarchos/workflow"
 )
 
@@ -84,7 +85,7 @@ func TestRulesComeFromTheBaseBranch(t *testing.T) {
 	assert.Contains(t, string(opened.Data), `"definition":"builtin:feature@`+workflow.BuiltinVersion+`"`)
 
 	// Every transition recorded the definition and the limits in force.
-	lg, err := Log(r, LogOptions{Feature: "f", Types: []string{workflow.EventTransitioned}})
+	lg, err := Log(r, views.LogOptions{Feature: "f", Types: []string{workflow.EventTransitioned}})
 	require.NoError(t, err)
 	last := lg.Events[len(lg.Events)-1]
 	var td workflow.TransitionedData
@@ -94,7 +95,7 @@ func TestRulesComeFromTheBaseBranch(t *testing.T) {
 	assert.Equal(t, 1, td.Limits.FixCycles)
 
 	// A local git config knob is not read: a warning, and here (an open circuit stays open whatever
-	// the limit) it changes nothing, so the refusal is the circuit's (legacy_config.go).
+	// the limit) it changes nothing, so the refusal is the circuit's (project/legacy_config.go).
 	git(t, dir, "config", "exarchos.feature.maxFixCycles", "50")
 	r = reopen(t, dir)
 	_, err = Run(r, "f", workflow.TransitionTo{Phase: "delegate"})

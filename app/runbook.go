@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/exarchos/git-exarchos/project"
 	"github.com/exarchos/git-exarchos/workflow"
 )
 
@@ -99,7 +100,7 @@ func Runbook(r *Repo, o RunbookOptions) (*RunbookResult, error) {
 		var tail bytes.Buffer
 		cmd.Stdout, cmd.Stderr = io.MultiWriter(out, &tail), io.MultiWriter(out, &tail)
 		start := time.Now()
-		code, runErr := exitStatus(cmd.Run())
+		code, runErr := project.ExitStatus(cmd.Run())
 		if runErr != nil {
 			return nil, fmt.Errorf("runbook %s step %d: %w", o.Name, i, runErr)
 		}

@@ -11,10 +11,13 @@ import (
 
 	gitexarchos "github.com/exarchos/git-exarchos"
 	"github.com/exarchos/git-exarchos/gitstore"
+	"github.com/exarchos/git-exarchos/hookrun"
 	"github.com/exarchos/git-exarchos/hooks"
 	"github.com/exarchos/git-exarchos/internal/atomicfile"
 	"github.com/exarchos/git-exarchos/internal/faults"
 	"github.com/exarchos/git-exarchos/signing"
+	"github.com/exarchos/git-exarchos/teamsync"
+	"github.com/exarchos/git-exarchos/trust"
 )
 
 // SetupOptions are `git exarchos setup`.
@@ -79,7 +82,7 @@ func Setup(r *Repo, o SetupOptions) (*SetupResult, error) {
 	}
 	if agent != "" && (o.Signer || o.Commit) && !o.DryRun {
 		flag := map[bool]string{true: "--signer", false: "--commit"}[o.Signer]
-		return nil, RefuseInAgent(r.Environ, "setup "+flag)
+		return nil, trust.RefuseInAgent(r.Environ, "setup "+flag)
 	}
 	if r.Store.Loc.WorkTree == "" {
 		return nil, Usagef("setup writes files into a working tree: run it in a clone of the repository")
@@ -191,7 +194,7 @@ func (s *setup) remote() (SetupStep, error) {
 		}
 	}
 	if !s.o.DryRun {
-		if _, err := RemoteSetup(s.r, RemoteSetupOptions{Remote: remote}); err != nil {
+		if _, err := teamsync.RemoteSetup(s.r.Repo, teamsync.RemoteSetupOptions{Remote: remote}); err != nil {
 			return st, err
 		}
 	}
@@ -207,7 +210,7 @@ func (s *setup) ci() (SetupStep, error) {
 	case err == nil && bytes.Equal(current, gitexarchos.VerifyWorkflow):
 		st.Status, st.Detail = StepAlready, rel+" is the one this version ships"
 		if !s.o.DryRun {
-			return st, RecordInstalled(s.path(rel)) // written by an older setup: not counted against a phase
+			return st, hookrun.RecordInstalled(s.path(rel)) // written by an older setup: not counted against a phase
 		}
 		return st, nil
 	case err == nil:
@@ -220,7 +223,7 @@ func (s *setup) ci() (SetupStep, error) {
 		if err := atomicfile.Write(s.path(rel), gitexarchos.VerifyWorkflow, 0o644); err != nil {
 			return st, err
 		}
-		if err := RecordInstalled(s.path(rel)); err != nil { // paths-allowed does not count it (installed.go)
+		if err := hookrun.RecordInstalled(s.path(rel)); err != nil { // paths-allowed does not count it (hookrun/installed.go)
 			return st, err
 		}
 	}
@@ -233,7 +236,7 @@ func (s *setup) ci() (SetupStep, error) {
 // signer offers the user's own signing key (git's signing configuration) as an allowed signer.
 func (s *setup) signer() (SetupStep, error) {
 	st := SetupStep{Step: "signer", Command: "git exarchos setup --signer"}
-	cfg := s.r.signingConfig()
+	cfg := s.r.SigningConfig()
 	key := strings.TrimSpace(cfg.SigningKey)
 	email, _ := s.r.Store.Config("user.email")
 	email = strings.TrimSpace(email)
@@ -293,7 +296,7 @@ func (s *setup) signer() (SetupStep, error) {
 		return st, nil
 	}
 	if !s.o.DryRun {
-		if _, err := SignersAdd(s.r, SignersAddOptions{Principal: email, KeyFile: pubFile}); err != nil {
+		if _, err := trust.SignersAdd(s.r.Repo, trust.SignersAddOptions{Principal: email, KeyFile: pubFile}); err != nil {
 			return st, err
 		}
 	}

@@ -11,7 +11,12 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/exarchos/git-exarchos/gitrepo"
+	"github.com/exarchos/git-exarchos/hookrun"
 	"github.com/exarchos/git-exarchos/internal/gittest"
+	"github.com/exarchos/git-exarchos/saga"
+	"github.com/exarchos/git-exarchos/teamsync"
+	"github.com/exarchos/git-exarchos/verify"
+	"github.com/exarchos/git-exarchos/views"
 	"github.com/exarchos/git-exarchos/workflow"
 )
 
@@ -67,7 +72,7 @@ func TestRepositoryShapes(t *testing.T) {
 			var out bytes.Buffer
 			payload := fmt.Sprintf(`{"session_id":"shape-%s","cwd":%q,"hook_event_name":"PreToolUse","tool_name":"Write","tool_input":{"file_path":%q}}`,
 				shape.Name, dir, filepath.Join(dir, "main.go"))
-			require.NoError(t, ClaudeHook(ClaudeHookOptions{Stdin: bytes.NewReader([]byte(payload)), Stdout: &out, Stderr: os.Stderr}))
+			require.NoError(t, hookrun.ClaudeHook(hookrun.ClaudeHookOptions{Stdin: bytes.NewReader([]byte(payload)), Stdout: &out, Stderr: os.Stderr}))
 			assert.Contains(t, out.String(), `"permissionDecision":"deny"`)
 
 			// transitions
@@ -90,13 +95,13 @@ func TestRepositoryShapes(t *testing.T) {
 			assert.Contains(t, listed, feature)
 
 			// push, pull, sync
-			push, err := Push(r, PushOptions{Remote: "origin"})
+			push, err := teamsync.Push(r.Repo, teamsync.PushOptions{Remote: "origin"})
 			require.NoError(t, err)
 			assert.Zero(t, push.Failures(), "%+v", push)
-			pull, err := Pull(r, PullOptions{Remote: "origin"})
+			pull, err := teamsync.Pull(r.Repo, teamsync.PullOptions{Remote: "origin"})
 			require.NoError(t, err)
 			assert.Zero(t, pull.Failures(), "%+v", pull)
-			_, err = Sync(r, SyncOptions{Remote: "origin"})
+			_, err = teamsync.Sync(r.Repo, teamsync.SyncOptions{Remote: "origin"})
 			require.NoError(t, err)
 			settle()
 
@@ -107,34 +112,34 @@ func TestRepositoryShapes(t *testing.T) {
 			gittest.Git(t, second, "", "fetch", "-q", "origin", "+refs/exarchos/*:refs/exarchos-remotes/origin/*")
 			r2, err := Open(second)
 			require.NoError(t, err)
-			pull2, err := Pull(r2, PullOptions{Remote: "origin"})
+			pull2, err := teamsync.Pull(r2.Repo, teamsync.PullOptions{Remote: "origin"})
 			require.NoError(t, err)
 			assert.Zero(t, pull2.Failures(), "%+v", pull2)
 			st2, _, err := r2.State(feature)
 			require.NoError(t, err)
 			assert.Equal(t, "plan", st2.Phase)
-			fsck2, err := Fsck(r2, FsckOptions{})
+			fsck2, err := Fsck(r2, views.FsckOptions{})
 			require.NoError(t, err)
 			assert.Empty(t, fsck2.Problems)
 
 			// verify, fsck
 			r, err = Open(dir)
 			require.NoError(t, err)
-			ver, err := Verify(r, VerifyOptions{Feature: feature})
+			ver, err := Verify(r, verify.VerifyOptions{Feature: feature})
 			require.NoError(t, err)
 			assert.True(t, ver.OK)
-			fsck, err := Fsck(r, FsckOptions{})
+			fsck, err := Fsck(r, views.FsckOptions{})
 			require.NoError(t, err)
 			assert.Empty(t, fsck.Problems)
 
 			// cancel
-			can, err := Cancel(r, CancelOptions{Feature: feature, Reason: "shape test", SkipPR: true})
+			can, err := Cancel(r, saga.CancelOptions{Feature: feature, Reason: "shape test", SkipPR: true})
 			require.NoError(t, err)
 			assert.True(t, can.Cancelled())
 			settle()
 			r, err = Open(dir)
 			require.NoError(t, err)
-			fsck, err = Fsck(r, FsckOptions{})
+			fsck, err = Fsck(r, views.FsckOptions{})
 			require.NoError(t, err)
 			assert.Empty(t, fsck.Problems)
 			gittest.Git(t, dir, "", "fsck", "--strict", "--no-progress")

@@ -32,7 +32,7 @@ func StageDone(r *Repo, o StageDoneOptions) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	def, err := r.definition(st.Type)
+	def, err := r.Definition(st.Type)
 	if err != nil {
 		return nil, err
 	}

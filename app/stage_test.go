@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/exarchos/git-exarchos/app"
+	"github.com/exarchos/git-exarchos/internal/gittest"
+	"github.com/exarchos/git-exarchos/verify"
 	"github.com/exarchos/git-exarchos/workflow"
 )
 
@@ -39,11 +41,11 @@ func (f rulesFold) Project(prev json.RawMessage, events []workflow.Event) (json.
 // caught by verify, which derives stages-completed again from the stages the log records.
 func TestVerifyFindsAForgedJoin(t *testing.T) {
 	dir := t.TempDir()
-	git(t, dir, "init", "-q", "-b", "main")
-	git(t, dir, "config", "user.name", "Stage Test")
-	git(t, dir, "config", "user.email", "stage@example.com")
+	gittest.Git(t, dir, "", "init", "-q", "-b", "main")
+	gittest.Git(t, dir, "", "config", "user.name", "Stage Test")
+	gittest.Git(t, dir, "", "config", "user.email", "stage@example.com")
 	writeCommit(t, dir, ".exarchos/workflows/staged.yaml", stagedYAML)
-	git(t, dir, "checkout", "-q", "-b", "topic")
+	gittest.Git(t, dir, "", "checkout", "-q", "-b", "topic")
 	r := reopen(t, dir)
 	if _, err := app.Init(r, app.InitOptions{Feature: "rel", Type: "staged"}); err != nil {
 		t.Fatal(err)
@@ -54,7 +56,7 @@ func TestVerifyFindsAForgedJoin(t *testing.T) {
 	if _, err := app.Run(r, "rel", workflow.CompleteStage{Stage: "lint"}); err != nil {
 		t.Fatal(err)
 	}
-	head := git(t, dir, "rev-parse", "HEAD")
+	head := gittest.Git(t, dir, "", "rev-parse", "HEAD")
 	r = reopen(t, dir)
 	if _, err := r.Store.Append("rel", rulesFold{r.Rules().Defs}, workflow.NewEvent{Type: workflow.EventTransitioned, Data: workflow.TransitionedData{From: "checks", To: "review",
 		Trigger: workflow.OnTransition, Guards: []string{workflow.GuardStagesCompleted}, Head: head}}); err != nil {
@@ -63,7 +65,7 @@ func TestVerifyFindsAForgedJoin(t *testing.T) {
 	if st := status(t, reopen(t, dir), "rel"); st.Phase != "review" {
 		t.Fatalf("the forged join did not land: %s", st.Phase)
 	}
-	res, err := app.Verify(reopen(t, dir), app.VerifyOptions{Feature: "rel"})
+	res, err := app.Verify(reopen(t, dir), verify.VerifyOptions{Feature: "rel"})
 	wantViolation(t, res, err, "guard", "recorded guard stages-completed as passed, but verify finds: stage(s) test still running")
 	if !strings.Contains(err.Error(), "stages-completed") {
 		t.Fatalf("verify's error: %v", err)

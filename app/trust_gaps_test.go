@@ -11,6 +11,10 @@ import (
 	"time"
 
 	"github.com/exarchos/git-exarchos/app"
+	"github.com/exarchos/git-exarchos/hookrun"
+	"github.com/exarchos/git-exarchos/internal/gittest"
+	"github.com/exarchos/git-exarchos/verify"
+	"github.com/exarchos/git-exarchos/views"
 	"github.com/exarchos/git-exarchos/workflow"
 )
 
@@ -63,11 +67,11 @@ func TestReplacingAWorkflowIsASignedDecision(t *testing.T) {
 	if got := status(t, reopen(t, dir), "forged"); got.Started() || len(got.Refused) != 1 || !strings.Contains(got.Refused[0].Reason, "unsigned") {
 		t.Fatalf("forged replacement: started %v refused %+v", got.Started(), got.Refused)
 	}
-	if fsck, err := app.Fsck(reopen(t, dir), app.FsckOptions{Feature: "forged"}); err != nil || fsck.Refused != 1 {
+	if fsck, err := app.Fsck(reopen(t, dir), views.FsckOptions{Feature: "forged"}); err != nil || fsck.Refused != 1 {
 		t.Fatalf("fsck refused %d, %v", fsck.Refused, err)
 	}
-	vres, err := app.Verify(reopen(t, dir), app.VerifyOptions{Feature: "forged"})
-	var failed *app.VerifyError
+	vres, err := app.Verify(reopen(t, dir), verify.VerifyOptions{Feature: "forged"})
+	var failed *verify.VerifyError
 	if !errors.As(err, &failed) || len(vres.Workflows) != 1 || len(vres.Workflows[0].Violations) == 0 ||
 		vres.Workflows[0].Violations[0].Rule != "decision" || !strings.Contains(vres.Workflows[0].Violations[0].Message, "replace decision without effect: unsigned") {
 		t.Fatalf("verify of a forged replacement: %v %+v", err, vres)
@@ -112,7 +116,7 @@ exec ssh-keygen "$@"
 	if err := os.WriteFile(wrapper, []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	git(t, dir, "config", "gpg.ssh.program", wrapper)
+	gittest.Git(t, dir, "", "config", "gpg.ssh.program", wrapper)
 	r := reopen(t, dir)
 	var notices bytes.Buffer
 	r.Notices = &notices
@@ -187,12 +191,12 @@ exec ssh-keygen "$@"
 func TestRolesRefuseAnAllowedSignerWithoutTheRole(t *testing.T) {
 	st := newSignedTeam(t)
 	dir := st.dirs[0]
-	git(t, dir, "checkout", "-q", "main")
+	gittest.Git(t, dir, "", "checkout", "-q", "main")
 	os.WriteFile(filepath.Join(dir, app.RolesPath), []byte("# who may approve\napprove bob@example.com\n"), 0o644)
-	git(t, dir, "add", app.RolesPath)
-	git(t, dir, "commit", "-q", "-m", "roles")
-	git(t, dir, "push", "-q", "origin", "main")
-	git(t, dir, "checkout", "-q", "login")
+	gittest.Git(t, dir, "", "add", app.RolesPath)
+	gittest.Git(t, dir, "", "commit", "-q", "-m", "roles")
+	gittest.Git(t, dir, "", "push", "-q", "origin", "main")
+	gittest.Git(t, dir, "", "checkout", "-q", "login")
 	useKey(t, dir, st.alice)
 
 	res, err := app.Run(reopen(t, dir), "login", workflow.Approve{Note: "lgtm"})
@@ -233,7 +237,11 @@ func TestHookCacheFollowsTheAllowedSigners(t *testing.T) {
 	}
 	bound := func() workflow.State {
 		t.Helper()
-		ws, err := reopen(t, dir).BoundWorkflows()
+		hr, err := hookrun.Open(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ws, err := hr.BoundWorkflows()
 		if err != nil || len(ws) != 1 || ws[0].Feature != "login" {
 			t.Fatalf("bound workflows %+v, %v", ws, err)
 		}
@@ -248,11 +256,11 @@ func TestHookCacheFollowsTheAllowedSigners(t *testing.T) {
 
 	// alice's key is replaced by carol's on the base branch.
 	_, carolLine := sshKey(t, t.TempDir(), "carol")
-	git(t, dir, "checkout", "-q", "main")
+	gittest.Git(t, dir, "", "checkout", "-q", "main")
 	os.WriteFile(filepath.Join(dir, app.AllowedSignersPath), []byte("carol@example.com namespaces=\"git-exarchos\" "+carolLine+"\n"), 0o644)
-	git(t, dir, "commit", "-q", "-am", "carol decides now")
-	git(t, dir, "push", "-q", "origin", "main")
-	git(t, dir, "checkout", "-q", "login")
+	gittest.Git(t, dir, "", "commit", "-q", "-am", "carol decides now")
+	gittest.Git(t, dir, "", "push", "-q", "origin", "main")
+	gittest.Git(t, dir, "", "checkout", "-q", "login")
 
 	got := bound()
 	if len(got.Approvals) != 0 || len(got.Refused) != 1 || !strings.Contains(got.Refused[0].Reason, "not in") {
@@ -262,10 +270,10 @@ func TestHookCacheFollowsTheAllowedSigners(t *testing.T) {
 		t.Fatalf("status: approvals %+v refused %+v", got.Approvals, got.Refused)
 	}
 	// And back: alice again, the approval counts again (nothing is stuck in the cache).
-	git(t, dir, "checkout", "-q", "main")
-	git(t, dir, "revert", "--no-edit", "HEAD")
-	git(t, dir, "push", "-q", "origin", "main")
-	git(t, dir, "checkout", "-q", "login")
+	gittest.Git(t, dir, "", "checkout", "-q", "main")
+	gittest.Git(t, dir, "", "revert", "--no-edit", "HEAD")
+	gittest.Git(t, dir, "", "push", "-q", "origin", "main")
+	gittest.Git(t, dir, "", "checkout", "-q", "login")
 	if got := bound(); len(got.Approvals) != 1 || len(got.Refused) != 0 {
 		t.Fatalf("signers restored: approvals %+v refused %+v", got.Approvals, got.Refused)
 	}

@@ -11,8 +11,13 @@ import (
 	"time"
 
 	"github.com/exarchos/git-exarchos/app"
+	"github.com/exarchos/git-exarchos/ghevidence"
 	"github.com/exarchos/git-exarchos/gitstore"
+	"github.com/exarchos/git-exarchos/internal/gittest"
 	"github.com/exarchos/git-exarchos/signing"
+	"github.com/exarchos/git-exarchos/teamsync"
+	"github.com/exarchos/git-exarchos/verify"
+	"github.com/exarchos/git-exarchos/views"
 	"github.com/exarchos/git-exarchos/workflow"
 )
 
@@ -40,8 +45,8 @@ func reopen(t testing.TB, dir string) *app.Repo {
 }
 
 func useKey(t testing.TB, dir, key string) {
-	git(t, dir, "config", "gpg.format", "ssh")
-	git(t, dir, "config", "user.signingKey", key)
+	gittest.Git(t, dir, "", "config", "gpg.format", "ssh")
+	gittest.Git(t, dir, "", "config", "user.signingKey", key)
 }
 
 // signedTeam is two clones of a bare remote whose main branch allows alice to sign decisions;
@@ -60,15 +65,15 @@ func newSignedTeam(t *testing.T) *signedTeam {
 	a := tm.dirs[0]
 	os.MkdirAll(filepath.Join(a, ".exarchos"), 0o755)
 	os.WriteFile(filepath.Join(a, app.AllowedSignersPath), []byte("alice@example.com namespaces=\"git-exarchos\" "+aliceLine+"\n"), 0o644)
-	git(t, a, "add", ".exarchos")
-	git(t, a, "commit", "-q", "-m", "allowed signers")
-	git(t, a, "push", "-q", "origin", "main")
-	git(t, tm.dirs[1], "pull", "-q", "origin", "main")
-	git(t, a, "checkout", "-q", "-b", "login")
+	gittest.Git(t, a, "", "add", ".exarchos")
+	gittest.Git(t, a, "", "commit", "-q", "-m", "allowed signers")
+	gittest.Git(t, a, "", "push", "-q", "origin", "main")
+	gittest.Git(t, tm.dirs[1], "", "pull", "-q", "origin", "main")
+	gittest.Git(t, a, "", "checkout", "-q", "-b", "login")
 	os.WriteFile(filepath.Join(a, "design.md"), []byte("# d\n"), 0o644)
 	os.WriteFile(filepath.Join(a, "plan.md"), []byte("# p\n"), 0o644)
-	git(t, a, "add", ".")
-	git(t, a, "commit", "-q", "-m", "design and plan")
+	gittest.Git(t, a, "", "add", ".")
+	gittest.Git(t, a, "", "commit", "-q", "-m", "design and plan")
 	r := reopen(t, a)
 	if got := r.TrustInfo().Mode; got != "signed" {
 		t.Fatalf("mode %s, want signed", got)
@@ -112,7 +117,7 @@ func TestSignedDecisionRecordsThePrincipal(t *testing.T) {
 	}
 
 	// Spoofed name, real key: the actor is the signer's principal.
-	git(t, dir, "config", "user.name", "Jane Lead")
+	gittest.Git(t, dir, "", "config", "user.name", "Jane Lead")
 	useKey(t, dir, st.alice+".pub")
 	a = reopen(t, dir)
 	res, err := app.Run(a, "login", workflow.Approve{Note: "lgtm"})
@@ -151,7 +156,7 @@ func TestUnknownKeyDecisionHasNoEffect(t *testing.T) {
 	if _, err := app.Run(a, "login", workflow.TransitionTo{Phase: "delegate"}); err == nil {
 		t.Fatal("a refused approval opened delegate")
 	}
-	fsck, err := app.Fsck(a, app.FsckOptions{Feature: "login"})
+	fsck, err := app.Fsck(a, views.FsckOptions{Feature: "login"})
 	if err != nil || fsck.Refused != 1 {
 		t.Fatalf("fsck refused %d, %v", fsck.Refused, err)
 	}
@@ -199,7 +204,7 @@ func signedApproval(t testing.TB, key, feature, head, note string) workflow.NewE
 func TestForgedDecisionsHaveNoEffect(t *testing.T) {
 	st := newSignedTeam(t)
 	dir := st.dirs[0]
-	head := func() string { return git(t, dir, "rev-parse", "refs/exarchos/login") }
+	head := func() string { return gittest.Git(t, dir, "", "rev-parse", "refs/exarchos/login") }
 	cases := []struct {
 		name, reason string
 		ev           func() workflow.NewEvent
@@ -216,7 +221,7 @@ func TestForgedDecisionsHaveNoEffect(t *testing.T) {
 			return signedApproval(t, st.alice, "other", head(), "for another workflow")
 		}},
 		{"another head", "replayed", func() workflow.NewEvent {
-			return signedApproval(t, st.alice, "login", git(t, dir, "rev-parse", "main"), "made on another state")
+			return signedApproval(t, st.alice, "login", gittest.Git(t, dir, "", "rev-parse", "main"), "made on another state")
 		}},
 		{"unknown key", "not in", func() workflow.NewEvent {
 			return signedApproval(t, st.mallory, "login", head(), "mallory")
@@ -242,16 +247,16 @@ func TestForgedDecisionsHaveNoEffect(t *testing.T) {
 func TestForgedApprovalArrivingByPullChangesNothing(t *testing.T) {
 	st := newSignedTeam(t)
 	a, b := st.clones[0], st.clones[1]
-	if _, err := app.Push(a, app.PushOptions{}); err != nil {
+	if _, err := teamsync.Push(a.Repo, teamsync.PushOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := app.Pull(b, app.PullOptions{}); err != nil {
+	if _, err := teamsync.Pull(b.Repo, teamsync.PullOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	// The agent's clone: a hand-built approval whose own snapshot says "approved", pushed.
 	forge(t, b, "login", workflow.NewEvent{Type: workflow.EventPlanApproved, Data: workflow.DecisionData{Phase: "plan-review", Actor: "Jane Lead"}})
-	git(t, st.dirs[1], "push", "-q", "origin", "refs/exarchos/login:refs/exarchos/login")
-	if _, err := app.Pull(a, app.PullOptions{}); err != nil {
+	gittest.Git(t, st.dirs[1], "", "push", "-q", "origin", "refs/exarchos/login:refs/exarchos/login")
+	if _, err := teamsync.Pull(a.Repo, teamsync.PullOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	got := status(t, reopen(t, st.dirs[0]), "login")
@@ -286,8 +291,8 @@ func completeSigned(t *testing.T, st *signedTeam) *app.Repo {
 	app.ActAsHuman(t)
 	r = reopen(t, dir)
 	run(workflow.TransitionTo{Phase: "synthesize"})
-	tip := git(t, dir, "rev-parse", "HEAD")
-	git(t, dir, "push", "-q", "origin", "HEAD:main") // the pull request is merged: the base holds it
+	tip := gittest.Git(t, dir, "", "rev-parse", "HEAD")
+	gittest.Git(t, dir, "", "push", "-q", "origin", "HEAD:main") // the pull request is merged: the base holds it
 	url := "https://github.com/acme/app/pull/7"
 	for _, c := range []workflow.Command{
 		workflow.LinkPR{URL: url, Number: 7},
@@ -301,10 +306,10 @@ func completeSigned(t *testing.T, st *signedTeam) *app.Repo {
 	return r
 }
 
-func verifyFails(t *testing.T, dir, rule string) *app.VerifyResult {
+func verifyFails(t *testing.T, dir, rule string) *verify.VerifyResult {
 	t.Helper()
-	res, err := app.Verify(reopen(t, dir), app.VerifyOptions{Feature: "login"})
-	var failed *app.VerifyError
+	res, err := app.Verify(reopen(t, dir), verify.VerifyOptions{Feature: "login"})
+	var failed *verify.VerifyError
 	if !errors.As(err, &failed) {
 		t.Fatalf("verify passed (%v): %+v", err, res)
 	}
@@ -320,7 +325,7 @@ func verifyFails(t *testing.T, dir, rule string) *app.VerifyResult {
 func TestVerifyPassesACompletedSignedWorkflow(t *testing.T) {
 	st := newSignedTeam(t)
 	completeSigned(t, st)
-	res, err := app.Verify(reopen(t, st.dirs[0]), app.VerifyOptions{All: true})
+	res, err := app.Verify(reopen(t, st.dirs[0]), verify.VerifyOptions{All: true})
 	if err != nil {
 		t.Fatalf("verify: %v", err)
 	}
@@ -334,16 +339,16 @@ func TestVerifyFailsAHandEditedSnapshot(t *testing.T) {
 	dir := st.dirs[0]
 	// Rewrite state.json in the ref's tip: phase plan-review → delegate, as an agent with git could.
 	ref := "refs/exarchos/login"
-	raw := git(t, dir, "cat-file", "blob", ref+":state.json")
+	raw := gittest.Git(t, dir, "", "cat-file", "blob", ref+":state.json")
 	edited := strings.Replace(raw, `"phase":"plan-review"`, `"phase":"delegate"`, 1)
 	if edited == raw {
 		t.Fatalf("no phase in %s", raw)
 	}
 	blobFile := filepath.Join(t.TempDir(), "state.json")
 	os.WriteFile(blobFile, []byte(edited), 0o644)
-	blob := git(t, dir, "hash-object", "-w", blobFile)
+	blob := gittest.Git(t, dir, "", "hash-object", "-w", blobFile)
 	var entries []string
-	for _, l := range strings.Split(git(t, dir, "ls-tree", ref), "\n") {
+	for _, l := range strings.Split(gittest.Git(t, dir, "", "ls-tree", ref), "\n") {
 		if strings.HasSuffix(l, "\tstate.json") {
 			l = "100644 blob " + blob + "\tstate.json"
 		}
@@ -355,8 +360,8 @@ func TestVerifyFailsAHandEditedSnapshot(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	commit := git(t, dir, "commit-tree", strings.TrimSpace(string(tree)), "-p", ref, "-m", "edit")
-	git(t, dir, "update-ref", ref, commit)
+	commit := gittest.Git(t, dir, "", "commit-tree", strings.TrimSpace(string(tree)), "-p", ref, "-m", "edit")
+	gittest.Git(t, dir, "", "update-ref", ref, commit)
 	verifyFails(t, dir, "snapshot")
 }
 
@@ -390,7 +395,7 @@ func TestAuditAndRehydrateShowRefusedDecisions(t *testing.T) {
 	st := newSignedTeam(t)
 	forge(t, st.clones[0], "login", workflow.NewEvent{Type: workflow.EventPlanApproved, Data: workflow.DecisionData{Phase: "plan-review", Actor: "Jane Lead"}})
 	r := reopen(t, st.dirs[0])
-	a, err := app.ShowAudit(r, app.AuditOptions{Feature: "login"})
+	a, err := app.ShowAudit(r, views.AuditOptions{Feature: "login"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -398,7 +403,7 @@ func TestAuditAndRehydrateShowRefusedDecisions(t *testing.T) {
 	if last.Type != workflow.EventPlanApproved || !strings.Contains(last.Refused, "unsigned") {
 		t.Fatalf("audit's last entry %+v", last)
 	}
-	h, err := app.Rehydrate(r, app.RehydrateOptions{Feature: "login"})
+	h, err := app.Rehydrate(r, views.RehydrateOptions{Feature: "login"})
 	if err != nil || !strings.Contains(h.Context, "Refused approve decision") {
 		t.Fatalf("rehydrate: %v\n%s", err, h.Context)
 	}
@@ -410,7 +415,7 @@ func TestUnsignedModeSaysDecisionsAreNotProtected(t *testing.T) {
 	if err != nil || s.Status.Trust.Mode != "unsigned" || !strings.Contains(s.Status.Trust.Note, "git exarchos setup --signer --commit") {
 		t.Fatalf("status trust %+v %v", s.Status.Trust, err)
 	}
-	h, err := app.Rehydrate(r, app.RehydrateOptions{Feature: "login"})
+	h, err := app.Rehydrate(r, views.RehydrateOptions{Feature: "login"})
 	if err != nil || !strings.Contains(h.Context, "not protected") {
 		t.Fatalf("rehydrate: %v\n%s", err, h.Context)
 	}
@@ -435,7 +440,7 @@ func TestSignedRejectAndOverride(t *testing.T) {
 	if res.State.Phase != "plan" || res.State.Revisions != 1 || len(res.Appended) != 2 || res.Appended[1].Sig == nil {
 		t.Fatalf("reject: phase %s revisions %d appended %+v", res.State.Phase, res.State.Revisions, res.Appended)
 	}
-	out, err := app.Cleanup(r, app.CleanupOptions{Feature: "login", Override: true, Reason: "merged by hand"})
+	out, err := app.Cleanup(r, ghevidence.CleanupOptions{Feature: "login", Override: true, Reason: "merged by hand"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -443,7 +448,7 @@ func TestSignedRejectAndOverride(t *testing.T) {
 	if got.Phase != "completed" || len(got.Refused) != 0 || got.Overrides[0].Actor != "alice@example.com" {
 		t.Fatalf("cleanup --override: %+v phase %s refused %+v overrides %+v", out, got.Phase, got.Refused, got.Overrides)
 	}
-	if _, err := app.Verify(reopen(t, st.dirs[0]), app.VerifyOptions{Feature: "login"}); err != nil {
+	if _, err := app.Verify(reopen(t, st.dirs[0]), verify.VerifyOptions{Feature: "login"}); err != nil {
 		t.Fatalf("verify: %v", err)
 	}
 }
@@ -457,6 +462,6 @@ func writeCommit(t testing.TB, dir, path, content string) {
 	if err := os.WriteFile(filepath.Join(dir, path), []byte(content), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	git(t, dir, "add", path)
-	git(t, dir, "commit", "-q", "-m", "add "+path)
+	gittest.Git(t, dir, "", "add", path)
+	gittest.Git(t, dir, "", "commit", "-q", "-m", "add "+path)
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/exarchos/git-exarchos/gitstore"
+	"github.com/exarchos/git-exarchos/project"
 	"github.com/exarchos/git-exarchos/workflow"
 )
 
@@ -43,11 +44,11 @@ func Validate(r *Repo, o ValidateOptions) (*ValidateResult, error) {
 		}
 		return nil, err
 	}
-	def, _ := r.definition(st.Type)
-	if r.isFinal(st.Type, st.Phase) {
+	def, _ := r.Definition(st.Type)
+	if r.IsFinal(st.Type, st.Phase) {
 		return nil, &workflow.Rejection{Code: workflow.CodeFinalPhase, Message: fmt.Sprintf("%s is in the final phase %s: there is nothing left to validate", feature, st.Phase), Phase: st.Phase}
 	}
-	declared := r.declaredValidation()
+	declared := r.DeclaredValidation()
 	if def != nil {
 		if p, ok := def.Phase(st.Phase); ok && len(p.Validation) > 0 {
 			declared = p.Validation
@@ -87,7 +88,7 @@ func Validate(r *Repo, o ValidateOptions) (*ValidateResult, error) {
 		cmd.Dir = dir
 		cmd.Stdout, cmd.Stderr = o.Output, o.Output
 		start := time.Now()
-		code, runErr := exitStatus(cmd.Run())
+		code, runErr := project.ExitStatus(cmd.Run())
 		elapsed := time.Since(start)
 		if runErr != nil {
 			return nil, Usagef("cannot run %q: %v", rn.argv[0], runErr)
@@ -103,18 +104,6 @@ func Validate(r *Repo, o ValidateOptions) (*ValidateResult, error) {
 		return nil, err
 	}
 	return &ValidateResult{Result: res, Validation: workflow.Validation(last), Dir: dir}, nil
-}
-
-// exitStatus is a finished command's exit code; err is set only when it could not run at all.
-func exitStatus(runErr error) (int, error) {
-	var exitErr *exec.ExitError
-	switch {
-	case errors.As(runErr, &exitErr):
-		return exitErr.ExitCode(), nil
-	case runErr != nil:
-		return 0, runErr
-	}
-	return 0, nil
 }
 
 // worktreeOf finds the worktree of this repository that has branch checked out, and its HEAD

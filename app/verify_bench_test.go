@@ -5,6 +5,8 @@ import (
 
 	"github.com/exarchos/git-exarchos/app"
 	"github.com/exarchos/git-exarchos/gitstore"
+	"github.com/exarchos/git-exarchos/internal/gittest"
+	"github.com/exarchos/git-exarchos/verify"
 	"github.com/exarchos/git-exarchos/workflow"
 )
 
@@ -14,7 +16,7 @@ import (
 func BenchmarkVerify10k(b *testing.B) {
 	tm := newTeam(b, 1)
 	dir := tm.dirs[0]
-	git(b, dir, "checkout", "-q", "-b", "f")
+	gittest.Git(b, dir, "", "checkout", "-q", "-b", "f")
 	r := reopen(b, dir)
 	if _, err := app.Init(r, app.InitOptions{Feature: "f", Type: "feature"}); err != nil {
 		b.Fatal(err)
@@ -42,7 +44,7 @@ func BenchmarkVerify10k(b *testing.B) {
 	})
 	b.Run("verify", func(b *testing.B) {
 		for b.Loop() {
-			if _, err := app.Verify(reopen(b, dir), app.VerifyOptions{Feature: "f"}); err != nil {
+			if _, err := app.Verify(reopen(b, dir), verify.VerifyOptions{Feature: "f"}); err != nil {
 				b.Fatal(err)
 			}
 		}

@@ -9,6 +9,11 @@ import (
 	"testing"
 
 	"github.com/exarchos/git-exarchos/app"
+	"github.com/exarchos/git-exarchos/ghevidence"
+	"github.com/exarchos/git-exarchos/internal/gittest"
+	"github.com/exarchos/git-exarchos/teamsync"
+	"github.com/exarchos/git-exarchos/trust"
+	"github.com/exarchos/git-exarchos/verify"
 	"github.com/exarchos/git-exarchos/workflow"
 )
 
@@ -17,9 +22,9 @@ import (
 // `verify --branch login --base origin/main --require`.
 
 // ciVerify clones the team's remote as CI does and verifies the login branch there.
-func ciVerify(t *testing.T, st *signedTeam) (*app.VerifyResult, error) {
+func ciVerify(t *testing.T, st *signedTeam) (*verify.VerifyResult, error) {
 	t.Helper()
-	return app.Verify(reopen(t, ciClone(t, st.remote)), app.VerifyOptions{Branch: "login", Base: "origin/main", Require: true})
+	return app.Verify(reopen(t, ciClone(t, st.remote)), verify.VerifyOptions{Branch: "login", Base: "origin/main", Require: true})
 }
 
 // ciClone is a fresh clone of remote with the login branch checked out and the workflow refs, as
@@ -27,24 +32,24 @@ func ciVerify(t *testing.T, st *signedTeam) (*app.VerifyResult, error) {
 func ciClone(t *testing.T, remote string) string {
 	t.Helper()
 	ci := filepath.Join(t.TempDir(), "ci")
-	git(t, filepath.Dir(ci), "clone", "-q", "file://"+remote, ci)
-	git(t, ci, "fetch", "-q", "--no-tags", "--force", "origin", "+refs/exarchos/*:refs/exarchos/*", "+refs/heads/login:refs/remotes/origin/login")
-	git(t, ci, "checkout", "-q", "--detach", "origin/login")
+	gittest.Git(t, filepath.Dir(ci), "", "clone", "-q", "file://"+remote, ci)
+	gittest.Git(t, ci, "", "fetch", "-q", "--no-tags", "--force", "origin", "+refs/exarchos/*:refs/exarchos/*", "+refs/heads/login:refs/remotes/origin/login")
+	gittest.Git(t, ci, "", "checkout", "-q", "--detach", "origin/login")
 	return ci
 }
 
 // pushAll publishes the agent's branch and workflow refs to the team's remote.
 func pushAll(t *testing.T, dir string) {
 	t.Helper()
-	git(t, dir, "push", "-q", "origin", "HEAD:refs/heads/login")
-	if _, err := app.Push(reopen(t, dir), app.PushOptions{}); err != nil {
+	gittest.Git(t, dir, "", "push", "-q", "origin", "HEAD:refs/heads/login")
+	if _, err := teamsync.Push(reopen(t, dir).Repo, teamsync.PushOptions{}); err != nil {
 		t.Fatal(err)
 	}
 }
 
-func wantViolation(t *testing.T, res *app.VerifyResult, err error, rule, text string) {
+func wantViolation(t *testing.T, res *verify.VerifyResult, err error, rule, text string) {
 	t.Helper()
-	var failed *app.VerifyError
+	var failed *verify.VerifyError
 	if !errors.As(err, &failed) {
 		t.Fatalf("verify passed (%v): %+v", err, res)
 	}
@@ -66,17 +71,17 @@ func TestVerifyGateMergeMustBeOnTheGivenBase(t *testing.T) {
 	dir := st.dirs[0]
 	code := "store.go"
 	writeCommit(t, dir, code, "package login\n")
-	git(t, dir, "push", "-q", ".", "HEAD:refs/remotes/origin/main")
+	gittest.Git(t, dir, "", "push", "-q", ".", "HEAD:refs/remotes/origin/main")
 	r := reopen(t, dir)
-	if b := r.Base(); b.Moved == "" || b.Commit == git(t, dir, "rev-parse", "HEAD") {
+	if b := r.Base(); b.Moved == "" || b.Commit == gittest.Git(t, dir, "", "rev-parse", "HEAD") {
 		t.Fatalf("a tracking ref moved by a local push is taken as the base: %+v", b)
 	}
-	if _, err := app.Cleanup(r, app.CleanupOptions{Feature: "login", Offline: true}); err == nil {
+	if _, err := app.Cleanup(r, ghevidence.CleanupOptions{Feature: "login", Offline: true}); err == nil {
 		t.Log("cleanup completed locally; CI must still refuse it")
 	}
 	// Whatever the clone recorded, force the record the way the issue's agent got it: the same
 	// push, verified against the moved ref by an older binary — a merge.verified and a cleanup.
-	head := git(t, dir, "rev-parse", "HEAD")
+	head := gittest.Git(t, dir, "", "rev-parse", "HEAD")
 	if st := status(t, reopen(t, dir), "login"); st.Phase != "completed" {
 		forge(t, reopen(t, dir), "login", workflow.NewEvent{Type: workflow.EventMergeVerified, Data: workflow.MergeVerifiedData{Method: "ancestry", Commit: head, Base: "origin/main", HeadSHA: head}})
 		forge(t, reopen(t, dir), "login", workflow.NewEvent{Type: workflow.EventTransitioned, Data: workflow.TransitionedData{From: "plan-review", To: "completed", Trigger: workflow.OnCleanup, Guards: []string{"merge-verified"}, Head: head}})
@@ -92,7 +97,7 @@ func TestVerifyGateMergeMustBeOnTheGivenBase(t *testing.T) {
 func TestVerifyGateTakesNoRecordedPass(t *testing.T) {
 	st := newSignedTeam(t)
 	dir := st.dirs[0]
-	head := git(t, dir, "rev-parse", "HEAD")
+	head := gittest.Git(t, dir, "", "rev-parse", "HEAD")
 	forge(t, reopen(t, dir), "login", workflow.NewEvent{Type: workflow.EventTransitioned, Data: workflow.TransitionedData{From: "plan-review", To: "completed", Trigger: workflow.OnCleanup, Guards: []string{"merge-verified"}, Head: head}})
 	pushAll(t, dir)
 	res, err := ciVerify(t, st)
@@ -123,7 +128,7 @@ func unsignedLogin(t *testing.T) (*team, string, *app.Repo) {
 	t.Helper()
 	tm := newTeam(t, 1)
 	dir := tm.dirs[0]
-	git(t, dir, "checkout", "-q", "-b", "login")
+	gittest.Git(t, dir, "", "checkout", "-q", "-b", "login")
 	r := reopen(t, dir)
 	if _, err := app.Init(r, app.InitOptions{Feature: "login", Type: "feature"}); err != nil {
 		t.Fatal(err)
@@ -136,7 +141,7 @@ func unsignedLogin(t *testing.T) (*team, string, *app.Repo) {
 func TestVerifyGateRefusesARewind(t *testing.T) {
 	st := newSignedTeam(t)
 	dir := st.dirs[0]
-	before := git(t, dir, "rev-parse", "refs/exarchos/login")
+	before := gittest.Git(t, dir, "", "rev-parse", "refs/exarchos/login")
 	useKey(t, dir, st.mallory)
 	if _, err := app.Run(reopen(t, dir), "login", workflow.Approve{Note: "mine"}); err == nil {
 		t.Fatal("mallory's approval was taken")
@@ -148,10 +153,10 @@ func TestVerifyGateRefusesARewind(t *testing.T) {
 	if out, err := imp.CombinedOutput(); err != nil {
 		t.Fatalf("fast-import: %v %s", err, out)
 	}
-	if got := git(t, dir, "rev-parse", "refs/exarchos/login"); got != before {
+	if got := gittest.Git(t, dir, "", "rev-parse", "refs/exarchos/login"); got != before {
 		t.Fatalf("fast-import left the ref at %s", got)
 	}
-	res, err := app.Verify(reopen(t, dir), app.VerifyOptions{Feature: "login"})
+	res, err := app.Verify(reopen(t, dir), verify.VerifyOptions{Feature: "login"})
 	wantViolation(t, res, err, "rewind", "does not descend from origin's copy")
 }
 
@@ -164,7 +169,7 @@ func TestVerifyGateRefusedDecisionCanBeAcknowledged(t *testing.T) {
 	if _, err := app.Run(reopen(t, dir), "login", workflow.Approve{Note: "mine"}); err == nil {
 		t.Fatal("mallory's approval was taken")
 	}
-	res, err := app.Verify(reopen(t, dir), app.VerifyOptions{Feature: "login"})
+	res, err := app.Verify(reopen(t, dir), verify.VerifyOptions{Feature: "login"})
 	wantViolation(t, res, err, "decision", "git exarchos acknowledge login")
 	refused := status(t, reopen(t, dir), "login").Refused[0].ID
 
@@ -172,7 +177,7 @@ func TestVerifyGateRefusedDecisionCanBeAcknowledged(t *testing.T) {
 	if _, err := app.Run(reopen(t, dir), "login", workflow.Acknowledge{Event: refused, Reason: "fine"}); err == nil {
 		t.Fatal("mallory's acknowledgement was taken")
 	}
-	if _, err := app.Verify(reopen(t, dir), app.VerifyOptions{Feature: "login"}); err == nil {
+	if _, err := app.Verify(reopen(t, dir), verify.VerifyOptions{Feature: "login"}); err == nil {
 		t.Fatal("verify passed on an acknowledgement by a key that is not allowed")
 	}
 
@@ -191,7 +196,7 @@ func TestVerifyGateRefusedDecisionCanBeAcknowledged(t *testing.T) {
 			}
 		}
 	}
-	res, err = app.Verify(reopen(t, dir), app.VerifyOptions{Feature: "login"})
+	res, err = app.Verify(reopen(t, dir), verify.VerifyOptions{Feature: "login"})
 	if err != nil {
 		t.Fatalf("verify after the acknowledgements: %v", err)
 	}
@@ -217,10 +222,10 @@ func TestVerifyGateCheckerComesFromAFixedPlace(t *testing.T) {
 	if err := os.WriteFile(fake, []byte("#!/bin/sh\n# find-principals names alice; verify says yes\necho alice@example.com\nexit 0\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	git(t, dir, "config", "gpg.ssh.program", fake)
+	gittest.Git(t, dir, "", "config", "gpg.ssh.program", fake)
 	t.Setenv("GIT_CONFIG_PARAMETERS", "'gpg.ssh.program'='"+fake+"'")
 	t.Setenv("PATH", filepath.Dir(fake)+string(os.PathListSeparator)+os.Getenv("PATH"))
-	common := git(t, dir, "rev-parse", "--git-common-dir")
+	common := gittest.Git(t, dir, "", "rev-parse", "--git-common-dir")
 	if !filepath.IsAbs(common) {
 		common = filepath.Join(dir, common)
 	}
@@ -233,7 +238,7 @@ func TestVerifyGateCheckerComesFromAFixedPlace(t *testing.T) {
 	if len(got.Approvals) != 0 || len(got.Refused) != 1 {
 		t.Fatalf("a fake checker made mallory's approval count: approvals %+v refused %+v", got.Approvals, got.Refused)
 	}
-	if _, err := app.Verify(r, app.VerifyOptions{Feature: "login"}); err == nil {
+	if _, err := app.Verify(r, verify.VerifyOptions{Feature: "login"}); err == nil {
 		t.Fatal("verify passed with a fake checker")
 	}
 }
@@ -247,12 +252,12 @@ func TestVerifyGateSignersComeFromTheFetchedBase(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	git(t, dir, "checkout", "-q", "-b", "evil", "origin/main")
+	gittest.Git(t, dir, "", "checkout", "-q", "-b", "evil", "origin/main")
 	os.WriteFile(filepath.Join(dir, app.AllowedSignersPath), []byte("mallory namespaces=\"git-exarchos\" "+strings.TrimSpace(string(pub))+"\n"), 0o644)
-	git(t, dir, "commit", "-q", "-am", "me too")
-	git(t, dir, "push", "-q", ".", "HEAD:refs/remotes/origin/main")
-	git(t, dir, "config", "exarchos.definitionsRef", "refs/heads/evil")
-	git(t, dir, "checkout", "-q", "login")
+	gittest.Git(t, dir, "", "commit", "-q", "-am", "me too")
+	gittest.Git(t, dir, "", "push", "-q", ".", "HEAD:refs/remotes/origin/main")
+	gittest.Git(t, dir, "", "config", "exarchos.definitionsRef", "refs/heads/evil")
+	gittest.Git(t, dir, "", "checkout", "-q", "login")
 	useKey(t, dir, st.mallory)
 	_, _ = app.Run(reopen(t, dir), "login", workflow.Approve{Note: "mine"})
 	got := status(t, reopen(t, dir), "login")
@@ -263,7 +268,7 @@ func TestVerifyGateSignersComeFromTheFetchedBase(t *testing.T) {
 		t.Fatalf("the base does not say it was moved: %+v", b)
 	}
 	// A fetch makes the tracking ref the remote's again.
-	git(t, dir, "fetch", "-q", "--force", "origin", "+refs/heads/main:refs/remotes/origin/main")
+	gittest.Git(t, dir, "", "fetch", "-q", "--force", "origin", "+refs/heads/main:refs/remotes/origin/main")
 	if b := reopen(t, dir).Base(); b.Moved != "" {
 		t.Fatalf("after a fetch: %+v", b)
 	}
@@ -274,7 +279,7 @@ func TestSignersAddTakesEveryDecisionKindAsARole(t *testing.T) {
 	tm := newTeam(t, 1)
 	key, _ := sshKey(t, t.TempDir(), "lead")
 	for _, role := range workflow.DecisionKinds() {
-		if _, err := app.SignersAdd(reopen(t, tm.dirs[0]), app.SignersAddOptions{Principal: "lead-" + role + "@example.com", KeyFile: key + ".pub", Roles: []string{role}}); err != nil {
+		if _, err := trust.SignersAdd(reopen(t, tm.dirs[0]).Repo, trust.SignersAddOptions{Principal: "lead-" + role + "@example.com", KeyFile: key + ".pub", Roles: []string{role}}); err != nil {
 			t.Fatalf("role %s: %v", role, err)
 		}
 	}
@@ -340,9 +345,9 @@ func TestVerifyGateVerdictCacheIsKeyedToTheChecker(t *testing.T) {
 // the head the way task done decides it.
 func TestVerifyGateTaskWithoutWork(t *testing.T) {
 	_, dir, r := unsignedLogin(t)
-	head := git(t, dir, "rev-parse", "HEAD")
+	head := gittest.Git(t, dir, "", "rev-parse", "HEAD")
 	forge(t, r, "login", workflow.NewEvent{Type: workflow.EventTaskAdded, Data: workflow.TaskData{ID: "t1", Start: head}})
 	forge(t, reopen(t, dir), "login", workflow.NewEvent{Type: workflow.EventTaskCompleted, Data: workflow.TaskData{ID: "t1", HeadSHA: head}})
-	res, err := app.Verify(reopen(t, dir), app.VerifyOptions{Feature: "login"})
+	res, err := app.Verify(reopen(t, dir), verify.VerifyOptions{Feature: "login"})
 	wantViolation(t, res, err, "task", "where it started: it has no commit of its own")
 }

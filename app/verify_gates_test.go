@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/exarchos/git-exarchos/app"
+	"github.com/exarchos/git-exarchos/internal/gittest"
+	"github.com/exarchos/git-exarchos/verify"
 	"github.com/exarchos/git-exarchos/workflow"
 )
 
@@ -40,8 +42,8 @@ func gatedLogin(t *testing.T) (*team, string) {
 	tm := newTeam(t, 1)
 	dir := tm.dirs[0]
 	writeCommit(t, dir, ".exarchos/workflows/gated.yaml", gatedType)
-	git(t, dir, "push", "-q", "origin", "main")
-	git(t, dir, "checkout", "-q", "-b", "login")
+	gittest.Git(t, dir, "", "push", "-q", "origin", "main")
+	gittest.Git(t, dir, "", "checkout", "-q", "-b", "login")
 	r := reopen(t, dir)
 	if _, err := app.Init(r, app.InitOptions{Feature: "login", Type: "gated"}); err != nil {
 		t.Fatal(err)
@@ -65,10 +67,10 @@ func forgeGated(t *testing.T, dir string, ev workflow.NewEvent) {
 }
 
 // ciVerifyGates verifies the login branch in a fresh clone of the team's remote, as CI does.
-func ciVerifyGates(t *testing.T, tm *team, dir string, rerun bool) (*app.VerifyResult, error) {
+func ciVerifyGates(t *testing.T, tm *team, dir string, rerun bool) (*verify.VerifyResult, error) {
 	t.Helper()
 	pushAll(t, dir)
-	return app.Verify(reopen(t, ciClone(t, tm.remote)), app.VerifyOptions{Branch: "login", Base: "origin/main", RerunGates: rerun})
+	return app.Verify(reopen(t, ciClone(t, tm.remote)), verify.VerifyOptions{Branch: "login", Base: "origin/main", RerunGates: rerun})
 }
 
 func ran(t *testing.T, dir string, cmds ...workflow.Command) {
@@ -108,7 +110,7 @@ func TestVerifyGateForgedTaskCompletion(t *testing.T) {
 	t.Run("no run", func(t *testing.T) {
 		tm, dir := gatedLogin(t)
 		writeCommit(t, dir, "work.txt", "work\n")
-		head := git(t, dir, "rev-parse", "HEAD")
+		head := gittest.Git(t, dir, "", "rev-parse", "HEAD")
 		forgeGated(t, dir, workflow.NewEvent{Type: workflow.EventTaskCompleted, Data: workflow.TaskData{ID: "a", HeadSHA: head, Was: workflow.TaskInProgress, Gates: []string{taskGate}}})
 		res, err := ciVerifyGates(t, tm, dir, false)
 		wantViolation(t, res, err, "gate", "task a was completed at "+head[:12]+", but the gate `"+taskGate+"` has no run recorded on that commit")
@@ -116,11 +118,11 @@ func TestVerifyGateForgedTaskCompletion(t *testing.T) {
 	t.Run("runs on another commit", func(t *testing.T) {
 		tm, dir := gatedLogin(t)
 		writeCommit(t, dir, "built.txt", "ok\n")
-		built := git(t, dir, "rev-parse", "HEAD")
+		built := gittest.Git(t, dir, "", "rev-parse", "HEAD")
 		ran(t, dir, workflow.RecordValidation{Command: taskGate, ExitCode: 0, Commit: built})
-		git(t, dir, "rm", "-q", "built.txt")
-		git(t, dir, "commit", "-q", "-m", "drop the artifact")
-		head := git(t, dir, "rev-parse", "HEAD")
+		gittest.Git(t, dir, "", "rm", "-q", "built.txt")
+		gittest.Git(t, dir, "", "commit", "-q", "-m", "drop the artifact")
+		head := gittest.Git(t, dir, "", "rev-parse", "HEAD")
 		forgeGated(t, dir, workflow.NewEvent{Type: workflow.EventTaskCompleted, Data: workflow.TaskData{ID: "a", HeadSHA: head, Was: workflow.TaskInProgress, Gates: []string{taskGate}}})
 		res, err := ciVerifyGates(t, tm, dir, false)
 		wantViolation(t, res, err, "gate", "has no run recorded on that commit")
@@ -128,7 +130,7 @@ func TestVerifyGateForgedTaskCompletion(t *testing.T) {
 	t.Run("the branch's weaker gate", func(t *testing.T) {
 		tm, dir := gatedLogin(t)
 		writeCommit(t, dir, ".exarchos/workflows/gated.yaml", strings.Replace(gatedType, `taskGates: ["test -f built.txt && echo task gate"]`, `taskGates: ["true"]`, 1))
-		head := git(t, dir, "rev-parse", "HEAD")
+		head := gittest.Git(t, dir, "", "rev-parse", "HEAD")
 		ran(t, dir, workflow.RecordValidation{Command: "true", ExitCode: 0, Commit: head})
 		forgeGated(t, dir, workflow.NewEvent{Type: workflow.EventTaskCompleted, Data: workflow.TaskData{ID: "a", HeadSHA: head, Was: workflow.TaskInProgress, Gates: []string{"true"}}})
 		res, err := ciVerifyGates(t, tm, dir, false)
@@ -137,7 +139,7 @@ func TestVerifyGateForgedTaskCompletion(t *testing.T) {
 	t.Run("a failed last run", func(t *testing.T) {
 		tm, dir := gatedLogin(t)
 		writeCommit(t, dir, "work.txt", "work\n")
-		head := git(t, dir, "rev-parse", "HEAD")
+		head := gittest.Git(t, dir, "", "rev-parse", "HEAD")
 		ran(t, dir, workflow.RecordValidation{Command: taskGate, ExitCode: 0, Commit: head}, workflow.RecordValidation{Command: taskGate, ExitCode: 1, Commit: head})
 		forgeGated(t, dir, workflow.NewEvent{Type: workflow.EventTaskCompleted, Data: workflow.TaskData{ID: "a", HeadSHA: head, Was: workflow.TaskInProgress}})
 		res, err := ciVerifyGates(t, tm, dir, false)
@@ -151,7 +153,7 @@ func TestVerifyGateForgedTaskCompletion(t *testing.T) {
 func TestVerifyGateRerunFindsAForgedPass(t *testing.T) {
 	tm, dir := gatedLogin(t)
 	writeCommit(t, dir, "work.txt", "no artifact\n")
-	head := git(t, dir, "rev-parse", "HEAD")
+	head := gittest.Git(t, dir, "", "rev-parse", "HEAD")
 	forgeGated(t, dir, workflow.NewEvent{Type: workflow.EventValidationRecorded, Data: workflow.ValidationData{Command: taskGate, ExitCode: 0, Commit: head}})
 	forgeGated(t, dir, workflow.NewEvent{Type: workflow.EventValidationRecorded, Data: workflow.ValidationData{Command: phaseGate, ExitCode: 0, Commit: head}})
 	ran(t, dir, workflow.CompleteTask{ID: "a"}, workflow.TransitionTo{Phase: "review"})
@@ -174,7 +176,7 @@ func TestVerifyGateForgedPhaseGates(t *testing.T) {
 	t.Run("no run on the head", func(t *testing.T) {
 		tm, dir := gatedLogin(t)
 		writeCommit(t, dir, "work.txt", "work\n")
-		head := git(t, dir, "rev-parse", "HEAD")
+		head := gittest.Git(t, dir, "", "rev-parse", "HEAD")
 		forgeExit(t, dir, head)
 		res, err := ciVerifyGates(t, tm, dir, false)
 		wantViolation(t, res, err, "guard", "recorded guard gates-passed as passed, but verify finds: the gate `"+phaseGate+"` has not run on "+head[:12])
@@ -182,11 +184,11 @@ func TestVerifyGateForgedPhaseGates(t *testing.T) {
 	t.Run("runs on another commit", func(t *testing.T) {
 		tm, dir := gatedLogin(t)
 		writeCommit(t, dir, "built.txt", "ok\n")
-		built := git(t, dir, "rev-parse", "HEAD")
+		built := gittest.Git(t, dir, "", "rev-parse", "HEAD")
 		ran(t, dir, workflow.RecordValidation{Command: phaseGate, ExitCode: 0, Commit: built}) // true there
-		git(t, dir, "rm", "-q", "built.txt")
-		git(t, dir, "commit", "-q", "-m", "drop the artifact")
-		head := git(t, dir, "rev-parse", "HEAD")
+		gittest.Git(t, dir, "", "rm", "-q", "built.txt")
+		gittest.Git(t, dir, "", "commit", "-q", "-m", "drop the artifact")
+		head := gittest.Git(t, dir, "", "rev-parse", "HEAD")
 		forgeExit(t, dir, head)
 		res, err := ciVerifyGates(t, tm, dir, false)
 		wantViolation(t, res, err, "guard", "the gate `"+phaseGate+"` has not run on "+head[:12])
@@ -194,9 +196,9 @@ func TestVerifyGateForgedPhaseGates(t *testing.T) {
 	t.Run("a head off the branch", func(t *testing.T) {
 		tm, dir := gatedLogin(t)
 		writeCommit(t, dir, "built.txt", "ok\n")
-		aside := git(t, dir, "commit-tree", "-p", "HEAD", "-m", "aside", git(t, dir, "rev-parse", "HEAD^{tree}"))
-		git(t, dir, "rm", "-q", "built.txt")
-		git(t, dir, "commit", "-q", "-m", "no artifact on the branch")
+		aside := gittest.Git(t, dir, "", "commit-tree", "-p", "HEAD", "-m", "aside", gittest.Git(t, dir, "", "rev-parse", "HEAD^{tree}"))
+		gittest.Git(t, dir, "", "rm", "-q", "built.txt")
+		gittest.Git(t, dir, "", "commit", "-q", "-m", "no artifact on the branch")
 		forgeGated(t, dir, workflow.NewEvent{Type: workflow.EventValidationRecorded, Data: workflow.ValidationData{Command: phaseGate, ExitCode: 0, Commit: aside}})
 		forgeExit(t, dir, aside)
 		res, err := ciVerifyGates(t, tm, dir, false)

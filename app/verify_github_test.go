@@ -6,7 +6,10 @@ import (
 	"testing"
 
 	"github.com/exarchos/git-exarchos/app"
+	"github.com/exarchos/git-exarchos/ghevidence"
 	"github.com/exarchos/git-exarchos/githubsync/fakegithub"
+	"github.com/exarchos/git-exarchos/internal/gittest"
+	"github.com/exarchos/git-exarchos/verify"
 	"github.com/exarchos/git-exarchos/workflow"
 )
 
@@ -24,20 +27,20 @@ func prWorkflow(t *testing.T) (*team, string, string) {
 	t.Helper()
 	tm := newTeam(t, 1)
 	dir := tm.dirs[0]
-	writeCommit(t, dir, app.APIHostsFile, "127.0.0.1\n")
-	git(t, dir, "push", "-q", "origin", "main")
-	git(t, dir, "checkout", "-q", "-b", "login")
+	writeCommit(t, dir, ghevidence.APIHostsFile, "127.0.0.1\n")
+	gittest.Git(t, dir, "", "push", "-q", "origin", "main")
+	gittest.Git(t, dir, "", "checkout", "-q", "-b", "login")
 	if _, err := app.Init(reopen(t, dir), app.InitOptions{Feature: "login", Type: "feature"}); err != nil {
 		t.Fatal(err)
 	}
 	writeCommit(t, dir, "design.md", "# design\n")
-	return tm, dir, git(t, dir, "rev-parse", "HEAD")
+	return tm, dir, gittest.Git(t, dir, "", "rev-parse", "HEAD")
 }
 
 // recordPR appends what pr link and pr refresh record, as the agent's clone could write them.
 func recordPR(t *testing.T, dir string, obs workflow.PRObservation) {
 	t.Helper()
-	head := git(t, dir, "rev-parse", "HEAD")
+	head := gittest.Git(t, dir, "", "rev-parse", "HEAD")
 	forge(t, reopen(t, dir), "login", workflow.NewEvent{Type: workflow.EventPRLinked, Data: workflow.PRLinkData{URL: verifyPRURL, Number: 7, Head: "login", Base: "main", HeadSHA: head, Confirmed: true}})
 	if obs.Number == 0 {
 		obs.Number, obs.URL, obs.Head, obs.Base, obs.HeadSHA = 7, verifyPRURL, "login", "main", head
@@ -62,17 +65,17 @@ func verifyFake(t *testing.T) *fakegithub.Server {
 }
 
 // ciVerifyPR pushes the clone's branch and workflow and verifies it in a fresh clone, as CI does.
-func ciVerifyPR(t *testing.T, tm *team, requireGitHub bool) (*app.VerifyResult, error) {
+func ciVerifyPR(t *testing.T, tm *team, requireGitHub bool) (*verify.VerifyResult, error) {
 	t.Helper()
 	pushAll(t, tm.dirs[0])
 	ci := filepath.Join(t.TempDir(), "ci")
-	git(t, filepath.Dir(ci), "clone", "-q", "file://"+tm.remote, ci)
-	git(t, ci, "fetch", "-q", "--no-tags", "--force", "origin", "+refs/exarchos/*:refs/exarchos/*", "+refs/heads/login:refs/remotes/origin/login")
-	git(t, ci, "checkout", "-q", "--detach", "origin/login")
-	return app.Verify(reopen(t, ci), app.VerifyOptions{Branch: "login", Base: "origin/main", RequireGitHub: requireGitHub})
+	gittest.Git(t, filepath.Dir(ci), "", "clone", "-q", "file://"+tm.remote, ci)
+	gittest.Git(t, ci, "", "fetch", "-q", "--no-tags", "--force", "origin", "+refs/exarchos/*:refs/exarchos/*", "+refs/heads/login:refs/remotes/origin/login")
+	gittest.Git(t, ci, "", "checkout", "-q", "--detach", "origin/login")
+	return app.Verify(reopen(t, ci), verify.VerifyOptions{Branch: "login", Base: "origin/main", RequireGitHub: requireGitHub})
 }
 
-func githubVerdict(t *testing.T, res *app.VerifyResult) string {
+func githubVerdict(t *testing.T, res *verify.VerifyResult) string {
 	t.Helper()
 	if res == nil || len(res.Workflows) != 1 {
 		t.Fatalf("workflows: %+v", res)
@@ -80,7 +83,7 @@ func githubVerdict(t *testing.T, res *app.VerifyResult) string {
 	return res.Workflows[0].GitHub
 }
 
-func wantPasses(t *testing.T, res *app.VerifyResult, err error, github string) {
+func wantPasses(t *testing.T, res *verify.VerifyResult, err error, github string) {
 	t.Helper()
 	if err != nil {
 		t.Fatalf("verify failed: %v", err)
@@ -97,7 +100,7 @@ func TestVerifyGitHubAgrees(t *testing.T) {
 	f.AddCheckRun(head, fakegithub.CheckRun{Name: "ci", Status: "completed", Conclusion: "success"})
 	recordPR(t, dir, workflow.PRObservation{Checks: "success"})
 	res, err := ciVerifyPR(t, tm, true)
-	wantPasses(t, res, err, app.GitHubAgrees)
+	wantPasses(t, res, err, verify.GitHubAgrees)
 	if by, _ := f.Requests(); by["pull"] != 1 {
 		t.Fatalf("requests %v: the pull request was not read", by)
 	}
@@ -112,7 +115,7 @@ func TestVerifyGitHubForgedMerge(t *testing.T) {
 	recordPR(t, dir, workflow.PRObservation{Number: 7, URL: verifyPRURL, Head: "login", Base: "main", HeadSHA: head, State: "closed", Merged: true, MergeCommitSHA: head})
 	res, err := ciVerifyPR(t, tm, false)
 	wantViolation(t, res, err, "github", "the log records it merged, but GitHub says it is open and not merged")
-	if got := githubVerdict(t, res); got != app.GitHubDisagrees {
+	if got := githubVerdict(t, res); got != verify.GitHubDisagrees {
 		t.Fatalf("github %q", got)
 	}
 
@@ -129,7 +132,7 @@ func TestVerifyGitHubForgedMerge(t *testing.T) {
 	// All as recorded: GitHub agrees.
 	f.UpdatePR(7, func(p *fakegithub.PR) { p.HeadSHA = head })
 	res, err = ciVerifyPR(t, tm, false)
-	wantPasses(t, res, err, app.GitHubAgrees)
+	wantPasses(t, res, err, verify.GitHubAgrees)
 }
 
 func TestVerifyGitHubPROfAnotherBranch(t *testing.T) {
@@ -172,10 +175,10 @@ func TestVerifyGitHubPRInAnotherRepository(t *testing.T) {
 	recordPR(t, dir, workflow.PRObservation{})
 	pushAll(t, dir)
 	ci := filepath.Join(t.TempDir(), "ci")
-	git(t, filepath.Dir(ci), "clone", "-q", "file://"+tm.remote, ci)
-	git(t, ci, "fetch", "-q", "--no-tags", "--force", "origin", "+refs/exarchos/*:refs/exarchos/*", "+refs/heads/login:refs/remotes/origin/login")
-	git(t, ci, "remote", "set-url", "origin", "https://github.com/acme/real.git")
-	res, err := app.Verify(reopen(t, ci), app.VerifyOptions{Branch: "login", Base: "origin/main"})
+	gittest.Git(t, filepath.Dir(ci), "", "clone", "-q", "file://"+tm.remote, ci)
+	gittest.Git(t, ci, "", "fetch", "-q", "--no-tags", "--force", "origin", "+refs/exarchos/*:refs/exarchos/*", "+refs/heads/login:refs/remotes/origin/login")
+	gittest.Git(t, ci, "", "remote", "set-url", "origin", "https://github.com/acme/real.git")
+	res, err := app.Verify(reopen(t, ci), verify.VerifyOptions{Branch: "login", Base: "origin/main"})
 	wantViolation(t, res, err, "github", "is in github.com/acme/app, not in this repository's origin github.com/acme/real")
 }
 
@@ -187,7 +190,7 @@ func TestVerifyGitHubNoToken(t *testing.T) {
 	t.Setenv("GITHUB_TOKEN", "")
 	recordPR(t, dir, workflow.PRObservation{Checks: "success"})
 	res, err := ciVerifyPR(t, tm, false)
-	wantPasses(t, res, err, app.GitHubNoToken)
+	wantPasses(t, res, err, verify.GitHubNoToken)
 	res, err = ciVerifyPR(t, tm, true)
 	wantViolation(t, res, err, "github", "was not checked: no token, and --require-github needs GitHub's word")
 	if _, total := f.Requests(); total != 0 {
@@ -236,12 +239,12 @@ func TestVerifyGitHubBaseWithoutGivenBase(t *testing.T) {
 	f := verifyFake(t)
 	f.SetPR(fakegithub.PR{Number: 7, Head: "login", Base: "release", HeadSHA: head})
 	recordPR(t, dir, workflow.PRObservation{Number: 7, URL: verifyPRURL, Head: "login", Base: "release", HeadSHA: head, State: "open"})
-	res, err := app.Verify(reopen(t, dir), app.VerifyOptions{Feature: "login"})
-	wantPasses(t, res, err, app.GitHubAgrees)
+	res, err := app.Verify(reopen(t, dir), verify.VerifyOptions{Feature: "login"})
+	wantPasses(t, res, err, verify.GitHubAgrees)
 	res, err = ciVerifyPR(t, tm, true)
 	wantViolation(t, res, err, "github", "GitHub says it is into release, not into the base main")
 
 	f.SetPR(fakegithub.PR{Number: 7, Head: "login", Base: "main", HeadSHA: head})
-	res, err = app.Verify(reopen(t, dir), app.VerifyOptions{Feature: "login"})
+	res, err = app.Verify(reopen(t, dir), verify.VerifyOptions{Feature: "login"})
 	wantViolation(t, res, err, "github", "GitHub says it is into main, the log recorded release")
 }

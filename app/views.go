@@ -7,6 +7,7 @@ import (
 
 	"github.com/exarchos/git-exarchos/gitstore"
 	"github.com/exarchos/git-exarchos/hooks"
+	"github.com/exarchos/git-exarchos/views"
 	"github.com/exarchos/git-exarchos/workflow"
 )
 
@@ -94,7 +95,7 @@ func (r *Repo) pipelineRow(sum gitstore.Summary, now time.Time) (PipelineRow, er
 	if pr := st.PR; pr != nil && (pr.Number > 0 || pr.URL != "") { // an offline merge verification knows no pull request
 		row.PR = &PipelinePR{Number: pr.Number, URL: pr.URL, State: pr.State, Merged: pr.Merged, Checks: pr.Checks, ReviewDecision: pr.ReviewDecision}
 	}
-	if r.isFinal(st.Type, st.Phase) {
+	if r.IsFinal(st.Type, st.Phase) {
 		return row, nil
 	}
 	tr, err := ListTransitions(r, sum.Feature)
@@ -254,11 +255,11 @@ type StatusDiagram struct {
 
 // ShowStatusDiagram reads the path from the events (as `audit` does) and marks it on the diagram.
 func ShowStatusDiagram(r *Repo, feature string) (*StatusDiagram, error) {
-	a, err := ShowAudit(r, AuditOptions{Feature: feature})
+	a, err := ShowAudit(r, views.AuditOptions{Feature: feature})
 	if err != nil {
 		return nil, err
 	}
-	def, err := r.definition(a.Type)
+	def, err := r.Definition(a.Type)
 	if err != nil {
 		return nil, err
 	}

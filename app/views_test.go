@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/exarchos/git-exarchos/githubsync"
+	"github.com/exarchos/git-exarchos/saga"
 	"github.com/exarchos/git-exarchos/workflow"
 )
 
@@ -59,7 +60,7 @@ func TestPipelineView(t *testing.T) {
 	assert.Equal(t, "git exarchos set x artifacts.design=<path>", p.Workflows[0].Next)
 
 	// Cancelled: gone from the default view, shown with --all without a next step.
-	_, err = Cancel(r2, CancelOptions{Feature: "x", Reason: "test"})
+	_, err = Cancel(r2, saga.CancelOptions{Feature: "x", Reason: "test"})
 	require.NoError(t, err)
 	p, err = ShowPipeline(r2, PipelineOptions{})
 	require.NoError(t, err)

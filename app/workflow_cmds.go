@@ -11,6 +11,8 @@ import (
 
 	"github.com/exarchos/git-exarchos/gitstore"
 	"github.com/exarchos/git-exarchos/hooks"
+	"github.com/exarchos/git-exarchos/project"
+	"github.com/exarchos/git-exarchos/saga"
 	"github.com/exarchos/git-exarchos/workflow"
 )
 
@@ -52,7 +54,7 @@ func Init(r *Repo, o InitOptions) (*Result, error) {
 			replaces = append(replaces, s.Feature)
 		}
 	}
-	return r.Init(workflow.Init{Feature: o.Feature, Type: o.Type, Branch: o.Branch, Synthesis: o.Synthesis, Completion: o.Completion, MaxIterations: o.MaxIterations,
+	return r.CreateWorkflow(workflow.Init{Feature: o.Feature, Type: o.Type, Branch: o.Branch, Synthesis: o.Synthesis, Completion: o.Completion, MaxIterations: o.MaxIterations,
 		Replaces: replaces, Human: o.Human})
 }
 
@@ -66,10 +68,10 @@ type StatusOptions struct {
 type Status struct {
 	workflow.State
 	Head string `json:"head"`
-	// Trust says whether human decisions are protected by signatures (trust.go).
+	// Trust says whether human decisions are protected by signatures (trust/trust.go).
 	Trust Trust `json:"trust"`
 	// Warnings: what in this clone may not do what someone expects (a git config key of an
-	// earlier version, legacy_config.go); omitted when none.
+	// earlier version, project/legacy_config.go); omitted when none.
 	Warnings []string `json:"warnings,omitempty"`
 }
 
@@ -166,7 +168,7 @@ func StatusJSON(r *Repo, o StatusOptions) (json.RawMessage, error) {
 	if len(state) == 0 || state[0] != '{' {
 		// No object to extend: an empty or null snapshot is the initial state, whose JSON State
 		// writes itself.
-		st, err := decodeSnapshot(snap)
+		st, err := project.DecodeSnapshot(snap)
 		if err != nil {
 			return nil, err
 		}
@@ -241,7 +243,7 @@ func ListWorkflows(r *Repo, o ListOptions) ([]gitstore.Summary, error) {
 	}
 	out := []gitstore.Summary{}
 	for _, s := range all {
-		if o.All || r.isActive(s) {
+		if o.All || r.IsActive(s) {
 			out = append(out, s)
 		}
 	}
@@ -288,7 +290,7 @@ func Set(r *Repo, o SetOptions) (*Result, error) {
 }
 
 // bindReview binds a verdict to the branch tip it judges, so that new commits or a new visit of
-// review outdate it (who records it is the environment's Caller, caller.go).
+// review outdate it (who records it is the environment's Caller, hookrun/caller.go).
 func (r *Repo) bindReview(feature string, rv workflow.RecordReview) (workflow.RecordReview, error) {
 	st, _, err := r.State(feature)
 	if err != nil {
@@ -315,7 +317,7 @@ func ListTransitions(r *Repo, feature string) (*TransitionsResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	def, err := r.definition(st.Type)
+	def, err := r.Definition(st.Type)
 	if err != nil {
 		return nil, err
 	}
@@ -343,7 +345,7 @@ func Run(r *Repo, feature string, cmd workflow.Command) (*Result, error) {
 		}
 	case workflow.CompleteTask:
 		if c.HeadSHA == "" {
-			if c, err = r.bindTask(feature, c); err != nil {
+			if c, err = r.saga().BindTask(feature, c); err != nil {
 				return nil, err
 			}
 			cmd = c
@@ -369,12 +371,12 @@ func Run(r *Repo, feature string, cmd workflow.Command) (*Result, error) {
 	if _, ok := cmd.(workflow.TransitionTo); ok {
 		// A transition that ends the workflow the way cancel does (debug's escalation) entered the
 		// cancelling phase: run the saga now, so nothing the workflow created is left behind.
-		def, err := r.definition(res.State.Type)
+		def, err := r.Definition(res.State.Type)
 		if err != nil {
 			return nil, err
 		}
 		if c := def.CancellingPhase(); c != "" && res.State.Phase == c {
-			if _, err := Cancel(r, CancelOptions{Feature: feature}); err != nil {
+			if _, err := Cancel(r, saga.CancelOptions{Feature: feature}); err != nil {
 				return nil, err
 			}
 			st, snap, err := r.State(feature)

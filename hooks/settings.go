@@ -50,7 +50,7 @@ type ClaudeEntry struct {
 	// Block installs "onFailure": "block": Claude Code (2.1.295 and later) then blocks the action
 	// when the handler cannot start (not on PATH), times out, or exits with an unexpected code,
 	// instead of letting it through. Older versions ignore the key; for them the handler exits 2
-	// (a block) on input it cannot read and answers a refusal before HookDeadline.
+	// (a block) on input it cannot read and answers a refusal before its deadline (hookrun.DefaultDeadline).
 	Block bool
 }
 

@@ -12,11 +12,12 @@ package main
 import (
 	"flag"
 	"fmt"
-	"github.com/exarchos/git-exarchos/bench/benchutil"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/exarchos/git-exarchos/bench/benchutil"
 
 	"github.com/exarchos/git-exarchos/app"
 	"github.com/exarchos/git-exarchos/workflow"

@@ -2,9 +2,10 @@ package main
 
 import (
 	"fmt"
-	"github.com/exarchos/git-exarchos/bench/benchutil"
 	"os"
 	"path/filepath"
+
+	"github.com/exarchos/git-exarchos/bench/benchutil"
 
 	"github.com/exarchos/git-exarchos/app"
 	"github.com/exarchos/git-exarchos/workflow"
@@ -43,7 +44,7 @@ func benchEnvelope(repo, bin string, events, others, runs int) {
 	benchutil.Run(repo, "", "git", "switch", "-q", "-c", "feat/bench")
 	r, err := app.Open(repo)
 	benchutil.Check(err)
-	_, err = r.Init(workflow.Init{Feature: "bench", Type: "bench-docs", Branch: "feat/bench"})
+	_, err = r.CreateWorkflow(workflow.Init{Feature: "bench", Type: "bench-docs", Branch: "feat/bench"})
 	benchutil.Check(err)
 	for n := 1; n < events; {
 		var evs []workflow.NewEvent
@@ -54,7 +55,7 @@ func benchEnvelope(repo, bin string, events, others, runs int) {
 		benchutil.Check(err)
 	}
 	for i := range others {
-		_, err := r.Init(workflow.Init{Feature: fmt.Sprintf("other-%d", i), Type: "feature", Branch: fmt.Sprintf("feat/other-%d", i)})
+		_, err := r.CreateWorkflow(workflow.Init{Feature: fmt.Sprintf("other-%d", i), Type: "feature", Branch: fmt.Sprintf("feat/other-%d", i)})
 		benchutil.Check(err)
 	}
 	os.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))

@@ -14,13 +14,14 @@ import (
 	"bytes"
 	"flag"
 	"fmt"
-	"github.com/exarchos/git-exarchos/bench/benchutil"
 	"log"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/exarchos/git-exarchos/bench/benchutil"
 
 	"github.com/exarchos/git-exarchos/app"
 	"github.com/exarchos/git-exarchos/workflow"
@@ -160,7 +161,7 @@ func setup(repo string, events, others, files int) {
 	benchutil.Run(repo, "", "git", "switch", "-q", "-c", "feat/bench")
 	r, err := app.Open(repo)
 	benchutil.Check(err)
-	_, err = r.Init(workflow.Init{Feature: "bench", Type: "feature", Branch: "feat/bench"})
+	_, err = r.CreateWorkflow(workflow.Init{Feature: "bench", Type: "feature", Branch: "feat/bench"})
 	benchutil.Check(err)
 	_, err = r.Execute("bench", workflow.Set{Assignments: []workflow.Assignment{{Path: "artifacts.design", Value: []byte(`"docs/design.md"`)}}})
 	benchutil.Check(err)
@@ -182,7 +183,7 @@ func setup(repo string, events, others, files int) {
 	var clones bytes.Buffer
 	for i := range others {
 		if i < 20 {
-			_, err := r.Init(workflow.Init{Feature: fmt.Sprintf("other-%d", i), Type: "feature", Branch: fmt.Sprintf("feat/other-%d", i)})
+			_, err := r.CreateWorkflow(workflow.Init{Feature: fmt.Sprintf("other-%d", i), Type: "feature", Branch: fmt.Sprintf("feat/other-%d", i)})
 			benchutil.Check(err)
 			continue
 		}

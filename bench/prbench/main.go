@@ -12,12 +12,13 @@ package main
 import (
 	"flag"
 	"fmt"
-	"github.com/exarchos/git-exarchos/bench/benchutil"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/exarchos/git-exarchos/bench/benchutil"
 
 	"github.com/exarchos/git-exarchos/githubsync/fakegithub"
 )

@@ -19,6 +19,7 @@ import (
 	"github.com/exarchos/git-exarchos/app"
 	"github.com/exarchos/git-exarchos/bench/benchutil"
 	"github.com/exarchos/git-exarchos/internal/agentenv"
+	"github.com/exarchos/git-exarchos/trust"
 	"github.com/exarchos/git-exarchos/workflow"
 )
 
@@ -90,7 +91,7 @@ func setup(dir, tmp string, events, decisions int, signed bool) {
 		benchutil.Check(err)
 		f := strings.Fields(string(pub))
 		os.MkdirAll(filepath.Join(dir, ".exarchos"), 0o755)
-		os.WriteFile(filepath.Join(dir, app.AllowedSignersPath), []byte("bench@example.com "+f[0]+" "+f[1]+"\n"), 0o644)
+		os.WriteFile(filepath.Join(dir, trust.AllowedSignersPath), []byte("bench@example.com "+f[0]+" "+f[1]+"\n"), 0o644)
 		benchutil.Run(dir, "", "git", "config", "gpg.format", "ssh")
 		benchutil.Run(dir, "", "git", "config", "user.signingKey", key)
 	}

@@ -13,11 +13,13 @@ package main
 import (
 	"flag"
 	"fmt"
-	"github.com/exarchos/git-exarchos/bench/benchutil"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/exarchos/git-exarchos/bench/benchutil"
+	"github.com/exarchos/git-exarchos/teamsync"
 
 	"github.com/exarchos/git-exarchos/app"
 	"github.com/exarchos/git-exarchos/workflow"
@@ -85,16 +87,16 @@ func prepare(root string, workflows, diverged int) {
 		benchutil.Check(err)
 		note(alice, f, 20)
 	}
-	_, err := app.Push(alice, app.PushOptions{})
+	_, err := teamsync.Push(alice.Repo, teamsync.PushOptions{})
 	benchutil.Check(err)
-	_, err = app.Pull(bob, app.PullOptions{})
+	_, err = teamsync.Pull(bob.Repo, teamsync.PullOptions{})
 	benchutil.Check(err)
 	for i := 0; i < diverged; i++ {
 		f := fmt.Sprintf("wf-%03d", i)
 		note(alice, f, 5)
 		note(bob, f, 5)
 	}
-	_, err = app.Push(alice, app.PushOptions{})
+	_, err = teamsync.Push(alice.Repo, teamsync.PushOptions{})
 	benchutil.Check(err)
 }
 

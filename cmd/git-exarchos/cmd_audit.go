@@ -7,6 +7,7 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/exarchos/git-exarchos/app"
+	"github.com/exarchos/git-exarchos/views"
 )
 
 func auditCommand() *cli.Command {
@@ -35,7 +36,7 @@ func auditCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			a, err := app.ShowAudit(r, app.AuditOptions{Feature: c.Args().First()})
+			a, err := app.ShowAudit(r, views.AuditOptions{Feature: c.Args().First()})
 			if err != nil {
 				return err
 			}

@@ -9,6 +9,7 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/exarchos/git-exarchos/app"
+	"github.com/exarchos/git-exarchos/saga"
 	"github.com/exarchos/git-exarchos/workflow"
 )
 
@@ -59,8 +60,8 @@ Examples:
 			if err != nil {
 				return err
 			}
-			res, err := app.Cancel(r, app.CancelOptions{Feature: c.Args().First(), Reason: c.String("reason"), DryRun: c.Bool("dry-run"), SkipPR: c.Bool("skip-pr"), Human: c.Bool("human")})
-			var inc *app.CancelIncompleteError
+			res, err := app.Cancel(r, saga.CancelOptions{Feature: c.Args().First(), Reason: c.String("reason"), DryRun: c.Bool("dry-run"), SkipPR: c.Bool("skip-pr"), Human: c.Bool("human")})
+			var inc *saga.CancelIncompleteError
 			if errors.As(err, &inc) && !c.Bool("json") {
 				printCancel(c.Root().Writer, inc.Result) // the steps that ran; the error follows on stderr
 			}
@@ -72,7 +73,7 @@ Examples:
 	}
 }
 
-func printCancel(w io.Writer, res *app.CancelResult) {
+func printCancel(w io.Writer, res *saga.CancelResult) {
 	if res.DryRun {
 		printf(w, "%s: cancel plan (%d step(s), nothing changed)\n", bold(w, res.Feature), len(res.Steps))
 	}
@@ -158,7 +159,7 @@ Examples:
 			if c.NArg() > 0 {
 				return usageErrf("usage: git exarchos %s", usage)
 			}
-			age, err := app.ParseAge(c.String("older-than"))
+			age, err := saga.ParseAge(c.String("older-than"))
 			if err != nil {
 				return err
 			}
@@ -166,7 +167,7 @@ Examples:
 			if err != nil {
 				return err
 			}
-			res, err := app.Prune(r, app.PruneOptions{OlderThan: age, Apply: c.Bool("apply")})
+			res, err := app.Prune(r, saga.PruneOptions{OlderThan: age, Apply: c.Bool("apply")})
 			if err != nil {
 				return err
 			}

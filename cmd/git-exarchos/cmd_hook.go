@@ -14,7 +14,9 @@ import (
 
 	"github.com/exarchos/git-exarchos/app"
 	"github.com/exarchos/git-exarchos/fsmonitor"
+	"github.com/exarchos/git-exarchos/hookrun"
 	"github.com/exarchos/git-exarchos/hooks"
+	"github.com/exarchos/git-exarchos/views"
 )
 
 // hookCommand is what installed hooks run; people run `hooks` (install, uninstall, status).
@@ -96,7 +98,7 @@ Examples:
 					if len(args) == 0 {
 						return usageErrf("name the git hook: pre-push, post-checkout or post-merge")
 					}
-					return app.GitHook(app.GitHookOptions{Name: args[0], Args: args[1:], Stdin: c.Root().Reader, Stderr: c.Root().ErrWriter, Push: pushWorkflows(c.Root().ErrWriter)})
+					return hookrun.GitHook(hookrun.GitHookOptions{Name: args[0], Args: args[1:], Stdin: c.Root().Reader, Stderr: c.Root().ErrWriter, Push: pushWorkflows(c.Root().ErrWriter)})
 				},
 			},
 		},
@@ -112,7 +114,7 @@ func pushWorkflows(stderr io.Writer) func(remote string) error {
 			return err
 		}
 		cmd := exec.Command(self, "push", remote)
-		cmd.Env = append(os.Environ(), app.InHookPushEnv+"=1")
+		cmd.Env = append(os.Environ(), hookrun.InHookPushEnv+"=1")
 		cmd.Stdout, cmd.Stderr = stderr, stderr
 		return cmd.Run()
 	}
@@ -208,7 +210,7 @@ Examples:
 					jsonFlag,
 				},
 				Action: func(_ context.Context, c *cli.Command) error {
-					res, err := app.HooksRelease(app.HooksReleaseOptions{Session: c.String("session"), All: c.Bool("all")})
+					res, err := hookrun.HooksRelease(hookrun.HooksReleaseOptions{Session: c.String("session"), All: c.Bool("all")})
 					if err != nil {
 						return err
 					}
@@ -243,7 +245,7 @@ Examples:
 					if err != nil {
 						return err
 					}
-					res, err := app.HooksAccept(r, app.HooksAcceptOptions{Features: c.Args().Slice(), Environ: r.Environ})
+					res, err := app.HooksAccept(r, hookrun.HooksAcceptOptions{Features: c.Args().Slice(), Environ: r.Environ})
 					if err != nil {
 						return err
 					}
@@ -323,7 +325,7 @@ Examples:
 			if err != nil {
 				return err
 			}
-			res, err := app.Rehydrate(r, app.RehydrateOptions{Feature: c.Args().First()})
+			res, err := app.Rehydrate(r, views.RehydrateOptions{Feature: c.Args().First()})
 			if err != nil {
 				return err
 			}

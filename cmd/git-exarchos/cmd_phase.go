@@ -7,12 +7,13 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/exarchos/git-exarchos/app"
+	"github.com/exarchos/git-exarchos/project"
 	"github.com/exarchos/git-exarchos/workflow"
 )
 
 // workflowCommand builds a command that runs one workflow.Command against an optional feature:
 // want is the number of positional arguments after the feature, build makes the command from them.
-func workflowCommand(name, usage, usageText string, want int, flags []cli.Flag, build func(c *cli.Command, args []string) (workflow.Command, error), what func(*app.Result) string) *cli.Command {
+func workflowCommand(name, usage, usageText string, want int, flags []cli.Flag, build func(c *cli.Command, args []string) (workflow.Command, error), what func(*project.Result) string) *cli.Command {
 	return &cli.Command{
 		Name:      name,
 		Usage:     usage,
@@ -49,7 +50,7 @@ func firstLine(s string) string {
 	return s
 }
 
-func said(s string) func(*app.Result) string { return func(*app.Result) string { return s } }
+func said(s string) func(*project.Result) string { return func(*project.Result) string { return s } }
 
 func transitionsCommand() *cli.Command {
 	return &cli.Command{
@@ -101,7 +102,7 @@ Examples:
    git exarchos transition plan-review          # the workflow bound to this branch`,
 		1, nil, func(c *cli.Command, args []string) (workflow.Command, error) {
 			return workflow.TransitionTo{Phase: args[0]}, nil
-		}, func(r *app.Result) string { return "transitioned" })
+		}, func(r *project.Result) string { return "transitioned" })
 }
 
 func setCommand() *cli.Command {

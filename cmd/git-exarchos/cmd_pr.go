@@ -9,6 +9,7 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/exarchos/git-exarchos/app"
+	"github.com/exarchos/git-exarchos/ghevidence"
 )
 
 func prCommand() *cli.Command {
@@ -43,8 +44,8 @@ Examples:
 			if err != nil {
 				return err
 			}
-			return runPR(c, func(r *app.Repo) (*app.PRResult, error) {
-				return app.LinkPR(r, app.PRLinkOptions{Feature: feature, Target: args[0]})
+			return runPR(c, func(r *app.Repo) (*ghevidence.PRResult, error) {
+				return app.LinkPR(r, ghevidence.PRLinkOptions{Feature: feature, Target: args[0]})
 			}, "linked")
 		},
 	}
@@ -67,8 +68,8 @@ Examples:
 			if c.NArg() > 1 {
 				return usageErrf("usage: git exarchos pr find [<feature>]")
 			}
-			return runPR(c, func(r *app.Repo) (*app.PRResult, error) {
-				return app.FindPR(r, app.PRFindOptions{Feature: c.Args().First()})
+			return runPR(c, func(r *app.Repo) (*ghevidence.PRResult, error) {
+				return app.FindPR(r, ghevidence.PRFindOptions{Feature: c.Args().First()})
 			}, "linked")
 		},
 	}
@@ -93,14 +94,14 @@ Examples:
 			if c.NArg() > 1 {
 				return usageErrf("usage: git exarchos pr refresh [<feature>]")
 			}
-			return runPR(c, func(r *app.Repo) (*app.PRResult, error) {
-				return app.RefreshPR(r, app.PRRefreshOptions{Feature: c.Args().First()})
+			return runPR(c, func(r *app.Repo) (*ghevidence.PRResult, error) {
+				return app.RefreshPR(r, ghevidence.PRRefreshOptions{Feature: c.Args().First()})
 			}, "observed")
 		},
 	}
 }
 
-func runPR(c *cli.Command, do func(*app.Repo) (*app.PRResult, error), verb string) error {
+func runPR(c *cli.Command, do func(*app.Repo) (*ghevidence.PRResult, error), verb string) error {
 	r, err := openRepo()
 	if err != nil {
 		return err
@@ -172,7 +173,7 @@ Examples:
 			if err != nil {
 				return err
 			}
-			res, err := app.Cleanup(r, app.CleanupOptions{Feature: c.Args().First(), Offline: c.Bool("offline"), Base: c.String("base"),
+			res, err := app.Cleanup(r, ghevidence.CleanupOptions{Feature: c.Args().First(), Offline: c.Bool("offline"), Base: c.String("base"),
 				Override: c.Bool("override"), Reason: c.String("reason"), DryRun: c.Bool("dry-run")})
 			if err != nil {
 				return err

@@ -9,6 +9,8 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/exarchos/git-exarchos/app"
+	"github.com/exarchos/git-exarchos/trust"
+	"github.com/exarchos/git-exarchos/verify"
 	"github.com/exarchos/git-exarchos/workflow"
 )
 
@@ -42,7 +44,7 @@ func signersCommand() *cli.Command {
 						}
 					}
 				}
-				res, err := app.SignersAdd(r, app.SignersAddOptions{Principal: c.Args().Get(0), KeyFile: c.Args().Get(1), Roles: roles})
+				res, err := trust.SignersAdd(r.Repo, trust.SignersAddOptions{Principal: c.Args().Get(0), KeyFile: c.Args().Get(1), Roles: roles})
 				if err != nil {
 					return err
 				}
@@ -90,9 +92,9 @@ func verifyCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			res, err := app.Verify(r, app.VerifyOptions{Feature: c.Args().First(), All: c.Bool("all"), Base: c.String("base"),
+			res, err := app.Verify(r, verify.VerifyOptions{Feature: c.Args().First(), All: c.Bool("all"), Base: c.String("base"),
 				Branch: c.String("branch"), Require: c.Bool("require"), RequireGitHub: c.Bool("require-github"), RerunGates: c.Bool("rerun-gates")})
-			var failed *app.VerifyError
+			var failed *verify.VerifyError
 			if errors.As(err, &failed) {
 				if !c.Bool("json") {
 					printVerify(c.Root().ErrWriter, res)
@@ -107,7 +109,7 @@ func verifyCommand() *cli.Command {
 	}
 }
 
-func printVerify(w io.Writer, res *app.VerifyResult) {
+func printVerify(w io.Writer, res *verify.VerifyResult) {
 	for _, wf := range res.Workflows {
 		verdict := "ok"
 		if len(wf.Violations) > 0 {
@@ -122,7 +124,7 @@ func printVerify(w io.Writer, res *app.VerifyResult) {
 		}
 		if wf.GitHub != "" {
 			printf(w, "  github: %s\n", wf.GitHub)
-			if wf.GitHub == app.GitHubNoToken {
+			if wf.GitHub == verify.GitHubNoToken {
 				printf(w, "  the pull request was not checked with GitHub: set GITHUB_TOKEN or GH_TOKEN (CI: --require-github fails without one)\n")
 			}
 		}
@@ -141,7 +143,7 @@ func printTrust(w io.Writer, st app.Status) {
 	printTrustLine(w, st.Trust)
 }
 
-func printTrustLine(w io.Writer, t app.Trust) {
+func printTrustLine(w io.Writer, t trust.Trust) {
 	switch t.Mode {
 	case "signed":
 		printf(w, "decisions: signed (%d allowed signer(s) at %s)\n", t.Signers, t.Base)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/exarchos/git-exarchos/app"
 	"github.com/exarchos/git-exarchos/gitstore"
+	"github.com/exarchos/git-exarchos/views"
 	"github.com/exarchos/git-exarchos/workflow"
 )
 
@@ -87,7 +88,7 @@ Examples:
 			if err != nil {
 				return err
 			}
-			res, err := app.Log(r, app.LogOptions{Feature: c.Args().First(), Types: c.StringSlice("type"), SinceSeq: c.Int64("since-seq"), Limit: c.Int("limit")})
+			res, err := app.Log(r, views.LogOptions{Feature: c.Args().First(), Types: c.StringSlice("type"), SinceSeq: c.Int64("since-seq"), Limit: c.Int("limit")})
 			if err != nil {
 				return err
 			}
@@ -125,7 +126,7 @@ Examples:
 			if err != nil {
 				return err
 			}
-			res, err := app.Fsck(r, app.FsckOptions{Feature: c.Args().First()})
+			res, err := app.Fsck(r, views.FsckOptions{Feature: c.Args().First()})
 			if err != nil {
 				return err
 			}

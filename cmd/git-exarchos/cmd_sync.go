@@ -9,8 +9,8 @@ import (
 
 	"github.com/urfave/cli/v3"
 
-	"github.com/exarchos/git-exarchos/app"
 	"github.com/exarchos/git-exarchos/gitstore"
+	"github.com/exarchos/git-exarchos/teamsync"
 	"github.com/exarchos/git-exarchos/workflow"
 )
 
@@ -53,7 +53,7 @@ Examples:
 			if err != nil {
 				return err
 			}
-			res, err := app.Pull(r, app.PullOptions{Remote: remote, Prune: c.Bool("prune")})
+			res, err := teamsync.Pull(r.Repo, teamsync.PullOptions{Remote: remote, Prune: c.Bool("prune")})
 			if err != nil {
 				return err
 			}
@@ -86,7 +86,7 @@ Examples:
 			if err != nil {
 				return err
 			}
-			res, err := app.Push(r, app.PushOptions{Remote: remote, Retries: c.Int("retries")})
+			res, err := teamsync.Push(r.Repo, teamsync.PushOptions{Remote: remote, Retries: c.Int("retries")})
 			if err != nil {
 				return err
 			}
@@ -115,7 +115,7 @@ Examples:
 			if err != nil {
 				return err
 			}
-			res, err := app.Sync(r, app.SyncOptions{Remote: remote, Prune: c.Bool("prune"), Retries: c.Int("retries")})
+			res, err := teamsync.Sync(r.Repo, teamsync.SyncOptions{Remote: remote, Prune: c.Bool("prune"), Retries: c.Int("retries")})
 			if err != nil {
 				return err
 			}
@@ -159,7 +159,7 @@ Examples:
 				if err != nil {
 					return err
 				}
-				res, err := app.RemoteSetup(r, app.RemoteSetupOptions{Remote: remote})
+				res, err := teamsync.RemoteSetup(r.Repo, teamsync.RemoteSetupOptions{Remote: remote})
 				if err != nil {
 					return err
 				}
@@ -175,18 +175,18 @@ Examples:
 	}
 }
 
-func pullFailure(res *app.PullResult) error {
+func pullFailure(res *teamsync.PullResult) error {
 	if n := res.Failures(); n > 0 {
 		return fmt.Errorf("%w: %d workflow(s) could not be pulled (see above); the others were", errSyncFailed, n)
 	}
 	return nil
 }
 
-func pushFailure(res *app.PushResult) error {
-	if n := res.Counts[app.Rejected]; n > 0 {
+func pushFailure(res *teamsync.PushResult) error {
+	if n := res.Counts[teamsync.Rejected]; n > 0 {
 		return fmt.Errorf("%w: %d workflow(s) still rejected by %s after retries: run `git exarchos sync %s` again", errPushRejected, n, res.Remote, res.Remote)
 	}
-	if n := res.Counts[app.Failed]; n > 0 {
+	if n := res.Counts[teamsync.Failed]; n > 0 {
 		return fmt.Errorf("%w: %d workflow(s) could not be merged before pushing (see above)", errSyncFailed, n)
 	}
 	return nil
@@ -209,7 +209,7 @@ func counts(m map[string]int) string {
 	return strings.Join(parts, ", ")
 }
 
-func printPull(w io.Writer, res *app.PullResult) {
+func printPull(w io.Writer, res *teamsync.PullResult) {
 	printf(w, "pull from %s: %s\n", res.Remote, counts(res.Counts))
 	for _, wf := range res.Workflows {
 		if wf.Action == gitstore.UpToDate || wf.Action == gitstore.Ahead {
@@ -233,10 +233,10 @@ func printConflicts(w io.Writer, cs []workflow.Conflict) {
 	}
 }
 
-func printPush(w io.Writer, res *app.PushResult) {
+func printPush(w io.Writer, res *teamsync.PushResult) {
 	printf(w, "push to %s: %s\n", res.Remote, counts(res.Counts))
 	for _, wf := range res.Workflows {
-		if wf.Result == app.InSync {
+		if wf.Result == teamsync.InSync {
 			continue
 		}
 		line := fmt.Sprintf("  %s %s", bold(w, wf.Feature), wf.Result)

@@ -10,6 +10,7 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/exarchos/git-exarchos/app"
+	"github.com/exarchos/git-exarchos/project"
 	"github.com/exarchos/git-exarchos/workflow"
 )
 
@@ -21,7 +22,7 @@ func taskCommand() *cli.Command {
 		}
 		return workflowCommand(name, usage, fmt.Sprintf("git exarchos task %s [<feature>] <task-id>%s [--json]\n\nExamples:\n   %s", name, opts, example),
 			1, flags, func(c *cli.Command, args []string) (workflow.Command, error) { return build(c, args[0]), nil },
-			func(r *app.Result) string { return "task " + name })
+			func(r *project.Result) string { return "task " + name })
 	}
 	return &cli.Command{
 		Name:  "task",

@@ -11,6 +11,7 @@ import (
 
 	"github.com/exarchos/git-exarchos/app"
 	"github.com/exarchos/git-exarchos/gitstore"
+	"github.com/exarchos/git-exarchos/project"
 	"github.com/exarchos/git-exarchos/workflow"
 )
 
@@ -27,7 +28,7 @@ func splitFeature(c *cli.Command, want int, usage string) (string, []string, err
 }
 
 // printResult is the text rendering shared by commands that change a workflow.
-func printResult(w io.Writer, res *app.Result, what string) {
+func printResult(w io.Writer, res *project.Result, what string) {
 	st := res.State
 	printf(w, "%s: %s; the %s workflow is in %s", bold(w, st.Feature), what, st.Type, bold(w, st.Phase))
 	if n := len(res.Appended); n > 0 {

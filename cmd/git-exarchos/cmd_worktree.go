@@ -7,6 +7,7 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/exarchos/git-exarchos/app"
+	"github.com/exarchos/git-exarchos/saga"
 )
 
 // task start and task done, which know about task worktrees (the rest of `task` is cmd_work.go).
@@ -44,7 +45,7 @@ Examples:
 			if err != nil {
 				return err
 			}
-			res, err := app.StartTask(r, app.TaskStartOptions{Feature: feature, Task: args[0], Worktree: c.Bool("worktree"), Base: c.String("base"), Path: c.String("path")})
+			res, err := app.StartTask(r, saga.TaskStartOptions{Feature: feature, Task: args[0], Worktree: c.Bool("worktree"), Base: c.String("base"), Path: c.String("path")})
 			if err != nil {
 				return err
 			}
@@ -65,15 +66,15 @@ Examples:
 func taskDoneCommand() *cli.Command {
 	const usage = "task done [<feature>] <task-id> [--json]"
 	return &cli.Command{
-		Name:      "done",
-		Usage:     "mark a task completed at its commit, after the definition's task gates pass there",
+		Name:  "done",
+		Usage: "mark a task completed at its commit, after the definition's task gates pass there",
 		UsageText: "git exarchos " + usage + "\n\n" +
 			"Records the task's commit: the tip of its worktree's branch, or of the workflow's branch. When the\n" +
 			"definition (read from the base branch) names taskGates, each that has not passed on that commit\n" +
 			"runs first, in a clean checkout of it; a failure keeps the task open (exit 3) with the gate's\n" +
 			"output and the fix: commit the repair and run task done again. docs/peers.md#quality-gates.\n\n" +
 			"Examples:\n   git exarchos task done login t1\n   git exarchos task done t1 --json",
-		Flags:     []cli.Flag{jsonFlag},
+		Flags: []cli.Flag{jsonFlag},
 		Action: func(_ context.Context, c *cli.Command) error {
 			feature, args, err := splitFeature(c, 1, usage)
 			if err != nil {

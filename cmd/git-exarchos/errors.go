@@ -7,9 +7,15 @@ import (
 	"io"
 
 	"github.com/exarchos/git-exarchos/app"
+	"github.com/exarchos/git-exarchos/ghevidence"
 	"github.com/exarchos/git-exarchos/githubsync"
 	"github.com/exarchos/git-exarchos/gitrepo"
 	"github.com/exarchos/git-exarchos/gitstore"
+	"github.com/exarchos/git-exarchos/hookrun"
+	"github.com/exarchos/git-exarchos/project"
+	"github.com/exarchos/git-exarchos/saga"
+	"github.com/exarchos/git-exarchos/trust"
+	"github.com/exarchos/git-exarchos/verify"
 	"github.com/exarchos/git-exarchos/workflow"
 )
 
@@ -74,30 +80,30 @@ func rejection(usage bool) func(error) bool {
 // matches wins: a row for a wrapping error (a cancel that stopped on GitHub access) comes before the
 // rows of what it wraps. Every row has a test (errors_test.go) and a line in docs/json.md.
 var errorTable = []errorRow{
-	{"HOOK_INPUT", exitUsage, is(app.ErrHookBlock)}, // exit 2: Claude Code blocks the call
+	{"HOOK_INPUT", exitUsage, is(hookrun.ErrHookBlock)}, // exit 2: Claude Code blocks the call
 	{"USAGE", exitUsage, as[usageError]()},
-	{"USAGE", exitUsage, as[*app.UsageError]()},
+	{"USAGE", exitUsage, as[*project.UsageError]()},
 	{"USAGE", exitUsage, is(gitstore.ErrBadFeature)},
 	{"USAGE", exitUsage, is(gitstore.ErrBadPayload)},
 	{"", exitUsage, rejection(true)},
 	{"", exitRejected, rejection(false)},
-	{"AGENT_ENVIRONMENT", exitRejected, as[*app.AgentRefusal]()},
+	{"AGENT_ENVIRONMENT", exitRejected, as[*trust.AgentRefusal]()},
 	{"SCHEMA_INVALID", exitRejected, as[*app.InvalidSubmission]()},
-	{"VERIFY_FAILED", exitRejected, as[*app.VerifyError]()},
+	{"VERIFY_FAILED", exitRejected, as[*verify.VerifyError]()},
 	{"IDEMPOTENCY_CONFLICT", exitRejected, as[*app.IdempotencyConflict]()},
-	{"AMBIGUOUS_FEATURE", exitUsage, is(app.ErrAmbiguous)},
+	{"AMBIGUOUS_FEATURE", exitUsage, is(project.ErrAmbiguous)},
 	{"NO_REMOTE", exitUsage, is(gitstore.ErrNoRemote)},
-	{"PR_OTHER_REPOSITORY", exitUsage, is(app.ErrOtherRepository)},
-	{"CANCEL_INCOMPLETE", exitGitHub, func(err error) bool { return as[*app.CancelIncompleteError]()(err) && gitHubAccess(err) }},
-	{"CANCEL_INCOMPLETE", exitError, as[*app.CancelIncompleteError]()},
+	{"PR_OTHER_REPOSITORY", exitUsage, is(ghevidence.ErrOtherRepository)},
+	{"CANCEL_INCOMPLETE", exitGitHub, func(err error) bool { return as[*saga.CancelIncompleteError]()(err) && gitHubAccess(err) }},
+	{"CANCEL_INCOMPLETE", exitError, as[*saga.CancelIncompleteError]()},
 	{"PUSH_REJECTED", exitConcurrent, is(errPushRejected)},
 	{"CONCURRENT_UPDATE", exitConcurrent, is(gitstore.ErrConcurrent)},
 	{"CONCURRENT_UPDATE", exitConcurrent, is(gitrepo.ErrLocked)},
 	{"", exitGitHub, gitHubAccess},
 	{"", exitError, as[*githubsync.Error]()},
-	{"PR_NOT_LINKED", exitError, is(app.ErrNotLinked)},
-	{"PR_NOT_FOUND", exitError, is(app.ErrNoPullRequest)},
-	{"NO_GITHUB_REMOTE", exitError, is(app.ErrNoRemote)},
+	{"PR_NOT_LINKED", exitError, is(ghevidence.ErrNotLinked)},
+	{"PR_NOT_FOUND", exitError, is(ghevidence.ErrNoPullRequest)},
+	{"NO_GITHUB_REMOTE", exitError, is(ghevidence.ErrNoRemote)},
 	{"VALIDATION_FAILED", exitError, is(errValidationFailed)},
 	{"RUNBOOK_FAILED", exitError, as[*app.RunbookFailed]()},
 	{"FSCK_FAILED", exitError, is(errFsckFailed)},
@@ -139,7 +145,7 @@ func classify(err error) errorBody {
 		rej *workflow.Rejection
 		ge  *githubsync.Error
 		u   usageError
-		inc *app.CancelIncompleteError
+		inc *saga.CancelIncompleteError
 		inv *app.InvalidSubmission
 		idc *app.IdempotencyConflict
 		rbf *app.RunbookFailed
@@ -189,7 +195,7 @@ func (e usageError) Error() string { return e.msg }
 
 func usageErr(err error) error { return usageError{msg: err.Error()} }
 
-func usageErrf(format string, args ...any) error { return app.Usagef(format, args...) }
+func usageErrf(format string, args ...any) error { return project.Usagef(format, args...) }
 
 // report prints err (as JSON or text) and returns the exit code.
 func report(err error, asJSON bool, stdout, stderr io.Writer) int {

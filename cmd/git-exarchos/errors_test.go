@@ -6,9 +6,15 @@ import (
 	"testing"
 
 	"github.com/exarchos/git-exarchos/app"
+	"github.com/exarchos/git-exarchos/ghevidence"
 	"github.com/exarchos/git-exarchos/githubsync"
 	"github.com/exarchos/git-exarchos/gitrepo"
 	"github.com/exarchos/git-exarchos/gitstore"
+	"github.com/exarchos/git-exarchos/hookrun"
+	"github.com/exarchos/git-exarchos/project"
+	"github.com/exarchos/git-exarchos/saga"
+	"github.com/exarchos/git-exarchos/trust"
+	"github.com/exarchos/git-exarchos/verify"
 	"github.com/exarchos/git-exarchos/workflow"
 )
 
@@ -16,25 +22,25 @@ import (
 // wrap errors, must be matched by its own row first, and gets that row's code and exit code.
 func TestErrorTable(t *testing.T) {
 	access := &githubsync.Error{Kind: githubsync.KindBadToken, Msg: "bad token"}
-	incomplete := &app.CancelIncompleteError{Feature: "f", Result: &app.CancelResult{Feature: "f"}}
+	incomplete := &saga.CancelIncompleteError{Feature: "f", Result: &saga.CancelResult{Feature: "f"}}
 	examples := []struct {
 		err  error
 		code string
 	}{
-		{fmt.Errorf("%w: bad input", app.ErrHookBlock), "HOOK_INPUT"},
+		{fmt.Errorf("%w: bad input", hookrun.ErrHookBlock), "HOOK_INPUT"},
 		{usageError{msg: "unknown flag --x", hint: "did you mean --y?", usage: "git exarchos z"}, "USAGE"},
-		{app.Usagef("bad"), "USAGE"},
+		{project.Usagef("bad"), "USAGE"},
 		{gitstore.ErrBadFeature, "USAGE"},
 		{gitstore.ErrBadPayload, "USAGE"},
 		{&workflow.Rejection{Code: workflow.CodeUnknownPhase}, workflow.CodeUnknownPhase},
 		{&workflow.Rejection{Code: "GUARD_FAILED"}, "GUARD_FAILED"},
-		{&app.AgentRefusal{Command: "approve f", Variable: "CLAUDECODE"}, "AGENT_ENVIRONMENT"},
+		{&trust.AgentRefusal{Command: "approve f", Variable: "CLAUDECODE"}, "AGENT_ENVIRONMENT"},
 		{&app.InvalidSubmission{Phase: "research"}, "SCHEMA_INVALID"},
-		{&app.VerifyError{Result: &app.VerifyResult{}}, "VERIFY_FAILED"},
+		{&verify.VerifyError{Result: &verify.VerifyResult{}}, "VERIFY_FAILED"},
 		{&app.IdempotencyConflict{Key: "k"}, "IDEMPOTENCY_CONFLICT"},
-		{app.ErrAmbiguous, "AMBIGUOUS_FEATURE"},
+		{project.ErrAmbiguous, "AMBIGUOUS_FEATURE"},
 		{gitstore.ErrNoRemote, "NO_REMOTE"},
-		{app.ErrOtherRepository, "PR_OTHER_REPOSITORY"},
+		{ghevidence.ErrOtherRepository, "PR_OTHER_REPOSITORY"},
 		{errors.Join(incomplete, access), "CANCEL_INCOMPLETE"},
 		{incomplete, "CANCEL_INCOMPLETE"},
 		{errPushRejected, "PUSH_REJECTED"},
@@ -42,9 +48,9 @@ func TestErrorTable(t *testing.T) {
 		{gitrepo.ErrLocked, "CONCURRENT_UPDATE"},
 		{access, string(githubsync.KindBadToken)},
 		{&githubsync.Error{Kind: githubsync.KindUnreachable, Msg: "down"}, string(githubsync.KindUnreachable)},
-		{app.ErrNotLinked, "PR_NOT_LINKED"},
-		{app.ErrNoPullRequest, "PR_NOT_FOUND"},
-		{app.ErrNoRemote, "NO_GITHUB_REMOTE"},
+		{ghevidence.ErrNotLinked, "PR_NOT_LINKED"},
+		{ghevidence.ErrNoPullRequest, "PR_NOT_FOUND"},
+		{ghevidence.ErrNoRemote, "NO_GITHUB_REMOTE"},
 		{errValidationFailed, "VALIDATION_FAILED"},
 		{&app.RunbookFailed{Result: &app.RunbookResult{Steps: []app.RunbookStep{{Index: 1}}}}, "RUNBOOK_FAILED"},
 		{errFsckFailed, "FSCK_FAILED"},

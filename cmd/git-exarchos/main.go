@@ -15,9 +15,8 @@ import (
 	"os"
 	"runtime/debug"
 
+	"github.com/exarchos/git-exarchos/hookrun"
 	"github.com/urfave/cli/v3"
-
-	"github.com/exarchos/git-exarchos/app"
 )
 
 func main() {
@@ -47,7 +46,7 @@ func claudeHook(args []string, stdin io.Reader, stdout, stderr io.Writer) (int, 
 	if len(args) < 3 || args[1] != "hook" || args[2] != "claude" || len(args) > 5 {
 		return 0, false
 	}
-	o := app.ClaudeHookOptions{Stdin: stdin, Stdout: stdout, Stderr: stderr}
+	o := hookrun.ClaudeHookOptions{Stdin: stdin, Stdout: stdout, Stderr: stderr, StartMonitor: monitorStarter()}
 	seen := map[string]bool{}
 	for _, a := range args[3:] {
 		if a != "--json" && a != "--plugin" || seen[a] {
@@ -56,7 +55,7 @@ func claudeHook(args []string, stdin io.Reader, stdout, stderr io.Writer) (int, 
 		seen[a] = true
 	}
 	o.FromPlugin = seen["--plugin"]
-	if err := app.ClaudeHook(o); errors.Is(err, app.ErrHookBlock) {
+	if err := hookrun.ClaudeHook(o); errors.Is(err, hookrun.ErrHookBlock) {
 		body := classify(err) // Claude Code ignores stdout on exit 2; --json callers get the error object
 		if body.Message == "" {
 			body.Message = err.Error()

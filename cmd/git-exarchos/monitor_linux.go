@@ -4,14 +4,12 @@ import (
 	"os"
 	"os/exec"
 	"syscall"
-
-	"github.com/exarchos/git-exarchos/app"
 )
 
 // On Linux the hook keeps `git status` answers under an inotify monitor's token (package
 // fsmonitor); the monitor is this binary's `hook monitor`, started in its own session so that
 // Claude Code's hook, which waits for its process and pipes, never waits for it.
-func init() { app.StartMonitor = startMonitor }
+func monitorStarter() func(root string) error { return startMonitor }
 
 func startMonitor(root string) error {
 	self, err := os.Executable()

@@ -40,6 +40,10 @@ type rule struct {
 // package under them in the table.
 var below = []string{"", "workflowdef", "guards", "hooks", "githubsync", "gitstore", "gitrepo", "signing", "fsmonitor", "workflow", helpers}
 
+// jobs is what app and the CLI compose: the job packages split out of app (issue 31) over the
+// project base, and everything below them.
+var jobs = append([]string{"verify", "views", "ghevidence", "saga", "teamsync", "hookrun", "trust", "project"}, below...)
+
 // table mirrors the design's package table (DESIGN.md, the project's design notes; CONTRIBUTING.md's
 // package map) with the same jobs and arrows, plus the internal helpers, the bench programs and the
 // test doubles. Comments name where today's code departs from
@@ -49,10 +53,13 @@ var table = map[string]rule{
 		job: "CLI wiring: the command tree, flags, text or --json, the one error → exit-code table",
 		// Not mcpserver: the binary every hook runs must not link the MCP SDK
 		// (mcpserver's TestMainBinaryDoesNotLinkTheSDK).
-		// DESIGN.md says "wiring only", yet the hook's and status's fast paths in main.go reach
-		// gitrepo, gitstore, hooks and fsmonitor themselves (and a monitor start is set from an
-		// init()); issue 31 item 1 moves them into the hook runtime package.
-		may:       append([]string{"app"}, below...),
+		// The hook's fast path goes straight to hookrun (never through app), with its
+		// dependencies (the deadline, the monitor start) passed in hookrun.ClaudeHookOptions.
+		// DESIGN.md says "wiring only", yet cmd_hook.go (the monitor: fsmonitor, hooks),
+		// cmd_store.go and cmd_sync.go (gitstore's types in results) and errors.go (gitstore's
+		// errors) still name packages below app: the rest of issue 31 item 1 (no store types in
+		// results).
+		may:       append([]string{"app"}, jobs...),
 		libraries: []string{"github.com/urfave/cli/v3"},
 	},
 	"cmd/git-exarchos-mcp": {
@@ -61,16 +68,61 @@ var table = map[string]rule{
 	},
 	"app": {
 		job: "what each command does: one options struct and one run function per command",
+		// It composes the job packages (jobs) over the project base; the jobs still in app (the
+		// cancel saga, GitHub evidence, sync, views and diagnostics) are the rest of issue 31 item 1.
 		// DESIGN.md: everything below. app's own doc comment says commands reach the repository
-		// only through gitstore, but a dozen files (hook_git.go, hook_effects.go, worktree.go,
-		// rescue.go, sync.go, …) use gitrepo directly: issue 31 item 1 (app split by job: the hook
-		// runtime, the saga, sync) and item 2 (gitrepo behind one narrow interface).
-		may: below,
+		// only through project and gitstore, but the saga (cancel.go, rescue.go, worktree.go),
+		// sync.go, the installers and exec.go use gitrepo directly: the rest of issue 31 item 1
+		// (the saga and sync as packages) and item 2 (gitrepo behind one narrow interface).
+		may: jobs,
 		libraries: []string{
-			"github.com/go-git/go-git/v5/plumbing", // object ids and types (defs.go); issue 31 item 2
-			"gopkg.in/yaml.v3",                     // .exarchos/config.yaml (defs.go); belongs with workflowdef
+			"github.com/go-git/go-git/v5/plumbing", // object ids and types; issue 31 item 2
 			"github.com/kaptinlin/jsonschema",      // completion schemas (envelope.go); belongs with workflowdef
 		},
+	},
+	"project": {
+		job: "an opened repository with its rules: the store, the rules and base branch, state reads, the shared errors",
+		// The base every job stands on; what a job gives back to it (trust's verdicts for the
+		// fold) comes through an interface (project.Verdicts), never an import up.
+		may: []string{"workflowdef", "guards", "githubsync", "gitstore", "gitrepo", "workflow", helpers},
+		libraries: []string{
+			"github.com/go-git/go-git/v5/plumbing", // object ids of the rule files (defs.go); issue 31 item 2
+			"gopkg.in/yaml.v3",                     // .exarchos/config.yaml (defs.go); belongs with workflowdef
+		},
+	},
+	"verify": {
+		job: "the replay CI runs: signatures, the facts each transition recorded re-derived, GitHub asked again",
+		may: []string{"ghevidence", "trust", "project", "guards", "githubsync", "gitstore", "workflow", helpers},
+	},
+	"views": {
+		job: "diagnostics of the read side: the audit timeline, the log, fsck, the rehydrate context",
+		// views.go (pipeline, tasks, status diagram) is still in app: it reads app's list and
+		// transitions (the rest of issue 31 item 1).
+		may: []string{"hookrun", "project", "hooks", "gitstore", "workflow", helpers},
+	},
+	"ghevidence": {
+		job: "GitHub evidence: a workflow's pull request linked, found, refreshed; cleanup's merge verification",
+		// Each observation is recorded through the Engine the caller passes in (app's Execute).
+		may: []string{"trust", "project", "githubsync", "workflow", helpers},
+	},
+	"saga": {
+		job: "the cancel saga: task worktrees, their compensation on cancel, rescue refs, prune",
+		// Each step is recorded through the Executor the caller passes in (app's Execute).
+		// gitrepo/rescue.go still holds the rescue records' format: the rest of issue 31 item 1.
+		may: []string{"trust", "project", "githubsync", "gitstore", "gitrepo", "workflow", helpers},
+	},
+	"teamsync": {
+		job: "sync between teammates: pull, push, sync of the workflow refs, remote setup",
+		may: []string{"hookrun", "trust", "gitstore", "gitrepo", "workflow", helpers},
+	},
+	"hookrun": {
+		job: "the hook runtime: a hook payload to a decision, with its bindings, caches, journal and controls",
+		// The only package the hook's path loads (from cmd's fast path): never app.
+		may: []string{"trust", "project", "hooks", "guards", "gitstore", "gitrepo", "fsmonitor", "workflow", helpers},
+	},
+	"trust": {
+		job: "who may make a human decision and whether a recorded one counts: signers, verdicts, signing, the agent refusal",
+		may: []string{"project", "gitstore", "signing", "workflow", helpers},
 	},
 	"mcpserver": {
 		job: "MCP tools over the same commands, each run as a git-exarchos process",
@@ -177,7 +229,7 @@ var table = map[string]rule{
 // processes; nothing imports them.
 var benchProgram = rule{
 	job: "a whole-process benchmark program (figures in BENCHMARKS.md)",
-	may: append([]string{"app", "bench/benchutil", "githubsync/fakegithub"}, below...),
+	may: append([]string{"app", "bench/benchutil", "githubsync/fakegithub"}, jobs...),
 }
 
 // impure are the standard-library packages a pure package may not import: they reach the file

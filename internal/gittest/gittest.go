@@ -6,6 +6,7 @@
 package gittest
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -56,4 +57,50 @@ func cleanEnv() []string {
 		out = append(out, kv)
 	}
 	return out
+}
+
+// NewRepoOnBranch makes a repository on branch with an identity and one empty commit.
+func NewRepoOnBranch(t testing.TB, branch string) string {
+	t.Helper()
+	dir := t.TempDir()
+	Git(t, dir, "", "init", "-q", "-b", branch)
+	Git(t, dir, "", "config", "user.name", "Test User")
+	Git(t, dir, "", "config", "user.email", "test@example.com")
+	Git(t, dir, "", "commit", "-q", "--allow-empty", "-m", "initial")
+	return dir
+}
+
+// CommitFile writes content to path in dir (making its directories) and commits it.
+func CommitFile(t testing.TB, dir, path, content string) {
+	t.Helper()
+	require.NoError(t, os.MkdirAll(filepath.Dir(filepath.Join(dir, path)), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, path), []byte(content), 0o644))
+	Git(t, dir, "", "add", path)
+	Git(t, dir, "", "commit", "-q", "-m", "add "+path)
+}
+
+// NewTeam makes a bare remote (its main branch holding one commit) and n clones of it, each with
+// its own identity (Dev i, dev<i>@example.com), under one temporary directory.
+func NewTeam(t testing.TB, n int) (remote string, clones []string) {
+	t.Helper()
+	root := t.TempDir()
+	remote = filepath.Join(root, "remote.git")
+	Git(t, root, "", "init", "-q", "--bare", "-b", "main", remote)
+	for i := 0; i < n; i++ {
+		dir := filepath.Join(root, fmt.Sprintf("clone%d", i))
+		Git(t, root, "", "clone", "-q", "file://"+remote, dir)
+		Git(t, dir, "", "symbolic-ref", "HEAD", "refs/heads/main") // the remote is empty: no default branch yet
+		Git(t, dir, "", "config", "user.name", fmt.Sprintf("Dev %d", i))
+		Git(t, dir, "", "config", "user.email", fmt.Sprintf("dev%d@example.com", i))
+		if i == 0 {
+			require.NoError(t, os.WriteFile(filepath.Join(dir, "README"), []byte("hi\n"), 0o644))
+			Git(t, dir, "", "add", "README")
+			Git(t, dir, "", "commit", "-q", "-m", "initial")
+			Git(t, dir, "", "push", "-q", "origin", "main")
+		} else {
+			Git(t, dir, "", "pull", "-q", "origin", "main")
+		}
+		clones = append(clones, dir)
+	}
+	return remote, clones
 }

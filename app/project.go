@@ -1,0 +1,68 @@
+// Package app holds what each git exarchos command does, one options struct and one Run function per
+// command, apart from flag parsing and printing (which cmd/git-exarchos does). The commands
+// compose the job packages below them over the project base (project: the opened repository, its
+// rules and state); they reach the repository only through project and gitstore, GitHub only
+// through githubsync, and decide only through workflow.
+//
+// It may import the job packages and project, every package below them in the package map
+// (CONTRIBUTING.md: hooks, workflowdef, guards, githubsync, gitstore, gitrepo, signing,
+// fsmonitor, workflow) and the internal helpers, never cmd or mcpserver; internal/archtest holds
+// the rule, and notes where app still reaches gitrepo directly.
+package app
+
+import (
+	"github.com/exarchos/git-exarchos/hookrun"
+	"github.com/exarchos/git-exarchos/project"
+	"github.com/exarchos/git-exarchos/trust"
+)
+
+// Repo is an opened repository as the commands use it: the project's Repo (its store, rules and
+// base branch) with what trust knows about who may decide (trust.Repo, which installs its
+// verdicts as the fold's).
+type Repo struct {
+	*trust.Repo
+}
+
+// hookRuntime is r as the hook runtime sees it (the same opened repository and trust).
+func (r *Repo) hookRuntime() *hookrun.Repo { return &hookrun.Repo{Repo: r.Repo} }
+
+// Open discovers the repository enclosing dir, for a command.
+func Open(dir string) (*Repo, error) {
+	p, err := project.Open(dir)
+	if err != nil {
+		return nil, err
+	}
+	return &Repo{Repo: trust.Open(p)}, nil
+}
+
+// The names below are project's, kept here while the job packages move out of app (issue 31): the
+// commands and the branches in flight spell them unqualified. New code names project's.
+type (
+	UsageError           = project.UsageError
+	Rules                = project.Rules
+	Base                 = project.Base
+	Config               = project.Config
+	TypeLimits           = project.TypeLimits
+	RulesUnreadableError = project.RulesUnreadableError
+	Result               = project.Result
+	Trust                = trust.Trust
+	AgentRefusal         = trust.AgentRefusal
+)
+
+const (
+	DefinitionsDir = project.DefinitionsDir
+	ConfigFile     = project.ConfigFile
+	ValidateFile   = project.ValidateFile
+
+	AllowedSignersPath = trust.AllowedSignersPath
+	RolesPath          = trust.RolesPath
+)
+
+var (
+	// Usagef builds a UsageError (project.Usagef).
+	Usagef = project.Usagef
+	// IsRejection reports whether err is a workflow rejection (project.IsRejection).
+	IsRejection = project.IsRejection
+	// ErrAmbiguous means the feature was left out and could not be inferred (project.ErrAmbiguous).
+	ErrAmbiguous = project.ErrAmbiguous
+)
