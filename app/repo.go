@@ -173,5 +173,7 @@ func openStore(dir string) (*Repo, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Repo{Store: s, Environ: agentenv.Process()}, nil
+	r := &Repo{Store: s, Environ: agentenv.Process()}
+	s.Watch = r.indexMove // the hooks' branch index follows this process's own moves (hook_index_moves.go)
+	return r, nil
 }

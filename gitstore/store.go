@@ -79,6 +79,9 @@ type Store struct {
 	*gitrepo.Repo
 	// Now is the clock stamped on events and commits; tests may replace it.
 	Now func() time.Time
+	// Watch, when set, is told of every workflow ref this store moves (the hooks' branch index
+	// keeps itself current through it).
+	Watch MoveWatcher
 
 	st         *gitrepo.Objects
 	formatBlob gitrepo.Hash // the id of the "1\n" format marker in this repository's hash
