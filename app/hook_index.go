@@ -123,6 +123,28 @@ func (c *hookCache) loadIndex() (mode, stamp string, entries map[string]indexEnt
 	return mode, stamp, entries, true
 }
 
+// loadedIndex is the index as a process read it, under the stamp its file had then: a hook call
+// that reads the index and then moves a ref (binding a session) reads the 1,000-line file once.
+type loadedIndex struct {
+	file, mode, stamp string
+	entries           map[string]indexEntry
+}
+
+// loadIndex is hookCache.loadIndex, served again from what this process read while the file is
+// the one it read (every write of it is a new file: atomicfile). entries is the caller's to change.
+func (r *Repo) loadIndex() (mode, stamp string, entries map[string]indexEntry, ok bool) {
+	c := r.hookCache()
+	file := gitrepo.FileStamp(c.indexFile()) // before the read: a file replaced after it is read again next time
+	if k := r.hookIndex; k != nil && file != "" && k.file == file {
+		return k.mode, k.stamp, maps.Clone(k.entries), true
+	}
+	r.hookIndex = nil
+	if mode, stamp, entries, ok = c.loadIndex(); ok && file != "" {
+		r.hookIndex = &loadedIndex{file: file, mode: mode, stamp: stamp, entries: maps.Clone(entries)}
+	}
+	return mode, stamp, entries, ok
+}
+
 func (c *hookCache) writeIndex(mode, stamp string, entries map[string]indexEntry) error {
 	names := make([]string, 0, len(entries))
 	for f := range entries {
@@ -157,7 +179,7 @@ func (c *hookCache) writeIndex(mode, stamp string, entries map[string]indexEntry
 func (r *Repo) branchIndex() (map[string]indexEntry, error) {
 	c := r.hookCache()
 	stamp, fresh := r.refsStamp()
-	mode, kept, old, ok := c.loadIndex()
+	mode, kept, old, ok := r.loadIndex()
 	if ok && r.indexTaken(mode, kept, stamp, fresh, old) {
 		return old, nil
 	}

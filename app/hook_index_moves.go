@@ -49,7 +49,7 @@ func (r *Repo) indexMove(feature string) func(gitrepo.Hash) {
 // the refs as they were at pre, the refs' stamp taken just before the move.
 func (r *Repo) indexMoved(feature, pre string, commit gitrepo.Hash) {
 	c := r.hookCache()
-	mode, kept, entries, ok := c.loadIndex()
+	mode, kept, entries, ok := r.loadIndex()
 	if !ok || kept != pre || mode != stampSettled && mode != stampRecent {
 		return
 	}

@@ -69,6 +69,8 @@ type Repo struct {
 	// Environ is the environment the call runs in (Open takes the process's): in an agent's,
 	// human decisions are refused (authority.go).
 	Environ agentenv.Env
+	// hookIndex is the hooks' branch index as this process last read it (hook_index.go).
+	hookIndex *loadedIndex
 }
 
 // Open discovers the repository enclosing dir.
