@@ -4,8 +4,10 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -43,4 +45,36 @@ func TestDirInodes(t *testing.T) {
 	assert.Equal(t, got["ref-ab"], again["ref-ab"])
 	_, err = DirInodes(filepath.Join(dir, "missing"))
 	assert.Error(t, err)
+}
+
+// BenchmarkRefsDirListing is the check a recent index stamp costs with 1,000 loose refs (one
+// directory listing with inodes), next to stamping each ref (one fstatat each, as a full check).
+func BenchmarkRefsDirListing(b *testing.B) {
+	dir := b.TempDir()
+	names := make([]string, 1000)
+	for i := range names {
+		names[i] = "workflow-" + strconv.Itoa(i)
+		require.NoError(b, os.WriteFile(filepath.Join(dir, names[i]), []byte("0123456789012345678901234567890123456789\n"), 0o644))
+	}
+	b.Run("DirInodes", func(b *testing.B) {
+		for range b.N {
+			if _, err := DirInodes(dir); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("ReadDirAndStampEach", func(b *testing.B) {
+		for range b.N {
+			d, err := os.Open(dir)
+			require.NoError(b, err)
+			entries, err := d.ReadDir(-1)
+			require.NoError(b, err)
+			listed := make([]string, len(entries))
+			for i, e := range entries {
+				listed[i] = e.Name()
+			}
+			stampFiles(d, listed, time.Now())
+			d.Close()
+		}
+	})
 }
