@@ -135,12 +135,12 @@ type loadedIndex struct {
 func (r *Repo) loadIndex() (mode, stamp string, entries map[string]indexEntry, ok bool) {
 	c := r.hookCache()
 	file := gitrepo.FileStamp(c.indexFile()) // before the read: a file replaced after it is read again next time
-	if k := r.hookIndex; k != nil && file != "" && k.file == file {
+	if k := r.hookIndex.Load(); k != nil && file != "" && k.file == file {
 		return k.mode, k.stamp, maps.Clone(k.entries), true
 	}
-	r.hookIndex = nil
+	r.hookIndex.Store(nil)
 	if mode, stamp, entries, ok = c.loadIndex(); ok && file != "" {
-		r.hookIndex = &loadedIndex{file: file, mode: mode, stamp: stamp, entries: maps.Clone(entries)}
+		r.hookIndex.Store(&loadedIndex{file: file, mode: mode, stamp: stamp, entries: maps.Clone(entries)})
 	}
 	return mode, stamp, entries, ok
 }

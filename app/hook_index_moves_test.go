@@ -371,3 +371,26 @@ func TestHookIndexKilledBeforeUpdate(t *testing.T) {
 	assert.Equal(t, map[string]string{"signup": "ideate"}, boundPhases(t, dir))
 	assert.Equal(t, moved, indexedCommits(t, dir)["signup"], "the moved ref was read")
 }
+
+// TestHookIndexGoroutinesShareARepo: goroutines moving refs through one Repo (as a library user
+// may) share the index this process read without a race, and the index stays true.
+func TestHookIndexGoroutinesShareARepo(t *testing.T) {
+	dir, r := loginAndSignup(t, "login")
+	var wg sync.WaitGroup
+	for _, f := range []string{"login", "signup"} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 10 {
+				_, err := r.Execute(f, workflow.Set{Assignments: []workflow.Assignment{{Path: "artifacts.design", Value: []byte(fmt.Sprintf(`"docs/%d.md"`, i))}}})
+				assert.NoError(t, err)
+			}
+		}()
+	}
+	wg.Wait()
+	if indexTakenNow(t, dir) {
+		assert.Equal(t, refCommits(t, dir), indexedCommits(t, dir), "a taken index is true")
+	}
+	assert.Equal(t, map[string]string{"login": "ideate"}, boundPhases(t, dir))
+	assert.Equal(t, refCommits(t, dir), indexedCommits(t, dir))
+}

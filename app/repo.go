@@ -15,6 +15,7 @@ import (
 	"io"
 	"sort"
 	"strings"
+	"sync/atomic"
 
 	"github.com/exarchos/git-exarchos/gitstore"
 	"github.com/exarchos/git-exarchos/internal/agentenv"
@@ -69,8 +70,9 @@ type Repo struct {
 	// Environ is the environment the call runs in (Open takes the process's): in an agent's,
 	// human decisions are refused (authority.go).
 	Environ agentenv.Env
-	// hookIndex is the hooks' branch index as this process last read it (hook_index.go).
-	hookIndex *loadedIndex
+	// hookIndex is the hooks' branch index as this process last read it (hook_index.go); atomic,
+	// as goroutines may move refs through one Repo.
+	hookIndex atomic.Pointer[loadedIndex]
 }
 
 // Open discovers the repository enclosing dir.
