@@ -131,16 +131,16 @@ type loadedIndex struct {
 }
 
 // loadIndex is hookCache.loadIndex, served again from what this process read while the file is
-// the one it read (every write of it is a new file: atomicfile). entries is the caller's to change.
+// the one it read (every write of it is a new file: atomicfile). entries is shared: read only.
 func (r *Repo) loadIndex() (mode, stamp string, entries map[string]indexEntry, ok bool) {
 	c := r.hookCache()
 	file := gitrepo.FileStamp(c.indexFile()) // before the read: a file replaced after it is read again next time
 	if k := r.hookIndex.Load(); k != nil && file != "" && k.file == file {
-		return k.mode, k.stamp, maps.Clone(k.entries), true
+		return k.mode, k.stamp, k.entries, true
 	}
 	r.hookIndex.Store(nil)
 	if mode, stamp, entries, ok = c.loadIndex(); ok && file != "" {
-		r.hookIndex.Store(&loadedIndex{file: file, mode: mode, stamp: stamp, entries: maps.Clone(entries)})
+		r.hookIndex.Store(&loadedIndex{file: file, mode: mode, stamp: stamp, entries: entries})
 	}
 	return mode, stamp, entries, ok
 }
@@ -183,8 +183,12 @@ func (r *Repo) branchIndex() (map[string]indexEntry, error) {
 	if ok && r.indexTaken(mode, kept, stamp, fresh, old) {
 		return old, nil
 	}
-	// Listed before any file is read: a ref replaced after this shows another inode next time.
-	inodes, _ := gitrepo.DirInodes(r.refsDir())
+	// A recent stamp is kept with the inodes listed before any file is read (a ref replaced after
+	// this shows another inode next time); a settled one takes them from the refs' own stamps.
+	var inodes map[string]uint64
+	if !fresh {
+		inodes, _ = gitrepo.DirInodes(r.refsDir())
+	}
 	known := make(map[string]gitrepo.StampedRef, len(old))
 	for f, e := range old {
 		if h, ok := gitrepo.ParseHash([]byte(e.commit)); ok && e.loose != "" {
@@ -195,11 +199,17 @@ func (r *Repo) branchIndex() (map[string]indexEntry, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read the workflow refs for the hooks' branch index: %w", err)
 	}
+	inodeOf := func(f, name string) uint64 {
+		if inodes != nil {
+			return inodes[f]
+		}
+		return stampInode(stamps[name])
+	}
 	entries := make(map[string]indexEntry, len(names))
 	for _, name := range names {
 		f, commit := strings.TrimPrefix(name, gitstore.RefPrefix), refs[name]
 		if e, ok := old[f]; ok && e.commit == commit.String() {
-			e.loose, e.ino = stamps[name], inodes[f]
+			e.loose, e.ino = stamps[name], inodeOf(f, name)
 			entries[f] = e
 			continue
 		}
@@ -223,7 +233,7 @@ func (r *Repo) branchIndex() (map[string]indexEntry, error) {
 			}
 			branch = st.Branch
 		}
-		entries[f] = indexEntry{commit: commit.String(), loose: stamps[name], branch: branch, ino: inodes[f]}
+		entries[f] = indexEntry{commit: commit.String(), loose: stamps[name], branch: branch, ino: inodeOf(f, name)}
 	}
 	switch {
 	case fresh:
@@ -234,6 +244,16 @@ func (r *Repo) branchIndex() (map[string]indexEntry, error) {
 		_ = c.writeIndex(stampRecent, "-", entries) // a stamp that never matches: kept for the commits it need not read again
 	}
 	return entries, nil
+}
+
+// stampInode is the inode number in a loose ref's stamp (dev:ino:size:mtime), 0 when it has none.
+func stampInode(stamp string) uint64 {
+	if parts := strings.Split(stamp, ":"); len(parts) == 4 {
+		if ino, err := strconv.ParseUint(parts[1], 10, 64); err == nil {
+			return ino
+		}
+	}
+	return 0
 }
 
 // indexTaken reports whether an index kept under mode and stamp kept summarises the refs, whose

@@ -2,6 +2,7 @@ package app
 
 import (
 	"bytes"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -49,10 +50,11 @@ func (r *Repo) indexMove(feature string) func(gitrepo.Hash) {
 // the refs as they were at pre, the refs' stamp taken just before the move.
 func (r *Repo) indexMoved(feature, pre string, commit gitrepo.Hash) {
 	c := r.hookCache()
-	mode, kept, entries, ok := r.loadIndex()
+	mode, kept, shared, ok := r.loadIndex()
 	if !ok || kept != pre || mode != stampSettled && mode != stampRecent {
 		return
 	}
+	entries := maps.Clone(shared)
 	post, _ := r.refsStamp() // before the listing: a move after the listing shows another inode
 	if packedStamp(post) != packedStamp(pre) {
 		return
