@@ -108,14 +108,14 @@ func TestHookIndexRereadsMovedRefsOnly(t *testing.T) {
 		b, err := os.ReadFile(index)
 		require.NoError(t, err)
 		for _, l := range strings.Split(string(b), "\n") {
-			if fields := strings.Fields(l); len(fields) == 4 && fields[0] == f {
+			if fields := strings.Fields(l); len(fields) == 5 && fields[0] == f {
 				return fields
 			}
 		}
 		t.Fatalf("no line for %s in %q", f, b)
 		return nil
 	}
-	require.NotEqual(t, "-", line("signup")[2], "a settled ref's stamp is kept")
+	require.NotEqual(t, "-", line("signup")[3], "a settled ref's stamp is kept")
 
 	loginCommit := git(t, dir, "rev-parse", "refs/exarchos/login")
 	signupCommit := git(t, dir, "rev-parse", "refs/exarchos/signup")
@@ -142,7 +142,7 @@ func TestHookIndexRereadsMovedRefsOnly(t *testing.T) {
 	settleRefs(t, dir, 2)
 	require.NoError(t, os.Remove(index)) // so that the index surely knows signup at login's commit
 	assert.Empty(t, boundPhases(t, dir), "signup's ref holds login's workflow")
-	require.NotEqual(t, "-", line("signup")[2])
+	require.NotEqual(t, "-", line("signup")[3])
 	rewriteInPlace(signupCommit)
 	settleFile("signup", 3)
 	settleRefs(t, dir, 3)
@@ -153,7 +153,7 @@ func TestHookIndexRereadsMovedRefsOnly(t *testing.T) {
 	rewriteInPlace(loginCommit)
 	settleRefs(t, dir, 4)
 	assert.Empty(t, boundPhases(t, dir))
-	// assert.Equal(t, "-", line("signup")[2], "a stamp younger than a tick is not kept")
+	// assert.Equal(t, "-", line("signup")[3], "a stamp younger than a tick is not kept")
 	young, err := os.Stat(filepath.Join(refs, "signup"))
 	require.NoError(t, err)
 	rewriteInPlace(signupCommit)
@@ -169,7 +169,7 @@ func TestHookIndexRereadsMovedRefsOnly(t *testing.T) {
 	fields := line("signup")
 	b, err := os.ReadFile(index)
 	require.NoError(t, err)
-	damaged := strings.Replace(string(b), "\n"+strings.Join(fields, " ")+"\n", "\n"+strings.Join(append(fields[:3:3], "login"), " ")+"\n", 1)
+	damaged := strings.Replace(string(b), "\n"+strings.Join(fields, " ")+"\n", "\n"+strings.Join(append(fields[:4:4], "login"), " ")+"\n", 1)
 	require.NotEqual(t, string(b), damaged)
 	require.NoError(t, os.WriteFile(index, []byte(damaged), 0o644))
 	assert.Equal(t, map[string]string{"signup": "ideate"}, boundPhases(t, dir))

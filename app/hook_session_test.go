@@ -125,8 +125,8 @@ func TestHookSessionBinding(t *testing.T) {
 }
 
 // TestHookFailsClosed: junk under refs/exarchos/ affects only itself; when the bound workflow
-// itself cannot be read, or the session's binding is damaged, every call is refused with the
-// repair; unreadable input exits 2 (a block).
+// itself cannot be read, or the session's binding is damaged, every policed call is refused with
+// the repair (a read-only tool passes); unreadable input exits 2 (a block).
 func TestHookFailsClosed(t *testing.T) {
 	dir, _ := loginRepo(t)
 	refs := filepath.Join(dir, ".git", "refs", "exarchos")
@@ -148,14 +148,15 @@ func TestHookFailsClosed(t *testing.T) {
 
 	// The bound workflow's own ref broken: refused, with the repair.
 	require.NoError(t, os.WriteFile(filepath.Join(refs, "login"), []byte("garbage\n"), 0o644))
-	for _, tool := range []string{"Read", "Write", "Bash"} {
+	for _, tool := range []string{"Write", "Bash"} {
 		reason := callHook(t, "junk-true", dir, "PreToolUse", tool, bash("ls")).denied()
 		assert.Contains(t, reason, "cannot read the workflow this session works on", tool)
 		assert.Contains(t, reason, "git exarchos fsck", tool)
 	}
+	assert.Empty(t, callHook(t, "junk-true", dir, "PreToolUse", "Read", write("x")).denied(), "a read-only tool is not policed")
 	// A damaged binding: refused, never forgotten.
 	require.NoError(t, os.WriteFile(hookrun.SessionFile("broken"), []byte("{"), 0o600))
-	assert.Contains(t, callHook(t, "broken", dir, "PreToolUse", "Read", write("x")).denied(), "damaged")
+	assert.Contains(t, callHook(t, "broken", dir, "PreToolUse", "Write", write("x")).denied(), "damaged")
 
 	var out, errOut bytes.Buffer
 	err := hookrun.ClaudeHook(hookrun.ClaudeHookOptions{Stdin: strings.NewReader("{not json"), Stdout: &out, Stderr: &errOut})

@@ -21,10 +21,11 @@ import (
 // verdicts as the fold's).
 type Repo struct {
 	*trust.Repo
+	hook *hookrun.Repo // the same repository as the hook runtime sees it, attached once (Open)
 }
 
 // hookRuntime is r as the hook runtime sees it (the same opened repository and trust).
-func (r *Repo) hookRuntime() *hookrun.Repo { return &hookrun.Repo{Repo: r.Repo} }
+func (r *Repo) hookRuntime() *hookrun.Repo { return r.hook }
 
 // Open discovers the repository enclosing dir, for a command.
 func Open(dir string) (*Repo, error) {
@@ -32,7 +33,8 @@ func Open(dir string) (*Repo, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Repo{Repo: trust.Open(p)}, nil
+	t := trust.Open(p)
+	return &Repo{Repo: t, hook: hookrun.Attach(t)}, nil
 }
 
 // The names below are project's, kept here while the job packages move out of app (issue 31): the

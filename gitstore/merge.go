@@ -94,7 +94,7 @@ func (s *Store) Integrate(feature string, p Projector, theirs gitrepo.Hash, labe
 			}
 			res.Action, res.New, res.Added = Merged, merged.commit, merged.events-lh.snap.Events
 		}
-		s.noteRefWrite(ref, res.New)
+		moved := s.noteRefWrite(ref, res.New)
 		err = s.git.UpdateRef(ref, res.New, local)
 		if errors.Is(err, gitrepo.ErrStale) {
 			backoff(attempt)
@@ -103,6 +103,7 @@ func (s *Store) Integrate(feature string, p Projector, theirs gitrepo.Hash, labe
 		if err != nil {
 			return nil, err
 		}
+		moved()
 		if b != nil {
 			if err := b.ensureDurable(); err != nil {
 				return nil, err

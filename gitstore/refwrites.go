@@ -26,8 +26,25 @@ func RefWritesFile(commonDir string) string {
 	return filepath.Join(commonDir, filepath.FromSlash(refWritesPath))
 }
 
-// noteRefWrite logs that this process is about to move ref to h (zero: delete it).
-func (s *Store) noteRefWrite(ref string, h gitrepo.Hash) {
+// MoveWatcher is told of each move of a workflow ref this process makes: it is called just before
+// the ref moves, and the function it returns right after the move took, with the commit the ref
+// now holds (zero: deleted). A move that failed or lost its race is not reported after.
+type MoveWatcher func(feature string) (moved func(commit gitrepo.Hash))
+
+// noteRefWrite logs that this process is about to move ref to h (zero: delete it), tells the
+// store's watcher, and returns what to call once the ref moved.
+func (s *Store) noteRefWrite(ref string, h gitrepo.Hash) (moved func()) {
+	moved = func() {}
+	if s.Watch != nil {
+		if after := s.Watch(strings.TrimPrefix(ref, RefPrefix)); after != nil {
+			moved = func() { after(h) }
+		}
+	}
+	s.logRefWrite(ref, h)
+	return moved
+}
+
+func (s *Store) logRefWrite(ref string, h gitrepo.Hash) {
 	p := RefWritesFile(s.Loc.CommonDir)
 	f, err := os.OpenFile(p, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
 	if errors.Is(err, fs.ErrNotExist) {

@@ -198,10 +198,13 @@ func (s *Store) ClearTombstone(remote, feature string) error {
 // DeleteIfUnchanged deletes a local workflow if its tip is still want (by compare-and-swap); it
 // reports whether it did.
 func (s *Store) DeleteIfUnchanged(feature string, want gitrepo.Hash) (bool, error) {
-	s.noteRefWrite(RefName(feature), gitrepo.ZeroHash)
+	moved := s.noteRefWrite(RefName(feature), gitrepo.ZeroHash)
 	err := s.git.UpdateRef(RefName(feature), gitrepo.ZeroHash, want)
 	if errors.Is(err, gitrepo.ErrStale) {
 		return false, nil
+	}
+	if err == nil {
+		moved()
 	}
 	return err == nil, err
 }

@@ -61,13 +61,14 @@ func (s *Store) Create(feature string, p Projector, events []workflow.NewEvent) 
 	if err != nil {
 		return nil, err
 	}
-	s.noteRefWrite(ref, commit)
+	moved := s.noteRefWrite(ref, commit)
 	if err := s.git.UpdateRef(ref, commit, gitrepo.ZeroHash); err != nil {
 		if errors.Is(err, gitrepo.ErrStale) {
 			return nil, fmt.Errorf("%w: %s was created concurrently", ErrExists, feature)
 		}
 		return nil, err
 	}
+	moved()
 	if err := b.ensureDurable(); err != nil {
 		return nil, err
 	}
@@ -146,7 +147,7 @@ func (s *Store) tryUpdate(feature string, p Projector, decide Decider, lock *git
 	if err != nil {
 		return nil, err
 	}
-	s.noteRefWrite(RefName(feature), commit)
+	moved := s.noteRefWrite(RefName(feature), commit)
 	if lock != nil {
 		err = lock.Commit(commit)
 	} else {
@@ -155,6 +156,7 @@ func (s *Store) tryUpdate(feature string, p Projector, decide Decider, lock *git
 	if err != nil {
 		return nil, err
 	}
+	moved()
 	if err := b.ensureDurable(); err != nil {
 		return nil, err
 	}

@@ -19,6 +19,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/exarchos/git-exarchos/gitrepo"
@@ -114,6 +115,18 @@ func (h *hookRepo) open(dir string) (*Repo, error) {
 // the journal, the controls.
 type Repo struct {
 	*trust.Repo
+	// hookIndex is the hooks' branch index as this process last read it (hook_index.go); atomic,
+	// as goroutines may move refs through one Repo.
+	hookIndex atomic.Pointer[loadedIndex]
+}
+
+// Attach is t as the hook runtime uses it, with the hooks' branch index following every move of
+// a workflow ref made through t's store (hook_index_moves.go): every command opens its
+// repository through Attach, so no ref this process moves leaves the index behind.
+func Attach(t *trust.Repo) *Repo {
+	h := &Repo{Repo: t}
+	t.Store.Watch = h.indexMove
+	return h
 }
 
 // Open discovers the repository enclosing dir, with trust's verdicts, without reading the rules
@@ -123,7 +136,7 @@ func Open(dir string) (*Repo, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Repo{Repo: trust.Open(p)}, nil
+	return Attach(trust.Open(p)), nil
 }
 
 // Session returns the workflows the session works on (binding.go): the ones its first call bound

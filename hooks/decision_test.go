@@ -38,7 +38,11 @@ func TestHandleDecisions(t *testing.T) {
 		{"an unknown tool in ideate", &fakeRepo{bound: []Bound{feature("ideate")}}, pre("FancyNewTool", "8", ToolInput{}), "not allowed while workflow login", false},
 		{"an MCP tool in delegate", &fakeRepo{bound: []Bound{feature("delegate")}}, pre("mcp__github__create_or_update_file", "9", ToolInput{}), "", false},
 		{"Read in plan", &fakeRepo{bound: []Bound{feature("plan")}}, pre("Read", "10", ToolInput{FilePath: "/repo/main.go"}), "", false},
-		{"the workflow cannot be read: Read", &fakeRepo{err: errors.New("refs/exarchos/login holds \"x\"")}, pre("Read", "11", ToolInput{FilePath: "x"}), "cannot read the workflow this session works on", false},
+		{"the workflow cannot be read: Write", &fakeRepo{err: errors.New("refs/exarchos/login holds \"x\"")}, pre("Write", "11", ToolInput{FilePath: "x"}), "cannot read the workflow this session works on", false},
+		{"the workflow cannot be read: Bash", &fakeRepo{err: errors.New("boom")}, pre("Bash", "15", ToolInput{Command: "ls"}), "git exarchos fsck", false},
+		{"the workflow cannot be read: an unknown tool", &fakeRepo{err: errors.New("boom")}, pre("FancyNewTool", "16", ToolInput{}), "git exarchos hooks release --session", false},
+		{"the workflow cannot be read: Read passes", &fakeRepo{err: errors.New("boom")}, pre("Read", "17", ToolInput{FilePath: "x"}), "", false},
+		{"the workflow cannot be read: Grep passes", &fakeRepo{err: errors.New("boom")}, pre("Grep", "18", ToolInput{}), "", false},
 		{"the workflow cannot be read: PostToolUse", &fakeRepo{err: errors.New("boom")}, Input{HookEventName: PostToolUse, ToolName: "Bash"}, "git exarchos fsck", true},
 		{"a call that cannot be counted", &failingRecord{fakeRepo{bound: []Bound{capped}}}, pre("Read", "12", ToolInput{FilePath: "x"}), "could not record this call", false},
 		{"effects outside the allowed paths", &fakeRepo{bound: []Bound{feature("plan")}, changes: []Change{{Path: "docs/a.md", Where: "untracked"}, {Path: "main.go", Where: "worktree"}}}, Input{HookEventName: PostToolUse, ToolName: "Bash"}, "main.go (worktree)", true},
@@ -46,7 +50,8 @@ func TestHandleDecisions(t *testing.T) {
 		{"effects unreadable", &fakeRepo{bound: []Bound{feature("plan")}, changesErr: errors.New("git status: index.lock")}, Input{HookEventName: PostToolUse, ToolName: "mcp__x__y"}, "could not read what changed", true},
 		{"effects after a read-only tool are not looked at", &fakeRepo{bound: []Bound{feature("plan")}, changes: []Change{{Path: "main.go", Where: "worktree"}}}, Input{HookEventName: PostToolUse, ToolName: "Read"}, "", true},
 		{"effects in delegate are not restricted", &fakeRepo{bound: []Bound{feature("delegate")}, changes: []Change{{Path: "main.go", Where: "worktree"}}}, Input{HookEventName: PostToolUse, ToolName: "Bash"}, "", true},
-		{"a type the base branch does not define", &fakeRepo{bound: []Bound{{Feature: "x", State: workflow.State{Type: "gone", Phase: "a"}}}}, pre("Read", "14", ToolInput{}), "which the base branch does not define", false},
+		{"a type the base branch does not define", &fakeRepo{bound: []Bound{{Feature: "x", State: workflow.State{Type: "gone", Phase: "a"}}}}, pre("Edit", "14", ToolInput{}), "which the base branch does not define", false},
+		{"a type the base branch does not define: Glob passes", &fakeRepo{bound: []Bound{{Feature: "x", State: workflow.State{Type: "gone", Phase: "a"}}}}, pre("Glob", "19", ToolInput{}), "", false},
 		{"a panic or a timeout: PreToolUse", nil, pre("Read", "13", ToolInput{}), "the hook failed", false},
 	}
 	for _, c := range cases {

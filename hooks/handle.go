@@ -62,8 +62,8 @@ type Change struct {
 
 // Handle answers one Claude Code hook event. It never fails: a problem is reported through warn
 // (stderr) and the event gets its safe default — except where the hook polices tools: when it
-// cannot tell which workflow the session works on, or what a call changed, it refuses (fails
-// closed) with the reason and the repair.
+// cannot tell which workflow the session works on, or what a call changed, it refuses every tool
+// that may change something (fails closed) with the reason and the repair.
 func Handle(in Input, repo Repository, warn func(string)) Output {
 	dir := in.Cwd
 	if dir == "" {
@@ -84,6 +84,12 @@ func Handle(in Input, repo Repository, warn func(string)) Output {
 			err = undefined(ws)
 		}
 		if err != nil {
+			if !canWrite(in.ToolName) {
+				// The policed tools are the ones that may change something: a read-only tool lifts
+				// no rule, so it passes (the agent can look at what is wrong), and the repair is said.
+				warn(failClosed(in.ToolName, err))
+				return NoOpinion()
+			}
 			return Deny(failClosed(in.ToolName, err))
 		}
 		if canWrite(in.ToolName) {
