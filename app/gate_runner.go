@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"strings"
@@ -68,6 +69,12 @@ const gateTimedOutExit = 124
 // only the end of its output is kept, however much it prints. err is set only when it could not
 // run at all.
 func runGate(dir, command string, timeout time.Duration, env ...string) (gateRun, error) {
+	return runBounded(dir, command, timeout, nil, env...)
+}
+
+// runBounded is runGate that also copies the output, as it comes, to live (nil: nowhere), for a
+// runbook step the user watches.
+func runBounded(dir, command string, timeout time.Duration, live io.Writer, env ...string) (gateRun, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "sh", "-c", command)
@@ -76,7 +83,11 @@ func runGate(dir, command string, timeout time.Duration, env ...string) (gateRun
 	cmd.WaitDelay = 2 * time.Second
 	killGroupOnCancel(cmd)
 	out := &tailWriter{max: gateOutputTail}
-	cmd.Stdout, cmd.Stderr = out, out
+	var w io.Writer = out
+	if live != nil {
+		w = io.MultiWriter(live, out)
+	}
+	cmd.Stdout, cmd.Stderr = w, w // one writer: exec copies both through one pipe, in order
 	start := time.Now()
 	code, err := exitStatus(cmd.Run())
 	run := gateRun{ExitCode: code, Duration: time.Since(start), Output: out.String()}
