@@ -125,6 +125,17 @@ func TestVerifyGateForgedTaskCompletion(t *testing.T) {
 		res, err := ciVerifyGates(t, tm, dir, false)
 		wantViolation(t, res, err, "gate", "has no run recorded on that commit")
 	})
+	t.Run("a validation of the gate's text", func(t *testing.T) {
+		// `validate` ran the same command in the worktree (untracked files and all): not a gate's
+		// run in a clean checkout, so it vouches for nothing.
+		tm, dir := gatedLogin(t)
+		writeCommit(t, dir, "work.txt", "work\n")
+		head := git(t, dir, "rev-parse", "HEAD")
+		ran(t, dir, workflow.RecordValidation{Command: taskGate, ExitCode: 0, Commit: head})
+		forgeGated(t, dir, workflow.NewEvent{Type: workflow.EventTaskCompleted, Data: workflow.TaskData{ID: "a", HeadSHA: head, Was: workflow.TaskInProgress, Gates: []string{taskGate}}})
+		res, err := ciVerifyGates(t, tm, dir, false)
+		wantViolation(t, res, err, "gate", "the gate `"+taskGate+"` has no run recorded on that commit")
+	})
 	t.Run("the branch's weaker gate", func(t *testing.T) {
 		tm, dir := gatedLogin(t)
 		writeCommit(t, dir, ".exarchos/workflows/gated.yaml", strings.Replace(gatedType, `taskGates: ["test -f built.txt && echo task gate"]`, `taskGates: ["true"]`, 1))
