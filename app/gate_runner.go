@@ -7,7 +7,9 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"os/signal"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/exarchos/git-exarchos/workflow"
@@ -75,8 +77,12 @@ func runGate(dir, command string, timeout time.Duration, env ...string) (gateRun
 // runBounded is runGate that also copies the output, as it comes, to live (nil: nowhere), for a
 // runbook step the user watches.
 func runBounded(dir, command string, timeout time.Duration, live io.Writer, env ...string) (gateRun, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	base, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
+	// The gate runs in a process group of its own, which a signal meant for this one (Ctrl-C, the
+	// client stopping its tool's group) does not reach: such a signal ends the gate's group first.
+	ctx, stop := signal.NotifyContext(base, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	defer stop()
 	cmd := exec.CommandContext(ctx, "sh", "-c", command)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), env...)
@@ -91,10 +97,13 @@ func runBounded(dir, command string, timeout time.Duration, live io.Writer, env 
 	start := time.Now()
 	code, err := exitStatus(cmd.Run())
 	run := gateRun{ExitCode: code, Duration: time.Since(start), Output: out.String()}
-	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+	if errors.Is(base.Err(), context.DeadlineExceeded) {
 		run.TimedOut, run.ExitCode = true, gateTimedOutExit
 		run.Output = strings.TrimSpace(run.Output + fmt.Sprintf("\n(killed: the gate ran longer than its %s timeout, gateTimeout in the definition)", timeout))
 		return run, nil
+	}
+	if ctx.Err() != nil {
+		return run, fmt.Errorf("`%s` was interrupted, and what it started stopped with it: nothing is recorded of this run", command)
 	}
 	if errors.Is(err, exec.ErrWaitDelay) {
 		// It exited, but left something running that holds its output: nothing of a gate
