@@ -36,7 +36,7 @@ func (r *Repo) recordGates(feature string, st workflow.State, def *workflow.Defi
 		if err != nil {
 			return "", err
 		}
-		records = append(records, workflow.RecordValidation{Command: g, ExitCode: run.ExitCode, DurationMs: run.Duration.Milliseconds(), Commit: commit})
+		records = append(records, workflow.RecordValidation{Command: g, ExitCode: run.ExitCode, DurationMs: run.Duration.Milliseconds(), Commit: commit, Gate: true})
 		if run.ExitCode != 0 {
 			failed = orElse(run.Output, "(no output)")
 			break

@@ -1,11 +1,8 @@
 package app
 
 import (
-	"bytes"
 	"fmt"
 	"io"
-	"os"
-	"os/exec"
 	"slices"
 	"strings"
 	"time"
@@ -91,25 +88,23 @@ func Runbook(r *Repo, o RunbookOptions) (*RunbookResult, error) {
 	if out == nil {
 		out = io.Discard
 	}
+	timeout := time.Duration(def.GateTimeoutMillis()) * time.Millisecond
 	res := &RunbookResult{Feature: feature, Runbook: o.Name, Steps: []RunbookStep{}}
 	for i := from; i <= len(steps); i++ {
 		step := steps[i-1]
-		cmd := exec.Command("sh", "-c", step)
-		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "EXARCHOS_FEATURE="+feature, "EXARCHOS_RUNBOOK="+o.Name, fmt.Sprintf("EXARCHOS_STEP=%d", i))
-		var tail bytes.Buffer
-		cmd.Stdout, cmd.Stderr = io.MultiWriter(out, &tail), io.MultiWriter(out, &tail)
-		start := time.Now()
-		code, runErr := project.ExitStatus(cmd.Run())
+		// The gates' runner: only the end of the output is kept however much a step prints, and
+		// a step is bounded by the definition's gateTimeout, with what it started.
+		run, runErr := project.RunBounded(dir, step, timeout, out, "EXARCHOS_FEATURE="+feature, "EXARCHOS_RUNBOOK="+o.Name, fmt.Sprintf("EXARCHOS_STEP=%d", i))
 		if runErr != nil {
 			return nil, fmt.Errorf("runbook %s step %d: %w", o.Name, i, runErr)
 		}
+		code := run.ExitCode
 		if _, h, err := r.Store.Facts().WorktreeOf(st.Branch); err == nil && h != "" {
 			head = h // a step may commit: record the commit it left
 		}
-		rs := RunbookStep{Runbook: o.Name, Index: i, Step: step, ExitCode: code, DurationMs: time.Since(start).Milliseconds(), Commit: head}
+		rs := RunbookStep{Runbook: o.Name, Index: i, Step: step, ExitCode: code, DurationMs: run.Duration.Milliseconds(), Commit: head}
 		if code != 0 {
-			rs.Output = outputTail(tail.String())
+			rs.Output = outputTail(run.Output)
 		}
 		if _, err := r.Store.Append(feature, r.Projector(), workflow.NewEvent{Type: EventRunbookStep, Data: rs}); err != nil {
 			return nil, err

@@ -40,24 +40,9 @@ func (f rulesFold) Project(prev json.RawMessage, events []workflow.Event) (json.
 // A join into review recorded while the stages still ran (an event appended past the CLI) is
 // caught by verify, which derives stages-completed again from the stages the log records.
 func TestVerifyFindsAForgedJoin(t *testing.T) {
-	dir := t.TempDir()
-	gittest.Git(t, dir, "", "init", "-q", "-b", "main")
-	gittest.Git(t, dir, "", "config", "user.name", "Stage Test")
-	gittest.Git(t, dir, "", "config", "user.email", "stage@example.com")
-	writeCommit(t, dir, ".exarchos/workflows/staged.yaml", stagedYAML)
-	gittest.Git(t, dir, "", "checkout", "-q", "-b", "topic")
-	r := reopen(t, dir)
-	if _, err := app.Init(r, app.InitOptions{Feature: "rel", Type: "staged"}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := app.Run(r, "rel", workflow.TransitionTo{Phase: "checks"}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := app.Run(r, "rel", workflow.CompleteStage{Stage: "lint"}); err != nil {
-		t.Fatal(err)
-	}
+	dir := inChecks(t, stagedYAML)
 	head := gittest.Git(t, dir, "", "rev-parse", "HEAD")
-	r = reopen(t, dir)
+	r := reopen(t, dir)
 	if _, err := r.Store.Append("rel", rulesFold{r.Rules().Defs}, workflow.NewEvent{Type: workflow.EventTransitioned, Data: workflow.TransitionedData{From: "checks", To: "review",
 		Trigger: workflow.OnTransition, Guards: []string{workflow.GuardStagesCompleted}, Head: head}}); err != nil {
 		t.Fatal(err)

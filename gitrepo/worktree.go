@@ -146,10 +146,11 @@ func (l Location) RemoveWorktree(path string, force bool) error {
 }
 
 // CleanCheckout checks commit out, detached, in a new temporary worktree, so that what runs there
-// sees the commit and nothing uncommitted; done removes it (a crash leaves an entry that
-// `git worktree prune` drops, as the directory is in the temporary directory).
+// sees the commit and nothing uncommitted; done removes it (what a killed process left, the next
+// clean checkout removes: checkout_sweep.go).
 func (l Location) CleanCheckout(commit string) (dir string, done func(), err error) {
-	dir, err = os.MkdirTemp("", "exarchos-guard-")
+	l.sweepCleanCheckouts()
+	dir, err = os.MkdirTemp("", cleanCheckoutPattern())
 	if err != nil {
 		return "", nil, fmt.Errorf("temporary checkout: %w", err)
 	}

@@ -116,7 +116,7 @@ func TestGatesPassed(t *testing.T) {
 		{ID: "build", Kind: workflow.Normal, Gates: []string{"make test", "make lint"}}, {ID: "done", Kind: workflow.Final}},
 		Transitions: []workflow.Transition{{From: "build", To: "done"}}}
 	run := func(cmd string, exit int, commit string, adHoc bool) workflow.Validation {
-		return workflow.Validation{Command: cmd, ExitCode: exit, Commit: commit, AdHoc: adHoc}
+		return workflow.Validation{Command: cmd, ExitCode: exit, Commit: commit, AdHoc: adHoc, Gate: !adHoc}
 	}
 	for _, c := range []struct {
 		name   string
@@ -128,6 +128,9 @@ func TestGatesPassed(t *testing.T) {
 		{"one missing", []workflow.Validation{run("make test", 0, tip, false)}, "the gate `make lint` has not run"},
 		{"passed on an older commit", []workflow.Validation{run("make test", 0, "aaaaaaa", false), run("make lint", 0, tip, false)}, "`make test` has not run on cccccccccccc"},
 		{"an ad-hoc run does not count", []workflow.Validation{run("make test", 0, tip, true), run("make lint", 0, tip, false)}, "`make test` has not run"},
+		// `validate` running the gate's text in the worktree (untracked files and all), not the
+		// gates' runner in a clean checkout.
+		{"a validation of the same command does not count", []workflow.Validation{{Command: "make test", Commit: tip}, run("make lint", 0, tip, false)}, "`make test` has not run"},
 		{"failed", []workflow.Validation{run("make test", 2, tip, false), run("make lint", 0, tip, false)}, "the gate `make test` exited 2"},
 		{"failed, then passed", []workflow.Validation{run("make test", 2, tip, false), run("make test", 0, tip, false), run("make lint", 0, tip, false)}, ""},
 		{"passed, then failed", []workflow.Validation{run("make test", 0, tip, false), run("make lint", 0, tip, false), run("make test", 1, tip, false)}, "exited 1"},

@@ -116,6 +116,7 @@ const maxNesting = 6
 type input struct {
 	kind string // "" (the terminal: nothing), pipe, file, text
 	text string
+	from string // for a pipe, the source of the command that feeds it
 }
 
 // word is one shell word: its text as bash would pass it when it is static (quotes removed,
@@ -144,7 +145,7 @@ func (c *checker) script(src string, depth int) string {
 		// Bash would refuse it too; still look at its words, in case the error is ours.
 		return c.fallback(src, depth)
 	}
-	piped := map[*syntax.Stmt]bool{}
+	piped := map[*syntax.Stmt]*syntax.Stmt{} // the commands a pipe feeds, to the one feeding each
 	var reason string
 	syntax.Walk(file, func(n syntax.Node) bool {
 		if reason != "" {
@@ -153,7 +154,7 @@ func (c *checker) script(src string, depth int) string {
 		switch n := n.(type) {
 		case *syntax.BinaryCmd:
 			if n.Op == syntax.Pipe || n.Op == syntax.PipeAll {
-				piped[n.Y] = true
+				piped[n.Y] = n.X
 			}
 		case *syntax.DeclClause:
 			// export, declare, typeset, local, readonly: naming an agent variable sets, unexports or
@@ -167,8 +168,8 @@ func (c *checker) script(src string, depth int) string {
 			}
 		case *syntax.Stmt:
 			in := input{}
-			if piped[n] {
-				in.kind = "pipe"
+			if from, ok := piped[n]; ok {
+				in.kind, in.from = "pipe", src[from.Pos().Offset():from.End().Offset()]
 			}
 			for _, r := range n.Redirs {
 				if reason = c.redirect(r, src, &in); reason != "" {
@@ -243,6 +244,11 @@ func (c *checker) call(args []word, in input, fromInput bool, depth int) string 
 		return ""
 	}
 	if !args[0].static() {
+		// `x=env; $x -i git exarchos override …`: whatever the name runs, the words after it that
+		// spell out a human decision are refused as they are written literally, waiting or not.
+		if r := c.exarchosAfterUnknown(args[1:]); r != "" {
+			return r
+		}
 		return c.unknown("the command name " + args[0].raw + " is only known when it runs")
 	}
 	name := path.Base(args[0].text)
@@ -558,6 +564,13 @@ operands:
 	case "text":
 		return c.script(in.text, depth+1)
 	case "pipe", "file":
+		// What a pipe feeds a shell is only known when it runs; a script that names an agent's
+		// variable (`printf 'unset CLAUDECODE; …' | bash`) is refused whatever the workflow waits on.
+		for _, v := range agentVarNames() {
+			if strings.Contains(in.from, v) {
+				return reasonAgentEnv("feeds a shell, through a pipe, a script that names " + v)
+			}
+		}
 		return c.unknown("a shell reads its script from its input")
 	}
 	return ""
@@ -901,6 +914,17 @@ func (c *checker) exarchos(args []word, fromInput bool) string {
 	}
 	if fromInput {
 		return c.unknown("xargs gives git exarchos its command")
+	}
+	return ""
+}
+
+// exarchosAfterUnknown reads the words that follow a command name the hook cannot know: where they
+// name git exarchos (`git … exarchos`, `git-exarchos`), what follows is checked as that command.
+func (c *checker) exarchosAfterUnknown(args []word) string {
+	for i, a := range args {
+		if path.Base(a.text) == "git-exarchos" || a.text == "exarchos" && i > 0 && slices.ContainsFunc(args[:i], func(w word) bool { return path.Base(w.text) == "git" }) {
+			return c.exarchos(args[i+1:], false)
+		}
 	}
 	return ""
 }

@@ -4,9 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
+	"os/signal"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -27,24 +30,41 @@ const GateTimedOutExit = 124
 // RunGate runs one gate with sh -c in dir, under timeout. The gate's whole process group is
 // killed at the timeout (a `sleep` the shell started would otherwise hold the output open), and
 // only the end of its output is kept, however much it prints. err is set only when it could not
-// run at all.
+// run at all, or when it was interrupted (nothing of an interrupted run is to be recorded).
 func RunGate(dir, command string, timeout time.Duration, env ...string) (GateRun, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	return RunBounded(dir, command, timeout, nil, env...)
+}
+
+// RunBounded is RunGate that also copies the output, as it comes, to live (nil: nowhere), for a
+// runbook step the user watches.
+func RunBounded(dir, command string, timeout time.Duration, live io.Writer, env ...string) (GateRun, error) {
+	base, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
+	// The gate runs in a process group of its own, which a signal meant for this one (Ctrl-C, the
+	// client stopping its tool's group) does not reach: such a signal ends the gate's group first.
+	ctx, stop := signal.NotifyContext(base, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	defer stop()
 	cmd := exec.CommandContext(ctx, "sh", "-c", command)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), env...)
 	cmd.WaitDelay = 2 * time.Second
 	killGroupOnCancel(cmd)
 	out := &tailWriter{max: GateOutputTail}
-	cmd.Stdout, cmd.Stderr = out, out
+	var w io.Writer = out
+	if live != nil {
+		w = io.MultiWriter(live, out)
+	}
+	cmd.Stdout, cmd.Stderr = w, w // one writer: exec copies both through one pipe, in order
 	start := time.Now()
 	code, err := ExitStatus(cmd.Run())
 	run := GateRun{ExitCode: code, Duration: time.Since(start), Output: out.String()}
-	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+	if errors.Is(base.Err(), context.DeadlineExceeded) {
 		run.TimedOut, run.ExitCode = true, GateTimedOutExit
 		run.Output = strings.TrimSpace(run.Output + fmt.Sprintf("\n(killed: the gate ran longer than its %s timeout, gateTimeout in the definition)", timeout))
 		return run, nil
+	}
+	if ctx.Err() != nil {
+		return run, fmt.Errorf("`%s` was interrupted, and what it started stopped with it: nothing is recorded of this run", command)
 	}
 	if errors.Is(err, exec.ErrWaitDelay) {
 		// It exited, but left something running that holds its output: nothing of a gate

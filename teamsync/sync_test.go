@@ -38,17 +38,6 @@ func newTeam(t testing.TB, n int) *team {
 	return tm
 }
 
-// stateBlobs reads every workflow's state.json as stored, by feature.
-func stateBlobs(t testing.TB, dir string) map[string]string {
-	t.Helper()
-	out := map[string]string{}
-	refs := gittest.Git(t, dir, "", "for-each-ref", "--format=%(refname)", "refs/exarchos/")
-	for _, ref := range strings.Fields(refs) {
-		out[strings.TrimPrefix(ref, "refs/exarchos/")] = gittest.Git(t, dir, "", "cat-file", "blob", ref+":state.json")
-	}
-	return out
-}
-
 func TestPullCreatesFastForwardsAndMerges(t *testing.T) {
 	tm := newTeam(t, 2)
 	a, b := tm.clones[0], tm.clones[1]
@@ -88,7 +77,7 @@ func TestPullCreatesFastForwardsAndMerges(t *testing.T) {
 	if err != nil || pr.Counts[gitstore.FastForward] != 1 || len(pr.Workflows[0].Conflicts) != 1 {
 		t.Fatalf("pull a: %+v %v", pr, err)
 	}
-	if sa, sb := stateBlobs(t, tm.dirs[0]), stateBlobs(t, tm.dirs[1]); sa["login"] != sb["login"] {
+	if sa, sb := gittest.StateBlobs(t, tm.dirs[0]), gittest.StateBlobs(t, tm.dirs[1]); sa["login"] != sb["login"] {
 		t.Fatalf("states differ:\n%s\n%s", sa["login"], sb["login"])
 	}
 	st, _, _ := a.State("login")
@@ -333,12 +322,12 @@ func converge(t *testing.T, n int, seed int64, steps int) (merges, conflicted in
 			}
 		}
 	}
-	want := stateBlobs(t, tm.dirs[0])
+	want := gittest.StateBlobs(t, tm.dirs[0])
 	if len(want) != len(written) {
 		t.Fatalf("clone 0 has %d workflows, %d were written (%v)", len(want), len(written), trace)
 	}
 	for c := 1; c < n; c++ {
-		got := stateBlobs(t, tm.dirs[c])
+		got := gittest.StateBlobs(t, tm.dirs[c])
 		for f := range want {
 			if got[f] != want[f] {
 				t.Fatalf("clone %d %s state.json differs (%v):\n%s\n%s", c, f, trace, got[f], want[f])

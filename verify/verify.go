@@ -5,7 +5,7 @@
 // what a pr.observed claimed is asked of GitHub again (verify_github.go, through ghevidence's
 // client).
 //
-// It may import ghevidence, trust, project, guards, githubsync, gitstore, workflow and
+// It may import ghevidence, trust, project, guards, workflowdef (completion schemas), githubsync, gitstore, workflow and
 // the internal helpers; never app or cmd. internal/archtest holds the rule.
 package verify
 
@@ -231,6 +231,7 @@ func (r *Repo) verifyOne(feature string, o VerifyOptions) (VerifiedWorkflow, err
 	}
 	check := &rederive{r: r, def: def, base: r.Base().Commit, facts: facts}
 	gates := &gateAudit{feature: feature, def: def, onBranch: onBranch, add: add}
+	stages := &stageAudit{def: def, add: add}
 	refused := map[string]Violation{} // refused decisions by event id, until acknowledged
 	var refusedOrder []string
 	paths := &phasePaths{def: def, facts: facts, base: r.Base().Commit}
@@ -254,6 +255,7 @@ func (r *Repo) verifyOne(feature string, o VerifyOptions) (VerifiedWorkflow, err
 				refusedOrder = append(refusedOrder, f.ID)
 			}
 			paths.after(s, e, add)
+			stages.after(s, e)
 			if e.Type == workflow.EventTaskCompleted {
 				check.taskWork(s, e, add)
 				gates.taskCompleted(s, e)
@@ -268,6 +270,7 @@ func (r *Repo) verifyOne(feature string, o VerifyOptions) (VerifiedWorkflow, err
 				checksPassedAt = append(checksPassedAt, s.PR.HeadSHA)
 			}
 		})
+	stages.end()
 	w.Type, w.Phase = final.Type, final.Phase
 	for _, id := range refusedOrder {
 		v := refused[id]

@@ -69,6 +69,9 @@ type RecordValidation struct {
 	DurationMs int64
 	Commit     string
 	AdHoc      bool
+	// Gate marks a run by the gates' runner, in a clean checkout of Commit (app/gate_runner.go):
+	// the only run a quality gate counts. No command sets it from what a caller says.
+	Gate bool
 }
 
 // Approve approves the plan in a plan-review phase (human only).

@@ -285,6 +285,9 @@ type ValidationData struct {
 	Commit     string `json:"commit"`
 	// AdHoc marks a command the definition does not declare: recorded, never satisfying a guard.
 	AdHoc bool `json:"adHoc,omitempty"`
+	// Gate marks a quality gate's run in a clean checkout of Commit; `validate` (which runs in
+	// the worktree, untracked and ignored files included) never writes it.
+	Gate bool `json:"gate,omitempty"`
 }
 
 // DecisionData is the payload of plan.approved (Note) and plan.rejected (Gaps).

@@ -122,6 +122,7 @@ type Validation struct {
 	DurationMs int64  `json:"durationMs"`
 	Commit     string `json:"commit"`
 	AdHoc      bool   `json:"adHoc,omitempty"`
+	Gate       bool   `json:"gate,omitempty"` // run by the gates' runner in a clean checkout
 }
 
 // Approval is a human decision on a plan: approved (Note) or rejected (Gaps).

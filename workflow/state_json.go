@@ -175,6 +175,7 @@ func (v Validation) writeJSON(w *jsonWriter) {
 	w.int("durationMs", v.DurationMs)
 	w.str("commit", v.Commit)
 	w.boolOmit("adHoc", v.AdHoc)
+	w.boolOmit("gate", v.Gate)
 	w.close()
 }
 
@@ -691,6 +692,8 @@ func (v *Validation) readJSON(r *jsonReader) {
 			v.Commit = r.string()
 		case "adHoc":
 			v.AdHoc = r.boolean()
+		case "gate":
+			v.Gate = r.boolean()
 		default:
 			return false
 		}

@@ -25,11 +25,13 @@ func (d *Definition) GateTimeoutMillis() int64 {
 	return d.GateTimeoutMs
 }
 
-// LatestGateRun is the latest recorded run of command on commit sha that a gate counts: a declared
-// run (not ad hoc) of that commit, a full id or a prefix of at least 7 digits.
+// LatestGateRun is the latest recorded run of command on commit sha that a gate counts: a run by
+// the gates' runner (Gate: in a clean checkout of that commit, not `validate`'s run of the same
+// text in a worktree whose untracked or ignored files the commit does not have) of that commit, a
+// full id or a prefix of at least 7 digits.
 func (s State) LatestGateRun(command, sha string) (Validation, bool) {
 	for i := len(s.Validations) - 1; i >= 0; i-- {
-		if v := s.Validations[i]; v.Command == command && !v.AdHoc && SameCommit(v.Commit, sha) {
+		if v := s.Validations[i]; v.Command == command && v.Gate && !v.AdHoc && SameCommit(v.Commit, sha) {
 			return v, true
 		}
 	}

@@ -31,7 +31,7 @@ func TestTaskGates(t *testing.T) {
 		}
 	}
 	run := func(cmd string, exit int, commit string, adHoc bool) workflow.RecordValidation {
-		return workflow.RecordValidation{Command: cmd, ExitCode: exit, Commit: commit, AdHoc: adHoc}
+		return workflow.RecordValidation{Command: cmd, ExitCode: exit, Commit: commit, AdHoc: adHoc, Gate: !adHoc}
 	}
 	again, fixed := "git exarchos task done login a", `git commit -am "fix the gate" && git exarchos task done login a`
 	refused("the gate `make test` has not run on abc1234def", again)
@@ -39,6 +39,9 @@ func TestTaskGates(t *testing.T) {
 	refused("the gate `make lint` exited 2 on abc1234def", fixed)
 	r.must(run("make lint", 0, "0000000", false), run("make lint", 0, head, true))
 	refused("`make lint` exited 2", fixed) // another commit's pass, an ad-hoc pass: neither counts
+	// `validate` running the gate's text passes in the worktree: not the gates' runner, no count.
+	r.must(workflow.RecordValidation{Command: "make lint", Commit: head})
+	refused("`make lint` exited 2", fixed)
 	r.must(run("make lint", 0, head[:7], false), run("make test", 1, head, false))
 	refused("the gate `make test` exited 1", fixed) // passed, then failed
 	r.must(run("make test", 0, head, false), done)

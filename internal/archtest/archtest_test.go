@@ -92,7 +92,7 @@ var table = map[string]rule{
 	},
 	"verify": {
 		job: "the replay CI runs: signatures, the facts each transition recorded re-derived, GitHub asked again",
-		may: []string{"ghevidence", "trust", "project", "guards", "githubsync", "gitstore", "workflow", helpers},
+		may: []string{"ghevidence", "trust", "project", "guards", "workflowdef", "githubsync", "gitstore", "workflow", helpers},
 	},
 	"views": {
 		job: "diagnostics of the read side: the audit timeline, the log, fsck, the rehydrate context",

@@ -104,3 +104,15 @@ func NewTeam(t testing.TB, n int) (remote string, clones []string) {
 	}
 	return remote, clones
 }
+
+// StateBlobs are the state.json blobs at the tips of dir's workflow refs, by workflow: what two
+// clones must agree on byte for byte after they sync.
+func StateBlobs(t testing.TB, dir string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	refs := Git(t, dir, "", "for-each-ref", "--format=%(refname)", "refs/exarchos/")
+	for _, ref := range strings.Fields(refs) {
+		out[strings.TrimPrefix(ref, "refs/exarchos/")] = Git(t, dir, "", "cat-file", "blob", ref+":state.json")
+	}
+	return out
+}
