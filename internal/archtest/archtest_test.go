@@ -107,8 +107,9 @@ var table = map[string]rule{
 	},
 	"saga": {
 		job: "the cancel saga: task worktrees, their compensation on cancel, rescue refs, prune",
-		// Each step is recorded through the Executor the caller passes in (app's Execute).
-		// gitrepo/rescue.go still holds the rescue records' format: the rest of issue 31 item 1.
+		// Each step is recorded through the Executor the caller passes in (app's Execute). The
+		// rescue records' format is its own (rescue_records.go), over gitrepo's generic git
+		// operations (gitrepo/snapshot.go).
 		may: []string{"trust", "project", "githubsync", "gitstore", "gitrepo", "workflow", helpers},
 	},
 	"teamsync": {
@@ -167,8 +168,8 @@ var table = map[string]rule{
 	},
 	"gitrepo": {
 		job: "git access: discovery, objects and packs, refs and locks, config, worktrees, the git binary",
-		// It imports no workflow package, but rescue.go holds workflow logic (the rescue record's
-		// format): issue 31 item 1 moves it to the saga's package.
+		// It knows nothing of workflows: the rescue records' format is the saga's; gitrepo keeps
+		// only the git operations they are made of (snapshot.go).
 		may: []string{helpers},
 		// x/sys/unix: fstatat relative to refs/exarchos, which syscall lacks (the hook index's
 		// per-ref stamps, readfile_unix.go).
