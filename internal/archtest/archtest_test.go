@@ -68,12 +68,10 @@ var table = map[string]rule{
 	},
 	"app": {
 		job: "what each command does: one options struct and one run function per command",
-		// It composes the job packages (jobs) over the project base; the jobs still in app (the
-		// cancel saga, GitHub evidence, sync, views and diagnostics) are the rest of issue 31 item 1.
-		// DESIGN.md: everything below. app's own doc comment says commands reach the repository
-		// only through project and gitstore, but the saga (cancel.go, rescue.go, worktree.go),
-		// sync.go, the installers and exec.go use gitrepo directly: the rest of issue 31 item 1
-		// (the saga and sync as packages) and item 2 (gitrepo behind one narrow interface).
+		// It composes the job packages (jobs) over the project base. DESIGN.md: everything below.
+		// app's own doc comment says commands reach the repository only through project and
+		// gitstore, but exec.go, doctor.go and the installers (hook_install.go, mcp_install.go)
+		// still use gitrepo directly: issue 31 item 2 (gitrepo behind one narrow interface).
 		may: jobs,
 		libraries: []string{
 			"github.com/go-git/go-git/v5/plumbing", // object ids and types; issue 31 item 2
@@ -95,9 +93,9 @@ var table = map[string]rule{
 		may: []string{"ghevidence", "trust", "project", "guards", "githubsync", "gitstore", "workflow", helpers},
 	},
 	"views": {
-		job: "diagnostics of the read side: the audit timeline, the log, fsck, the rehydrate context",
-		// views.go (pipeline, tasks, status diagram) is still in app: it reads app's list and
-		// transitions (the rest of issue 31 item 1).
+		job: "views and diagnostics of the read side: pipeline, tasks, status diagram, audit, log, fsck, rehydrate",
+		// What the pipeline and the task board take from the commands (list, transitions) comes
+		// in as function values app supplies (views.Workflows), never an import of app.
 		may: []string{"hookrun", "project", "hooks", "gitstore", "workflow", helpers},
 	},
 	"ghevidence": {
