@@ -1,15 +1,9 @@
 package app
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
-	"maps"
-	"slices"
-	"sort"
 	"strings"
-
-	"github.com/kaptinlin/jsonschema"
 
 	"github.com/exarchos/git-exarchos/workflow"
 	"github.com/exarchos/git-exarchos/workflowdef"
@@ -22,17 +16,10 @@ type SubmitOptions struct {
 	Stdin          io.Reader
 }
 
-// SchemaError is one way a submitted payload breaks the phase's completion schema.
-type SchemaError struct {
-	Path    string `json:"path"`    // JSON pointer into the payload ("" is the whole document)
-	Keyword string `json:"keyword"` // JSON pointer into the schema
-	Message string `json:"message"`
-}
-
 // InvalidSubmission is a payload the schema refuses, with every error.
 type InvalidSubmission struct {
 	Feature, Phase string
-	Errors         []SchemaError
+	Errors         []workflowdef.SchemaError
 	// Stage is the fan-out stage the completion was for ("": the phase's own).
 	Stage string
 }
@@ -83,50 +70,4 @@ func Submit(r *Repo, o SubmitOptions) (*Result, error) {
 		return nil, &InvalidSubmission{Feature: feature, Phase: o.Phase, Errors: errs}
 	}
 	return r.Execute(feature, workflow.SubmitCompletion{Phase: o.Phase, Payload: payload, SHA256: sum})
-}
-
-// CompileSchema compiles a completion schema (workflowdef.CompileSchema, which lint uses too).
-func CompileSchema(schema []byte) (*jsonschema.Schema, error) {
-	return workflowdef.CompileSchema(schema)
-}
-
-// ValidateAgainst validates payload against schema and returns every error (the innermost ones,
-// each at its JSON pointer in the payload), sorted by path. A payload that is not JSON is one
-// error at the document.
-func ValidateAgainst(schema, payload []byte) ([]SchemaError, error) {
-	sch, err := CompileSchema(schema)
-	if err != nil {
-		return nil, err
-	}
-	var doc any
-	if err := json.Unmarshal(payload, &doc); err != nil {
-		return []SchemaError{{Message: "not JSON: " + err.Error()}}, nil
-	}
-	res := sch.Validate(doc)
-	if res.IsValid() {
-		return nil, nil
-	}
-	var out []SchemaError
-	// In the hierarchical list a child's instance location is relative to its parent's; an error
-	// explained by an invalid child (properties, items, allOf…) is reported through the child.
-	var walk func(l *jsonschema.List, at string)
-	walk = func(l *jsonschema.List, at string) {
-		at += l.InstanceLocation
-		explained := false
-		for i := range l.Details {
-			if !l.Details[i].Valid {
-				explained = true
-				walk(&l.Details[i], at)
-			}
-		}
-		if explained {
-			return
-		}
-		for _, kw := range slices.Sorted(maps.Keys(l.Errors)) {
-			out = append(out, SchemaError{Path: at, Keyword: l.EvaluationPath + "/" + kw, Message: l.Errors[kw]})
-		}
-	}
-	walk(res.ToList(true), "")
-	sort.SliceStable(out, func(i, j int) bool { return out[i].Path < out[j].Path })
-	return out, nil
 }

@@ -8,6 +8,7 @@ import (
 	"io"
 
 	"github.com/exarchos/git-exarchos/workflow"
+	"github.com/exarchos/git-exarchos/workflowdef"
 )
 
 // StageDoneOptions are `git exarchos stage done [<feature>] <stage> [--file F]`: the completion
@@ -43,7 +44,7 @@ func StageDone(r *Repo, o StageDoneOptions) (*Result, error) {
 		if err != nil {
 			return nil, err
 		}
-		var errs []SchemaError
+		var errs []workflowdef.SchemaError
 		if cmd.Payload, cmd.SHA256, errs, err = checkedPayload(stage.Tools.Completion, raw); err != nil {
 			return nil, err
 		} else if len(errs) > 0 {
@@ -67,9 +68,9 @@ func readPayload(file string, stdin io.Reader, hint string) ([]byte, error) {
 
 // checkedPayload validates raw against schema (none: anything goes) and returns it trimmed, with
 // the SHA-256 of the bytes handed in; errs lists every way it breaks the schema.
-func checkedPayload(schema, raw []byte) (payload json.RawMessage, sum string, errs []SchemaError, err error) {
+func checkedPayload(schema, raw []byte) (payload json.RawMessage, sum string, errs []workflowdef.SchemaError, err error) {
 	if len(schema) > 0 {
-		if errs, err = ValidateAgainst(schema, raw); err != nil || len(errs) > 0 {
+		if errs, err = workflowdef.ValidateAgainst(schema, raw); err != nil || len(errs) > 0 {
 			return nil, "", errs, err
 		}
 	}

@@ -4,7 +4,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
+	"sort"
 	"strings"
 
 	"github.com/kaptinlin/jsonschema"
@@ -75,4 +77,52 @@ func checkTypes(v any, at string) error {
 		}
 	}
 	return nil
+}
+
+// SchemaError is one way a payload breaks a completion schema (ValidateAgainst).
+type SchemaError struct {
+	Path    string `json:"path"`    // JSON pointer into the payload ("" is the whole document)
+	Keyword string `json:"keyword"` // JSON pointer into the schema
+	Message string `json:"message"`
+}
+
+// ValidateAgainst validates payload against schema and returns every error (the innermost ones,
+// each at its JSON pointer in the payload), sorted by path. A payload that is not JSON is one
+// error at the document.
+func ValidateAgainst(schema, payload []byte) ([]SchemaError, error) {
+	sch, err := CompileSchema(schema)
+	if err != nil {
+		return nil, err
+	}
+	var doc any
+	if err := json.Unmarshal(payload, &doc); err != nil {
+		return []SchemaError{{Message: "not JSON: " + err.Error()}}, nil
+	}
+	res := sch.Validate(doc)
+	if res.IsValid() {
+		return nil, nil
+	}
+	var out []SchemaError
+	// In the hierarchical list a child's instance location is relative to its parent's; an error
+	// explained by an invalid child (properties, items, allOf…) is reported through the child.
+	var walk func(l *jsonschema.List, at string)
+	walk = func(l *jsonschema.List, at string) {
+		at += l.InstanceLocation
+		explained := false
+		for i := range l.Details {
+			if !l.Details[i].Valid {
+				explained = true
+				walk(&l.Details[i], at)
+			}
+		}
+		if explained {
+			return
+		}
+		for _, kw := range slices.Sorted(maps.Keys(l.Errors)) {
+			out = append(out, SchemaError{Path: at, Keyword: l.EvaluationPath + "/" + kw, Message: l.Errors[kw]})
+		}
+	}
+	walk(res.ToList(true), "")
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	return out, nil
 }
