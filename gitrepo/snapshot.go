@@ -31,7 +31,7 @@ func (l Location) SnapshotTrees(path string) (head, indexTree, workTree string, 
 	if !filepath.IsAbs(realIndex) {
 		realIndex = filepath.Join(path, realIndex)
 	}
-	tmp, err := os.MkdirTemp("", "exarchos-rescue-")
+	tmp, err := os.MkdirTemp("", "exarchos-snapshot-")
 	if err != nil {
 		return "", "", "", "", fmt.Errorf("temporary index: %w", err)
 	}
