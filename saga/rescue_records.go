@@ -12,30 +12,30 @@ import (
 // their format (the kinds, the Exarchos-* trailers, the parents' meaning) lives here alone.
 type records struct{ loc gitrepo.Location }
 
-// PreserveWorktree keeps the worktree at sp.Path under the task's rescue ref (records.PreserveWorktree);
-// the note says what could not be kept separately.
+// PreserveWorktree keeps the worktree at sp.Path under the task's rescue ref (preserveWorktree
+// says how); the note says what could not be kept separately.
 func PreserveWorktree(loc gitrepo.Location, sp RescueSpec) (*Preserved, string, error) {
-	return records{loc}.PreserveWorktree(sp)
+	return records{loc}.preserveWorktree(sp)
 }
 
 // PreserveCommit keeps commit reachable from the task's rescue ref.
 func PreserveCommit(loc gitrepo.Location, sp RescueSpec, commit string) (*Preserved, error) {
-	return records{loc}.PreserveCommit(sp, commit)
+	return records{loc}.preserveCommit(sp, commit)
 }
 
 // RescueContains reports whether commit is reachable from the task's rescue ref.
 func RescueContains(loc gitrepo.Location, feature, task, commit string) (bool, error) {
-	return records{loc}.RescueContains(feature, task, commit)
+	return records{loc}.rescueContains(feature, task, commit)
 }
 
 // ListRescues lists rescue refs, of one feature or all.
 func ListRescues(loc gitrepo.Location, feature string) ([]Rescue, error) {
-	return records{loc}.ListRescues(feature)
+	return records{loc}.listRescues(feature)
 }
 
 // RestoreRescue checks rescued work out into a new linked worktree at path.
 func RestoreRescue(loc gitrepo.Location, feature, task, path, branch string, version int) (*Restored, error) {
-	return records{loc}.RestoreRescue(feature, task, path, branch, version)
+	return records{loc}.restoreRescue(feature, task, path, branch, version)
 }
 
 // Rescue refs keep work a cancel would otherwise destroy: refs/exarchos-rescue/<feature>/<task>.
@@ -140,14 +140,14 @@ func (l records) rescueTip(ref string) (string, error) {
 	return h.String(), nil
 }
 
-// PreserveWorktree commits everything in the worktree at path (staged, modified, deleted and
+// preserveWorktree commits everything in the worktree at path (staged, modified, deleted and
 // untracked files) under the task's rescue ref. Nothing is written when the ref already keeps
 // exactly this snapshot (a rerun after a crash). A later snapshot never replaces an earlier one
 // with less: it goes on top (keeping the earlier one as its third parent) only when it holds
 // every file and commit the earlier one did; otherwise it is kept beside it (a keep commit) and
 // the earlier one stays what `rescue restore` brings back. Every version stays listed and
 // restorable (`rescue list`, `rescue restore --version`).
-func (l records) PreserveWorktree(sp RescueSpec) (*Preserved, string, error) {
+func (l records) preserveWorktree(sp RescueSpec) (*Preserved, string, error) {
 	ref := RescueRef(sp.Feature, sp.Task)
 	head, indexTree, workTree, note, err := l.loc.SnapshotTrees(sp.Path)
 	if err != nil {
@@ -250,8 +250,8 @@ func (l records) holdsSnapshot(rescue, head, indexTree, workTree string) (bool, 
 	return ic.Tree == indexTree, nil
 }
 
-// RescueContains reports whether commit is reachable from the task's rescue ref.
-func (l records) RescueContains(feature, task, commit string) (bool, error) {
+// rescueContains reports whether commit is reachable from the task's rescue ref.
+func (l records) rescueContains(feature, task, commit string) (bool, error) {
 	prev, err := l.rescueTip(RescueRef(feature, task))
 	if err != nil || prev == "" {
 		return false, err
@@ -259,10 +259,10 @@ func (l records) RescueContains(feature, task, commit string) (bool, error) {
 	return l.loc.IsAncestor(commit, prev)
 }
 
-// PreserveCommit keeps commit reachable from the task's rescue ref: the ref is created at it, or,
+// preserveCommit keeps commit reachable from the task's rescue ref: the ref is created at it, or,
 // if the ref holds other work, a keep commit joins both. Nothing is written when the ref already
 // reaches it.
-func (l records) PreserveCommit(sp RescueSpec, commit string) (*Preserved, error) {
+func (l records) preserveCommit(sp RescueSpec, commit string) (*Preserved, error) {
 	ref := RescueRef(sp.Feature, sp.Task)
 	prev, err := l.rescueTip(ref)
 	if err != nil {
@@ -372,8 +372,8 @@ type RescueVersion struct {
 	Changed []string `json:"changed"`
 }
 
-// ListRescues lists rescue refs, of one feature or all.
-func (l records) ListRescues(feature string) ([]Rescue, error) {
+// listRescues lists rescue refs, of one feature or all.
+func (l records) listRescues(feature string) ([]Rescue, error) {
 	prefix := RescuePrefix
 	if feature != "" {
 		prefix += feature + "/"
@@ -495,11 +495,11 @@ type Restored struct {
 	Detached bool     `json:"detached"`
 }
 
-// RestoreRescue checks the rescued work out into a new linked worktree at path: HEAD at the
+// restoreRescue checks the rescued work out into a new linked worktree at path: HEAD at the
 // commit the work sat on (on branch when that name is free, else detached), the working files
 // and the index exactly as they were preserved, untracked files included.
 // version 0 is what the ref brings back first; N > 0 is the N-th of Rescue.Earlier.
-func (l records) RestoreRescue(feature, task, path, branch string, version int) (*Restored, error) {
+func (l records) restoreRescue(feature, task, path, branch string, version int) (*Restored, error) {
 	ref := RescueRef(feature, task)
 	commit, err := l.rescueTip(ref)
 	if err != nil {
