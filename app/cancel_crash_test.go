@@ -13,7 +13,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/exarchos/git-exarchos/gitrepo"
 	"github.com/exarchos/git-exarchos/gitstore"
 	"github.com/exarchos/git-exarchos/internal/faults"
 	"github.com/exarchos/git-exarchos/saga"
@@ -252,26 +251,26 @@ func TestRescueNeverReplacedWithLess(t *testing.T) {
 	writeFile(t, w, "b.txt", "b\n")
 	full := capture(t, w)
 	loc := r.Store.Loc
-	spec := gitrepo.RescueSpec{Feature: "login", Task: "t1", Branch: "main--t1", Path: w}
-	if _, _, err := loc.PreserveWorktree(spec); err != nil {
+	spec := saga.RescueSpec{Feature: "login", Task: "t1", Branch: "main--t1", Path: w}
+	if _, _, err := saga.PreserveWorktree(loc, spec); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.Remove(filepath.Join(w, "b.txt")); err != nil {
 		t.Fatal(err)
 	}
 	less := capture(t, w)
-	p, _, err := loc.PreserveWorktree(spec)
+	p, _, err := saga.PreserveWorktree(loc, spec)
 	if err != nil || !p.Written || !p.Beside {
 		t.Fatalf("%+v %v", p, err)
 	}
 	// Again with nothing changed: nothing written.
-	if p, _, err := loc.PreserveWorktree(spec); err != nil || p.Written {
+	if p, _, err := saga.PreserveWorktree(loc, spec); err != nil || p.Written {
 		t.Fatalf("rerun wrote %+v %v", p, err)
 	}
 	writeFile(t, w, "b.txt", "b\n")
 	writeFile(t, w, "c.txt", "c\n")
 	more := capture(t, w)
-	if p, _, err := loc.PreserveWorktree(spec); err != nil || !p.Written || p.Beside {
+	if p, _, err := saga.PreserveWorktree(loc, spec); err != nil || !p.Written || p.Beside {
 		t.Fatalf("%+v %v", p, err)
 	}
 	list, err := RescueList(r, saga.RescueListOptions{Feature: "login"})

@@ -395,7 +395,7 @@ func (d *DoctorResult) store(r *Repo, o DoctorOptions) {
 
 // stuck reports workflows whose circuit is open, or that have waited on a human too long.
 func (d *DoctorResult) stuck(r *Repo, o DoctorOptions) {
-	p, err := ShowPipeline(r, PipelineOptions{Now: o.Now})
+	p, err := ShowPipeline(r, views.PipelineOptions{Now: o.Now})
 	if err != nil {
 		return
 	}

@@ -5,8 +5,6 @@ import (
 	"io"
 	"strings"
 
-	"github.com/kaptinlin/jsonschema"
-
 	"github.com/exarchos/git-exarchos/workflow"
 	"github.com/exarchos/git-exarchos/workflowdef"
 )
@@ -72,9 +70,4 @@ func Submit(r *Repo, o SubmitOptions) (*Result, error) {
 		return nil, &InvalidSubmission{Feature: feature, Phase: o.Phase, Errors: errs}
 	}
 	return r.Execute(feature, workflow.SubmitCompletion{Phase: o.Phase, Payload: payload, SHA256: sum})
-}
-
-// CompileSchema compiles a completion schema (workflowdef.CompileSchema, which lint uses too).
-func CompileSchema(schema []byte) (*jsonschema.Schema, error) {
-	return workflowdef.CompileSchema(schema)
 }

@@ -247,17 +247,6 @@ func (r *Repo) findingsReport(feature string, st workflow.State, all bool) (*Fin
 	return rep, nil
 }
 
-// boardFindings are the open blocking findings a task board shows: the fix cycle's work. A type
-// this repository does not define shows none rather than failing the board.
-func (r *Repo) boardFindings(st workflow.State) []workflow.Finding {
-	def, err := r.Definition(st.Type)
-	if err != nil {
-		return nil
-	}
-	blocking, _ := st.OpenFindings(def)
-	return blocking
-}
-
 func orEmpty(fs []workflow.Finding) []workflow.Finding {
 	if fs == nil {
 		return []workflow.Finding{}

@@ -1,7 +1,6 @@
 package app
 
 import (
-	"github.com/exarchos/git-exarchos/gitrepo"
 	"github.com/exarchos/git-exarchos/saga"
 	"github.com/exarchos/git-exarchos/workflow"
 )
@@ -30,7 +29,7 @@ func RescueList(r *Repo, o saga.RescueListOptions) (*saga.RescueListResult, erro
 }
 
 // RescueRestore is `git exarchos rescue restore` (saga.RescueRestore).
-func RescueRestore(r *Repo, o saga.RescueRestoreOptions) (*gitrepo.Restored, error) {
+func RescueRestore(r *Repo, o saga.RescueRestoreOptions) (*saga.Restored, error) {
 	return saga.RescueRestore(r.saga(), o)
 }
 

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/exarchos/git-exarchos/internal/gittest"
+	"github.com/exarchos/git-exarchos/views"
 	"github.com/exarchos/git-exarchos/workflow"
 )
 
@@ -30,20 +31,51 @@ func TestTransitionAsksGitEachQuestionOnce(t *testing.T) {
 }
 
 // The neighbour: a view evaluates the way out of every workflow; workflows on one branch share
-// the merge-base and the diff (facts about commit ids, kept for the whole call), and each asks
-// for the worktree's status as its own decision.
+// the merge-base and the diff (facts about commit ids, kept for the whole call) and the status of
+// the worktree that has the branch (asked once per branch tip for the whole view: 201 workflows
+// on one branch once started 201 status processes).
 func TestPipelineAsksGitOncePerCommitQuestion(t *testing.T) {
 	dir := designedBranch(t, "feat", "feat-b", "feat-c")
 	calls := gittest.LogGit(t)
 	r, err := Open(dir)
 	require.NoError(t, err)
-	p, err := ShowPipeline(r, PipelineOptions{})
+	p, err := ShowPipeline(r, views.PipelineOptions{})
 	require.NoError(t, err)
 	require.Len(t, p.Workflows, 3)
 	for _, row := range p.Workflows {
 		require.Equal(t, "git exarchos transition "+row.Feature+" plan", row.Next, "%+v", row)
 	}
-	require.Equal(t, []string{"merge-base", "diff", "status", "status", "status"}, subcommands(t, calls()), "git processes of one view:\n%s", strings.Join(calls(), "\n"))
+	require.Equal(t, []string{"merge-base", "diff", "status"}, subcommands(t, calls()), "git processes of one view:\n%s", strings.Join(calls(), "\n"))
+}
+
+// Its neighbour: workflows on two branches, each checked out in its own worktree, get one status
+// each (the worktree of one branch says nothing of the other's), never one per workflow; the
+// task board, which evaluates no guard, asks git nothing.
+func TestPipelineAsksStatusOncePerBranch(t *testing.T) {
+	dir := designedBranch(t, "feat", "feat-b")
+	other := filepath.Join(t.TempDir(), "other")
+	gittest.Git(t, dir, "", "worktree", "add", "-q", "-b", "feat2", other, "feat")
+	designed(t, dir, "feat2", "other", "other-b")
+	calls := gittest.LogGit(t)
+	r, err := Open(dir)
+	require.NoError(t, err)
+	p, err := ShowPipeline(r, views.PipelineOptions{})
+	require.NoError(t, err)
+	require.Len(t, p.Workflows, 4)
+	for _, row := range p.Workflows {
+		require.Equal(t, "git exarchos transition "+row.Feature+" plan", row.Next, "%+v", row)
+	}
+	count := map[string]int{}
+	for _, c := range subcommands(t, calls()) {
+		count[c]++
+	}
+	require.Equal(t, 2, count["status"], "one status per branch's worktree:\n%s", strings.Join(calls(), "\n"))
+	require.Equal(t, 1, count["merge-base"], "both branches are at one commit: one merge-base")
+
+	before := len(calls())
+	_, err = ShowTasks(r, views.TasksOptions{})
+	require.NoError(t, err)
+	require.Len(t, calls(), before, "the task board started git:\n%s", strings.Join(calls()[before:], "\n"))
 }
 
 // designedBranch makes a repository whose branch feat adds docs/design.md, with a feature
@@ -56,15 +88,21 @@ func designedBranch(t *testing.T, features ...string) string {
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "docs", "design.md"), []byte("# design\n"), 0o644))
 	gittest.Git(t, dir, "", "add", "docs/design.md")
 	gittest.Git(t, dir, "", "commit", "-q", "-m", "design")
+	designed(t, dir, "feat", features...)
+	return dir
+}
+
+// designed starts a feature workflow on branch for each feature named, its design recorded.
+func designed(t *testing.T, dir, branch string, features ...string) {
+	t.Helper()
 	r, err := Open(dir)
 	require.NoError(t, err)
 	for _, f := range features {
-		_, err = Init(r, InitOptions{Feature: f, Type: "feature", Branch: "feat"})
+		_, err = Init(r, InitOptions{Feature: f, Type: "feature", Branch: branch})
 		require.NoError(t, err)
 		_, err = Set(r, SetOptions{Feature: f, Assignments: []string{"artifacts.design=docs/design.md"}})
 		require.NoError(t, err)
 	}
-	return dir
 }
 
 // subcommands names the git subcommand of each logged call (the options before it dropped).

@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/exarchos/git-exarchos/views"
 )
 
 // BenchmarkViewPipeline20 builds the pipeline of 20 feature workflows (each: its state, its first
@@ -36,7 +38,7 @@ func BenchmarkViewPipeline20(b *testing.B) {
 	b.Run("pipeline", func(b *testing.B) {
 		for b.Loop() {
 			fresh, _ := Open(dir)
-			if p, err := ShowPipeline(fresh, PipelineOptions{}); err != nil || len(p.Workflows) != 20 {
+			if p, err := ShowPipeline(fresh, views.PipelineOptions{}); err != nil || len(p.Workflows) != 20 {
 				b.Fatal(err)
 			}
 		}

@@ -1,7 +1,9 @@
 package app
 
 import (
+	"github.com/exarchos/git-exarchos/gitstore"
 	"github.com/exarchos/git-exarchos/views"
+	"github.com/exarchos/git-exarchos/workflow"
 )
 
 // The diagnostics' commands (package views) over this Repo.
@@ -22,4 +24,46 @@ func Log(r *Repo, o views.LogOptions) (*views.LogResult, error) { return views.L
 // Rehydrate is `git exarchos rehydrate` (views.Rehydrate).
 func Rehydrate(r *Repo, o views.RehydrateOptions) (*views.RehydrateResult, error) {
 	return views.Rehydrate(r.hookRuntime(), o)
+}
+
+// ShowPipeline is `git exarchos view pipeline` (views.ShowPipeline).
+func ShowPipeline(r *Repo, o views.PipelineOptions) (*views.Pipeline, error) {
+	return views.ShowPipeline(r.hookRuntime(), o, r.viewWorkflows())
+}
+
+// ShowTasks is `git exarchos view tasks` (views.ShowTasks).
+func ShowTasks(r *Repo, o views.TasksOptions) (*views.TaskBoard, error) {
+	return views.ShowTasks(r.hookRuntime(), o, r.viewWorkflows())
+}
+
+// ShowStatusDiagram is `git exarchos status --format mermaid` (views.ShowStatusDiagram).
+func ShowStatusDiagram(r *Repo, feature string) (*views.StatusDiagram, error) {
+	return views.ShowStatusDiagram(r.hookRuntime(), feature)
+}
+
+// viewWorkflows gives a view `list` and `transitions`. Every transitions call of one view shares
+// one environment, so one guard evaluator and its git facts: a worktree's status is asked once
+// per branch tip for the whole view (201 workflows on one branch: one `git status`, not 201).
+func (r *Repo) viewWorkflows() views.Workflows {
+	var env *workflow.Env
+	shared := func() (workflow.Env, error) {
+		if env == nil {
+			e, err := r.env()
+			if err != nil {
+				return workflow.Env{}, err
+			}
+			env = &e
+		}
+		return *env, nil
+	}
+	return views.Workflows{
+		List: func(all bool) ([]gitstore.Summary, error) { return ListWorkflows(r, ListOptions{All: all}) },
+		Transitions: func(feature string) ([]workflow.TransitionOption, error) {
+			tr, err := r.transitions(feature, shared)
+			if err != nil {
+				return nil, err
+			}
+			return tr.Transitions, nil
+		},
+	}
 }

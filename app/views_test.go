@@ -13,6 +13,7 @@ import (
 
 	"github.com/exarchos/git-exarchos/githubsync"
 	"github.com/exarchos/git-exarchos/saga"
+	"github.com/exarchos/git-exarchos/views"
 	"github.com/exarchos/git-exarchos/workflow"
 )
 
@@ -38,7 +39,7 @@ func inPlanReview(t *testing.T) (string, *Repo) {
 func TestPipelineView(t *testing.T) {
 	_, r := inPlanReview(t)
 	later := time.Now().Add(50 * time.Hour)
-	p, err := ShowPipeline(r, PipelineOptions{Now: later})
+	p, err := ShowPipeline(r, views.PipelineOptions{Now: later})
 	require.NoError(t, err)
 	require.Len(t, p.Workflows, 1)
 	row := p.Workflows[0]
@@ -54,7 +55,7 @@ func TestPipelineView(t *testing.T) {
 	_, r2 := newRepo(t, "x")
 	_, err = Init(r2, InitOptions{Feature: "x", Type: "feature"})
 	require.NoError(t, err)
-	p, err = ShowPipeline(r2, PipelineOptions{})
+	p, err = ShowPipeline(r2, views.PipelineOptions{})
 	require.NoError(t, err)
 	assert.False(t, p.Workflows[0].Human)
 	assert.Equal(t, "git exarchos set x artifacts.design=<path>", p.Workflows[0].Next)
@@ -62,10 +63,10 @@ func TestPipelineView(t *testing.T) {
 	// Cancelled: gone from the default view, shown with --all without a next step.
 	_, err = Cancel(r2, saga.CancelOptions{Feature: "x", Reason: "test"})
 	require.NoError(t, err)
-	p, err = ShowPipeline(r2, PipelineOptions{})
+	p, err = ShowPipeline(r2, views.PipelineOptions{})
 	require.NoError(t, err)
 	assert.Empty(t, p.Workflows)
-	p, err = ShowPipeline(r2, PipelineOptions{All: true})
+	p, err = ShowPipeline(r2, views.PipelineOptions{All: true})
 	require.NoError(t, err)
 	require.Len(t, p.Workflows, 1)
 	assert.Equal(t, "cancelled", p.Workflows[0].Phase)
@@ -75,7 +76,7 @@ func TestPipelineView(t *testing.T) {
 // TestTaskBoardView: one workflow's tasks, or every active workflow's; an unknown one is an error.
 func TestTaskBoardView(t *testing.T) {
 	dir, r := inPlanReview(t)
-	b, err := ShowTasks(r, TasksOptions{Feature: "login"})
+	b, err := ShowTasks(r, views.TasksOptions{Feature: "login"})
 	require.NoError(t, err)
 	require.Len(t, b.Workflows, 1)
 	assert.Equal(t, []string{"t1", "t2"}, []string{b.Workflows[0].Tasks[0].ID, b.Workflows[0].Tasks[1].ID})
@@ -84,11 +85,11 @@ func TestTaskBoardView(t *testing.T) {
 	git(t, dir, "branch", "other")
 	_, err = Init(r, InitOptions{Feature: "other", Type: "debug", Branch: "other"})
 	require.NoError(t, err)
-	b, err = ShowTasks(r, TasksOptions{})
+	b, err = ShowTasks(r, views.TasksOptions{})
 	require.NoError(t, err)
 	assert.Len(t, b.Workflows, 2)
 	assert.NotNil(t, b.Workflows[1].Tasks, "an empty board is [] in JSON, not null")
-	_, err = ShowTasks(r, TasksOptions{Feature: "nope"})
+	_, err = ShowTasks(r, views.TasksOptions{Feature: "nope"})
 	assert.Error(t, err)
 }
 

@@ -313,6 +313,12 @@ type TransitionsResult struct {
 
 // ListTransitions evaluates every outgoing transition's guards now.
 func ListTransitions(r *Repo, feature string) (*TransitionsResult, error) {
+	return r.transitions(feature, r.env)
+}
+
+// transitions is ListTransitions with the environment the guards run in given: a view of many
+// workflows passes one shared by all (viewWorkflows, views_cmds.go).
+func (r *Repo) transitions(feature string, envOf func() (workflow.Env, error)) (*TransitionsResult, error) {
 	feature, st, _, err := r.ResolveState(feature)
 	if err != nil {
 		return nil, err
@@ -321,7 +327,7 @@ func ListTransitions(r *Repo, feature string) (*TransitionsResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	env, err := r.env()
+	env, err := envOf()
 	if err != nil {
 		return nil, err
 	}

@@ -2,12 +2,9 @@ package project
 
 import (
 	"bytes"
-	"context"
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"os/exec"
 	"path"
 	"regexp"
 	"slices"
@@ -273,7 +270,7 @@ func (e *RulesUnreadableError) Error() string {
 // Types lists the types under these rules.
 func (rl *Rules) Types() []string { return rl.Defs.Types() }
 
-// shellRunner runs shell guards with sh, under the guard's timeout, in a clean checkout of the
+// shellRunner runs shell guards with sh (RunGate), under the guard's timeout, in a clean checkout of the
 // workflow branch's tip: a guard judges what is committed, never an uncommitted file that the
 // next commit may not carry.
 type shellRunner struct{ loc gitrepo.Location }
@@ -295,28 +292,21 @@ func (sr shellRunner) RunGuard(g workflow.ShellGuard, s workflow.State) (bool, s
 	if timeout <= 0 {
 		timeout = workflowdef.DefaultGuardTimeout
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), timeout)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "sh", "-c", g.Run)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "EXARCHOS_FEATURE="+s.Feature, "EXARCHOS_PHASE="+s.Phase, "EXARCHOS_TYPE="+s.Type, "EXARCHOS_COMMIT="+tip)
-	cmd.WaitDelay = 2 * time.Second
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	err = cmd.Run()
-	tail := strings.TrimSpace(out.String())
+	// The same runner as the quality gates (RunGate, gate_run.go): sh -c under a timeout that
+	// kills the whole process group, only the end of the output kept.
+	run, err := RunGate(dir, g.Run, timeout, "EXARCHOS_FEATURE="+s.Feature, "EXARCHOS_PHASE="+s.Phase, "EXARCHOS_TYPE="+s.Type, "EXARCHOS_COMMIT="+tip)
+	if err != nil {
+		return false, "", err
+	}
+	if run.TimedOut {
+		return false, fmt.Sprintf("timed out after %s", timeout), nil
+	}
+	tail := run.Output
 	if len(tail) > 400 {
 		tail = "…" + tail[len(tail)-400:]
 	}
-	if ctx.Err() == context.DeadlineExceeded {
-		return false, fmt.Sprintf("timed out after %s", timeout), nil
-	}
-	var exit *exec.ExitError
-	if errors.As(err, &exit) {
-		return false, fmt.Sprintf("exit %d: %s", exit.ExitCode(), tail), nil
-	}
-	if err != nil {
-		return false, "", err
+	if run.ExitCode != 0 {
+		return false, fmt.Sprintf("exit %d: %s", run.ExitCode, tail), nil
 	}
 	return true, tail, nil
 }

@@ -27,7 +27,7 @@ type GateRun struct {
 // GateTimedOutExit is the exit code recorded for a gate killed at its timeout (timeout(1)'s).
 const GateTimedOutExit = 124
 
-// RunGate runs one gate with sh -c in dir, under timeout. The gate's whole process group is
+// RunGate runs one gate (or a shell guard: shellRunner, defs.go) with sh -c in dir, under timeout. The gate's whole process group is
 // killed at the timeout (a `sleep` the shell started would otherwise hold the output open), and
 // only the end of its output is kept, however much it prints. err is set only when it could not
 // run at all, or when it was interrupted (nothing of an interrupted run is to be recorded).

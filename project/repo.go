@@ -1,8 +1,9 @@
 // Package project is an opened repository with its rules: the shared base every job of git exarchos
 // stands on. It opens the event store (Repo, Open), reads the rules a workflow is held to from the
 // protected base branch (Rules, Base, the legacy config keys), reads a workflow's state, resolves
-// a feature the caller left out, and defines the errors every command shares (UsageError,
-// ErrAmbiguous). The jobs above it (the hook runtime, trust, the commands) build on a *Repo; what
+// a feature the caller left out, defines the errors every command shares (UsageError,
+// ErrAmbiguous), and runs shell commands under a timeout for every job that does (RunGate,
+// gate_run.go: quality gates, verify's reruns, shell guards). The jobs above it (the hook runtime, trust, the commands) build on a *Repo; what
 // one of them contributes to the base (the verdicts of trust, which the fold needs) comes in
 // through a small interface (Verdicts), never an import up.
 //

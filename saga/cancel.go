@@ -1,9 +1,10 @@
 // Package saga is the cancel saga and the resources it compensates: a task's worktree and branch
 // made when the task starts (worktree.go), their compensation in reverse order when a workflow is
 // cancelled, one recorded step each and idempotent, so running cancel again resumes where a crash
-// stopped it (cancel.go), the rescue refs that keep work a step would lose (rescue.go), and prune,
-// which cancels what went stale (prune.go). Every step is recorded through the command engine the
-// caller passes in (Executor: app's Execute).
+// stopped it (cancel.go), the rescue refs that keep work a step would lose (the records' format
+// and logic in rescue_records.go, over gitrepo's generic git operations; `rescue list|restore` in
+// rescue.go), and prune, which cancels what went stale (prune.go). Every step is recorded through
+// the command engine the caller passes in (Executor: app's Execute).
 //
 // It may import trust, project, githubsync, gitstore, gitrepo, workflow and the internal helpers;
 // never the hook runtime, app or cmd. internal/archtest holds the rule.
@@ -280,8 +281,8 @@ func (c *compensator) run(s workflow.Step, dry bool) StepReport {
 	return rep
 }
 
-func (c *compensator) spec(res workflow.Resource) gitrepo.RescueSpec {
-	return gitrepo.RescueSpec{Feature: c.feature, Task: res.Task, Branch: res.Branch, Path: res.Path}
+func (c *compensator) spec(res workflow.Resource) RescueSpec {
+	return RescueSpec{Feature: c.feature, Task: res.Task, Branch: res.Branch, Path: res.Path}
 }
 
 // onBranch reports whether commit is already kept by the task branch.
@@ -327,11 +328,11 @@ func (c *compensator) preserveWorktree(res workflow.Resource, dry bool, rep *Ste
 			rep.Outcome, rep.Detail = workflow.OutcomeSkipped, fmt.Sprintf("%s is gone (deleted outside git exarchos); its HEAD %s is on %s", res.Path, project.Short(w.Head), res.Branch)
 			return err
 		}
-		rep.Outcome, rep.Detail = workflow.OutcomeDone, fmt.Sprintf("%s is gone; its HEAD %s kept at %s", res.Path, project.Short(w.Head), gitrepo.RescueRef(c.feature, res.Task))
+		rep.Outcome, rep.Detail = workflow.OutcomeDone, fmt.Sprintf("%s is gone; its HEAD %s kept at %s", res.Path, project.Short(w.Head), RescueRef(c.feature, res.Task))
 		if dry {
 			return nil
 		}
-		p, err := c.loc.PreserveCommit(c.spec(res), w.Head)
+		p, err := PreserveCommit(c.loc, c.spec(res), w.Head)
 		if err != nil {
 			return err
 		}
@@ -350,12 +351,12 @@ func (c *compensator) preserveWorktree(res workflow.Resource, dry bool, rep *Ste
 		rep.Outcome, rep.Detail = workflow.OutcomeSkipped, fmt.Sprintf("clean; HEAD %s is on %s", project.Short(head), res.Branch)
 		return nil
 	}
-	ref := gitrepo.RescueRef(c.feature, res.Task)
+	ref := RescueRef(c.feature, res.Task)
 	rep.Outcome, rep.Detail = workflow.OutcomeDone, fmt.Sprintf("%s (%s) preserved at %s", res.Path, status, ref)
 	if dry {
 		return nil
 	}
-	p, note, err := c.loc.PreserveWorktree(c.spec(res))
+	p, note, err := PreserveWorktree(c.loc, c.spec(res))
 	if err != nil {
 		return err
 	}
@@ -419,7 +420,7 @@ func (c *compensator) removeWorktree(res workflow.Resource, dry bool, rep *StepR
 	if status.Dirty() || !kept {
 		// The preserve step ran, but the worktree may have changed since: snapshot again (a
 		// no-op when nothing changed) so that the removal never discards unpreserved work.
-		p, _, err := c.loc.PreserveWorktree(c.spec(res))
+		p, _, err := PreserveWorktree(c.loc, c.spec(res))
 		if err != nil {
 			return fmt.Errorf("preserve before removing: %w", err)
 		}
@@ -456,9 +457,9 @@ func (c *compensator) branchSafe(res workflow.Resource, tip string) (string, err
 			return "merged into " + c.st.Branch, err
 		}
 	}
-	in, err := c.loc.RescueContains(c.feature, res.Task, tip)
+	in, err := RescueContains(c.loc, c.feature, res.Task, tip)
 	if err != nil || in {
-		return "kept at " + gitrepo.RescueRef(c.feature, res.Task), err
+		return "kept at " + RescueRef(c.feature, res.Task), err
 	}
 	return "", nil
 }
@@ -480,11 +481,11 @@ func (c *compensator) preserveBranch(res workflow.Resource, dry bool, rep *StepR
 		rep.Outcome, rep.Detail = workflow.OutcomeSkipped, fmt.Sprintf("%s at %s is %s", res.Branch, project.Short(tip), why)
 		return nil
 	}
-	rep.Outcome, rep.Detail = workflow.OutcomeDone, fmt.Sprintf("unmerged %s at %s kept at %s", res.Branch, project.Short(tip), gitrepo.RescueRef(c.feature, res.Task))
+	rep.Outcome, rep.Detail = workflow.OutcomeDone, fmt.Sprintf("unmerged %s at %s kept at %s", res.Branch, project.Short(tip), RescueRef(c.feature, res.Task))
 	if dry {
 		return nil
 	}
-	p, err := c.loc.PreserveCommit(c.spec(res), tip)
+	p, err := PreserveCommit(c.loc, c.spec(res), tip)
 	if err != nil {
 		return err
 	}
@@ -514,13 +515,13 @@ func (c *compensator) deleteBranch(res workflow.Resource, dry bool, rep *StepRep
 	rep.Outcome, rep.Detail = workflow.OutcomeDone, fmt.Sprintf("deleted %s (was %s, %s)", res.Branch, project.Short(tip), why)
 	if dry {
 		if why == "" {
-			rep.Detail = fmt.Sprintf("deleted %s (was %s) once kept at %s", res.Branch, project.Short(tip), gitrepo.RescueRef(c.feature, res.Task))
+			rep.Detail = fmt.Sprintf("deleted %s (was %s) once kept at %s", res.Branch, project.Short(tip), RescueRef(c.feature, res.Task))
 		}
 		return nil
 	}
 	if why == "" {
 		// It moved after the preserve step: keep the new tip first.
-		p, err := c.loc.PreserveCommit(c.spec(res), tip)
+		p, err := PreserveCommit(c.loc, c.spec(res), tip)
 		if err != nil {
 			return fmt.Errorf("preserve %s before deleting it: %w", res.Branch, err)
 		}

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"path/filepath"
 
-	"github.com/exarchos/git-exarchos/gitrepo"
 	"github.com/exarchos/git-exarchos/gitstore"
 	"github.com/exarchos/git-exarchos/project"
 )
@@ -14,7 +13,7 @@ type RescueListOptions struct{ Feature string }
 
 // RescueListResult is what `rescue list` prints.
 type RescueListResult struct {
-	Rescues []gitrepo.Rescue `json:"rescues"`
+	Rescues []Rescue `json:"rescues"`
 }
 
 // RescueList lists the work cancels preserved under refs/exarchos-rescue/, of one feature or all.
@@ -24,7 +23,7 @@ func RescueList(r *Repo, o RescueListOptions) (*RescueListResult, error) {
 			return nil, &project.UsageError{Msg: err.Error()}
 		}
 	}
-	list, err := r.Store.Loc.ListRescues(o.Feature)
+	list, err := ListRescues(r.Store.Loc, o.Feature)
 	if err != nil {
 		return nil, err
 	}
@@ -44,7 +43,7 @@ type RescueRestoreOptions struct {
 
 // RescueRestore checks rescued work out into a new linked worktree, with the working files
 // (untracked ones included) and the index as they were preserved.
-func RescueRestore(r *Repo, o RescueRestoreOptions) (*gitrepo.Restored, error) {
+func RescueRestore(r *Repo, o RescueRestoreOptions) (*Restored, error) {
 	if err := gitstore.ValidateFeature(o.Feature); err != nil {
 		return nil, &project.UsageError{Msg: err.Error()}
 	}
@@ -55,11 +54,11 @@ func RescueRestore(r *Repo, o RescueRestoreOptions) (*gitrepo.Restored, error) {
 		return nil, project.Usagef("--version %d: a version is 0 (the default) or a number `git exarchos rescue list %s` shows", o.Version, o.Feature)
 	}
 	loc := r.Store.Loc
-	list, err := loc.ListRescues(o.Feature)
+	list, err := ListRescues(loc, o.Feature)
 	if err != nil {
 		return nil, err
 	}
-	var found *gitrepo.Rescue
+	var found *Rescue
 	for i := range list {
 		if list[i].Task == o.Task {
 			found = &list[i]
@@ -82,7 +81,7 @@ func RescueRestore(r *Repo, o RescueRestoreOptions) (*gitrepo.Restored, error) {
 	} else if abs, err := filepath.Abs(path); err == nil {
 		path = abs
 	}
-	res, err := loc.RestoreRescue(o.Feature, o.Task, path, branch, o.Version)
+	res, err := RestoreRescue(loc, o.Feature, o.Task, path, branch, o.Version)
 	if err != nil {
 		return nil, err
 	}

@@ -1,8 +1,9 @@
-// Package views is the read side's diagnostics: a workflow's audit timeline, with what trust
-// made of each decision and the denials the journal lost (audit.go), its events (log.go), the
-// check of every workflow ref and log (fsck.go), and the context document a new session is given
-// (rehydrate.go). Nothing here decides; the audit flushes the hook's journal first, so it shows
-// every denial.
+// Package views is the read side's views and diagnostics: the pipeline of every workflow, the
+// task board and the status diagram (pipeline.go, with `list` and `transitions` given by the
+// commands as Workflows), a workflow's audit timeline, with what trust made of each decision and
+// the denials the journal lost (audit.go), its events (log.go), the check of every workflow ref
+// and log (fsck.go), and the context document a new session is given (rehydrate.go). Nothing
+// here decides; the audit flushes the hook's journal first, so it shows every denial.
 //
 // It may import hookrun (the journal, the refs the hooks' controls hold, the hook's view of a
 // workflow), project, hooks, gitstore, workflow and the internal helpers; never app or cmd. internal/archtest holds the rule.

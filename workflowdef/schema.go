@@ -79,7 +79,7 @@ func checkTypes(v any, at string) error {
 	return nil
 }
 
-// SchemaError is one way a submitted payload breaks the phase's completion schema.
+// SchemaError is one way a payload breaks a completion schema (ValidateAgainst).
 type SchemaError struct {
 	Path    string `json:"path"`    // JSON pointer into the payload ("" is the whole document)
 	Keyword string `json:"keyword"` // JSON pointer into the schema

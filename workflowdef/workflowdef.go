@@ -26,6 +26,9 @@
 //	guards:
 //	  tests: {run: "go test ./...", timeout: 2m}
 //
+// Completion schemas are compiled here, for lint and for the payloads `submit` and `stage done`
+// hand in (ValidateAgainst, schema.go).
+//
 // It may import workflow, guards (lint names the built-in guards), yaml.v3, kaptinlin/jsonschema and
 // internal/jsonstr; like workflow it does no I/O and reads no clock.
 package workflowdef

@@ -12,6 +12,7 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/exarchos/git-exarchos/app"
+	"github.com/exarchos/git-exarchos/views"
 	"github.com/exarchos/git-exarchos/workflow"
 )
 
@@ -47,7 +48,7 @@ Examples:
 			if err != nil {
 				return err
 			}
-			p, err := app.ShowPipeline(r, app.PipelineOptions{All: c.Bool("all")})
+			p, err := app.ShowPipeline(r, views.PipelineOptions{All: c.Bool("all")})
 			if err != nil {
 				return err
 			}
@@ -96,7 +97,7 @@ Examples:
 			if err != nil {
 				return err
 			}
-			b, err := app.ShowTasks(r, app.TasksOptions{Feature: c.Args().First(), All: c.Bool("all")})
+			b, err := app.ShowTasks(r, views.TasksOptions{Feature: c.Args().First(), All: c.Bool("all")})
 			if err != nil {
 				return err
 			}

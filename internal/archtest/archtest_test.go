@@ -68,16 +68,14 @@ var table = map[string]rule{
 	},
 	"app": {
 		job: "what each command does: one options struct and one run function per command",
-		// It composes the job packages (jobs) over the project base; the jobs still in app (the
-		// cancel saga, GitHub evidence, sync, views and diagnostics) are the rest of issue 31 item 1.
-		// DESIGN.md: everything below. app's own doc comment says commands reach the repository
-		// only through project and gitstore, but the saga (cancel.go, rescue.go, worktree.go),
-		// sync.go, the installers and exec.go use gitrepo directly: the rest of issue 31 item 1
-		// (the saga and sync as packages) and item 2 (gitrepo behind one narrow interface).
+		// It composes the job packages (jobs) over the project base. DESIGN.md: everything below.
+		// app's own doc comment says commands reach the repository only through project and
+		// gitstore, but exec.go, doctor.go and the installers (hook_install.go, mcp_install.go)
+		// still use gitrepo directly: issue 31 item 2 (gitrepo behind one narrow interface).
 		may: jobs,
+		// Completion schemas are compiled and checked in workflowdef (schema.go), which lint uses too.
 		libraries: []string{
 			"github.com/go-git/go-git/v5/plumbing", // object ids and types; issue 31 item 2
-			"github.com/kaptinlin/jsonschema",      // completion schemas (envelope.go); belongs with workflowdef
 		},
 	},
 	"project": {
@@ -95,9 +93,9 @@ var table = map[string]rule{
 		may: []string{"ghevidence", "trust", "project", "guards", "workflowdef", "githubsync", "gitstore", "workflow", helpers},
 	},
 	"views": {
-		job: "diagnostics of the read side: the audit timeline, the log, fsck, the rehydrate context",
-		// views.go (pipeline, tasks, status diagram) is still in app: it reads app's list and
-		// transitions (the rest of issue 31 item 1).
+		job: "views and diagnostics of the read side: pipeline, tasks, status diagram, audit, log, fsck, rehydrate",
+		// What the pipeline and the task board take from the commands (list, transitions) comes
+		// in as function values app supplies (views.Workflows), never an import of app.
 		may: []string{"hookrun", "project", "hooks", "gitstore", "workflow", helpers},
 	},
 	"ghevidence": {
@@ -107,8 +105,9 @@ var table = map[string]rule{
 	},
 	"saga": {
 		job: "the cancel saga: task worktrees, their compensation on cancel, rescue refs, prune",
-		// Each step is recorded through the Executor the caller passes in (app's Execute).
-		// gitrepo/rescue.go still holds the rescue records' format: the rest of issue 31 item 1.
+		// Each step is recorded through the Executor the caller passes in (app's Execute). The
+		// rescue records' format is its own (rescue_records.go), over gitrepo's generic git
+		// operations (gitrepo/snapshot.go).
 		may: []string{"trust", "project", "githubsync", "gitstore", "gitrepo", "workflow", helpers},
 	},
 	"teamsync": {
@@ -167,8 +166,8 @@ var table = map[string]rule{
 	},
 	"gitrepo": {
 		job: "git access: discovery, objects and packs, refs and locks, config, worktrees, the git binary",
-		// It imports no workflow package, but rescue.go holds workflow logic (the rescue record's
-		// format): issue 31 item 1 moves it to the saga's package.
+		// It knows nothing of workflows: the rescue records' format is the saga's; gitrepo keeps
+		// only the git operations they are made of (snapshot.go).
 		may: []string{helpers},
 		// x/sys/unix: fstatat relative to refs/exarchos, which syscall lacks (the hook index's
 		// per-ref stamps, readfile_unix.go).

@@ -1,12 +1,42 @@
-package gitrepo
+package saga
 
 import (
-	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
+
+	"github.com/exarchos/git-exarchos/gitrepo"
 )
+
+// records reads and writes rescue records in one repository, through gitrepo's git operations;
+// their format (the kinds, the Exarchos-* trailers, the parents' meaning) lives here alone.
+type records struct{ loc gitrepo.Location }
+
+// PreserveWorktree keeps the worktree at sp.Path under the task's rescue ref (preserveWorktree
+// says how); the note says what could not be kept separately.
+func PreserveWorktree(loc gitrepo.Location, sp RescueSpec) (*Preserved, string, error) {
+	return records{loc}.preserveWorktree(sp)
+}
+
+// PreserveCommit keeps commit reachable from the task's rescue ref.
+func PreserveCommit(loc gitrepo.Location, sp RescueSpec, commit string) (*Preserved, error) {
+	return records{loc}.preserveCommit(sp, commit)
+}
+
+// RescueContains reports whether commit is reachable from the task's rescue ref.
+func RescueContains(loc gitrepo.Location, feature, task, commit string) (bool, error) {
+	return records{loc}.rescueContains(feature, task, commit)
+}
+
+// ListRescues lists rescue refs, of one feature or all.
+func ListRescues(loc gitrepo.Location, feature string) ([]Rescue, error) {
+	return records{loc}.listRescues(feature)
+}
+
+// RestoreRescue checks rescued work out into a new linked worktree at path.
+func RestoreRescue(loc gitrepo.Location, feature, task, path, branch string, version int) (*Restored, error) {
+	return records{loc}.restoreRescue(feature, task, path, branch, version)
+}
 
 // Rescue refs keep work a cancel would otherwise destroy: refs/exarchos-rescue/<feature>/<task>.
 //
@@ -42,20 +72,11 @@ type commitObject struct {
 	Trailers map[string]string
 }
 
-// readCommit reads a rescue commit through git (which also reaches alternates and a promisor's
-// objects), decoded by the one commit reader (DecodeCommit), with its Exarchos-* trailers.
-func (l Location) readCommit(sha string) (commitObject, error) {
-	out, err := l.repoGit(nil, "cat-file", "commit", sha)
+// readCommit reads a rescue commit through git, with its Exarchos-* trailers.
+func (l records) readCommit(sha string) (commitObject, error) {
+	dc, err := l.loc.ReadCommitGit(sha)
 	if err != nil {
 		return commitObject{}, err
-	}
-	rf, err := readRepoFeatures(l.CommonDir)
-	if err != nil {
-		return commitObject{}, err
-	}
-	dc, err := DecodeCommit([]byte(out), rf.format)
-	if err != nil {
-		return commitObject{}, fmt.Errorf("commit %s: %w", sha, err)
 	}
 	c := commitObject{Tree: dc.Tree.String(), Message: dc.Message, Trailers: map[string]string{}}
 	for _, p := range dc.Parents {
@@ -111,97 +132,24 @@ func (sp RescueSpec) trailers(kind string) string {
 }
 
 // rescueTip reads the rescue ref; "" when it does not exist.
-func (l Location) rescueTip(ref string) (string, error) {
-	h, ok, err := ReadRef(l.CommonDir, ref)
+func (l records) rescueTip(ref string) (string, error) {
+	h, ok, err := gitrepo.ReadRef(l.loc.CommonDir, ref)
 	if err != nil || !ok {
 		return "", err
 	}
 	return h.String(), nil
 }
 
-// SnapshotTrees builds, in a temporary index, the trees of a linked worktree's index (staged
-// state) and of its working files (`git add -A`: modified, deleted and untracked files, ignored
-// ones left out). The worktree's own index is copied, never written. Git is pointed at the
-// worktree's administrative directory explicitly, so a worktree that lost its .git file is still
-// snapshotted as itself, and nothing else (the main checkout) ever is.
-func (l Location) SnapshotTrees(path string) (head, indexTree, workTree string, note string, err error) {
-	if head, err = l.WorktreeHead(path); err != nil {
-		return "", "", "", "", err
-	}
-	out, err := l.worktreeGit(path, nil, "rev-parse", "--git-path", "index")
-	if err != nil {
-		return "", "", "", "", err
-	}
-	realIndex := strings.TrimSpace(out)
-	if !filepath.IsAbs(realIndex) {
-		realIndex = filepath.Join(path, realIndex)
-	}
-	tmp, err := os.MkdirTemp("", "exarchos-rescue-")
-	if err != nil {
-		return "", "", "", "", fmt.Errorf("temporary index: %w", err)
-	}
-	defer os.RemoveAll(tmp)
-	tmpIndex := filepath.Join(tmp, "index")
-	env := []string{"GIT_INDEX_FILE=" + tmpIndex}
-	b, err := os.ReadFile(realIndex)
-	switch {
-	case err == nil:
-		if err := os.WriteFile(tmpIndex, b, 0o600); err != nil {
-			return "", "", "", "", fmt.Errorf("copy the index: %w", err)
-		}
-	case errors.Is(err, os.ErrNotExist):
-		if _, err := l.worktreeGit(path, env, "read-tree", head); err != nil {
-			return "", "", "", "", err
-		}
-	default:
-		return "", "", "", "", fmt.Errorf("read the index of %s: %w", path, err)
-	}
-	out, err = l.worktreeGit(path, env, "write-tree")
-	if err != nil {
-		// Unmerged entries (a conflict in progress) have no tree: the working files, added
-		// below, carry the conflict markers; the staged side is the HEAD tree.
-		note = "the index had unresolved conflicts: staged state not kept separately"
-		out, err = l.worktreeGit(path, nil, "rev-parse", head+"^{tree}")
-		if err != nil {
-			return "", "", "", "", err
-		}
-	}
-	indexTree = strings.TrimSpace(out)
-	if _, err := l.worktreeGit(path, env, "add", "-A", "--", ":/"); err != nil {
-		return "", "", "", "", err
-	}
-	out, err = l.worktreeGit(path, env, "write-tree")
-	if err != nil {
-		return "", "", "", "", err
-	}
-	return head, indexTree, strings.TrimSpace(out), note, nil
-}
-
-func (l Location) commitTree(tree, message string, parents ...string) (string, error) {
-	args := []string{"commit-tree", tree}
-	for _, p := range parents {
-		args = append(args, "-p", p)
-	}
-	out, err := l.repoGit(strings.NewReader(message), append(args, "-F", "-")...)
-	return strings.TrimSpace(out), err
-}
-
-// updateRef moves ref from old ("": must not exist, in either hash) to new, compare-and-swap.
-func (l Location) updateRef(ref, newSHA, old, why string) error {
-	_, err := l.repoGit(nil, "update-ref", "--create-reflog", "-m", why, ref, newSHA, old)
-	return err
-}
-
-// PreserveWorktree commits everything in the worktree at path (staged, modified, deleted and
+// preserveWorktree commits everything in the worktree at path (staged, modified, deleted and
 // untracked files) under the task's rescue ref. Nothing is written when the ref already keeps
 // exactly this snapshot (a rerun after a crash). A later snapshot never replaces an earlier one
 // with less: it goes on top (keeping the earlier one as its third parent) only when it holds
 // every file and commit the earlier one did; otherwise it is kept beside it (a keep commit) and
 // the earlier one stays what `rescue restore` brings back. Every version stays listed and
 // restorable (`rescue list`, `rescue restore --version`).
-func (l Location) PreserveWorktree(sp RescueSpec) (*Preserved, string, error) {
+func (l records) preserveWorktree(sp RescueSpec) (*Preserved, string, error) {
 	ref := RescueRef(sp.Feature, sp.Task)
-	head, indexTree, workTree, note, err := l.SnapshotTrees(sp.Path)
+	head, indexTree, workTree, note, err := l.loc.SnapshotTrees(sp.Path)
 	if err != nil {
 		return nil, "", fmt.Errorf("snapshot %s: %w", sp.Path, err)
 	}
@@ -224,7 +172,7 @@ func (l Location) PreserveWorktree(sp RescueSpec) (*Preserved, string, error) {
 			return nil, "", err
 		}
 	}
-	indexCommit, err := l.commitTree(indexTree, fmt.Sprintf("exarchos rescue: index of %s/%s\n", sp.Feature, sp.Task), head)
+	indexCommit, err := l.loc.CommitTree(indexTree, fmt.Sprintf("exarchos rescue: index of %s/%s\n", sp.Feature, sp.Task), head)
 	if err != nil {
 		return nil, "", err
 	}
@@ -234,7 +182,7 @@ func (l Location) PreserveWorktree(sp RescueSpec) (*Preserved, string, error) {
 	}
 	msg := fmt.Sprintf("exarchos rescue: %s/%s (worktree)\n\nThe working tree of %s when %s was cancelled: the tree holds the working files\n(untracked included, ignored not), the first parent is HEAD, the second the index.\nRestore with: git exarchos rescue restore %s %s\n\n%s",
 		sp.Feature, sp.Task, sp.Path, sp.Feature, sp.Feature, sp.Task, sp.trailers(RescueWorktree))
-	commit, err := l.commitTree(workTree, msg, parents...)
+	commit, err := l.loc.CommitTree(workTree, msg, parents...)
 	if err != nil {
 		return nil, "", err
 	}
@@ -245,7 +193,7 @@ func (l Location) PreserveWorktree(sp RescueSpec) (*Preserved, string, error) {
 		}
 		return p, note, err
 	}
-	if err := l.updateRef(ref, commit, prev, "git exarchos cancel: preserve worktree"); err != nil {
+	if err := l.loc.UpdateRef(ref, commit, prev, "git exarchos cancel: preserve worktree"); err != nil {
 		// The ref moved between the read and the write: a killed cancel's git update-ref finishing
 		// after its parent died. If what it wrote holds this snapshot, the work is preserved.
 		if now, _ := l.rescueTip(ref); now != "" && now != prev {
@@ -264,25 +212,30 @@ func (l Location) PreserveWorktree(sp RescueSpec) (*Preserved, string, error) {
 
 // lacks reports whether a snapshot (head, index tree, work tree) would lose something the rescue
 // commit prev brings back: prev's HEAD is not in its history, or a file prev had is missing.
-func (l Location) lacks(prev, head, indexTree, workTree string) (bool, error) {
+func (l records) lacks(prev, head, indexTree, workTree string) (bool, error) {
 	rv, err := l.resolveRescue(prev)
 	if err != nil {
 		return false, err
 	}
-	if ok, err := l.IsAncestor(rv.head, head); err != nil || !ok {
+	if ok, err := l.loc.IsAncestor(rv.head, head); err != nil || !ok {
 		return !ok, err
 	}
 	for _, pair := range [][2]string{{rv.workTree, workTree}, {rv.indexTree, indexTree}} {
-		out, err := l.repoGit(nil, "diff-tree", "-r", "--no-renames", "--diff-filter=D", "--name-only", pair[0], pair[1])
-		if err != nil || strings.TrimSpace(out) != "" {
-			return err == nil, err
+		changed, err := l.loc.DiffTrees(pair[0], pair[1])
+		if err != nil {
+			return false, err
+		}
+		for _, c := range changed {
+			if strings.HasPrefix(c, "D ") {
+				return true, nil
+			}
 		}
 	}
 	return false, nil
 }
 
 // holdsSnapshot reports whether the rescue commit is a worktree snapshot of exactly these trees.
-func (l Location) holdsSnapshot(rescue, head, indexTree, workTree string) (bool, error) {
+func (l records) holdsSnapshot(rescue, head, indexTree, workTree string) (bool, error) {
 	c, err := l.readCommit(rescue)
 	if err != nil {
 		return false, err
@@ -297,26 +250,26 @@ func (l Location) holdsSnapshot(rescue, head, indexTree, workTree string) (bool,
 	return ic.Tree == indexTree, nil
 }
 
-// RescueContains reports whether commit is reachable from the task's rescue ref.
-func (l Location) RescueContains(feature, task, commit string) (bool, error) {
+// rescueContains reports whether commit is reachable from the task's rescue ref.
+func (l records) rescueContains(feature, task, commit string) (bool, error) {
 	prev, err := l.rescueTip(RescueRef(feature, task))
 	if err != nil || prev == "" {
 		return false, err
 	}
-	return l.IsAncestor(commit, prev)
+	return l.loc.IsAncestor(commit, prev)
 }
 
-// PreserveCommit keeps commit reachable from the task's rescue ref: the ref is created at it, or,
+// preserveCommit keeps commit reachable from the task's rescue ref: the ref is created at it, or,
 // if the ref holds other work, a keep commit joins both. Nothing is written when the ref already
 // reaches it.
-func (l Location) PreserveCommit(sp RescueSpec, commit string) (*Preserved, error) {
+func (l records) preserveCommit(sp RescueSpec, commit string) (*Preserved, error) {
 	ref := RescueRef(sp.Feature, sp.Task)
 	prev, err := l.rescueTip(ref)
 	if err != nil {
 		return nil, err
 	}
 	if prev == "" {
-		err := l.updateRef(ref, commit, "", "git exarchos cancel: preserve "+sp.Branch)
+		err := l.loc.UpdateRef(ref, commit, "", "git exarchos cancel: preserve "+sp.Branch)
 		if err == nil {
 			return &Preserved{Ref: ref, Commit: commit, Written: true}, nil
 		}
@@ -326,7 +279,7 @@ func (l Location) PreserveCommit(sp RescueSpec, commit string) (*Preserved, erro
 			return nil, fmt.Errorf("write %s: %w", ref, err)
 		}
 	}
-	if ok, err := l.IsAncestor(commit, prev); err != nil || ok {
+	if ok, err := l.loc.IsAncestor(commit, prev); err != nil || ok {
 		return &Preserved{Ref: ref, Commit: prev}, err
 	}
 	return l.keepBeside(sp, ref, prev, commit, sp.Branch)
@@ -334,18 +287,18 @@ func (l Location) PreserveCommit(sp RescueSpec, commit string) (*Preserved, erro
 
 // keepBeside moves ref from prev to a keep commit that has prev as first parent (what a restore
 // brings back) and commit as second (kept reachable and listed).
-func (l Location) keepBeside(sp RescueSpec, ref, prev, commit, what string) (*Preserved, error) {
+func (l records) keepBeside(sp RescueSpec, ref, prev, commit, what string) (*Preserved, error) {
 	pc, err := l.readCommit(prev)
 	if err != nil {
 		return nil, err
 	}
 	msg := fmt.Sprintf("exarchos rescue: %s/%s (keep %s)\n\nKeeps %s reachable next to the work already rescued (first parent).\n\n%s",
 		sp.Feature, sp.Task, what, commit, sp.trailers(RescueKeep))
-	keep, err := l.commitTree(pc.Tree, msg, prev, commit)
+	keep, err := l.loc.CommitTree(pc.Tree, msg, prev, commit)
 	if err != nil {
 		return nil, err
 	}
-	if err := l.updateRef(ref, keep, prev, "git exarchos cancel: keep "+what); err != nil {
+	if err := l.loc.UpdateRef(ref, keep, prev, "git exarchos cancel: keep "+what); err != nil {
 		return nil, fmt.Errorf("write %s: %w", ref, err)
 	}
 	return &Preserved{Ref: ref, Commit: keep, Written: true}, nil
@@ -357,7 +310,7 @@ const maxRescueVersions = 256
 // rescueVersions lists every piece of work a rescue ref keeps, what a restore brings back first:
 // snapshots and commits, through keep commits (both parents) and superseded snapshots (a
 // snapshot's third parent).
-func (l Location) rescueVersions(top string) ([]string, error) {
+func (l records) rescueVersions(top string) ([]string, error) {
 	var out []string
 	seen := map[string]bool{}
 	var walk func(c string) error
@@ -419,18 +372,18 @@ type RescueVersion struct {
 	Changed []string `json:"changed"`
 }
 
-// ListRescues lists rescue refs, of one feature or all.
-func (l Location) ListRescues(feature string) ([]Rescue, error) {
+// listRescues lists rescue refs, of one feature or all.
+func (l records) listRescues(feature string) ([]Rescue, error) {
 	prefix := RescuePrefix
 	if feature != "" {
 		prefix += feature + "/"
 	}
-	refs, err := ListRefs(l.CommonDir, prefix)
+	refs, err := gitrepo.ListRefs(l.loc.CommonDir, prefix)
 	if err != nil {
 		return nil, err
 	}
 	out := []Rescue{}
-	for _, name := range SortedNames(refs) {
+	for _, name := range gitrepo.SortedNames(refs) {
 		rest := strings.TrimPrefix(name, RescuePrefix)
 		f, task, ok := strings.Cut(rest, "/")
 		if !ok {
@@ -456,7 +409,7 @@ type resolved struct {
 }
 
 // resolveRescue follows keep commits down to the snapshot or plain commit they preserve.
-func (l Location) resolveRescue(commit string) (resolved, error) {
+func (l records) resolveRescue(commit string) (resolved, error) {
 	var kept []string
 	for range 64 {
 		c, err := l.readCommit(commit)
@@ -481,7 +434,7 @@ func (l Location) resolveRescue(commit string) (resolved, error) {
 	return resolved{}, fmt.Errorf("rescue commit %s: too many keep commits", commit)
 }
 
-func (l Location) describeRescue(feature, task, ref, commit string) (Rescue, error) {
+func (l records) describeRescue(feature, task, ref, commit string) (Rescue, error) {
 	rv, err := l.resolveRescue(commit)
 	if err != nil {
 		return Rescue{}, fmt.Errorf("%s: %w", ref, err)
@@ -518,23 +471,18 @@ func (l Location) describeRescue(feature, task, ref, commit string) (Rescue, err
 
 // describeWork returns when a rescue commit was made and, for a snapshot, the files that differ
 // from its HEAD with git's status letters.
-func (l Location) describeWork(commit string, rv resolved) (string, []string, error) {
-	date, err := l.repoGit(nil, "show", "-s", "--format=%cI", commit)
+func (l records) describeWork(commit string, rv resolved) (string, []string, error) {
+	date, err := l.loc.CommitDate(commit)
 	if err != nil {
 		return "", nil, err
 	}
 	changed := []string{}
 	if rv.kind == RescueWorktree {
-		out, err := l.repoGit(nil, "diff-tree", "-r", "--no-renames", "--name-status", "-z", rv.head, rv.workTree)
-		if err != nil {
+		if changed, err = l.loc.DiffTrees(rv.head, rv.workTree); err != nil {
 			return "", nil, err
 		}
-		f := strings.Split(strings.TrimSuffix(out, "\x00"), "\x00")
-		for i := 0; i+1 < len(f); i += 2 {
-			changed = append(changed, f[i]+" "+f[i+1])
-		}
 	}
-	return strings.TrimSpace(date), changed, nil
+	return date, changed, nil
 }
 
 // Restored says where rescued work was put back.
@@ -547,18 +495,18 @@ type Restored struct {
 	Detached bool     `json:"detached"`
 }
 
-// RestoreRescue checks the rescued work out into a new linked worktree at path: HEAD at the
+// restoreRescue checks the rescued work out into a new linked worktree at path: HEAD at the
 // commit the work sat on (on branch when that name is free, else detached), the working files
 // and the index exactly as they were preserved, untracked files included.
 // version 0 is what the ref brings back first; N > 0 is the N-th of Rescue.Earlier.
-func (l Location) RestoreRescue(feature, task, path, branch string, version int) (*Restored, error) {
+func (l records) restoreRescue(feature, task, path, branch string, version int) (*Restored, error) {
 	ref := RescueRef(feature, task)
 	commit, err := l.rescueTip(ref)
 	if err != nil {
 		return nil, err
 	}
 	if commit == "" {
-		return nil, fmt.Errorf("%w: no rescued work for %s/%s (see `git exarchos rescue list %s`)", ErrNotFound, feature, task, feature)
+		return nil, fmt.Errorf("%w: no rescued work for %s/%s (see `git exarchos rescue list %s`)", gitrepo.ErrNotFound, feature, task, feature)
 	}
 	if version > 0 {
 		versions, err := l.rescueVersions(commit)
@@ -566,7 +514,7 @@ func (l Location) RestoreRescue(feature, task, path, branch string, version int)
 			return nil, err
 		}
 		if version >= len(versions) {
-			return nil, fmt.Errorf("%w: %s/%s keeps %d version(s), 0 to %d (see `git exarchos rescue list %s`)", ErrNotFound, feature, task, len(versions), len(versions)-1, feature)
+			return nil, fmt.Errorf("%w: %s/%s keeps %d version(s), 0 to %d (see `git exarchos rescue list %s`)", gitrepo.ErrNotFound, feature, task, len(versions), len(versions)-1, feature)
 		}
 		commit = versions[version]
 	}
@@ -578,26 +526,25 @@ func (l Location) RestoreRescue(feature, task, path, branch string, version int)
 		return nil, fmt.Errorf("%s already exists: choose another place with --path", path)
 	}
 	res := &Restored{Path: path, Head: rv.head, Kind: rv.kind, Kept: rv.kept}
-	args := []string{"worktree", "add", "--quiet"}
-	if _, taken, err := l.BranchTip(branch); err != nil {
+	_, taken, err := l.loc.BranchTip(branch)
+	if err != nil {
 		return nil, err
-	} else if branch != "" && !taken && l.ValidBranchName(branch) {
-		args = append(args, "-b", branch, path, rv.head)
-		res.Branch = branch
-	} else {
-		args = append(args, "--detach", path, rv.head)
-		res.Detached = true
 	}
-	if _, err := l.repoGit(nil, args...); err != nil {
+	if branch != "" && !taken && l.loc.ValidBranchName(branch) {
+		err, res.Branch = l.loc.AddWorktree(path, branch, rv.head, true), branch
+	} else {
+		err, res.Detached = l.loc.AddDetachedWorktree(path, rv.head), true
+	}
+	if err != nil {
 		return nil, err
 	}
 	if rv.kind == RescueWorktree {
 		// Working files first (deletions applied, untracked files written), then the index
 		// alone, so staged and unstaged changes come back as they were.
-		if _, err := runGit(path, "", nil, nil, "read-tree", "-u", "--reset", rv.workTree); err != nil {
+		if err := l.loc.ReadTree(path, rv.workTree, true); err != nil {
 			return nil, fmt.Errorf("restore the working files into %s: %w", path, err)
 		}
-		if _, err := runGit(path, "", nil, nil, "read-tree", rv.indexTree); err != nil {
+		if err := l.loc.ReadTree(path, rv.indexTree, false); err != nil {
 			return nil, fmt.Errorf("restore the index of %s: %w", path, err)
 		}
 	}

@@ -1,4 +1,4 @@
-package app
+package views
 
 import (
 	"slices"
@@ -7,9 +7,22 @@ import (
 
 	"github.com/exarchos/git-exarchos/gitstore"
 	"github.com/exarchos/git-exarchos/hooks"
-	"github.com/exarchos/git-exarchos/views"
 	"github.com/exarchos/git-exarchos/workflow"
 )
+
+// The pipeline, the task board and the status diagram: views over every workflow's snapshot. What
+// they take from the commands (the workflows `list` shows, the ways out of a phase as
+// `transitions` evaluates them) comes in as Workflows, which app supplies.
+
+// Workflows is what the pipeline and the task board take from the commands that own it (app).
+type Workflows struct {
+	// List returns the workflows `list` shows: the active ones, or all of them.
+	List func(all bool) ([]gitstore.Summary, error)
+	// Transitions evaluates the ways out of a workflow's phase, as `transitions` does. App gives
+	// one whose calls share one gathering of git facts, so a view of many workflows asks each
+	// git question once per branch tip, not once per workflow.
+	Transitions func(feature string) ([]workflow.TransitionOption, error)
+}
 
 // PipelineOptions are `git exarchos view pipeline [--all]`.
 type PipelineOptions struct {
@@ -55,17 +68,17 @@ type Pipeline struct {
 
 // ShowPipeline reads every workflow's state and evaluates the way out of its phase (the same
 // evaluation as `transitions`).
-func ShowPipeline(r *Repo, o PipelineOptions) (*Pipeline, error) {
+func ShowPipeline(r *Repo, o PipelineOptions, w Workflows) (*Pipeline, error) {
 	if o.Now.IsZero() {
 		o.Now = time.Now()
 	}
-	list, err := ListWorkflows(r, ListOptions{All: o.All})
+	list, err := w.List(o.All)
 	if err != nil {
 		return nil, err
 	}
 	p := &Pipeline{Workflows: []PipelineRow{}}
 	for _, sum := range list {
-		row, err := r.pipelineRow(sum, o.Now)
+		row, err := pipelineRow(r, w, sum, o.Now)
 		if err != nil {
 			return nil, err
 		}
@@ -74,7 +87,7 @@ func ShowPipeline(r *Repo, o PipelineOptions) (*Pipeline, error) {
 	return p, nil
 }
 
-func (r *Repo) pipelineRow(sum gitstore.Summary, now time.Time) (PipelineRow, error) {
+func pipelineRow(r *Repo, w Workflows, sum gitstore.Summary, now time.Time) (PipelineRow, error) {
 	first, snap, err := r.Store.Events(sum.Feature, gitstore.EventFilter{Limit: 1})
 	if err != nil {
 		return PipelineRow{}, err
@@ -98,11 +111,11 @@ func (r *Repo) pipelineRow(sum gitstore.Summary, now time.Time) (PipelineRow, er
 	if r.IsFinal(st.Type, st.Phase) {
 		return row, nil
 	}
-	tr, err := ListTransitions(r, sum.Feature)
+	ways, err := w.Transitions(sum.Feature)
 	if err != nil {
 		return PipelineRow{}, err
 	}
-	row.Next, row.Blocked, row.Human = wayOut(tr.Transitions, st)
+	row.Next, row.Blocked, row.Human = wayOut(ways, st)
 	return row, nil
 }
 
@@ -207,17 +220,18 @@ type WorkflowTasks struct {
 	Phase   string          `json:"phase"`
 	Tasks   []workflow.Task `json:"tasks"`
 	Counts  map[string]int  `json:"counts"`
-	// Findings are the open review findings that block: the fix cycle's work (review_findings.go).
+	// Findings are the open review findings that block: the fix cycle's work (app's
+	// review_findings.go records them).
 	Findings []workflow.Finding `json:"findings,omitempty"`
 }
 
 // ShowTasks reads the task boards from the snapshots.
-func ShowTasks(r *Repo, o TasksOptions) (*TaskBoard, error) {
+func ShowTasks(r *Repo, o TasksOptions, wf Workflows) (*TaskBoard, error) {
 	var features []string
 	if o.Feature != "" {
 		features = []string{o.Feature}
 	} else {
-		list, err := ListWorkflows(r, ListOptions{All: o.All})
+		list, err := wf.List(o.All)
 		if err != nil {
 			return nil, err
 		}
@@ -231,7 +245,7 @@ func ShowTasks(r *Repo, o TasksOptions) (*TaskBoard, error) {
 		if err != nil {
 			return nil, err
 		}
-		w := WorkflowTasks{Feature: f, Phase: st.Phase, Tasks: st.Tasks, Counts: map[string]int{}, Findings: r.boardFindings(st)}
+		w := WorkflowTasks{Feature: f, Phase: st.Phase, Tasks: st.Tasks, Counts: map[string]int{}, Findings: boardFindings(r, st)}
 		if w.Tasks == nil {
 			w.Tasks = []workflow.Task{}
 		}
@@ -241,6 +255,17 @@ func ShowTasks(r *Repo, o TasksOptions) (*TaskBoard, error) {
 		b.Workflows = append(b.Workflows, w)
 	}
 	return b, nil
+}
+
+// boardFindings are the open blocking findings a task board shows: the fix cycle's work. A type
+// this repository does not define shows none rather than failing the board.
+func boardFindings(r *Repo, st workflow.State) []workflow.Finding {
+	def, err := r.Definition(st.Type)
+	if err != nil {
+		return nil
+	}
+	blocking, _ := st.OpenFindings(def)
+	return blocking
 }
 
 // StatusDiagram is `status --format mermaid`: the type's diagram, the path taken and the current
@@ -255,7 +280,7 @@ type StatusDiagram struct {
 
 // ShowStatusDiagram reads the path from the events (as `audit` does) and marks it on the diagram.
 func ShowStatusDiagram(r *Repo, feature string) (*StatusDiagram, error) {
-	a, err := ShowAudit(r, views.AuditOptions{Feature: feature})
+	a, err := ShowAudit(r, AuditOptions{Feature: feature})
 	if err != nil {
 		return nil, err
 	}

@@ -1,4 +1,4 @@
-package gitrepo
+package saga
 
 import (
 	"io/fs"
@@ -7,8 +7,19 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/exarchos/git-exarchos/gitrepo"
+	"github.com/exarchos/git-exarchos/internal/gittest"
 	"github.com/stretchr/testify/require"
 )
+
+// The rescue records against real repositories: a snapshot restored byte for byte, a rerun that
+// writes nothing, commits kept beside each other. The crash and kill cases are app's
+// cancel_crash_test.go and the rescue_after_crash testscript.
+
+func gitIn(t testing.TB, dir string, args ...string) string {
+	t.Helper()
+	return gittest.Git(t, dir, "", args...)
+}
 
 // files reads every file under dir except .git, with its mode, so two trees compare byte for byte.
 func files(t *testing.T, dir string) map[string]string {
@@ -42,7 +53,7 @@ func files(t *testing.T, dir string) map[string]string {
 	return out
 }
 
-func write(t *testing.T, dir, name, content string) {
+func writeFile(t *testing.T, dir, name, content string) {
 	t.Helper()
 	p := filepath.Join(dir, name)
 	require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
@@ -50,14 +61,14 @@ func write(t *testing.T, dir, name, content string) {
 }
 
 func TestPreserveAndRestoreWorktreeByteForByte(t *testing.T) {
-	dir := newRepo(t)
-	write(t, dir, "a.txt", "a\n")
-	write(t, dir, "gone.txt", "bye\n")
-	write(t, dir, "staged-gone.txt", "bye too\n")
-	write(t, dir, ".gitignore", "*.log\n")
-	git(t, dir, "add", ".")
-	git(t, dir, "commit", "-q", "-m", "files")
-	loc, err := Discover(dir)
+	dir := gittest.NewRepo(t, "sha1")
+	writeFile(t, dir, "a.txt", "a\n")
+	writeFile(t, dir, "gone.txt", "bye\n")
+	writeFile(t, dir, "staged-gone.txt", "bye too\n")
+	writeFile(t, dir, ".gitignore", "*.log\n")
+	gitIn(t, dir, "add", ".")
+	gitIn(t, dir, "commit", "-q", "-m", "files")
+	loc, err := gitrepo.Discover(dir)
 	require.NoError(t, err)
 	wt := filepath.Join(dir, ".worktrees", "f", "t1")
 	require.NoError(t, loc.AddWorktree(wt, "main--t1", "HEAD", true))
@@ -67,40 +78,40 @@ func TestPreserveAndRestoreWorktreeByteForByte(t *testing.T) {
 	if added, _ := loc.EnsureExcluded("/.worktrees/"); added {
 		t.Fatal("exclude line added twice")
 	}
-	if out := git(t, dir, "status", "--porcelain"); out != "" {
+	if out := gitIn(t, dir, "status", "--porcelain"); out != "" {
 		t.Fatalf("main worktree sees the task worktree: %q", out)
 	}
 
 	// Staged then modified again, staged only, unstaged, deleted, staged deletion, untracked
 	// (also in a new directory), executable, symlink, ignored.
-	write(t, wt, "a.txt", "staged version\n")
-	git(t, wt, "add", "a.txt")
-	write(t, wt, "a.txt", "working version\n")
-	write(t, wt, "new-staged.txt", "staged only\n")
-	git(t, wt, "add", "new-staged.txt")
+	writeFile(t, wt, "a.txt", "staged version\n")
+	gitIn(t, wt, "add", "a.txt")
+	writeFile(t, wt, "a.txt", "working version\n")
+	writeFile(t, wt, "new-staged.txt", "staged only\n")
+	gitIn(t, wt, "add", "new-staged.txt")
 	require.NoError(t, os.Remove(filepath.Join(wt, "gone.txt")))
-	git(t, wt, "rm", "-q", "staged-gone.txt")
-	write(t, wt, "deep/untracked.txt", "not added\n")
-	write(t, wt, "run.sh", "#!/bin/sh\n")
+	gitIn(t, wt, "rm", "-q", "staged-gone.txt")
+	writeFile(t, wt, "deep/untracked.txt", "not added\n")
+	writeFile(t, wt, "run.sh", "#!/bin/sh\n")
 	require.NoError(t, os.Chmod(filepath.Join(wt, "run.sh"), 0o755))
 	require.NoError(t, os.Symlink("a.txt", filepath.Join(wt, "link")))
-	write(t, wt, "debug.log", "ignored\n")
+	writeFile(t, wt, "debug.log", "ignored\n")
 
 	st, err := loc.WorktreeStatus(wt)
 	require.NoError(t, err)
 	require.True(t, st.Dirty())
-	indexBefore := git(t, wt, "ls-files", "-s", "--debug")
+	indexBefore := gitIn(t, wt, "ls-files", "-s", "--debug")
 	wantFiles := files(t, wt)
 	delete(wantFiles, "debug.log") // ignored files are not preserved
-	wantIndex := git(t, wt, "ls-files", "-s")
-	wantStatus := git(t, wt, "status", "--porcelain")
+	wantIndex := gitIn(t, wt, "ls-files", "-s")
+	wantStatus := gitIn(t, wt, "status", "--porcelain")
 
 	sp := RescueSpec{Feature: "f", Task: "t1", Branch: "main--t1", Path: wt}
-	p, _, err := loc.PreserveWorktree(sp)
+	p, _, err := PreserveWorktree(loc, sp)
 	require.NoError(t, err)
 	require.True(t, p.Written)
-	require.Equal(t, indexBefore, git(t, wt, "ls-files", "-s", "--debug"), "the user's index was touched")
-	again, _, err := loc.PreserveWorktree(sp)
+	require.Equal(t, indexBefore, gitIn(t, wt, "ls-files", "-s", "--debug"), "the user's index was touched")
+	again, _, err := PreserveWorktree(loc, sp)
 	require.NoError(t, err)
 	require.False(t, again.Written, "a rerun rewrote an identical snapshot")
 	require.Equal(t, p.Commit, again.Commit)
@@ -108,89 +119,60 @@ func TestPreserveAndRestoreWorktreeByteForByte(t *testing.T) {
 	require.NoError(t, loc.RemoveWorktree(wt, true))
 	require.NoError(t, loc.PruneWorktrees())
 	tip, _, _ := loc.BranchTip("main--t1")
-	ok, err := loc.RescueContains("f", "t1", tip)
+	ok, err := RescueContains(loc, "f", "t1", tip)
 	require.NoError(t, err)
 	require.True(t, ok)
 	require.NoError(t, loc.DeleteBranch("main--t1", tip))
 
-	list, err := loc.ListRescues("f")
+	list, err := ListRescues(loc, "f")
 	require.NoError(t, err)
 	require.Len(t, list, 1)
 	require.Equal(t, RescueWorktree, list[0].Kind)
 	require.Contains(t, strings.Join(list[0].Changed, ","), "D gone.txt")
 
 	back := filepath.Join(t.TempDir(), "restored")
-	r, err := loc.RestoreRescue("f", "t1", back, "main--t1", 0)
+	r, err := RestoreRescue(loc, "f", "t1", back, "main--t1", 0)
 	require.NoError(t, err)
 	require.Equal(t, "main--t1", r.Branch)
 	require.Equal(t, wantFiles, files(t, back))
-	require.Equal(t, wantIndex, git(t, back, "ls-files", "-s"))
-	require.Equal(t, wantStatus, git(t, back, "status", "--porcelain"))
+	require.Equal(t, wantIndex, gitIn(t, back, "ls-files", "-s"))
+	require.Equal(t, wantStatus, gitIn(t, back, "status", "--porcelain"))
 
-	_, err = loc.RestoreRescue("f", "t1", back, "", 0)
+	_, err = RestoreRescue(loc, "f", "t1", back, "", 0)
 	require.ErrorContains(t, err, "already exists")
 }
 
 func TestPreserveCommitKeepsBothWorks(t *testing.T) {
-	dir := newRepo(t)
-	loc, err := Discover(dir)
+	dir := gittest.NewRepo(t, "sha1")
+	loc, err := gitrepo.Discover(dir)
 	require.NoError(t, err)
-	git(t, dir, "switch", "-q", "-c", "side")
-	write(t, dir, "s.txt", "side\n")
-	git(t, dir, "add", ".")
-	git(t, dir, "commit", "-q", "-m", "side work")
-	side := git(t, dir, "rev-parse", "HEAD")
-	git(t, dir, "switch", "-q", "main")
+	gitIn(t, dir, "switch", "-q", "-c", "side")
+	writeFile(t, dir, "s.txt", "side\n")
+	gitIn(t, dir, "add", ".")
+	gitIn(t, dir, "commit", "-q", "-m", "side work")
+	side := gitIn(t, dir, "rev-parse", "HEAD")
+	gitIn(t, dir, "switch", "-q", "main")
 	sp := RescueSpec{Feature: "f", Task: "t", Branch: "side"}
-	p, err := loc.PreserveCommit(sp, side)
+	p, err := PreserveCommit(loc, sp, side)
 	require.NoError(t, err)
 	require.Equal(t, side, p.Commit)
-	p, err = loc.PreserveCommit(sp, side)
+	p, err = PreserveCommit(loc, sp, side)
 	require.NoError(t, err)
 	require.False(t, p.Written)
 
-	other := git(t, dir, "commit-tree", "-p", "HEAD", "-m", "other", git(t, dir, "rev-parse", "HEAD^{tree}"))
-	p, err = loc.PreserveCommit(sp, other)
+	other := gitIn(t, dir, "commit-tree", "-p", "HEAD", "-m", "other", gitIn(t, dir, "rev-parse", "HEAD^{tree}"))
+	p, err = PreserveCommit(loc, sp, other)
 	require.NoError(t, err)
 	require.True(t, p.Written)
 	for _, c := range []string{side, other} {
-		ok, err := loc.RescueContains("f", "t", c)
+		ok, err := RescueContains(loc, "f", "t", c)
 		require.NoError(t, err)
 		require.True(t, ok, c)
 	}
-	list, err := loc.ListRescues("")
+	list, err := ListRescues(loc, "")
 	require.NoError(t, err)
 	require.Len(t, list, 1)
 	require.Equal(t, RescueCommit, list[0].Kind)
 	require.Equal(t, []string{other}, list[0].Kept)
 	require.Equal(t, side, list[0].Head)
-}
-
-func TestWorktreeListSeesLocksAndMissingDirectories(t *testing.T) {
-	dir := newRepo(t)
-	loc, err := Discover(dir)
-	require.NoError(t, err)
-	a, b := filepath.Join(dir, ".worktrees", "a"), filepath.Join(dir, ".worktrees", "b")
-	require.NoError(t, loc.AddWorktree(a, "wa", "HEAD", true))
-	require.NoError(t, loc.AddWorktree(b, "wb", "HEAD", true))
-	git(t, dir, "worktree", "lock", "--reason", "agent busy", a)
-	require.NoError(t, os.RemoveAll(b))
-	w, ok, err := loc.FindWorktree(a)
-	require.NoError(t, err)
-	require.True(t, ok)
-	require.True(t, w.Locked)
-	require.Equal(t, "agent busy", w.LockReason)
-	require.Equal(t, "wa", w.Branch)
-	w, ok, err = loc.FindWorktree(b)
-	require.NoError(t, err)
-	require.True(t, ok)
-	require.True(t, w.Prunable)
-	require.Error(t, loc.RemoveWorktree(a, true), "a lock must stop a forced remove")
-	at, held, err := loc.CheckedOutAt("wa")
-	require.NoError(t, err)
-	require.True(t, held)
-	require.True(t, SamePath(at, a))
-	main, err := loc.MainWorktree()
-	require.NoError(t, err)
-	require.True(t, SamePath(main, dir))
 }
