@@ -45,7 +45,7 @@ func CompileSchema(schema []byte) (*jsonschema.Schema, error) {
 var jsonTypes = []string{"array", "boolean", "integer", "null", "number", "object", "string"}
 
 // checkTypes refuses a type keyword naming no JSON type, which the compiler accepts and every
-// payload then fails. Keywords holding data rather than schemas are not walked.
+// payload then fails, and a $ref outside the schema, which every payload then passes. Keywords holding data rather than schemas are not walked.
 func checkTypes(v any, at string) error {
 	switch v := v.(type) {
 	case map[string]any:
@@ -59,6 +59,14 @@ func checkTypes(v any, at string) error {
 		for _, n := range names {
 			if s, ok := n.(string); !ok || !slices.Contains(jsonTypes, s) {
 				return fmt.Errorf("%s/type: %v is not a JSON type (%s)", at, n, strings.Join(jsonTypes, ", "))
+			}
+		}
+		// The compiler accepts a $ref it cannot resolve (the loaders above refuse it only when
+		// asked) and the reference then validates every payload: only a reference inside the
+		// schema itself is allowed, so a completion check never passes by default.
+		for _, k := range []string{"$ref", "$dynamicRef"} {
+			if ref, ok := v[k].(string); ok && !strings.HasPrefix(ref, "#") {
+				return fmt.Errorf("%s/%s: %q is outside the schema; completion schemas are self-contained: put the definition under $defs and refer to it as #/$defs/<name>", at, k, ref)
 			}
 		}
 		for k, c := range v {

@@ -40,3 +40,30 @@ func TestValidateAgainstReportsEachErrorAtItsPath(t *testing.T) {
 		t.Error("a schema that cannot compile judged the payload")
 	}
 }
+
+// TestSchemaRefsStayInside: a $ref the compiler cannot follow (a URL, a file, a bare name) would
+// let every payload through; such a schema does not compile, while a reference into the schema's
+// own $defs works and still refuses a bad payload.
+func TestSchemaRefsStayInside(t *testing.T) {
+	for _, ref := range []string{"https://example.com/s.json", "file:///etc/s.json", "other.json", "other.json#/x"} {
+		for _, schema := range []string{
+			`{"$ref":"` + ref + `"}`,
+			`{"type":"object","properties":{"a":{"$ref":"` + ref + `"}}}`,
+			`{"$dynamicRef":"` + ref + `"}`,
+		} {
+			if _, err := CompileSchema([]byte(schema)); err == nil || !strings.Contains(err.Error(), "self-contained") {
+				t.Errorf("%s: compiled (%v)", schema, err)
+			}
+			if errs, err := ValidateAgainst([]byte(schema), []byte(`{"anything":1}`)); err == nil {
+				t.Errorf("%s: judged a payload (%+v)", schema, errs)
+			}
+		}
+	}
+	inside := []byte(`{"$defs":{"n":{"type":"integer"}},"type":"object","required":["a"],"properties":{"a":{"$ref":"#/$defs/n"}}}`)
+	if errs, err := ValidateAgainst(inside, []byte(`{"a":"x"}`)); err != nil || len(errs) != 1 || errs[0].Path != "/a" {
+		t.Errorf("an inside reference: %+v %v", errs, err)
+	}
+	if errs, err := ValidateAgainst(inside, []byte(`{"a":2}`)); err != nil || errs != nil {
+		t.Errorf("an inside reference, valid payload: %+v %v", errs, err)
+	}
+}
