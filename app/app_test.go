@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/exarchos/git-exarchos/project"
 	"github.com/exarchos/git-exarchos/views"
 	"github.com/exarchos/git-exarchos/workflow"
 )
@@ -44,7 +45,7 @@ func commitFile(t *testing.T, dir, path, content string) {
 	git(t, dir, "commit", "-q", "-m", "add "+path)
 }
 
-func mustRun(t *testing.T, r *Repo, feature string, cmd workflow.Command) *Result {
+func mustRun(t *testing.T, r *Repo, feature string, cmd workflow.Command) *project.Result {
 	t.Helper()
 	res, err := Run(r, feature, cmd)
 	require.NoError(t, err, "%T", cmd)
@@ -118,13 +119,13 @@ func TestFeatureToCompleted(t *testing.T) {
 func TestResolveFeature(t *testing.T) {
 	dir, r := newRepo(t, "main")
 	_, err := r.ResolveFeature("")
-	require.ErrorIs(t, err, ErrAmbiguous)
+	require.ErrorIs(t, err, project.ErrAmbiguous)
 	assert.Contains(t, err.Error(), "git exarchos init")
 
 	_, err = Init(r, InitOptions{Feature: "a", Type: "oneshot", Branch: "other"})
 	require.NoError(t, err)
 	_, err = r.ResolveFeature("")
-	require.ErrorIs(t, err, ErrAmbiguous, "never a workflow bound to another branch")
+	require.ErrorIs(t, err, project.ErrAmbiguous, "never a workflow bound to another branch")
 	assert.Contains(t, err.Error(), "a (branch other)")
 	git(t, dir, "switch", "-q", "--detach")
 	got, err := r.ResolveFeature("")
@@ -140,11 +141,11 @@ func TestResolveFeature(t *testing.T) {
 
 	git(t, dir, "switch", "-q", "-c", "third")
 	_, err = r.ResolveFeature("")
-	require.ErrorIs(t, err, ErrAmbiguous)
+	require.ErrorIs(t, err, project.ErrAmbiguous)
 	assert.Contains(t, err.Error(), "a (branch other), b (branch main)")
 
 	_, err = r.ResolveFeature("Bad Name")
-	var usage *UsageError
+	var usage *project.UsageError
 	require.True(t, errors.As(err, &usage))
 }
 
@@ -158,7 +159,7 @@ func TestStatusFields(t *testing.T) {
 	assert.Contains(t, string(res.Selected["head"]), `"`)
 	assert.Len(t, res.Selected, 3)
 	_, err = ShowStatus(r, StatusOptions{Feature: "s", Fields: []string{"nope"}})
-	var usage *UsageError
+	var usage *project.UsageError
 	require.True(t, errors.As(err, &usage))
 }
 
@@ -168,7 +169,7 @@ func TestAppendEventRefusesEngineTypes(t *testing.T) {
 	require.NoError(t, err)
 	for _, typ := range []string{workflow.EventTransitioned, "workflow.anything", workflow.EventPlanApproved} {
 		_, err := AppendEvent(r, EventOptions{Feature: "e", Type: typ})
-		var usage *UsageError
+		var usage *project.UsageError
 		require.True(t, errors.As(err, &usage), typ)
 	}
 	res, err := AppendEvent(r, EventOptions{Feature: "e", Type: "team.note", Data: `{"x":1}`, IdempotencyKey: "k1"})

@@ -14,6 +14,7 @@ import (
 	"github.com/exarchos/git-exarchos/gitrepo"
 	"github.com/exarchos/git-exarchos/gitstore"
 	"github.com/exarchos/git-exarchos/internal/gittest"
+	"github.com/exarchos/git-exarchos/project"
 	"github.com/exarchos/git-exarchos/saga"
 	"github.com/exarchos/git-exarchos/workflow"
 )
@@ -516,7 +517,7 @@ func TestTaskStartWorktreeIsIdempotentAndTaskDoneRecordsHead(t *testing.T) {
 		t.Fatalf("%+v %v", res, err)
 	}
 	before := refsAndWorktrees(t, dir)
-	if _, err := StartTask(r, saga.TaskStartOptions{Feature: "login", Task: "nope", Worktree: true}); !IsRejection(err) {
+	if _, err := StartTask(r, saga.TaskStartOptions{Feature: "login", Task: "nope", Worktree: true}); !project.IsRejection(err) {
 		t.Fatalf("unknown task: %v", err)
 	}
 	if _, err := StartTask(r, saga.TaskStartOptions{Feature: "login", Task: "t2b", Worktree: true, Base: "no-such-rev"}); err == nil {

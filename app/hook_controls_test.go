@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/exarchos/git-exarchos/hookrun"
+	"github.com/exarchos/git-exarchos/trust"
 	"github.com/exarchos/git-exarchos/views"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -192,7 +193,7 @@ func TestHookHoldsARefMovedOutside(t *testing.T) {
 
 	// Only a human accepts it.
 	_, err = HooksAccept(r, hookrun.HooksAcceptOptions{Environ: claudeEnv})
-	var ar *AgentRefusal
+	var ar *trust.AgentRefusal
 	require.ErrorAs(t, err, &ar)
 	res, err := HooksAccept(r, hookrun.HooksAcceptOptions{Features: []string{"login"}, Environ: []string{"PATH=/usr/bin"}})
 	require.NoError(t, err)

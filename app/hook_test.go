@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/exarchos/git-exarchos/project"
 	"github.com/exarchos/git-exarchos/workflow"
 )
 
@@ -100,5 +101,5 @@ func TestTaskWorktreeBindsItsWorkflow(t *testing.T) {
 	gitIn(t, dir, "switch", "-q", "-c", "main--t9")
 	assert.Empty(t, boundPhases(t, dir))
 	_, err = r.ResolveFeature("")
-	assert.ErrorIs(t, err, ErrAmbiguous)
+	assert.ErrorIs(t, err, project.ErrAmbiguous)
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/exarchos/git-exarchos/hookrun"
+	"github.com/exarchos/git-exarchos/project"
 )
 
 // TestInputBounds: --data and `set` input over a documented bound is refused as a usage error
@@ -16,7 +17,7 @@ func TestInputBounds(t *testing.T) {
 	head := gitIn(t, dir, "rev-parse", "refs/exarchos/login")
 	usage := func(t *testing.T, err error, want string) {
 		t.Helper()
-		var u *UsageError
+		var u *project.UsageError
 		if !errors.As(err, &u) || !strings.Contains(u.Msg, want) {
 			t.Fatalf("want a usage error naming %q, got %v", want, err)
 		}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/exarchos/git-exarchos/app"
 	"github.com/exarchos/git-exarchos/internal/gittest"
+	"github.com/exarchos/git-exarchos/project"
 	"github.com/exarchos/git-exarchos/verify"
 	"github.com/exarchos/git-exarchos/workflow"
 )
@@ -30,7 +31,7 @@ func TestParseFinding(t *testing.T) {
 	}
 	for _, in := range []string{"", "high", "high:a.go", "high:a.go:x:text", "high a.go 3 text"} {
 		_, err := app.ParseFinding(in)
-		var u *app.UsageError
+		var u *project.UsageError
 		if !errors.As(err, &u) || !strings.Contains(err.Error(), "write SEVERITY:FILE:LINE:TEXT") {
 			t.Errorf("%q: %v, want a usage error naming the form", in, err)
 		}

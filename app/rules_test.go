@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/exarchos/git-exarchos/project"
 	"github.com/exarchos/git-exarchos/views"
 	"github.com/exarchos/git-exarchos/workflow"
 )
@@ -54,9 +55,9 @@ func rejection(t *testing.T, err error) *workflow.Rejection {
 // records it; raising the limit on the base afterwards does not close it.
 func TestRulesComeFromTheBaseBranch(t *testing.T) {
 	dir, _ := newRepo(t, "main")
-	commitFile(t, dir, ConfigFile, "workflows:\n  feature: {maxFixCycles: 1}\n")
+	commitFile(t, dir, project.ConfigFile, "workflows:\n  feature: {maxFixCycles: 1}\n")
 	git(t, dir, "switch", "-q", "-c", "agent")
-	commitFile(t, dir, ConfigFile, "requireChecks: false\nworkflows:\n  feature: {maxFixCycles: 50}\n")
+	commitFile(t, dir, project.ConfigFile, "requireChecks: false\nworkflows:\n  feature: {maxFixCycles: 50}\n")
 	commitFile(t, dir, ".exarchos/workflows/loose.yaml", "type: loose\ninitial: a\nphases:\n  - {id: a}\n  - {id: done, kind: final}\ntransitions:\n  - {from: a, to: done}\n")
 
 	r := reopen(t, dir)
@@ -102,14 +103,14 @@ func TestRulesComeFromTheBaseBranch(t *testing.T) {
 	assert.Equal(t, workflow.CodeCircuitOpen, rejection(t, err).Code)
 	warnings := r.LegacyWarnings("feature")
 	require.Len(t, warnings, 1)
-	assert.Contains(t, warnings[0], ConfigFile)
+	assert.Contains(t, warnings[0], project.ConfigFile)
 	assert.Contains(t, warnings[0], "git config --unset exarchos.feature.maxFixCycles")
 	assert.Empty(t, r.LegacyWarnings("loose-other"), "another type's limit key does not concern it")
 	git(t, dir, "config", "--unset", "exarchos.feature.maxFixCycles")
 
 	// The limit raised on the base after the circuit opened: still open until a human unblocks.
 	git(t, dir, "switch", "-q", "main")
-	commitFile(t, dir, ConfigFile, "workflows:\n  feature: {maxFixCycles: 50}\n")
+	commitFile(t, dir, project.ConfigFile, "workflows:\n  feature: {maxFixCycles: 50}\n")
 	git(t, dir, "switch", "-q", "agent")
 	r = reopen(t, dir)
 	_, err = Run(r, "f", workflow.TransitionTo{Phase: "delegate"})
@@ -154,7 +155,7 @@ func TestMissingDefinitionKeepsStateAndSaysWhatIsMissing(t *testing.T) {
 func TestBaseReadsInitDefaultBranchAndRemotesFromConfig(t *testing.T) {
 	dir, _ := newRepo(t, "trunk")
 	git(t, dir, "branch", "main") // a stale main must not win over the configured default
-	commitFile(t, dir, ConfigFile, "workflows:\n  feature: {maxFixCycles: 2}\n")
+	commitFile(t, dir, project.ConfigFile, "workflows:\n  feature: {maxFixCycles: 2}\n")
 	git(t, dir, "config", "init.defaultBranch", "trunk")
 	r := reopen(t, dir)
 	assert.Equal(t, "refs/heads/trunk", r.Base().Ref)

@@ -13,6 +13,7 @@ import (
 	"github.com/exarchos/git-exarchos/app"
 	"github.com/exarchos/git-exarchos/hookrun"
 	"github.com/exarchos/git-exarchos/internal/gittest"
+	"github.com/exarchos/git-exarchos/trust"
 	"github.com/exarchos/git-exarchos/verify"
 	"github.com/exarchos/git-exarchos/views"
 	"github.com/exarchos/git-exarchos/workflow"
@@ -192,8 +193,8 @@ func TestRolesRefuseAnAllowedSignerWithoutTheRole(t *testing.T) {
 	st := newSignedTeam(t)
 	dir := st.dirs[0]
 	gittest.Git(t, dir, "", "checkout", "-q", "main")
-	os.WriteFile(filepath.Join(dir, app.RolesPath), []byte("# who may approve\napprove bob@example.com\n"), 0o644)
-	gittest.Git(t, dir, "", "add", app.RolesPath)
+	os.WriteFile(filepath.Join(dir, trust.RolesPath), []byte("# who may approve\napprove bob@example.com\n"), 0o644)
+	gittest.Git(t, dir, "", "add", trust.RolesPath)
 	gittest.Git(t, dir, "", "commit", "-q", "-m", "roles")
 	gittest.Git(t, dir, "", "push", "-q", "origin", "main")
 	gittest.Git(t, dir, "", "checkout", "-q", "login")
@@ -204,7 +205,7 @@ func TestRolesRefuseAnAllowedSignerWithoutTheRole(t *testing.T) {
 	if !errors.As(err, &rej) || rej.Code != app.CodeDecisionRefused {
 		t.Fatalf("want %s, got %v", app.CodeDecisionRefused, err)
 	}
-	want := "alice@example.com may not approve: " + app.RolesPath + " names bob@example.com"
+	want := "alice@example.com may not approve: " + trust.RolesPath + " names bob@example.com"
 	if len(res.State.Approvals) != 0 || len(res.State.Refused) != 1 || res.State.Refused[0].Reason != want {
 		t.Fatalf("approvals %+v refused %+v, want the reason %q", res.State.Approvals, res.State.Refused, want)
 	}
@@ -257,7 +258,7 @@ func TestHookCacheFollowsTheAllowedSigners(t *testing.T) {
 	// alice's key is replaced by carol's on the base branch.
 	_, carolLine := sshKey(t, t.TempDir(), "carol")
 	gittest.Git(t, dir, "", "checkout", "-q", "main")
-	os.WriteFile(filepath.Join(dir, app.AllowedSignersPath), []byte("carol@example.com namespaces=\"git-exarchos\" "+carolLine+"\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, trust.AllowedSignersPath), []byte("carol@example.com namespaces=\"git-exarchos\" "+carolLine+"\n"), 0o644)
 	gittest.Git(t, dir, "", "commit", "-q", "-am", "carol decides now")
 	gittest.Git(t, dir, "", "push", "-q", "origin", "main")
 	gittest.Git(t, dir, "", "checkout", "-q", "login")

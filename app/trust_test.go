@@ -16,6 +16,7 @@ import (
 	"github.com/exarchos/git-exarchos/internal/gittest"
 	"github.com/exarchos/git-exarchos/signing"
 	"github.com/exarchos/git-exarchos/teamsync"
+	"github.com/exarchos/git-exarchos/trust"
 	"github.com/exarchos/git-exarchos/verify"
 	"github.com/exarchos/git-exarchos/views"
 	"github.com/exarchos/git-exarchos/workflow"
@@ -64,7 +65,7 @@ func newSignedTeam(t *testing.T) *signedTeam {
 	mallory, _ := sshKey(t, keys, "mallory")
 	a := tm.dirs[0]
 	os.MkdirAll(filepath.Join(a, ".exarchos"), 0o755)
-	os.WriteFile(filepath.Join(a, app.AllowedSignersPath), []byte("alice@example.com namespaces=\"git-exarchos\" "+aliceLine+"\n"), 0o644)
+	os.WriteFile(filepath.Join(a, trust.AllowedSignersPath), []byte("alice@example.com namespaces=\"git-exarchos\" "+aliceLine+"\n"), 0o644)
 	gittest.Git(t, a, "", "add", ".exarchos")
 	gittest.Git(t, a, "", "commit", "-q", "-m", "allowed signers")
 	gittest.Git(t, a, "", "push", "-q", "origin", "main")

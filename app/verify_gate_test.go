@@ -253,7 +253,7 @@ func TestVerifyGateSignersComeFromTheFetchedBase(t *testing.T) {
 		t.Fatal(err)
 	}
 	gittest.Git(t, dir, "", "checkout", "-q", "-b", "evil", "origin/main")
-	os.WriteFile(filepath.Join(dir, app.AllowedSignersPath), []byte("mallory namespaces=\"git-exarchos\" "+strings.TrimSpace(string(pub))+"\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, trust.AllowedSignersPath), []byte("mallory namespaces=\"git-exarchos\" "+strings.TrimSpace(string(pub))+"\n"), 0o644)
 	gittest.Git(t, dir, "", "commit", "-q", "-am", "me too")
 	gittest.Git(t, dir, "", "push", "-q", ".", "HEAD:refs/remotes/origin/main")
 	gittest.Git(t, dir, "", "config", "exarchos.definitionsRef", "refs/heads/evil")
