@@ -16,6 +16,7 @@ import (
 	"github.com/exarchos/git-exarchos/gitrepo"
 	"github.com/exarchos/git-exarchos/gitstore"
 	"github.com/exarchos/git-exarchos/internal/faults"
+	"github.com/exarchos/git-exarchos/internal/gittest"
 	"github.com/exarchos/git-exarchos/saga"
 	"github.com/exarchos/git-exarchos/workflow"
 )
@@ -284,7 +285,7 @@ func TestRescueNeverReplacedWithLess(t *testing.T) {
 			t.Fatalf("restore version %d: %v", version, err)
 		}
 		got := capture(t, path)
-		gitIn(t, dir, "worktree", "remove", "--force", path)
+		gittest.Git(t, dir, "", "worktree", "remove", "--force", path)
 		return got
 	}
 	if diff := restore(0).equal(more); diff != "" {

@@ -5,9 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
-
 	"strings"
 	"testing"
 
@@ -28,18 +26,6 @@ func TestMain(m *testing.M) {
 		os.RemoveAll(faultsDir)
 	}
 	os.Exit(code)
-}
-
-func gitIn(t testing.TB, dir string, args ...string) string {
-	t.Helper()
-	cmd := exec.Command("git", args...)
-	cmd.Dir = dir
-	cmd.Env = testEnv()
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("git %s in %s: %v\n%s", strings.Join(args, " "), dir, err, out)
-	}
-	return strings.TrimSpace(string(out))
 }
 
 func testEnv() []string {
@@ -68,15 +54,15 @@ func writeFile(t testing.TB, dir, name, content string) {
 func newSagaRepo(t testing.TB) (string, *Repo) {
 	t.Helper()
 	dir := t.TempDir()
-	gitIn(t, dir, "init", "-q", "-b", "main")
-	gitIn(t, dir, "config", "user.name", "Test")
-	gitIn(t, dir, "config", "user.email", "t@example.com")
+	gittest.Git(t, dir, "", "init", "-q", "-b", "main")
+	gittest.Git(t, dir, "", "config", "user.name", "Test")
+	gittest.Git(t, dir, "", "config", "user.email", "t@example.com")
 	writeFile(t, dir, "README", "hello\n")
 	writeFile(t, dir, "src/a.go", "package a\n")
 	writeFile(t, dir, "src/b.go", "package b\n")
 	writeFile(t, dir, ".gitignore", "*.log\n")
-	gitIn(t, dir, "add", ".")
-	gitIn(t, dir, "commit", "-q", "-m", "initial")
+	gittest.Git(t, dir, "", "add", ".")
+	gittest.Git(t, dir, "", "commit", "-q", "-m", "initial")
 	r, err := Open(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -138,8 +124,8 @@ func capture(t testing.TB, dir string) work {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w.index = gitIn(t, dir, "ls-files", "-s")
-	w.status = gitIn(t, dir, "status", "--porcelain", "--untracked-files=all")
+	w.index = gittest.Git(t, dir, "", "ls-files", "-s")
+	w.status = gittest.Git(t, dir, "", "status", "--porcelain", "--untracked-files=all")
 	return w
 }
 
@@ -177,25 +163,25 @@ func scenarioWithPR(t testing.TB, r *Repo, n int, tasks ...string) map[string]wo
 	}
 	w := wt["t1"]
 	writeFile(t, w, "src/a.go", "package a // committed on the task branch\n")
-	gitIn(t, w, "commit", "-qam", "t1 work")
+	gittest.Git(t, w, "", "commit", "-qam", "t1 work")
 	writeFile(t, w, "src/a.go", "package a // staged\n")
-	gitIn(t, w, "add", "src/a.go")
+	gittest.Git(t, w, "", "add", "src/a.go")
 	writeFile(t, w, "src/a.go", "package a // staged, then changed again\n")
 	writeFile(t, w, "src/new.go", "package a // staged only\n")
-	gitIn(t, w, "add", "src/new.go")
+	gittest.Git(t, w, "", "add", "src/new.go")
 	if err := os.Remove(filepath.Join(w, "src/b.go")); err != nil {
 		t.Fatal(err)
 	}
-	gitIn(t, w, "rm", "-q", "README")
+	gittest.Git(t, w, "", "rm", "-q", "README")
 	writeFile(t, w, "notes/todo.txt", "untracked\n")
 	writeFile(t, w, "build.log", "ignored\n")
 
 	if w := wt["t2"]; w != "" {
 		writeFile(t, w, "t2.txt", "one\n")
-		gitIn(t, w, "add", ".")
-		gitIn(t, w, "commit", "-qm", "t2 one")
+		gittest.Git(t, w, "", "add", ".")
+		gittest.Git(t, w, "", "commit", "-qm", "t2 one")
 		writeFile(t, w, "t2.txt", "two\n")
-		gitIn(t, w, "commit", "-qam", "t2 two")
+		gittest.Git(t, w, "", "commit", "-qam", "t2 two")
 	}
 	if w := wt["t4"]; w != "" {
 		writeFile(t, w, "scratch/idea.md", "# untracked only\n")
@@ -245,7 +231,7 @@ func checkRecovered(t testing.TB, dir string, r *Repo, want map[string]work, wit
 		if diff := capture(t, path).equal(w); diff != "" {
 			t.Errorf("%s not recovered byte for byte: %s", task, diff)
 		}
-		gitIn(t, dir, "worktree", "remove", "--force", path)
+		gittest.Git(t, dir, "", "worktree", "remove", "--force", path)
 	}
 }
 
@@ -260,10 +246,10 @@ func checkCleaned(t testing.TB, dir string, r *Repo) {
 	if st.Phase != "cancelled" {
 		t.Fatalf("phase %s", st.Phase)
 	}
-	if got := gitIn(t, dir, "worktree", "list", "--porcelain"); strings.Count(got, "worktree ") != 1 {
+	if got := gittest.Git(t, dir, "", "worktree", "list", "--porcelain"); strings.Count(got, "worktree ") != 1 {
 		t.Fatalf("worktrees left:\n%s", got)
 	}
-	if got := gitIn(t, dir, "for-each-ref", "--format=%(refname)", "refs/heads/"); got != "refs/heads/main" {
+	if got := gittest.Git(t, dir, "", "for-each-ref", "--format=%(refname)", "refs/heads/"); got != "refs/heads/main" {
 		t.Fatalf("branches left:\n%s", got)
 	}
 	events, _, err := r.Store.Events("login", gitstore.EventFilter{Types: []string{workflow.EventCompensationStep}})
@@ -293,10 +279,10 @@ func TestCancelPreservesEverythingAndCleansUp(t *testing.T) {
 	gh := fakeGitHub(t, 9)
 	dir, r := newSagaRepo(t)
 	want := scenario(t, r)
-	if out := gitIn(t, dir, "status", "--porcelain"); out != "" {
+	if out := gittest.Git(t, dir, "", "status", "--porcelain"); out != "" {
 		t.Fatalf("task worktrees show in the main worktree's status: %q", out)
 	}
-	if gitIn(t, dir, "diff", "HEAD", "--stat") != "" || fileContains(t, filepath.Join(dir, ".gitignore"), ".worktrees") {
+	if gittest.Git(t, dir, "", "diff", "HEAD", "--stat") != "" || fileContains(t, filepath.Join(dir, ".gitignore"), ".worktrees") {
 		t.Fatal(".gitignore was edited")
 	}
 	// Cancel from inside a task worktree: git still runs on the repository.
@@ -328,9 +314,9 @@ func TestCancelPreservesEverythingAndCleansUp(t *testing.T) {
 	checkRecovered(t, dir, r, want, "t3")
 
 	// Rerunning a finished cancel is a no-op that succeeds.
-	head := gitIn(t, dir, "rev-parse", "refs/exarchos/login")
+	head := gittest.Git(t, dir, "", "rev-parse", "refs/exarchos/login")
 	again, err := Cancel(r, saga.CancelOptions{Feature: "login"})
-	if err != nil || !again.Cancelled() || len(again.Steps) != 0 || gitIn(t, dir, "rev-parse", "refs/exarchos/login") != head {
+	if err != nil || !again.Cancelled() || len(again.Steps) != 0 || gittest.Git(t, dir, "", "rev-parse", "refs/exarchos/login") != head {
 		t.Fatalf("cancel after the end: %+v %v", again, err)
 	}
 }
@@ -344,7 +330,7 @@ func fileContains(t testing.TB, path, s string) bool {
 }
 
 func refsAndWorktrees(t testing.TB, dir string) string {
-	return gitIn(t, dir, "for-each-ref") + "\n" + gitIn(t, dir, "worktree", "list", "--porcelain")
+	return gittest.Git(t, dir, "", "for-each-ref") + "\n" + gittest.Git(t, dir, "", "worktree", "list", "--porcelain")
 }
 
 func TestCancelDryRunChangesNothing(t *testing.T) {
@@ -387,7 +373,7 @@ func TestCancelLockedWorktreeWaitsAndResumes(t *testing.T) {
 	dir, r := newSagaRepo(t)
 	want := scenario(t, r)
 	t1 := filepath.Join(dir, ".worktrees", "login", "t1")
-	gitIn(t, dir, "worktree", "lock", "--reason", "agent still running", t1)
+	gittest.Git(t, dir, "", "worktree", "lock", "--reason", "agent still running", t1)
 	res, err := Cancel(r, saga.CancelOptions{Feature: "login"})
 	var inc *saga.CancelIncompleteError
 	if !errors.As(err, &inc) || len(inc.Failed) != 1 {
@@ -411,7 +397,7 @@ func TestCancelLockedWorktreeWaitsAndResumes(t *testing.T) {
 	if _, err := Cancel(r, saga.CancelOptions{Feature: "login"}); !errors.As(err, &inc) {
 		t.Fatalf("second run: %v", err)
 	}
-	gitIn(t, dir, "worktree", "unlock", t1)
+	gittest.Git(t, dir, "", "worktree", "unlock", t1)
 	if res, err = Cancel(r, saga.CancelOptions{Feature: "login"}); err != nil || !res.Cancelled() {
 		t.Fatalf("after unlock: %+v %v", res, err)
 	}
@@ -423,8 +409,8 @@ func TestCancelWorktreeDeletedByHand(t *testing.T) {
 	dir, r := newSagaRepo(t)
 	w := startWorktree(t, r, "t1")
 	writeFile(t, w, "x.txt", "committed\n")
-	gitIn(t, w, "add", ".")
-	gitIn(t, w, "commit", "-qm", "unmerged work")
+	gittest.Git(t, w, "", "add", ".")
+	gittest.Git(t, w, "", "commit", "-qm", "unmerged work")
 	want := capture(t, w)
 	if err := os.RemoveAll(w); err != nil {
 		t.Fatal(err)
@@ -445,19 +431,19 @@ func TestCancelBranchCheckedOutElsewhere(t *testing.T) {
 	dir, r := newSagaRepo(t)
 	w := startWorktree(t, r, "t1")
 	writeFile(t, w, "x.txt", "work\n")
-	gitIn(t, w, "add", ".")
-	gitIn(t, w, "commit", "-qm", "unmerged work")
+	gittest.Git(t, w, "", "add", ".")
+	gittest.Git(t, w, "", "commit", "-qm", "unmerged work")
 	want := capture(t, w)
 	// The task worktree moves to a branch of its own, and the main worktree takes the task branch.
-	gitIn(t, w, "switch", "-q", "-c", "elsewhere")
-	gitIn(t, dir, "switch", "-q", "main--t1")
+	gittest.Git(t, w, "", "switch", "-q", "-c", "elsewhere")
+	gittest.Git(t, dir, "", "switch", "-q", "main--t1")
 	_, err := Cancel(r, saga.CancelOptions{Feature: "login"})
 	var inc *saga.CancelIncompleteError
 	if !errors.As(err, &inc) || inc.Failed[0].Resource != "branch:main--t1" || inc.Failed[0].Action != "delete" || !strings.Contains(inc.Failed[0].Fix, "switch") {
 		t.Fatalf("%v", err)
 	}
-	gitIn(t, dir, "switch", "-q", "main")
-	gitIn(t, dir, "branch", "-D", "elsewhere")
+	gittest.Git(t, dir, "", "switch", "-q", "main")
+	gittest.Git(t, dir, "", "branch", "-D", "elsewhere")
 	res, err := Cancel(r, saga.CancelOptions{Feature: "login"})
 	if err != nil || !res.Cancelled() {
 		t.Fatalf("%+v %v", res, err)
@@ -496,9 +482,9 @@ func TestTaskStartWorktreeIsIdempotentAndTaskDoneRecordsHead(t *testing.T) {
 		t.Fatalf("from the worktree: %q %v", f, err)
 	}
 	writeFile(t, p, "y.txt", "y\n")
-	gitIn(t, p, "add", ".")
-	gitIn(t, p, "commit", "-qm", "y")
-	head := gitIn(t, p, "rev-parse", "HEAD")
+	gittest.Git(t, p, "", "add", ".")
+	gittest.Git(t, p, "", "commit", "-qm", "y")
+	head := gittest.Git(t, p, "", "rev-parse", "HEAD")
 	if _, err := CompleteTask(inside, TaskDoneOptions{Task: "t1"}); err != nil {
 		t.Fatal(err)
 	}
@@ -513,7 +499,7 @@ func TestTaskStartWorktreeIsIdempotentAndTaskDoneRecordsHead(t *testing.T) {
 		t.Fatal(err)
 	}
 	res, err := StartTask(r, saga.TaskStartOptions{Feature: "login", Task: "t2", Worktree: true, Base: "main~0"})
-	if err != nil || res.Worktree.Base != gitIn(t, dir, "rev-parse", "main") {
+	if err != nil || res.Worktree.Base != gittest.Git(t, dir, "", "rev-parse", "main") {
 		t.Fatalf("%+v %v", res, err)
 	}
 	before := refsAndWorktrees(t, dir)
@@ -541,10 +527,10 @@ func readFile(t testing.TB, p string) string {
 func TestCancelDeletedDetachedWorktreeKeepsItsHead(t *testing.T) {
 	dir, r := newSagaRepo(t)
 	a := startWorktree(t, r, "a")
-	gitIn(t, a, "switch", "-q", "--detach")
+	gittest.Git(t, a, "", "switch", "-q", "--detach")
 	writeFile(t, a, "only-here.txt", "on no branch\n")
-	gitIn(t, a, "add", ".")
-	gitIn(t, a, "commit", "-qm", "detached work")
+	gittest.Git(t, a, "", "add", ".")
+	gittest.Git(t, a, "", "commit", "-qm", "detached work")
 	want := capture(t, a)
 	if err := os.RemoveAll(a); err != nil {
 		t.Fatal(err)

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/exarchos/git-exarchos/hookrun"
+	"github.com/exarchos/git-exarchos/internal/gittest"
 	"github.com/exarchos/git-exarchos/project"
 )
 
@@ -14,14 +15,14 @@ import (
 // (exit 2) naming the limit, and nothing is written.
 func TestInputBounds(t *testing.T) {
 	dir, r := newSagaRepo(t)
-	head := gitIn(t, dir, "rev-parse", "refs/exarchos/login")
+	head := gittest.Git(t, dir, "", "rev-parse", "refs/exarchos/login")
 	usage := func(t *testing.T, err error, want string) {
 		t.Helper()
 		var u *project.UsageError
 		if !errors.As(err, &u) || !strings.Contains(u.Msg, want) {
 			t.Fatalf("want a usage error naming %q, got %v", want, err)
 		}
-		if got := gitIn(t, dir, "rev-parse", "refs/exarchos/login"); got != head {
+		if got := gittest.Git(t, dir, "", "rev-parse", "refs/exarchos/login"); got != head {
 			t.Fatal("a refused input was written")
 		}
 	}
@@ -36,7 +37,7 @@ func TestInputBounds(t *testing.T) {
 	if _, err := AppendEvent(r, EventOptions{Feature: "login", Type: "note.added", Data: `{"text":"` + strings.Repeat("[{", 100) + `\"]"}`}); err != nil {
 		t.Fatal(err)
 	}
-	head = gitIn(t, dir, "rev-parse", "refs/exarchos/login")
+	head = gittest.Git(t, dir, "", "rev-parse", "refs/exarchos/login")
 
 	_, err = Set(r, SetOptions{Feature: "login", Assignments: []string{strings.Repeat("a.", 59999) + "a=1"}})
 	usage(t, err, "more than 32 segments")

@@ -355,13 +355,8 @@ func TestVerifyFailsAHandEditedSnapshot(t *testing.T) {
 		}
 		entries = append(entries, l)
 	}
-	cmd := exec.Command("git", "mktree")
-	cmd.Dir, cmd.Stdin = dir, strings.NewReader(strings.Join(entries, "\n")+"\n")
-	tree, err := cmd.Output()
-	if err != nil {
-		t.Fatal(err)
-	}
-	commit := gittest.Git(t, dir, "", "commit-tree", strings.TrimSpace(string(tree)), "-p", ref, "-m", "edit")
+	tree := gittest.Git(t, dir, strings.Join(entries, "\n")+"\n", "mktree")
+	commit := gittest.Git(t, dir, "", "commit-tree", tree, "-p", ref, "-m", "edit")
 	gittest.Git(t, dir, "", "update-ref", ref, commit)
 	verifyFails(t, dir, "snapshot")
 }

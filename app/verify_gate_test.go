@@ -147,12 +147,7 @@ func TestVerifyGateRefusesARewind(t *testing.T) {
 		t.Fatal("mallory's approval was taken")
 	}
 	pushAll(t, dir)
-	imp := exec.Command("git", "fast-import", "--force", "--quiet")
-	imp.Dir = dir
-	imp.Stdin = strings.NewReader("reset refs/exarchos/login\nfrom " + before + "\n\n")
-	if out, err := imp.CombinedOutput(); err != nil {
-		t.Fatalf("fast-import: %v %s", err, out)
-	}
+	gittest.Git(t, dir, "reset refs/exarchos/login\nfrom "+before+"\n\n", "fast-import", "--force", "--quiet")
 	if got := gittest.Git(t, dir, "", "rev-parse", "refs/exarchos/login"); got != before {
 		t.Fatalf("fast-import left the ref at %s", got)
 	}

@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/exarchos/git-exarchos/internal/gittest"
 )
 
 // files reads every file under dir except .git, with its mode, so two trees compare byte for byte.
@@ -50,13 +52,13 @@ func write(t *testing.T, dir, name, content string) {
 }
 
 func TestPreserveAndRestoreWorktreeByteForByte(t *testing.T) {
-	dir := newRepo(t)
+	dir := gittest.NewRepo(t, "sha1")
 	write(t, dir, "a.txt", "a\n")
 	write(t, dir, "gone.txt", "bye\n")
 	write(t, dir, "staged-gone.txt", "bye too\n")
 	write(t, dir, ".gitignore", "*.log\n")
-	git(t, dir, "add", ".")
-	git(t, dir, "commit", "-q", "-m", "files")
+	gittest.Git(t, dir, "", "add", ".")
+	gittest.Git(t, dir, "", "commit", "-q", "-m", "files")
 	loc, err := Discover(dir)
 	require.NoError(t, err)
 	wt := filepath.Join(dir, ".worktrees", "f", "t1")
@@ -67,19 +69,19 @@ func TestPreserveAndRestoreWorktreeByteForByte(t *testing.T) {
 	if added, _ := loc.EnsureExcluded("/.worktrees/"); added {
 		t.Fatal("exclude line added twice")
 	}
-	if out := git(t, dir, "status", "--porcelain"); out != "" {
+	if out := gittest.Git(t, dir, "", "status", "--porcelain"); out != "" {
 		t.Fatalf("main worktree sees the task worktree: %q", out)
 	}
 
 	// Staged then modified again, staged only, unstaged, deleted, staged deletion, untracked
 	// (also in a new directory), executable, symlink, ignored.
 	write(t, wt, "a.txt", "staged version\n")
-	git(t, wt, "add", "a.txt")
+	gittest.Git(t, wt, "", "add", "a.txt")
 	write(t, wt, "a.txt", "working version\n")
 	write(t, wt, "new-staged.txt", "staged only\n")
-	git(t, wt, "add", "new-staged.txt")
+	gittest.Git(t, wt, "", "add", "new-staged.txt")
 	require.NoError(t, os.Remove(filepath.Join(wt, "gone.txt")))
-	git(t, wt, "rm", "-q", "staged-gone.txt")
+	gittest.Git(t, wt, "", "rm", "-q", "staged-gone.txt")
 	write(t, wt, "deep/untracked.txt", "not added\n")
 	write(t, wt, "run.sh", "#!/bin/sh\n")
 	require.NoError(t, os.Chmod(filepath.Join(wt, "run.sh"), 0o755))
@@ -89,17 +91,17 @@ func TestPreserveAndRestoreWorktreeByteForByte(t *testing.T) {
 	st, err := loc.WorktreeStatus(wt)
 	require.NoError(t, err)
 	require.True(t, st.Dirty())
-	indexBefore := git(t, wt, "ls-files", "-s", "--debug")
+	indexBefore := gittest.Git(t, wt, "", "ls-files", "-s", "--debug")
 	wantFiles := files(t, wt)
 	delete(wantFiles, "debug.log") // ignored files are not preserved
-	wantIndex := git(t, wt, "ls-files", "-s")
-	wantStatus := git(t, wt, "status", "--porcelain")
+	wantIndex := gittest.Git(t, wt, "", "ls-files", "-s")
+	wantStatus := gittest.Git(t, wt, "", "status", "--porcelain")
 
 	sp := RescueSpec{Feature: "f", Task: "t1", Branch: "main--t1", Path: wt}
 	p, _, err := loc.PreserveWorktree(sp)
 	require.NoError(t, err)
 	require.True(t, p.Written)
-	require.Equal(t, indexBefore, git(t, wt, "ls-files", "-s", "--debug"), "the user's index was touched")
+	require.Equal(t, indexBefore, gittest.Git(t, wt, "", "ls-files", "-s", "--debug"), "the user's index was touched")
 	again, _, err := loc.PreserveWorktree(sp)
 	require.NoError(t, err)
 	require.False(t, again.Written, "a rerun rewrote an identical snapshot")
@@ -124,23 +126,23 @@ func TestPreserveAndRestoreWorktreeByteForByte(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, "main--t1", r.Branch)
 	require.Equal(t, wantFiles, files(t, back))
-	require.Equal(t, wantIndex, git(t, back, "ls-files", "-s"))
-	require.Equal(t, wantStatus, git(t, back, "status", "--porcelain"))
+	require.Equal(t, wantIndex, gittest.Git(t, back, "", "ls-files", "-s"))
+	require.Equal(t, wantStatus, gittest.Git(t, back, "", "status", "--porcelain"))
 
 	_, err = loc.RestoreRescue("f", "t1", back, "", 0)
 	require.ErrorContains(t, err, "already exists")
 }
 
 func TestPreserveCommitKeepsBothWorks(t *testing.T) {
-	dir := newRepo(t)
+	dir := gittest.NewRepo(t, "sha1")
 	loc, err := Discover(dir)
 	require.NoError(t, err)
-	git(t, dir, "switch", "-q", "-c", "side")
+	gittest.Git(t, dir, "", "switch", "-q", "-c", "side")
 	write(t, dir, "s.txt", "side\n")
-	git(t, dir, "add", ".")
-	git(t, dir, "commit", "-q", "-m", "side work")
-	side := git(t, dir, "rev-parse", "HEAD")
-	git(t, dir, "switch", "-q", "main")
+	gittest.Git(t, dir, "", "add", ".")
+	gittest.Git(t, dir, "", "commit", "-q", "-m", "side work")
+	side := gittest.Git(t, dir, "", "rev-parse", "HEAD")
+	gittest.Git(t, dir, "", "switch", "-q", "main")
 	sp := RescueSpec{Feature: "f", Task: "t", Branch: "side"}
 	p, err := loc.PreserveCommit(sp, side)
 	require.NoError(t, err)
@@ -149,7 +151,7 @@ func TestPreserveCommitKeepsBothWorks(t *testing.T) {
 	require.NoError(t, err)
 	require.False(t, p.Written)
 
-	other := git(t, dir, "commit-tree", "-p", "HEAD", "-m", "other", git(t, dir, "rev-parse", "HEAD^{tree}"))
+	other := gittest.Git(t, dir, "", "commit-tree", "-p", "HEAD", "-m", "other", gittest.Git(t, dir, "", "rev-parse", "HEAD^{tree}"))
 	p, err = loc.PreserveCommit(sp, other)
 	require.NoError(t, err)
 	require.True(t, p.Written)
@@ -167,13 +169,13 @@ func TestPreserveCommitKeepsBothWorks(t *testing.T) {
 }
 
 func TestWorktreeListSeesLocksAndMissingDirectories(t *testing.T) {
-	dir := newRepo(t)
+	dir := gittest.NewRepo(t, "sha1")
 	loc, err := Discover(dir)
 	require.NoError(t, err)
 	a, b := filepath.Join(dir, ".worktrees", "a"), filepath.Join(dir, ".worktrees", "b")
 	require.NoError(t, loc.AddWorktree(a, "wa", "HEAD", true))
 	require.NoError(t, loc.AddWorktree(b, "wb", "HEAD", true))
-	git(t, dir, "worktree", "lock", "--reason", "agent busy", a)
+	gittest.Git(t, dir, "", "worktree", "lock", "--reason", "agent busy", a)
 	require.NoError(t, os.RemoveAll(b))
 	w, ok, err := loc.FindWorktree(a)
 	require.NoError(t, err)
