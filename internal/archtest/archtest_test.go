@@ -77,7 +77,7 @@ var table = map[string]rule{
 		may: jobs,
 		libraries: []string{
 			"github.com/go-git/go-git/v5/plumbing", // object ids and types; issue 31 item 2
-			"github.com/kaptinlin/jsonschema",      // completion schemas (envelope.go); belongs with workflowdef
+			"github.com/kaptinlin/jsonschema",      // completion schemas (submit.go); belongs with workflowdef
 		},
 	},
 	"project": {

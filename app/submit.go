@@ -77,7 +77,7 @@ func Submit(r *Repo, o SubmitOptions) (*project.Result, error) {
 	if _, ok := def.Phase(o.Phase); !ok {
 		return nil, project.Usagef("the %s definition has no phase %q: choose one of %s", def.Type, o.Phase, strings.Join(def.PhaseIDs(), ", "))
 	}
-	payload, sum, errs, err := checkedPayload(def.ToolPolicy(o.Phase).Completion, raw)
+	payload, sum, errs, err := checkedPayload(def.PhaseEnvelope(o.Phase).Completion, raw)
 	if err != nil {
 		return nil, err
 	} else if len(errs) > 0 {
