@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/exarchos/git-exarchos/app"
+	"github.com/exarchos/git-exarchos/internal/apptest"
 	"github.com/exarchos/git-exarchos/internal/gittest"
 	"github.com/exarchos/git-exarchos/saga"
 	"github.com/exarchos/git-exarchos/teamsync"
@@ -17,8 +18,8 @@ import (
 // Running cancel there again compensates it (the work kept under refs/exarchos-rescue/), and a
 // further cancel is a no-op that succeeds.
 func TestCancelCompensatesResourcesAMergeBrings(t *testing.T) {
-	tm := newTeam(t, 2)
-	a, b := tm.clones[0], tm.clones[1]
+	tm := apptest.NewTeam(t, 2)
+	a, b := tm.Clones[0], tm.Clones[1]
 	if _, err := a.CreateWorkflow(workflow.Init{Feature: "login", Type: "feature", Branch: "main"}); err != nil {
 		t.Fatal(err)
 	}
@@ -66,8 +67,8 @@ func TestCancelCompensatesResourcesAMergeBrings(t *testing.T) {
 	if err != nil || len(list.Rescues) != 1 || len(list.Rescues[0].Changed) != 1 || list.Rescues[0].Changed[0] != "A work.txt" {
 		t.Fatalf("rescues %+v %v", list, err)
 	}
-	head := gittest.Git(t, tm.dirs[1], "", "rev-parse", "refs/exarchos/login")
-	if res, err := app.Cancel(b, saga.CancelOptions{Feature: "login"}); err != nil || len(res.Steps) != 0 || gittest.Git(t, tm.dirs[1], "", "rev-parse", "refs/exarchos/login") != head {
+	head := gittest.Git(t, tm.Dirs[1], "", "rev-parse", "refs/exarchos/login")
+	if res, err := app.Cancel(b, saga.CancelOptions{Feature: "login"}); err != nil || len(res.Steps) != 0 || gittest.Git(t, tm.Dirs[1], "", "rev-parse", "refs/exarchos/login") != head {
 		t.Fatalf("a finished cancel again: %+v %v", res, err)
 	}
 }

@@ -18,7 +18,7 @@ import (
 )
 
 // TestMain runs the tests isolated from the developer's PATH, git config and agent session (as CI runs them; tests that
-// stand for an agent say so: ActAsAgent, Repo.Environ) and
+// stand for an agent say so: apptest.ActAsAgent, Repo.Environ) and
 // removes the fault-injection binary the crash tests build.
 func TestMain(m *testing.M) {
 	code := gittest.RunIsolated(m)

@@ -11,32 +11,12 @@ import (
 
 	"github.com/exarchos/git-exarchos/app"
 	"github.com/exarchos/git-exarchos/gitstore"
+	"github.com/exarchos/git-exarchos/internal/apptest"
 	"github.com/exarchos/git-exarchos/internal/gittest"
 	"github.com/exarchos/git-exarchos/project"
 	"github.com/exarchos/git-exarchos/teamsync"
 	"github.com/exarchos/git-exarchos/workflow"
 )
-
-// team is a bare remote and n clones of it, each with its own identity, opened.
-type team struct {
-	remote string
-	clones []*app.Repo
-	dirs   []string
-}
-
-func newTeam(t testing.TB, n int) *team {
-	t.Helper()
-	tm := &team{}
-	tm.remote, tm.dirs = gittest.NewTeam(t, n)
-	for _, dir := range tm.dirs {
-		r, err := app.Open(dir)
-		if err != nil {
-			t.Fatal(err)
-		}
-		tm.clones = append(tm.clones, r)
-	}
-	return tm
-}
 
 // stateBlobs reads every workflow's state.json as stored, by feature.
 func stateBlobs(t testing.TB, dir string) map[string]string {
@@ -50,8 +30,8 @@ func stateBlobs(t testing.TB, dir string) map[string]string {
 }
 
 func TestPullCreatesFastForwardsAndMerges(t *testing.T) {
-	tm := newTeam(t, 2)
-	a, b := tm.clones[0], tm.clones[1]
+	tm := apptest.NewTeam(t, 2)
+	a, b := tm.Clones[0], tm.Clones[1]
 	// A remote with no workflow yet: pull and push do nothing and succeed.
 	pr, err := teamsync.Pull(b.Repo, teamsync.PullOptions{})
 	if err != nil || len(pr.Workflows) != 0 {
@@ -88,7 +68,7 @@ func TestPullCreatesFastForwardsAndMerges(t *testing.T) {
 	if err != nil || pr.Counts[gitstore.FastForward] != 1 || len(pr.Workflows[0].Conflicts) != 1 {
 		t.Fatalf("pull a: %+v %v", pr, err)
 	}
-	if sa, sb := stateBlobs(t, tm.dirs[0]), stateBlobs(t, tm.dirs[1]); sa["login"] != sb["login"] {
+	if sa, sb := stateBlobs(t, tm.Dirs[0]), stateBlobs(t, tm.Dirs[1]); sa["login"] != sb["login"] {
 		t.Fatalf("states differ:\n%s\n%s", sa["login"], sb["login"])
 	}
 	st, _, _ := a.State("login")
@@ -106,8 +86,8 @@ func TestPullCreatesFastForwardsAndMerges(t *testing.T) {
 // both types and a fix, changes neither side, and its push does not try it; the other workflows
 // still sync.
 func TestSyncRefusesSeparateStarts(t *testing.T) {
-	tm := newTeam(t, 2)
-	a, b := tm.clones[0], tm.clones[1]
+	tm := apptest.NewTeam(t, 2)
+	a, b := tm.Clones[0], tm.Clones[1]
 	for _, init := range []struct {
 		r    *app.Repo
 		f, t string
@@ -119,7 +99,7 @@ func TestSyncRefusesSeparateStarts(t *testing.T) {
 	if _, err := teamsync.Push(a.Repo, teamsync.PushOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	before := gittest.Git(t, tm.dirs[1], "", "rev-parse", "refs/exarchos/report")
+	before := gittest.Git(t, tm.Dirs[1], "", "rev-parse", "refs/exarchos/report")
 	res, err := teamsync.Sync(b.Repo, teamsync.SyncOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -141,21 +121,21 @@ func TestSyncRefusesSeparateStarts(t *testing.T) {
 	if res.Push.Counts[teamsync.PushedNew] != 1 {
 		t.Fatalf("the other workflow still syncs: %+v", res.Push)
 	}
-	if after := gittest.Git(t, tm.dirs[1], "", "rev-parse", "refs/exarchos/report"); after != before {
+	if after := gittest.Git(t, tm.Dirs[1], "", "rev-parse", "refs/exarchos/report"); after != before {
 		t.Fatalf("local workflow changed: %s → %s", before, after)
 	}
 	st, _, err := b.State("report")
 	if err != nil || st.Type != "refactor" {
 		t.Fatalf("local type: %+v %v", st, err)
 	}
-	if got := gittest.Git(t, tm.remote, "", "cat-file", "blob", "refs/exarchos/report:state.json"); !strings.Contains(got, `"type":"oneshot"`) {
+	if got := gittest.Git(t, tm.Remote, "", "cat-file", "blob", "refs/exarchos/report:state.json"); !strings.Contains(got, `"type":"oneshot"`) {
 		t.Fatalf("remote changed: %s", got)
 	}
 }
 
 func TestDeletedUpstreamKeptUnlessPruned(t *testing.T) {
-	tm := newTeam(t, 2)
-	a, b := tm.clones[0], tm.clones[1]
+	tm := apptest.NewTeam(t, 2)
+	a, b := tm.Clones[0], tm.Clones[1]
 	for _, f := range []string{"one", "two"} {
 		if _, err := a.CreateWorkflow(workflow.Init{Feature: f, Type: "oneshot", Branch: "main"}); err != nil {
 			t.Fatal(err)
@@ -167,7 +147,7 @@ func TestDeletedUpstreamKeptUnlessPruned(t *testing.T) {
 	if _, err := teamsync.Pull(b.Repo, teamsync.PullOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	gittest.Git(t, tm.dirs[0], "", "push", "-q", "origin", ":refs/exarchos/one", ":refs/exarchos/two")
+	gittest.Git(t, tm.Dirs[0], "", "push", "-q", "origin", ":refs/exarchos/one", ":refs/exarchos/two")
 	// b changed "two" after the deletion: even --prune keeps it.
 	if _, err := b.Store.Append("two", b.Projector(), workflow.NewEvent{Type: "note"}); err != nil {
 		t.Fatal(err)
@@ -194,27 +174,27 @@ func TestDeletedUpstreamKeptUnlessPruned(t *testing.T) {
 }
 
 func TestRemoteSetupIsIdempotentAndPlainFetchBringsWorkflows(t *testing.T) {
-	tm := newTeam(t, 2)
-	if _, err := tm.clones[0].CreateWorkflow(workflow.Init{Feature: "x", Type: "oneshot", Branch: "main"}); err != nil {
+	tm := apptest.NewTeam(t, 2)
+	if _, err := tm.Clones[0].CreateWorkflow(workflow.Init{Feature: "x", Type: "oneshot", Branch: "main"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := teamsync.Push(tm.clones[0].Repo, teamsync.PushOptions{}); err != nil {
+	if _, err := teamsync.Push(tm.Clones[0].Repo, teamsync.PushOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	for i, want := range []bool{true, false} {
-		res, err := teamsync.RemoteSetup(tm.clones[1].Repo, teamsync.RemoteSetupOptions{})
+		res, err := teamsync.RemoteSetup(tm.Clones[1].Repo, teamsync.RemoteSetupOptions{})
 		if err != nil || res.Added != want || res.Remote != "origin" {
 			t.Fatalf("setup %d: %+v %v", i, res, err)
 		}
 	}
-	gittest.Git(t, tm.dirs[1], "", "fetch", "-q")
-	if got := gittest.Git(t, tm.dirs[1], "", "for-each-ref", "--format=%(refname)", "refs/exarchos-remotes/"); got != "refs/exarchos-remotes/origin/x" {
+	gittest.Git(t, tm.Dirs[1], "", "fetch", "-q")
+	if got := gittest.Git(t, tm.Dirs[1], "", "for-each-ref", "--format=%(refname)", "refs/exarchos-remotes/"); got != "refs/exarchos-remotes/origin/x" {
 		t.Fatalf("tracking refs %q", got)
 	}
-	if got := gittest.Git(t, tm.dirs[1], "", "for-each-ref", "refs/exarchos/"); got != "" {
+	if got := gittest.Git(t, tm.Dirs[1], "", "for-each-ref", "refs/exarchos/"); got != "" {
 		t.Fatalf("plain fetch wrote local workflows: %s", got)
 	}
-	if _, err := teamsync.Pull(tm.clones[1].Repo, teamsync.PullOptions{Remote: "nope"}); err == nil || !strings.Contains(err.Error(), "no such remote") {
+	if _, err := teamsync.Pull(tm.Clones[1].Repo, teamsync.PullOptions{Remote: "nope"}); err == nil || !strings.Contains(err.Error(), "no such remote") {
 		t.Fatalf("unknown remote: %v", err)
 	}
 }
@@ -251,7 +231,7 @@ func TestConvergence(t *testing.T) {
 // converge runs one interleaving and returns how many merges it made and conflicts it ended with.
 func converge(t *testing.T, n int, seed int64, steps int) (merges, conflicted int) {
 	rng := rand.New(rand.NewSource(seed))
-	tm := newTeam(t, n)
+	tm := apptest.NewTeam(t, n)
 	features := []string{"alpha", "beta"}
 	written := map[string]map[string]bool{} // feature → event ids ever written
 	started := map[string]bool{}
@@ -266,7 +246,7 @@ func converge(t *testing.T, n int, seed int64, steps int) (merges, conflicted in
 	var trace []string
 	for step := 0; step < steps; step++ {
 		c := rng.Intn(n)
-		r := tm.clones[c]
+		r := tm.Clones[c]
 		f := features[rng.Intn(len(features))]
 		op := rng.Intn(10)
 		trace = append(trace, fmt.Sprintf("%d:%s:%d", c, f, op))
@@ -322,7 +302,7 @@ func converge(t *testing.T, n int, seed int64, steps int) (merges, conflicted in
 		}
 	}
 	for round := 0; round < 2; round++ {
-		for c, r := range tm.clones {
+		for c, r := range tm.Clones {
 			res, err := teamsync.Sync(r.Repo, teamsync.SyncOptions{})
 			if err != nil {
 				t.Fatalf("final sync %d/%d: %v", round, c, err)
@@ -333,12 +313,12 @@ func converge(t *testing.T, n int, seed int64, steps int) (merges, conflicted in
 			}
 		}
 	}
-	want := stateBlobs(t, tm.dirs[0])
+	want := stateBlobs(t, tm.Dirs[0])
 	if len(want) != len(written) {
 		t.Fatalf("clone 0 has %d workflows, %d were written (%v)", len(want), len(written), trace)
 	}
 	for c := 1; c < n; c++ {
-		got := stateBlobs(t, tm.dirs[c])
+		got := stateBlobs(t, tm.Dirs[c])
 		for f := range want {
 			if got[f] != want[f] {
 				t.Fatalf("clone %d %s state.json differs (%v):\n%s\n%s", c, f, trace, got[f], want[f])
@@ -346,7 +326,7 @@ func converge(t *testing.T, n int, seed int64, steps int) (merges, conflicted in
 		}
 	}
 	for f, ids := range written {
-		for c, r := range tm.clones {
+		for c, r := range tm.Clones {
 			events, _, err := r.Store.Events(f, gitstore.EventFilter{})
 			if err != nil {
 				t.Fatal(err)

@@ -1,7 +1,6 @@
-package app_test
+package verify_test
 
 import (
-	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,8 +9,8 @@ import (
 
 	"github.com/exarchos/git-exarchos/app"
 	"github.com/exarchos/git-exarchos/ghevidence"
+	"github.com/exarchos/git-exarchos/internal/apptest"
 	"github.com/exarchos/git-exarchos/internal/gittest"
-	"github.com/exarchos/git-exarchos/teamsync"
 	"github.com/exarchos/git-exarchos/trust"
 	"github.com/exarchos/git-exarchos/verify"
 	"github.com/exarchos/git-exarchos/workflow"
@@ -21,58 +20,22 @@ import (
 // origin with the branch and the workflow refs as the agent pushed them, running
 // `verify --branch login --base origin/main --require`.
 
-// ciVerify clones the team's remote as CI does and verifies the login branch there.
-func ciVerify(t *testing.T, st *signedTeam) (*verify.VerifyResult, error) {
+// ciVerify clones the apptest.Team's remote as CI does and verifies the login branch there.
+func ciVerify(t *testing.T, st *apptest.SignedTeam) (*verify.VerifyResult, error) {
 	t.Helper()
-	return app.Verify(reopen(t, ciClone(t, st.remote)), verify.VerifyOptions{Branch: "login", Base: "origin/main", Require: true})
-}
-
-// ciClone is a fresh clone of remote with the login branch checked out and the workflow refs, as
-// CI has them.
-func ciClone(t *testing.T, remote string) string {
-	t.Helper()
-	ci := filepath.Join(t.TempDir(), "ci")
-	gittest.Git(t, filepath.Dir(ci), "", "clone", "-q", "file://"+remote, ci)
-	gittest.Git(t, ci, "", "fetch", "-q", "--no-tags", "--force", "origin", "+refs/exarchos/*:refs/exarchos/*", "+refs/heads/login:refs/remotes/origin/login")
-	gittest.Git(t, ci, "", "checkout", "-q", "--detach", "origin/login")
-	return ci
-}
-
-// pushAll publishes the agent's branch and workflow refs to the team's remote.
-func pushAll(t *testing.T, dir string) {
-	t.Helper()
-	gittest.Git(t, dir, "", "push", "-q", "origin", "HEAD:refs/heads/login")
-	if _, err := teamsync.Push(reopen(t, dir).Repo, teamsync.PushOptions{}); err != nil {
-		t.Fatal(err)
-	}
-}
-
-func wantViolation(t *testing.T, res *verify.VerifyResult, err error, rule, text string) {
-	t.Helper()
-	var failed *verify.VerifyError
-	if !errors.As(err, &failed) {
-		t.Fatalf("verify passed (%v): %+v", err, res)
-	}
-	for _, w := range res.Workflows {
-		for _, v := range w.Violations {
-			if v.Rule == rule && strings.Contains(v.Message, text) {
-				return
-			}
-		}
-	}
-	t.Fatalf("no %s violation saying %q in %+v", rule, text, res.Workflows)
+	return app.Verify(apptest.Reopen(t, apptest.CIClone(t, st.Remote)), verify.VerifyOptions{Branch: "login", Base: "origin/main", Require: true})
 }
 
 // `git push . HEAD:refs/remotes/origin/main && git exarchos cleanup f --offline` while the plan
 // waits on the human: whatever the clone then says, CI's verify fails (the recorded merge is not
 // on the base it was given), and locally the moved tracking ref is no base either.
 func TestVerifyGateMergeMustBeOnTheGivenBase(t *testing.T) {
-	st := newSignedTeam(t)
-	dir := st.dirs[0]
+	st := apptest.NewSignedTeam(t)
+	dir := st.Dirs[0]
 	code := "store.go"
-	writeCommit(t, dir, code, "package login\n")
+	apptest.WriteCommit(t, dir, code, "package login\n")
 	gittest.Git(t, dir, "", "push", "-q", ".", "HEAD:refs/remotes/origin/main")
-	r := reopen(t, dir)
+	r := apptest.Reopen(t, dir)
 	if b := r.Base(); b.Moved == "" || b.Commit == gittest.Git(t, dir, "", "rev-parse", "HEAD") {
 		t.Fatalf("a tracking ref moved by a local push is taken as the base: %+v", b)
 	}
@@ -82,116 +45,102 @@ func TestVerifyGateMergeMustBeOnTheGivenBase(t *testing.T) {
 	// Whatever the clone recorded, force the record the way the issue's agent got it: the same
 	// push, verified against the moved ref by an older binary — a merge.verified and a cleanup.
 	head := gittest.Git(t, dir, "", "rev-parse", "HEAD")
-	if st := status(t, reopen(t, dir), "login"); st.Phase != "completed" {
-		forge(t, reopen(t, dir), "login", workflow.NewEvent{Type: workflow.EventMergeVerified, Data: workflow.MergeVerifiedData{Method: "ancestry", Commit: head, Base: "origin/main", HeadSHA: head}})
-		forge(t, reopen(t, dir), "login", workflow.NewEvent{Type: workflow.EventTransitioned, Data: workflow.TransitionedData{From: "plan-review", To: "completed", Trigger: workflow.OnCleanup, Guards: []string{"merge-verified"}, Head: head}})
+	if st := apptest.Status(t, apptest.Reopen(t, dir), "login"); st.Phase != "completed" {
+		apptest.Forge(t, apptest.Reopen(t, dir), "login", workflow.NewEvent{Type: workflow.EventMergeVerified, Data: workflow.MergeVerifiedData{Method: "ancestry", Commit: head, Base: "origin/main", HeadSHA: head}})
+		apptest.Forge(t, apptest.Reopen(t, dir), "login", workflow.NewEvent{Type: workflow.EventTransitioned, Data: workflow.TransitionedData{From: "plan-review", To: "completed", Trigger: workflow.OnCleanup, Guards: []string{"merge-verified"}, Head: head}})
 	}
-	pushAll(t, dir)
+	apptest.PushAll(t, dir)
 	res, err := ciVerify(t, st)
-	wantViolation(t, res, err, "guard", "is not on the base refs/remotes/origin/main")
+	apptest.WantViolation(t, res, err, "guard", "is not on the base refs/remotes/origin/main")
 }
 
 // A script appends workflow.transitioned ideate → completed with trigger cleanup and
 // merge-verified recorded as passed (and a snapshot to match): verify derives the guard again and
 // fails, whatever the log says passed.
 func TestVerifyGateTakesNoRecordedPass(t *testing.T) {
-	st := newSignedTeam(t)
-	dir := st.dirs[0]
+	st := apptest.NewSignedTeam(t)
+	dir := st.Dirs[0]
 	head := gittest.Git(t, dir, "", "rev-parse", "HEAD")
-	forge(t, reopen(t, dir), "login", workflow.NewEvent{Type: workflow.EventTransitioned, Data: workflow.TransitionedData{From: "plan-review", To: "completed", Trigger: workflow.OnCleanup, Guards: []string{"merge-verified"}, Head: head}})
-	pushAll(t, dir)
+	apptest.Forge(t, apptest.Reopen(t, dir), "login", workflow.NewEvent{Type: workflow.EventTransitioned, Data: workflow.TransitionedData{From: "plan-review", To: "completed", Trigger: workflow.OnCleanup, Guards: []string{"merge-verified"}, Head: head}})
+	apptest.PushAll(t, dir)
 	res, err := ciVerify(t, st)
-	wantViolation(t, res, err, "guard", "recorded guard merge-verified as passed, but verify finds")
+	apptest.WantViolation(t, res, err, "guard", "recorded guard merge-verified as passed, but verify finds")
 
 	// The same with no head recorded: nothing to derive it from is a violation too.
-	st2 := newSignedTeam(t)
-	forge(t, reopen(t, st2.dirs[0]), "login", workflow.NewEvent{Type: workflow.EventTransitioned, Data: workflow.TransitionedData{From: "plan-review", To: "completed", Trigger: workflow.OnCleanup, Guards: []string{"merge-verified"}}})
-	pushAll(t, st2.dirs[0])
+	st2 := apptest.NewSignedTeam(t)
+	apptest.Forge(t, apptest.Reopen(t, st2.Dirs[0]), "login", workflow.NewEvent{Type: workflow.EventTransitioned, Data: workflow.TransitionedData{From: "plan-review", To: "completed", Trigger: workflow.OnCleanup, Guards: []string{"merge-verified"}}})
+	apptest.PushAll(t, st2.Dirs[0])
 	res, err = ciVerify(t, st2)
-	wantViolation(t, res, err, "guard", "no branch head")
+	apptest.WantViolation(t, res, err, "guard", "no branch head")
 }
 
 // A branch whose workflow is still in ideate, with code committed on it, fails --require twice
 // over: the phase does not merge, and its commits changed what ideate does not allow.
 func TestVerifyGateRequireRefusesABranchStillPlanning(t *testing.T) {
-	tm, dir, _ := unsignedLogin(t)
-	writeCommit(t, dir, "store.go", "package login\n")
-	pushAll(t, dir)
-	res, err := ciVerify(t, &signedTeam{team: tm})
-	wantViolation(t, res, err, "phase", "login is in ideate")
-	wantViolation(t, res, err, "paths", "changed store.go while the workflow was in ideate")
-}
-
-// unsignedLogin is one clone of a bare remote with no allowed signers, on branch login with a
-// feature workflow login in ideate.
-func unsignedLogin(t *testing.T) (*team, string, *app.Repo) {
-	t.Helper()
-	tm := newTeam(t, 1)
-	dir := tm.dirs[0]
-	gittest.Git(t, dir, "", "checkout", "-q", "-b", "login")
-	r := reopen(t, dir)
-	if _, err := app.Init(r, app.InitOptions{Feature: "login", Type: "feature"}); err != nil {
-		t.Fatal(err)
-	}
-	return tm, dir, r
+	tm, dir, _ := apptest.UnsignedLogin(t)
+	apptest.WriteCommit(t, dir, "store.go", "package login\n")
+	apptest.PushAll(t, dir)
+	res, err := ciVerify(t, &apptest.SignedTeam{Team: tm})
+	apptest.WantViolation(t, res, err, "phase", "login is in ideate")
+	apptest.WantViolation(t, res, err, "paths", "changed store.go while the workflow was in ideate")
 }
 
 // `git fast-import --force` rewinds the workflow ref past a refused decision after it was pushed:
 // verify fails on the rewind.
 func TestVerifyGateRefusesARewind(t *testing.T) {
-	st := newSignedTeam(t)
-	dir := st.dirs[0]
+	st := apptest.NewSignedTeam(t)
+	dir := st.Dirs[0]
 	before := gittest.Git(t, dir, "", "rev-parse", "refs/exarchos/login")
-	useKey(t, dir, st.mallory)
-	if _, err := app.Run(reopen(t, dir), "login", workflow.Approve{Note: "mine"}); err == nil {
+	apptest.UseKey(t, dir, st.Mallory)
+	if _, err := app.Run(apptest.Reopen(t, dir), "login", workflow.Approve{Note: "mine"}); err == nil {
 		t.Fatal("mallory's approval was taken")
 	}
-	pushAll(t, dir)
+	apptest.PushAll(t, dir)
 	gittest.Git(t, dir, "reset refs/exarchos/login\nfrom "+before+"\n\n", "fast-import", "--force", "--quiet")
 	if got := gittest.Git(t, dir, "", "rev-parse", "refs/exarchos/login"); got != before {
 		t.Fatalf("fast-import left the ref at %s", got)
 	}
-	res, err := app.Verify(reopen(t, dir), verify.VerifyOptions{Feature: "login"})
-	wantViolation(t, res, err, "rewind", "does not descend from origin's copy")
+	res, err := app.Verify(apptest.Reopen(t, dir), verify.VerifyOptions{Feature: "login"})
+	apptest.WantViolation(t, res, err, "rewind", "does not descend from origin's copy")
 }
 
 // A refused decision blocks verify until a human acknowledges it with a signed decision that
 // names it; verify then passes and reports both.
 func TestVerifyGateRefusedDecisionCanBeAcknowledged(t *testing.T) {
-	st := newSignedTeam(t)
-	dir := st.dirs[0]
-	useKey(t, dir, st.mallory)
-	if _, err := app.Run(reopen(t, dir), "login", workflow.Approve{Note: "mine"}); err == nil {
+	st := apptest.NewSignedTeam(t)
+	dir := st.Dirs[0]
+	apptest.UseKey(t, dir, st.Mallory)
+	if _, err := app.Run(apptest.Reopen(t, dir), "login", workflow.Approve{Note: "mine"}); err == nil {
 		t.Fatal("mallory's approval was taken")
 	}
-	res, err := app.Verify(reopen(t, dir), verify.VerifyOptions{Feature: "login"})
-	wantViolation(t, res, err, "decision", "git exarchos acknowledge login")
-	refused := status(t, reopen(t, dir), "login").Refused[0].ID
+	res, err := app.Verify(apptest.Reopen(t, dir), verify.VerifyOptions{Feature: "login"})
+	apptest.WantViolation(t, res, err, "decision", "git exarchos acknowledge login")
+	refused := apptest.Status(t, apptest.Reopen(t, dir), "login").Refused[0].ID
 
 	// mallory cannot acknowledge her own forgery: her acknowledgement is refused as well.
-	if _, err := app.Run(reopen(t, dir), "login", workflow.Acknowledge{Event: refused, Reason: "fine"}); err == nil {
+	if _, err := app.Run(apptest.Reopen(t, dir), "login", workflow.Acknowledge{Event: refused, Reason: "fine"}); err == nil {
 		t.Fatal("mallory's acknowledgement was taken")
 	}
-	if _, err := app.Verify(reopen(t, dir), verify.VerifyOptions{Feature: "login"}); err == nil {
+	if _, err := app.Verify(apptest.Reopen(t, dir), verify.VerifyOptions{Feature: "login"}); err == nil {
 		t.Fatal("verify passed on an acknowledgement by a key that is not allowed")
 	}
 
-	useKey(t, dir, st.alice)
-	if _, err := app.Run(reopen(t, dir), "login", workflow.Acknowledge{Event: "ev-none", Reason: "x"}); err == nil {
+	apptest.UseKey(t, dir, st.Alice)
+	if _, err := app.Run(apptest.Reopen(t, dir), "login", workflow.Acknowledge{Event: "ev-none", Reason: "x"}); err == nil {
 		t.Fatal("an acknowledgement of no refused decision was taken")
 	}
-	if _, err := app.Run(reopen(t, dir), "login", workflow.Acknowledge{Event: refused, Reason: "mallory's test key; approved properly below"}); err != nil {
+	if _, err := app.Run(apptest.Reopen(t, dir), "login", workflow.Acknowledge{Event: refused, Reason: "mallory's test key; approved properly below"}); err != nil {
 		t.Fatal(err)
 	}
 	// mallory's own refused acknowledgement is still a violation until alice names it too.
-	for _, f := range status(t, reopen(t, dir), "login").Refused {
+	for _, f := range apptest.Status(t, apptest.Reopen(t, dir), "login").Refused {
 		if f.Acknowledged == "" {
-			if _, err := app.Run(reopen(t, dir), "login", workflow.Acknowledge{Event: f.ID, Reason: "seen"}); err != nil {
+			if _, err := app.Run(apptest.Reopen(t, dir), "login", workflow.Acknowledge{Event: f.ID, Reason: "seen"}); err != nil {
 				t.Fatal(err)
 			}
 		}
 	}
-	res, err = app.Verify(reopen(t, dir), verify.VerifyOptions{Feature: "login"})
+	res, err = app.Verify(apptest.Reopen(t, dir), verify.VerifyOptions{Feature: "login"})
 	if err != nil {
 		t.Fatalf("verify after the acknowledgements: %v", err)
 	}
@@ -199,7 +148,7 @@ func TestVerifyGateRefusedDecisionCanBeAcknowledged(t *testing.T) {
 	if len(w.Acknowledged) != 2 || w.Acknowledged[0].Event != refused || w.Acknowledged[0].By == "" || w.Acknowledged[0].Kind != workflow.KindApprove {
 		t.Fatalf("verify reports %+v", w.Acknowledged)
 	}
-	if st := status(t, reopen(t, dir), "login"); len(st.Approvals) != 0 || st.Phase != "plan-review" {
+	if st := apptest.Status(t, apptest.Reopen(t, dir), "login"); len(st.Approvals) != 0 || st.Phase != "plan-review" {
 		t.Fatalf("an acknowledgement gave the refused approval effect: %+v", st.Approvals)
 	}
 }
@@ -209,10 +158,10 @@ func TestVerifyGateRefusedDecisionCanBeAcknowledged(t *testing.T) {
 // accepts every signature, makes no decision of mallory's count, even with the verdicts checked
 // afresh.
 func TestVerifyGateCheckerComesFromAFixedPlace(t *testing.T) {
-	st := newSignedTeam(t)
-	dir := st.dirs[0]
-	useKey(t, dir, st.mallory)
-	_, _ = app.Run(reopen(t, dir), "login", workflow.Approve{Note: "mine"})
+	st := apptest.NewSignedTeam(t)
+	dir := st.Dirs[0]
+	apptest.UseKey(t, dir, st.Mallory)
+	_, _ = app.Run(apptest.Reopen(t, dir), "login", workflow.Approve{Note: "mine"})
 	fake := filepath.Join(t.TempDir(), "ssh-keygen")
 	if err := os.WriteFile(fake, []byte("#!/bin/sh\n# find-principals names alice; verify says yes\necho alice@example.com\nexit 0\n"), 0o755); err != nil {
 		t.Fatal(err)
@@ -225,7 +174,7 @@ func TestVerifyGateCheckerComesFromAFixedPlace(t *testing.T) {
 		common = filepath.Join(dir, common)
 	}
 	os.RemoveAll(filepath.Join(common, "exarchos", "verdicts"))
-	r := reopen(t, dir)
+	r := apptest.Reopen(t, dir)
 	got, _, err := r.State("login")
 	if err != nil {
 		t.Fatal(err)
@@ -241,9 +190,9 @@ func TestVerifyGateCheckerComesFromAFixedPlace(t *testing.T) {
 // A locally moved origin/main (a commit naming the agent's key as an allowed signer) and
 // exarchos.definitionsRef written into .git/config make no key of the agent's a signer.
 func TestVerifyGateSignersComeFromTheFetchedBase(t *testing.T) {
-	st := newSignedTeam(t)
-	dir := st.dirs[0]
-	pub, err := os.ReadFile(st.mallory + ".pub")
+	st := apptest.NewSignedTeam(t)
+	dir := st.Dirs[0]
+	pub, err := os.ReadFile(st.Mallory + ".pub")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -253,28 +202,28 @@ func TestVerifyGateSignersComeFromTheFetchedBase(t *testing.T) {
 	gittest.Git(t, dir, "", "push", "-q", ".", "HEAD:refs/remotes/origin/main")
 	gittest.Git(t, dir, "", "config", "exarchos.definitionsRef", "refs/heads/evil")
 	gittest.Git(t, dir, "", "checkout", "-q", "login")
-	useKey(t, dir, st.mallory)
-	_, _ = app.Run(reopen(t, dir), "login", workflow.Approve{Note: "mine"})
-	got := status(t, reopen(t, dir), "login")
+	apptest.UseKey(t, dir, st.Mallory)
+	_, _ = app.Run(apptest.Reopen(t, dir), "login", workflow.Approve{Note: "mine"})
+	got := apptest.Status(t, apptest.Reopen(t, dir), "login")
 	if len(got.Approvals) != 0 || len(got.Refused) != 1 {
-		t.Fatalf("mallory made herself a signer: approvals %+v refused %+v (base %+v)", got.Approvals, got.Refused, reopen(t, dir).Base())
+		t.Fatalf("mallory made herself a signer: approvals %+v refused %+v (base %+v)", got.Approvals, got.Refused, apptest.Reopen(t, dir).Base())
 	}
-	if b := reopen(t, dir).Base(); b.Moved == "" || !strings.Contains(b.Moved, "not by a fetch") {
+	if b := apptest.Reopen(t, dir).Base(); b.Moved == "" || !strings.Contains(b.Moved, "not by a fetch") {
 		t.Fatalf("the base does not say it was moved: %+v", b)
 	}
 	// A fetch makes the tracking ref the remote's again.
 	gittest.Git(t, dir, "", "fetch", "-q", "--force", "origin", "+refs/heads/main:refs/remotes/origin/main")
-	if b := reopen(t, dir).Base(); b.Moved != "" {
+	if b := apptest.Reopen(t, dir).Base(); b.Moved != "" {
 		t.Fatalf("after a fetch: %+v", b)
 	}
 }
 
 // `signers add --role replace` is accepted: replace is a decision kind (README), so it is a role.
 func TestSignersAddTakesEveryDecisionKindAsARole(t *testing.T) {
-	tm := newTeam(t, 1)
-	key, _ := sshKey(t, t.TempDir(), "lead")
+	tm := apptest.NewTeam(t, 1)
+	key, _ := apptest.SSHKey(t, t.TempDir(), "lead")
 	for _, role := range workflow.DecisionKinds() {
-		if _, err := trust.SignersAdd(reopen(t, tm.dirs[0]).Repo, trust.SignersAddOptions{Principal: "lead-" + role + "@example.com", KeyFile: key + ".pub", Roles: []string{role}}); err != nil {
+		if _, err := trust.SignersAdd(apptest.Reopen(t, tm.Dirs[0]).Repo, trust.SignersAddOptions{Principal: "lead-" + role + "@example.com", KeyFile: key + ".pub", Roles: []string{role}}); err != nil {
 			t.Fatalf("role %s: %v", role, err)
 		}
 	}
@@ -284,10 +233,10 @@ func TestSignersAddTakesEveryDecisionKindAsARole(t *testing.T) {
 // where the checker is looked for) is not reused once the real one is back, and the other way
 // round.
 func TestVerifyGateVerdictCacheIsKeyedToTheChecker(t *testing.T) {
-	st := newSignedTeam(t)
-	dir := st.dirs[0]
-	useKey(t, dir, st.mallory)
-	_, _ = app.Run(reopen(t, dir), "login", workflow.Approve{Note: "mine"})
+	st := apptest.NewSignedTeam(t)
+	dir := st.Dirs[0]
+	apptest.UseKey(t, dir, st.Mallory)
+	_, _ = app.Run(apptest.Reopen(t, dir), "login", workflow.Approve{Note: "mine"})
 	bin := t.TempDir()
 	real, err := exec.LookPath("ssh-keygen")
 	if err != nil {
@@ -301,10 +250,10 @@ func TestVerifyGateVerdictCacheIsKeyedToTheChecker(t *testing.T) {
 	if err := os.WriteFile(checker, b, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	app.UseCheckerPaths(t, checker)
+	apptest.UseCheckerPaths(t, checker)
 	approvals := func() int {
 		t.Helper()
-		st, _, err := reopen(t, dir).State("login")
+		st, _, err := apptest.Reopen(t, dir).State("login")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -339,10 +288,10 @@ func TestVerifyGateVerdictCacheIsKeyedToTheChecker(t *testing.T) {
 // A task completed by a hand-built event with no commit of its own is a violation: verify checks
 // the head the way task done decides it.
 func TestVerifyGateTaskWithoutWork(t *testing.T) {
-	_, dir, r := unsignedLogin(t)
+	_, dir, r := apptest.UnsignedLogin(t)
 	head := gittest.Git(t, dir, "", "rev-parse", "HEAD")
-	forge(t, r, "login", workflow.NewEvent{Type: workflow.EventTaskAdded, Data: workflow.TaskData{ID: "t1", Start: head}})
-	forge(t, reopen(t, dir), "login", workflow.NewEvent{Type: workflow.EventTaskCompleted, Data: workflow.TaskData{ID: "t1", HeadSHA: head}})
-	res, err := app.Verify(reopen(t, dir), verify.VerifyOptions{Feature: "login"})
-	wantViolation(t, res, err, "task", "where it started: it has no commit of its own")
+	apptest.Forge(t, r, "login", workflow.NewEvent{Type: workflow.EventTaskAdded, Data: workflow.TaskData{ID: "t1", Start: head}})
+	apptest.Forge(t, apptest.Reopen(t, dir), "login", workflow.NewEvent{Type: workflow.EventTaskCompleted, Data: workflow.TaskData{ID: "t1", HeadSHA: head}})
+	res, err := app.Verify(apptest.Reopen(t, dir), verify.VerifyOptions{Feature: "login"})
+	apptest.WantViolation(t, res, err, "task", "where it started: it has no commit of its own")
 }

@@ -1,10 +1,11 @@
-package app_test
+package verify_test
 
 import (
 	"testing"
 
 	"github.com/exarchos/git-exarchos/app"
 	"github.com/exarchos/git-exarchos/gitstore"
+	"github.com/exarchos/git-exarchos/internal/apptest"
 	"github.com/exarchos/git-exarchos/internal/gittest"
 	"github.com/exarchos/git-exarchos/verify"
 	"github.com/exarchos/git-exarchos/workflow"
@@ -14,10 +15,10 @@ import (
 // from a fresh Repo each time, as `git exarchos verify` runs; the baseline, in the same run, is
 // what any reader pays to fold the log again (read every event, project). Target: ≤ 1 s.
 func BenchmarkVerify10k(b *testing.B) {
-	tm := newTeam(b, 1)
-	dir := tm.dirs[0]
+	tm := apptest.NewTeam(b, 1)
+	dir := tm.Dirs[0]
 	gittest.Git(b, dir, "", "checkout", "-q", "-b", "f")
-	r := reopen(b, dir)
+	r := apptest.Reopen(b, dir)
 	if _, err := app.Init(r, app.InitOptions{Feature: "f", Type: "feature"}); err != nil {
 		b.Fatal(err)
 	}
@@ -32,7 +33,7 @@ func BenchmarkVerify10k(b *testing.B) {
 	}
 	b.Run("baseline-refold", func(b *testing.B) {
 		for b.Loop() {
-			fresh := reopen(b, dir)
+			fresh := apptest.Reopen(b, dir)
 			events, _, err := fresh.Store.Events("f", gitstore.EventFilter{})
 			if err != nil {
 				b.Fatal(err)
@@ -44,7 +45,7 @@ func BenchmarkVerify10k(b *testing.B) {
 	})
 	b.Run("verify", func(b *testing.B) {
 		for b.Loop() {
-			if _, err := app.Verify(reopen(b, dir), verify.VerifyOptions{Feature: "f"}); err != nil {
+			if _, err := app.Verify(apptest.Reopen(b, dir), verify.VerifyOptions{Feature: "f"}); err != nil {
 				b.Fatal(err)
 			}
 		}
