@@ -1,4 +1,4 @@
-package app_test
+package saga_test
 
 import (
 	"os"
