@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/exarchos/git-exarchos/gitrepo"
 	"github.com/exarchos/git-exarchos/gitstore"
 	"github.com/exarchos/git-exarchos/internal/faults"
@@ -147,9 +149,7 @@ func TestCancelSIGKILLAfterRandomDelays(t *testing.T) {
 			want := scenarioWithPR(t, r, prs[i], "t1", "t2")
 			for kill := range 1 + rng.IntN(3) {
 				cmd := cancelProcess(t, dir, "")
-				if err := cmd.Start(); err != nil {
-					t.Fatal(err)
-				}
+				require.NoError(t, cmd.Start())
 				delay := time.Duration(rng.Int64N(int64(1500 * time.Millisecond)))
 				timer := time.AfterFunc(delay, func() { _ = cmd.Process.Kill() })
 				err := cmd.Wait()
@@ -186,9 +186,7 @@ func TestCancelRerunAfterHalfDeletedWorktree(t *testing.T) {
 	}
 	t1 := filepath.Join(dir, ".worktrees", "login", "t1")
 	for _, name := range []string{".git", "src", "notes"} {
-		if err := os.RemoveAll(filepath.Join(t1, name)); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, os.RemoveAll(filepath.Join(t1, name)))
 	}
 	writeFile(t, dir, "README", "the main checkout's own edit\n")
 	writeFile(t, dir, "main-untracked.txt", "main's\n")
@@ -198,9 +196,7 @@ func TestCancelRerunAfterHalfDeletedWorktree(t *testing.T) {
 		t.Fatalf("the main checkout changed: %s", diff)
 	}
 	list, err := RescueList(r, saga.RescueListOptions{Feature: "login"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	for _, x := range list.Rescues {
 		for _, c := range x.Changed {
 			if strings.Contains(c, "main-untracked.txt") {
@@ -229,13 +225,10 @@ func TestCancelWorktreeWithoutGitFileRescuesItsOwnWork(t *testing.T) {
 	dir, r := newSagaRepo(t)
 	want := scenarioWithPR(t, r, 9, "t1")
 	t1 := filepath.Join(dir, ".worktrees", "login", "t1")
-	if err := os.Remove(filepath.Join(t1, ".git")); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.Remove(filepath.Join(t1, ".git")))
 	writeFile(t, dir, "main-untracked.txt", "main's\n")
-	if _, err := Cancel(r, saga.CancelOptions{Feature: "login"}); err != nil {
-		t.Fatal(err)
-	}
+	_, err := Cancel(r, saga.CancelOptions{Feature: "login"})
+	require.NoError(t, err)
 	checkCleaned(t, dir, r)
 	checkRecovered(t, dir, r, want)
 	if !fileContains(t, filepath.Join(dir, "main-untracked.txt"), "main's") {
@@ -254,12 +247,9 @@ func TestRescueNeverReplacedWithLess(t *testing.T) {
 	full := capture(t, w)
 	loc := r.Store.Loc
 	spec := gitrepo.RescueSpec{Feature: "login", Task: "t1", Branch: "main--t1", Path: w}
-	if _, _, err := loc.PreserveWorktree(spec); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Remove(filepath.Join(w, "b.txt")); err != nil {
-		t.Fatal(err)
-	}
+	_, _, err := loc.PreserveWorktree(spec)
+	require.NoError(t, err)
+	require.NoError(t, os.Remove(filepath.Join(w, "b.txt")))
 	less := capture(t, w)
 	p, _, err := loc.PreserveWorktree(spec)
 	if err != nil || !p.Written || !p.Beside {
@@ -316,9 +306,8 @@ func TestShippedBuildIgnoresFaultVariable(t *testing.T) {
 	want := scenarioWithPR(t, r, 9, "t1")
 	for _, point := range []string{"0", "1", "2:act", "3:moved", "3:half"} {
 		t.Setenv(faults.Env, point)
-		if _, err := Cancel(r, saga.CancelOptions{Feature: "login"}); err != nil {
-			t.Fatal(err)
-		}
+		_, err := Cancel(r, saga.CancelOptions{Feature: "login"})
+		require.NoError(t, err)
 	}
 	checkCleaned(t, dir, r)
 	checkRecovered(t, dir, r, want)

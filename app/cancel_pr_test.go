@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/exarchos/git-exarchos/githubsync"
 	"github.com/exarchos/git-exarchos/githubsync/fakegithub"
 	"github.com/exarchos/git-exarchos/saga"
@@ -40,9 +42,8 @@ func noGitHubToken(t *testing.T) {
 func linkedPR(t *testing.T) *Repo {
 	t.Helper()
 	_, r := newSagaRepo(t)
-	if _, err := r.Execute("login", workflow.LinkPR{URL: "https://github.com/acme/app/pull/9"}); err != nil {
-		t.Fatal(err)
-	}
+	_, err := r.Execute("login", workflow.LinkPR{URL: "https://github.com/acme/app/pull/9"})
+	require.NoError(t, err)
 	return r
 }
 
@@ -59,9 +60,8 @@ func TestCancelPRObservedMergedOrClosedIsLeftAlone(t *testing.T) {
 	for _, obs := range []workflow.PRObservation{{State: "closed", Merged: true}, {State: "closed"}} {
 		r := linkedPR(t)
 		obs.Number, obs.URL, obs.ObservedAt = 9, "https://github.com/acme/app/pull/9", "2026-01-02T03:04:05Z"
-		if _, err := r.Execute("login", workflow.ObservePR{PRObservation: obs}); err != nil {
-			t.Fatal(err)
-		}
+		_, err := r.Execute("login", workflow.ObservePR{PRObservation: obs})
+		require.NoError(t, err)
 		res, err := Cancel(r, saga.CancelOptions{Feature: "login"})
 		if err != nil || !res.Cancelled() {
 			t.Fatalf("%+v %v", res, err)

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/exarchos/git-exarchos/gitrepo"
 	"github.com/exarchos/git-exarchos/gitstore"
 	"github.com/exarchos/git-exarchos/internal/gittest"
@@ -42,12 +44,8 @@ func testEnv() []string {
 func writeFile(t testing.TB, dir, name, content string) {
 	t.Helper()
 	p := filepath.Join(dir, name)
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+	require.NoError(t, os.WriteFile(p, []byte(content), 0o644))
 }
 
 // newSagaRepo is a repository on main with a few files and a workflow "login" bound to main.
@@ -64,24 +62,18 @@ func newSagaRepo(t testing.TB) (string, *Repo) {
 	gittest.Git(t, dir, "", "add", ".")
 	gittest.Git(t, dir, "", "commit", "-q", "-m", "initial")
 	r, err := Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := Init(r, InitOptions{Feature: "login", Type: "feature", Branch: "main"}); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
+	_, err = Init(r, InitOptions{Feature: "login", Type: "feature", Branch: "main"})
+	require.NoError(t, err)
 	return dir, r
 }
 
 func startWorktree(t testing.TB, r *Repo, task string) string {
 	t.Helper()
-	if _, err := r.Execute("login", workflow.AddTask{ID: task}); err != nil {
-		t.Fatal(err)
-	}
+	_, err := r.Execute("login", workflow.AddTask{ID: task})
+	require.NoError(t, err)
 	res, err := StartTask(r, saga.TaskStartOptions{Feature: "login", Task: task, Worktree: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return res.Worktree.Path
 }
 
@@ -121,9 +113,7 @@ func capture(t testing.TB, dir string) work {
 		w.files[rel] = fi.Mode().String() + ":" + string(b)
 		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	w.index = gittest.Git(t, dir, "", "ls-files", "-s")
 	w.status = gittest.Git(t, dir, "", "status", "--porcelain", "--untracked-files=all")
 	return w
@@ -169,9 +159,7 @@ func scenarioWithPR(t testing.TB, r *Repo, n int, tasks ...string) map[string]wo
 	writeFile(t, w, "src/a.go", "package a // staged, then changed again\n")
 	writeFile(t, w, "src/new.go", "package a // staged only\n")
 	gittest.Git(t, w, "", "add", "src/new.go")
-	if err := os.Remove(filepath.Join(w, "src/b.go")); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.Remove(filepath.Join(w, "src/b.go")))
 	gittest.Git(t, w, "", "rm", "-q", "README")
 	writeFile(t, w, "notes/todo.txt", "untracked\n")
 	writeFile(t, w, "build.log", "ignored\n")
@@ -187,9 +175,9 @@ func scenarioWithPR(t testing.TB, r *Repo, n int, tasks ...string) map[string]wo
 		writeFile(t, w, "scratch/idea.md", "# untracked only\n")
 	}
 
-	if _, err := r.Execute("login", workflow.LinkPR{URL: fmt.Sprintf("https://github.com/acme/app/pull/%d", n)}); err != nil {
-		t.Fatal(err)
-	}
+	_, err := r.Execute("login", workflow.LinkPR{URL: fmt.Sprintf("https://github.com/acme/app/pull/%d", n)})
+
+	require.NoError(t, err)
 	out := map[string]work{}
 	for task, p := range wt {
 		out[task] = capture(t, p)
@@ -202,9 +190,7 @@ func scenarioWithPR(t testing.TB, r *Repo, n int, tasks ...string) map[string]wo
 func checkRecovered(t testing.TB, dir string, r *Repo, want map[string]work, without ...string) {
 	t.Helper()
 	list, err := RescueList(r, saga.RescueListOptions{Feature: "login"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	have := map[string]bool{}
 	for _, x := range list.Rescues {
 		have[x.Task] = true
@@ -240,9 +226,7 @@ func checkRecovered(t testing.TB, dir string, r *Repo, want map[string]work, wit
 func checkCleaned(t testing.TB, dir string, r *Repo) {
 	t.Helper()
 	st, _, err := r.State("login")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	if st.Phase != "cancelled" {
 		t.Fatalf("phase %s", st.Phase)
 	}
@@ -253,15 +237,11 @@ func checkCleaned(t testing.TB, dir string, r *Repo) {
 		t.Fatalf("branches left:\n%s", got)
 	}
 	events, _, err := r.Store.Events("login", gitstore.EventFilter{Types: []string{workflow.EventCompensationStep}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	finished := map[string]int{}
 	for _, e := range events {
 		var d workflow.CompensationData
-		if err := e.DecodeData(&d); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, e.DecodeData(&d))
 		if d.Outcome != workflow.OutcomeFailed {
 			finished[d.Resource+" "+d.Action]++
 		}
@@ -287,13 +267,9 @@ func TestCancelPreservesEverythingAndCleansUp(t *testing.T) {
 	}
 	// Cancel from inside a task worktree: git still runs on the repository.
 	inside, err := Open(filepath.Join(dir, ".worktrees", "login", "t2"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	res, err := Cancel(inside, saga.CancelOptions{Feature: "login", Reason: "superseded"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	if !res.Cancelled() || len(res.Steps) != 17 {
 		t.Fatalf("%+v", res)
 	}
@@ -323,9 +299,7 @@ func TestCancelPreservesEverythingAndCleansUp(t *testing.T) {
 
 func fileContains(t testing.TB, path, s string) bool {
 	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return strings.Contains(string(b), s)
 }
 
@@ -339,9 +313,7 @@ func TestCancelDryRunChangesNothing(t *testing.T) {
 	want := scenario(t, r)
 	before := refsAndWorktrees(t, dir)
 	res, err := Cancel(r, saga.CancelOptions{Feature: "login", DryRun: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	if len(res.Steps) != 17 || res.Phase != "ideate" {
 		t.Fatalf("%+v", res)
 	}
@@ -412,13 +384,9 @@ func TestCancelWorktreeDeletedByHand(t *testing.T) {
 	gittest.Git(t, w, "", "add", ".")
 	gittest.Git(t, w, "", "commit", "-qm", "unmerged work")
 	want := capture(t, w)
-	if err := os.RemoveAll(w); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.RemoveAll(w))
 	res, err := Cancel(r, saga.CancelOptions{Feature: "login"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	if res.Steps[0].Outcome != workflow.OutcomeSkipped || !strings.Contains(res.Steps[0].Detail, "deleted outside git exarchos") ||
 		!strings.Contains(res.Steps[1].Detail, "already gone") || res.Steps[2].Outcome != workflow.OutcomeDone {
 		t.Fatalf("%+v", res.Steps)
@@ -475,9 +443,7 @@ func TestTaskStartWorktreeIsIdempotentAndTaskDoneRecordsHead(t *testing.T) {
 	}
 	// The same workflow is found from inside the worktree.
 	inside, err := Open(p)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	if f, err := inside.ResolveFeature(""); err != nil || f != "login" {
 		t.Fatalf("from the worktree: %q %v", f, err)
 	}
@@ -485,9 +451,8 @@ func TestTaskStartWorktreeIsIdempotentAndTaskDoneRecordsHead(t *testing.T) {
 	gittest.Git(t, p, "", "add", ".")
 	gittest.Git(t, p, "", "commit", "-qm", "y")
 	head := gittest.Git(t, p, "", "rev-parse", "HEAD")
-	if _, err := CompleteTask(inside, TaskDoneOptions{Task: "t1"}); err != nil {
-		t.Fatal(err)
-	}
+	_, err = CompleteTask(inside, TaskDoneOptions{Task: "t1"})
+	require.NoError(t, err)
 	st, _, _ := r.State("login")
 	task, _ := st.Task("t1")
 	w, _ := st.TaskWorktree("t1")
@@ -495,9 +460,8 @@ func TestTaskStartWorktreeIsIdempotentAndTaskDoneRecordsHead(t *testing.T) {
 		t.Fatalf("head not recorded: %+v %+v", task, w)
 	}
 	// --base: a task branch from another commit; unknown tasks create nothing.
-	if _, err := r.Execute("login", workflow.AddTask{ID: "t2"}); err != nil {
-		t.Fatal(err)
-	}
+	_, err = r.Execute("login", workflow.AddTask{ID: "t2"})
+	require.NoError(t, err)
 	res, err := StartTask(r, saga.TaskStartOptions{Feature: "login", Task: "t2", Worktree: true, Base: "main~0"})
 	if err != nil || res.Worktree.Base != gittest.Git(t, dir, "", "rev-parse", "main") {
 		t.Fatalf("%+v %v", res, err)
@@ -516,9 +480,7 @@ func TestTaskStartWorktreeIsIdempotentAndTaskDoneRecordsHead(t *testing.T) {
 
 func readFile(t testing.TB, p string) string {
 	b, err := os.ReadFile(p)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return string(b)
 }
 
@@ -532,13 +494,10 @@ func TestCancelDeletedDetachedWorktreeKeepsItsHead(t *testing.T) {
 	gittest.Git(t, a, "", "add", ".")
 	gittest.Git(t, a, "", "commit", "-qm", "detached work")
 	want := capture(t, a)
-	if err := os.RemoveAll(a); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.RemoveAll(a))
 	startWorktree(t, r, "b")
-	if _, err := Cancel(r, saga.CancelOptions{Feature: "login"}); err != nil {
-		t.Fatal(err)
-	}
+	_, err := Cancel(r, saga.CancelOptions{Feature: "login"})
+	require.NoError(t, err)
 	checkCleaned(t, dir, r)
 	checkRecovered(t, dir, r, map[string]work{"a": want})
 }

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/exarchos/git-exarchos/hookrun"
 	"github.com/exarchos/git-exarchos/internal/gittest"
 	"github.com/exarchos/git-exarchos/project"
@@ -34,9 +36,8 @@ func TestInputBounds(t *testing.T) {
 	_, err = AppendEvent(r, EventOptions{Feature: "login", Type: "note.added", Data: `"` + strings.Repeat("x", 300<<10) + `"`})
 	usage(t, err, "over the limit of 256 KiB")
 	// Brackets inside strings are not nesting.
-	if _, err := AppendEvent(r, EventOptions{Feature: "login", Type: "note.added", Data: `{"text":"` + strings.Repeat("[{", 100) + `\"]"}`}); err != nil {
-		t.Fatal(err)
-	}
+	_, err = AppendEvent(r, EventOptions{Feature: "login", Type: "note.added", Data: `{"text":"` + strings.Repeat("[{", 100) + `\"]"}`})
+	require.NoError(t, err)
 	head = gittest.Git(t, dir, "", "rev-parse", "refs/exarchos/login")
 
 	_, err = Set(r, SetOptions{Feature: "login", Assignments: []string{strings.Repeat("a.", 59999) + "a=1"}})

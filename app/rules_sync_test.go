@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/exarchos/git-exarchos/app"
 	"github.com/exarchos/git-exarchos/internal/apptest"
 	"github.com/exarchos/git-exarchos/internal/gittest"
@@ -23,38 +25,28 @@ func TestPulledRepositoryWorkflowKeepsItsPhaseOnAnyCheckout(t *testing.T) {
 	tm := apptest.NewTeam(t, 2)
 	initial := gittest.Git(t, tm.Dirs[0], "", "rev-parse", "HEAD")
 	p := filepath.Join(tm.Dirs[0], ".exarchos", "workflows", "docs.yaml")
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(p, []byte(docsType), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+	require.NoError(t, os.WriteFile(p, []byte(docsType), 0o644))
 	gittest.Git(t, tm.Dirs[0], "", "add", ".exarchos")
 	gittest.Git(t, tm.Dirs[0], "", "commit", "-q", "-m", "docs workflow")
 	gittest.Git(t, tm.Dirs[0], "", "push", "-q", "origin", "main")
 	gittest.Git(t, tm.Dirs[1], "", "pull", "-q", "origin", "main")
 
 	a := apptest.Reopen(t, tm.Dirs[0])
-	if _, err := a.CreateWorkflow(workflow.Init{Feature: "guide", Type: "docs", Branch: "main"}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := teamsync.Sync(a.Repo, teamsync.SyncOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	_, err := a.CreateWorkflow(workflow.Init{Feature: "guide", Type: "docs", Branch: "main"})
+	require.NoError(t, err)
+	_, err = teamsync.Sync(a.Repo, teamsync.SyncOptions{})
+	require.NoError(t, err)
 	b := apptest.Reopen(t, tm.Dirs[1])
-	if _, err := teamsync.Pull(b.Repo, teamsync.PullOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	_, err = teamsync.Pull(b.Repo, teamsync.PullOptions{})
+	require.NoError(t, err)
 	// Diverge: a moves the workflow, b records a field.
-	if _, err := a.Execute("guide", workflow.TransitionTo{Phase: "check"}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := teamsync.Sync(a.Repo, teamsync.SyncOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := b.Execute("guide", workflow.Set{Assignments: []workflow.Assignment{{Path: "owner", Value: []byte(`"bo"`)}}}); err != nil {
-		t.Fatal(err)
-	}
+	_, err = a.Execute("guide", workflow.TransitionTo{Phase: "check"})
+	require.NoError(t, err)
+	_, err = teamsync.Sync(a.Repo, teamsync.SyncOptions{})
+	require.NoError(t, err)
+	_, err = b.Execute("guide", workflow.Set{Assignments: []workflow.Assignment{{Path: "owner", Value: []byte(`"bo"`)}}})
+	require.NoError(t, err)
 	// Rules read from a base without the definition: the merge is refused, the local ref is kept,
 	// and the message says what is missing and where to get it.
 	gittest.Git(t, tm.Dirs[1], "", "branch", "rules-old", initial)
@@ -63,9 +55,7 @@ func TestPulledRepositoryWorkflowKeepsItsPhaseOnAnyCheckout(t *testing.T) {
 	gittest.Git(t, tm.Dirs[1], "", "config", "--global", "exarchos.definitionsRef", "rules-old")
 	local := gittest.Git(t, tm.Dirs[1], "", "rev-parse", "refs/exarchos/guide")
 	pr, err := teamsync.Pull(apptest.Reopen(t, tm.Dirs[1]).Repo, teamsync.PullOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	if len(pr.Workflows) != 1 || pr.Workflows[0].Action != teamsync.Failed || !strings.Contains(pr.Workflows[0].Message, `"docs" is not defined on the base branch refs/heads/rules-old`) {
 		t.Fatalf("pull without the definition: %+v", pr.Workflows)
 	}
@@ -78,16 +68,12 @@ func TestPulledRepositoryWorkflowKeepsItsPhaseOnAnyCheckout(t *testing.T) {
 	gittest.Git(t, tm.Dirs[1], "", "checkout", "-q", "-b", "old", initial)
 	b = apptest.Reopen(t, tm.Dirs[1])
 	pr, err = teamsync.Pull(b.Repo, teamsync.PullOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	if len(pr.Workflows) != 1 || pr.Workflows[0].Action == teamsync.Failed {
 		t.Fatalf("pull: %+v", pr.Workflows)
 	}
 	st, _, err := b.State("guide")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	if st.Phase != "check" || len(st.Conflicts) != 0 || st.FieldString("owner") != "bo" {
 		t.Fatalf("merged state: phase %q, conflicts %+v, owner %q", st.Phase, st.Conflicts, st.FieldString("owner"))
 	}

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/exarchos/git-exarchos/app"
 	"github.com/exarchos/git-exarchos/internal/apptest"
 	"github.com/exarchos/git-exarchos/internal/gittest"
@@ -48,15 +50,12 @@ func TestVerifyFindsAForgedJoin(t *testing.T) {
 	apptest.WriteCommit(t, dir, ".exarchos/workflows/staged.yaml", stagedYAML)
 	gittest.Git(t, dir, "", "checkout", "-q", "-b", "topic")
 	r := apptest.Reopen(t, dir)
-	if _, err := app.Init(r, app.InitOptions{Feature: "rel", Type: "staged"}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := app.Run(r, "rel", workflow.TransitionTo{Phase: "checks"}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := app.Run(r, "rel", workflow.CompleteStage{Stage: "lint"}); err != nil {
-		t.Fatal(err)
-	}
+	_, err := app.Init(r, app.InitOptions{Feature: "rel", Type: "staged"})
+	require.NoError(t, err)
+	_, err = app.Run(r, "rel", workflow.TransitionTo{Phase: "checks"})
+	require.NoError(t, err)
+	_, err = app.Run(r, "rel", workflow.CompleteStage{Stage: "lint"})
+	require.NoError(t, err)
 	head := gittest.Git(t, dir, "", "rev-parse", "HEAD")
 	r = apptest.Reopen(t, dir)
 	if _, err := r.Store.Append("rel", rulesFold{r.Rules().Defs}, workflow.NewEvent{Type: workflow.EventTransitioned, Data: workflow.TransitionedData{From: "checks", To: "review",

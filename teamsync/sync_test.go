@@ -9,6 +9,8 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/exarchos/git-exarchos/app"
 	"github.com/exarchos/git-exarchos/gitstore"
 	"github.com/exarchos/git-exarchos/internal/apptest"
@@ -37,9 +39,8 @@ func TestPullCreatesFastForwardsAndMerges(t *testing.T) {
 	if err != nil || len(pr.Workflows) != 0 {
 		t.Fatalf("empty pull: %+v %v", pr, err)
 	}
-	if _, err := a.CreateWorkflow(workflow.Init{Feature: "login", Type: "oneshot", Branch: "main"}); err != nil {
-		t.Fatal(err)
-	}
+	_, err = a.CreateWorkflow(workflow.Init{Feature: "login", Type: "oneshot", Branch: "main"})
+	require.NoError(t, err)
 	ps, err := teamsync.Push(a.Repo, teamsync.PushOptions{})
 	if err != nil || ps.Counts[teamsync.PushedNew] != 1 {
 		t.Fatalf("push: %+v %v", ps, err)
@@ -51,9 +52,8 @@ func TestPullCreatesFastForwardsAndMerges(t *testing.T) {
 	// and pushed again; the conflict is named.
 	set := func(r *app.Repo, v string) {
 		t.Helper()
-		if _, err := r.Execute("login", workflow.Set{Assignments: []workflow.Assignment{{Path: "owner", Value: []byte(`"` + v + `"`)}}}); err != nil {
-			t.Fatal(err)
-		}
+		_, err := r.Execute("login", workflow.Set{Assignments: []workflow.Assignment{{Path: "owner", Value: []byte(`"` + v + `"`)}}})
+		require.NoError(t, err)
 	}
 	set(a, "ann")
 	set(b, "bob")
@@ -92,18 +92,14 @@ func TestSyncRefusesSeparateStarts(t *testing.T) {
 		r    *app.Repo
 		f, t string
 	}{{a, "report", "oneshot"}, {b, "report", "refactor"}, {b, "other", "oneshot"}} {
-		if _, err := init.r.CreateWorkflow(workflow.Init{Feature: init.f, Type: init.t, Branch: "main"}); err != nil {
-			t.Fatal(err)
-		}
+		_, err := init.r.CreateWorkflow(workflow.Init{Feature: init.f, Type: init.t, Branch: "main"})
+		require.NoError(t, err)
 	}
-	if _, err := teamsync.Push(a.Repo, teamsync.PushOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	_, err := teamsync.Push(a.Repo, teamsync.PushOptions{})
+	require.NoError(t, err)
 	before := gittest.Git(t, tm.Dirs[1], "", "rev-parse", "refs/exarchos/report")
 	res, err := teamsync.Sync(b.Repo, teamsync.SyncOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	if res.Pull.Failures() != 1 || res.Pull.Workflows[0].Feature != "report" {
 		t.Fatalf("pull: %+v", res.Pull)
 	}
@@ -137,21 +133,17 @@ func TestDeletedUpstreamKeptUnlessPruned(t *testing.T) {
 	tm := apptest.NewTeam(t, 2)
 	a, b := tm.Clones[0], tm.Clones[1]
 	for _, f := range []string{"one", "two"} {
-		if _, err := a.CreateWorkflow(workflow.Init{Feature: f, Type: "oneshot", Branch: "main"}); err != nil {
-			t.Fatal(err)
-		}
+		_, err := a.CreateWorkflow(workflow.Init{Feature: f, Type: "oneshot", Branch: "main"})
+		require.NoError(t, err)
 	}
-	if _, err := teamsync.Sync(a.Repo, teamsync.SyncOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := teamsync.Pull(b.Repo, teamsync.PullOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	_, err := teamsync.Sync(a.Repo, teamsync.SyncOptions{})
+	require.NoError(t, err)
+	_, err = teamsync.Pull(b.Repo, teamsync.PullOptions{})
+	require.NoError(t, err)
 	gittest.Git(t, tm.Dirs[0], "", "push", "-q", "origin", ":refs/exarchos/one", ":refs/exarchos/two")
 	// b changed "two" after the deletion: even --prune keeps it.
-	if _, err := b.Store.Append("two", b.Projector(), workflow.NewEvent{Type: "note"}); err != nil {
-		t.Fatal(err)
-	}
+	_, err = b.Store.Append("two", b.Projector(), workflow.NewEvent{Type: "note"})
+	require.NoError(t, err)
 	pr, err := teamsync.Pull(b.Repo, teamsync.PullOptions{})
 	if err != nil || pr.Counts[teamsync.DeletedUpstream] != 2 {
 		t.Fatalf("pull: %+v %v", pr, err)
@@ -175,12 +167,10 @@ func TestDeletedUpstreamKeptUnlessPruned(t *testing.T) {
 
 func TestRemoteSetupIsIdempotentAndPlainFetchBringsWorkflows(t *testing.T) {
 	tm := apptest.NewTeam(t, 2)
-	if _, err := tm.Clones[0].CreateWorkflow(workflow.Init{Feature: "x", Type: "oneshot", Branch: "main"}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := teamsync.Push(tm.Clones[0].Repo, teamsync.PushOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	_, err := tm.Clones[0].CreateWorkflow(workflow.Init{Feature: "x", Type: "oneshot", Branch: "main"})
+	require.NoError(t, err)
+	_, err = teamsync.Push(tm.Clones[0].Repo, teamsync.PushOptions{})
+	require.NoError(t, err)
 	for i, want := range []bool{true, false} {
 		res, err := teamsync.RemoteSetup(tm.Clones[1].Repo, teamsync.RemoteSetupOptions{})
 		if err != nil || res.Added != want || res.Remote != "origin" {
@@ -328,9 +318,7 @@ func converge(t *testing.T, n int, seed int64, steps int) (merges, conflicted in
 	for f, ids := range written {
 		for c, r := range tm.Clones {
 			events, _, err := r.Store.Events(f, gitstore.EventFilter{})
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			seen := map[string]bool{}
 			for _, e := range events {
 				if seen[e.ID] {

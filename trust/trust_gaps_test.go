@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/exarchos/git-exarchos/app"
 	"github.com/exarchos/git-exarchos/hookrun"
 	"github.com/exarchos/git-exarchos/internal/apptest"
@@ -63,9 +65,8 @@ func TestReplacingAWorkflowIsASignedDecision(t *testing.T) {
 	// A hand-built replacement (no signature, the plain fold) has no effect either.
 	forged := workflow.NewEvent{Type: workflow.EventStarted,
 		Data: workflow.StartedData{Feature: "forged", Type: "oneshot", Branch: "login", Phase: "implementing", Replaces: []string{"login"}, Human: true}}
-	if _, err := r.Store.Create("forged", apptest.PlainFold{}, []workflow.NewEvent{forged}); err != nil {
-		t.Fatal(err)
-	}
+	_, err = r.Store.Create("forged", apptest.PlainFold{}, []workflow.NewEvent{forged})
+	require.NoError(t, err)
 	if got := apptest.Status(t, apptest.Reopen(t, dir), "forged"); got.Started() || len(got.Refused) != 1 || !strings.Contains(got.Refused[0].Reason, "unsigned") {
 		t.Fatalf("forged replacement: started %v refused %+v", got.Started(), got.Refused)
 	}
@@ -82,9 +83,7 @@ func TestReplacingAWorkflowIsASignedDecision(t *testing.T) {
 	// An allowed key: the replacement starts, signed, over no head.
 	apptest.UseKey(t, dir, st.Alice)
 	res, err = app.Init(apptest.Reopen(t, dir), app.InitOptions{Feature: "quick2", Type: "oneshot", Human: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	if res.State.Type != "oneshot" || len(res.State.Refused) != 0 || res.Appended[0].Sig == nil || res.Appended[0].Sig.Head != "" {
 		t.Fatalf("signed replacement: %+v appended %+v", res.State, res.Appended)
 	}
@@ -115,9 +114,7 @@ if [ "$2" = sign ]; then
 fi
 exec ssh-keygen "$@"
 `, sync)
-	if err := os.WriteFile(wrapper, []byte(script), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(wrapper, []byte(script), 0o755))
 	gittest.Git(t, dir, "", "config", "gpg.ssh.program", wrapper)
 	r := apptest.Reopen(t, dir)
 	var notices bytes.Buffer
@@ -150,9 +147,7 @@ exec ssh-keygen "$@"
 	if gerr := <-done; gerr != nil {
 		t.Fatal(gerr)
 	}
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	signs, _ := filepath.Glob(filepath.Join(sync, "sign.*"))
 	if len(signs) != 3 {
 		t.Fatalf("signed %d times for a head that moved twice, want 3", len(signs))
@@ -174,9 +169,7 @@ exec ssh-keygen "$@"
 	os.WriteFile(filepath.Join(sync, "sign.a"), nil, 0o644) // past the waits: no writer now
 	os.WriteFile(filepath.Join(sync, "sign.b"), nil, 0o644)
 	rejected, err := app.Run(apptest.Reopen(t, dir), "login", workflow.Reject{Gaps: "tests"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	decisions := 0 // a reject is two signed events (the plan.rejected and its transition)
 	for _, e := range rejected.Appended {
 		if e.Sig != nil {
@@ -234,15 +227,12 @@ func TestHookCacheFollowsTheAllowedSigners(t *testing.T) {
 	st := apptest.NewSignedTeam(t)
 	dir := st.Dirs[0]
 	apptest.UseKey(t, dir, st.Alice)
-	if _, err := app.Run(apptest.Reopen(t, dir), "login", workflow.Approve{Note: "lgtm"}); err != nil {
-		t.Fatal(err)
-	}
+	_, err := app.Run(apptest.Reopen(t, dir), "login", workflow.Approve{Note: "lgtm"})
+	require.NoError(t, err)
 	bound := func() workflow.State {
 		t.Helper()
 		hr, err := hookrun.Open(dir)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		ws, err := hr.BoundWorkflows()
 		if err != nil || len(ws) != 1 || ws[0].Feature != "login" {
 			t.Fatalf("bound workflows %+v, %v", ws, err)

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/exarchos/git-exarchos/app"
 	"github.com/exarchos/git-exarchos/ghevidence"
 	"github.com/exarchos/git-exarchos/gitstore"
@@ -39,9 +41,7 @@ func TestSignedDecisionRecordsThePrincipal(t *testing.T) {
 	apptest.UseKey(t, dir, st.Alice+".pub")
 	a = apptest.Reopen(t, dir)
 	res, err := app.Run(a, "login", workflow.Approve{Note: "lgtm"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	if n := len(res.State.Approvals); n != 1 || res.State.Approvals[0].Actor != "alice@example.com" {
 		t.Fatalf("approvals %+v, want one by alice@example.com", res.State.Approvals)
 	}
@@ -87,13 +87,9 @@ func signedApproval(t testing.TB, key, feature, head, note string) workflow.NewE
 	n := workflow.NewEvent{Type: workflow.EventPlanApproved, ID: gitstore.NewID(now), Time: now,
 		Data: workflow.DecisionData{Phase: "plan-review", Note: note, Actor: "alice"}}
 	e, err := n.Stamp(n.ID, 0, now, "", 0)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	format, sig, err := signing.Sign(signing.Config{Format: "ssh", SigningKey: key}, workflow.SigningPayload(feature, e, head))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	n.Sig = &workflow.Signature{Format: format, Head: head, Sig: sig}
 	return n
 }
@@ -144,18 +140,15 @@ func TestForgedDecisionsHaveNoEffect(t *testing.T) {
 func TestForgedApprovalArrivingByPullChangesNothing(t *testing.T) {
 	st := apptest.NewSignedTeam(t)
 	a, b := st.Clones[0], st.Clones[1]
-	if _, err := teamsync.Push(a.Repo, teamsync.PushOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := teamsync.Pull(b.Repo, teamsync.PullOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	_, err := teamsync.Push(a.Repo, teamsync.PushOptions{})
+	require.NoError(t, err)
+	_, err = teamsync.Pull(b.Repo, teamsync.PullOptions{})
+	require.NoError(t, err)
 	// The agent's clone: a hand-built approval whose own snapshot says "approved", pushed.
 	apptest.Forge(t, b, "login", workflow.NewEvent{Type: workflow.EventPlanApproved, Data: workflow.DecisionData{Phase: "plan-review", Actor: "Jane Lead"}})
 	gittest.Git(t, st.Dirs[1], "", "push", "-q", "origin", "refs/exarchos/login:refs/exarchos/login")
-	if _, err := teamsync.Pull(a.Repo, teamsync.PullOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	_, err = teamsync.Pull(a.Repo, teamsync.PullOptions{})
+	require.NoError(t, err)
 	got := apptest.Status(t, apptest.Reopen(t, st.Dirs[0]), "login")
 	if len(got.Approvals) != 0 || len(got.Refused) != 1 {
 		t.Fatalf("after pull: approvals %+v refused %+v", got.Approvals, got.Refused)
@@ -288,9 +281,7 @@ func TestAuditAndRehydrateShowRefusedDecisions(t *testing.T) {
 	apptest.Forge(t, st.Clones[0], "login", workflow.NewEvent{Type: workflow.EventPlanApproved, Data: workflow.DecisionData{Phase: "plan-review", Actor: "Jane Lead"}})
 	r := apptest.Reopen(t, st.Dirs[0])
 	a, err := app.ShowAudit(r, views.AuditOptions{Feature: "login"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	last := a.Entries[len(a.Entries)-1]
 	if last.Type != workflow.EventPlanApproved || !strings.Contains(last.Refused, "unsigned") {
 		t.Fatalf("audit's last entry %+v", last)
@@ -326,16 +317,12 @@ func TestSignedRejectAndOverride(t *testing.T) {
 	apptest.UseKey(t, st.Dirs[0], st.Alice)
 	r := apptest.Reopen(t, st.Dirs[0])
 	res, err := app.Run(r, "login", workflow.Reject{Gaps: "tests"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	if res.State.Phase != "plan" || res.State.Revisions != 1 || len(res.Appended) != 2 || res.Appended[1].Sig == nil {
 		t.Fatalf("reject: phase %s revisions %d appended %+v", res.State.Phase, res.State.Revisions, res.Appended)
 	}
 	out, err := app.Cleanup(r, ghevidence.CleanupOptions{Feature: "login", Override: true, Reason: "merged by hand"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	got := apptest.Status(t, apptest.Reopen(t, st.Dirs[0]), "login")
 	if got.Phase != "completed" || len(got.Refused) != 0 || got.Overrides[0].Actor != "alice@example.com" {
 		t.Fatalf("cleanup --override: %+v phase %s refused %+v overrides %+v", out, got.Phase, got.Refused, got.Overrides)

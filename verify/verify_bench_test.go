@@ -3,6 +3,8 @@ package verify_test
 import (
 	"testing"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/exarchos/git-exarchos/app"
 	"github.com/exarchos/git-exarchos/gitstore"
 	"github.com/exarchos/git-exarchos/internal/apptest"
@@ -19,35 +21,29 @@ func BenchmarkVerify10k(b *testing.B) {
 	dir := tm.Dirs[0]
 	gittest.Git(b, dir, "", "checkout", "-q", "-b", "f")
 	r := apptest.Reopen(b, dir)
-	if _, err := app.Init(r, app.InitOptions{Feature: "f", Type: "feature"}); err != nil {
-		b.Fatal(err)
-	}
+	_, err := app.Init(r, app.InitOptions{Feature: "f", Type: "feature"})
+	require.NoError(b, err)
 	for done := 1; done < 10000; {
 		batch := make([]workflow.NewEvent, 0, 500)
 		for ; done < 10000 && len(batch) < 500; done++ {
 			batch = append(batch, workflow.NewEvent{Type: "bench.note", Data: map[string]int{"i": done}})
 		}
-		if _, err := r.Store.Append("f", r.Projector(), batch...); err != nil {
-			b.Fatal(err)
-		}
+		_, err := r.Store.Append("f", r.Projector(), batch...)
+		require.NoError(b, err)
 	}
 	b.Run("baseline-refold", func(b *testing.B) {
 		for b.Loop() {
 			fresh := apptest.Reopen(b, dir)
 			events, _, err := fresh.Store.Events("f", gitstore.EventFilter{})
-			if err != nil {
-				b.Fatal(err)
-			}
-			if _, err := fresh.Projector().Project(nil, events); err != nil {
-				b.Fatal(err)
-			}
+			require.NoError(b, err)
+			_, err = fresh.Projector().Project(nil, events)
+			require.NoError(b, err)
 		}
 	})
 	b.Run("verify", func(b *testing.B) {
 		for b.Loop() {
-			if _, err := app.Verify(apptest.Reopen(b, dir), verify.VerifyOptions{Feature: "f"}); err != nil {
-				b.Fatal(err)
-			}
+			_, err := app.Verify(apptest.Reopen(b, dir), verify.VerifyOptions{Feature: "f"})
+			require.NoError(b, err)
 		}
 	})
 }

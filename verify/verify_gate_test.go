@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/exarchos/git-exarchos/app"
 	"github.com/exarchos/git-exarchos/ghevidence"
 	"github.com/exarchos/git-exarchos/internal/apptest"
@@ -135,9 +137,8 @@ func TestVerifyGateRefusedDecisionCanBeAcknowledged(t *testing.T) {
 	// mallory's own refused acknowledgement is still a violation until alice names it too.
 	for _, f := range apptest.Status(t, apptest.Reopen(t, dir), "login").Refused {
 		if f.Acknowledged == "" {
-			if _, err := app.Run(apptest.Reopen(t, dir), "login", workflow.Acknowledge{Event: f.ID, Reason: "seen"}); err != nil {
-				t.Fatal(err)
-			}
+			_, err := app.Run(apptest.Reopen(t, dir), "login", workflow.Acknowledge{Event: f.ID, Reason: "seen"})
+			require.NoError(t, err)
 		}
 	}
 	res, err = app.Verify(apptest.Reopen(t, dir), verify.VerifyOptions{Feature: "login"})
@@ -176,9 +177,7 @@ func TestVerifyGateCheckerComesFromAFixedPlace(t *testing.T) {
 	os.RemoveAll(filepath.Join(common, "exarchos", "verdicts"))
 	r := apptest.Reopen(t, dir)
 	got, _, err := r.State("login")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	if len(got.Approvals) != 0 || len(got.Refused) != 1 {
 		t.Fatalf("a fake checker made mallory's approval count: approvals %+v refused %+v", got.Approvals, got.Refused)
 	}
@@ -193,9 +192,7 @@ func TestVerifyGateSignersComeFromTheFetchedBase(t *testing.T) {
 	st := apptest.NewSignedTeam(t)
 	dir := st.Dirs[0]
 	pub, err := os.ReadFile(st.Mallory + ".pub")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	gittest.Git(t, dir, "", "checkout", "-q", "-b", "evil", "origin/main")
 	os.WriteFile(filepath.Join(dir, trust.AllowedSignersPath), []byte("mallory namespaces=\"git-exarchos\" "+strings.TrimSpace(string(pub))+"\n"), 0o644)
 	gittest.Git(t, dir, "", "commit", "-q", "-am", "me too")
@@ -239,24 +236,16 @@ func TestVerifyGateVerdictCacheIsKeyedToTheChecker(t *testing.T) {
 	_, _ = app.Run(apptest.Reopen(t, dir), "login", workflow.Approve{Note: "mine"})
 	bin := t.TempDir()
 	real, err := exec.LookPath("ssh-keygen")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	b, err := os.ReadFile(real)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	checker := filepath.Join(bin, "ssh-keygen")
-	if err := os.WriteFile(checker, b, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(checker, b, 0o755))
 	apptest.UseCheckerPaths(t, checker)
 	approvals := func() int {
 		t.Helper()
 		st, _, err := apptest.Reopen(t, dir).State("login")
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		return len(st.Approvals)
 	}
 	if n := approvals(); n != 0 {
@@ -264,22 +253,14 @@ func TestVerifyGateVerdictCacheIsKeyedToTheChecker(t *testing.T) {
 	}
 	// The checker is replaced by one that says yes to everything: its verdict is its own.
 	fake := "#!/bin/sh\necho alice@example.com\nexit 0\n"
-	if err := os.Remove(checker); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(checker, []byte(fake), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.Remove(checker))
+	require.NoError(t, os.WriteFile(checker, []byte(fake), 0o755))
 	if n := approvals(); n != 1 {
 		t.Fatalf("the fake checker's verdict was not asked for (a cached verdict outlived the checker): %d approvals", n)
 	}
 	// The real checker is back: the fake's verdict is not reused.
-	if err := os.Remove(checker); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(checker, b, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.Remove(checker))
+	require.NoError(t, os.WriteFile(checker, b, 0o755))
 	if n := approvals(); n != 0 {
 		t.Fatalf("a verdict of the fake checker outlived it: %d approvals", n)
 	}

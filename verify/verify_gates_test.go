@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/exarchos/git-exarchos/app"
 	"github.com/exarchos/git-exarchos/internal/apptest"
 	"github.com/exarchos/git-exarchos/internal/gittest"
@@ -46,13 +48,11 @@ func gatedLogin(t *testing.T) (*apptest.Team, string) {
 	gittest.Git(t, dir, "", "push", "-q", "origin", "main")
 	gittest.Git(t, dir, "", "checkout", "-q", "-b", "login")
 	r := apptest.Reopen(t, dir)
-	if _, err := app.Init(r, app.InitOptions{Feature: "login", Type: "gated"}); err != nil {
-		t.Fatal(err)
-	}
+	_, err := app.Init(r, app.InitOptions{Feature: "login", Type: "gated"})
+	require.NoError(t, err)
 	for _, c := range []workflow.Command{workflow.AddTask{ID: "a"}, workflow.StartTask{ID: "a"}} {
-		if _, err := app.Run(apptest.Reopen(t, dir), "login", c); err != nil {
-			t.Fatal(err)
-		}
+		_, err := app.Run(apptest.Reopen(t, dir), "login", c)
+		require.NoError(t, err)
 	}
 	return tm, dir
 }
@@ -62,9 +62,8 @@ func gatedLogin(t *testing.T) (*apptest.Team, string) {
 func forgeGated(t *testing.T, dir string, ev workflow.NewEvent) {
 	t.Helper()
 	r := apptest.Reopen(t, dir)
-	if _, err := r.Store.Append("login", r.Projector(), ev); err != nil {
-		t.Fatal(err)
-	}
+	_, err := r.Store.Append("login", r.Projector(), ev)
+	require.NoError(t, err)
 }
 
 // ciVerifyGates verifies the login branch in a fresh clone of the apptest.Team's remote, as CI does.
@@ -77,9 +76,8 @@ func ciVerifyGates(t *testing.T, tm *apptest.Team, dir string, rerun bool) (*ver
 func ran(t *testing.T, dir string, cmds ...workflow.Command) {
 	t.Helper()
 	for _, c := range cmds {
-		if _, err := app.Run(apptest.Reopen(t, dir), "login", c); err != nil {
-			t.Fatal(err)
-		}
+		_, err := app.Run(apptest.Reopen(t, dir), "login", c)
+		require.NoError(t, err)
 	}
 }
 

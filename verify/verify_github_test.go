@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/exarchos/git-exarchos/app"
 	"github.com/exarchos/git-exarchos/ghevidence"
 	"github.com/exarchos/git-exarchos/githubsync/fakegithub"
@@ -31,9 +33,8 @@ func prWorkflow(t *testing.T) (*apptest.Team, string, string) {
 	apptest.WriteCommit(t, dir, ghevidence.APIHostsFile, "127.0.0.1\n")
 	gittest.Git(t, dir, "", "push", "-q", "origin", "main")
 	gittest.Git(t, dir, "", "checkout", "-q", "-b", "login")
-	if _, err := app.Init(apptest.Reopen(t, dir), app.InitOptions{Feature: "login", Type: "feature"}); err != nil {
-		t.Fatal(err)
-	}
+	_, err := app.Init(apptest.Reopen(t, dir), app.InitOptions{Feature: "login", Type: "feature"})
+	require.NoError(t, err)
 	apptest.WriteCommit(t, dir, "design.md", "# design\n")
 	return tm, dir, gittest.Git(t, dir, "", "rev-parse", "HEAD")
 }

@@ -17,6 +17,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/exarchos/git-exarchos/app"
 	"github.com/exarchos/git-exarchos/hookrun"
 	"github.com/exarchos/git-exarchos/internal/agentenv"
@@ -42,9 +44,7 @@ func NewTeam(t testing.TB, n int) *Team {
 	tm.Remote, tm.Dirs = gittest.NewTeam(t, n)
 	for _, dir := range tm.Dirs {
 		r, err := app.Open(dir)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		tm.Clones = append(tm.Clones, r)
 	}
 	return tm
@@ -58,9 +58,7 @@ func SSHKey(t testing.TB, dir, name string) (string, string) {
 		t.Fatalf("ssh-keygen: %v: %s", err, out)
 	}
 	line, err := signing.PublicKeyLine(p + ".pub")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return p, line
 }
 
@@ -68,9 +66,7 @@ func SSHKey(t testing.TB, dir, name string) (string, string) {
 func Reopen(t testing.TB, dir string) *app.Repo {
 	t.Helper()
 	r, err := app.Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return r
 }
 
@@ -110,16 +106,13 @@ func NewSignedTeam(t *testing.T) *SignedTeam {
 	if got := r.TrustInfo().Mode; got != "signed" {
 		t.Fatalf("mode %s, want signed", got)
 	}
-	if _, err := app.Init(r, app.InitOptions{Feature: "login", Type: "feature"}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := app.Set(r, app.SetOptions{Feature: "login", Assignments: []string{"artifacts.design=design.md", "artifacts.plan=plan.md"}}); err != nil {
-		t.Fatal(err)
-	}
+	_, err := app.Init(r, app.InitOptions{Feature: "login", Type: "feature"})
+	require.NoError(t, err)
+	_, err = app.Set(r, app.SetOptions{Feature: "login", Assignments: []string{"artifacts.design=design.md", "artifacts.plan=plan.md"}})
+	require.NoError(t, err)
 	for _, p := range []string{"plan", "plan-review"} {
-		if _, err := app.Run(r, "login", workflow.TransitionTo{Phase: p}); err != nil {
-			t.Fatal(err)
-		}
+		_, err := app.Run(r, "login", workflow.TransitionTo{Phase: p})
+		require.NoError(t, err)
 	}
 	tm.Clones[0], tm.Clones[1] = r, Reopen(t, tm.Dirs[1])
 	return &SignedTeam{Team: tm, Alice: alice, Mallory: mallory}
@@ -129,9 +122,7 @@ func NewSignedTeam(t *testing.T) *SignedTeam {
 func Status(t testing.TB, r *app.Repo, feature string) workflow.State {
 	t.Helper()
 	st, err := app.ShowStatus(r, app.StatusOptions{Feature: feature})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return st.Status.State
 }
 
@@ -151,20 +142,15 @@ func (PlainFold) Project(prev json.RawMessage, events []workflow.Event) (json.Ra
 // so its own state.json shows the effect), as the given clone.
 func Forge(t testing.TB, r *app.Repo, feature string, ev workflow.NewEvent) {
 	t.Helper()
-	if _, err := r.Store.Append(feature, PlainFold{}, ev); err != nil {
-		t.Fatal(err)
-	}
+	_, err := r.Store.Append(feature, PlainFold{}, ev)
+	require.NoError(t, err)
 }
 
 // WriteCommit commits one file on the checked-out branch: work, as far as the workflow can tell.
 func WriteCommit(t testing.TB, dir, path, content string) {
 	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, path)), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, path), []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.MkdirAll(filepath.Dir(filepath.Join(dir, path)), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, path), []byte(content), 0o644))
 	gittest.Git(t, dir, "", "add", path)
 	gittest.Git(t, dir, "", "commit", "-q", "-m", "add "+path)
 }
@@ -184,9 +170,8 @@ func CIClone(t *testing.T, remote string) string {
 func PushAll(t *testing.T, dir string) {
 	t.Helper()
 	gittest.Git(t, dir, "", "push", "-q", "origin", "HEAD:refs/heads/login")
-	if _, err := teamsync.Push(Reopen(t, dir).Repo, teamsync.PushOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	_, err := teamsync.Push(Reopen(t, dir).Repo, teamsync.PushOptions{})
+	require.NoError(t, err)
 }
 
 // WantViolation fails the test unless verify failed with a violation of rule whose message
@@ -215,9 +200,8 @@ func UnsignedLogin(t *testing.T) (*Team, string, *app.Repo) {
 	dir := tm.Dirs[0]
 	gittest.Git(t, dir, "", "checkout", "-q", "-b", "login")
 	r := Reopen(t, dir)
-	if _, err := app.Init(r, app.InitOptions{Feature: "login", Type: "feature"}); err != nil {
-		t.Fatal(err)
-	}
+	_, err := app.Init(r, app.InitOptions{Feature: "login", Type: "feature"})
+	require.NoError(t, err)
 	return tm, dir, r
 }
 

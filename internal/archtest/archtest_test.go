@@ -212,7 +212,8 @@ var table = map[string]rule{
 	"internal/apptest": {
 		job: "what the tests of app and of the job packages share to set up workflows through the commands",
 		// A test helper above app: only tests import it (the job packages' external tests, app's).
-		may: append([]string{"app", helpers, "internal/gittest"}, jobs...),
+		may:       append([]string{"app", helpers, "internal/gittest"}, jobs...),
+		libraries: []string{"github.com/stretchr/testify"},
 	},
 	"internal/archtest": {job: "this test: the package table and its checks"},
 	// Rows for packages that other branches of this session add (issue 27's real-client tests
