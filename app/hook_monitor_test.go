@@ -155,7 +155,7 @@ func TestHookEffectsWithoutTheMonitor(t *testing.T) {
 	assert.Empty(t, post())
 	assert.Empty(t, post())
 	assert.Equal(t, 1, started, "a monitor is started at most once a minute per tree")
-	writeFile(t, dir, "src/a.go", "package src\n")
+	gittest.WriteFile(t, dir, "src/a.go", "package src\n")
 	assert.Contains(t, post(), "src/a.go (untracked)", "no monitor: the tree is read on every call")
 	var reason string
 	brokenGit(t, func() { reason = post() })
@@ -207,9 +207,9 @@ func TestHookEffectsInALinkedWorktree(t *testing.T) {
 	brokenGit(t, func() { reason = post() })
 	assert.Empty(t, reason, "the kept status, in a linked worktree")
 
-	writeFile(t, dir, "main.go", "package main // in the other worktree\n")
+	gittest.WriteFile(t, dir, "main.go", "package main // in the other worktree\n")
 	assert.Empty(t, post(), "the other worktree's changes are not this session's")
-	writeFile(t, wt, "main.go", "package main // here\n")
+	gittest.WriteFile(t, wt, "main.go", "package main // here\n")
 	assert.Contains(t, post(), "main.go (worktree)")
 	gittest.Git(t, wt, "", "checkout", "-q", "--", "main.go")
 	assert.Empty(t, post())

@@ -175,13 +175,13 @@ func TestHookJudgesEffects(t *testing.T) {
 	assert.Empty(t, post("Bash"), "clean")
 
 	// Documents are what planning may change.
-	writeFile(t, dir, "docs/design.md", "# design\n")
-	writeFile(t, dir, "NOTES.md", "notes\n")
+	gittest.WriteFile(t, dir, "docs/design.md", "# design\n")
+	gittest.WriteFile(t, dir, "NOTES.md", "notes\n")
 	assert.Empty(t, post("Bash"))
 	assert.Empty(t, post("mcp__fs__write"))
 
 	// Code written by a command the PreToolUse check could not see coming.
-	writeFile(t, dir, "src/new.go", "package src\n")
+	gittest.WriteFile(t, dir, "src/new.go", "package src\n")
 	reason := post("Bash")
 	assert.Contains(t, reason, "src/new.go (untracked)")
 	assert.Contains(t, reason, "rm -- src/new.go")
@@ -191,7 +191,7 @@ func TestHookJudgesEffects(t *testing.T) {
 	assert.Empty(t, post("Read"), "read-only tools are not judged")
 	require.NoError(t, os.Remove(filepath.Join(dir, "src/new.go")))
 
-	writeFile(t, dir, "main.go", "package main // changed\n")
+	gittest.WriteFile(t, dir, "main.go", "package main // changed\n")
 	assert.Contains(t, post("Bash"), "main.go (worktree)")
 	gittest.Git(t, dir, "", "add", "main.go")
 	reason = post("Bash")

@@ -60,7 +60,7 @@ func TestSetupKilledBetweenSteps(t *testing.T) {
 	if !canKill() {
 		t.Skip("no fault points on this platform")
 	}
-	exe := faultsBinary(t)
+	exe := gittest.FaultsBinary(t)
 	for step := 1; step <= 5; step++ {
 		t.Run("after step "+strconv.Itoa(step), func(t *testing.T) {
 			dir, _ := setupRepo(t)
@@ -68,7 +68,7 @@ func TestSetupKilledBetweenSteps(t *testing.T) {
 			cmd.Dir = dir
 			cmd.Env = append(agentFreeEnv(), faults.Env+"="+strconv.Itoa(step))
 			out, err := cmd.CombinedOutput()
-			require.True(t, killedBySIGKILL(err), "not killed after step %d: %v\n%s", step, err, out)
+			require.True(t, gittest.KilledBySIGKILL(err), "not killed after step %d: %v\n%s", step, err, out)
 
 			checkWholeFiles(t, dir)
 			r, err := Open(dir)
@@ -92,7 +92,7 @@ func canKill() bool { _, err := exec.LookPath("go"); return err == nil }
 // agentFreeEnv is the test's environment without the agent's variables, so the child runs as a
 // user's terminal would, inside an agent session or not.
 func agentFreeEnv() []string {
-	return append(agentenv.Strip(testEnv()), "HOME="+os.Getenv("HOME"))
+	return append(agentenv.Strip(gittest.Env()), "HOME="+os.Getenv("HOME"))
 }
 
 // checkWholeFiles: no temporary file left, and each file setup writes is absent or complete.

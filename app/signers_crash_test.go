@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/exarchos/git-exarchos/internal/faults"
+	"github.com/exarchos/git-exarchos/internal/gittest"
 )
 
 // TestSignersAddKilledLeavesBothOldOrBothNew (issue 28): `signers add --role` killed at every
@@ -20,7 +21,7 @@ func TestSignersAddKilledLeavesBothOldOrBothNew(t *testing.T) {
 	if !faults.Enabled && testing.Short() {
 		t.Skip("builds the faults binary")
 	}
-	exe := faultsBinary(t)
+	exe := gittest.FaultsBinary(t)
 	keys := t.TempDir()
 	for _, name := range []string{"bob", "carol"} {
 		out, err := exec.Command("ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", name, "-f", filepath.Join(keys, name)).CombinedOutput()
@@ -29,9 +30,9 @@ func TestSignersAddKilledLeavesBothOldOrBothNew(t *testing.T) {
 	run := func(dir, point string, args ...string) error {
 		cmd := exec.Command(exe, args...)
 		cmd.Dir = dir
-		cmd.Env = append(testEnv(), "CLAUDECODE=", "CLAUDE_CODE_SESSION_ID=", "CLAUDE_CODE_ENTRYPOINT=", "AI_AGENT=", "CLAUDE_PROJECT_DIR=", faults.Env+"="+point)
+		cmd.Env = append(gittest.Env(), "CLAUDECODE=", "CLAUDE_CODE_SESSION_ID=", "CLAUDE_CODE_ENTRYPOINT=", "AI_AGENT=", "CLAUDE_PROJECT_DIR=", faults.Env+"="+point)
 		out, err := cmd.CombinedOutput()
-		if err != nil && !killedBySIGKILL(err) {
+		if err != nil && !gittest.KilledBySIGKILL(err) {
 			t.Fatalf("%v: %v\n%s", args, err, out)
 		}
 		return err
@@ -41,8 +42,8 @@ func TestSignersAddKilledLeavesBothOldOrBothNew(t *testing.T) {
 	for _, point := range []string{"signers-staged", "signers-committed", "signers-half"} {
 		t.Run(point, func(t *testing.T) {
 			dir, _ := newRepo(t, "main")
-			writeFile(t, dir, ".exarchos/allowed_signers", oldSigners)
-			writeFile(t, dir, ".exarchos/roles", oldRoles)
+			gittest.WriteFile(t, dir, ".exarchos/allowed_signers", oldSigners)
+			gittest.WriteFile(t, dir, ".exarchos/roles", oldRoles)
 			read := func() (string, string) {
 				s, err := os.ReadFile(filepath.Join(dir, ".exarchos", "allowed_signers"))
 				require.NoError(t, err)
@@ -51,7 +52,7 @@ func TestSignersAddKilledLeavesBothOldOrBothNew(t *testing.T) {
 				return string(s), string(r)
 			}
 			err := run(dir, "0:"+point, "signers", "add", "bob@example.com", filepath.Join(keys, "bob.pub"), "--role", "approve", "--role", "reject")
-			require.True(t, killedBySIGKILL(err), "the fault point %s was reached", point)
+			require.True(t, gittest.KilledBySIGKILL(err), "the fault point %s was reached", point)
 			signers, roles := read()
 			_, journal := os.Stat(filepath.Join(dir, filepath.FromSlash(".exarchos/.signers-change"))) // trust.signersJournal
 			committed := journal == nil
@@ -80,21 +81,21 @@ func TestSignersAddKilledLeavesBothOldOrBothNew(t *testing.T) {
 // new settings and before renaming them into place leaves the old file and no copy in .claude/
 // (which the project scope commits); run again, it installs.
 func TestHooksInstallKilledLeavesNoCopy(t *testing.T) {
-	exe := faultsBinary(t)
+	exe := gittest.FaultsBinary(t)
 	dir, _ := newRepo(t, "main")
 	const old = "{\n  \"permissions\": {}\n}\n"
-	writeFile(t, dir, ".claude/settings.json", old)
+	gittest.WriteFile(t, dir, ".claude/settings.json", old)
 	install := func(point string) error {
 		cmd := exec.Command(exe, "hooks", "install", "--claude")
 		cmd.Dir = dir
-		cmd.Env = append(testEnv(), "HOME="+t.TempDir(), "CLAUDECODE=", "CLAUDE_CODE_SESSION_ID=", "CLAUDE_CODE_ENTRYPOINT=", "AI_AGENT=", "CLAUDE_PROJECT_DIR=", faults.Env+"="+point)
+		cmd.Env = append(gittest.Env(), "HOME="+t.TempDir(), "CLAUDECODE=", "CLAUDE_CODE_SESSION_ID=", "CLAUDE_CODE_ENTRYPOINT=", "AI_AGENT=", "CLAUDE_PROJECT_DIR=", faults.Env+"="+point)
 		out, err := cmd.CombinedOutput()
-		if err != nil && !killedBySIGKILL(err) {
+		if err != nil && !gittest.KilledBySIGKILL(err) {
 			t.Fatalf("hooks install: %v\n%s", err, out)
 		}
 		return err
 	}
-	require.True(t, killedBySIGKILL(install("0:atomicfile-written")))
+	require.True(t, gittest.KilledBySIGKILL(install("0:atomicfile-written")))
 	entries, err := os.ReadDir(filepath.Join(dir, ".claude"))
 	require.NoError(t, err)
 	var names []string

@@ -23,6 +23,7 @@ import (
 	"github.com/exarchos/git-exarchos/hookrun"
 	"github.com/exarchos/git-exarchos/internal/agentenv"
 	"github.com/exarchos/git-exarchos/internal/gittest"
+	"github.com/exarchos/git-exarchos/saga"
 	"github.com/exarchos/git-exarchos/signing"
 	"github.com/exarchos/git-exarchos/teamsync"
 	"github.com/exarchos/git-exarchos/trust"
@@ -246,4 +247,24 @@ func UseCheckerPaths(t testing.TB, paths ...string) {
 	old := trust.SSHKeygenPaths
 	trust.SSHKeygenPaths = paths
 	t.Cleanup(func() { trust.SSHKeygenPaths = old })
+}
+
+// NewSagaRepo is gittest.NewProjectRepo, opened, with a workflow "login" bound to main.
+func NewSagaRepo(t testing.TB) (string, *app.Repo) {
+	t.Helper()
+	dir := gittest.NewProjectRepo(t)
+	r := Reopen(t, dir)
+	_, err := app.Init(r, app.InitOptions{Feature: "login", Type: "feature", Branch: "main"})
+	require.NoError(t, err)
+	return dir, r
+}
+
+// StartWorktree adds task to login and starts it in a worktree of its own; it returns the path.
+func StartWorktree(t testing.TB, r *app.Repo, task string) string {
+	t.Helper()
+	_, err := r.Execute("login", workflow.AddTask{ID: task})
+	require.NoError(t, err)
+	res, err := app.StartTask(r, saga.TaskStartOptions{Feature: "login", Task: task, Worktree: true})
+	require.NoError(t, err)
+	return res.Worktree.Path
 }

@@ -81,8 +81,7 @@ func NewRepoOnBranch(t testing.TB, branch string) string {
 // CommitFile writes content to path in dir (making its directories) and commits it.
 func CommitFile(t testing.TB, dir, path, content string) {
 	t.Helper()
-	require.NoError(t, os.MkdirAll(filepath.Dir(filepath.Join(dir, path)), 0o755))
-	require.NoError(t, os.WriteFile(filepath.Join(dir, path), []byte(content), 0o644))
+	WriteFile(t, dir, path, content)
 	Git(t, dir, "", "add", path)
 	Git(t, dir, "", "commit", "-q", "-m", "add "+path)
 }

@@ -1,4 +1,4 @@
-package app
+package saga_test
 
 import (
 	"errors"
@@ -11,71 +11,15 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/exarchos/git-exarchos/app"
 	"github.com/exarchos/git-exarchos/gitrepo"
 	"github.com/exarchos/git-exarchos/gitstore"
+	"github.com/exarchos/git-exarchos/internal/apptest"
 	"github.com/exarchos/git-exarchos/internal/gittest"
 	"github.com/exarchos/git-exarchos/project"
 	"github.com/exarchos/git-exarchos/saga"
 	"github.com/exarchos/git-exarchos/workflow"
 )
-
-// TestMain runs the tests isolated from the developer's PATH, git config and agent session (as CI runs them; tests that
-// stand for an agent say so: apptest.ActAsAgent, Repo.Environ) and
-// removes the fault-injection binary the crash tests build.
-func TestMain(m *testing.M) {
-	code := gittest.RunIsolated(m)
-	if faultsDir != "" {
-		os.RemoveAll(faultsDir)
-	}
-	os.Exit(code)
-}
-
-func testEnv() []string {
-	var env []string
-	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "GIT_") && !strings.HasPrefix(kv, "EXARCHOS_") {
-			env = append(env, kv)
-		}
-	}
-	return append(env, "GIT_CONFIG_NOSYSTEM=1", "GIT_AUTHOR_NAME=Test", "GIT_AUTHOR_EMAIL=t@example.com",
-		"GIT_COMMITTER_NAME=Test", "GIT_COMMITTER_EMAIL=t@example.com")
-}
-
-func writeFile(t testing.TB, dir, name, content string) {
-	t.Helper()
-	p := filepath.Join(dir, name)
-	require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
-	require.NoError(t, os.WriteFile(p, []byte(content), 0o644))
-}
-
-// newSagaRepo is a repository on main with a few files and a workflow "login" bound to main.
-func newSagaRepo(t testing.TB) (string, *Repo) {
-	t.Helper()
-	dir := t.TempDir()
-	gittest.Git(t, dir, "", "init", "-q", "-b", "main")
-	gittest.Git(t, dir, "", "config", "user.name", "Test")
-	gittest.Git(t, dir, "", "config", "user.email", "t@example.com")
-	writeFile(t, dir, "README", "hello\n")
-	writeFile(t, dir, "src/a.go", "package a\n")
-	writeFile(t, dir, "src/b.go", "package b\n")
-	writeFile(t, dir, ".gitignore", "*.log\n")
-	gittest.Git(t, dir, "", "add", ".")
-	gittest.Git(t, dir, "", "commit", "-q", "-m", "initial")
-	r, err := Open(dir)
-	require.NoError(t, err)
-	_, err = Init(r, InitOptions{Feature: "login", Type: "feature", Branch: "main"})
-	require.NoError(t, err)
-	return dir, r
-}
-
-func startWorktree(t testing.TB, r *Repo, task string) string {
-	t.Helper()
-	_, err := r.Execute("login", workflow.AddTask{ID: task})
-	require.NoError(t, err)
-	res, err := StartTask(r, saga.TaskStartOptions{Feature: "login", Task: task, Worktree: true})
-	require.NoError(t, err)
-	return res.Worktree.Path
-}
 
 // work is what a worktree holds, to compare byte for byte after a restore: every file but .git
 // and ignored ones (with mode), the index entries, and git status.
@@ -136,43 +80,43 @@ func (w work) equal(o work) string {
 // staged-only, deleted, staged-deleted, untracked and ignored files on top of an unmerged commit;
 // t2 clean with unmerged commits; t3 clean and merged; t4 only untracked files; a linked PR.
 // It returns what each worktree held.
-func scenario(t testing.TB, r *Repo, tasks ...string) map[string]work {
+func scenario(t testing.TB, r *app.Repo, tasks ...string) map[string]work {
 	t.Helper()
 	return scenarioWithPR(t, r, 9, tasks...)
 }
 
 // scenarioWithPR is scenario with pull request n of acme/app linked.
-func scenarioWithPR(t testing.TB, r *Repo, n int, tasks ...string) map[string]work {
+func scenarioWithPR(t testing.TB, r *app.Repo, n int, tasks ...string) map[string]work {
 	t.Helper()
 	if len(tasks) == 0 {
 		tasks = []string{"t1", "t2", "t3", "t4"}
 	}
 	wt := map[string]string{}
 	for _, task := range tasks {
-		wt[task] = startWorktree(t, r, task)
+		wt[task] = apptest.StartWorktree(t, r, task)
 	}
 	w := wt["t1"]
-	writeFile(t, w, "src/a.go", "package a // committed on the task branch\n")
+	gittest.WriteFile(t, w, "src/a.go", "package a // committed on the task branch\n")
 	gittest.Git(t, w, "", "commit", "-qam", "t1 work")
-	writeFile(t, w, "src/a.go", "package a // staged\n")
+	gittest.WriteFile(t, w, "src/a.go", "package a // staged\n")
 	gittest.Git(t, w, "", "add", "src/a.go")
-	writeFile(t, w, "src/a.go", "package a // staged, then changed again\n")
-	writeFile(t, w, "src/new.go", "package a // staged only\n")
+	gittest.WriteFile(t, w, "src/a.go", "package a // staged, then changed again\n")
+	gittest.WriteFile(t, w, "src/new.go", "package a // staged only\n")
 	gittest.Git(t, w, "", "add", "src/new.go")
 	require.NoError(t, os.Remove(filepath.Join(w, "src/b.go")))
 	gittest.Git(t, w, "", "rm", "-q", "README")
-	writeFile(t, w, "notes/todo.txt", "untracked\n")
-	writeFile(t, w, "build.log", "ignored\n")
+	gittest.WriteFile(t, w, "notes/todo.txt", "untracked\n")
+	gittest.WriteFile(t, w, "build.log", "ignored\n")
 
 	if w := wt["t2"]; w != "" {
-		writeFile(t, w, "t2.txt", "one\n")
+		gittest.WriteFile(t, w, "t2.txt", "one\n")
 		gittest.Git(t, w, "", "add", ".")
 		gittest.Git(t, w, "", "commit", "-qm", "t2 one")
-		writeFile(t, w, "t2.txt", "two\n")
+		gittest.WriteFile(t, w, "t2.txt", "two\n")
 		gittest.Git(t, w, "", "commit", "-qam", "t2 two")
 	}
 	if w := wt["t4"]; w != "" {
-		writeFile(t, w, "scratch/idea.md", "# untracked only\n")
+		gittest.WriteFile(t, w, "scratch/idea.md", "# untracked only\n")
 	}
 
 	_, err := r.Execute("login", workflow.LinkPR{URL: fmt.Sprintf("https://github.com/acme/app/pull/%d", n)})
@@ -187,9 +131,9 @@ func scenarioWithPR(t testing.TB, r *Repo, n int, tasks ...string) map[string]wo
 
 // checkRecovered restores every rescued task into a fresh worktree and compares it with what the
 // worktree held; tasks with nothing worth keeping (t3) must have no rescue ref.
-func checkRecovered(t testing.TB, dir string, r *Repo, want map[string]work, without ...string) {
+func checkRecovered(t testing.TB, dir string, r *app.Repo, want map[string]work, without ...string) {
 	t.Helper()
-	list, err := RescueList(r, saga.RescueListOptions{Feature: "login"})
+	list, err := app.RescueList(r, saga.RescueListOptions{Feature: "login"})
 	require.NoError(t, err)
 	have := map[string]bool{}
 	for _, x := range list.Rescues {
@@ -211,7 +155,7 @@ func checkRecovered(t testing.TB, dir string, r *Repo, want map[string]work, wit
 			continue
 		}
 		path := filepath.Join(t.TempDir(), "restored-"+task)
-		if _, err := RescueRestore(r, saga.RescueRestoreOptions{Feature: "login", Task: task, Path: path}); err != nil {
+		if _, err := app.RescueRestore(r, saga.RescueRestoreOptions{Feature: "login", Task: task, Path: path}); err != nil {
 			t.Fatalf("restore %s: %v", task, err)
 		}
 		if diff := capture(t, path).equal(w); diff != "" {
@@ -223,7 +167,7 @@ func checkRecovered(t testing.TB, dir string, r *Repo, want map[string]work, wit
 
 // checkCleaned asserts the end state of a finished cancel: cancelled, only the main worktree,
 // only main as branch, every step recorded exactly once as done or skipped.
-func checkCleaned(t testing.TB, dir string, r *Repo) {
+func checkCleaned(t testing.TB, dir string, r *app.Repo) {
 	t.Helper()
 	st, _, err := r.State("login")
 	require.NoError(t, err)
@@ -257,7 +201,7 @@ func checkCleaned(t testing.TB, dir string, r *Repo) {
 
 func TestCancelPreservesEverythingAndCleansUp(t *testing.T) {
 	gh := fakeGitHub(t, 9)
-	dir, r := newSagaRepo(t)
+	dir, r := apptest.NewSagaRepo(t)
 	want := scenario(t, r)
 	if out := gittest.Git(t, dir, "", "status", "--porcelain"); out != "" {
 		t.Fatalf("task worktrees show in the main worktree's status: %q", out)
@@ -266,9 +210,9 @@ func TestCancelPreservesEverythingAndCleansUp(t *testing.T) {
 		t.Fatal(".gitignore was edited")
 	}
 	// Cancel from inside a task worktree: git still runs on the repository.
-	inside, err := Open(filepath.Join(dir, ".worktrees", "login", "t2"))
+	inside, err := app.Open(filepath.Join(dir, ".worktrees", "login", "t2"))
 	require.NoError(t, err)
-	res, err := Cancel(inside, saga.CancelOptions{Feature: "login", Reason: "superseded"})
+	res, err := app.Cancel(inside, saga.CancelOptions{Feature: "login", Reason: "superseded"})
 	require.NoError(t, err)
 	if !res.Cancelled() || len(res.Steps) != 17 {
 		t.Fatalf("%+v", res)
@@ -291,7 +235,7 @@ func TestCancelPreservesEverythingAndCleansUp(t *testing.T) {
 
 	// Rerunning a finished cancel is a no-op that succeeds.
 	head := gittest.Git(t, dir, "", "rev-parse", "refs/exarchos/login")
-	again, err := Cancel(r, saga.CancelOptions{Feature: "login"})
+	again, err := app.Cancel(r, saga.CancelOptions{Feature: "login"})
 	if err != nil || !again.Cancelled() || len(again.Steps) != 0 || gittest.Git(t, dir, "", "rev-parse", "refs/exarchos/login") != head {
 		t.Fatalf("cancel after the end: %+v %v", again, err)
 	}
@@ -309,10 +253,10 @@ func refsAndWorktrees(t testing.TB, dir string) string {
 
 func TestCancelDryRunChangesNothing(t *testing.T) {
 	gh := fakeGitHub(t, 9)
-	dir, r := newSagaRepo(t)
+	dir, r := apptest.NewSagaRepo(t)
 	want := scenario(t, r)
 	before := refsAndWorktrees(t, dir)
-	res, err := Cancel(r, saga.CancelOptions{Feature: "login", DryRun: true})
+	res, err := app.Cancel(r, saga.CancelOptions{Feature: "login", DryRun: true})
 	require.NoError(t, err)
 	if len(res.Steps) != 17 || res.Phase != "ideate" {
 		t.Fatalf("%+v", res)
@@ -342,11 +286,11 @@ func TestCancelDryRunChangesNothing(t *testing.T) {
 
 func TestCancelLockedWorktreeWaitsAndResumes(t *testing.T) {
 	fakeGitHub(t, 9)
-	dir, r := newSagaRepo(t)
+	dir, r := apptest.NewSagaRepo(t)
 	want := scenario(t, r)
 	t1 := filepath.Join(dir, ".worktrees", "login", "t1")
 	gittest.Git(t, dir, "", "worktree", "lock", "--reason", "agent still running", t1)
-	res, err := Cancel(r, saga.CancelOptions{Feature: "login"})
+	res, err := app.Cancel(r, saga.CancelOptions{Feature: "login"})
 	var inc *saga.CancelIncompleteError
 	if !errors.As(err, &inc) || len(inc.Failed) != 1 {
 		t.Fatalf("want one failed step, got %v", err)
@@ -366,11 +310,11 @@ func TestCancelLockedWorktreeWaitsAndResumes(t *testing.T) {
 		t.Fatalf("the locked worktree was touched: %s", diff)
 	}
 	// Running it again without fixing anything retries and fails the same way.
-	if _, err := Cancel(r, saga.CancelOptions{Feature: "login"}); !errors.As(err, &inc) {
+	if _, err := app.Cancel(r, saga.CancelOptions{Feature: "login"}); !errors.As(err, &inc) {
 		t.Fatalf("second run: %v", err)
 	}
 	gittest.Git(t, dir, "", "worktree", "unlock", t1)
-	if res, err = Cancel(r, saga.CancelOptions{Feature: "login"}); err != nil || !res.Cancelled() {
+	if res, err = app.Cancel(r, saga.CancelOptions{Feature: "login"}); err != nil || !res.Cancelled() {
 		t.Fatalf("after unlock: %+v %v", res, err)
 	}
 	checkCleaned(t, dir, r)
@@ -378,14 +322,14 @@ func TestCancelLockedWorktreeWaitsAndResumes(t *testing.T) {
 }
 
 func TestCancelWorktreeDeletedByHand(t *testing.T) {
-	dir, r := newSagaRepo(t)
-	w := startWorktree(t, r, "t1")
-	writeFile(t, w, "x.txt", "committed\n")
+	dir, r := apptest.NewSagaRepo(t)
+	w := apptest.StartWorktree(t, r, "t1")
+	gittest.WriteFile(t, w, "x.txt", "committed\n")
 	gittest.Git(t, w, "", "add", ".")
 	gittest.Git(t, w, "", "commit", "-qm", "unmerged work")
 	want := capture(t, w)
 	require.NoError(t, os.RemoveAll(w))
-	res, err := Cancel(r, saga.CancelOptions{Feature: "login"})
+	res, err := app.Cancel(r, saga.CancelOptions{Feature: "login"})
 	require.NoError(t, err)
 	if res.Steps[0].Outcome != workflow.OutcomeSkipped || !strings.Contains(res.Steps[0].Detail, "deleted outside git exarchos") ||
 		!strings.Contains(res.Steps[1].Detail, "already gone") || res.Steps[2].Outcome != workflow.OutcomeDone {
@@ -396,23 +340,23 @@ func TestCancelWorktreeDeletedByHand(t *testing.T) {
 }
 
 func TestCancelBranchCheckedOutElsewhere(t *testing.T) {
-	dir, r := newSagaRepo(t)
-	w := startWorktree(t, r, "t1")
-	writeFile(t, w, "x.txt", "work\n")
+	dir, r := apptest.NewSagaRepo(t)
+	w := apptest.StartWorktree(t, r, "t1")
+	gittest.WriteFile(t, w, "x.txt", "work\n")
 	gittest.Git(t, w, "", "add", ".")
 	gittest.Git(t, w, "", "commit", "-qm", "unmerged work")
 	want := capture(t, w)
 	// The task worktree moves to a branch of its own, and the main worktree takes the task branch.
 	gittest.Git(t, w, "", "switch", "-q", "-c", "elsewhere")
 	gittest.Git(t, dir, "", "switch", "-q", "main--t1")
-	_, err := Cancel(r, saga.CancelOptions{Feature: "login"})
+	_, err := app.Cancel(r, saga.CancelOptions{Feature: "login"})
 	var inc *saga.CancelIncompleteError
 	if !errors.As(err, &inc) || inc.Failed[0].Resource != "branch:main--t1" || inc.Failed[0].Action != "delete" || !strings.Contains(inc.Failed[0].Fix, "switch") {
 		t.Fatalf("%v", err)
 	}
 	gittest.Git(t, dir, "", "switch", "-q", "main")
 	gittest.Git(t, dir, "", "branch", "-D", "elsewhere")
-	res, err := Cancel(r, saga.CancelOptions{Feature: "login"})
+	res, err := app.Cancel(r, saga.CancelOptions{Feature: "login"})
 	if err != nil || !res.Cancelled() {
 		t.Fatalf("%+v %v", res, err)
 	}
@@ -421,20 +365,20 @@ func TestCancelBranchCheckedOutElsewhere(t *testing.T) {
 }
 
 func TestCancelWithoutResourcesEndsAtOnce(t *testing.T) {
-	_, r := newSagaRepo(t)
-	res, err := Cancel(r, saga.CancelOptions{Feature: "login", Reason: "dup"})
+	_, r := apptest.NewSagaRepo(t)
+	res, err := app.Cancel(r, saga.CancelOptions{Feature: "login", Reason: "dup"})
 	if err != nil || !res.Cancelled() || len(res.Steps) != 0 {
 		t.Fatalf("%+v %v", res, err)
 	}
 }
 
 func TestTaskStartWorktreeIsIdempotentAndTaskDoneRecordsHead(t *testing.T) {
-	dir, r := newSagaRepo(t)
-	p := startWorktree(t, r, "t1")
+	dir, r := apptest.NewSagaRepo(t)
+	p := apptest.StartWorktree(t, r, "t1")
 	if want := filepath.Join(dir, ".worktrees", "login", "t1"); !gitrepo.SamePath(p, want) {
 		t.Fatalf("path %s, want %s", p, want)
 	}
-	again, err := StartTask(r, saga.TaskStartOptions{Feature: "login", Task: "t1", Worktree: true})
+	again, err := app.StartTask(r, saga.TaskStartOptions{Feature: "login", Task: "t1", Worktree: true})
 	if err != nil || again.Worktree.Created || !gitrepo.SamePath(again.Worktree.Path, p) || len(again.Appended) != 0 {
 		t.Fatalf("rerun: %+v %v", again, err)
 	}
@@ -442,16 +386,16 @@ func TestTaskStartWorktreeIsIdempotentAndTaskDoneRecordsHead(t *testing.T) {
 		t.Fatalf("exclude has the pattern %d times", n)
 	}
 	// The same workflow is found from inside the worktree.
-	inside, err := Open(p)
+	inside, err := app.Open(p)
 	require.NoError(t, err)
 	if f, err := inside.ResolveFeature(""); err != nil || f != "login" {
 		t.Fatalf("from the worktree: %q %v", f, err)
 	}
-	writeFile(t, p, "y.txt", "y\n")
+	gittest.WriteFile(t, p, "y.txt", "y\n")
 	gittest.Git(t, p, "", "add", ".")
 	gittest.Git(t, p, "", "commit", "-qm", "y")
 	head := gittest.Git(t, p, "", "rev-parse", "HEAD")
-	_, err = CompleteTask(inside, TaskDoneOptions{Task: "t1"})
+	_, err = app.CompleteTask(inside, app.TaskDoneOptions{Task: "t1"})
 	require.NoError(t, err)
 	st, _, _ := r.State("login")
 	task, _ := st.Task("t1")
@@ -462,15 +406,15 @@ func TestTaskStartWorktreeIsIdempotentAndTaskDoneRecordsHead(t *testing.T) {
 	// --base: a task branch from another commit; unknown tasks create nothing.
 	_, err = r.Execute("login", workflow.AddTask{ID: "t2"})
 	require.NoError(t, err)
-	res, err := StartTask(r, saga.TaskStartOptions{Feature: "login", Task: "t2", Worktree: true, Base: "main~0"})
+	res, err := app.StartTask(r, saga.TaskStartOptions{Feature: "login", Task: "t2", Worktree: true, Base: "main~0"})
 	if err != nil || res.Worktree.Base != gittest.Git(t, dir, "", "rev-parse", "main") {
 		t.Fatalf("%+v %v", res, err)
 	}
 	before := refsAndWorktrees(t, dir)
-	if _, err := StartTask(r, saga.TaskStartOptions{Feature: "login", Task: "nope", Worktree: true}); !project.IsRejection(err) {
+	if _, err := app.StartTask(r, saga.TaskStartOptions{Feature: "login", Task: "nope", Worktree: true}); !project.IsRejection(err) {
 		t.Fatalf("unknown task: %v", err)
 	}
-	if _, err := StartTask(r, saga.TaskStartOptions{Feature: "login", Task: "t2b", Worktree: true, Base: "no-such-rev"}); err == nil {
+	if _, err := app.StartTask(r, saga.TaskStartOptions{Feature: "login", Task: "t2b", Worktree: true, Base: "no-such-rev"}); err == nil {
 		t.Fatal("bad base accepted")
 	}
 	if after := refsAndWorktrees(t, dir); after != before {
@@ -487,16 +431,16 @@ func readFile(t testing.TB, p string) string {
 // A worktree deleted by hand whose HEAD held commits on no branch: removing a later worktree must
 // not prune its record before its own preserve step keeps that HEAD.
 func TestCancelDeletedDetachedWorktreeKeepsItsHead(t *testing.T) {
-	dir, r := newSagaRepo(t)
-	a := startWorktree(t, r, "a")
+	dir, r := apptest.NewSagaRepo(t)
+	a := apptest.StartWorktree(t, r, "a")
 	gittest.Git(t, a, "", "switch", "-q", "--detach")
-	writeFile(t, a, "only-here.txt", "on no branch\n")
+	gittest.WriteFile(t, a, "only-here.txt", "on no branch\n")
 	gittest.Git(t, a, "", "add", ".")
 	gittest.Git(t, a, "", "commit", "-qm", "detached work")
 	want := capture(t, a)
 	require.NoError(t, os.RemoveAll(a))
-	startWorktree(t, r, "b")
-	_, err := Cancel(r, saga.CancelOptions{Feature: "login"})
+	apptest.StartWorktree(t, r, "b")
+	_, err := app.Cancel(r, saga.CancelOptions{Feature: "login"})
 	require.NoError(t, err)
 	checkCleaned(t, dir, r)
 	checkRecovered(t, dir, r, map[string]work{"a": want})
