@@ -239,9 +239,8 @@ func TestRescueNeverReplacedWithLess(t *testing.T) {
 	}
 	restore := func(version int) work {
 		path := filepath.Join(t.TempDir(), fmt.Sprint("v", version))
-		if _, err := app.RescueRestore(r, saga.RescueRestoreOptions{Feature: "login", Task: "t1", Path: path, Version: version}); err != nil {
-			t.Fatalf("restore version %d: %v", version, err)
-		}
+		_, err := app.RescueRestore(r, saga.RescueRestoreOptions{Feature: "login", Task: "t1", Path: path, Version: version})
+		require.NoError(t, err, "restore version %d", version)
 		got := capture(t, path)
 		gittest.Git(t, dir, "", "worktree", "remove", "--force", path)
 		return got

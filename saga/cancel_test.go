@@ -155,9 +155,8 @@ func checkRecovered(t testing.TB, dir string, r *app.Repo, want map[string]work,
 			continue
 		}
 		path := filepath.Join(t.TempDir(), "restored-"+task)
-		if _, err := app.RescueRestore(r, saga.RescueRestoreOptions{Feature: "login", Task: task, Path: path}); err != nil {
-			t.Fatalf("restore %s: %v", task, err)
-		}
+		_, err := app.RescueRestore(r, saga.RescueRestoreOptions{Feature: "login", Task: task, Path: path})
+		require.NoError(t, err, "restore %s", task)
 		if diff := capture(t, path).equal(w); diff != "" {
 			t.Errorf("%s not recovered byte for byte: %s", task, diff)
 		}

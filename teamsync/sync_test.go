@@ -294,9 +294,7 @@ func converge(t *testing.T, n int, seed int64, steps int) (merges, conflicted in
 	for round := 0; round < 2; round++ {
 		for c, r := range tm.Clones {
 			res, err := teamsync.Sync(r.Repo, teamsync.SyncOptions{})
-			if err != nil {
-				t.Fatalf("final sync %d/%d: %v", round, c, err)
-			}
+			require.NoError(t, err, "final sync %d/%d", round, c)
 			merges += res.Pull.Counts[gitstore.Merged] + res.Push.Counts[teamsync.PushedAfter]
 			if res.Pull.Failures() > 0 || res.Push.Failures() > 0 {
 				t.Fatalf("final sync %d/%d: %+v %+v", round, c, res.Pull, res.Push)

@@ -53,9 +53,8 @@ func TestSignedDecisionRecordsThePrincipal(t *testing.T) {
 	if got := apptest.Status(t, apptest.Reopen(t, dir), "login"); len(got.Approvals) != 1 || len(got.Refused) != 0 {
 		t.Fatalf("reread: approvals %+v refused %+v", got.Approvals, got.Refused)
 	}
-	if _, err := app.Run(a, "login", workflow.TransitionTo{Phase: "delegate"}); err != nil {
-		t.Fatalf("approved plan does not open delegate: %v", err)
-	}
+	_, err = app.Run(a, "login", workflow.TransitionTo{Phase: "delegate"})
+	require.NoError(t, err, "approved plan does not open delegate")
 }
 
 func TestUnknownKeyDecisionHasNoEffect(t *testing.T) {
@@ -167,9 +166,8 @@ func completeSigned(t *testing.T, st *apptest.SignedTeam) *app.Repo {
 	run := func(steps ...workflow.Command) {
 		t.Helper()
 		for _, c := range steps {
-			if _, err := app.Run(r, "login", c); err != nil {
-				t.Fatalf("%T: %v", c, err)
-			}
+			_, err := app.Run(r, "login", c)
+			require.NoError(t, err, "%T", c)
 		}
 	}
 	run(workflow.Approve{Note: "ok"}, workflow.TransitionTo{Phase: "delegate"}, workflow.AddTask{ID: "t1", Title: "store"})
@@ -189,9 +187,8 @@ func completeSigned(t *testing.T, st *apptest.SignedTeam) *app.Repo {
 		workflow.ObservePR{PRObservation: workflow.PRObservation{Number: 7, URL: url, Head: "login", Base: "main", HeadSHA: tip, State: "closed", Merged: true, MergeCommitSHA: tip, Checks: "success"}},
 		workflow.Cleanup{},
 	} {
-		if _, err := app.Run(r, "login", c); err != nil {
-			t.Fatalf("%T: %v", c, err)
-		}
+		_, err := app.Run(r, "login", c)
+		require.NoError(t, err, "%T", c)
 	}
 	return r
 }
@@ -216,9 +213,7 @@ func TestVerifyPassesACompletedSignedWorkflow(t *testing.T) {
 	st := apptest.NewSignedTeam(t)
 	completeSigned(t, st)
 	res, err := app.Verify(apptest.Reopen(t, st.Dirs[0]), verify.VerifyOptions{All: true})
-	if err != nil {
-		t.Fatalf("verify: %v", err)
-	}
+	require.NoError(t, err, "verify")
 	if w := res.Workflows[0]; w.Phase != "completed" || w.Decisions != 1 || len(w.Violations) != 0 || res.Trust.Mode != "signed" {
 		t.Fatalf("verify result %+v", res)
 	}
@@ -327,7 +322,6 @@ func TestSignedRejectAndOverride(t *testing.T) {
 	if got.Phase != "completed" || len(got.Refused) != 0 || got.Overrides[0].Actor != "alice@example.com" {
 		t.Fatalf("cleanup --override: %+v phase %s refused %+v overrides %+v", out, got.Phase, got.Refused, got.Overrides)
 	}
-	if _, err := app.Verify(apptest.Reopen(t, st.Dirs[0]), verify.VerifyOptions{Feature: "login"}); err != nil {
-		t.Fatalf("verify: %v", err)
-	}
+	_, err = app.Verify(apptest.Reopen(t, st.Dirs[0]), verify.VerifyOptions{Feature: "login"})
+	require.NoError(t, err, "verify")
 }

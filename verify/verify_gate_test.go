@@ -142,9 +142,7 @@ func TestVerifyGateRefusedDecisionCanBeAcknowledged(t *testing.T) {
 		}
 	}
 	res, err = app.Verify(apptest.Reopen(t, dir), verify.VerifyOptions{Feature: "login"})
-	if err != nil {
-		t.Fatalf("verify after the acknowledgements: %v", err)
-	}
+	require.NoError(t, err, "verify after the acknowledgements")
 	w := res.Workflows[0]
 	if len(w.Acknowledged) != 2 || w.Acknowledged[0].Event != refused || w.Acknowledged[0].By == "" || w.Acknowledged[0].Kind != workflow.KindApprove {
 		t.Fatalf("verify reports %+v", w.Acknowledged)
@@ -220,9 +218,8 @@ func TestSignersAddTakesEveryDecisionKindAsARole(t *testing.T) {
 	tm := apptest.NewTeam(t, 1)
 	key, _ := apptest.SSHKey(t, t.TempDir(), "lead")
 	for _, role := range workflow.DecisionKinds() {
-		if _, err := trust.SignersAdd(apptest.Reopen(t, tm.Dirs[0]).Repo, trust.SignersAddOptions{Principal: "lead-" + role + "@example.com", KeyFile: key + ".pub", Roles: []string{role}}); err != nil {
-			t.Fatalf("role %s: %v", role, err)
-		}
+		_, err := trust.SignersAdd(apptest.Reopen(t, tm.Dirs[0]).Repo, trust.SignersAddOptions{Principal: "lead-" + role + "@example.com", KeyFile: key + ".pub", Roles: []string{role}})
+		require.NoError(t, err, "role %s", role)
 	}
 }
 

@@ -88,16 +88,12 @@ func TestVerifyGateGatesThatRanPass(t *testing.T) {
 	apptest.WriteCommit(t, dir, "built.txt", "ok\n")
 	ran(t, dir, workflow.CompleteTask{ID: "a"}, workflow.TransitionTo{Phase: "review"})
 	res, err := ciVerifyGates(t, tm, dir, false)
-	if err != nil {
-		t.Fatalf("verify of gates that ran: %v", err)
-	}
+	require.NoError(t, err, "verify of gates that ran")
 	if res.Workflows[0].GatesRerun != nil {
 		t.Fatalf("gates re-run without --rerun-gates: %d", *res.Workflows[0].GatesRerun)
 	}
 	res, err = ciVerifyGates(t, tm, dir, true)
-	if err != nil {
-		t.Fatalf("verify --rerun-gates of gates that ran: %v", err)
-	}
+	require.NoError(t, err, "verify --rerun-gates of gates that ran")
 	if n := res.Workflows[0].GatesRerun; n == nil || *n != 2 {
 		t.Fatalf("--rerun-gates ran %v gates, want 2 (the task's and the phase's, on one commit)", n)
 	}
@@ -156,9 +152,8 @@ func TestVerifyGateRerunFindsAForgedPass(t *testing.T) {
 	forgeGated(t, dir, workflow.NewEvent{Type: workflow.EventValidationRecorded, Data: workflow.ValidationData{Command: taskGate, ExitCode: 0, Commit: head}})
 	forgeGated(t, dir, workflow.NewEvent{Type: workflow.EventValidationRecorded, Data: workflow.ValidationData{Command: phaseGate, ExitCode: 0, Commit: head}})
 	ran(t, dir, workflow.CompleteTask{ID: "a"}, workflow.TransitionTo{Phase: "review"})
-	if _, err := ciVerifyGates(t, tm, dir, false); err != nil {
-		t.Fatalf("without --rerun-gates verify reads the log alone, which holds together: %v", err)
-	}
+	_, err := ciVerifyGates(t, tm, dir, false)
+	require.NoError(t, err, "without --rerun-gates verify reads the log alone, which holds together")
 	res, err := ciVerifyGates(t, tm, dir, true)
 	apptest.WantViolation(t, res, err, "gate", "the gate `"+taskGate+"` is recorded as passing on "+head[:12]+", but exits 1 there when verify runs it again")
 	apptest.WantViolation(t, res, err, "gate", "the gate `"+phaseGate+"` is recorded as passing on "+head[:12]+", but exits 1 there")

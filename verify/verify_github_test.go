@@ -87,9 +87,7 @@ func githubVerdict(t *testing.T, res *verify.VerifyResult) string {
 
 func wantPasses(t *testing.T, res *verify.VerifyResult, err error, github string) {
 	t.Helper()
-	if err != nil {
-		t.Fatalf("verify failed: %v", err)
-	}
+	require.NoError(t, err, "verify failed")
 	if got := githubVerdict(t, res); !strings.HasPrefix(got, github) {
 		t.Fatalf("github %q, want %q", got, github)
 	}
