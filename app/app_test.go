@@ -2,49 +2,27 @@ package app
 
 import (
 	"errors"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/exarchos/git-exarchos/internal/gittest"
+	"github.com/exarchos/git-exarchos/project"
 	"github.com/exarchos/git-exarchos/views"
 	"github.com/exarchos/git-exarchos/workflow"
 )
 
-func git(t *testing.T, dir string, args ...string) string {
-	t.Helper()
-	cmd := exec.Command("git", args...)
-	cmd.Dir = dir
-	out, err := cmd.CombinedOutput()
-	require.NoError(t, err, "git %v: %s", args, out)
-	return strings.TrimSpace(string(out))
-}
-
+// newRepo is a repository on branch with one empty commit (gittest.NewRepoOnBranch), opened.
 func newRepo(t *testing.T, branch string) (string, *Repo) {
 	t.Helper()
-	dir := t.TempDir()
-	git(t, dir, "init", "-q", "-b", branch)
-	git(t, dir, "config", "user.name", "App Test")
-	git(t, dir, "config", "user.email", "app@example.com")
-	git(t, dir, "commit", "-q", "--allow-empty", "-m", "initial")
+	dir := gittest.NewRepoOnBranch(t, branch)
 	r, err := Open(dir)
 	require.NoError(t, err)
 	return dir, r
 }
 
-func commitFile(t *testing.T, dir, path, content string) {
-	t.Helper()
-	require.NoError(t, os.MkdirAll(filepath.Dir(filepath.Join(dir, path)), 0o755))
-	require.NoError(t, os.WriteFile(filepath.Join(dir, path), []byte(content), 0o644))
-	git(t, dir, "add", path)
-	git(t, dir, "commit", "-q", "-m", "add "+path)
-}
-
-func mustRun(t *testing.T, r *Repo, feature string, cmd workflow.Command) *Result {
+func mustRun(t *testing.T, r *Repo, feature string, cmd workflow.Command) *project.Result {
 	t.Helper()
 	res, err := Run(r, feature, cmd)
 	require.NoError(t, err, "%T", cmd)
@@ -61,8 +39,8 @@ func TestFeatureToCompleted(t *testing.T) {
 	assert.Equal(t, "ideate", res.State.Phase)
 	assert.Equal(t, "login", res.State.Branch)
 
-	commitFile(t, dir, "docs/design.md", "# design\n")
-	commitFile(t, dir, "docs/plan.md", "# plan\n")
+	gittest.CommitFile(t, dir, "docs/design.md", "# design\n")
+	gittest.CommitFile(t, dir, "docs/plan.md", "# plan\n")
 	_, err = Set(r, SetOptions{Feature: "login", Assignments: []string{"artifacts.design=docs/design.md", "artifacts.plan=docs/plan.md"}})
 	require.NoError(t, err)
 	mustRun(t, r, "login", workflow.TransitionTo{Phase: "plan"})
@@ -70,7 +48,7 @@ func TestFeatureToCompleted(t *testing.T) {
 	mustRun(t, r, "login", workflow.Approve{Note: "ok"})
 	mustRun(t, r, "login", workflow.TransitionTo{Phase: "delegate"})
 	mustRun(t, r, "login", workflow.AddTask{ID: "t1", Title: "store"})
-	commitFile(t, dir, "store.go", "package login\n")
+	gittest.CommitFile(t, dir, "store.go", "package login\n")
 	mustRun(t, r, "login", workflow.CompleteTask{ID: "t1"})
 	mustRun(t, r, "login", workflow.TransitionTo{Phase: "review"})
 	mustRun(t, r, "login", workflow.RecordReview{Dimension: "spec", Pass: true, Human: true})
@@ -84,7 +62,7 @@ func TestFeatureToCompleted(t *testing.T) {
 	assert.Equal(t, workflow.CodeGuardFailed, rej.Code)
 	assert.Equal(t, "merge-verified", rej.FailedGuards[0].Guard)
 
-	tip := git(t, dir, "rev-parse", "HEAD")
+	tip := gittest.Git(t, dir, "", "rev-parse", "HEAD")
 	url := "https://github.com/acme/app/pull/7"
 	mustRun(t, r, "login", workflow.LinkPR{URL: url, Number: 7})
 	mustRun(t, r, "login", workflow.ObservePR{PRObservation: workflow.PRObservation{Number: 7, URL: url, Head: "login", Base: "main",
@@ -118,19 +96,19 @@ func TestFeatureToCompleted(t *testing.T) {
 func TestResolveFeature(t *testing.T) {
 	dir, r := newRepo(t, "main")
 	_, err := r.ResolveFeature("")
-	require.ErrorIs(t, err, ErrAmbiguous)
+	require.ErrorIs(t, err, project.ErrAmbiguous)
 	assert.Contains(t, err.Error(), "git exarchos init")
 
 	_, err = Init(r, InitOptions{Feature: "a", Type: "oneshot", Branch: "other"})
 	require.NoError(t, err)
 	_, err = r.ResolveFeature("")
-	require.ErrorIs(t, err, ErrAmbiguous, "never a workflow bound to another branch")
+	require.ErrorIs(t, err, project.ErrAmbiguous, "never a workflow bound to another branch")
 	assert.Contains(t, err.Error(), "a (branch other)")
-	git(t, dir, "switch", "-q", "--detach")
+	gittest.Git(t, dir, "", "switch", "-q", "--detach")
 	got, err := r.ResolveFeature("")
 	require.NoError(t, err)
 	assert.Equal(t, "a", got, "detached HEAD: the only active workflow")
-	git(t, dir, "switch", "-q", "main")
+	gittest.Git(t, dir, "", "switch", "-q", "main")
 
 	_, err = Init(r, InitOptions{Feature: "b", Type: "oneshot"})
 	require.NoError(t, err)
@@ -138,13 +116,13 @@ func TestResolveFeature(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "b", got, "bound to the current branch wins")
 
-	git(t, dir, "switch", "-q", "-c", "third")
+	gittest.Git(t, dir, "", "switch", "-q", "-c", "third")
 	_, err = r.ResolveFeature("")
-	require.ErrorIs(t, err, ErrAmbiguous)
+	require.ErrorIs(t, err, project.ErrAmbiguous)
 	assert.Contains(t, err.Error(), "a (branch other), b (branch main)")
 
 	_, err = r.ResolveFeature("Bad Name")
-	var usage *UsageError
+	var usage *project.UsageError
 	require.True(t, errors.As(err, &usage))
 }
 
@@ -158,7 +136,7 @@ func TestStatusFields(t *testing.T) {
 	assert.Contains(t, string(res.Selected["head"]), `"`)
 	assert.Len(t, res.Selected, 3)
 	_, err = ShowStatus(r, StatusOptions{Feature: "s", Fields: []string{"nope"}})
-	var usage *UsageError
+	var usage *project.UsageError
 	require.True(t, errors.As(err, &usage))
 }
 
@@ -168,7 +146,7 @@ func TestAppendEventRefusesEngineTypes(t *testing.T) {
 	require.NoError(t, err)
 	for _, typ := range []string{workflow.EventTransitioned, "workflow.anything", workflow.EventPlanApproved} {
 		_, err := AppendEvent(r, EventOptions{Feature: "e", Type: typ})
-		var usage *UsageError
+		var usage *project.UsageError
 		require.True(t, errors.As(err, &usage), typ)
 	}
 	res, err := AppendEvent(r, EventOptions{Feature: "e", Type: "team.note", Data: `{"x":1}`, IdempotencyKey: "k1"})

@@ -30,7 +30,7 @@ func TestHumanDecisionsRefuseAnAgentsEnvironment(t *testing.T) {
 	r.Environ = claudeEnv
 	refused := func(what string, err error) {
 		t.Helper()
-		var ar *AgentRefusal
+		var ar *trust.AgentRefusal
 		require.True(t, errors.As(err, &ar), "%s: %v", what, err)
 		assert.Contains(t, err.Error(), "ask the user to run `git exarchos "+what)
 		assert.Equal(t, "CLAUDECODE", ar.Variable)
@@ -59,7 +59,7 @@ func TestHumanDecisionsRefuseAnAgentsEnvironment(t *testing.T) {
 	refused("hooks uninstall", err)
 	_, err = hookrun.HooksRelease(hookrun.HooksReleaseOptions{All: true, Environ: claudeEnv})
 	refused("hooks release", err)
-	_, err = os.Stat(filepath.Join(dir, AllowedSignersPath))
+	_, err = os.Stat(filepath.Join(dir, trust.AllowedSignersPath))
 	assert.True(t, os.IsNotExist(err), "signers add wrote the file")
 
 	_, after, err := r.State("login")

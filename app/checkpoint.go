@@ -1,6 +1,7 @@
 package app
 
 import (
+	"github.com/exarchos/git-exarchos/project"
 	"github.com/exarchos/git-exarchos/views"
 	"github.com/exarchos/git-exarchos/workflow"
 )
@@ -14,7 +15,7 @@ type CheckpointOptions struct {
 // Checkpoint records what a fresh session needs to go on: the phase, the open tasks and the
 // rehydrate document as it stands now (workflow/checkpoint.go), so a limit on events since the
 // last checkpoint can ask for one before the next transition.
-func Checkpoint(r *Repo, o CheckpointOptions) (*Result, error) {
+func Checkpoint(r *Repo, o CheckpointOptions) (*project.Result, error) {
 	doc, err := Rehydrate(r, views.RehydrateOptions{Feature: o.Feature})
 	if err != nil {
 		return nil, err

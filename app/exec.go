@@ -40,7 +40,7 @@ func (r *Repo) env() (workflow.Env, error) {
 // A rejection is returned as the error (*workflow.Rejection). It appends nothing, except what the
 // refusal itself records (a circuit opening, a guard refusal): then those events are appended and
 // the rejection is still returned (with the result for a circuit, which the engine asks for).
-func (r *Repo) Execute(feature string, cmds ...workflow.Command) (*Result, error) {
+func (r *Repo) Execute(feature string, cmds ...workflow.Command) (*project.Result, error) {
 	if err := r.RefuseDecisions(feature, cmds...); err != nil {
 		return nil, err
 	}
@@ -223,12 +223,12 @@ func guardInput(s workflow.State) string {
 
 // CreateWorkflow starts a workflow in the store: Decide on the empty state, then create its ref
 // (the init command, app.Init, validates its options and binds the branch first).
-func (r *Repo) CreateWorkflow(cmd workflow.Init) (*Result, error) {
+func (r *Repo) CreateWorkflow(cmd workflow.Init) (*project.Result, error) {
 	if err := r.RefuseDecisions(cmd.Feature, cmd); err != nil {
 		return nil, err
 	}
 	if err := gitstore.ValidateFeature(cmd.Feature); err != nil {
-		return nil, &UsageError{Msg: err.Error()}
+		return nil, &project.UsageError{Msg: err.Error()}
 	}
 	rules := r.Rules()
 	if err := rules.Err(); err != nil {
@@ -269,12 +269,12 @@ func (r *Repo) CreateWorkflow(cmd workflow.Init) (*Result, error) {
 	return out, nil
 }
 
-func (r *Repo) result(feature string, res *gitstore.Result) (*Result, error) {
+func (r *Repo) result(feature string, res *gitstore.Result) (*project.Result, error) {
 	st, err := workflow.DecodeState(res.State)
 	if err != nil {
 		return nil, err
 	}
-	out := &Result{Feature: feature, Head: res.Commit.String(), State: st, Appended: res.Appended, Duplicates: res.Duplicates}
+	out := &project.Result{Feature: feature, Head: res.Commit.String(), State: st, Appended: res.Appended, Duplicates: res.Duplicates}
 	if out.Appended == nil {
 		out.Appended = []workflow.Event{}
 	}
@@ -283,7 +283,7 @@ func (r *Repo) result(feature string, res *gitstore.Result) (*Result, error) {
 
 // refusedNow reports a decision this call appended that the fold gave no effect (a key not in the
 // allowed signers, a role it lacks): it stays in the log for the audit, and the caller is told.
-func refusedNow(res *Result) *workflow.Rejection {
+func refusedNow(res *project.Result) *workflow.Rejection {
 	appended := map[string]bool{}
 	for _, e := range res.Appended {
 		appended[e.ID] = true

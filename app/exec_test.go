@@ -14,13 +14,14 @@ import (
 
 	"github.com/exarchos/git-exarchos/gitstore"
 	"github.com/exarchos/git-exarchos/hookrun"
+	"github.com/exarchos/git-exarchos/internal/gittest"
 	"github.com/exarchos/git-exarchos/views"
 	"github.com/exarchos/git-exarchos/workflow"
 )
 
 func commits(t *testing.T, dir, feature string) int {
 	t.Helper()
-	n, err := strconv.Atoi(git(t, dir, "rev-list", "--count", "refs/exarchos/"+feature))
+	n, err := strconv.Atoi(gittest.Git(t, dir, "", "rev-list", "--count", "refs/exarchos/"+feature))
 	require.NoError(t, err)
 	return n
 }
@@ -88,7 +89,7 @@ func guardedRepo(t *testing.T, run string) (string, *Repo) {
 	t.Helper()
 	dir, _ := newRepo(t, "main")
 	def := fmt.Sprintf("type: gated\ninitial: a\nphases:\n  - {id: a}\n  - {id: done, kind: final}\ntransitions:\n  - {from: a, to: done, guards: [\"shell:slow\"]}\nguards:\n  slow: {run: %q, timeout: 30s}\n", run)
-	commitFile(t, dir, ".exarchos/workflows/gated.yaml", def)
+	gittest.CommitFile(t, dir, ".exarchos/workflows/gated.yaml", def)
 	r := reopen(t, dir)
 	_, err := Init(r, InitOptions{Feature: "g", Type: "gated"})
 	require.NoError(t, err)
@@ -153,11 +154,11 @@ func TestShellGuardRunsOnceUnderConcurrentAppends(t *testing.T) {
 func TestFactsGatheredAgainWhenTheTipMoves(t *testing.T) {
 	counter := filepath.Join(t.TempDir(), "runs")
 	dir, r := guardedRepo(t, "n=$(cat "+counter+" 2>/dev/null | wc -l); echo run >> "+counter+"; if [ $n -eq 0 ]; then git update-ref refs/heads/main $(git commit-tree -p main -m moved main^{tree}); fi")
-	tip := git(t, dir, "rev-parse", "main")
+	tip := gittest.Git(t, dir, "", "rev-parse", "main")
 	res, err := Run(r, "g", workflow.TransitionTo{Phase: "done"})
 	require.NoError(t, err)
 	assert.Equal(t, "done", res.State.Phase)
-	assert.NotEqual(t, tip, git(t, dir, "rev-parse", "main"))
+	assert.NotEqual(t, tip, gittest.Git(t, dir, "", "rev-parse", "main"))
 	assert.Equal(t, 2, lines(t, counter), "gathered again after the tip moved, once")
 }
 
@@ -167,11 +168,11 @@ func TestFactsGatheredAgainWhenTheTipMoves(t *testing.T) {
 func TestFactsThatNeverSettleFailAsConcurrent(t *testing.T) {
 	counter := filepath.Join(t.TempDir(), "runs")
 	dir, r := guardedRepo(t, "echo run >> "+counter+"; git update-ref refs/heads/main $(git commit-tree -p main -m moved main^{tree})")
-	head := git(t, dir, "rev-parse", "refs/exarchos/g")
+	head := gittest.Git(t, dir, "", "rev-parse", "refs/exarchos/g")
 	_, err := Run(r, "g", workflow.TransitionTo{Phase: "done"})
 	require.ErrorIs(t, err, gitstore.ErrConcurrent)
 	assert.Equal(t, maxGathers, lines(t, counter))
-	assert.Equal(t, head, git(t, dir, "rev-parse", "refs/exarchos/g"))
+	assert.Equal(t, head, gittest.Git(t, dir, "", "rev-parse", "refs/exarchos/g"))
 }
 
 // TestJournalLossDetected: denials journaled by the hook and deleted before the next write are

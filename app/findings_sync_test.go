@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/exarchos/git-exarchos/app"
+	"github.com/exarchos/git-exarchos/internal/apptest"
 	"github.com/exarchos/git-exarchos/internal/gittest"
 	"github.com/exarchos/git-exarchos/teamsync"
 	"github.com/exarchos/git-exarchos/workflow"
@@ -36,19 +37,19 @@ transitions:
 `
 
 func TestFindingsConvergeAcrossClones(t *testing.T) {
-	tm := newTeam(t, 2)
-	a, b := tm.dirs[0], tm.dirs[1]
-	writeCommit(t, a, ".exarchos/workflows/triaged.yaml", triagedType)
-	writeCommit(t, a, "src/one.go", "package src\n")
+	tm := apptest.NewTeam(t, 2)
+	a, b := tm.Dirs[0], tm.Dirs[1]
+	apptest.WriteCommit(t, a, ".exarchos/workflows/triaged.yaml", triagedType)
+	apptest.WriteCommit(t, a, "src/one.go", "package src\n")
 	gittest.Git(t, a, "", "push", "-q", "origin", "main")
 	gittest.Git(t, b, "", "pull", "-q", "origin", "main")
-	if _, err := app.Init(reopen(t, a), app.InitOptions{Feature: "login", Type: "triaged", Branch: "main"}); err != nil {
+	if _, err := app.Init(apptest.Reopen(t, a), app.InitOptions{Feature: "login", Type: "triaged", Branch: "main"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := teamsync.Push(reopen(t, a).Repo, teamsync.PushOptions{}); err != nil {
+	if _, err := teamsync.Push(apptest.Reopen(t, a).Repo, teamsync.PushOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := teamsync.Pull(reopen(t, b).Repo, teamsync.PullOptions{}); err != nil {
+	if _, err := teamsync.Pull(apptest.Reopen(t, b).Repo, teamsync.PullOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	tip := gittest.Git(t, a, "", "rev-parse", "HEAD")
@@ -59,7 +60,7 @@ func TestFindingsConvergeAcrossClones(t *testing.T) {
 	run := func(dir string, cmds ...workflow.Command) {
 		t.Helper()
 		for _, c := range cmds {
-			if _, err := reopen(t, dir).Execute("login", c); err != nil {
+			if _, err := apptest.Reopen(t, dir).Execute("login", c); err != nil {
 				t.Fatalf("%s: %T: %v", dir, c, err)
 			}
 		}
@@ -72,7 +73,7 @@ func TestFindingsConvergeAcrossClones(t *testing.T) {
 	gittest.Git(t, a, "", "remote", "add", "peer", b)
 	gittest.Git(t, b, "", "remote", "add", "peer", a)
 	for _, dir := range []string{a, b} {
-		if res, err := teamsync.Pull(reopen(t, dir).Repo, teamsync.PullOptions{Remote: "peer"}); err != nil || len(res.Workflows) != 1 {
+		if res, err := teamsync.Pull(apptest.Reopen(t, dir).Repo, teamsync.PullOptions{Remote: "peer"}); err != nil || len(res.Workflows) != 1 {
 			t.Fatalf("pull into %s: %+v %v", dir, res, err)
 		}
 	}
@@ -80,7 +81,7 @@ func TestFindingsConvergeAcrossClones(t *testing.T) {
 	if sa != sb {
 		t.Fatalf("the two merges fold to different states:\n%s\n%s", sa, sb)
 	}
-	st, _, err := reopen(t, a).State("login")
+	st, _, err := apptest.Reopen(t, a).State("login")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,7 +94,7 @@ func TestFindingsConvergeAcrossClones(t *testing.T) {
 	}
 	// A second round changes nothing on either side.
 	for _, dir := range []string{a, b} {
-		if _, err := teamsync.Pull(reopen(t, dir).Repo, teamsync.PullOptions{Remote: "peer"}); err != nil {
+		if _, err := teamsync.Pull(apptest.Reopen(t, dir).Repo, teamsync.PullOptions{Remote: "peer"}); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/exarchos/git-exarchos/hookrun"
 )
 
@@ -28,9 +30,7 @@ func BenchmarkClaudeHookBound(b *testing.B) {
 		payload := []byte(fmt.Sprintf(`{"session_id":%q,"cwd":%q,"hook_event_name":%q,"tool_name":%q,"tool_input":%s}`, tc.session, dir, tc.event, tc.tool, tc.input))
 		b.Run(tc.name, func(b *testing.B) {
 			for b.Loop() {
-				if err := hookrun.ClaudeHook(hookrun.ClaudeHookOptions{Stdin: bytes.NewReader(payload), Stdout: io.Discard, Stderr: io.Discard}); err != nil {
-					b.Fatal(err)
-				}
+				require.NoError(b, hookrun.ClaudeHook(hookrun.ClaudeHookOptions{Stdin: bytes.NewReader(payload), Stdout: io.Discard, Stderr: io.Discard}))
 			}
 		})
 	}

@@ -5,13 +5,15 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"strings"
 	"testing"
 
-	"github.com/exarchos/git-exarchos/hookrun"
-	"github.com/exarchos/git-exarchos/views"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/exarchos/git-exarchos/hookrun"
+	"github.com/exarchos/git-exarchos/internal/gittest"
+	"github.com/exarchos/git-exarchos/trust"
+	"github.com/exarchos/git-exarchos/views"
 )
 
 // post runs PostToolUse for a Bash call (what the command did has already happened) and returns
@@ -58,15 +60,15 @@ func TestHookControlsSettingsWatched(t *testing.T) {
 	// A tracked settings.json put back to an older revision by git.
 	shared := filepath.Join(dir, ".claude", "settings.json")
 	require.NoError(t, os.WriteFile(shared, []byte(`{"permissions": {}}`), 0o644))
-	git(t, dir, "add", ".claude/settings.json")
-	git(t, dir, "commit", "-q", "-m", "settings without hooks")
-	old := git(t, dir, "rev-parse", "HEAD")
+	gittest.Git(t, dir, "", "add", ".claude/settings.json")
+	gittest.Git(t, dir, "", "commit", "-q", "-m", "settings without hooks")
+	old := gittest.Git(t, dir, "", "rev-parse", "HEAD")
 	_, err := HooksAccept(r, hookrun.HooksAcceptOptions{Environ: []string{"PATH=/usr/bin"}}) // the user committed it
 	require.NoError(t, err)
 	_, err = HooksInstall(HooksOptions{Claude: true, Dir: dir})
 	require.NoError(t, err)
 	assert.Empty(t, r.hookRuntime().CheckControls(dir), "the agent's own hooks install is not a change from outside")
-	git(t, dir, "checkout", old, "--", ".claude/settings.json")
+	gittest.Git(t, dir, "", "checkout", old, "--", ".claude/settings.json")
 	block = post(t, dir)
 	require.Contains(t, block, "Claude Code's hook settings "+shared+" changed")
 	undo(t, dir, block)
@@ -120,7 +122,7 @@ func TestHookControlsGitWatched(t *testing.T) {
 	// An include: the file it names is watched too.
 	inc := filepath.Join(t.TempDir(), "inc.config")
 	require.NoError(t, os.WriteFile(inc, []byte("[user]\n\tname = x\n"), 0o644))
-	git(t, dir, "config", "include.path", inc)
+	gittest.Git(t, dir, "", "config", "include.path", inc)
 	require.Contains(t, post(t, dir), "changes what git runs", "adding an include")
 	_, err := HooksAccept(r, hookrun.HooksAcceptOptions{Environ: []string{"PATH=/usr/bin"}})
 	require.NoError(t, err)
@@ -132,7 +134,7 @@ func TestHookControlsGitWatched(t *testing.T) {
 	// Not a control: an upstream setting.
 	undo(t, dir, block)
 	require.Empty(t, post(t, dir))
-	git(t, dir, "config", "branch.login.remote", "origin")
+	gittest.Git(t, dir, "", "config", "branch.login.remote", "origin")
 	assert.Empty(t, post(t, dir))
 }
 
@@ -151,20 +153,16 @@ func appendFile(t *testing.T, p, s string) {
 func TestHookHoldsARefMovedOutside(t *testing.T) {
 	dir, r := controlsRepo(t)
 	src := filepath.Join(dir, "main.go")
-	first := git(t, dir, "rev-parse", "refs/exarchos/login")
+	first := gittest.Git(t, dir, "", "rev-parse", "refs/exarchos/login")
 	_, err := Set(r, SetOptions{Feature: "login", Assignments: []string{"notes.x=1"}})
 	require.NoError(t, err)
 	_, err = Set(r, SetOptions{Feature: "login", Assignments: []string{"notes.y=2"}})
 	require.NoError(t, err)
 	assert.Empty(t, post(t, dir), "git exarchos's own writes")
-	second := git(t, dir, "rev-parse", "refs/exarchos/login")
+	second := gittest.Git(t, dir, "", "rev-parse", "refs/exarchos/login")
 
 	// fast-import --force rewinds it.
-	cmd := exec.Command("git", "fast-import", "--force", "--quiet")
-	cmd.Dir = dir
-	cmd.Stdin = strings.NewReader("reset refs/exarchos/login\nfrom " + first + "\n\n")
-	out, err := cmd.CombinedOutput()
-	require.NoError(t, err, "%s", out)
+	gittest.Git(t, dir, "reset refs/exarchos/login\nfrom "+first+"\n\n", "fast-import", "--force", "--quiet")
 	block := post(t, dir)
 	require.Contains(t, block, "refs/exarchos/login moved from "+second[:12])
 	require.Contains(t, block, "workflow login is held")
@@ -179,20 +177,20 @@ func TestHookHoldsARefMovedOutside(t *testing.T) {
 	assert.Contains(t, fsck.Problems[len(fsck.Problems)-1].Message, "moved from "+second[:12]+" to "+first[:12]+" by something other than git exarchos")
 
 	// Restored: the hold lifts.
-	git(t, dir, "update-ref", "refs/exarchos/login", second, first)
+	gittest.Git(t, dir, "", "update-ref", "refs/exarchos/login", second, first)
 	assert.Empty(t, post(t, dir))
 	assert.Empty(t, r.hookRuntime().RefRewrites())
 	assert.Empty(t, callHook(t, "s1", dir, "PreToolUse", "Bash", bash("go test ./...")).denied())
 
 	// A forged commit (an event appended by a script) put on the ref.
-	forged := git(t, dir, "commit-tree", "-p", second, "-m", "forged", second+"^{tree}")
-	git(t, dir, "update-ref", "refs/exarchos/login", forged)
+	forged := gittest.Git(t, dir, "", "commit-tree", "-p", second, "-m", "forged", second+"^{tree}")
+	gittest.Git(t, dir, "", "update-ref", "refs/exarchos/login", forged)
 	require.Contains(t, post(t, dir), "workflow login is held")
 	assert.Contains(t, r.hookRuntime().Held("login"), "git update-ref refs/exarchos/login "+second+" "+forged)
 
 	// Only a human accepts it.
 	_, err = HooksAccept(r, hookrun.HooksAcceptOptions{Environ: claudeEnv})
-	var ar *AgentRefusal
+	var ar *trust.AgentRefusal
 	require.ErrorAs(t, err, &ar)
 	res, err := HooksAccept(r, hookrun.HooksAcceptOptions{Features: []string{"login"}, Environ: []string{"PATH=/usr/bin"}})
 	require.NoError(t, err)
@@ -205,13 +203,13 @@ func TestHookHoldsARefMovedOutside(t *testing.T) {
 // (or with no tool call since) is reported.
 func TestFsckFindsARefMovedOutside(t *testing.T) {
 	dir, r := controlsRepo(t)
-	first := git(t, dir, "rev-parse", "refs/exarchos/login")
+	first := gittest.Git(t, dir, "", "rev-parse", "refs/exarchos/login")
 	_, err := Set(r, SetOptions{Feature: "login", Assignments: []string{"notes.x=1"}})
 	require.NoError(t, err)
 	res, err := Fsck(r, views.FsckOptions{})
 	require.NoError(t, err)
 	require.True(t, res.OK(), "%v", res.Problems)
-	git(t, dir, "update-ref", "refs/exarchos/login", first)
+	gittest.Git(t, dir, "", "update-ref", "refs/exarchos/login", first)
 	res, err = Fsck(r, views.FsckOptions{Feature: "login"})
 	require.NoError(t, err)
 	require.False(t, res.OK())

@@ -15,6 +15,7 @@ import (
 
 	"github.com/exarchos/git-exarchos/gitrepo"
 	"github.com/exarchos/git-exarchos/internal/faults"
+	"github.com/exarchos/git-exarchos/internal/gittest"
 	"github.com/exarchos/git-exarchos/workflow"
 )
 
@@ -40,7 +41,7 @@ func indexedCommits(t *testing.T, dir string) map[string]string {
 func refCommits(t *testing.T, dir string) map[string]string {
 	t.Helper()
 	out := map[string]string{}
-	for _, line := range strings.Split(git(t, dir, "for-each-ref", "--format=%(refname:lstrip=2) %(objectname)", "refs/exarchos/"), "\n") {
+	for _, line := range strings.Split(gittest.Git(t, dir, "", "for-each-ref", "--format=%(refname:lstrip=2) %(objectname)", "refs/exarchos/"), "\n") {
 		if f, h, ok := strings.Cut(line, " "); ok {
 			out[f] = h
 		}
@@ -71,7 +72,7 @@ func loginAndSignup(t *testing.T, branch string) (string, *Repo) {
 		_, err := r.CreateWorkflow(workflow.Init{Feature: f, Type: "feature", Branch: f})
 		require.NoError(t, err)
 	}
-	git(t, dir, "switch", "-q", "-c", branch)
+	gittest.Git(t, dir, "", "switch", "-q", "-c", branch)
 	require.Equal(t, map[string]string{branch: "ideate"}, boundPhases(t, dir))
 	return dir, r
 }
@@ -91,7 +92,7 @@ func TestHookIndexFollowsOwnMoves(t *testing.T) {
 	cmd.Dir, cmd.Stdin = dir, strings.NewReader(refs.String())
 	out, err := cmd.CombinedOutput()
 	require.NoError(t, err, "%s", out)
-	git(t, dir, "switch", "-q", "-c", "login")
+	gittest.Git(t, dir, "", "switch", "-q", "-c", "login")
 	want := map[string]string{"login": "ideate"}
 	for i := range 30 {
 		want[fmt.Sprintf("other-%d", i)] = "ideate"
@@ -165,7 +166,7 @@ func TestHookIndexSeesPlainGitInTheSameTick(t *testing.T) {
 	} {
 		move()
 		tick := refsDirTime(t, dir)
-		git(t, dir, step.git...)
+		gittest.Git(t, dir, "", step.git...)
 		sameTick(t, dir, tick)
 		assert.Equal(t, step.want, boundPhases(t, dir), step.name)
 	}
@@ -207,14 +208,14 @@ func TestHookIndexWriterProvesWhatItKeeps(t *testing.T) {
 
 	tick := refsDirTime(t, dir)
 	between(func() {
-		git(t, dir, "update-ref", "refs/exarchos/copy", "refs/exarchos/login")
+		gittest.Git(t, dir, "", "update-ref", "refs/exarchos/copy", "refs/exarchos/login")
 		tick = refsDirTime(t, dir)
 	})
 	sameTick(t, dir, tick)
 	assert.False(t, indexTakenNow(t, dir), "an update-ref between the stamp and the update")
 	check("update-ref in between", map[string]string{"login": "ideate", "copy": "ideate"})
 
-	between(func() { git(t, dir, "pack-refs", "--all") })
+	between(func() { gittest.Git(t, dir, "", "pack-refs", "--all") })
 	assert.False(t, indexTakenNow(t, dir), "pack-refs in between")
 	check("pack-refs in between", map[string]string{"login": "ideate", "copy": "ideate"})
 
@@ -228,7 +229,7 @@ func TestHookIndexWriterProvesWhatItKeeps(t *testing.T) {
 	check("another writer in between", map[string]string{"login": "ideate", "copy": "ideate"})
 
 	// pack-refs alongside, after the update: the refs' stamp moves.
-	git(t, dir, "pack-refs", "--all")
+	gittest.Git(t, dir, "", "pack-refs", "--all")
 	assert.False(t, indexTakenNow(t, dir), "pack-refs after")
 	check("pack-refs after", map[string]string{"login": "ideate", "copy": "ideate"})
 
@@ -259,7 +260,7 @@ func TestHookIndexConcurrentWriters(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}
-	exe := faultsBinary(t) // without a crash point set, the shipped behaviour
+	exe := gittest.FaultsBinary(t) // without a crash point set, the shipped behaviour
 	dir, r := loginAndSignup(t, "login")
 
 	var wg sync.WaitGroup
@@ -272,7 +273,7 @@ func TestHookIndexConcurrentWriters(t *testing.T) {
 			for i := range 25 {
 				cmd := exec.Command(exe, "event", f, "note.added", "--data", fmt.Sprintf(`{"i":%d}`, i))
 				cmd.Dir = dir
-				cmd.Env = append(testEnv(), "CLAUDECODE=", "CLAUDE_CODE_SESSION_ID=", "CLAUDE_CODE_ENTRYPOINT=", "AI_AGENT=", "CLAUDE_PROJECT_DIR=")
+				cmd.Env = append(gittest.Env(), "CLAUDECODE=", "CLAUDE_CODE_SESSION_ID=", "CLAUDE_CODE_ENTRYPOINT=", "AI_AGENT=", "CLAUDE_PROJECT_DIR=")
 				if out, err := cmd.CombinedOutput(); err != nil {
 					errs <- fmt.Errorf("event %s %d: %v: %s", f, i, err, out)
 					return
@@ -335,7 +336,7 @@ func TestHookIndexKilledBeforeUpdate(t *testing.T) {
 	if !faults.Enabled && testing.Short() {
 		t.Skip("builds the faults binary")
 	}
-	exe := faultsBinary(t)
+	exe := gittest.FaultsBinary(t)
 	dir, r := loginAndSignup(t, "signup")
 	_, err := r.Execute("login", workflow.Set{Assignments: []workflow.Assignment{{Path: "artifacts.design", Value: []byte(`"docs/a.md"`)}}})
 	require.NoError(t, err)
@@ -344,7 +345,7 @@ func TestHookIndexKilledBeforeUpdate(t *testing.T) {
 	tick := refsDirTime(t, dir)
 
 	// A plain update-ref first, in the same tick: the reader reads the refs and keeps them.
-	git(t, dir, "update-ref", "refs/exarchos/spare", "refs/exarchos/login")
+	gittest.Git(t, dir, "", "update-ref", "refs/exarchos/spare", "refs/exarchos/login")
 	sameTick(t, dir, tick)
 	require.False(t, indexTakenNow(t, dir))
 	assert.Equal(t, map[string]string{"signup": "ideate"}, boundPhases(t, dir))
@@ -355,10 +356,10 @@ func TestHookIndexKilledBeforeUpdate(t *testing.T) {
 	tick = refsDirTime(t, dir)
 	cmd := exec.Command(exe, "event", "signup", "note.added", "--data", `{"k":1}`)
 	cmd.Dir = dir
-	cmd.Env = append(testEnv(), "CLAUDECODE=", "CLAUDE_CODE_SESSION_ID=", "CLAUDE_CODE_ENTRYPOINT=", "AI_AGENT=", "CLAUDE_PROJECT_DIR=", faults.Env+"=0:index-before-update")
+	cmd.Env = append(gittest.Env(), "CLAUDECODE=", "CLAUDE_CODE_SESSION_ID=", "CLAUDE_CODE_ENTRYPOINT=", "AI_AGENT=", "CLAUDE_PROJECT_DIR=", faults.Env+"=0:index-before-update")
 	out, err := cmd.CombinedOutput()
-	require.True(t, killedBySIGKILL(err), "killed at the crash point: %v %s", err, out)
-	moved := git(t, dir, "rev-parse", "refs/exarchos/signup")
+	require.True(t, gittest.KilledBySIGKILL(err), "killed at the crash point: %v %s", err, out)
+	moved := gittest.Git(t, dir, "", "rev-parse", "refs/exarchos/signup")
 	require.NotEqual(t, before["signup"], moved, "the ref moved")
 	sameTick(t, dir, tick)
 	assert.False(t, indexTakenNow(t, dir), "the index of before the move is not taken")

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/exarchos/git-exarchos/internal/gittest"
 	"github.com/exarchos/git-exarchos/workflow"
 )
 
@@ -40,22 +41,22 @@ func TestHookIndexIsNeverTakenAsComplete(t *testing.T) {
 	other, ro := newRepo(t, "main")
 	_, err = ro.CreateWorkflow(workflow.Init{Feature: "signup", Type: "feature", Branch: "signup"})
 	require.NoError(t, err)
-	git(t, dir, "fetch", "-q", other, "refs/exarchos/*:refs/exarchos/*")
+	gittest.Git(t, dir, "", "fetch", "-q", other, "refs/exarchos/*:refs/exarchos/*")
 	settleRefs(t, dir, 2)
-	git(t, dir, "switch", "-q", "-c", "signup")
+	gittest.Git(t, dir, "", "switch", "-q", "-c", "signup")
 	assert.Equal(t, map[string]string{"signup": "ideate"}, boundPhases(t, dir))
 
 	// Deleted, then restored with update-ref (as the README's fix for two clones does).
-	saved := git(t, dir, "rev-parse", "refs/exarchos/signup")
-	git(t, dir, "update-ref", "-d", "refs/exarchos/signup")
+	saved := gittest.Git(t, dir, "", "rev-parse", "refs/exarchos/signup")
+	gittest.Git(t, dir, "", "update-ref", "-d", "refs/exarchos/signup")
 	settleRefs(t, dir, 3)
 	assert.Empty(t, boundPhases(t, dir))
-	git(t, dir, "update-ref", "refs/exarchos/signup", saved)
+	gittest.Git(t, dir, "", "update-ref", "refs/exarchos/signup", saved)
 	settleRefs(t, dir, 4)
 	assert.Equal(t, map[string]string{"signup": "ideate"}, boundPhases(t, dir))
 
 	// Only in packed-refs (a restore by pack-refs, or a clone): the stamp of packed-refs tells.
-	git(t, dir, "update-ref", "-d", "refs/exarchos/signup")
+	gittest.Git(t, dir, "", "update-ref", "-d", "refs/exarchos/signup")
 	settleRefs(t, dir, 5)
 	assert.Empty(t, boundPhases(t, dir))
 	packed := filepath.Join(dir, ".git", "packed-refs")
@@ -101,7 +102,7 @@ func TestHookIndexRereadsMovedRefsOnly(t *testing.T) {
 	settleFile("login", 1)
 	settleFile("signup", 1)
 	settleRefs(t, dir, 1)
-	git(t, dir, "switch", "-q", "-c", "signup")
+	gittest.Git(t, dir, "", "switch", "-q", "-c", "signup")
 	assert.Equal(t, map[string]string{"signup": "ideate"}, boundPhases(t, dir))
 	index := filepath.Join(dir, ".git", "exarchos-cache", "hooks", "index")
 	line := func(f string) []string {
@@ -117,8 +118,8 @@ func TestHookIndexRereadsMovedRefsOnly(t *testing.T) {
 	}
 	require.NotEqual(t, "-", line("signup")[3], "a settled ref's stamp is kept")
 
-	loginCommit := git(t, dir, "rev-parse", "refs/exarchos/login")
-	signupCommit := git(t, dir, "rev-parse", "refs/exarchos/signup")
+	loginCommit := gittest.Git(t, dir, "", "rev-parse", "refs/exarchos/login")
+	signupCommit := gittest.Git(t, dir, "", "rev-parse", "refs/exarchos/signup")
 	rewriteInPlace := func(commit string) {
 		t.Helper()
 		path := filepath.Join(refs, "signup")

@@ -12,6 +12,7 @@ import (
 	"github.com/exarchos/git-exarchos/hookrun"
 	"github.com/exarchos/git-exarchos/hooks"
 	"github.com/exarchos/git-exarchos/internal/agentenv"
+	"github.com/exarchos/git-exarchos/project"
 	"github.com/exarchos/git-exarchos/trust"
 )
 
@@ -76,7 +77,7 @@ func HooksUninstall(o HooksOptions) (*HooksResult, error) {
 func changeHooks(o HooksOptions, install bool) (*HooksResult, error) {
 	verb := map[bool]string{true: "install", false: "uninstall"}[install]
 	if !o.Claude && !o.Git {
-		return nil, Usagef("say what to %s: --claude, --git, or both", verb)
+		return nil, project.Usagef("say what to %s: --claude, --git, or both", verb)
 	}
 	res := &HooksResult{}
 	// Installing changes what PostToolUse watches (the settings file, the git hooks): its own

@@ -14,6 +14,7 @@ import (
 
 	"github.com/exarchos/git-exarchos/fsmonitor"
 	"github.com/exarchos/git-exarchos/hookrun"
+	"github.com/exarchos/git-exarchos/internal/gittest"
 )
 
 // withMonitor has the hook start file-system monitors in this process (the CLI starts
@@ -154,7 +155,7 @@ func TestHookEffectsWithoutTheMonitor(t *testing.T) {
 	assert.Empty(t, post())
 	assert.Empty(t, post())
 	assert.Equal(t, 1, started, "a monitor is started at most once a minute per tree")
-	writeFile(t, dir, "src/a.go", "package src\n")
+	gittest.WriteFile(t, dir, "src/a.go", "package src\n")
 	assert.Contains(t, post(), "src/a.go (untracked)", "no monitor: the tree is read on every call")
 	var reason string
 	brokenGit(t, func() { reason = post() })
@@ -170,7 +171,7 @@ func TestHookMonitorTurnedOff(t *testing.T) {
 	assert.Empty(t, post()) // on: starts a monitor
 	_, err := fsmonitor.Token(dir)
 	require.NoError(t, err)
-	git(t, dir, "config", "exarchos.hookMonitor", "false")
+	gittest.Git(t, dir, "", "config", "exarchos.hookMonitor", "false")
 	assert.Contains(t, post(), "changes what git runs", "the user turned a watched setting; the agent is blocked until they accept it")
 	_, err = HooksAccept(r, hookrun.HooksAcceptOptions{Environ: []string{}}) // the user's own terminal
 	require.NoError(t, err)
@@ -184,7 +185,7 @@ func TestHookMonitorTurnedOff(t *testing.T) {
 	assert.Contains(t, res.Monitor, "off (git config exarchos.hookMonitor false)")
 
 	dir2, _ := loginRepo(t)
-	git(t, dir2, "config", "exarchos.hookMonitor", "off")
+	gittest.Git(t, dir2, "", "config", "exarchos.hookMonitor", "off")
 	assert.Empty(t, callHook(t, "m6", dir2, "PostToolUse", "Bash", bash("whatever")).denied())
 	_, err = fsmonitor.Token(dir2)
 	require.ErrorIs(t, err, fsmonitor.ErrNotRunning, "turned off: no monitor is started")
@@ -196,9 +197,9 @@ func TestHookMonitorTurnedOff(t *testing.T) {
 func TestHookEffectsInALinkedWorktree(t *testing.T) {
 	withMonitor(t, fsmonitor.Options{Rescan: -1})
 	dir, _ := loginRepo(t)
-	git(t, dir, "switch", "-q", "-c", "elsewhere")
+	gittest.Git(t, dir, "", "switch", "-q", "-c", "elsewhere")
 	wt := filepath.Join(t.TempDir(), "login-wt")
-	git(t, dir, "worktree", "add", "-q", wt, "login")
+	gittest.Git(t, dir, "", "worktree", "add", "-q", wt, "login")
 	post := func() string { return callHook(t, "m4", wt, "PostToolUse", "Bash", bash("whatever")).denied() }
 	assert.Empty(t, post())
 	assert.Empty(t, post())
@@ -206,13 +207,13 @@ func TestHookEffectsInALinkedWorktree(t *testing.T) {
 	brokenGit(t, func() { reason = post() })
 	assert.Empty(t, reason, "the kept status, in a linked worktree")
 
-	writeFile(t, dir, "main.go", "package main // in the other worktree\n")
+	gittest.WriteFile(t, dir, "main.go", "package main // in the other worktree\n")
 	assert.Empty(t, post(), "the other worktree's changes are not this session's")
-	writeFile(t, wt, "main.go", "package main // here\n")
+	gittest.WriteFile(t, wt, "main.go", "package main // here\n")
 	assert.Contains(t, post(), "main.go (worktree)")
-	git(t, wt, "checkout", "-q", "--", "main.go")
+	gittest.Git(t, wt, "", "checkout", "-q", "--", "main.go")
 	assert.Empty(t, post())
-	git(t, wt, "rm", "-q", "--cached", "main.go")
+	gittest.Git(t, wt, "", "rm", "-q", "--cached", "main.go")
 	assert.Contains(t, post(), "main.go (index)")
 }
 
@@ -232,6 +233,6 @@ func TestDoctorReportsTheMonitor(t *testing.T) {
 	assert.Contains(t, c.Message, "inotify allows")
 	callHook(t, "m7", dir, "PostToolUse", "Bash", bash("whatever"))
 	assert.Contains(t, check().Message, "file-system monitor watching")
-	git(t, dir, "config", "exarchos.hookMonitor", "false")
+	gittest.Git(t, dir, "", "config", "exarchos.hookMonitor", "false")
 	assert.Contains(t, check().Message, "off (exarchos.hookMonitor false)")
 }

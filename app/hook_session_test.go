@@ -15,6 +15,7 @@ import (
 
 	"github.com/exarchos/git-exarchos/gitstore"
 	"github.com/exarchos/git-exarchos/hookrun"
+	"github.com/exarchos/git-exarchos/internal/gittest"
 	"github.com/exarchos/git-exarchos/saga"
 	"github.com/exarchos/git-exarchos/workflow"
 )
@@ -72,8 +73,8 @@ func bash(cmd string) map[string]string { return map[string]string{"command": cm
 func loginRepo(t *testing.T) (string, *Repo) {
 	t.Setenv("XDG_STATE_HOME", t.TempDir())
 	dir, r := newRepo(t, "main")
-	commitFile(t, dir, "main.go", "package main\n")
-	git(t, dir, "switch", "-q", "-c", "login")
+	gittest.CommitFile(t, dir, "main.go", "package main\n")
+	gittest.Git(t, dir, "", "switch", "-q", "-c", "login")
 	_, err := r.CreateWorkflow(workflow.Init{Feature: "login", Type: "feature", Branch: "login"})
 	require.NoError(t, err)
 	return dir, r
@@ -103,11 +104,11 @@ func TestHookSessionBinding(t *testing.T) {
 	require.Contains(t, callHook(t, "s1", dir, "PreToolUse", "Write", write(filepath.Join(dir, "main.go"))).denied(), "not allowed while workflow login")
 	assert.Equal(t, 1, countEvents(t, r, "login", workflow.EventHookSessionBound))
 
-	git(t, dir, "switch", "-q", "-c", "elsewhere")
+	gittest.Git(t, dir, "", "switch", "-q", "-c", "elsewhere")
 	assert.Contains(t, callHook(t, "s1", dir, "PreToolUse", "Write", write(filepath.Join(dir, "main.go"))).denied(), "workflow login", "another branch")
-	git(t, dir, "switch", "-q", "--detach", "HEAD")
+	gittest.Git(t, dir, "", "switch", "-q", "--detach", "HEAD")
 	assert.Contains(t, callHook(t, "s1", dir, "PreToolUse", "Write", write(filepath.Join(dir, "main.go"))).denied(), "workflow login", "detached HEAD")
-	git(t, dir, "worktree", "add", "-q", "-b", "scratch", scratch)
+	gittest.Git(t, dir, "", "worktree", "add", "-q", "-b", "scratch", scratch)
 	assert.Contains(t, callHook(t, "s1", scratch, "PreToolUse", "Write", write(filepath.Join(scratch, "main.go"))).denied(), "workflow login", "scratch worktree")
 	assert.Contains(t, callHook(t, "s1", outside, "PreToolUse", "Write", write(filepath.Join(dir, "main.go"))).denied(), "workflow login", "cwd outside")
 	assert.Contains(t, callHook(t, "s1", outside, "PreToolUse", "mcp__github__create_file", map[string]string{}).denied(), "workflow login", "MCP write tool in ideate")
@@ -175,13 +176,13 @@ func TestHookJudgesEffects(t *testing.T) {
 	assert.Empty(t, post("Bash"), "clean")
 
 	// Documents are what planning may change.
-	writeFile(t, dir, "docs/design.md", "# design\n")
-	writeFile(t, dir, "NOTES.md", "notes\n")
+	gittest.WriteFile(t, dir, "docs/design.md", "# design\n")
+	gittest.WriteFile(t, dir, "NOTES.md", "notes\n")
 	assert.Empty(t, post("Bash"))
 	assert.Empty(t, post("mcp__fs__write"))
 
 	// Code written by a command the PreToolUse check could not see coming.
-	writeFile(t, dir, "src/new.go", "package src\n")
+	gittest.WriteFile(t, dir, "src/new.go", "package src\n")
 	reason := post("Bash")
 	assert.Contains(t, reason, "src/new.go (untracked)")
 	assert.Contains(t, reason, "rm -- src/new.go")
@@ -191,15 +192,15 @@ func TestHookJudgesEffects(t *testing.T) {
 	assert.Empty(t, post("Read"), "read-only tools are not judged")
 	require.NoError(t, os.Remove(filepath.Join(dir, "src/new.go")))
 
-	writeFile(t, dir, "main.go", "package main // changed\n")
+	gittest.WriteFile(t, dir, "main.go", "package main // changed\n")
 	assert.Contains(t, post("Bash"), "main.go (worktree)")
-	git(t, dir, "add", "main.go")
+	gittest.Git(t, dir, "", "add", "main.go")
 	reason = post("Bash")
 	assert.Contains(t, reason, "main.go (index)")
 	assert.Contains(t, reason, "git restore --source=HEAD --staged --worktree -- main.go")
-	git(t, dir, "commit", "-q", "-m", "sneak")
+	gittest.Git(t, dir, "", "commit", "-q", "-m", "sneak")
 	assert.Contains(t, post("Bash"), "main.go (branch)")
-	git(t, dir, "reset", "-q", "--hard", "HEAD~1")
+	gittest.Git(t, dir, "", "reset", "-q", "--hard", "HEAD~1")
 	assert.Empty(t, post("Bash"), "undone")
 }
 
@@ -208,9 +209,9 @@ func TestHookJudgesEffects(t *testing.T) {
 func TestHookTurnCapAndStaleLock(t *testing.T) {
 	dir, _ := loginRepo(t)
 	def := "type: capped\ndescription: capped\ninitial: work\nphases:\n  - id: work\n    turnCap: 2\n  - id: done\n    kind: final\ntransitions:\n  - from: work\n    to: done\n"
-	git(t, dir, "switch", "-q", "main") // definitions are read from the base branch
-	commitFile(t, dir, ".exarchos/workflows/capped.yaml", def)
-	git(t, dir, "switch", "-q", "-c", "capped")
+	gittest.Git(t, dir, "", "switch", "-q", "main") // definitions are read from the base branch
+	gittest.CommitFile(t, dir, ".exarchos/workflows/capped.yaml", def)
+	gittest.Git(t, dir, "", "switch", "-q", "-c", "capped")
 	r, err := Open(dir)
 	require.NoError(t, err)
 	_, err = r.CreateWorkflow(workflow.Init{Feature: "capped", Type: "capped", Branch: "capped"})
@@ -249,7 +250,7 @@ func TestHookSessionFollowsItsBranch(t *testing.T) {
 
 	_, err := Cancel(r, saga.CancelOptions{Feature: "login", Reason: "start over"})
 	require.NoError(t, err)
-	git(t, dir, "switch", "-q", "-c", "x")
+	gittest.Git(t, dir, "", "switch", "-q", "-c", "x")
 	_, err = Init(r, InitOptions{Feature: "h2", Type: "feature"})
 	require.NoError(t, err)
 
@@ -274,6 +275,6 @@ func TestHookSessionFollowsItsBranch(t *testing.T) {
 	require.NoError(t, err)
 	cache := filepath.Join(r.Store.Loc.CommonDir, "exarchos")
 	require.NoError(t, os.RemoveAll(cache))
-	git(t, dir, "update-ref", "refs/exarchos/h3", git(t, dir, "rev-parse", "HEAD"))
+	gittest.Git(t, dir, "", "update-ref", "refs/exarchos/h3", gittest.Git(t, dir, "", "rev-parse", "HEAD"))
 	assert.NotEmpty(t, callHook(t, "s1", dir, "PreToolUse", "Write", write(src)).denied(), "unreadable workflow on the branch: closed")
 }

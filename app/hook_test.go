@@ -9,6 +9,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/exarchos/git-exarchos/internal/gittest"
+	"github.com/exarchos/git-exarchos/project"
 	"github.com/exarchos/git-exarchos/workflow"
 )
 
@@ -39,18 +41,18 @@ func TestBoundWorkflowsCache(t *testing.T) {
 	require.FileExists(t, index)
 
 	// A change moves the ref: the cache entry keyed by the old commit is not used.
-	commitFile(t, dir, "docs/design.md", "design")
+	gittest.CommitFile(t, dir, "docs/design.md", "design")
 	mustRun(t, r, "login", workflow.Set{Assignments: []workflow.Assignment{{Path: "artifacts.design", Value: []byte(`"docs/design.md"`)}}})
 	mustRun(t, r, "login", workflow.TransitionTo{Phase: "plan"})
 	assert.Equal(t, map[string]string{"login": "plan"}, boundPhases(t, dir))
 
 	// The ref moved back by hand (as a pull could): the answer follows the ref.
-	before := git(t, dir, "rev-parse", "refs/exarchos/login~1")
-	git(t, dir, "update-ref", "refs/exarchos/login", before)
+	before := gittest.Git(t, dir, "", "rev-parse", "refs/exarchos/login~1")
+	gittest.Git(t, dir, "", "update-ref", "refs/exarchos/login", before)
 	assert.Equal(t, map[string]string{"login": "ideate"}, boundPhases(t, dir))
 
 	// Packed objects and refs read the same.
-	git(t, dir, "gc", "-q")
+	gittest.Git(t, dir, "", "gc", "-q")
 	assert.Equal(t, map[string]string{"login": "ideate"}, boundPhases(t, dir))
 
 	// Damaged cache files are ignored and rewritten; a deleted cache is rebuilt.
@@ -70,13 +72,13 @@ func TestBoundWorkflowsCache(t *testing.T) {
 	assert.Equal(t, map[string]string{"login": "ideate"}, boundPhases(t, dir))
 
 	// Another branch binds its own workflow; a deleted workflow leaves the cache.
-	git(t, dir, "switch", "-q", "-c", "other")
+	gittest.Git(t, dir, "", "switch", "-q", "-c", "other")
 	assert.Equal(t, map[string]string{"other": "ideate"}, boundPhases(t, dir))
-	git(t, dir, "update-ref", "-d", "refs/exarchos/other")
+	gittest.Git(t, dir, "", "update-ref", "-d", "refs/exarchos/other")
 	assert.Empty(t, boundPhases(t, dir))
 
 	// Detached HEAD binds nothing.
-	git(t, dir, "switch", "-q", "--detach", "login")
+	gittest.Git(t, dir, "", "switch", "-q", "--detach", "login")
 	assert.Empty(t, boundPhases(t, dir))
 }
 
@@ -97,8 +99,8 @@ func TestTaskWorktreeBindsItsWorkflow(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "login", feature)
 
-	gitIn(t, dir, "switch", "-q", "-c", "main--t9")
+	gittest.Git(t, dir, "", "switch", "-q", "-c", "main--t9")
 	assert.Empty(t, boundPhases(t, dir))
 	_, err = r.ResolveFeature("")
-	assert.ErrorIs(t, err, ErrAmbiguous)
+	assert.ErrorIs(t, err, project.ErrAmbiguous)
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+
+	"github.com/exarchos/git-exarchos/project"
 )
 
 // MaxSubmission bounds a completion payload (`submit`).
@@ -16,7 +18,7 @@ func ReadBounded(name string, r io.Reader, limit int, what string) ([]byte, erro
 	if r == nil {
 		f, err := os.Open(name)
 		if err != nil {
-			return nil, Usagef("read %s: %v", name, err) // a file the caller named: bad input
+			return nil, project.Usagef("read %s: %v", name, err) // a file the caller named: bad input
 		}
 		defer f.Close()
 		r = f
@@ -26,7 +28,7 @@ func ReadBounded(name string, r io.Reader, limit int, what string) ([]byte, erro
 		return nil, fmt.Errorf("read %s: %w", name, err)
 	}
 	if len(b) > limit {
-		return nil, Usagef("%s is over the limit of %d KiB for %s", name, limit>>10, what)
+		return nil, project.Usagef("%s is over the limit of %d KiB for %s", name, limit>>10, what)
 	}
 	return b, nil
 }

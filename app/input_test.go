@@ -6,21 +6,25 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/exarchos/git-exarchos/hookrun"
+	"github.com/exarchos/git-exarchos/internal/gittest"
+	"github.com/exarchos/git-exarchos/project"
 )
 
 // TestInputBounds: --data and `set` input over a documented bound is refused as a usage error
 // (exit 2) naming the limit, and nothing is written.
 func TestInputBounds(t *testing.T) {
 	dir, r := newSagaRepo(t)
-	head := gitIn(t, dir, "rev-parse", "refs/exarchos/login")
+	head := gittest.Git(t, dir, "", "rev-parse", "refs/exarchos/login")
 	usage := func(t *testing.T, err error, want string) {
 		t.Helper()
-		var u *UsageError
+		var u *project.UsageError
 		if !errors.As(err, &u) || !strings.Contains(u.Msg, want) {
 			t.Fatalf("want a usage error naming %q, got %v", want, err)
 		}
-		if got := gitIn(t, dir, "rev-parse", "refs/exarchos/login"); got != head {
+		if got := gittest.Git(t, dir, "", "rev-parse", "refs/exarchos/login"); got != head {
 			t.Fatal("a refused input was written")
 		}
 	}
@@ -32,10 +36,9 @@ func TestInputBounds(t *testing.T) {
 	_, err = AppendEvent(r, EventOptions{Feature: "login", Type: "note.added", Data: `"` + strings.Repeat("x", 300<<10) + `"`})
 	usage(t, err, "over the limit of 256 KiB")
 	// Brackets inside strings are not nesting.
-	if _, err := AppendEvent(r, EventOptions{Feature: "login", Type: "note.added", Data: `{"text":"` + strings.Repeat("[{", 100) + `\"]"}`}); err != nil {
-		t.Fatal(err)
-	}
-	head = gitIn(t, dir, "rev-parse", "refs/exarchos/login")
+	_, err = AppendEvent(r, EventOptions{Feature: "login", Type: "note.added", Data: `{"text":"` + strings.Repeat("[{", 100) + `\"]"}`})
+	require.NoError(t, err)
+	head = gittest.Git(t, dir, "", "rev-parse", "refs/exarchos/login")
 
 	_, err = Set(r, SetOptions{Feature: "login", Assignments: []string{strings.Repeat("a.", 59999) + "a=1"}})
 	usage(t, err, "more than 32 segments")
@@ -45,9 +48,8 @@ func TestInputBounds(t *testing.T) {
 	usage(t, err, "more than 64 levels")
 	_, err = Set(r, SetOptions{Feature: "login", Assignments: []string{"owner=caf\xe9"}})
 	usage(t, err, "not valid UTF-8")
-	if _, err := Set(r, SetOptions{Feature: "login", Assignments: []string{strings.Repeat("a.", 31) + "a=1"}}); err != nil {
-		t.Fatalf("32 segments: %v", err)
-	}
+	_, err = Set(r, SetOptions{Feature: "login", Assignments: []string{strings.Repeat("a.", 31) + "a=1"}})
+	require.NoError(t, err, "32 segments")
 }
 
 // TestHookStdinBound: a hook payload over 16 MiB is read no further than the limit, and refused

@@ -16,6 +16,7 @@ import (
 	"github.com/exarchos/git-exarchos/hookrun"
 	"github.com/exarchos/git-exarchos/internal/atomicfile"
 	"github.com/exarchos/git-exarchos/internal/sibling"
+	"github.com/exarchos/git-exarchos/project"
 )
 
 // MCPServerName is the server's key in .mcp.json; Claude Code names its tools mcp__exarchos__<tool>.
@@ -130,7 +131,7 @@ func MCPConfigPath(dir string) (string, error) {
 		return "", err
 	}
 	if loc.WorkTree == "" {
-		return "", Usagef("a bare repository has no working tree for %s: run this in a clone", MCPConfigFile)
+		return "", project.Usagef("a bare repository has no working tree for %s: run this in a clone", MCPConfigFile)
 	}
 	return filepath.Join(loc.WorkTree, MCPConfigFile), nil
 }

@@ -10,7 +10,7 @@ import (
 // record (stamped with the id "dry-run"), its State what they would leave, its Head the commit
 // they were decided on. A rejection is returned as Execute returns it, without the refusal
 // Execute would record. Dry runs (`cleanup --dry-run`) use it.
-func (r *Repo) Preview(feature string, cmds ...workflow.Command) (*Result, error) {
+func (r *Repo) Preview(feature string, cmds ...workflow.Command) (*project.Result, error) {
 	st, snap, err := r.State(feature)
 	if err != nil {
 		return nil, err
@@ -33,7 +33,7 @@ func (r *Repo) Preview(feature string, cmds ...workflow.Command) (*Result, error
 	if err := r.LegacyChange(def, st, cmds, env, out, nil); err != nil {
 		return nil, err
 	}
-	res := &Result{Feature: feature, Head: snap.Commit.String(), Appended: []workflow.Event{}}
+	res := &project.Result{Feature: feature, Head: snap.Commit.String(), Appended: []workflow.Event{}}
 	now := r.Store.Now()
 	for _, n := range out {
 		e, err := n.Stamp("dry-run", st.LastSeq+1, now, env.Actor, st.LastClock+1)

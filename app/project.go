@@ -36,35 +36,3 @@ func Open(dir string) (*Repo, error) {
 	t := trust.Open(p)
 	return &Repo{Repo: t, hook: hookrun.Attach(t)}, nil
 }
-
-// The names below are project's, kept here while the job packages move out of app (issue 31): the
-// commands and the branches in flight spell them unqualified. New code names project's.
-type (
-	UsageError           = project.UsageError
-	Rules                = project.Rules
-	Base                 = project.Base
-	Config               = project.Config
-	TypeLimits           = project.TypeLimits
-	RulesUnreadableError = project.RulesUnreadableError
-	Result               = project.Result
-	Trust                = trust.Trust
-	AgentRefusal         = trust.AgentRefusal
-)
-
-const (
-	DefinitionsDir = project.DefinitionsDir
-	ConfigFile     = project.ConfigFile
-	ValidateFile   = project.ValidateFile
-
-	AllowedSignersPath = trust.AllowedSignersPath
-	RolesPath          = trust.RolesPath
-)
-
-var (
-	// Usagef builds a UsageError (project.Usagef).
-	Usagef = project.Usagef
-	// IsRejection reports whether err is a workflow rejection (project.IsRejection).
-	IsRejection = project.IsRejection
-	// ErrAmbiguous means the feature was left out and could not be inferred (project.ErrAmbiguous).
-	ErrAmbiguous = project.ErrAmbiguous
-)

@@ -4,13 +4,14 @@ import (
 	"bytes"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
 
-	"github.com/exarchos/git-exarchos/hookrun"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/exarchos/git-exarchos/hookrun"
+	"github.com/exarchos/git-exarchos/internal/gittest"
 )
 
 // TestHookReftableWithOldGitFailsClosed (issue 28): a repository whose refs are kept in reftable,
@@ -18,7 +19,7 @@ import (
 // workflow: the hook denies policed tools with git's own error and the fix (a newer git), for a
 // session bound before and for a new one; a command says the same and exits with an error.
 func TestHookReftableWithOldGitFailsClosed(t *testing.T) {
-	if exec.Command("git", "init", "-q", "--ref-format=reftable", filepath.Join(t.TempDir(), "probe")).Run() == nil {
+	if _, err := gittest.Run(t.TempDir(), "", "init", "-q", "--ref-format=reftable", "probe"); err == nil {
 		t.Skip("the installed git reads reftable repositories; TestRepositoryShapes/reftable runs every command family in one")
 	}
 	for _, k := range []string{"CLAUDECODE", "CLAUDE_CODE_SESSION_ID", "CLAUDE_CODE_ENTRYPOINT", "AI_AGENT", "CLAUDE_PROJECT_DIR"} {
@@ -37,8 +38,8 @@ func TestHookReftableWithOldGitFailsClosed(t *testing.T) {
 	write := fmt.Sprintf(`{"file_path":%q}`, filepath.Join(dir, "main.go"))
 	assert.Contains(t, hook("bound-before", "Write", write), `"permissionDecision":"deny"`, "ideate refuses code")
 
-	git(t, dir, "config", "core.repositoryFormatVersion", "1")
-	git(t, dir, "config", "extensions.refStorage", "reftable")
+	gittest.Git(t, dir, "", "config", "core.repositoryFormatVersion", "1")
+	gittest.Git(t, dir, "", "config", "extensions.refStorage", "reftable")
 	for _, session := range []string{"bound-before", "new-session"} {
 		out := hook(session, "Write", write)
 		assert.Contains(t, out, `"permissionDecision":"deny"`, session)

@@ -43,7 +43,7 @@ type ReviewOptions struct {
 
 // ReviewResult is the write result and where the workflow's findings stand after it.
 type ReviewResult struct {
-	*Result
+	*project.Result
 	Findings *FindingsReport `json:"findings"`
 }
 
@@ -103,12 +103,12 @@ func Review(r *Repo, o ReviewOptions) (*ReviewResult, error) {
 func (o ReviewOptions) command() (workflow.Command, error) {
 	if o.Resolve != "" {
 		if o.Dimension != "" || o.Verdict != "" || len(o.Findings) > 0 || o.FindingsFile != "" {
-			return nil, Usagef("--resolve closes one finding: give it alone, git exarchos review [<feature>] --resolve %s --note \"why\"", o.Resolve)
+			return nil, project.Usagef("--resolve closes one finding: give it alone, git exarchos review [<feature>] --resolve %s --note \"why\"", o.Resolve)
 		}
 		return workflow.ResolveFinding{ID: o.Resolve, Note: o.Note, Human: o.Human}, nil
 	}
 	if o.Dimension == "" {
-		return nil, Usagef("name the review dimension: git exarchos review [<feature>] <dimension> [pass|fail] [--finding SEVERITY:FILE:LINE:TEXT]…")
+		return nil, project.Usagef("name the review dimension: git exarchos review [<feature>] <dimension> [pass|fail] [--finding SEVERITY:FILE:LINE:TEXT]…")
 	}
 	findings, err := o.readFindings()
 	if err != nil {
@@ -120,11 +120,11 @@ func (o ReviewOptions) command() (workflow.Command, error) {
 		rv.Pass = o.Verdict == "pass"
 	case "":
 		if len(findings) == 0 {
-			return nil, Usagef("give a verdict (pass or fail), or findings for it to follow from: git exarchos review %s fail, or --finding SEVERITY:FILE:LINE:TEXT", o.Dimension)
+			return nil, project.Usagef("give a verdict (pass or fail), or findings for it to follow from: git exarchos review %s fail, or --finding SEVERITY:FILE:LINE:TEXT", o.Dimension)
 		}
 		rv.Triage = true
 	default:
-		return nil, Usagef("review verdict %q: use pass or fail (or leave it out to let the findings decide)", o.Verdict)
+		return nil, project.Usagef("review verdict %q: use pass or fail (or leave it out to let the findings decide)", o.Verdict)
 	}
 	return rv, nil
 }
@@ -137,7 +137,7 @@ var findingFlag = regexp.MustCompile(`^([^:]*):(.*?):([0-9]+):(.*)$`)
 func ParseFinding(s string) (workflow.FindingInput, error) {
 	m := findingFlag.FindStringSubmatch(s)
 	if m == nil {
-		return workflow.FindingInput{}, Usagef("--finding %q: write SEVERITY:FILE:LINE:TEXT, e.g. --finding 'high:app/login.go:42:the error from Close is dropped' (LINE 0: the file as a whole)", clipText(s))
+		return workflow.FindingInput{}, project.Usagef("--finding %q: write SEVERITY:FILE:LINE:TEXT, e.g. --finding 'high:app/login.go:42:the error from Close is dropped' (LINE 0: the file as a whole)", clipText(s))
 	}
 	line, err := strconv.Atoi(m[3])
 	if err != nil { // more digits than an int holds
@@ -150,7 +150,7 @@ func ParseFinding(s string) (workflow.FindingInput, error) {
 func (o ReviewOptions) readFindings() ([]workflow.FindingInput, error) {
 	var out []workflow.FindingInput
 	if len(o.Findings) > workflow.MaxFindings {
-		return nil, Usagef("%d --finding flags, more than %d in one review: record them in several calls on the same tip (each adds its findings)", len(o.Findings), workflow.MaxFindings)
+		return nil, project.Usagef("%d --finding flags, more than %d in one review: record them in several calls on the same tip (each adds its findings)", len(o.Findings), workflow.MaxFindings)
 	}
 	for _, s := range o.Findings {
 		f, err := ParseFinding(s)
@@ -166,20 +166,20 @@ func (o ReviewOptions) readFindings() ([]workflow.FindingInput, error) {
 	if o.FindingsFile != "-" {
 		f, err := os.Open(o.FindingsFile)
 		if err != nil {
-			return nil, Usagef("--findings-file: %v", err)
+			return nil, project.Usagef("--findings-file: %v", err)
 		}
 		defer f.Close()
 		in, name = f, o.FindingsFile
 	}
 	if in == nil {
-		return nil, Usagef("--findings-file -: no standard input to read")
+		return nil, project.Usagef("--findings-file -: no standard input to read")
 	}
 	b, err := io.ReadAll(io.LimitReader(in, MaxFindingsFile+1))
 	if err != nil {
 		return nil, fmt.Errorf("read the findings from %s: %w", name, err)
 	}
 	if len(b) > MaxFindingsFile {
-		return nil, Usagef("the findings in %s are over %d KiB: a review records at most %d findings of %d bytes each; split them over several calls on the same tip", name, MaxFindingsFile>>10, workflow.MaxFindings, workflow.MaxFindingText)
+		return nil, project.Usagef("the findings in %s are over %d KiB: a review records at most %d findings of %d bytes each; split them over several calls on the same tip", name, MaxFindingsFile>>10, workflow.MaxFindings, workflow.MaxFindingText)
 	}
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
@@ -188,7 +188,7 @@ func (o ReviewOptions) readFindings() ([]workflow.FindingInput, error) {
 		if err == nil {
 			err = errors.New("more after the array")
 		}
-		return nil, Usagef(`the findings in %s: %v: write a JSON array of {"severity": "high", "file": "app/login.go", "line": 42, "text": "…"}`, name, err)
+		return nil, project.Usagef(`the findings in %s: %v: write a JSON array of {"severity": "high", "file": "app/login.go", "line": 42, "text": "…"}`, name, err)
 	}
 	return append(out, fs...), nil
 }

@@ -6,7 +6,9 @@ import (
 	"testing"
 
 	"github.com/exarchos/git-exarchos/app"
+	"github.com/exarchos/git-exarchos/internal/apptest"
 	"github.com/exarchos/git-exarchos/internal/gittest"
+	"github.com/exarchos/git-exarchos/project"
 	"github.com/exarchos/git-exarchos/verify"
 	"github.com/exarchos/git-exarchos/workflow"
 )
@@ -30,7 +32,7 @@ func TestParseFinding(t *testing.T) {
 	}
 	for _, in := range []string{"", "high", "high:a.go", "high:a.go:x:text", "high a.go 3 text"} {
 		_, err := app.ParseFinding(in)
-		var u *app.UsageError
+		var u *project.UsageError
 		if !errors.As(err, &u) || !strings.Contains(err.Error(), "write SEVERITY:FILE:LINE:TEXT") {
 			t.Errorf("%q: %v, want a usage error naming the form", in, err)
 		}
@@ -40,10 +42,10 @@ func TestParseFinding(t *testing.T) {
 // TestVerifyFindingFileAtTheJudgedCommit: a review.recorded built by hand with a finding on a file
 // the judged commit does not have is a violation: verify re-checks what review checked.
 func TestVerifyFindingFileAtTheJudgedCommit(t *testing.T) {
-	_, dir, r := unsignedLogin(t)
+	_, dir, r := apptest.UnsignedLogin(t)
 	head := gittest.Git(t, dir, "", "rev-parse", "HEAD")
-	forge(t, r, "login", workflow.NewEvent{Type: workflow.EventReviewRecorded, Data: workflow.ReviewData{Dimension: "quality", Verdict: "fail", Commit: head,
+	apptest.Forge(t, r, "login", workflow.NewEvent{Type: workflow.EventReviewRecorded, Data: workflow.ReviewData{Dimension: "quality", Verdict: "fail", Commit: head,
 		Findings: []workflow.FindingData{{ID: "f12345678", FindingInput: workflow.FindingInput{Severity: "high", File: "nowhere.go", Line: 1, Text: "x"}}}}})
-	res, err := app.Verify(reopen(t, dir), verify.VerifyOptions{Feature: "login"})
-	wantViolation(t, res, err, "review", "finding f12345678 names nowhere.go, which is not a file at the judged commit")
+	res, err := app.Verify(apptest.Reopen(t, dir), verify.VerifyOptions{Feature: "login"})
+	apptest.WantViolation(t, res, err, "review", "finding f12345678 names nowhere.go, which is not a file at the judged commit")
 }

@@ -8,6 +8,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/exarchos/git-exarchos/internal/gittest"
+	"github.com/exarchos/git-exarchos/project"
 	"github.com/exarchos/git-exarchos/views"
 	"github.com/exarchos/git-exarchos/workflow"
 )
@@ -27,8 +29,8 @@ func toReview(t *testing.T, r *Repo, dir, f string) {
 	t.Helper()
 	_, err := Init(r, InitOptions{Feature: f, Type: "feature"})
 	require.NoError(t, err)
-	commitFile(t, dir, "docs/design.md", "design")
-	commitFile(t, dir, "docs/plan.md", "plan")
+	gittest.CommitFile(t, dir, "docs/design.md", "design")
+	gittest.CommitFile(t, dir, "docs/plan.md", "plan")
 	_, err = Set(r, SetOptions{Feature: f, Assignments: []string{"artifacts.design=docs/design.md", "artifacts.plan=docs/plan.md"}})
 	require.NoError(t, err)
 	paths := workflow.OverrideGuard{Guard: workflow.GuardPathsAllowed, Reason: "the rules commits predate the workflow"}
@@ -36,7 +38,7 @@ func toReview(t *testing.T, r *Repo, dir, f string) {
 		paths, workflow.TransitionTo{Phase: "delegate"}, workflow.AddTask{ID: "t1"}} {
 		mustRun(t, r, f, c)
 	}
-	commitFile(t, dir, f+".go", "package x\n")
+	gittest.CommitFile(t, dir, f+".go", "package x\n")
 	mustRun(t, r, f, workflow.CompleteTask{ID: "t1"})
 	mustRun(t, r, f, workflow.TransitionTo{Phase: "review"})
 }
@@ -54,10 +56,10 @@ func rejection(t *testing.T, err error) *workflow.Rejection {
 // records it; raising the limit on the base afterwards does not close it.
 func TestRulesComeFromTheBaseBranch(t *testing.T) {
 	dir, _ := newRepo(t, "main")
-	commitFile(t, dir, ConfigFile, "workflows:\n  feature: {maxFixCycles: 1}\n")
-	git(t, dir, "switch", "-q", "-c", "agent")
-	commitFile(t, dir, ConfigFile, "requireChecks: false\nworkflows:\n  feature: {maxFixCycles: 50}\n")
-	commitFile(t, dir, ".exarchos/workflows/loose.yaml", "type: loose\ninitial: a\nphases:\n  - {id: a}\n  - {id: done, kind: final}\ntransitions:\n  - {from: a, to: done}\n")
+	gittest.CommitFile(t, dir, project.ConfigFile, "workflows:\n  feature: {maxFixCycles: 1}\n")
+	gittest.Git(t, dir, "", "switch", "-q", "-c", "agent")
+	gittest.CommitFile(t, dir, project.ConfigFile, "requireChecks: false\nworkflows:\n  feature: {maxFixCycles: 50}\n")
+	gittest.CommitFile(t, dir, ".exarchos/workflows/loose.yaml", "type: loose\ninitial: a\nphases:\n  - {id: a}\n  - {id: done, kind: final}\ntransitions:\n  - {from: a, to: done}\n")
 
 	r := reopen(t, dir)
 	rl := r.Rules()
@@ -73,7 +75,7 @@ func TestRulesComeFromTheBaseBranch(t *testing.T) {
 	toReview(t, r, dir, "f")
 	mustRun(t, r, "f", workflow.RecordReview{Dimension: "spec"}) // a fix cycle answers a failed review
 	mustRun(t, r, "f", workflow.TransitionTo{Phase: "delegate"}) // fix cycle 1 of 1
-	commitFile(t, dir, "fix.go", "package x\n")
+	gittest.CommitFile(t, dir, "fix.go", "package x\n")
 	mustRun(t, r, "f", workflow.TransitionTo{Phase: "review"})
 	mustRun(t, r, "f", workflow.RecordReview{Dimension: "spec"})
 	res, err := Run(r, "f", workflow.TransitionTo{Phase: "delegate"})
@@ -96,21 +98,21 @@ func TestRulesComeFromTheBaseBranch(t *testing.T) {
 
 	// A local git config knob is not read: a warning, and here (an open circuit stays open whatever
 	// the limit) it changes nothing, so the refusal is the circuit's (project/legacy_config.go).
-	git(t, dir, "config", "exarchos.feature.maxFixCycles", "50")
+	gittest.Git(t, dir, "", "config", "exarchos.feature.maxFixCycles", "50")
 	r = reopen(t, dir)
 	_, err = Run(r, "f", workflow.TransitionTo{Phase: "delegate"})
 	assert.Equal(t, workflow.CodeCircuitOpen, rejection(t, err).Code)
 	warnings := r.LegacyWarnings("feature")
 	require.Len(t, warnings, 1)
-	assert.Contains(t, warnings[0], ConfigFile)
+	assert.Contains(t, warnings[0], project.ConfigFile)
 	assert.Contains(t, warnings[0], "git config --unset exarchos.feature.maxFixCycles")
 	assert.Empty(t, r.LegacyWarnings("loose-other"), "another type's limit key does not concern it")
-	git(t, dir, "config", "--unset", "exarchos.feature.maxFixCycles")
+	gittest.Git(t, dir, "", "config", "--unset", "exarchos.feature.maxFixCycles")
 
 	// The limit raised on the base after the circuit opened: still open until a human unblocks.
-	git(t, dir, "switch", "-q", "main")
-	commitFile(t, dir, ConfigFile, "workflows:\n  feature: {maxFixCycles: 50}\n")
-	git(t, dir, "switch", "-q", "agent")
+	gittest.Git(t, dir, "", "switch", "-q", "main")
+	gittest.CommitFile(t, dir, project.ConfigFile, "workflows:\n  feature: {maxFixCycles: 50}\n")
+	gittest.Git(t, dir, "", "switch", "-q", "agent")
 	r = reopen(t, dir)
 	_, err = Run(r, "f", workflow.TransitionTo{Phase: "delegate"})
 	assert.Equal(t, workflow.CodeCircuitOpen, rejection(t, err).Code)
@@ -124,7 +126,7 @@ func TestRulesComeFromTheBaseBranch(t *testing.T) {
 // not define does not move, and the refusal names the base and how to get the definition.
 func TestMissingDefinitionKeepsStateAndSaysWhatIsMissing(t *testing.T) {
 	dir, _ := newRepo(t, "main")
-	commitFile(t, dir, ".exarchos/workflows/docs.yaml", "type: docs\ninitial: write\nphases:\n  - {id: write}\n  - {id: done, kind: final}\ntransitions:\n  - {from: write, to: done}\n")
+	gittest.CommitFile(t, dir, ".exarchos/workflows/docs.yaml", "type: docs\ninitial: write\nphases:\n  - {id: write}\n  - {id: done, kind: final}\ntransitions:\n  - {from: write, to: done}\n")
 	r := reopen(t, dir)
 	_, err := Init(r, InitOptions{Feature: "d", Type: "docs"})
 	require.NoError(t, err)
@@ -133,16 +135,16 @@ func TestMissingDefinitionKeepsStateAndSaysWhatIsMissing(t *testing.T) {
 	assert.True(t, strings.HasPrefix(def.ID, "blob:"), def.ID)
 
 	// The base loses the definition (reverted upstream): the workflow keeps its state.
-	git(t, dir, "rm", "-q", ".exarchos/workflows/docs.yaml")
-	git(t, dir, "commit", "-q", "-m", "drop docs")
-	head := git(t, dir, "rev-parse", "refs/exarchos/d")
+	gittest.Git(t, dir, "", "rm", "-q", ".exarchos/workflows/docs.yaml")
+	gittest.Git(t, dir, "", "commit", "-q", "-m", "drop docs")
+	head := gittest.Git(t, dir, "", "rev-parse", "refs/exarchos/d")
 	r = reopen(t, dir)
 	_, err = Run(r, "d", workflow.TransitionTo{Phase: "done"})
 	rej := rejection(t, err)
 	assert.Equal(t, workflow.CodeDefinitionMissing, rej.Code)
 	assert.Contains(t, rej.Message, `"docs" is not defined on the base branch refs/heads/main`)
 	assert.Contains(t, rej.Message, "exarchos.definitionsRef")
-	assert.Equal(t, head, git(t, dir, "rev-parse", "refs/exarchos/d"))
+	assert.Equal(t, head, gittest.Git(t, dir, "", "rev-parse", "refs/exarchos/d"))
 	st, _, err := r.State("d")
 	require.NoError(t, err)
 	assert.Equal(t, "write", st.Phase)
@@ -153,9 +155,9 @@ func TestMissingDefinitionKeepsStateAndSaysWhatIsMissing(t *testing.T) {
 // repository whose default branch is not main is served, and a non-origin remote is found.
 func TestBaseReadsInitDefaultBranchAndRemotesFromConfig(t *testing.T) {
 	dir, _ := newRepo(t, "trunk")
-	git(t, dir, "branch", "main") // a stale main must not win over the configured default
-	commitFile(t, dir, ConfigFile, "workflows:\n  feature: {maxFixCycles: 2}\n")
-	git(t, dir, "config", "init.defaultBranch", "trunk")
+	gittest.Git(t, dir, "", "branch", "main") // a stale main must not win over the configured default
+	gittest.CommitFile(t, dir, project.ConfigFile, "workflows:\n  feature: {maxFixCycles: 2}\n")
+	gittest.Git(t, dir, "", "config", "init.defaultBranch", "trunk")
 	r := reopen(t, dir)
 	assert.Equal(t, "refs/heads/trunk", r.Base().Ref)
 	def, err := r.Rules().Definition("feature")
@@ -163,7 +165,7 @@ func TestBaseReadsInitDefaultBranchAndRemotesFromConfig(t *testing.T) {
 	impl, _ := def.Phase("implementation")
 	assert.Equal(t, 2, impl.MaxFixCycles)
 
-	git(t, dir, "remote", "add", "upstream", t.TempDir())
+	gittest.Git(t, dir, "", "remote", "add", "upstream", t.TempDir())
 	r = reopen(t, dir)
 	assert.Equal(t, "refs/remotes/upstream/HEAD", r.Base().Ref)
 	assert.Contains(t, r.Base().Problem, "git fetch upstream")

@@ -74,11 +74,11 @@ func Runbook(r *Repo, o RunbookOptions) (*RunbookResult, error) {
 			names = append(names, n)
 		}
 		slices.Sort(names)
-		return nil, Usagef("the %s definition has no runbook %q (it has: %s)", st.Type, o.Name, orElse(strings.Join(names, ", "), "none"))
+		return nil, project.Usagef("the %s definition has no runbook %q (it has: %s)", st.Type, o.Name, orElse(strings.Join(names, ", "), "none"))
 	}
 	from := max(o.From, 1)
 	if from > len(steps) {
-		return nil, Usagef("--from %d: runbook %s has %d step(s)", o.From, o.Name, len(steps))
+		return nil, project.Usagef("--from %d: runbook %s has %d step(s)", o.From, o.Name, len(steps))
 	}
 	dir, head, err := r.worktreeOf(st.Branch)
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/exarchos/git-exarchos/app"
+	"github.com/exarchos/git-exarchos/internal/apptest"
 	"github.com/exarchos/git-exarchos/internal/gittest"
 )
 
@@ -36,12 +37,12 @@ transitions:
 
 func bookedLogin(t *testing.T) string {
 	t.Helper()
-	tm := newTeam(t, 1)
-	dir := tm.dirs[0]
-	writeCommit(t, dir, ".exarchos/workflows/booked.yaml", runbookType)
+	tm := apptest.NewTeam(t, 1)
+	dir := tm.Dirs[0]
+	apptest.WriteCommit(t, dir, ".exarchos/workflows/booked.yaml", runbookType)
 	gittest.Git(t, dir, "", "push", "-q", "origin", "main")
 	gittest.Git(t, dir, "", "checkout", "-q", "-b", "login")
-	if _, err := app.Init(reopen(t, dir), app.InitOptions{Feature: "login", Type: "booked"}); err != nil {
+	if _, err := app.Init(apptest.Reopen(t, dir), app.InitOptions{Feature: "login", Type: "booked"}); err != nil {
 		t.Fatal(err)
 	}
 	return dir
@@ -52,7 +53,7 @@ func TestRunbookStepOutputIsBounded(t *testing.T) {
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
-	res, err := app.Runbook(reopen(t, dir), app.RunbookOptions{Feature: "login", Name: "loud", Output: io.Discard})
+	res, err := app.Runbook(apptest.Reopen(t, dir), app.RunbookOptions{Feature: "login", Name: "loud", Output: io.Discard})
 	runtime.ReadMemStats(&after)
 	if err == nil || res == nil || res.Failed != 1 {
 		t.Fatalf("the loud step should fail at step 1: %v %+v", err, res)
@@ -72,11 +73,11 @@ func TestRunbookStepOutputIsBounded(t *testing.T) {
 func TestRunbookStepCannotHoldTheRunbook(t *testing.T) {
 	dir := bookedLogin(t)
 	start := time.Now()
-	res, err := app.Runbook(reopen(t, dir), app.RunbookOptions{Feature: "login", Name: "daemon"})
+	res, err := app.Runbook(apptest.Reopen(t, dir), app.RunbookOptions{Feature: "login", Name: "daemon"})
 	if err != nil || len(res.Steps) != 2 {
 		t.Fatalf("a step that left a daemon behind still finishes, and the runbook goes on: %v %+v", err, res)
 	}
-	res, err = app.Runbook(reopen(t, dir), app.RunbookOptions{Feature: "login", Name: "hang"})
+	res, err = app.Runbook(apptest.Reopen(t, dir), app.RunbookOptions{Feature: "login", Name: "hang"})
 	if err == nil || res == nil || res.Steps[0].ExitCode != 124 || !strings.Contains(res.Steps[0].Output, "killed") {
 		t.Fatalf("a hanging step is killed at gateTimeout and recorded as exit 124: %v %+v", err, res)
 	}

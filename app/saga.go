@@ -1,6 +1,7 @@
 package app
 
 import (
+	"github.com/exarchos/git-exarchos/project"
 	"github.com/exarchos/git-exarchos/saga"
 	"github.com/exarchos/git-exarchos/workflow"
 )
@@ -40,6 +41,6 @@ type TaskDoneOptions struct {
 }
 
 // CompleteTask marks a task completed (saga.Repo.BindTask gives it its head).
-func CompleteTask(r *Repo, o TaskDoneOptions) (*Result, error) {
+func CompleteTask(r *Repo, o TaskDoneOptions) (*project.Result, error) {
 	return Run(r, o.Feature, workflow.CompleteTask{ID: o.Task})
 }

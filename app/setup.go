@@ -15,6 +15,7 @@ import (
 	"github.com/exarchos/git-exarchos/hooks"
 	"github.com/exarchos/git-exarchos/internal/atomicfile"
 	"github.com/exarchos/git-exarchos/internal/faults"
+	"github.com/exarchos/git-exarchos/project"
 	"github.com/exarchos/git-exarchos/signing"
 	"github.com/exarchos/git-exarchos/teamsync"
 	"github.com/exarchos/git-exarchos/trust"
@@ -70,7 +71,7 @@ const UnprotectedKeyNote = "a signing key an agent can use protects nothing: it 
 const requiredCheck = "on GitHub, make \"exarchos verify\" a required status check of the base branch (Settings, Branches, branch protection rule)"
 
 // setupFiles are the files setup writes that belong on the base branch, in the order it writes them.
-var setupFiles = []string{".claude/settings.json", MCPConfigFile, gitexarchos.VerifyWorkflowPath, AllowedSignersPath}
+var setupFiles = []string{".claude/settings.json", MCPConfigFile, gitexarchos.VerifyWorkflowPath, trust.AllowedSignersPath}
 
 // Setup does what a new repository needs, step by step, each idempotent: a second run finds every
 // step already done and changes nothing. Files are written atomically, so a kill between (or in)
@@ -85,7 +86,7 @@ func Setup(r *Repo, o SetupOptions) (*SetupResult, error) {
 		return nil, trust.RefuseInAgent(r.Environ, "setup "+flag)
 	}
 	if r.Store.Loc.WorkTree == "" {
-		return nil, Usagef("setup writes files into a working tree: run it in a clone of the repository")
+		return nil, project.Usagef("setup writes files into a working tree: run it in a clone of the repository")
 	}
 	s := &setup{r: r, o: o, agent: agent, res: &SetupResult{DryRun: o.DryRun, Human: []string{}}}
 	for i, step := range []func() (SetupStep, error){s.hooks, s.mcp, s.remote, s.ci, s.signer, s.commit} {
@@ -184,7 +185,7 @@ func (s *setup) remote() (SetupStep, error) {
 		return st, nil
 	}
 	if err != nil {
-		return st, Usagef("%v", err)
+		return st, project.Usagef("%v", err)
 	}
 	spec := gitstore.FetchRefspec(remote)
 	for _, v := range s.r.Store.ConfigAll("remote." + remote + ".fetch") {
@@ -278,7 +279,7 @@ func (s *setup) signer() (SetupStep, error) {
 	}
 	st.Command = fmt.Sprintf("git exarchos setup --signer (adds %s as %s)", shown, email)
 	if s.listsSigner(email, line) {
-		st.Status, st.Detail = StepAlready, AllowedSignersPath+" lists "+email+" with your signing key"
+		st.Status, st.Detail = StepAlready, trust.AllowedSignersPath+" lists "+email+" with your signing key"
 		return st, nil
 	}
 	protection := signing.KeyProtection(cfg)
@@ -300,17 +301,17 @@ func (s *setup) signer() (SetupStep, error) {
 			return st, err
 		}
 	}
-	st.Status, st.Files = s.did(), []string{AllowedSignersPath}
-	st.Detail = "decisions are protected once " + AllowedSignersPath + " is on the base branch. " + protection
+	st.Status, st.Files = s.did(), []string{trust.AllowedSignersPath}
+	st.Detail = "decisions are protected once " + trust.AllowedSignersPath + " is on the base branch. " + protection
 	return st, nil
 }
 
 // listsSigner reports whether the working tree's allowed signers, else the base branch's, list
 // principal with the key.
 func (s *setup) listsSigner(principal, key string) bool {
-	b, err := os.ReadFile(s.path(AllowedSignersPath))
+	b, err := os.ReadFile(s.path(trust.AllowedSignersPath))
 	if err != nil {
-		b, _, _ = s.r.BaseFile(AllowedSignersPath)
+		b, _, _ = s.r.BaseFile(trust.AllowedSignersPath)
 	}
 	for _, l := range strings.Split(string(b), "\n") {
 		if f := strings.Fields(l); len(f) >= 2 && f[0] == principal && strings.HasSuffix(strings.TrimSpace(l), key) {

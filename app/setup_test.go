@@ -15,6 +15,7 @@ import (
 	gitexarchos "github.com/exarchos/git-exarchos"
 	"github.com/exarchos/git-exarchos/internal/agentenv"
 	"github.com/exarchos/git-exarchos/internal/faults"
+	"github.com/exarchos/git-exarchos/internal/gittest"
 )
 
 // setupRepo is a repository on main with a bare origin, and a scratch HOME (no signing key).
@@ -24,10 +25,10 @@ func setupRepo(t *testing.T) (string, *Repo) {
 	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
 	dir, _ := newRepo(t, "main")
 	origin := t.TempDir()
-	git(t, origin, "init", "-q", "--bare")
-	git(t, dir, "remote", "add", "origin", origin)
-	git(t, dir, "push", "-q", "origin", "main")
-	git(t, dir, "fetch", "-q", "origin")
+	gittest.Git(t, origin, "", "init", "-q", "--bare")
+	gittest.Git(t, dir, "", "remote", "add", "origin", origin)
+	gittest.Git(t, dir, "", "push", "-q", "origin", "main")
+	gittest.Git(t, dir, "", "fetch", "-q", "origin")
 	r, err := Open(dir)
 	require.NoError(t, err)
 	return dir, r
@@ -59,7 +60,7 @@ func TestSetupKilledBetweenSteps(t *testing.T) {
 	if !canKill() {
 		t.Skip("no fault points on this platform")
 	}
-	exe := faultsBinary(t)
+	exe := gittest.FaultsBinary(t)
 	for step := 1; step <= 5; step++ {
 		t.Run("after step "+strconv.Itoa(step), func(t *testing.T) {
 			dir, _ := setupRepo(t)
@@ -67,7 +68,7 @@ func TestSetupKilledBetweenSteps(t *testing.T) {
 			cmd.Dir = dir
 			cmd.Env = append(agentFreeEnv(), faults.Env+"="+strconv.Itoa(step))
 			out, err := cmd.CombinedOutput()
-			require.True(t, killedBySIGKILL(err), "not killed after step %d: %v\n%s", step, err, out)
+			require.True(t, gittest.KilledBySIGKILL(err), "not killed after step %d: %v\n%s", step, err, out)
 
 			checkWholeFiles(t, dir)
 			r, err := Open(dir)
@@ -81,7 +82,7 @@ func TestSetupKilledBetweenSteps(t *testing.T) {
 			for _, st := range again.Steps {
 				require.NotEqual(t, StepDone, st.Status, "%s done again: %+v", st.Step, st)
 			}
-			require.Equal(t, "", strings.TrimSpace(git(t, dir, "status", "--porcelain")))
+			require.Equal(t, "", strings.TrimSpace(gittest.Git(t, dir, "", "status", "--porcelain")))
 		})
 	}
 }
@@ -91,7 +92,7 @@ func canKill() bool { _, err := exec.LookPath("go"); return err == nil }
 // agentFreeEnv is the test's environment without the agent's variables, so the child runs as a
 // user's terminal would, inside an agent session or not.
 func agentFreeEnv() []string {
-	return append(agentenv.Strip(testEnv()), "HOME="+os.Getenv("HOME"))
+	return append(agentenv.Strip(gittest.Env()), "HOME="+os.Getenv("HOME"))
 }
 
 // checkWholeFiles: no temporary file left, and each file setup writes is absent or complete.
@@ -122,7 +123,7 @@ func checkWholeFiles(t *testing.T, dir string) {
 func TestSetupAsksBeforeAHumansStep(t *testing.T) {
 	dir, r := setupRepo(t)
 	key := sshKey(t, dir)
-	git(t, dir, "config", "user.signingkey", key) // the private half: setup offers its .pub
+	gittest.Git(t, dir, "", "config", "user.signingkey", key) // the private half: setup offers its .pub
 	var asked []string
 	answer := false
 	ask := func(q string) bool { asked = append(asked, q); return answer }
@@ -135,19 +136,19 @@ func TestSetupAsksBeforeAHumansStep(t *testing.T) {
 	require.Contains(t, asked[0], key+".pub")
 	require.Contains(t, asked[0], "without a passphrase: any process running as you (an agent too) can sign with it")
 	require.NoFileExists(t, filepath.Join(dir, ".exarchos", "allowed_signers"))
-	require.Equal(t, "initial", git(t, dir, "log", "-1", "--format=%s"))
+	require.Equal(t, "initial", gittest.Git(t, dir, "", "log", "-1", "--format=%s"))
 
 	answer, asked = true, nil
 	res, err = Setup(r, SetupOptions{Confirm: ask})
 	require.NoError(t, err)
 	require.Equal(t, StepDone, statuses(res)["signer"], "%+v", res.Steps)
 	require.Equal(t, StepDone, statuses(res)["commit"], "%+v", res.Steps)
-	require.Equal(t, "exarchos: set up the repository", git(t, dir, "log", "-1", "--format=%s"))
-	require.Contains(t, git(t, dir, "show", "--name-only", "--format=", "HEAD"), ".exarchos/allowed_signers")
+	require.Equal(t, "exarchos: set up the repository", gittest.Git(t, dir, "", "log", "-1", "--format=%s"))
+	require.Contains(t, gittest.Git(t, dir, "", "show", "--name-only", "--format=", "HEAD"), ".exarchos/allowed_signers")
 
 	// In an agent's environment nothing is asked, and the steps say whom to ask.
 	asked = nil
-	git(t, dir, "config", "user.email", "other@example.com")
+	gittest.Git(t, dir, "", "config", "user.email", "other@example.com")
 	r, err = Open(dir)
 	require.NoError(t, err)
 	r.Environ = agentenv.Env{"CLAUDE_CODE_SESSION_ID=s1"}
@@ -166,7 +167,7 @@ func TestSetupSignerFromALiteralKey(t *testing.T) {
 	dir, _ := setupRepo(t)
 	pub, err := os.ReadFile(sshKey(t, dir) + ".pub")
 	require.NoError(t, err)
-	git(t, dir, "config", "user.signingkey", "key::"+strings.TrimSpace(string(pub)))
+	gittest.Git(t, dir, "", "config", "user.signingkey", "key::"+strings.TrimSpace(string(pub)))
 	r, err := Open(dir)
 	require.NoError(t, err)
 	res, err := Setup(r, SetupOptions{Signer: true})
@@ -175,7 +176,7 @@ func TestSetupSignerFromALiteralKey(t *testing.T) {
 	signers, err := os.ReadFile(filepath.Join(dir, ".exarchos", "allowed_signers"))
 	require.NoError(t, err)
 	f := strings.Fields(string(pub))
-	require.Contains(t, string(signers), "app@example.com namespaces=\"git-exarchos\" "+f[0]+" "+f[1])
+	require.Contains(t, string(signers), "test@example.com namespaces=\"git-exarchos\" "+f[0]+" "+f[1])
 	res, err = Setup(r, SetupOptions{Signer: true})
 	require.NoError(t, err)
 	require.Equal(t, StepAlready, statuses(res)["signer"])
@@ -191,6 +192,6 @@ func sshKey(t *testing.T, dir string) string {
 	key := filepath.Join(t.TempDir(), "k")
 	out, err := exec.Command("ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "k", "-f", key).CombinedOutput()
 	require.NoError(t, err, "%s", out)
-	git(t, dir, "config", "gpg.format", "ssh")
+	gittest.Git(t, dir, "", "config", "gpg.format", "ssh")
 	return key
 }

@@ -78,7 +78,7 @@ func TestRepositoryShapes(t *testing.T) {
 			// transitions
 			r, err = Open(dir)
 			require.NoError(t, err)
-			commitFile(t, dir, "docs/design-"+shape.Name+".md", "design\n")
+			gittest.CommitFile(t, dir, "docs/design-"+shape.Name+".md", "design\n")
 			mustRun(t, r, feature, workflow.Set{Assignments: []workflow.Assignment{{Path: "artifacts.design", Value: []byte(fmt.Sprintf("%q", "docs/design-"+shape.Name+".md"))}}})
 			assert.Equal(t, "plan", mustRun(t, r, feature, workflow.TransitionTo{Phase: "plan"}).State.Phase)
 			settle()

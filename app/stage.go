@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"io"
 
+	"github.com/exarchos/git-exarchos/project"
 	"github.com/exarchos/git-exarchos/workflow"
 	"github.com/exarchos/git-exarchos/workflowdef"
 )
@@ -24,7 +25,7 @@ type StageDoneOptions struct {
 // artifact stage-<id>; an invalid one records nothing and reports every schema error. What the
 // engine refuses (another phase, a stage cancelled by a sibling's failure, one already done) is
 // its rejection, with the fix.
-func StageDone(r *Repo, o StageDoneOptions) (*Result, error) {
+func StageDone(r *Repo, o StageDoneOptions) (*project.Result, error) {
 	feature, err := r.ResolveFeature(o.Feature)
 	if err != nil {
 		return nil, err
@@ -63,7 +64,7 @@ func readPayload(file string, stdin io.Reader, hint string) ([]byte, error) {
 	case stdin != nil:
 		return ReadBounded("stdin", stdin, MaxSubmission, "a completion payload")
 	}
-	return nil, Usagef("%s", hint)
+	return nil, project.Usagef("%s", hint)
 }
 
 // checkedPayload validates raw against schema (none: anything goes) and returns it trimmed, with

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/exarchos/git-exarchos/app"
+	"github.com/exarchos/git-exarchos/internal/apptest"
 	"github.com/exarchos/git-exarchos/internal/gittest"
 	"github.com/exarchos/git-exarchos/verify"
 	"github.com/exarchos/git-exarchos/workflow"
@@ -29,7 +30,7 @@ transitions:
   - {from: review, to: done}
 `
 
-// rulesFold folds with the repository's definitions, as forge's plainFold does with the built-ins.
+// rulesFold folds with the repository's definitions, as apptest.Forge's apptest.PlainFold does with the built-ins.
 type rulesFold struct{ defs workflow.Definitions }
 
 func (rulesFold) Version() string { return workflow.ProjectorVersion }
@@ -42,16 +43,16 @@ func (f rulesFold) Project(prev json.RawMessage, events []workflow.Event) (json.
 func TestVerifyFindsAForgedJoin(t *testing.T) {
 	dir := inChecks(t, stagedYAML)
 	head := gittest.Git(t, dir, "", "rev-parse", "HEAD")
-	r := reopen(t, dir)
+	r := apptest.Reopen(t, dir)
 	if _, err := r.Store.Append("rel", rulesFold{r.Rules().Defs}, workflow.NewEvent{Type: workflow.EventTransitioned, Data: workflow.TransitionedData{From: "checks", To: "review",
 		Trigger: workflow.OnTransition, Guards: []string{workflow.GuardStagesCompleted}, Head: head}}); err != nil {
 		t.Fatal(err)
 	}
-	if st := status(t, reopen(t, dir), "rel"); st.Phase != "review" {
+	if st := apptest.Status(t, apptest.Reopen(t, dir), "rel"); st.Phase != "review" {
 		t.Fatalf("the forged join did not land: %s", st.Phase)
 	}
-	res, err := app.Verify(reopen(t, dir), verify.VerifyOptions{Feature: "rel"})
-	wantViolation(t, res, err, "guard", "recorded guard stages-completed as passed, but verify finds: stage(s) test still running")
+	res, err := app.Verify(apptest.Reopen(t, dir), verify.VerifyOptions{Feature: "rel"})
+	apptest.WantViolation(t, res, err, "guard", "recorded guard stages-completed as passed, but verify finds: stage(s) test still running")
 	if !strings.Contains(err.Error(), "stages-completed") {
 		t.Fatalf("verify's error: %v", err)
 	}

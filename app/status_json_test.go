@@ -8,6 +8,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/exarchos/git-exarchos/project"
+	"github.com/exarchos/git-exarchos/trust"
 	"github.com/exarchos/git-exarchos/workflow"
 )
 
@@ -63,7 +65,7 @@ func TestStatusJSONFromTheSnapshotAsIs(t *testing.T) {
 	require.NoError(t, err)
 	decoded, err := workflow.DecodeState(snapshot)
 	require.NoError(t, err)
-	trust := Trust{Mode: "signed", Signers: 2}
+	trust := trust.Trust{Mode: "signed", Signers: 2}
 	want, err := json.Marshal(Status{State: decoded, Head: "abc", Trust: trust, Warnings: []string{"w"}})
 	require.NoError(t, err)
 
@@ -97,7 +99,7 @@ func TestStatusJSONIsShowStatusMarshalled(t *testing.T) {
 		assert.Equal(t, string(want), string(got), "fields %q", fields)
 	}
 	_, err = StatusJSON(r, StatusOptions{Feature: "s", Fields: []string{"nope"}})
-	var usage *UsageError
+	var usage *project.UsageError
 	require.ErrorAs(t, err, &usage)
 	assert.Contains(t, err.Error(), `unknown status field "nope"`)
 	_, err = StatusJSON(r, StatusOptions{Feature: "missing"})

@@ -25,7 +25,7 @@ type ValidateOptions struct {
 
 // ValidateResult is the recorded outcome.
 type ValidateResult struct {
-	*Result
+	*project.Result
 	Validation workflow.Validation `json:"validation"`
 	Dir        string              `json:"dir"`
 }
@@ -40,7 +40,7 @@ func Validate(r *Repo, o ValidateOptions) (*ValidateResult, error) {
 	if err != nil {
 		if o.Feature != "" && len(o.Command) == 0 && errors.Is(err, gitstore.ErrNotFound) {
 			// `validate true`: a command given without -- was read as the feature.
-			return nil, Usagef("no workflow %s: to run a command, put it after --: `git exarchos validate -- %s`", o.Feature, o.Feature)
+			return nil, project.Usagef("no workflow %s: to run a command, put it after --: `git exarchos validate -- %s`", o.Feature, o.Feature)
 		}
 		return nil, err
 	}
@@ -62,8 +62,8 @@ func Validate(r *Repo, o ValidateOptions) (*ValidateResult, error) {
 	var runs []run
 	if len(o.Command) == 0 {
 		if len(declared) == 0 {
-			return nil, Usagef("no validation command is declared for %s (phase %s): ask the user to commit one command per line to %s on the base branch, or run an ad-hoc check with `git exarchos validate %s -- <cmd>` (recorded, but it satisfies no guard)",
-				feature, st.Phase, ValidateFile, feature)
+			return nil, project.Usagef("no validation command is declared for %s (phase %s): ask the user to commit one command per line to %s on the base branch, or run an ad-hoc check with `git exarchos validate %s -- <cmd>` (recorded, but it satisfies no guard)",
+				feature, st.Phase, project.ValidateFile, feature)
 		}
 		for _, c := range declared {
 			runs = append(runs, run{argv: []string{"sh", "-c", c}, shown: c})
@@ -79,7 +79,7 @@ func Validate(r *Repo, o ValidateOptions) (*ValidateResult, error) {
 	if st, err := r.Store.Loc.WorktreeStatus(dir); err != nil {
 		return nil, err
 	} else if st.Staged+st.Modified+st.Conflicts > 0 {
-		return nil, Usagef("%s has uncommitted changes to tracked files, so a result would not describe commit %s: commit them, then run validate again", dir, head[:12])
+		return nil, project.Usagef("%s has uncommitted changes to tracked files, so a result would not describe commit %s: commit them, then run validate again", dir, head[:12])
 	}
 	var cmds []workflow.Command
 	var last workflow.RecordValidation
@@ -91,7 +91,7 @@ func Validate(r *Repo, o ValidateOptions) (*ValidateResult, error) {
 		code, runErr := project.ExitStatus(cmd.Run())
 		elapsed := time.Since(start)
 		if runErr != nil {
-			return nil, Usagef("cannot run %q: %v", rn.argv[0], runErr)
+			return nil, project.Usagef("cannot run %q: %v", rn.argv[0], runErr)
 		}
 		last = workflow.RecordValidation{Command: rn.shown, ExitCode: code, DurationMs: elapsed.Milliseconds(), Commit: head, AdHoc: rn.adHoc}
 		cmds = append(cmds, last)

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/exarchos/git-exarchos/app"
+	"github.com/exarchos/git-exarchos/internal/apptest"
 	"github.com/exarchos/git-exarchos/internal/gittest"
 	"github.com/exarchos/git-exarchos/verify"
 	"github.com/exarchos/git-exarchos/workflow"
@@ -27,16 +28,16 @@ func inChecks(t *testing.T, def string) string {
 	gittest.Git(t, dir, "", "init", "-q", "-b", "main")
 	gittest.Git(t, dir, "", "config", "user.name", "Stage Test")
 	gittest.Git(t, dir, "", "config", "user.email", "stage@example.com")
-	writeCommit(t, dir, ".exarchos/workflows/staged.yaml", def)
+	apptest.WriteCommit(t, dir, ".exarchos/workflows/staged.yaml", def)
 	gittest.Git(t, dir, "", "checkout", "-q", "-b", "topic")
-	r := reopen(t, dir)
+	r := apptest.Reopen(t, dir)
 	if _, err := app.Init(r, app.InitOptions{Feature: "rel", Type: "staged"}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := app.Run(r, "rel", workflow.TransitionTo{Phase: "checks"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := app.StageDone(reopen(t, dir), app.StageDoneOptions{Feature: "rel", Stage: "lint"}); err != nil {
+	if _, err := app.StageDone(apptest.Reopen(t, dir), app.StageDoneOptions{Feature: "rel", Stage: "lint"}); err != nil {
 		t.Fatal(err)
 	}
 	return dir
@@ -44,7 +45,7 @@ func inChecks(t *testing.T, def string) string {
 
 func stageViolations(t *testing.T, dir string) []string {
 	t.Helper()
-	res, _ := app.Verify(reopen(t, dir), verify.VerifyOptions{Feature: "rel"})
+	res, _ := app.Verify(apptest.Reopen(t, dir), verify.VerifyOptions{Feature: "rel"})
 	var out []string
 	for _, w := range res.Workflows {
 		for _, v := range w.Violations {
@@ -59,10 +60,10 @@ func stageViolations(t *testing.T, dir string) []string {
 func TestVerifyStageCompletionCarriesItsPayload(t *testing.T) {
 	t.Run("stage done", func(t *testing.T) {
 		dir := inChecks(t, schemaStagedYAML)
-		if _, err := app.StageDone(reopen(t, dir), app.StageDoneOptions{Feature: "rel", Stage: "test", Stdin: strings.NewReader(`{"passed": 12}`)}); err != nil {
+		if _, err := app.StageDone(apptest.Reopen(t, dir), app.StageDoneOptions{Feature: "rel", Stage: "test", Stdin: strings.NewReader(`{"passed": 12}`)}); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := app.Run(reopen(t, dir), "rel", workflow.TransitionTo{Phase: "review"}); err != nil {
+		if _, err := app.Run(apptest.Reopen(t, dir), "rel", workflow.TransitionTo{Phase: "review"}); err != nil {
 			t.Fatal(err)
 		}
 		if v := stageViolations(t, dir); len(v) != 0 {
@@ -71,11 +72,11 @@ func TestVerifyStageCompletionCarriesItsPayload(t *testing.T) {
 	})
 	forge := func(t *testing.T, dir string, evs ...workflow.NewEvent) {
 		t.Helper()
-		r := reopen(t, dir)
+		r := apptest.Reopen(t, dir)
 		if _, err := r.Store.Append("rel", rulesFold{r.Rules().Defs}, evs...); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := app.Run(reopen(t, dir), "rel", workflow.TransitionTo{Phase: "review"}); err != nil {
+		if _, err := app.Run(apptest.Reopen(t, dir), "rel", workflow.TransitionTo{Phase: "review"}); err != nil {
 			t.Fatalf("the forged completion opens the join: %v", err)
 		}
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/exarchos/git-exarchos/internal/gittest"
 	"github.com/exarchos/git-exarchos/views"
 )
 
@@ -15,15 +16,13 @@ import (
 func BenchmarkViewPipeline20(b *testing.B) {
 	dir := b.TempDir()
 	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"config", "user.name", "Bench"}, {"config", "user.email", "bench@example.com"}, {"commit", "-q", "--allow-empty", "-m", "initial"}} {
-		cmd := gitCmd(dir, args...)
-		out, err := cmd.CombinedOutput()
-		require.NoError(b, err, "%s", out)
+		gittest.Git(b, dir, "", args...)
 	}
 	r, err := Open(dir)
 	require.NoError(b, err)
 	for i := range 20 {
 		f := fmt.Sprintf("w%02d", i)
-		require.NoError(b, gitCmd(dir, "branch", f).Run())
+		gittest.Git(b, dir, "", "branch", f)
 		_, err := Init(r, InitOptions{Feature: f, Type: "feature", Branch: f})
 		require.NoError(b, err)
 	}

@@ -2,7 +2,6 @@ package app
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -12,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/exarchos/git-exarchos/githubsync"
+	"github.com/exarchos/git-exarchos/internal/gittest"
 	"github.com/exarchos/git-exarchos/saga"
 	"github.com/exarchos/git-exarchos/views"
 	"github.com/exarchos/git-exarchos/workflow"
@@ -22,8 +22,8 @@ func inPlanReview(t *testing.T) (string, *Repo) {
 	dir, r := newRepo(t, "login")
 	_, err := Init(r, InitOptions{Feature: "login", Type: "feature"})
 	require.NoError(t, err)
-	commitFile(t, dir, "docs/design.md", "# design\n")
-	commitFile(t, dir, "docs/plan.md", "# plan\n")
+	gittest.CommitFile(t, dir, "docs/design.md", "# design\n")
+	gittest.CommitFile(t, dir, "docs/plan.md", "# plan\n")
 	_, err = Set(r, SetOptions{Feature: "login", Assignments: []string{"artifacts.design=docs/design.md", "artifacts.plan=docs/plan.md"}})
 	require.NoError(t, err)
 	mustRun(t, r, "login", workflow.TransitionTo{Phase: "plan"})
@@ -82,7 +82,7 @@ func TestTaskBoardView(t *testing.T) {
 	assert.Equal(t, []string{"t1", "t2"}, []string{b.Workflows[0].Tasks[0].ID, b.Workflows[0].Tasks[1].ID})
 	assert.Equal(t, "no API", b.Workflows[0].Tasks[1].Reason)
 	assert.Equal(t, map[string]int{"pending": 1, "failed": 1}, b.Workflows[0].Counts)
-	git(t, dir, "branch", "other")
+	gittest.Git(t, dir, "", "branch", "other")
 	_, err = Init(r, InitOptions{Feature: "other", Type: "debug", Branch: "other"})
 	require.NoError(t, err)
 	b, err = ShowTasks(r, views.TasksOptions{})
@@ -146,10 +146,10 @@ func TestDoctorFindsWhatIsWrong(t *testing.T) {
 	require.NoError(t, os.Remove(lock))
 
 	// A snapshot that disagrees with the events (state.json rewritten by hand).
-	head := git(t, dir, "rev-parse", "refs/exarchos/login")
-	blob := git(t, dir, "hash-object", "-w", "/dev/null")
-	tree := git(t, dir, "rev-parse", head+"^{tree}")
-	ls := git(t, dir, "ls-tree", tree)
+	head := gittest.Git(t, dir, "", "rev-parse", "refs/exarchos/login")
+	blob := gittest.Git(t, dir, "", "hash-object", "-w", "/dev/null")
+	tree := gittest.Git(t, dir, "", "rev-parse", head+"^{tree}")
+	ls := gittest.Git(t, dir, "", "ls-tree", tree)
 	var lines []string
 	for _, l := range strings.Split(ls, "\n") {
 		if strings.HasSuffix(l, "\tstate.json") {
@@ -157,13 +157,10 @@ func TestDoctorFindsWhatIsWrong(t *testing.T) {
 		}
 		lines = append(lines, l)
 	}
-	cmd := gitCmd(dir, "mktree")
-	cmd.Stdin = strings.NewReader(strings.Join(lines, "\n") + "\n")
-	out, err := cmd.Output()
-	require.NoError(t, err)
-	msg := git(t, dir, "log", "-1", "--format=%B", head)
-	forged := git(t, dir, "commit-tree", strings.TrimSpace(string(out)), "-p", head, "-m", msg)
-	git(t, dir, "update-ref", "refs/exarchos/login", forged, head)
+	tree = gittest.Git(t, dir, strings.Join(lines, "\n")+"\n", "mktree")
+	msg := gittest.Git(t, dir, "", "log", "-1", "--format=%B", head)
+	forged := gittest.Git(t, dir, "", "commit-tree", tree, "-p", head, "-m", msg)
+	gittest.Git(t, dir, "", "update-ref", "refs/exarchos/login", forged, head)
 	res, err = Doctor(DoctorOptions{Dir: dir, Env: envOf(env, noGh)})
 	require.NoError(t, err)
 	s := find(res, "store")
@@ -182,10 +179,4 @@ func find(res *DoctorResult, id string) DoctorCheck {
 
 func envOf(getenv func(string) string, gh func(string) (string, error)) githubsync.Env {
 	return githubsync.Env{Getenv: getenv, GhToken: gh}
-}
-
-func gitCmd(dir string, args ...string) *exec.Cmd {
-	cmd := exec.Command("git", args...)
-	cmd.Dir = dir
-	return cmd
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/exarchos/git-exarchos/hooks"
 	"github.com/exarchos/git-exarchos/project"
 	"github.com/exarchos/git-exarchos/saga"
+	"github.com/exarchos/git-exarchos/trust"
 	"github.com/exarchos/git-exarchos/workflow"
 )
 
@@ -29,18 +30,18 @@ type InitOptions struct {
 }
 
 // Init starts a workflow bound to a branch.
-func Init(r *Repo, o InitOptions) (*Result, error) {
+func Init(r *Repo, o InitOptions) (*project.Result, error) {
 	if _, ok := r.Rules().Defs.Lookup(o.Type); !ok {
-		return nil, Usagef("unknown workflow type %q: choose one of %s (see `git exarchos describe`; repository types are read from %s on the base branch %s)", o.Type, strings.Join(r.Rules().Types(), ", "), DefinitionsDir, r.Rules().Base.Ref)
+		return nil, project.Usagef("unknown workflow type %q: choose one of %s (see `git exarchos describe`; repository types are read from %s on the base branch %s)", o.Type, strings.Join(r.Rules().Types(), ", "), project.DefinitionsDir, r.Rules().Base.Ref)
 	}
 	if o.Branch == "" {
 		o.Branch = r.Store.CurrentBranch()
 		if o.Branch == "" {
-			return nil, Usagef("HEAD is detached, so there is no current branch to bind %s to: pass --branch <name>", o.Feature)
+			return nil, project.Usagef("HEAD is detached, so there is no current branch to bind %s to: pass --branch <name>", o.Feature)
 		}
 	}
 	if o.MaxIterations < 0 {
-		return nil, Usagef("--max-iterations must be a positive number")
+		return nil, project.Usagef("--max-iterations must be a positive number")
 	}
 	all, err := r.Store.List()
 	if err != nil {
@@ -69,7 +70,7 @@ type Status struct {
 	workflow.State
 	Head string `json:"head"`
 	// Trust says whether human decisions are protected by signatures (trust/trust.go).
-	Trust Trust `json:"trust"`
+	Trust trust.Trust `json:"trust"`
 	// Warnings: what in this clone may not do what someone expects (a git config key of an
 	// earlier version, project/legacy_config.go); omitted when none.
 	Warnings []string `json:"warnings,omitempty"`
@@ -94,7 +95,7 @@ func (s Status) fields() (map[string]json.RawMessage, error) {
 }
 
 // statusFields is status's JSON object as fields: the state's own JSON with head and trust added.
-func statusFields(state json.RawMessage, head string, trust Trust, warnings []string) (map[string]json.RawMessage, error) {
+func statusFields(state json.RawMessage, head string, trust trust.Trust, warnings []string) (map[string]json.RawMessage, error) {
 	m := map[string]json.RawMessage{}
 	if err := json.Unmarshal(state, &m); err != nil {
 		return nil, err
@@ -206,7 +207,7 @@ func selectStatusFields(all map[string]json.RawMessage, fields []string) (map[st
 				names = append(names, k)
 			}
 			sort.Strings(names)
-			return nil, Usagef("unknown status field %q: choose from %s", f, strings.Join(names, ", "))
+			return nil, project.Usagef("unknown status field %q: choose from %s", f, strings.Join(names, ", "))
 		}
 		v, ok := all[f]
 		if !ok {
@@ -258,10 +259,10 @@ type SetOptions struct {
 }
 
 // Set parses every assignment before writing any, so one bad argument writes nothing.
-func Set(r *Repo, o SetOptions) (*Result, error) {
+func Set(r *Repo, o SetOptions) (*project.Result, error) {
 	example := "git exarchos set " + strings.TrimSpace(o.Feature+" artifacts.design=docs/design.md")
 	if len(o.Assignments) == 0 && (o.Feature == "" || !strings.Contains(o.Feature, ".")) {
-		return nil, Usagef("nothing to set: pass path=value arguments, e.g. `%s`", example)
+		return nil, project.Usagef("nothing to set: pass path=value arguments, e.g. `%s`", example)
 	}
 	feature, err := r.ResolveFeature(o.Feature)
 	if err != nil {
@@ -271,7 +272,7 @@ func Set(r *Repo, o SetOptions) (*Result, error) {
 	for _, a := range o.Assignments {
 		as, err := workflow.ParseAssignment(a)
 		if err != nil {
-			return nil, Usagef("set: %v", err)
+			return nil, project.Usagef("set: %v", err)
 		}
 		cmd.Assignments = append(cmd.Assignments, as)
 	}
@@ -279,7 +280,7 @@ func Set(r *Repo, o SetOptions) (*Result, error) {
 	if err != nil {
 		if strings.Contains(o.Feature, ".") && errors.Is(err, gitstore.ErrNotFound) {
 			// The first argument without "=" was taken for the feature: it was more likely a path.
-			return nil, Usagef("%s has no value: an assignment is path=value, e.g. `git exarchos set %s=<value>`", o.Feature, o.Feature)
+			return nil, project.Usagef("%s has no value: an assignment is path=value, e.g. `git exarchos set %s=<value>`", o.Feature, o.Feature)
 		}
 		return nil, err
 	}
@@ -339,7 +340,7 @@ func (r *Repo) transitions(feature string, envOf func() (workflow.Env, error)) (
 }
 
 // Run executes one workflow command against a feature that may be left out.
-func Run(r *Repo, feature string, cmd workflow.Command) (*Result, error) {
+func Run(r *Repo, feature string, cmd workflow.Command) (*project.Result, error) {
 	feature, err := r.ResolveFeature(feature)
 	if err != nil {
 		return nil, err
@@ -405,20 +406,20 @@ type EventOptions struct {
 
 // AppendEvent appends a custom event. The engine's own types are refused: they change state and
 // must go through their commands, where guards apply.
-func AppendEvent(r *Repo, o EventOptions) (*Result, error) {
+func AppendEvent(r *Repo, o EventOptions) (*project.Result, error) {
 	if o.Type == "" || strings.ContainsAny(o.Type, " \t\n") {
-		return nil, Usagef("event type %q: give a name without spaces, e.g. note.added", o.Type)
+		return nil, project.Usagef("event type %q: give a name without spaces, e.g. note.added", o.Type)
 	}
 	if workflow.IsReservedEventType(o.Type) {
-		return nil, Usagef("event type %q is reserved for the engine (workflow.* and the engine's own types): use its command, or a custom type such as team.%s", o.Type, strings.ReplaceAll(o.Type, "workflow.", ""))
+		return nil, project.Usagef("event type %q is reserved for the engine (workflow.* and the engine's own types): use its command, or a custom type such as team.%s", o.Type, strings.ReplaceAll(o.Type, "workflow.", ""))
 	}
 	var data json.RawMessage
 	if o.Data != "" {
 		if err := workflow.CheckJSON("--data", []byte(o.Data)); err != nil {
-			return nil, &UsageError{Msg: err.Error()}
+			return nil, &project.UsageError{Msg: err.Error()}
 		}
 		if !json.Valid([]byte(o.Data)) {
-			return nil, Usagef("--data is not valid JSON: %s (quote strings: --data '\"text\"')", o.Data)
+			return nil, project.Usagef("--data is not valid JSON: %s (quote strings: --data '\"text\"')", o.Data)
 		}
 		data = json.RawMessage(o.Data)
 	}
@@ -498,7 +499,7 @@ func Describe(r *Repo, o DescribeOptions) (string, []*workflow.Definition, error
 	types := ds.Types()
 	if o.Type != "" {
 		if _, ok := ds.Lookup(o.Type); !ok {
-			return "", nil, Usagef("unknown workflow type %q: choose one of %s", o.Type, strings.Join(types, ", "))
+			return "", nil, project.Usagef("unknown workflow type %q: choose one of %s", o.Type, strings.Join(types, ", "))
 		}
 		types = []string{o.Type}
 	}
@@ -520,7 +521,7 @@ func Describe(r *Repo, o DescribeOptions) (string, []*workflow.Definition, error
 			b.WriteString(def.Mermaid())
 		case "json":
 		default:
-			return "", nil, Usagef("unknown format %q: use text, json or mermaid", o.Format)
+			return "", nil, project.Usagef("unknown format %q: use text, json or mermaid", o.Format)
 		}
 	}
 	return b.String(), defs, nil

@@ -9,14 +9,16 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/exarchos/git-exarchos/internal/gittest"
 )
 
 // TestCommonPathStartsNoGit: what the fast path finds (loose, packed) is read without a process;
 // a miss that git agrees with is ErrObjectNotFound.
 func TestCommonPathStartsNoGit(t *testing.T) {
-	dir := newRepo(t)
+	dir := gittest.NewRepo(t, "sha1")
 	loose := gitHash(t, dir, "", nil, "hash-object", "-w", "--stdin") // empty blob, loose
-	head := mustHash(git(t, dir, "rev-parse", "HEAD"))
+	head := mustHash(gittest.Git(t, dir, "", "rev-parse", "HEAD"))
 	r := openRepo(t, dir)
 	_, err := r.ReadObject(loose, plumbing.BlobObject)
 	require.NoError(t, err)
@@ -35,15 +37,15 @@ func TestCommonPathStartsNoGit(t *testing.T) {
 // TestFallbackReadsWhatTheFastPathCannot: a pack whose index is version 1 (which the fast path does
 // not read) is read through git, on the same process for every object.
 func TestFallbackReadsWhatTheFastPathCannot(t *testing.T) {
-	dir := newRepo(t)
-	git(t, dir, "-c", "pack.indexVersion=1", "repack", "-adq")
+	dir := gittest.NewRepo(t, "sha1")
+	gittest.Git(t, dir, "", "-c", "pack.indexVersion=1", "repack", "-adq")
 	idx, _ := filepath.Glob(filepath.Join(dir, ".git", "objects", "pack", "*.idx"))
 	require.Len(t, idx, 1)
 	b, err := os.ReadFile(idx[0])
 	require.NoError(t, err)
 	require.NotEqual(t, "\377tOc", string(b[:4]), "a version 1 index has no magic")
-	head := mustHash(git(t, dir, "rev-parse", "HEAD"))
-	tree := mustHash(git(t, dir, "rev-parse", "HEAD^{tree}"))
+	head := mustHash(gittest.Git(t, dir, "", "rev-parse", "HEAD"))
+	tree := mustHash(gittest.Git(t, dir, "", "rev-parse", "HEAD^{tree}"))
 	r := openRepo(t, dir)
 	assert.False(t, r.Objects().HasLocal(head))
 	c, err := r.GetCommit(head)
@@ -59,23 +61,23 @@ func TestFallbackReadsWhatTheFastPathCannot(t *testing.T) {
 // TestAlternatesReadInTheFastPath: objects in an alternate (and in its own alternate) are read
 // without git, loose or packed; a relative alternates line is relative to the objects directory.
 func TestAlternatesReadInTheFastPath(t *testing.T) {
-	base := newRepo(t)
+	base := gittest.NewRepo(t, "sha1")
 	blob := gitHash(t, base, "in base\n", nil, "hash-object", "-w", "--stdin")
 	mid := t.TempDir()
-	git(t, mid, "init", "-q", "--bare")
+	gittest.Git(t, mid, "", "init", "-q", "--bare")
 	rel, err := filepath.Rel(filepath.Join(mid, "objects"), filepath.Join(base, ".git", "objects"))
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(filepath.Join(mid, "objects", "info", "alternates"), []byte("# a comment\n"+rel+"\n"), 0o644))
 	top := t.TempDir()
-	git(t, top, "init", "-q")
+	gittest.Git(t, top, "", "init", "-q")
 	require.NoError(t, os.WriteFile(filepath.Join(top, ".git", "objects", "info", "alternates"), []byte(filepath.Join(mid, "objects")+"\n"), 0o644))
 	r := openRepo(t, top)
 	content, err := r.ReadObject(blob, plumbing.BlobObject)
 	require.NoError(t, err)
 	assert.Equal(t, "in base\n", string(content))
-	git(t, base, "gc", "-q")
+	gittest.Git(t, base, "", "gc", "-q")
 	r = openRepo(t, top)
-	head := mustHash(git(t, base, "rev-parse", "HEAD"))
+	head := mustHash(gittest.Git(t, base, "", "rev-parse", "HEAD"))
 	_, err = r.GetCommit(head)
 	require.NoError(t, err)
 	assert.True(t, r.Objects().HasLocal(blob))

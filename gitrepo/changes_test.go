@@ -14,24 +14,24 @@ import (
 // One diff answers both questions exactly as git's own filters do: every change for ChangedPaths,
 // --diff-filter=AM for AddedOrModified (a deletion and a type change are not "added or modified").
 func TestFactsDiffAgreesWithGit(t *testing.T) {
-	dir := newRepo(t)
+	dir := gittest.NewRepo(t, "sha1")
 	write(t, dir, "mod.txt", "one\n")
 	write(t, dir, "gone.txt", "x\n")
 	write(t, dir, "link", "a file, then a symlink\n")
 	write(t, dir, "old name.txt", "content long enough to be taken for a rename by git\n")
-	git(t, dir, "add", "-A")
-	git(t, dir, "commit", "-q", "-m", "base")
-	from := git(t, dir, "rev-parse", "HEAD")
+	gittest.Git(t, dir, "", "add", "-A")
+	gittest.Git(t, dir, "", "commit", "-q", "-m", "base")
+	from := gittest.Git(t, dir, "", "rev-parse", "HEAD")
 	write(t, dir, "mod.txt", "two\n")
 	write(t, dir, "new\nline \"quoted\".txt", "x\n")
 	write(t, dir, "deep/new.txt", "x\n")
 	require.NoError(t, os.Remove(filepath.Join(dir, "gone.txt")))
 	require.NoError(t, os.Remove(filepath.Join(dir, "link")))
 	require.NoError(t, os.Symlink("mod.txt", filepath.Join(dir, "link")))
-	git(t, dir, "mv", "old name.txt", "new name.txt")
-	git(t, dir, "add", "-A")
-	git(t, dir, "commit", "-q", "-m", "change")
-	to := git(t, dir, "rev-parse", "HEAD")
+	gittest.Git(t, dir, "", "mv", "old name.txt", "new name.txt")
+	gittest.Git(t, dir, "", "add", "-A")
+	gittest.Git(t, dir, "", "commit", "-q", "-m", "change")
+	to := gittest.Git(t, dir, "", "rev-parse", "HEAD")
 
 	gitList := func(args ...string) []string {
 		out, err := GitIn(dir, append([]string{"diff", "--name-only", "-z", "--no-renames"}, args...)...)
@@ -71,11 +71,11 @@ func TestFactsWorktreeOf(t *testing.T) {
 	got, head, err := f.WorktreeOf("main")
 	require.NoError(t, err)
 	require.True(t, SamePath(dir, got), "%s", got)
-	require.Equal(t, git(t, dir, "rev-parse", "main"), head)
+	require.Equal(t, gittest.Git(t, dir, "", "rev-parse", "main"), head)
 	got, head, err = f.WorktreeOf("side")
 	require.NoError(t, err)
 	require.True(t, SamePath(linked, got), "%s", got)
-	require.Equal(t, git(t, dir, "rev-parse", "side"), head)
+	require.Equal(t, gittest.Git(t, dir, "", "rev-parse", "side"), head)
 	got, _, err = f.WorktreeOf("nowhere")
 	require.NoError(t, err)
 	require.Empty(t, got)
@@ -90,8 +90,8 @@ func TestFactsWorktreeOf(t *testing.T) {
 	dirty, err := f.WorktreeChanges("side")
 	require.NoError(t, err)
 	require.Equal(t, []string{"dirty.txt"}, dirty)
-	git(t, linked, "add", "dirty.txt")
-	git(t, linked, "commit", "-q", "-m", "dirty")
+	gittest.Git(t, linked, "", "add", "dirty.txt")
+	gittest.Git(t, linked, "", "commit", "-q", "-m", "dirty")
 	dirty, err = f.WorktreeChanges("side")
 	require.NoError(t, err)
 	require.Empty(t, dirty, "the branch moved: its worktree's status is asked again")
@@ -100,21 +100,21 @@ func TestFactsWorktreeOf(t *testing.T) {
 // A failed question is not kept: a commit that is missing now (not fetched yet, or moved by a gc
 // under the reader) is asked about again, and the answer once it is there is the real one.
 func TestFactsKeepNoFailure(t *testing.T) {
-	origin := newRepo(t)
+	origin := gittest.NewRepo(t, "sha1")
 	clone := filepath.Join(t.TempDir(), "clone")
-	git(t, origin, "clone", "-q", origin, clone)
-	base := git(t, clone, "rev-parse", "HEAD")
+	gittest.Git(t, origin, "", "clone", "-q", origin, clone)
+	base := gittest.Git(t, clone, "", "rev-parse", "HEAD")
 	write(t, origin, "later.txt", "x\n")
-	git(t, origin, "add", "later.txt")
-	git(t, origin, "commit", "-q", "-m", "later")
-	later := git(t, origin, "rev-parse", "HEAD")
+	gittest.Git(t, origin, "", "add", "later.txt")
+	gittest.Git(t, origin, "", "commit", "-q", "-m", "later")
+	later := gittest.Git(t, origin, "", "rev-parse", "HEAD")
 
 	f := openRepo(t, clone).Facts()
 	_, err := f.ChangedPaths(base, later)
 	require.Error(t, err, "not fetched yet")
 	_, _, err = f.MergeBase(later, base)
 	require.Error(t, err)
-	git(t, clone, "fetch", "-q", "origin")
+	gittest.Git(t, clone, "", "fetch", "-q", "origin")
 	changed, err := f.ChangedPaths(base, later)
 	require.NoError(t, err)
 	require.Equal(t, []string{"later.txt"}, changed)
@@ -150,11 +150,11 @@ func TestFactsWorktreeListAskedOnce(t *testing.T) {
 	require.True(t, SamePath(linked, where("side")))
 	require.Equal(t, 1, lists(), "one list for every branch asked about:\n%s", strings.Join(calls(), "\n"))
 
-	git(t, linked, "switch", "-q", "other")
+	gittest.Git(t, linked, "", "switch", "-q", "other")
 	require.True(t, SamePath(linked, where("other")), "the worktree switched branch")
 	require.Empty(t, where("side"))
 	other := filepath.Join(t.TempDir(), "wt2")
-	git(t, dir, "worktree", "add", "-q", other, "side")
+	gittest.Git(t, dir, "", "worktree", "add", "-q", other, "side")
 	require.True(t, SamePath(other, where("side")), "a worktree was added")
 	require.Equal(t, 3, lists(), "one list after each change:\n%s", strings.Join(calls(), "\n"))
 }
@@ -163,11 +163,11 @@ func TestFactsWorktreeListAskedOnce(t *testing.T) {
 // worktree (a path with a space), and the other branches named, checked out nowhere.
 func withLinkedWorktree(t *testing.T, branches ...string) (dir, linked string) {
 	t.Helper()
-	dir = newRepo(t)
+	dir = gittest.NewRepo(t, "sha1")
 	for _, b := range append([]string{"side"}, branches...) {
-		git(t, dir, "branch", b)
+		gittest.Git(t, dir, "", "branch", b)
 	}
 	linked = filepath.Join(t.TempDir(), "side wt")
-	git(t, dir, "worktree", "add", "-q", linked, "side")
+	gittest.Git(t, dir, "", "worktree", "add", "-q", linked, "side")
 	return dir, linked
 }

@@ -8,6 +8,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/exarchos/git-exarchos/internal/gittest"
 )
 
 // isolatedConfig gives the test its own HOME and XDG config and no system config.
@@ -27,15 +29,15 @@ func TestConfigFilesAgreeWithGit(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(home, ".gitconfig"),
 		[]byte("[user]\n\tname = \"Global Name\"\n\temail = global@example.com\n[exarchos]\n\tstopGuard\n\trequireChecks = yes\n[core]\n\tpager = less\n"), 0o644))
 	dir := t.TempDir()
-	git(t, dir, "init", "-q")
-	git(t, dir, "config", "user.email", "repo@example.com")
-	git(t, dir, "config", "core.repositoryformatversion", "1")
-	git(t, dir, "config", "extensions.worktreeConfig", "true")
-	git(t, dir, "config", "--worktree", "exarchos.debug.maxFixCycles", "1")
-	git(t, dir, "remote", "add", "origin", "https://example.com/r.git")
-	git(t, dir, "config", "--add", "remote.origin.fetch", "+refs/exarchos/*:refs/exarchos-remotes/origin/*")
-	git(t, dir, "config", "branch.Feature-X.remote", "upstream")
-	git(t, dir, "config", "branch.feature-x.remote", "origin")
+	gittest.Git(t, dir, "", "init", "-q")
+	gittest.Git(t, dir, "", "config", "user.email", "repo@example.com")
+	gittest.Git(t, dir, "", "config", "core.repositoryformatversion", "1")
+	gittest.Git(t, dir, "", "config", "extensions.worktreeConfig", "true")
+	gittest.Git(t, dir, "", "config", "--worktree", "exarchos.debug.maxFixCycles", "1")
+	gittest.Git(t, dir, "", "remote", "add", "origin", "https://example.com/r.git")
+	gittest.Git(t, dir, "", "config", "--add", "remote.origin.fetch", "+refs/exarchos/*:refs/exarchos-remotes/origin/*")
+	gittest.Git(t, dir, "", "config", "branch.Feature-X.remote", "upstream")
+	gittest.Git(t, dir, "", "config", "branch.feature-x.remote", "origin")
 
 	s := openRepo(t, dir)
 	fromFiles, ok := s.readConfigFiles()
@@ -53,7 +55,7 @@ func TestConfigFilesAgreeWithGit(t *testing.T) {
 		got, ok := s.Config(key)
 		assert.True(t, ok, key)
 		assert.Equal(t, want, got, key)
-		assert.Equal(t, git(t, dir, "config", "--get", key), got, key)
+		assert.Equal(t, gittest.Git(t, dir, "", "config", "--get", key), got, key)
 	}
 	// A value added through AddConfig is seen at once.
 	require.NoError(t, s.AddConfig("remote.origin.fetch", "+refs/notes/*:refs/notes/*"))
@@ -65,7 +67,7 @@ func TestConfigFallsBackToGit(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(home, "extra"), []byte("[user]\n\tname = Included\n\temail = inc@example.com\n"), 0o644))
 	require.NoError(t, os.WriteFile(filepath.Join(home, ".gitconfig"), []byte("[include]\n\tpath = "+filepath.Join(home, "extra")+"\n"), 0o644))
 	dir := t.TempDir()
-	git(t, dir, "init", "-q")
+	gittest.Git(t, dir, "", "init", "-q")
 	s := openRepo(t, dir)
 	_, ok := s.readConfigFiles()
 	assert.False(t, ok, "includes are git's to resolve")
@@ -89,9 +91,9 @@ func TestConfigFallsBackToGit(t *testing.T) {
 func TestConfigBoolAsGit(t *testing.T) {
 	isolatedConfig(t)
 	dir := t.TempDir()
-	git(t, dir, "init", "-q")
-	git(t, dir, "config", "user.name", "T")
-	git(t, dir, "config", "user.email", "t@example.com")
+	gittest.Git(t, dir, "", "init", "-q")
+	gittest.Git(t, dir, "", "config", "user.name", "T")
+	gittest.Git(t, dir, "", "config", "user.email", "t@example.com")
 	values := map[string]string{"empty": " =", "bare": "", "zero": " = 0", "one": " = 1", "two": " = 2", "minus": " = -1",
 		"kilo": " = 1k", "zerok": " = 0k", "no": " = no", "on": " = On", "false": " = FALSE", "yes": " = yes"}
 	f, err := os.OpenFile(filepath.Join(dir, ".git", "config"), os.O_APPEND|os.O_WRONLY, 0)
@@ -105,11 +107,11 @@ func TestConfigBoolAsGit(t *testing.T) {
 	fromGit := openRepo(t, dir)
 	fromGit.config = fromGit.configFromGit()
 	for k := range values {
-		want := git(t, dir, "config", "--type=bool", "exarchos."+k) == "true"
+		want := gittest.Git(t, dir, "", "config", "--type=bool", "exarchos."+k) == "true"
 		assert.Equal(t, want, s.ConfigBool("exarchos."+k), "exarchos.%s (files)", k)
 		assert.Equal(t, want, fromGit.ConfigBool("exarchos."+k), "exarchos.%s (git)", k)
 		v, _ := s.Config("exarchos." + k)
-		assert.Equal(t, git(t, dir, "config", "exarchos."+k), v, "exarchos.%s as a string", k)
+		assert.Equal(t, gittest.Git(t, dir, "", "config", "exarchos."+k), v, "exarchos.%s as a string", k)
 	}
 }
 
@@ -128,7 +130,7 @@ func TestSystemGitKnownInItsExecPath(t *testing.T) {
 	if r, err := filepath.EvalSymlinks(onPath); err != nil || !systemGit(r) {
 		t.Skipf("git on PATH is %s, not a /usr install", onPath)
 	}
-	execPath := git(t, t.TempDir(), "--exec-path")
+	execPath := gittest.Git(t, t.TempDir(), "", "--exec-path")
 	if _, err := os.Stat(filepath.Join(execPath, "git")); err == nil {
 		require.True(t, systemGit(filepath.Join(execPath, "git")), "the exec-path copy of a /usr git: %s", execPath)
 	}

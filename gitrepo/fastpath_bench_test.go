@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/exarchos/git-exarchos/internal/gittest"
 )
 
 // BenchmarkFastPath times each hand-written reader and writer of this package against what it
@@ -18,11 +20,11 @@ import (
 //
 //	go test ./gitrepo -run '^$' -bench BenchmarkFastPath -benchtime 200x
 func BenchmarkFastPath(b *testing.B) {
-	dir := newRepo(b)
+	dir := gittest.NewRepo(b, "sha1")
 	common := filepath.Join(dir, ".git")
-	head := mustHash(git(b, dir, "rev-parse", "HEAD"))
+	head := mustHash(gittest.Git(b, dir, "", "rev-parse", "HEAD"))
 	for i := range 50 {
-		git(b, dir, "update-ref", fmt.Sprintf("refs/exarchos/w%03d", i), head.String())
+		gittest.Git(b, dir, "", "update-ref", fmt.Sprintf("refs/exarchos/w%03d", i), head.String())
 	}
 	blob := bytes.Repeat([]byte("{\"event\":\"x\"}\n"), 200)
 	r := openRepo(b, dir)
@@ -91,10 +93,10 @@ func BenchmarkFastPath(b *testing.B) {
 	run("config/git", func(b *testing.B) { s := &Repo{Loc: r.Loc}; s.configFromGit() })
 
 	// After gc: the objects are in a pack.
-	git(b, dir, "gc", "-q")
+	gittest.Git(b, dir, "", "gc", "-q")
 	r.Close()
 	r = openRepo(b, dir)
-	commit := mustHash(strings.TrimSpace(git(b, dir, "rev-parse", "HEAD")))
+	commit := mustHash(strings.TrimSpace(gittest.Git(b, dir, "", "rev-parse", "HEAD")))
 	run("object-read-packed/fast", func(b *testing.B) { _, _, err := r.st.rawFast(commit); must(b, err) })
 	run("object-read-packed/git", func(b *testing.B) {
 		c := &catFile{gitDir: common}

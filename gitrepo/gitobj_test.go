@@ -16,6 +16,8 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/exarchos/git-exarchos/internal/gittest"
 )
 
 // gitRaw runs git in dir with stdin and extra environment and returns its exact stdout.
@@ -40,11 +42,11 @@ func gitHash(t *testing.T, dir, stdin string, env []string, args ...string) Hash
 // TestTreeCodecMatchesGit decodes trees written by `git mktree` and encodes them back, from
 // shuffled entries, to the same bytes.
 func TestTreeCodecMatchesGit(t *testing.T) {
-	dir := newRepo(t)
+	dir := gittest.NewRepo(t, "sha1")
 	blob := func(content string) Hash {
 		return gitHash(t, dir, content, nil, "hash-object", "-w", "--stdin")
 	}
-	head := mustHash(git(t, dir, "rev-parse", "HEAD"))
+	head := mustHash(gittest.Git(t, dir, "", "rev-parse", "HEAD"))
 	sub := gitHash(t, dir, "100644 blob "+blob("inner\n").String()+"\tinner.txt\n", nil, "mktree")
 
 	tests := []struct {
@@ -111,9 +113,9 @@ func TestTreeCodecMatchesGit(t *testing.T) {
 // TestCommitCodecMatchesGit decodes commits written by `git commit-tree` and encodes them back to
 // the same bytes.
 func TestCommitCodecMatchesGit(t *testing.T) {
-	dir := newRepo(t)
-	tree := mustHash(git(t, dir, "rev-parse", "HEAD^{tree}"))
-	p1 := mustHash(git(t, dir, "rev-parse", "HEAD"))
+	dir := gittest.NewRepo(t, "sha1")
+	tree := mustHash(gittest.Git(t, dir, "", "rev-parse", "HEAD^{tree}"))
+	p1 := mustHash(gittest.Git(t, dir, "", "rev-parse", "HEAD"))
 	p2 := gitHash(t, dir, "other\n", nil, "commit-tree", tree.String())
 	ident := func(role, name, email, date string) []string {
 		return []string{"GIT_" + role + "_NAME=" + name, "GIT_" + role + "_EMAIL=" + email, "GIT_" + role + "_DATE=" + date}
@@ -225,7 +227,7 @@ func TestCodecRejectsCorruptObjects(t *testing.T) {
 // TestGetObjectErrors: a missing object stays plumbing.ErrObjectNotFound (retried while a gc
 // runs); a wrong type or corrupt content names the object.
 func TestGetObjectErrors(t *testing.T) {
-	dir := newRepo(t)
+	dir := gittest.NewRepo(t, "sha1")
 	s := openRepo(t, dir)
 	blob := gitHash(t, dir, "not a commit\n", nil, "hash-object", "-w", "--stdin")
 	badTree := gitHash(t, dir, "100644 f", nil, "hash-object", "-w", "-t", "tree", "--literally", "--stdin")
@@ -237,7 +239,7 @@ func TestGetObjectErrors(t *testing.T) {
 	_, err = s.GetTree(badTree)
 	require.ErrorContains(t, err, "tree "+badTree.String()+" is corrupt")
 
-	c, err := s.GetCommit(mustHash(git(t, dir, "rev-parse", "HEAD")))
+	c, err := s.GetCommit(mustHash(gittest.Git(t, dir, "", "rev-parse", "HEAD")))
 	require.NoError(t, err)
 	assert.Equal(t, "initial\n", c.Message)
 	assert.Equal(t, "Test User", c.Author.Name)
@@ -245,15 +247,15 @@ func TestGetObjectErrors(t *testing.T) {
 
 // TestFileExistsWalksSubtrees checks FileExists on nested paths, directories and missing parts.
 func TestFileExistsWalksSubtrees(t *testing.T) {
-	dir := newRepo(t)
-	git(t, dir, "checkout", "-q", "-b", "nested")
+	dir := gittest.NewRepo(t, "sha1")
+	gittest.Git(t, dir, "", "checkout", "-q", "-b", "nested")
 	for _, f := range []string{"docs/plans/plan.md", "docs/a.b", "bin/run.sh"} {
 		require.NoError(t, os.MkdirAll(filepath.Join(dir, filepath.Dir(f)), 0o755))
 		require.NoError(t, os.WriteFile(filepath.Join(dir, f), []byte("x\n"), 0o755))
 	}
-	git(t, dir, "add", ".")
-	git(t, dir, "commit", "-q", "-m", "files")
-	head := git(t, dir, "rev-parse", "HEAD")
+	gittest.Git(t, dir, "", "add", ".")
+	gittest.Git(t, dir, "", "commit", "-q", "-m", "files")
+	head := gittest.Git(t, dir, "", "rev-parse", "HEAD")
 	f := openRepo(t, dir).Facts()
 	for path, want := range map[string]bool{
 		"README":                  true,
@@ -280,15 +282,15 @@ func TestFileExistsWalksSubtrees(t *testing.T) {
 }
 
 func TestDirFiles(t *testing.T) {
-	dir := newRepo(t)
+	dir := gittest.NewRepo(t, "sha1")
 	require.NoError(t, os.MkdirAll(filepath.Join(dir, "defs", "nested"), 0o755))
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "defs", "a.yaml"), []byte("type: a\n"), 0o644))
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "defs", "b.yml"), []byte("type: b\n"), 0o755))
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "defs", "nested", "c.yaml"), []byte("type: c\n"), 0o644))
 	require.NoError(t, os.Symlink("a.yaml", filepath.Join(dir, "defs", "link.yaml")))
-	git(t, dir, "add", "defs")
-	git(t, dir, "commit", "-q", "-m", "defs")
-	head := git(t, dir, "rev-parse", "HEAD")
+	gittest.Git(t, dir, "", "add", "defs")
+	gittest.Git(t, dir, "", "commit", "-q", "-m", "defs")
+	head := gittest.Git(t, dir, "", "rev-parse", "HEAD")
 	// A file written after the commit is not part of it.
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "defs", "uncommitted.yaml"), []byte("x"), 0o644))
 

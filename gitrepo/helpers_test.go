@@ -5,19 +5,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
-
-	"github.com/exarchos/git-exarchos/internal/gittest"
 )
-
-func git(t testing.TB, dir string, args ...string) string {
-	t.Helper()
-	return gittest.Git(t, dir, "", args...)
-}
-
-func newRepo(t testing.TB) string {
-	t.Helper()
-	return gittest.NewRepo(t, "sha1")
-}
 
 func openRepo(t testing.TB, dir string) *Repo {
 	t.Helper()

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -14,6 +13,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/exarchos/git-exarchos/internal/gittest"
 )
 
 // TestReadFile: the three-call reader returns exactly the file, whatever its size against the
@@ -189,26 +190,23 @@ func TestPackedRefsReadAgainWhenChanged(t *testing.T) {
 // every shape (dashes, dots, capitals, digits, nested paths, annotated tags with peeled lines),
 // and a name git did not write is not found.
 func TestReadRefAfterGitPackRefs(t *testing.T) {
-	dir := newRepo(t)
-	git(t, dir, "commit", "-q", "--allow-empty", "-m", "one")
+	dir := gittest.NewRepo(t, "sha1")
+	gittest.Git(t, dir, "", "commit", "-q", "--allow-empty", "-m", "one")
 	var script strings.Builder
 	for i := range 300 {
 		for _, name := range []string{"refs/exarchos/f%d", "refs/exarchos/f%d-x", "refs/exarchos/F.%d", "refs/heads/topic/%d/deep", "refs/exarchos-dup/%d"} {
 			fmt.Fprintf(&script, "create "+name+" HEAD\n", i)
 		}
 	}
-	cmd := exec.Command("git", "update-ref", "--stdin")
-	cmd.Dir, cmd.Stdin = dir, strings.NewReader(script.String())
-	out, err := cmd.CombinedOutput()
-	require.NoError(t, err, "%s", out)
-	git(t, dir, "tag", "-a", "-m", "annotated", "v1")
-	git(t, dir, "commit", "-q", "--allow-empty", "-m", "two")
-	git(t, dir, "update-ref", "refs/exarchos/f7", "HEAD")
-	git(t, dir, "pack-refs", "--all")
+	gittest.Git(t, dir, script.String(), "update-ref", "--stdin")
+	gittest.Git(t, dir, "", "tag", "-a", "-m", "annotated", "v1")
+	gittest.Git(t, dir, "", "commit", "-q", "--allow-empty", "-m", "two")
+	gittest.Git(t, dir, "", "update-ref", "refs/exarchos/f7", "HEAD")
+	gittest.Git(t, dir, "", "pack-refs", "--all")
 	packed, err := os.ReadFile(filepath.Join(dir, ".git", "packed-refs"))
 	require.NoError(t, err)
 	require.Contains(t, string(packed), " sorted", "git writes packed-refs sorted, so the binary search is what runs")
-	for _, line := range strings.Split(git(t, dir, "for-each-ref", "--format=%(objectname) %(refname)"), "\n") {
+	for _, line := range strings.Split(gittest.Git(t, dir, "", "for-each-ref", "--format=%(objectname) %(refname)"), "\n") {
 		id, name, _ := strings.Cut(line, " ")
 		h, ok, err := ReadRef(filepath.Join(dir, ".git"), name)
 		require.NoError(t, err)

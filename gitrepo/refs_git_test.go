@@ -2,7 +2,6 @@ package gitrepo
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -10,6 +9,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/exarchos/git-exarchos/internal/gittest"
 )
 
 // routeRefsThroughGit sends every ref through git for the rest of the test.
@@ -21,13 +22,13 @@ func routeRefsThroughGit(t *testing.T) {
 // TestRefsThroughGitAgreeWithFiles: with refs sent to git, reads, lists and compare-and-swap
 // writes give what the files path gives, on loose and packed refs, and a lost race is ErrStale.
 func TestRefsThroughGitAgreeWithFiles(t *testing.T) {
-	dir := newRepo(t)
-	head := mustHash(git(t, dir, "rev-parse", "HEAD"))
-	tree := mustHash(git(t, dir, "rev-parse", "HEAD^{tree}"))
-	git(t, dir, "update-ref", "refs/exarchos/packed", head.String())
-	git(t, dir, "pack-refs", "--all")
-	git(t, dir, "update-ref", "refs/exarchos/loose", head.String())
-	git(t, dir, "update-ref", "refs/exarchos/Bad", head.String())
+	dir := gittest.NewRepo(t, "sha1")
+	head := mustHash(gittest.Git(t, dir, "", "rev-parse", "HEAD"))
+	tree := mustHash(gittest.Git(t, dir, "", "rev-parse", "HEAD^{tree}"))
+	gittest.Git(t, dir, "", "update-ref", "refs/exarchos/packed", head.String())
+	gittest.Git(t, dir, "", "pack-refs", "--all")
+	gittest.Git(t, dir, "", "update-ref", "refs/exarchos/loose", head.String())
+	gittest.Git(t, dir, "", "update-ref", "refs/exarchos/Bad", head.String())
 	common := filepath.Join(dir, ".git")
 	valid := func(rest string) bool { return strings.ToLower(rest) == rest }
 
@@ -54,12 +55,12 @@ func TestRefsThroughGitAgreeWithFiles(t *testing.T) {
 	assert.False(t, ok)
 
 	// create, update, stale, delete
-	c2 := mustHash(git(t, dir, "commit-tree", "-p", head.String(), "-m", "two", tree.String()))
+	c2 := mustHash(gittest.Git(t, dir, "", "commit-tree", "-p", head.String(), "-m", "two", tree.String()))
 	require.NoError(t, CasRef(common, "refs/exarchos/new", head, ZeroHash))
 	assert.ErrorIs(t, CasRef(common, "refs/exarchos/new", head, ZeroHash), ErrStale, "create over an existing ref")
 	assert.ErrorIs(t, CasRef(common, "refs/exarchos/new", c2, c2), ErrStale, "old value not held")
 	require.NoError(t, CasRef(common, "refs/exarchos/new", c2, head))
-	assert.Equal(t, c2.String(), strings.TrimSpace(git(t, dir, "rev-parse", "refs/exarchos/new")))
+	assert.Equal(t, c2.String(), strings.TrimSpace(gittest.Git(t, dir, "", "rev-parse", "refs/exarchos/new")))
 	assert.ErrorIs(t, CasRef(common, "refs/exarchos/packed", ZeroHash, c2), ErrStale, "delete from the wrong value")
 	require.NoError(t, CasRef(common, "refs/exarchos/packed", ZeroHash, head))
 	_, ok, err = ReadRef(common, "refs/exarchos/packed")
@@ -77,20 +78,21 @@ func TestRefsThroughGitAgreeWithFiles(t *testing.T) {
 	// The lock is a compare-and-swap from the value it saw.
 	l, err := LockRef(common, "refs/exarchos/loose")
 	require.NoError(t, err)
-	git(t, dir, "update-ref", "refs/exarchos/loose", c2.String())
+	gittest.Git(t, dir, "", "update-ref", "refs/exarchos/loose", c2.String())
 	assert.ErrorIs(t, l.Commit(head), ErrStale, "the ref moved after the lock saw it")
 	l, err = LockRef(common, "refs/exarchos/loose")
 	require.NoError(t, err)
 	require.NoError(t, l.Commit(head))
 	l.Release()
-	assert.Equal(t, head.String(), strings.TrimSpace(git(t, dir, "rev-parse", "refs/exarchos/loose")))
-	git(t, dir, "fsck", "--strict", "--no-progress")
+	assert.Equal(t, head.String(), strings.TrimSpace(gittest.Git(t, dir, "", "rev-parse", "refs/exarchos/loose")))
+	gittest.Git(t, dir, "", "fsck", "--strict", "--no-progress")
 }
 
 // canMakeReftable reports whether the installed git makes reftable repositories (2.45 or later).
 func canMakeReftable(t *testing.T) bool {
 	probe := filepath.Join(t.TempDir(), "probe")
-	return exec.Command("git", "init", "-q", "--ref-format=reftable", probe).Run() == nil
+	_, err := gittest.Run(t.TempDir(), "", "init", "-q", "--ref-format=reftable", probe)
+	return err == nil
 }
 
 // TestReftableRefsGoThroughGit: a repository whose refs are kept in reftable is opened, not
@@ -99,15 +101,15 @@ func canMakeReftable(t *testing.T) bool {
 func TestReftableRefsGoThroughGit(t *testing.T) {
 	if canMakeReftable(t) {
 		dir := t.TempDir()
-		git(t, dir, "init", "-q", "--ref-format=reftable", "-b", "main", ".")
-		git(t, dir, "config", "user.name", "T")
-		git(t, dir, "config", "user.email", "t@example.com")
+		gittest.Git(t, dir, "", "init", "-q", "--ref-format=reftable", "-b", "main", ".")
+		gittest.Git(t, dir, "", "config", "user.name", "T")
+		gittest.Git(t, dir, "", "config", "user.email", "t@example.com")
 		_, err := openRepo(t, dir).Facts().BranchTip("main")
 		var missing *MissingBranchError
 		require.ErrorAs(t, err, &missing)
 		assert.True(t, missing.Unborn, "HEAD names main in the reftable, not in its file")
-		git(t, dir, "commit", "-q", "--allow-empty", "-m", "one")
-		head := mustHash(git(t, dir, "rev-parse", "HEAD"))
+		gittest.Git(t, dir, "", "commit", "-q", "--allow-empty", "-m", "one")
+		head := mustHash(gittest.Git(t, dir, "", "rev-parse", "HEAD"))
 		r := openRepo(t, dir)
 		assert.True(t, r.RefsThroughGit())
 		assert.Equal(t, "main", r.CurrentBranch())
@@ -117,13 +119,13 @@ func TestReftableRefsGoThroughGit(t *testing.T) {
 		require.NoError(t, err)
 		assert.True(t, ok)
 		assert.Equal(t, head, h)
-		assert.Equal(t, head.String(), strings.TrimSpace(git(t, dir, "rev-parse", "refs/exarchos/f")))
+		assert.Equal(t, head.String(), strings.TrimSpace(gittest.Git(t, dir, "", "rev-parse", "refs/exarchos/f")))
 		assert.NoFileExists(t, filepath.Join(dir, ".git", "refs", "exarchos", "f"), "written to the reftable, not a file")
 		return
 	}
-	dir := newRepo(t)
-	git(t, dir, "config", "core.repositoryFormatVersion", "1")
-	git(t, dir, "config", "extensions.refStorage", "reftable")
+	dir := gittest.NewRepo(t, "sha1")
+	gittest.Git(t, dir, "", "config", "core.repositoryFormatVersion", "1")
+	gittest.Git(t, dir, "", "config", "extensions.refStorage", "reftable")
 	r := openRepo(t, dir)
 	assert.True(t, r.RefsThroughGit())
 	_, _, err := r.Ref("refs/heads/main")
@@ -145,15 +147,15 @@ func TestReftableSnapshotIsNeverStale(t *testing.T) {
 		t.Skip("the installed git cannot make a reftable repository (git 2.45 or later can)")
 	}
 	dir := t.TempDir()
-	git(t, dir, "init", "-q", "--ref-format=reftable", "-b", "main", ".")
-	git(t, dir, "config", "user.name", "T")
-	git(t, dir, "config", "user.email", "t@example.com")
-	git(t, dir, "commit", "-q", "--allow-empty", "-m", "one")
-	one := mustHash(git(t, dir, "rev-parse", "HEAD"))
-	git(t, dir, "commit", "-q", "--allow-empty", "-m", "two")
-	two := mustHash(git(t, dir, "rev-parse", "HEAD"))
+	gittest.Git(t, dir, "", "init", "-q", "--ref-format=reftable", "-b", "main", ".")
+	gittest.Git(t, dir, "", "config", "user.name", "T")
+	gittest.Git(t, dir, "", "config", "user.email", "t@example.com")
+	gittest.Git(t, dir, "", "commit", "-q", "--allow-empty", "-m", "one")
+	one := mustHash(gittest.Git(t, dir, "", "rev-parse", "HEAD"))
+	gittest.Git(t, dir, "", "commit", "-q", "--allow-empty", "-m", "two")
+	two := mustHash(gittest.Git(t, dir, "", "rev-parse", "HEAD"))
 	for _, f := range []string{"a", "b", "c"} {
-		git(t, dir, "update-ref", "refs/exarchos/"+f, one.String())
+		gittest.Git(t, dir, "", "update-ref", "refs/exarchos/"+f, one.String())
 	}
 	common := filepath.Join(dir, ".git")
 	list := filepath.Join(common, "reftable", "tables.list")
@@ -179,7 +181,7 @@ func TestReftableSnapshotIsNeverStale(t *testing.T) {
 	assert.Equal(t, int64(1), refsGitRuns.Load()-runs, "one git process for the call's refs")
 
 	// A write by plain git: read at once (tables.list is young, so git is asked), and after it settles.
-	git(t, dir, "update-ref", "refs/exarchos/b", two.String())
+	gittest.Git(t, dir, "", "update-ref", "refs/exarchos/b", two.String())
 	h, _, err := ReadRef(common, "refs/exarchos/b")
 	require.NoError(t, err)
 	assert.Equal(t, two, h, "just written")
@@ -187,7 +189,7 @@ func TestReftableSnapshotIsNeverStale(t *testing.T) {
 	h, _, err = ReadRef(common, "refs/exarchos/b")
 	require.NoError(t, err)
 	assert.Equal(t, two, h, "settled")
-	git(t, dir, "update-ref", "-d", "refs/exarchos/c")
+	gittest.Git(t, dir, "", "update-ref", "-d", "refs/exarchos/c")
 	settle()
 	_, ok, err := ReadRef(common, "refs/exarchos/c")
 	require.NoError(t, err)

@@ -2,11 +2,12 @@ package gitrepo
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/exarchos/git-exarchos/internal/gittest"
 )
 
 // statusRepo makes a worktree holding every kind of entry `git status` reports: staged and
@@ -15,24 +16,25 @@ import (
 // stopped on it), and a submodule with changes of its own.
 func statusRepo(t *testing.T) string {
 	t.Helper()
-	sub := newRepo(t)
-	dir := newRepo(t)
+	sub := gittest.NewRepo(t, "sha1")
+	dir := gittest.NewRepo(t, "sha1")
 	write(t, dir, "both.txt", "base\n")
 	write(t, dir, "mod.txt", "one\n")
 	write(t, dir, "old name.txt", "renamed content, long enough to be found as a rename\n")
 	write(t, dir, "gone.txt", "x\n")
 	write(t, dir, "link", "a file, then a symlink\n")
 	write(t, dir, ".gitignore", "*.log\n")
-	git(t, dir, "add", "-A")
-	git(t, dir, "-c", "protocol.file.allow=always", "submodule", "add", "-q", sub, "sub")
-	git(t, dir, "commit", "-q", "-m", "base")
-	git(t, dir, "switch", "-q", "-c", "other")
+	gittest.Git(t, dir, "", "add", "-A")
+	gittest.Git(t, dir, "", "-c", "protocol.file.allow=always", "submodule", "add", "-q", sub, "sub")
+	gittest.Git(t, dir, "", "commit", "-q", "-m", "base")
+	gittest.Git(t, dir, "", "switch", "-q", "-c", "other")
 	write(t, dir, "both.txt", "theirs\n")
-	git(t, dir, "commit", "-q", "-am", "theirs")
-	git(t, dir, "switch", "-q", "main")
+	gittest.Git(t, dir, "", "commit", "-q", "-am", "theirs")
+	gittest.Git(t, dir, "", "switch", "-q", "main")
 	write(t, dir, "both.txt", "ours\n")
-	git(t, dir, "commit", "-q", "-am", "ours")
-	gitFails(t, dir, "merge", "-q", "other") // stops on both.txt
+	gittest.Git(t, dir, "", "commit", "-q", "-am", "ours")
+	_, err := gittest.Run(dir, "", "merge", "-q", "other")
+	require.Error(t, err, "the merge stops on both.txt")
 
 	// unstaged
 	write(t, dir, "mod.txt", "two\n")
@@ -46,9 +48,9 @@ func statusRepo(t *testing.T) string {
 	write(t, dir, "deep/dir/untracked.txt", "x\n")
 	// ignored: never listed
 	write(t, dir, "debug.log", "ignored\n")
-	git(t, dir, "add", "new file.txt")
+	gittest.Git(t, dir, "", "add", "new file.txt")
 	// staged rename
-	git(t, dir, "mv", "old name.txt", "new name.txt")
+	gittest.Git(t, dir, "", "mv", "old name.txt", "new name.txt")
 	// unstaged deletion
 	require.NoError(t, os.Remove(filepath.Join(dir, "gone.txt")))
 	require.NoError(t, os.Remove(filepath.Join(dir, "link")))
@@ -59,17 +61,9 @@ func statusRepo(t *testing.T) string {
 	return dir
 }
 
-func gitFails(t *testing.T, dir string, args ...string) {
-	t.Helper()
-	cmd := exec.Command("git", args...)
-	cmd.Dir = dir
-	out, err := cmd.CombinedOutput()
-	require.Error(t, err, "git %v should have failed: %s", args, out)
-}
-
 func TestParseStatusOfRealGit(t *testing.T) {
 	dir := statusRepo(t)
-	head := git(t, dir, "rev-parse", "HEAD")
+	head := gittest.Git(t, dir, "", "rev-parse", "HEAD")
 	type want struct {
 		from             string
 		staged, unstaged byte
@@ -139,16 +133,16 @@ func TestParseStatusOfRealGit(t *testing.T) {
 
 func TestParseStatusUnbornAndClean(t *testing.T) {
 	dir := t.TempDir()
-	git(t, dir, "init", "-q", "-b", "main")
+	gittest.Git(t, dir, "", "init", "-q", "-b", "main")
 	rep, err := StatusIn(dir)
 	require.NoError(t, err)
 	require.Empty(t, rep.Head, "a new repository: no HEAD commit")
 	require.Empty(t, rep.Entries)
 
-	dir = newRepo(t)
+	dir = gittest.NewRepo(t, "sha1")
 	rep, err = StatusIn(dir)
 	require.NoError(t, err)
-	require.Equal(t, git(t, dir, "rev-parse", "HEAD"), rep.Head)
+	require.Equal(t, gittest.Git(t, dir, "", "rev-parse", "HEAD"), rep.Head)
 	require.Empty(t, rep.Entries)
 }
 

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/exarchos/git-exarchos/internal/gittest"
 	"github.com/stretchr/testify/require"
 )
 
@@ -16,13 +17,13 @@ func write(t *testing.T, dir, name, content string) {
 }
 
 func TestWorktreeListSeesLocksAndMissingDirectories(t *testing.T) {
-	dir := newRepo(t)
+	dir := gittest.NewRepo(t, "sha1")
 	loc, err := Discover(dir)
 	require.NoError(t, err)
 	a, b := filepath.Join(dir, ".worktrees", "a"), filepath.Join(dir, ".worktrees", "b")
 	require.NoError(t, loc.AddWorktree(a, "wa", "HEAD", true))
 	require.NoError(t, loc.AddWorktree(b, "wb", "HEAD", true))
-	git(t, dir, "worktree", "lock", "--reason", "agent busy", a)
+	gittest.Git(t, dir, "", "worktree", "lock", "--reason", "agent busy", a)
 	require.NoError(t, os.RemoveAll(b))
 	w, ok, err := loc.FindWorktree(a)
 	require.NoError(t, err)

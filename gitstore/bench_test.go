@@ -2,7 +2,6 @@ package gitstore
 
 import (
 	"fmt"
-	"github.com/exarchos/git-exarchos/gitrepo"
 	"os/exec"
 	"sort"
 	"testing"
@@ -10,13 +9,15 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/exarchos/git-exarchos/gitrepo"
+	"github.com/exarchos/git-exarchos/internal/gittest"
 	"github.com/exarchos/git-exarchos/workflow"
 )
 
 // seeded makes a repository whose workflow "w" holds n events.
 func seeded(b *testing.B, n int) (string, *Store) {
 	b.Helper()
-	dir := newRepo(b)
+	dir := gittest.NewRepo(b, "sha1")
 	s := openStore(b, dir)
 	mustCreate(b, s, "w")
 	appendN(b, s, "w", n-1)
@@ -65,18 +66,18 @@ func BenchmarkState(b *testing.B) {
 
 // listRepo makes 1,000 workflows, each its own commit, with one git transaction.
 func listRepo(b *testing.B) string {
-	dir := newRepo(b)
+	dir := gittest.NewRepo(b, "sha1")
 	s := openStore(b, dir)
 	mustCreate(b, s, "w0")
 	head, _, err := gitrepo.ReadRef(s.Loc.CommonDir, "refs/exarchos/w0")
 	require.NoError(b, err)
-	tree := git(b, dir, "rev-parse", head.String()+"^{tree}")
+	tree := gittest.Git(b, dir, "", "rev-parse", head.String()+"^{tree}")
 	var stdin []byte
 	for i := 1; i < 1000; i++ {
-		c := gitStdinB(b, dir, fmt.Sprintf("w%d: workflow.started\n\nExarchos-Phase: ideate\nExarchos-Type: feature\nExarchos-Branch: b%d\nExarchos-Events: 1\n", i, i), "commit-tree", tree)
+		c := gittest.Git(b, dir, fmt.Sprintf("w%d: workflow.started\n\nExarchos-Phase: ideate\nExarchos-Type: feature\nExarchos-Branch: b%d\nExarchos-Events: 1\n", i, i), "commit-tree", tree)
 		stdin = fmt.Appendf(stdin, "create refs/exarchos/w%d %s\n", i, c)
 	}
-	gitStdinB(b, dir, string(stdin), "update-ref", "--stdin")
+	gittest.Git(b, dir, string(stdin), "update-ref", "--stdin")
 	return dir
 }
 
@@ -89,7 +90,7 @@ func BenchmarkList(b *testing.B) {
 		name := "loose"
 		if gc {
 			name = "gc"
-			git(b, dir, "gc", "-q", "--prune=now")
+			gittest.Git(b, dir, "", "gc", "-q", "--prune=now")
 		}
 		b.Run(name, func(b *testing.B) {
 			for i := 0; i < b.N; i++ {
@@ -130,7 +131,7 @@ func BenchmarkBaselineReadRef(b *testing.B) {
 // agent's tooling would run instead): the floor an append is compared with.
 func BenchmarkAppendBaselineGitUpdateRef(b *testing.B) {
 	dir, _ := seeded(b, 10)
-	head := git(b, dir, "rev-parse", "HEAD")
+	head := gittest.Git(b, dir, "", "rev-parse", "HEAD")
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		cmd := exec.Command("git", "update-ref", "refs/bench/x", head)

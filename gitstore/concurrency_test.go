@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/exarchos/git-exarchos/internal/gittest"
 	"github.com/exarchos/git-exarchos/workflow"
 )
 
@@ -65,11 +66,11 @@ func assertDense(t *testing.T, dir, feature string, want int) {
 	problems, err := s.Verify(feature, proj)
 	require.NoError(t, err)
 	assert.Empty(t, problems)
-	git(t, dir, "fsck", "--strict", "--no-dangling")
+	gittest.Git(t, dir, "", "fsck", "--strict", "--no-dangling")
 }
 
 func TestEightProcessesAppend(t *testing.T) {
-	dir := newRepo(t)
+	dir := gittest.NewRepo(t, "sha1")
 	mustCreate(t, openStore(t, dir), "race")
 	// 8 writers × 40 appends: every append after the first few races the other seven (each
 	// writer's turn is one compare-and-swap); 100 each took 2.5 times as long and found no more.
@@ -81,7 +82,7 @@ func TestEightProcessesAppendDuringGC(t *testing.T) {
 	if testing.Short() {
 		t.Skip("slow: runs git gc in a loop")
 	}
-	dir := newRepo(t)
+	dir := gittest.NewRepo(t, "sha1")
 	mustCreate(t, openStore(t, dir), "gcrace")
 	stop := gcLoop(t, dir)
 	runWriters(t, dir, "plain", "gcrace", 8, 40) // as in TestEightProcessesAppend
@@ -92,7 +93,7 @@ func TestEightProcessesAppendDuringGC(t *testing.T) {
 }
 
 func TestKeyedWritersDoNotDuplicate(t *testing.T) {
-	dir := newRepo(t)
+	dir := gittest.NewRepo(t, "sha1")
 	mustCreate(t, openStore(t, dir), "keys")
 	// Four processes append the same 30 idempotency keys: each lands once.
 	runWriters(t, dir, "keyed", "keys", 4, 30)
@@ -100,7 +101,7 @@ func TestKeyedWritersDoNotDuplicate(t *testing.T) {
 }
 
 func TestSIGKILLDuringAppends(t *testing.T) {
-	dir := newRepo(t)
+	dir := gittest.NewRepo(t, "sha1")
 	mustCreate(t, openStore(t, dir), "kill")
 	rng := rand.New(rand.NewSource(42))
 	kills, locksLeft, tmpsLeft := 0, 0, map[string]bool{}
@@ -158,7 +159,7 @@ func TestSIGKILLDuringAppends(t *testing.T) {
 		require.NoError(t, err)
 		require.Empty(t, problems, "after kill %d", kills)
 		if kills%20 == 0 {
-			git(t, dir, "fsck", "--strict", "--no-dangling")
+			gittest.Git(t, dir, "", "fsck", "--strict", "--no-dangling")
 		}
 		_ = snap
 	}
@@ -180,7 +181,7 @@ func TestPessimisticWritersTakeTheLock(t *testing.T) {
 	old := optimisticAttempts
 	optimisticAttempts = 0
 	t.Cleanup(func() { optimisticAttempts = old })
-	dir := newRepo(t)
+	dir := gittest.NewRepo(t, "sha1")
 	mustCreate(t, openStore(t, dir), "locked")
 	var wg sync.WaitGroup
 	for w := 0; w < 4; w++ {

@@ -1,17 +1,19 @@
 package gitstore
 
 import (
-	"github.com/exarchos/git-exarchos/gitrepo"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/exarchos/git-exarchos/gitrepo"
+	"github.com/exarchos/git-exarchos/internal/gittest"
 )
 
 func TestDiscoverFromSubdirectory(t *testing.T) {
-	dir := newRepo(t)
+	dir := gittest.NewRepo(t, "sha1")
 	sub := filepath.Join(dir, "a", "b")
 	require.NoError(t, os.MkdirAll(sub, 0o755))
 	loc, err := gitrepo.Discover(sub)
@@ -23,10 +25,10 @@ func TestDiscoverFromSubdirectory(t *testing.T) {
 }
 
 func TestLinkedWorktreeSharesWorkflows(t *testing.T) {
-	dir := newRepo(t)
+	dir := gittest.NewRepo(t, "sha1")
 	mustCreate(t, openStore(t, dir), "shared")
 	wt := filepath.Join(t.TempDir(), "wt")
-	git(t, dir, "worktree", "add", "-q", "-b", "side", wt)
+	gittest.Git(t, dir, "", "worktree", "add", "-q", "-b", "side", wt)
 
 	loc, err := gitrepo.Discover(filepath.Join(wt))
 	require.NoError(t, err)
@@ -41,7 +43,7 @@ func TestLinkedWorktreeSharesWorkflows(t *testing.T) {
 }
 
 func TestDiscoverWithGitDirEnv(t *testing.T) {
-	dir := newRepo(t)
+	dir := gittest.NewRepo(t, "sha1")
 	t.Setenv("GIT_DIR", filepath.Join(dir, ".git"))
 	loc, err := gitrepo.Discover(t.TempDir())
 	require.NoError(t, err)
@@ -55,7 +57,7 @@ func TestDiscoverWithGitDirEnv(t *testing.T) {
 
 func TestDiscoverBareAndNone(t *testing.T) {
 	bare := t.TempDir()
-	git(t, bare, "init", "-q", "--bare")
+	gittest.Git(t, bare, "", "init", "-q", "--bare")
 	loc, err := gitrepo.Discover(bare)
 	require.NoError(t, err)
 	assert.Empty(t, loc.WorkTree)
@@ -66,11 +68,11 @@ func TestDiscoverBareAndNone(t *testing.T) {
 }
 
 func TestWorktreeConfigExtension(t *testing.T) {
-	dir := newRepo(t)
-	git(t, dir, "config", "core.repositoryformatversion", "1")
-	git(t, dir, "config", "extensions.worktreeConfig", "true")
-	git(t, dir, "config", "--worktree", "user.name", "Worktree User")
+	dir := gittest.NewRepo(t, "sha1")
+	gittest.Git(t, dir, "", "config", "core.repositoryformatversion", "1")
+	gittest.Git(t, dir, "", "config", "extensions.worktreeConfig", "true")
+	gittest.Git(t, dir, "", "config", "--worktree", "user.name", "Worktree User")
 	s := openStore(t, dir)
 	mustCreate(t, s, "ext")
-	assert.Equal(t, "Worktree User", git(t, dir, "log", "-1", "--format=%an", "refs/exarchos/ext"))
+	assert.Equal(t, "Worktree User", gittest.Git(t, dir, "", "log", "-1", "--format=%an", "refs/exarchos/ext"))
 }

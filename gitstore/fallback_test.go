@@ -6,12 +6,14 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/exarchos/git-exarchos/internal/gittest"
 )
 
 // TestCommonPathStartsNoGit: appending, reading a state and listing, loose and after `git gc`,
 // find every object in the fast path: the fallback to git (gitrepo/catfile.go) costs them nothing.
 func TestCommonPathStartsNoGit(t *testing.T) {
-	dir := newRepo(t)
+	dir := gittest.NewRepo(t, "sha1")
 	for _, gc := range []bool{false, true} {
 		s := openStore(t, dir)
 		if !gc {
@@ -26,19 +28,19 @@ func TestCommonPathStartsNoGit(t *testing.T) {
 		require.NoError(t, err)
 		assert.Empty(t, bad)
 		assert.False(t, s.Objects().GitStarted(), "gc=%v", gc)
-		git(t, dir, "gc", "-q")
+		gittest.Git(t, dir, "", "gc", "-q")
 	}
 }
 
 // TestLogRefusesASegmentThatIsNotItsID (issue 28): a segment object whose content is not what its
 // id says is an error for every reader of the log, not a shorter log.
 func TestLogRefusesASegmentThatIsNotItsID(t *testing.T) {
-	dir := newRepo(t)
+	dir := gittest.NewRepo(t, "sha1")
 	s := openStore(t, dir)
 	mustCreate(t, s, "w")
 	appendN(t, s, "w", 5)
-	seg := mustHash(git(t, dir, "rev-parse", "refs/exarchos/w:events/00000000.jsonl"))
-	other := mustHash(gitStdinB(t, dir, "{\"id\":\"x\"}\n", "hash-object", "-w", "--stdin"))
+	seg := mustHash(gittest.Git(t, dir, "", "rev-parse", "refs/exarchos/w:events/00000000.jsonl"))
+	other := mustHash(gittest.Git(t, dir, "{\"id\":\"x\"}\n", "hash-object", "-w", "--stdin"))
 	path := s.Objects().LoosePath(seg)
 	require.NoError(t, os.Chmod(path, 0o644))
 	b, err := os.ReadFile(s.Objects().LoosePath(other))

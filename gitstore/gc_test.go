@@ -2,14 +2,13 @@ package gitstore
 
 import (
 	"context"
-	"github.com/exarchos/git-exarchos/gitrepo"
-	"os/exec"
 	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/exarchos/git-exarchos/internal/gittest"
 	"github.com/exarchos/git-exarchos/workflow"
 )
 
@@ -24,10 +23,7 @@ func gcLoop(t *testing.T, dir string) func() int {
 		defer wg.Done()
 		for ctx.Err() == nil {
 			for _, args := range [][]string{{"gc", "--prune=now", "--quiet"}, {"repack", "-a", "-d", "-q"}, {"pack-refs", "--all"}} {
-				cmd := exec.Command("git", args...)
-				cmd.Dir = dir
-				cmd.Env = gitrepo.CleanGitEnv()
-				cmd.Run() // a gc that loses a lock race is not what is tested
+				gittest.Run(dir, "", args...) // a gc that loses a lock race is not what is tested
 			}
 			rounds++
 		}
@@ -44,7 +40,7 @@ func TestVerifyAndLogDuringGC(t *testing.T) {
 	if testing.Short() {
 		t.Skip("slow: runs git gc in a loop")
 	}
-	dir := newRepo(t)
+	dir := gittest.NewRepo(t, "sha1")
 	s := openStore(t, dir)
 	mustCreate(t, s, "gc")
 	appendN(t, s, "gc", 600) // three segments, so a read takes several objects

@@ -9,26 +9,28 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/exarchos/git-exarchos/internal/gittest"
 )
 
 // TestHeads: the refs alone, loose or packed, with odd refs under the prefix left out.
 func TestHeads(t *testing.T) {
-	dir := newRepo(t)
+	dir := gittest.NewRepo(t, "sha1")
 	s := openStore(t, dir)
 	mustCreate(t, s, "login")
 	mustCreate(t, s, "other")
-	git(t, dir, "update-ref", "refs/exarchos/Not_Ours", "HEAD")
+	gittest.Git(t, dir, "", "update-ref", "refs/exarchos/Not_Ours", "HEAD")
 	want := map[string]string{
-		"login": git(t, dir, "rev-parse", "refs/exarchos/login"),
-		"other": git(t, dir, "rev-parse", "refs/exarchos/other"),
+		"login": gittest.Git(t, dir, "", "rev-parse", "refs/exarchos/login"),
+		"other": gittest.Git(t, dir, "", "rev-parse", "refs/exarchos/other"),
 	}
 	heads, err := s.Heads()
 	require.NoError(t, err)
 	assert.Equal(t, want, heads)
 
-	git(t, dir, "pack-refs", "--all")
+	gittest.Git(t, dir, "", "pack-refs", "--all")
 	appendN(t, s, "login", 1) // a loose ref overriding the packed one
-	want["login"] = git(t, dir, "rev-parse", "refs/exarchos/login")
+	want["login"] = gittest.Git(t, dir, "", "rev-parse", "refs/exarchos/login")
 	heads, err = s.Heads()
 	require.NoError(t, err)
 	assert.Equal(t, want, heads)
@@ -39,7 +41,7 @@ func TestHeads(t *testing.T) {
 // parallel; a ref whose commit is not stored is left out (fsck names it), not an error, and a
 // junk file beside the refs changes nothing.
 func TestListReadsWhatGitReads(t *testing.T) {
-	dir := newRepo(t)
+	dir := gittest.NewRepo(t, "sha1")
 	s := openStore(t, dir)
 	for i := 0; i < 40; i++ {
 		mustCreate(t, s, fmt.Sprintf("wf-%02d", i))
@@ -61,7 +63,7 @@ func TestListReadsWhatGitReads(t *testing.T) {
 		for _, w := range list {
 			refs = append(refs, RefName(w.Feature))
 		}
-		out := git(t, dir, refs...)
+		out := gittest.Git(t, dir, "", refs...)
 		byCommit := map[string][]string{}
 		for _, rec := range strings.Split(out, "\x01") {
 			if f := strings.Split(strings.TrimSpace(rec), "\x00"); len(f) == 5 {
@@ -70,7 +72,7 @@ func TestListReadsWhatGitReads(t *testing.T) {
 		}
 		require.Len(t, byCommit, 40)
 		heads := map[string]string{}
-		for _, line := range strings.Split(git(t, dir, "for-each-ref", "--format=%(refname) %(objectname)", "refs/exarchos/wf-*"), "\n") {
+		for _, line := range strings.Split(gittest.Git(t, dir, "", "for-each-ref", "--format=%(refname) %(objectname)", "refs/exarchos/wf-*"), "\n") {
 			ref, sha, _ := strings.Cut(line, " ")
 			heads[ref] = sha
 		}
@@ -88,8 +90,8 @@ func TestListReadsWhatGitReads(t *testing.T) {
 	check()
 	ghost := filepath.Join(dir, ".git/refs/exarchos/ghost")
 	require.NoError(t, os.Remove(ghost)) // git refuses to repack with it
-	git(t, dir, "pack-refs", "--all")
-	git(t, dir, "repack", "-adq") // commits read from a pack, as deltas
+	gittest.Git(t, dir, "", "pack-refs", "--all")
+	gittest.Git(t, dir, "", "repack", "-adq") // commits read from a pack, as deltas
 	require.NoError(t, os.WriteFile(ghost, []byte(missing+"\n"), 0o644))
 	check()
 }

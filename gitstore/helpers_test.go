@@ -3,8 +3,6 @@ package gitstore
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/exarchos/git-exarchos/gitrepo"
-	"github.com/exarchos/git-exarchos/internal/gittest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,9 +13,10 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/exarchos/git-exarchos/workflow"
-
+	"github.com/exarchos/git-exarchos/gitrepo"
 	"github.com/exarchos/git-exarchos/internal/agentenv"
+	"github.com/exarchos/git-exarchos/internal/gittest"
+	"github.com/exarchos/git-exarchos/workflow"
 )
 
 // countProjector is a small deterministic projector: the number of events per type and a phase
@@ -57,24 +56,6 @@ func (p countProjector) Project(prev json.RawMessage, events []workflow.Event) (
 }
 
 var proj = countProjector{}
-
-// git runs git in dir and fails the test on error.
-func git(t testing.TB, dir string, args ...string) string {
-	t.Helper()
-	return gittest.Git(t, dir, "", args...)
-}
-
-// newRepo makes a repository with one commit and an identity.
-func newRepo(t testing.TB) string {
-	t.Helper()
-	return gittest.NewRepo(t, "sha1")
-}
-
-// newRepoFormat makes a repository in the given object format.
-func newRepoFormat(t testing.TB, f gitrepo.ObjectFormat) string {
-	t.Helper()
-	return gittest.NewRepo(t, f.String())
-}
 
 func openStore(t testing.TB, dir string) *Store {
 	t.Helper()
@@ -163,11 +144,6 @@ func helperCmd(t testing.TB, dir, mode, feature string, n int) *exec.Cmd {
 	cmd.Dir = dir
 	cmd.Env = append(gitrepo.CleanGitEnv(), "GITSTORE_HELPER="+mode, "GITSTORE_FEATURE="+feature, fmt.Sprintf("GITSTORE_N=%d", n))
 	return cmd
-}
-
-func gitStdinB(t testing.TB, dir, stdin string, args ...string) string {
-	t.Helper()
-	return gittest.Git(t, dir, stdin, args...)
 }
 
 // mustHash parses an object id printed by git.

@@ -15,15 +15,16 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/exarchos/git-exarchos/internal/gittest"
 	"github.com/exarchos/git-exarchos/workflow"
 )
 
 // listFromGit is what git shows of every workflow's head commit: the summary list must equal it.
 func listFromGit(t *testing.T, dir string) []Summary {
 	t.Helper()
-	refs := strings.Fields(git(t, dir, "for-each-ref", "--format=%(refname)", "refs/exarchos/"))
+	refs := strings.Fields(gittest.Git(t, dir, "", "for-each-ref", "--format=%(refname)", "refs/exarchos/"))
 	trailers := map[string][]string{} // commit id → committer time, phase, type, branch, events
-	out := git(t, dir, append([]string{"log", "--no-walk=unsorted", "--format=%H%x00%ct%x00" +
+	out := gittest.Git(t, dir, "", append([]string{"log", "--no-walk=unsorted", "--format=%H%x00%ct%x00" +
 		"%(trailers:key=Exarchos-Phase,valueonly,separator=)%x00%(trailers:key=Exarchos-Type,valueonly,separator=)%x00" +
 		"%(trailers:key=Exarchos-Branch,valueonly,separator=)%x00%(trailers:key=Exarchos-Events,valueonly,separator=)"}, refs...)...)
 	for _, line := range strings.Split(out, "\n") {
@@ -33,7 +34,7 @@ func listFromGit(t *testing.T, dir string) []Summary {
 	}
 	var want []Summary
 	for _, ref := range refs {
-		id := git(t, dir, "rev-parse", ref)
+		id := gittest.Git(t, dir, "", "rev-parse", ref)
 		f := trailers[id]
 		var unix, events int64
 		fmt.Sscan(f[0], &unix)
@@ -55,7 +56,7 @@ func listNow(t *testing.T, dir string) []Summary {
 // repoWithWorkflows makes a repository with n workflows, wf-00, wf-01 and so on.
 func repoWithWorkflows(t *testing.T, n int) (string, *Store) {
 	t.Helper()
-	dir := newRepo(t)
+	dir := gittest.NewRepo(t, "sha1")
 	s := openStore(t, dir)
 	for i := 0; i < n; i++ {
 		mustCreate(t, s, fmt.Sprintf("wf-%02d", i))
@@ -66,9 +67,9 @@ func repoWithWorkflows(t *testing.T, n int) (string, *Store) {
 // commitWithTrailers makes a workflow head by hand, with whatever trailers a commit can carry.
 func commitWithTrailers(t *testing.T, dir, feature, trailers string) {
 	t.Helper()
-	tree := git(t, dir, "rev-parse", "HEAD^{tree}")
-	c := gitStdinB(t, dir, feature+": workflow.started\n\n"+trailers, "commit-tree", tree)
-	git(t, dir, "update-ref", "refs/exarchos/"+feature, c)
+	tree := gittest.Git(t, dir, "", "rev-parse", "HEAD^{tree}")
+	c := gittest.Git(t, dir, feature+": workflow.started\n\n"+trailers, "commit-tree", tree)
+	gittest.Git(t, dir, "", "update-ref", "refs/exarchos/"+feature, c)
 }
 
 // TestListCacheNeverShowsWhatGitDoesNot: list's rows come from its cache once read, and stay what
@@ -86,8 +87,8 @@ func TestListCacheNeverShowsWhatGitDoesNot(t *testing.T) {
 
 	// Rows are served from the cache: with the head commits gone, list still shows them (and only
 	// a row read now would fail).
-	git(t, dir, "update-ref", "-d", "refs/exarchos/odd") // the uncached row would need its commit
-	heads := strings.Fields(git(t, dir, "for-each-ref", "--format=%(objectname)", "refs/exarchos/"))
+	gittest.Git(t, dir, "", "update-ref", "-d", "refs/exarchos/odd") // the uncached row would need its commit
+	heads := strings.Fields(gittest.Git(t, dir, "", "for-each-ref", "--format=%(objectname)", "refs/exarchos/"))
 	away := t.TempDir()
 	for _, id := range heads {
 		require.NoError(t, os.Rename(filepath.Join(dir, ".git", "objects", id[:2], id[2:]), filepath.Join(away, id)))
@@ -102,7 +103,7 @@ func TestListCacheNeverShowsWhatGitDoesNot(t *testing.T) {
 
 	s = openStore(t, dir)
 	appendN(t, s, "wf-03", 5)
-	git(t, dir, "update-ref", "-d", "refs/exarchos/wf-07")
+	gittest.Git(t, dir, "", "update-ref", "-d", "refs/exarchos/wf-07")
 	require.Equal(t, listFromGit(t, dir), listNow(t, dir), "a moved head is read again; a deleted workflow's row is gone")
 	b, err = os.ReadFile(cache)
 	require.NoError(t, err)
@@ -110,7 +111,7 @@ func TestListCacheNeverShowsWhatGitDoesNot(t *testing.T) {
 
 	// A row edited by hand: the file no longer hashes to its header, so all of it is ignored and
 	// written again.
-	head := git(t, dir, "rev-parse", "refs/exarchos/wf-05")
+	head := gittest.Git(t, dir, "", "rev-parse", "refs/exarchos/wf-05")
 	var edited []byte
 	for _, line := range bytes.SplitAfter(b, []byte{'\n'}) {
 		if bytes.HasPrefix(line, []byte(head+" ")) {
@@ -143,7 +144,7 @@ func TestListCacheNeverShowsWhatGitDoesNot(t *testing.T) {
 	require.Equal(t, listFromGit(t, dir), listNow(t, dir))
 	require.NoError(t, os.Remove(cache))
 
-	git(t, dir, "gc", "-q", "--prune=now")
+	gittest.Git(t, dir, "", "gc", "-q", "--prune=now")
 	require.Equal(t, listFromGit(t, dir), listNow(t, dir), "after gc: refs packed, commits in a pack")
 	appendN(t, openStore(t, dir), "wf-11", 1)
 	require.Equal(t, listFromGit(t, dir), listNow(t, dir))

@@ -2,7 +2,6 @@ package gitstore
 
 import (
 	"bufio"
-	"github.com/exarchos/git-exarchos/gitrepo"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,6 +14,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/exarchos/git-exarchos/gitrepo"
+	"github.com/exarchos/git-exarchos/internal/gittest"
 	"github.com/exarchos/git-exarchos/workflow"
 )
 
@@ -52,7 +53,7 @@ func staleNames(t *testing.T, s *Store) []string {
 // writer waits, then exits with gitrepo.ErrLocked); once it is dead the lock is reported by fsck and the
 // next writer removes it and writes.
 func TestSIGKILLedLockHolderDoesNotBlockWriters(t *testing.T) {
-	dir := newRepo(t)
+	dir := gittest.NewRepo(t, "sha1")
 	s := openStore(t, dir)
 	mustCreate(t, s, "held")
 	lock := filepath.Join(dir, ".git/refs/exarchos/held.lock")
@@ -75,16 +76,16 @@ func TestSIGKILLedLockHolderDoesNotBlockWriters(t *testing.T) {
 	assert.EqualValues(t, 2, res.Events)
 	assert.Empty(t, staleNames(t, s))
 	assertDense(t, dir, "held", 2)
-	git(t, dir, "fsck", "--strict", "--no-dangling")
+	gittest.Git(t, dir, "", "fsck", "--strict", "--no-dangling")
 }
 
 // A lock git (or another host) left names no owner we can check: it is stale once older than
 // gitrepo.StaleLockAge, not before.
 func TestUnownedLockIsStaleByAge(t *testing.T) {
-	dir := newRepo(t)
+	dir := gittest.NewRepo(t, "sha1")
 	s := openStore(t, dir)
 	mustCreate(t, s, "old")
-	head := git(t, dir, "rev-parse", "refs/exarchos/old")
+	head := gittest.Git(t, dir, "", "rev-parse", "refs/exarchos/old")
 	lock := filepath.Join(dir, ".git/refs/exarchos/old.lock")
 	for _, content := range []string{head + "\n", "", "1 some-other-host\n"} {
 		require.NoError(t, os.WriteFile(lock, []byte(content), 0o644))
@@ -113,7 +114,7 @@ func TestUnownedLockIsStaleByAge(t *testing.T) {
 // An object writer SIGKILLed mid-write leaves a tmp_obj_* file naming it: not reported while it
 // lives, reported once it is dead, and the printed fix removes it.
 func TestSIGKILLedObjectWriterLeavesReportedTmp(t *testing.T) {
-	dir := newRepo(t)
+	dir := gittest.NewRepo(t, "sha1")
 	s := openStore(t, dir)
 	mustCreate(t, s, "tmp")
 	// git's own kind of leftover, old: reported too.

@@ -389,7 +389,7 @@ func collisionRecord(e workflow.Event) (workflow.Event, error) {
 }
 
 // line is the event's JSONL line with its current seq: the stored line with the seq spliced in
-// when it has the envelope's canonical opening ({"id":…,"seq":N,…}), else encoded afresh exactly
+// when it has the header's canonical opening ({"id":…,"seq":N,…}), else encoded afresh exactly
 // as an append encodes it.
 func (e logEvent) line() ([]byte, error) {
 	if e.raw != nil {

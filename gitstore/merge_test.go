@@ -3,13 +3,14 @@ package gitstore
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/exarchos/git-exarchos/gitrepo"
 	"os/exec"
 	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/exarchos/git-exarchos/gitrepo"
+	"github.com/exarchos/git-exarchos/internal/gittest"
 	"github.com/exarchos/git-exarchos/workflow"
 )
 
@@ -30,7 +31,7 @@ func diverge(t testing.TB, s *Store, feature string, base, a, b int) (gitrepo.Ha
 }
 
 func TestIntegrateMergesDivergedLogs(t *testing.T) {
-	s := openStore(t, newRepo(t))
+	s := openStore(t, gittest.NewRepo(t, "sha1"))
 	ours, theirs := diverge(t, s, "f", 300, 40, 270)
 	res, err := s.Integrate("f", proj, theirs, "test")
 	require.NoError(t, err)
@@ -66,7 +67,7 @@ func TestIntegrateMergesDivergedLogs(t *testing.T) {
 }
 
 func TestIntegrateCreatesAndFastForwards(t *testing.T) {
-	s := openStore(t, newRepo(t))
+	s := openStore(t, gittest.NewRepo(t, "sha1"))
 	mustCreate(t, s, "f")
 	old, _, _ := gitrepo.ReadRef(s.Loc.CommonDir, RefName("f"))
 	appendN(t, s, "f", 3)
@@ -85,11 +86,11 @@ func TestIntegrateCreatesAndFastForwards(t *testing.T) {
 }
 
 func TestIntegrateRefusesDamagedTip(t *testing.T) {
-	dir := newRepo(t)
+	dir := gittest.NewRepo(t, "sha1")
 	s := openStore(t, dir)
 	mustCreate(t, s, "f")
 	// A commit whose tree is not a workflow (e.g. a branch pushed to refs/exarchos/ by mistake).
-	bad := mustHash(git(t, dir, "rev-parse", "HEAD"))
+	bad := mustHash(gittest.Git(t, dir, "", "rev-parse", "HEAD"))
 	_, err := s.Integrate("g", proj, bad, "test")
 	require.True(t, IsCorrupt(err), "%v", err)
 	ok, _ := s.Exists("g")
@@ -149,7 +150,7 @@ func TestLineSplicesSeqOrEncodes(t *testing.T) {
 // so every new object is really written. The baseline, measured in the same run, only reads and
 // parses both logs (what any merge must do at least).
 func BenchmarkMerge5000x5000(b *testing.B) {
-	dir := newRepo(b)
+	dir := gittest.NewRepo(b, "sha1")
 	s := openStore(b, dir)
 	ours, theirs := diverge(b, s, "f", SegmentSize-1, 5000-SegmentSize, 5000-SegmentSize)
 	b.Run("read-both-baseline", func(b *testing.B) {

@@ -4,15 +4,15 @@ import (
 	"bytes"
 	"compress/zlib"
 	"fmt"
-	"github.com/exarchos/git-exarchos/gitrepo"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/exarchos/git-exarchos/internal/gittest"
 )
 
 // TestCheckObjectsFindsWhatGitFsckFinds: damage in a workflow's history (not its head, which
@@ -21,7 +21,7 @@ import (
 func TestCheckObjectsFindsWhatGitFsckFinds(t *testing.T) {
 	for _, f := range formats {
 		t.Run(f.String(), func(t *testing.T) {
-			dir := newRepoFormat(t, f)
+			dir := gittest.NewRepo(t, f.String())
 			s := openStore(t, dir)
 			mustCreate(t, s, "w")
 			mustCreate(t, s, "clean")
@@ -31,20 +31,20 @@ func TestCheckObjectsFindsWhatGitFsckFinds(t *testing.T) {
 			require.Empty(t, problems)
 
 			// A parent whose tree lists "a" twice: git fsck --strict says duplicateEntries.
-			raw := mustHash(git(t, dir, "hash-object", "-w", "README")).Bytes()
+			raw := mustHash(gittest.Git(t, dir, "", "hash-object", "-w", "README")).Bytes()
 			var tree bytes.Buffer
 			for i := 0; i < 2; i++ {
 				tree.WriteString("100644 a\x00")
 				tree.Write(raw)
 			}
-			badTree := gitStdin(t, dir, tree.String(), "hash-object", "-t", "tree", "--literally", "-w", "--stdin")
-			badCommit := gitStdin(t, dir, "bad\n", "commit-tree", badTree)
-			head := git(t, dir, "rev-parse", "refs/exarchos/w")
-			msg := git(t, dir, "log", "-1", "--format=%B", head)
-			grafted := gitStdin(t, dir, msg+"\n", "commit-tree", head+"^{tree}", "-p", head, "-p", badCommit)
-			git(t, dir, "update-ref", "refs/exarchos/w", grafted, head)
+			badTree := gittest.Git(t, dir, tree.String(), "hash-object", "-t", "tree", "--literally", "-w", "--stdin")
+			badCommit := gittest.Git(t, dir, "bad\n", "commit-tree", badTree)
+			head := gittest.Git(t, dir, "", "rev-parse", "refs/exarchos/w")
+			msg := gittest.Git(t, dir, "", "log", "-1", "--format=%B", head)
+			grafted := gittest.Git(t, dir, msg+"\n", "commit-tree", head+"^{tree}", "-p", head, "-p", badCommit)
+			gittest.Git(t, dir, "", "update-ref", "refs/exarchos/w", grafted, head)
 
-			fsck := gitAllowFail(dir, "fsck", "--strict", "--no-dangling")
+			fsck, _ := gittest.Run(dir, "", "fsck", "--strict", "--no-dangling")
 			require.Contains(t, fsck, "duplicateEntries")
 			problems, err = s.CheckObjects([]string{"w", "clean"})
 			require.NoError(t, err)
@@ -56,11 +56,11 @@ func TestCheckObjectsFindsWhatGitFsckFinds(t *testing.T) {
 			vp, err := s.Verify("w", proj)
 			require.NoError(t, err)
 			assert.Empty(t, vp)
-			git(t, dir, "update-ref", "refs/exarchos/w", head, grafted)
+			gittest.Git(t, dir, "", "update-ref", "refs/exarchos/w", head, grafted)
 
 			// An old segment (first commit's) whose file holds other content than its id says.
-			first := git(t, dir, "rev-list", "--max-parents=0", "refs/exarchos/w")
-			seg := git(t, dir, "rev-parse", first+":events/00000000.jsonl")
+			first := gittest.Git(t, dir, "", "rev-list", "--max-parents=0", "refs/exarchos/w")
+			seg := gittest.Git(t, dir, "", "rev-parse", first+":events/00000000.jsonl")
 			path := filepath.Join(dir, ".git", "objects", seg[:2], seg[2:])
 			require.FileExists(t, path)
 			forged := []byte("{\"forged\":true}\n")
@@ -70,7 +70,7 @@ func TestCheckObjectsFindsWhatGitFsckFinds(t *testing.T) {
 			zw.Close()
 			require.NoError(t, os.Chmod(path, 0o644))
 			require.NoError(t, os.WriteFile(path, z.Bytes(), 0o644))
-			fsck = gitAllowFail(dir, "fsck", "--strict", "--no-dangling")
+			fsck, _ = gittest.Run(dir, "", "fsck", "--strict", "--no-dangling")
 			require.Contains(t, fsck, seg)
 			problems, err = s.CheckObjects([]string{"w", "clean"})
 			require.NoError(t, err)
@@ -83,13 +83,4 @@ func TestCheckObjectsFindsWhatGitFsckFinds(t *testing.T) {
 			assert.True(t, found, "%v", problems)
 		})
 	}
-}
-
-// gitAllowFail runs git and returns its combined output whatever the exit status.
-func gitAllowFail(dir string, args ...string) string {
-	cmd := exec.Command("git", args...)
-	cmd.Dir = dir
-	cmd.Env = gitrepo.CleanGitEnv()
-	out, _ := cmd.CombinedOutput()
-	return string(out)
 }

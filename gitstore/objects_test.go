@@ -3,7 +3,6 @@ package gitstore
 import (
 	"errors"
 	"fmt"
-	"github.com/exarchos/git-exarchos/gitrepo"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -12,6 +11,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/exarchos/git-exarchos/gitrepo"
+	"github.com/exarchos/git-exarchos/internal/gittest"
 	"github.com/exarchos/git-exarchos/workflow"
 )
 
@@ -24,7 +25,7 @@ func TestPackedReads(t *testing.T) {
 	for _, f := range formats {
 		for _, gc := range [][]string{{"gc", "--prune=now", "--quiet"}, {"repack", "-adf", "--depth=50", "--window=250", "-q"}} {
 			t.Run(f.String()+"/"+gc[0], func(t *testing.T) {
-				dir := newRepoFormat(t, f)
+				dir := gittest.NewRepo(t, f.String())
 				s := openStore(t, dir)
 				require.Equal(t, f, s.ObjectFormat())
 				mustCreate(t, s, "packed")
@@ -34,8 +35,8 @@ func TestPackedReads(t *testing.T) {
 				for i := 0; i < 20; i++ {
 					mustCreate(t, s, fmt.Sprintf("other-%02d", i))
 				}
-				git(t, dir, gc...)
-				git(t, dir, "prune", "--expire=now")
+				gittest.Git(t, dir, "", gc...)
+				gittest.Git(t, dir, "", "prune", "--expire=now")
 				loose, _ := filepath.Glob(filepath.Join(dir, ".git/objects/??/*"))
 				require.Empty(t, loose, "everything is packed")
 
@@ -51,7 +52,7 @@ func TestPackedReads(t *testing.T) {
 				require.NoError(t, err)
 				require.Len(t, list, 21)
 				for _, w := range list {
-					assert.Equal(t, git(t, dir, "rev-parse", RefName(w.Feature)), w.Head)
+					assert.Equal(t, gittest.Git(t, dir, "", "rev-parse", RefName(w.Feature)), w.Head)
 				}
 				problems, err := s.Verify("packed", proj)
 				require.NoError(t, err)
@@ -61,12 +62,12 @@ func TestPackedReads(t *testing.T) {
 				require.NoError(t, err)
 				assert.Len(t, res.Appended, 1)
 				assert.Len(t, res.Duplicates, 1)
-				git(t, dir, "fsck", "--strict", "--no-dangling")
+				gittest.Git(t, dir, "", "fsck", "--strict", "--no-dangling")
 				// Every object git can read, the pack reader reads the same.
-				for _, id := range strings.Fields(git(t, dir, "rev-list", "--objects", "--no-object-names", "--all")) {
+				for _, id := range strings.Fields(gittest.Git(t, dir, "", "rev-list", "--objects", "--no-object-names", "--all")) {
 					typ, content, err := s.git.ReadRaw(mustHash(id))
 					require.NoError(t, err, id)
-					assert.Equal(t, git(t, dir, "cat-file", "-t", id), typ.String())
+					assert.Equal(t, gittest.Git(t, dir, "", "cat-file", "-t", id), typ.String())
 					assert.Equal(t, f.Sum(typ, content).String(), id)
 				}
 			})
@@ -77,10 +78,10 @@ func TestPackedReads(t *testing.T) {
 func TestMissingPackedObject(t *testing.T) {
 	for _, f := range formats {
 		t.Run(f.String(), func(t *testing.T) {
-			dir := newRepoFormat(t, f)
+			dir := gittest.NewRepo(t, f.String())
 			s := openStore(t, dir)
 			mustCreate(t, s, "gone")
-			git(t, dir, "gc", "--quiet")
+			gittest.Git(t, dir, "", "gc", "--quiet")
 			s = openStore(t, dir)
 			defer s.Close()
 			missing := f.Sum(plumbing.BlobObject, []byte("never stored"))
@@ -95,7 +96,7 @@ func TestMissingPackedObject(t *testing.T) {
 // BenchmarkStateLargePack reads a workflow's state in a repository whose pack holds 60,000 other
 // objects: the index is searched, never loaded, so the cost does not grow with the pack.
 func BenchmarkStateLargePack(b *testing.B) {
-	dir := newRepo(b)
+	dir := gittest.NewRepo(b, "sha1")
 	s := openStore(b, dir)
 	mustCreate(b, s, "w")
 	appendN(b, s, "w", 1000)
@@ -105,8 +106,8 @@ func BenchmarkStateLargePack(b *testing.B) {
 		content := fmt.Sprintf("file %d\n", i)
 		stdin = fmt.Appendf(stdin, "blob\nmark :%d\ndata %d\n%s\n", i+1, len(content), content)
 	}
-	gitStdinB(b, dir, string(stdin), "fast-import", "--quiet")
-	git(b, dir, "gc", "--quiet")
+	gittest.Git(b, dir, string(stdin), "fast-import", "--quiet")
+	gittest.Git(b, dir, "", "gc", "--quiet")
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		s := openStore(b, dir)

@@ -2,7 +2,6 @@ package gitstore
 
 import (
 	"encoding/json"
-	"github.com/exarchos/git-exarchos/gitrepo"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -12,6 +11,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/exarchos/git-exarchos/gitrepo"
+	"github.com/exarchos/git-exarchos/internal/gittest"
 	"github.com/exarchos/git-exarchos/workflow"
 )
 
@@ -21,8 +22,8 @@ func forge(t *testing.T, dir, feature string, edit func(files map[string]string)
 	t.Helper()
 	ref := RefName(feature)
 	files := map[string]string{}
-	for _, line := range strings.Split(git(t, dir, "ls-tree", "-r", "--name-only", ref), "\n") {
-		files[line] = git(t, dir, "cat-file", "blob", ref+":"+line) + "\n"
+	for _, line := range strings.Split(gittest.Git(t, dir, "", "ls-tree", "-r", "--name-only", ref), "\n") {
+		files[line] = gittest.Git(t, dir, "", "cat-file", "blob", ref+":"+line) + "\n"
 	}
 	edit(files)
 	index := filepath.Join(t.TempDir(), "index")
@@ -67,7 +68,7 @@ func phaseOf(t *testing.T, state json.RawMessage) string {
 // builds on the fold, fsck names the edit.
 func TestEditedSnapshotIsNotTrusted(t *testing.T) {
 	for _, dropDigest := range []bool{false, true} {
-		dir := newRepo(t)
+		dir := gittest.NewRepo(t, "sha1")
 		s := openStore(t, dir)
 		mustCreate(t, s, "snap")
 		_, err := s.Append("snap", proj, workflow.NewEvent{ID: "k0", Type: "phase", Data: "review"}) // a keyed event, so the index is not empty
@@ -142,7 +143,7 @@ func TestDuplicateIDsAndBadIndexLinesAreRefused(t *testing.T) {
 		{"bad index line, digest recomputed", badIndex, "bad index line", true},
 	} {
 		t.Run(f.name, func(t *testing.T) {
-			dir := newRepo(t)
+			dir := gittest.NewRepo(t, "sha1")
 			s := openStore(t, dir)
 			mustCreate(t, s, "dup")
 			_, err := s.Append("dup", proj, workflow.NewEvent{ID: "k1", Type: "note"})
@@ -161,7 +162,7 @@ func TestDuplicateIDsAndBadIndexLinesAreRefused(t *testing.T) {
 				}
 				putSnapshot(t, files, sf)
 			})
-			before := git(t, dir, "rev-parse", RefName("dup"))
+			before := gittest.Git(t, dir, "", "rev-parse", RefName("dup"))
 
 			problems, err := s.Verify("dup", proj)
 			require.NoError(t, err)
@@ -180,7 +181,7 @@ func TestDuplicateIDsAndBadIndexLinesAreRefused(t *testing.T) {
 			_, err = s.Append("dup", proj, workflow.NewEvent{ID: "k1", Type: "note"}, workflow.NewEvent{Type: "note"})
 			require.Error(t, err)
 			assert.True(t, IsCorrupt(err), "%v", err)
-			assert.Equal(t, before, git(t, dir, "rev-parse", RefName("dup")), "nothing written on top")
+			assert.Equal(t, before, gittest.Git(t, dir, "", "rev-parse", RefName("dup")), "nothing written on top")
 		})
 	}
 }

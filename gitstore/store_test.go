@@ -3,9 +3,7 @@ package gitstore
 import (
 	"encoding/json"
 	"errors"
-	"github.com/exarchos/git-exarchos/gitrepo"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -13,11 +11,13 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/exarchos/git-exarchos/gitrepo"
+	"github.com/exarchos/git-exarchos/internal/gittest"
 	"github.com/exarchos/git-exarchos/workflow"
 )
 
 func TestCreateAppendRead(t *testing.T) {
-	dir := newRepo(t)
+	dir := gittest.NewRepo(t, "sha1")
 	s := openStore(t, dir)
 	mustCreate(t, s, "login")
 
@@ -41,14 +41,14 @@ func TestCreateAppendRead(t *testing.T) {
 	assert.False(t, snap.Folded)
 
 	// One commit per call, with the author from git config and a summarising message.
-	assert.Equal(t, "2", git(t, dir, "rev-list", "--count", "refs/exarchos/login"))
-	assert.Equal(t, "Test User <test@example.com>", git(t, dir, "log", "-1", "--format=%an <%ae>", "refs/exarchos/login"))
-	msg := git(t, dir, "log", "-1", "--format=%B", "refs/exarchos/login")
+	assert.Equal(t, "2", gittest.Git(t, dir, "", "rev-list", "--count", "refs/exarchos/login"))
+	assert.Equal(t, "Test User <test@example.com>", gittest.Git(t, dir, "", "log", "-1", "--format=%an <%ae>", "refs/exarchos/login"))
+	msg := gittest.Git(t, dir, "", "log", "-1", "--format=%B", "refs/exarchos/login")
 	assert.Contains(t, msg, "login: phase, note")
 	assert.Contains(t, msg, "Exarchos-Phase: plan")
 	// git itself agrees with what we wrote.
-	git(t, dir, "fsck", "--strict", "--no-dangling")
-	assert.Equal(t, "1", git(t, dir, "cat-file", "-p", "refs/exarchos/login:format"))
+	gittest.Git(t, dir, "", "fsck", "--strict", "--no-dangling")
+	assert.Equal(t, "1", gittest.Git(t, dir, "", "cat-file", "-p", "refs/exarchos/login:format"))
 
 	list, err := s.List()
 	require.NoError(t, err)
@@ -72,11 +72,11 @@ func TestUnknownFieldsSurviveRewrite(t *testing.T) {
 }
 
 func TestSegmentsAndFilters(t *testing.T) {
-	dir := newRepo(t)
+	dir := gittest.NewRepo(t, "sha1")
 	s := openStore(t, dir)
 	mustCreate(t, s, "seg")
 	appendN(t, s, "seg", 600) // 601 events: segments of 256, 256, 89
-	out := git(t, dir, "ls-tree", "--name-only", "refs/exarchos/seg:events")
+	out := gittest.Git(t, dir, "", "ls-tree", "--name-only", "refs/exarchos/seg:events")
 	assert.Equal(t, "00000000.jsonl\n00000001.jsonl\n00000002.jsonl", out)
 
 	all, snap, err := s.Events("seg", EventFilter{})
@@ -101,7 +101,7 @@ func TestSegmentsAndFilters(t *testing.T) {
 }
 
 func TestIdempotentAppend(t *testing.T) {
-	dir := newRepo(t)
+	dir := gittest.NewRepo(t, "sha1")
 	s := openStore(t, dir)
 	mustCreate(t, s, "idem")
 	first, err := s.Append("idem", proj, workflow.NewEvent{Type: "note", ID: "hook-123", Data: 1})
@@ -124,7 +124,7 @@ func TestIdempotentAppend(t *testing.T) {
 }
 
 func TestBadFeatureIDs(t *testing.T) {
-	dir := newRepo(t)
+	dir := gittest.NewRepo(t, "sha1")
 	s := openStore(t, dir)
 	for _, id := range []string{"../x", "a..b", "x.lock", "A B", "", strings.Repeat("a", 65), "café", "-x", ".x", "x.", "a/b", "Upper"} {
 		_, err := s.Create(id, proj, nil)
@@ -133,37 +133,37 @@ func TestBadFeatureIDs(t *testing.T) {
 	}
 	assert.NoError(t, ValidateFeature(strings.Repeat("a", 64)))
 	assert.NoError(t, ValidateFeature("v1.2_fix-3"))
-	assert.Empty(t, git(t, dir, "for-each-ref", "refs/exarchos/"))
+	assert.Empty(t, gittest.Git(t, dir, "", "for-each-ref", "refs/exarchos/"))
 	_, err := os.Stat(filepath.Join(dir, ".git", "x"))
 	assert.True(t, os.IsNotExist(err))
 }
 
 func TestBadPayloadWritesNothing(t *testing.T) {
-	dir := newRepo(t)
+	dir := gittest.NewRepo(t, "sha1")
 	s := openStore(t, dir)
 	mustCreate(t, s, "pay")
-	before := git(t, dir, "rev-parse", "refs/exarchos/pay")
+	before := gittest.Git(t, dir, "", "rev-parse", "refs/exarchos/pay")
 	_, err := s.Append("pay", proj, workflow.NewEvent{Type: "note", Data: json.RawMessage(`{"open":`)})
 	require.ErrorIs(t, err, ErrBadPayload)
 	assert.Contains(t, err.Error(), "not valid JSON")
 	_, err = s.Append("pay", proj, workflow.NewEvent{Type: "note", Data: strings.Repeat("x", MaxPayload+1)})
 	require.ErrorIs(t, err, ErrBadPayload)
 	assert.Contains(t, err.Error(), "1 MiB")
-	assert.Equal(t, before, git(t, dir, "rev-parse", "refs/exarchos/pay"))
+	assert.Equal(t, before, gittest.Git(t, dir, "", "rev-parse", "refs/exarchos/pay"))
 }
 
 func TestMissingWorkflowIsNotCreated(t *testing.T) {
-	dir := newRepo(t)
+	dir := gittest.NewRepo(t, "sha1")
 	s := openStore(t, dir)
 	_, err := s.Append("ghost", proj, workflow.NewEvent{Type: "note"})
 	require.ErrorIs(t, err, ErrNotFound)
 	assert.Contains(t, err.Error(), "git exarchos init ghost")
-	assert.Empty(t, git(t, dir, "for-each-ref", "refs/exarchos/"))
+	assert.Empty(t, gittest.Git(t, dir, "", "for-each-ref", "refs/exarchos/"))
 }
 
 func TestMissingIdentity(t *testing.T) {
 	dir := t.TempDir()
-	git(t, dir, "init", "-q")
+	gittest.Git(t, dir, "", "init", "-q")
 	t.Setenv("HOME", t.TempDir())
 	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
 	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
@@ -179,34 +179,25 @@ func TestMissingIdentity(t *testing.T) {
 // segment has a broken line, and points the ref at it.
 func craftCorrupt(t *testing.T, dir, feature string) string {
 	ref := "refs/exarchos/" + feature
-	lastSeg := git(t, dir, "ls-tree", "--name-only", ref+":events")
+	lastSeg := gittest.Git(t, dir, "", "ls-tree", "--name-only", ref+":events")
 	names := strings.Split(lastSeg, "\n")
 	seg := names[len(names)-1]
-	content := git(t, dir, "cat-file", "-p", ref+":events/"+seg)
+	content := gittest.Git(t, dir, "", "cat-file", "-p", ref+":events/"+seg)
 	broken := content[:len(content)/2] + "\n"
-	blob := gitStdin(t, dir, broken, "hash-object", "-w", "--stdin")
-	evTree := git(t, dir, "ls-tree", ref+":events")
-	evTree = strings.Replace(evTree, git(t, dir, "rev-parse", ref+":events/"+seg), blob, 1)
-	newEv := gitStdin(t, dir, evTree+"\n", "mktree")
-	root := git(t, dir, "ls-tree", ref)
-	root = strings.Replace(root, git(t, dir, "rev-parse", ref+":events"), newEv, 1)
-	newRoot := gitStdin(t, dir, root+"\n", "mktree")
-	commit := git(t, dir, "commit-tree", newRoot, "-p", ref, "-m", "crafted corruption")
-	git(t, dir, "update-ref", ref, commit)
+	blob := gittest.Git(t, dir, broken, "hash-object", "-w", "--stdin")
+	evTree := gittest.Git(t, dir, "", "ls-tree", ref+":events")
+	evTree = strings.Replace(evTree, gittest.Git(t, dir, "", "rev-parse", ref+":events/"+seg), blob, 1)
+	newEv := gittest.Git(t, dir, evTree+"\n", "mktree")
+	root := gittest.Git(t, dir, "", "ls-tree", ref)
+	root = strings.Replace(root, gittest.Git(t, dir, "", "rev-parse", ref+":events"), newEv, 1)
+	newRoot := gittest.Git(t, dir, root+"\n", "mktree")
+	commit := gittest.Git(t, dir, "", "commit-tree", newRoot, "-p", ref, "-m", "crafted corruption")
+	gittest.Git(t, dir, "", "update-ref", ref, commit)
 	return commit
 }
 
-func gitStdin(t *testing.T, dir, stdin string, args ...string) string {
-	cmd := exec.Command("git", args...)
-	cmd.Dir = dir
-	cmd.Stdin = strings.NewReader(stdin)
-	out, err := cmd.CombinedOutput()
-	require.NoError(t, err, "%s", out)
-	return strings.TrimSpace(string(out))
-}
-
 func TestCorruptSegmentIsReportedAndNotBuiltOn(t *testing.T) {
-	dir := newRepo(t)
+	dir := gittest.NewRepo(t, "sha1")
 	s := openStore(t, dir)
 	mustCreate(t, s, "bad")
 	appendN(t, s, "bad", 10)
@@ -225,7 +216,7 @@ func TestCorruptSegmentIsReportedAndNotBuiltOn(t *testing.T) {
 
 	_, err = s.Append("bad", proj, workflow.NewEvent{Type: "note"})
 	require.True(t, IsCorrupt(err), "got %v", err)
-	assert.Equal(t, commit, git(t, dir, "rev-parse", "refs/exarchos/bad"), "no write builds on a corrupt commit")
+	assert.Equal(t, commit, gittest.Git(t, dir, "", "rev-parse", "refs/exarchos/bad"), "no write builds on a corrupt commit")
 
 	problems, err := s.Verify("bad", proj)
 	require.NoError(t, err)
@@ -239,7 +230,7 @@ func TestCorruptSegmentIsReportedAndNotBuiltOn(t *testing.T) {
 }
 
 func TestProjectorVersionChangeFolds(t *testing.T) {
-	dir := newRepo(t)
+	dir := gittest.NewRepo(t, "sha1")
 	s := openStore(t, dir)
 	mustCreate(t, s, "ver")
 	appendN(t, s, "ver", 3)
@@ -252,11 +243,11 @@ func TestProjectorVersionChangeFolds(t *testing.T) {
 	var st countState
 	require.NoError(t, json.Unmarshal(res.State, &st))
 	assert.EqualValues(t, 5, st.Count)
-	assert.Contains(t, git(t, dir, "cat-file", "-p", "refs/exarchos/ver:state.json"), `"projector":"count/2"`)
+	assert.Contains(t, gittest.Git(t, dir, "", "cat-file", "-p", "refs/exarchos/ver:state.json"), `"projector":"count/2"`)
 }
 
 func TestSymbolicOrGarbageRefIsAnError(t *testing.T) {
-	dir := newRepo(t)
+	dir := gittest.NewRepo(t, "sha1")
 	s := openStore(t, dir)
 	require.NoError(t, os.MkdirAll(filepath.Join(dir, ".git/refs/exarchos"), 0o755))
 	require.NoError(t, os.WriteFile(filepath.Join(dir, ".git/refs/exarchos/junk"), []byte("not a hash\n"), 0o644))
@@ -266,12 +257,12 @@ func TestSymbolicOrGarbageRefIsAnError(t *testing.T) {
 }
 
 func TestCASRefusesStaleAndLock(t *testing.T) {
-	dir := newRepo(t)
+	dir := gittest.NewRepo(t, "sha1")
 	s := openStore(t, dir)
 	mustCreate(t, s, "cas")
 	head, _, err := gitrepo.ReadRef(s.Loc.CommonDir, "refs/exarchos/cas")
 	require.NoError(t, err)
-	other := mustHash(git(t, dir, "rev-parse", "HEAD"))
+	other := mustHash(gittest.Git(t, dir, "", "rev-parse", "HEAD"))
 	require.ErrorIs(t, gitrepo.CasRef(s.Loc.CommonDir, "refs/exarchos/cas", other, other), gitrepo.ErrStale)
 
 	// A fresh lock of unknown owner (git's) is waited for, then named with the fix.
@@ -283,10 +274,10 @@ func TestCASRefusesStaleAndLock(t *testing.T) {
 	require.NoError(t, os.Remove(lock))
 
 	// After pack-refs the ref lives only in packed-refs; reads and CAS still work.
-	git(t, dir, "pack-refs", "--all")
+	gittest.Git(t, dir, "", "pack-refs", "--all")
 	_, err = os.Stat(filepath.Join(dir, ".git/refs/exarchos/cas"))
 	require.True(t, os.IsNotExist(err))
 	_, err = s.Append("cas", proj, workflow.NewEvent{Type: "note"})
 	require.NoError(t, err)
-	assert.Equal(t, "2", git(t, dir, "rev-list", "--count", "refs/exarchos/cas"))
+	assert.Equal(t, "2", gittest.Git(t, dir, "", "rev-list", "--count", "refs/exarchos/cas"))
 }

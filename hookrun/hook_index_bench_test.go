@@ -3,12 +3,12 @@ package hookrun
 import (
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/exarchos/git-exarchos/internal/gittest"
 	"github.com/exarchos/git-exarchos/workflow"
 )
 
@@ -17,14 +17,7 @@ import (
 // stamp differs, so the index is checked against the refs again.
 func BenchmarkHookIndexOneRefMoved(b *testing.B) {
 	dir := b.TempDir()
-	run := func(stdin string, args ...string) {
-		cmd := exec.Command("git", args...)
-		cmd.Dir, cmd.Stdin = dir, strings.NewReader(stdin)
-		cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			b.Fatalf("git %v: %v: %s", args, err, out)
-		}
-	}
+	run := func(stdin string, args ...string) { gittest.Git(b, dir, stdin, args...) }
 	run("", "init", "-q", "-b", "main")
 	run("", "config", "user.name", "B")
 	run("", "config", "user.email", "b@example.com")

@@ -97,7 +97,7 @@ func ContextDocument(w Bound, summary string) string {
 
 	var rules strings.Builder
 	if w.Def != nil {
-		if pol := w.Def.PolicyIn(s); len(pol.Deny) > 0 {
+		if pol := w.Def.EnvelopeIn(s); len(pol.Deny) > 0 {
 			fmt.Fprintf(&rules, "In this phase the hooks refuse %s", strings.Join(pol.Deny, ", "))
 			if len(pol.ExceptArtifacts) > 0 {
 				fmt.Fprintf(&rules, " except on the recorded %s artifact files (record a path first: git exarchos set %s artifacts.<name>=<path>)", strings.Join(pol.ExceptArtifacts, " and "), w.Feature)

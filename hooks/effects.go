@@ -24,7 +24,7 @@ func judgeEffects(w Bound, repo Repository) string {
 	if len(patterns) == 0 {
 		return ""
 	}
-	env := w.Def.PolicyIn(w.State)
+	env := w.Def.EnvelopeIn(w.State)
 	changes, err := repo.Changes(w)
 	if err != nil {
 		return fmt.Sprintf("git exarchos: phase %s of workflow %s may change only %s, and the hook could not read what "+

@@ -174,7 +174,7 @@ func Check(w Bound, tool string, ti ToolInput, cwd string) Verdict {
 	if w.Def == nil {
 		return Verdict{}
 	}
-	env := w.Def.PolicyIn(w.State) // in a fan-out phase, its running stages' (workflow/fanout.go)
+	env := w.Def.EnvelopeIn(w.State) // in a fan-out phase, its running stages' (workflow/fanout.go)
 	c := newCall(tool, ti, w.Root, cwd)
 	v := Verdict{Subject: c.subject}
 	if env.TurnCap > 0 {

@@ -19,7 +19,7 @@ func feature(phase string) Bound {
 	return Bound{Feature: "login", Def: def, Root: "/repo", State: workflow.State{Feature: "login", Type: "feature", Phase: phase, Branch: "login"}}
 }
 
-func TestCheckToolPolicy(t *testing.T) {
+func TestCheckEnvelope(t *testing.T) {
 	w := feature("plan")
 	w.State.Artifacts = map[string]workflow.Artifact{"design": {Path: "docs/design.md"}, "plan": {Text: "inline plan", Inline: true}}
 	cases := []struct {
@@ -66,15 +66,15 @@ func TestCheckToolPolicy(t *testing.T) {
 	}
 }
 
-func TestToolPolicyInheritsFromCompound(t *testing.T) {
+func TestEnvelopeInheritsFromCompound(t *testing.T) {
 	def := &workflow.Definition{Phases: []workflow.Phase{
-		{ID: "outer", Kind: workflow.Compound, Initial: "a", Tools: workflow.ToolPolicy{Deny: []string{"Write"}}},
+		{ID: "outer", Kind: workflow.Compound, Initial: "a", Tools: workflow.Envelope{Deny: []string{"Write"}}},
 		{ID: "a", Kind: workflow.Normal, Parent: "outer"},
-		{ID: "b", Kind: workflow.Normal, Parent: "outer", Tools: workflow.ToolPolicy{Deny: []string{"Edit"}}},
+		{ID: "b", Kind: workflow.Normal, Parent: "outer", Tools: workflow.Envelope{Deny: []string{"Edit"}}},
 		{ID: "c", Kind: workflow.Normal},
 	}}
-	if !def.ToolPolicy("a").Denies("Write") || def.ToolPolicy("b").Denies("Write") || !def.ToolPolicy("b").Denies("Edit") || def.ToolPolicy("c").Denies("Write") || def.ToolPolicy("nope").Denies("Write") {
-		t.Fatalf("policies: a=%v b=%v c=%v", def.ToolPolicy("a"), def.ToolPolicy("b"), def.ToolPolicy("c"))
+	if !def.PhaseEnvelope("a").Denies("Write") || def.PhaseEnvelope("b").Denies("Write") || !def.PhaseEnvelope("b").Denies("Edit") || def.PhaseEnvelope("c").Denies("Write") || def.PhaseEnvelope("nope").Denies("Write") {
+		t.Fatalf("policies: a=%v b=%v c=%v", def.PhaseEnvelope("a"), def.PhaseEnvelope("b"), def.PhaseEnvelope("c"))
 	}
 	for _, typ := range workflow.BuiltinTypes() {
 		d, _ := workflow.Builtin(typ)

@@ -13,9 +13,9 @@ import (
 func TestPolicyCoversMCPTools(t *testing.T) {
 	const transition = "mcp__exarchos__workflow_transition"
 	def := &workflow.Definition{Type: "custom", Initial: "only-read", Phases: []workflow.Phase{
-		{ID: "only-read", Kind: workflow.Normal, Tools: workflow.ToolPolicy{AllowedTools: []string{"Read"}}},
-		{ID: "exarchos-ok", Kind: workflow.Normal, Tools: workflow.ToolPolicy{AllowedTools: []string{"Read", "mcp__exarchos__*"}}},
-		{ID: "no-cancel", Kind: workflow.Normal, Tools: workflow.ToolPolicy{Deny: []string{"mcp__exarchos__workflow_cancel"}}},
+		{ID: "only-read", Kind: workflow.Normal, Tools: workflow.Envelope{AllowedTools: []string{"Read"}}},
+		{ID: "exarchos-ok", Kind: workflow.Normal, Tools: workflow.Envelope{AllowedTools: []string{"Read", "mcp__exarchos__*"}}},
+		{ID: "no-cancel", Kind: workflow.Normal, Tools: workflow.Envelope{Deny: []string{"mcp__exarchos__workflow_cancel"}}},
 	}}
 	bound := func(phase string) Bound {
 		return Bound{Feature: "x", Def: def, Root: "/repo", State: workflow.State{Feature: "x", Type: "custom", Phase: phase, Branch: "x"}}

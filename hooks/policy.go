@@ -128,7 +128,7 @@ func denial(w Bound, pol workflow.Envelope, c call, target string) string {
 }
 
 // unlockPath is the shortest chain of transitions (universal ones left out) from phase to a
-// phase whose policy allows the tool; nil when there is none.
+// phase whose envelope allows the tool; nil when there is none.
 func unlockPath(def *workflow.Definition, phase string, c call) []workflow.Transition {
 	type step struct {
 		phase string
@@ -146,7 +146,7 @@ func unlockPath(def *workflow.Definition, phase string, c call) []workflow.Trans
 			seen[t.To] = true
 			path := append(slices.Clone(cur.path), t)
 			// Entering a fan-out phase starts every stage: its envelope there is their union.
-			if !refuses(def.PolicyIn(workflow.State{Phase: t.To}), c) {
+			if !refuses(def.EnvelopeIn(workflow.State{Phase: t.To}), c) {
 				return path
 			}
 			queue = append(queue, step{phase: t.To, path: path})

@@ -124,8 +124,8 @@ type (
 	}
 	submitIn struct {
 		featureIn
-		Phase string `json:"phase" jsonschema:"the phase whose completion envelope is submitted"`
-		File  string `json:"file" jsonschema:"path of the JSON envelope file"`
+		Phase string `json:"phase" jsonschema:"the phase whose completion payload is submitted"`
+		File  string `json:"file" jsonschema:"path of the JSON completion payload file"`
 	}
 	stageDoneIn struct {
 		featureIn
@@ -275,7 +275,7 @@ func mcpTools(s *mcp.Server, cli *cliRunner) {
 		}
 		return a.pos(in.Feature, in.Dimension, in.Verdict)
 	})
-	add(s, cli, "submit", "submit a phase's completion envelope", func(in submitIn) args {
+	add(s, cli, "submit", "submit a phase's completion payload", func(in submitIn) args {
 		return args{"submit"}.str("file", in.File).pos(in.Feature, in.Phase)
 	})
 	add(s, cli, "stage_done", "complete a running stage of the fan-out phase the workflow is in", func(in stageDoneIn) args {

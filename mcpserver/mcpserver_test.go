@@ -92,11 +92,11 @@ func twinRepos(t *testing.T, env []string) (string, string) {
 		dir := filepath.Join(root, name)
 		gitIn(t, root, env, "clone", "-q", origin, dir)
 		gitIn(t, dir, env, "checkout", "-q", "login")
-		// The envelope to submit is a scratch file git ignores (the guards check the worktree).
-		if err := os.WriteFile(filepath.Join(dir, "envelope.json"), []byte("{}\n"), 0o644); err != nil {
+		// The completion payload to submit is a scratch file git ignores (the guards check the worktree).
+		if err := os.WriteFile(filepath.Join(dir, "payload.json"), []byte("{}\n"), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile(filepath.Join(dir, ".git", "info", "exclude"), []byte("envelope.json\n"), 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(dir, ".git", "info", "exclude"), []byte("payload.json\n"), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		twins = append(twins, dir)
@@ -200,7 +200,7 @@ func TestMCPParity(t *testing.T) {
 		{"review", `{"dimension":"quality","findings":[{"severity":"severe","file":"docs/design.md","text":"x"}]}`, []string{"review", "quality", "--finding", "severe:docs/design.md:0:x"}, true},                              // BAD_INPUT
 		{"review", `{"resolve":"f00000000","note":"false positive"}`, []string{"review", "--resolve", "f00000000", "--note", "false positive"}, true},
 		{"view_findings", `{"feature":"login","all":true}`, []string{"view", "findings", "login", "--all"}, false},
-		{"submit", `{"phase":"plan","file":"envelope.json"}`, []string{"submit", "plan", "--file", "envelope.json"}, true},
+		{"submit", `{"phase":"plan","file":"payload.json"}`, []string{"submit", "plan", "--file", "payload.json"}, true},
 		{"stage_done", `{"stage":"lint"}`, []string{"stage", "done", "lint"}, true},                                   // feature runs no stages: WRONG_PHASE
 		{"stage_fail", `{"stage":"lint","reason":"vet"}`, []string{"stage", "fail", "lint", "--reason", "vet"}, true}, // likewise
 		{"pr_link", `{"pr":"https://github.com/o/r/pull/1"}`, []string{"pr", "link", "https://github.com/o/r/pull/1"}, true},

@@ -80,7 +80,7 @@ func DecideAll(def *workflow.Definition, st workflow.State, cmds []workflow.Comm
 			return out, rej, nil
 		}
 		for _, n := range events {
-			// Stamped only to fold for the next command: the store assigns the real envelope.
+			// Stamped only to fold for the next command: the store assigns the real header.
 			e, err := n.Stamp("pending", st.LastSeq+1, time.Time{}, env.Actor, st.LastClock+1)
 			if err != nil {
 				return nil, nil, err

@@ -7,9 +7,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/exarchos/git-exarchos/gitrepo"
 	"github.com/exarchos/git-exarchos/internal/gittest"
-	"github.com/stretchr/testify/require"
 )
 
 // The rescue records against real repositories: a snapshot restored byte for byte, a rerun that

@@ -9,46 +9,27 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/exarchos/git-exarchos/app"
 	"github.com/exarchos/git-exarchos/gitstore"
+	"github.com/exarchos/git-exarchos/internal/apptest"
 	"github.com/exarchos/git-exarchos/internal/gittest"
 	"github.com/exarchos/git-exarchos/project"
 	"github.com/exarchos/git-exarchos/teamsync"
 	"github.com/exarchos/git-exarchos/workflow"
 )
 
-// team is a bare remote and n clones of it, each with its own identity, opened.
-type team struct {
-	remote string
-	clones []*app.Repo
-	dirs   []string
-}
-
-func newTeam(t testing.TB, n int) *team {
-	t.Helper()
-	tm := &team{}
-	tm.remote, tm.dirs = gittest.NewTeam(t, n)
-	for _, dir := range tm.dirs {
-		r, err := app.Open(dir)
-		if err != nil {
-			t.Fatal(err)
-		}
-		tm.clones = append(tm.clones, r)
-	}
-	return tm
-}
-
 func TestPullCreatesFastForwardsAndMerges(t *testing.T) {
-	tm := newTeam(t, 2)
-	a, b := tm.clones[0], tm.clones[1]
+	tm := apptest.NewTeam(t, 2)
+	a, b := tm.Clones[0], tm.Clones[1]
 	// A remote with no workflow yet: pull and push do nothing and succeed.
 	pr, err := teamsync.Pull(b.Repo, teamsync.PullOptions{})
 	if err != nil || len(pr.Workflows) != 0 {
 		t.Fatalf("empty pull: %+v %v", pr, err)
 	}
-	if _, err := a.CreateWorkflow(workflow.Init{Feature: "login", Type: "oneshot", Branch: "main"}); err != nil {
-		t.Fatal(err)
-	}
+	_, err = a.CreateWorkflow(workflow.Init{Feature: "login", Type: "oneshot", Branch: "main"})
+	require.NoError(t, err)
 	ps, err := teamsync.Push(a.Repo, teamsync.PushOptions{})
 	if err != nil || ps.Counts[teamsync.PushedNew] != 1 {
 		t.Fatalf("push: %+v %v", ps, err)
@@ -60,9 +41,8 @@ func TestPullCreatesFastForwardsAndMerges(t *testing.T) {
 	// and pushed again; the conflict is named.
 	set := func(r *app.Repo, v string) {
 		t.Helper()
-		if _, err := r.Execute("login", workflow.Set{Assignments: []workflow.Assignment{{Path: "owner", Value: []byte(`"` + v + `"`)}}}); err != nil {
-			t.Fatal(err)
-		}
+		_, err := r.Execute("login", workflow.Set{Assignments: []workflow.Assignment{{Path: "owner", Value: []byte(`"` + v + `"`)}}})
+		require.NoError(t, err)
 	}
 	set(a, "ann")
 	set(b, "bob")
@@ -77,7 +57,7 @@ func TestPullCreatesFastForwardsAndMerges(t *testing.T) {
 	if err != nil || pr.Counts[gitstore.FastForward] != 1 || len(pr.Workflows[0].Conflicts) != 1 {
 		t.Fatalf("pull a: %+v %v", pr, err)
 	}
-	if sa, sb := gittest.StateBlobs(t, tm.dirs[0]), gittest.StateBlobs(t, tm.dirs[1]); sa["login"] != sb["login"] {
+	if sa, sb := gittest.StateBlobs(t, tm.Dirs[0]), gittest.StateBlobs(t, tm.Dirs[1]); sa["login"] != sb["login"] {
 		t.Fatalf("states differ:\n%s\n%s", sa["login"], sb["login"])
 	}
 	st, _, _ := a.State("login")
@@ -95,24 +75,20 @@ func TestPullCreatesFastForwardsAndMerges(t *testing.T) {
 // both types and a fix, changes neither side, and its push does not try it; the other workflows
 // still sync.
 func TestSyncRefusesSeparateStarts(t *testing.T) {
-	tm := newTeam(t, 2)
-	a, b := tm.clones[0], tm.clones[1]
+	tm := apptest.NewTeam(t, 2)
+	a, b := tm.Clones[0], tm.Clones[1]
 	for _, init := range []struct {
 		r    *app.Repo
 		f, t string
 	}{{a, "report", "oneshot"}, {b, "report", "refactor"}, {b, "other", "oneshot"}} {
-		if _, err := init.r.CreateWorkflow(workflow.Init{Feature: init.f, Type: init.t, Branch: "main"}); err != nil {
-			t.Fatal(err)
-		}
+		_, err := init.r.CreateWorkflow(workflow.Init{Feature: init.f, Type: init.t, Branch: "main"})
+		require.NoError(t, err)
 	}
-	if _, err := teamsync.Push(a.Repo, teamsync.PushOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	before := gittest.Git(t, tm.dirs[1], "", "rev-parse", "refs/exarchos/report")
+	_, err := teamsync.Push(a.Repo, teamsync.PushOptions{})
+	require.NoError(t, err)
+	before := gittest.Git(t, tm.Dirs[1], "", "rev-parse", "refs/exarchos/report")
 	res, err := teamsync.Sync(b.Repo, teamsync.SyncOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	if res.Pull.Failures() != 1 || res.Pull.Workflows[0].Feature != "report" {
 		t.Fatalf("pull: %+v", res.Pull)
 	}
@@ -130,37 +106,33 @@ func TestSyncRefusesSeparateStarts(t *testing.T) {
 	if res.Push.Counts[teamsync.PushedNew] != 1 {
 		t.Fatalf("the other workflow still syncs: %+v", res.Push)
 	}
-	if after := gittest.Git(t, tm.dirs[1], "", "rev-parse", "refs/exarchos/report"); after != before {
+	if after := gittest.Git(t, tm.Dirs[1], "", "rev-parse", "refs/exarchos/report"); after != before {
 		t.Fatalf("local workflow changed: %s → %s", before, after)
 	}
 	st, _, err := b.State("report")
 	if err != nil || st.Type != "refactor" {
 		t.Fatalf("local type: %+v %v", st, err)
 	}
-	if got := gittest.Git(t, tm.remote, "", "cat-file", "blob", "refs/exarchos/report:state.json"); !strings.Contains(got, `"type":"oneshot"`) {
+	if got := gittest.Git(t, tm.Remote, "", "cat-file", "blob", "refs/exarchos/report:state.json"); !strings.Contains(got, `"type":"oneshot"`) {
 		t.Fatalf("remote changed: %s", got)
 	}
 }
 
 func TestDeletedUpstreamKeptUnlessPruned(t *testing.T) {
-	tm := newTeam(t, 2)
-	a, b := tm.clones[0], tm.clones[1]
+	tm := apptest.NewTeam(t, 2)
+	a, b := tm.Clones[0], tm.Clones[1]
 	for _, f := range []string{"one", "two"} {
-		if _, err := a.CreateWorkflow(workflow.Init{Feature: f, Type: "oneshot", Branch: "main"}); err != nil {
-			t.Fatal(err)
-		}
+		_, err := a.CreateWorkflow(workflow.Init{Feature: f, Type: "oneshot", Branch: "main"})
+		require.NoError(t, err)
 	}
-	if _, err := teamsync.Sync(a.Repo, teamsync.SyncOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := teamsync.Pull(b.Repo, teamsync.PullOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	gittest.Git(t, tm.dirs[0], "", "push", "-q", "origin", ":refs/exarchos/one", ":refs/exarchos/two")
+	_, err := teamsync.Sync(a.Repo, teamsync.SyncOptions{})
+	require.NoError(t, err)
+	_, err = teamsync.Pull(b.Repo, teamsync.PullOptions{})
+	require.NoError(t, err)
+	gittest.Git(t, tm.Dirs[0], "", "push", "-q", "origin", ":refs/exarchos/one", ":refs/exarchos/two")
 	// b changed "two" after the deletion: even --prune keeps it.
-	if _, err := b.Store.Append("two", b.Projector(), workflow.NewEvent{Type: "note"}); err != nil {
-		t.Fatal(err)
-	}
+	_, err = b.Store.Append("two", b.Projector(), workflow.NewEvent{Type: "note"})
+	require.NoError(t, err)
 	pr, err := teamsync.Pull(b.Repo, teamsync.PullOptions{})
 	if err != nil || pr.Counts[teamsync.DeletedUpstream] != 2 {
 		t.Fatalf("pull: %+v %v", pr, err)
@@ -183,27 +155,25 @@ func TestDeletedUpstreamKeptUnlessPruned(t *testing.T) {
 }
 
 func TestRemoteSetupIsIdempotentAndPlainFetchBringsWorkflows(t *testing.T) {
-	tm := newTeam(t, 2)
-	if _, err := tm.clones[0].CreateWorkflow(workflow.Init{Feature: "x", Type: "oneshot", Branch: "main"}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := teamsync.Push(tm.clones[0].Repo, teamsync.PushOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	tm := apptest.NewTeam(t, 2)
+	_, err := tm.Clones[0].CreateWorkflow(workflow.Init{Feature: "x", Type: "oneshot", Branch: "main"})
+	require.NoError(t, err)
+	_, err = teamsync.Push(tm.Clones[0].Repo, teamsync.PushOptions{})
+	require.NoError(t, err)
 	for i, want := range []bool{true, false} {
-		res, err := teamsync.RemoteSetup(tm.clones[1].Repo, teamsync.RemoteSetupOptions{})
+		res, err := teamsync.RemoteSetup(tm.Clones[1].Repo, teamsync.RemoteSetupOptions{})
 		if err != nil || res.Added != want || res.Remote != "origin" {
 			t.Fatalf("setup %d: %+v %v", i, res, err)
 		}
 	}
-	gittest.Git(t, tm.dirs[1], "", "fetch", "-q")
-	if got := gittest.Git(t, tm.dirs[1], "", "for-each-ref", "--format=%(refname)", "refs/exarchos-remotes/"); got != "refs/exarchos-remotes/origin/x" {
+	gittest.Git(t, tm.Dirs[1], "", "fetch", "-q")
+	if got := gittest.Git(t, tm.Dirs[1], "", "for-each-ref", "--format=%(refname)", "refs/exarchos-remotes/"); got != "refs/exarchos-remotes/origin/x" {
 		t.Fatalf("tracking refs %q", got)
 	}
-	if got := gittest.Git(t, tm.dirs[1], "", "for-each-ref", "refs/exarchos/"); got != "" {
+	if got := gittest.Git(t, tm.Dirs[1], "", "for-each-ref", "refs/exarchos/"); got != "" {
 		t.Fatalf("plain fetch wrote local workflows: %s", got)
 	}
-	if _, err := teamsync.Pull(tm.clones[1].Repo, teamsync.PullOptions{Remote: "nope"}); err == nil || !strings.Contains(err.Error(), "no such remote") {
+	if _, err := teamsync.Pull(tm.Clones[1].Repo, teamsync.PullOptions{Remote: "nope"}); err == nil || !strings.Contains(err.Error(), "no such remote") {
 		t.Fatalf("unknown remote: %v", err)
 	}
 }
@@ -240,7 +210,7 @@ func TestConvergence(t *testing.T) {
 // converge runs one interleaving and returns how many merges it made and conflicts it ended with.
 func converge(t *testing.T, n int, seed int64, steps int) (merges, conflicted int) {
 	rng := rand.New(rand.NewSource(seed))
-	tm := newTeam(t, n)
+	tm := apptest.NewTeam(t, n)
 	features := []string{"alpha", "beta"}
 	written := map[string]map[string]bool{} // feature → event ids ever written
 	started := map[string]bool{}
@@ -255,7 +225,7 @@ func converge(t *testing.T, n int, seed int64, steps int) (merges, conflicted in
 	var trace []string
 	for step := 0; step < steps; step++ {
 		c := rng.Intn(n)
-		r := tm.clones[c]
+		r := tm.Clones[c]
 		f := features[rng.Intn(len(features))]
 		op := rng.Intn(10)
 		trace = append(trace, fmt.Sprintf("%d:%s:%d", c, f, op))
@@ -311,23 +281,21 @@ func converge(t *testing.T, n int, seed int64, steps int) (merges, conflicted in
 		}
 	}
 	for round := 0; round < 2; round++ {
-		for c, r := range tm.clones {
+		for c, r := range tm.Clones {
 			res, err := teamsync.Sync(r.Repo, teamsync.SyncOptions{})
-			if err != nil {
-				t.Fatalf("final sync %d/%d: %v", round, c, err)
-			}
+			require.NoError(t, err, "final sync %d/%d", round, c)
 			merges += res.Pull.Counts[gitstore.Merged] + res.Push.Counts[teamsync.PushedAfter]
 			if res.Pull.Failures() > 0 || res.Push.Failures() > 0 {
 				t.Fatalf("final sync %d/%d: %+v %+v", round, c, res.Pull, res.Push)
 			}
 		}
 	}
-	want := gittest.StateBlobs(t, tm.dirs[0])
+	want := gittest.StateBlobs(t, tm.Dirs[0])
 	if len(want) != len(written) {
 		t.Fatalf("clone 0 has %d workflows, %d were written (%v)", len(want), len(written), trace)
 	}
 	for c := 1; c < n; c++ {
-		got := gittest.StateBlobs(t, tm.dirs[c])
+		got := gittest.StateBlobs(t, tm.Dirs[c])
 		for f := range want {
 			if got[f] != want[f] {
 				t.Fatalf("clone %d %s state.json differs (%v):\n%s\n%s", c, f, trace, got[f], want[f])
@@ -335,11 +303,9 @@ func converge(t *testing.T, n int, seed int64, steps int) (merges, conflicted in
 		}
 	}
 	for f, ids := range written {
-		for c, r := range tm.clones {
+		for c, r := range tm.Clones {
 			events, _, err := r.Store.Events(f, gitstore.EventFilter{})
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			seen := map[string]bool{}
 			for _, e := range events {
 				if seen[e.ID] {

@@ -312,7 +312,7 @@ func (s *State) applyOverride(e Event, at int64) error {
 }
 
 // actorOf is who made a decision: the signer's principal when the signature was verified (the
-// payload's actor comes from git config and proves nothing), else the payload's, else the envelope's.
+// payload's actor comes from git config and proves nothing), else the payload's, else the event header's.
 func actorOf(a string, e Event) string {
 	if e.Verdict != nil && e.Verdict.OK && e.Verdict.Principal != "" {
 		return e.Verdict.Principal

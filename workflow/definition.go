@@ -116,10 +116,7 @@ type Envelope struct {
 	Completion json.RawMessage `json:"completion,omitempty"`
 }
 
-// ToolPolicy is the name issue 7 gave the envelope.
-type ToolPolicy = Envelope
-
-// Denies reports whether the policy refuses the tool (before the artifact exception).
+// Denies reports whether the envelope refuses the tool (before the artifact exception).
 func (p Envelope) Denies(tool string) bool { return slices.Contains(p.Deny, tool) }
 
 // Empty reports whether the envelope says nothing.
@@ -149,12 +146,12 @@ var ReadOnlyTools = []string{
 // named mcp__plugin_<plugin>_<server>__<tool>.
 var ExarchosMCPTools = []string{"mcp__exarchos__*", "mcp__plugin_exarchos_exarchos__*"}
 
-// planningTools is the built-in policy of phases that write documents, not code: an allow-list of
+// planningTools is the built-in envelope of phases that write documents, not code: an allow-list of
 // tools (file writes refused except on the recorded artifacts). What the phase may change is the
 // phase's AllowedPaths. The exarchos MCP server's own tools are allowed too: they change only the
 // workflow's state, which the engine guards itself (human decisions are not tools).
-func planningTools(artifacts ...string) ToolPolicy {
-	return ToolPolicy{Deny: slices.Clone(FileWriteTools), ExceptArtifacts: artifacts, AllowedTools: slices.Concat(ReadOnlyTools, ExarchosMCPTools)}
+func planningTools(artifacts ...string) Envelope {
+	return Envelope{Deny: slices.Clone(FileWriteTools), ExceptArtifacts: artifacts, AllowedTools: slices.Concat(ReadOnlyTools, ExarchosMCPTools)}
 }
 
 // Transition is one allowed phase change. Guards must all pass (or be overridden by a human) for
@@ -256,19 +253,19 @@ func (d *Definition) Phase(id string) (Phase, bool) {
 	return Phase{}, false
 }
 
-// ToolPolicy returns the tool policy in force in phase id: its own, else its compound's.
-func (d *Definition) ToolPolicy(id string) ToolPolicy {
+// PhaseEnvelope returns the envelope in force in phase id: its own, else its compound's.
+func (d *Definition) PhaseEnvelope(id string) Envelope {
 	for range 8 { // bounded: nested compounds are shallow
 		p, ok := d.Phase(id)
 		if !ok {
-			return ToolPolicy{}
+			return Envelope{}
 		}
 		if !p.Tools.Empty() || p.Parent == "" {
 			return p.Tools
 		}
 		id = p.Parent
 	}
-	return ToolPolicy{}
+	return Envelope{}
 }
 
 // IsFinal reports whether id is a final phase.
@@ -314,7 +311,7 @@ func (d *Definition) Outgoing(from string) []Transition {
 		return nil
 	}
 	var out []Transition
-	completion := len(d.ToolPolicy(from).Completion) > 0
+	completion := len(d.PhaseEnvelope(from).Completion) > 0
 	paths := len(d.AllowedPathsOf(from)) > 0
 	p, _ := d.Phase(from)
 	gates := len(p.Gates) > 0
@@ -416,7 +413,7 @@ func (d *Definition) Validate() error {
 			return fmt.Errorf("%s: phase %q has kind %q", d.Type, p.ID, p.Kind)
 		}
 		if slices.Contains(p.Tools.Deny, "") || slices.Contains(p.Tools.AllowedTools, "") || (len(p.Tools.ExceptArtifacts) > 0 && len(p.Tools.Deny) == 0 && len(p.Tools.AllowedTools) == 0 && !p.Tools.NoTools) {
-			return fmt.Errorf("%s: phase %q has a tool policy with an empty tool name or exceptions without denials", d.Type, p.ID)
+			return fmt.Errorf("%s: phase %q has an envelope with an empty tool name or exceptions without denials", d.Type, p.ID)
 		}
 		if p.Tools.NoTools && len(p.Tools.AllowedTools) > 0 {
 			return fmt.Errorf("%s: phase %q allows no tools and names allowed tools", d.Type, p.ID)

@@ -214,7 +214,7 @@ func (d decider) envelopeCommand(cmd Command) ([]NewEvent, *Rejection) {
 		}
 		return one(EventGrantIssued, GrantData{Tool: c.Tool, Match: c.Match, Once: true, Reason: c.Reason, Actor: d.env.Actor}), nil
 	case ExtendBudget:
-		env := d.def.ToolPolicy(d.s.Phase)
+		env := d.def.PhaseEnvelope(d.s.Phase)
 		if env.TurnCap == 0 {
 			r := reject(CodeBadInput, "phase %s of %s has no turn cap: there is no budget to extend", d.s.Phase, d.s.Feature)
 			r.Phase = d.s.Phase
@@ -233,7 +233,7 @@ func (d decider) envelopeCommand(cmd Command) ([]NewEvent, *Rejection) {
 			r.Phase = d.s.Phase
 			return nil, r
 		}
-		if len(d.def.ToolPolicy(c.Phase).Completion) == 0 {
+		if len(d.def.PhaseEnvelope(c.Phase).Completion) == 0 {
 			r := reject(CodeBadInput, "phase %s of the %s definition has no completion schema: nothing to submit", c.Phase, d.def.Type)
 			r.Phase = d.s.Phase
 			return nil, r

@@ -31,7 +31,7 @@ func TestNoToolsEnvelope(t *testing.T) {
 		t.Error("an envelope allowing no tools counts as empty")
 	}
 	d := def(workflow.Envelope{NoTools: true})
-	if !d.ToolPolicy("a").NoTools {
-		t.Error("ToolPolicy dropped NoTools")
+	if !d.PhaseEnvelope("a").NoTools {
+		t.Error("PhaseEnvelope dropped NoTools")
 	}
 }

@@ -1,4 +1,4 @@
-// Package workflow is the pure core of git exarchos: the event envelope, workflow definitions as
+// Package workflow is the pure core of git exarchos: the event header, workflow definitions as
 // data, Decide (command + state + facts → events or a rejection) and Apply (state + event → state).
 // It does no I/O and has no clock or randomness of its own; both are passed in.
 //
@@ -20,7 +20,7 @@ import (
 	"time"
 )
 
-// Event is one line of a workflow's log. The envelope fields are fixed; Data is the payload of the
+// Event is one line of a workflow's log. The header fields are fixed; Data is the payload of the
 // event type. Fields this version does not know are kept in extra and written back unchanged, so an
 // older binary never strips what a newer one wrote.
 type Event struct {
@@ -40,9 +40,9 @@ type Event struct {
 	extra map[string]json.RawMessage
 }
 
-var envelopeKeys = map[string]bool{"id": true, "seq": true, "type": true, "time": true, "actor": true, "clock": true, "data": true, "sig": true}
+var headerKeys = map[string]bool{"id": true, "seq": true, "type": true, "time": true, "actor": true, "clock": true, "data": true, "sig": true}
 
-// UnmarshalJSON decodes the envelope and keeps unknown fields.
+// UnmarshalJSON decodes the header and keeps unknown fields.
 func (e *Event) UnmarshalJSON(b []byte) error {
 	type plain Event
 	var p plain
@@ -55,7 +55,7 @@ func (e *Event) UnmarshalJSON(b []byte) error {
 	}
 	*e = Event(p)
 	for k, v := range all {
-		if !envelopeKeys[k] {
+		if !headerKeys[k] {
 			if e.extra == nil {
 				e.extra = map[string]json.RawMessage{}
 			}
@@ -65,7 +65,7 @@ func (e *Event) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// MarshalJSON writes the envelope in a fixed key order followed by unknown fields sorted by name,
+// MarshalJSON writes the header in a fixed key order followed by unknown fields sorted by name,
 // so the same event always serialises to the same bytes.
 func (e Event) MarshalJSON() ([]byte, error) {
 	var buf bytes.Buffer

@@ -51,7 +51,7 @@ const (
 
 // Stage is one parallel stage of a fan-out: its own envelope (allowed tools, completion schema),
 // as a phase has. A stage has no turn cap of its own: the hook cannot tell which running stage a
-// tool call works for (see Definition.PolicyIn), so a cap belongs on the fan-out phase.
+// tool call works for (see Definition.EnvelopeIn), so a cap belongs on the fan-out phase.
 type Stage struct {
 	ID          string   `json:"id"`
 	Description string   `json:"description,omitempty"`
@@ -197,16 +197,16 @@ func failedStage(sts []NamedStageStatus) (NamedStageStatus, bool) {
 	return sts[i], true
 }
 
-// PolicyIn is the envelope the hook applies to a tool call in state s. Outside a fan-out, or when
-// none of its stages is running any more, it is the phase's own (ToolPolicy). While stages run it
+// EnvelopeIn is the envelope the hook applies to a tool call in state s. Outside a fan-out, or when
+// none of its stages is running any more, it is the phase's own (PhaseEnvelope). While stages run it
 // is the union of the running stages' envelopes — a call passes when one running stage allows it
 // — with the phase's own refusals (Deny) and turn cap on top. A union, not a per-session or
 // per-agent binding: nothing in a tool call says which stage it works for (one agent may run
 // every stage, or subagents may run one each), so a binding would refuse calls a stage needs or
 // rest on a claim the hook cannot check; as each stage completes, fails or is cancelled, its
 // tools drop out of the union.
-func (d *Definition) PolicyIn(s State) Envelope {
-	own := d.ToolPolicy(s.Phase)
+func (d *Definition) EnvelopeIn(s State) Envelope {
+	own := d.PhaseEnvelope(s.Phase)
 	sts := s.StageStatuses(d)
 	var running []Envelope
 	for _, st := range sts {

@@ -236,21 +236,21 @@ func TestFanoutReentryRunsAfresh(t *testing.T) {
 func TestFanoutPolicyIn(t *testing.T) {
 	r := newFanoutRun(t)
 	def := r.defn
-	pol := def.PolicyIn(r.state)
+	pol := def.EnvelopeIn(r.state)
 	if !slices.Equal(pol.AllowedTools, []string{"Read", "Bash(go test:*)", "Bash(golangci-lint:*)"}) || !slices.Equal(pol.Deny, []string{"WebFetch"}) {
 		t.Fatalf("both running: %+v", pol)
 	}
 	r.must(workflow.CompleteStage{Stage: "test", Payload: json.RawMessage(`{"passed":true}`)})
-	if pol := def.PolicyIn(r.state); !slices.Equal(pol.AllowedTools, []string{"Read", "Bash(golangci-lint:*)"}) {
+	if pol := def.EnvelopeIn(r.state); !slices.Equal(pol.AllowedTools, []string{"Read", "Bash(golangci-lint:*)"}) {
 		t.Fatalf("lint running: %+v", pol)
 	}
 	r.must(workflow.CompleteStage{Stage: "lint"})
-	if pol := def.PolicyIn(r.state); pol.AllowedTools != nil || !slices.Equal(pol.Deny, []string{"WebFetch"}) {
+	if pol := def.EnvelopeIn(r.state); pol.AllowedTools != nil || !slices.Equal(pol.Deny, []string{"WebFetch"}) {
 		t.Fatalf("none running: %+v", pol)
 	}
 	// Outside a fan-out phase: the phase's own policy.
 	r.to("review")
-	if pol := def.PolicyIn(r.state); !pol.Empty() {
+	if pol := def.EnvelopeIn(r.state); !pol.Empty() {
 		t.Fatalf("review: %+v", pol)
 	}
 }
@@ -270,7 +270,7 @@ func TestFanoutUnionOfEnvelopes(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			def.Stages[0].Tools, def.Stages[1].Tools = tc.test, tc.lint
-			got := def.PolicyIn(s)
+			got := def.EnvelopeIn(s)
 			if !slices.Equal(got.AllowedTools, tc.want.AllowedTools) || !slices.Equal(got.Deny, tc.want.Deny) || got.NoTools != tc.want.NoTools {
 				t.Fatalf("got %+v, want %+v", got, tc.want)
 			}

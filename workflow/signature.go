@@ -11,7 +11,7 @@ import (
 // I/O (a key file, ssh-keygen), so the app layer verifies each decision and hands the fold its
 // Verdict as data; the fold only decides what a decision is worth.
 
-// Signature is what a signed event carries in its envelope (`sig`): the format (ssh | openpgp),
+// Signature is what a signed event carries in its header (`sig`): the format (ssh | openpgp),
 // the workflow head (commit) the decision was made on, and the armored signature over
 // SigningPayload.
 type Signature struct {
@@ -160,7 +160,7 @@ func (s *State) needsSignature(def *Definition, e Event) string {
 	if c := def.CancellingPhase(); c != "" && s.Phase == c {
 		return "" // finishing a requested cancel: the request was the decision
 	}
-	p := def.ToolPolicy(s.Phase)
+	p := def.PhaseEnvelope(s.Phase)
 	if p.Denies("Edit") && p.Denies("Write") {
 		return ""
 	}

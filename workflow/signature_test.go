@@ -116,7 +116,7 @@ func TestSigningPayloadBindsEverything(t *testing.T) {
 			t.Fatalf("variant %d signs the same bytes: %s", i, v)
 		}
 	}
-	// Seq, clock and the envelope's actor change on merges or are unproven: not signed.
+	// Seq, clock and the header's actor change on merges or are unproven: not signed.
 	c := e
 	c.Seq, c.Clock, c.Actor = 99, 99, "someone"
 	if string(workflow.SigningPayload("f", c, "abc")) != p {

@@ -5,7 +5,7 @@ import (
 	"time"
 )
 
-// Stamp turns a decided event into a log event with the envelope the store assigns. The payload
+// Stamp turns a decided event into a log event with the header the store assigns (id, seq, time, actor, clock). The payload
 // is marshalled here, so the event folds exactly as it will after a round trip through the log.
 func (n NewEvent) Stamp(id string, seq int64, at time.Time, actor string, clock uint64) (Event, error) {
 	if !n.Time.IsZero() {

@@ -245,7 +245,7 @@ func TestAllowedToolsAbsentEmptyListed(t *testing.T) {
 		{"none", true, 0, true},
 		{"some", false, 1, true},
 	} {
-		env := def.ToolPolicy(c.phase)
+		env := def.PhaseEnvelope(c.phase)
 		if env.NoTools != c.noTools || len(env.AllowedTools) != c.allowed || env.Restricts() != c.restricts || env.Empty() == c.restricts {
 			t.Errorf("phase %s: envelope %+v", c.phase, env)
 		}
@@ -258,7 +258,7 @@ func TestAllowedToolsAbsentEmptyListed(t *testing.T) {
 	if len(ps) > 0 {
 		t.Fatal(ps)
 	}
-	if env := ext.ToolPolicy("ideate"); !env.NoTools || len(env.AllowedTools) != 0 {
+	if env := ext.PhaseEnvelope("ideate"); !env.NoTools || len(env.AllowedTools) != 0 {
 		t.Errorf("extension: ideate's envelope %+v still allows the base's tools", env)
 	}
 }

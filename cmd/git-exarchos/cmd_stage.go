@@ -11,6 +11,7 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/exarchos/git-exarchos/app"
+	"github.com/exarchos/git-exarchos/project"
 	"github.com/exarchos/git-exarchos/workflow"
 )
 
@@ -54,7 +55,7 @@ func stageCommand() *cli.Command {
 		func(c *cli.Command, args []string) (workflow.Command, error) {
 			return workflow.FailStage{Stage: args[0], Reason: c.String("reason")}, nil
 		},
-		func(r *app.Result) string {
+		func(r *project.Result) string {
 			return fmt.Sprintf("stage failed, %d running stage(s) cancelled", max(0, len(r.Appended)-1))
 		})
 	return &cli.Command{

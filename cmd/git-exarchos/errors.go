@@ -41,7 +41,7 @@ var (
 )
 
 // errorRow maps one kind of error to its JSON code and exit code. match reports whether err is of
-// the kind; code is what the JSON envelope says ("" takes the code the error carries).
+// the kind; code is what the JSON error object says ("" takes the code the error carries).
 type errorRow struct {
 	code  string
 	exit  int

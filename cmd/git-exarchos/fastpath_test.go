@@ -2,8 +2,9 @@ package main
 
 import (
 	"bytes"
-	"os/exec"
 	"testing"
+
+	"github.com/exarchos/git-exarchos/internal/gittest"
 )
 
 // TestStatusJSONFastPathIsRun: `status --json` answered before the command tree is built prints
@@ -14,9 +15,7 @@ func TestStatusJSONFastPathIsRun(t *testing.T) {
 	dir := t.TempDir()
 	t.Chdir(dir)
 	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"config", "user.name", "T"}, {"config", "user.email", "t@example.com"}, {"commit", "-q", "--allow-empty", "-m", "c"}} {
-		if out, err := exec.Command("git", args...).CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v %s", args, err, out)
-		}
+		gittest.Git(t, dir, "", args...)
 	}
 	call := func(f func([]string, *bytes.Buffer) int, args ...string) (string, int) {
 		var out bytes.Buffer

@@ -208,6 +208,12 @@ var table = map[string]rule{
 		may:       []string{helpers},
 		libraries: []string{"github.com/stretchr/testify"},
 	},
+	"internal/apptest": {
+		job: "what the tests of app and of the job packages share to set up workflows through the commands",
+		// A test helper above app: only tests import it (the job packages' external tests, app's).
+		may:       append([]string{"app", helpers, "internal/gittest"}, jobs...),
+		libraries: []string{"github.com/stretchr/testify"},
+	},
 	"internal/archtest": {job: "this test: the package table and its checks"},
 	// Rows for packages that other branches of this session add (issue 27's real-client tests
 	// and the scripted model server, issue 29's agent environment, the shipped files at the root).
@@ -252,7 +258,7 @@ func check(pkg, imp string) string {
 	switch {
 	case internal:
 		for _, m := range r.may {
-			if m == rel || m == helpers && strings.HasPrefix(rel, "internal/") && rel != "internal/gittest" && rel != "internal/archtest" {
+			if m == rel || m == helpers && strings.HasPrefix(rel, "internal/") && rel != "internal/gittest" && rel != "internal/apptest" && rel != "internal/archtest" {
 				return ""
 			}
 		}
@@ -266,8 +272,8 @@ func check(pkg, imp string) string {
 		if r.pure && slices.Contains(impure, imp) {
 			return fmt.Sprintf("%s is pure (%s) and may not import %s: it does no I/O and has no clock or randomness of its own", name(pkg), r.job, imp)
 		}
-		if imp == "testing" && pkg != "internal/gittest" {
-			return fmt.Sprintf("%s imports testing outside a _test.go file: only internal/gittest, a test helper, may", name(pkg))
+		if imp == "testing" && pkg != "internal/gittest" && pkg != "internal/apptest" {
+			return fmt.Sprintf("%s imports testing outside a _test.go file: only the test helpers internal/gittest and internal/apptest may", name(pkg))
 		}
 		return ""
 	default:

@@ -22,6 +22,15 @@ import (
 // or system config, fails the test on error and returns the trimmed combined output.
 func Git(t testing.TB, dir, stdin string, args ...string) string {
 	t.Helper()
+	out, err := Run(dir, stdin, args...)
+	require.NoError(t, err, "git %s: %s", strings.Join(args, " "), out)
+	return out
+}
+
+// Run runs git as Git does and returns its trimmed combined output and its error, for a git
+// that is expected to fail or whose failure is not what is tested (a gc racing the command, a
+// probe of what the installed git can do).
+func Run(dir, stdin string, args ...string) (string, error) {
 	cmd := exec.Command("git", args...)
 	cmd.Dir = dir
 	cmd.Env = append(cleanEnv(), "GIT_CONFIG_NOSYSTEM=1")
@@ -29,8 +38,7 @@ func Git(t testing.TB, dir, stdin string, args ...string) string {
 		cmd.Stdin = strings.NewReader(stdin)
 	}
 	out, err := cmd.CombinedOutput()
-	require.NoError(t, err, "git %s: %s", strings.Join(args, " "), out)
-	return strings.TrimSpace(string(out))
+	return strings.TrimSpace(string(out)), err
 }
 
 // NewRepo makes a repository in the given object format ("sha1" or "sha256") with an identity and
@@ -73,8 +81,7 @@ func NewRepoOnBranch(t testing.TB, branch string) string {
 // CommitFile writes content to path in dir (making its directories) and commits it.
 func CommitFile(t testing.TB, dir, path, content string) {
 	t.Helper()
-	require.NoError(t, os.MkdirAll(filepath.Dir(filepath.Join(dir, path)), 0o755))
-	require.NoError(t, os.WriteFile(filepath.Join(dir, path), []byte(content), 0o644))
+	WriteFile(t, dir, path, content)
 	Git(t, dir, "", "add", path)
 	Git(t, dir, "", "commit", "-q", "-m", "add "+path)
 }

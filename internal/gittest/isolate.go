@@ -30,6 +30,11 @@ func RunIsolated(m *testing.M) int {
 		return 1
 	}
 	defer restore()
+	defer func() {
+		if faultsDir != "" {
+			os.RemoveAll(faultsDir)
+		}
+	}()
 	return m.Run()
 }
 

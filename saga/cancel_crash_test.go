@@ -1,4 +1,4 @@
-package app
+package saga_test
 
 import (
 	"errors"
@@ -8,64 +8,35 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
-	"syscall"
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/require"
+
+	"github.com/exarchos/git-exarchos/app"
 	"github.com/exarchos/git-exarchos/gitstore"
+	"github.com/exarchos/git-exarchos/internal/apptest"
 	"github.com/exarchos/git-exarchos/internal/faults"
+	"github.com/exarchos/git-exarchos/internal/gittest"
 	"github.com/exarchos/git-exarchos/saga"
 	"github.com/exarchos/git-exarchos/workflow"
 )
 
-var (
-	faultsOnce sync.Once
-	faultsDir  string
-	faultsExe  string
-	faultsErr  error
-)
-
-// faultsBinary builds git-exarchos with the test-only fault points (-tags exarchos_faults), once
-// per test run: the shipped binary has none.
-func faultsBinary(t testing.TB) string {
-	t.Helper()
-	faultsOnce.Do(func() {
-		if faultsDir, faultsErr = os.MkdirTemp("", "exarchos-faults-"); faultsErr != nil {
-			return
-		}
-		faultsExe = filepath.Join(faultsDir, "git-exarchos")
-		cmd := exec.Command("go", "build", "-tags", "exarchos_faults", "-o", faultsExe, "github.com/exarchos/git-exarchos/cmd/git-exarchos")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			faultsErr = fmt.Errorf("go build -tags exarchos_faults: %v\n%s", err, out)
-		}
-	})
-	if faultsErr != nil {
-		t.Fatal(faultsErr)
-	}
-	return faultsExe
-}
-
 // cancelProcess starts `git-exarchos cancel login` (the faults build) in dir, crash point set.
 func cancelProcess(t testing.TB, dir, point string) *exec.Cmd {
-	cmd := exec.Command(faultsBinary(t), "cancel", "login", "--reason", "crash test")
+	cmd := exec.Command(gittest.FaultsBinary(t), "cancel", "login", "--reason", "crash test")
 	cmd.Dir = dir
-	cmd.Env = append(testEnv(), faults.Env+"="+point)
+	cmd.Env = append(gittest.Env(), faults.Env+"="+point)
 	return cmd
-}
-
-func killedBySIGKILL(err error) bool {
-	var ee *exec.ExitError
-	return errors.As(err, &ee) && ee.Sys().(syscall.WaitStatus).Signal() == syscall.SIGKILL
 }
 
 // finishAndCheck reruns cancel to its end and checks that it recorded every step once, lost no
 // work, and closed the pull request once.
-func finishAndCheck(t *testing.T, dir string, r *Repo, want map[string]work, gh interface {
+func finishAndCheck(t *testing.T, dir string, r *app.Repo, want map[string]work, gh interface {
 	Comments(int) []string
 }, pr int) {
 	t.Helper()
-	res, err := Cancel(r, saga.CancelOptions{Feature: "login"})
+	res, err := app.Cancel(r, saga.CancelOptions{Feature: "login"})
 	if err != nil || !res.Cancelled() {
 		t.Fatalf("rerun: %+v %v", res, err)
 	}
@@ -88,7 +59,7 @@ func TestCancelSIGKILLAtEveryStep(t *testing.T) {
 	if testing.Short() {
 		t.Skip("many processes")
 	}
-	faultsBinary(t)
+	gittest.FaultsBinary(t)
 	// t1 (dirty, on an unmerged commit), t2 (unmerged commits) and the PR: 9 steps, the
 	// worktree removals are steps 3 (t2) and 7 (t1).
 	points := []string{"0"}
@@ -104,10 +75,10 @@ func TestCancelSIGKILLAtEveryStep(t *testing.T) {
 	for i, point := range points {
 		t.Run(strings.ReplaceAll(point, ":", "-"), func(t *testing.T) {
 			t.Parallel()
-			dir, r := newSagaRepo(t)
+			dir, r := apptest.NewSagaRepo(t)
 			want := scenarioWithPR(t, r, prs[i], "t1", "t2")
 			out, err := cancelProcess(t, dir, point).CombinedOutput()
-			if !killedBySIGKILL(err) {
+			if !gittest.KilledBySIGKILL(err) {
 				t.Fatalf("the cancel process was not killed at %s: %v\n%s", point, err, out)
 			}
 			if st, _, err := r.State("login"); err != nil || st.Phase != "cancelling" {
@@ -125,7 +96,7 @@ func TestCancelSIGKILLAfterRandomDelays(t *testing.T) {
 	if testing.Short() {
 		t.Skip("many processes")
 	}
-	faultsBinary(t)
+	gittest.FaultsBinary(t)
 	seed := uint64(time.Now().UnixNano())
 	if s := os.Getenv("EXARCHOS_CRASH_SEED"); s != "" {
 		fmt.Sscan(s, &seed)
@@ -141,13 +112,11 @@ func TestCancelSIGKILLAfterRandomDelays(t *testing.T) {
 		rng := rand.New(rand.NewPCG(seed, uint64(i)))
 		t.Run(fmt.Sprint(i), func(t *testing.T) {
 			t.Parallel()
-			dir, r := newSagaRepo(t)
+			dir, r := apptest.NewSagaRepo(t)
 			want := scenarioWithPR(t, r, prs[i], "t1", "t2")
 			for kill := range 1 + rng.IntN(3) {
 				cmd := cancelProcess(t, dir, "")
-				if err := cmd.Start(); err != nil {
-					t.Fatal(err)
-				}
+				require.NoError(t, cmd.Start())
 				delay := time.Duration(rng.Int64N(int64(1500 * time.Millisecond)))
 				timer := time.AfterFunc(delay, func() { _ = cmd.Process.Kill() })
 				err := cmd.Wait()
@@ -176,29 +145,25 @@ func TestCancelRerunAfterHalfDeletedWorktree(t *testing.T) {
 		t.Skip("many processes")
 	}
 	gh := fakeGitHub(t, 9)
-	dir, r := newSagaRepo(t)
+	dir, r := apptest.NewSagaRepo(t)
 	want := scenarioWithPR(t, r, 9, "t1")
 	// Steps: close the PR (1), preserve worktree t1 (2), remove it (3), ...: killed after 2.
-	if out, err := cancelProcess(t, dir, "2").CombinedOutput(); !killedBySIGKILL(err) {
+	if out, err := cancelProcess(t, dir, "2").CombinedOutput(); !gittest.KilledBySIGKILL(err) {
 		t.Fatalf("not killed: %v\n%s", err, out)
 	}
 	t1 := filepath.Join(dir, ".worktrees", "login", "t1")
 	for _, name := range []string{".git", "src", "notes"} {
-		if err := os.RemoveAll(filepath.Join(t1, name)); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, os.RemoveAll(filepath.Join(t1, name)))
 	}
-	writeFile(t, dir, "README", "the main checkout's own edit\n")
-	writeFile(t, dir, "main-untracked.txt", "main's\n")
+	gittest.WriteFile(t, dir, "README", "the main checkout's own edit\n")
+	gittest.WriteFile(t, dir, "main-untracked.txt", "main's\n")
 	mainBefore := mainCheckout(t, dir)
 	finishAndCheck(t, dir, r, want, gh, 9)
 	if diff := mainCheckout(t, dir).equal(mainBefore); diff != "" {
 		t.Fatalf("the main checkout changed: %s", diff)
 	}
-	list, err := RescueList(r, saga.RescueListOptions{Feature: "login"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	list, err := app.RescueList(r, saga.RescueListOptions{Feature: "login"})
+	require.NoError(t, err)
 	for _, x := range list.Rescues {
 		for _, c := range x.Changed {
 			if strings.Contains(c, "main-untracked.txt") {
@@ -224,16 +189,13 @@ func mainCheckout(t testing.TB, dir string) work {
 // is pointed at the worktree's administrative directory), and nothing of the main checkout.
 func TestCancelWorktreeWithoutGitFileRescuesItsOwnWork(t *testing.T) {
 	fakeGitHub(t, 9)
-	dir, r := newSagaRepo(t)
+	dir, r := apptest.NewSagaRepo(t)
 	want := scenarioWithPR(t, r, 9, "t1")
 	t1 := filepath.Join(dir, ".worktrees", "login", "t1")
-	if err := os.Remove(filepath.Join(t1, ".git")); err != nil {
-		t.Fatal(err)
-	}
-	writeFile(t, dir, "main-untracked.txt", "main's\n")
-	if _, err := Cancel(r, saga.CancelOptions{Feature: "login"}); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.Remove(filepath.Join(t1, ".git")))
+	gittest.WriteFile(t, dir, "main-untracked.txt", "main's\n")
+	_, err := app.Cancel(r, saga.CancelOptions{Feature: "login"})
+	require.NoError(t, err)
 	checkCleaned(t, dir, r)
 	checkRecovered(t, dir, r, want)
 	if !fileContains(t, filepath.Join(dir, "main-untracked.txt"), "main's") {
@@ -245,10 +207,10 @@ func TestCancelWorktreeWithoutGitFileRescuesItsOwnWork(t *testing.T) {
 // first had is kept beside it (the first stays what restore brings back); one that holds more
 // goes on top. Every version is listed and restorable.
 func TestRescueNeverReplacedWithLess(t *testing.T) {
-	dir, r := newSagaRepo(t)
-	w := startWorktree(t, r, "t1")
-	writeFile(t, w, "a.txt", "a\n")
-	writeFile(t, w, "b.txt", "b\n")
+	dir, r := apptest.NewSagaRepo(t)
+	w := apptest.StartWorktree(t, r, "t1")
+	gittest.WriteFile(t, w, "a.txt", "a\n")
+	gittest.WriteFile(t, w, "b.txt", "b\n")
 	full := capture(t, w)
 	loc := r.Store.Loc
 	spec := saga.RescueSpec{Feature: "login", Task: "t1", Branch: "main--t1", Path: w}
@@ -267,23 +229,22 @@ func TestRescueNeverReplacedWithLess(t *testing.T) {
 	if p, _, err := saga.PreserveWorktree(loc, spec); err != nil || p.Written {
 		t.Fatalf("rerun wrote %+v %v", p, err)
 	}
-	writeFile(t, w, "b.txt", "b\n")
-	writeFile(t, w, "c.txt", "c\n")
+	gittest.WriteFile(t, w, "b.txt", "b\n")
+	gittest.WriteFile(t, w, "c.txt", "c\n")
 	more := capture(t, w)
 	if p, _, err := saga.PreserveWorktree(loc, spec); err != nil || !p.Written || p.Beside {
 		t.Fatalf("%+v %v", p, err)
 	}
-	list, err := RescueList(r, saga.RescueListOptions{Feature: "login"})
+	list, err := app.RescueList(r, saga.RescueListOptions{Feature: "login"})
 	if err != nil || len(list.Rescues) != 1 || len(list.Rescues[0].Earlier) != 2 {
 		t.Fatalf("%+v %v", list, err)
 	}
 	restore := func(version int) work {
 		path := filepath.Join(t.TempDir(), fmt.Sprint("v", version))
-		if _, err := RescueRestore(r, saga.RescueRestoreOptions{Feature: "login", Task: "t1", Path: path, Version: version}); err != nil {
-			t.Fatalf("restore version %d: %v", version, err)
-		}
+		_, err := app.RescueRestore(r, saga.RescueRestoreOptions{Feature: "login", Task: "t1", Path: path, Version: version})
+		require.NoError(t, err, "restore version %d", version)
 		got := capture(t, path)
-		gitIn(t, dir, "worktree", "remove", "--force", path)
+		gittest.Git(t, dir, "", "worktree", "remove", "--force", path)
 		return got
 	}
 	if diff := restore(0).equal(more); diff != "" {
@@ -298,7 +259,7 @@ func TestRescueNeverReplacedWithLess(t *testing.T) {
 	if !found["full"] || !found["less"] {
 		t.Errorf("earlier versions not restorable: %v", found)
 	}
-	if _, err := RescueRestore(r, saga.RescueRestoreOptions{Feature: "login", Task: "t1", Path: filepath.Join(t.TempDir(), "x"), Version: 3}); !errors.Is(err, gitstore.ErrNotFound) {
+	if _, err := app.RescueRestore(r, saga.RescueRestoreOptions{Feature: "login", Task: "t1", Path: filepath.Join(t.TempDir(), "x"), Version: 3}); !errors.Is(err, gitstore.ErrNotFound) {
 		t.Errorf("version 3: %v", err)
 	}
 }
@@ -310,13 +271,12 @@ func TestShippedBuildIgnoresFaultVariable(t *testing.T) {
 		t.Skip("built with -tags exarchos_faults")
 	}
 	fakeGitHub(t, 9)
-	dir, r := newSagaRepo(t)
+	dir, r := apptest.NewSagaRepo(t)
 	want := scenarioWithPR(t, r, 9, "t1")
 	for _, point := range []string{"0", "1", "2:act", "3:moved", "3:half"} {
 		t.Setenv(faults.Env, point)
-		if _, err := Cancel(r, saga.CancelOptions{Feature: "login"}); err != nil {
-			t.Fatal(err)
-		}
+		_, err := app.Cancel(r, saga.CancelOptions{Feature: "login"})
+		require.NoError(t, err)
 	}
 	checkCleaned(t, dir, r)
 	checkRecovered(t, dir, r, want)

@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/exarchos/git-exarchos/project"
 	"github.com/exarchos/git-exarchos/workflow"
 	"github.com/exarchos/git-exarchos/workflowdef"
 )
@@ -43,7 +44,7 @@ func (e *InvalidSubmission) Error() string {
 
 // Submit validates a completion payload against the phase's schema and records it (an event and
 // an inline artifact). An invalid payload records nothing and reports every schema error.
-func Submit(r *Repo, o SubmitOptions) (*Result, error) {
+func Submit(r *Repo, o SubmitOptions) (*project.Result, error) {
 	feature, err := r.ResolveFeature(o.Feature)
 	if err != nil {
 		return nil, err
@@ -61,9 +62,9 @@ func Submit(r *Repo, o SubmitOptions) (*Result, error) {
 		return nil, err
 	}
 	if _, ok := def.Phase(o.Phase); !ok {
-		return nil, Usagef("the %s definition has no phase %q: choose one of %s", def.Type, o.Phase, strings.Join(def.PhaseIDs(), ", "))
+		return nil, project.Usagef("the %s definition has no phase %q: choose one of %s", def.Type, o.Phase, strings.Join(def.PhaseIDs(), ", "))
 	}
-	payload, sum, errs, err := checkedPayload(def.ToolPolicy(o.Phase).Completion, raw)
+	payload, sum, errs, err := checkedPayload(def.PhaseEnvelope(o.Phase).Completion, raw)
 	if err != nil {
 		return nil, err
 	} else if len(errs) > 0 {

@@ -1,13 +1,16 @@
-package app_test
+package verify_test
 
 import (
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/exarchos/git-exarchos/app"
 	"github.com/exarchos/git-exarchos/ghevidence"
 	"github.com/exarchos/git-exarchos/githubsync/fakegithub"
+	"github.com/exarchos/git-exarchos/internal/apptest"
 	"github.com/exarchos/git-exarchos/internal/gittest"
 	"github.com/exarchos/git-exarchos/verify"
 	"github.com/exarchos/git-exarchos/workflow"
@@ -20,20 +23,19 @@ const verifyToken = "ghp_verifyTestToken0123456789"
 
 const verifyPRURL = "https://github.com/acme/app/pull/7"
 
-// prWorkflow is a team remote whose base names the fake's API host as trusted, and a clone on
+// prWorkflow is a apptest.Team remote whose base names the fake's API host as trusted, and a clone on
 // branch login with workflow login (ideate) and one document committed; it returns the clone and
 // the branch's head.
-func prWorkflow(t *testing.T) (*team, string, string) {
+func prWorkflow(t *testing.T) (*apptest.Team, string, string) {
 	t.Helper()
-	tm := newTeam(t, 1)
-	dir := tm.dirs[0]
-	writeCommit(t, dir, ghevidence.APIHostsFile, "127.0.0.1\n")
+	tm := apptest.NewTeam(t, 1)
+	dir := tm.Dirs[0]
+	apptest.WriteCommit(t, dir, ghevidence.APIHostsFile, "127.0.0.1\n")
 	gittest.Git(t, dir, "", "push", "-q", "origin", "main")
 	gittest.Git(t, dir, "", "checkout", "-q", "-b", "login")
-	if _, err := app.Init(reopen(t, dir), app.InitOptions{Feature: "login", Type: "feature"}); err != nil {
-		t.Fatal(err)
-	}
-	writeCommit(t, dir, "design.md", "# design\n")
+	_, err := app.Init(apptest.Reopen(t, dir), app.InitOptions{Feature: "login", Type: "feature"})
+	require.NoError(t, err)
+	apptest.WriteCommit(t, dir, "design.md", "# design\n")
 	return tm, dir, gittest.Git(t, dir, "", "rev-parse", "HEAD")
 }
 
@@ -41,14 +43,14 @@ func prWorkflow(t *testing.T) (*team, string, string) {
 func recordPR(t *testing.T, dir string, obs workflow.PRObservation) {
 	t.Helper()
 	head := gittest.Git(t, dir, "", "rev-parse", "HEAD")
-	forge(t, reopen(t, dir), "login", workflow.NewEvent{Type: workflow.EventPRLinked, Data: workflow.PRLinkData{URL: verifyPRURL, Number: 7, Head: "login", Base: "main", HeadSHA: head, Confirmed: true}})
+	apptest.Forge(t, apptest.Reopen(t, dir), "login", workflow.NewEvent{Type: workflow.EventPRLinked, Data: workflow.PRLinkData{URL: verifyPRURL, Number: 7, Head: "login", Base: "main", HeadSHA: head, Confirmed: true}})
 	if obs.Number == 0 {
 		obs.Number, obs.URL, obs.Head, obs.Base, obs.HeadSHA = 7, verifyPRURL, "login", "main", head
 	}
 	if obs.State == "" {
 		obs.State = "open"
 	}
-	forge(t, reopen(t, dir), "login", workflow.NewEvent{Type: workflow.EventPRObserved, Data: obs})
+	apptest.Forge(t, apptest.Reopen(t, dir), "login", workflow.NewEvent{Type: workflow.EventPRObserved, Data: obs})
 }
 
 // verifyFake starts a fake github.com/acme/app reached through GITHUB_API_URL with a token.
@@ -65,14 +67,14 @@ func verifyFake(t *testing.T) *fakegithub.Server {
 }
 
 // ciVerifyPR pushes the clone's branch and workflow and verifies it in a fresh clone, as CI does.
-func ciVerifyPR(t *testing.T, tm *team, requireGitHub bool) (*verify.VerifyResult, error) {
+func ciVerifyPR(t *testing.T, tm *apptest.Team, requireGitHub bool) (*verify.VerifyResult, error) {
 	t.Helper()
-	pushAll(t, tm.dirs[0])
+	apptest.PushAll(t, tm.Dirs[0])
 	ci := filepath.Join(t.TempDir(), "ci")
-	gittest.Git(t, filepath.Dir(ci), "", "clone", "-q", "file://"+tm.remote, ci)
+	gittest.Git(t, filepath.Dir(ci), "", "clone", "-q", "file://"+tm.Remote, ci)
 	gittest.Git(t, ci, "", "fetch", "-q", "--no-tags", "--force", "origin", "+refs/exarchos/*:refs/exarchos/*", "+refs/heads/login:refs/remotes/origin/login")
 	gittest.Git(t, ci, "", "checkout", "-q", "--detach", "origin/login")
-	return app.Verify(reopen(t, ci), verify.VerifyOptions{Branch: "login", Base: "origin/main", RequireGitHub: requireGitHub})
+	return app.Verify(apptest.Reopen(t, ci), verify.VerifyOptions{Branch: "login", Base: "origin/main", RequireGitHub: requireGitHub})
 }
 
 func githubVerdict(t *testing.T, res *verify.VerifyResult) string {
@@ -85,9 +87,7 @@ func githubVerdict(t *testing.T, res *verify.VerifyResult) string {
 
 func wantPasses(t *testing.T, res *verify.VerifyResult, err error, github string) {
 	t.Helper()
-	if err != nil {
-		t.Fatalf("verify failed: %v", err)
-	}
+	require.NoError(t, err, "verify failed")
 	if got := githubVerdict(t, res); !strings.HasPrefix(got, github) {
 		t.Fatalf("github %q, want %q", got, github)
 	}
@@ -114,7 +114,7 @@ func TestVerifyGitHubForgedMerge(t *testing.T) {
 	f.SetPR(fakegithub.PR{Number: 7, Head: "login", Base: "main", HeadSHA: head})
 	recordPR(t, dir, workflow.PRObservation{Number: 7, URL: verifyPRURL, Head: "login", Base: "main", HeadSHA: head, State: "closed", Merged: true, MergeCommitSHA: head})
 	res, err := ciVerifyPR(t, tm, false)
-	wantViolation(t, res, err, "github", "the log records it merged, but GitHub says it is open and not merged")
+	apptest.WantViolation(t, res, err, "github", "the log records it merged, but GitHub says it is open and not merged")
 	if got := githubVerdict(t, res); got != verify.GitHubDisagrees {
 		t.Fatalf("github %q", got)
 	}
@@ -122,12 +122,12 @@ func TestVerifyGitHubForgedMerge(t *testing.T) {
 	other := strings.Repeat("ab", 20)
 	f.UpdatePR(7, func(p *fakegithub.PR) { p.State, p.Merged, p.MergeCommitSHA = "closed", true, other })
 	res, err = ciVerifyPR(t, tm, false)
-	wantViolation(t, res, err, "github", "the log records merge commit "+head[:12])
+	apptest.WantViolation(t, res, err, "github", "the log records merge commit "+head[:12])
 
 	// The merge commit as recorded, but GitHub merged another head than the log says.
 	f.UpdatePR(7, func(p *fakegithub.PR) { p.MergeCommitSHA, p.HeadSHA = head, other })
 	res, err = ciVerifyPR(t, tm, false)
-	wantViolation(t, res, err, "github", "the log records head "+head[:12]+" merged, GitHub says it merged "+other[:12])
+	apptest.WantViolation(t, res, err, "github", "the log records head "+head[:12]+" merged, GitHub says it merged "+other[:12])
 
 	// All as recorded: GitHub agrees.
 	f.UpdatePR(7, func(p *fakegithub.PR) { p.HeadSHA = head })
@@ -141,12 +141,12 @@ func TestVerifyGitHubPROfAnotherBranch(t *testing.T) {
 	f.SetPR(fakegithub.PR{Number: 7, Head: "elsewhere", Base: "main", HeadSHA: head})
 	recordPR(t, dir, workflow.PRObservation{})
 	res, err := ciVerifyPR(t, tm, false)
-	wantViolation(t, res, err, "github", "GitHub says its head is elsewhere, not the workflow's branch login")
+	apptest.WantViolation(t, res, err, "github", "GitHub says its head is elsewhere, not the workflow's branch login")
 
 	// Into another base than the one CI verifies against.
 	f.SetPR(fakegithub.PR{Number: 7, Head: "login", Base: "release", HeadSHA: head})
 	res, err = ciVerifyPR(t, tm, false)
-	wantViolation(t, res, err, "github", "GitHub says it is into release, not into the base main")
+	apptest.WantViolation(t, res, err, "github", "GitHub says it is into release, not into the base main")
 }
 
 func TestVerifyGitHubMissingPR(t *testing.T) {
@@ -154,7 +154,7 @@ func TestVerifyGitHubMissingPR(t *testing.T) {
 	verifyFake(t)
 	recordPR(t, dir, workflow.PRObservation{})
 	res, err := ciVerifyPR(t, tm, false)
-	wantViolation(t, res, err, "github", "the recorded pull request #7 does not exist on GitHub")
+	apptest.WantViolation(t, res, err, "github", "the recorded pull request #7 does not exist on GitHub")
 }
 
 func TestVerifyGitHubChecksFail(t *testing.T) {
@@ -164,7 +164,7 @@ func TestVerifyGitHubChecksFail(t *testing.T) {
 	f.AddCheckRun(head, fakegithub.CheckRun{Name: "ci", Status: "completed", Conclusion: "failure"})
 	recordPR(t, dir, workflow.PRObservation{Checks: "success"})
 	res, err := ciVerifyPR(t, tm, false)
-	wantViolation(t, res, err, "github", "the log records its checks passed at "+head[:12]+", but GitHub says they fail there (ci)")
+	apptest.WantViolation(t, res, err, "github", "the log records its checks passed at "+head[:12]+", but GitHub says they fail there (ci)")
 }
 
 // A pull request recorded in a repository other than origin's is not the workflow's.
@@ -173,13 +173,13 @@ func TestVerifyGitHubPRInAnotherRepository(t *testing.T) {
 	f := verifyFake(t)
 	f.SetPR(fakegithub.PR{Number: 7, Head: "login", Base: "main", HeadSHA: head})
 	recordPR(t, dir, workflow.PRObservation{})
-	pushAll(t, dir)
+	apptest.PushAll(t, dir)
 	ci := filepath.Join(t.TempDir(), "ci")
-	gittest.Git(t, filepath.Dir(ci), "", "clone", "-q", "file://"+tm.remote, ci)
+	gittest.Git(t, filepath.Dir(ci), "", "clone", "-q", "file://"+tm.Remote, ci)
 	gittest.Git(t, ci, "", "fetch", "-q", "--no-tags", "--force", "origin", "+refs/exarchos/*:refs/exarchos/*", "+refs/heads/login:refs/remotes/origin/login")
 	gittest.Git(t, ci, "", "remote", "set-url", "origin", "https://github.com/acme/real.git")
-	res, err := app.Verify(reopen(t, ci), verify.VerifyOptions{Branch: "login", Base: "origin/main"})
-	wantViolation(t, res, err, "github", "is in github.com/acme/app, not in this repository's origin github.com/acme/real")
+	res, err := app.Verify(apptest.Reopen(t, ci), verify.VerifyOptions{Branch: "login", Base: "origin/main"})
+	apptest.WantViolation(t, res, err, "github", "is in github.com/acme/app, not in this repository's origin github.com/acme/real")
 }
 
 // No token: verify says the pull request was not checked with GitHub; only --require-github
@@ -192,7 +192,7 @@ func TestVerifyGitHubNoToken(t *testing.T) {
 	res, err := ciVerifyPR(t, tm, false)
 	wantPasses(t, res, err, verify.GitHubNoToken)
 	res, err = ciVerifyPR(t, tm, true)
-	wantViolation(t, res, err, "github", "was not checked: no token, and --require-github needs GitHub's word")
+	apptest.WantViolation(t, res, err, "github", "was not checked: no token, and --require-github needs GitHub's word")
 	if _, total := f.Requests(); total != 0 {
 		t.Fatalf("%d requests without a token", total)
 	}
@@ -216,7 +216,7 @@ func TestVerifyGitHubUnavailable(t *testing.T) {
 			res, err := ciVerifyPR(t, tm, false)
 			wantPasses(t, res, err, "could not check: ")
 			res, err = ciVerifyPR(t, tm, true)
-			wantViolation(t, res, err, "github", "--require-github needs GitHub's word")
+			apptest.WantViolation(t, res, err, "github", "--require-github needs GitHub's word")
 		})
 	}
 }
@@ -239,12 +239,12 @@ func TestVerifyGitHubBaseWithoutGivenBase(t *testing.T) {
 	f := verifyFake(t)
 	f.SetPR(fakegithub.PR{Number: 7, Head: "login", Base: "release", HeadSHA: head})
 	recordPR(t, dir, workflow.PRObservation{Number: 7, URL: verifyPRURL, Head: "login", Base: "release", HeadSHA: head, State: "open"})
-	res, err := app.Verify(reopen(t, dir), verify.VerifyOptions{Feature: "login"})
+	res, err := app.Verify(apptest.Reopen(t, dir), verify.VerifyOptions{Feature: "login"})
 	wantPasses(t, res, err, verify.GitHubAgrees)
 	res, err = ciVerifyPR(t, tm, true)
-	wantViolation(t, res, err, "github", "GitHub says it is into release, not into the base main")
+	apptest.WantViolation(t, res, err, "github", "GitHub says it is into release, not into the base main")
 
 	f.SetPR(fakegithub.PR{Number: 7, Head: "login", Base: "main", HeadSHA: head})
-	res, err = app.Verify(reopen(t, dir), verify.VerifyOptions{Feature: "login"})
-	wantViolation(t, res, err, "github", "GitHub says it is into main, the log recorded release")
+	res, err = app.Verify(apptest.Reopen(t, dir), verify.VerifyOptions{Feature: "login"})
+	apptest.WantViolation(t, res, err, "github", "GitHub says it is into main, the log recorded release")
 }

@@ -1,102 +1,25 @@
-package app
+package saga_test
 
 import (
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
-
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/require"
+
+	"github.com/exarchos/git-exarchos/app"
 	"github.com/exarchos/git-exarchos/gitrepo"
 	"github.com/exarchos/git-exarchos/gitstore"
+	"github.com/exarchos/git-exarchos/internal/apptest"
 	"github.com/exarchos/git-exarchos/internal/gittest"
+	"github.com/exarchos/git-exarchos/project"
 	"github.com/exarchos/git-exarchos/saga"
 	"github.com/exarchos/git-exarchos/workflow"
 )
-
-// TestMain runs the tests isolated from the developer's PATH, git config and agent session (as CI runs them; tests that
-// stand for an agent say so: ActAsAgent, Repo.Environ) and
-// removes the fault-injection binary the crash tests build.
-func TestMain(m *testing.M) {
-	code := gittest.RunIsolated(m)
-	if faultsDir != "" {
-		os.RemoveAll(faultsDir)
-	}
-	os.Exit(code)
-}
-
-func gitIn(t testing.TB, dir string, args ...string) string {
-	t.Helper()
-	cmd := exec.Command("git", args...)
-	cmd.Dir = dir
-	cmd.Env = testEnv()
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("git %s in %s: %v\n%s", strings.Join(args, " "), dir, err, out)
-	}
-	return strings.TrimSpace(string(out))
-}
-
-func testEnv() []string {
-	var env []string
-	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "GIT_") && !strings.HasPrefix(kv, "EXARCHOS_") {
-			env = append(env, kv)
-		}
-	}
-	return append(env, "GIT_CONFIG_NOSYSTEM=1", "GIT_AUTHOR_NAME=Test", "GIT_AUTHOR_EMAIL=t@example.com",
-		"GIT_COMMITTER_NAME=Test", "GIT_COMMITTER_EMAIL=t@example.com")
-}
-
-func writeFile(t testing.TB, dir, name, content string) {
-	t.Helper()
-	p := filepath.Join(dir, name)
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
-// newSagaRepo is a repository on main with a few files and a workflow "login" bound to main.
-func newSagaRepo(t testing.TB) (string, *Repo) {
-	t.Helper()
-	dir := t.TempDir()
-	gitIn(t, dir, "init", "-q", "-b", "main")
-	gitIn(t, dir, "config", "user.name", "Test")
-	gitIn(t, dir, "config", "user.email", "t@example.com")
-	writeFile(t, dir, "README", "hello\n")
-	writeFile(t, dir, "src/a.go", "package a\n")
-	writeFile(t, dir, "src/b.go", "package b\n")
-	writeFile(t, dir, ".gitignore", "*.log\n")
-	gitIn(t, dir, "add", ".")
-	gitIn(t, dir, "commit", "-q", "-m", "initial")
-	r, err := Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := Init(r, InitOptions{Feature: "login", Type: "feature", Branch: "main"}); err != nil {
-		t.Fatal(err)
-	}
-	return dir, r
-}
-
-func startWorktree(t testing.TB, r *Repo, task string) string {
-	t.Helper()
-	if _, err := r.Execute("login", workflow.AddTask{ID: task}); err != nil {
-		t.Fatal(err)
-	}
-	res, err := StartTask(r, saga.TaskStartOptions{Feature: "login", Task: task, Worktree: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return res.Worktree.Path
-}
 
 // work is what a worktree holds, to compare byte for byte after a restore: every file but .git
 // and ignored ones (with mode), the index entries, and git status.
@@ -134,11 +57,9 @@ func capture(t testing.TB, dir string) work {
 		w.files[rel] = fi.Mode().String() + ":" + string(b)
 		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	w.index = gitIn(t, dir, "ls-files", "-s")
-	w.status = gitIn(t, dir, "status", "--porcelain", "--untracked-files=all")
+	require.NoError(t, err)
+	w.index = gittest.Git(t, dir, "", "ls-files", "-s")
+	w.status = gittest.Git(t, dir, "", "status", "--porcelain", "--untracked-files=all")
 	return w
 }
 
@@ -159,50 +80,48 @@ func (w work) equal(o work) string {
 // staged-only, deleted, staged-deleted, untracked and ignored files on top of an unmerged commit;
 // t2 clean with unmerged commits; t3 clean and merged; t4 only untracked files; a linked PR.
 // It returns what each worktree held.
-func scenario(t testing.TB, r *Repo, tasks ...string) map[string]work {
+func scenario(t testing.TB, r *app.Repo, tasks ...string) map[string]work {
 	t.Helper()
 	return scenarioWithPR(t, r, 9, tasks...)
 }
 
 // scenarioWithPR is scenario with pull request n of acme/app linked.
-func scenarioWithPR(t testing.TB, r *Repo, n int, tasks ...string) map[string]work {
+func scenarioWithPR(t testing.TB, r *app.Repo, n int, tasks ...string) map[string]work {
 	t.Helper()
 	if len(tasks) == 0 {
 		tasks = []string{"t1", "t2", "t3", "t4"}
 	}
 	wt := map[string]string{}
 	for _, task := range tasks {
-		wt[task] = startWorktree(t, r, task)
+		wt[task] = apptest.StartWorktree(t, r, task)
 	}
 	w := wt["t1"]
-	writeFile(t, w, "src/a.go", "package a // committed on the task branch\n")
-	gitIn(t, w, "commit", "-qam", "t1 work")
-	writeFile(t, w, "src/a.go", "package a // staged\n")
-	gitIn(t, w, "add", "src/a.go")
-	writeFile(t, w, "src/a.go", "package a // staged, then changed again\n")
-	writeFile(t, w, "src/new.go", "package a // staged only\n")
-	gitIn(t, w, "add", "src/new.go")
-	if err := os.Remove(filepath.Join(w, "src/b.go")); err != nil {
-		t.Fatal(err)
-	}
-	gitIn(t, w, "rm", "-q", "README")
-	writeFile(t, w, "notes/todo.txt", "untracked\n")
-	writeFile(t, w, "build.log", "ignored\n")
+	gittest.WriteFile(t, w, "src/a.go", "package a // committed on the task branch\n")
+	gittest.Git(t, w, "", "commit", "-qam", "t1 work")
+	gittest.WriteFile(t, w, "src/a.go", "package a // staged\n")
+	gittest.Git(t, w, "", "add", "src/a.go")
+	gittest.WriteFile(t, w, "src/a.go", "package a // staged, then changed again\n")
+	gittest.WriteFile(t, w, "src/new.go", "package a // staged only\n")
+	gittest.Git(t, w, "", "add", "src/new.go")
+	require.NoError(t, os.Remove(filepath.Join(w, "src/b.go")))
+	gittest.Git(t, w, "", "rm", "-q", "README")
+	gittest.WriteFile(t, w, "notes/todo.txt", "untracked\n")
+	gittest.WriteFile(t, w, "build.log", "ignored\n")
 
 	if w := wt["t2"]; w != "" {
-		writeFile(t, w, "t2.txt", "one\n")
-		gitIn(t, w, "add", ".")
-		gitIn(t, w, "commit", "-qm", "t2 one")
-		writeFile(t, w, "t2.txt", "two\n")
-		gitIn(t, w, "commit", "-qam", "t2 two")
+		gittest.WriteFile(t, w, "t2.txt", "one\n")
+		gittest.Git(t, w, "", "add", ".")
+		gittest.Git(t, w, "", "commit", "-qm", "t2 one")
+		gittest.WriteFile(t, w, "t2.txt", "two\n")
+		gittest.Git(t, w, "", "commit", "-qam", "t2 two")
 	}
 	if w := wt["t4"]; w != "" {
-		writeFile(t, w, "scratch/idea.md", "# untracked only\n")
+		gittest.WriteFile(t, w, "scratch/idea.md", "# untracked only\n")
 	}
 
-	if _, err := r.Execute("login", workflow.LinkPR{URL: fmt.Sprintf("https://github.com/acme/app/pull/%d", n)}); err != nil {
-		t.Fatal(err)
-	}
+	_, err := r.Execute("login", workflow.LinkPR{URL: fmt.Sprintf("https://github.com/acme/app/pull/%d", n)})
+
+	require.NoError(t, err)
 	out := map[string]work{}
 	for task, p := range wt {
 		out[task] = capture(t, p)
@@ -212,12 +131,10 @@ func scenarioWithPR(t testing.TB, r *Repo, n int, tasks ...string) map[string]wo
 
 // checkRecovered restores every rescued task into a fresh worktree and compares it with what the
 // worktree held; tasks with nothing worth keeping (t3) must have no rescue ref.
-func checkRecovered(t testing.TB, dir string, r *Repo, want map[string]work, without ...string) {
+func checkRecovered(t testing.TB, dir string, r *app.Repo, want map[string]work, without ...string) {
 	t.Helper()
-	list, err := RescueList(r, saga.RescueListOptions{Feature: "login"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	list, err := app.RescueList(r, saga.RescueListOptions{Feature: "login"})
+	require.NoError(t, err)
 	have := map[string]bool{}
 	for _, x := range list.Rescues {
 		have[x.Task] = true
@@ -238,43 +155,36 @@ func checkRecovered(t testing.TB, dir string, r *Repo, want map[string]work, wit
 			continue
 		}
 		path := filepath.Join(t.TempDir(), "restored-"+task)
-		if _, err := RescueRestore(r, saga.RescueRestoreOptions{Feature: "login", Task: task, Path: path}); err != nil {
-			t.Fatalf("restore %s: %v", task, err)
-		}
+		_, err := app.RescueRestore(r, saga.RescueRestoreOptions{Feature: "login", Task: task, Path: path})
+		require.NoError(t, err, "restore %s", task)
 		if diff := capture(t, path).equal(w); diff != "" {
 			t.Errorf("%s not recovered byte for byte: %s", task, diff)
 		}
-		gitIn(t, dir, "worktree", "remove", "--force", path)
+		gittest.Git(t, dir, "", "worktree", "remove", "--force", path)
 	}
 }
 
 // checkCleaned asserts the end state of a finished cancel: cancelled, only the main worktree,
 // only main as branch, every step recorded exactly once as done or skipped.
-func checkCleaned(t testing.TB, dir string, r *Repo) {
+func checkCleaned(t testing.TB, dir string, r *app.Repo) {
 	t.Helper()
 	st, _, err := r.State("login")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	if st.Phase != "cancelled" {
 		t.Fatalf("phase %s", st.Phase)
 	}
-	if got := gitIn(t, dir, "worktree", "list", "--porcelain"); strings.Count(got, "worktree ") != 1 {
+	if got := gittest.Git(t, dir, "", "worktree", "list", "--porcelain"); strings.Count(got, "worktree ") != 1 {
 		t.Fatalf("worktrees left:\n%s", got)
 	}
-	if got := gitIn(t, dir, "for-each-ref", "--format=%(refname)", "refs/heads/"); got != "refs/heads/main" {
+	if got := gittest.Git(t, dir, "", "for-each-ref", "--format=%(refname)", "refs/heads/"); got != "refs/heads/main" {
 		t.Fatalf("branches left:\n%s", got)
 	}
 	events, _, err := r.Store.Events("login", gitstore.EventFilter{Types: []string{workflow.EventCompensationStep}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	finished := map[string]int{}
 	for _, e := range events {
 		var d workflow.CompensationData
-		if err := e.DecodeData(&d); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, e.DecodeData(&d))
 		if d.Outcome != workflow.OutcomeFailed {
 			finished[d.Resource+" "+d.Action]++
 		}
@@ -290,23 +200,19 @@ func checkCleaned(t testing.TB, dir string, r *Repo) {
 
 func TestCancelPreservesEverythingAndCleansUp(t *testing.T) {
 	gh := fakeGitHub(t, 9)
-	dir, r := newSagaRepo(t)
+	dir, r := apptest.NewSagaRepo(t)
 	want := scenario(t, r)
-	if out := gitIn(t, dir, "status", "--porcelain"); out != "" {
+	if out := gittest.Git(t, dir, "", "status", "--porcelain"); out != "" {
 		t.Fatalf("task worktrees show in the main worktree's status: %q", out)
 	}
-	if gitIn(t, dir, "diff", "HEAD", "--stat") != "" || fileContains(t, filepath.Join(dir, ".gitignore"), ".worktrees") {
+	if gittest.Git(t, dir, "", "diff", "HEAD", "--stat") != "" || fileContains(t, filepath.Join(dir, ".gitignore"), ".worktrees") {
 		t.Fatal(".gitignore was edited")
 	}
 	// Cancel from inside a task worktree: git still runs on the repository.
-	inside, err := Open(filepath.Join(dir, ".worktrees", "login", "t2"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := Cancel(inside, saga.CancelOptions{Feature: "login", Reason: "superseded"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	inside, err := app.Open(filepath.Join(dir, ".worktrees", "login", "t2"))
+	require.NoError(t, err)
+	res, err := app.Cancel(inside, saga.CancelOptions{Feature: "login", Reason: "superseded"})
+	require.NoError(t, err)
 	if !res.Cancelled() || len(res.Steps) != 17 {
 		t.Fatalf("%+v", res)
 	}
@@ -327,34 +233,30 @@ func TestCancelPreservesEverythingAndCleansUp(t *testing.T) {
 	checkRecovered(t, dir, r, want, "t3")
 
 	// Rerunning a finished cancel is a no-op that succeeds.
-	head := gitIn(t, dir, "rev-parse", "refs/exarchos/login")
-	again, err := Cancel(r, saga.CancelOptions{Feature: "login"})
-	if err != nil || !again.Cancelled() || len(again.Steps) != 0 || gitIn(t, dir, "rev-parse", "refs/exarchos/login") != head {
+	head := gittest.Git(t, dir, "", "rev-parse", "refs/exarchos/login")
+	again, err := app.Cancel(r, saga.CancelOptions{Feature: "login"})
+	if err != nil || !again.Cancelled() || len(again.Steps) != 0 || gittest.Git(t, dir, "", "rev-parse", "refs/exarchos/login") != head {
 		t.Fatalf("cancel after the end: %+v %v", again, err)
 	}
 }
 
 func fileContains(t testing.TB, path, s string) bool {
 	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return strings.Contains(string(b), s)
 }
 
 func refsAndWorktrees(t testing.TB, dir string) string {
-	return gitIn(t, dir, "for-each-ref") + "\n" + gitIn(t, dir, "worktree", "list", "--porcelain")
+	return gittest.Git(t, dir, "", "for-each-ref") + "\n" + gittest.Git(t, dir, "", "worktree", "list", "--porcelain")
 }
 
 func TestCancelDryRunChangesNothing(t *testing.T) {
 	gh := fakeGitHub(t, 9)
-	dir, r := newSagaRepo(t)
+	dir, r := apptest.NewSagaRepo(t)
 	want := scenario(t, r)
 	before := refsAndWorktrees(t, dir)
-	res, err := Cancel(r, saga.CancelOptions{Feature: "login", DryRun: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	res, err := app.Cancel(r, saga.CancelOptions{Feature: "login", DryRun: true})
+	require.NoError(t, err)
 	if len(res.Steps) != 17 || res.Phase != "ideate" {
 		t.Fatalf("%+v", res)
 	}
@@ -383,11 +285,11 @@ func TestCancelDryRunChangesNothing(t *testing.T) {
 
 func TestCancelLockedWorktreeWaitsAndResumes(t *testing.T) {
 	fakeGitHub(t, 9)
-	dir, r := newSagaRepo(t)
+	dir, r := apptest.NewSagaRepo(t)
 	want := scenario(t, r)
 	t1 := filepath.Join(dir, ".worktrees", "login", "t1")
-	gitIn(t, dir, "worktree", "lock", "--reason", "agent still running", t1)
-	res, err := Cancel(r, saga.CancelOptions{Feature: "login"})
+	gittest.Git(t, dir, "", "worktree", "lock", "--reason", "agent still running", t1)
+	res, err := app.Cancel(r, saga.CancelOptions{Feature: "login"})
 	var inc *saga.CancelIncompleteError
 	if !errors.As(err, &inc) || len(inc.Failed) != 1 {
 		t.Fatalf("want one failed step, got %v", err)
@@ -407,11 +309,11 @@ func TestCancelLockedWorktreeWaitsAndResumes(t *testing.T) {
 		t.Fatalf("the locked worktree was touched: %s", diff)
 	}
 	// Running it again without fixing anything retries and fails the same way.
-	if _, err := Cancel(r, saga.CancelOptions{Feature: "login"}); !errors.As(err, &inc) {
+	if _, err := app.Cancel(r, saga.CancelOptions{Feature: "login"}); !errors.As(err, &inc) {
 		t.Fatalf("second run: %v", err)
 	}
-	gitIn(t, dir, "worktree", "unlock", t1)
-	if res, err = Cancel(r, saga.CancelOptions{Feature: "login"}); err != nil || !res.Cancelled() {
+	gittest.Git(t, dir, "", "worktree", "unlock", t1)
+	if res, err = app.Cancel(r, saga.CancelOptions{Feature: "login"}); err != nil || !res.Cancelled() {
 		t.Fatalf("after unlock: %+v %v", res, err)
 	}
 	checkCleaned(t, dir, r)
@@ -419,19 +321,15 @@ func TestCancelLockedWorktreeWaitsAndResumes(t *testing.T) {
 }
 
 func TestCancelWorktreeDeletedByHand(t *testing.T) {
-	dir, r := newSagaRepo(t)
-	w := startWorktree(t, r, "t1")
-	writeFile(t, w, "x.txt", "committed\n")
-	gitIn(t, w, "add", ".")
-	gitIn(t, w, "commit", "-qm", "unmerged work")
+	dir, r := apptest.NewSagaRepo(t)
+	w := apptest.StartWorktree(t, r, "t1")
+	gittest.WriteFile(t, w, "x.txt", "committed\n")
+	gittest.Git(t, w, "", "add", ".")
+	gittest.Git(t, w, "", "commit", "-qm", "unmerged work")
 	want := capture(t, w)
-	if err := os.RemoveAll(w); err != nil {
-		t.Fatal(err)
-	}
-	res, err := Cancel(r, saga.CancelOptions{Feature: "login"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.RemoveAll(w))
+	res, err := app.Cancel(r, saga.CancelOptions{Feature: "login"})
+	require.NoError(t, err)
 	if res.Steps[0].Outcome != workflow.OutcomeSkipped || !strings.Contains(res.Steps[0].Detail, "deleted outside git exarchos") ||
 		!strings.Contains(res.Steps[1].Detail, "already gone") || res.Steps[2].Outcome != workflow.OutcomeDone {
 		t.Fatalf("%+v", res.Steps)
@@ -441,23 +339,23 @@ func TestCancelWorktreeDeletedByHand(t *testing.T) {
 }
 
 func TestCancelBranchCheckedOutElsewhere(t *testing.T) {
-	dir, r := newSagaRepo(t)
-	w := startWorktree(t, r, "t1")
-	writeFile(t, w, "x.txt", "work\n")
-	gitIn(t, w, "add", ".")
-	gitIn(t, w, "commit", "-qm", "unmerged work")
+	dir, r := apptest.NewSagaRepo(t)
+	w := apptest.StartWorktree(t, r, "t1")
+	gittest.WriteFile(t, w, "x.txt", "work\n")
+	gittest.Git(t, w, "", "add", ".")
+	gittest.Git(t, w, "", "commit", "-qm", "unmerged work")
 	want := capture(t, w)
 	// The task worktree moves to a branch of its own, and the main worktree takes the task branch.
-	gitIn(t, w, "switch", "-q", "-c", "elsewhere")
-	gitIn(t, dir, "switch", "-q", "main--t1")
-	_, err := Cancel(r, saga.CancelOptions{Feature: "login"})
+	gittest.Git(t, w, "", "switch", "-q", "-c", "elsewhere")
+	gittest.Git(t, dir, "", "switch", "-q", "main--t1")
+	_, err := app.Cancel(r, saga.CancelOptions{Feature: "login"})
 	var inc *saga.CancelIncompleteError
 	if !errors.As(err, &inc) || inc.Failed[0].Resource != "branch:main--t1" || inc.Failed[0].Action != "delete" || !strings.Contains(inc.Failed[0].Fix, "switch") {
 		t.Fatalf("%v", err)
 	}
-	gitIn(t, dir, "switch", "-q", "main")
-	gitIn(t, dir, "branch", "-D", "elsewhere")
-	res, err := Cancel(r, saga.CancelOptions{Feature: "login"})
+	gittest.Git(t, dir, "", "switch", "-q", "main")
+	gittest.Git(t, dir, "", "branch", "-D", "elsewhere")
+	res, err := app.Cancel(r, saga.CancelOptions{Feature: "login"})
 	if err != nil || !res.Cancelled() {
 		t.Fatalf("%+v %v", res, err)
 	}
@@ -466,20 +364,20 @@ func TestCancelBranchCheckedOutElsewhere(t *testing.T) {
 }
 
 func TestCancelWithoutResourcesEndsAtOnce(t *testing.T) {
-	_, r := newSagaRepo(t)
-	res, err := Cancel(r, saga.CancelOptions{Feature: "login", Reason: "dup"})
+	_, r := apptest.NewSagaRepo(t)
+	res, err := app.Cancel(r, saga.CancelOptions{Feature: "login", Reason: "dup"})
 	if err != nil || !res.Cancelled() || len(res.Steps) != 0 {
 		t.Fatalf("%+v %v", res, err)
 	}
 }
 
 func TestTaskStartWorktreeIsIdempotentAndTaskDoneRecordsHead(t *testing.T) {
-	dir, r := newSagaRepo(t)
-	p := startWorktree(t, r, "t1")
+	dir, r := apptest.NewSagaRepo(t)
+	p := apptest.StartWorktree(t, r, "t1")
 	if want := filepath.Join(dir, ".worktrees", "login", "t1"); !gitrepo.SamePath(p, want) {
 		t.Fatalf("path %s, want %s", p, want)
 	}
-	again, err := StartTask(r, saga.TaskStartOptions{Feature: "login", Task: "t1", Worktree: true})
+	again, err := app.StartTask(r, saga.TaskStartOptions{Feature: "login", Task: "t1", Worktree: true})
 	if err != nil || again.Worktree.Created || !gitrepo.SamePath(again.Worktree.Path, p) || len(again.Appended) != 0 {
 		t.Fatalf("rerun: %+v %v", again, err)
 	}
@@ -487,20 +385,17 @@ func TestTaskStartWorktreeIsIdempotentAndTaskDoneRecordsHead(t *testing.T) {
 		t.Fatalf("exclude has the pattern %d times", n)
 	}
 	// The same workflow is found from inside the worktree.
-	inside, err := Open(p)
-	if err != nil {
-		t.Fatal(err)
-	}
+	inside, err := app.Open(p)
+	require.NoError(t, err)
 	if f, err := inside.ResolveFeature(""); err != nil || f != "login" {
 		t.Fatalf("from the worktree: %q %v", f, err)
 	}
-	writeFile(t, p, "y.txt", "y\n")
-	gitIn(t, p, "add", ".")
-	gitIn(t, p, "commit", "-qm", "y")
-	head := gitIn(t, p, "rev-parse", "HEAD")
-	if _, err := CompleteTask(inside, TaskDoneOptions{Task: "t1"}); err != nil {
-		t.Fatal(err)
-	}
+	gittest.WriteFile(t, p, "y.txt", "y\n")
+	gittest.Git(t, p, "", "add", ".")
+	gittest.Git(t, p, "", "commit", "-qm", "y")
+	head := gittest.Git(t, p, "", "rev-parse", "HEAD")
+	_, err = app.CompleteTask(inside, app.TaskDoneOptions{Task: "t1"})
+	require.NoError(t, err)
 	st, _, _ := r.State("login")
 	task, _ := st.Task("t1")
 	w, _ := st.TaskWorktree("t1")
@@ -508,18 +403,17 @@ func TestTaskStartWorktreeIsIdempotentAndTaskDoneRecordsHead(t *testing.T) {
 		t.Fatalf("head not recorded: %+v %+v", task, w)
 	}
 	// --base: a task branch from another commit; unknown tasks create nothing.
-	if _, err := r.Execute("login", workflow.AddTask{ID: "t2"}); err != nil {
-		t.Fatal(err)
-	}
-	res, err := StartTask(r, saga.TaskStartOptions{Feature: "login", Task: "t2", Worktree: true, Base: "main~0"})
-	if err != nil || res.Worktree.Base != gitIn(t, dir, "rev-parse", "main") {
+	_, err = r.Execute("login", workflow.AddTask{ID: "t2"})
+	require.NoError(t, err)
+	res, err := app.StartTask(r, saga.TaskStartOptions{Feature: "login", Task: "t2", Worktree: true, Base: "main~0"})
+	if err != nil || res.Worktree.Base != gittest.Git(t, dir, "", "rev-parse", "main") {
 		t.Fatalf("%+v %v", res, err)
 	}
 	before := refsAndWorktrees(t, dir)
-	if _, err := StartTask(r, saga.TaskStartOptions{Feature: "login", Task: "nope", Worktree: true}); !IsRejection(err) {
+	if _, err := app.StartTask(r, saga.TaskStartOptions{Feature: "login", Task: "nope", Worktree: true}); !project.IsRejection(err) {
 		t.Fatalf("unknown task: %v", err)
 	}
-	if _, err := StartTask(r, saga.TaskStartOptions{Feature: "login", Task: "t2b", Worktree: true, Base: "no-such-rev"}); err == nil {
+	if _, err := app.StartTask(r, saga.TaskStartOptions{Feature: "login", Task: "t2b", Worktree: true, Base: "no-such-rev"}); err == nil {
 		t.Fatal("bad base accepted")
 	}
 	if after := refsAndWorktrees(t, dir); after != before {
@@ -529,29 +423,24 @@ func TestTaskStartWorktreeIsIdempotentAndTaskDoneRecordsHead(t *testing.T) {
 
 func readFile(t testing.TB, p string) string {
 	b, err := os.ReadFile(p)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return string(b)
 }
 
 // A worktree deleted by hand whose HEAD held commits on no branch: removing a later worktree must
 // not prune its record before its own preserve step keeps that HEAD.
 func TestCancelDeletedDetachedWorktreeKeepsItsHead(t *testing.T) {
-	dir, r := newSagaRepo(t)
-	a := startWorktree(t, r, "a")
-	gitIn(t, a, "switch", "-q", "--detach")
-	writeFile(t, a, "only-here.txt", "on no branch\n")
-	gitIn(t, a, "add", ".")
-	gitIn(t, a, "commit", "-qm", "detached work")
+	dir, r := apptest.NewSagaRepo(t)
+	a := apptest.StartWorktree(t, r, "a")
+	gittest.Git(t, a, "", "switch", "-q", "--detach")
+	gittest.WriteFile(t, a, "only-here.txt", "on no branch\n")
+	gittest.Git(t, a, "", "add", ".")
+	gittest.Git(t, a, "", "commit", "-qm", "detached work")
 	want := capture(t, a)
-	if err := os.RemoveAll(a); err != nil {
-		t.Fatal(err)
-	}
-	startWorktree(t, r, "b")
-	if _, err := Cancel(r, saga.CancelOptions{Feature: "login"}); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.RemoveAll(a))
+	apptest.StartWorktree(t, r, "b")
+	_, err := app.Cancel(r, saga.CancelOptions{Feature: "login"})
+	require.NoError(t, err)
 	checkCleaned(t, dir, r)
 	checkRecovered(t, dir, r, map[string]work{"a": want})
 }

@@ -1,12 +1,16 @@
-package app
+package saga_test
 
 import (
 	"errors"
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/require"
+
+	"github.com/exarchos/git-exarchos/app"
 	"github.com/exarchos/git-exarchos/githubsync"
 	"github.com/exarchos/git-exarchos/githubsync/fakegithub"
+	"github.com/exarchos/git-exarchos/internal/apptest"
 	"github.com/exarchos/git-exarchos/saga"
 	"github.com/exarchos/git-exarchos/workflow"
 )
@@ -37,12 +41,11 @@ func noGitHubToken(t *testing.T) {
 }
 
 // linkedPR is a workflow with pull request 9 linked and nothing else to compensate.
-func linkedPR(t *testing.T) *Repo {
+func linkedPR(t *testing.T) *app.Repo {
 	t.Helper()
-	_, r := newSagaRepo(t)
-	if _, err := r.Execute("login", workflow.LinkPR{URL: "https://github.com/acme/app/pull/9"}); err != nil {
-		t.Fatal(err)
-	}
+	_, r := apptest.NewSagaRepo(t)
+	_, err := r.Execute("login", workflow.LinkPR{URL: "https://github.com/acme/app/pull/9"})
+	require.NoError(t, err)
 	return r
 }
 
@@ -59,10 +62,9 @@ func TestCancelPRObservedMergedOrClosedIsLeftAlone(t *testing.T) {
 	for _, obs := range []workflow.PRObservation{{State: "closed", Merged: true}, {State: "closed"}} {
 		r := linkedPR(t)
 		obs.Number, obs.URL, obs.ObservedAt = 9, "https://github.com/acme/app/pull/9", "2026-01-02T03:04:05Z"
-		if _, err := r.Execute("login", workflow.ObservePR{PRObservation: obs}); err != nil {
-			t.Fatal(err)
-		}
-		res, err := Cancel(r, saga.CancelOptions{Feature: "login"})
+		_, err := r.Execute("login", workflow.ObservePR{PRObservation: obs})
+		require.NoError(t, err)
+		res, err := app.Cancel(r, saga.CancelOptions{Feature: "login"})
 		if err != nil || !res.Cancelled() {
 			t.Fatalf("%+v %v", res, err)
 		}
@@ -78,7 +80,7 @@ func TestCancelPRObservedMergedOrClosedIsLeftAlone(t *testing.T) {
 func TestCancelPRAlreadyClosedOnGitHubIsDone(t *testing.T) {
 	gh := fakeGitHub(t, 9)
 	gh.UpdatePR(9, func(p *fakegithub.PR) { p.State = "closed" }) // closed by a cancel killed before recording it
-	res, err := Cancel(linkedPR(t), saga.CancelOptions{Feature: "login"})
+	res, err := app.Cancel(linkedPR(t), saga.CancelOptions{Feature: "login"})
 	if err != nil || !res.Cancelled() {
 		t.Fatalf("%+v %v", res, err)
 	}
@@ -94,7 +96,7 @@ func TestCancelPRGitHubFailureStaysCancellingThenRetries(t *testing.T) {
 	gh := fakeGitHub(t, 9)
 	r := linkedPR(t)
 	gh.Fail(fakegithub.Fault{Route: "comment", Status: 403, Body: `{"message":"Resource not accessible by integration"}`})
-	res, err := Cancel(r, saga.CancelOptions{Feature: "login", Reason: "dup"})
+	res, err := app.Cancel(r, saga.CancelOptions{Feature: "login", Reason: "dup"})
 	var inc *saga.CancelIncompleteError
 	var ge *githubsync.Error
 	if !errors.As(err, &inc) || !errors.As(err, &ge) || !ge.IsAccess() {
@@ -106,7 +108,7 @@ func TestCancelPRGitHubFailureStaysCancellingThenRetries(t *testing.T) {
 	if p, _ := gh.PR(9); p.State != "open" {
 		t.Fatalf("%+v", p)
 	}
-	res, err = Cancel(r, saga.CancelOptions{Feature: "login"})
+	res, err = app.Cancel(r, saga.CancelOptions{Feature: "login"})
 	if err != nil || !res.Cancelled() {
 		t.Fatalf("retry: %+v %v", res, err)
 	}
@@ -122,11 +124,11 @@ func TestCancelPRWithoutTokenFailsUntilSkipped(t *testing.T) {
 	gh := fakeGitHub(t, 9)
 	noGitHubToken(t)
 	r := linkedPR(t)
-	dry, err := Cancel(r, saga.CancelOptions{Feature: "login", DryRun: true})
+	dry, err := app.Cancel(r, saga.CancelOptions{Feature: "login", DryRun: true})
 	if err != nil || dry.Steps[0].Outcome != "would fail" {
 		t.Fatalf("dry run: %+v %v", dry, err)
 	}
-	res, err := Cancel(r, saga.CancelOptions{Feature: "login"})
+	res, err := app.Cancel(r, saga.CancelOptions{Feature: "login"})
 	var ge *githubsync.Error
 	if !errors.As(err, &ge) || ge.Kind != githubsync.KindNoToken || res.Phase != "cancelling" {
 		t.Fatalf("%+v %v", res, err)
@@ -135,7 +137,7 @@ func TestCancelPRWithoutTokenFailsUntilSkipped(t *testing.T) {
 		!strings.Contains(s.Fix, "GH_TOKEN") || !strings.Contains(s.Fix, "git exarchos cancel login --skip-pr") {
 		t.Fatalf("step %+v", s)
 	}
-	res, err = Cancel(r, saga.CancelOptions{Feature: "login", SkipPR: true})
+	res, err = app.Cancel(r, saga.CancelOptions{Feature: "login", SkipPR: true})
 	if err != nil || !res.Cancelled() {
 		t.Fatalf("%+v %v", res, err)
 	}

@@ -1,7 +1,6 @@
-package app
+package views_test
 
 import (
-	"os/exec"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -9,6 +8,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/exarchos/git-exarchos/app"
+	"github.com/exarchos/git-exarchos/internal/apptest"
+	"github.com/exarchos/git-exarchos/internal/gittest"
 	"github.com/exarchos/git-exarchos/views"
 	"github.com/exarchos/git-exarchos/workflow"
 )
@@ -16,12 +18,14 @@ import (
 // TestFsckBesideMaintenance (issue 28): fsck while `git gc` and `git repack` run in a loop beside
 // it (as `git maintenance` does) reports no problem that is not there.
 func TestFsckBesideMaintenance(t *testing.T) {
-	dir, r := newRepo(t, "main")
+	dir := gittest.NewRepoOnBranch(t, "main")
+	r := apptest.Reopen(t, dir)
 	for _, f := range []string{"a", "b", "c"} {
 		_, err := r.CreateWorkflow(workflow.Init{Feature: f, Type: "oneshot", Branch: f})
 		require.NoError(t, err)
 		for i := 0; i < 5; i++ {
-			mustRun(t, r, f, workflow.Set{Assignments: []workflow.Assignment{{Path: "n", Value: []byte{'0' + byte(i)}}}})
+			_, err := app.Run(r, f, workflow.Set{Assignments: []workflow.Assignment{{Path: "n", Value: []byte{'0' + byte(i)}}}})
+			require.NoError(t, err)
 		}
 	}
 	var stop atomic.Bool
@@ -34,10 +38,7 @@ func TestFsckBesideMaintenance(t *testing.T) {
 			if i%2 == 1 {
 				args = []string{"gc", "-q", "--prune=now"}
 			}
-			cmd := exec.Command("git", args...)
-			cmd.Dir = dir
-			cmd.Env = testEnv()
-			_ = cmd.Run()
+			_, _ = gittest.Run(dir, "", args...) // a gc that loses a lock race is not what is tested
 		}
 	}()
 	runs := 12
@@ -45,9 +46,7 @@ func TestFsckBesideMaintenance(t *testing.T) {
 		runs = 4
 	}
 	for i := 0; i < runs; i++ {
-		r, err := Open(dir)
-		require.NoError(t, err)
-		res, err := Fsck(r, views.FsckOptions{})
+		res, err := app.Fsck(apptest.Reopen(t, dir), views.FsckOptions{})
 		require.NoError(t, err)
 		assert.Empty(t, res.Problems, "run %d", i)
 	}

@@ -1,11 +1,14 @@
-package app_test
+package saga_test
 
 import (
 	"os"
 	"path/filepath"
 	"testing"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/exarchos/git-exarchos/app"
+	"github.com/exarchos/git-exarchos/internal/apptest"
 	"github.com/exarchos/git-exarchos/internal/gittest"
 	"github.com/exarchos/git-exarchos/saga"
 	"github.com/exarchos/git-exarchos/teamsync"
@@ -17,37 +20,27 @@ import (
 // Running cancel there again compensates it (the work kept under refs/exarchos-rescue/), and a
 // further cancel is a no-op that succeeds.
 func TestCancelCompensatesResourcesAMergeBrings(t *testing.T) {
-	tm := newTeam(t, 2)
-	a, b := tm.clones[0], tm.clones[1]
-	if _, err := a.CreateWorkflow(workflow.Init{Feature: "login", Type: "feature", Branch: "main"}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := a.Execute("login", workflow.AddTask{ID: "t1"}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := teamsync.Push(a.Repo, teamsync.PushOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := teamsync.Pull(b.Repo, teamsync.PullOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	tm := apptest.NewTeam(t, 2)
+	a, b := tm.Clones[0], tm.Clones[1]
+	_, err := a.CreateWorkflow(workflow.Init{Feature: "login", Type: "feature", Branch: "main"})
+	require.NoError(t, err)
+	_, err = a.Execute("login", workflow.AddTask{ID: "t1"})
+	require.NoError(t, err)
+	_, err = teamsync.Push(a.Repo, teamsync.PushOptions{})
+	require.NoError(t, err)
+	_, err = teamsync.Pull(b.Repo, teamsync.PullOptions{})
+	require.NoError(t, err)
 	if res, err := app.Cancel(a, saga.CancelOptions{Feature: "login", Reason: "dropped"}); err != nil || !res.Cancelled() {
 		t.Fatalf("%+v %v", res, err)
 	}
-	if _, err := teamsync.Push(a.Repo, teamsync.PushOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	_, err = teamsync.Push(a.Repo, teamsync.PushOptions{})
+	require.NoError(t, err)
 	started, err := app.StartTask(b, saga.TaskStartOptions{Feature: "login", Task: "t1", Worktree: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	wt := started.Worktree.Path
-	if err := os.WriteFile(filepath.Join(wt, "work.txt"), []byte("started on b\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := teamsync.Pull(b.Repo, teamsync.PullOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(filepath.Join(wt, "work.txt"), []byte("started on b\n"), 0o644))
+	_, err = teamsync.Pull(b.Repo, teamsync.PullOptions{})
+	require.NoError(t, err)
 	st, _, err := b.State("login")
 	if err != nil || st.Phase != "cancelled" || len(workflow.CompensationPlan(st)) == 0 {
 		t.Fatalf("after the merge: phase %s, plan %v, %v", st.Phase, workflow.CompensationPlan(st), err)
@@ -66,8 +59,8 @@ func TestCancelCompensatesResourcesAMergeBrings(t *testing.T) {
 	if err != nil || len(list.Rescues) != 1 || len(list.Rescues[0].Changed) != 1 || list.Rescues[0].Changed[0] != "A work.txt" {
 		t.Fatalf("rescues %+v %v", list, err)
 	}
-	head := gittest.Git(t, tm.dirs[1], "", "rev-parse", "refs/exarchos/login")
-	if res, err := app.Cancel(b, saga.CancelOptions{Feature: "login"}); err != nil || len(res.Steps) != 0 || gittest.Git(t, tm.dirs[1], "", "rev-parse", "refs/exarchos/login") != head {
+	head := gittest.Git(t, tm.Dirs[1], "", "rev-parse", "refs/exarchos/login")
+	if res, err := app.Cancel(b, saga.CancelOptions{Feature: "login"}); err != nil || len(res.Steps) != 0 || gittest.Git(t, tm.Dirs[1], "", "rev-parse", "refs/exarchos/login") != head {
 		t.Fatalf("a finished cancel again: %+v %v", res, err)
 	}
 }

@@ -1,4 +1,4 @@
-package app_test
+package trust_test
 
 import (
 	"bytes"
@@ -10,9 +10,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/exarchos/git-exarchos/app"
 	"github.com/exarchos/git-exarchos/hookrun"
+	"github.com/exarchos/git-exarchos/internal/apptest"
 	"github.com/exarchos/git-exarchos/internal/gittest"
+	"github.com/exarchos/git-exarchos/trust"
 	"github.com/exarchos/git-exarchos/verify"
 	"github.com/exarchos/git-exarchos/views"
 	"github.com/exarchos/git-exarchos/workflow"
@@ -22,9 +26,9 @@ import (
 // decision: in signed mode it needs a good signature, and without one the new workflow never
 // starts (it is inert, says why, and the branch stays with the workflow it had).
 func TestReplacingAWorkflowIsASignedDecision(t *testing.T) {
-	st := newSignedTeam(t)
-	dir := st.dirs[0]
-	r := reopen(t, dir)
+	st := apptest.NewSignedTeam(t)
+	dir := st.Dirs[0]
+	r := apptest.Reopen(t, dir)
 
 	// No key: nothing is created, and the error says how to configure one.
 	if _, err := app.Init(r, app.InitOptions{Feature: "quick", Type: "oneshot", Human: true}); err == nil || !strings.Contains(err.Error(), "user.signingKey") {
@@ -35,42 +39,41 @@ func TestReplacingAWorkflowIsASignedDecision(t *testing.T) {
 	}
 
 	// A key not allowed: recorded without effect, the workflow inert, the reason shown.
-	useKey(t, dir, st.mallory)
-	r = reopen(t, dir)
+	apptest.UseKey(t, dir, st.Mallory)
+	r = apptest.Reopen(t, dir)
 	res, err := app.Init(r, app.InitOptions{Feature: "quick", Type: "oneshot", Human: true})
 	var rej *workflow.Rejection
 	if !errors.As(err, &rej) || rej.Code != app.CodeDecisionRefused || res == nil {
 		t.Fatalf("want %s, got %v", app.CodeDecisionRefused, err)
 	}
-	got := status(t, reopen(t, dir), "quick")
+	got := apptest.Status(t, apptest.Reopen(t, dir), "quick")
 	if got.Started() || got.Branch != "" || len(got.Refused) != 1 || got.Refused[0].Kind != workflow.KindReplace || !strings.Contains(got.Refused[0].Reason, "not in") {
 		t.Fatalf("refused replacement: started %v branch %q refused %+v", got.Started(), got.Branch, got.Refused)
 	}
 	if f := got.RefusedStart(); f == nil || got.Feature != "quick" {
 		t.Fatalf("status does not say the start was refused: %+v", got)
 	}
-	_, err = app.Run(reopen(t, dir), "quick", workflow.TransitionTo{Phase: "implementing"})
+	_, err = app.Run(apptest.Reopen(t, dir), "quick", workflow.TransitionTo{Phase: "implementing"})
 	if !errors.As(err, &rej) || rej.Code != workflow.CodeNotStarted || !strings.Contains(rej.Message, "refused") {
 		t.Fatalf("a command on the refused workflow: %v", err)
 	}
 	// The branch is still the feature workflow's.
-	if f, err := reopen(t, dir).ResolveFeature(""); err != nil || f != "login" {
+	if f, err := apptest.Reopen(t, dir).ResolveFeature(""); err != nil || f != "login" {
 		t.Fatalf("branch login resolves to %q, %v; want login", f, err)
 	}
 
 	// A hand-built replacement (no signature, the plain fold) has no effect either.
 	forged := workflow.NewEvent{Type: workflow.EventStarted,
 		Data: workflow.StartedData{Feature: "forged", Type: "oneshot", Branch: "login", Phase: "implementing", Replaces: []string{"login"}, Human: true}}
-	if _, err := r.Store.Create("forged", plainFold{}, []workflow.NewEvent{forged}); err != nil {
-		t.Fatal(err)
-	}
-	if got := status(t, reopen(t, dir), "forged"); got.Started() || len(got.Refused) != 1 || !strings.Contains(got.Refused[0].Reason, "unsigned") {
+	_, err = r.Store.Create("forged", apptest.PlainFold{}, []workflow.NewEvent{forged})
+	require.NoError(t, err)
+	if got := apptest.Status(t, apptest.Reopen(t, dir), "forged"); got.Started() || len(got.Refused) != 1 || !strings.Contains(got.Refused[0].Reason, "unsigned") {
 		t.Fatalf("forged replacement: started %v refused %+v", got.Started(), got.Refused)
 	}
-	if fsck, err := app.Fsck(reopen(t, dir), views.FsckOptions{Feature: "forged"}); err != nil || fsck.Refused != 1 {
+	if fsck, err := app.Fsck(apptest.Reopen(t, dir), views.FsckOptions{Feature: "forged"}); err != nil || fsck.Refused != 1 {
 		t.Fatalf("fsck refused %d, %v", fsck.Refused, err)
 	}
-	vres, err := app.Verify(reopen(t, dir), verify.VerifyOptions{Feature: "forged"})
+	vres, err := app.Verify(apptest.Reopen(t, dir), verify.VerifyOptions{Feature: "forged"})
 	var failed *verify.VerifyError
 	if !errors.As(err, &failed) || len(vres.Workflows) != 1 || len(vres.Workflows[0].Violations) == 0 ||
 		vres.Workflows[0].Violations[0].Rule != "decision" || !strings.Contains(vres.Workflows[0].Violations[0].Message, "replace decision without effect: unsigned") {
@@ -78,15 +81,13 @@ func TestReplacingAWorkflowIsASignedDecision(t *testing.T) {
 	}
 
 	// An allowed key: the replacement starts, signed, over no head.
-	useKey(t, dir, st.alice)
-	res, err = app.Init(reopen(t, dir), app.InitOptions{Feature: "quick2", Type: "oneshot", Human: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	apptest.UseKey(t, dir, st.Alice)
+	res, err = app.Init(apptest.Reopen(t, dir), app.InitOptions{Feature: "quick2", Type: "oneshot", Human: true})
+	require.NoError(t, err)
 	if res.State.Type != "oneshot" || len(res.State.Refused) != 0 || res.Appended[0].Sig == nil || res.Appended[0].Sig.Head != "" {
 		t.Fatalf("signed replacement: %+v appended %+v", res.State, res.Appended)
 	}
-	if got := status(t, reopen(t, dir), "quick2"); !got.Started() || len(got.Refused) != 0 {
+	if got := apptest.Status(t, apptest.Reopen(t, dir), "quick2"); !got.Started() || len(got.Refused) != 0 {
 		t.Fatalf("reread: %+v", got)
 	}
 }
@@ -95,9 +96,9 @@ func TestReplacingAWorkflowIsASignedDecision(t *testing.T) {
 // decides on moved: here another writer appends while each of the first two signatures is made,
 // so three are made (one per head), the user is told why, and the last one counts.
 func TestDecisionSignsOncePerHead(t *testing.T) {
-	st := newSignedTeam(t)
-	dir := st.dirs[0]
-	useKey(t, dir, st.alice)
+	st := apptest.NewSignedTeam(t)
+	dir := st.Dirs[0]
+	apptest.UseKey(t, dir, st.Alice)
 	sync := t.TempDir()
 	wrapper := filepath.Join(sync, "ssh-keygen-wrapper")
 	// Each signing notes itself (sign.N), then waits for the test to append (appended.N) for the
@@ -113,17 +114,15 @@ if [ "$2" = sign ]; then
 fi
 exec ssh-keygen "$@"
 `, sync)
-	if err := os.WriteFile(wrapper, []byte(script), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(wrapper, []byte(script), 0o755))
 	gittest.Git(t, dir, "", "config", "gpg.ssh.program", wrapper)
-	r := reopen(t, dir)
+	r := apptest.Reopen(t, dir)
 	var notices bytes.Buffer
 	r.Notices = &notices
 
 	done := make(chan error, 1)
 	go func() {
-		other := reopen(t, dir)
+		other := apptest.Reopen(t, dir)
 		for n := 0; n < 2; n++ {
 			deadline := time.Now().Add(15 * time.Second)
 			for {
@@ -148,9 +147,7 @@ exec ssh-keygen "$@"
 	if gerr := <-done; gerr != nil {
 		t.Fatal(gerr)
 	}
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	signs, _ := filepath.Glob(filepath.Join(sync, "sign.*"))
 	if len(signs) != 3 {
 		t.Fatalf("signed %d times for a head that moved twice, want 3", len(signs))
@@ -161,7 +158,7 @@ exec ssh-keygen "$@"
 	if len(res.State.Approvals) != 1 || res.State.Approvals[0].Actor != "alice@example.com" || len(res.State.Refused) != 0 {
 		t.Fatalf("approvals %+v refused %+v", res.State.Approvals, res.State.Refused)
 	}
-	if got := status(t, reopen(t, dir), "login"); len(got.Approvals) != 1 || len(got.Refused) != 0 {
+	if got := apptest.Status(t, apptest.Reopen(t, dir), "login"); len(got.Approvals) != 1 || len(got.Refused) != 0 {
 		t.Fatalf("reread: approvals %+v refused %+v", got.Approvals, got.Refused)
 	}
 
@@ -171,10 +168,8 @@ exec ssh-keygen "$@"
 	}
 	os.WriteFile(filepath.Join(sync, "sign.a"), nil, 0o644) // past the waits: no writer now
 	os.WriteFile(filepath.Join(sync, "sign.b"), nil, 0o644)
-	rejected, err := app.Run(reopen(t, dir), "login", workflow.Reject{Gaps: "tests"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	rejected, err := app.Run(apptest.Reopen(t, dir), "login", workflow.Reject{Gaps: "tests"})
+	require.NoError(t, err)
 	decisions := 0 // a reject is two signed events (the plan.rejected and its transition)
 	for _, e := range rejected.Appended {
 		if e.Sig != nil {
@@ -189,22 +184,22 @@ exec ssh-keygen "$@"
 // .exarchos/roles narrows a decision kind to some principals: an allowed signer without the role
 // is refused with the reason, and a kind the file does not list stays open to every signer.
 func TestRolesRefuseAnAllowedSignerWithoutTheRole(t *testing.T) {
-	st := newSignedTeam(t)
-	dir := st.dirs[0]
+	st := apptest.NewSignedTeam(t)
+	dir := st.Dirs[0]
 	gittest.Git(t, dir, "", "checkout", "-q", "main")
-	os.WriteFile(filepath.Join(dir, app.RolesPath), []byte("# who may approve\napprove bob@example.com\n"), 0o644)
-	gittest.Git(t, dir, "", "add", app.RolesPath)
+	os.WriteFile(filepath.Join(dir, trust.RolesPath), []byte("# who may approve\napprove bob@example.com\n"), 0o644)
+	gittest.Git(t, dir, "", "add", trust.RolesPath)
 	gittest.Git(t, dir, "", "commit", "-q", "-m", "roles")
 	gittest.Git(t, dir, "", "push", "-q", "origin", "main")
 	gittest.Git(t, dir, "", "checkout", "-q", "login")
-	useKey(t, dir, st.alice)
+	apptest.UseKey(t, dir, st.Alice)
 
-	res, err := app.Run(reopen(t, dir), "login", workflow.Approve{Note: "lgtm"})
+	res, err := app.Run(apptest.Reopen(t, dir), "login", workflow.Approve{Note: "lgtm"})
 	var rej *workflow.Rejection
 	if !errors.As(err, &rej) || rej.Code != app.CodeDecisionRefused {
 		t.Fatalf("want %s, got %v", app.CodeDecisionRefused, err)
 	}
-	want := "alice@example.com may not approve: " + app.RolesPath + " names bob@example.com"
+	want := "alice@example.com may not approve: " + trust.RolesPath + " names bob@example.com"
 	if len(res.State.Approvals) != 0 || len(res.State.Refused) != 1 || res.State.Refused[0].Reason != want {
 		t.Fatalf("approvals %+v refused %+v, want the reason %q", res.State.Approvals, res.State.Refused, want)
 	}
@@ -212,15 +207,15 @@ func TestRolesRefuseAnAllowedSignerWithoutTheRole(t *testing.T) {
 		t.Fatalf("the refusal does not say why: %q", rej.Message)
 	}
 	// A fresh reader (verdict from the cache, then from ssh-keygen) agrees.
-	if got := status(t, reopen(t, dir), "login"); len(got.Approvals) != 0 || len(got.Refused) != 1 {
+	if got := apptest.Status(t, apptest.Reopen(t, dir), "login"); len(got.Approvals) != 0 || len(got.Refused) != 1 {
 		t.Fatalf("reread: approvals %+v refused %+v", got.Approvals, got.Refused)
 	}
 	os.RemoveAll(filepath.Join(dir, ".git", "exarchos", "verdicts"))
-	if got := status(t, reopen(t, dir), "login"); len(got.Approvals) != 0 || len(got.Refused) != 1 || got.Refused[0].Reason != want {
+	if got := apptest.Status(t, apptest.Reopen(t, dir), "login"); len(got.Approvals) != 0 || len(got.Refused) != 1 || got.Refused[0].Reason != want {
 		t.Fatalf("reread without cache: approvals %+v refused %+v", got.Approvals, got.Refused)
 	}
 	// reject is not narrowed: alice may still reject.
-	if res, err := app.Run(reopen(t, dir), "login", workflow.Reject{Gaps: "tests"}); err != nil || res.State.Phase != "plan" {
+	if res, err := app.Run(apptest.Reopen(t, dir), "login", workflow.Reject{Gaps: "tests"}); err != nil || res.State.Phase != "plan" {
 		t.Fatalf("reject by an allowed signer with no role narrowing it: %v", err)
 	}
 }
@@ -229,18 +224,15 @@ func TestRolesRefuseAnAllowedSignerWithoutTheRole(t *testing.T) {
 // under: a change of .exarchos/allowed_signers on the base branch folds it again, so a decision by
 // a key no longer allowed stops counting in the hook too.
 func TestHookCacheFollowsTheAllowedSigners(t *testing.T) {
-	st := newSignedTeam(t)
-	dir := st.dirs[0]
-	useKey(t, dir, st.alice)
-	if _, err := app.Run(reopen(t, dir), "login", workflow.Approve{Note: "lgtm"}); err != nil {
-		t.Fatal(err)
-	}
+	st := apptest.NewSignedTeam(t)
+	dir := st.Dirs[0]
+	apptest.UseKey(t, dir, st.Alice)
+	_, err := app.Run(apptest.Reopen(t, dir), "login", workflow.Approve{Note: "lgtm"})
+	require.NoError(t, err)
 	bound := func() workflow.State {
 		t.Helper()
 		hr, err := hookrun.Open(dir)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		ws, err := hr.BoundWorkflows()
 		if err != nil || len(ws) != 1 || ws[0].Feature != "login" {
 			t.Fatalf("bound workflows %+v, %v", ws, err)
@@ -255,9 +247,9 @@ func TestHookCacheFollowsTheAllowedSigners(t *testing.T) {
 	}
 
 	// alice's key is replaced by carol's on the base branch.
-	_, carolLine := sshKey(t, t.TempDir(), "carol")
+	_, carolLine := apptest.SSHKey(t, t.TempDir(), "carol")
 	gittest.Git(t, dir, "", "checkout", "-q", "main")
-	os.WriteFile(filepath.Join(dir, app.AllowedSignersPath), []byte("carol@example.com namespaces=\"git-exarchos\" "+carolLine+"\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, trust.AllowedSignersPath), []byte("carol@example.com namespaces=\"git-exarchos\" "+carolLine+"\n"), 0o644)
 	gittest.Git(t, dir, "", "commit", "-q", "-am", "carol decides now")
 	gittest.Git(t, dir, "", "push", "-q", "origin", "main")
 	gittest.Git(t, dir, "", "checkout", "-q", "login")
@@ -266,7 +258,7 @@ func TestHookCacheFollowsTheAllowedSigners(t *testing.T) {
 	if len(got.Approvals) != 0 || len(got.Refused) != 1 || !strings.Contains(got.Refused[0].Reason, "not in") {
 		t.Fatalf("after the signers changed, the hook still reads approvals %+v refused %+v", got.Approvals, got.Refused)
 	}
-	if got := status(t, reopen(t, dir), "login"); len(got.Approvals) != 0 || len(got.Refused) != 1 {
+	if got := apptest.Status(t, apptest.Reopen(t, dir), "login"); len(got.Approvals) != 0 || len(got.Refused) != 1 {
 		t.Fatalf("status: approvals %+v refused %+v", got.Approvals, got.Refused)
 	}
 	// And back: alice again, the approval counts again (nothing is stuck in the cache).

@@ -1,18 +1,19 @@
-package app_test
+package trust_test
 
 import (
-	"encoding/json"
 	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/exarchos/git-exarchos/app"
 	"github.com/exarchos/git-exarchos/ghevidence"
 	"github.com/exarchos/git-exarchos/gitstore"
+	"github.com/exarchos/git-exarchos/internal/apptest"
 	"github.com/exarchos/git-exarchos/internal/gittest"
 	"github.com/exarchos/git-exarchos/signing"
 	"github.com/exarchos/git-exarchos/teamsync"
@@ -21,109 +22,26 @@ import (
 	"github.com/exarchos/git-exarchos/workflow"
 )
 
-// sshKey makes a real ed25519 key with ssh-keygen: the private key path and the public key line.
-func sshKey(t testing.TB, dir, name string) (string, string) {
-	t.Helper()
-	p := filepath.Join(dir, name)
-	if out, err := exec.Command("ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", name, "-f", p).CombinedOutput(); err != nil {
-		t.Fatalf("ssh-keygen: %v: %s", err, out)
-	}
-	line, err := signing.PublicKeyLine(p + ".pub")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return p, line
-}
-
-func reopen(t testing.TB, dir string) *app.Repo {
-	t.Helper()
-	r, err := app.Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return r
-}
-
-func useKey(t testing.TB, dir, key string) {
-	gittest.Git(t, dir, "", "config", "gpg.format", "ssh")
-	gittest.Git(t, dir, "", "config", "user.signingKey", key)
-}
-
-// signedTeam is two clones of a bare remote whose main branch allows alice to sign decisions;
-// clone 0 (the human's) has a feature workflow "login" in plan-review, pushed.
-type signedTeam struct {
-	*team
-	alice, mallory string // private key files
-}
-
-func newSignedTeam(t *testing.T) *signedTeam {
-	t.Helper()
-	tm := newTeam(t, 2)
-	keys := t.TempDir()
-	alice, aliceLine := sshKey(t, keys, "alice")
-	mallory, _ := sshKey(t, keys, "mallory")
-	a := tm.dirs[0]
-	os.MkdirAll(filepath.Join(a, ".exarchos"), 0o755)
-	os.WriteFile(filepath.Join(a, app.AllowedSignersPath), []byte("alice@example.com namespaces=\"git-exarchos\" "+aliceLine+"\n"), 0o644)
-	gittest.Git(t, a, "", "add", ".exarchos")
-	gittest.Git(t, a, "", "commit", "-q", "-m", "allowed signers")
-	gittest.Git(t, a, "", "push", "-q", "origin", "main")
-	gittest.Git(t, tm.dirs[1], "", "pull", "-q", "origin", "main")
-	gittest.Git(t, a, "", "checkout", "-q", "-b", "login")
-	os.WriteFile(filepath.Join(a, "design.md"), []byte("# d\n"), 0o644)
-	os.WriteFile(filepath.Join(a, "plan.md"), []byte("# p\n"), 0o644)
-	gittest.Git(t, a, "", "add", ".")
-	gittest.Git(t, a, "", "commit", "-q", "-m", "design and plan")
-	r := reopen(t, a)
-	if got := r.TrustInfo().Mode; got != "signed" {
-		t.Fatalf("mode %s, want signed", got)
-	}
-	if _, err := app.Init(r, app.InitOptions{Feature: "login", Type: "feature"}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := app.Set(r, app.SetOptions{Feature: "login", Assignments: []string{"artifacts.design=design.md", "artifacts.plan=plan.md"}}); err != nil {
-		t.Fatal(err)
-	}
-	for _, p := range []string{"plan", "plan-review"} {
-		if _, err := app.Run(r, "login", workflow.TransitionTo{Phase: p}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	tm.clones[0], tm.clones[1] = r, reopen(t, tm.dirs[1])
-	return &signedTeam{team: tm, alice: alice, mallory: mallory}
-}
-
-func status(t testing.TB, r *app.Repo, feature string) workflow.State {
-	t.Helper()
-	st, err := app.ShowStatus(r, app.StatusOptions{Feature: feature})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return st.Status.State
-}
-
 func TestSignedDecisionRecordsThePrincipal(t *testing.T) {
-	st := newSignedTeam(t)
-	a, dir := st.clones[0], st.dirs[0]
+	st := apptest.NewSignedTeam(t)
+	a, dir := st.Clones[0], st.Dirs[0]
 
 	// No key: nothing is recorded, and the error says how to configure one.
-	before := status(t, a, "login").Events
+	before := apptest.Status(t, a, "login").Events
 	_, err := app.Run(a, "login", workflow.Approve{Note: "lgtm"})
 	if err == nil || !strings.Contains(err.Error(), "user.signingKey") {
 		t.Fatalf("unsigned approve: %v", err)
 	}
-	if got := status(t, a, "login").Events; got != before {
+	if got := apptest.Status(t, a, "login").Events; got != before {
 		t.Fatalf("an unsigned approve appended %d events", got-before)
 	}
 
 	// Spoofed name, real key: the actor is the signer's principal.
 	gittest.Git(t, dir, "", "config", "user.name", "Jane Lead")
-	useKey(t, dir, st.alice+".pub")
-	a = reopen(t, dir)
+	apptest.UseKey(t, dir, st.Alice+".pub")
+	a = apptest.Reopen(t, dir)
 	res, err := app.Run(a, "login", workflow.Approve{Note: "lgtm"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	if n := len(res.State.Approvals); n != 1 || res.State.Approvals[0].Actor != "alice@example.com" {
 		t.Fatalf("approvals %+v, want one by alice@example.com", res.State.Approvals)
 	}
@@ -132,19 +50,18 @@ func TestSignedDecisionRecordsThePrincipal(t *testing.T) {
 	}
 	// A fresh reader (folding again, with verdicts from the cache or ssh-keygen) agrees.
 	os.RemoveAll(filepath.Join(dir, ".git", "exarchos", "verdicts"))
-	if got := status(t, reopen(t, dir), "login"); len(got.Approvals) != 1 || len(got.Refused) != 0 {
+	if got := apptest.Status(t, apptest.Reopen(t, dir), "login"); len(got.Approvals) != 1 || len(got.Refused) != 0 {
 		t.Fatalf("reread: approvals %+v refused %+v", got.Approvals, got.Refused)
 	}
-	if _, err := app.Run(a, "login", workflow.TransitionTo{Phase: "delegate"}); err != nil {
-		t.Fatalf("approved plan does not open delegate: %v", err)
-	}
+	_, err = app.Run(a, "login", workflow.TransitionTo{Phase: "delegate"})
+	require.NoError(t, err, "approved plan does not open delegate")
 }
 
 func TestUnknownKeyDecisionHasNoEffect(t *testing.T) {
-	st := newSignedTeam(t)
-	dir := st.dirs[0]
-	useKey(t, dir, st.mallory)
-	a := reopen(t, dir)
+	st := apptest.NewSignedTeam(t)
+	dir := st.Dirs[0]
+	apptest.UseKey(t, dir, st.Mallory)
+	a := apptest.Reopen(t, dir)
 	res, err := app.Run(a, "login", workflow.Approve{Note: "self-approved"})
 	var rej *workflow.Rejection
 	if !errors.As(err, &rej) || rej.Code != app.CodeDecisionRefused {
@@ -162,27 +79,6 @@ func TestUnknownKeyDecisionHasNoEffect(t *testing.T) {
 	}
 }
 
-// plainFold is the fold without verdicts, as an agent's own build (or an old binary) writes it.
-type plainFold struct{}
-
-func (plainFold) Version() string { return workflow.ProjectorVersion }
-func (plainFold) Project(prev json.RawMessage, events []workflow.Event) (json.RawMessage, error) {
-	defs, err := workflow.NewDefinitions()
-	if err != nil {
-		return nil, err
-	}
-	return workflow.Project(defs, prev, events)
-}
-
-// forge appends a hand-built event the way an agent could (the store directly, the plain fold,
-// so its own state.json shows the effect), as the given clone.
-func forge(t testing.TB, r *app.Repo, feature string, ev workflow.NewEvent) {
-	t.Helper()
-	if _, err := r.Store.Append(feature, plainFold{}, ev); err != nil {
-		t.Fatal(err)
-	}
-}
-
 // signedApproval makes a correct alice signature over an approval of feature at head.
 func signedApproval(t testing.TB, key, feature, head, note string) workflow.NewEvent {
 	t.Helper()
@@ -190,20 +86,16 @@ func signedApproval(t testing.TB, key, feature, head, note string) workflow.NewE
 	n := workflow.NewEvent{Type: workflow.EventPlanApproved, ID: gitstore.NewID(now), Time: now,
 		Data: workflow.DecisionData{Phase: "plan-review", Note: note, Actor: "alice"}}
 	e, err := n.Stamp(n.ID, 0, now, "", 0)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	format, sig, err := signing.Sign(signing.Config{Format: "ssh", SigningKey: key}, workflow.SigningPayload(feature, e, head))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	n.Sig = &workflow.Signature{Format: format, Head: head, Sig: sig}
 	return n
 }
 
 func TestForgedDecisionsHaveNoEffect(t *testing.T) {
-	st := newSignedTeam(t)
-	dir := st.dirs[0]
+	st := apptest.NewSignedTeam(t)
+	dir := st.Dirs[0]
 	head := func() string { return gittest.Git(t, dir, "", "rev-parse", "refs/exarchos/login") }
 	cases := []struct {
 		name, reason string
@@ -213,23 +105,23 @@ func TestForgedDecisionsHaveNoEffect(t *testing.T) {
 			return workflow.NewEvent{Type: workflow.EventPlanApproved, Data: workflow.DecisionData{Phase: "plan-review", Actor: "Jane Lead"}}
 		}},
 		{"tampered data", "bad signature", func() workflow.NewEvent {
-			n := signedApproval(t, st.alice, "login", head(), "approve the small plan")
+			n := signedApproval(t, st.Alice, "login", head(), "approve the small plan")
 			n.Data = workflow.DecisionData{Phase: "plan-review", Note: "approve anything", Actor: "alice"}
 			return n
 		}},
 		{"another feature", "bad signature", func() workflow.NewEvent {
-			return signedApproval(t, st.alice, "other", head(), "for another workflow")
+			return signedApproval(t, st.Alice, "other", head(), "for another workflow")
 		}},
 		{"another head", "replayed", func() workflow.NewEvent {
-			return signedApproval(t, st.alice, "login", gittest.Git(t, dir, "", "rev-parse", "main"), "made on another state")
+			return signedApproval(t, st.Alice, "login", gittest.Git(t, dir, "", "rev-parse", "main"), "made on another state")
 		}},
 		{"unknown key", "not in", func() workflow.NewEvent {
-			return signedApproval(t, st.mallory, "login", head(), "mallory")
+			return signedApproval(t, st.Mallory, "login", head(), "mallory")
 		}},
 	}
 	for i, c := range cases {
-		forge(t, st.clones[0], "login", c.ev())
-		got := status(t, reopen(t, dir), "login")
+		apptest.Forge(t, st.Clones[0], "login", c.ev())
+		got := apptest.Status(t, apptest.Reopen(t, dir), "login")
 		if len(got.Approvals) != 0 {
 			t.Fatalf("%s: forged approval took effect: %+v", c.name, got.Approvals)
 		}
@@ -238,58 +130,54 @@ func TestForgedDecisionsHaveNoEffect(t *testing.T) {
 		}
 	}
 	// The genuine article, made the same way, counts: the refusals above were not a broken check.
-	forge(t, st.clones[0], "login", signedApproval(t, st.alice, "login", head(), "real"))
-	if got := status(t, reopen(t, dir), "login"); len(got.Approvals) != 1 || got.Approvals[0].Actor != "alice@example.com" {
+	apptest.Forge(t, st.Clones[0], "login", signedApproval(t, st.Alice, "login", head(), "real"))
+	if got := apptest.Status(t, apptest.Reopen(t, dir), "login"); len(got.Approvals) != 1 || got.Approvals[0].Actor != "alice@example.com" {
 		t.Fatalf("genuine signed approval: %+v", got.Approvals)
 	}
 }
 
 func TestForgedApprovalArrivingByPullChangesNothing(t *testing.T) {
-	st := newSignedTeam(t)
-	a, b := st.clones[0], st.clones[1]
-	if _, err := teamsync.Push(a.Repo, teamsync.PushOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := teamsync.Pull(b.Repo, teamsync.PullOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	st := apptest.NewSignedTeam(t)
+	a, b := st.Clones[0], st.Clones[1]
+	_, err := teamsync.Push(a.Repo, teamsync.PushOptions{})
+	require.NoError(t, err)
+	_, err = teamsync.Pull(b.Repo, teamsync.PullOptions{})
+	require.NoError(t, err)
 	// The agent's clone: a hand-built approval whose own snapshot says "approved", pushed.
-	forge(t, b, "login", workflow.NewEvent{Type: workflow.EventPlanApproved, Data: workflow.DecisionData{Phase: "plan-review", Actor: "Jane Lead"}})
-	gittest.Git(t, st.dirs[1], "", "push", "-q", "origin", "refs/exarchos/login:refs/exarchos/login")
-	if _, err := teamsync.Pull(a.Repo, teamsync.PullOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	got := status(t, reopen(t, st.dirs[0]), "login")
+	apptest.Forge(t, b, "login", workflow.NewEvent{Type: workflow.EventPlanApproved, Data: workflow.DecisionData{Phase: "plan-review", Actor: "Jane Lead"}})
+	gittest.Git(t, st.Dirs[1], "", "push", "-q", "origin", "refs/exarchos/login:refs/exarchos/login")
+	_, err = teamsync.Pull(a.Repo, teamsync.PullOptions{})
+	require.NoError(t, err)
+	got := apptest.Status(t, apptest.Reopen(t, st.Dirs[0]), "login")
 	if len(got.Approvals) != 0 || len(got.Refused) != 1 {
 		t.Fatalf("after pull: approvals %+v refused %+v", got.Approvals, got.Refused)
 	}
-	if _, err := app.Run(reopen(t, st.dirs[0]), "login", workflow.TransitionTo{Phase: "delegate"}); err == nil {
+	if _, err := app.Run(apptest.Reopen(t, st.Dirs[0]), "login", workflow.TransitionTo{Phase: "delegate"}); err == nil {
 		t.Fatal("the pulled forgery opened delegate")
 	}
 }
 
-// completeSigned drives the signed team's workflow to completed with alice's key.
-func completeSigned(t *testing.T, st *signedTeam) *app.Repo {
+// completeSigned drives the signed apptest.Team's workflow to completed with alice's key.
+func completeSigned(t *testing.T, st *apptest.SignedTeam) *app.Repo {
 	t.Helper()
-	dir := st.dirs[0]
-	useKey(t, dir, st.alice)
-	r := reopen(t, dir)
+	dir := st.Dirs[0]
+	apptest.UseKey(t, dir, st.Alice)
+	r := apptest.Reopen(t, dir)
 	run := func(steps ...workflow.Command) {
 		t.Helper()
 		for _, c := range steps {
-			if _, err := app.Run(r, "login", c); err != nil {
-				t.Fatalf("%T: %v", c, err)
-			}
+			_, err := app.Run(r, "login", c)
+			require.NoError(t, err, "%T", c)
 		}
 	}
 	run(workflow.Approve{Note: "ok"}, workflow.TransitionTo{Phase: "delegate"}, workflow.AddTask{ID: "t1", Title: "store"})
-	writeCommit(t, dir, "store.go", "package login\n")
+	apptest.WriteCommit(t, dir, "store.go", "package login\n")
 	run(workflow.CompleteTask{ID: "t1"}, workflow.TransitionTo{Phase: "review"})
-	app.ActAsAgent(t, dir, "s-review", "a-reviewer") // reviews by a reviewer subagent
-	r = reopen(t, dir)                               // a new process: the environment is read when the repository opens
+	apptest.ActAsAgent(t, dir, "s-review", "a-reviewer") // reviews by a reviewer subagent
+	r = apptest.Reopen(t, dir)                           // a new process: the environment is read when the repository opens
 	run(workflow.RecordReview{Dimension: "spec", Pass: true}, workflow.RecordReview{Dimension: "quality", Pass: true})
-	app.ActAsHuman(t)
-	r = reopen(t, dir)
+	apptest.ActAsHuman(t)
+	r = apptest.Reopen(t, dir)
 	run(workflow.TransitionTo{Phase: "synthesize"})
 	tip := gittest.Git(t, dir, "", "rev-parse", "HEAD")
 	gittest.Git(t, dir, "", "push", "-q", "origin", "HEAD:main") // the pull request is merged: the base holds it
@@ -299,16 +187,15 @@ func completeSigned(t *testing.T, st *signedTeam) *app.Repo {
 		workflow.ObservePR{PRObservation: workflow.PRObservation{Number: 7, URL: url, Head: "login", Base: "main", HeadSHA: tip, State: "closed", Merged: true, MergeCommitSHA: tip, Checks: "success"}},
 		workflow.Cleanup{},
 	} {
-		if _, err := app.Run(r, "login", c); err != nil {
-			t.Fatalf("%T: %v", c, err)
-		}
+		_, err := app.Run(r, "login", c)
+		require.NoError(t, err, "%T", c)
 	}
 	return r
 }
 
 func verifyFails(t *testing.T, dir, rule string) *verify.VerifyResult {
 	t.Helper()
-	res, err := app.Verify(reopen(t, dir), verify.VerifyOptions{Feature: "login"})
+	res, err := app.Verify(apptest.Reopen(t, dir), verify.VerifyOptions{Feature: "login"})
 	var failed *verify.VerifyError
 	if !errors.As(err, &failed) {
 		t.Fatalf("verify passed (%v): %+v", err, res)
@@ -323,20 +210,18 @@ func verifyFails(t *testing.T, dir, rule string) *verify.VerifyResult {
 }
 
 func TestVerifyPassesACompletedSignedWorkflow(t *testing.T) {
-	st := newSignedTeam(t)
+	st := apptest.NewSignedTeam(t)
 	completeSigned(t, st)
-	res, err := app.Verify(reopen(t, st.dirs[0]), verify.VerifyOptions{All: true})
-	if err != nil {
-		t.Fatalf("verify: %v", err)
-	}
+	res, err := app.Verify(apptest.Reopen(t, st.Dirs[0]), verify.VerifyOptions{All: true})
+	require.NoError(t, err, "verify")
 	if w := res.Workflows[0]; w.Phase != "completed" || w.Decisions != 1 || len(w.Violations) != 0 || res.Trust.Mode != "signed" {
 		t.Fatalf("verify result %+v", res)
 	}
 }
 
 func TestVerifyFailsAHandEditedSnapshot(t *testing.T) {
-	st := newSignedTeam(t)
-	dir := st.dirs[0]
+	st := apptest.NewSignedTeam(t)
+	dir := st.Dirs[0]
 	// Rewrite state.json in the ref's tip: phase plan-review → delegate, as an agent with git could.
 	ref := "refs/exarchos/login"
 	raw := gittest.Git(t, dir, "", "cat-file", "blob", ref+":state.json")
@@ -354,51 +239,44 @@ func TestVerifyFailsAHandEditedSnapshot(t *testing.T) {
 		}
 		entries = append(entries, l)
 	}
-	cmd := exec.Command("git", "mktree")
-	cmd.Dir, cmd.Stdin = dir, strings.NewReader(strings.Join(entries, "\n")+"\n")
-	tree, err := cmd.Output()
-	if err != nil {
-		t.Fatal(err)
-	}
-	commit := gittest.Git(t, dir, "", "commit-tree", strings.TrimSpace(string(tree)), "-p", ref, "-m", "edit")
+	tree := gittest.Git(t, dir, strings.Join(entries, "\n")+"\n", "mktree")
+	commit := gittest.Git(t, dir, "", "commit-tree", tree, "-p", ref, "-m", "edit")
 	gittest.Git(t, dir, "", "update-ref", ref, commit)
 	verifyFails(t, dir, "snapshot")
 }
 
 func TestVerifyFailsAHandBuiltApproval(t *testing.T) {
-	st := newSignedTeam(t)
-	dir := st.dirs[0]
-	forge(t, st.clones[0], "login", workflow.NewEvent{Type: workflow.EventPlanApproved, Data: workflow.DecisionData{Phase: "plan-review", Actor: "Jane Lead"}})
+	st := apptest.NewSignedTeam(t)
+	dir := st.Dirs[0]
+	apptest.Forge(t, st.Clones[0], "login", workflow.NewEvent{Type: workflow.EventPlanApproved, Data: workflow.DecisionData{Phase: "plan-review", Actor: "Jane Lead"}})
 	res := verifyFails(t, dir, "decision")
 	verifyFails(t, dir, "snapshot") // its own state.json gave the forgery effect
 	_ = res
 }
 
 func TestVerifyFailsASkippedGuardedTransition(t *testing.T) {
-	st := newSignedTeam(t)
-	dir := st.dirs[0]
+	st := apptest.NewSignedTeam(t)
+	dir := st.Dirs[0]
 	// plan-review → delegate with no approval: once claiming the guard passed, once not naming it.
-	forge(t, st.clones[0], "login", workflow.NewEvent{Type: workflow.EventTransitioned, Data: workflow.TransitionedData{From: "plan-review", To: "delegate", Trigger: workflow.OnTransition, Guards: []string{"plan-approved"}}})
+	apptest.Forge(t, st.Clones[0], "login", workflow.NewEvent{Type: workflow.EventTransitioned, Data: workflow.TransitionedData{From: "plan-review", To: "delegate", Trigger: workflow.OnTransition, Guards: []string{"plan-approved"}}})
 	res := verifyFails(t, dir, "guard")
 	if !strings.Contains(res.Workflows[0].Violations[0].Message, "not been approved") {
 		t.Fatalf("violation %+v", res.Workflows[0].Violations)
 	}
-	st2 := newSignedTeam(t)
-	forge(t, st2.clones[0], "login", workflow.NewEvent{Type: workflow.EventTransitioned, Data: workflow.TransitionedData{From: "plan-review", To: "delegate", Trigger: workflow.OnTransition}})
-	res = verifyFails(t, st2.dirs[0], "guard")
+	st2 := apptest.NewSignedTeam(t)
+	apptest.Forge(t, st2.Clones[0], "login", workflow.NewEvent{Type: workflow.EventTransitioned, Data: workflow.TransitionedData{From: "plan-review", To: "delegate", Trigger: workflow.OnTransition}})
+	res = verifyFails(t, st2.Dirs[0], "guard")
 	if !strings.Contains(res.Workflows[0].Violations[0].Message, "skips guard plan-approved") {
 		t.Fatalf("violation %+v", res.Workflows[0].Violations)
 	}
 }
 
 func TestAuditAndRehydrateShowRefusedDecisions(t *testing.T) {
-	st := newSignedTeam(t)
-	forge(t, st.clones[0], "login", workflow.NewEvent{Type: workflow.EventPlanApproved, Data: workflow.DecisionData{Phase: "plan-review", Actor: "Jane Lead"}})
-	r := reopen(t, st.dirs[0])
+	st := apptest.NewSignedTeam(t)
+	apptest.Forge(t, st.Clones[0], "login", workflow.NewEvent{Type: workflow.EventPlanApproved, Data: workflow.DecisionData{Phase: "plan-review", Actor: "Jane Lead"}})
+	r := apptest.Reopen(t, st.Dirs[0])
 	a, err := app.ShowAudit(r, views.AuditOptions{Feature: "login"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	last := a.Entries[len(a.Entries)-1]
 	if last.Type != workflow.EventPlanApproved || !strings.Contains(last.Refused, "unsigned") {
 		t.Fatalf("audit's last entry %+v", last)
@@ -410,7 +288,7 @@ func TestAuditAndRehydrateShowRefusedDecisions(t *testing.T) {
 }
 
 func TestUnsignedModeSaysDecisionsAreNotProtected(t *testing.T) {
-	_, dir, r := unsignedLogin(t)
+	_, dir, r := apptest.UnsignedLogin(t)
 	s, err := app.ShowStatus(r, app.StatusOptions{Feature: "login"})
 	if err != nil || s.Status.Trust.Mode != "unsigned" || !strings.Contains(s.Status.Trust.Note, "git exarchos setup --signer --commit") {
 		t.Fatalf("status trust %+v %v", s.Status.Trust, err)
@@ -420,9 +298,9 @@ func TestUnsignedModeSaysDecisionsAreNotProtected(t *testing.T) {
 		t.Fatalf("rehydrate: %v\n%s", err, h.Context)
 	}
 	// An unprotected key file is named as protecting nothing.
-	key, _ := sshKey(t, t.TempDir(), "plain")
-	useKey(t, dir, key)
-	if w := reopen(t, dir).TrustInfo().KeyWarning; !strings.Contains(w, "protects nothing") {
+	key, _ := apptest.SSHKey(t, t.TempDir(), "plain")
+	apptest.UseKey(t, dir, key)
+	if w := apptest.Reopen(t, dir).TrustInfo().KeyWarning; !strings.Contains(w, "protects nothing") {
 		t.Fatalf("key warning %q", w)
 	}
 }
@@ -430,38 +308,20 @@ func TestUnsignedModeSaysDecisionsAreNotProtected(t *testing.T) {
 // A decision that moves the workflow (reject, cleanup --override) signs each of its events that
 // is a decision; the rest of the batch is stamped as usual.
 func TestSignedRejectAndOverride(t *testing.T) {
-	st := newSignedTeam(t)
-	useKey(t, st.dirs[0], st.alice)
-	r := reopen(t, st.dirs[0])
+	st := apptest.NewSignedTeam(t)
+	apptest.UseKey(t, st.Dirs[0], st.Alice)
+	r := apptest.Reopen(t, st.Dirs[0])
 	res, err := app.Run(r, "login", workflow.Reject{Gaps: "tests"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	if res.State.Phase != "plan" || res.State.Revisions != 1 || len(res.Appended) != 2 || res.Appended[1].Sig == nil {
 		t.Fatalf("reject: phase %s revisions %d appended %+v", res.State.Phase, res.State.Revisions, res.Appended)
 	}
 	out, err := app.Cleanup(r, ghevidence.CleanupOptions{Feature: "login", Override: true, Reason: "merged by hand"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := status(t, reopen(t, st.dirs[0]), "login")
+	require.NoError(t, err)
+	got := apptest.Status(t, apptest.Reopen(t, st.Dirs[0]), "login")
 	if got.Phase != "completed" || len(got.Refused) != 0 || got.Overrides[0].Actor != "alice@example.com" {
 		t.Fatalf("cleanup --override: %+v phase %s refused %+v overrides %+v", out, got.Phase, got.Refused, got.Overrides)
 	}
-	if _, err := app.Verify(reopen(t, st.dirs[0]), verify.VerifyOptions{Feature: "login"}); err != nil {
-		t.Fatalf("verify: %v", err)
-	}
-}
-
-// writeCommit commits one file on the checked-out branch: work, as far as the workflow can tell.
-func writeCommit(t testing.TB, dir, path, content string) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, path)), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, path), []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	gittest.Git(t, dir, "", "add", path)
-	gittest.Git(t, dir, "", "commit", "-q", "-m", "add "+path)
+	_, err = app.Verify(apptest.Reopen(t, st.Dirs[0]), verify.VerifyOptions{Feature: "login"})
+	require.NoError(t, err, "verify")
 }

@@ -1,10 +1,13 @@
-package app_test
+package verify_test
 
 import (
 	"testing"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/exarchos/git-exarchos/app"
 	"github.com/exarchos/git-exarchos/gitstore"
+	"github.com/exarchos/git-exarchos/internal/apptest"
 	"github.com/exarchos/git-exarchos/internal/gittest"
 	"github.com/exarchos/git-exarchos/verify"
 	"github.com/exarchos/git-exarchos/workflow"
@@ -14,39 +17,33 @@ import (
 // from a fresh Repo each time, as `git exarchos verify` runs; the baseline, in the same run, is
 // what any reader pays to fold the log again (read every event, project). Target: ≤ 1 s.
 func BenchmarkVerify10k(b *testing.B) {
-	tm := newTeam(b, 1)
-	dir := tm.dirs[0]
+	tm := apptest.NewTeam(b, 1)
+	dir := tm.Dirs[0]
 	gittest.Git(b, dir, "", "checkout", "-q", "-b", "f")
-	r := reopen(b, dir)
-	if _, err := app.Init(r, app.InitOptions{Feature: "f", Type: "feature"}); err != nil {
-		b.Fatal(err)
-	}
+	r := apptest.Reopen(b, dir)
+	_, err := app.Init(r, app.InitOptions{Feature: "f", Type: "feature"})
+	require.NoError(b, err)
 	for done := 1; done < 10000; {
 		batch := make([]workflow.NewEvent, 0, 500)
 		for ; done < 10000 && len(batch) < 500; done++ {
 			batch = append(batch, workflow.NewEvent{Type: "bench.note", Data: map[string]int{"i": done}})
 		}
-		if _, err := r.Store.Append("f", r.Projector(), batch...); err != nil {
-			b.Fatal(err)
-		}
+		_, err := r.Store.Append("f", r.Projector(), batch...)
+		require.NoError(b, err)
 	}
 	b.Run("baseline-refold", func(b *testing.B) {
 		for b.Loop() {
-			fresh := reopen(b, dir)
+			fresh := apptest.Reopen(b, dir)
 			events, _, err := fresh.Store.Events("f", gitstore.EventFilter{})
-			if err != nil {
-				b.Fatal(err)
-			}
-			if _, err := fresh.Projector().Project(nil, events); err != nil {
-				b.Fatal(err)
-			}
+			require.NoError(b, err)
+			_, err = fresh.Projector().Project(nil, events)
+			require.NoError(b, err)
 		}
 	})
 	b.Run("verify", func(b *testing.B) {
 		for b.Loop() {
-			if _, err := app.Verify(reopen(b, dir), verify.VerifyOptions{Feature: "f"}); err != nil {
-				b.Fatal(err)
-			}
+			_, err := app.Verify(apptest.Reopen(b, dir), verify.VerifyOptions{Feature: "f"})
+			require.NoError(b, err)
 		}
 	})
 }
