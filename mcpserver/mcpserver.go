@@ -295,7 +295,7 @@ func mcpTools(s *mcp.Server, cli *cliRunner) {
 	})
 	add(s, cli, "workflow_set", "record artifacts or fields on a workflow", func(in setIn) args {
 		a := cmd("set").flag("inline", in.Inline).opt("feature", in.Feature)
-		if len(in.Assignments) == 0 {
+		if len(in.Assignments) == 0 && a.err == nil {
 			a.err = errors.New("assignments is required: give at least one path=value")
 		}
 		return a.values("assignments", in.Assignments)
