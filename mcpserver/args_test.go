@@ -210,6 +210,8 @@ func TestHostileArgumentsRecordNothing(t *testing.T) {
 		{"event_append", "type", map[string]any{"feature": "login", "type": " --human"}},
 		{"task_add", "task", map[string]any{"feature": "login", "task": "a\nb"}},
 		{"task_add", "task", map[string]any{"feature": "login", "task": long}},
+		{"workflow_init", "branch", map[string]any{"feature": "other", "type": "feature", "branch": "--orphan"}},
+		{"task_start", "base", map[string]any{"feature": "login", "task": "t1", "worktree": true, "base": "--output=x"}},
 		{"validate", "feature", map[string]any{"feature": "--json", "command": []string{"true"}}},
 	} {
 		failed, out := call(c.tool, c.in)

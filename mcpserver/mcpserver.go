@@ -201,6 +201,25 @@ func (a args) str(name, v string) args {
 	return a
 }
 
+// rev adds a flag whose value names a git branch or revision: git refuses a ref name that starts
+// with "-" (git check-ref-format), and a revision that does would be an option to the git commands
+// the CLI runs, so one is refused here (init --branch=--orphan was recorded as the bound branch).
+func (a args) rev(name, v string) args {
+	if a.err == nil && strings.HasPrefix(strings.TrimSpace(v), "-") {
+		a.err = fmt.Errorf("%s %q starts with \"-\": name a branch or a revision (origin/main, a commit)", name, clip(v))
+	}
+	return a.str(name, v)
+}
+
+// dir adds a flag whose value is a directory to create: one whose name starts with "-" would be an
+// option to the git commands that later take it (task start --path=--x made a worktree "--x").
+func (a args) dir(name, v string) args {
+	if a.err == nil && strings.HasPrefix(strings.TrimSpace(v), "-") {
+		a.err = fmt.Errorf("%s %q starts with \"-\": give ./%s to mean a directory of that name", name, clip(v), clip(strings.TrimSpace(v)))
+	}
+	return a.str(name, v)
+}
+
 func intArg[T int | int64](a args, name string, v *T) args {
 	if v != nil {
 		a.cmd = append(a.cmd, "--"+name+"="+strconv.FormatInt(int64(*v), 10))
@@ -288,7 +307,7 @@ func (a args) argv() []string {
 // mcpTools registers every tool on s; each runs the CLI through cli.
 func mcpTools(s *mcp.Server, cli *cliRunner) {
 	add(s, cli, "workflow_init", "start a workflow", func(in initIn) args {
-		return intArg(cmd("init").str("type", in.Type).str("branch", in.Branch).str("synthesis", in.Synthesis).str("completion", in.Completion), "max-iterations", in.MaxIterations).need("feature", in.Feature)
+		return intArg(cmd("init").str("type", in.Type).rev("branch", in.Branch).str("synthesis", in.Synthesis).str("completion", in.Completion), "max-iterations", in.MaxIterations).need("feature", in.Feature)
 	})
 	add(s, cli, "workflow_status", "a workflow's phase, artifacts, tasks, reviews and conflicts (format mermaid: its diagram)", func(in statusIn) args {
 		return cmd("status").str("fields", strings.Join(in.Fields, ",")).str("format", in.Format).opt("feature", in.Feature)
@@ -345,7 +364,7 @@ func mcpTools(s *mcp.Server, cli *cliRunner) {
 		return cmd("task", "add").str("title", in.Title).opt("feature", in.Feature).need("task", in.Task)
 	})
 	add(s, cli, "task_start", "start a task (optionally in its own worktree)", func(in taskStartIn) args {
-		return cmd("task", "start").flag("worktree", in.Worktree).str("base", in.Base).str("path", in.Path).opt("feature", in.Feature).need("task", in.Task)
+		return cmd("task", "start").flag("worktree", in.Worktree).rev("base", in.Base).dir("path", in.Path).opt("feature", in.Feature).need("task", in.Task)
 	})
 	add(s, cli, "task_done", "mark a task done at its commit, after the definition's task gates pass there (a failing gate keeps it open, with its output and the fix)", func(in taskIn) args {
 		return cmd("task", "done").opt("feature", in.Feature).need("task", in.Task)
@@ -403,10 +422,10 @@ func mcpTools(s *mcp.Server, cli *cliRunner) {
 		return cmd("checkpoint").str("note", in.Note).opt("feature", in.Feature)
 	})
 	add(s, cli, "verify", "replay the workflow from its events and re-check every recorded guard, signature and quality gate (the CI merge gate)", func(in verifyIn) args {
-		return cmd("verify").str("base", in.Base).flag("rerun-gates", in.RerunGates).opt("feature", in.Feature)
+		return cmd("verify").rev("base", in.Base).flag("rerun-gates", in.RerunGates).opt("feature", in.Feature)
 	})
 	add(s, cli, "cleanup", "after the merge: verify it and finish the workflow", func(in cleanupIn) args {
-		return cmd("cleanup").flag("offline", in.Offline).str("base", in.Base).flag("dry-run", in.DryRun).opt("feature", in.Feature)
+		return cmd("cleanup").flag("offline", in.Offline).rev("base", in.Base).flag("dry-run", in.DryRun).opt("feature", in.Feature)
 	})
 }
 
