@@ -205,7 +205,7 @@ func (a args) str(name, v string) args {
 // with "-" (git check-ref-format), and a revision that does would be an option to the git commands
 // the CLI runs, so one is refused here (init --branch=--orphan was recorded as the bound branch).
 func (a args) rev(name, v string) args {
-	if a.err == nil && strings.HasPrefix(strings.TrimSpace(v), "-") {
+	if a.err == nil && optionLike(v) {
 		a.err = fmt.Errorf("%s %q starts with \"-\": name a branch or a revision (origin/main, a commit)", name, clip(v))
 	}
 	return a.str(name, v)
@@ -214,7 +214,7 @@ func (a args) rev(name, v string) args {
 // dir adds a flag whose value is a directory to create: one whose name starts with "-" would be an
 // option to the git commands that later take it (task start --path=--x made a worktree "--x").
 func (a args) dir(name, v string) args {
-	if a.err == nil && strings.HasPrefix(strings.TrimSpace(v), "-") {
+	if a.err == nil && optionLike(v) {
 		a.err = fmt.Errorf("%s %q starts with \"-\": give ./%s to mean a directory of that name", name, clip(v), clip(strings.TrimSpace(v)))
 	}
 	return a.str(name, v)
@@ -271,7 +271,7 @@ const maxName = 128
 // control character (a newline would forge a line of the text output and of the audit) and is
 // at most maxName characters.
 func checkPositional(name, v string, isName bool) error {
-	if strings.HasPrefix(strings.TrimSpace(v), "-") {
+	if optionLike(v) {
 		return fmt.Errorf("%s %q starts with \"-\": it is a value, not an option; give the %s itself (options have their own arguments)", name, clip(v), name)
 	}
 	if !isName {
@@ -286,10 +286,13 @@ func checkPositional(name, v string, isName bool) error {
 	return nil
 }
 
+// optionLike: the CLI's parser would read v as an option (it trims blanks before it looks).
+func optionLike(v string) bool { return strings.HasPrefix(strings.TrimSpace(v), "-") }
+
 // clip keeps an error message short when the value is long.
 func clip(v string) string {
-	if len(v) > 80 {
-		return v[:80] + "…"
+	if r := []rune(v); len(r) > 80 {
+		return string(r[:80]) + "…"
 	}
 	return v
 }
