@@ -24,6 +24,8 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -167,63 +169,171 @@ type (
 	}
 )
 
-// args builds a command line: the command path, flags, then "--" -free positionals (an empty
-// optional feature is left out).
-type args []string
+// args is a tool's command line in parts. Rendered, the command path and its flags (each as
+// --name=value, so a value starting with "-" stays the flag's value) come first, then --json, then
+// "--" and the positional values: after "--" the CLI takes every word literally (it consumes that
+// first "--" and parses no flag after it), so a value such as "--human" can never become a flag.
+// Each positional value is checked too (checkPositional): the tool answers a clear error naming
+// the argument rather than handing the CLI a word no command takes.
+type args struct {
+	cmd []string // the command path, then its flags
+	pos []string // the positional values, in order (an empty optional one is left out)
+	// ownSeparator: the command's arguments have a "--" of their own (validate's command), so the
+	// positional values go before it, unterminated; checkPositional refused any that starts with "-".
+	ownSeparator bool
+	tail         []string // with ownSeparator: the words after that "--", literally
+	err          error    // the first argument refused
+}
+
+func cmd(path ...string) args { return args{cmd: path} }
 
 func (a args) flag(name string, on bool) args {
 	if on {
-		return append(a, "--"+name)
+		a.cmd = append(a.cmd, "--"+name)
 	}
 	return a
 }
 
 func (a args) str(name, v string) args {
 	if v != "" {
-		return append(a, "--"+name+"="+v)
+		a.cmd = append(a.cmd, "--"+name+"="+v)
 	}
 	return a
 }
 
-func (a args) pos(vs ...string) args {
-	for _, v := range vs {
-		if v != "" {
-			a = append(a, v)
-		}
+// rev adds a flag whose value names a git branch or revision: git refuses a ref name that starts
+// with "-" (git check-ref-format), and a revision that does would be an option to the git commands
+// the CLI runs, so one is refused here (init --branch=--orphan was recorded as the bound branch).
+func (a args) rev(name, v string) args {
+	if a.err == nil && optionLike(v) {
+		a.err = fmt.Errorf("%s %q starts with \"-\": name a branch or a revision (origin/main, a commit)", name, clip(v))
 	}
-	return a
+	return a.str(name, v)
+}
+
+// dir adds a flag whose value is a directory to create: one whose name starts with "-" would be an
+// option to the git commands that later take it (task start --path=--x made a worktree "--x").
+func (a args) dir(name, v string) args {
+	if a.err == nil && optionLike(v) {
+		a.err = fmt.Errorf("%s %q starts with \"-\": give ./%s to mean a directory of that name", name, clip(v), clip(strings.TrimSpace(v)))
+	}
+	return a.str(name, v)
 }
 
 func intArg[T int | int64](a args, name string, v *T) args {
 	if v != nil {
-		return append(a, "--"+name+"="+strconv.FormatInt(int64(*v), 10))
+		a.cmd = append(a.cmd, "--"+name+"="+strconv.FormatInt(int64(*v), 10))
 	}
 	return a
+}
+
+// opt adds an optional positional name (left out when empty); name is the tool's argument.
+func (a args) opt(name, v string) args {
+	if v == "" {
+		return a
+	}
+	return a.need(name, v)
+}
+
+// need adds a required positional name: left out, the words after it would shift into its place
+// (transition's phase would be read as the feature), so an empty one is refused.
+func (a args) need(name, v string) args {
+	if a.err == nil {
+		if v == "" {
+			a.err = fmt.Errorf("%s is required", name)
+		} else {
+			a.err = checkPositional(name, v, true)
+		}
+	}
+	a.pos = append(a.pos, v)
+	return a
+}
+
+// values adds positional values that are not names (set's path=value assignments, inline text
+// included): only a leading "-" is refused.
+func (a args) values(name string, vs []string) args {
+	for i, v := range vs {
+		if a.err == nil {
+			a.err = checkPositional(fmt.Sprintf("%s[%d]", name, i), v, false)
+		}
+		a.pos = append(a.pos, v)
+	}
+	return a
+}
+
+// maxName bounds a positional name: workflow ids are at most 64 characters, and no phase, task,
+// stage, dimension, event type or runbook needs more than this.
+const maxName = 128
+
+// checkPositional refuses a positional value that starts with "-" (after blanks, which the CLI's
+// parser trims to tell a flag): every id, phase, task, stage and type is a name starting with a
+// letter or digit (workflow.ValidFeature), and set's assignments start with a path. A name has no
+// control character (a newline would forge a line of the text output and of the audit) and is
+// at most maxName characters.
+func checkPositional(name, v string, isName bool) error {
+	if optionLike(v) {
+		return fmt.Errorf("%s %q starts with \"-\": it is a value, not an option; give the %s itself (options have their own arguments)", name, clip(v), name)
+	}
+	if !isName {
+		return nil
+	}
+	if strings.ContainsFunc(v, unicode.IsControl) {
+		return fmt.Errorf("%s %q holds a control character (a newline, a tab…): give a plain name", name, clip(v))
+	}
+	if n := utf8.RuneCountInString(v); n > maxName {
+		return fmt.Errorf("%s is %d characters long: a name has at most %d", name, n, maxName)
+	}
+	return nil
+}
+
+// optionLike: the CLI's parser would read v as an option (it trims blanks before it looks).
+func optionLike(v string) bool { return strings.HasPrefix(strings.TrimSpace(v), "-") }
+
+// clip keeps an error message short when the value is long.
+func clip(v string) string {
+	if r := []rune(v); len(r) > 80 {
+		return string(r[:80]) + "…"
+	}
+	return v
+}
+
+// argv is the command line the tool runs.
+func (a args) argv() []string {
+	argv := append(append([]string{}, a.cmd...), "--json")
+	if a.ownSeparator {
+		argv = append(append(argv, a.pos...), "--")
+		return append(argv, a.tail...)
+	}
+	return append(append(argv, "--"), a.pos...)
 }
 
 // mcpTools registers every tool on s; each runs the CLI through cli.
 func mcpTools(s *mcp.Server, cli *cliRunner) {
 	add(s, cli, "workflow_init", "start a workflow", func(in initIn) args {
-		return intArg(args{"init", "--type=" + in.Type}.str("branch", in.Branch).str("synthesis", in.Synthesis).str("completion", in.Completion), "max-iterations", in.MaxIterations).pos(in.Feature)
+		return intArg(cmd("init").str("type", in.Type).rev("branch", in.Branch).str("synthesis", in.Synthesis).str("completion", in.Completion), "max-iterations", in.MaxIterations).need("feature", in.Feature)
 	})
 	add(s, cli, "workflow_status", "a workflow's phase, artifacts, tasks, reviews and conflicts (format mermaid: its diagram)", func(in statusIn) args {
-		return args{"status"}.str("fields", strings.Join(in.Fields, ",")).str("format", in.Format).pos(in.Feature)
+		return cmd("status").str("fields", strings.Join(in.Fields, ",")).str("format", in.Format).opt("feature", in.Feature)
 	})
 	add(s, cli, "workflow_set", "record artifacts or fields on a workflow", func(in setIn) args {
-		return args{"set"}.flag("inline", in.Inline).pos(in.Feature).pos(in.Assignments...)
+		a := cmd("set").flag("inline", in.Inline).opt("feature", in.Feature)
+		if len(in.Assignments) == 0 && a.err == nil {
+			a.err = errors.New("assignments is required: give at least one path=value")
+		}
+		return a.values("assignments", in.Assignments)
 	})
 	add(s, cli, "workflow_transitions", "the transitions out of the current phase and what each needs", func(in featureIn) args {
-		return args{"transitions"}.pos(in.Feature)
+		return cmd("transitions").opt("feature", in.Feature)
 	})
 	add(s, cli, "workflow_transition", "move a workflow to a phase (guards are checked)", func(in transitionIn) args {
-		return args{"transition"}.pos(in.Feature, in.Phase)
+		return cmd("transition").opt("feature", in.Feature).need("phase", in.Phase)
 	})
-	add(s, cli, "workflow_list", "list workflows", func(in listIn) args { return args{"list"}.flag("all", in.All) })
+	add(s, cli, "workflow_list", "list workflows", func(in listIn) args { return cmd("list").flag("all", in.All) })
 	add(s, cli, "workflow_describe", "a workflow type's phases, transitions and guards", func(in describeIn) args {
-		return args{"describe", "--format=json"}.pos(in.Type)
+		return cmd("describe", "--format=json").opt("type", in.Type)
 	})
 	add(s, cli, "workflow_cancel", "cancel a workflow, compensating what it created", func(in cancelIn) args {
-		return args{"cancel"}.str("reason", in.Reason).flag("dry-run", in.DryRun).flag("skip-pr", in.SkipPR).pos(in.Feature)
+		return cmd("cancel").str("reason", in.Reason).flag("dry-run", in.DryRun).flag("skip-pr", in.SkipPR).opt("feature", in.Feature)
 	})
 	add(s, cli, "event_append", "append an event to a workflow", func(in eventIn) args {
 		data := ""
@@ -231,78 +341,94 @@ func mcpTools(s *mcp.Server, cli *cliRunner) {
 			b, _ := json.Marshal(in.Data)
 			data = string(b)
 		}
-		return args{"event"}.str("data", data).str("idempotency-key", in.IdempotencyKey).pos(in.Feature, in.Type)
+		return cmd("event").str("data", data).str("idempotency-key", in.IdempotencyKey).opt("feature", in.Feature).need("type", in.Type)
 	})
 	add(s, cli, "event_query", "a workflow's events", func(in queryIn) args {
-		a := args{"log"}
+		a := cmd("log")
 		for _, t := range in.Types {
 			a = a.str("type", t)
 		}
-		return intArg(intArg(a, "since-seq", in.SinceSeq), "limit", in.Limit).pos(in.Feature)
+		return intArg(intArg(a, "since-seq", in.SinceSeq), "limit", in.Limit).opt("feature", in.Feature)
 	})
 	add(s, cli, "view_pipeline", "every workflow: phase, branch, age, blocker, next step, pull request", func(listIn) args {
-		return args{"view", "pipeline"}
+		return cmd("view", "pipeline")
 	})
 	add(s, cli, "view_tasks", "the task board of one workflow, or of all", func(in tasksIn) args {
-		return args{"view", "tasks"}.pos(in.Feature)
+		return cmd("view", "tasks").opt("feature", in.Feature)
 	})
 	add(s, cli, "view_findings", "a workflow's open review findings: those that block (the fix cycle's) and those for the pull request", func(in findingsIn) args {
-		return args{"view", "findings"}.flag("all", in.All).pos(in.Feature)
+		return cmd("view", "findings").flag("all", in.All).opt("feature", in.Feature)
 	})
-	add(s, cli, "view_audit", "a workflow's audit trail", func(in featureIn) args { return args{"audit"}.pos(in.Feature) })
+	add(s, cli, "view_audit", "a workflow's audit trail", func(in featureIn) args { return cmd("audit").opt("feature", in.Feature) })
 	add(s, cli, "view_rehydrate", "the context an agent needs to resume a workflow", func(in featureIn) args {
-		return args{"rehydrate"}.pos(in.Feature)
+		return cmd("rehydrate").opt("feature", in.Feature)
 	})
 	add(s, cli, "task_add", "add a task", func(in taskAddIn) args {
-		return args{"task", "add"}.str("title", in.Title).pos(in.Feature, in.Task)
+		return cmd("task", "add").str("title", in.Title).opt("feature", in.Feature).need("task", in.Task)
 	})
 	add(s, cli, "task_start", "start a task (optionally in its own worktree)", func(in taskStartIn) args {
-		return args{"task", "start"}.flag("worktree", in.Worktree).str("base", in.Base).str("path", in.Path).pos(in.Feature, in.Task)
+		return cmd("task", "start").flag("worktree", in.Worktree).rev("base", in.Base).dir("path", in.Path).opt("feature", in.Feature).need("task", in.Task)
 	})
 	add(s, cli, "task_done", "mark a task done at its commit, after the definition's task gates pass there (a failing gate keeps it open, with its output and the fix)", func(in taskIn) args {
-		return args{"task", "done"}.pos(in.Feature, in.Task)
+		return cmd("task", "done").opt("feature", in.Feature).need("task", in.Task)
 	})
 	add(s, cli, "task_fail", "mark a task failed", func(in taskFailIn) args {
-		return args{"task", "fail"}.str("reason", in.Reason).pos(in.Feature, in.Task)
+		return cmd("task", "fail").str("reason", in.Reason).opt("feature", in.Feature).need("task", in.Task)
 	})
 	add(s, cli, "validate", "run a validation command on the workflow's branch and record its result", func(in validateIn) args {
-		return append(args{"validate"}.pos(in.Feature).pos("--json", "--"), in.Command...)
+		// validate's own "--" introduces the command, taken literally.
+		a := cmd("validate").opt("feature", in.Feature)
+		a.ownSeparator, a.tail = true, in.Command
+		return a
 	})
 	add(s, cli, "review", "record a review verdict for one dimension with its findings, or resolve a finding", func(in reviewIn) args {
-		a := args{"review"}.str("note", in.Note).str("findings-file", in.FindingsFile).str("resolve", in.Resolve)
+		a := cmd("review").str("note", in.Note).str("findings-file", in.FindingsFile).str("resolve", in.Resolve)
 		for _, f := range in.Findings {
 			a = a.str("finding", fmt.Sprintf("%s:%s:%d:%s", f.Severity, f.File, f.Line, f.Text))
 		}
-		return a.pos(in.Feature, in.Dimension, in.Verdict)
+		a = a.opt("feature", in.Feature)
+		// The CLI tells its optional feature from the dimension by counting words and by the words
+		// pass and fail: a verdict without its dimension, or a dimension named pass or fail, would
+		// be read as another argument.
+		switch {
+		case a.err != nil, in.Resolve != "":
+		case in.Dimension == "":
+			a.err = errors.New("dimension is required (spec, quality…), unless resolve closes a finding")
+		case in.Dimension == "pass" || in.Dimension == "fail":
+			a.err = fmt.Errorf("dimension %q is a verdict: give the dimension reviewed (spec, quality…) and the verdict in verdict", in.Dimension)
+		}
+		return a.opt("dimension", in.Dimension).opt("verdict", in.Verdict)
 	})
 	add(s, cli, "submit", "submit a phase's completion payload", func(in submitIn) args {
-		return args{"submit"}.str("file", in.File).pos(in.Feature, in.Phase)
+		return cmd("submit").str("file", in.File).opt("feature", in.Feature).need("phase", in.Phase)
 	})
 	add(s, cli, "stage_done", "complete a running stage of the fan-out phase the workflow is in", func(in stageDoneIn) args {
-		return args{"stage", "done"}.str("file", in.File).pos(in.Feature, in.Stage)
+		return cmd("stage", "done").str("file", in.File).opt("feature", in.Feature).need("stage", in.Stage)
 	})
 	add(s, cli, "stage_fail", "fail a running stage of the fan-out phase; its running siblings are cancelled", func(in stageFailIn) args {
-		return args{"stage", "fail"}.str("reason", in.Reason).pos(in.Feature, in.Stage)
+		return cmd("stage", "fail").str("reason", in.Reason).opt("feature", in.Feature).need("stage", in.Stage)
 	})
-	add(s, cli, "pr_link", "link the workflow's pull request", func(in prLinkIn) args { return args{"pr", "link"}.pos(in.Feature, in.PR) })
+	add(s, cli, "pr_link", "link the workflow's pull request", func(in prLinkIn) args {
+		return cmd("pr", "link").opt("feature", in.Feature).need("pr", in.PR)
+	})
 	add(s, cli, "pr_refresh", "record GitHub's view of the linked pull request", func(in featureIn) args {
-		return args{"pr", "refresh"}.pos(in.Feature)
+		return cmd("pr", "refresh").opt("feature", in.Feature)
 	})
 	add(s, cli, "runbook", "run a runbook of the workflow's definition step by step, stopping at the first failure", func(in runbookIn) args {
-		a := args{"runbook"}
+		a := cmd("runbook")
 		if in.From > 0 {
 			a = a.str("from", strconv.Itoa(in.From))
 		}
-		return a.pos(in.Feature).pos(in.Name)
+		return a.opt("feature", in.Feature).need("name", in.Name)
 	})
 	add(s, cli, "checkpoint", "record what a fresh session needs to go on: phase, open tasks, the rehydrate document", func(in checkpointIn) args {
-		return args{"checkpoint"}.str("note", in.Note).pos(in.Feature)
+		return cmd("checkpoint").str("note", in.Note).opt("feature", in.Feature)
 	})
 	add(s, cli, "verify", "replay the workflow from its events and re-check every recorded guard, signature and quality gate (the CI merge gate)", func(in verifyIn) args {
-		return args{"verify"}.str("base", in.Base).flag("rerun-gates", in.RerunGates).pos(in.Feature)
+		return cmd("verify").rev("base", in.Base).flag("rerun-gates", in.RerunGates).opt("feature", in.Feature)
 	})
 	add(s, cli, "cleanup", "after the merge: verify it and finish the workflow", func(in cleanupIn) args {
-		return args{"cleanup"}.flag("offline", in.Offline).str("base", in.Base).flag("dry-run", in.DryRun).pos(in.Feature)
+		return cmd("cleanup").flag("offline", in.Offline).rev("base", in.Base).flag("dry-run", in.DryRun).opt("feature", in.Feature)
 	})
 }
 
@@ -376,7 +502,14 @@ func containsArg(argv []string, a string) bool {
 // error object (code, message, the structured rejection and its fix).
 func add[In any](s *mcp.Server, c *cliRunner, name, desc string, argv func(In) args) {
 	mcp.AddTool(s, &mcp.Tool{Name: name, Description: desc}, func(ctx context.Context, _ *mcp.CallToolRequest, in In) (*mcp.CallToolResult, any, error) {
-		out, failed, err := c.run(ctx, argv(in))
+		a := argv(in)
+		if a.err != nil {
+			// Refused before any process runs: the CLI's own JSON error shape, exit 2's code.
+			body := map[string]any{"error": map[string]string{"code": "USAGE", "message": name + ": " + a.err.Error()}}
+			text, _ := json.Marshal(body)
+			return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: string(text)}}}, body, nil
+		}
+		out, failed, err := c.run(ctx, a.argv())
 		if err != nil {
 			return nil, nil, fmt.Errorf("%s: %w", name, err)
 		}
