@@ -227,7 +227,7 @@ func features() []string {
 		return nil
 	}
 	var out []string
-	for _, s := range list {
+	for _, s := range list.Workflows {
 		out = append(out, s.Feature)
 	}
 	return out
