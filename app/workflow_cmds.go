@@ -556,9 +556,16 @@ type DescribeOptions struct {
 	Format string // text | json | mermaid
 }
 
+// DescribeResult is `describe`'s answer: the definitions ({"definitions": [...]} in JSON) and, for
+// the text and mermaid formats, what is printed.
+type DescribeResult struct {
+	Definitions []*workflow.Definition `json:"definitions"`
+	Text        string                 `json:"-"`
+}
+
 // Describe renders workflow definitions as the repository's rules hold them (the base branch's
 // types and limits); r may be nil outside a repository (the built-ins).
-func Describe(r *Repo, o DescribeOptions) (string, []*workflow.Definition, error) {
+func Describe(r *Repo, o DescribeOptions) (*DescribeResult, error) {
 	var ds workflow.Definitions
 	if r != nil {
 		ds = r.Rules().Defs
@@ -566,15 +573,15 @@ func Describe(r *Repo, o DescribeOptions) (string, []*workflow.Definition, error
 	types := ds.Types()
 	if o.Type != "" {
 		if _, ok := ds.Lookup(o.Type); !ok {
-			return "", nil, Usagef("unknown workflow type %q: choose one of %s", o.Type, strings.Join(types, ", "))
+			return nil, Usagef("unknown workflow type %q: choose one of %s", o.Type, strings.Join(types, ", "))
 		}
 		types = []string{o.Type}
 	}
-	var defs []*workflow.Definition
+	res := &DescribeResult{}
 	var b strings.Builder
 	for i, t := range types {
 		def, _ := ds.Lookup(t)
-		defs = append(defs, def)
+		res.Definitions = append(res.Definitions, def)
 		if i > 0 {
 			b.WriteString("\n")
 		}
@@ -588,8 +595,9 @@ func Describe(r *Repo, o DescribeOptions) (string, []*workflow.Definition, error
 			b.WriteString(def.Mermaid())
 		case "json":
 		default:
-			return "", nil, Usagef("unknown format %q: use text, json or mermaid", o.Format)
+			return nil, Usagef("unknown format %q: use text, json or mermaid", o.Format)
 		}
 	}
-	return b.String(), defs, nil
+	res.Text = b.String()
+	return res, nil
 }

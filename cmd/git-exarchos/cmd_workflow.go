@@ -324,14 +324,14 @@ Inside a repository, the types it defines in .exarchos/workflows/*.yaml (at the 
 			}
 			// Inside a repository, its own types (.exarchos/workflows at the base branch) are described too.
 			r, _ := openRepo()
-			text, defs, err := app.Describe(r, app.DescribeOptions{Type: c.Args().First(), Format: format})
+			res, err := app.Describe(r, app.DescribeOptions{Type: c.Args().First(), Format: format})
 			if err != nil {
 				return err
 			}
 			if format == "json" {
-				return emitJSON(c, map[string]any{"definitions": defs})
+				return emitJSON(c, res)
 			}
-			_, err = fmt.Fprint(c.Root().Writer, text)
+			_, err = fmt.Fprint(c.Root().Writer, res.Text)
 			return err
 		},
 	}
