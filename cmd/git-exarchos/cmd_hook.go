@@ -245,7 +245,7 @@ Examples:
 					if err != nil {
 						return err
 					}
-					res, err := app.HooksAccept(r, hookrun.HooksAcceptOptions{Features: c.Args().Slice(), Environ: r.Environ})
+					res, err := app.HooksAccept(r, hookrun.HooksAcceptOptions{Features: c.Args().Slice()})
 					if err != nil {
 						return err
 					}
