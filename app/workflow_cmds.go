@@ -406,7 +406,15 @@ func (r *Repo) transitions(feature string, envOf func() (workflow.Env, error)) (
 	return &TransitionsResult{Feature: feature, Phase: st.Phase, Transitions: opts}, nil
 }
 
-// Run executes one workflow command against a feature that may be left out.
+// Run executes one workflow command against a feature that may be left out: the one function of
+// the commands that are a workflow.Command (transition, approve, reject, review, unblock, task
+// add|done, …, about twenty). It stays one function, not one per command, because for those the
+// workflow.Command is the options struct (each its own type in the pure core, built by
+// cmd/git-exarchos's workflowCommand) and they all take one road: resolve the feature, bind a
+// review or a task to its commit, run the gates a transition or a task completion has, Execute,
+// then the cancel saga after a transition into a cancelling phase. A wrapper per command would
+// add twenty one-line functions and a second place to forget a step. Commands with more to do
+// than that road have their own function (Init, Set, AppendEvent, Submit, StageDone, …).
 func Run(r *Repo, feature string, cmd workflow.Command) (*Result, error) {
 	feature, err := r.ResolveFeature(feature)
 	if err != nil {
