@@ -407,8 +407,8 @@ func (r *Repo) transitions(feature string, envOf func() (workflow.Env, error)) (
 }
 
 // Run executes one workflow command against a feature that may be left out: the one function of
-// the commands that are a workflow.Command (transition, approve, reject, review, unblock, task
-// add|done, …, about twenty). It stays one function, not one per command, because for those the
+// the commands that are a workflow.Command (transition, approve, reject, grant, extend, override,
+// the task and loop steps, …, about twenty). It stays one function, not one per command, because for those the
 // workflow.Command is the options struct (each its own type in the pure core, built by
 // cmd/git-exarchos's workflowCommand) and they all take one road: resolve the feature, bind a
 // review or a task to its commit, run the gates a transition or a task completion has, Execute,
