@@ -87,7 +87,8 @@ func TestFeatureToCompleted(t *testing.T) {
 	// Completed workflows drop out of the active list and reject further changes.
 	active, err := ListWorkflows(r, ListOptions{})
 	require.NoError(t, err)
-	assert.Empty(t, active)
+	assert.Empty(t, active.Workflows)
+	assert.Equal(t, "no active workflows (1 ended: git exarchos list --all)", active.EmptyHint, "an empty list says where the ended ones are")
 	_, err = Run(r, "login", workflow.TransitionTo{Phase: "plan"})
 	require.True(t, errors.As(err, &rej))
 	assert.Equal(t, workflow.CodeFinalPhase, rej.Code)

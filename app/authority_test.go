@@ -53,8 +53,10 @@ func TestHumanDecisionsRefuseAnAgentsEnvironment(t *testing.T) {
 	refused("cleanup login --override", err)
 	_, err = Init(r, InitOptions{Feature: "h2", Type: "oneshot", Branch: "login", Human: true})
 	refused("init h2 --human", err)
-	_, err = trust.SignersAdd(r.Repo, trust.SignersAddOptions{Principal: "a@example.com", KeyFile: "k.pub"})
+	_, err = SignersAdd(r, trust.SignersAddOptions{Principal: "a@example.com", KeyFile: "k.pub"})
 	refused("signers add", err)
+	_, err = HooksAccept(r, hookrun.HooksAcceptOptions{}) // no environment named: the Repo's
+	refused("hooks accept", err)
 	_, err = HooksUninstall(HooksOptions{Claude: true, Dir: dir, Environ: claudeEnv})
 	refused("hooks uninstall", err)
 	_, err = hookrun.HooksRelease(hookrun.HooksReleaseOptions{All: true, Environ: claudeEnv})

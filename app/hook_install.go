@@ -312,8 +312,18 @@ func orDot(dir string) string {
 	return dir
 }
 
+// HooksRelease is `git exarchos hooks release`: sessions released from their workflows
+// (hookrun.HooksRelease; the bindings are files of their own, so no repository is opened).
+func HooksRelease(o hookrun.HooksReleaseOptions) (*hookrun.HooksReleaseResult, error) {
+	return hookrun.HooksRelease(o)
+}
+
 // HooksAccept is `git exarchos hooks accept`: the hook runtime's controls take the current hook
-// settings as the user's (hookrun.HooksAccept).
+// settings as the user's (hookrun.HooksAccept), refused in the environment r was opened in when it
+// is an agent's (o.Environ, when nil).
 func HooksAccept(r *Repo, o hookrun.HooksAcceptOptions) (*hookrun.HooksAcceptResult, error) {
+	if o.Environ == nil {
+		o.Environ = r.Environ
+	}
 	return hookrun.HooksAccept(r.hookRuntime(), o)
 }

@@ -77,7 +77,7 @@ func TestPulledRepositoryWorkflowKeepsItsPhaseOnAnyCheckout(t *testing.T) {
 	if st.Phase != "check" || len(st.Conflicts) != 0 || st.FieldString("owner") != "bo" {
 		t.Fatalf("merged state: phase %q, conflicts %+v, owner %q", st.Phase, st.Conflicts, st.FieldString("owner"))
 	}
-	tr, err := app.ListTransitions(b, "guide")
+	tr, err := app.ListTransitions(b, app.TransitionsOptions{Feature: "guide"})
 	if err != nil || len(tr.Transitions) == 0 || tr.Transitions[0].To != "done" {
 		t.Fatalf("transitions on the old checkout: %+v %v", tr, err)
 	}

@@ -89,7 +89,7 @@ func TestRepositoryShapes(t *testing.T) {
 			rows, err := ListWorkflows(r, ListOptions{All: true})
 			require.NoError(t, err)
 			var listed []string
-			for _, row := range rows {
+			for _, row := range rows.Workflows {
 				listed = append(listed, row.Feature)
 			}
 			assert.Contains(t, listed, feature)

@@ -29,8 +29,8 @@ func BenchmarkViewPipeline20(b *testing.B) {
 	b.Run("baseline-list", func(b *testing.B) {
 		for b.Loop() {
 			fresh, _ := Open(dir)
-			if l, err := ListWorkflows(fresh, ListOptions{}); err != nil || len(l) != 20 {
-				b.Fatal(err, len(l))
+			if l, err := ListWorkflows(fresh, ListOptions{}); err != nil || len(l.Workflows) != 20 {
+				b.Fatal(err, len(l.Workflows))
 			}
 		}
 	})

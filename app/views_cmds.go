@@ -37,8 +37,8 @@ func ShowTasks(r *Repo, o views.TasksOptions) (*views.TaskBoard, error) {
 }
 
 // ShowStatusDiagram is `git exarchos status --format mermaid` (views.ShowStatusDiagram).
-func ShowStatusDiagram(r *Repo, feature string) (*views.StatusDiagram, error) {
-	return views.ShowStatusDiagram(r.hookRuntime(), feature)
+func ShowStatusDiagram(r *Repo, o views.StatusDiagramOptions) (*views.StatusDiagram, error) {
+	return views.ShowStatusDiagram(r.hookRuntime(), o)
 }
 
 // viewWorkflows gives a view `list` and `transitions`. Every transitions call of one view shares
@@ -57,7 +57,7 @@ func (r *Repo) viewWorkflows() views.Workflows {
 		return *env, nil
 	}
 	return views.Workflows{
-		List: func(all bool) ([]gitstore.Summary, error) { return ListWorkflows(r, ListOptions{All: all}) },
+		List: func(all bool) ([]gitstore.Summary, error) { return listSummaries(r, all) },
 		Transitions: func(feature string) ([]workflow.TransitionOption, error) {
 			tr, err := r.transitions(feature, shared)
 			if err != nil {

@@ -97,7 +97,7 @@ func TestTaskBoardView(t *testing.T) {
 // marked, and the path in order.
 func TestStatusDiagram(t *testing.T) {
 	_, r := inPlanReview(t)
-	d, err := ShowStatusDiagram(r, "login")
+	d, err := ShowStatusDiagram(r, views.StatusDiagramOptions{Feature: "login"})
 	require.NoError(t, err)
 	assert.Equal(t, []string{"ideate", "plan", "plan-review"}, d.Path)
 	assert.Contains(t, d.Mermaid, "delegate --> review", "the whole definition is drawn, not only the path")

@@ -5,9 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"reflect"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/exarchos/git-exarchos/gitstore"
 	"github.com/exarchos/git-exarchos/hooks"
@@ -221,11 +223,58 @@ func selectStatusFields(all map[string]json.RawMessage, fields []string) (map[st
 // ListOptions selects workflows for `list`.
 type ListOptions struct{ All bool }
 
-// EmptyListHint is what `list` says when it lists nothing: that ended workflows exist (list --all),
-// or, in a clone with a remote, that workflows arrive with pull; else how to start one.
-func EmptyListHint(r *Repo, all bool) string {
+// WorkflowSummary is one row of `list`: a workflow's head and phase, read from its head commit's
+// trailers (its JSON names are those of the store's row, gitstore.Summary, which it is copied from).
+type WorkflowSummary struct {
+	Feature string    `json:"feature"`
+	Head    string    `json:"head"`
+	Phase   string    `json:"phase"`
+	Type    string    `json:"type"`
+	Branch  string    `json:"branch"`
+	Events  int64     `json:"events"`
+	Updated time.Time `json:"updated"`
+}
+
+// ListResult is `list`'s answer: {"workflows": [...]} in JSON, and for the text, what to say when
+// it lists nothing.
+type ListResult struct {
+	Workflows []WorkflowSummary `json:"workflows"`
+	// EmptyHint, set only when Workflows is empty: that ended workflows exist (list --all), or, in
+	// a clone with a remote, that workflows arrive with pull; else how to start one.
+	EmptyHint string `json:"-"`
+}
+
+// WriteJSON writes the result as encoding/json would (TestListJSONIsEncodingJSON), row by row into
+// one buffer written as it fills: a thousand rows through reflection, or into one growing buffer,
+// was a fifth of list's time.
+func (l *ListResult) WriteJSON(w io.Writer) error {
+	b := append(make([]byte, 0, 32<<10), `{"workflows":[`...)
+	for i, s := range l.Workflows {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = s.appendJSON(b)
+		if len(b) > 28<<10 {
+			if _, err := w.Write(b); err != nil {
+				return err
+			}
+			b = b[:0]
+		}
+	}
+	_, err := w.Write(append(b, "]}\n"...))
+	return err
+}
+
+// appendJSON is the row's JSON object, as encoding/json writes it without HTML escaping.
+func (s WorkflowSummary) appendJSON(b []byte) []byte {
+	return gitstore.Summary{Feature: s.Feature, Head: s.Head, Phase: s.Phase, Type: s.Type, Branch: s.Branch,
+		Events: s.Events, Updated: s.Updated}.AppendJSON(b)
+}
+
+// emptyListHint is ListResult.EmptyHint.
+func emptyListHint(r *Repo, all bool) string {
 	if !all {
-		if ended, err := ListWorkflows(r, ListOptions{All: true}); err == nil && len(ended) > 0 {
+		if ended, err := listSummaries(r, true); err == nil && len(ended) > 0 {
 			return fmt.Sprintf("no active workflows (%d ended: git exarchos list --all)", len(ended))
 		}
 	}
@@ -237,14 +286,30 @@ func EmptyListHint(r *Repo, all bool) string {
 
 // ListWorkflows lists active workflows (all with All), from commit trailers alone, through the list
 // cache: it only shows them.
-func ListWorkflows(r *Repo, o ListOptions) ([]gitstore.Summary, error) {
-	all, err := r.Store.ListCached()
+func ListWorkflows(r *Repo, o ListOptions) (*ListResult, error) {
+	rows, err := listSummaries(r, o.All)
+	if err != nil {
+		return nil, err
+	}
+	res := &ListResult{Workflows: make([]WorkflowSummary, len(rows))}
+	for i, s := range rows {
+		res.Workflows[i] = WorkflowSummary{Feature: s.Feature, Head: s.Head, Phase: s.Phase, Type: s.Type, Branch: s.Branch, Events: s.Events, Updated: s.Updated}
+	}
+	if len(rows) == 0 {
+		res.EmptyHint = emptyListHint(r, o.All)
+	}
+	return res, nil
+}
+
+// listSummaries is the store's rows ListWorkflows shows, which the views take as they are.
+func listSummaries(r *Repo, all bool) ([]gitstore.Summary, error) {
+	rows, err := r.Store.ListCached()
 	if err != nil {
 		return nil, err
 	}
 	out := []gitstore.Summary{}
-	for _, s := range all {
-		if o.All || r.IsActive(s) {
+	for _, s := range rows {
+		if all || r.IsActive(s) {
 			out = append(out, s)
 		}
 	}
@@ -312,9 +377,12 @@ type TransitionsResult struct {
 	Transitions []workflow.TransitionOption `json:"transitions"`
 }
 
+// TransitionsOptions selects the workflow `transitions` shows (empty: the one bound to the branch).
+type TransitionsOptions struct{ Feature string }
+
 // ListTransitions evaluates every outgoing transition's guards now.
-func ListTransitions(r *Repo, feature string) (*TransitionsResult, error) {
-	return r.transitions(feature, r.env)
+func ListTransitions(r *Repo, o TransitionsOptions) (*TransitionsResult, error) {
+	return r.transitions(o.Feature, r.env)
 }
 
 // transitions is ListTransitions with the environment the guards run in given: a view of many
@@ -339,7 +407,15 @@ func (r *Repo) transitions(feature string, envOf func() (workflow.Env, error)) (
 	return &TransitionsResult{Feature: feature, Phase: st.Phase, Transitions: opts}, nil
 }
 
-// Run executes one workflow command against a feature that may be left out.
+// Run executes one workflow command against a feature that may be left out: the one function of
+// the commands that are a workflow.Command (transition, approve, reject, grant, extend, override,
+// the task and loop steps, …, about twenty). It stays one function, not one per command, because for those the
+// workflow.Command is the options struct (each its own type in the pure core, built by
+// cmd/git-exarchos's workflowCommand) and they all take one road: resolve the feature, bind a
+// review or a task to its commit, run the gates a transition or a task completion has, Execute,
+// then the cancel saga after a transition into a cancelling phase. A wrapper per command would
+// add twenty one-line functions and a second place to forget a step. Commands with more to do
+// than that road have their own function (Init, Set, AppendEvent, Submit, StageDone, …).
 func Run(r *Repo, feature string, cmd workflow.Command) (*project.Result, error) {
 	feature, err := r.ResolveFeature(feature)
 	if err != nil {
@@ -489,9 +565,16 @@ type DescribeOptions struct {
 	Format string // text | json | mermaid
 }
 
+// DescribeResult is `describe`'s answer: the definitions ({"definitions": [...]} in JSON) and, for
+// the text and mermaid formats, what is printed.
+type DescribeResult struct {
+	Definitions []*workflow.Definition `json:"definitions"`
+	Text        string                 `json:"-"`
+}
+
 // Describe renders workflow definitions as the repository's rules hold them (the base branch's
 // types and limits); r may be nil outside a repository (the built-ins).
-func Describe(r *Repo, o DescribeOptions) (string, []*workflow.Definition, error) {
+func Describe(r *Repo, o DescribeOptions) (*DescribeResult, error) {
 	var ds workflow.Definitions
 	if r != nil {
 		ds = r.Rules().Defs
@@ -499,15 +582,15 @@ func Describe(r *Repo, o DescribeOptions) (string, []*workflow.Definition, error
 	types := ds.Types()
 	if o.Type != "" {
 		if _, ok := ds.Lookup(o.Type); !ok {
-			return "", nil, project.Usagef("unknown workflow type %q: choose one of %s", o.Type, strings.Join(types, ", "))
+			return nil, project.Usagef("unknown workflow type %q: choose one of %s", o.Type, strings.Join(types, ", "))
 		}
 		types = []string{o.Type}
 	}
-	var defs []*workflow.Definition
+	res := &DescribeResult{}
 	var b strings.Builder
 	for i, t := range types {
 		def, _ := ds.Lookup(t)
-		defs = append(defs, def)
+		res.Definitions = append(res.Definitions, def)
 		if i > 0 {
 			b.WriteString("\n")
 		}
@@ -521,8 +604,9 @@ func Describe(r *Repo, o DescribeOptions) (string, []*workflow.Definition, error
 			b.WriteString(def.Mermaid())
 		case "json":
 		default:
-			return "", nil, project.Usagef("unknown format %q: use text, json or mermaid", o.Format)
+			return nil, project.Usagef("unknown format %q: use text, json or mermaid", o.Format)
 		}
 	}
-	return b.String(), defs, nil
+	res.Text = b.String()
+	return res, nil
 }

@@ -19,8 +19,15 @@ import (
 	"github.com/exarchos/git-exarchos/workflow"
 )
 
-// Pull actions beyond gitstore's integration actions.
+// Pull actions: gitstore's integration actions a result shows without reaching into the store, and
+// pull's own.
 const (
+	Created     = gitstore.Created     // only on the remote: the ref now points at its tip
+	FastForward = gitstore.FastForward // the local tip was an ancestor of the remote's
+	Merged      = gitstore.Merged      // both sides had events the other lacked: a merge commit
+	UpToDate    = gitstore.UpToDate    // same tip
+	Ahead       = gitstore.Ahead       // the remote's is an ancestor of the local tip: nothing to take
+
 	DeletedUpstream = "deleted-upstream" // gone on the remote, kept here (pull --prune deletes it)
 	Pruned          = "pruned"           // gone on the remote and deleted here
 	Failed          = "error"            // this workflow could not be integrated; the others were

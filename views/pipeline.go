@@ -278,9 +278,13 @@ type StatusDiagram struct {
 	Mermaid string   `json:"mermaid"`
 }
 
+// StatusDiagramOptions selects the workflow whose diagram `status --format mermaid` draws (empty:
+// the one bound to the branch).
+type StatusDiagramOptions struct{ Feature string }
+
 // ShowStatusDiagram reads the path from the events (as `audit` does) and marks it on the diagram.
-func ShowStatusDiagram(r *Repo, feature string) (*StatusDiagram, error) {
-	a, err := ShowAudit(r, AuditOptions{Feature: feature})
+func ShowStatusDiagram(r *Repo, o StatusDiagramOptions) (*StatusDiagram, error) {
+	a, err := ShowAudit(r, AuditOptions{Feature: o.Feature})
 	if err != nil {
 		return nil, err
 	}

@@ -2,13 +2,13 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 
 	"github.com/urfave/cli/v3"
 
 	"github.com/exarchos/git-exarchos/app"
-	"github.com/exarchos/git-exarchos/workflowdef"
 )
 
 func lintWorkflowCommand() *cli.Command {
@@ -26,17 +26,15 @@ func lintWorkflowCommand() *cli.Command {
 			if c.NArg() != 1 {
 				return usageErrf("usage: git exarchos lint-workflow <file>")
 			}
-			name := c.Args().First()
-			src, err := app.ReadBounded(name, nil, workflowdef.MaxFileBytes, "a workflow definition")
+			res, err := app.LintWorkflow(app.LintWorkflowOptions{File: c.Args().First()})
+			if lint := (*app.LintError)(nil); errors.As(err, &lint) {
+				return withDetails(err, lint.Problems)
+			}
 			if err != nil {
 				return err
 			}
-			def, problems := workflowdef.Parse(name, src)
-			if len(problems) > 0 {
-				return withDetails(fmt.Errorf("%w: %d problem(s):\n%s", errLintFailed, len(problems), problems.Error()), problems)
-			}
-			notes := append([]string{}, workflowdef.Notes(def)...) // [] rather than null in --json
-			return emit(c, map[string]any{"file": name, "ok": true, "definition": def, "notes": notes}, func(w io.Writer) {
+			name, def, notes := res.File, res.Definition, res.Notes
+			return emit(c, res, func(w io.Writer) {
 				fanouts := ""
 				if len(def.Fanouts) > 0 {
 					fanouts = fmt.Sprintf(", %d stages in %d fan-out(s)", len(def.Stages), len(def.Fanouts))

@@ -204,12 +204,12 @@ func argValues(cmd *cli.Command, positional []string) []string {
 func flagValues(name string) []string {
 	if name == "type" || name == "t" {
 		r, _ := openRepo() // nil outside a repository: the built-in types
-		_, defs, err := app.Describe(r, app.DescribeOptions{Format: "json"})
+		res, err := app.Describe(r, app.DescribeOptions{Format: "json"})
 		if err != nil {
 			return nil
 		}
 		var out []string
-		for _, d := range defs {
+		for _, d := range res.Definitions {
 			out = append(out, d.Type)
 		}
 		return out
@@ -227,7 +227,7 @@ func features() []string {
 		return nil
 	}
 	var out []string
-	for _, s := range list {
+	for _, s := range list.Workflows {
 		out = append(out, s.Feature)
 	}
 	return out
@@ -243,11 +243,11 @@ func phases(feature string) []string {
 	if err != nil {
 		return nil
 	}
-	_, defs, err := app.Describe(r, app.DescribeOptions{Type: st.Status.Type, Format: "json"})
-	if err != nil || len(defs) == 0 {
+	res, err := app.Describe(r, app.DescribeOptions{Type: st.Status.Type, Format: "json"})
+	if err != nil || len(res.Definitions) == 0 {
 		return nil
 	}
-	return defs[0].PhaseIDs()
+	return res.Definitions[0].PhaseIDs()
 }
 
 func manCommand() *cli.Command {

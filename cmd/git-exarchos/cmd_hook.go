@@ -210,7 +210,7 @@ Examples:
 					jsonFlag,
 				},
 				Action: func(_ context.Context, c *cli.Command) error {
-					res, err := hookrun.HooksRelease(hookrun.HooksReleaseOptions{Session: c.String("session"), All: c.Bool("all")})
+					res, err := app.HooksRelease(hookrun.HooksReleaseOptions{Session: c.String("session"), All: c.Bool("all")})
 					if err != nil {
 						return err
 					}
@@ -245,7 +245,7 @@ Examples:
 					if err != nil {
 						return err
 					}
-					res, err := app.HooksAccept(r, hookrun.HooksAcceptOptions{Features: c.Args().Slice(), Environ: r.Environ})
+					res, err := app.HooksAccept(r, hookrun.HooksAcceptOptions{Features: c.Args().Slice()})
 					if err != nil {
 						return err
 					}

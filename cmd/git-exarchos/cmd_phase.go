@@ -63,7 +63,7 @@ func transitionsCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			res, err := app.ListTransitions(r, c.Args().First())
+			res, err := app.ListTransitions(r, app.TransitionsOptions{Feature: c.Args().First()})
 			if err != nil {
 				return err
 			}

@@ -44,7 +44,7 @@ func signersCommand() *cli.Command {
 						}
 					}
 				}
-				res, err := trust.SignersAdd(r.Repo, trust.SignersAddOptions{Principal: c.Args().Get(0), KeyFile: c.Args().Get(1), Roles: roles})
+				res, err := app.SignersAdd(r, trust.SignersAddOptions{Principal: c.Args().Get(0), KeyFile: c.Args().Get(1), Roles: roles})
 				if err != nil {
 					return err
 				}

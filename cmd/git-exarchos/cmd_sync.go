@@ -9,7 +9,7 @@ import (
 
 	"github.com/urfave/cli/v3"
 
-	"github.com/exarchos/git-exarchos/gitstore"
+	"github.com/exarchos/git-exarchos/app"
 	"github.com/exarchos/git-exarchos/teamsync"
 	"github.com/exarchos/git-exarchos/workflow"
 )
@@ -53,7 +53,7 @@ Examples:
 			if err != nil {
 				return err
 			}
-			res, err := teamsync.Pull(r.Repo, teamsync.PullOptions{Remote: remote, Prune: c.Bool("prune")})
+			res, err := app.Pull(r, teamsync.PullOptions{Remote: remote, Prune: c.Bool("prune")})
 			if err != nil {
 				return err
 			}
@@ -86,7 +86,7 @@ Examples:
 			if err != nil {
 				return err
 			}
-			res, err := teamsync.Push(r.Repo, teamsync.PushOptions{Remote: remote, Retries: c.Int("retries")})
+			res, err := app.Push(r, teamsync.PushOptions{Remote: remote, Retries: c.Int("retries")})
 			if err != nil {
 				return err
 			}
@@ -115,7 +115,7 @@ Examples:
 			if err != nil {
 				return err
 			}
-			res, err := teamsync.Sync(r.Repo, teamsync.SyncOptions{Remote: remote, Prune: c.Bool("prune"), Retries: c.Int("retries")})
+			res, err := app.Sync(r, teamsync.SyncOptions{Remote: remote, Prune: c.Bool("prune"), Retries: c.Int("retries")})
 			if err != nil {
 				return err
 			}
@@ -159,7 +159,7 @@ Examples:
 				if err != nil {
 					return err
 				}
-				res, err := teamsync.RemoteSetup(r.Repo, teamsync.RemoteSetupOptions{Remote: remote})
+				res, err := app.RemoteSetup(r, teamsync.RemoteSetupOptions{Remote: remote})
 				if err != nil {
 					return err
 				}
@@ -212,7 +212,7 @@ func counts(m map[string]int) string {
 func printPull(w io.Writer, res *teamsync.PullResult) {
 	printf(w, "pull from %s: %s\n", res.Remote, counts(res.Counts))
 	for _, wf := range res.Workflows {
-		if wf.Action == gitstore.UpToDate || wf.Action == gitstore.Ahead {
+		if wf.Action == teamsync.UpToDate || wf.Action == teamsync.Ahead {
 			continue
 		}
 		line := fmt.Sprintf("  %s %s", bold(w, wf.Feature), wf.Action)

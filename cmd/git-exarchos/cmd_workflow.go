@@ -10,8 +10,8 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/exarchos/git-exarchos/app"
-	"github.com/exarchos/git-exarchos/gitstore"
 	"github.com/exarchos/git-exarchos/project"
+	"github.com/exarchos/git-exarchos/views"
 	"github.com/exarchos/git-exarchos/workflow"
 )
 
@@ -193,7 +193,7 @@ func statusMermaid(c *cli.Command) error {
 	if err != nil {
 		return err
 	}
-	d, err := app.ShowStatusDiagram(r, c.Args().First())
+	d, err := app.ShowStatusDiagram(r, views.StatusDiagramOptions{Feature: c.Args().First()})
 	if err != nil {
 		return err
 	}
@@ -291,39 +291,16 @@ func listCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			return emit(c, workflowList(list), func(w io.Writer) {
-				if len(list) == 0 {
-					printf(w, "%s\n", app.EmptyListHint(r, c.Bool("all")))
+			return emit(c, list, func(w io.Writer) {
+				if len(list.Workflows) == 0 {
+					printf(w, "%s\n", list.EmptyHint)
 				}
-				for _, s := range list {
+				for _, s := range list.Workflows {
 					printf(w, "%-24s %-10s %-22s %-20s %6d events\n", s.Feature, s.Type, s.Phase, s.Branch, s.Events)
 				}
 			})
 		},
 	}
-}
-
-// workflowList is list's JSON object, {"workflows": [...]}, encoded row by row (gitstore.Summary)
-// into one buffer written as it fills: a thousand rows through reflection, or into one growing
-// buffer, was a fifth of list's time.
-type workflowList []gitstore.Summary
-
-func (l workflowList) WriteJSON(w io.Writer) error {
-	b := append(make([]byte, 0, 32<<10), `{"workflows":[`...)
-	for i, s := range l {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = s.AppendJSON(b)
-		if len(b) > 28<<10 {
-			if _, err := w.Write(b); err != nil {
-				return err
-			}
-			b = b[:0]
-		}
-	}
-	_, err := w.Write(append(b, "]}\n"...))
-	return err
 }
 
 func describeCommand() *cli.Command {
@@ -347,14 +324,14 @@ Inside a repository, the types it defines in .exarchos/workflows/*.yaml (at the 
 			}
 			// Inside a repository, its own types (.exarchos/workflows at the base branch) are described too.
 			r, _ := openRepo()
-			text, defs, err := app.Describe(r, app.DescribeOptions{Type: c.Args().First(), Format: format})
+			res, err := app.Describe(r, app.DescribeOptions{Type: c.Args().First(), Format: format})
 			if err != nil {
 				return err
 			}
 			if format == "json" {
-				return emitJSON(c, map[string]any{"definitions": defs})
+				return emitJSON(c, res)
 			}
-			_, err = fmt.Fprint(c.Root().Writer, text)
+			_, err = fmt.Fprint(c.Root().Writer, res.Text)
 			return err
 		},
 	}

@@ -34,7 +34,7 @@ const (
 var (
 	errValidationFailed = errors.New("the validation command failed")
 	errFsckFailed       = errors.New("fsck found problems")
-	errLintFailed       = errors.New("the workflow definition has problems")
+	errLintFailed       = app.ErrLintFailed
 	errSyncFailed       = errors.New("some workflows could not be synchronised")
 	errPushRejected     = errors.New("the remote kept rejecting some workflows")
 	errDoctorFailed     = errors.New("doctor found failures")

@@ -15,7 +15,7 @@ import (
 
 	"github.com/urfave/cli/v3"
 
-	"github.com/exarchos/git-exarchos/gitstore"
+	"github.com/exarchos/git-exarchos/app"
 )
 
 // exitContract is the exit code of a script's git exarchos that broke the JSON contract.
@@ -254,15 +254,15 @@ func leaves(cmds []*cli.Command, prefix string) []string {
 // encoding/json writes of {"workflows": [...]}, for no rows, one, and enough to fill many chunks.
 func TestListJSONIsEncodingJSON(t *testing.T) {
 	for _, n := range []int{0, 1, 3000} {
-		list := workflowList{}
+		list := &app.ListResult{Workflows: []app.WorkflowSummary{}}
 		for i := 0; i < n; i++ {
-			list = append(list, gitstore.Summary{Feature: fmt.Sprintf("wf-%d", i), Head: strings.Repeat("ab", 20), Phase: "ideate",
+			list.Workflows = append(list.Workflows, app.WorkflowSummary{Feature: fmt.Sprintf("wf-%d", i), Head: strings.Repeat("ab", 20), Phase: "ideate",
 				Type: "feature", Branch: "feature/é\"<x>", Events: int64(i), Updated: time.Unix(int64(1700000000+i), 0).UTC()})
 		}
 		var want bytes.Buffer
 		enc := json.NewEncoder(&want)
 		enc.SetEscapeHTML(false)
-		if err := enc.Encode(map[string][]gitstore.Summary{"workflows": list}); err != nil {
+		if err := enc.Encode(list); err != nil {
 			t.Fatal(err)
 		}
 		var got bytes.Buffer
