@@ -59,7 +59,12 @@ type controlState struct {
 	// Controls: each control file → the digest of what matters in it ("" when it does not exist).
 	Controls map[string]string `json:"controls"`
 	// Refs: each refs/exarchos/* ref → its commit.
-	Refs map[string]string `json:"refs"`
+	Refs lineMap `json:"refs"`
+	// RefStamps: each loose ref → the settled stamp of the file its commit was read from
+	// (hook_controls_refs.go); a ref without one is read again next time.
+	RefStamps lineMap `json:"refStamps,omitempty"`
+	// refFiles: each entry of the loose refs' directory → its stamp, for the stamps file.
+	refFiles map[string]string
 	// LogEnd is where gitstore's ref-write log was read to.
 	LogEnd int64 `json:"logEnd"`
 }
@@ -100,7 +105,7 @@ func (r *Repo) CheckControls(root string) string {
 	if err != nil {
 		prev = nil
 	}
-	cur, controls := r.observeControls(root)
+	cur, controls := r.observeControls(root, prev)
 	if prev == nil {
 		r.acceptControls(root, cur, controls)
 		return "" // the first call: what is there is the baseline
@@ -130,21 +135,31 @@ func (r *Repo) CheckControls(root string) string {
 }
 
 // stampsHold reports whether every watched path still has the stamp the last call kept. The
-// stamps have a file of their own, "<stamp>\t<path>" lines, so the common path decodes no JSON.
+// stamps have a file of their own, "<stamp>\t<path>" lines, so the common path decodes no JSON;
+// the loose refs follow in a block of their own (refFilesLine).
 func (r *Repo) stampsHold(root string) bool {
 	b, err := os.ReadFile(r.stampsPath(root))
 	if err != nil || len(b) == 0 {
 		return false
 	}
+	var refsDir string
+	var names, kept []string
 	for len(b) > 0 {
 		line, rest, _ := bytes.Cut(b, []byte{'\n'})
 		b = rest
 		stamp, p, ok := bytes.Cut(line, []byte{'\t'})
-		if !ok || gitrepo.FileStamp(string(p)) != string(stamp) {
+		switch {
+		case !ok:
+			return false
+		case refsDir != "":
+			names, kept = append(names, string(p)), append(kept, string(stamp))
+		case string(stamp) == refFilesLine:
+			refsDir = string(p)
+		case gitrepo.FileStamp(string(p)) != string(stamp):
 			return false
 		}
 	}
-	return true
+	return refsDir == "" || refFilesHold(refsDir, names, kept)
 }
 
 func (r *Repo) stampsPath(root string) string {
@@ -161,6 +176,16 @@ func (r *Repo) writeStamps(root string, st *controlState) {
 			return
 		}
 		b.WriteString(s + "\t" + p + "\n")
+	}
+	if st.refFiles != nil {
+		b.WriteString(refFilesLine + "\t" + r.refsDir() + "\n")
+		for name, s := range st.refFiles {
+			if strings.ContainsAny(name, "\t\n") {
+				_ = os.Remove(r.stampsPath(root))
+				return
+			}
+			b.WriteString(s + "\t" + name + "\n")
+		}
 	}
 	_ = atomicfile.Write(r.stampsPath(root), []byte(b.String()), 0o644)
 }
@@ -181,8 +206,8 @@ func (r *Repo) loadControls(root string) (*controlState, error) {
 }
 
 // observeControls reads what is watched now: the control files and their digests, the stamps of
-// every watched path, the workflow refs.
-func (r *Repo) observeControls(root string) (*controlState, []control) {
+// every watched path, the workflow refs (those whose files did not move since prev read from it).
+func (r *Repo) observeControls(root string, prev *controlState) (*controlState, []control) {
 	st := &controlState{Stamps: map[string]string{}, Controls: map[string]string{}, Refs: map[string]string{}}
 	var controls []control
 	add := func(p string, k controlKind) {
@@ -230,24 +255,9 @@ func (r *Repo) observeControls(root string) (*controlState, []control) {
 	for _, p := range []string{filepath.Join(loc.CommonDir, "packed-refs"), filepath.Join(loc.CommonDir, "reftable", "tables.list")} {
 		st.Stamps[p] = gitrepo.FileStamp(p)
 	}
-	if entries, err := os.ReadDir(refsDir); err == nil {
-		for _, e := range entries {
-			st.Stamps[filepath.Join(refsDir, e.Name())] = gitrepo.FileStamp(filepath.Join(refsDir, e.Name()))
-		}
-	}
-	st.Refs = r.workflowRefs()
+	st.refFiles = r.stampRefFiles()
+	st.Refs, st.RefStamps = r.workflowRefs(prev)
 	return st, controls
-}
-
-// workflowRefs are the refs/exarchos/* refs and their commits (loose and packed, no git process).
-func (r *Repo) workflowRefs() map[string]string {
-	out := map[string]string{}
-	if refs, err := gitrepo.ListRefs(r.Store.Loc.CommonDir, gitstore.RefPrefix); err == nil {
-		for name, h := range refs {
-			out[name] = h.String()
-		}
-	}
-	return out
 }
 
 // DetectRefRewrites runs the hook's check of the workflow refs now (fsck calls it; verify may) and
@@ -256,9 +266,10 @@ func (r *Repo) workflowRefs() map[string]string {
 func (r *Repo) DetectRefRewrites() []HeldRef {
 	root := r.Store.Loc.WorkTree
 	if prev, err := r.loadControls(root); err == nil && prev != nil {
-		cur := &controlState{Refs: r.workflowRefs()}
+		cur := &controlState{}
+		cur.Refs, cur.RefStamps = r.workflowRefs(prev)
 		r.refsMovedOutside(prev, cur)
-		prev.Refs, prev.LogEnd = cur.Refs, cur.LogEnd
+		prev.Refs, prev.RefStamps, prev.LogEnd = cur.Refs, cur.RefStamps, cur.LogEnd
 		if b, err := json.Marshal(prev); err == nil {
 			_ = os.Remove(r.stampsPath(root)) // the hook's next call compares the refs again
 			_ = atomicfile.Write(r.controlsPath(root), b, 0o644)
@@ -551,7 +562,7 @@ func (r *Repo) OwnControlWrites(fn func() error) error {
 
 // AcceptControls takes the controls as they are now as accepted (install's own writes).
 func (r *Repo) AcceptControls() {
-	cur, controls := r.observeControls(r.Store.Loc.WorkTree)
+	cur, controls := r.observeControls(r.Store.Loc.WorkTree, nil)
 	r.acceptControls(r.Store.Loc.WorkTree, cur, controls)
 	// The other worktrees' states take the refs as they are too, or they would find the
 	// accepted move again.
@@ -562,7 +573,7 @@ func (r *Repo) AcceptControls() {
 		if err != nil || json.Unmarshal(b, &st) != nil || p == r.controlsPath(r.Store.Loc.WorkTree) {
 			continue
 		}
-		st.Refs, st.LogEnd = cur.Refs, cur.LogEnd
+		st.Refs, st.RefStamps, st.LogEnd = cur.Refs, cur.RefStamps, cur.LogEnd
 		if b, err := json.Marshal(st); err == nil && atomicfile.Write(p, b, 0o644) == nil {
 			_ = os.Remove(filepath.Join(filepath.Dir(p), "stamps-"+strings.TrimSuffix(strings.TrimPrefix(filepath.Base(p), "state-"), ".json")))
 		}
