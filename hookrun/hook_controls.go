@@ -58,11 +58,12 @@ type controlState struct {
 	Stamps map[string]string `json:"stamps"`
 	// Controls: each control file → the digest of what matters in it ("" when it does not exist).
 	Controls map[string]string `json:"controls"`
-	// Refs: each refs/exarchos/* ref → its commit.
-	Refs lineMap `json:"refs"`
-	// RefStamps: each loose ref → the settled stamp of the file its commit was read from
-	// (hook_controls_refs.go); a ref without one is read again next time.
-	RefStamps lineMap `json:"refStamps,omitempty"`
+	// Refs: each refs/exarchos/* ref → its commit; RefStamps: each loose ref → the settled stamp
+	// of the file its commit was read from, a ref without one read again next time. Both are kept
+	// as lines after the JSON (hook_controls_refs.go); OldRefs is Refs as an older version kept it.
+	Refs      map[string]string `json:"-"`
+	RefStamps map[string]string `json:"-"`
+	OldRefs   map[string]string `json:"refs,omitempty"`
 	// refFiles: each entry of the loose refs' directory → its stamp, for the stamps file.
 	refFiles map[string]string
 	// LogEnd is where gitstore's ref-write log was read to.
@@ -198,11 +199,11 @@ func (r *Repo) loadControls(root string) (*controlState, error) {
 	if err != nil {
 		return nil, err
 	}
-	var st controlState
-	if err := json.Unmarshal(b, &st); err != nil {
+	st, err := decodeControls(b)
+	if err != nil {
 		return nil, nil // damaged: judged as the first call would (nothing kept to compare)
 	}
-	return &st, nil
+	return st, nil
 }
 
 // observeControls reads what is watched now: the control files and their digests, the stamps of
@@ -270,7 +271,7 @@ func (r *Repo) DetectRefRewrites() []HeldRef {
 		cur.Refs, cur.RefStamps = r.workflowRefs(prev)
 		r.refsMovedOutside(prev, cur)
 		prev.Refs, prev.RefStamps, prev.LogEnd = cur.Refs, cur.RefStamps, cur.LogEnd
-		if b, err := json.Marshal(prev); err == nil {
+		if b, err := encodeControls(prev); err == nil {
 			_ = os.Remove(r.stampsPath(root)) // the hook's next call compares the refs again
 			_ = atomicfile.Write(r.controlsPath(root), b, 0o644)
 		}
@@ -402,7 +403,7 @@ func (r *Repo) saveControls(root string, cur *controlState, controls []control, 
 			}
 		}
 	}
-	b, err := json.Marshal(cur)
+	b, err := encodeControls(cur)
 	if err != nil {
 		return
 	}
@@ -569,12 +570,15 @@ func (r *Repo) AcceptControls() {
 	states, _ := filepath.Glob(filepath.Join(r.Store.Loc.CommonDir, filepath.FromSlash(controlsDir), "state-*.json"))
 	for _, p := range states {
 		b, err := os.ReadFile(p)
-		var st controlState
-		if err != nil || json.Unmarshal(b, &st) != nil || p == r.controlsPath(r.Store.Loc.WorkTree) {
+		if err != nil || p == r.controlsPath(r.Store.Loc.WorkTree) {
+			continue
+		}
+		st, err := decodeControls(b)
+		if err != nil {
 			continue
 		}
 		st.Refs, st.RefStamps, st.LogEnd = cur.Refs, cur.RefStamps, cur.LogEnd
-		if b, err := json.Marshal(st); err == nil && atomicfile.Write(p, b, 0o644) == nil {
+		if b, err := encodeControls(st); err == nil && atomicfile.Write(p, b, 0o644) == nil {
 			_ = os.Remove(filepath.Join(filepath.Dir(p), "stamps-"+strings.TrimSuffix(strings.TrimPrefix(filepath.Base(p), "state-"), ".json")))
 		}
 	}

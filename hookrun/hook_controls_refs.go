@@ -10,10 +10,12 @@ package hookrun
 //     (gitrepo.StampsIn), each kept by its name under one line naming the directory;
 //   - a look at the refs reads only the files whose settled stamp moved since the last look
 //     (gitrepo.ScanRefsKnown, with the stamps kept in the state);
-//   - the refs and their stamps are kept in the state as one string of lines, not a JSON object.
+//   - the refs and their stamps are kept as lines after the state's JSON, not as JSON objects.
 
 import (
+	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"strings"
 
@@ -25,53 +27,63 @@ import (
 // "<stamp>\t<file name>" lines, stamped by gitrepo.StampsIn.
 const refFilesLine = "="
 
-// lineMap is a map of names to values that hold no space or newline (ref names, commits, stamps),
-// kept in JSON as one string of "<name> <value>" lines: a thousand refs as a JSON object took
-// longer to encode and decode than everything else the watch does. An object (the state as an
-// older version wrote it) is read too.
-type lineMap map[string]string
-
-func (m lineMap) MarshalJSON() ([]byte, error) {
-	var b strings.Builder
-	b.Grow(len(m) * 96)
-	for k, v := range m {
-		if strings.ContainsAny(k, " \n") || strings.ContainsAny(v, " \n") {
-			continue // no ref name, commit or stamp holds one; a ref left out is read again next time
-		}
-		b.WriteString(k)
-		b.WriteByte(' ')
-		b.WriteString(v)
-		b.WriteByte('\n')
+// encodeControls is the state as it is kept: its JSON on one line, then one line a workflow ref,
+// "<ref> <commit> <stamp of its file, or ->". A thousand refs as JSON objects took longer to
+// encode and decode than everything else the watch does.
+func encodeControls(st *controlState) ([]byte, error) {
+	st.OldRefs = nil
+	head, err := json.Marshal(st)
+	if err != nil {
+		return nil, err
 	}
-	return json.Marshal(b.String())
+	b := make([]byte, 0, len(head)+1+len(st.Refs)*128)
+	b = append(append(b, head...), '\n')
+	for name, commit := range st.Refs {
+		if strings.ContainsAny(name, " \n") || strings.ContainsAny(commit, " \n") {
+			continue // no ref name or commit holds one (git refuses such names)
+		}
+		stamp := st.RefStamps[name]
+		if stamp == "" || strings.ContainsAny(stamp, " \n") {
+			stamp = "-"
+		}
+		b = append(append(append(append(append(append(b, name...), ' '), commit...), ' '), stamp...), '\n')
+	}
+	return b, nil
 }
 
-func (m *lineMap) UnmarshalJSON(b []byte) error {
-	if len(b) > 0 && b[0] == '{' {
-		var old map[string]string
-		if err := json.Unmarshal(b, &old); err != nil {
-			return err
+// decodeControls reads what encodeControls kept, or the JSON alone an older version kept (its refs
+// an object, no stamps).
+func decodeControls(b []byte) (*controlState, error) {
+	head, rest, _ := bytes.Cut(b, []byte{'\n'})
+	var st controlState
+	if err := json.Unmarshal(head, &st); err != nil {
+		return nil, err
+	}
+	st.Refs, st.RefStamps = st.OldRefs, map[string]string{}
+	st.OldRefs = nil
+	if st.Refs == nil {
+		st.Refs = make(map[string]string, bytes.Count(rest, []byte{'\n'}))
+	}
+	for len(rest) > 0 {
+		var line []byte
+		line, rest, _ = bytes.Cut(rest, []byte{'\n'})
+		name, line, ok1 := bytes.Cut(line, []byte{' '})
+		commit, stamp, ok2 := bytes.Cut(line, []byte{' '})
+		if !ok1 || !ok2 {
+			return nil, fmt.Errorf("a ref line without its commit and stamp")
 		}
-		*m = old
-		return nil
+		st.Refs[string(name)] = string(commit)
+		if string(stamp) != "-" {
+			st.RefStamps[string(name)] = string(stamp)
+		}
 	}
-	var s string
-	if err := json.Unmarshal(b, &s); err != nil {
-		return err
-	}
-	out := make(lineMap, strings.Count(s, "\n"))
-	for line := range strings.Lines(s) {
-		k, v, _ := strings.Cut(strings.TrimSuffix(line, "\n"), " ")
-		out[k] = v
-	}
-	*m = out
-	return nil
+	return &st, nil
 }
 
 // workflowRefs are the workflow refs and their commits (loose and packed, no git process), with
 // the settled stamps of the loose files they were read from: a file whose stamp is the one prev
 // kept is not read again.
-func (r *Repo) workflowRefs(prev *controlState) (commits, stamps lineMap) {
+func (r *Repo) workflowRefs(prev *controlState) (commits, stamps map[string]string) {
 	known := map[string]gitrepo.StampedRef{}
 	if prev != nil {
 		for name, s := range prev.RefStamps {
@@ -80,7 +92,7 @@ func (r *Repo) workflowRefs(prev *controlState) (commits, stamps lineMap) {
 			}
 		}
 	}
-	commits, stamps = lineMap{}, lineMap{}
+	commits, stamps = map[string]string{}, map[string]string{}
 	refs, _, settled, err := gitrepo.ScanRefsKnown(r.Store.Loc.CommonDir, gitstore.RefPrefix, func(f string) bool { return gitstore.ValidateFeature(f) == nil }, known)
 	if err != nil {
 		return commits, stamps

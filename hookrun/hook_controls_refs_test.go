@@ -99,14 +99,16 @@ func TestControlsReadAgainARefReadWhileRecent(t *testing.T) {
 	assert.Contains(t, block, "refs/exarchos/other-3 moved from "+first[:12], "read again, not taken from the last look")
 }
 
-// TestControlsStateOfAnOlderVersion: a state whose refs an older version kept as a JSON object
-// (and without the refs' stamps) is read: nothing is reported as moved, and a move is still seen.
+// TestControlsStateOfAnOlderVersion: a state an older version kept (JSON alone, the refs an object,
+// no stamps) is read: nothing is reported as moved, and a move is still seen.
 func TestControlsStateOfAnOlderVersion(t *testing.T) {
 	dir, r, refsDir := manyRefsRepo(t, 20)
 	var st map[string]any
 	b, err := os.ReadFile(r.controlsPath(dir))
 	require.NoError(t, err)
-	require.NoError(t, json.Unmarshal(b, &st))
+	head, refLines, _ := strings.Cut(string(b), "\n")
+	require.Len(t, strings.Split(strings.TrimSpace(refLines), "\n"), 21, "a line a ref after the JSON")
+	require.NoError(t, json.Unmarshal([]byte(head), &st))
 	refs := map[string]string{}
 	for name, h := range workflowRefsNow(t, dir) {
 		refs[name] = h
