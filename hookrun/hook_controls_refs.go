@@ -4,8 +4,8 @@ package hookrun
 // loose refs. With every ref file's stamp a line of the stamps file (stat of its whole path,
 // formatted by fmt) and every ref read again and kept as a JSON object whenever one moved, the
 // watch was a third of the CPU of a session's calls with 1,000 loose refs: PostToolUse went from
-// 2.3x to 4–5.5x `git rev-parse` and SessionStart after a ref moved from 8x to 21–24x
-// (BENCHMARKS.md, "The controls' watch of a thousand refs"). Now:
+// 2.4–2.6x to 4.1–4.7x `git rev-parse` and SessionStart after a ref moved from 6.4–8.4x to
+// 18.3–19.8x (BENCHMARKS.md, "The controls' watch of a thousand refs"). Now:
 //   - the common path stamps the loose refs by a stat relative to their directory
 //     (gitrepo.StampsIn), each kept by its name under one line naming the directory;
 //   - a look at the refs reads only the files whose settled stamp moved since the last look
