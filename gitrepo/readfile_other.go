@@ -25,7 +25,8 @@ func inode(os.FileInfo) (dev, ino uint64) { return 0, 0 }
 func mapWhole(path string) ([]byte, error) { return os.ReadFile(path) }
 
 // stampFiles names one version of each file in dir (size, modification time; no inode here), ""
-// when younger than a clock tick; gone is true where the file no longer exists.
+// when younger than a clock tick (a zero now: however young); gone is true where the file no longer
+// exists.
 func stampFiles(dir *os.File, names []string, now time.Time) (stamps []string, gone []bool) {
 	stamps, gone = make([]string, len(names)), make([]bool, len(names))
 	for i, n := range names {
@@ -34,7 +35,7 @@ func stampFiles(dir *os.File, names []string, now time.Time) (stamps []string, g
 			gone[i] = true
 			continue
 		}
-		if err != nil || now.Sub(fi.ModTime()) < time.Second {
+		if err != nil || !now.IsZero() && now.Sub(fi.ModTime()) < time.Second {
 			continue
 		}
 		stamps[i] = fmt.Sprintf("%d:%d", fi.Size(), fi.ModTime().UnixNano())

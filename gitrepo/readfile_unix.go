@@ -4,6 +4,7 @@ package gitrepo
 
 import (
 	"io/fs"
+	"math"
 	"os"
 	"strconv"
 	"syscall"
@@ -94,11 +95,15 @@ func mapWhole(path string) ([]byte, error) {
 // fstatat relative to dir on a few goroutines: a thousand lstats of whole paths were most of a
 // scan of a thousand refs whose files it need not read. A stamp is "" when the file is younger
 // than a clock tick (a second: file systems' clocks move in ticks, and a write within the tick
-// leaves the stamp as it was); gone is true where the file no longer exists.
+// leaves the stamp as it was); gone is true where the file no longer exists. A zero now stamps
+// every file, however young (StampsIn).
 func stampFiles(dir *os.File, names []string, now time.Time) (stamps []string, gone []bool) {
 	stamps, gone = make([]string, len(names)), make([]bool, len(names))
 	fd := int(dir.Fd())
 	tick := now.Add(-time.Second).UnixNano()
+	if now.IsZero() {
+		tick = math.MaxInt64
+	}
 	Parallel(len(names), 64, func(i int) {
 		var st unix.Stat_t
 		var err error

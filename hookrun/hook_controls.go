@@ -58,8 +58,14 @@ type controlState struct {
 	Stamps map[string]string `json:"stamps"`
 	// Controls: each control file → the digest of what matters in it ("" when it does not exist).
 	Controls map[string]string `json:"controls"`
-	// Refs: each refs/exarchos/* ref → its commit.
-	Refs map[string]string `json:"refs"`
+	// Refs: each refs/exarchos/* ref → its commit; RefStamps: each loose ref → the settled stamp
+	// of the file its commit was read from, a ref without one read again next time. Both are kept
+	// as lines after the JSON (hook_controls_refs.go); OldRefs is Refs as an older version kept it.
+	Refs      map[string]string `json:"-"`
+	RefStamps map[string]string `json:"-"`
+	OldRefs   map[string]string `json:"refs,omitempty"`
+	// refFiles: each entry of the loose refs' directory → its stamp, for the stamps file.
+	refFiles map[string]string
 	// LogEnd is where gitstore's ref-write log was read to.
 	LogEnd int64 `json:"logEnd"`
 }
@@ -100,7 +106,7 @@ func (r *Repo) CheckControls(root string) string {
 	if err != nil {
 		prev = nil
 	}
-	cur, controls := r.observeControls(root)
+	cur, controls := r.observeControls(root, prev)
 	if prev == nil {
 		r.acceptControls(root, cur, controls)
 		return "" // the first call: what is there is the baseline
@@ -130,21 +136,31 @@ func (r *Repo) CheckControls(root string) string {
 }
 
 // stampsHold reports whether every watched path still has the stamp the last call kept. The
-// stamps have a file of their own, "<stamp>\t<path>" lines, so the common path decodes no JSON.
+// stamps have a file of their own, "<stamp>\t<path>" lines, so the common path decodes no JSON;
+// the loose refs follow in a block of their own (refFilesLine).
 func (r *Repo) stampsHold(root string) bool {
 	b, err := os.ReadFile(r.stampsPath(root))
 	if err != nil || len(b) == 0 {
 		return false
 	}
+	var refsDir string
+	var names, kept []string
 	for len(b) > 0 {
 		line, rest, _ := bytes.Cut(b, []byte{'\n'})
 		b = rest
 		stamp, p, ok := bytes.Cut(line, []byte{'\t'})
-		if !ok || gitrepo.FileStamp(string(p)) != string(stamp) {
+		switch {
+		case !ok:
+			return false
+		case refsDir != "":
+			names, kept = append(names, string(p)), append(kept, string(stamp))
+		case string(stamp) == refFilesLine:
+			refsDir = string(p)
+		case gitrepo.FileStamp(string(p)) != string(stamp):
 			return false
 		}
 	}
-	return true
+	return refsDir == "" || refFilesHold(refsDir, names, kept)
 }
 
 func (r *Repo) stampsPath(root string) string {
@@ -162,6 +178,16 @@ func (r *Repo) writeStamps(root string, st *controlState) {
 		}
 		b.WriteString(s + "\t" + p + "\n")
 	}
+	if st.refFiles != nil {
+		b.WriteString(refFilesLine + "\t" + r.refsDir() + "\n")
+		for name, s := range st.refFiles {
+			if strings.ContainsAny(name, "\t\n") {
+				_ = os.Remove(r.stampsPath(root))
+				return
+			}
+			b.WriteString(s + "\t" + name + "\n")
+		}
+	}
 	_ = atomicfile.Write(r.stampsPath(root), []byte(b.String()), 0o644)
 }
 
@@ -173,16 +199,16 @@ func (r *Repo) loadControls(root string) (*controlState, error) {
 	if err != nil {
 		return nil, err
 	}
-	var st controlState
-	if err := json.Unmarshal(b, &st); err != nil {
+	st, err := decodeControls(b)
+	if err != nil {
 		return nil, nil // damaged: judged as the first call would (nothing kept to compare)
 	}
-	return &st, nil
+	return st, nil
 }
 
 // observeControls reads what is watched now: the control files and their digests, the stamps of
-// every watched path, the workflow refs.
-func (r *Repo) observeControls(root string) (*controlState, []control) {
+// every watched path, the workflow refs (those whose files did not move since prev read from it).
+func (r *Repo) observeControls(root string, prev *controlState) (*controlState, []control) {
 	st := &controlState{Stamps: map[string]string{}, Controls: map[string]string{}, Refs: map[string]string{}}
 	var controls []control
 	add := func(p string, k controlKind) {
@@ -230,24 +256,9 @@ func (r *Repo) observeControls(root string) (*controlState, []control) {
 	for _, p := range []string{filepath.Join(loc.CommonDir, "packed-refs"), filepath.Join(loc.CommonDir, "reftable", "tables.list")} {
 		st.Stamps[p] = gitrepo.FileStamp(p)
 	}
-	if entries, err := os.ReadDir(refsDir); err == nil {
-		for _, e := range entries {
-			st.Stamps[filepath.Join(refsDir, e.Name())] = gitrepo.FileStamp(filepath.Join(refsDir, e.Name()))
-		}
-	}
-	st.Refs = r.workflowRefs()
+	st.refFiles = r.stampRefFiles()
+	st.Refs, st.RefStamps = r.workflowRefs(prev)
 	return st, controls
-}
-
-// workflowRefs are the refs/exarchos/* refs and their commits (loose and packed, no git process).
-func (r *Repo) workflowRefs() map[string]string {
-	out := map[string]string{}
-	if refs, err := gitrepo.ListRefs(r.Store.Loc.CommonDir, gitstore.RefPrefix); err == nil {
-		for name, h := range refs {
-			out[name] = h.String()
-		}
-	}
-	return out
 }
 
 // DetectRefRewrites runs the hook's check of the workflow refs now (fsck calls it; verify may) and
@@ -256,10 +267,11 @@ func (r *Repo) workflowRefs() map[string]string {
 func (r *Repo) DetectRefRewrites() []HeldRef {
 	root := r.Store.Loc.WorkTree
 	if prev, err := r.loadControls(root); err == nil && prev != nil {
-		cur := &controlState{Refs: r.workflowRefs()}
+		cur := &controlState{}
+		cur.Refs, cur.RefStamps = r.workflowRefs(prev)
 		r.refsMovedOutside(prev, cur)
-		prev.Refs, prev.LogEnd = cur.Refs, cur.LogEnd
-		if b, err := json.Marshal(prev); err == nil {
+		prev.Refs, prev.RefStamps, prev.LogEnd = cur.Refs, cur.RefStamps, cur.LogEnd
+		if b, err := encodeControls(prev); err == nil {
 			_ = os.Remove(r.stampsPath(root)) // the hook's next call compares the refs again
 			_ = atomicfile.Write(r.controlsPath(root), b, 0o644)
 		}
@@ -391,7 +403,7 @@ func (r *Repo) saveControls(root string, cur *controlState, controls []control, 
 			}
 		}
 	}
-	b, err := json.Marshal(cur)
+	b, err := encodeControls(cur)
 	if err != nil {
 		return
 	}
@@ -417,24 +429,23 @@ func (r *Repo) refsMovedOutside(prev, cur *controlState) []string {
 		return []string{"the ref-write log cannot be read (" + err.Error() + ")"}
 	}
 	cur.LogEnd = end
-	names := map[string]bool{}
-	for n := range prev.Refs {
-		names[n] = true
+	// Only the refs that differ are sorted (for the report's order): with a thousand refs, sorting
+	// them all was most of this comparison.
+	var sorted []string
+	for n, h := range prev.Refs {
+		if cur.Refs[n] != h {
+			sorted = append(sorted, n)
+		}
 	}
 	for n := range cur.Refs {
-		names[n] = true
-	}
-	var sorted []string
-	for n := range names {
-		sorted = append(sorted, n)
+		if _, ok := prev.Refs[n]; !ok {
+			sorted = append(sorted, n)
+		}
 	}
 	sort.Strings(sorted)
 	var out []string
 	for _, name := range sorted {
 		before, now := prev.Refs[name], cur.Refs[name]
-		if before == now {
-			continue
-		}
 		if w, ok := own[name]; ok && (w == now || now == "" && strings.Trim(w, "0") == "") {
 			continue
 		}
@@ -551,19 +562,22 @@ func (r *Repo) OwnControlWrites(fn func() error) error {
 
 // AcceptControls takes the controls as they are now as accepted (install's own writes).
 func (r *Repo) AcceptControls() {
-	cur, controls := r.observeControls(r.Store.Loc.WorkTree)
+	cur, controls := r.observeControls(r.Store.Loc.WorkTree, nil)
 	r.acceptControls(r.Store.Loc.WorkTree, cur, controls)
 	// The other worktrees' states take the refs as they are too, or they would find the
 	// accepted move again.
 	states, _ := filepath.Glob(filepath.Join(r.Store.Loc.CommonDir, filepath.FromSlash(controlsDir), "state-*.json"))
 	for _, p := range states {
 		b, err := os.ReadFile(p)
-		var st controlState
-		if err != nil || json.Unmarshal(b, &st) != nil || p == r.controlsPath(r.Store.Loc.WorkTree) {
+		if err != nil || p == r.controlsPath(r.Store.Loc.WorkTree) {
 			continue
 		}
-		st.Refs, st.LogEnd = cur.Refs, cur.LogEnd
-		if b, err := json.Marshal(st); err == nil && atomicfile.Write(p, b, 0o644) == nil {
+		st, err := decodeControls(b)
+		if err != nil {
+			continue
+		}
+		st.Refs, st.RefStamps, st.LogEnd = cur.Refs, cur.RefStamps, cur.LogEnd
+		if b, err := encodeControls(st); err == nil && atomicfile.Write(p, b, 0o644) == nil {
 			_ = os.Remove(filepath.Join(filepath.Dir(p), "stamps-"+strings.TrimSuffix(strings.TrimPrefix(filepath.Base(p), "state-"), ".json")))
 		}
 	}
