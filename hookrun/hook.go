@@ -71,6 +71,7 @@ func ClaudeHook(o ClaudeHookOptions) error {
 		return nil // the settings' handler answers this event
 	}
 	deadline := cmp.Or(o.Deadline, DefaultDeadline)
+	start := time.Now()
 	answer := make(chan hooks.Output, 1)
 	go func() {
 		defer func() {
@@ -80,14 +81,22 @@ func ClaudeHook(o ClaudeHookOptions) error {
 		}()
 		answer <- hooks.Handle(in, &hookRepo{startMonitor: o.StartMonitor}, warn)
 	}()
+	overrun := func() error {
+		return hooks.Failed(in, fmt.Sprintf("no answer within %s", deadline)).Write(o.Stdout)
+	}
 	select {
 	case out := <-answer:
+		// select picks at random when the answer and the timer are both ready: an answer that
+		// came after the deadline is an overrun all the same.
+		if time.Since(start) > deadline {
+			return overrun()
+		}
 		if !out.Denied() {
 			noteCaller(in) // caller.go: which agent a call running exarchos came from (a denied one never runs)
 		}
 		return out.Write(o.Stdout)
 	case <-time.After(deadline):
-		return hooks.Failed(in, fmt.Sprintf("no answer within %s", deadline)).Write(o.Stdout)
+		return overrun()
 	}
 }
 
