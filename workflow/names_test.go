@@ -59,3 +59,19 @@ func TestClipKeepsCharacters(t *testing.T) {
 	assert.True(t, strings.HasSuffix(got, "…"))
 	assert.Equal(t, strings.Repeat("a", 63)+"…", got) // é would straddle byte 64: cut before it
 }
+
+// A definition cannot name a review dimension pass or fail: `review <feature> pass` would read as a
+// dimension and a verdict, or the other way round.
+func TestDefinitionRefusesVerdictAsDimension(t *testing.T) {
+	base, ok := workflow.Builtin("feature")
+	assert.True(t, ok)
+	assert.NoError(t, base.Validate())
+	for _, dim := range []string{"pass", "fail"} {
+		def := *base
+		def.Reviews = append([]string{"spec"}, dim)
+		err := def.Validate()
+		if assert.Error(t, err, dim) {
+			assert.Contains(t, err.Error(), `review dimension "`+dim+`" is a verdict's name`)
+		}
+	}
+}
