@@ -242,6 +242,9 @@ func (r *Repo) CreateWorkflow(cmd workflow.Init) (*project.Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	if rej := workflow.CheckBranch("branch", cmd.Branch); cmd.Branch != "" && rej != nil {
+		return nil, rej // before the fork point: git would read a name such as --orphan as an option
+	}
 	if cmd.ForkPoint == "" && cmd.Branch != "" {
 		cmd.ForkPoint = r.ForkPoint(cmd.Branch)
 	}

@@ -110,6 +110,10 @@ func (o ReviewOptions) command() (workflow.Command, error) {
 	if o.Dimension == "" {
 		return nil, project.Usagef("name the review dimension: git exarchos review [<feature>] <dimension> [pass|fail] [--finding SEVERITY:FILE:LINE:TEXT]…")
 	}
+	if o.Dimension == "pass" || o.Dimension == "fail" {
+		// The command line tells a dimension from a verdict by position, so these would be ambiguous.
+		return nil, project.Usagef("%q is a verdict, not a review dimension: give the dimension first, git exarchos review [<feature>] <dimension> %s (see git exarchos describe for the dimensions)", o.Dimension, o.Dimension)
+	}
 	findings, err := o.readFindings()
 	if err != nil {
 		return nil, err

@@ -483,8 +483,8 @@ type EventOptions struct {
 // AppendEvent appends a custom event. The engine's own types are refused: they change state and
 // must go through their commands, where guards apply.
 func AppendEvent(r *Repo, o EventOptions) (*project.Result, error) {
-	if o.Type == "" || strings.ContainsAny(o.Type, " \t\n") {
-		return nil, project.Usagef("event type %q: give a name without spaces, e.g. note.added", o.Type)
+	if why := workflow.EventTypeProblem(o.Type); why != "" {
+		return nil, project.Usagef("event type %q is not a valid name: %s; give dot-separated words, e.g. note.added or ci.run", workflow.Clip(o.Type), why)
 	}
 	if workflow.IsReservedEventType(o.Type) {
 		return nil, project.Usagef("event type %q is reserved for the engine (workflow.* and the engine's own types): use its command, or a custom type such as team.%s", o.Type, strings.ReplaceAll(o.Type, "workflow.", ""))

@@ -50,6 +50,9 @@ func RescueRestore(r *Repo, o RescueRestoreOptions) (*Restored, error) {
 	if o.Task == "" {
 		return nil, project.Usagef("name the task: git exarchos rescue restore %s <task> (see git exarchos rescue list %s)", o.Feature, o.Feature)
 	}
+	if err := checkPlace(o.Path, "", o.Branch); err != nil {
+		return nil, err
+	}
 	if o.Version < 0 {
 		return nil, project.Usagef("--version %d: a version is 0 (the default) or a number `git exarchos rescue list %s` shows", o.Version, o.Feature)
 	}

@@ -46,6 +46,9 @@ type TaskStartResult struct {
 // on its own branch and records it (worktree.created), so a cancel can compensate it. Running it
 // again finds the same worktree rather than making another.
 func StartTask(r *Repo, o TaskStartOptions) (*TaskStartResult, error) {
+	if err := checkPlace(o.Path, o.Base, ""); err != nil {
+		return nil, err
+	}
 	feature, err := r.ResolveFeature(o.Feature)
 	if err != nil {
 		return nil, err

@@ -169,6 +169,9 @@ func decideInit(def *Definition, s State, c Init) ([]NewEvent, *Rejection) {
 	if c.Branch == "" {
 		return nil, reject(CodeBadInput, "a branch is required: the workflow's guards read its tip")
 	}
+	if r := CheckBranch("branch", c.Branch); r != nil {
+		return nil, r
+	}
 	if len(c.Replaces) > 0 && !c.Human {
 		return nil, reject(CodeHumanDecision, "branch %s already had workflow(s) %s: starting a %s workflow on it may drop the process they were in, which is the user's decision: ask the user to run git exarchos init %s --type %s --human",
 			c.Branch, strings.Join(c.Replaces, ", "), c.Type, c.Feature, c.Type)
@@ -644,8 +647,8 @@ func (d decider) task(c Command) ([]NewEvent, *Rejection) {
 	case FailTask:
 		id = c.ID
 	}
-	if !taskID().MatchString(id) {
-		return nil, reject(CodeBadInput, "invalid task id %q", id)
+	if !ValidTaskID(id) {
+		return nil, invalidTaskID(id)
 	}
 	t, exists := d.s.Task(id)
 	if add, ok := c.(AddTask); ok {

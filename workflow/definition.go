@@ -481,6 +481,12 @@ func (d *Definition) Validate() error {
 			}
 		}
 	}
+	for _, dim := range d.Reviews {
+		if dim == "pass" || dim == "fail" {
+			// git exarchos review tells a dimension from a verdict by position: these would be ambiguous.
+			return fmt.Errorf("%s: review dimension %q is a verdict's name: rename the dimension (e.g. %s-review)", d.Type, dim, dim)
+		}
+	}
 	return nil
 }
 

@@ -196,8 +196,8 @@ func (d decider) startTaskWorktree(c StartTaskWorktree) ([]NewEvent, *Rejection)
 	if w.Path == "" || w.Branch == "" || !sha1Hex().MatchString(w.Base) {
 		return nil, reject(CodeBadInput, "a task worktree needs a path, a branch and the base commit")
 	}
-	if !taskID().MatchString(c.ID) {
-		return nil, reject(CodeBadInput, "invalid task id %q", c.ID)
+	if !ValidTaskID(c.ID) {
+		return nil, invalidTaskID(c.ID)
 	}
 	var out []NewEvent
 	if old, ok := d.s.TaskWorktree(c.ID); ok {
