@@ -130,11 +130,12 @@ type Repo struct {
 }
 
 // Attach is t as the hook runtime uses it, with the hooks' branch index following every move of
-// a workflow ref made through t's store (hook_index_moves.go): every command opens its
+// a workflow ref made through t's store (hook_index_moves.go), and the controls' watch too
+// (hook_controls_moves.go): every command opens its
 // repository through Attach, so no ref this process moves leaves the index behind.
 func Attach(t *trust.Repo) *Repo {
 	h := &Repo{Repo: t}
-	t.Store.Watch = h.indexMove
+	t.Store.Watch = h.watchMove
 	return h
 }
 

@@ -66,8 +66,10 @@ type controlState struct {
 	OldRefs   map[string]string `json:"refs,omitempty"`
 	// refFiles: each entry of the loose refs' directory → its stamp, for the stamps file.
 	refFiles map[string]string
-	// LogEnd is where gitstore's ref-write log was read to.
-	LogEnd int64 `json:"logEnd"`
+	// LogEnd is where gitstore's ref-write log was read to; MovesEnd, the journal of this
+	// worktree's own moves (hook_controls_moves.go).
+	LogEnd   int64 `json:"logEnd"`
+	MovesEnd int64 `json:"movesEnd,omitempty"`
 }
 
 // controlKind is how a control file's content is judged.
@@ -126,6 +128,7 @@ func (r *Repo) CheckControls(root string) string {
 		cur.Stamps[c.path] = changedStamp // and looked at again on every call until then
 	}
 	problems = append(problems, r.refsMovedOutside(prev, cur)...)
+	cur.MovesEnd = prev.MovesEnd
 	r.saveControls(root, cur, controls, prev)
 	if len(problems) == 0 {
 		return ""
@@ -203,6 +206,7 @@ func (r *Repo) loadControls(root string) (*controlState, error) {
 	if err != nil {
 		return nil, nil // damaged: judged as the first call would (nothing kept to compare)
 	}
+	r.applyControlsJournal(root, st)
 	return st, nil
 }
 
@@ -417,6 +421,7 @@ func (r *Repo) saveControls(root string, cur *controlState, controls []control, 
 // acceptControls takes what is there now as accepted (the first call, and `hooks accept`).
 func (r *Repo) acceptControls(root string, cur *controlState, controls []control) {
 	_, cur.LogEnd, _ = gitstore.RefWritesSince(r.Store.Loc.CommonDir, 0)
+	cur.MovesEnd = r.controlsJournalEnd(root)
 	r.saveControls(root, cur, controls, nil)
 }
 

@@ -17,6 +17,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/exarchos/git-exarchos/gitrepo"
@@ -126,11 +127,19 @@ func (r *Repo) stampRefFiles() map[string]string {
 }
 
 // refFilesHold reports whether every loose ref file named in the stamps file's block still has
-// the stamp kept for it.
+// the stamp kept for it; one kept as "<stamp>@<commit>" (this process's own move,
+// hook_controls_moves.go) must also hold that commit.
 func refFilesHold(dir string, names, kept []string) bool {
 	for i, s := range gitrepo.StampsIn(dir, names) {
-		if s != kept[i] {
+		stamp, commit, own := strings.Cut(kept[i], "@")
+		if s != stamp {
 			return false
+		}
+		if own {
+			b, err := os.ReadFile(filepath.Join(dir, names[i]))
+			if err != nil || string(bytes.TrimSpace(b)) != commit {
+				return false
+			}
 		}
 	}
 	return true
