@@ -11,10 +11,14 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/exarchos/git-exarchos/hookrun"
+	"github.com/exarchos/git-exarchos/internal/agentenv"
 	"github.com/exarchos/git-exarchos/internal/gittest"
 	"github.com/exarchos/git-exarchos/trust"
 	"github.com/exarchos/git-exarchos/views"
 )
+
+// claudeEnv is the environment Claude Code gives every command it runs (seen with 2.1.x).
+var claudeEnv = agentenv.Env{"PATH=/usr/bin", "CLAUDECODE=1", "CLAUDE_CODE_SESSION_ID=s-1", "CLAUDE_CODE_ENTRYPOINT=cli", "AI_AGENT=claude-code"}
 
 // post runs PostToolUse for a Bash call (what the command did has already happened) and returns
 // the block, "" when none.

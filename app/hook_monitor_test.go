@@ -236,3 +236,13 @@ func TestDoctorReportsTheMonitor(t *testing.T) {
 	gittest.Git(t, dir, "", "config", "exarchos.hookMonitor", "false")
 	assert.Contains(t, check().Message, "off (exarchos.hookMonitor false)")
 }
+
+// find is the check named id in res, or the zero check.
+func find(res *DoctorResult, id string) DoctorCheck {
+	for _, c := range res.Checks {
+		if c.ID == id {
+			return c
+		}
+	}
+	return DoctorCheck{}
+}

@@ -13,7 +13,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/exarchos/git-exarchos/internal/agentenv"
+	"github.com/exarchos/git-exarchos/internal/gittest"
 )
 
 // serveEnv makes the test binary a monitor of the tree it names (see TestMain), so that a test can
@@ -21,7 +21,6 @@ import (
 const serveEnv = "FSMONITOR_TEST_SERVE"
 
 func TestMain(m *testing.M) {
-	agentenv.ClearProcess() // the same inside an agent's session as in CI
 	if root := os.Getenv(serveEnv); root != "" {
 		if err := Serve(root, Options{Rescan: -1}); err != nil {
 			fmt.Fprintln(os.Stderr, err)
@@ -29,7 +28,9 @@ func TestMain(m *testing.M) {
 		}
 		os.Exit(0)
 	}
-	os.Exit(m.Run())
+	// Isolated as every package's tests are (gittest.RunIsolated): the same inside an agent's
+	// session and on a developer's machine as in CI.
+	os.Exit(gittest.RunIsolated(m))
 }
 
 // TestQueueOverflowWalksTheTreeAgain: with the monitor stopped (SIGSTOP) while a command creates

@@ -58,7 +58,6 @@ func benchEnvelope(repo, bin string, events, others, runs int) {
 		_, err := r.CreateWorkflow(workflow.Init{Feature: fmt.Sprintf("other-%d", i), Type: "feature", Branch: fmt.Sprintf("feat/other-%d", i)})
 		benchutil.Check(err)
 	}
-	os.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
 	hook := []string{filepath.Join(bin, "git-exarchos"), "hook", "claude"}
 	call := func(tool, input, id string) []byte {
 		return []byte(fmt.Sprintf(`{"session_id":"bench","cwd":%q,"hook_event_name":"PreToolUse","tool_name":%q,"tool_input":%s,"tool_use_id":%q}`, repo, tool, input, id))

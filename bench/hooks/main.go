@@ -3,8 +3,8 @@
 // the same run (the baseline every figure is a ratio of). Runs are interleaved so that drift in
 // the machine's speed hits every command alike.
 //
-//	go run ./bench/hooks -n 300 -events 10000
-//	go run ./bench/hooks -n 100 -events 10000 -workflows 10000 -files 10000 -junk 20000
+//	PATH=/tmp/gx:$PATH go run ./bench/hooks -n 300 -events 10000
+//	PATH=/tmp/gx:$PATH go run ./bench/hooks -n 100 -events 10000 -workflows 10000 -files 10000 -junk 20000
 //
 // Like every program under bench/, it may import app, the packages below it, bench/benchutil and
 // githubsync/fakegithub; nothing imports it.
@@ -45,18 +45,16 @@ func main() {
 	} else {
 		defer os.RemoveAll(tmp)
 	}
-	bin := filepath.Join(tmp, "bin")
-	benchutil.Check(os.MkdirAll(bin, 0o755))
-	// Built as the README installs it: static, so start-up skips the dynamic loader.
-	os.Setenv("CGO_ENABLED", "0")
-	benchutil.Run("", "", "go", "build", "-o", filepath.Join(bin, "git-exarchos"), "./cmd/git-exarchos")
+	// The binary on PATH, as every bench program times it (build it as CONTRIBUTING.md says), so
+	// two builds compare by putting each first on PATH; a fresh copy of it is put first on PATH.
+	bin := benchutil.RequireOnPath("hooks")
+	defer os.RemoveAll(bin)
 	repo := filepath.Join(tmp, "repo")
 	if *envelope {
 		benchEnvelope(repo, bin, *events, *others, *runs)
 		return
 	}
 	setup(repo, *events, *others, *files)
-	os.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
 	os.Setenv("XDG_STATE_HOME", filepath.Join(tmp, "state")) // the session bindings
 
 	payload := func(event, tool, input string) []byte {

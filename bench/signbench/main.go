@@ -2,7 +2,7 @@
 // constantly (status, the PreToolUse hook) and what `verify` costs on a 10,000-event workflow,
 // against the same commands in an unsigned repository and git baselines measured in the same run.
 //
-//	go run ./bench/signbench [-n 50] [-events 10000] [-decisions 20]
+//	PATH=/tmp/gx:$PATH go run ./bench/signbench [-n 50] [-events 10000] [-decisions 20]
 //
 // Like every program under bench/, it may import app, the packages below it, bench/benchutil and
 // githubsync/fakegithub; nothing imports it.
@@ -38,11 +38,7 @@ func main() {
 	tmp, err := os.MkdirTemp("", "signbench")
 	benchutil.Check(err)
 	defer os.RemoveAll(tmp)
-	bin := filepath.Join(tmp, "bin")
-	benchutil.Check(os.MkdirAll(bin, 0o755))
-	os.Setenv("CGO_ENABLED", "0")
-	benchutil.Run("", "", "go", "build", "-o", filepath.Join(bin, "git-exarchos"), "./cmd/git-exarchos")
-	os.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	defer os.RemoveAll(benchutil.RequireOnPath("signbench"))
 
 	signed, plain := filepath.Join(tmp, "signed"), filepath.Join(tmp, "plain")
 	setup(signed, tmp, *events, *decisions, true)

@@ -23,6 +23,7 @@ import (
 	"github.com/exarchos/git-exarchos/hookrun"
 	"github.com/exarchos/git-exarchos/internal/agentenv"
 	"github.com/exarchos/git-exarchos/internal/gittest"
+	"github.com/exarchos/git-exarchos/project"
 	"github.com/exarchos/git-exarchos/saga"
 	"github.com/exarchos/git-exarchos/signing"
 	"github.com/exarchos/git-exarchos/teamsync"
@@ -267,4 +268,32 @@ func StartWorktree(t testing.TB, r *app.Repo, task string) string {
 	res, err := app.StartTask(r, saga.TaskStartOptions{Feature: "login", Task: task, Worktree: true})
 	require.NoError(t, err)
 	return res.Worktree.Path
+}
+
+// MustRun runs cmd on feature through app.Run and fails the test on an error.
+func MustRun(t testing.TB, r *app.Repo, feature string, cmd workflow.Command) *project.Result {
+	t.Helper()
+	res, err := app.Run(r, feature, cmd)
+	require.NoError(t, err, "%T", cmd)
+	return res
+}
+
+// InPlanReview is a feature workflow "login" on branch login waiting for a human's approval, with
+// one pending and one failed task.
+func InPlanReview(t testing.TB) (string, *app.Repo) {
+	t.Helper()
+	dir := gittest.NewRepoOnBranch(t, "login")
+	r := Reopen(t, dir)
+	_, err := app.Init(r, app.InitOptions{Feature: "login", Type: "feature"})
+	require.NoError(t, err)
+	gittest.CommitFile(t, dir, "docs/design.md", "# design\n")
+	gittest.CommitFile(t, dir, "docs/plan.md", "# plan\n")
+	_, err = app.Set(r, app.SetOptions{Feature: "login", Assignments: []string{"artifacts.design=docs/design.md", "artifacts.plan=docs/plan.md"}})
+	require.NoError(t, err)
+	MustRun(t, r, "login", workflow.TransitionTo{Phase: "plan"})
+	MustRun(t, r, "login", workflow.TransitionTo{Phase: "plan-review"})
+	MustRun(t, r, "login", workflow.AddTask{ID: "t1", Title: "store"})
+	MustRun(t, r, "login", workflow.AddTask{ID: "t2"})
+	MustRun(t, r, "login", workflow.FailTask{ID: "t2", Reason: "no API"})
+	return dir, r
 }

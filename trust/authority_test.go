@@ -1,4 +1,4 @@
-package app
+package trust_test
 
 import (
 	"errors"
@@ -9,9 +9,11 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/exarchos/git-exarchos/app"
 	"github.com/exarchos/git-exarchos/ghevidence"
 	"github.com/exarchos/git-exarchos/hookrun"
 	"github.com/exarchos/git-exarchos/internal/agentenv"
+	"github.com/exarchos/git-exarchos/internal/apptest"
 	"github.com/exarchos/git-exarchos/saga"
 	"github.com/exarchos/git-exarchos/trust"
 	"github.com/exarchos/git-exarchos/workflow"
@@ -23,7 +25,7 @@ var claudeEnv = agentenv.Env{"PATH=/usr/bin", "CLAUDECODE=1", "CLAUDE_CODE_SESSI
 // TestHumanDecisionsRefuseAnAgentsEnvironment: through the in-process API, every human decision is
 // refused when the Repo's environment is an agent's, writes nothing, and runs in a human's.
 func TestHumanDecisionsRefuseAnAgentsEnvironment(t *testing.T) {
-	dir, r := inPlanReview(t)
+	dir, r := apptest.InPlanReview(t)
 	_, before, err := r.State("login")
 	require.NoError(t, err)
 
@@ -44,20 +46,20 @@ func TestHumanDecisionsRefuseAnAgentsEnvironment(t *testing.T) {
 		"budget extend login":  workflow.ExtendBudget{Turns: 3, Reason: "r"},
 		"cancel login --human": workflow.Cancel{Reason: "r", Human: true},
 	} {
-		_, err := Run(r, "login", cmd)
+		_, err := app.Run(r, "login", cmd)
 		refused(what, err)
 	}
-	_, err = Cancel(r, saga.CancelOptions{Feature: "login", Reason: "x", Human: true})
+	_, err = app.Cancel(r, saga.CancelOptions{Feature: "login", Reason: "x", Human: true})
 	refused("cancel login --human", err)
-	_, err = Cleanup(r, ghevidence.CleanupOptions{Feature: "login", Override: true, Reason: "x"})
+	_, err = app.Cleanup(r, ghevidence.CleanupOptions{Feature: "login", Override: true, Reason: "x"})
 	refused("cleanup login --override", err)
-	_, err = Init(r, InitOptions{Feature: "h2", Type: "oneshot", Branch: "login", Human: true})
+	_, err = app.Init(r, app.InitOptions{Feature: "h2", Type: "oneshot", Branch: "login", Human: true})
 	refused("init h2 --human", err)
-	_, err = SignersAdd(r, trust.SignersAddOptions{Principal: "a@example.com", KeyFile: "k.pub"})
+	_, err = app.SignersAdd(r, trust.SignersAddOptions{Principal: "a@example.com", KeyFile: "k.pub"})
 	refused("signers add", err)
-	_, err = HooksAccept(r, hookrun.HooksAcceptOptions{}) // no environment named: the Repo's
+	_, err = app.HooksAccept(r, hookrun.HooksAcceptOptions{}) // no environment named: the Repo's
 	refused("hooks accept", err)
-	_, err = HooksUninstall(HooksOptions{Claude: true, Dir: dir, Environ: claudeEnv})
+	_, err = app.HooksUninstall(app.HooksOptions{Claude: true, Dir: dir, Environ: claudeEnv})
 	refused("hooks uninstall", err)
 	_, err = hookrun.HooksRelease(hookrun.HooksReleaseOptions{All: true, Environ: claudeEnv})
 	refused("hooks release", err)
@@ -69,10 +71,10 @@ func TestHumanDecisionsRefuseAnAgentsEnvironment(t *testing.T) {
 	assert.Equal(t, before.Commit, after.Commit, "a refused decision wrote to the workflow")
 
 	// The agent's own commands run in its environment.
-	_, err = ShowStatus(r, StatusOptions{Feature: "login"})
+	_, err = app.ShowStatus(r, app.StatusOptions{Feature: "login"})
 	require.NoError(t, err)
 
 	// A human's environment (none of the variables, or emptied ones).
 	r.Environ = agentenv.Env{"PATH=/usr/bin", "CLAUDECODE=", "AI_AGENT="}
-	mustRun(t, r, "login", workflow.Approve{Note: "ok"})
+	apptest.MustRun(t, r, "login", workflow.Approve{Note: "ok"})
 }
