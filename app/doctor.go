@@ -14,7 +14,6 @@ import (
 
 	"github.com/exarchos/git-exarchos/fsmonitor"
 	"github.com/exarchos/git-exarchos/githubsync"
-	"github.com/exarchos/git-exarchos/gitrepo"
 	"github.com/exarchos/git-exarchos/gitstore"
 	"github.com/exarchos/git-exarchos/hookrun"
 	"github.com/exarchos/git-exarchos/hooks"
@@ -133,7 +132,7 @@ func (d *DoctorResult) add(id, status, msg, fix string, detail any) {
 var gitVersionRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`git version (\d+)\.(\d+)`) })
 
 func (d *DoctorResult) git() {
-	out, err := gitrepo.GitIn("", "version")
+	out, err := project.GitVersion()
 	if err != nil {
 		d.add("git", CheckFail, "git is not on PATH: "+err.Error(), "install git "+strconv.Itoa(minGit[0])+"."+strconv.Itoa(minGit[1])+" or newer", nil)
 		return

@@ -12,7 +12,6 @@ import (
 	"reflect"
 	"strings"
 
-	"github.com/exarchos/git-exarchos/gitrepo"
 	"github.com/exarchos/git-exarchos/hookrun"
 	"github.com/exarchos/git-exarchos/internal/atomicfile"
 	"github.com/exarchos/git-exarchos/internal/sibling"
@@ -126,14 +125,14 @@ func MCPRegistered(dir string) (path string, ok bool, err error) {
 
 // MCPConfigPath is .mcp.json at the top of the worktree.
 func MCPConfigPath(dir string) (string, error) {
-	loc, err := gitrepo.Discover(orDot(dir))
+	top, err := project.WorkTree(dir)
 	if err != nil {
 		return "", err
 	}
-	if loc.WorkTree == "" {
+	if top == "" {
 		return "", project.Usagef("a bare repository has no working tree for %s: run this in a clone", MCPConfigFile)
 	}
-	return filepath.Join(loc.WorkTree, MCPConfigFile), nil
+	return filepath.Join(top, MCPConfigFile), nil
 }
 
 func readMCPConfig(path string) (map[string]any, fs.FileMode, error) {
