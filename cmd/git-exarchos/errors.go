@@ -87,7 +87,7 @@ var errorTable = []errorRow{
 	{"", exitRejected, rejection(false)},
 	{"AGENT_ENVIRONMENT", exitRejected, as[*trust.AgentRefusal]()},
 	{"SCHEMA_INVALID", exitRejected, as[*app.InvalidSubmission]()},
-	{"VERIFY_FAILED", exitRejected, as[*verify.VerifyError]()},
+	{"VERIFY_FAILED", exitRejected, as[*verify.Error]()},
 	{"IDEMPOTENCY_CONFLICT", exitRejected, as[*app.IdempotencyConflict]()},
 	{"AMBIGUOUS_FEATURE", exitUsage, is(project.ErrAmbiguous)},
 	{"NO_REMOTE", exitUsage, is(app.ErrNoRemote)},
