@@ -207,13 +207,13 @@ func (d *DoctorResult) hooks(dir string) {
 	default:
 		d.add("claude-hooks", CheckWarn, "Claude Code hooks are not installed: phases are not enforced in agent sessions", "git exarchos hooks install --claude", nil)
 	}
-	if path, ok, err := MCPRegistered(dir); err != nil {
+	if path, ok, err := mcpRegistered(dir); err != nil {
 		d.add("mcp", CheckFail, err.Error(), "", nil)
 	} else if !ok && plugin != "" {
 		d.add("mcp", CheckOK, "the MCP server comes from the exarchos plugin (enabled in "+plugin+")", "", nil)
 	} else if !ok {
 		d.add("mcp", CheckWarn, "the MCP server is not registered for Claude Code ("+path+")", "git exarchos mcp --install", nil)
-	} else if helper, err := MCPHelper(); err != nil {
+	} else if helper, err := mcpHelper(); err != nil {
 		d.add("mcp", CheckFail, "the MCP server is registered in "+path+", but Claude Code cannot start it: "+MCPHelperName+" is not installed", mcpHelperInstall, nil)
 	} else {
 		d.add("mcp", CheckOK, "MCP server registered in "+path+", served by "+helper, "", nil)

@@ -51,9 +51,9 @@ type HooksResult struct {
 	PluginSkipped bool `json:"pluginSkipped,omitempty"`
 }
 
-// ClaudeHookCommand is the handler command to install: git-exarchos itself when it is on PATH,
+// claudeHookCommand is the handler command to install: git-exarchos itself when it is on PATH,
 // which spares every tool call git's own start-up (about 2 ms), else through git.
-func ClaudeHookCommand() string {
+func claudeHookCommand() string {
 	if _, err := exec.LookPath("git-exarchos"); err == nil {
 		return "git-exarchos hook claude"
 	}
@@ -109,7 +109,7 @@ func changeHooks(o HooksOptions, install bool) (*HooksResult, error) {
 				res.Warnings = append(res.Warnings, "the exarchos Claude Code plugin is enabled ("+enabledIn+"): its hooks run the handler, so none is installed into "+path+"; to use settings instead, disable the plugin (/plugin disable exarchos) and run this again")
 				return finishGitHooks(o, install, res)
 			}
-			res.Command = ClaudeHookCommand()
+			res.Command = claudeHookCommand()
 			changed, err = s.Install(res.Command, hooks.ClaudeEntries)
 		} else {
 			changed, err = s.Uninstall()
@@ -165,7 +165,7 @@ func dirOr(dir string) string {
 // HooksStatus reports what is installed in every settings scope and in the git hooks directory.
 func HooksStatus(o HooksOptions) (*HooksResult, error) {
 	both := !o.Claude && !o.Git
-	res := &HooksResult{Command: ClaudeHookCommand()}
+	res := &HooksResult{Command: claudeHookCommand()}
 	if o.Claude || both {
 		for _, scope := range hooks.Scopes {
 			st := ClaudeHooksState{Scope: scope, Events: []string{}}
