@@ -14,7 +14,6 @@ import (
 
 	"github.com/exarchos/git-exarchos/fsmonitor"
 	"github.com/exarchos/git-exarchos/githubsync"
-	"github.com/exarchos/git-exarchos/gitrepo"
 	"github.com/exarchos/git-exarchos/gitstore"
 	"github.com/exarchos/git-exarchos/hookrun"
 	"github.com/exarchos/git-exarchos/hooks"
@@ -133,7 +132,7 @@ func (d *DoctorResult) add(id, status, msg, fix string, detail any) {
 var gitVersionRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`git version (\d+)\.(\d+)`) })
 
 func (d *DoctorResult) git() {
-	out, err := gitrepo.GitIn("", "version")
+	out, err := project.GitVersion()
 	if err != nil {
 		d.add("git", CheckFail, "git is not on PATH: "+err.Error(), "install git "+strconv.Itoa(minGit[0])+"."+strconv.Itoa(minGit[1])+" or newer", nil)
 		return
@@ -208,13 +207,13 @@ func (d *DoctorResult) hooks(dir string) {
 	default:
 		d.add("claude-hooks", CheckWarn, "Claude Code hooks are not installed: phases are not enforced in agent sessions", "git exarchos hooks install --claude", nil)
 	}
-	if path, ok, err := MCPRegistered(dir); err != nil {
+	if path, ok, err := mcpRegistered(dir); err != nil {
 		d.add("mcp", CheckFail, err.Error(), "", nil)
 	} else if !ok && plugin != "" {
 		d.add("mcp", CheckOK, "the MCP server comes from the exarchos plugin (enabled in "+plugin+")", "", nil)
 	} else if !ok {
 		d.add("mcp", CheckWarn, "the MCP server is not registered for Claude Code ("+path+")", "git exarchos mcp --install", nil)
-	} else if helper, err := MCPHelper(); err != nil {
+	} else if helper, err := mcpHelper(); err != nil {
 		d.add("mcp", CheckFail, "the MCP server is registered in "+path+", but Claude Code cannot start it: "+MCPHelperName+" is not installed", mcpHelperInstall, nil)
 	} else {
 		d.add("mcp", CheckOK, "MCP server registered in "+path+", served by "+helper, "", nil)

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/exarchos/git-exarchos/gitrepo"
 	"github.com/exarchos/git-exarchos/gitstore"
 	"github.com/exarchos/git-exarchos/hookrun"
 	"github.com/exarchos/git-exarchos/project"
@@ -166,8 +165,10 @@ var errFactsChanged = errors.New("the facts the decision used changed")
 // verdicts, keyed by guard, target and what of the state a guard can read; afterwards it only
 // answers from what it kept, and notes a miss (the state changed in a way that matters).
 type gathered struct {
-	live      workflow.GuardEvaluator
-	facts     gitrepo.Facts
+	live  workflow.GuardEvaluator
+	facts interface {
+		BranchTip(branch string) (string, error)
+	} // the store's facts, asked once per call
 	gathering bool
 	missed    bool
 	branch    string

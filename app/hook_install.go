@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/exarchos/git-exarchos/fsmonitor"
-	"github.com/exarchos/git-exarchos/gitrepo"
 	"github.com/exarchos/git-exarchos/hookrun"
 	"github.com/exarchos/git-exarchos/hooks"
 	"github.com/exarchos/git-exarchos/internal/agentenv"
@@ -52,9 +51,9 @@ type HooksResult struct {
 	PluginSkipped bool `json:"pluginSkipped,omitempty"`
 }
 
-// ClaudeHookCommand is the handler command to install: git-exarchos itself when it is on PATH,
+// claudeHookCommand is the handler command to install: git-exarchos itself when it is on PATH,
 // which spares every tool call git's own start-up (about 2 ms), else through git.
-func ClaudeHookCommand() string {
+func claudeHookCommand() string {
 	if _, err := exec.LookPath("git-exarchos"); err == nil {
 		return "git-exarchos hook claude"
 	}
@@ -110,7 +109,7 @@ func changeHooks(o HooksOptions, install bool) (*HooksResult, error) {
 				res.Warnings = append(res.Warnings, "the exarchos Claude Code plugin is enabled ("+enabledIn+"): its hooks run the handler, so none is installed into "+path+"; to use settings instead, disable the plugin (/plugin disable exarchos) and run this again")
 				return finishGitHooks(o, install, res)
 			}
-			res.Command = ClaudeHookCommand()
+			res.Command = claudeHookCommand()
 			changed, err = s.Install(res.Command, hooks.ClaudeEntries)
 		} else {
 			changed, err = s.Uninstall()
@@ -139,7 +138,7 @@ func changeHooks(o HooksOptions, install bool) (*HooksResult, error) {
 // finishGitHooks installs or removes the git hooks when asked, after the Claude Code part.
 func finishGitHooks(o HooksOptions, install bool, res *HooksResult) (*HooksResult, error) {
 	if o.Git {
-		dir, err := gitHooksDir(o.Dir)
+		dir, err := project.GitHooksDir(o.Dir)
 		if err != nil {
 			return nil, err
 		}
@@ -166,7 +165,7 @@ func dirOr(dir string) string {
 // HooksStatus reports what is installed in every settings scope and in the git hooks directory.
 func HooksStatus(o HooksOptions) (*HooksResult, error) {
 	both := !o.Claude && !o.Git
-	res := &HooksResult{Command: ClaudeHookCommand()}
+	res := &HooksResult{Command: claudeHookCommand()}
 	if o.Claude || both {
 		for _, scope := range hooks.Scopes {
 			st := ClaudeHooksState{Scope: scope, Events: []string{}}
@@ -190,7 +189,7 @@ func HooksStatus(o HooksOptions) (*HooksResult, error) {
 		res.Monitor = monitorState(o.Dir)
 	}
 	if o.Git || both {
-		dir, err := gitHooksDir(o.Dir)
+		dir, err := project.GitHooksDir(o.Dir)
 		if err != nil {
 			res.Warnings = append(res.Warnings, "git hooks: "+err.Error())
 		} else {
@@ -281,28 +280,6 @@ func nonNil(s []string) []string {
 		return []string{}
 	}
 	return s
-}
-
-// gitHooksDir is the directory git runs hooks from: core.hooksPath when set (husky and the like),
-// else the common git directory's hooks/, exactly as git resolves it.
-func gitHooksDir(dir string) (string, error) {
-	loc, err := gitrepo.Discover(orDot(dir))
-	if err != nil {
-		return "", err
-	}
-	out, err := loc.Git(nil, "rev-parse", "--git-path", "hooks")
-	if err != nil {
-		return "", err
-	}
-	p := strings.TrimSpace(out)
-	if !filepath.IsAbs(p) {
-		base := loc.WorkTree
-		if base == "" {
-			base = loc.GitDir
-		}
-		p = filepath.Join(base, p)
-	}
-	return filepath.Clean(p), nil
 }
 
 func orDot(dir string) string {

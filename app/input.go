@@ -11,10 +11,10 @@ import (
 // MaxSubmission bounds a completion payload (`submit`).
 const MaxSubmission = 1 << 20
 
-// ReadBounded reads what the caller hands in (a file, or stdin when name is "-" or r is given),
+// readBounded reads what the caller hands in (a file, or stdin when name is "-" or r is given),
 // reading at most limit+1 bytes, so that /dev/zero or a runaway pipe costs nothing: more than
 // limit is a usage error naming the limit.
-func ReadBounded(name string, r io.Reader, limit int, what string) ([]byte, error) {
+func readBounded(name string, r io.Reader, limit int, what string) ([]byte, error) {
 	if r == nil {
 		f, err := os.Open(name)
 		if err != nil {

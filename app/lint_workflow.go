@@ -39,7 +39,7 @@ type LintWorkflowResult struct {
 // LintWorkflow checks a workflow definition file before it is committed; a problem is a
 // *LintError. No repository is needed: the file is checked on its own.
 func LintWorkflow(o LintWorkflowOptions) (*LintWorkflowResult, error) {
-	src, err := ReadBounded(o.File, nil, workflowdef.MaxFileBytes, "a workflow definition")
+	src, err := readBounded(o.File, nil, workflowdef.MaxFileBytes, "a workflow definition")
 	if err != nil {
 		return nil, err
 	}

@@ -12,7 +12,6 @@ import (
 	"reflect"
 	"strings"
 
-	"github.com/exarchos/git-exarchos/gitrepo"
 	"github.com/exarchos/git-exarchos/hookrun"
 	"github.com/exarchos/git-exarchos/internal/atomicfile"
 	"github.com/exarchos/git-exarchos/internal/sibling"
@@ -39,9 +38,9 @@ type MCPInstallResult struct {
 	Changed bool           `json:"changed"`
 }
 
-// MCPServerEntry is the .mcp.json entry that starts the server: git-exarchos itself when it is on
+// mcpServerEntry is the .mcp.json entry that starts the server: git-exarchos itself when it is on
 // PATH, else through git.
-func MCPServerEntry() map[string]any {
+func mcpServerEntry() map[string]any {
 	if _, err := exec.LookPath("git-exarchos"); err == nil {
 		return map[string]any{"type": "stdio", "command": "git-exarchos", "args": []any{"mcp"}}
 	}
@@ -51,7 +50,7 @@ func MCPServerEntry() map[string]any {
 // MCPInstall merges (or removes) the exarchos server into .mcp.json, keeping every other server
 // and key; running it twice changes nothing the second time.
 func MCPInstall(o MCPInstallOptions) (*MCPInstallResult, error) {
-	path, err := MCPConfigPath(o.Dir)
+	path, err := mcpConfigPath(o.Dir)
 	if err != nil {
 		return nil, err
 	}
@@ -81,7 +80,7 @@ func MCPInstall(o MCPInstallOptions) (*MCPInstallResult, error) {
 			return res, nil
 		}
 	} else {
-		res.Server = MCPServerEntry()
+		res.Server = mcpServerEntry()
 		if reflect.DeepEqual(servers[MCPServerName], res.Server) {
 			return res, hookrun.RecordInstalled(path)
 		}
@@ -109,9 +108,9 @@ func MCPInstall(o MCPInstallOptions) (*MCPInstallResult, error) {
 	return res, nil
 }
 
-// MCPRegistered reports whether .mcp.json starts the exarchos server.
-func MCPRegistered(dir string) (path string, ok bool, err error) {
-	path, err = MCPConfigPath(dir)
+// mcpRegistered reports whether .mcp.json starts the exarchos server.
+func mcpRegistered(dir string) (path string, ok bool, err error) {
+	path, err = mcpConfigPath(dir)
 	if err != nil {
 		return "", false, err
 	}
@@ -124,16 +123,16 @@ func MCPRegistered(dir string) (path string, ok bool, err error) {
 	return path, ok, nil
 }
 
-// MCPConfigPath is .mcp.json at the top of the worktree.
-func MCPConfigPath(dir string) (string, error) {
-	loc, err := gitrepo.Discover(orDot(dir))
+// mcpConfigPath is .mcp.json at the top of the worktree.
+func mcpConfigPath(dir string) (string, error) {
+	top, err := project.WorkTree(dir)
 	if err != nil {
 		return "", err
 	}
-	if loc.WorkTree == "" {
+	if top == "" {
 		return "", project.Usagef("a bare repository has no working tree for %s: run this in a clone", MCPConfigFile)
 	}
-	return filepath.Join(loc.WorkTree, MCPConfigFile), nil
+	return filepath.Join(top, MCPConfigFile), nil
 }
 
 func readMCPConfig(path string) (map[string]any, fs.FileMode, error) {
@@ -168,8 +167,8 @@ const mcpHelperInstall = "go install github.com/exarchos/git-exarchos/cmd/" + MC
 // mcpCLIEnv tells the server which git-exarchos its tools run (mcpserver.CLIEnv).
 const mcpCLIEnv = "EXARCHOS_CLI"
 
-// MCPHelper is the server's binary: beside this git-exarchos, else on PATH.
-func MCPHelper() (string, error) {
+// mcpHelper is the server's binary: beside this git-exarchos, else on PATH.
+func mcpHelper() (string, error) {
 	p, err := sibling.Find(MCPHelperName)
 	if err != nil {
 		where := "git-exarchos"
@@ -184,7 +183,7 @@ func MCPHelper() (string, error) {
 // ServeMCP becomes the MCP server (on Unix the process is replaced, so Claude Code's pipes and
 // signals reach the server itself), telling it to run this binary's commands.
 func ServeMCP() error {
-	helper, err := MCPHelper()
+	helper, err := mcpHelper()
 	if err != nil {
 		return err
 	}

@@ -5,9 +5,9 @@
 // through githubsync, and decide only through workflow.
 //
 // It may import the job packages and project, every package below them in the package map
-// (CONTRIBUTING.md: hooks, workflowdef, guards, githubsync, gitstore, gitrepo, signing,
-// fsmonitor, workflow) and the internal helpers, never cmd or mcpserver; internal/archtest holds
-// the rule, and notes where app still reaches gitrepo directly.
+// (CONTRIBUTING.md: hooks, workflowdef, guards, githubsync, gitstore, signing, fsmonitor,
+// workflow) but gitrepo, and the internal helpers, never cmd or mcpserver; internal/archtest
+// holds the rule.
 package app
 
 import (

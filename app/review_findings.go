@@ -137,8 +137,8 @@ func (o ReviewOptions) command() (workflow.Command, error) {
 // the severity, so a text may hold colons (and a path may, unless one of its parts is all digits).
 var findingFlag = regexp.MustCompile(`^([^:]*):(.*?):([0-9]+):(.*)$`)
 
-// ParseFinding reads one --finding value.
-func ParseFinding(s string) (workflow.FindingInput, error) {
+// parseFinding reads one --finding value.
+func parseFinding(s string) (workflow.FindingInput, error) {
 	m := findingFlag.FindStringSubmatch(s)
 	if m == nil {
 		return workflow.FindingInput{}, project.Usagef("--finding %q: write SEVERITY:FILE:LINE:TEXT, e.g. --finding 'high:app/login.go:42:the error from Close is dropped' (LINE 0: the file as a whole)", clipText(s))
@@ -157,7 +157,7 @@ func (o ReviewOptions) readFindings() ([]workflow.FindingInput, error) {
 		return nil, project.Usagef("%d --finding flags, more than %d in one review: record them in several calls on the same tip (each adds its findings)", len(o.Findings), workflow.MaxFindings)
 	}
 	for _, s := range o.Findings {
-		f, err := ParseFinding(s)
+		f, err := parseFinding(s)
 		if err != nil {
 			return nil, err
 		}

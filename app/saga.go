@@ -30,7 +30,7 @@ func RescueList(r *Repo, o saga.RescueListOptions) (*saga.RescueListResult, erro
 }
 
 // RescueRestore is `git exarchos rescue restore` (saga.RescueRestore).
-func RescueRestore(r *Repo, o saga.RescueRestoreOptions) (*saga.Restored, error) {
+func RescueRestore(r *Repo, o saga.RescueRestoreOptions) (*saga.RescueRestoreResult, error) {
 	return saga.RescueRestore(r.saga(), o)
 }
 

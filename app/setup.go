@@ -136,7 +136,7 @@ func (s *setup) hooks() (SetupStep, error) {
 		}
 		return st, nil
 	}
-	changed, err := settings.Install(ClaudeHookCommand(), hooks.ClaudeEntries)
+	changed, err := settings.Install(claudeHookCommand(), hooks.ClaudeEntries)
 	if err != nil {
 		return st, err
 	}
@@ -157,7 +157,7 @@ func (s *setup) mcp() (SetupStep, error) {
 	st := SetupStep{Step: "mcp", Command: "git exarchos mcp --install"}
 	if s.o.Plugin {
 		st.Status, st.Detail = StepSkipped, "the plugin registers the MCP server"
-		if _, ok, err := MCPRegistered(s.r.Store.Loc.WorkTree); err == nil && ok {
+		if _, ok, err := mcpRegistered(s.r.Store.Loc.WorkTree); err == nil && ok {
 			st.Detail += "; " + MCPConfigFile + " registers it too, so it would start twice: git exarchos mcp --uninstall"
 		}
 		return st, nil

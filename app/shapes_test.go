@@ -125,7 +125,7 @@ func TestRepositoryShapes(t *testing.T) {
 			// verify, fsck
 			r, err = Open(dir)
 			require.NoError(t, err)
-			ver, err := Verify(r, verify.VerifyOptions{Feature: feature})
+			ver, err := Verify(r, verify.Options{Feature: feature})
 			require.NoError(t, err)
 			assert.True(t, ver.OK)
 			fsck, err := Fsck(r, views.FsckOptions{})

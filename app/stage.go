@@ -60,9 +60,9 @@ func StageDone(r *Repo, o StageDoneOptions) (*project.Result, error) {
 func readPayload(file string, stdin io.Reader, hint string) ([]byte, error) {
 	switch {
 	case file != "" && file != "-":
-		return ReadBounded(file, nil, MaxSubmission, "a completion payload")
+		return readBounded(file, nil, MaxSubmission, "a completion payload")
 	case stdin != nil:
-		return ReadBounded("stdin", stdin, MaxSubmission, "a completion payload")
+		return readBounded("stdin", stdin, MaxSubmission, "a completion payload")
 	}
 	return nil, project.Usagef("%s", hint)
 }

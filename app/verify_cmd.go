@@ -7,7 +7,7 @@ import (
 )
 
 // Verify is `git exarchos verify` (verify.Verify): the replay CI runs.
-func Verify(r *Repo, o verify.VerifyOptions) (*verify.VerifyResult, error) {
+func Verify(r *Repo, o verify.Options) (*verify.Result, error) {
 	if o.Branch != "" {
 		// A --branch no workflow can be bound to would select nothing and pass: say so instead.
 		if rej := workflow.CheckBranch("--branch", o.Branch); rej != nil {

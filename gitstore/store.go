@@ -43,6 +43,15 @@ var (
 	ErrBadPayload = errors.New("invalid event payload")
 )
 
+// The repository's own failures, as the store meets them (the commands above see gitrepo only
+// through the store).
+var (
+	ErrLocked          = gitrepo.ErrLocked
+	ErrNotRepository   = gitrepo.ErrNotRepository
+	ErrUnsupportedRepo = gitrepo.ErrUnsupportedRepo
+	ErrNoIdentity      = gitrepo.ErrNoIdentity
+)
+
 // CorruptError reports stored data that does not parse or does not add up, naming where it is.
 type CorruptError struct {
 	Commit gitrepo.Hash

@@ -3,7 +3,9 @@
 // protected base branch (Rules, Base, the legacy config keys), reads a workflow's state, resolves
 // a feature the caller left out, defines the errors every command shares (UsageError,
 // ErrAmbiguous), and runs shell commands under a timeout for every job that does (RunGate,
-// gate_run.go: quality gates, verify's reruns, shell guards). The jobs above it (the hook runtime, trust, the commands) build on a *Repo; what
+// gate_run.go: quality gates, verify's reruns, shell guards), and locates a repository for
+// what runs where no store opens (locate.go: the installers' hooks directory and working tree,
+// doctor's git version). The jobs above it (the hook runtime, trust, the commands) build on a *Repo; what
 // one of them contributes to the base (the verdicts of trust, which the fold needs) comes in
 // through a small interface (Verdicts), never an import up.
 //

@@ -43,7 +43,7 @@ type RescueRestoreOptions struct {
 
 // RescueRestore checks rescued work out into a new linked worktree, with the working files
 // (untracked ones included) and the index as they were preserved.
-func RescueRestore(r *Repo, o RescueRestoreOptions) (*Restored, error) {
+func RescueRestore(r *Repo, o RescueRestoreOptions) (*RescueRestoreResult, error) {
 	if err := gitstore.ValidateFeature(o.Feature); err != nil {
 		return nil, &project.UsageError{Msg: err.Error()}
 	}

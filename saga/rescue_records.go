@@ -34,7 +34,7 @@ func ListRescues(loc gitrepo.Location, feature string) ([]Rescue, error) {
 }
 
 // RestoreRescue checks rescued work out into a new linked worktree at path.
-func RestoreRescue(loc gitrepo.Location, feature, task, path, branch string, version int) (*Restored, error) {
+func RestoreRescue(loc gitrepo.Location, feature, task, path, branch string, version int) (*RescueRestoreResult, error) {
 	return records{loc}.restoreRescue(feature, task, path, branch, version)
 }
 
@@ -485,8 +485,8 @@ func (l records) describeWork(commit string, rv resolved) (string, []string, err
 	return date, changed, nil
 }
 
-// Restored says where rescued work was put back.
-type Restored struct {
+// RescueRestoreResult is what `rescue restore` prints: where rescued work was put back.
+type RescueRestoreResult struct {
 	Path     string   `json:"path"`
 	Branch   string   `json:"branch,omitempty"` // empty when the worktree is detached
 	Head     string   `json:"head"`
@@ -499,7 +499,7 @@ type Restored struct {
 // commit the work sat on (on branch when that name is free, else detached), the working files
 // and the index exactly as they were preserved, untracked files included.
 // version 0 is what the ref brings back first; N > 0 is the N-th of Rescue.Earlier.
-func (l records) restoreRescue(feature, task, path, branch string, version int) (*Restored, error) {
+func (l records) restoreRescue(feature, task, path, branch string, version int) (*RescueRestoreResult, error) {
 	ref := RescueRef(feature, task)
 	commit, err := l.rescueTip(ref)
 	if err != nil {
@@ -525,7 +525,7 @@ func (l records) restoreRescue(feature, task, path, branch string, version int) 
 	if _, err := os.Stat(path); err == nil {
 		return nil, fmt.Errorf("%s already exists: choose another place with --path", path)
 	}
-	res := &Restored{Path: path, Head: rv.head, Kind: rv.kind, Kept: rv.kept}
+	res := &RescueRestoreResult{Path: path, Head: rv.head, Kind: rv.kind, Kept: rv.kept}
 	_, taken, err := l.loc.BranchTip(branch)
 	if err != nil {
 		return nil, err

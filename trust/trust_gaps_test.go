@@ -73,8 +73,8 @@ func TestReplacingAWorkflowIsASignedDecision(t *testing.T) {
 	if fsck, err := app.Fsck(apptest.Reopen(t, dir), views.FsckOptions{Feature: "forged"}); err != nil || fsck.Refused != 1 {
 		t.Fatalf("fsck refused %d, %v", fsck.Refused, err)
 	}
-	vres, err := app.Verify(apptest.Reopen(t, dir), verify.VerifyOptions{Feature: "forged"})
-	var failed *verify.VerifyError
+	vres, err := app.Verify(apptest.Reopen(t, dir), verify.Options{Feature: "forged"})
+	var failed *verify.Error
 	if !errors.As(err, &failed) || len(vres.Workflows) != 1 || len(vres.Workflows[0].Violations) == 0 ||
 		vres.Workflows[0].Violations[0].Rule != "decision" || !strings.Contains(vres.Workflows[0].Violations[0].Message, "replace decision without effect: unsigned") {
 		t.Fatalf("verify of a forged replacement: %v %+v", err, vres)

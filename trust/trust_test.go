@@ -193,10 +193,10 @@ func completeSigned(t *testing.T, st *apptest.SignedTeam) *app.Repo {
 	return r
 }
 
-func verifyFails(t *testing.T, dir, rule string) *verify.VerifyResult {
+func verifyFails(t *testing.T, dir, rule string) *verify.Result {
 	t.Helper()
-	res, err := app.Verify(apptest.Reopen(t, dir), verify.VerifyOptions{Feature: "login"})
-	var failed *verify.VerifyError
+	res, err := app.Verify(apptest.Reopen(t, dir), verify.Options{Feature: "login"})
+	var failed *verify.Error
 	if !errors.As(err, &failed) {
 		t.Fatalf("verify passed (%v): %+v", err, res)
 	}
@@ -212,7 +212,7 @@ func verifyFails(t *testing.T, dir, rule string) *verify.VerifyResult {
 func TestVerifyPassesACompletedSignedWorkflow(t *testing.T) {
 	st := apptest.NewSignedTeam(t)
 	completeSigned(t, st)
-	res, err := app.Verify(apptest.Reopen(t, st.Dirs[0]), verify.VerifyOptions{All: true})
+	res, err := app.Verify(apptest.Reopen(t, st.Dirs[0]), verify.Options{All: true})
 	require.NoError(t, err, "verify")
 	if w := res.Workflows[0]; w.Phase != "completed" || w.Decisions != 1 || len(w.Violations) != 0 || res.Trust.Mode != "signed" {
 		t.Fatalf("verify result %+v", res)
@@ -322,6 +322,6 @@ func TestSignedRejectAndOverride(t *testing.T) {
 	if got.Phase != "completed" || len(got.Refused) != 0 || got.Overrides[0].Actor != "alice@example.com" {
 		t.Fatalf("cleanup --override: %+v phase %s refused %+v overrides %+v", out, got.Phase, got.Refused, got.Overrides)
 	}
-	_, err = app.Verify(apptest.Reopen(t, st.Dirs[0]), verify.VerifyOptions{Feature: "login"})
+	_, err = app.Verify(apptest.Reopen(t, st.Dirs[0]), verify.Options{Feature: "login"})
 	require.NoError(t, err, "verify")
 }

@@ -32,8 +32,8 @@ type Repo struct {
 // gitHub is r as GitHub evidence sees it (verify only asks GitHub; it records nothing).
 func (r *Repo) gitHub() *ghevidence.Repo { return &ghevidence.Repo{Repo: r.Repo} }
 
-// VerifyOptions selects what `git exarchos verify` checks.
-type VerifyOptions struct {
+// Options selects what `git exarchos verify` checks.
+type Options struct {
 	Feature string
 	All     bool
 	Base    string // the ref allowed signers are read from; default: the resolved base branch
@@ -84,17 +84,17 @@ type AcknowledgedRefusal struct {
 	By     string `json:"by"`     // the acknowledgement's event id
 }
 
-// VerifyResult is what `verify` prints; OK is false when any workflow has a violation.
-type VerifyResult struct {
+// Result is what `verify` prints; OK is false when any workflow has a violation.
+type Result struct {
 	OK        bool               `json:"ok"`
 	Trust     trust.Trust        `json:"trust"`
 	Workflows []VerifiedWorkflow `json:"workflows"`
 }
 
-// VerifyError is a failed verification: exit code 3, with every violation named.
-type VerifyError struct{ Result *VerifyResult }
+// Error is a failed verification: exit code 3, with every violation named.
+type Error struct{ Result *Result }
 
-func (e *VerifyError) Error() string {
+func (e *Error) Error() string {
 	var b strings.Builder
 	n := 0
 	for _, w := range e.Result.Workflows {
@@ -122,7 +122,7 @@ var stateGuards = map[string]bool{
 // Verify replays workflows from their events alone (the stored snapshot is compared, never
 // trusted), re-checks each transition against the facts it recorded and every decision's
 // signature against the base branch's allowed signers.
-func Verify(r *Repo, o VerifyOptions) (*VerifyResult, error) {
+func Verify(r *Repo, o Options) (*Result, error) {
 	if o.Base != "" {
 		ref := o.Base
 		if !strings.HasPrefix(ref, "refs/") {
@@ -176,7 +176,7 @@ func Verify(r *Repo, o VerifyOptions) (*VerifyResult, error) {
 		}
 		features = []string{f}
 	}
-	res := &VerifyResult{OK: true, Trust: r.TrustInfo(), Workflows: []VerifiedWorkflow{}}
+	res := &Result{OK: true, Trust: r.TrustInfo(), Workflows: []VerifiedWorkflow{}}
 	for _, f := range features {
 		w, err := r.verifyOne(f, o)
 		if err != nil {
@@ -188,12 +188,12 @@ func Verify(r *Repo, o VerifyOptions) (*VerifyResult, error) {
 		res.Workflows = append(res.Workflows, w)
 	}
 	if !res.OK {
-		return res, &VerifyError{Result: res}
+		return res, &Error{Result: res}
 	}
 	return res, nil
 }
 
-func (r *Repo) verifyOne(feature string, o VerifyOptions) (VerifiedWorkflow, error) {
+func (r *Repo) verifyOne(feature string, o Options) (VerifiedWorkflow, error) {
 	w := VerifiedWorkflow{Feature: feature, Violations: []Violation{}}
 	events, snap, err := r.Store.Events(feature, gitstore.EventFilter{})
 	if err != nil {

@@ -42,7 +42,7 @@ func BenchmarkVerify10k(b *testing.B) {
 	})
 	b.Run("verify", func(b *testing.B) {
 		for b.Loop() {
-			_, err := app.Verify(apptest.Reopen(b, dir), verify.VerifyOptions{Feature: "f"})
+			_, err := app.Verify(apptest.Reopen(b, dir), verify.Options{Feature: "f"})
 			require.NoError(b, err)
 		}
 	})

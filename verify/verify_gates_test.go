@@ -67,10 +67,10 @@ func forgeGated(t *testing.T, dir string, ev workflow.NewEvent) {
 }
 
 // ciVerifyGates verifies the login branch in a fresh clone of the apptest.Team's remote, as CI does.
-func ciVerifyGates(t *testing.T, tm *apptest.Team, dir string, rerun bool) (*verify.VerifyResult, error) {
+func ciVerifyGates(t *testing.T, tm *apptest.Team, dir string, rerun bool) (*verify.Result, error) {
 	t.Helper()
 	apptest.PushAll(t, dir)
-	return app.Verify(apptest.Reopen(t, apptest.CIClone(t, tm.Remote)), verify.VerifyOptions{Branch: "login", Base: "origin/main", RerunGates: rerun})
+	return app.Verify(apptest.Reopen(t, apptest.CIClone(t, tm.Remote)), verify.Options{Branch: "login", Base: "origin/main", RerunGates: rerun})
 }
 
 func ran(t *testing.T, dir string, cmds ...workflow.Command) {

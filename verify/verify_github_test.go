@@ -67,17 +67,17 @@ func verifyFake(t *testing.T) *fakegithub.Server {
 }
 
 // ciVerifyPR pushes the clone's branch and workflow and verifies it in a fresh clone, as CI does.
-func ciVerifyPR(t *testing.T, tm *apptest.Team, requireGitHub bool) (*verify.VerifyResult, error) {
+func ciVerifyPR(t *testing.T, tm *apptest.Team, requireGitHub bool) (*verify.Result, error) {
 	t.Helper()
 	apptest.PushAll(t, tm.Dirs[0])
 	ci := filepath.Join(t.TempDir(), "ci")
 	gittest.Git(t, filepath.Dir(ci), "", "clone", "-q", "file://"+tm.Remote, ci)
 	gittest.Git(t, ci, "", "fetch", "-q", "--no-tags", "--force", "origin", "+refs/exarchos/*:refs/exarchos/*", "+refs/heads/login:refs/remotes/origin/login")
 	gittest.Git(t, ci, "", "checkout", "-q", "--detach", "origin/login")
-	return app.Verify(apptest.Reopen(t, ci), verify.VerifyOptions{Branch: "login", Base: "origin/main", RequireGitHub: requireGitHub})
+	return app.Verify(apptest.Reopen(t, ci), verify.Options{Branch: "login", Base: "origin/main", RequireGitHub: requireGitHub})
 }
 
-func githubVerdict(t *testing.T, res *verify.VerifyResult) string {
+func githubVerdict(t *testing.T, res *verify.Result) string {
 	t.Helper()
 	if res == nil || len(res.Workflows) != 1 {
 		t.Fatalf("workflows: %+v", res)
@@ -85,7 +85,7 @@ func githubVerdict(t *testing.T, res *verify.VerifyResult) string {
 	return res.Workflows[0].GitHub
 }
 
-func wantPasses(t *testing.T, res *verify.VerifyResult, err error, github string) {
+func wantPasses(t *testing.T, res *verify.Result, err error, github string) {
 	t.Helper()
 	require.NoError(t, err, "verify failed")
 	if got := githubVerdict(t, res); !strings.HasPrefix(got, github) {
@@ -178,7 +178,7 @@ func TestVerifyGitHubPRInAnotherRepository(t *testing.T) {
 	gittest.Git(t, filepath.Dir(ci), "", "clone", "-q", "file://"+tm.Remote, ci)
 	gittest.Git(t, ci, "", "fetch", "-q", "--no-tags", "--force", "origin", "+refs/exarchos/*:refs/exarchos/*", "+refs/heads/login:refs/remotes/origin/login")
 	gittest.Git(t, ci, "", "remote", "set-url", "origin", "https://github.com/acme/real.git")
-	res, err := app.Verify(apptest.Reopen(t, ci), verify.VerifyOptions{Branch: "login", Base: "origin/main"})
+	res, err := app.Verify(apptest.Reopen(t, ci), verify.Options{Branch: "login", Base: "origin/main"})
 	apptest.WantViolation(t, res, err, "github", "is in github.com/acme/app, not in this repository's origin github.com/acme/real")
 }
 
@@ -239,12 +239,12 @@ func TestVerifyGitHubBaseWithoutGivenBase(t *testing.T) {
 	f := verifyFake(t)
 	f.SetPR(fakegithub.PR{Number: 7, Head: "login", Base: "release", HeadSHA: head})
 	recordPR(t, dir, workflow.PRObservation{Number: 7, URL: verifyPRURL, Head: "login", Base: "release", HeadSHA: head, State: "open"})
-	res, err := app.Verify(apptest.Reopen(t, dir), verify.VerifyOptions{Feature: "login"})
+	res, err := app.Verify(apptest.Reopen(t, dir), verify.Options{Feature: "login"})
 	wantPasses(t, res, err, verify.GitHubAgrees)
 	res, err = ciVerifyPR(t, tm, true)
 	apptest.WantViolation(t, res, err, "github", "GitHub says it is into release, not into the base main")
 
 	f.SetPR(fakegithub.PR{Number: 7, Head: "login", Base: "main", HeadSHA: head})
-	res, err = app.Verify(apptest.Reopen(t, dir), verify.VerifyOptions{Feature: "login"})
+	res, err = app.Verify(apptest.Reopen(t, dir), verify.Options{Feature: "login"})
 	apptest.WantViolation(t, res, err, "github", "GitHub says it is into main, the log recorded release")
 }

@@ -15,7 +15,6 @@ import (
 	"github.com/exarchos/git-exarchos/app"
 	"github.com/exarchos/git-exarchos/fsmonitor"
 	"github.com/exarchos/git-exarchos/hookrun"
-	"github.com/exarchos/git-exarchos/hooks"
 	"github.com/exarchos/git-exarchos/views"
 )
 
@@ -124,7 +123,7 @@ var (
 	pluginFlag = &cli.BoolFlag{Name: "plugin", Usage: "started by the Claude Code plugin's hooks: stand aside when a settings file also installs the handler"}
 	claudeFlag = &cli.BoolFlag{Name: "claude", Usage: "the Claude Code hooks, in a settings file"}
 	gitFlag    = &cli.BoolFlag{Name: "git", Usage: "the git hooks pre-push, post-checkout and post-merge"}
-	scopeFlag  = &cli.StringFlag{Name: "scope", Value: hooks.ScopeProject, Usage: "Claude Code settings `scope`: project (.claude/settings.json), local (.claude/settings.local.json) or user (~/.claude/settings.json)"}
+	scopeFlag  = &cli.StringFlag{Name: "scope", Value: app.ScopeProject, Usage: "Claude Code settings `scope`: project (.claude/settings.json), local (.claude/settings.local.json) or user (~/.claude/settings.json)"}
 )
 
 func hooksCommand() *cli.Command {
@@ -343,9 +342,5 @@ func orNothing(s string) string {
 
 // claudeEventNames lists the events hooks install --claude writes, from the entries themselves.
 func claudeEventNames() string {
-	var names []string
-	for _, e := range hooks.ClaudeEntries {
-		names = append(names, string(e.Event))
-	}
-	return strings.Join(names, ", ")
+	return strings.Join(app.ClaudeHookEvents(), ", ")
 }

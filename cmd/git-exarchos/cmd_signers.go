@@ -92,9 +92,9 @@ func verifyCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			res, err := app.Verify(r, verify.VerifyOptions{Feature: c.Args().First(), All: c.Bool("all"), Base: c.String("base"),
+			res, err := app.Verify(r, verify.Options{Feature: c.Args().First(), All: c.Bool("all"), Base: c.String("base"),
 				Branch: c.String("branch"), Require: c.Bool("require"), RequireGitHub: c.Bool("require-github"), RerunGates: c.Bool("rerun-gates")})
-			var failed *verify.VerifyError
+			var failed *verify.Error
 			if errors.As(err, &failed) {
 				if !c.Bool("json") {
 					printVerify(c.Root().ErrWriter, res)
@@ -109,7 +109,7 @@ func verifyCommand() *cli.Command {
 	}
 }
 
-func printVerify(w io.Writer, res *verify.VerifyResult) {
+func printVerify(w io.Writer, res *verify.Result) {
 	for _, wf := range res.Workflows {
 		verdict := "ok"
 		if len(wf.Violations) > 0 {

@@ -11,7 +11,6 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/exarchos/git-exarchos/app"
-	"github.com/exarchos/git-exarchos/gitstore"
 	"github.com/exarchos/git-exarchos/views"
 	"github.com/exarchos/git-exarchos/workflow"
 )
@@ -45,7 +44,7 @@ func versionCommand() *cli.Command {
 		UsageText: "git exarchos version [--json]",
 		Flags:     []cli.Flag{jsonFlag},
 		Action: func(_ context.Context, c *cli.Command) error {
-			info := versionInfo{Version: version, Go: runtime.Version(), Format: gitstore.FormatVersion, Projector: workflow.ProjectorVersion, JSONSchema: jsonSchema}
+			info := versionInfo{Version: version, Go: runtime.Version(), Format: app.StoreFormatVersion, Projector: workflow.ProjectorVersion, JSONSchema: jsonSchema}
 			if bi, ok := debug.ReadBuildInfo(); ok {
 				if info.Version == "dev" && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
 					info.Version = bi.Main.Version

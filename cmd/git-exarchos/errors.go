@@ -9,8 +9,6 @@ import (
 	"github.com/exarchos/git-exarchos/app"
 	"github.com/exarchos/git-exarchos/ghevidence"
 	"github.com/exarchos/git-exarchos/githubsync"
-	"github.com/exarchos/git-exarchos/gitrepo"
-	"github.com/exarchos/git-exarchos/gitstore"
 	"github.com/exarchos/git-exarchos/hookrun"
 	"github.com/exarchos/git-exarchos/project"
 	"github.com/exarchos/git-exarchos/saga"
@@ -83,22 +81,22 @@ var errorTable = []errorRow{
 	{"HOOK_INPUT", exitUsage, is(hookrun.ErrHookBlock)}, // exit 2: Claude Code blocks the call
 	{"USAGE", exitUsage, as[usageError]()},
 	{"USAGE", exitUsage, as[*project.UsageError]()},
-	{"USAGE", exitUsage, is(gitstore.ErrBadFeature)},
-	{"USAGE", exitUsage, is(gitstore.ErrBadPayload)},
+	{"USAGE", exitUsage, is(app.ErrBadFeature)},
+	{"USAGE", exitUsage, is(app.ErrBadPayload)},
 	{"", exitUsage, rejection(true)},
 	{"", exitRejected, rejection(false)},
 	{"AGENT_ENVIRONMENT", exitRejected, as[*trust.AgentRefusal]()},
 	{"SCHEMA_INVALID", exitRejected, as[*app.InvalidSubmission]()},
-	{"VERIFY_FAILED", exitRejected, as[*verify.VerifyError]()},
+	{"VERIFY_FAILED", exitRejected, as[*verify.Error]()},
 	{"IDEMPOTENCY_CONFLICT", exitRejected, as[*app.IdempotencyConflict]()},
 	{"AMBIGUOUS_FEATURE", exitUsage, is(project.ErrAmbiguous)},
-	{"NO_REMOTE", exitUsage, is(gitstore.ErrNoRemote)},
+	{"NO_REMOTE", exitUsage, is(app.ErrNoRemote)},
 	{"PR_OTHER_REPOSITORY", exitUsage, is(ghevidence.ErrOtherRepository)},
 	{"CANCEL_INCOMPLETE", exitGitHub, func(err error) bool { return as[*saga.CancelIncompleteError]()(err) && gitHubAccess(err) }},
 	{"CANCEL_INCOMPLETE", exitError, as[*saga.CancelIncompleteError]()},
 	{"PUSH_REJECTED", exitConcurrent, is(errPushRejected)},
-	{"CONCURRENT_UPDATE", exitConcurrent, is(gitstore.ErrConcurrent)},
-	{"CONCURRENT_UPDATE", exitConcurrent, is(gitrepo.ErrLocked)},
+	{"CONCURRENT_UPDATE", exitConcurrent, is(app.ErrConcurrent)},
+	{"CONCURRENT_UPDATE", exitConcurrent, is(app.ErrLocked)},
 	{"", exitGitHub, gitHubAccess},
 	{"", exitError, as[*githubsync.Error]()},
 	{"PR_NOT_LINKED", exitError, is(ghevidence.ErrNotLinked)},
@@ -110,12 +108,12 @@ var errorTable = []errorRow{
 	{"LINT_FAILED", exitError, is(errLintFailed)},
 	{"DOCTOR_FAILED", exitError, is(errDoctorFailed)},
 	{"SYNC_FAILED", exitError, is(errSyncFailed)},
-	{"NOT_FOUND", exitError, is(gitstore.ErrNotFound)},
-	{"EXISTS", exitError, is(gitstore.ErrExists)},
-	{"NOT_A_REPOSITORY", exitError, is(gitrepo.ErrNotRepository)},
-	{"UNSUPPORTED_REPOSITORY", exitError, is(gitrepo.ErrUnsupportedRepo)},
-	{"NO_IDENTITY", exitError, is(gitrepo.ErrNoIdentity)},
-	{"CORRUPT", exitError, as[*gitstore.CorruptError]()},
+	{"NOT_FOUND", exitError, is(app.ErrNotFound)},
+	{"EXISTS", exitError, is(app.ErrExists)},
+	{"NOT_A_REPOSITORY", exitError, is(app.ErrNotRepository)},
+	{"UNSUPPORTED_REPOSITORY", exitError, is(app.ErrUnsupportedRepo)},
+	{"NO_IDENTITY", exitError, is(app.ErrNoIdentity)},
+	{"CORRUPT", exitError, as[*app.CorruptError]()},
 	{"ERROR", exitError, func(error) bool { return true }},
 }
 
@@ -149,7 +147,7 @@ func classify(err error) errorBody {
 		inv *app.InvalidSubmission
 		idc *app.IdempotencyConflict
 		rbf *app.RunbookFailed
-		cor *gitstore.CorruptError
+		cor *app.CorruptError
 		det detailedError
 	)
 	switch {

@@ -36,7 +36,7 @@ func TestErrorTable(t *testing.T) {
 		{&workflow.Rejection{Code: "GUARD_FAILED"}, "GUARD_FAILED"},
 		{&trust.AgentRefusal{Command: "approve f", Variable: "CLAUDECODE"}, "AGENT_ENVIRONMENT"},
 		{&app.InvalidSubmission{Phase: "research"}, "SCHEMA_INVALID"},
-		{&verify.VerifyError{Result: &verify.VerifyResult{}}, "VERIFY_FAILED"},
+		{&verify.Error{Result: &verify.Result{}}, "VERIFY_FAILED"},
 		{&app.IdempotencyConflict{Key: "k"}, "IDEMPOTENCY_CONFLICT"},
 		{project.ErrAmbiguous, "AMBIGUOUS_FEATURE"},
 		{gitstore.ErrNoRemote, "NO_REMOTE"},

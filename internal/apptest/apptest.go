@@ -178,9 +178,9 @@ func PushAll(t *testing.T, dir string) {
 
 // WantViolation fails the test unless verify failed with a violation of rule whose message
 // contains text.
-func WantViolation(t *testing.T, res *verify.VerifyResult, err error, rule, text string) {
+func WantViolation(t *testing.T, res *verify.Result, err error, rule, text string) {
 	t.Helper()
-	var failed *verify.VerifyError
+	var failed *verify.Error
 	if !errors.As(err, &failed) {
 		t.Fatalf("verify passed (%v): %+v", err, res)
 	}
