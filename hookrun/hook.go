@@ -43,6 +43,10 @@ type ClaudeHookOptions struct {
 	// StartMonitor starts a file-system monitor of the working tree at root in the background
 	// (`git exarchos hook monitor`, the CLI's); nil where none may be started.
 	StartMonitor func(root string) error
+	// handled is called when the handler's goroutine has finished, answered in time or not: an
+	// overrun answer leaves it running until the process exits, and a test must not remove its
+	// repository under it.
+	handled func()
 }
 
 // ErrHookBlock asks the caller to exit with status 2, which Claude Code reads as "block" for the
@@ -74,6 +78,9 @@ func ClaudeHook(o ClaudeHookOptions) error {
 	start := time.Now()
 	answer := make(chan hooks.Output, 1)
 	go func() {
+		if o.handled != nil {
+			defer o.handled()
+		}
 		defer func() {
 			if p := recover(); p != nil {
 				answer <- hooks.Failed(in, fmt.Sprintf("internal error: %v", p))

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"path/filepath"
+	"sync"
 	"testing"
 	"time"
 
@@ -22,9 +23,14 @@ func TestDeadlineIsTheCallersOption(t *testing.T) {
 	payload, err := json.Marshal(map[string]any{"session_id": "s-deadline", "cwd": dir, "hook_event_name": "PreToolUse",
 		"tool_name": "Write", "tool_use_id": "toolu_1", "tool_input": map[string]string{"file_path": filepath.Join(dir, "main.go"), "content": "x"}})
 	require.NoError(t, err)
+	// An overrun leaves the handler running; the repository is removed only once every handler is
+	// done (this cleanup runs before the temporary directory's).
+	var handlers sync.WaitGroup
+	t.Cleanup(handlers.Wait)
 	answer := func(deadline time.Duration) string {
 		var out, errOut bytes.Buffer
-		require.NoError(t, ClaudeHook(ClaudeHookOptions{Stdin: bytes.NewReader(payload), Stdout: &out, Stderr: &errOut, Deadline: deadline}))
+		handlers.Add(1)
+		require.NoError(t, ClaudeHook(ClaudeHookOptions{Stdin: bytes.NewReader(payload), Stdout: &out, Stderr: &errOut, Deadline: deadline, handled: handlers.Done}))
 		return out.String()
 	}
 	assert.Contains(t, answer(time.Nanosecond), "no answer within 1ns", "an overrun is a refusal")
