@@ -41,11 +41,14 @@ type refsWatch struct {
 	top    int32         // the common git dir
 	refs   int32         // its refs/ (-1: none)
 	dirs   map[int32]string
+	// retired: watches dropped by watchRefs whose last events (IN_IGNORED closes them) may still
+	// be queued; they are the refs' events, never the tree's.
+	retired map[int32]bool
 }
 
 // watches reports whether wd is one of the refs' watches.
 func (w *refsWatch) watches(wd int32) bool {
-	if wd == w.top || wd == w.refs {
+	if wd == w.top || wd == w.refs || w.retired[wd] {
 		return true
 	}
 	_, ok := w.dirs[wd]
@@ -134,16 +137,20 @@ func (m *monitor) watchRefs() {
 			_, tree := m.dirs[wd]
 			return ok || tree || wd == m.refs.top || wd == m.refs.refs
 		}
-		for wd := range old {
-			if !keep(wd) {
-				_, _ = unix.InotifyRmWatch(m.fd, uint32(wd))
-			}
+		if m.refs.retired == nil {
+			m.refs.retired = map[int32]bool{}
 		}
-		for _, wd := range []int32{oldTop, oldRefs} {
+		retire := func(wd int32) {
 			if wd > 0 && !keep(wd) {
 				_, _ = unix.InotifyRmWatch(m.fd, uint32(wd))
+				m.refs.retired[wd] = true
 			}
 		}
+		for wd := range old {
+			retire(wd)
+		}
+		retire(oldTop)
+		retire(oldRefs)
 	}()
 	common := m.refs.common
 	// A common dir inside the tree (not its .git) would share its watches with the tree's.
@@ -204,6 +211,13 @@ func (m *monitor) watchRefs() {
 // refsEvent counts an event of the refs' watches that may change a workflow ref, and reports
 // whether the refs must be watched afresh (a directory created, removed or moved).
 func (m *monitor) refsEvent(wd int32, mask uint32, name string) (rewatch bool) {
+	if m.refs.retired[wd] {
+		if mask&unix.IN_IGNORED != 0 {
+			delete(m.refs.retired, wd)
+		}
+		m.countRefs()
+		return false
+	}
 	structural := mask&(unix.IN_DELETE_SELF|unix.IN_MOVE_SELF|unix.IN_IGNORED) != 0 ||
 		mask&unix.IN_ISDIR != 0 && mask&(unix.IN_CREATE|unix.IN_MOVED_TO|unix.IN_MOVED_FROM|unix.IN_DELETE) != 0
 	switch wd {
