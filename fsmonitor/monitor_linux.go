@@ -32,6 +32,18 @@ const watchMask = unix.IN_MODIFY | unix.IN_ATTRIB | unix.IN_CLOSE_WRITE | unix.I
 // Token returns the token of the monitor watching root: its identity and the count of changes it
 // has seen, after draining every queued event. ErrNotRunning when none listens.
 func Token(root string) (string, error) {
+	line, err := answer(root)
+	if err != nil {
+		return "", err
+	}
+	id, rest, _ := strings.Cut(line, " ")
+	seq, _, _ := strings.Cut(rest, " ")
+	return id + " " + seq, nil
+}
+
+// answer is the monitor's whole answer: "<id> <count>", then " <refs key>:<refs count>" when it
+// watches the repository's workflow refs (refs_linux.go).
+func answer(root string) (string, error) {
 	root, err := canonical(root)
 	if err != nil {
 		return "", err
@@ -62,7 +74,7 @@ func Token(root string) (string, error) {
 	}
 	tv := unix.NsecToTimeval((2 * time.Second).Nanoseconds())
 	_ = unix.SetsockoptTimeval(fd, unix.SOL_SOCKET, unix.SO_RCVTIMEO, &tv)
-	var buf [128]byte
+	var buf [256]byte
 	n := 0
 	for n < len(buf) {
 		m, err := unix.Read(fd, buf[n:])
@@ -126,6 +138,7 @@ type monitor struct {
 	rootWD int32
 	id     string
 	seq    atomic.Uint64 // counted by the loop and by the rescan's goroutine
+	refs   refsWatch     // the workflow refs of the repository (refs_linux.go)
 	asked  atomic.Int64  // when a caller last asked (Unix nanoseconds)
 
 	scan struct { // the timed rescan's last digest (see rescan)
@@ -173,6 +186,8 @@ func Serve(root string, o Options) error {
 	if m.dirs[m.rootWD] != root {
 		return fmt.Errorf("fsmonitor: %s is not a directory", root)
 	}
+	m.refs.common = commonGitDir(root)
+	m.watchRefs()
 	if o.Rescan > 0 {
 		m.scan.every = o.Rescan
 		m.rescan() // before the first token: a change after it is either an event or a new digest
@@ -210,7 +225,7 @@ func Serve(root string, o Options) error {
 				m.rescanIfStale()
 			}
 			gone, err := m.drain(buf) // every event queued before the caller connected is counted
-			token := m.id + " " + strconv.FormatUint(m.seq.Load(), 10) + "\n"
+			token := m.id + " " + strconv.FormatUint(m.seq.Load(), 10) + m.refsToken() + "\n"
 			if err == nil && !gone {
 				_, _ = unix.Write(c, []byte(token))
 			}
@@ -241,7 +256,7 @@ func Serve(root string, o Options) error {
 // drain reads every queued event, counts the changes, and watches new directories. gone is true
 // when the root itself was removed or moved.
 func (m *monitor) drain(buf []byte) (gone bool, err error) {
-	rewalk := false
+	rewalk, rewatchRefs := false, false
 	for {
 		n, err := unix.Read(m.fd, buf)
 		if errors.Is(err, unix.EINTR) {
@@ -261,8 +276,13 @@ func (m *monitor) drain(buf []byte) (gone bool, err error) {
 			off += unix.SizeofInotifyEvent + nameLen
 			switch {
 			case mask&unix.IN_Q_OVERFLOW != 0: // events were lost, new directories among them perhaps
-				rewalk = true
+				rewalk, rewatchRefs = true, true
 				m.seq.Add(1)
+				m.refs.seq.Add(1)
+			case m.refs.watches(wd):
+				if m.refsEvent(wd, mask, name) {
+					rewatchRefs = true
+				}
 			case wd == m.rootWD && mask&(unix.IN_DELETE_SELF|unix.IN_MOVE_SELF|unix.IN_IGNORED) != 0:
 				return true, nil
 			case mask&unix.IN_IGNORED != 0: // a watched directory is gone; its parent counted that
@@ -284,6 +304,9 @@ func (m *monitor) drain(buf []byte) (gone bool, err error) {
 				}
 			}
 		}
+	}
+	if rewatchRefs {
+		m.watchRefs()
 	}
 	if rewalk {
 		return false, m.walk()

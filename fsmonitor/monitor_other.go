@@ -15,3 +15,9 @@ func Serve(string, Options) error { return ErrUnsupported }
 
 // Capacity: without inotify there is nothing to count.
 func Capacity(string) (int, int, error) { return 0, 0, ErrUnsupported }
+
+// ErrRefsNotWatched is returned by RefsToken when no monitor watches the refs.
+var ErrRefsNotWatched = errors.New("the file-system monitor does not watch these refs")
+
+// RefsToken: without inotify there is no monitor, and the hook stamps the refs itself.
+func RefsToken(string, string) (string, error) { return "", ErrUnsupported }

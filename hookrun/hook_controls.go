@@ -142,10 +142,12 @@ func (r *Repo) CheckControls(root string) string {
 // stamps have a file of their own, "<stamp>\t<path>" lines, so the common path decodes no JSON;
 // the loose refs follow in a block of their own (refFilesLine).
 func (r *Repo) stampsHold(root string) bool {
+	refsToken := r.refsToken(root) // before the stamps are read: a change after it changes the next one
 	b, err := os.ReadFile(r.stampsPath(root))
 	if err != nil || len(b) == 0 {
 		return false
 	}
+	stampsSum := stampsSum(b)
 	var refsDir string
 	var names, kept []string
 	for len(b) > 0 {
@@ -163,7 +165,7 @@ func (r *Repo) stampsHold(root string) bool {
 			return false
 		}
 	}
-	return refsDir == "" || refFilesHold(refsDir, names, kept)
+	return refsDir == "" || r.refsUnchanged(root, refsToken, stampsSum) || r.refFilesHoldUnder(root, refsToken, stampsSum, refsDir, names, kept)
 }
 
 func (r *Repo) stampsPath(root string) string {

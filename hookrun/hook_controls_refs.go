@@ -16,12 +16,17 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"hash/crc32"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
+	"github.com/exarchos/git-exarchos/fsmonitor"
 	"github.com/exarchos/git-exarchos/gitrepo"
 	"github.com/exarchos/git-exarchos/gitstore"
+	"github.com/exarchos/git-exarchos/internal/atomicfile"
+	"github.com/exarchos/git-exarchos/project"
 )
 
 // refFilesLine starts the stamps file's block of loose ref files: "=\t<refs directory>", then
@@ -141,6 +146,56 @@ func refFilesHold(dir string, names, kept []string) bool {
 				return false
 			}
 		}
+	}
+	return true
+}
+
+// The ref files under the file-system monitor. Stamping every loose ref file is O(refs): with
+// 10,000 loose refs it cost PostToolUse 10,000 fstatat and the hook's 15 ms (BENCHMARKS.md, "The
+// controls' refs under the monitor"). The monitor the effects check starts also watches the refs
+// (fsmonitor.RefsToken): once a full stamp of the ref files held, the refs token read before it is
+// kept with a checksum of the stamps file's content, and while both are unchanged the ref files are not stamped
+// again. No monitor, another one (restarted), a queue overflow, any change to refs/exarchos/,
+// packed-refs or reftable/, or a stamps file rewritten since: the files are stamped, as before.
+
+// refsToken is the monitor's token of the refs, "" when none answers for them.
+func (r *Repo) refsToken(root string) string {
+	if root == "" || r.HookMonitorOff() {
+		return ""
+	}
+	tok, err := fsmonitor.RefsToken(root, r.Store.Loc.CommonDir)
+	if err != nil {
+		return ""
+	}
+	return tok
+}
+
+func (r *Repo) refsTokenPath(root string) string {
+	return filepath.Join(r.Store.Loc.CommonDir, filepath.FromSlash(controlsDir), "refstoken-"+project.HashHex(root)[:16])
+}
+
+// stampsSum names the stamps file's content (CRC-32C, a few microseconds at 10,000 refs).
+func stampsSum(b []byte) string {
+	return strconv.Itoa(len(b)) + "-" + strconv.FormatUint(uint64(crc32.Checksum(b, crc32.MakeTable(crc32.Castagnoli))), 16)
+}
+
+// refsUnchanged reports whether the last full stamp of the ref files held under this refs token
+// and this very stamps file.
+func (r *Repo) refsUnchanged(root, token, stampsSum string) bool {
+	if token == "" || stampsSum == "" {
+		return false
+	}
+	b, err := os.ReadFile(r.refsTokenPath(root))
+	return err == nil && string(b) == token+"\n"+stampsSum+"\n"
+}
+
+// refFilesHoldUnder stamps the ref files, and keeps the refs token when they hold.
+func (r *Repo) refFilesHoldUnder(root, token, stampsSum, dir string, names, kept []string) bool {
+	if !refFilesHold(dir, names, kept) {
+		return false
+	}
+	if token != "" && stampsSum != "" {
+		_ = atomicfile.Write(r.refsTokenPath(root), []byte(token+"\n"+stampsSum+"\n"), 0o644)
 	}
 	return true
 }
