@@ -26,11 +26,7 @@ type StageDoneOptions struct {
 // engine refuses (another phase, a stage cancelled by a sibling's failure, one already done) is
 // its rejection, with the fix.
 func StageDone(r *Repo, o StageDoneOptions) (*project.Result, error) {
-	feature, err := r.ResolveFeature(o.Feature)
-	if err != nil {
-		return nil, err
-	}
-	st, _, err := r.State(feature)
+	feature, st, _, err := r.ResolveState(o.Feature)
 	if err != nil {
 		return nil, err
 	}

@@ -45,15 +45,11 @@ func (e *InvalidSubmission) Error() string {
 // Submit validates a completion payload against the phase's schema and records it (an event and
 // an inline artifact). An invalid payload records nothing and reports every schema error.
 func Submit(r *Repo, o SubmitOptions) (*project.Result, error) {
-	feature, err := r.ResolveFeature(o.Feature)
+	feature, st, _, err := r.ResolveState(o.Feature)
 	if err != nil {
 		return nil, err
 	}
 	raw, err := readPayload(o.File, o.Stdin, "give the payload with --file <payload.json> or on stdin")
-	if err != nil {
-		return nil, err
-	}
-	st, _, err := r.State(feature)
 	if err != nil {
 		return nil, err
 	}
