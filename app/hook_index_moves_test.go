@@ -242,7 +242,7 @@ func TestHookIndexWriterProvesWhatItKeeps(t *testing.T) {
 		"empty":      nil,
 		"garbage":    []byte("\x00\x01not an index\n"),
 		"line lost":  []byte(strings.Replace(string(b), "\ncopy ", "\nxcopy ", 1)),
-		"old format": []byte(strings.Replace(string(b), "exarchos-hook-index 5", "exarchos-hook-index 4", 1)),
+		"old format": []byte(strings.Replace(string(b), "exarchos-hook-index 7", "exarchos-hook-index 6", 1)),
 	} {
 		require.NoError(t, os.WriteFile(index, damaged, 0o644))
 		assert.False(t, indexTakenNow(t, dir), name)

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -67,17 +68,22 @@ func TestHookIndexIsNeverTakenAsComplete(t *testing.T) {
 	// A lost line: the index no longer matches its sum, and is read again from the refs.
 	settleRefs(t, dir, 6)
 	assert.Equal(t, map[string]string{"signup": "ideate"}, boundPhases(t, dir))
-	b, err = os.ReadFile(index)
-	require.NoError(t, err)
-	require.Contains(t, string(b), "\nsignup ")
-	var kept []string
-	for _, line := range strings.Split(string(b), "\n") {
-		if !strings.HasPrefix(line, "signup ") {
-			kept = append(kept, line)
+	// signup is packed: its line is in the base (index-base), the loose refs' in the head (index).
+	for _, file := range []string{index + "-base", index} {
+		settleRefs(t, dir, 7)
+		assert.Equal(t, map[string]string{"signup": "ideate"}, boundPhases(t, dir))
+		b, err = os.ReadFile(file)
+		require.NoError(t, err)
+		var kept []string
+		for _, line := range strings.Split(string(b), "\n") {
+			if !strings.HasPrefix(line, "signup ") && !strings.HasPrefix(line, "login ") {
+				kept = append(kept, line)
+			}
 		}
+		require.Less(t, len(kept), len(strings.Split(string(b), "\n")), "%s holds a line to lose", file)
+		require.NoError(t, os.WriteFile(file, []byte(strings.Join(kept, "\n")), 0o644))
+		assert.Equal(t, map[string]string{"signup": "ideate"}, boundPhases(t, dir), "a line lost from %s", file)
 	}
-	require.NoError(t, os.WriteFile(index, []byte(strings.Join(kept, "\n")), 0o644))
-	assert.Equal(t, map[string]string{"signup": "ideate"}, boundPhases(t, dir))
 	// An empty index file is no index.
 	require.NoError(t, os.WriteFile(index, nil, 0o644))
 	assert.Equal(t, map[string]string{"signup": "ideate"}, boundPhases(t, dir))
@@ -174,4 +180,48 @@ func TestHookIndexRereadsMovedRefsOnly(t *testing.T) {
 	require.NotEqual(t, string(b), damaged)
 	require.NoError(t, os.WriteFile(index, []byte(damaged), 0o644))
 	assert.Equal(t, map[string]string{"signup": "ideate"}, boundPhases(t, dir))
+}
+
+// TestHookPacksManyLooseRefs (issue 28): with 1,000 loose workflow refs or more (a fetch of a
+// big team's workflows by plain git), the hook packs the refs once, as `git gc` would, so that
+// what it looks at on every call stays small; the answer is the refs' before and after, and a
+// ref that arrives loose afterwards binds. A packed-refs.lock held by another git leaves the refs
+// loose and the answer unchanged.
+func TestHookPacksManyLooseRefs(t *testing.T) {
+	dir, r := newRepo(t, "main")
+	for _, f := range []string{"login", "other"} {
+		_, err := r.CreateWorkflow(workflow.Init{Feature: f, Type: "feature", Branch: f})
+		require.NoError(t, err)
+	}
+	var refs strings.Builder
+	for i := range 1000 {
+		fmt.Fprintf(&refs, "create refs/exarchos/other-%d refs/exarchos/other\n", i)
+	}
+	gittest.Git(t, dir, refs.String(), "update-ref", "--stdin")
+	gittest.Git(t, dir, "", "switch", "-q", "-c", "login")
+	looseRefs := func() int {
+		entries, err := os.ReadDir(filepath.Join(dir, ".git", "refs", "exarchos"))
+		require.NoError(t, err)
+		return len(entries)
+	}
+	require.Equal(t, 1002, looseRefs())
+	lock := filepath.Join(dir, ".git", "packed-refs.lock")
+
+	// Held by another git: nothing packed, the answer as the refs say.
+	require.NoError(t, os.WriteFile(lock, nil, 0o644))
+	assert.Equal(t, map[string]string{"login": "ideate"}, boundPhases(t, dir))
+	assert.Equal(t, 1002, looseRefs(), "packed-refs.lock held: left loose")
+	require.NoError(t, os.Remove(lock))
+
+	settleRefs(t, dir, 1)
+	assert.Equal(t, map[string]string{"login": "ideate"}, boundPhases(t, dir))
+	assert.Less(t, looseRefs(), 10, "packed")
+	assert.Equal(t, gittest.Git(t, dir, "", "rev-parse", "refs/exarchos/other"), gittest.Git(t, dir, "", "rev-parse", "refs/exarchos/other-999"), "git reads the packed refs")
+	gittest.Git(t, dir, "", "fsck", "--strict", "--no-progress")
+
+	// Back on other's branch, every copy binds; on login's, one that arrives loose binds.
+	gittest.Git(t, dir, "", "update-ref", "refs/exarchos/login-copy", "refs/exarchos/login")
+	assert.Equal(t, map[string]string{"login": "ideate", "login-copy": "ideate"}, boundPhases(t, dir))
+	gittest.Git(t, dir, "", "switch", "-q", "-c", "other")
+	assert.Len(t, boundPhases(t, dir), 1001)
 }

@@ -20,3 +20,15 @@ func StampsIn(dir string, names []string) []string {
 	stamps, _ := stampFiles(d, names, time.Time{})
 	return stamps
 }
+
+// SettledStampsIn is StampsIn with the stamps ScanRefsKnown keeps: "" also where the file is
+// younger than a clock tick (a write within the tick could leave its stamp as it was).
+func SettledStampsIn(dir string, names []string) []string {
+	d, err := os.Open(dir)
+	if err != nil {
+		return make([]string, len(names))
+	}
+	defer d.Close()
+	stamps, _ := stampFiles(d, names, time.Now())
+	return stamps
+}

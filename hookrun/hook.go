@@ -206,10 +206,6 @@ func (r *Repo) BoundWorkflows() ([]hooks.Bound, error) {
 	if branch == "" {
 		return nil, nil
 	}
-	index, err := r.branchIndex()
-	if err != nil {
-		return nil, err
-	}
 	var out []hooks.Bound
 	// The workflow's own branch, then the workflow branches a task branch may belong to.
 	candidates := []string{branch}
@@ -221,8 +217,12 @@ func (r *Repo) BoundWorkflows() ([]hooks.Bound, error) {
 		}
 		i += 2 + next
 	}
+	bound, err := r.featuresOnBranches(candidates)
+	if err != nil {
+		return nil, err
+	}
 	for _, wfBranch := range candidates {
-		for _, f := range featuresOn(index, wfBranch) {
+		for _, f := range bound[wfBranch] {
 			st, ok, err := r.hookState(f)
 			if err != nil {
 				return nil, fmt.Errorf("workflow %s (bound to branch %s): %w", f, wfBranch, err)

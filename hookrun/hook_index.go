@@ -2,22 +2,17 @@ package hookrun
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
-	"maps"
 	"os"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/exarchos/git-exarchos/gitrepo"
 	"github.com/exarchos/git-exarchos/gitstore"
-	"github.com/exarchos/git-exarchos/internal/atomicfile"
 )
 
 // The hooks' branch → workflow index: which workflows are bound to which branch, so that a tool
@@ -25,7 +20,7 @@ import (
 // as complete: it is kept with the stamps (inode, size, modification time) of what it summarises,
 // the refs/exarchos directory (a ref written by git's lock protocol, by exarchos, `git fetch`,
 // `git update-ref` or a restore, is renamed into it), packed-refs and, where refs are kept in
-// reftable, its tables.list, and with a sha256 of itself.
+// reftable, its tables.list, and with a checksum of itself.
 // A hook call stats those two and reads the one file; when a stamp differs, or the file is missing,
 // damaged or short of a line, the index is read again from the refs, with no git process: the
 // directory is listed and each loose ref stamped (lstat); a ref whose file's stamp is the one the
@@ -41,13 +36,13 @@ import (
 // its commit from, and no other. A ref replaced by a rename is a new inode, so what moved in the
 // same tick is still seen; once the stamp is older than a tick the index is checked against the
 // refs' stamps again and kept settled. git exarchos's own moves of a ref keep the index current
-// (hook_index_moves.go), so the next session's first call finds it so.
+// (hook_index_moves.go), so the next session's first call finds it so. Where 1,000 or more
+// refs are loose, the hook packs them (packLooseRefsAt), so that what is looked at on each call
+// stays small however many workflows a repository holds.
 //
-//	exarchos-hook-index 5 <sha256 of the lines below>
+//	exarchos-hook-index 6 <length>-<CRC-32C of the lines below>
 //	settled|recent <stamp of the refs>
 //	<feature> <commit> <inode or -> <stamp of its loose ref, or -> <branch>   one a line, in feature order
-
-const hookIndexVersion = "exarchos-hook-index 5"
 
 // indexEntry is one workflow in the index; loose is the stamp of the loose ref file its commit was
 // read from, "" when it was packed or its stamp is not to be kept; ino is that file's inode
@@ -87,106 +82,81 @@ func (r *Repo) refsStamp() (stamp string, fresh bool) {
 	return strings.Join(parts, "|"), fresh
 }
 
-func (c *hookCache) indexFile() string { return filepath.Join(c.dir, "index") }
+// packLooseRefsAt is how many loose workflow refs make the hook pack the refs (`git pack-refs
+// --all`, what `git gc` does): every look at the loose refs (the listing a recent stamp is taken
+// with, the controls' stamps, a rebuild's scan) is proportional to them, and with 10,000 loose
+// refs a session's first call took 4.9 times as long as before issue 28 (BENCHMARKS.md, "10,000
+// loose workflow refs"). Workflow refs arrive loose: every move of one writes a loose file, and a
+// fetch by plain git writes thousands at once.
+const packLooseRefsAt = 1000
 
-// loadIndex reads the index, its stamp and the stamp's mode; ok is false when it is missing or
-// damaged.
-func (c *hookCache) loadIndex() (mode, stamp string, entries map[string]indexEntry, ok bool) {
-	b, err := os.ReadFile(c.indexFile())
+// packRefs packs the refs when loose is packLooseRefsAt or more, and reports whether it did. A
+// failure leaves them loose, read as before: another pack-refs or gc holding packed-refs.lock
+// (not waited for: git would wait a second for it on every call), or a lock a killed git left
+// (not tried at all while it is there: `git exarchos doctor` names it).
+func (r *Repo) packRefs(loose int) bool {
+	if loose < packLooseRefsAt {
+		return false
+	}
+	if _, err := os.Lstat(filepath.Join(r.Store.Loc.CommonDir, "packed-refs.lock")); err == nil {
+		return false
+	}
+	_, err := r.Store.Loc.Git(nil, "-c", "core.packedRefsTimeout=0", "pack-refs", "--all", "--prune")
+	return err == nil
+}
+
+// branchIndex returns the index: as kept when the refs are as it recorded them, else read again
+// from the refs (and kept). An error means the refs cannot be read, and the hook cannot tell what
+// is bound: it fails closed.
+func (r *Repo) branchIndex() (*indexFile, error) {
+	return r.readBranchIndex(true, false)
+}
+
+// featuresOnBranches returns, for each branch, the workflows the index binds to it, in name order.
+func (r *Repo) featuresOnBranches(branches []string) (map[string][]string, error) {
+	x, err := r.branchIndex()
 	if err != nil {
-		return "", "", nil, false
+		return nil, err
 	}
-	header, rest, _ := bytes.Cut(b, []byte{'\n'})
-	sum := sha256.Sum256(rest)
-	if string(header) != hookIndexVersion+" "+hex.EncodeToString(sum[:]) {
-		return "", "", nil, false
+	if out, ok := x.featuresOn(branches); ok {
+		return out, nil
 	}
-	stampLine, body, _ := bytes.Cut(rest, []byte{'\n'})
-	mode, stamp, _ = strings.Cut(string(stampLine), " ")
-	entries = make(map[string]indexEntry, bytes.Count(body, []byte{'\n'}))
-	for len(body) > 0 {
-		var line []byte
-		line, body, _ = bytes.Cut(body, []byte{'\n'})
-		f, rest, ok1 := bytes.Cut(line, []byte{' '})
-		commit, rest, ok2 := bytes.Cut(rest, []byte{' '})
-		ino, rest, ok3 := bytes.Cut(rest, []byte{' '})
-		loose, branch, ok4 := bytes.Cut(rest, []byte{' '})
-		if !ok1 || !ok2 || !ok3 || !ok4 {
-			return "", "", nil, false
-		}
-		e := indexEntry{commit: string(commit), branch: string(branch)}
-		if string(loose) != "-" {
-			e.loose = string(loose)
-		}
-		if string(ino) != "-" {
-			if e.ino, err = strconv.ParseUint(string(ino), 10, 64); err != nil {
-				return "", "", nil, false
-			}
-		}
-		entries[string(f)] = e
+	// The base is gone, damaged, or another process's since the head was read: read the refs.
+	if x, err = r.readBranchIndex(false, true); err != nil {
+		return nil, err
 	}
-	return mode, stamp, entries, true
+	out, _ := x.featuresOn(branches) // a rebuilt index answers from memory
+	return out, nil
 }
 
-// loadedIndex is the index as a process read it, under the stamp its file had then: a hook call
-// that reads the index and then moves a ref (binding a session) reads the 1,000-line file once.
-type loadedIndex struct {
-	file, mode, stamp string
-	entries           map[string]indexEntry
-}
-
-// loadIndex is hookCache.loadIndex, served again from what this process read while the file is
-// the one it read (every write of it is a new file: atomicfile). entries is shared: read only.
-func (r *Repo) loadIndex() (mode, stamp string, entries map[string]indexEntry, ok bool) {
-	c := r.hookCache()
-	file := gitrepo.FileStamp(c.indexFile()) // before the read: a file replaced after it is read again next time
-	if k := r.hookIndex.Load(); k != nil && file != "" && k.file == file {
-		return k.mode, k.stamp, k.entries, true
-	}
-	r.hookIndex.Store(nil)
-	if mode, stamp, entries, ok = c.loadIndex(); ok && file != "" {
-		r.hookIndex.Store(&loadedIndex{file: file, mode: mode, stamp: stamp, entries: entries})
-	}
-	return mode, stamp, entries, ok
-}
-
-func (c *hookCache) writeIndex(mode, stamp string, entries map[string]indexEntry) error {
-	names := make([]string, 0, len(entries))
-	for f := range entries {
-		names = append(names, f)
-	}
-	sort.Strings(names)
-	body := make([]byte, 0, len(stamp)+16+180*len(names))
-	body = append(append(append(append(body, mode...), ' '), stamp...), '\n')
-	for _, f := range names {
-		e := entries[f]
-		body = append(append(append(append(body, f...), ' '), e.commit...), ' ')
-		if e.ino == 0 {
-			body = append(body, '-')
-		} else {
-			body = strconv.AppendUint(body, e.ino, 10)
-		}
-		body = append(body, ' ')
-		if e.loose == "" {
-			body = append(body, '-')
-		} else {
-			body = append(body, e.loose...)
-		}
-		body = append(append(append(body, ' '), e.branch...), '\n')
-	}
-	sum := sha256.Sum256(body)
-	return atomicfile.Write(c.indexFile(), append([]byte(hookIndexVersion+" "+hex.EncodeToString(sum[:])+"\n"), body...), 0o644)
-}
-
-// branchIndex returns every workflow's commit and branch: the index when the refs are as it
-// recorded them, else read again from the refs (and kept). An error means the refs cannot be
-// read, and the hook cannot tell what is bound: it fails closed.
-func (r *Repo) branchIndex() (map[string]indexEntry, error) {
+// readBranchIndex is branchIndex; mayPack lets it pack the refs, rebuild reads the refs whatever
+// the index says.
+func (r *Repo) readBranchIndex(mayPack, rebuild bool) (*indexFile, error) {
 	c := r.hookCache()
 	stamp, fresh := r.refsStamp()
-	mode, kept, old, ok := r.loadIndex()
-	if ok && r.indexTaken(mode, kept, stamp, fresh, old) {
-		return old, nil
+	kept, ok := r.loadIndex()
+	if ok && kept.stamp == stamp && !rebuild {
+		switch {
+		case kept.mode == stampSettled && fresh:
+			return kept, nil
+		case kept.mode == stampRecent:
+			if inodes := r.inodesAsIndexed(kept); inodes != nil {
+				if mayPack && r.packRefs(len(inodes)) {
+					return r.readBranchIndex(false, false)
+				}
+				if !fresh {
+					return kept, nil
+				}
+				if settled := r.settleIndex(kept, stamp); settled != nil {
+					return settled, nil
+				}
+			}
+		}
+	}
+	var old, base map[string]indexEntry
+	if ok {
+		old, _ = kept.entries()
+		base, _ = kept.baseEntries()
 	}
 	// A recent stamp is kept with the inodes listed before any file is read (a ref replaced after
 	// this shows another inode next time); a settled one takes them from the refs' own stamps.
@@ -203,6 +173,9 @@ func (r *Repo) branchIndex() (map[string]indexEntry, error) {
 	refs, names, stamps, err := gitrepo.ScanRefsKnown(r.Store.Loc.CommonDir, gitstore.RefPrefix, func(f string) bool { return gitstore.ValidateFeature(f) == nil }, known)
 	if err != nil {
 		return nil, fmt.Errorf("read the workflow refs for the hooks' branch index: %w", err)
+	}
+	if mayPack && r.packRefs(len(stamps)) {
+		return r.readBranchIndex(false, true)
 	}
 	inodeOf := func(f, name string) uint64 {
 		if inodes != nil {
@@ -240,15 +213,43 @@ func (r *Repo) branchIndex() (map[string]indexEntry, error) {
 		}
 		entries[f] = indexEntry{commit: commit.String(), loose: stamps[name], branch: branch, ino: inodeOf(f, name)}
 	}
+	// The base is written again only when a workflow's commit or branch differs from it; the
+	// head keeps the loose refs' entries.
+	gen := ""
+	if ok && sameCommitsAndBranches(base, entries) {
+		gen = kept.base
+	} else if gen, err = c.writeBase(entries); err != nil {
+		gen = "-"
+	}
+	head := map[string]*indexEntry{}
+	for f, e := range entries {
+		if e.ino != 0 || e.loose != "" {
+			head[f] = &e
+		}
+	}
+	mode, keptStamp := stampRecent, "-" // a stamp that never matches: kept for the commits it need not read again
 	switch {
 	case fresh:
-		_ = c.writeIndex(stampSettled, stamp, entries)
-	case inodes != nil && (!ok || mode != stampRecent || kept != stamp || !maps.Equal(entries, old)):
-		_ = c.writeIndex(stampRecent, stamp, entries)
-	case inodes == nil && (!ok || !maps.Equal(entries, old)):
-		_ = c.writeIndex(stampRecent, "-", entries) // a stamp that never matches: kept for the commits it need not read again
+		mode, keptStamp = stampSettled, stamp
+	case inodes != nil:
+		keptStamp = stamp
 	}
-	return entries, nil
+	_ = c.writeHead(mode, keptStamp, gen, encodeHead(head))
+	return &indexFile{mode: mode, stamp: keptStamp, base: gen, all: entries}, nil
+}
+
+// sameCommitsAndBranches reports whether base names every workflow of entries at its commit and
+// branch, and no other.
+func sameCommitsAndBranches(base, entries map[string]indexEntry) bool {
+	if base == nil || len(base) != len(entries) {
+		return false
+	}
+	for f, e := range entries {
+		if b, ok := base[f]; !ok || b.commit != e.commit || b.branch != e.branch {
+			return false
+		}
+	}
+	return true
 }
 
 // stampInode is the inode number in a loose ref's stamp (dev:ino:size:mtime), 0 when it has none.
@@ -261,17 +262,56 @@ func stampInode(stamp string) uint64 {
 	return 0
 }
 
-// indexTaken reports whether an index kept under mode and stamp kept summarises the refs, whose
-// stamp is now stamp (fresh: older than a tick), without reading them.
-func (r *Repo) indexTaken(mode, kept, stamp string, fresh bool, entries map[string]indexEntry) bool {
-	if kept != stamp {
+// settleIndex keeps settled a recent index whose stamp is now older than a clock tick, its loose
+// refs listed as it read them (inodesAsIndexed, by the caller): each loose ref's file is stamped,
+// and read again where its stamp is not one the index kept (a rewrite in place after the index
+// read it). Only those lines change. nil when a file is younger than a tick, gone, or holds
+// another commit: the caller reads the refs again. With packed refs and a few loose ones this is a
+// few stats, where reading the refs again parsed packed-refs and every line of the index.
+func (r *Repo) settleIndex(x *indexFile, stamp string) *indexFile {
+	loose, ok := x.looseEntries()
+	if !ok {
+		return nil
+	}
+	names := make([]string, 0, len(loose))
+	for f := range loose {
+		names = append(names, f)
+	}
+	changes := map[string]*indexEntry{}
+	for i, s := range gitrepo.SettledStampsIn(r.refsDir(), names) {
+		e := loose[names[i]]
+		if s == "" || stampInode(s) != e.ino {
+			return nil
+		}
+		if s == e.loose {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join(r.refsDir(), names[i])) // after its stamp: a later write shows as another
+		if err != nil || string(bytes.TrimSpace(b)) != e.commit {
+			return nil
+		}
+		e.loose = s
+		changes[names[i]] = &e
+	}
+	head := x.head
+	if len(changes) > 0 {
+		head = x.withEntries(changes)
+	}
+	_ = r.hookCache().writeHead(stampSettled, stamp, x.base, head)
+	return &indexFile{mode: stampSettled, stamp: stamp, base: x.base, head: head, basePath: x.basePath}
+}
+
+// indexTaken reports whether the index x would be taken, without reading the refs, while their
+// stamp is stamp (fresh: older than a tick).
+func (r *Repo) indexTaken(x *indexFile, stamp string, fresh bool) bool {
+	if x.stamp != stamp {
 		return false
 	}
-	switch mode {
+	switch x.mode {
 	case stampSettled:
 		return fresh
 	case stampRecent:
-		return !fresh && r.inodesAsIndexed(entries) != nil
+		return !fresh && r.inodesAsIndexed(x) != nil
 	}
 	return false
 }
@@ -279,48 +319,34 @@ func (r *Repo) indexTaken(mode, kept, stamp string, fresh bool, entries map[stri
 func (r *Repo) refsDir() string { return filepath.Join(r.Store.Loc.CommonDir, "refs", "exarchos") }
 
 // inodesAsIndexed lists the loose refs with their inodes and returns the listing when it is the
-// one entries were read from (listedAsIndexed); nil otherwise, or when the directory cannot be
-// listed so.
-func (r *Repo) inodesAsIndexed(entries map[string]indexEntry) map[string]uint64 {
+// one x was read from (listedAsIndexed); nil otherwise, or when the directory cannot be listed so.
+func (r *Repo) inodesAsIndexed(x *indexFile) map[string]uint64 {
+	indexed, ok := x.looseInodes()
+	if !ok {
+		return nil
+	}
 	inodes, err := gitrepo.DirInodes(r.refsDir())
 	if errors.Is(err, fs.ErrNotExist) {
 		inodes, err = map[string]uint64{}, nil
 	}
-	if err != nil || !listedAsIndexed(entries, inodes) {
+	if err != nil || !listedAsIndexed(indexed, inodes) {
 		return nil
 	}
 	return inodes
 }
 
-// listedAsIndexed reports whether every valid ref name in the listing is in entries with the
-// inode its commit was read from, and every entry read from a loose file is listed.
-func listedAsIndexed(entries map[string]indexEntry, inodes map[string]uint64) bool {
-	unmatched := 0
-	for _, e := range entries {
-		if e.ino != 0 {
-			unmatched++
-		}
-	}
+// listedAsIndexed reports whether every valid ref name in the listing is indexed with the inode
+// its commit was read from, and every entry read from a loose file (indexed) is listed.
+func listedAsIndexed(indexed, inodes map[string]uint64) bool {
+	unmatched := len(indexed)
 	for name, ino := range inodes {
 		if gitstore.ValidateFeature(name) != nil {
 			continue // not a ref (a lock, junk): skipped by every reader
 		}
-		if e, ok := entries[name]; !ok || e.ino != ino {
+		if i, ok := indexed[name]; !ok || i != ino {
 			return false
 		}
 		unmatched--
 	}
 	return unmatched == 0
-}
-
-// featuresOn are the workflows the index binds to branch, in name order.
-func featuresOn(entries map[string]indexEntry, branch string) []string {
-	var out []string
-	for f, e := range entries {
-		if e.branch == branch {
-			out = append(out, f)
-		}
-	}
-	sort.Strings(out)
-	return out
 }

@@ -64,8 +64,11 @@ func BenchmarkHookIndexOneRefMoved(b *testing.B) {
 		}
 		b.StartTimer()
 		index, err := r.branchIndex()
-		if err != nil || len(index) != 1000 {
-			b.Fatalf("index of %d: %v", len(index), err)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if entries, _ := index.entries(); len(entries) != 1000 {
+			b.Fatalf("index of %d", len(entries))
 		}
 	}
 }

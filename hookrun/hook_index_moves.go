@@ -2,7 +2,6 @@ package hookrun
 
 import (
 	"bytes"
-	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -47,14 +46,18 @@ func (r *Repo) indexMove(feature string) func(gitrepo.Hash) {
 }
 
 // indexMoved puts feature's move to commit (zero: deleted) in the index when the index summarised
-// the refs as they were at pre, the refs' stamp taken just before the move.
+// the refs as they were at pre, the refs' stamp taken just before the move. Only the moved
+// ref's line changes (indexFile.withEntry): the other lines are kept as read.
 func (r *Repo) indexMoved(feature, pre string, commit gitrepo.Hash) {
 	c := r.hookCache()
-	mode, kept, shared, ok := r.loadIndex()
-	if !ok || kept != pre || mode != stampSettled && mode != stampRecent {
+	kept, ok := r.loadIndex()
+	if !ok || kept.stamp != pre || kept.mode != stampSettled && kept.mode != stampRecent || kept.headLines() > 2*packLooseRefsAt {
+		return // a head this long is folded into a new base by the next reader
+	}
+	indexed, ok := kept.looseInodes()
+	if !ok {
 		return
 	}
-	entries := maps.Clone(shared)
 	post, _ := r.refsStamp() // before the listing: a move after the listing shows another inode
 	if packedStamp(post) != packedStamp(pre) {
 		return
@@ -63,9 +66,9 @@ func (r *Repo) indexMoved(feature, pre string, commit gitrepo.Hash) {
 	if err != nil {
 		return
 	}
-	if commit.IsZero() {
-		delete(entries, feature)
-	} else {
+	var moved *indexEntry
+	delete(indexed, feature)
+	if !commit.IsZero() {
 		ino, listed := inodes[feature]
 		b, err := os.ReadFile(filepath.Join(r.refsDir(), feature))
 		if !listed || err != nil || string(bytes.TrimSpace(b)) != commit.String() {
@@ -75,12 +78,13 @@ func (r *Repo) indexMoved(feature, pre string, commit gitrepo.Hash) {
 		if err != nil || !found || sum.Branch == "" {
 			return // the reader reads it (a head without the trailer needs its state)
 		}
-		entries[feature] = indexEntry{commit: commit.String(), branch: sum.Branch, ino: ino}
+		moved = &indexEntry{commit: commit.String(), branch: sum.Branch, ino: ino}
+		indexed[feature] = ino
 	}
-	if !listedAsIndexed(entries, inodes) {
+	if !listedAsIndexed(indexed, inodes) {
 		return
 	}
-	_ = c.writeIndex(stampRecent, post, entries)
+	_ = c.writeHead(stampRecent, post, kept.base, kept.withEntry(feature, moved))
 }
 
 // packedStamp is the packed-refs part of refsStamp's stamp.
@@ -93,14 +97,18 @@ func packedStamp(stamp string) string {
 // (doctor's and the tests' view of what the writers above keep).
 func (r *Repo) IndexCurrent() bool {
 	stamp, fresh := r.refsStamp()
-	mode, kept, entries, ok := r.hookCache().loadIndex()
-	return ok && r.indexTaken(mode, kept, stamp, fresh, entries)
+	x, ok := r.hookCache().loadIndex()
+	return ok && r.indexTaken(x, stamp, fresh)
 }
 
 // IndexedCommits are the commits the index file names, by workflow; ok is false when it cannot
 // be read.
 func (r *Repo) IndexedCommits() (commits map[string]string, ok bool) {
-	_, _, entries, ok := r.hookCache().loadIndex()
+	x, ok := r.hookCache().loadIndex()
+	if !ok {
+		return nil, false
+	}
+	entries, ok := x.entries()
 	if !ok {
 		return nil, false
 	}
