@@ -90,10 +90,12 @@ func (r *Repo) refsStamp() (stamp string, fresh bool) {
 // fetch by plain git writes thousands at once.
 const packLooseRefsAt = 1000
 
-// packRefs packs the refs when loose is packLooseRefsAt or more, and reports whether it did. A
-// failure leaves them loose, read as before: another pack-refs or gc holding packed-refs.lock
-// (not waited for: git would wait a second for it on every call), or a lock a killed git left
-// (not tried at all while it is there: `git exarchos doctor` names it).
+// packRefs packs the refs when loose is packLooseRefsAt or more, and reports whether it did:
+// only the workflow refs where git can (`--include`, git 2.42), every ref as `git gc` does where
+// it cannot (the branches' refs read from packed-refs cost git and the hook a little on every
+// call). A failure leaves them loose, read as before: another pack-refs or gc holding
+// packed-refs.lock (not waited for: git would wait a second for it on every call), or a lock a
+// killed git left (not tried at all while it is there: `git exarchos doctor` names it).
 func (r *Repo) packRefs(loose int) bool {
 	if loose < packLooseRefsAt {
 		return false
@@ -101,7 +103,10 @@ func (r *Repo) packRefs(loose int) bool {
 	if _, err := os.Lstat(filepath.Join(r.Store.Loc.CommonDir, "packed-refs.lock")); err == nil {
 		return false
 	}
-	_, err := r.Store.Loc.Git(nil, "-c", "core.packedRefsTimeout=0", "pack-refs", "--all", "--prune")
+	_, err := r.Store.Loc.Git(nil, "-c", "core.packedRefsTimeout=0", "pack-refs", "--include="+gitstore.RefPrefix+"*", "--prune")
+	if gitrepo.ExitCode(err) == 129 { // git before 2.42: no --include
+		_, err = r.Store.Loc.Git(nil, "-c", "core.packedRefsTimeout=0", "pack-refs", "--all", "--prune")
+	}
 	return err == nil
 }
 
@@ -262,10 +267,10 @@ func stampInode(stamp string) uint64 {
 	return 0
 }
 
-// settleIndex keeps settled a recent index whose stamp is now older than a clock tick, its loose
-// refs listed as it read them (inodesAsIndexed, by the caller): each loose ref's file is stamped,
-// and read again where its stamp is not one the index kept (a rewrite in place after the index
-// read it). Only those lines change. nil when a file is younger than a tick, gone, or holds
+// settleIndex takes as settled a recent index whose stamp is now older than a clock tick, its
+// loose refs listed as it read them (inodesAsIndexed, by the caller): each loose ref's file is
+// stamped, and read again where its stamp is not one the index kept (a rewrite in place after the
+// index read it). nil when a file is younger than a tick, gone, or holds
 // another commit: the caller reads the refs again. With packed refs and a few loose ones this is a
 // few stats, where reading the refs again parsed packed-refs and every line of the index.
 func (r *Repo) settleIndex(x *indexFile, stamp string) *indexFile {
@@ -293,11 +298,12 @@ func (r *Repo) settleIndex(x *indexFile, stamp string) *indexFile {
 		e.loose = s
 		changes[names[i]] = &e
 	}
+	// Kept in memory only: a session's first call moves a ref next (its binding), and that move
+	// writes the index again; creating a file costs this disk half a millisecond.
 	head := x.head
 	if len(changes) > 0 {
 		head = x.withEntries(changes)
 	}
-	_ = r.hookCache().writeHead(stampSettled, stamp, x.base, head)
 	return &indexFile{mode: stampSettled, stamp: stamp, base: x.base, head: head, basePath: x.basePath}
 }
 

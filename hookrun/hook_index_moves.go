@@ -98,7 +98,11 @@ func packedStamp(stamp string) string {
 func (r *Repo) IndexCurrent() bool {
 	stamp, fresh := r.refsStamp()
 	x, ok := r.hookCache().loadIndex()
-	return ok && r.indexTaken(x, stamp, fresh)
+	if !ok || !r.indexTaken(x, stamp, fresh) {
+		return false
+	}
+	_, ok = x.baseEntries() // a bucket that does not match its CRC is read again when asked for
+	return ok
 }
 
 // IndexedCommits are the commits the index file names, by workflow; ok is false when it cannot
