@@ -91,7 +91,7 @@ func mapWhole(path string) ([]byte, error) {
 	return b, nil
 }
 
-// stampFiles names one version of each file in dir (inode, size, modification time), from an
+// stampFiles names one version of each file in dir (inode, size, modification and change times), from an
 // fstatat relative to dir on a few goroutines: a thousand lstats of whole paths were most of a
 // scan of a thousand refs whose files it need not read. A stamp is "" when the file is younger
 // than a clock tick (a second: file systems' clocks move in ticks, and a write within the tick
@@ -131,6 +131,10 @@ func stampFiles(dir *os.File, names []string, now time.Time) (stamps []string, g
 		b = strconv.AppendInt(b, st.Size, 10)
 		b = append(b, ':')
 		b = strconv.AppendInt(b, mtime, 10)
+		// The change time too: a file rewritten in place with its size and modification time
+		// put back (os.utime, touch -r) keeps all of the above; no call sets the change time.
+		b = append(b, ':')
+		b = strconv.AppendInt(b, st.Ctim.Nano(), 10)
 		stamps[i] = string(b)
 	})
 	return stamps, gone

@@ -5,7 +5,7 @@ import (
 	"time"
 )
 
-// StampsIn stamps each named file directly in dir (inode, size, modification time) by a stat
+// StampsIn stamps each named file directly in dir (inode, size, modification and change times) by a stat
 // relative to dir, as ScanRefsKnown stamps loose refs, but also a file younger than a clock tick:
 // for a caller that only compares a stamp with the one it kept last time, a thousand of them on
 // every call (the hook's watch of the workflow refs), where FileStamp's stat of a whole path and

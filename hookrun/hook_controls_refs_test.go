@@ -134,3 +134,26 @@ func workflowRefsNow(t *testing.T, dir string) map[string]string {
 	}
 	return out
 }
+
+// TestControlsSeeAnInPlaceRewriteWithItsTimePutBack (issue 28): a ref file rewritten in place with
+// the same size and its modification time put back (os.utime, touch -r) keeps inode, size and
+// time; its change time cannot be put back, and is part of the stamp: the ref is read again and
+// its workflow held, with the monitor's token or without one.
+func TestControlsSeeAnInPlaceRewriteWithItsTimePutBack(t *testing.T) {
+	dir, r, refsDir := manyRefsRepo(t, 30)
+	head := gittest.Git(t, dir, "", "rev-parse", "HEAD")
+	ref := filepath.Join(refsDir, "other-4")
+	before, err := os.Stat(ref)
+	require.NoError(t, err)
+	time.Sleep(20 * time.Millisecond) // past the file system's clock tick: the change time moves
+	rewriteInPlace(t, ref, head)
+	require.NoError(t, os.Chtimes(ref, before.ModTime(), before.ModTime()))
+	after, err := os.Stat(ref)
+	require.NoError(t, err)
+	require.True(t, os.SameFile(before, after))
+	require.Equal(t, before.ModTime(), after.ModTime())
+	require.Equal(t, before.Size(), after.Size())
+	block := r.CheckControls(dir)
+	assert.Contains(t, block, "refs/exarchos/other-4 moved from ")
+	assert.Contains(t, r.Held("other-4"), "is held")
+}

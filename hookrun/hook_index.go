@@ -257,9 +257,10 @@ func sameCommitsAndBranches(base, entries map[string]indexEntry) bool {
 	return true
 }
 
-// stampInode is the inode number in a loose ref's stamp (dev:ino:size:mtime), 0 when it has none.
+// stampInode is the inode number in a loose ref's stamp (dev:ino:size:mtime:ctime), 0 when it has
+// none.
 func stampInode(stamp string) uint64 {
-	if parts := strings.Split(stamp, ":"); len(parts) == 4 {
+	if parts := strings.Split(stamp, ":"); len(parts) >= 4 {
 		if ino, err := strconv.ParseUint(parts[1], 10, 64); err == nil {
 			return ino
 		}
