@@ -35,6 +35,7 @@ func main() {
 	keep := flag.Bool("keep", false, "keep the temporary repository and print where it is")
 	files := flag.Int("files", 0, "files committed in the repository (the PostToolUse effects check reads the working tree)")
 	junk := flag.Int("junk", 0, "junk entries under .git/refs/exarchos/ (half with names git refuses, half valid names holding garbage), timed on a first call with the hook cache deleted")
+	packed := flag.Bool("packed", false, "pack the refs (git pack-refs --all) after setup, as git gc or a clone leaves them, so that two builds are timed on the same layout of refs")
 	envelope := flag.Bool("envelope", false, "bind the branch to a repository-defined workflow whose phase has allowedTools and a turnCap (issue 8) instead of the built-in feature workflow")
 	flag.Parse()
 
@@ -81,7 +82,12 @@ func main() {
 				return []byte(fmt.Sprintf(`{"session_id":"fresh-%d","cwd":%q,"hook_event_name":"PreToolUse","tool_name":"Read","tool_input":{"file_path":"main.go"}}`, run, repo))
 			}},
 	}
-	measure(repo, "workflow objects loose", cases, *runs)
+	pass := "workflow objects loose"
+	if *packed {
+		benchutil.Run(repo, "", "git", "pack-refs", "--all", "--prune")
+		pass += ", refs packed"
+	}
+	measure(repo, pass, cases, *runs)
 	addHistory(repo, *bloat)
 	benchutil.Run(repo, "", "git", "gc", "-q")
 	measure(repo, fmt.Sprintf("after %d more objects and git gc (everything in one pack)", *bloat), cases, *runs)
