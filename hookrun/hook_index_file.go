@@ -289,11 +289,21 @@ func readBucket(f *os.File, s baseSpan) ([]byte, bool) {
 	return b, crc32.Checksum(b, castagnoli) == s.sum
 }
 
-// parseBaseLine reads one base line.
-func parseBaseLine(line []byte) (feature, commit, branch string, ok bool) {
-	f, rest, ok1 := bytes.Cut(line, []byte{' '})
-	c, br, ok2 := bytes.Cut(rest, []byte{' '})
-	return string(f), string(c), string(br), ok1 && ok2 && len(f) > 0
+// eachBaseLine calls fn with each line of a bucket, "<feature> <commit> <branch>"; false when a
+// line does not read so.
+func eachBaseLine(bucket []byte, fn func(feature, commit, branch string)) bool {
+	good := true
+	lines(bucket, func(line []byte) bool {
+		f, rest, ok1 := bytes.Cut(line, []byte{' '})
+		c, br, ok2 := bytes.Cut(rest, []byte{' '})
+		if !ok1 || !ok2 || len(f) == 0 {
+			good = false
+			return false
+		}
+		fn(string(f), string(c), string(br))
+		return true
+	})
+	return good
 }
 
 // featuresOn returns, for each branch, the workflows the index binds to it, in name order; ok is
@@ -329,19 +339,11 @@ func (x *indexFile) featuresOn(branches []string) (map[string][]string, bool) {
 			return nil, false
 		}
 		var fs []string
-		good := true
-		lines(bucket, func(line []byte) bool {
-			feature, _, branch, ok := parseBaseLine(line)
-			if !ok {
-				good = false
-				return false
-			}
+		if !eachBaseLine(bucket, func(feature, _, branch string) {
 			if _, overridden := head[feature]; branch == b && !overridden {
 				fs = append(fs, feature)
 			}
-			return true
-		})
-		if !good {
+		}) {
 			return nil, false
 		}
 		for feature, e := range head {
@@ -393,17 +395,9 @@ func (x *indexFile) baseEntries() (map[string]indexEntry, bool) {
 		if !ok {
 			return nil, false
 		}
-		good := true
-		lines(bucket, func(line []byte) bool {
-			feature, commit, branch, ok := parseBaseLine(line)
-			if !ok {
-				good = false
-				return false
-			}
+		if !eachBaseLine(bucket, func(feature, commit, branch string) {
 			out[feature] = indexEntry{commit: commit, branch: branch}
-			return true
-		})
-		if !good {
+		}) {
 			return nil, false
 		}
 	}
