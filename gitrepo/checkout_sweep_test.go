@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/exarchos/git-exarchos/internal/gittest"
@@ -60,5 +61,45 @@ func TestCleanCheckoutRemovesWhatADeadProcessLeft(t *testing.T) {
 	}
 	if strings.Contains(list, co) {
 		t.Errorf("the checkout itself is still registered:\n%s", list)
+	}
+}
+
+// Clean checkouts made at once in one repository (two `task done` of one workflow): every one is
+// made, though `git worktree add` fails when it reads another worktree's files while that one is
+// being added, and every one is removed when done.
+func TestCleanCheckoutsAtOnce(t *testing.T) {
+	t.Setenv("TMPDIR", t.TempDir())
+	dir := gittest.NewRepo(t, "sha1")
+	l, err := Discover(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 8
+	errs := make(chan error, n*4)
+	var wg sync.WaitGroup
+	for range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range 4 {
+				co, finish, err := l.CleanCheckout("HEAD")
+				if err != nil {
+					errs <- err
+					continue
+				}
+				if _, err := os.Stat(filepath.Join(co, ".git")); err != nil {
+					errs <- err
+				}
+				finish()
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	if out := gittest.Git(t, dir, "", "worktree", "list"); strings.Contains(out, cleanCheckoutPrefix) {
+		t.Errorf("checkouts left registered:\n%s", out)
 	}
 }

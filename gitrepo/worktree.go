@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/exarchos/git-exarchos/internal/faults"
 )
@@ -150,13 +151,24 @@ func (l Location) RemoveWorktree(path string, force bool) error {
 // clean checkout removes: checkout_sweep.go).
 func (l Location) CleanCheckout(commit string) (dir string, done func(), err error) {
 	l.sweepCleanCheckouts()
-	dir, err = os.MkdirTemp("", cleanCheckoutPattern())
-	if err != nil {
-		return "", nil, fmt.Errorf("temporary checkout: %w", err)
-	}
-	if _, err := l.repoGit(nil, "worktree", "add", "--detach", "--quiet", dir, commit); err != nil {
+	// `git worktree add` reads every registered worktree's files first, and fails ("failed to read
+	// .git/worktrees/<other>/commondir") when another one is being added at that moment: two
+	// `task done` at once met it under load. Such a failure is tried again, a few times.
+	for attempt := 0; ; attempt++ {
+		dir, err = os.MkdirTemp("", cleanCheckoutPattern())
+		if err != nil {
+			return "", nil, fmt.Errorf("temporary checkout: %w", err)
+		}
+		_, err = l.repoGit(nil, "worktree", "add", "--detach", "--quiet", dir, commit)
+		if err == nil {
+			break
+		}
 		os.RemoveAll(dir)
-		return "", nil, fmt.Errorf("check out %s in a temporary worktree: %w", commit, err)
+		var ge *GitError
+		if attempt == 9 || !errors.As(err, &ge) || !strings.Contains(ge.Stderr, "/worktrees/") {
+			return "", nil, fmt.Errorf("check out %s in a temporary worktree: %w", commit, err)
+		}
+		time.Sleep(time.Duration(10*(attempt+1)) * time.Millisecond)
 	}
 	return dir, func() {
 		if _, err := l.repoGit(nil, "worktree", "remove", "--force", dir); err != nil {
