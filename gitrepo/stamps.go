@@ -11,24 +11,18 @@ import (
 // every call (the hook's watch of the workflow refs), where FileStamp's stat of a whole path and
 // its formatting were most of the check. A stamp is "" where the file cannot be stamped (gone),
 // every stamp "" when dir cannot be opened.
-func StampsIn(dir string, names []string) []string {
-	d, err := os.Open(dir)
-	if err != nil {
-		return make([]string, len(names))
-	}
-	defer d.Close()
-	stamps, _ := stampFiles(d, names, time.Time{})
-	return stamps
-}
+func StampsIn(dir string, names []string) []string { return stampsIn(dir, names, time.Time{}) }
 
 // SettledStampsIn is StampsIn with the stamps ScanRefsKnown keeps: "" also where the file is
 // younger than a clock tick (a write within the tick could leave its stamp as it was).
-func SettledStampsIn(dir string, names []string) []string {
+func SettledStampsIn(dir string, names []string) []string { return stampsIn(dir, names, time.Now()) }
+
+func stampsIn(dir string, names []string, now time.Time) []string {
 	d, err := os.Open(dir)
 	if err != nil {
 		return make([]string, len(names))
 	}
 	defer d.Close()
-	stamps, _ := stampFiles(d, names, time.Now())
+	stamps, _ := stampFiles(d, names, now)
 	return stamps
 }

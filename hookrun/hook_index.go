@@ -38,11 +38,8 @@ import (
 // refs' stamps again and kept settled. git exarchos's own moves of a ref keep the index current
 // (hook_index_moves.go), so the next session's first call finds it so. Where 1,000 or more
 // refs are loose, the hook packs them (packLooseRefsAt), so that what is looked at on each call
-// stays small however many workflows a repository holds.
-//
-//	exarchos-hook-index 6 <length>-<CRC-32C of the lines below>
-//	settled|recent <stamp of the refs>
-//	<feature> <commit> <inode or -> <stamp of its loose ref, or -> <branch>   one a line, in feature order
+// stays small however many workflows a repository holds. The index's two files are described in
+// hook_index_file.go.
 
 // indexEntry is one workflow in the index; loose is the stamp of the loose ref file its commit was
 // read from, "" when it was packed or its stamp is not to be kept; ino is that file's inode
@@ -82,8 +79,8 @@ func (r *Repo) refsStamp() (stamp string, fresh bool) {
 	return strings.Join(parts, "|"), fresh
 }
 
-// packLooseRefsAt is how many loose workflow refs make the hook pack the refs (`git pack-refs
-// --all`, what `git gc` does): every look at the loose refs (the listing a recent stamp is taken
+// packLooseRefsAt is how many loose workflow refs make the hook pack them (packRefs, as `git gc`
+// packs refs): every look at the loose refs (the listing a recent stamp is taken
 // with, the controls' stamps, a rebuild's scan) is proportional to them, and with 10,000 loose
 // refs a session's first call took 4.9 times as long as before issue 28 (BENCHMARKS.md, "10,000
 // loose workflow refs"). Workflow refs arrive loose: every move of one writes a loose file, and a
@@ -160,8 +157,8 @@ func (r *Repo) readBranchIndex(mayPack, rebuild bool) (*indexFile, error) {
 	}
 	var old, base map[string]indexEntry
 	if ok {
-		old, _ = kept.entries()
-		base, _ = kept.baseEntries()
+		base, _ = kept.baseEntries() // read once: compared below, and under the head the known commits
+		old = kept.over(base)
 	}
 	// A recent stamp is kept with the inodes listed before any file is read (a ref replaced after
 	// this shows another inode next time); a settled one takes them from the refs' own stamps.

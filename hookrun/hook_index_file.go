@@ -94,14 +94,14 @@ func parseIndexFile(b []byte, basePath string) (*indexFile, bool) {
 	return &indexFile{mode: mode, stamp: stamp, base: base, head: body, basePath: basePath}, true
 }
 
-// lines calls fn with each of b's lines (without its newline), until fn returns false.
-func lines(b []byte, fn func(line []byte) bool) {
-	for len(b) > 0 {
-		line, rest, _ := bytes.Cut(b, []byte{'\n'})
-		if !fn(line) {
-			return
+// eachLine is each of b's lines, without its newline.
+func eachLine(b []byte) func(yield func([]byte) bool) {
+	return func(yield func([]byte) bool) {
+		for line := range bytes.Lines(b) {
+			if !yield(bytes.TrimSuffix(line, []byte{'\n'})) {
+				return
+			}
 		}
-		b = rest
 	}
 }
 
@@ -158,21 +158,18 @@ func appendHeadLine(b []byte, feature string, e *indexEntry) []byte {
 // headEntries are the head's lines: entries, and deletions as nil; ok is false when one is damaged.
 func (x *indexFile) headEntries() (map[string]*indexEntry, bool) {
 	out := map[string]*indexEntry{}
-	ok := true
-	lines(x.head, func(line []byte) bool {
-		f, e, deleted, good := parseHeadLine(line)
-		if !good {
-			ok = false
-			return false
-		}
-		if deleted {
+	for line := range eachLine(x.head) {
+		f, e, deleted, ok := parseHeadLine(line)
+		switch {
+		case !ok:
+			return nil, false
+		case deleted:
 			out[f] = nil
-		} else {
+		default:
 			out[f] = &e
 		}
-		return true
-	})
-	return out, ok
+	}
+	return out, true
 }
 
 // looseEntries are the entries read from a loose file (inode known): all of them are in the head.
@@ -218,11 +215,6 @@ func (x *indexFile) withEntries(changes map[string]*indexEntry) []byte {
 		head[f] = e
 	}
 	return encodeHead(head)
-}
-
-// withEntry is withEntries of one workflow.
-func (x *indexFile) withEntry(feature string, e *indexEntry) []byte {
-	return x.withEntries(map[string]*indexEntry{feature: e})
 }
 
 func encodeHead(head map[string]*indexEntry) []byte {
@@ -292,18 +284,15 @@ func readBucket(f *os.File, s baseSpan) ([]byte, bool) {
 // eachBaseLine calls fn with each line of a bucket, "<feature> <commit> <branch>"; false when a
 // line does not read so.
 func eachBaseLine(bucket []byte, fn func(feature, commit, branch string)) bool {
-	good := true
-	lines(bucket, func(line []byte) bool {
+	for line := range eachLine(bucket) {
 		f, rest, ok1 := bytes.Cut(line, []byte{' '})
 		c, br, ok2 := bytes.Cut(rest, []byte{' '})
 		if !ok1 || !ok2 || len(f) == 0 {
-			good = false
 			return false
 		}
 		fn(string(f), string(c), string(br))
-		return true
-	})
-	return good
+	}
+	return true
 }
 
 // featuresOn returns, for each branch, the workflows the index binds to it, in name order; ok is
@@ -363,15 +352,17 @@ func (x *indexFile) entries() (map[string]indexEntry, bool) {
 	if x.all != nil {
 		return x.all, true
 	}
-	out := map[string]indexEntry{}
-	base, baseOK := x.baseEntries()
+	base, ok := x.baseEntries()
+	return x.over(base), ok
+}
+
+// over is base (read by baseEntries, nil when it could not be) with the head's lines over it.
+func (x *indexFile) over(base map[string]indexEntry) map[string]indexEntry {
+	out := make(map[string]indexEntry, len(base))
 	for f, e := range base {
 		out[f] = e
 	}
-	head, ok := x.headEntries()
-	if !ok {
-		return out, false
-	}
+	head, _ := x.headEntries()
 	for f, e := range head {
 		if e == nil {
 			delete(out, f)
@@ -379,7 +370,7 @@ func (x *indexFile) entries() (map[string]indexEntry, bool) {
 			out[f] = *e
 		}
 	}
-	return out, baseOK
+	return out
 }
 
 // baseEntries reads every bucket of the base.
@@ -473,5 +464,6 @@ func (c *hookCache) writeBase(entries map[string]indexEntry) (string, error) {
 	if dir.Len() != indexBaseDataStart {
 		return "", fmt.Errorf("index base directory of %d bytes", dir.Len())
 	}
-	return genHex, atomicfile.WriteParts(c.indexBaseFile(), [][]byte{dir.Bytes(), data.Bytes()}, 0o644)
+	dir.Write(data.Bytes())
+	return genHex, atomicfile.Write(c.indexBaseFile(), dir.Bytes(), 0o644)
 }

@@ -47,16 +47,22 @@ func (r *Repo) indexMove(feature string) func(gitrepo.Hash) {
 
 // indexMoved puts feature's move to commit (zero: deleted) in the index when the index summarised
 // the refs as they were at pre, the refs' stamp taken just before the move. Only the moved
-// ref's line changes (indexFile.withEntry): the other lines are kept as read.
+// ref's line in the head changes: the base is kept as it is.
 func (r *Repo) indexMoved(feature, pre string, commit gitrepo.Hash) {
 	c := r.hookCache()
 	kept, ok := r.loadIndex()
 	if !ok || kept.stamp != pre || kept.mode != stampSettled && kept.mode != stampRecent || kept.headLines() > 2*packLooseRefsAt {
 		return // a head this long is folded into a new base by the next reader
 	}
-	indexed, ok := kept.looseInodes()
+	head, ok := kept.headEntries() // every loose ref's line is in the head
 	if !ok {
 		return
+	}
+	indexed := map[string]uint64{}
+	for f, e := range head {
+		if e != nil && e.ino != 0 && f != feature {
+			indexed[f] = e.ino
+		}
 	}
 	post, _ := r.refsStamp() // before the listing: a move after the listing shows another inode
 	if packedStamp(post) != packedStamp(pre) {
@@ -67,7 +73,6 @@ func (r *Repo) indexMoved(feature, pre string, commit gitrepo.Hash) {
 		return
 	}
 	var moved *indexEntry
-	delete(indexed, feature)
 	if !commit.IsZero() {
 		ino, listed := inodes[feature]
 		b, err := os.ReadFile(filepath.Join(r.refsDir(), feature))
@@ -84,7 +89,8 @@ func (r *Repo) indexMoved(feature, pre string, commit gitrepo.Hash) {
 	if !listedAsIndexed(indexed, inodes) {
 		return
 	}
-	_ = c.writeHead(stampRecent, post, kept.base, kept.withEntry(feature, moved))
+	head[feature] = moved
+	_ = c.writeHead(stampRecent, post, kept.base, encodeHead(head))
 }
 
 // packedStamp is the packed-refs part of refsStamp's stamp.

@@ -22,19 +22,13 @@ import (
 
 // Write writes content to path through a temporary file and a rename, creating the directory.
 func Write(path string, content []byte, mode fs.FileMode) error {
-	return WriteParts(path, [][]byte{content}, mode)
-}
-
-// WriteParts is Write of the parts one after the other: a caller that changes a line of a large
-// file writes the spans around it, not a copy of the whole.
-func WriteParts(path string, parts [][]byte, mode fs.FileMode) error {
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
 	prefix := "." + filepath.Base(path) + ".tmp-"
 	if f, err := createUnnamed(dir, mode); err == nil {
-		tmp, err := fill(f, parts, mode, func() (string, error) { return linkUnnamed(f, dir, prefix) })
+		tmp, err := fill(f, content, mode, func() (string, error) { return linkUnnamed(f, dir, prefix) })
 		if err == nil {
 			if err = os.Rename(tmp, path); err == nil {
 				return nil
@@ -49,7 +43,7 @@ func WriteParts(path string, parts [][]byte, mode fs.FileMode) error {
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	tmp, err := fill(f, parts, mode, func() (string, error) { return f.Name(), nil })
+	tmp, err := fill(f, content, mode, func() (string, error) { return f.Name(), nil })
 	if err == nil {
 		err = os.Rename(tmp, path)
 	}
@@ -61,13 +55,8 @@ func WriteParts(path string, parts [][]byte, mode fs.FileMode) error {
 }
 
 // fill writes and closes f, and returns the name it is renamed from.
-func fill(f *os.File, parts [][]byte, mode fs.FileMode, name func() (string, error)) (string, error) {
-	var err error
-	for _, b := range parts {
-		if _, err = f.Write(b); err != nil {
-			break
-		}
-	}
+func fill(f *os.File, content []byte, mode fs.FileMode, name func() (string, error)) (string, error) {
+	_, err := f.Write(content)
 	if err == nil {
 		err = f.Chmod(mode)
 	}
