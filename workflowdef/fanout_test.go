@@ -60,17 +60,8 @@ func TestFanoutParsed(t *testing.T) {
 	if ps != nil {
 		t.Fatal(ps)
 	}
-	n := 0
-	for _, tr := range def.Outgoing("checks") {
-		if tr.To == "review" {
-			n++
-			if strings.Join(tr.Guards, ",") != "stages-completed,shell:ok" {
-				t.Fatalf("guards %v", tr.Guards)
-			}
-		}
-	}
-	if n != 1 {
-		t.Fatalf("%d join transitions", n)
+	if g := joinGuards(t, def, "checks", "review"); g != "stages-completed,shell:ok" {
+		t.Fatalf("guards %v", g)
 	}
 }
 
@@ -135,19 +126,25 @@ fanouts:
 	if ps != nil {
 		t.Fatal(ps)
 	}
-	n := 0
-	for _, tr := range def.Outgoing("review") {
-		if tr.To == "synthesize" {
-			n++
-			if strings.Join(tr.Guards, ",") != "stages-completed,reviews-passed" {
-				t.Fatalf("guards %v", tr.Guards)
-			}
-		}
-	}
-	if n != 1 {
-		t.Fatalf("%d transitions review → synthesize", n)
+	if g := joinGuards(t, def, "review", "synthesize"); g != "stages-completed,reviews-passed" {
+		t.Fatalf("guards %v", g)
 	}
 	if !strings.Contains(def.Mermaid(), "review_fork --> spec_check") {
 		t.Fatalf("mermaid:\n%s", def.Mermaid())
 	}
+}
+
+// joinGuards are the guards of the one transition from → to, which must be there exactly once.
+func joinGuards(t *testing.T, def *workflow.Definition, from, to string) string {
+	t.Helper()
+	var found []string
+	for _, tr := range def.Outgoing(from) {
+		if tr.To == to {
+			found = append(found, strings.Join(tr.Guards, ","))
+		}
+	}
+	if len(found) != 1 {
+		t.Fatalf("%d transitions %s → %s", len(found), from, to)
+	}
+	return found[0]
 }
