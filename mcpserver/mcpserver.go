@@ -359,6 +359,15 @@ func mcpTools(s *mcp.Server, cli *cliRunner) {
 	add(s, cli, "view_findings", "a workflow's open review findings: those that block (the fix cycle's) and those for the pull request", func(in findingsIn) args {
 		return cmd("view", "findings").flag("all", in.All).opt("feature", in.Feature)
 	})
+	add(s, cli, "view_timeline", "who did what, when: a workflow's steps, each task's span, counts per agent and subagent", func(in featureIn) args {
+		return cmd("view", "timeline").opt("feature", in.Feature)
+	})
+	add(s, cli, "view_convergence", "review findings per dimension per fix cycle: whether review converges, and the files it keeps naming", func(in featureIn) args {
+		return cmd("view", "convergence").opt("feature", in.Feature)
+	})
+	add(s, cli, "view_stack", "workflows stacked on each other's branches, bottom first, with what holds each", func(in listIn) args {
+		return cmd("view", "stack").flag("all", in.All)
+	})
 	add(s, cli, "view_audit", "a workflow's audit trail", func(in featureIn) args { return cmd("audit").opt("feature", in.Feature) })
 	add(s, cli, "view_rehydrate", "the context an agent needs to resume a workflow", func(in featureIn) args {
 		return cmd("rehydrate").opt("feature", in.Feature)

@@ -208,6 +208,9 @@ func TestMCPParity(t *testing.T) {
 		{"view_pipeline", `{}`, []string{"view", "pipeline"}, false},
 		{"view_tasks", `{"feature":"login"}`, []string{"view", "tasks", "login"}, false},
 		{"view_audit", `{}`, []string{"audit"}, false},
+		{"view_timeline", `{"feature":"login"}`, []string{"view", "timeline", "login"}, false},
+		{"view_convergence", `{}`, []string{"view", "convergence"}, false},
+		{"view_stack", `{"all":true}`, []string{"view", "stack", "--all"}, false},
 		{"view_rehydrate", `{}`, []string{"rehydrate"}, false},
 		{"checkpoint", `{"note":"t1 next"}`, []string{"checkpoint", "--note", "t1 next"}, false},
 		{"verify", `{"feature":"login","rerunGates":true}`, []string{"verify", "--rerun-gates", "login"}, false},
@@ -252,7 +255,7 @@ func TestMCPParity(t *testing.T) {
 		}
 	}
 	want := []string{"checkpoint", "cleanup", "event_append", "event_query", "pr_link", "pr_refresh", "review", "runbook", "stage_done", "stage_fail", "submit", "task_add", "task_done",
-		"task_fail", "task_start", "validate", "verify", "view_audit", "view_findings", "view_pipeline", "view_rehydrate", "view_tasks", "workflow_cancel",
+		"task_fail", "task_start", "validate", "verify", "view_audit", "view_convergence", "view_findings", "view_pipeline", "view_rehydrate", "view_stack", "view_tasks", "view_timeline", "workflow_cancel",
 		"workflow_describe", "workflow_init", "workflow_list", "workflow_set", "workflow_status", "workflow_transition", "workflow_transitions"}
 	slices.Sort(names)
 	if !slices.Equal(names, want) {
