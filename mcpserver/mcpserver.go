@@ -143,6 +143,11 @@ type (
 		featureIn
 		PR string `json:"pr" jsonschema:"pull request URL or number"`
 	}
+	prCreateIn struct {
+		featureIn
+		Title  string `json:"title,omitempty" jsonschema:"the pull request's title (default: the design's first heading)"`
+		DryRun bool   `json:"dryRun,omitempty" jsonschema:"compose the title and body only: ask GitHub nothing, record nothing"`
+	}
 	runbookIn struct {
 		featureIn
 		Name string `json:"name" jsonschema:"the runbook's name in the workflow's definition"`
@@ -416,6 +421,9 @@ func mcpTools(s *mcp.Server, cli *cliRunner) {
 	})
 	add(s, cli, "stage_fail", "fail a running stage of the fan-out phase; its running siblings are cancelled", func(in stageFailIn) args {
 		return cmd("stage", "fail").str("reason", in.Reason).opt("feature", in.Feature).need("stage", in.Stage)
+	})
+	add(s, cli, "pr_create", "open the workflow's pull request on GitHub (or update the open one), written from the workflow, a draft until the reviews pass, and link it", func(in prCreateIn) args {
+		return cmd("pr", "create").str("title", in.Title).flag("dry-run", in.DryRun).opt("feature", in.Feature)
 	})
 	add(s, cli, "pr_link", "link the workflow's pull request", func(in prLinkIn) args {
 		return cmd("pr", "link").opt("feature", in.Feature).need("pr", in.PR)
