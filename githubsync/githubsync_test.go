@@ -650,3 +650,38 @@ func TestRateLimitAnswers(t *testing.T) {
 		}
 	}
 }
+
+// TestMarkReady: a draft is made ready through GraphQL beside the REST API (github.com's /graphql,
+// an Enterprise server's /api/graphql beside /api/v3); GitHub's GraphQL errors come in a 200 and are
+// an error naming the fix; the token never shows.
+func TestMarkReady(t *testing.T) {
+	for _, api := range []string{"", "/api/v3"} {
+		fake := fakegithub.New("github.com", "acme", "app", secret)
+		c, err := githubsync.New(githubsync.Options{Repo: repo, RetryBudget: time.Second,
+			Env: env(map[string]string{"GH_TOKEN": secret, "GITHUB_API_URL": fake.URL + api})})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx := context.Background()
+		pr, err := c.CreatePR(ctx, githubsync.NewPullRequest{Head: "topic", Base: "main", Title: "t", Draft: true})
+		if err != nil || !pr.Draft {
+			t.Fatalf("%s: created %+v %v", api, pr, err)
+		}
+		if err := c.MarkReady(ctx, pr.Number, pr.NodeID); err != nil {
+			t.Fatalf("%s: %v", api, err)
+		}
+		if got, _ := fake.PR(pr.Number); got.Draft {
+			t.Fatalf("%s: still a draft", api)
+		}
+		log := fake.Log()
+		if last := log[len(log)-1]; last.Route != "graphql" || last.Path != strings.TrimSuffix(api, "/v3")+"/graphql" {
+			t.Fatalf("%s: asked %s %s", api, last.Route, last.Path)
+		}
+		err = c.MarkReady(ctx, 99, "PR_nope")
+		var e *githubsync.Error
+		if !errors.As(err, &e) || !strings.Contains(e.Msg, "gh pr ready 99") || strings.Contains(e.Msg, secret) {
+			t.Fatalf("%s: a GraphQL error: %v", api, err)
+		}
+		fake.Close()
+	}
+}
