@@ -205,7 +205,7 @@ func TestMCPParity(t *testing.T) {
 		{"stage_fail", `{"stage":"lint","reason":"vet"}`, []string{"stage", "fail", "lint", "--reason", "vet"}, true}, // likewise
 		{"pr_link", `{"pr":"https://github.com/o/r/pull/1"}`, []string{"pr", "link", "https://github.com/o/r/pull/1"}, true},
 		{"pr_refresh", `{}`, []string{"pr", "refresh"}, true},
-		{"review_import", `{"dryRun":true}`, []string{"review", "import", "--dry-run"}, true}, // no pull request linked: PR_NOT_LINKED
+		{"review_import", `{"dryRun":true}`, []string{"review", "import", "--dry-run"}, true},                             // no pull request linked: PR_NOT_LINKED
 		{"pr_create", `{"title":"Login","dryRun":true}`, []string{"pr", "create", "--title", "Login", "--dry-run"}, true}, // no origin remote: NO_REMOTE
 		{"view_pipeline", `{}`, []string{"view", "pipeline"}, false},
 		{"view_tasks", `{"feature":"login"}`, []string{"view", "tasks", "login"}, false},
