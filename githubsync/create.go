@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"strings"
@@ -42,32 +43,48 @@ func (c *Client) EditPR(ctx context.Context, n int, title, body string) (PullReq
 }
 
 // MarkReady turns draft pull request n ready for review. GitHub's REST API cannot (a pull
-// request's draft flag is set only when it is opened), so this is its one GraphQL mutation,
-// markPullRequestReadyForReview, on the pull request's node id; on GitHub Enterprise Server the
-// GraphQL endpoint is /api/graphql beside the REST API's /api/v3.
+// request's draft flag is set only when it is opened), so this is a GraphQL mutation,
+// markPullRequestReadyForReview, on the pull request's node id.
 func (c *Client) MarkReady(ctx context.Context, n int, nodeID string) error {
-	q := map[string]any{
-		"query":     "mutation($id: ID!) { markPullRequestReadyForReview(input: {pullRequestId: $id}) { pullRequest { isDraft } } }",
-		"variables": map[string]string{"id": nodeID},
+	const q = "mutation($id: ID!) { markPullRequestReadyForReview(input: {pullRequestId: $id}) { pullRequest { isDraft } } }"
+	if err := c.graphql(ctx, opCreate, n, q, map[string]any{"id": nodeID}, nil); err != nil {
+		var e *Error
+		if errors.As(err, &e) && e.Kind == KindError {
+			e.Msg += fmt.Sprintf("; mark it ready on GitHub (gh pr ready %d)", n)
+		}
+		return err
 	}
-	b, _ := json.Marshal(q)
+	return nil
+}
+
+// graphql runs one GraphQL query against the endpoint beside the REST API (on GitHub Enterprise
+// Server /api/graphql beside /api/v3) and decodes its data into out. GitHub answers a query it
+// cannot run with 200 and errors in the body: those are an *Error too.
+func (c *Client) graphql(ctx context.Context, op operation, n int, query string, vars map[string]any, out any) error {
+	b, _ := json.Marshal(map[string]any{"query": query, "variables": vars})
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.graphqlURL(), bytes.NewReader(b))
 	if err != nil {
 		return err
 	}
 	req.Header.Set("Content-Type", "application/json")
-	var out struct {
+	var answer struct {
+		Data   json.RawMessage `json:"data"`
 		Errors []struct {
 			Message string `json:"message"`
 		} `json:"errors"`
 	}
-	resp, err := c.gh.Do(ctx, req, &out)
+	resp, err := c.gh.Do(ctx, req, &answer)
 	if err != nil {
-		return c.wrapOp(opCreate, c.what(n), resp, err)
+		return c.wrapOp(op, c.what(n), resp, err)
 	}
-	if len(out.Errors) > 0 {
+	if len(answer.Errors) > 0 {
 		return &Error{Kind: KindError, Host: c.repo.Host, TokenSource: c.token.Source, Status: resp.StatusCode,
-			Msg: fmt.Sprintf("GitHub did not mark %s ready for review: %s; mark it ready on GitHub (gh pr ready %d)", c.what(n), out.Errors[0].Message, n)}
+			Msg: c.token.redact(fmt.Sprintf("GitHub's GraphQL API refused %s %s: %s", op.gerund, c.what(n), answer.Errors[0].Message))}
+	}
+	if out != nil {
+		if err := json.Unmarshal(answer.Data, out); err != nil {
+			return fmt.Errorf("read GitHub's GraphQL answer about %s: %w", c.what(n), err)
+		}
 	}
 	return nil
 }

@@ -143,6 +143,10 @@ type (
 		featureIn
 		PR string `json:"pr" jsonschema:"pull request URL or number"`
 	}
+	reviewImportIn struct {
+		featureIn
+		DryRun bool `json:"dryRun,omitempty" jsonschema:"read GitHub and say what would be recorded; record nothing"`
+	}
 	prCreateIn struct {
 		featureIn
 		Title  string `json:"title,omitempty" jsonschema:"the pull request's title (default: the design's first heading)"`
@@ -424,6 +428,9 @@ func mcpTools(s *mcp.Server, cli *cliRunner) {
 	})
 	add(s, cli, "pr_create", "open the workflow's pull request on GitHub (or update the open one), written from the workflow, a draft until the reviews pass, and link it", func(in prCreateIn) args {
 		return cmd("pr", "create").str("title", in.Title).flag("dry-run", in.DryRun).opt("feature", in.Feature)
+	})
+	add(s, cli, "review_import", "record the pull request's review threads as findings (severity from each bot's format); a thread resolved on GitHub closes its finding", func(in reviewImportIn) args {
+		return cmd("review", "import").flag("dry-run", in.DryRun).opt("feature", in.Feature)
 	})
 	add(s, cli, "pr_link", "link the workflow's pull request", func(in prLinkIn) args {
 		return cmd("pr", "link").opt("feature", in.Feature).need("pr", in.PR)

@@ -43,6 +43,9 @@ var fakes sync.Map // *testscript.TestScript → *fakegithub.Server
 //	github branch B sha=REF      the repository has branch B at REF (pull requests open only from such)
 //	github pulls N               assert the repository has exactly N pull requests
 //	github show N                print pull request N (state, draft, head, base, title, then the body) to stdout
+//	github comment N USER PATH LINE TEXT… [reply=ID]   a review comment on pull request N's diff
+//	                             (its id: 1000 + 100·N + how many came before it on N)
+//	github resolve N ID [open]   the thread whose first comment is ID resolved (or open again)
 //	github stop                  the API goes away (network down)
 //
 // REF is a commit, or @rev resolved with git rev-parse in the script's directory.
@@ -173,6 +176,20 @@ func cmdGitHub(ts *testscript.TestScript, neg bool, args []string) {
 			ts.Fatalf("no pull request %d", num(0))
 		}
 		fmt.Fprintf(ts.Stdout(), "state=%s draft=%v head=%s base=%s sha=%s\ntitle=%s\n%s\n", p.State, p.Draft, p.Head, p.Base, p.HeadSHA, p.Title, p.Body)
+	case "comment":
+		line, err := strconv.Atoi(pos[3])
+		ts.Check(err)
+		var reply int64
+		if kv["reply"] != "" {
+			reply, err = strconv.ParseInt(kv["reply"], 10, 64)
+			ts.Check(err)
+		}
+		id := f.AddReviewComment(num(0), fakegithub.ReviewComment{User: pos[1], Path: pos[2], Line: line, Body: strings.ReplaceAll(strings.Join(pos[4:], " "), `\n`, "\n"), InReplyTo: reply})
+		ts.Logf("review comment %d", id)
+	case "resolve":
+		id, err := strconv.ParseInt(pos[1], 10, 64)
+		ts.Check(err)
+		f.ResolveThread(num(0), id, len(pos) < 3 || pos[2] != "open")
 	case "stop":
 		f.Close()
 	default:

@@ -56,6 +56,17 @@ type Status struct{ Context, State string }
 // it is added, as on GitHub).
 type Review struct{ User, State, Commit string }
 
+// ReviewComment is one comment on a pull request's diff; InReplyTo names the thread's first
+// comment for a reply. IDs are given by AddReviewComment.
+type ReviewComment struct {
+	ID                 int64
+	User, Path, Body   string
+	Line               int
+	InReplyTo          int64
+	Commit             string // empty: the pull request's head when it is added
+	Resolved, Outdated bool   // the thread's state (on its first comment), as GraphQL reports it
+}
+
 // Fault is an answer served instead of the real one. Body may contain {{token}}, replaced by the
 // token the request carried (to prove the client never repeats it).
 type Fault struct {
@@ -85,6 +96,7 @@ type Server struct {
 	statuses map[string][]Status
 	reviews  map[int][]Review
 	comments map[int][]string
+	threads  map[int][]*ReviewComment // review comments per pull request, oldest first
 	faults   []Fault
 	requests map[string]int
 	total    int
@@ -103,7 +115,7 @@ type Request struct {
 // New starts a fake for owner/repo on host (web URLs use https://host/...).
 func New(host, owner, repo, token string) *Server {
 	s := &Server{Owner: owner, Repo: repo, Host: host, Token: token, pulls: map[int]*PR{}, runs: map[string][]CheckRun{},
-		statuses: map[string][]Status{}, reviews: map[int][]Review{}, comments: map[int][]string{}, requests: map[string]int{}}
+		statuses: map[string][]Status{}, reviews: map[int][]Review{}, comments: map[int][]string{}, threads: map[int][]*ReviewComment{}, requests: map[string]int{}}
 	s.Server = httptest.NewServer(http.HandlerFunc(s.serve))
 	return s
 }
@@ -180,6 +192,29 @@ func (s *Server) AddReview(n int, r Review) {
 	s.UpdatePR(n, func(*PR) {})
 }
 
+// AddReviewComment adds a comment on pull request n's diff and returns its id.
+func (s *Server) AddReviewComment(n int, c ReviewComment) int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if p, ok := s.pulls[n]; ok && c.Commit == "" {
+		c.Commit = p.HeadSHA
+	}
+	c.ID = int64(1000 + len(s.threads[n]) + 100*n)
+	s.threads[n] = append(s.threads[n], &c)
+	return c.ID
+}
+
+// ResolveThread marks the thread whose first comment is id resolved (or open again).
+func (s *Server) ResolveThread(n int, id int64, resolved bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, c := range s.threads[n] {
+		if c.ID == id {
+			c.Resolved = resolved
+		}
+	}
+}
+
 // Comments returns the comments posted on issue or pull request n, oldest first.
 func (s *Server) Comments(n int) []string {
 	s.mu.Lock()
@@ -239,6 +274,7 @@ var Routes = []Route{
 	{"status", http.MethodGet, "/repos/{owner}/{repo}/commits/{ref}/status"},
 	{"comment", http.MethodPost, "/repos/{owner}/{repo}/issues/{issue_number}/comments"},
 	{"comments", http.MethodGet, "/repos/{owner}/{repo}/issues/{issue_number}/comments"},
+	{"review-comments", http.MethodGet, "/repos/{owner}/{repo}/pulls/{pull_number}/comments"},
 }
 
 var routeRes = func() []*regexp.Regexp {
@@ -457,6 +493,17 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 			list = append(list, s.pullJSON(p, true))
 		}
 		body = s.page(w, r, list)
+	case "review-comments":
+		p, ok := s.pulls[number]
+		if !ok {
+			notFound()
+			return
+		}
+		list := []any{}
+		for _, c := range s.threads[number] {
+			list = append(list, s.reviewCommentJSON(p, c))
+		}
+		body = s.page(w, r, list)
 	case "reviews":
 		p, ok := s.pulls[number]
 		if !ok {
@@ -505,12 +552,20 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 // GitHub does (HTTP 200, with errors in the body when it cannot); anything else is an error.
 func (s *Server) graphql(w http.ResponseWriter, body []byte) {
 	var in struct {
-		Query     string            `json:"query"`
-		Variables map[string]string `json:"variables"`
+		Query     string         `json:"query"`
+		Variables map[string]any `json:"variables"`
 	}
 	fail := func(msg string) { fmt.Fprintf(w, `{"data":null,"errors":[{"type":"NOT_FOUND","message":%q}]}`, msg) }
-	if json.Unmarshal(body, &in) != nil || !strings.Contains(in.Query, "markPullRequestReadyForReview") {
-		fail("the fake answers only markPullRequestReadyForReview")
+	if json.Unmarshal(body, &in) != nil {
+		fail("the body is not a GraphQL request")
+		return
+	}
+	if strings.Contains(in.Query, "reviewThreads") {
+		s.reviewThreads(w, in.Variables)
+		return
+	}
+	if !strings.Contains(in.Query, "markPullRequestReadyForReview") {
+		fail("the fake answers only markPullRequestReadyForReview and reviewThreads")
 		return
 	}
 	for _, p := range s.pulls {
@@ -522,6 +577,56 @@ func (s *Server) graphql(w http.ResponseWriter, body []byte) {
 		}
 	}
 	fail(fmt.Sprintf("Could not resolve to a node with the global id of '%s'", in.Variables["id"]))
+}
+
+// reviewThreads answers reviewThreads of a pull request (owner, name, number; after: the page's
+// cursor, the index to start at), 2 threads a page so paging is exercised.
+func (s *Server) reviewThreads(w http.ResponseWriter, vars map[string]any) {
+	n, _ := vars["number"].(float64)
+	if !strings.EqualFold(fmt.Sprint(vars["owner"]), s.Owner) || !strings.EqualFold(fmt.Sprint(vars["name"]), s.Repo) || s.pulls[int(n)] == nil {
+		fmt.Fprint(w, `{"data":{"repository":{"pullRequest":null}},"errors":[{"type":"NOT_FOUND","message":"Could not resolve to a PullRequest."}]}`)
+		return
+	}
+	var roots []*ReviewComment
+	for _, c := range s.threads[int(n)] {
+		if c.InReplyTo == 0 {
+			roots = append(roots, c)
+		}
+	}
+	from := 0
+	if a, ok := vars["after"].(string); ok {
+		from, _ = strconv.Atoi(a)
+	}
+	const per = 2
+	nodes := []any{}
+	for _, c := range roots[min(from, len(roots)):min(from+per, len(roots))] {
+		nodes = append(nodes, map[string]any{"isResolved": c.Resolved, "isOutdated": c.Outdated,
+			"comments": map[string]any{"nodes": []any{map[string]any{"databaseId": c.ID}}}})
+	}
+	next := from+per < len(roots)
+	_ = json.NewEncoder(w).Encode(map[string]any{"data": map[string]any{"repository": map[string]any{"pullRequest": map[string]any{
+		"reviewThreads": map[string]any{"nodes": nodes, "pageInfo": map[string]any{"hasNextPage": next, "endCursor": strconv.Itoa(from + per)}}}}}})
+}
+
+func (s *Server) reviewCommentJSON(p *PR, c *ReviewComment) map[string]any {
+	out := example("pull-request-review-comment-items").(map[string]any)
+	out["id"], out["node_id"], out["body"], out["path"], out["commit_id"], out["original_commit_id"] = c.ID, fmt.Sprintf("PRRC_fake%d", c.ID), c.Body, c.Path, c.Commit, c.Commit
+	out["line"], out["original_line"] = c.Line, c.Line
+	if c.Line == 0 {
+		delete(out, "line") // a comment on the whole file has no line (GitHub leaves the keys out)
+		delete(out, "original_line")
+		out["subject_type"] = "file"
+	}
+	if c.InReplyTo != 0 {
+		out["in_reply_to_id"] = c.InReplyTo
+	} else {
+		delete(out, "in_reply_to_id")
+	}
+	setUser(out["user"], c.User)
+	out["url"] = fmt.Sprintf("%s/repos/%s/pulls/comments/%d", s.URL, s.full(), c.ID)
+	out["html_url"] = fmt.Sprintf("https://%s/%s/pull/%d#discussion_r%d", s.Host, s.full(), p.Number, c.ID)
+	out["pull_request_url"] = fmt.Sprintf("%s/repos/%s/pulls/%d", s.URL, s.full(), p.Number)
+	return out
 }
 
 // unprocessable is GitHub's 422 for a body it cannot take.
@@ -591,7 +696,7 @@ var examples = func() map[string]json.RawMessage {
 
 // ExampleNames are the examples of GitHub's description the fake starts its answers from.
 var ExampleNames = []string{"full-repository-default-response", "pull-request", "pull-request-simple-items",
-	"pull-request-review-items", "check-run-paginated", "combined-commit-status", "issue-comment"}
+	"pull-request-review-items", "check-run-paginated", "combined-commit-status", "issue-comment", "pull-request-review-comment-items"}
 
 // commentJSON is the i-th comment on issue (or pull request) number, in GitHub's shape.
 func (s *Server) commentJSON(number, i int) map[string]any {

@@ -300,6 +300,9 @@ func world(t *testing.T) *fakegithub.Server {
 	fake.AddCheckRun(sha, fakegithub.CheckRun{Name: "test", Status: "completed", Conclusion: "failure"})
 	fake.AddStatus(sha, fakegithub.Status{Context: "ci/jenkins", State: "success"})
 	fake.AddStatus(sha, fakegithub.Status{Context: "ci/other", State: "error"})
+	root := fake.AddReviewComment(1, fakegithub.ReviewComment{User: "coderabbitai[bot]", Path: "app/login.go", Line: 12, Body: "_⚠️ Potential issue_\n\nThe error is dropped."})
+	fake.AddReviewComment(1, fakegithub.ReviewComment{User: "octocat", Path: "app/login.go", Line: 12, Body: "fixed", InReplyTo: root})
+	fake.AddReviewComment(1, fakegithub.ReviewComment{User: "octocat", Path: "README.md", Body: "say why"})
 	return fake
 }
 
@@ -355,6 +358,8 @@ func TestFakeAnswersAsGitHubDescribes(t *testing.T) {
 		{"GET", "/repos/acme/app/issues/1/comments", ""},
 		{"GET", "/repos/acme/app/issues/1/comments?per_page=1&page=1", ""},
 		{"GET", "/repos/acme/app/issues/99/comments", ""},
+		{"GET", "/repos/acme/app/pulls/1/comments?sort=created&direction=asc&per_page=2", ""},
+		{"GET", "/repos/acme/app/pulls/1/comments?sort=created&direction=asc&per_page=2&page=2", ""},
 		{"PATCH", "/repos/acme/app/pulls/1", `{"state":"closed"}`},
 		{"PATCH", "/repos/acme/app/pulls/1", `{"state":"merged"}`},
 		{"PATCH", "/repos/acme/app/pulls/1", `{"title":"Login","body":"the body"}`},
@@ -455,6 +460,9 @@ func TestProductRequestsAsGitHubDescribes(t *testing.T) {
 	if err := c.MarkReady(ctx, created.Number, created.NodeID); err != nil {
 		t.Fatal(err)
 	}
+	if _, err := c.ReviewComments(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
 	sent := map[string]bool{}
 	for _, req := range fake.Log() {
 		if req.Route == "graphql" {
@@ -511,7 +519,7 @@ func TestProductRequestsAsGitHubDescribes(t *testing.T) {
 			}
 		}
 	}
-	for _, name := range []string{"repo", "pulls", "pull", "reviews", "check-runs", "status", "comment", "update-pull", "create-pull"} {
+	for _, name := range []string{"repo", "pulls", "pull", "reviews", "check-runs", "status", "comment", "update-pull", "create-pull", "review-comments"} {
 		if !sent[name] {
 			t.Errorf("githubsync sent no %s request: the test no longer covers it", name)
 		}
