@@ -112,8 +112,9 @@ var table = map[string]rule{
 	},
 	"ghevidence": {
 		job: "GitHub evidence: a workflow's pull request linked, found, refreshed; cleanup's merge verification",
-		// Each observation is recorded through the Engine the caller passes in (app's Execute).
-		may: []string{"trust", "project", "githubsync", "workflow", helpers},
+		// Each observation is recorded through the Engine the caller passes in (app's Execute);
+		// pr create reads the transitions from the store (whether the reviews have passed).
+		may: []string{"trust", "project", "githubsync", "gitstore", "workflow", helpers},
 	},
 	"saga": {
 		job: "the cancel saga: task worktrees, their compensation on cancel, rescue refs, prune",
