@@ -229,7 +229,8 @@ func (r *Repo) verifyOne(feature string, o Options) (VerifiedWorkflow, error) {
 	if err != nil {
 		return w, err
 	}
-	check := &rederive{r: r, def: def, base: r.Base().Commit, facts: facts}
+	arts := newArtifactAudit(feature, facts)
+	check := &rederive{r: r, def: def, base: r.Base().Commit, facts: facts, reliedOn: arts.reliedOn}
 	gates := &gateAudit{feature: feature, def: def, onBranch: onBranch, add: add}
 	stages := &stageAudit{def: def, add: add}
 	refused := map[string]Violation{} // refused decisions by event id, until acknowledged
@@ -260,6 +261,9 @@ func (r *Repo) verifyOne(feature string, o Options) (VerifiedWorkflow, error) {
 				check.taskWork(s, e, add)
 				gates.taskCompleted(s, e)
 			}
+			if e.Type == workflow.EventArtifactRecorded {
+				arts.recorded(e)
+			}
 			if len(s.Conflicts) > conflictsBefore {
 				if c := s.Conflicts[len(s.Conflicts)-1]; e.Type == workflow.EventTransitioned && strings.HasPrefix(c.Reason, "no transition") {
 					add(e, "transition", "%s", c.Reason)
@@ -286,6 +290,7 @@ func (r *Repo) verifyOne(feature string, o Options) (VerifiedWorkflow, error) {
 	}
 	tip := r.branchTip(final.Branch)
 	paths.end(final, tip, add)
+	arts.end(tip, add)
 	if o.Require {
 		if !mergeAllowed(def, final.Phase) {
 			add(workflow.Event{Seq: int64(len(events))}, "phase", "%s is in %s, a phase the %s definition does not merge from: the branch's work is not through the workflow (git exarchos transitions %s)", feature, final.Phase, def.Type, feature)
@@ -336,6 +341,9 @@ type rederive struct {
 	def   *workflow.Definition
 	base  string
 	facts gitFacts
+	// reliedOn is told the guards of the transition that accounts for a recorded step (each
+	// evaluated again or overridden in effect): artifactAudit judges a recorded path there.
+	reliedOn func(guards []string)
 }
 
 // gitFacts is what verify reads of the repository.
@@ -353,21 +361,29 @@ func (c *rederive) transition(s *workflow.State, e workflow.Event, add func(work
 	if trigger == "" {
 		trigger = workflow.OnTransition
 	}
+	if p := c.rewrittenHead(s, d); p != "" {
+		add(e, "guard", "%s → %s %s", d.From, d.To, p)
+		c.reliedOnAll(s, d)
+		return
+	}
 	// Several transitions may lead to d.To (a phase's own and the universal cleanup): the step
 	// holds when one of those its trigger takes has every guard accounted for.
 	var first []string
+	var firstGuards []string
 	for _, t := range c.def.Outgoing(s.Phase) {
 		if t.To != d.To || !t.TakenBy(trigger) {
 			continue
 		}
 		problems := c.guardProblems(s, t, d)
 		if len(problems) == 0 {
+			c.relied(t.Guards)
 			return
 		}
 		if first == nil {
-			first = problems
+			first, firstGuards = problems, t.Guards
 		}
 	}
+	c.relied(firstGuards) // judged here, and failed: a violation of its own, not the record's
 	for _, p := range first {
 		add(e, "guard", "%s → %s %s", d.From, d.To, p)
 	}
@@ -557,6 +573,9 @@ func (p *phasePaths) check(phase, to string, e workflow.Event, add func(workflow
 		return
 	}
 	changed, err := p.facts.ChangedPaths(p.entered, to)
+	if err != nil && missingCommit(p.facts, p.entered, to) {
+		return // the branch was rewritten: rederive names it on the transition (rewrittenHead)
+	}
 	if err != nil {
 		add(e, "paths", "cannot read what the branch changed in %s (%s..%s): %v", phase, project.Short(p.entered), project.Short(to), err)
 		return
@@ -644,21 +663,12 @@ func overrideInEffect(s *workflow.State, guard string) bool {
 	return false
 }
 
-// verifyFacts checks what an event recorded against the repository: artifacts present at their
-// recorded commits, recorded commits on the branch's history, merge evidence by ancestry.
+// verifyFacts checks what an event recorded against the repository: recorded commits on the
+// branch's history, merge evidence by ancestry. (Artifacts are judged where a guard relied on
+// them: artifactAudit, verify_artifacts.go.)
 func (r *Repo) verifyFacts(e workflow.Event, onBranch func(string) bool, add func(workflow.Event, string, string, ...any)) {
 	facts := r.Store.Facts()
 	switch e.Type {
-	case workflow.EventArtifactRecorded:
-		var d workflow.ArtifactData
-		if e.DecodeData(&d) != nil || d.Inline || d.Path == "" || d.Commit == "" {
-			return
-		}
-		if ok, err := facts.FileExists(d.Commit, d.Path); err != nil || !ok {
-			add(e, "artifact", "artifact %s: %s is not a file at the recorded commit %s", d.Name, d.Path, project.Short(d.Commit))
-		} else if !onBranch(d.Commit) {
-			add(e, "artifact", "artifact %s was recorded at %s, which is not on the branch's history", d.Name, project.Short(d.Commit))
-		}
 	case workflow.EventValidationRecorded:
 		var d workflow.ValidationData
 		if e.DecodeData(&d) == nil && d.Commit != "" && !onBranch(d.Commit) {
