@@ -92,29 +92,66 @@ func setArtifact(t *testing.T, dir, kv string) {
 	require.NoError(t, err, "set %s", kv)
 }
 
-// The design named again at another path before its guard ran (the agent chose a better name):
-// the guard judged the second path at its transition's head.
-func TestVerifyHonestRoadArtifactRecordedAgainAtANewPath(t *testing.T) {
-	tm := apptest.NewTeam(t, 1)
-	honestRoad(t, tm, map[string]func(string){"ideate": func(dir string) {
-		setArtifact(t, dir, "artifacts.design=docs/login-design.md")
-		gittest.Git(t, dir, "", "mv", "docs/design.md", "docs/login-design.md")
-		gittest.Git(t, dir, "", "commit", "-q", "-m", "design: a better name")
-	}})
-	_, err := ciVerifyTeam(t, tm)
-	require.NoError(t, err)
+// The neighbours of the honest road: each changes the branch or the record between two steps,
+// and CI's verify still passes.
+func TestVerifyHonestRoadNeighbours(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		phase string // the phase whose end the change comes at
+		do    func(t *testing.T, dir string)
+	}{
+		// The design named again at another path before its guard ran (a better name): the guard
+		// judged the second path at its transition's head.
+		{"recorded again at a new path", "ideate", func(t *testing.T, dir string) {
+			setArtifact(t, dir, "artifacts.design=docs/login-design.md")
+			gittest.Git(t, dir, "", "mv", "docs/design.md", "docs/login-design.md")
+			gittest.Git(t, dir, "", "commit", "-q", "-m", "design: a better name")
+		}},
+		// The design named again after its guard passed, at a path committed on the branch: no
+		// guard relies on the new record, so it is judged at the branch's tip, where it is.
+		{"recorded again after its guard", "plan", func(t *testing.T, dir string) {
+			setArtifact(t, dir, "artifacts.design=docs/architecture.md")
+			apptest.WriteCommit(t, dir, "docs/architecture.md", "# architecture\n")
+		}},
+		// The design deleted later on the branch (the work replaced it): the guard that relied on
+		// it judged it at its transition's head, where it was; the record stands.
+		{"deleted later", "delegate", func(t *testing.T, dir string) {
+			gittest.Git(t, dir, "", "rm", "-q", "docs/design.md")
+			gittest.Git(t, dir, "", "commit", "-q", "-m", "the design lives in the code now")
+		}},
+		// The design's path recorded on a branch commit that a rebase onto the moved base then
+		// rewrote, before its guard ran: the record's commit is gone from the branch, the guard
+		// judged the design at the rebased head.
+		{"recorded, then rebased before its guard", "ideate", func(t *testing.T, dir string) {
+			apptest.WriteCommit(t, dir, "docs/notes.md", "# notes\n") // honestRoad recorded on the fork point
+			setArtifact(t, dir, "artifacts.design=docs/design.md")
+			gittest.Git(t, dir, "", "commit", "-q", "--allow-empty", "-m", "design: reread")
+			rebaseOntoMovedBase(t, dir)
+		}},
+		// A human overrode the design's guard: the record it waived, never written, is no
+		// violation (the override is the decision that relied on it).
+		{"its guard overridden", "ideate", func(t *testing.T, dir string) {
+			setArtifact(t, dir, "artifacts.design=docs/later.md")
+			apptest.MustRun(t, apptest.Reopen(t, dir), "login", workflow.OverrideGuard{Guard: "artifact-design", Reason: "the design is the ticket"})
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tm := apptest.NewTeam(t, 1)
+			honestRoad(t, tm, map[string]func(string){tc.phase: func(dir string) { tc.do(t, dir) }})
+			_, err := ciVerifyTeam(t, tm)
+			require.NoError(t, err)
+		})
+	}
 }
 
-// The design named again after its guard passed, at a path committed on the branch: no guard
-// relies on the new record, so it is judged at the branch's tip, where it is.
-func TestVerifyHonestRoadArtifactRecordedAgainAfterItsGuard(t *testing.T) {
-	tm := apptest.NewTeam(t, 1)
-	honestRoad(t, tm, map[string]func(string){"plan": func(dir string) {
-		setArtifact(t, dir, "artifacts.design=docs/architecture.md")
-		apptest.WriteCommit(t, dir, "docs/architecture.md", "# architecture\n")
-	}})
-	_, err := ciVerifyTeam(t, tm)
-	require.NoError(t, err)
+// rebaseOntoMovedBase moves origin's main by a commit and rebases the login branch onto it.
+func rebaseOntoMovedBase(t *testing.T, dir string) {
+	t.Helper()
+	gittest.Git(t, dir, "", "checkout", "-q", "main")
+	apptest.WriteCommit(t, dir, "CHANGELOG", "meanwhile\n")
+	gittest.Git(t, dir, "", "push", "-q", "origin", "main")
+	gittest.Git(t, dir, "", "checkout", "-q", "login")
+	gittest.Git(t, dir, "", "rebase", "-q", "origin/main")
 }
 
 // A path recorded after the design's guard passed and never written is a violation that names
@@ -136,38 +173,6 @@ func TestVerifyHonestRoadArtifactRecordedButNeverWritten(t *testing.T) {
 	require.NoError(t, err, "after the fix")
 }
 
-// The design deleted later on the branch (the work replaced it): the guard that relied on it
-// judged it at its transition's head, where it was; the record stands.
-func TestVerifyHonestRoadArtifactDeletedLater(t *testing.T) {
-	tm := apptest.NewTeam(t, 1)
-	honestRoad(t, tm, map[string]func(string){"delegate": func(dir string) {
-		gittest.Git(t, dir, "", "rm", "-q", "docs/design.md")
-		gittest.Git(t, dir, "", "commit", "-q", "-m", "the design lives in the code now")
-	}})
-	_, err := ciVerifyTeam(t, tm)
-	require.NoError(t, err)
-}
-
-// The design's path recorded on a branch commit that a rebase onto the moved base then rewrote,
-// before its guard ran: the record's commit is gone from the branch, the guard judged the design
-// at the rebased head.
-func TestVerifyHonestRoadArtifactRecordedThenRebased(t *testing.T) {
-	tm := apptest.NewTeam(t, 1)
-	honestRoad(t, tm, map[string]func(string){"ideate": func(dir string) {
-		// honestRoad recorded the design on the fork point; name it again on a commit of the branch.
-		apptest.WriteCommit(t, dir, "docs/notes.md", "# notes\n")
-		setArtifact(t, dir, "artifacts.design=docs/design.md")
-		gittest.Git(t, dir, "", "commit", "-q", "--allow-empty", "-m", "design: reread")
-		gittest.Git(t, dir, "", "checkout", "-q", "main")
-		apptest.WriteCommit(t, dir, "CHANGELOG", "meanwhile\n")
-		gittest.Git(t, dir, "", "push", "-q", "origin", "main")
-		gittest.Git(t, dir, "", "checkout", "-q", "login")
-		gittest.Git(t, dir, "", "rebase", "-q", "origin/main")
-	}})
-	_, err := ciVerifyTeam(t, tm)
-	require.NoError(t, err)
-}
-
 // The attack the record's own check stood for: a transition out of ideate recorded with the design
 // guard passed, at a head where the recorded design is no file. The guard, evaluated again at that
 // head, fails.
@@ -187,13 +192,7 @@ func TestVerifyHonestRoadArtifactGuardJudgedAtTheTransitionHead(t *testing.T) {
 // commits back, the base merged in — followed literally, verifies.
 func TestVerifyHonestRoadRebasedAfterTheGuard(t *testing.T) {
 	tm := apptest.NewTeam(t, 1)
-	dir := honestRoad(t, tm, map[string]func(string){"synthesize": func(dir string) {
-		gittest.Git(t, dir, "", "checkout", "-q", "main")
-		apptest.WriteCommit(t, dir, "CHANGELOG", "meanwhile\n")
-		gittest.Git(t, dir, "", "push", "-q", "origin", "main")
-		gittest.Git(t, dir, "", "checkout", "-q", "login")
-		gittest.Git(t, dir, "", "rebase", "-q", "origin/main")
-	}})
+	dir := honestRoad(t, tm, map[string]func(string){"synthesize": func(dir string) { rebaseOntoMovedBase(t, dir) }})
 	res, err := ciVerifyTeam(t, tm)
 	apptest.WantViolation(t, res, err, "guard", "ideate → plan recorded the head")
 	apptest.WantViolation(t, res, err, "guard", "which this clone does not have: branch login was rewritten after the transition")
