@@ -25,7 +25,8 @@ type ciStep struct {
 	Env map[string]string `yaml:"env"`
 }
 
-// ciSteps reads the steps with an id and a run of every job of the shipped workflow, in order.
+// ciSteps reads the steps with an id and a run of the shipped workflow's job that verifies (the one
+// with a step of id verify), in order.
 func ciSteps() ([]ciStep, error) {
 	b, err := os.ReadFile(filepath.Join(moduleRoot, ciWorkflowFile))
 	if err != nil {
@@ -39,18 +40,20 @@ func ciSteps() ([]ciStep, error) {
 	if err := yaml.Unmarshal(b, &wf); err != nil {
 		return nil, fmt.Errorf("%s: %w", ciWorkflowFile, err)
 	}
-	var out []ciStep
 	for _, job := range wf.Jobs {
+		var out []ciStep
+		verifies := false
 		for _, s := range job.Steps {
 			if s.ID != "" && s.Run != "" {
 				out = append(out, s)
+				verifies = verifies || s.ID == "verify"
 			}
 		}
+		if verifies {
+			return out, nil
+		}
 	}
-	if len(out) == 0 {
-		return nil, fmt.Errorf("%s has no step with an id and a run", ciWorkflowFile)
-	}
-	return out, nil
+	return nil, fmt.Errorf("%s has no job with a step of id verify", ciWorkflowFile)
 }
 
 // ciCheckout is what actions/checkout (fetch-depth: 0) leaves for a pull_request event: a fresh
