@@ -115,6 +115,25 @@ func (r *Run) Job(event, file, id string) *JobRun {
 	return nil
 }
 
+// Check is what a required status check named name sees: GitHub matches required checks by name
+// alone (a job's check is its name, else its id), whatever workflow, event or copy of a file the
+// job came from, and a job skipped because a job it needs failed reports success to it. It
+// returns whether the requirement is met (some job of that name succeeded or was skipped, none of
+// them running) and every job of that name.
+func (r *Run) Check(name string) (bool, []*JobRun) {
+	var jobs []*JobRun
+	met := false
+	for _, w := range r.Workflows {
+		for _, j := range w.Jobs {
+			if j.Name == name {
+				jobs = append(jobs, j)
+				met = met || j.Status == "success" || j.Status == "skipped"
+			}
+		}
+	}
+	return met, jobs
+}
+
 // String is a summary a test prints on failure: each workflow, the copy it ran, each job's status.
 func (r *Run) String() string {
 	var b strings.Builder
@@ -267,6 +286,7 @@ type workflow struct {
 type jobSpec struct {
 	Name        string               `yaml:"name"`
 	Needs       yaml.Node            `yaml:"needs"`
+	If          string               `yaml:"if"`
 	Permissions yaml.Node            `yaml:"permissions"`
 	Env         map[string]string    `yaml:"env"`
 	Steps       []stepSpec           `yaml:"steps"`
@@ -466,13 +486,19 @@ func (h *harness) runWorkflow(wf *workflow, wr *WorkflowRun) error {
 		}
 		jr.Permissions = perm
 		wr.Jobs = append(wr.Jobs, jr)
+		always, err := jobCondition(j.If)
+		if err != nil {
+			return fmt.Errorf("job %s: %w", id, err)
+		}
+		needResults := map[string]string{}
 		for _, n := range needs[id] {
-			if status[n] != "success" {
+			needResults["needs."+n+".result"] = status[n]
+			if status[n] != "success" && !always {
 				jr.Status = "skipped"
 			}
 		}
 		if jr.Status == "" {
-			if err := h.runJob(wf, j, wr, jr); err != nil {
+			if err := h.runJob(wf, j, wr, jr, needResults); err != nil {
 				return fmt.Errorf("job %s: %w", id, err)
 			}
 		}
@@ -531,7 +557,24 @@ func appendOnce(l []string, s string) []string {
 	return append(l, s)
 }
 
-func (h *harness) runJob(wf *workflow, j *jobSpec, wr *WorkflowRun, jr *JobRun) error {
+// jobCondition reads a job's `if`: true when the job runs whatever its needs concluded (always(),
+// !cancelled()); false for the default (success(): every need succeeded). The harness cancels
+// nothing, so !cancelled() is always().
+func jobCondition(cond string) (bool, error) {
+	c := strings.TrimSpace(cond)
+	if m := expr.FindStringSubmatch(c); m != nil && m[0] == c {
+		c = m[1]
+	}
+	switch c {
+	case "", "success()":
+		return false, nil
+	case "always()", "!cancelled()":
+		return true, nil
+	}
+	return false, fmt.Errorf("if: %q is not modelled by internal/ghactions", cond)
+}
+
+func (h *harness) runJob(wf *workflow, j *jobSpec, wr *WorkflowRun, jr *JobRun, needResults map[string]string) error {
 	h.n++
 	ws := filepath.Join(h.o.Dir, fmt.Sprintf("job%d-%s", h.n, jr.ID))
 	if err := os.MkdirAll(ws, 0o755); err != nil {
@@ -560,6 +603,9 @@ func (h *harness) runJob(wf *workflow, j *jobSpec, wr *WorkflowRun, jr *JobRun) 
 		"github.event.number":           fmt.Sprint(h.pr.Number),
 		"github.event.pull_request.url": fmt.Sprintf("%s/repos/%s/pulls/%d", h.o.APIURL, h.pr.Repository, h.pr.Number),
 	}}
+	for k, v := range needResults {
+		c.values[k] = v
+	}
 	env := map[string]string{}
 	for _, kv := range h.o.Env {
 		if k, v, ok := strings.Cut(kv, "="); ok {

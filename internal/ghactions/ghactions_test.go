@@ -42,6 +42,15 @@ jobs:
         env:
           GITHUB_TOKEN: ${{ github.token }}
         run: echo "verify base copy ref=$GITHUB_REF sha=$GITHUB_SHA head=${{ github.event.pull_request.head.sha }} token=$GITHUB_TOKEN"
+  verdict:
+    name: required
+    needs: [gates, verify]
+    if: ${{ always() }}
+    steps:
+      - id: verdict
+        env:
+          GATES: ${{ needs.gates.result }}
+        run: echo "gates=$GATES verify=${{ needs.verify.result }}"; test "$GATES" = success
 `
 
 const plain = `name: p
@@ -154,6 +163,18 @@ func TestTokenAndNeeds(t *testing.T) {
 	v = run.Job("pull_request_target", ".github/workflows/target.yml", "verify")
 	if g.Status != "failure" || v.Status != "skipped" {
 		t.Fatalf("gates %s, verify %s; want failure, skipped\n%s", g.Status, v.Status, g.Output)
+	}
+	// A skipped job meets a required check of its name; a job with if: always() runs and sees
+	// its needs' results.
+	if met, _ := run.Check("verify"); !met {
+		t.Error("a skipped job does not meet a required check of its name: GitHub's does")
+	}
+	d := run.Job("pull_request_target", ".github/workflows/target.yml", "verdict")
+	if d.Status != "failure" || !strings.Contains(d.Output, "gates=failure verify=skipped") {
+		t.Errorf("if: always() job: %s\n%s", d.Status, d.Output)
+	}
+	if met, jobs := run.Check("required"); met || len(jobs) != 1 {
+		t.Errorf("required check met=%v by %d jobs, want unmet by the one failed job", met, len(jobs))
 	}
 }
 
