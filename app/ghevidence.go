@@ -15,6 +15,11 @@ func LinkPR(r *Repo, o ghevidence.PRLinkOptions) (*ghevidence.PRResult, error) {
 	return ghevidence.LinkPR(r.gitHub(), o)
 }
 
+// CreatePR is `git exarchos pr create` (ghevidence.CreatePR).
+func CreatePR(r *Repo, o ghevidence.PRCreateOptions) (*ghevidence.PRCreateResult, error) {
+	return ghevidence.CreatePR(r.gitHub(), o)
+}
+
 // FindPR is `git exarchos pr find` (ghevidence.FindPR).
 func FindPR(r *Repo, o ghevidence.PRFindOptions) (*ghevidence.PRResult, error) {
 	return ghevidence.FindPR(r.gitHub(), o)

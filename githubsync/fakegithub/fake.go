@@ -41,6 +41,8 @@ type PR struct {
 	UpdatedAt      time.Time
 	Requested      []string // requested reviewers
 	Author         string   // the login that opened it; empty means "octocat"
+	Title, Body    string
+	Draft          bool
 }
 
 // CheckRun is one check run on a commit.
@@ -63,6 +65,9 @@ type Fault struct {
 	Body   string
 }
 
+// NodeID is pull request n's GraphQL id as the fake gives it.
+func NodeID(n int) string { return "PR_kwDOfake" + strconv.Itoa(n) }
+
 // Server is the fake API for one repository.
 type Server struct {
 	*httptest.Server
@@ -74,6 +79,7 @@ type Server struct {
 	Scopes      string
 
 	mu       sync.Mutex
+	branches map[string]string // SetBranch; nil: a pull request may be opened from any head
 	pulls    map[int]*PR
 	runs     map[string][]CheckRun
 	statuses map[string][]Status
@@ -123,6 +129,17 @@ func (s *Server) SetPR(p PR) {
 		p.Author = "octocat"
 	}
 	s.pulls[p.Number] = &p
+}
+
+// SetBranch says the repository has branch at tip: once any branch is set, a pull request can be
+// opened only from a branch the repository has (GitHub's 422 otherwise), at its tip.
+func (s *Server) SetBranch(branch, tip string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.branches == nil {
+		s.branches = map[string]string{}
+	}
+	s.branches[branch] = tip
 }
 
 // UpdatePR changes a pull request in place and bumps its updated_at.
@@ -215,7 +232,8 @@ var Routes = []Route{
 	{"repo", http.MethodGet, "/repos/{owner}/{repo}"},
 	{"pulls", http.MethodGet, "/repos/{owner}/{repo}/pulls"},
 	{"pull", http.MethodGet, "/repos/{owner}/{repo}/pulls/{pull_number}"},
-	{"close", http.MethodPatch, "/repos/{owner}/{repo}/pulls/{pull_number}"}, // the only edit githubsync makes
+	{"create-pull", http.MethodPost, "/repos/{owner}/{repo}/pulls"},
+	{"update-pull", http.MethodPatch, "/repos/{owner}/{repo}/pulls/{pull_number}"}, // close (cancel), or a new title and body (pr create)
 	{"reviews", http.MethodGet, "/repos/{owner}/{repo}/pulls/{pull_number}/reviews"},
 	{"check-runs", http.MethodGet, "/repos/{owner}/{repo}/commits/{ref}/check-runs"},
 	{"status", http.MethodGet, "/repos/{owner}/{repo}/commits/{ref}/status"},
@@ -278,6 +296,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	defer s.mu.Unlock()
 	path := strings.TrimPrefix(r.URL.Path, "/api/v3") // GitHub Enterprise Server layout
 	route, params := match(r.Method, path)
+	if r.Method == http.MethodPost && (path == "/graphql" || path == "/api/graphql") {
+		route = "graphql" // GraphQL, not in the REST description: served by graphql below
+	}
 	var reqBody []byte
 	if r.Body != nil {
 		reqBody, _ = io.ReadAll(r.Body)
@@ -312,6 +333,10 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	notFound := func() {
 		w.WriteHeader(http.StatusNotFound)
 		fmt.Fprint(w, `{"message":"Not Found","documentation_url":"https://docs.github.com/rest","status":"404"}`)
+	}
+	if route == "graphql" {
+		s.graphql(w, reqBody)
+		return
 	}
 	if route == "other" || !strings.EqualFold(params[0], s.Owner) || !strings.EqualFold(params[1], s.Repo) {
 		notFound()
@@ -355,9 +380,11 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 			list = append(list, s.commentJSON(number, i))
 		}
 		body = s.page(w, r, list)
-	case "close":
+	case "update-pull":
 		var in struct {
-			State string `json:"state"`
+			State string  `json:"state"`
+			Title *string `json:"title"`
+			Body  *string `json:"body"`
 		}
 		p, ok := s.pulls[number]
 		if !ok {
@@ -370,9 +397,47 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		}
 		if in.State != "" && !(p.Merged && in.State == "open") {
 			p.State = in.State
-			p.UpdatedAt = p.UpdatedAt.Add(time.Minute)
 		}
+		if in.Title != nil {
+			p.Title = *in.Title
+		}
+		if in.Body != nil {
+			p.Body = *in.Body
+		}
+		p.UpdatedAt = p.UpdatedAt.Add(time.Minute)
 		body = s.pullJSON(p, false)
+	case "create-pull":
+		var in struct {
+			Title, Head, Base, Body string
+			Draft                   bool
+		}
+		if json.Unmarshal(reqBody, &in) != nil || in.Head == "" || in.Base == "" {
+			s.unprocessable(w, "head")
+			return
+		}
+		sha, known := s.branches[in.Head]
+		if s.branches != nil && !known {
+			s.unprocessable(w, "head") // GitHub: the head branch is not in the repository
+			return
+		}
+		for _, o := range s.pulls {
+			if o.Head == in.Head && o.Base == in.Base && o.State == "open" {
+				w.WriteHeader(http.StatusUnprocessableEntity)
+				fmt.Fprintf(w, `{"message":"Validation Failed","errors":[{"resource":"PullRequest","code":"custom","message":"A pull request already exists for %s:%s."}],"documentation_url":"https://docs.github.com/rest","status":"422"}`, s.Owner, in.Head)
+				return
+			}
+		}
+		n := len(s.pulls) + 1
+		for s.pulls[n] != nil {
+			n++
+		}
+		p := &PR{Number: n, Head: in.Head, Base: in.Base, HeadSHA: sha, State: "open", Title: in.Title, Body: in.Body, Draft: in.Draft,
+			UpdatedAt: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC), Author: "octocat"}
+		s.pulls[n] = p
+		out := s.pullJSON(p, false)
+		h.Set("Location", out["url"].(string))
+		w.WriteHeader(http.StatusCreated)
+		body = out
 	case "pull":
 		p, ok := s.pulls[number]
 		if !ok {
@@ -434,6 +499,29 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		body = c
 	}
 	_ = json.NewEncoder(w).Encode(body)
+}
+
+// graphql answers the one GraphQL mutation githubsync sends, markPullRequestReadyForReview, as
+// GitHub does (HTTP 200, with errors in the body when it cannot); anything else is an error.
+func (s *Server) graphql(w http.ResponseWriter, body []byte) {
+	var in struct {
+		Query     string            `json:"query"`
+		Variables map[string]string `json:"variables"`
+	}
+	fail := func(msg string) { fmt.Fprintf(w, `{"data":null,"errors":[{"type":"NOT_FOUND","message":%q}]}`, msg) }
+	if json.Unmarshal(body, &in) != nil || !strings.Contains(in.Query, "markPullRequestReadyForReview") {
+		fail("the fake answers only markPullRequestReadyForReview")
+		return
+	}
+	for _, p := range s.pulls {
+		if NodeID(p.Number) == in.Variables["id"] {
+			p.Draft = false
+			p.UpdatedAt = p.UpdatedAt.Add(time.Minute)
+			fmt.Fprint(w, `{"data":{"markPullRequestReadyForReview":{"pullRequest":{"isDraft":false}}}}`)
+			return
+		}
+	}
+	fail(fmt.Sprintf("Could not resolve to a node with the global id of '%s'", in.Variables["id"]))
 }
 
 // unprocessable is GitHub's 422 for a body it cannot take.
@@ -583,7 +671,8 @@ func (s *Server) pullJSON(p *PR, listed bool) map[string]any {
 	out["id"], out["number"], out["state"], out["url"] = p.Number, p.Number, p.State, api
 	out["html_url"] = fmt.Sprintf("https://%s/%s/pull/%d", s.Host, full, p.Number)
 	out["updated_at"], out["created_at"] = at, p.UpdatedAt.Add(-time.Hour).UTC().Format(time.RFC3339)
-	out["draft"], out["locked"], out["active_lock_reason"] = false, false, nil
+	out["draft"], out["locked"], out["active_lock_reason"] = p.Draft, false, nil
+	out["node_id"], out["title"], out["body"] = NodeID(p.Number), p.Title, p.Body
 	setUser(out["user"], p.Author)
 	out["closed_at"], out["merged_at"] = nil, nil
 	if p.State == "closed" {
