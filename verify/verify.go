@@ -208,6 +208,7 @@ func (r *Repo) verifyOne(feature string, o Options) (VerifiedWorkflow, error) {
 		w.Violations = append(w.Violations, Violation{Seq: e.Seq, Event: e.Type, Rule: rule, Message: fmt.Sprintf(format, args...)})
 	}
 	facts := r.Store.Facts()
+	arts := newArtifactAudit(feature, facts) // artifacts judged where their guards were (verify_artifacts.go)
 	ancestry := map[string]bool{}
 	var branch string
 	onBranch := func(commit string) bool {
@@ -229,8 +230,7 @@ func (r *Repo) verifyOne(feature string, o Options) (VerifiedWorkflow, error) {
 	if err != nil {
 		return w, err
 	}
-	arts := newArtifactAudit(feature, facts)
-	check := &rederive{r: r, def: def, base: r.Base().Commit, facts: facts, reliedOn: arts.reliedOn}
+	check := &rederive{r: r, def: def, base: r.Base().Commit, facts: facts}
 	gates := &gateAudit{feature: feature, def: def, onBranch: onBranch, add: add}
 	stages := &stageAudit{def: def, add: add}
 	refused := map[string]Violation{} // refused decisions by event id, until acknowledged
@@ -244,7 +244,7 @@ func (r *Repo) verifyOne(feature string, o Options) (VerifiedWorkflow, error) {
 				w.Decisions++
 			}
 			if e.Type == workflow.EventTransitioned {
-				check.transition(s, e, add)
+				arts.reliedOn(check.transition(s, e, add))
 				gates.transition(s, e)
 			}
 		},
@@ -275,6 +275,7 @@ func (r *Repo) verifyOne(feature string, o Options) (VerifiedWorkflow, error) {
 			}
 		})
 	stages.end()
+	arts.end(r.branchTip(final.Branch), add)
 	w.Type, w.Phase = final.Type, final.Phase
 	for _, id := range refusedOrder {
 		v := refused[id]
@@ -290,7 +291,6 @@ func (r *Repo) verifyOne(feature string, o Options) (VerifiedWorkflow, error) {
 	}
 	tip := r.branchTip(final.Branch)
 	paths.end(final, tip, add)
-	arts.end(tip, add)
 	if o.Require {
 		if !mergeAllowed(def, final.Phase) {
 			add(workflow.Event{Seq: int64(len(events))}, "phase", "%s is in %s, a phase the %s definition does not merge from: the branch's work is not through the workflow (git exarchos transitions %s)", feature, final.Phase, def.Type, feature)
@@ -341,9 +341,6 @@ type rederive struct {
 	def   *workflow.Definition
 	base  string
 	facts gitFacts
-	// reliedOn is told the guards of the transition that accounts for a recorded step (each
-	// evaluated again or overridden in effect): artifactAudit judges a recorded path there.
-	reliedOn func(guards []string)
 }
 
 // gitFacts is what verify reads of the repository.
@@ -352,10 +349,12 @@ type gitFacts interface {
 	guards.ChangeFacts
 }
 
-func (c *rederive) transition(s *workflow.State, e workflow.Event, add func(workflow.Event, string, string, ...any)) {
+// transition checks one recorded transition; it returns the guards the step was judged on
+// (artifactAudit judges a recorded path there).
+func (c *rederive) transition(s *workflow.State, e workflow.Event, add func(workflow.Event, string, string, ...any)) (judged []string) {
 	var d workflow.TransitionedData
 	if e.DecodeData(&d) != nil || d.From != s.Phase {
-		return // the fold records it as a conflict (a merge's loser): no effect, nothing to check
+		return nil // the fold records it as a conflict (a merge's loser): no effect, nothing to check
 	}
 	trigger := d.Trigger
 	if trigger == "" {
@@ -363,8 +362,7 @@ func (c *rederive) transition(s *workflow.State, e workflow.Event, add func(work
 	}
 	if p := c.rewrittenHead(s, d); p != "" {
 		add(e, "guard", "%s → %s %s", d.From, d.To, p)
-		c.reliedOnAll(s, d)
-		return
+		return c.guardsTo(s, d.To)
 	}
 	// Several transitions may lead to d.To (a phase's own and the universal cleanup): the step
 	// holds when one of those its trigger takes has every guard accounted for.
@@ -376,17 +374,16 @@ func (c *rederive) transition(s *workflow.State, e workflow.Event, add func(work
 		}
 		problems := c.guardProblems(s, t, d)
 		if len(problems) == 0 {
-			c.relied(t.Guards)
-			return
+			return t.Guards
 		}
 		if first == nil {
 			first, firstGuards = problems, t.Guards
 		}
 	}
-	c.relied(firstGuards) // judged here, and failed: a violation of its own, not the record's
 	for _, p := range first {
 		add(e, "guard", "%s → %s %s", d.From, d.To, p)
 	}
+	return firstGuards // judged here, and failed: a violation of the step's own, not the record's
 }
 
 // guardProblems lists how a recorded transition fails to account for t's guards.

@@ -81,13 +81,6 @@ func (a *artifactAudit) end(tip string, add func(workflow.Event, string, string,
 // artifactGuardPrefix is the guard id prefix of an artifact check (guards: artifact-<name>).
 const artifactGuardPrefix = "artifact-"
 
-// relied tells the artifact audit the guards a transition was judged on.
-func (c *rederive) relied(guardIDs []string) {
-	if c.reliedOn != nil {
-		c.reliedOn(guardIDs)
-	}
-}
-
 // rewrittenHead says why the head a transition recorded cannot be judged when this clone does not
 // have it ("" when it does): the branch was rewritten after the transition (a rebase onto the moved
 // base, an amend, a force-push), and a guard can be judged again only where it was judged. The fix
@@ -104,14 +97,16 @@ func (c *rederive) rewrittenHead(s *workflow.State, d workflow.TransitionedData)
 		project.Short(d.Head), s.Branch, s.Branch, base, s.Branch)
 }
 
-// reliedOnAll tells the artifact audit every guard of the transitions a recorded step may have
-// taken: they were judged there (and could not be judged again, a violation of the step's own).
-func (c *rederive) reliedOnAll(s *workflow.State, d workflow.TransitionedData) {
+// guardsTo are the guards of every transition out of s's phase to phase: those a step there may
+// have been judged on.
+func (c *rederive) guardsTo(s *workflow.State, phase string) []string {
+	var out []string
 	for _, t := range c.def.Outgoing(s.Phase) {
-		if t.To == d.To {
-			c.relied(t.Guards)
+		if t.To == phase {
+			out = append(out, t.Guards...)
 		}
 	}
+	return out
 }
 
 // missingCommit reports whether one of shas is no commit this clone has.
