@@ -99,12 +99,14 @@ func printCancel(w io.Writer, res *saga.CancelResult) {
 	printf(w, "%s: %s is still in %s\n", bold(w, res.Feature), res.Type, bold(w, res.Phase))
 }
 
-// printResources shows, in status, what the workflow created and how far a cancel got.
-func printResources(w io.Writer, st workflow.State) {
+// printResources shows, in status, what the workflow created and how far a cancel got; once the
+// workflow ended, what it still holds is left behind, not active.
+func printResources(w io.Writer, st workflow.State, ended bool) {
 	if len(st.Resources) == 0 {
 		return
 	}
 	printf(w, "resources:\n")
+	left := false
 	for _, r := range st.Resources {
 		where := r.Path
 		if r.Kind != workflow.ResourceWorktree {
@@ -116,6 +118,8 @@ func printResources(w io.Writer, st workflow.State) {
 			state = "compensated"
 		case len(r.Done) > 0:
 			state = "compensating"
+		case ended:
+			state, left = "left", true
 		}
 		printf(w, "  %-8s %-12s %s", r.Kind, state, where)
 		if r.Rescue != "" {
@@ -125,6 +129,9 @@ func printResources(w io.Writer, st workflow.State) {
 		if f := r.Failure; f != nil {
 			printf(w, "      %s failed: %s\n      fix: %s\n", f.Action, f.Detail, f.Fix)
 		}
+	}
+	if left {
+		printf(w, "the workflow is %s: what is left is no longer in use (git worktree remove <path> removes a worktree, git branch -d <branch> a merged branch)\n", st.Phase)
 	}
 	if st.Cancel != nil && st.Phase == "cancelling" { // the built-ins' (and their extensions') cancelling phase
 		printf(w, "cancel in progress: run `git exarchos cancel %s` to finish it\n", st.Feature)
