@@ -139,7 +139,7 @@ func printResources(w io.Writer, st workflow.State, ended bool) {
 }
 
 func pruneCommand() *cli.Command {
-	const usage = "prune [--older-than AGE] [--apply] [--json]"
+	const usage = "prune [--older-than AGE] [--dry-run | --apply] [--json]"
 	return &cli.Command{
 		Name:  "prune",
 		Usage: "cancel stale workflows (branch gone, or idle) through the cancel saga; a dry run unless --apply",
@@ -149,22 +149,27 @@ Looks at every active workflow. One whose branch is gone (no local branch and no
 branch), or that has recorded nothing and whose branch has had no commit for longer than
 --older-than (default 14d), is stale. A stale workflow with an open pull request (as last observed:
 git exarchos pr refresh), or whose branch has a commit on a remote within that time, is skipped.
-Without --apply nothing changes; with it each stale workflow is cancelled as git exarchos cancel
+Without --apply (or with --dry-run, the same, said aloud) nothing changes; with --apply each stale workflow is cancelled as git exarchos cancel
 would (its worktrees preserved under refs/exarchos-rescue/ and removed, its branches kept or
 deleted only when merged), with the reason "pruned: …".
 
 Examples:
    git exarchos prune                       # what would be cancelled, and why
+   git exarchos prune --dry-run --json      # the same, as JSON ("dryRun":true)
    git exarchos prune --older-than 30d --apply
    git exarchos prune --json`,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "older-than", Value: "14d", Usage: "idle for longer than `AGE` (e.g. 14d, 36h)"},
 			&cli.BoolFlag{Name: "apply", Usage: "cancel the stale workflows (default: a dry run)"},
+			&cli.BoolFlag{Name: "dry-run", Aliases: []string{"n"}, Usage: "say what would be cancelled and change nothing (the default)"},
 			jsonFlag,
 		},
 		Action: func(_ context.Context, c *cli.Command) error {
 			if c.NArg() > 0 {
 				return usageErrf("usage: git exarchos %s", usage)
+			}
+			if c.Bool("dry-run") && c.Bool("apply") {
+				return usageErrf("--dry-run and --apply contradict each other: drop one (usage: git exarchos %s)", usage)
 			}
 			age, err := saga.ParseAge(c.String("older-than"))
 			if err != nil {
