@@ -548,19 +548,11 @@ func settingsFitKind(p PhaseSpec, kind workflow.PhaseKind, line func(key string)
 // extendPhase applies what an extending file sets on one of its base's phases: each setting the file
 // gives replaces the base's (as the envelope's fields do), each it leaves out keeps the base's.
 func extendPhase(base *workflow.Phase, p PhaseSpec, env workflow.Envelope) {
-	if p.Description != "" {
-		base.Description = p.Description
-	}
+	base.Description = cmpOrString(p.Description, base.Description)
 	base.Tools = mergeEnvelope(base.Tools, env)
-	if len(p.AllowedPaths) > 0 {
-		base.AllowedPaths = p.AllowedPaths
-	}
-	if len(p.Validation) > 0 {
-		base.Validation = p.Validation
-	}
-	if len(p.Gates) > 0 {
-		base.Gates = p.Gates
-	}
+	base.AllowedPaths = cmpOr(p.AllowedPaths, base.AllowedPaths)
+	base.Validation = cmpOr(p.Validation, base.Validation)
+	base.Gates = cmpOr(p.Gates, base.Gates)
 	if p.MaxFixCycles > 0 {
 		base.MaxFixCycles = p.MaxFixCycles
 	}
