@@ -77,15 +77,11 @@ func artifactPresent(name string) Guard {
 // planApproved: a human approved the plan during the current visit of the review phase.
 func planApproved(in Input) *workflow.GuardFailure {
 	s := in.State
-	for i := len(s.Approvals) - 1; i >= 0; i-- {
-		a := s.Approvals[i]
-		if a.Phase != s.Phase || a.At < s.EnteredAt {
-			break
-		}
-		if a.Decision == "approved" {
+	// The latest decision counts: an approval followed by a rejection is not approved.
+	if n := len(s.Approvals); n > 0 {
+		if a := s.Approvals[n-1]; a.Phase == s.Phase && a.At >= s.EnteredAt && a.Decision == "approved" {
 			return nil
 		}
-		break
 	}
 	return fail("plan-approved", "the plan has not been approved in this review", "a human approval (git exarchos approve)",
 		workflow.AskUser(fmt.Sprintf("git exarchos approve %s --note \"…\"", s.Feature)))

@@ -148,6 +148,17 @@ func TestGuards(t *testing.T) {
 			s.EnteredAt = 9
 			s.Approvals = []workflow.Approval{{Phase: "plan-review", Decision: "approved", At: 6}}
 		}), git, "not been approved"},
+		{"approval then rejection in this visit", "plan-approved", with("feature", "plan-review")(func(s *workflow.State) {
+			s.EnteredAt = 5
+			s.Approvals = []workflow.Approval{{Phase: "plan-review", Decision: "approved", At: 6}, {Phase: "plan-review", Decision: "rejected", At: 7}}
+		}), git, "not been approved"},
+		{"rejection then approval in this visit", "plan-approved", with("feature", "plan-review")(func(s *workflow.State) {
+			s.EnteredAt = 5
+			s.Approvals = []workflow.Approval{{Phase: "plan-review", Decision: "rejected", At: 6}, {Phase: "plan-review", Decision: "approved", At: 7}}
+		}), git, ""},
+		{"no approval at all", "plan-approved", with("feature", "plan-review")(func(s *workflow.State) {
+			s.EnteredAt = 5
+		}), git, "not been approved"},
 		{"no tasks", "tasks-complete", feature(none), git, "no tasks recorded"},
 		{"open task", "tasks-complete", feature(func(s *workflow.State) {
 			s.Tasks = []workflow.Task{{ID: "a", Status: workflow.TaskCompleted}, {ID: "b", Status: workflow.TaskInProgress}}

@@ -26,6 +26,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/exarchos/git-exarchos/gitstore"
+	"github.com/exarchos/git-exarchos/internal/atomicfile"
 	"github.com/exarchos/git-exarchos/project"
 	"github.com/exarchos/git-exarchos/signing"
 	"github.com/exarchos/git-exarchos/workflow"
@@ -51,6 +52,10 @@ type Trust struct {
 	Note    string `json:"note,omitempty"`
 	// KeyWarning says, when it can tell, that the configured signing key protects nothing.
 	KeyWarning string `json:"keyWarning,omitempty"`
+	// KeyWarningShown: status showed this KeyWarning before, for the same key file (ShownKeyWarning);
+	// the text form leaves it out, the JSON keeps KeyWarning.
+	KeyWarningShown bool `json:"-"`
+	keyState        string
 	// BaseMoved says the base's tracking ref was moved by something other than a fetch, and the
 	// signers were read at the value the last fetch gave it (project/trust_inputs.go).
 	BaseMoved string `json:"baseMoved,omitempty"`
@@ -235,6 +240,25 @@ func rolesProblem(base string, err error) error {
 	return fmt.Errorf("%s on %s does not parse (%w), so no human decision takes effect until it does: fix it on the base branch, commit and push it (`git exarchos doctor` checks it again)", RolesPath, base, err)
 }
 
+// keyWarnedFile remembers the state of the signing key status last warned about.
+const keyWarnedFile = "key-warned"
+
+// ShownKeyWarning sets info.KeyWarningShown when status already showed this warning for this state
+// of the key file (issue 41: every status repeated it), and otherwise remembers it as shown now, under
+// .git/exarchos/, atomically. Another key, or the same file changed, is warned about again.
+func (r *Repo) ShownKeyWarning(info *Trust) {
+	if info.KeyWarning == "" || info.keyState == "" {
+		return
+	}
+	p := filepath.Join(r.Store.Loc.CommonDir, "exarchos", keyWarnedFile)
+	want := info.keyState + "\n"
+	if b, err := os.ReadFile(p); err == nil && string(b) == want {
+		info.KeyWarningShown = true
+		return
+	}
+	_ = atomicfile.Write(p, []byte(want), 0o644) // not remembered: shown again next time
+}
+
 // cloneSalt is a random id kept in this clone's git directory. The signed-mode projector version
 // carries it, so a state.json that arrived from elsewhere (pull, or a hand-made commit) is never
 // read as is: the events are folded again with this clone's verdicts.
@@ -269,7 +293,7 @@ func (r *Repo) TrustInfo() Trust {
 	default:
 		info.Note = UnprotectedNote
 	}
-	info.KeyWarning = signing.KeyProtection(r.SigningConfig())
+	info.KeyWarning, info.keyState = signing.KeyProtectionState(r.SigningConfig())
 	if err := r.RulesUnreadable(); err != nil { // kept per base commit (project/hook_rules.go): status pays one file read
 		info.RulesError = err.Error()
 	}

@@ -917,6 +917,15 @@ func (d decider) requestSynthesis(c RequestSynthesis) ([]NewEvent, *Rejection) {
 	if len(d.def.SynthesisPolicies) == 0 && !d.def.UsesGuard(GuardSynthesisRequested) {
 		return nil, reject(CodeBadInput, "synthesis requests apply to oneshot and debug workflows, not %s", d.def.Type)
 	}
+	// Already where the request leads (as Exarchos, refused rather than a silent no-op): the
+	// request decides whether a pull request is opened, and here it is being opened.
+	if slices.ContainsFunc(d.def.Transitions, func(t Transition) bool {
+		return t.To == d.s.Phase && (slices.Contains(t.Guards, GuardSynthesisRequested) || slices.Contains(t.Guards, GuardSynthesisRequired))
+	}) {
+		r := reject(CodeWrongPhase, "%s is already in %s: a synthesis request decides whether a pull request is opened, and it is being opened here; open it, then git exarchos pr link %s <url>", d.s.Feature, d.s.Phase, d.s.Feature)
+		r.Phase = d.s.Phase
+		return nil, r
+	}
 	switch {
 	case d.s.Synthesis == "never":
 		return nil, reject(CodeBadInput, "%s was started with synthesis policy never", d.s.Feature)

@@ -152,7 +152,7 @@ func printTrustLine(w io.Writer, t trust.Trust) {
 	default:
 		printf(w, "decisions: NOT PROTECTED: %s\n", t.Note)
 	}
-	if t.KeyWarning != "" {
+	if t.KeyWarning != "" && !t.KeyWarningShown {
 		printf(w, "warning: %s\n", t.KeyWarning)
 	}
 	if t.RulesError != "" {
