@@ -52,7 +52,7 @@ Examples:
 }
 
 func reviewCommand() *cli.Command {
-	usageLine := "review [<feature>] <dimension> [pass|fail] [--finding SEVERITY:FILE:LINE:TEXT]... [--findings-file F|-] [--note N] [--human] [--resolve ID] [--json]"
+	usageLine := "review [<feature>] <dimension> [pass|fail] [--finding SEVERITY:FILE:LINE:TEXT]... [--findings-file F|-] [--note N] [--human] [--resolve ID] [--dry-run] [--json]"
 	return &cli.Command{
 		Name:  "review",
 		Usage: "record a review verdict for one dimension, with its findings; or resolve a finding",
