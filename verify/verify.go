@@ -47,6 +47,8 @@ type Options struct {
 	// RerunGates runs every quality gate the log holds as passed again on its commit
 	// (verify_gates.go).
 	RerunGates bool
+
+	branch *branchVerdict // with Branch: the branch's workflows as a whole (verify_branch.go)
 }
 
 // Violation is one way a workflow's record does not hold up.
@@ -73,6 +75,9 @@ type VerifiedWorkflow struct {
 	GitHub string `json:"github,omitempty"`
 	// GatesRerun is how many gate runs --rerun-gates repeated; absent without it.
 	GatesRerun *int `json:"gatesRerun,omitempty"`
+	// ReplacedBy is the workflow whose start replaced this one on the branch by the user's
+	// decision (with --branch): it is verified, but need not reach a phase that merges.
+	ReplacedBy string `json:"replacedBy,omitempty"`
 }
 
 // AcknowledgedRefusal is a refused decision and the acknowledgement that answers it.
@@ -149,15 +154,15 @@ func Verify(r *Repo, o Options) (*Result, error) {
 	var features []string
 	switch {
 	case o.Branch != "":
-		all, err := r.Store.List()
+		// Which workflows the branch has is derived from their events (verify_branch.go).
+		bound, err := r.boundTo(o.Branch)
 		if err != nil {
 			return nil, err
 		}
-		for _, s := range all {
-			if s.Branch == o.Branch {
-				features = append(features, s.Feature)
-			}
+		for _, b := range bound {
+			features = append(features, b.feature)
 		}
+		o.branch = newBranchVerdict(o.Branch, bound)
 		if len(features) == 0 && o.Require {
 			return nil, fmt.Errorf("no workflow is bound to branch %s (fetch them: git fetch origin '+refs/exarchos/*:refs/exarchos/*'), and --require needs one", o.Branch)
 		}
@@ -186,6 +191,10 @@ func Verify(r *Repo, o Options) (*Result, error) {
 			res.OK = false
 		}
 		res.Workflows = append(res.Workflows, w)
+	}
+	if o.branch != nil {
+		r.shared(o.branch, res)
+		res.OK = res.OK && !slices.ContainsFunc(res.Workflows, func(w VerifiedWorkflow) bool { return len(w.Violations) > 0 })
 	}
 	if !res.OK {
 		return res, &Error{Result: res}
@@ -285,8 +294,12 @@ func (r *Repo) verifyOne(feature string, o Options) (VerifiedWorkflow, error) {
 		w.GatesRerun = &n
 	}
 	tip := r.branchTip(final.Branch)
-	paths.end(final, tip, add)
-	if o.Require {
+	if o.branch.replaced(feature) == "" { // the branch's work after a replacement is the replacement's
+		paths.end(final, tip, add)
+	}
+	if by := o.branch.replaced(feature); by != "" {
+		w.ReplacedBy = by // the user's decision: its process no longer has to reach a merge
+	} else if o.Require {
 		if !mergeAllowed(def, final.Phase) {
 			add(workflow.Event{Seq: int64(len(events))}, "phase", "%s is in %s, a phase the %s definition does not merge from: the branch's work is not through the workflow (git exarchos transitions %s)", feature, final.Phase, def.Type, feature)
 		}
