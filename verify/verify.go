@@ -78,6 +78,8 @@ type VerifiedWorkflow struct {
 	// ReplacedBy is the workflow whose start replaced this one on the branch by the user's
 	// decision (with --branch): it is verified, but need not reach a phase that merges.
 	ReplacedBy string `json:"replacedBy,omitempty"`
+
+	tipCheck *Violation // with --branch: the branch's tip is not in the merge it ended on (verify_merge.go)
 }
 
 // AcknowledgedRefusal is a refused decision and the acknowledgement that answers it.
@@ -238,7 +240,8 @@ func (r *Repo) verifyOne(feature string, o Options) (VerifiedWorkflow, error) {
 	if err != nil {
 		return w, err
 	}
-	check := &rederive{r: r, def: def, base: r.Base().Commit, facts: facts}
+	merges := &mergeAudit{r: r, facts: facts, base: r.Base().Commit}
+	check := &rederive{r: r, def: def, base: r.Base().Commit, facts: facts, merges: merges}
 	gates := &gateAudit{feature: feature, def: def, onBranch: onBranch, add: add}
 	stages := &stageAudit{def: def, add: add}
 	refused := map[string]Violation{} // refused decisions by event id, until acknowledged
@@ -264,6 +267,7 @@ func (r *Repo) verifyOne(feature string, o Options) (VerifiedWorkflow, error) {
 				refusedOrder = append(refusedOrder, f.ID)
 			}
 			paths.after(s, e, add)
+			merges.after(s, e)
 			stages.after(s, e)
 			if e.Type == workflow.EventTaskCompleted {
 				check.taskWork(s, e, add)
@@ -310,6 +314,8 @@ func (r *Repo) verifyOne(feature string, o Options) (VerifiedWorkflow, error) {
 		givenBase = r.Base().Ref
 	}
 	w.GitHub = r.verifyGitHub(final, givenBase, checksPassedAt, add)
+	merges.end(final, w.GitHub, add)
+	w.tipCheck = merges.tipCheck(final, def)
 	if o.RequireGitHub && githubUnchecked(w.GitHub) {
 		add(workflow.Event{Seq: final.LastSeq}, "github", "the pull request %s was %s, and --require-github needs GitHub's word (set GITHUB_TOKEN or GH_TOKEN)", prName(final.PR), w.GitHub)
 	}
@@ -342,13 +348,14 @@ func phaseOf(state json.RawMessage) string {
 // rederive checks a recorded transition against the definition and what verify itself can see:
 // every guard of the transition is either overridden by an override in effect, or evaluated again
 // on the state the transition met and the branch as it was then (the head the transition
-// recorded), never taken from the log's "passed". merge-verified must also hold against the base
-// verify was given: the merge evidence is a commit on that base.
+// recorded), never taken from the log's "passed". The merge evidence merge-verified rests on is
+// derived again against the base verify was given (verify_merge.go).
 type rederive struct {
-	r     *Repo
-	def   *workflow.Definition
-	base  string
-	facts gitFacts
+	r      *Repo
+	def    *workflow.Definition
+	base   string
+	facts  gitFacts
+	merges *mergeAudit // merge evidence, derived again (verify_merge.go)
 }
 
 // gitFacts is what verify reads of the repository.
@@ -362,6 +369,7 @@ func (c *rederive) transition(s *workflow.State, e workflow.Event, add func(work
 	if e.DecodeData(&d) != nil || d.From != s.Phase {
 		return // the fold records it as a conflict (a merge's loser): no effect, nothing to check
 	}
+	c.merges.transition(s, e, d, add)
 	trigger := d.Trigger
 	if trigger == "" {
 		trigger = workflow.OnTransition
@@ -422,11 +430,6 @@ func (c *rederive) guardProblems(s *workflow.State, t workflow.Transition, d wor
 			out = append(out, fmt.Sprintf("recorded guard %s as passed, but verify finds: %s", g, f.Reason))
 			continue
 		}
-		if g == "merge-verified" {
-			if p := c.mergeOnBase(s); p != "" {
-				out = append(out, "recorded guard merge-verified as passed, but "+p)
-			}
-		}
 	}
 	return out
 }
@@ -457,28 +460,6 @@ func (c *rederive) taskWork(s *workflow.State, e workflow.Event, add func(workfl
 			add(e, "task", "task %s was completed at %s, which does not descend from %s, where it started", d.ID, project.Short(d.HeadSHA), project.Short(since))
 		}
 	}
-}
-
-// mergeOnBase checks the merge evidence against the base verify was given: the commit the
-// evidence names (GitHub's merge commit, or the base tip that contained the head) must be on it.
-func (c *rederive) mergeOnBase(s *workflow.State) string {
-	if c.base == "" {
-		return "there is no base to find the merge on (pass --base origin/<branch>)"
-	}
-	var commit string
-	switch {
-	case s.PR != nil && s.PR.Verification != nil:
-		commit = s.PR.Verification.Commit
-	case s.PR != nil && s.PR.Merged:
-		commit = s.PR.MergeCommitSHA
-	}
-	if commit == "" {
-		return "the merge evidence names no merge commit"
-	}
-	if ok, err := c.facts.IsAncestor(commit, c.base); err != nil || !ok {
-		return fmt.Sprintf("the recorded merge %s is not on the base %s (%s): the branch was never merged there", project.Short(commit), c.r.Base().Ref, project.Short(c.base))
-	}
-	return ""
 }
 
 // atHead answers the branch tip with the head a transition recorded, and an empty worktree: the

@@ -105,6 +105,13 @@ func (r *Repo) shared(v *branchVerdict, res *Result) {
 		}
 		active = append(active, i)
 	}
+	if len(active) == 0 {
+		for i := range res.Workflows { // commits after a merge are no active workflow's
+			if w := &res.Workflows[i]; w.tipCheck != nil {
+				w.Violations = append(w.Violations, *w.tipCheck)
+			}
+		}
+	}
 	if len(active) < 2 {
 		return
 	}
