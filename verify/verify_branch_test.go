@@ -195,3 +195,20 @@ func TestVerifyBranchReplacementMustBeSigned(t *testing.T) {
 	}
 	t.Fatalf("login is not verified with its branch: %+v", res.Workflows)
 }
+
+// A second workflow started on login past init (no replacement), walked to completion through
+// the commands, while login waits on the human: the completed one does not stand in for it.
+func TestVerifyBranchCompletedSecondDoesNotStandIn(t *testing.T) {
+	st := apptest.NewSignedTeam(t)
+	dir := st.Dirs[0]
+	startForged(t, dir, "other", "oneshot", "login")
+	_, err := app.Set(apptest.Reopen(t, dir), app.SetOptions{Feature: "other", Assignments: []string{"artifacts.plan=plan.md"}})
+	require.NoError(t, err)
+	apptest.MustRun(t, apptest.Reopen(t, dir), "other", workflow.TransitionTo{Phase: "implementing"})
+	apptest.WriteCommit(t, dir, "store.go", "package login\n")
+	apptest.MustRun(t, apptest.Reopen(t, dir), "other", workflow.TransitionTo{Phase: "completed"})
+	relabel(t, dir, "login", "elsewhere")
+	apptest.PushAll(t, dir)
+	res, err := ciVerify(t, st)
+	apptest.WantViolation(t, res, err, "phase", "login is in plan-review")
+}
