@@ -103,24 +103,42 @@ func TestVerifyMergeCommitNotOnTheBase(t *testing.T) {
 	apptest.WantViolation(t, res, err, "merge", "the recorded merge "+side[:12]+" is not on the base refs/remotes/origin/main")
 }
 
+// mergeLogin merges branch login into main the way given ("--squash" or "--no-ff"), pushes
+// main and fetches it; dir is back on login. It returns the commit the merge made on main.
+func mergeLogin(t *testing.T, dir, how string) string {
+	t.Helper()
+	gittest.Git(t, dir, "", "checkout", "-q", "main")
+	if how == "--squash" {
+		gittest.Git(t, dir, "", "merge", "-q", "--squash", "login")
+		gittest.Git(t, dir, "", "commit", "-q", "-m", "login (#7)")
+	} else {
+		gittest.Git(t, dir, "", "merge", "-q", how, "--no-edit", "login")
+	}
+	merge := gittest.Git(t, dir, "", "rev-parse", "HEAD")
+	gittest.Git(t, dir, "", "push", "-q", "origin", "main")
+	gittest.Git(t, dir, "", "fetch", "-q", "origin")
+	gittest.Git(t, dir, "", "checkout", "-q", "login")
+	return merge
+}
+
+// cleanupOnGitHub makes the fake's pull request #7 merged as merge at head, links it and runs
+// cleanup, which asks GitHub.
+func cleanupOnGitHub(t *testing.T, f *fakegithub.Server, dir, head, merge string) {
+	t.Helper()
+	f.SetPR(fakegithub.PR{Number: 7, Head: "login", Base: "main", HeadSHA: head, State: "closed", Merged: true, MergeCommitSHA: merge})
+	_, err := app.LinkPR(apptest.Reopen(t, dir), ghevidence.PRLinkOptions{Feature: "login", Target: verifyPRURL})
+	require.NoError(t, err)
+	_, err = app.Cleanup(apptest.Reopen(t, dir), ghevidence.CleanupOptions{Feature: "login"})
+	require.NoError(t, err)
+}
+
 // The honest road by GitHub: the pull request squash-merged (its merge commit contains the work,
 // not the commits), cleanup asks GitHub and records it. CI, asking GitHub too, passes; without
 // GitHub's word the squash cannot be derived, and verify says so.
 func TestVerifyMergeSquashCountsOnGitHubsWord(t *testing.T) {
 	tm, dir, head := prWorkflow(t)
 	f := verifyFake(t)
-	gittest.Git(t, dir, "", "checkout", "-q", "main")
-	gittest.Git(t, dir, "", "merge", "-q", "--squash", "login")
-	gittest.Git(t, dir, "", "commit", "-q", "-m", "login (#7)")
-	squash := gittest.Git(t, dir, "", "rev-parse", "HEAD")
-	gittest.Git(t, dir, "", "push", "-q", "origin", "main")
-	gittest.Git(t, dir, "", "fetch", "-q", "origin")
-	gittest.Git(t, dir, "", "checkout", "-q", "login")
-	f.SetPR(fakegithub.PR{Number: 7, Head: "login", Base: "main", HeadSHA: head, State: "closed", Merged: true, MergeCommitSHA: squash})
-	_, err := app.LinkPR(apptest.Reopen(t, dir), ghevidence.PRLinkOptions{Feature: "login", Target: verifyPRURL})
-	require.NoError(t, err)
-	_, err = app.Cleanup(apptest.Reopen(t, dir), ghevidence.CleanupOptions{Feature: "login"})
-	require.NoError(t, err)
+	cleanupOnGitHub(t, f, dir, head, mergeLogin(t, dir, "--squash"))
 	res, err := ciVerifyPR(t, tm, true)
 	wantPasses(t, res, err, verify.GitHubAgrees)
 
@@ -129,36 +147,21 @@ func TestVerifyMergeSquashCountsOnGitHubsWord(t *testing.T) {
 	apptest.WantViolation(t, res, err, "merge", "a squash or rebase merge")
 }
 
-// The honest road by ancestry: merged with a merge commit on the base, cleanup --offline; CI
-// verifies the branch with --require (done in TestVerifyBranchRelabelledWorkflowDoesNotCount for
-// a oneshot; here a feature from ideate, by a merge commit, and by GitHub with no token needed).
+// The honest road by ancestry: merged with a merge commit on the base, cleanup asking GitHub (CI
+// passes with GitHub's word and without it), and cleanup --offline in another clone, verified in
+// CI with --require.
 func TestVerifyMergeHonestMergeCommit(t *testing.T) {
 	tm, dir, head := prWorkflow(t)
 	f := verifyFake(t)
-	gittest.Git(t, dir, "", "checkout", "-q", "main")
-	gittest.Git(t, dir, "", "merge", "-q", "--no-ff", "--no-edit", "login")
-	merge := gittest.Git(t, dir, "", "rev-parse", "HEAD")
-	gittest.Git(t, dir, "", "push", "-q", "origin", "main")
-	gittest.Git(t, dir, "", "fetch", "-q", "origin")
-	gittest.Git(t, dir, "", "checkout", "-q", "login")
-	f.SetPR(fakegithub.PR{Number: 7, Head: "login", Base: "main", HeadSHA: head, State: "closed", Merged: true, MergeCommitSHA: merge})
-	_, err := app.LinkPR(apptest.Reopen(t, dir), ghevidence.PRLinkOptions{Feature: "login", Target: verifyPRURL})
-	require.NoError(t, err)
-	_, err = app.Cleanup(apptest.Reopen(t, dir), ghevidence.CleanupOptions{Feature: "login"})
-	require.NoError(t, err)
+	cleanupOnGitHub(t, f, dir, head, mergeLogin(t, dir, "--no-ff"))
 	res, err := ciVerifyPR(t, tm, true)
 	wantPasses(t, res, err, verify.GitHubAgrees)
 	t.Setenv("GITHUB_TOKEN", "")
 	res, err = ciVerifyPR(t, tm, false)
 	wantPasses(t, res, err, verify.GitHubNoToken)
 
-	// The same workflow through cleanup --offline in another clone of the same history.
 	tm2, dir2, _ := prWorkflow(t)
-	gittest.Git(t, dir2, "", "checkout", "-q", "main")
-	gittest.Git(t, dir2, "", "merge", "-q", "--no-ff", "--no-edit", "login")
-	gittest.Git(t, dir2, "", "push", "-q", "origin", "main")
-	gittest.Git(t, dir2, "", "fetch", "-q", "origin")
-	gittest.Git(t, dir2, "", "checkout", "-q", "login")
+	mergeLogin(t, dir2, "--no-ff")
 	_, err = app.Cleanup(apptest.Reopen(t, dir2), ghevidence.CleanupOptions{Feature: "login", Offline: true})
 	require.NoError(t, err)
 	apptest.PushAll(t, dir2)
