@@ -341,6 +341,8 @@ func (d *DoctorResult) signing(r *Repo) {
 	info := r.TrustInfo()
 	key := r.SigningConfig().SigningKey
 	switch {
+	case info.RolesProblem != "":
+		d.add("signing", CheckFail, info.Note, "fix "+info.RolesProblem+" on "+info.Base+" (one `<decision> <principal>[,<principal>…]` a line), commit and push it, then git exarchos doctor", info)
 	case info.Mode == "unreadable":
 		d.add("signing", CheckFail, info.Note, "git fetch && git exarchos doctor", info)
 	case info.Mode != "signed":

@@ -219,6 +219,7 @@ func (r *Repo) verifyOne(feature string, o Options) (VerifiedWorkflow, error) {
 		w.Violations = append(w.Violations, Violation{Seq: e.Seq, Event: e.Type, Rule: rule, Message: fmt.Sprintf(format, args...)})
 	}
 	facts := r.Store.Facts()
+	arts := newArtifactAudit(feature, facts) // artifacts judged where their guards were (verify_artifacts.go)
 	ancestry := map[string]bool{}
 	var branch string
 	onBranch := func(commit string) bool {
@@ -255,7 +256,7 @@ func (r *Repo) verifyOne(feature string, o Options) (VerifiedWorkflow, error) {
 				w.Decisions++
 			}
 			if e.Type == workflow.EventTransitioned {
-				check.transition(s, e, add)
+				arts.reliedOn(check.transition(s, e, add))
 				gates.transition(s, e)
 			}
 		},
@@ -273,6 +274,9 @@ func (r *Repo) verifyOne(feature string, o Options) (VerifiedWorkflow, error) {
 				check.taskWork(s, e, add)
 				gates.taskCompleted(s, e)
 			}
+			if e.Type == workflow.EventArtifactRecorded {
+				arts.recorded(e)
+			}
 			if len(s.Conflicts) > conflictsBefore {
 				if c := s.Conflicts[len(s.Conflicts)-1]; e.Type == workflow.EventTransitioned && strings.HasPrefix(c.Reason, "no transition") {
 					add(e, "transition", "%s", c.Reason)
@@ -284,6 +288,7 @@ func (r *Repo) verifyOne(feature string, o Options) (VerifiedWorkflow, error) {
 			}
 		})
 	stages.end()
+	arts.end(r.branchTip(final.Branch), add)
 	w.Type, w.Phase = final.Type, final.Phase
 	for _, id := range refusedOrder {
 		v := refused[id]
@@ -364,34 +369,42 @@ type gitFacts interface {
 	guards.ChangeFacts
 }
 
-func (c *rederive) transition(s *workflow.State, e workflow.Event, add func(workflow.Event, string, string, ...any)) {
+// transition checks one recorded transition; it returns the guards the step was judged on
+// (artifactAudit judges a recorded path there).
+func (c *rederive) transition(s *workflow.State, e workflow.Event, add func(workflow.Event, string, string, ...any)) (judged []string) {
 	var d workflow.TransitionedData
 	if e.DecodeData(&d) != nil || d.From != s.Phase {
-		return // the fold records it as a conflict (a merge's loser): no effect, nothing to check
+		return nil // the fold records it as a conflict (a merge's loser): no effect, nothing to check
 	}
 	c.merges.transition(s, e, d, add)
 	trigger := d.Trigger
 	if trigger == "" {
 		trigger = workflow.OnTransition
 	}
+	if p := c.rewrittenHead(s, d); p != "" {
+		add(e, "guard", "%s → %s %s", d.From, d.To, p)
+		return c.guardsTo(s, d.To)
+	}
 	// Several transitions may lead to d.To (a phase's own and the universal cleanup): the step
 	// holds when one of those its trigger takes has every guard accounted for.
 	var first []string
+	var firstGuards []string
 	for _, t := range c.def.Outgoing(s.Phase) {
 		if t.To != d.To || !t.TakenBy(trigger) {
 			continue
 		}
 		problems := c.guardProblems(s, t, d)
 		if len(problems) == 0 {
-			return
+			return t.Guards
 		}
 		if first == nil {
-			first = problems
+			first, firstGuards = problems, t.Guards
 		}
 	}
 	for _, p := range first {
 		add(e, "guard", "%s → %s %s", d.From, d.To, p)
 	}
+	return firstGuards // judged here, and failed: a violation of the step's own, not the record's
 }
 
 // guardProblems lists how a recorded transition fails to account for t's guards.
@@ -551,6 +564,9 @@ func (p *phasePaths) check(phase, to string, e workflow.Event, add func(workflow
 		return
 	}
 	changed, err := p.facts.ChangedPaths(p.entered, to)
+	if err != nil && missingCommit(p.facts, p.entered, to) {
+		return // the branch was rewritten: rederive names it on the transition (rewrittenHead)
+	}
 	if err != nil {
 		add(e, "paths", "cannot read what the branch changed in %s (%s..%s): %v", phase, project.Short(p.entered), project.Short(to), err)
 		return
@@ -638,21 +654,12 @@ func overrideInEffect(s *workflow.State, guard string) bool {
 	return false
 }
 
-// verifyFacts checks what an event recorded against the repository: artifacts present at their
-// recorded commits, recorded commits on the branch's history, merge evidence by ancestry.
+// verifyFacts checks what an event recorded against the repository: recorded commits on the
+// branch's history, merge evidence by ancestry. (Artifacts are judged where a guard relied on
+// them: artifactAudit, verify_artifacts.go.)
 func (r *Repo) verifyFacts(e workflow.Event, onBranch func(string) bool, add func(workflow.Event, string, string, ...any)) {
 	facts := r.Store.Facts()
 	switch e.Type {
-	case workflow.EventArtifactRecorded:
-		var d workflow.ArtifactData
-		if e.DecodeData(&d) != nil || d.Inline || d.Path == "" || d.Commit == "" {
-			return
-		}
-		if ok, err := facts.FileExists(d.Commit, d.Path); err != nil || !ok {
-			add(e, "artifact", "artifact %s: %s is not a file at the recorded commit %s", d.Name, d.Path, project.Short(d.Commit))
-		} else if !onBranch(d.Commit) {
-			add(e, "artifact", "artifact %s was recorded at %s, which is not on the branch's history", d.Name, project.Short(d.Commit))
-		}
 	case workflow.EventValidationRecorded:
 		var d workflow.ValidationData
 		if e.DecodeData(&d) == nil && d.Commit != "" && !onBranch(d.Commit) {

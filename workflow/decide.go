@@ -63,6 +63,8 @@ func Decide(def *Definition, s State, cmd Command, env Env) ([]NewEvent, *Reject
 		return d.review(c)
 	case ResolveFinding:
 		return d.resolveFinding(c)
+	case ImportFindings:
+		return d.importFindings(c)
 	case RecordValidation:
 		return d.validation(c)
 	case Approve:
