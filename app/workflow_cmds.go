@@ -51,9 +51,11 @@ func Init(r *Repo, o InitOptions) (*project.Result, error) {
 	}
 	var replaces []string
 	for _, s := range all {
-		// Another type on a branch whose workflow did not complete (active, or cancelled) may
-		// trade its process for less: cancel, then init --type oneshot, drops the plan review.
-		if s.Branch == o.Branch && s.Feature != o.Feature && s.Type != o.Type && s.Phase != "completed" && s.Phase != "complete" {
+		// A second workflow on a branch whose workflow did not complete (active, or cancelled)
+		// may trade its process for another's, of any type: cancel, then init --type oneshot,
+		// drops the plan review, and a second feature completed beside the first stands in for
+		// it. verify derives the same from the events (verify/verify_branch.go).
+		if s.Branch == o.Branch && s.Feature != o.Feature && s.Phase != "completed" && s.Phase != "complete" {
 			replaces = append(replaces, s.Feature)
 		}
 	}
