@@ -237,6 +237,13 @@ func (s *setup) ci() (SetupStep, error) {
 // signer offers the user's own signing key (git's signing configuration) as an allowed signer.
 func (s *setup) signer() (SetupStep, error) {
 	st := SetupStep{Step: "signer", Command: "git exarchos setup --signer"}
+	if !s.o.DryRun {
+		// A signers change a kill interrupted is finished first (its key may be the one offered),
+		// so nothing of it is left untracked for the commit step.
+		if err := trust.FinishSignersChange(s.r.Store.Loc.WorkTree); err != nil {
+			return st, err
+		}
+	}
 	cfg := s.r.SigningConfig()
 	key := strings.TrimSpace(cfg.SigningKey)
 	email, _ := s.r.Store.Config("user.email")
