@@ -80,9 +80,12 @@ type Server struct {
 	reviews  map[int][]Review
 	comments map[int][]string
 	faults   []Fault
-	requests map[string]int
-	total    int
-	log      []Request
+	// protection.go
+	rules       map[string][]BranchRule
+	protections map[string]*Protection
+	requests    map[string]int
+	total       int
+	log         []Request
 }
 
 // Request is one request as the fake received it.
@@ -221,6 +224,9 @@ var Routes = []Route{
 	{"status", http.MethodGet, "/repos/{owner}/{repo}/commits/{ref}/status"},
 	{"comment", http.MethodPost, "/repos/{owner}/{repo}/issues/{issue_number}/comments"},
 	{"comments", http.MethodGet, "/repos/{owner}/{repo}/issues/{issue_number}/comments"},
+	{"branch-rules", http.MethodGet, "/repos/{owner}/{repo}/rules/branches/{branch}"},
+	{"branch", http.MethodGet, "/repos/{owner}/{repo}/branches/{branch}"},
+	{"branch-protection", http.MethodGet, "/repos/{owner}/{repo}/branches/{branch}/protection"},
 }
 
 var routeRes = func() []*regexp.Regexp {
@@ -322,6 +328,10 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		number, _ = strconv.Atoi(params[2])
 	}
 	var body any
+	if b, ok := s.serveProtection(w, r, route, params); ok {
+		_ = json.NewEncoder(w).Encode(b)
+		return
+	}
 	switch route {
 	case "repo":
 		if s.Scopes != "" {
@@ -503,7 +513,7 @@ var examples = func() map[string]json.RawMessage {
 
 // ExampleNames are the examples of GitHub's description the fake starts its answers from.
 var ExampleNames = []string{"full-repository-default-response", "pull-request", "pull-request-simple-items",
-	"pull-request-review-items", "check-run-paginated", "combined-commit-status", "issue-comment"}
+	"pull-request-review-items", "check-run-paginated", "combined-commit-status", "issue-comment", "branch-get", "branch-protection"}
 
 // commentJSON is the i-th comment on issue (or pull request) number, in GitHub's shape.
 func (s *Server) commentJSON(number, i int) map[string]any {

@@ -300,6 +300,11 @@ func world(t *testing.T) *fakegithub.Server {
 	fake.AddCheckRun(sha, fakegithub.CheckRun{Name: "test", Status: "completed", Conclusion: "failure"})
 	fake.AddStatus(sha, fakegithub.Status{Context: "ci/jenkins", State: "success"})
 	fake.AddStatus(sha, fakegithub.Status{Context: "ci/other", State: "error"})
+	fake.SetBranchRules("main", fakegithub.BranchRule{Type: "required_status_checks", Checks: []string{"exarchos verify"}},
+		fakegithub.BranchRule{Type: "pull_request"}, fakegithub.BranchRule{Type: "non_fast_forward"}, fakegithub.BranchRule{Type: "deletion"})
+	fake.SetProtection("main", &fakegithub.Protection{Checks: []string{"exarchos verify"}, RequirePullRequest: true})
+	fake.SetProtection("dev", &fakegithub.Protection{AllowForcePushes: true})
+	fake.SetAccess(map[string]bool{"pull": true, "push": true, "admin": true}, "")
 	return fake
 }
 
@@ -357,6 +362,14 @@ func TestFakeAnswersAsGitHubDescribes(t *testing.T) {
 		{"GET", "/repos/acme/app/issues/99/comments", ""},
 		{"PATCH", "/repos/acme/app/pulls/1", `{"state":"closed"}`},
 		{"PATCH", "/repos/acme/app/pulls/1", `{"state":"merged"}`},
+		{"GET", "/repos/acme/app/rules/branches/main", ""},
+		{"GET", "/repos/acme/app/rules/branches/main?per_page=2", ""},
+		{"GET", "/repos/acme/app/rules/branches/staging", ""},
+		{"GET", "/repos/acme/app/branches/main", ""},
+		{"GET", "/repos/acme/app/branches/staging", ""},
+		{"GET", "/repos/acme/app/branches/main/protection", ""},
+		{"GET", "/repos/acme/app/branches/dev/protection", ""},
+		{"GET", "/repos/acme/app/branches/staging/protection", ""},
 	}
 	served := map[string]bool{}
 	for _, c := range calls {
@@ -441,6 +454,11 @@ func TestProductRequestsAsGitHubDescribes(t *testing.T) {
 	if _, err := c.ClosePR(ctx, 1, "closed by git exarchos cancel"); err != nil {
 		t.Fatal(err)
 	}
+	for _, b := range []string{"main", "dev"} { // main: all by ruleset; dev: the classic protection read too
+		if _, err := c.ProtectionOf(ctx, b, "exarchos verify"); err != nil {
+			t.Fatal(err)
+		}
+	}
 	sent := map[string]bool{}
 	for _, req := range fake.Log() {
 		i := slices.IndexFunc(fakegithub.Routes, func(r fakegithub.Route) bool { return r.Name == req.Route })
@@ -494,7 +512,7 @@ func TestProductRequestsAsGitHubDescribes(t *testing.T) {
 			}
 		}
 	}
-	for _, name := range []string{"repo", "pulls", "pull", "reviews", "check-runs", "status", "comment", "close"} {
+	for _, name := range []string{"repo", "pulls", "pull", "reviews", "check-runs", "status", "comment", "close", "branch-rules", "branch", "branch-protection"} {
 		if !sent[name] {
 			t.Errorf("githubsync sent no %s request: the test no longer covers it", name)
 		}

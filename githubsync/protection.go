@@ -1,0 +1,127 @@
+package githubsync
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/google/go-github/v62/github"
+)
+
+// BranchProtection is what GitHub enforces on pushes and merges to a branch, as far as the token
+// could read it: the rules of active rulesets (readable with read access) and the classic branch
+// protection (its details readable with admin only; any reader sees whether it exists and its
+// required checks).
+type BranchProtection struct {
+	Branch string `json:"branch"`
+	// RequiresCheck: a ruleset or the protection requires the named status check.
+	RequiresCheck bool `json:"requiresCheck"`
+	// RefusesPush: changes reach the branch through pull requests only (a pull_request or update
+	// rule, or the protection's required reviews).
+	RefusesPush bool `json:"refusesPush"`
+	// RefusesForcePush: force pushes and deletion are refused (non_fast_forward and deletion
+	// rules, or the protection's allow_force_pushes and allow_deletions both off).
+	RefusesForcePush bool `json:"refusesForcePush"`
+	// By names what enforces it: "ruleset", "branch protection", or both.
+	By []string `json:"by,omitempty"`
+	// Unreadable says what the token could not read, and why ("" when everything was read).
+	Unreadable string `json:"unreadable,omitempty"`
+}
+
+// Protected reports whether the branch requires the check and refuses direct and force pushes.
+func (p BranchProtection) Protected() bool {
+	return p.RequiresCheck && p.RefusesPush && p.RefusesForcePush
+}
+
+// Missing names what the branch does not enforce, in words.
+func (p BranchProtection) Missing(check string) []string {
+	var out []string
+	if !p.RequiresCheck {
+		out = append(out, fmt.Sprintf("the required check %q", check))
+	}
+	if !p.RefusesPush {
+		out = append(out, "refusing direct pushes (changes through pull requests only)")
+	}
+	if !p.RefusesForcePush {
+		out = append(out, "refusing force pushes and deletion")
+	}
+	return out
+}
+
+// ProtectionOf asks GitHub what protects branch: the rules of active rulesets first, then the
+// classic branch protection for what they leave out. A token that cannot read the protection's
+// details (admin only) gives what it could read, with Unreadable saying what it could not.
+func (c *Client) ProtectionOf(ctx context.Context, branch, check string) (BranchProtection, error) {
+	p := BranchProtection{Branch: branch}
+	what := "the rules of branch " + c.repo.FullName() + ":" + branch
+	rules, resp, err := c.gh.Repositories.GetRulesForBranch(ctx, c.repo.Owner, c.repo.Name, branch)
+	if err != nil {
+		return p, c.wrap(what, resp, err)
+	}
+	var nonFF, noDelete bool
+	for _, r := range rules {
+		switch r.Type {
+		case "required_status_checks":
+			var params github.RequiredStatusChecksRuleParameters
+			if r.Parameters != nil && json.Unmarshal(*r.Parameters, &params) == nil &&
+				slices.ContainsFunc(params.RequiredStatusChecks, func(s github.RuleRequiredStatusChecks) bool { return s.Context == check }) {
+				p.RequiresCheck = true
+			}
+		case "pull_request", "update":
+			p.RefusesPush = true
+		case "non_fast_forward":
+			nonFF = true
+		case "deletion":
+			noDelete = true
+		}
+	}
+	p.RefusesForcePush = nonFF && noDelete
+	if p.RequiresCheck || p.RefusesPush || p.RefusesForcePush {
+		p.By = append(p.By, "ruleset")
+	}
+	if p.Protected() {
+		return p, nil
+	}
+	// The classic protection: any reader sees whether it exists and the checks it requires.
+	b, resp, err := c.gh.Repositories.GetBranch(ctx, c.repo.Owner, c.repo.Name, branch, 0)
+	if err != nil {
+		return p, c.wrap("branch "+c.repo.FullName()+":"+branch, resp, err)
+	}
+	if !b.GetProtected() {
+		return p, nil
+	}
+	p.By = append(p.By, "branch protection")
+	if rsc := b.GetProtection().GetRequiredStatusChecks(); rsc != nil && rsc.Contexts != nil && slices.Contains(*rsc.Contexts, check) {
+		p.RequiresCheck = true
+	}
+	prot, resp, err := c.gh.Repositories.GetBranchProtection(ctx, c.repo.Owner, c.repo.Name, branch)
+	if errors.Is(err, github.ErrBranchNotProtected) {
+		return p, nil
+	}
+	if err != nil {
+		var ge *Error
+		werr := c.wrap("the branch protection of "+c.repo.FullName()+":"+branch, resp, err)
+		if errors.As(werr, &ge) && ge.Kind == KindNoAccess {
+			// Reading branch protection needs admin on the repository (Actions' token never has it).
+			p.Unreadable = fmt.Sprintf("the branch protection of %s (whether it refuses direct and force pushes): GitHub answers %d to %s, and reading it needs admin on %s; protect the branch with a ruleset instead, which any reader can read (git exarchos setup)",
+				branch, ge.Status, c.token, c.repo.FullName())
+			return p, nil
+		}
+		return p, werr
+	}
+	if rsc := prot.GetRequiredStatusChecks(); rsc != nil {
+		if (rsc.Contexts != nil && slices.Contains(*rsc.Contexts, check)) ||
+			(rsc.Checks != nil && slices.ContainsFunc(*rsc.Checks, func(s *github.RequiredStatusCheck) bool { return s.Context == check })) {
+			p.RequiresCheck = true
+		}
+	}
+	if prot.GetRequiredPullRequestReviews() != nil {
+		p.RefusesPush = true
+	}
+	if !prot.GetAllowForcePushes().Enabled && !prot.GetAllowDeletions().Enabled {
+		p.RefusesForcePush = true
+	}
+	return p, nil
+}
