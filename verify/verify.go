@@ -47,6 +47,9 @@ type Options struct {
 	// RerunGates runs every quality gate the log holds as passed again on its commit
 	// (verify_gates.go).
 	RerunGates bool
+	// RequireProtectedBase fails every workflow when GitHub does not show the base protected
+	// (verify_protect.go).
+	RequireProtectedBase bool
 }
 
 // Violation is one way a workflow's record does not hold up.
@@ -89,6 +92,8 @@ type Result struct {
 	OK        bool               `json:"ok"`
 	Trust     trust.Trust        `json:"trust"`
 	Workflows []VerifiedWorkflow `json:"workflows"`
+	// BaseProtection is what GitHub said protects the base (verify_protect.go).
+	BaseProtection string `json:"baseProtection,omitempty"`
 }
 
 // Error is a failed verification: exit code 3, with every violation named.
@@ -187,6 +192,7 @@ func Verify(r *Repo, o Options) (*Result, error) {
 		}
 		res.Workflows = append(res.Workflows, w)
 	}
+	r.checkProtectedBase(o, res)
 	if !res.OK {
 		return res, &Error{Result: res}
 	}

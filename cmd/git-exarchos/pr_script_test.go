@@ -10,6 +10,7 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/exarchos/git-exarchos/githubsync/fakegithub"
+	"github.com/exarchos/git-exarchos/verify"
 )
 
 // scriptToken is the token scripts use; scripts assert it never shows up in output.
@@ -40,6 +41,7 @@ var fakes sync.Map // *testscript.TestScript → *fakegithub.Server
 //	github review N USER STATE [sha=REF] (on the head by default)   github fail STATUS [COUNT] [Header:Value]... [body=TEXT]
 //	github requests MAX          assert at most MAX requests since the last check, then reset
 //	github closed N comments=K   assert pull request N is closed, with K comments posted
+//	github protect BRANCH        a ruleset on BRANCH requires "exarchos verify", refuses direct and force pushes
 //	github stop                  the API goes away (network down)
 //
 // REF is a commit, or @rev resolved with git rev-parse in the script's directory.
@@ -104,6 +106,9 @@ func cmdGitHub(ts *testscript.TestScript, neg bool, args []string) {
 			merge = ref(m)
 		}
 		update(num(0), func(p *fakegithub.PR) { p.State, p.Merged, p.MergeCommitSHA = "closed", true, merge })
+	case "protect":
+		f.SetBranchRules(pos[0], fakegithub.BranchRule{Type: "required_status_checks", Checks: []string{verify.RequiredCheck}},
+			fakegithub.BranchRule{Type: "pull_request"}, fakegithub.BranchRule{Type: "non_fast_forward"}, fakegithub.BranchRule{Type: "deletion"})
 	case "close":
 		update(num(0), func(p *fakegithub.PR) { p.State = "closed" })
 	case "push":
