@@ -43,8 +43,12 @@ type PR struct {
 	Author         string   // the login that opened it; empty means "octocat"
 }
 
-// CheckRun is one check run on a commit.
-type CheckRun struct{ Name, Status, Conclusion string }
+// CheckRun is one check run on a commit. App is the slug of the GitHub App that made it (empty:
+// GitHub's example app); Title, Summary and Text are its output.
+type CheckRun struct {
+	Name, Status, Conclusion  string
+	App, Title, Summary, Text string
+}
 
 // Status is one legacy commit status.
 type Status struct{ Context, State string }
@@ -72,6 +76,9 @@ type Server struct {
 	// Scopes is the X-OAuth-Scopes header it sends.
 	Permissions map[string]bool
 	Scopes      string
+	// App is the slug of the GitHub App the token belongs to ("github-actions" for Actions'
+	// token); empty is a user's token, for which GitHub refuses to create check runs (403).
+	App string
 
 	mu       sync.Mutex
 	pulls    map[int]*PR
@@ -141,11 +148,11 @@ func (s *Server) UpdatePR(n int, f func(*PR)) bool {
 }
 
 // AddCheckRun, AddStatus and AddReview record checks and reviews (a review bumps updated_at).
-// As on GitHub, the latest check run per name and the latest status per context is what is served.
+// As on GitHub, the latest check run per name (every one with filter=all) and the latest status
+// per context is what is served.
 func (s *Server) AddCheckRun(sha string, r CheckRun) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.runs[sha] = slices.DeleteFunc(s.runs[sha], func(o CheckRun) bool { return o.Name == r.Name })
 	s.runs[sha] = append(s.runs[sha], r)
 }
 
@@ -221,6 +228,7 @@ var Routes = []Route{
 	{"close", http.MethodPatch, "/repos/{owner}/{repo}/pulls/{pull_number}"}, // the only edit githubsync makes
 	{"reviews", http.MethodGet, "/repos/{owner}/{repo}/pulls/{pull_number}/reviews"},
 	{"check-runs", http.MethodGet, "/repos/{owner}/{repo}/commits/{ref}/check-runs"},
+	{"create-check-run", http.MethodPost, "/repos/{owner}/{repo}/check-runs"},
 	{"status", http.MethodGet, "/repos/{owner}/{repo}/commits/{ref}/status"},
 	{"comment", http.MethodPost, "/repos/{owner}/{repo}/issues/{issue_number}/comments"},
 	{"comments", http.MethodGet, "/repos/{owner}/{repo}/issues/{issue_number}/comments"},
@@ -328,8 +336,10 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		number, _ = strconv.Atoi(params[2])
 	}
 	var body any
-	if b, ok := s.serveProtection(w, r, route, params); ok {
-		_ = json.NewEncoder(w).Encode(b)
+	if b, ok := s.serveProtection(w, r, route, params, reqBody); ok {
+		if b != nil {
+			_ = json.NewEncoder(w).Encode(b)
+		}
 		return
 	}
 	switch route {
@@ -416,7 +426,12 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	case "check-runs":
 		sha := params[2]
 		list := []any{}
+		q := r.URL.Query()
 		for i, c := range s.runs[sha] {
+			later := slices.ContainsFunc(s.runs[sha][i+1:], func(o CheckRun) bool { return o.Name == c.Name })
+			if (q.Get("check_name") != "" && c.Name != q.Get("check_name")) || (later && q.Get("filter") != "all") {
+				continue
+			}
 			list = append(list, checkRunJSON(sha, i, c))
 		}
 		page := s.page(w, r, list)
@@ -644,6 +659,14 @@ func (s *Server) reviewJSON(p *PR, i int, rv Review) map[string]any {
 func checkRunJSON(sha string, i int, c CheckRun) map[string]any {
 	out := example("check-run-paginated").(map[string]any)["check_runs"].([]any)[0].(map[string]any)
 	out["id"], out["name"], out["status"], out["head_sha"] = i+1, c.Name, c.Status, sha
+	if c.App != "" {
+		app := out["app"].(map[string]any)
+		app["slug"], app["name"] = c.App, c.App
+	}
+	if c.Title != "" || c.Summary != "" || c.Text != "" {
+		o := out["output"].(map[string]any)
+		o["title"], o["summary"], o["text"], o["annotations_count"] = c.Title, c.Summary, c.Text, 0
+	}
 	out["conclusion"], out["completed_at"] = nil, nil
 	if c.Conclusion != "" {
 		out["conclusion"] = c.Conclusion

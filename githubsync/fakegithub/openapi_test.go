@@ -305,6 +305,7 @@ func world(t *testing.T) *fakegithub.Server {
 	fake.SetProtection("main", &fakegithub.Protection{Checks: []string{"exarchos verify"}, RequirePullRequest: true})
 	fake.SetProtection("dev", &fakegithub.Protection{AllowForcePushes: true})
 	fake.SetAccess(map[string]bool{"pull": true, "push": true, "admin": true}, "")
+	fake.App = "github-actions"
 	return fake
 }
 
@@ -362,6 +363,8 @@ func TestFakeAnswersAsGitHubDescribes(t *testing.T) {
 		{"GET", "/repos/acme/app/issues/99/comments", ""},
 		{"PATCH", "/repos/acme/app/pulls/1", `{"state":"closed"}`},
 		{"PATCH", "/repos/acme/app/pulls/1", `{"state":"merged"}`},
+		{"POST", "/repos/acme/app/check-runs", `{"name":"exarchos memory: login","head_sha":"1111111111111111111111111111111111111111","status":"completed","conclusion":"success","output":{"title":"t","summary":"s","text":"refs/exarchos/login 2222222222222222222222222222222222222222"}}`},
+		{"GET", "/repos/acme/app/commits/1111111111111111111111111111111111111111/check-runs?check_name=exarchos+memory%3A+login&filter=all", ""},
 		{"GET", "/repos/acme/app/rules/branches/main", ""},
 		{"GET", "/repos/acme/app/rules/branches/main?per_page=2", ""},
 		{"GET", "/repos/acme/app/rules/branches/staging", ""},
@@ -454,6 +457,12 @@ func TestProductRequestsAsGitHubDescribes(t *testing.T) {
 	if _, err := c.ClosePR(ctx, 1, "closed by git exarchos cancel"); err != nil {
 		t.Fatal(err)
 	}
+	if _, err := c.CreateCheckRun(ctx, "1111111111111111111111111111111111111111", "exarchos memory: login", "t", "s", "refs/exarchos/login 1111111111111111111111111111111111111111"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.CheckRunsNamed(ctx, "1111111111111111111111111111111111111111", "exarchos memory: login"); err != nil {
+		t.Fatal(err)
+	}
 	for _, b := range []string{"main", "dev"} { // main: all by ruleset; dev: the classic protection read too
 		if _, err := c.ProtectionOf(ctx, b, "exarchos verify"); err != nil {
 			t.Fatal(err)
@@ -512,7 +521,7 @@ func TestProductRequestsAsGitHubDescribes(t *testing.T) {
 			}
 		}
 	}
-	for _, name := range []string{"repo", "pulls", "pull", "reviews", "check-runs", "status", "comment", "close", "branch-rules", "branch", "branch-protection"} {
+	for _, name := range []string{"repo", "pulls", "pull", "reviews", "check-runs", "status", "comment", "close", "branch-rules", "branch", "branch-protection", "create-check-run"} {
 		if !sent[name] {
 			t.Errorf("githubsync sent no %s request: the test no longer covers it", name)
 		}

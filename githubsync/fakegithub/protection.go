@@ -1,11 +1,12 @@
 package fakegithub
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
 )
 
-// What a branch's protection is on the fake: the rules of active rulesets (GET
+// The routes issue 37 added. What a branch's protection is on the fake: the rules of active rulesets (GET
 // /repos/{owner}/{repo}/rules/branches/{branch}, readable with read access) and the classic
 // branch protection (GET …/branches/{branch}/protection, readable with admin only; GET
 // …/branches/{branch} shows its protected flag and required checks to any reader).
@@ -54,7 +55,7 @@ func (s *Server) SetProtection(branch string, p *Protection) {
 func (s *Server) admin() bool { return s.Permissions != nil && s.Permissions["admin"] }
 
 // serveProtection answers the protection routes; false when route is not one of them.
-func (s *Server) serveProtection(w http.ResponseWriter, r *http.Request, route string, params []string) (any, bool) {
+func (s *Server) serveProtection(w http.ResponseWriter, r *http.Request, route string, params []string, body []byte) (any, bool) {
 	switch route {
 	case "branch-rules":
 		list := []any{}
@@ -80,6 +81,36 @@ func (s *Server) serveProtection(w http.ResponseWriter, r *http.Request, route s
 		b["protection"] = map[string]any{"enabled": p != nil, "required_status_checks": map[string]any{"enforcement_level": level, "contexts": contexts, "checks": []any{}}}
 		b["protection_url"] = fmt.Sprintf("%s/repos/%s/branches/%s/protection", s.URL, s.full(), params[2])
 		return b, true
+	case "create-check-run":
+		var in struct {
+			Name       string `json:"name"`
+			HeadSHA    string `json:"head_sha"`
+			Status     string `json:"status"`
+			Conclusion string `json:"conclusion"`
+			Output     *struct {
+				Title   string `json:"title"`
+				Summary string `json:"summary"`
+				Text    string `json:"text"`
+			} `json:"output"`
+		}
+		if s.App == "" {
+			w.WriteHeader(http.StatusForbidden)
+			return map[string]any{"message": "You must authenticate via a GitHub App.", "documentation_url": "https://docs.github.com/rest/checks/runs#create-a-check-run", "status": "403"}, true
+		}
+		if json.Unmarshal(body, &in) != nil || in.Name == "" || in.HeadSHA == "" {
+			s.unprocessable(w, "name")
+			return nil, true
+		}
+		c := CheckRun{Name: in.Name, Status: in.Status, Conclusion: in.Conclusion, App: s.App}
+		if c.Status == "" {
+			c.Status = "queued"
+		}
+		if in.Output != nil {
+			c.Title, c.Summary, c.Text = in.Output.Title, in.Output.Summary, in.Output.Text
+		}
+		s.runs[in.HeadSHA] = append(s.runs[in.HeadSHA], c)
+		w.WriteHeader(http.StatusCreated)
+		return checkRunJSON(in.HeadSHA, len(s.runs[in.HeadSHA])-1, c), true
 	case "branch-protection":
 		if !s.admin() {
 			// What GitHub answers a token without admin (an Actions token, a user who can push).
