@@ -50,6 +50,9 @@ type Options struct {
 	// RequireProtectedBase fails every workflow when GitHub does not show the base protected
 	// (verify_protect.go).
 	RequireProtectedBase bool
+	// Remember fails a workflow tip that does not descend from one CI verified before, then
+	// records the tips verified (check runs on GitHub; verify_memory.go).
+	Remember bool
 }
 
 // Violation is one way a workflow's record does not hold up.
@@ -193,6 +196,7 @@ func Verify(r *Repo, o Options) (*Result, error) {
 		res.Workflows = append(res.Workflows, w)
 	}
 	r.checkProtectedBase(o, res)
+	r.remember(o, res)
 	if !res.OK {
 		return res, &Error{Result: res}
 	}

@@ -2,11 +2,8 @@ package verify
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
-
-	"github.com/exarchos/git-exarchos/githubsync"
 )
 
 // RequiredCheck is the status check the shipped workflow reports (its job's name), which a base
@@ -47,20 +44,9 @@ func (r *Repo) baseProtection() (string, bool) {
 		}
 		branch = b
 	}
-	// origin's URL as configured (actions/checkout sets https://github.com/<owner>/<repo>), not
-	// as url.<base>.insteadOf rewrites it for fetching.
-	url, _ := r.Store.Config("remote.origin.url")
-	repo, err := githubsync.ParseRemoteURL(strings.TrimSpace(url))
+	gh, err := r.originClient()
 	if err != nil {
-		return githubCouldNot + fmt.Sprintf("origin (%q) is not a GitHub repository: %v", url, err), false
-	}
-	gh, err := r.gitHub().Client(repo)
-	if err != nil {
-		var ge *githubsync.Error
-		if errors.As(err, &ge) && ge.Kind == githubsync.KindNoToken {
-			return GitHubNoToken + " (set GITHUB_TOKEN or GH_TOKEN)", false
-		}
-		return githubCouldNot + err.Error(), false
+		return unchecked(err), false
 	}
 	p, err := gh.ProtectionOf(context.Background(), branch, RequiredCheck)
 	switch {
@@ -71,7 +57,7 @@ func (r *Repo) baseProtection() (string, bool) {
 	case p.Unreadable != "":
 		return githubCouldNot + p.Unreadable, false
 	}
-	by := "no ruleset or branch protection applies"
+	by := "no ruleset or branch protection applies to it; it needs"
 	if len(p.By) > 0 {
 		by = "its " + strings.Join(p.By, " and ") + " lacks"
 	}
