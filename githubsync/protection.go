@@ -125,3 +125,34 @@ func (c *Client) ProtectionOf(ctx context.Context, branch, check string) (Branch
 	}
 	return p, nil
 }
+
+var opRuleset = operation{"creating", "admin on the repository (a classic token with the repo scope of a repository admin, or a fine-grained token with Administration: write)"}
+
+// ProtectBranch creates a repository ruleset, active, on branch: the check named check is
+// required, changes come through pull requests only, force pushes and deletion are refused. A
+// token without admin gets an error saying so (GitHub answers 404 or 403).
+func (c *Client) ProtectBranch(ctx context.Context, branch, check string) (int64, error) {
+	rs := &github.Ruleset{
+		Name: "exarchos: protect " + branch, Target: github.String("branch"), Enforcement: "active",
+		Conditions: &github.RulesetConditions{RefName: &github.RulesetRefConditionParameters{Include: []string{"refs/heads/" + branch}, Exclude: []string{}}},
+		Rules: []*github.RepositoryRule{
+			github.NewRequiredStatusChecksRule(&github.RequiredStatusChecksRuleParameters{RequiredStatusChecks: []github.RuleRequiredStatusChecks{{Context: check}}}),
+			github.NewPullRequestRule(&github.PullRequestRuleParameters{}),
+			github.NewNonFastForwardRule(),
+			github.NewDeletionRule(),
+		},
+	}
+	what := "a ruleset protecting " + c.repo.FullName() + ":" + branch
+	got, resp, err := c.gh.Repositories.CreateRuleset(ctx, c.repo.Owner, c.repo.Name, rs)
+	if err != nil {
+		werr := c.wrapOp(opRuleset, what, resp, err)
+		var e *Error
+		if errors.As(werr, &e) && (e.Status == 404 || e.Status == 403) && e.Kind != KindRateLimited {
+			e.Kind = KindNoAccess
+			e.Msg = c.token.redact(fmt.Sprintf("GitHub refused %s to the %s (%d): creating rulesets needs %s; run it with an admin's token (GH_TOKEN=… git exarchos setup --github), or ask an admin to add the ruleset (docs/setup.md)",
+				what, c.token, e.Status, opRuleset.needs))
+		}
+		return 0, werr
+	}
+	return got.GetID(), nil
+}

@@ -90,6 +90,7 @@ type Server struct {
 	// protection.go
 	rules       map[string][]BranchRule
 	protections map[string]*Protection
+	rulesets    int
 	requests    map[string]int
 	total       int
 	log         []Request
@@ -235,6 +236,7 @@ var Routes = []Route{
 	{"branch-rules", http.MethodGet, "/repos/{owner}/{repo}/rules/branches/{branch}"},
 	{"branch", http.MethodGet, "/repos/{owner}/{repo}/branches/{branch}"},
 	{"branch-protection", http.MethodGet, "/repos/{owner}/{repo}/branches/{branch}/protection"},
+	{"create-ruleset", http.MethodPost, "/repos/{owner}/{repo}/rulesets"},
 }
 
 var routeRes = func() []*regexp.Regexp {
@@ -528,7 +530,7 @@ var examples = func() map[string]json.RawMessage {
 
 // ExampleNames are the examples of GitHub's description the fake starts its answers from.
 var ExampleNames = []string{"full-repository-default-response", "pull-request", "pull-request-simple-items",
-	"pull-request-review-items", "check-run-paginated", "combined-commit-status", "issue-comment", "branch-get", "branch-protection"}
+	"pull-request-review-items", "check-run-paginated", "combined-commit-status", "issue-comment", "branch-get", "branch-protection", "repository-ruleset"}
 
 // commentJSON is the i-th comment on issue (or pull request) number, in GitHub's shape.
 func (s *Server) commentJSON(number, i int) map[string]any {

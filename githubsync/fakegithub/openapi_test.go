@@ -365,6 +365,8 @@ func TestFakeAnswersAsGitHubDescribes(t *testing.T) {
 		{"PATCH", "/repos/acme/app/pulls/1", `{"state":"merged"}`},
 		{"POST", "/repos/acme/app/check-runs", `{"name":"exarchos memory: login","head_sha":"1111111111111111111111111111111111111111","status":"completed","conclusion":"success","output":{"title":"t","summary":"s","text":"refs/exarchos/login 2222222222222222222222222222222222222222"}}`},
 		{"GET", "/repos/acme/app/commits/1111111111111111111111111111111111111111/check-runs?check_name=exarchos+memory%3A+login&filter=all", ""},
+		{"POST", "/repos/acme/app/rulesets", `{"name":"exarchos: protect release","target":"branch","enforcement":"active","conditions":{"ref_name":{"include":["refs/heads/release"],"exclude":[]}},"rules":[{"type":"required_status_checks","parameters":{"required_status_checks":[{"context":"exarchos verify"}],"strict_required_status_checks_policy":false}},{"type":"non_fast_forward"}]}`},
+		{"GET", "/repos/acme/app/rules/branches/release", ""},
 		{"GET", "/repos/acme/app/rules/branches/main", ""},
 		{"GET", "/repos/acme/app/rules/branches/main?per_page=2", ""},
 		{"GET", "/repos/acme/app/rules/branches/staging", ""},
@@ -463,6 +465,9 @@ func TestProductRequestsAsGitHubDescribes(t *testing.T) {
 	if _, err := c.CheckRunsNamed(ctx, "1111111111111111111111111111111111111111", "exarchos memory: login"); err != nil {
 		t.Fatal(err)
 	}
+	if _, err := c.ProtectBranch(ctx, "release", "exarchos verify"); err != nil {
+		t.Fatal(err)
+	}
 	for _, b := range []string{"main", "dev"} { // main: all by ruleset; dev: the classic protection read too
 		if _, err := c.ProtectionOf(ctx, b, "exarchos verify"); err != nil {
 			t.Fatal(err)
@@ -521,7 +526,7 @@ func TestProductRequestsAsGitHubDescribes(t *testing.T) {
 			}
 		}
 	}
-	for _, name := range []string{"repo", "pulls", "pull", "reviews", "check-runs", "status", "comment", "close", "branch-rules", "branch", "branch-protection", "create-check-run"} {
+	for _, name := range []string{"repo", "pulls", "pull", "reviews", "check-runs", "status", "comment", "close", "branch-rules", "branch", "branch-protection", "create-check-run", "create-ruleset"} {
 		if !sent[name] {
 			t.Errorf("githubsync sent no %s request: the test no longer covers it", name)
 		}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"strings"
 )
 
 // The routes issue 37 added. What a branch's protection is on the fake: the rules of active rulesets (GET
@@ -111,6 +112,8 @@ func (s *Server) serveProtection(w http.ResponseWriter, r *http.Request, route s
 		s.runs[in.HeadSHA] = append(s.runs[in.HeadSHA], c)
 		w.WriteHeader(http.StatusCreated)
 		return checkRunJSON(in.HeadSHA, len(s.runs[in.HeadSHA])-1, c), true
+	case "create-ruleset":
+		return s.createRuleset(w, body), true
 	case "branch-protection":
 		if !s.admin() {
 			// What GitHub answers a token without admin (an Actions token, a user who can push).
@@ -166,5 +169,64 @@ func ruleJSON(full string, i int, rule BranchRule) map[string]any {
 		out["parameters"] = map[string]any{"dismiss_stale_reviews_on_push": false, "require_code_owner_review": false,
 			"require_last_push_approval": false, "required_approving_review_count": 0, "required_review_thread_resolution": false}
 	}
+	return out
+}
+
+// createRuleset applies a ruleset's rules to the branches its ref_name condition includes
+// (refs/heads/<name>; patterns are not expanded), as GET rules/branches then reports them.
+func (s *Server) createRuleset(w http.ResponseWriter, body []byte) any {
+	if !s.admin() {
+		w.WriteHeader(http.StatusNotFound) // what GitHub answers a token without admin
+		return map[string]any{"message": "Not Found", "documentation_url": "https://docs.github.com/rest/repos/rules#create-a-repository-ruleset", "status": "404"}
+	}
+	var in struct {
+		Name        string `json:"name"`
+		Target      string `json:"target"`
+		Enforcement string `json:"enforcement"`
+		Conditions  struct {
+			RefName struct {
+				Include []string `json:"include"`
+			} `json:"ref_name"`
+		} `json:"conditions"`
+		Rules []struct {
+			Type       string `json:"type"`
+			Parameters struct {
+				Checks []struct {
+					Context string `json:"context"`
+				} `json:"required_status_checks"`
+			} `json:"parameters"`
+		} `json:"rules"`
+	}
+	if json.Unmarshal(body, &in) != nil || in.Name == "" || in.Enforcement == "" {
+		s.unprocessable(w, "name")
+		return nil
+	}
+	var rules []BranchRule
+	for _, r := range in.Rules {
+		br := BranchRule{Type: r.Type}
+		for _, c := range r.Parameters.Checks {
+			br.Checks = append(br.Checks, c.Context)
+		}
+		rules = append(rules, br)
+	}
+	if s.rules == nil {
+		s.rules = map[string][]BranchRule{}
+	}
+	for _, ref := range in.Conditions.RefName.Include {
+		if b, ok := strings.CutPrefix(ref, "refs/heads/"); ok && in.Enforcement == "active" {
+			s.rules[b] = append(s.rules[b], rules...)
+		}
+	}
+	s.rulesets++
+	out := example("repository-ruleset").(map[string]any)
+	var raw map[string]any
+	_ = json.Unmarshal(body, &raw)
+	out["id"], out["name"], out["enforcement"], out["source"] = s.rulesets, in.Name, in.Enforcement, s.full()
+	for _, k := range []string{"target", "conditions", "rules", "bypass_actors"} {
+		if v, ok := raw[k]; ok {
+			out[k] = v
+		}
+	}
+	w.WriteHeader(http.StatusCreated)
 	return out
 }
