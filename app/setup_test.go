@@ -132,7 +132,8 @@ func TestSetupAsksBeforeAHumansStep(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, StepLeftForHuman, statuses(res)["signer"])
 	require.Equal(t, StepLeftForHuman, statuses(res)["commit"])
-	require.Len(t, asked, 2)
+	require.Len(t, asked, 3) // the signer, the commit, exarchos.autoPush (origin is not on GitHub: not asked)
+	require.Contains(t, asked[2], "exarchos.autoPush")
 	require.Contains(t, asked[0], key+".pub")
 	require.Contains(t, asked[0], "without a passphrase: any process running as you (an agent too) can sign with it")
 	require.NoFileExists(t, filepath.Join(dir, ".exarchos", "allowed_signers"))
@@ -204,7 +205,7 @@ func TestSetupSignerKilledAnywhereFinishes(t *testing.T) {
 		t.Skip("no fault points on this platform")
 	}
 	exe := gittest.FaultsBinary(t)
-	points := []string{"1", "2", "3", "4", "5", "5:signers-staged", "5:signers-committed", "5:signers-half", "5:atomicfile-written"}
+	points := []string{"1", "2", "3", "4", "5", "6", "7", "5:signers-staged", "5:signers-committed", "5:signers-half", "5:atomicfile-written"}
 	for _, point := range points {
 		t.Run(point, func(t *testing.T) {
 			dir, _ := setupRepo(t)
