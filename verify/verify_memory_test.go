@@ -1,7 +1,6 @@
 package verify_test
 
 import (
-	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -18,17 +17,10 @@ import (
 // verified in check runs (which a user's token cannot create) and fails a later tip that does
 // not descend from one.
 
-// ciRemember verifies branch login in a fresh clone of the team's remote, as CI does, with
-// --remember.
+// ciRemember verifies branch login in CI's clone against origin/main, with --remember.
 func ciRemember(t *testing.T, tm *apptest.Team) (*verify.Result, error) {
 	t.Helper()
-	ci := filepath.Join(t.TempDir(), "ci")
-	gittest.Git(t, filepath.Dir(ci), "", "clone", "-q", "file://"+tm.Remote, ci)
-	gittest.Git(t, ci, "", "fetch", "-q", "--no-tags", "--force", "origin", "+refs/exarchos/*:refs/exarchos/*", "+refs/heads/login:refs/remotes/origin/login")
-	gittest.Git(t, ci, "", "checkout", "-q", "--detach", "origin/login")
-	gittest.Git(t, ci, "", "config", "url.file://"+tm.Remote+".insteadOf", "https://github.com/acme/app.git")
-	gittest.Git(t, ci, "", "remote", "set-url", "origin", "https://github.com/acme/app.git")
-	return app.Verify(apptest.Reopen(t, ci), verify.Options{Branch: "login", Base: "origin/main", Remember: true})
+	return app.Verify(apptest.Reopen(t, ciGitHubClone(t, tm, "main")), verify.Options{Branch: "login", Base: "origin/main", Remember: true})
 }
 
 // note appends a harmless event (a recorded artifact) to the workflow and pushes it.

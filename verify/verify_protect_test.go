@@ -42,9 +42,10 @@ func stagingBase(t *testing.T) (*apptest.Team, *fakegithub.Server) {
 	return tm, f
 }
 
-// ciVerifyBase verifies branch login in a fresh clone whose origin is github.com/acme/app (as
-// actions/checkout leaves it), against origin/<base>.
-func ciVerifyBase(t *testing.T, tm *apptest.Team, base string, require bool) (*verify.Result, error) {
+// ciGitHubClone is CI's fresh clone of the team's remote with branch login and origin/<base>
+// fetched, whose origin is github.com/acme/app (as actions/checkout leaves it; fetched from the
+// bare remote through insteadOf).
+func ciGitHubClone(t *testing.T, tm *apptest.Team, base string) string {
 	t.Helper()
 	ci := filepath.Join(t.TempDir(), "ci")
 	gittest.Git(t, filepath.Dir(ci), "", "clone", "-q", "file://"+tm.Remote, ci)
@@ -53,7 +54,13 @@ func ciVerifyBase(t *testing.T, tm *apptest.Team, base string, require bool) (*v
 	gittest.Git(t, ci, "", "checkout", "-q", "--detach", "origin/login")
 	gittest.Git(t, ci, "", "config", "url.file://"+tm.Remote+".insteadOf", "https://github.com/acme/app.git")
 	gittest.Git(t, ci, "", "remote", "set-url", "origin", "https://github.com/acme/app.git")
-	return app.Verify(apptest.Reopen(t, ci), verify.Options{Branch: "login", Base: "origin/" + base, RequireProtectedBase: require})
+	return ci
+}
+
+// ciVerifyBase verifies branch login in CI's clone against origin/<base>.
+func ciVerifyBase(t *testing.T, tm *apptest.Team, base string, require bool) (*verify.Result, error) {
+	t.Helper()
+	return app.Verify(apptest.Reopen(t, ciGitHubClone(t, tm, base)), verify.Options{Branch: "login", Base: "origin/" + base, RequireProtectedBase: require})
 }
 
 func TestVerifyRefusesAnUnprotectedBase(t *testing.T) {
