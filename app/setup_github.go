@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/exarchos/git-exarchos/ghevidence"
@@ -81,6 +82,7 @@ func (s *setup) github() (SetupStep, error) {
 		st.Detail = fmt.Sprintf("would add %s; GitHub could not be asked what protects it now: %v. %s", want, err, RefsProtectionNote)
 		return st, nil
 	case have.Protected():
+		s.checkRequired()
 		st.Status, st.Detail = StepAlready, fmt.Sprintf("GitHub protects %s (%s). %s", branch, strings.Join(have.By, " and "), RefsProtectionNote)
 		return st, nil
 	case s.agent != "":
@@ -101,8 +103,15 @@ func (s *setup) github() (SetupStep, error) {
 	if _, err := gh.ProtectBranch(context.Background(), branch, verify.RequiredCheck); err != nil {
 		return st, err
 	}
+	s.checkRequired()
 	st.Status = StepDone
 	return st, nil
+}
+
+// checkRequired drops the ci step's "make the check required" from what is left for a human:
+// GitHub requires it now.
+func (s *setup) checkRequired() {
+	s.res.Human = slices.DeleteFunc(s.res.Human, func(h string) bool { return h == requiredCheck })
 }
 
 // baseBranchOnRemote is the branch a base ref names: refs/remotes/origin/main and refs/heads/main → main.

@@ -85,6 +85,22 @@ func TestSetupProtectsTheBaseOnGitHub(t *testing.T) {
 	require.True(t, p.Protected(), "%+v", p)
 }
 
+// The first run writes the CI file and, with --github, makes its check required: nothing about
+// the required check is left for a human (without --github it is).
+func TestSetupGitHubLeavesNoRequiredCheckToDo(t *testing.T) {
+	_, r, _ := githubSetupRepo(t)
+	res, err := Setup(r, SetupOptions{GitHub: true})
+	require.NoError(t, err)
+	require.Equal(t, StepDone, stepOf(t, res, "ci").Status)
+	require.Equal(t, StepDone, stepOf(t, res, "github").Status)
+	require.NotContains(t, strings.Join(res.Human, "\n"), "required status check")
+
+	_, r, _ = githubSetupRepo(t)
+	res, err = Setup(r, SetupOptions{})
+	require.NoError(t, err)
+	require.Contains(t, strings.Join(res.Human, "\n"), "required status check")
+}
+
 // autoPush: offered, set with --auto-push, already the next time.
 func TestSetupOffersAutoPush(t *testing.T) {
 	dir, r := setupRepo(t)
