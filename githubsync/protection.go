@@ -16,8 +16,11 @@ import (
 // required checks).
 type BranchProtection struct {
 	Branch string `json:"branch"`
-	// RequiresCheck: a ruleset or the protection requires the named status check.
+	// RequiresCheck: a ruleset or the protection requires the named status check from one app
+	// (its integration_id or app_id pinned): a check of that name any token with statuses: write
+	// could post does not count. CheckUnpinned: the name is required, from any source.
 	RequiresCheck bool `json:"requiresCheck"`
+	CheckUnpinned bool `json:"checkUnpinned,omitempty"`
 	// RefusesPush: changes reach the branch through pull requests only (a pull_request or update
 	// rule, or the protection's required reviews).
 	RefusesPush bool `json:"refusesPush"`
@@ -38,7 +41,10 @@ func (p BranchProtection) Protected() bool {
 // Missing names what the branch does not enforce, in words.
 func (p BranchProtection) Missing(check string) []string {
 	var out []string
-	if !p.RequiresCheck {
+	switch {
+	case !p.RequiresCheck && p.CheckUnpinned:
+		out = append(out, fmt.Sprintf("the required check %q pinned to the app that reports it (GitHub Actions): unpinned, any token with statuses: write can post a passing %q", check, check))
+	case !p.RequiresCheck:
 		out = append(out, fmt.Sprintf("the required check %q", check))
 	}
 	if !p.RefusesPush {
@@ -49,6 +55,36 @@ func (p BranchProtection) Missing(check string) []string {
 	}
 	return out
 }
+
+// requires notes a required check: the one named (match) counts when pinned to an app.
+func (p *BranchProtection) requires(match bool, app *int64) {
+	switch {
+	case match && app != nil && *app != 0:
+		p.RequiresCheck = true
+	case match:
+		p.CheckUnpinned = true
+	}
+}
+
+// requiresOf notes the classic protection's required checks (checks with their app_id; the
+// legacy contexts list names no app).
+func (p *BranchProtection) requiresOf(rsc *github.RequiredStatusChecks, check string) {
+	if rsc == nil {
+		return
+	}
+	if rsc.Checks != nil {
+		for _, c := range *rsc.Checks {
+			p.requires(c.Context == check, c.AppID)
+		}
+	}
+	if rsc.Contexts != nil {
+		p.requires(slices.Contains(*rsc.Contexts, check), nil)
+	}
+}
+
+// ActionsAppID is the GitHub Actions app on github.com: the check a ruleset requires is pinned to
+// it, so only a workflow's job can report it.
+const ActionsAppID int64 = 15368
 
 // ProtectionOf asks GitHub what protects branch: the rules of active rulesets first, then the
 // classic branch protection for what they leave out. A token that cannot read the protection's
@@ -65,9 +101,10 @@ func (c *Client) ProtectionOf(ctx context.Context, branch, check string) (Branch
 		switch r.Type {
 		case "required_status_checks":
 			var params github.RequiredStatusChecksRuleParameters
-			if r.Parameters != nil && json.Unmarshal(*r.Parameters, &params) == nil &&
-				slices.ContainsFunc(params.RequiredStatusChecks, func(s github.RuleRequiredStatusChecks) bool { return s.Context == check }) {
-				p.RequiresCheck = true
+			if r.Parameters != nil && json.Unmarshal(*r.Parameters, &params) == nil {
+				for _, s := range params.RequiredStatusChecks {
+					p.requires(s.Context == check, s.IntegrationID)
+				}
 			}
 		case "pull_request", "update":
 			p.RefusesPush = true
@@ -93,9 +130,7 @@ func (c *Client) ProtectionOf(ctx context.Context, branch, check string) (Branch
 		return p, nil
 	}
 	p.By = append(p.By, "branch protection")
-	if rsc := b.GetProtection().GetRequiredStatusChecks(); rsc != nil && rsc.Contexts != nil && slices.Contains(*rsc.Contexts, check) {
-		p.RequiresCheck = true
-	}
+	p.requiresOf(b.GetProtection().GetRequiredStatusChecks(), check)
 	prot, resp, err := c.gh.Repositories.GetBranchProtection(ctx, c.repo.Owner, c.repo.Name, branch)
 	if errors.Is(err, github.ErrBranchNotProtected) {
 		return p, nil
@@ -111,12 +146,7 @@ func (c *Client) ProtectionOf(ctx context.Context, branch, check string) (Branch
 		}
 		return p, werr
 	}
-	if rsc := prot.GetRequiredStatusChecks(); rsc != nil {
-		if (rsc.Contexts != nil && slices.Contains(*rsc.Contexts, check)) ||
-			(rsc.Checks != nil && slices.ContainsFunc(*rsc.Checks, func(s *github.RequiredStatusCheck) bool { return s.Context == check })) {
-			p.RequiresCheck = true
-		}
-	}
+	p.requiresOf(prot.GetRequiredStatusChecks(), check)
 	if prot.GetRequiredPullRequestReviews() != nil {
 		p.RefusesPush = true
 	}
@@ -129,14 +159,14 @@ func (c *Client) ProtectionOf(ctx context.Context, branch, check string) (Branch
 var opRuleset = operation{"creating", "admin on the repository (a classic token with the repo scope of a repository admin, or a fine-grained token with Administration: write)"}
 
 // ProtectBranch creates a repository ruleset, active, on branch: the check named check is
-// required, changes come through pull requests only, force pushes and deletion are refused. A
+// required from GitHub Actions (ActionsAppID), changes come through pull requests only, force pushes and deletion are refused. A
 // token without admin gets an error saying so (GitHub answers 404 or 403).
 func (c *Client) ProtectBranch(ctx context.Context, branch, check string) (int64, error) {
 	rs := &github.Ruleset{
 		Name: "exarchos: protect " + branch, Target: github.String("branch"), Enforcement: "active",
 		Conditions: &github.RulesetConditions{RefName: &github.RulesetRefConditionParameters{Include: []string{"refs/heads/" + branch}, Exclude: []string{}}},
 		Rules: []*github.RepositoryRule{
-			github.NewRequiredStatusChecksRule(&github.RequiredStatusChecksRuleParameters{RequiredStatusChecks: []github.RuleRequiredStatusChecks{{Context: check}}}),
+			github.NewRequiredStatusChecksRule(&github.RequiredStatusChecksRuleParameters{RequiredStatusChecks: []github.RuleRequiredStatusChecks{{Context: check, IntegrationID: github.Int64(ActionsAppID)}}}),
 			github.NewPullRequestRule(&github.PullRequestRuleParameters{}),
 			github.NewNonFastForwardRule(),
 			github.NewDeletionRule(),

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/exarchos/git-exarchos/app"
+	"github.com/exarchos/git-exarchos/githubsync"
 	"github.com/exarchos/git-exarchos/githubsync/fakegithub"
 	"github.com/exarchos/git-exarchos/internal/apptest"
 	"github.com/exarchos/git-exarchos/internal/gittest"
@@ -23,7 +24,7 @@ import (
 
 // protectedRuleset is what `git exarchos setup` asks of GitHub for the base branch.
 var protectedRuleset = []fakegithub.BranchRule{
-	{Type: "required_status_checks", Checks: []string{verify.RequiredCheck}},
+	{Type: "required_status_checks", Checks: []string{verify.RequiredCheck}, App: githubsync.ActionsAppID},
 	{Type: "pull_request"}, {Type: "non_fast_forward"}, {Type: "deletion"},
 }
 
@@ -83,7 +84,7 @@ func TestVerifyRefusesAnUnprotectedBase(t *testing.T) {
 // classic protection, read with admin, and not readable without it.
 func TestVerifyProtectedBaseNeedsEveryRule(t *testing.T) {
 	tm, f := stagingBase(t)
-	for i, missing := range []string{"refusing force pushes", "refusing direct pushes", `the required check "exarchos verify"`} {
+	for i, missing := range []string{"refusing force pushes", "refusing direct pushes", `the required check "exarchos verify"`, "pinned to the app that reports it"} {
 		var rules []fakegithub.BranchRule // the protecting ruleset with one rule left out
 		switch i {
 		case 0:
@@ -91,7 +92,9 @@ func TestVerifyProtectedBaseNeedsEveryRule(t *testing.T) {
 		case 1:
 			rules = []fakegithub.BranchRule{protectedRuleset[0], protectedRuleset[2], protectedRuleset[3]}
 		case 2:
-			rules = []fakegithub.BranchRule{{Type: "required_status_checks", Checks: []string{"build"}}, protectedRuleset[1], protectedRuleset[2], protectedRuleset[3]}
+			rules = []fakegithub.BranchRule{{Type: "required_status_checks", Checks: []string{"build"}, App: githubsync.ActionsAppID}, protectedRuleset[1], protectedRuleset[2], protectedRuleset[3]}
+		case 3: // the check required by name from any source: a status any token can post
+			rules = []fakegithub.BranchRule{{Type: "required_status_checks", Checks: []string{verify.RequiredCheck}}, protectedRuleset[1], protectedRuleset[2], protectedRuleset[3]}
 		}
 		f.SetBranchRules("staging", rules...)
 		res, err := ciVerifyBase(t, tm, "staging", true)
@@ -101,17 +104,20 @@ func TestVerifyProtectedBaseNeedsEveryRule(t *testing.T) {
 
 	// The classic protection: read with an admin token it counts; force pushes allowed fail.
 	f.SetAccess(map[string]bool{"pull": true, "push": true, "admin": true}, "")
-	f.SetProtection("staging", &fakegithub.Protection{Checks: []string{verify.RequiredCheck}, RequirePullRequest: true})
+	f.SetProtection("staging", &fakegithub.Protection{Checks: []string{verify.RequiredCheck}, App: githubsync.ActionsAppID, RequirePullRequest: true})
 	res, err := ciVerifyBase(t, tm, "staging", true)
 	require.NoError(t, err)
 	require.Equal(t, "checked: staging is protected (branch protection)", res.BaseProtection)
-	f.SetProtection("staging", &fakegithub.Protection{Checks: []string{verify.RequiredCheck}, RequirePullRequest: true, AllowForcePushes: true})
+	f.SetProtection("staging", &fakegithub.Protection{Checks: []string{verify.RequiredCheck}, App: githubsync.ActionsAppID, RequirePullRequest: true, AllowForcePushes: true})
 	res, err = ciVerifyBase(t, tm, "staging", true)
 	apptest.WantViolation(t, res, err, "base-protection", "refusing force pushes")
+	f.SetProtection("staging", &fakegithub.Protection{Checks: []string{verify.RequiredCheck}, RequirePullRequest: true}) // no app_id
+	res, err = ciVerifyBase(t, tm, "staging", true)
+	apptest.WantViolation(t, res, err, "base-protection", "pinned to the app that reports it")
 
 	// Without admin (Actions' token) the protection's details cannot be read: said, and failed.
 	f.SetAccess(nil, "")
-	f.SetProtection("staging", &fakegithub.Protection{Checks: []string{verify.RequiredCheck}, RequirePullRequest: true})
+	f.SetProtection("staging", &fakegithub.Protection{Checks: []string{verify.RequiredCheck}, App: githubsync.ActionsAppID, RequirePullRequest: true})
 	res, err = ciVerifyBase(t, tm, "staging", true)
 	apptest.WantViolation(t, res, err, "base-protection", "reading it needs admin")
 	require.Contains(t, res.BaseProtection, "could not check")

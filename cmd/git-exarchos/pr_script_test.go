@@ -9,6 +9,7 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
+	"github.com/exarchos/git-exarchos/githubsync"
 	"github.com/exarchos/git-exarchos/githubsync/fakegithub"
 	"github.com/exarchos/git-exarchos/verify"
 )
@@ -107,7 +108,7 @@ func cmdGitHub(ts *testscript.TestScript, neg bool, args []string) {
 		}
 		update(num(0), func(p *fakegithub.PR) { p.State, p.Merged, p.MergeCommitSHA = "closed", true, merge })
 	case "protect":
-		f.SetBranchRules(pos[0], fakegithub.BranchRule{Type: "required_status_checks", Checks: []string{verify.RequiredCheck}},
+		f.SetBranchRules(pos[0], fakegithub.BranchRule{Type: "required_status_checks", Checks: []string{verify.RequiredCheck}, App: githubsync.ActionsAppID},
 			fakegithub.BranchRule{Type: "pull_request"}, fakegithub.BranchRule{Type: "non_fast_forward"}, fakegithub.BranchRule{Type: "deletion"})
 	case "close":
 		update(num(0), func(p *fakegithub.PR) { p.State = "closed" })

@@ -300,9 +300,9 @@ func world(t *testing.T) *fakegithub.Server {
 	fake.AddCheckRun(sha, fakegithub.CheckRun{Name: "test", Status: "completed", Conclusion: "failure"})
 	fake.AddStatus(sha, fakegithub.Status{Context: "ci/jenkins", State: "success"})
 	fake.AddStatus(sha, fakegithub.Status{Context: "ci/other", State: "error"})
-	fake.SetBranchRules("main", fakegithub.BranchRule{Type: "required_status_checks", Checks: []string{"exarchos verify"}},
+	fake.SetBranchRules("main", fakegithub.BranchRule{Type: "required_status_checks", Checks: []string{"exarchos verify"}, App: githubsync.ActionsAppID},
 		fakegithub.BranchRule{Type: "pull_request"}, fakegithub.BranchRule{Type: "non_fast_forward"}, fakegithub.BranchRule{Type: "deletion"})
-	fake.SetProtection("main", &fakegithub.Protection{Checks: []string{"exarchos verify"}, RequirePullRequest: true})
+	fake.SetProtection("main", &fakegithub.Protection{Checks: []string{"exarchos verify"}, App: githubsync.ActionsAppID, RequirePullRequest: true})
 	fake.SetProtection("dev", &fakegithub.Protection{AllowForcePushes: true})
 	fake.SetAccess(map[string]bool{"pull": true, "push": true, "admin": true}, "")
 	fake.App = "github-actions"

@@ -18,11 +18,13 @@ import (
 type BranchRule struct {
 	Type   string
 	Checks []string
+	App    int64 // the integration_id the checks are pinned to (0: any source)
 }
 
 // Protection is a branch's classic protection rule.
 type Protection struct {
 	Checks             []string // required status check contexts
+	App                int64    // the app_id the checks are pinned to (0: any source)
 	RequirePullRequest bool     // required_pull_request_reviews present: no direct pushes
 	AllowForcePushes   bool
 	AllowDeletions     bool
@@ -79,7 +81,7 @@ func (s *Server) serveProtection(w http.ResponseWriter, r *http.Request, route s
 			level = "non_admins"
 		}
 		b["protected"] = p != nil
-		b["protection"] = map[string]any{"enabled": p != nil, "required_status_checks": map[string]any{"enforcement_level": level, "contexts": contexts, "checks": []any{}}}
+		b["protection"] = map[string]any{"enabled": p != nil, "required_status_checks": map[string]any{"enforcement_level": level, "contexts": contexts, "checks": checksJSON(p)}}
 		b["protection_url"] = fmt.Sprintf("%s/repos/%s/branches/%s/protection", s.URL, s.full(), params[2])
 		return b, true
 	case "create-check-run":
@@ -134,11 +136,7 @@ func (s *Server) serveProtection(w http.ResponseWriter, r *http.Request, route s
 			contexts = append(contexts, c)
 		}
 		checks["contexts"] = contexts
-		list := []any{}
-		for _, c := range p.Checks {
-			list = append(list, map[string]any{"context": c, "app_id": nil})
-		}
-		checks["checks"] = list
+		checks["checks"] = checksJSON(p)
 		// GitHub's example names restrictions whose apps and teams its own schema refuses; the fake
 		// restricts nobody (GitHub leaves both out then), as the OpenAPI test found.
 		delete(out, "restrictions")
@@ -162,7 +160,11 @@ func ruleJSON(full string, i int, rule BranchRule) map[string]any {
 	case "required_status_checks":
 		checks := []any{}
 		for _, c := range rule.Checks {
-			checks = append(checks, map[string]any{"context": c})
+			m := map[string]any{"context": c}
+			if rule.App != 0 {
+				m["integration_id"] = rule.App
+			}
+			checks = append(checks, m)
 		}
 		out["parameters"] = map[string]any{"required_status_checks": checks, "strict_required_status_checks_policy": false}
 	case "pull_request":
@@ -193,6 +195,7 @@ func (s *Server) createRuleset(w http.ResponseWriter, body []byte) any {
 			Parameters struct {
 				Checks []struct {
 					Context string `json:"context"`
+					App     int64  `json:"integration_id"`
 				} `json:"required_status_checks"`
 			} `json:"parameters"`
 		} `json:"rules"`
@@ -205,7 +208,7 @@ func (s *Server) createRuleset(w http.ResponseWriter, body []byte) any {
 	for _, r := range in.Rules {
 		br := BranchRule{Type: r.Type}
 		for _, c := range r.Parameters.Checks {
-			br.Checks = append(br.Checks, c.Context)
+			br.Checks, br.App = append(br.Checks, c.Context), c.App
 		}
 		rules = append(rules, br)
 	}
@@ -229,4 +232,20 @@ func (s *Server) createRuleset(w http.ResponseWriter, body []byte) any {
 	}
 	w.WriteHeader(http.StatusCreated)
 	return out
+}
+
+// checksJSON is a protection's required checks with the app each is pinned to (null: any).
+func checksJSON(p *Protection) []any {
+	list := []any{}
+	if p == nil {
+		return list
+	}
+	for _, c := range p.Checks {
+		var app any
+		if p.App != 0 {
+			app = p.App
+		}
+		list = append(list, map[string]any{"context": c, "app_id": app})
+	}
+	return list
 }
