@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -107,13 +108,7 @@ func (r *Repo) remember(o Options, res *Result) {
 	if !res.OK {
 		return
 	}
-	for _, f := range slices.Sorted(func(yield func(string) bool) {
-		for f := range tips {
-			if !yield(f) {
-				return
-			}
-		}
-	}) {
+	for _, f := range slices.Sorted(maps.Keys(tips)) {
 		text := gitstore.RefName(f) + " " + tips[f] + "\n"
 		if _, err := gh.CreateCheckRun(ctx, anchor, memoryName(f), "verified "+f+" at "+project.Short(tips[f]),
 			"git exarchos verify passed on this workflow tip; the next verify --remember fails a tip that does not descend from it.", text); err != nil {
