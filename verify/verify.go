@@ -47,6 +47,12 @@ type Options struct {
 	// RerunGates runs every quality gate the log holds as passed again on its commit
 	// (verify_gates.go).
 	RerunGates bool
+	// RequireProtectedBase fails every workflow when GitHub does not show the base protected
+	// (verify_protect.go).
+	RequireProtectedBase bool
+	// Remember fails a workflow tip that does not descend from one CI verified before, then
+	// records the tips verified (check runs on GitHub; verify_memory.go).
+	Remember bool
 
 	branch *branchVerdict // with Branch: the branch's workflows as a whole (verify_branch.go)
 }
@@ -96,6 +102,8 @@ type Result struct {
 	OK        bool               `json:"ok"`
 	Trust     trust.Trust        `json:"trust"`
 	Workflows []VerifiedWorkflow `json:"workflows"`
+	// BaseProtection is what GitHub said protects the base (verify_protect.go).
+	BaseProtection string `json:"baseProtection,omitempty"`
 }
 
 // Error is a failed verification: exit code 3, with every violation named.
@@ -198,6 +206,8 @@ func Verify(r *Repo, o Options) (*Result, error) {
 		r.shared(o.branch, res)
 		res.OK = res.OK && !slices.ContainsFunc(res.Workflows, func(w VerifiedWorkflow) bool { return len(w.Violations) > 0 })
 	}
+	r.checkProtectedBase(o, res)
+	r.remember(o, res) // last: it records the tips only when everything else passed
 	if !res.OK {
 		return res, &Error{Result: res}
 	}

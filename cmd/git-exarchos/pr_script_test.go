@@ -9,7 +9,9 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
+	"github.com/exarchos/git-exarchos/githubsync"
 	"github.com/exarchos/git-exarchos/githubsync/fakegithub"
+	"github.com/exarchos/git-exarchos/verify"
 )
 
 // scriptToken is the token scripts use; scripts assert it never shows up in output.
@@ -46,6 +48,7 @@ var fakes sync.Map // *testscript.TestScript → *fakegithub.Server
 //	github comment N USER PATH LINE TEXT… [reply=ID]   a review comment on pull request N's diff
 //	                             (its id: 1000 + 100·N + how many came before it on N)
 //	github resolve N ID [open]   the thread whose first comment is ID resolved (or open again)
+//	github protect BRANCH        a ruleset on BRANCH requires "exarchos verify", refuses direct and force pushes
 //	github stop                  the API goes away (network down)
 //
 // REF is a commit, or @rev resolved with git rev-parse in the script's directory.
@@ -110,6 +113,9 @@ func cmdGitHub(ts *testscript.TestScript, neg bool, args []string) {
 			merge = ref(m)
 		}
 		update(num(0), func(p *fakegithub.PR) { p.State, p.Merged, p.MergeCommitSHA = "closed", true, merge })
+	case "protect":
+		f.SetBranchRules(pos[0], fakegithub.BranchRule{Type: "required_status_checks", Checks: []string{verify.RequiredCheck}, App: githubsync.ActionsAppID},
+			fakegithub.BranchRule{Type: "pull_request"}, fakegithub.BranchRule{Type: "non_fast_forward"}, fakegithub.BranchRule{Type: "deletion"})
 	case "close":
 		update(num(0), func(p *fakegithub.PR) { p.State = "closed" })
 	case "push":

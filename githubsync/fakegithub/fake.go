@@ -45,8 +45,12 @@ type PR struct {
 	Draft          bool
 }
 
-// CheckRun is one check run on a commit.
-type CheckRun struct{ Name, Status, Conclusion string }
+// CheckRun is one check run on a commit. App is the slug of the GitHub App that made it (empty:
+// GitHub's example app); Title, Summary and Text are its output.
+type CheckRun struct {
+	Name, Status, Conclusion  string
+	App, Title, Summary, Text string
+}
 
 // Status is one legacy commit status.
 type Status struct{ Context, State string }
@@ -88,6 +92,9 @@ type Server struct {
 	// Scopes is the X-OAuth-Scopes header it sends.
 	Permissions map[string]bool
 	Scopes      string
+	// App is the slug of the GitHub App the token belongs to ("github-actions" for Actions'
+	// token); empty is a user's token, for which GitHub refuses to create check runs (403).
+	App string
 
 	mu       sync.Mutex
 	branches map[string]string // SetBranch; nil: a pull request may be opened from any head
@@ -98,9 +105,13 @@ type Server struct {
 	comments map[int][]string
 	threads  map[int][]*ReviewComment // review comments per pull request, oldest first
 	faults   []Fault
-	requests map[string]int
-	total    int
-	log      []Request
+	// protection.go
+	rules       map[string][]BranchRule
+	protections map[string]*Protection
+	rulesets    int
+	requests    map[string]int
+	total       int
+	log         []Request
 }
 
 // Request is one request as the fake received it.
@@ -167,11 +178,11 @@ func (s *Server) UpdatePR(n int, f func(*PR)) bool {
 }
 
 // AddCheckRun, AddStatus and AddReview record checks and reviews (a review bumps updated_at).
-// As on GitHub, the latest check run per name and the latest status per context is what is served.
+// As on GitHub, the latest check run per name (every one with filter=all) and the latest status
+// per context is what is served.
 func (s *Server) AddCheckRun(sha string, r CheckRun) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.runs[sha] = slices.DeleteFunc(s.runs[sha], func(o CheckRun) bool { return o.Name == r.Name })
 	s.runs[sha] = append(s.runs[sha], r)
 }
 
@@ -271,10 +282,15 @@ var Routes = []Route{
 	{"update-pull", http.MethodPatch, "/repos/{owner}/{repo}/pulls/{pull_number}"}, // close (cancel), or a new title and body (pr create)
 	{"reviews", http.MethodGet, "/repos/{owner}/{repo}/pulls/{pull_number}/reviews"},
 	{"check-runs", http.MethodGet, "/repos/{owner}/{repo}/commits/{ref}/check-runs"},
+	{"create-check-run", http.MethodPost, "/repos/{owner}/{repo}/check-runs"},
 	{"status", http.MethodGet, "/repos/{owner}/{repo}/commits/{ref}/status"},
 	{"comment", http.MethodPost, "/repos/{owner}/{repo}/issues/{issue_number}/comments"},
 	{"comments", http.MethodGet, "/repos/{owner}/{repo}/issues/{issue_number}/comments"},
 	{"review-comments", http.MethodGet, "/repos/{owner}/{repo}/pulls/{pull_number}/comments"},
+	{"branch-rules", http.MethodGet, "/repos/{owner}/{repo}/rules/branches/{branch}"},
+	{"branch", http.MethodGet, "/repos/{owner}/{repo}/branches/{branch}"},
+	{"branch-protection", http.MethodGet, "/repos/{owner}/{repo}/branches/{branch}/protection"},
+	{"create-ruleset", http.MethodPost, "/repos/{owner}/{repo}/rulesets"},
 }
 
 var routeRes = func() []*regexp.Regexp {
@@ -383,6 +399,12 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		number, _ = strconv.Atoi(params[2])
 	}
 	var body any
+	if b, ok := s.serveProtection(w, r, route, params, reqBody); ok {
+		if b != nil {
+			_ = json.NewEncoder(w).Encode(b)
+		}
+		return
+	}
 	switch route {
 	case "repo":
 		if s.Scopes != "" {
@@ -518,7 +540,12 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	case "check-runs":
 		sha := params[2]
 		list := []any{}
+		q := r.URL.Query()
 		for i, c := range s.runs[sha] {
+			later := slices.ContainsFunc(s.runs[sha][i+1:], func(o CheckRun) bool { return o.Name == c.Name })
+			if (q.Get("check_name") != "" && c.Name != q.Get("check_name")) || (later && q.Get("filter") != "all") {
+				continue
+			}
 			list = append(list, checkRunJSON(sha, i, c))
 		}
 		page := s.page(w, r, list)
@@ -696,7 +723,7 @@ var examples = func() map[string]json.RawMessage {
 
 // ExampleNames are the examples of GitHub's description the fake starts its answers from.
 var ExampleNames = []string{"full-repository-default-response", "pull-request", "pull-request-simple-items",
-	"pull-request-review-items", "check-run-paginated", "combined-commit-status", "issue-comment", "pull-request-review-comment-items"}
+	"pull-request-review-items", "check-run-paginated", "combined-commit-status", "issue-comment", "pull-request-review-comment-items", "branch-get", "branch-protection", "repository-ruleset"}
 
 // commentJSON is the i-th comment on issue (or pull request) number, in GitHub's shape.
 func (s *Server) commentJSON(number, i int) map[string]any {
@@ -828,6 +855,14 @@ func (s *Server) reviewJSON(p *PR, i int, rv Review) map[string]any {
 func checkRunJSON(sha string, i int, c CheckRun) map[string]any {
 	out := example("check-run-paginated").(map[string]any)["check_runs"].([]any)[0].(map[string]any)
 	out["id"], out["name"], out["status"], out["head_sha"] = i+1, c.Name, c.Status, sha
+	if c.App != "" {
+		app := out["app"].(map[string]any)
+		app["slug"], app["name"] = c.App, c.App
+	}
+	if c.Title != "" || c.Summary != "" || c.Text != "" {
+		o := out["output"].(map[string]any)
+		o["title"], o["summary"], o["text"], o["annotations_count"] = c.Title, c.Summary, c.Text, 0
+	}
 	out["conclusion"], out["completed_at"] = nil, nil
 	if c.Conclusion != "" {
 		out["conclusion"] = c.Conclusion
