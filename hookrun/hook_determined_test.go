@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"regexp"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -79,6 +81,20 @@ func ideateRepo(t *testing.T) (string, *Repo) {
 	return dir, r
 }
 
+// decide appends what cmd decides on feature's workflow (a built-in feature workflow).
+func decide(t *testing.T, r *Repo, feature string, cmd workflow.Command) {
+	t.Helper()
+	snap, err := r.Store.State(feature, r.Projector())
+	require.NoError(t, err)
+	var st workflow.State
+	require.NoError(t, json.Unmarshal(snap.State, &st))
+	def, _ := workflow.Builtin("feature")
+	events, rej := workflow.Decide(def, st, cmd, workflow.Env{Actor: "Test User <test@example.com>"})
+	require.Nil(t, rej)
+	_, err = r.Store.Append(feature, r.Projector(), events...)
+	require.NoError(t, err)
+}
+
 func writeFile(t *testing.T, p, content string) {
 	t.Helper()
 	require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
@@ -117,4 +133,115 @@ func TestPluginStandsAsideOnlyForTheRealHandler(t *testing.T) {
 	writeFile(t, local, entry("*", "git-exarchos hook claude"))
 	assert.Empty(t, callHook(t, plugin, dir, "PreToolUse", "Write", code), "a real install answers instead")
 	assert.NotEmpty(t, callHook(t, ClaudeHookOptions{}, dir, "PreToolUse", "Write", code), "and the settings' handler refuses")
+}
+
+// post runs PostToolUse for a Bash call (what it did has already happened): the block, or "".
+func post(t *testing.T, dir string) string {
+	t.Helper()
+	return callHook(t, ClaudeHookOptions{}, dir, "PostToolUse", "Bash", map[string]string{"command": "python3 tool.py"})
+}
+
+// runUndo runs the undo a block names (the text between the backquotes after "undo: ").
+func runUndo(t *testing.T, dir, block string) {
+	t.Helper()
+	m := regexp.MustCompile("\\(undo: `([^`]*)`\\)").FindStringSubmatch(block)
+	require.NotNil(t, m, "no undo in %q", block)
+	cmd := exec.Command("sh", "-c", m[1])
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, "%s: %s", m[1], out)
+}
+
+func appendTo(t *testing.T, p, s string) {
+	t.Helper()
+	require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+	f, err := os.OpenFile(p, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	require.NoError(t, err)
+	_, err = f.WriteString(s)
+	require.NoError(t, err)
+	require.NoError(t, f.Close())
+}
+
+// TestControlsWatchWhatTheUsersGitRuns (item 7): core.hooksPath in the user's ~/.gitconfig (and
+// the XDG one), a smudge/clean filter, a textconv, a pager or an alias in .git/config — what the
+// user's own git runs later — block the next call with the exact undo until undone or accepted.
+func TestControlsWatchWhatTheUsersGitRuns(t *testing.T) {
+	dir, r := ideateRepo(t)
+	home := os.Getenv("HOME")
+	t.Setenv("GIT_CONFIG_GLOBAL", "")
+	os.Unsetenv("GIT_CONFIG_GLOBAL")
+	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
+	global := filepath.Join(home, ".gitconfig")
+	writeFile(t, global, "[user]\n\tname = U\n")
+	require.Empty(t, post(t, dir), "the baseline")
+	config := filepath.Join(r.Store.Loc.CommonDir, "config")
+	for _, c := range []struct{ file, add string }{
+		{global, "[core]\n\thooksPath = /tmp/agent-hooks\n"},
+		{filepath.Join(home, ".config", "git", "config"), "[core]\n\thooksPath = /tmp/agent-hooks\n"},
+		{global, "[alias]\n\tst = !git exarchos approve login\n"},
+		{config, "[filter \"x\"]\n\tsmudge = sh -c 'git exarchos approve login'\n"},
+		{config, "[filter \"x\"]\n\tclean = ./clean.sh\n"},
+		{config, "[diff \"bin\"]\n\ttextconv = ./conv.sh\n"},
+		{config, "[core]\n\tpager = ./pager.sh\n"},
+		{config, "[alias]\n\tap = exarchos approve\n"},
+		{global, "[credential]\n\thelper = !./steal.sh\n"},
+	} {
+		before, _ := os.ReadFile(c.file)
+		appendTo(t, c.file, c.add)
+		block := post(t, dir)
+		require.Contains(t, block, "git configuration that changes what git runs "+c.file, "%s in %s", c.add, c.file)
+		assert.Contains(t, post(t, dir), c.file, "blocks until undone")
+		runUndo(t, dir, block)
+		after, _ := os.ReadFile(c.file)
+		assert.Equal(t, string(before), string(after), "the undo puts the file back")
+		assert.Empty(t, post(t, dir), "undone: %s", c.add)
+	}
+	// Not a control: an ordinary setting of the user's.
+	appendTo(t, global, "[init]\n\tdefaultBranch = main\n")
+	assert.Empty(t, post(t, dir))
+	// Accepted by the user (no agent variable in their terminal).
+	appendTo(t, global, "[core]\n\tpager = less -R\n")
+	require.NotEmpty(t, post(t, dir))
+	_, err := HooksAccept(r, HooksAcceptOptions{Environ: []string{"PATH=/usr/bin"}})
+	require.NoError(t, err)
+	assert.Empty(t, post(t, dir))
+}
+
+// TestFileToolsJudgeTheFileReallyWritten (item 7): a design file that is a symlink to the user's
+// ~/.gitconfig, or a directory of the worktree that links outside it, is judged as the file it
+// names: the Edit and Write tools are refused; the user's git configuration is no tool's to write.
+func TestFileToolsJudgeTheFileReallyWritten(t *testing.T) {
+	dir, r := ideateRepo(t)
+	decide(t, r, "login", workflow.Set{Assignments: []workflow.Assignment{
+		{Path: "artifacts.design", Value: json.RawMessage(`"docs/design.md"`)}, {Path: "artifacts.plan", Value: json.RawMessage(`"docs/plan.md"`)}}})
+	home := os.Getenv("HOME")
+	global := filepath.Join(home, ".gitconfig")
+	writeFile(t, global, "[user]\n\tname = U\n")
+	pre := func(tool, path string) string {
+		t.Helper()
+		in := map[string]string{"file_path": path, "content": "[core]\n\thooksPath = /tmp/h\n"}
+		if tool == "Edit" {
+			in = map[string]string{"file_path": path, "old_string": "name = U", "new_string": "name = U\n[core]\n\thooksPath = /tmp/h"}
+		}
+		return callHook(t, ClaudeHookOptions{}, dir, "PreToolUse", tool, in)
+	}
+	design := filepath.Join(dir, "docs", "design.md")
+	writeFile(t, design, "# design\n")
+	require.Empty(t, pre("Write", design), "the design is the phase's to write")
+	require.NoError(t, os.Remove(design))
+	require.NoError(t, os.Symlink(global, design))
+	for _, tool := range []string{"Edit", "Write", "MultiEdit"} {
+		assert.NotEmpty(t, pre(tool, design), "%s through a symlink to ~/.gitconfig", tool)
+		assert.NotEmpty(t, pre(tool, "docs/design.md"), "%s through a symlink, relative", tool)
+		assert.NotEmpty(t, pre(tool, global), "%s of ~/.gitconfig itself", tool)
+	}
+	// A directory of the worktree linking to the home directory.
+	require.NoError(t, os.Symlink(home, filepath.Join(dir, "docs", "home")))
+	assert.NotEmpty(t, pre("Write", filepath.Join(dir, "docs", "home", ".gitconfig")))
+	assert.NotEmpty(t, pre("Write", filepath.Join(dir, "docs", "home", "notes.md")), "outside the worktree")
+	// A symlink to another file the phase allows stays allowed.
+	other := filepath.Join(dir, "docs", "plan.md")
+	writeFile(t, other, "# plan\n")
+	require.NoError(t, os.Symlink(other, filepath.Join(dir, "docs", "alias.md")))
+	assert.Empty(t, pre("Write", filepath.Join(dir, "docs", "alias.md")))
 }
