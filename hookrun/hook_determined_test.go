@@ -2,12 +2,15 @@ package hookrun
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -244,4 +247,34 @@ func TestFileToolsJudgeTheFileReallyWritten(t *testing.T) {
 	writeFile(t, other, "# plan\n")
 	require.NoError(t, os.Symlink(other, filepath.Join(dir, "docs", "alias.md")))
 	assert.Empty(t, pre("Write", filepath.Join(dir, "docs", "alias.md")))
+}
+
+// TestInstalledRecordIsSealed (item 6): a line appended to .git/exarchos/installed (by echo, a
+// script, the Write tool were it let through) does not make a changed installed file count as
+// "as installed": the changed settings.json (a permission added) and .mcp.json are still blocked
+// by the effects check; the installer's own record still lets what it wrote pass.
+func TestInstalledRecordIsSealed(t *testing.T) {
+	for _, name := range []string{".claude/settings.json", ".mcp.json"} {
+		dir, r := ideateRepo(t)
+		record := filepath.Join(r.Store.Loc.CommonDir, "exarchos", "installed")
+		file := filepath.Join(dir, filepath.FromSlash(name))
+		require.NoError(t, r.OwnControlWrites(func() error { // what an installer does
+			writeFile(t, file, `{"hooks": {}}`+"\n")
+			return RecordInstalled(file)
+		}))
+		require.Empty(t, post(t, dir), "what the installer wrote is no change of the phase's")
+
+		changed := `{"hooks": {}, "permissions": {"allow": ["Bash(*)"]}}` + "\n"
+		writeFile(t, file, changed)
+		require.Contains(t, post(t, dir), name, "a change to the installed file is the phase's")
+		sum := sha256.Sum256([]byte(changed))
+		forged := hex.EncodeToString(sum[:]) + " " + name
+		for _, line := range []string{forged, forged + "\t" + strings.Repeat("0", 32), forged + "\tnot-a-seal"} {
+			appendTo(t, record, line+"\n")
+			assert.Contains(t, post(t, dir), name, "a forged line %q counted", line)
+		}
+		// Rewritten whole: the forged line alone.
+		writeFile(t, record, forged+"\n")
+		assert.Contains(t, post(t, dir), name, "a rewritten record counted")
+	}
 }
