@@ -278,3 +278,34 @@ func TestInstalledRecordIsSealed(t *testing.T) {
 		assert.Contains(t, post(t, dir), name, "a rewritten record counted")
 	}
 }
+
+// TestForgedRefWriteLineIsNotBelieved (item 10): a forged event committed to the workflow's ref by
+// plain git, with one line in .git/exarchos/ref-writes claiming the move as git exarchos's own,
+// is seen by the next call and the workflow held (the undo named) until restored or accepted.
+func TestForgedRefWriteLineIsNotBelieved(t *testing.T) {
+	dir, r := ideateRepo(t)
+	require.Empty(t, post(t, dir), "the baseline")
+	ref := "refs/exarchos/login"
+	first := gittest.Git(t, dir, "", "rev-parse", ref)
+	log := filepath.Join(r.Store.Loc.CommonDir, "exarchos", "ref-writes")
+	for i, claim := range []func(commit string) string{
+		func(c string) string { return ref + " " + c },                                  // the old format
+		func(c string) string { return ref + " " + c + "\t" + strings.Repeat("a", 32) }, // a made-up seal
+		func(c string) string { return ref + " " + c + "\t" },                           // an empty one
+	} {
+		forged := gittest.Git(t, dir, "", "commit-tree", "-p", first, "-m", fmt.Sprintf("forged %d", i), first+"^{tree}")
+		appendTo(t, log, claim(forged)+"\n")
+		gittest.Git(t, dir, "", "update-ref", ref, forged)
+		block := post(t, dir)
+		require.Contains(t, block, ref+" moved from "+first[:12], "claimed by %q", claim(forged))
+		assert.Contains(t, block, "git update-ref "+ref+" "+first+" "+forged, "the exact undo")
+		design := map[string]string{"file_path": filepath.Join(dir, "docs", "design.md"), "content": "x"}
+		assert.Contains(t, callHook(t, ClaudeHookOptions{}, dir, "PreToolUse", "Write", design), "workflow login is held")
+		gittest.Git(t, dir, "", "update-ref", ref, first, forged) // the undo
+		assert.Empty(t, post(t, dir))
+		assert.Empty(t, r.Held("login"), "put back: no longer held")
+	}
+	// git exarchos's own write is still its own.
+	decide(t, r, "login", workflow.Set{Assignments: []workflow.Assignment{{Path: "artifacts.design", Value: json.RawMessage(`"docs/design.md"`)}}})
+	assert.Empty(t, post(t, dir))
+}
