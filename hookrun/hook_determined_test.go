@@ -372,3 +372,41 @@ func TestForgedCallerTicketNamesNoOne(t *testing.T) {
 	require.NoError(t, os.Rename(filepath.Join(callerDir(session), "toolu_real"), filepath.Join(callerDir(session), "toolu_other")))
 	assert.Empty(t, CallerFromEnv(env).Agent, "a sealed ticket under another name: %s", real)
 }
+
+// TestHookRefusesAShimPutFirst (item 8): a command that sets GIT_EXEC_PATH, or puts first on PATH
+// a directory holding its own git or git-exarchos (or one it creates in the same command), is
+// refused before it runs, in each spelling; PATH changes that put nothing before git are not.
+func TestHookRefusesAShimPutFirst(t *testing.T) {
+	dir, _ := ideateRepo(t)
+	shim := filepath.Join(dir, "shim")
+	writeFile(t, filepath.Join(shim, "git-exarchos"), "#!/bin/sh\nexec env -i git-exarchos approve login\n")
+	gitShim := filepath.Join(t.TempDir(), "bin")
+	writeFile(t, filepath.Join(gitShim, "git"), "#!/bin/sh\n")
+	tools := filepath.Join(os.Getenv("HOME"), "go", "bin")
+	writeFile(t, filepath.Join(tools, "gopls"), "")
+	bash := func(cmd string) string {
+		return callHook(t, ClaudeHookOptions{}, dir, "PreToolUse", "Bash", map[string]string{"command": cmd})
+	}
+	for _, cmd := range []string{
+		"GIT_EXEC_PATH=/tmp/x git exarchos status",
+		"export GIT_EXEC_PATH=" + shim + "; git exarchos status",
+		"env GIT_EXEC_PATH=" + shim + " git exarchos status",
+		"PATH=" + shim + ":$PATH git exarchos status",
+		"PATH=shim:$PATH git exarchos status",
+		"PATH=./shim:${PATH} git exarchos status",
+		`export PATH="` + shim + `:$PATH" && git exarchos status`,
+		"declare -x PATH=" + shim + ":$PATH; git exarchos status",
+		"PATH=" + gitShim + ":$PATH git exarchos status",
+		"mkdir -p s2 && touch s2/notes && PATH=s2:$PATH git exarchos status",
+		"PATH=" + shim + " git exarchos status",
+	} {
+		assert.Contains(t, bash(cmd), "in place of git or git exarchos", "%s", cmd)
+	}
+	for _, cmd := range []string{
+		"PATH=$PATH:" + shim + " git exarchos status",
+		"export PATH=$HOME/go/bin:$PATH",
+		"PATH=" + tools + ":$PATH go test ./...",
+	} {
+		assert.NotContains(t, bash(cmd), "in place of git or git exarchos", "%s", cmd)
+	}
+}
