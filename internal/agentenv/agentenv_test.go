@@ -37,7 +37,7 @@ func TestInAncestry(t *testing.T) {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			t.Fatal(err)
 		}
-		files := map[string]string{"environ": env, "comm": comm + "\n", "stat": fmt.Sprintf("%d (%s) S %d 1 1 0", pid, comm, ppid)}
+		files := map[string]string{"environ": env, "comm": comm + "\n", "stat": fmt.Sprintf("%d (%s) S %d %d %d 0", pid, comm, ppid, pid, pid)}
 		for name, content := range files {
 			if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
 				t.Fatal(err)
@@ -56,8 +56,26 @@ func TestInAncestry(t *testing.T) {
 		t.Fatalf("from 30: %+v, %v", a, ok)
 	}
 	mk(21, 1, "sh", "PATH=/usr/bin\x00CLAUDECODE=\x00")
-	if a, ok := inAncestry(proc, 21); ok {
-		t.Fatalf("an empty variable is not set, and pid 1 ends the walk: %+v", a)
+	mk(23, 21, "git-exarchos", "")
+	if a, ok := inAncestry(proc, 23); ok {
+		t.Fatalf("an empty variable is not set, and pid 1 under a session leader ends the walk: %+v", a)
+	}
+	// Left behind: a process under pid 1 that leads no session (its session's leader, 9, is gone).
+	orphan := filepath.Join(proc, "24")
+	mk(24, 1, "sh", "PATH=/usr/bin\x00")
+	if err := os.WriteFile(filepath.Join(orphan, "stat"), []byte("24 (sh) S 1 24 9 0"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	mk(25, 24, "git-exarchos", "")
+	if a, ok := inAncestry(proc, 25); !ok || !a.Orphan || a.Pid != 24 {
+		t.Fatalf("an orphan: %+v, %v", a, ok)
+	}
+	// A session outside the pid namespace (sid 0): nothing to say.
+	if err := os.WriteFile(filepath.Join(orphan, "stat"), []byte("24 (sh) S 1 24 0 0"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if a, ok := inAncestry(proc, 25); ok {
+		t.Fatalf("sid 0: %+v", a)
 	}
 	mk(22, 99, "sh", "PATH=/usr/bin\x00")
 	if a, ok := inAncestry(proc, 22); ok {
