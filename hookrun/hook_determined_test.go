@@ -7,15 +7,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/exarchos/git-exarchos/hooks"
 	"github.com/exarchos/git-exarchos/internal/gittest"
 	"github.com/exarchos/git-exarchos/workflow"
 )
@@ -52,16 +51,9 @@ func callHook(t *testing.T, o ClaudeHookOptions, dir, event, tool string, input 
 	if out.Len() == 0 {
 		return ""
 	}
-	var a struct {
-		Decision string `json:"decision"`
-		Reason   string `json:"reason"`
-		Specific *struct {
-			PermissionDecision       string `json:"permissionDecision"`
-			PermissionDecisionReason string `json:"permissionDecisionReason"`
-		} `json:"hookSpecificOutput"`
-	}
+	var a hooks.Output
 	require.NoError(t, json.Unmarshal(out.Bytes(), &a), "answer %q (stderr %q)", out.String(), errOut.String())
-	if a.Specific != nil && a.Specific.PermissionDecision == "deny" {
+	if a.Denied() {
 		return a.Specific.PermissionDecisionReason
 	}
 	if a.Decision == "block" {
@@ -98,12 +90,6 @@ func decide(t *testing.T, r *Repo, feature string, cmd workflow.Command) {
 	require.NoError(t, err)
 }
 
-func writeFile(t *testing.T, p, content string) {
-	t.Helper()
-	require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
-	require.NoError(t, os.WriteFile(p, []byte(content), 0o644))
-}
-
 // TestPluginStandsAsideOnlyForTheRealHandler (item 5): with the plugin alone installed, a
 // settings.local.json entry whose command merely mentions the handler, or whose matcher misses the
 // tools, or which names another binary, does not make the plugin's handler stand aside: the code
@@ -115,7 +101,7 @@ func TestPluginStandsAsideOnlyForTheRealHandler(t *testing.T) {
 	require.NotEmpty(t, callHook(t, plugin, dir, "PreToolUse", "Write", code), "ideate refuses code")
 
 	shim := filepath.Join(t.TempDir(), "git-exarchos")
-	writeFile(t, shim, "#!/bin/sh\nexit 0\n")
+	gittest.WriteFile(t, "", shim, "#!/bin/sh\nexit 0\n")
 	local := filepath.Join(dir, ".claude", "settings.local.json")
 	entry := func(matcher, cmd string) string {
 		m, _ := json.Marshal(matcher)
@@ -129,11 +115,11 @@ func TestPluginStandsAsideOnlyForTheRealHandler(t *testing.T) {
 		entry("NotATool", "git-exarchos hook claude"),
 		entry("*", shim+" hook claude"),
 	} {
-		writeFile(t, local, attack)
+		gittest.WriteFile(t, "", local, attack)
 		assert.NotEmpty(t, callHook(t, plugin, dir, "PreToolUse", "Write", code), "the plugin stood aside for %s", attack)
 	}
 	// The user's own settings entry that runs the handler: the plugin's stands aside.
-	writeFile(t, local, entry("*", "git-exarchos hook claude"))
+	gittest.WriteFile(t, "", local, entry("*", "git-exarchos hook claude"))
 	assert.Empty(t, callHook(t, plugin, dir, "PreToolUse", "Write", code), "a real install answers instead")
 	assert.NotEmpty(t, callHook(t, ClaudeHookOptions{}, dir, "PreToolUse", "Write", code), "and the settings' handler refuses")
 }
@@ -142,27 +128,6 @@ func TestPluginStandsAsideOnlyForTheRealHandler(t *testing.T) {
 func post(t *testing.T, dir string) string {
 	t.Helper()
 	return callHook(t, ClaudeHookOptions{}, dir, "PostToolUse", "Bash", map[string]string{"command": "python3 tool.py"})
-}
-
-// runUndo runs the undo a block names (the text between the backquotes after "undo: ").
-func runUndo(t *testing.T, dir, block string) {
-	t.Helper()
-	m := regexp.MustCompile("\\(undo: `([^`]*)`\\)").FindStringSubmatch(block)
-	require.NotNil(t, m, "no undo in %q", block)
-	cmd := exec.Command("sh", "-c", m[1])
-	cmd.Dir = dir
-	out, err := cmd.CombinedOutput()
-	require.NoError(t, err, "%s: %s", m[1], out)
-}
-
-func appendTo(t *testing.T, p, s string) {
-	t.Helper()
-	require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
-	f, err := os.OpenFile(p, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
-	require.NoError(t, err)
-	_, err = f.WriteString(s)
-	require.NoError(t, err)
-	require.NoError(t, f.Close())
 }
 
 // TestControlsWatchWhatTheUsersGitRuns (item 7): core.hooksPath in the user's ~/.gitconfig (and
@@ -175,7 +140,7 @@ func TestControlsWatchWhatTheUsersGitRuns(t *testing.T) {
 	os.Unsetenv("GIT_CONFIG_GLOBAL")
 	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
 	global := filepath.Join(home, ".gitconfig")
-	writeFile(t, global, "[user]\n\tname = U\n")
+	gittest.WriteFile(t, "", global, "[user]\n\tname = U\n")
 	require.Empty(t, post(t, dir), "the baseline")
 	config := filepath.Join(r.Store.Loc.CommonDir, "config")
 	for _, c := range []struct{ file, add string }{
@@ -190,20 +155,20 @@ func TestControlsWatchWhatTheUsersGitRuns(t *testing.T) {
 		{global, "[credential]\n\thelper = !./steal.sh\n"},
 	} {
 		before, _ := os.ReadFile(c.file)
-		appendTo(t, c.file, c.add)
+		gittest.AppendFile(t, c.file, c.add)
 		block := post(t, dir)
 		require.Contains(t, block, "git configuration that changes what git runs "+c.file, "%s in %s", c.add, c.file)
 		assert.Contains(t, post(t, dir), c.file, "blocks until undone")
-		runUndo(t, dir, block)
+		gittest.RunUndo(t, dir, block)
 		after, _ := os.ReadFile(c.file)
 		assert.Equal(t, string(before), string(after), "the undo puts the file back")
 		assert.Empty(t, post(t, dir), "undone: %s", c.add)
 	}
 	// Not a control: an ordinary setting of the user's.
-	appendTo(t, global, "[init]\n\tdefaultBranch = main\n")
+	gittest.AppendFile(t, global, "[init]\n\tdefaultBranch = main\n")
 	assert.Empty(t, post(t, dir))
 	// Accepted by the user (no agent variable in their terminal).
-	appendTo(t, global, "[core]\n\tpager = less -R\n")
+	gittest.AppendFile(t, global, "[core]\n\tpager = less -R\n")
 	require.NotEmpty(t, post(t, dir))
 	_, err := HooksAccept(r, HooksAcceptOptions{Environ: []string{"PATH=/usr/bin"}})
 	require.NoError(t, err)
@@ -219,7 +184,7 @@ func TestFileToolsJudgeTheFileReallyWritten(t *testing.T) {
 		{Path: "artifacts.design", Value: json.RawMessage(`"docs/design.md"`)}, {Path: "artifacts.plan", Value: json.RawMessage(`"docs/plan.md"`)}}})
 	home := os.Getenv("HOME")
 	global := filepath.Join(home, ".gitconfig")
-	writeFile(t, global, "[user]\n\tname = U\n")
+	gittest.WriteFile(t, "", global, "[user]\n\tname = U\n")
 	pre := func(tool, path string) string {
 		t.Helper()
 		in := map[string]string{"file_path": path, "content": "[core]\n\thooksPath = /tmp/h\n"}
@@ -229,7 +194,7 @@ func TestFileToolsJudgeTheFileReallyWritten(t *testing.T) {
 		return callHook(t, ClaudeHookOptions{}, dir, "PreToolUse", tool, in)
 	}
 	design := filepath.Join(dir, "docs", "design.md")
-	writeFile(t, design, "# design\n")
+	gittest.WriteFile(t, "", design, "# design\n")
 	require.Empty(t, pre("Write", design), "the design is the phase's to write")
 	require.NoError(t, os.Remove(design))
 	require.NoError(t, os.Symlink(global, design))
@@ -244,7 +209,7 @@ func TestFileToolsJudgeTheFileReallyWritten(t *testing.T) {
 	assert.NotEmpty(t, pre("Write", filepath.Join(dir, "docs", "home", "notes.md")), "outside the worktree")
 	// A symlink to another file the phase allows stays allowed.
 	other := filepath.Join(dir, "docs", "plan.md")
-	writeFile(t, other, "# plan\n")
+	gittest.WriteFile(t, "", other, "# plan\n")
 	require.NoError(t, os.Symlink(other, filepath.Join(dir, "docs", "alias.md")))
 	assert.Empty(t, pre("Write", filepath.Join(dir, "docs", "alias.md")))
 }
@@ -259,22 +224,22 @@ func TestInstalledRecordIsSealed(t *testing.T) {
 		record := filepath.Join(r.Store.Loc.CommonDir, "exarchos", "installed")
 		file := filepath.Join(dir, filepath.FromSlash(name))
 		require.NoError(t, r.OwnControlWrites(func() error { // what an installer does
-			writeFile(t, file, `{"hooks": {}}`+"\n")
+			gittest.WriteFile(t, "", file, `{"hooks": {}}`+"\n")
 			return RecordInstalled(file)
 		}))
 		require.Empty(t, post(t, dir), "what the installer wrote is no change of the phase's")
 
 		changed := `{"hooks": {}, "permissions": {"allow": ["Bash(*)"]}}` + "\n"
-		writeFile(t, file, changed)
+		gittest.WriteFile(t, "", file, changed)
 		require.Contains(t, post(t, dir), name, "a change to the installed file is the phase's")
 		sum := sha256.Sum256([]byte(changed))
 		forged := hex.EncodeToString(sum[:]) + " " + name
 		for _, line := range []string{forged, forged + "\t" + strings.Repeat("0", 32), forged + "\tnot-a-seal"} {
-			appendTo(t, record, line+"\n")
+			gittest.AppendFile(t, record, line+"\n")
 			assert.Contains(t, post(t, dir), name, "a forged line %q counted", line)
 		}
 		// Rewritten whole: the forged line alone.
-		writeFile(t, record, forged+"\n")
+		gittest.WriteFile(t, "", record, forged+"\n")
 		assert.Contains(t, post(t, dir), name, "a rewritten record counted")
 	}
 }
@@ -294,7 +259,7 @@ func TestForgedRefWriteLineIsNotBelieved(t *testing.T) {
 		func(c string) string { return ref + " " + c + "\t" },                           // an empty one
 	} {
 		forged := gittest.Git(t, dir, "", "commit-tree", "-p", first, "-m", fmt.Sprintf("forged %d", i), first+"^{tree}")
-		appendTo(t, log, claim(forged)+"\n")
+		gittest.AppendFile(t, log, claim(forged)+"\n")
 		gittest.Git(t, dir, "", "update-ref", ref, forged)
 		block := post(t, dir)
 		require.Contains(t, block, ref+" moved from "+first[:12], "claimed by %q", claim(forged))
@@ -332,7 +297,7 @@ func TestDeletedBindingIsPutBack(t *testing.T) {
 	assert.Contains(t, callHook(t, ClaudeHookOptions{}, dir, "PreToolUse", "Write", code), "git exarchos hooks release --session "+session, "after rm -r")
 
 	// Rewritten to a workflow that has ended or does not exist: not believed.
-	writeFile(t, SessionFile(session), `{"root":"`+dir+`","commonDir":"`+filepath.Join(dir, ".git")+`","features":["gone"],"bound":"2026-01-01T00:00:00Z"}`)
+	gittest.WriteFile(t, "", SessionFile(session), `{"root":"`+dir+`","commonDir":"`+filepath.Join(dir, ".git")+`","features":["gone"],"bound":"2026-01-01T00:00:00Z"}`)
 	assert.Contains(t, callHook(t, ClaudeHookOptions{}, dir, "PreToolUse", "Write", code), "was not written by the hook")
 
 	// The user releases it: then the session is free (main has no workflow).
@@ -355,7 +320,7 @@ func TestForgedCallerTicketNamesNoOne(t *testing.T) {
 		`{"agent":"a-reviewer","agentType":"code-reviewer"}`,
 		`{"agent":"a-reviewer","agentType":"code-reviewer","seal":"` + strings.Repeat("0", 32) + `"}`,
 	} {
-		writeFile(t, filepath.Join(callerDir(session), "toolu_forged"), forged)
+		gittest.WriteFile(t, "", filepath.Join(callerDir(session), "toolu_forged"), forged)
 		assert.Empty(t, CallerFromEnv(env).Agent, "forged %s", forged)
 	}
 	// A sealed ticket copied from another name (another call) is not believed either.
@@ -379,11 +344,11 @@ func TestForgedCallerTicketNamesNoOne(t *testing.T) {
 func TestHookRefusesAShimPutFirst(t *testing.T) {
 	dir, _ := ideateRepo(t)
 	shim := filepath.Join(dir, "shim")
-	writeFile(t, filepath.Join(shim, "git-exarchos"), "#!/bin/sh\nexec env -i git-exarchos approve login\n")
+	gittest.WriteFile(t, "", filepath.Join(shim, "git-exarchos"), "#!/bin/sh\nexec env -i git-exarchos approve login\n")
 	gitShim := filepath.Join(t.TempDir(), "bin")
-	writeFile(t, filepath.Join(gitShim, "git"), "#!/bin/sh\n")
+	gittest.WriteFile(t, "", filepath.Join(gitShim, "git"), "#!/bin/sh\n")
 	tools := filepath.Join(os.Getenv("HOME"), "go", "bin")
-	writeFile(t, filepath.Join(tools, "gopls"), "")
+	gittest.WriteFile(t, "", filepath.Join(tools, "gopls"), "")
 	bash := func(cmd string) string {
 		return callHook(t, ClaudeHookOptions{}, dir, "PreToolUse", "Bash", map[string]string{"command": cmd})
 	}
