@@ -164,6 +164,12 @@ func TestControlsWatchWhatTheUsersGitRuns(t *testing.T) {
 		assert.Equal(t, string(before), string(after), "the undo puts the file back")
 		assert.Empty(t, post(t, dir), "undone: %s", c.add)
 	}
+	// Through git itself, as a Bash command the reader lets through would: `git config --global`.
+	gittest.Git(t, dir, "", "config", "--global", "filter.y.smudge", "cat")
+	block := post(t, dir)
+	require.Contains(t, block, "git configuration that changes what git runs "+global)
+	gittest.RunUndo(t, dir, block)
+	assert.Empty(t, post(t, dir))
 	// Not a control: an ordinary setting of the user's.
 	gittest.AppendFile(t, global, "[init]\n\tdefaultBranch = main\n")
 	assert.Empty(t, post(t, dir))
@@ -207,6 +213,10 @@ func TestFileToolsJudgeTheFileReallyWritten(t *testing.T) {
 	require.NoError(t, os.Symlink(home, filepath.Join(dir, "docs", "home")))
 	assert.NotEmpty(t, pre("Write", filepath.Join(dir, "docs", "home", ".gitconfig")))
 	assert.NotEmpty(t, pre("Write", filepath.Join(dir, "docs", "home", "notes.md")), "outside the worktree")
+	// A Bash redirection onto the user's git configuration, by any spelling of its path.
+	for _, cmd := range []string{"echo '[core]' >> " + global, "printf x > ~/.gitconfig", "tee -a $HOME/.gitconfig < /dev/null"} {
+		assert.NotEmpty(t, callHook(t, ClaudeHookOptions{}, dir, "PreToolUse", "Bash", map[string]string{"command": cmd}), "%s", cmd)
+	}
 	// A symlink to another file the phase allows stays allowed.
 	other := filepath.Join(dir, "docs", "plan.md")
 	gittest.WriteFile(t, "", other, "# plan\n")

@@ -992,7 +992,7 @@ func isProtectedText(p string) bool {
 	parts := strings.Split(p, "/")
 	for i, part := range parts {
 		switch {
-		case part == ".git" || part == ".exarchos":
+		case part == ".git" || part == ".exarchos" || homeGitConfig(parts[i:]):
 			return true
 		case part == ".claude" && i+1 < len(parts):
 			if ok, _ := path.Match("settings*.json", parts[i+1]); ok {

@@ -86,3 +86,15 @@ func valueRaw(w *syntax.Word, src string) string {
 	}
 	return wordOf(w, src).raw
 }
+
+// homeGitConfig reports whether parts, from the home directory as a command spells it (~, $HOME,
+// ${HOME}), name the user's git configuration (~/.gitconfig, ~/.config/git/config): the Bash
+// reader refuses writes there as it refuses them to .git/ (issue 38 item 7). The absolute paths
+// are protected by hookrun's Shell.
+func homeGitConfig(parts []string) bool {
+	if len(parts) < 2 || parts[0] != "~" && parts[0] != "$HOME" && parts[0] != "${HOME}" {
+		return false
+	}
+	rest := strings.Join(parts[1:], "/")
+	return rest == ".gitconfig" || rest == ".config/git/config"
+}
