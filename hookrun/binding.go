@@ -238,8 +238,11 @@ func HooksRelease(o HooksReleaseOptions) (*HooksReleaseResult, error) {
 	}
 	res := &HooksReleaseResult{Released: []string{}}
 	if o.Session != "" {
-		dropMirror(o.Session)
+		mirrored := dropMirror(o.Session)
 		err := os.Remove(SessionFile(o.Session))
+		if errors.Is(err, fs.ErrNotExist) && mirrored {
+			err = nil // its file deleted outside the hook, its copy here: released all the same
+		}
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, project.Usagef("session %s is not bound to any workflow (nothing under %s)", o.Session, SessionsDir())
 		}
@@ -266,16 +269,23 @@ func HooksRelease(o HooksReleaseOptions) (*HooksReleaseResult, error) {
 
 // dropMirror removes the copy of session id's binding from the repository the binding names and
 // from the one here (a binding file deleted outside leaves only the copy).
-func dropMirror(id string) {
-	if rec, _ := readBinding(SessionFile(id), id); rec != nil {
-		_ = os.Remove(mirrorFile(rec.CommonDir, id))
-	} else if b, err := os.ReadFile(SessionFile(id)); err == nil {
-		var any sessionRecord
-		if json.Unmarshal(b, &any) == nil && any.CommonDir != "" {
-			_ = os.Remove(mirrorFile(any.CommonDir, id))
+// It reports whether a copy was removed.
+func dropMirror(id string) bool {
+	var dirs []string
+	if b, err := os.ReadFile(SessionFile(id)); err == nil {
+		var rec sessionRecord
+		if json.Unmarshal(b, &rec) == nil && rec.CommonDir != "" {
+			dirs = append(dirs, rec.CommonDir)
 		}
 	}
 	if loc, err := gitrepo.Discover("."); err == nil {
-		_ = os.Remove(mirrorFile(loc.CommonDir, id))
+		dirs = append(dirs, loc.CommonDir)
 	}
+	removed := false
+	for _, d := range dirs {
+		if os.Remove(mirrorFile(d, id)) == nil {
+			removed = true
+		}
+	}
+	return removed
 }

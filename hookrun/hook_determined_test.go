@@ -311,12 +311,21 @@ func TestDeletedBindingIsPutBack(t *testing.T) {
 	assert.Contains(t, callHook(t, ClaudeHookOptions{}, dir, "PreToolUse", "Write", code), "was not written by the hook")
 
 	// The user releases it: then the session is free (main has no workflow).
-	t.Setenv("CLAUDECODE", "")
-	os.Unsetenv("CLAUDECODE")
 	_, err := HooksRelease(HooksReleaseOptions{Session: session, Environ: []string{"PATH=/usr/bin"}})
 	require.NoError(t, err)
-	t.Setenv("CLAUDECODE", "1")
 	assert.Empty(t, callHook(t, ClaudeHookOptions{}, dir, "PreToolUse", "Write", code), "released by the user")
+
+	// Bound again, its file deleted outside, then released by the user in their terminal in the
+	// repository: the copy goes too, so the release holds.
+	gittest.Git(t, dir, "", "switch", "-q", "login")
+	require.NotEmpty(t, callHook(t, ClaudeHookOptions{}, dir, "PreToolUse", "Write", code), "bound again")
+	gittest.Git(t, dir, "", "switch", "-q", "main")
+	require.NoError(t, os.Remove(SessionFile(session)))
+	t.Chdir(dir)
+	res, err := HooksRelease(HooksReleaseOptions{Session: session, Environ: []string{"PATH=/usr/bin"}})
+	require.NoError(t, err)
+	assert.Equal(t, []string{session}, res.Released)
+	assert.Empty(t, callHook(t, ClaudeHookOptions{}, dir, "PreToolUse", "Write", code), "released, not put back")
 }
 
 // TestForgedCallerTicketNamesNoOne (item 10): a ticket written into the session's callers
