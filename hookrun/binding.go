@@ -74,6 +74,9 @@ func readBinding(path, id string) (*sessionRecord, error) {
 	if err := json.Unmarshal(b, &rec); err != nil || rec.CommonDir == "" || len(rec.Features) == 0 {
 		return nil, fmt.Errorf("the binding of session %s (%s) is damaged: ask the user to run `git exarchos hooks release --session %s` in their own terminal", id, path, id)
 	}
+	if _, err := gitrepo.SealKey(SessionsDir(), false); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("the session store's seal key %s cannot be read (%v): ask the user to remove it (`rm -- %s`) and run `git exarchos hooks release --all` in their own terminal", gitrepo.SealKeyFile(SessionsDir()), err, gitrepo.SealKeyFile(SessionsDir()))
+	}
 	if !gitrepo.Sealed(sessionsKey(false), rec.sealData(id), rec.Seal) {
 		return nil, fmt.Errorf("the binding of session %s (%s) was not written by the hook (its seal does not hold): ask the user to run `git exarchos hooks release --session %s` in their own terminal", id, path, id)
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/exarchos/git-exarchos/gitrepo"
 	"github.com/exarchos/git-exarchos/hooks"
 	"github.com/exarchos/git-exarchos/internal/gittest"
 	"github.com/exarchos/git-exarchos/workflow"
@@ -309,6 +310,11 @@ func TestDeletedBindingIsPutBack(t *testing.T) {
 	// Rewritten to a workflow that has ended or does not exist: not believed.
 	gittest.WriteFile(t, "", SessionFile(session), `{"root":"`+dir+`","commonDir":"`+filepath.Join(dir, ".git")+`","features":["gone"],"bound":"2026-01-01T00:00:00Z"}`)
 	assert.Contains(t, callHook(t, ClaudeHookOptions{}, dir, "PreToolUse", "Write", code), "was not written by the hook")
+
+	// The store's key damaged: refused, with how to repair it.
+	require.NoError(t, os.WriteFile(gitrepo.SealKeyFile(SessionsDir()), []byte("short"), 0o600))
+	assert.Contains(t, callHook(t, ClaudeHookOptions{}, dir, "PreToolUse", "Write", code), "seal key")
+	require.NoError(t, os.Remove(gitrepo.SealKeyFile(SessionsDir())))
 
 	// The user releases it: then the session is free (main has no workflow).
 	_, err := HooksRelease(HooksReleaseOptions{Session: session, Environ: []string{"PATH=/usr/bin"}})
