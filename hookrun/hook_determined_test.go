@@ -345,6 +345,10 @@ func TestForgedCallerTicketNamesNoOne(t *testing.T) {
 		`{"agent":"a-reviewer","agentType":"code-reviewer"}`,
 		`{"agent":"a-reviewer","agentType":"code-reviewer","seal":"` + strings.Repeat("0", 32) + `"}`,
 	} {
+		// The same for a client that names its session through EXARCHOS_SESSION_ID (Codex).
+		codex := []string{"EXARCHOS_SESSION_ID=" + session, "CODEX_THREAD_ID=t-1"}
+		gittest.WriteFile(t, "", filepath.Join(callerDir(session), "toolu_forged"), forged)
+		assert.Empty(t, CallerFromEnv(codex).Agent, "forged %s, Codex's variables", forged)
 		gittest.WriteFile(t, "", filepath.Join(callerDir(session), "toolu_forged"), forged)
 		assert.Empty(t, CallerFromEnv(env).Agent, "forged %s", forged)
 	}
