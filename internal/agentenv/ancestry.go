@@ -36,9 +36,17 @@ func InAncestry() (Ancestor, bool) {
 	return inAncestry("/proc", os.Getpid())
 }
 
+// ancestryTop, when set, is where the walk stops, that process not read: a test binary sets it to
+// itself (SetAncestryTop), so tests run the same inside an agent's session as in CI. Only test
+// code sets it; the installed binary never does.
+var ancestryTop int
+
+// SetAncestryTop makes the walk stop at process pid (tests only: see ancestryTop).
+func SetAncestryTop(pid int) { ancestryTop = pid }
+
 func inAncestry(proc string, pid int) (Ancestor, bool) {
 	self := pid
-	for depth := 0; pid > 1 && depth < 64; depth++ {
+	for depth := 0; pid > 1 && pid != ancestryTop && depth < 64; depth++ {
 		dir := proc + "/" + strconv.Itoa(pid)
 		if pid != self { // this process's own environment is the caller's to judge
 			env, err := os.ReadFile(dir + "/environ")
