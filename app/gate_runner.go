@@ -2,6 +2,7 @@ package app
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/exarchos/git-exarchos/project"
@@ -31,10 +32,18 @@ func (r *Repo) recordGates(feature string, st workflow.State, def *workflow.Defi
 	timeout := time.Duration(def.GateTimeoutMillis()) * time.Millisecond
 	var records []workflow.Command
 	failed := ""
+	environ := r.gateEnviron(dir, env) // gate_env.go: not the session's PATH, nor its hooks
 	for _, g := range pending {
-		run, err := project.RunGate(dir, g, timeout, env...)
+		replaced, err := r.gateFilesFromBase(dir, g)
+		if err != nil {
+			return "", fmt.Errorf("put the base's files of the gate `%s` into the checkout: %w", g, err)
+		}
+		run, err := project.RunGateIn(dir, g, timeout, environ)
 		if err != nil {
 			return "", err
+		}
+		if len(replaced) > 0 && run.ExitCode != 0 {
+			run.Output += fmt.Sprintf("\n(the gate ran the base branch's %s, not the branch's: a gate's own files come from the base)", strings.Join(replaced, ", "))
 		}
 		records = append(records, workflow.RecordValidation{Command: g, ExitCode: run.ExitCode, DurationMs: run.Duration.Milliseconds(), Commit: commit, Gate: true})
 		if run.ExitCode != 0 {

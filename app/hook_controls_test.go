@@ -2,9 +2,7 @@ package app
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
-	"regexp"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -27,17 +25,6 @@ func post(t *testing.T, dir string) string {
 	return callHook(t, "s1", dir, "PostToolUse", "Bash", bash("python3 tool.py")).denied()
 }
 
-// undo runs the undo command a block names (the text between the backquotes after "undo: ").
-func undo(t *testing.T, dir, block string) {
-	t.Helper()
-	m := regexp.MustCompile("\\(undo: `([^`]*)`\\)").FindStringSubmatch(block)
-	require.NotNil(t, m, "no undo in %q", block)
-	cmd := exec.Command("sh", "-c", m[1])
-	cmd.Dir = dir
-	out, err := cmd.CombinedOutput()
-	require.NoError(t, err, "%s: %s", m[1], out)
-}
-
 // controlsRepo is loginRepo with a scratch HOME (the user's settings are watched too) and the
 // first PostToolUse made: the baseline.
 func controlsRepo(t *testing.T) (string, *Repo) {
@@ -58,7 +45,7 @@ func TestHookControlsSettingsWatched(t *testing.T) {
 	block := post(t, dir)
 	require.Contains(t, block, "Claude Code's hook settings "+local+" was added")
 	assert.Contains(t, post(t, dir), local, "blocks until undone")
-	undo(t, dir, block)
+	gittest.RunUndo(t, dir, block)
 	assert.Empty(t, post(t, dir))
 
 	// A tracked settings.json put back to an older revision by git.
@@ -75,7 +62,7 @@ func TestHookControlsSettingsWatched(t *testing.T) {
 	gittest.Git(t, dir, "", "checkout", old, "--", ".claude/settings.json")
 	block = post(t, dir)
 	require.Contains(t, block, "Claude Code's hook settings "+shared+" changed")
-	undo(t, dir, block)
+	gittest.RunUndo(t, dir, block)
 	assert.Empty(t, r.hookRuntime().CheckControls(dir)) // (the phase's effects check still sees the branch's commit)
 	b, err := os.ReadFile(shared)
 	require.NoError(t, err)
@@ -88,7 +75,7 @@ func TestHookControlsSettingsWatched(t *testing.T) {
 	require.NoError(t, os.WriteFile(local, []byte(`{"permissions": {"allow": ["Bash(go test:*)"]}, "disableAllHooks": true}`), 0o644))
 	block = r.hookRuntime().CheckControls(dir)
 	require.Contains(t, block, local+" changed (undo: `cp -- ")
-	undo(t, dir, block)
+	gittest.RunUndo(t, dir, block)
 	b, err = os.ReadFile(local)
 	require.NoError(t, err)
 	assert.NotContains(t, string(b), "disableAllHooks", "the undo put back the file with its permission")
@@ -108,19 +95,19 @@ func TestHookControlsGitWatched(t *testing.T) {
 	require.NoError(t, os.WriteFile(hook, []byte("#!/bin/sh\ngit exarchos approve login\n"), 0o755))
 	block := post(t, dir)
 	require.Contains(t, block, "a git hook "+hook+" was added")
-	undo(t, dir, block)
+	gittest.RunUndo(t, dir, block)
 	assert.Empty(t, post(t, dir))
 
 	config := filepath.Join(r.Store.Loc.CommonDir, "config")
-	appendFile(t, config, "[alias]\n\tap = exarchos approve\n")
+	gittest.AppendFile(t, config, "[alias]\n\tap = exarchos approve\n")
 	block = post(t, dir)
 	require.Contains(t, block, "git configuration that changes what git runs "+config+" changed")
-	undo(t, dir, block)
+	gittest.RunUndo(t, dir, block)
 	assert.Empty(t, post(t, dir))
 
-	appendFile(t, config, "[core]\n\thooksPath = elsewhere\n")
+	gittest.AppendFile(t, config, "[core]\n\thooksPath = elsewhere\n")
 	require.Contains(t, post(t, dir), "changes what git runs")
-	undo(t, dir, post(t, dir))
+	gittest.RunUndo(t, dir, post(t, dir))
 	assert.Empty(t, post(t, dir))
 
 	// An include: the file it names is watched too.
@@ -131,24 +118,15 @@ func TestHookControlsGitWatched(t *testing.T) {
 	_, err := HooksAccept(r, hookrun.HooksAcceptOptions{Environ: []string{"PATH=/usr/bin"}})
 	require.NoError(t, err)
 	assert.Empty(t, post(t, dir))
-	appendFile(t, inc, "[alias]\n\tx = !git exarchos approve\n")
+	gittest.AppendFile(t, inc, "[alias]\n\tx = !git exarchos approve\n")
 	block = post(t, dir)
 	require.Contains(t, block, inc)
 
 	// Not a control: an upstream setting.
-	undo(t, dir, block)
+	gittest.RunUndo(t, dir, block)
 	require.Empty(t, post(t, dir))
 	gittest.Git(t, dir, "", "config", "branch.login.remote", "origin")
 	assert.Empty(t, post(t, dir))
-}
-
-func appendFile(t *testing.T, p, s string) {
-	t.Helper()
-	f, err := os.OpenFile(p, os.O_APPEND|os.O_WRONLY, 0o644)
-	require.NoError(t, err)
-	_, err = f.WriteString(s)
-	require.NoError(t, err)
-	require.NoError(t, f.Close())
 }
 
 // TestHookHoldsARefMovedOutside: a workflow ref rewound by git fast-import --force, moved by git

@@ -21,8 +21,19 @@ func TestInstallFromTheMarketplaceAndStartAFeature(t *testing.T) {
 			t.Fatalf("claude %s: %v\n%s", strings.Join(args, " "), err, out)
 		}
 	}
-	res := e.Session().Run("/exarchos:feature login add a login page", []modelserver.Turn{
-		{Agent: mainAgent, Expect: expectText("Feature workflow: login add a login page"),
+	initThenCodeRefused(t, e, "/exarchos:feature login add a login page", expectText("Feature workflow: login add a login page"))
+	out := e.MustHuman("hooks", "install", "--claude", "--json")
+	if !strings.Contains(out, `"pluginSkipped":true`) {
+		t.Errorf("hooks install --claude with the plugin installed: %s", out)
+	}
+}
+
+// initThenCodeRefused runs a session whose agent starts feature workflow login on its own branch,
+// then writes main.go in ideate: the hook must refuse the write.
+func initThenCodeRefused(t *testing.T, e *Env, prompt string, first func(*modelserver.Request) error) {
+	t.Helper()
+	res := e.Session().Run(prompt, []modelserver.Turn{
+		{Agent: mainAgent, Expect: first,
 			ToolUses: []modelserver.ToolUse{Bash("init", "git switch -q -c login && git exarchos init login --type feature")}},
 		{Agent: mainAgent, Expect: ExpectResult("init", no, "started login (feature)"),
 			ToolUses: []modelserver.ToolUse{{ID: "w", Name: "Write", Input: map[string]any{"file_path": e.Dir + "/main.go", "content": "x"}}}},
@@ -30,9 +41,5 @@ func TestInstallFromTheMarketplaceAndStartAFeature(t *testing.T) {
 	})
 	if fin := res.Final(); fin == nil || fin["subtype"] != "success" {
 		t.Fatalf("session ended with %v", fin)
-	}
-	out := e.MustHuman("hooks", "install", "--claude", "--json")
-	if !strings.Contains(out, `"pluginSkipped":true`) {
-		t.Errorf("hooks install --claude with the plugin installed: %s", out)
 	}
 }

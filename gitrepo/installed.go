@@ -19,7 +19,7 @@ import (
 // check can tell the file the installer wrote from one changed since (issue 32: an installed
 // .claude/settings.json, untracked, made every planning phase refuse to move, and the fix offered
 // stashed it, which uninstalled the hooks). The record is kept in the common git directory, out of
-// the worktree: one "sha256 path" a line, the path relative to the worktree's top.
+// the worktree: one "sha256 path<TAB>seal" a line, the path relative to the worktree's top.
 
 func installedRecord(commonDir string) string {
 	return filepath.Join(commonDir, "exarchos", "installed")
@@ -31,8 +31,13 @@ func contentSum(b []byte) string {
 }
 
 // RecordInstalled records that an installer left content at path (relative to the worktree's top).
-// Earlier contents stay recorded: another worktree may hold one of them.
+// Earlier contents stay recorded: another worktree may hold one of them. Each line is sealed
+// (seal.go): a line appended by anything else is not believed (issue 38 item 6).
 func (l Location) RecordInstalled(path string, content []byte) error {
+	key, err := SealKey(RepoSealDir(l.CommonDir), true)
+	if err != nil {
+		return err
+	}
 	line := contentSum(content) + " " + filepath.ToSlash(path)
 	rec := installedRecord(l.CommonDir)
 	old, err := os.ReadFile(rec)
@@ -40,17 +45,18 @@ func (l Location) RecordInstalled(path string, content []byte) error {
 		return err
 	}
 	for _, have := range strings.Split(string(old), "\n") {
-		if have == line {
+		if have, seal, ok := strings.Cut(have, "\t"); ok && have == line && Sealed(key, []byte(have), seal) {
 			return nil
 		}
 	}
 	if err := os.MkdirAll(filepath.Dir(rec), 0o755); err != nil {
 		return err
 	}
-	return atomicfile.Write(rec, append(old, line+"\n"...), 0o644)
+	return atomicfile.Write(rec, append(old, line+"\t"+Seal(key, []byte(line))+"\n"...), 0o644)
 }
 
-// InstalledAsWritten reports whether content is what an installer recorded writing at path.
+// InstalledAsWritten reports whether content is what an installer recorded writing at path, on a
+// sealed line.
 func (l Location) InstalledAsWritten(path string, content []byte) (bool, error) {
 	f, err := os.Open(installedRecord(l.CommonDir))
 	if errors.Is(err, fs.ErrNotExist) {
@@ -60,10 +66,15 @@ func (l Location) InstalledAsWritten(path string, content []byte) (bool, error) 
 		return false, err
 	}
 	defer f.Close()
+	key, err := SealKey(RepoSealDir(l.CommonDir), false)
+	if err != nil {
+		return false, nil // no key: nothing recorded was sealed
+	}
 	want := []byte(contentSum(content) + " " + filepath.ToSlash(path))
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
-		if bytes.Equal(sc.Bytes(), want) {
+		line, seal, ok := bytes.Cut(sc.Bytes(), []byte{'\t'})
+		if ok && bytes.Equal(line, want) && Sealed(key, line, string(seal)) {
 			return true, nil
 		}
 	}

@@ -15,7 +15,8 @@ import (
 
 // The ref-write log says which moves of refs/exarchos/* git exarchos made itself, so the hook can
 // tell them from a ref moved by anything else (git update-ref, fast-import --force, a script):
-// one line "<ref> <new commit>" per write, appended with a single O_APPEND write before the ref
+// one line "<ref> <new commit><TAB><seal>" per write (gitrepo/seal.go: a line without a valid
+// seal is not believed), appended with a single O_APPEND write before the ref
 // moves. A line whose write then lost its race names a commit the ref never took, which only
 // makes that commit look like the CLI's own: harmless. Anything may delete the file; a reader
 // that finds it shorter than where it stopped reads it from the start.
@@ -54,8 +55,13 @@ func (s *Store) logRefWrite(ref string, h gitrepo.Hash) {
 	if err != nil {
 		return // the hook will hold the workflow as moved from outside: fail closed, a human accepts
 	}
-	_, _ = f.WriteString(ref + " " + h.String() + "\n")
-	_ = f.Close()
+	defer f.Close()
+	key, err := gitrepo.SealKey(gitrepo.RepoSealDir(s.Loc.CommonDir), true)
+	if err != nil {
+		return // unsealed, the line would not be believed: the same as none
+	}
+	line := ref + " " + h.String()
+	_, _ = f.WriteString(line + "\t" + gitrepo.Seal(key, []byte(line)) + "\n")
 }
 
 // RefWritesSince reads the log from offset: the last commit git exarchos wrote to each ref since
@@ -85,9 +91,17 @@ func RefWritesSince(commonDir string, offset int64) (map[string]string, int64, e
 		b = b[:i+1]
 	}
 	last := map[string]string{}
+	if len(b) == 0 {
+		return last, end, nil
+	}
+	key, _ := gitrepo.SealKey(gitrepo.RepoSealDir(commonDir), false) // none: no line is believed
 	sc := bufio.NewScanner(bytes.NewReader(b))
 	for sc.Scan() {
-		if ref, h, ok := strings.Cut(sc.Text(), " "); ok {
+		line, seal, sealed := strings.Cut(sc.Text(), "\t")
+		if !sealed || !gitrepo.Sealed(key, []byte(line), seal) {
+			continue // not written by git exarchos (issue 38 item 10): its move stays one from outside
+		}
+		if ref, h, ok := strings.Cut(line, " "); ok {
 			last[ref] = h
 		}
 	}

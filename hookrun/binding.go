@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/exarchos/git-exarchos/gitrepo"
 	"github.com/exarchos/git-exarchos/gitstore"
 	"github.com/exarchos/git-exarchos/hooks"
 	"github.com/exarchos/git-exarchos/internal/agentenv"
@@ -34,6 +35,52 @@ type sessionRecord struct {
 	CommonDir string   `json:"commonDir"` // its repository
 	Features  []string `json:"features"`
 	Bound     string   `json:"bound"` // when (RFC 3339)
+	// Seal: the record's seal under the session store's key (gitrepo/seal.go), so a binding
+	// rewritten by anything but the hook is not believed (issue 38 item 10).
+	Seal string `json:"seal,omitempty"`
+}
+
+// sealData is what a record's seal covers: the record without its seal, and the session's id.
+func (rec sessionRecord) sealData(id string) []byte {
+	rec.Seal = ""
+	b, _ := json.Marshal(rec)
+	return append([]byte(id+"\x00"), b...)
+}
+
+// sessionsKey is the session store's seal key (created on first use).
+func sessionsKey(create bool) []byte {
+	key, _ := gitrepo.SealKey(SessionsDir(), create)
+	return key
+}
+
+// mirrorFile is the copy of session id's binding kept in the repository it is bound to, so a
+// binding file deleted outside the hook is put back by the next call, not forgotten (issue 38
+// item 10: deleting it left the session unbound).
+func mirrorFile(commonDir, id string) string {
+	return filepath.Join(commonDir, "exarchos", "sessions", filepath.Base(SessionFile(id)))
+}
+
+// readBinding reads and checks a binding file: nil when there is none, an error when it cannot be
+// read, is damaged, or is not sealed by the hook.
+func readBinding(path, id string) (*sessionRecord, error) {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read the binding of session %s: %w", id, err)
+	}
+	var rec sessionRecord
+	if err := json.Unmarshal(b, &rec); err != nil || rec.CommonDir == "" || len(rec.Features) == 0 {
+		return nil, fmt.Errorf("the binding of session %s (%s) is damaged: ask the user to run `git exarchos hooks release --session %s` in their own terminal", id, path, id)
+	}
+	if _, err := gitrepo.SealKey(SessionsDir(), false); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("the session store's seal key %s cannot be read (%v): ask the user to remove it (`rm -- %s`) and run `git exarchos hooks release --all` in their own terminal", gitrepo.SealKeyFile(SessionsDir()), err, gitrepo.SealKeyFile(SessionsDir()))
+	}
+	if !gitrepo.Sealed(sessionsKey(false), rec.sealData(id), rec.Seal) {
+		return nil, fmt.Errorf("the binding of session %s (%s) was not written by the hook (its seal does not hold): ask the user to run `git exarchos hooks release --session %s` in their own terminal", id, path, id)
+	}
+	return &rec, nil
 }
 
 // SessionsDir is where session bindings are kept: $XDG_STATE_HOME/git-exarchos/sessions, else
@@ -78,18 +125,21 @@ func SessionFile(id string) string {
 // loadSession returns the session's binding, nil when it has none. A binding that cannot be read
 // is an error: the hook then refuses rather than forget the session's workflow.
 func loadSession(id string) (*sessionRecord, error) {
-	b, err := os.ReadFile(SessionFile(id))
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
+	return readBinding(SessionFile(id), id)
+}
+
+// restoreSession puts back session id's binding from the copy kept in the repository at
+// commonDir, when the binding file is gone but the copy is there: nil when there is none.
+func restoreSession(commonDir, id string) (*sessionRecord, error) {
+	rec, err := readBinding(mirrorFile(commonDir, id), id)
+	if rec == nil || err != nil {
+		return nil, err
 	}
-	if err != nil {
-		return nil, fmt.Errorf("read the binding of session %s: %w", id, err)
+	if b, err := os.ReadFile(mirrorFile(commonDir, id)); err == nil {
+		_ = os.MkdirAll(SessionsDir(), 0o700)
+		_ = atomicfile.Write(SessionFile(id), b, 0o600)
 	}
-	var rec sessionRecord
-	if err := json.Unmarshal(b, &rec); err != nil || rec.CommonDir == "" || len(rec.Features) == 0 {
-		return nil, fmt.Errorf("the binding of session %s (%s) is damaged", id, SessionFile(id))
-	}
-	return &rec, nil
+	return rec, nil
 }
 
 // sessionBound reads the workflows a session is bound to. A workflow that no longer exists or has
@@ -146,12 +196,20 @@ func (h *hookRepo) bindSession(in hooks.Input, dir string, ws []hooks.Bound) {
 	for _, w := range ws {
 		rec.Features = append(rec.Features, w.Feature)
 	}
+	key := sessionsKey(true)
+	if key == nil {
+		return // no seal: unbound, the session is judged by its branch as before
+	}
+	rec.Seal = gitrepo.Seal(key, rec.sealData(in.SessionID))
 	b, err := json.Marshal(rec)
 	if err != nil {
 		return
 	}
 	if err := atomicfile.Write(SessionFile(in.SessionID), b, 0o600); err != nil {
 		return // unbound, the session is judged by its branch as before
+	}
+	if err := os.MkdirAll(filepath.Dir(mirrorFile(rec.CommonDir, in.SessionID)), 0o755); err == nil {
+		_ = atomicfile.Write(mirrorFile(rec.CommonDir, in.SessionID), b, 0o600)
 	}
 	for _, w := range ws {
 		_, _ = h.Record(w, nil, workflow.NewEvent{Type: workflow.EventHookSessionBound, ID: "hook:bound:" + in.SessionID,
@@ -183,7 +241,11 @@ func HooksRelease(o HooksReleaseOptions) (*HooksReleaseResult, error) {
 	}
 	res := &HooksReleaseResult{Released: []string{}}
 	if o.Session != "" {
+		mirrored := dropMirror(o.Session)
 		err := os.Remove(SessionFile(o.Session))
+		if errors.Is(err, fs.ErrNotExist) && mirrored {
+			err = nil // its file deleted outside the hook, its copy here: released all the same
+		}
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, project.Usagef("session %s is not bound to any workflow (nothing under %s)", o.Session, SessionsDir())
 		}
@@ -199,10 +261,34 @@ func HooksRelease(o HooksReleaseOptions) (*HooksReleaseResult, error) {
 	}
 	for _, e := range entries {
 		if name, ok := strings.CutSuffix(e.Name(), ".json"); ok {
+			dropMirror(name)
 			if err := os.Remove(filepath.Join(SessionsDir(), e.Name())); err == nil {
 				res.Released = append(res.Released, name)
 			}
 		}
 	}
 	return res, nil
+}
+
+// dropMirror removes the copy of session id's binding from the repository the binding names and
+// from the one here (a binding file deleted outside leaves only the copy).
+// It reports whether a copy was removed.
+func dropMirror(id string) bool {
+	var dirs []string
+	if b, err := os.ReadFile(SessionFile(id)); err == nil {
+		var rec sessionRecord
+		if json.Unmarshal(b, &rec) == nil && rec.CommonDir != "" {
+			dirs = append(dirs, rec.CommonDir)
+		}
+	}
+	if loc, err := gitrepo.Discover("."); err == nil {
+		dirs = append(dirs, loc.CommonDir)
+	}
+	removed := false
+	for _, d := range dirs {
+		if os.Remove(mirrorFile(d, id)) == nil {
+			removed = true
+		}
+	}
+	return removed
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/exarchos/git-exarchos/gitrepo"
 	"github.com/exarchos/git-exarchos/hooks"
 	"github.com/exarchos/git-exarchos/internal/agentenv"
 	"github.com/exarchos/git-exarchos/internal/atomicfile"
@@ -29,6 +30,14 @@ import (
 type callerTicket struct {
 	Agent     string `json:"agent,omitempty"`
 	AgentType string `json:"agentType,omitempty"`
+	// Seal: the ticket's seal under the session store's key (gitrepo/seal.go): a ticket written
+	// by anything but the hook names no one (issue 38 item 10).
+	Seal string `json:"seal,omitempty"`
+}
+
+// sealData is what a ticket's seal covers: its session, its name and what it says.
+func (t callerTicket) sealData(session, name string) []byte {
+	return []byte(session + "\x00" + name + "\x00" + t.Agent + "\x00" + t.AgentType)
 }
 
 // ticketTTL bounds how long a ticket is believed: a call whose PostToolUse never came (the client
@@ -57,7 +66,13 @@ func noteCaller(in hooks.Input) {
 	name := filepath.Join(callerDir(in.SessionID), ticketName(in.ToolUseID))
 	switch in.HookEventName {
 	case "PreToolUse":
-		b, _ := json.Marshal(callerTicket{Agent: in.AgentID, AgentType: in.AgentType})
+		key := sessionsKey(true)
+		if key == nil {
+			return // a ticket that cannot be sealed would not be believed
+		}
+		t := callerTicket{Agent: in.AgentID, AgentType: in.AgentType}
+		t.Seal = gitrepo.Seal(key, t.sealData(in.SessionID, ticketName(in.ToolUseID)))
+		b, _ := json.Marshal(t)
 		_ = atomicfile.Write(name, b, 0o600)
 	case "PostToolUse", "PostToolUseFailure":
 		_ = os.Remove(name)
@@ -102,6 +117,7 @@ func CallerFromEnv(env agentenv.Env) workflow.Caller {
 		return c
 	}
 	var found *callerTicket
+	key := sessionsKey(false)
 	for _, e := range entries {
 		info, err := e.Info()
 		if err != nil || time.Since(info.ModTime()) > ticketTTL || strings.HasPrefix(e.Name(), ".") {
@@ -109,7 +125,7 @@ func CallerFromEnv(env agentenv.Env) workflow.Caller {
 		}
 		b, err := os.ReadFile(filepath.Join(callerDir(session), e.Name()))
 		var t callerTicket
-		if err != nil || json.Unmarshal(b, &t) != nil {
+		if err != nil || json.Unmarshal(b, &t) != nil || !gitrepo.Sealed(key, t.sealData(session, e.Name()), t.Seal) {
 			continue
 		}
 		if found != nil && found.Agent != t.Agent {

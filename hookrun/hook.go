@@ -189,6 +189,18 @@ func (h *hookRepo) session(in hooks.Input, dir string) ([]hooks.Bound, error) {
 	if err != nil {
 		return nil, err
 	}
+	if in.SessionID != "" {
+		// Bound in this repository, its binding file deleted since: put back (binding.go).
+		if rec, err := restoreSession(r.Store.Loc.CommonDir, in.SessionID); err != nil || rec != nil {
+			if err != nil {
+				return nil, err
+			}
+			if ws, err := h.sessionBound(rec); err != nil || len(ws) > 0 {
+				return ws, err
+			}
+			return h.rebindSession(in, dir, rec)
+		}
+	}
 	ws, err := r.BoundWorkflows()
 	if err != nil || len(ws) == 0 || in.SessionID == "" {
 		return ws, err

@@ -231,7 +231,7 @@ func (r *Repo) observeControls(root string, prev *controlState) (*controlState, 
 	if home, err := os.UserHomeDir(); err == nil {
 		add(filepath.Join(home, ".claude", "settings.json"), kindSettings)
 	}
-	configs := []string{filepath.Join(loc.CommonDir, "config"), filepath.Join(loc.GitDir, "config.worktree")}
+	configs := append([]string{filepath.Join(loc.CommonDir, "config"), filepath.Join(loc.GitDir, "config.worktree")}, userGitConfigs()...)
 	hooksDir := filepath.Join(loc.CommonDir, "hooks")
 	for seen := map[string]bool{}; len(configs) > 0; configs = configs[1:] {
 		p := configs[0]
@@ -352,11 +352,58 @@ func protectedConfigLines(b []byte) []string {
 		full := section + "." + strings.ToLower(strings.TrimSpace(key))
 		value = strings.TrimSpace(value)
 		lk := strings.ToLower(full)
-		if hooks.ProtectedConfigKey(full, value) || lk == "core.fsmonitor" || strings.HasPrefix(lk, "gpg.") && strings.HasSuffix(lk, "program") {
+		if hooks.ProtectedConfigKey(full, value) || runsProgram(lk) {
 			out = append(out, full+"="+value)
 		}
 	}
 	return out
+}
+
+// userGitConfigs are the user's git configuration files, which git reads in every repository
+// (issue 38 item 7: core.hooksPath written into ~/.gitconfig ran the agent's hooks in the user's
+// next git command): GIT_CONFIG_GLOBAL when set, else ~/.gitconfig and the XDG one. Watched as the
+// repository's config is, and no file tool may write them.
+func userGitConfigs() []string {
+	if g := os.Getenv("GIT_CONFIG_GLOBAL"); g != "" {
+		if g == os.DevNull {
+			return nil
+		}
+		return []string{g}
+	}
+	var out []string
+	home, err := os.UserHomeDir()
+	if err == nil {
+		out = append(out, filepath.Join(home, ".gitconfig"))
+	}
+	if x := os.Getenv("XDG_CONFIG_HOME"); x != "" {
+		out = append(out, filepath.Join(x, "git", "config"))
+	} else if err == nil {
+		out = append(out, filepath.Join(home, ".config", "git", "config"))
+	}
+	return out
+}
+
+// programKeys are the config keys (lower case; "*" a subsection) whose value git runs as a
+// program, or which change the program it runs, beside those the Bash reader refuses to set
+// (hooks.ProtectedConfigKey): a smudge filter or a pager runs in the user's next checkout or log.
+var programKeys = []string{
+	"core.fsmonitor", "core.editor", "core.pager", "core.sshcommand", "core.askpass", "core.gitproxy",
+	"core.alternaterefscommand", "core.worktree", "sequence.editor", "diff.external", "gpg.program", "gpg.*.program",
+	"filter.*.smudge", "filter.*.clean", "filter.*.process", "diff.*.textconv", "diff.*.command", "merge.*.driver",
+	"credential.helper", "credential.*.helper", "pager.*", "difftool.*.cmd", "mergetool.*.cmd", "uploadpack.packobjectshook",
+	"remote.*.uploadpack", "remote.*.receivepack", "remote.*.proxy", "http.proxy", "protocol.allow", "protocol.*.allow",
+	"web.browser", "browser.*.cmd", "man.*.cmd", "sendemail.smtpserver", "ssh.variant", "safe.directory",
+}
+
+// runsProgram reports whether the config key lk (lower case, "section.sub.key") is one of programKeys.
+func runsProgram(lk string) bool {
+	for _, k := range programKeys {
+		pre, post, wild := strings.Cut(k, "*")
+		if k == lk || wild && strings.HasPrefix(lk, pre) && strings.HasSuffix(lk, post) && len(lk) > len(pre)+len(post) {
+			return true
+		}
+	}
+	return false
 }
 
 // configIncludes are the files a config file includes, and the core.hooksPath it sets.

@@ -21,7 +21,7 @@ import (
 // resolved by git itself (only for a subcommand that is not one of git's own, so it rarely costs a
 // process).
 func (h *hookRepo) Shell(dir string) hooks.BashContext {
-	ctx := hooks.BashContext{Protected: []string{SessionsDir()}}
+	ctx := hooks.BashContext{Protected: append([]string{SessionsDir()}, userGitConfigs()...)}
 	r, err := h.open(dir)
 	if err != nil {
 		return ctx // no repository: aliases unknown (nil), so an unknown git subcommand is unreadable

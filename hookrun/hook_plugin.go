@@ -20,7 +20,22 @@ func pluginStandsAside(event string) bool {
 		root, _ = os.Getwd()
 	}
 	home, _ := os.UserHomeDir()
-	return hooks.SettingsRunHandler(root, home, event)
+	return hooks.SettingsRunHandler(root, home, event, isThisHandler)
+}
+
+// isThisHandler reports whether program (a settings entry's path to git-exarchos) is the binary
+// now running: an entry naming another file may run anything.
+func isThisHandler(program string) bool {
+	self, err := os.Executable()
+	if err != nil {
+		return false
+	}
+	a, err := os.Stat(self)
+	if err != nil {
+		return false
+	}
+	b, err := os.Stat(program)
+	return err == nil && os.SameFile(a, b)
 }
 
 // pluginEnabledIn is the first settings file (project, local, user) that enables the exarchos

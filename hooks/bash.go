@@ -162,6 +162,8 @@ func (c *checker) script(src string, depth int) string {
 			for _, a := range n.Args {
 				if a.Name != nil && agentenv.IsAgentVar(a.Name.Value) {
 					reason = reasonAgentEnv("changes " + a.Name.Value + " (" + n.Variant.Value + ")")
+				} else if a.Name != nil && shimEnv(a.Name.Value, valueRaw(a.Value, src), c.ctx.Cwd) != "" {
+					reason = shimEnv(a.Name.Value, valueRaw(a.Value, src), c.ctx.Cwd)
 				} else if a.Name == nil && a.Value != nil && agentenv.IsAgentVar(wordOf(a.Value, src).text) {
 					reason = reasonAgentEnv("changes " + wordOf(a.Value, src).text + " (" + n.Variant.Value + ")")
 				}
@@ -220,6 +222,9 @@ func (c *checker) callExpr(ce *syntax.CallExpr, src string, in input, depth int)
 		}
 		if agentenv.IsAgentVar(a.Name.Value) {
 			return reasonAgentEnv("assigns " + a.Name.Value)
+		}
+		if r := shimEnv(a.Name.Value, valueRaw(a.Value, src), c.ctx.Cwd); r != "" {
+			return r
 		}
 	}
 	if len(ce.Args) == 0 {
@@ -460,6 +465,9 @@ func (c *checker) unwrap(args []word, depth int) ([]word, bool, string) {
 				}
 				if name := a.text[:strings.Index(a.text, "=")]; agentenv.IsAgentVar(name) || a.dynamic {
 					return nil, false, reasonAgentEnv("sets " + a.raw + " for the command")
+				}
+				if name, value, _ := strings.Cut(a.raw, "="); shimEnv(name, value, c.ctx.Cwd) != "" {
+					return nil, false, shimEnv(name, value, c.ctx.Cwd)
 				}
 				args = args[1:]
 			case (wrapper == "timeout" || wrapper == "flock" || wrapper == "taskset" || wrapper == "chrt" || wrapper == "watch") && len(args) > 1 && !looksLikeCommand(a.text):
@@ -983,7 +991,7 @@ func isProtectedText(p string) bool {
 	parts := strings.Split(p, "/")
 	for i, part := range parts {
 		switch {
-		case part == ".git" || part == ".exarchos":
+		case part == ".git" || part == ".exarchos" || homeGitConfig(parts[i:]):
 			return true
 		case part == ".claude" && i+1 < len(parts):
 			if ok, _ := path.Match("settings*.json", parts[i+1]); ok {

@@ -101,6 +101,9 @@ func Handle(in Input, repo Repository, warn func(string)) Output {
 			}
 		}
 		ti := in.Tool()
+		if slices.Contains(workflow.FileWriteTools, in.ToolName) {
+			ti = ti.followSymlinks(absDir(dir)) // judged as the file really written (symlink.go)
+		}
 		ctx := repo.Shell(dir)
 		ctx.Cwd, ctx.Waiting = absDir(dir), waitingOn(ws)
 		reason, kind, subject := "", "", ""

@@ -35,9 +35,19 @@ func RunGate(dir, command string, timeout time.Duration, env ...string) (GateRun
 	return RunBounded(dir, command, timeout, nil, env...)
 }
 
+// RunGateIn is RunGate in exactly the environment environ (nothing of this process's added): the
+// quality gates' fixed environment (app/gate_env.go).
+func RunGateIn(dir, command string, timeout time.Duration, environ []string) (GateRun, error) {
+	return runBounded(dir, command, timeout, nil, environ)
+}
+
 // RunBounded is RunGate that also copies the output, as it comes, to live (nil: nowhere), for a
 // runbook step the user watches.
 func RunBounded(dir, command string, timeout time.Duration, live io.Writer, env ...string) (GateRun, error) {
+	return runBounded(dir, command, timeout, live, append(os.Environ(), env...))
+}
+
+func runBounded(dir, command string, timeout time.Duration, live io.Writer, environ []string) (GateRun, error) {
 	base, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	// The gate runs in a process group of its own, which a signal meant for this one (Ctrl-C, the
@@ -46,7 +56,7 @@ func RunBounded(dir, command string, timeout time.Duration, live io.Writer, env 
 	defer stop()
 	cmd := exec.CommandContext(ctx, "sh", "-c", command)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), env...)
+	cmd.Env = environ
 	cmd.WaitDelay = 2 * time.Second
 	killGroupOnCancel(cmd)
 	out := &tailWriter{max: GateOutputTail}

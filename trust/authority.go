@@ -17,18 +17,42 @@ type AgentRefusal struct {
 	Command string
 	// Variable is the agent variable found, and the client that sets it.
 	Variable, Client string
+	// Ancestor names the ancestor process whose environment has it, when this process's own
+	// environment did not (its variables were filtered on the way): "pid 1234 (python3)".
+	Ancestor string
 }
 
 func (e *AgentRefusal) Error() string {
+	if e.Variable == "" && e.Ancestor != "" {
+		return fmt.Sprintf("`git exarchos %s` is a human decision, and this process was left running in the background by a command that has since returned: "+
+			"its ancestor process %s now has pid 1 for parent and leads no session, as a command typed in a terminal never does (a delayed `nohup … &` from an agent's tool call): "+
+			"ask the user to run `git exarchos %s` in their own terminal", e.Command, e.Ancestor, e.Command)
+	}
+	if e.Ancestor != "" {
+		return fmt.Sprintf("`git exarchos %s` is a human decision, and this process was started from an agent's session: its own environment has no agent variable, "+
+			"but its ancestor process %s was started with %s set, as %s sets it for every command it runs (a filtered environment does not make a command the user's): "+
+			"ask the user to run `git exarchos %s` in their own terminal", e.Command, e.Ancestor, e.Variable, e.Client, e.Command)
+	}
 	return fmt.Sprintf("`git exarchos %s` is a human decision, and this process runs in an agent's session (%s is set, as %s sets it for every command it runs): "+
 		"ask the user to run `git exarchos %s` in their own terminal", e.Command, e.Variable, e.Client, e.Command)
 }
 
 // RefuseInAgent refuses command (a human decision, as the user would type it) when env says an
 // agent's session runs it; nil otherwise.
+//
+// When env is this process's own, its ancestors' environments are looked at too
+// (agentenv.InAncestry): a command whose variables were filtered on the way from the agent's
+// client (python keeping all but CLA*, make's unexport, a shim, env -i) is refused all the same,
+// with the ancestor that carried them.
 func RefuseInAgent(env agentenv.Env, command string) error {
 	if v, ok := env.Detect(); ok {
 		return &AgentRefusal{Command: command, Variable: v.Name, Client: v.Client}
+	}
+	if env.IsProcess() {
+		if a, ok := agentenv.InAncestry(); ok {
+			// a.Var is empty for an orphan: a process left behind by a returned command.
+			return &AgentRefusal{Command: command, Variable: a.Var.Name, Client: a.Var.Client, Ancestor: fmt.Sprintf("pid %d (%s)", a.Pid, a.Command)}
+		}
 	}
 	return nil
 }

@@ -22,6 +22,12 @@ import (
 // (gittest.Isolate), before testscript puts its own git-exarchos on PATH; the binary run as one
 // of the commands skips that.
 func TestMain(m *testing.M) {
+	// The binary a script runs is this test binary: its human decisions look at their ancestry
+	// only up to the test process that started the script (ancestryTopEnv), as the tests' own
+	// environment is cleared of an agent session the developer may run them in.
+	if top, err := strconv.Atoi(os.Getenv(ancestryTopEnv)); err == nil {
+		agentenv.SetAncestryTop(top)
+	}
 	cmds := map[string]func(){
 		"git-exarchos":     func() { os.Exit(checkedRun(os.Args)) },
 		"git-exarchos-mcp": func() { os.Exit(mcpserver.Main(os.Args, os.Stdin, os.Stdout, os.Stderr, "test")) },
@@ -55,6 +61,10 @@ func (a afterRun) Run() int {
 // name: how a script tries "a copy of the binary named grep".
 const asCLIEnv = "EXARCHOS_TEST_BINARY_AS_CLI"
 
+// ancestryTopEnv names the test process, where a script's human decisions stop looking at their
+// ancestry (honoured by the test binary only: agentenv.SetAncestryTop).
+const ancestryTopEnv = "EXARCHOS_TEST_ANCESTRY_TOP"
+
 // TestScripts runs testdata/script/*.txtar end to end, each in a fresh repository.
 func TestScripts(t *testing.T) {
 	testscript.Run(t, scriptParams("testdata/script"))
@@ -75,6 +85,7 @@ func scriptParams(dir string) testscript.Params {
 				return err
 			}
 			env.Setenv("HOME", home)
+			env.Setenv(ancestryTopEnv, strconv.Itoa(os.Getpid()))
 			env.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
 			env.Setenv("GIT_CONFIG_NOSYSTEM", "1")
 			env.Setenv("NO_COLOR", "1")

@@ -84,9 +84,10 @@ func Mark(env []string, who string) []string {
 }
 
 // ClearProcess removes the agent variables (and CLAUDE_PROJECT_DIR) from this process's own
-// environment, so a test binary run inside an agent's session behaves as it does in CI; a
-// package's TestMain calls it first.
+// environment, and stops the ancestry walk at this process, so a test binary run inside an
+// agent's session behaves as it does in CI; a package's TestMain calls it first.
 func ClearProcess() {
+	SetAncestryTop(os.Getpid()) // and its ancestors' (the developer's agent session) are not looked at
 	for _, v := range Vars {
 		_ = os.Unsetenv(v.Name)
 	}

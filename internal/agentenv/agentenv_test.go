@@ -1,6 +1,10 @@
 package agentenv
 
 import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -21,4 +25,60 @@ func TestDetect(t *testing.T) {
 	assert.False(t, ok, "a longer name is not the variable")
 	assert.Equal(t, []string{"A=1", "AI_AGENT=mcp"}, Mark([]string{"A=1"}, "mcp"))
 	assert.Equal(t, []string{"CLAUDECODE=1"}, Mark([]string{"CLAUDECODE=1"}, "mcp"))
+}
+
+// TestInAncestry: the walk reads each ancestor's environment and stat as /proc lays them out
+// (a command name holding spaces and parentheses included), stops at pid 1 and at an ancestor it
+// cannot read, and names the first that carries an agent variable.
+func TestInAncestry(t *testing.T) {
+	proc := t.TempDir()
+	mk := func(pid, ppid int, comm, env string) {
+		dir := filepath.Join(proc, strconv.Itoa(pid))
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		files := map[string]string{"environ": env, "comm": comm + "\n", "stat": fmt.Sprintf("%d (%s) S %d %d %d 0", pid, comm, ppid, pid, pid)}
+		for name, content := range files {
+			if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	mk(40, 30, "git", "PATH=/usr/bin\x00HOME=/h\x00")
+	mk(30, 20, "we (ird) name", "PATH=/usr/bin\x00")
+	mk(20, 10, "python3", "PATH=/usr/bin\x00CLAUDECODE=1\x00AI_AGENT=claude-code\x00")
+	mk(10, 1, "bash", "CLAUDECODE=1\x00")
+	a, ok := inAncestry(proc, 40)
+	if !ok || a.Pid != 20 || a.Command != "python3" || a.Var.Name != "CLAUDECODE" {
+		t.Fatalf("inAncestry = %+v, %v; want pid 20 (python3) with CLAUDECODE", a, ok)
+	}
+	if a, ok := inAncestry(proc, 30); !ok || a.Pid != 20 {
+		t.Fatalf("from 30: %+v, %v", a, ok)
+	}
+	mk(21, 1, "sh", "PATH=/usr/bin\x00CLAUDECODE=\x00")
+	mk(23, 21, "git-exarchos", "")
+	if a, ok := inAncestry(proc, 23); ok {
+		t.Fatalf("an empty variable is not set, and pid 1 under a session leader ends the walk: %+v", a)
+	}
+	// Left behind: a process under pid 1 that leads no session (its session's leader, 9, is gone).
+	orphan := filepath.Join(proc, "24")
+	mk(24, 1, "sh", "PATH=/usr/bin\x00")
+	if err := os.WriteFile(filepath.Join(orphan, "stat"), []byte("24 (sh) S 1 24 9 0"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	mk(25, 24, "git-exarchos", "")
+	if a, ok := inAncestry(proc, 25); !ok || !a.Orphan || a.Pid != 24 {
+		t.Fatalf("an orphan: %+v, %v", a, ok)
+	}
+	// A session outside the pid namespace (sid 0): nothing to say.
+	if err := os.WriteFile(filepath.Join(orphan, "stat"), []byte("24 (sh) S 1 24 0 0"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if a, ok := inAncestry(proc, 25); ok {
+		t.Fatalf("sid 0: %+v", a)
+	}
+	mk(22, 99, "sh", "PATH=/usr/bin\x00")
+	if a, ok := inAncestry(proc, 22); ok {
+		t.Fatalf("an unreadable ancestor ends the walk: %+v", a)
+	}
 }

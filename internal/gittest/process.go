@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"syscall"
@@ -20,6 +21,30 @@ func WriteFile(t testing.TB, dir, name, content string) {
 	p := filepath.Join(dir, name)
 	require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
 	require.NoError(t, os.WriteFile(p, []byte(content), 0o644))
+}
+
+// AppendFile appends content to the file at p (created, with its directories, when missing), as a
+// script appending a line does.
+func AppendFile(t testing.TB, p, content string) {
+	t.Helper()
+	require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+	f, err := os.OpenFile(p, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	require.NoError(t, err)
+	_, err = f.WriteString(content)
+	require.NoError(t, err)
+	require.NoError(t, f.Close())
+}
+
+// RunUndo runs, in dir, the undo a hook's block names: the command between the backquotes after
+// "(undo: ".
+func RunUndo(t testing.TB, dir, block string) {
+	t.Helper()
+	m := regexp.MustCompile("\\(undo: `([^`]*)`\\)").FindStringSubmatch(block)
+	require.NotNil(t, m, "no undo in %q", block)
+	cmd := exec.Command("sh", "-c", m[1])
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, "%s: %s", m[1], out)
 }
 
 // NewProjectRepo makes a repository on main with an identity and a small project committed:
