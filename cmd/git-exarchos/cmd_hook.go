@@ -15,6 +15,7 @@ import (
 	"github.com/exarchos/git-exarchos/app"
 	"github.com/exarchos/git-exarchos/fsmonitor"
 	"github.com/exarchos/git-exarchos/hookrun"
+	"github.com/exarchos/git-exarchos/hooks"
 	"github.com/exarchos/git-exarchos/views"
 )
 
@@ -51,6 +52,10 @@ Examples:
 					return nil
 				},
 			},
+			clientHookCommand(hooks.ClientCodex, "Codex CLI", "--codex", `{"hook_event_name":"PreToolUse","cwd":".","tool_name":"apply_patch","tool_input":{"command":"*** Begin Patch\n*** Add File: main.go\n+x\n*** End Patch"}}`, ""),
+			clientHookCommand(hooks.ClientGemini, "Gemini CLI", "--gemini", `{"hook_event_name":"BeforeTool","cwd":".","tool_name":"write_file","tool_input":{"file_path":"main.go"}}`, ""),
+			clientHookCommand(hooks.ClientQwen, "Qwen Code", "--qwen", `{"hook_event_name":"PreToolUse","cwd":".","tool_name":"run_shell_command","tool_input":{"command":"git exarchos approve"}}`, ""),
+			clientHookCommand(hooks.ClientCopilot, "Copilot CLI", "--copilot", `{"cwd":".","toolName":"create","toolArgs":"{\"path\":\"main.go\"}"}`, " preToolUse"),
 			{
 				Name:      "monitor",
 				Usage:     "watch a working tree for the PostToolUse effects check (started by the hook, not by hand)",
@@ -343,4 +348,30 @@ func orNothing(s string) string {
 // claudeEventNames lists the events hooks install --claude writes, from the entries themselves.
 func claudeEventNames() string {
 	return strings.Join(app.ClaudeHookEvents(), ", ")
+}
+
+// clientHookCommand is `hook codex|gemini|qwen|copilot`: the same handler as `hook claude`, reading
+// the client's payload and answering in its shape (hooks.ReadClientInput, hooks.Output.WriteFor).
+func clientHookCommand(client, name, flag, example, event string) *cli.Command {
+	return &cli.Command{
+		Name:      client,
+		Usage:     "answer a " + name + " hook event with the same rules as hook claude, in " + name + "'s own JSON",
+		ArgsUsage: "[event]",
+		UsageText: `git exarchos hook ` + client + ` [--json] [event] < payload.json
+
+Installed by ` + "`git exarchos hooks install " + flag + "`" + `. Maps ` + name + `'s events, tool names and
+payload onto the ones hook claude judges (docs/clients.md), and answers in ` + name + `'s shape. The
+event argument names the event when the payload does not (Copilot CLI's camelCase events).
+
+Examples:
+   echo '` + example + `' | git exarchos hook ` + client + event,
+		Flags: []cli.Flag{jsonFlag},
+		Action: func(_ context.Context, c *cli.Command) error {
+			args := append([]string{"git-exarchos", "hook", client}, c.Args().Slice()...)
+			if code, _ := claudeHook(args, c.Root().Reader, c.Root().Writer, c.Root().ErrWriter); code != exitOK {
+				return cli.Exit("", code) // 2: the client blocks the call and shows stderr
+			}
+			return nil
+		},
+	}
 }

@@ -1,0 +1,300 @@
+package hooks
+
+import (
+	"bytes"
+	"cmp"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// The agent clients `git exarchos hook <client>` answers. Each speaks its own hook protocol; the
+// adapter below maps its events, tool names and payloads onto Claude Code's (Input), so one
+// Handle decides for all of them, and writes the decision back in the client's shape
+// (Output.WriteFor). docs/clients.md says what each client can and cannot report.
+const (
+	ClientClaude  = "claude"
+	ClientCodex   = "codex"
+	ClientGemini  = "gemini"
+	ClientQwen    = "qwen"
+	ClientCopilot = "copilot"
+)
+
+// Clients lists the clients in the order the docs and `hooks status` name them.
+var Clients = []string{ClientClaude, ClientCodex, ClientGemini, ClientQwen, ClientCopilot}
+
+// IsClient reports whether name is one of Clients.
+func IsClient(name string) bool {
+	for _, c := range Clients {
+		if c == name {
+			return true
+		}
+	}
+	return false
+}
+
+// clientEvents maps a client's own event names onto Claude Code's; a client not listed (Codex,
+// Qwen Code) uses Claude Code's names.
+var clientEvents = map[string]map[string]string{
+	// Gemini CLI (0.61): AfterAgent fires once per turn after the final answer; its deny retries
+	// the turn with the reason as the prompt, as Claude Code's Stop block does.
+	ClientGemini: {"BeforeTool": PreToolUse, "AfterTool": PostToolUse, "SessionStart": SessionStart,
+		"SessionEnd": SessionEnd, "PreCompress": PreCompact, "AfterAgent": Stop},
+	// Copilot CLI (1.0.x), camelCase events; its PascalCase events send Claude Code's payload.
+	ClientCopilot: {"preToolUse": PreToolUse, "postToolUse": PostToolUse, "sessionStart": SessionStart,
+		"sessionEnd": SessionEnd, "agentStop": Stop, "subagentStop": SubagentStop, "userPromptSubmitted": UserPromptSubmit},
+}
+
+// clientTools maps a client's tool names onto Claude Code's, so a phase's envelope (written in
+// Claude Code's names: workflow.FileWriteTools, workflow.ReadOnlyTools) judges every client's
+// tools alike. A tool not listed keeps its name: an unknown tool is policed (refused where the
+// phase allows a list of tools), never waved through.
+var clientTools = map[string]map[string]string{
+	ClientGemini: {"run_shell_command": "Bash", "write_file": "Write", "replace": "Edit", "read_file": "Read",
+		"read_many_files": "Read", "glob": "Glob", "search_file_content": "Grep", "grep_search": "Grep",
+		"list_directory": "LS", "web_fetch": "WebFetch", "google_web_search": "WebSearch", "write_todos": "TodoWrite"},
+	ClientQwen: {"run_shell_command": "Bash", "write_file": "Write", "edit": "Edit", "replace": "Edit", "read_file": "Read",
+		"read_many_files": "Read", "glob": "Glob", "grep_search": "Grep", "list_directory": "LS",
+		"web_fetch": "WebFetch", "web_search": "WebSearch", "todo_write": "TodoWrite"},
+	ClientCopilot: {"bash": "Bash", "create": "Write", "edit": "Edit", "str_replace_editor": "Edit", "view": "Read",
+		"glob": "Glob", "grep": "Grep", "web_fetch": "WebFetch", "read_bash": "BashOutput", "list_bash": "BashOutput"},
+}
+
+// copilotInput is Copilot CLI's camelCase payload.
+type copilotInput struct {
+	SessionID  string          `json:"sessionId"`
+	Cwd        string          `json:"cwd"`
+	ToolName   string          `json:"toolName"`
+	ToolArgs   json.RawMessage `json:"toolArgs"` // a JSON string holding the arguments, or the object
+	Source     string          `json:"source"`
+	Reason     string          `json:"reason"`
+	StopActive bool            `json:"stopHookActive"`
+}
+
+// ClientCall is one client's hook call read into Claude Code's terms: Inputs holds one Input,
+// or one per file for a Codex patch that touches several (each judged; the first refusal wins).
+// Event is the client's own event name, which its answer carries.
+type ClientCall struct {
+	Client string
+	Event  string
+	Inputs []Input
+}
+
+// ReadClientInput reads one client's hook payload. event is the event named on the command line
+// (Copilot's camelCase payload does not name it); getenv reads the hook's environment (a Copilot
+// payload without a session id is bound by COPILOT_AGENT_SESSION_ID).
+func ReadClientInput(client, event string, r io.Reader, getenv func(string) string) (ClientCall, error) {
+	if !IsClient(client) {
+		return ClientCall{}, fmt.Errorf("unknown agent client %q: use one of %s", client, strings.Join(Clients, ", "))
+	}
+	b, err := io.ReadAll(io.LimitReader(r, maxInput+1))
+	if err != nil {
+		return ClientCall{}, fmt.Errorf("read the hook input: %w", err)
+	}
+	in, err := ReadInput(bytes.NewReader(b))
+	if err != nil {
+		return ClientCall{}, err
+	}
+	if client == ClientClaude {
+		return ClientCall{Client: client, Event: in.HookEventName, Inputs: []Input{in}}, nil
+	}
+	if client == ClientCopilot {
+		// camelCase events send camelCase fields; what Claude Code's names left empty is read here.
+		var c copilotInput
+		_ = json.Unmarshal(b, &c) // ReadInput parsed it: a JSON object
+		in.SessionID, in.Cwd, in.ToolName = cmp.Or(in.SessionID, c.SessionID), cmp.Or(in.Cwd, c.Cwd), cmp.Or(in.ToolName, c.ToolName)
+		in.Source, in.Reason, in.StopHookActive = cmp.Or(in.Source, c.Source), cmp.Or(in.Reason, c.Reason), in.StopHookActive || c.StopActive
+		if len(in.ToolInput) == 0 && len(c.ToolArgs) > 0 {
+			in.ToolInput = c.ToolArgs
+			var s string
+			if json.Unmarshal(c.ToolArgs, &s) == nil {
+				in.ToolInput = json.RawMessage(s)
+			}
+		}
+		if in.SessionID == "" && getenv != nil {
+			in.SessionID = getenv("COPILOT_AGENT_SESSION_ID")
+		}
+	}
+	call := ClientCall{Client: client, Event: in.HookEventName}
+	if call.Event == "" {
+		call.Event = event
+	}
+	in.HookEventName = call.Event
+	if ev, ok := clientEvents[client][call.Event]; ok {
+		in.HookEventName = ev
+	}
+	if tool, ok := clientTools[client][in.ToolName]; ok {
+		in.ToolName = tool
+	}
+	if client == ClientGemini && strings.HasPrefix(in.ToolName, "mcp_exarchos_") {
+		in.ToolName = "mcp__exarchos__" + strings.TrimPrefix(in.ToolName, "mcp_exarchos_")
+	}
+	if in.ToolName == "Bash" {
+		in.ToolInput = shellCommand(in.ToolInput)
+	}
+	if client == ClientCodex && in.ToolName == "apply_patch" {
+		call.Inputs = patchInputs(in)
+		return call, nil
+	}
+	call.Inputs = []Input{in}
+	return call, nil
+}
+
+// shellCommand gives a shell call's tool_input a command string: Codex may send the command as
+// argv (["bash", "-lc", "script"]), which is read as the script it runs.
+func shellCommand(raw json.RawMessage) json.RawMessage {
+	var t struct {
+		Command []string `json:"command"`
+	}
+	if json.Unmarshal(raw, &t) != nil || len(t.Command) == 0 {
+		return raw
+	}
+	cmd := strings.Join(t.Command, " ")
+	if n := len(t.Command); n >= 3 && (t.Command[n-2] == "-lc" || t.Command[n-2] == "-c") {
+		cmd = t.Command[n-1]
+	}
+	b, _ := json.Marshal(map[string]string{"command": cmd})
+	return b
+}
+
+// patchInputs turns a Codex apply_patch call into one file-tool call per path its patch names
+// (an added file is a Write, an updated, deleted or moved one an Edit), so each is judged as
+// Claude Code's file tools are. A patch whose paths cannot be read stays apply_patch, which a
+// phase that lists its tools refuses.
+func patchInputs(in Input) []Input {
+	var out []Input
+	for _, f := range PatchFiles(patchText(in.ToolInput)) {
+		one := in
+		one.ToolName = "Edit"
+		if f.Added {
+			one.ToolName = "Write"
+		}
+		one.ToolInput, _ = json.Marshal(map[string]string{"file_path": f.Path})
+		out = append(out, one)
+	}
+	if len(out) == 0 {
+		return []Input{in}
+	}
+	return out
+}
+
+// patchText finds the patch in apply_patch's tool_input, whatever key holds it (the text itself,
+// "input", "patch", or argv ["apply_patch", "<patch>"]).
+func patchText(raw json.RawMessage) string {
+	var v any
+	if json.Unmarshal(raw, &v) != nil {
+		return ""
+	}
+	var find func(any) string
+	find = func(v any) string {
+		switch t := v.(type) {
+		case string:
+			if strings.Contains(t, "*** Begin Patch") {
+				return t
+			}
+		case []any:
+			for _, e := range t {
+				if s := find(e); s != "" {
+					return s
+				}
+			}
+		case map[string]any:
+			for _, e := range t {
+				if s := find(e); s != "" {
+					return s
+				}
+			}
+		}
+		return ""
+	}
+	return find(v)
+}
+
+// PatchFile is one file a Codex patch writes.
+type PatchFile struct {
+	Path  string
+	Added bool
+}
+
+// PatchFiles lists the files a Codex patch (*** Begin Patch … *** End Patch) writes: added,
+// updated, deleted, and the destination of a move.
+func PatchFiles(patch string) []PatchFile {
+	var out []PatchFile
+	for _, line := range strings.Split(patch, "\n") {
+		line = strings.TrimRight(line, "\r")
+		for _, p := range []struct {
+			prefix string
+			added  bool
+		}{{"*** Add File: ", true}, {"*** Update File: ", false}, {"*** Delete File: ", false}, {"*** Move to: ", true}} {
+			if path, ok := strings.CutPrefix(line, p.prefix); ok && strings.TrimSpace(path) != "" {
+				out = append(out, PatchFile{Path: strings.TrimSpace(path), Added: p.added})
+			}
+		}
+	}
+	return out
+}
+
+// HandleCall answers a client's call: each of its inputs is handled, and the first refusal or
+// block is the answer (a patch is refused when any file it writes is).
+func HandleCall(call ClientCall, repo Repository, warn func(string)) Output {
+	var out Output
+	for i, in := range call.Inputs {
+		out = Handle(in, repo, warn)
+		if out.Denied() || out.Decision == "block" || i == len(call.Inputs)-1 {
+			break
+		}
+	}
+	return out
+}
+
+// WriteFor prints the output in the shape the client reads, for its event.
+func (o Output) WriteFor(client, event string, w io.Writer) error {
+	reason, context := "", ""
+	if o.Specific != nil {
+		reason, context = o.Specific.PermissionDecisionReason, o.Specific.AdditionalContext
+	}
+	var v any
+	switch client {
+	case ClientCodex:
+		// Codex (0.171) rejects suppressOutput on tool events, and a deny without a reason.
+		o.SuppressOutput, o.Continue = false, nil
+		v = o
+	case ClientGemini:
+		switch {
+		case o.Denied():
+			v = map[string]string{"decision": "deny", "reason": reason}
+		case o.Decision == "block" && event == "AfterTool":
+			// AfterTool's deny would replace the tool's result; the reason is added to it instead,
+			// as Claude Code adds a PostToolUse block's reason.
+			v = map[string]any{"hookSpecificOutput": map[string]string{"hookEventName": event, "additionalContext": o.Reason}}
+		case o.Decision == "block":
+			v = map[string]string{"decision": "deny", "reason": o.Reason}
+		case context != "":
+			v = map[string]any{"hookSpecificOutput": map[string]string{"hookEventName": event, "additionalContext": context}}
+		default:
+			v = struct{}{}
+		}
+	case ClientCopilot:
+		if _, camel := clientEvents[ClientCopilot][event]; !camel {
+			return o.Write(w) // its PascalCase events read Claude Code's answer
+		}
+		switch {
+		case o.Denied():
+			v = map[string]string{"permissionDecision": "deny", "permissionDecisionReason": reason}
+		case o.Decision == "block":
+			// agentStop reads decision and reason; postToolUse's output is ignored (1.0.102): the
+			// block is still journalled, and the guards judge the branch at the next transition.
+			v = map[string]string{"decision": "block", "reason": o.Reason}
+		case context != "":
+			v = map[string]string{"additionalContext": context}
+		default:
+			v = struct{}{}
+		}
+	default: // Claude Code, Qwen Code
+		return o.Write(w)
+	}
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}
