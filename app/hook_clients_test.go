@@ -186,3 +186,79 @@ func TestClientHooksRefuseTheShellWhereThePhaseAllowsNone(t *testing.T) {
 		})
 	}
 }
+
+// TestClientHooksInstall: each client's hooks go into its own file in the scope it reads, next to
+// what the file already holds; a second install changes nothing; the project files are recorded
+// as installed (no change of a phase's); uninstall removes exactly what install added.
+func TestClientHooksInstall(t *testing.T) {
+	dir, _ := loginRepo(t)
+	t.Setenv("HOME", t.TempDir())
+	t.Setenv("COPILOT_HOME", "")
+	gittest.WriteFile(t, dir, ".gemini/settings.json", "{\n  \"theme\": \"dark\"\n}\n")
+	o := HooksOptions{Dir: dir, Clients: []string{hooks.ClientCodex, hooks.ClientGemini, hooks.ClientQwen, hooks.ClientCopilot}}
+	res, err := HooksInstall(o)
+	require.NoError(t, err)
+	require.Len(t, res.Clients, 4)
+	home, _ := os.UserHomeDir()
+	want := map[string]string{hooks.ClientCodex: filepath.Join(dir, ".codex", "hooks.json"), hooks.ClientGemini: filepath.Join(dir, ".gemini", "settings.json"),
+		hooks.ClientQwen: filepath.Join(dir, ".qwen", "settings.json"), hooks.ClientCopilot: filepath.Join(home, ".copilot", "hooks", "exarchos.json")}
+	for _, st := range res.Clients {
+		assert.Equal(t, want[st.Client], st.Path, st.Client)
+		assert.True(t, st.Changed, st.Client)
+		assert.Len(t, st.Events, len(hooks.ClientEntries(st.Client)), st.Client)
+	}
+	gemini, err := os.ReadFile(want[hooks.ClientGemini])
+	require.NoError(t, err)
+	assert.Contains(t, string(gemini), `"theme": "dark"`, "the file's other keys are kept")
+	assert.Contains(t, string(gemini), `hook gemini`)
+	copilot, err := os.ReadFile(want[hooks.ClientCopilot])
+	require.NoError(t, err)
+	assert.Contains(t, string(copilot), `hook copilot preToolUse`, "Copilot's command names its event")
+	assert.Contains(t, res.Warnings[0], "/hooks", "Codex's trust is said")
+
+	again, err := HooksInstall(o)
+	require.NoError(t, err)
+	for _, st := range again.Clients {
+		assert.False(t, st.Changed, "%s: a second install changes nothing", st.Client)
+	}
+	// Installed files are no change of the planning phase's: the effects check passes.
+	a := callHook(t, "inst", dir, "PostToolUse", "Bash", bash("git exarchos hooks install --codex"))
+	assert.Empty(t, a.denied())
+
+	o.Environ = []string{"HOME=" + home}
+	res, err = HooksUninstall(o)
+	require.NoError(t, err)
+	for _, st := range res.Clients {
+		assert.Empty(t, st.Events, st.Client)
+	}
+	gemini, err = os.ReadFile(want[hooks.ClientGemini])
+	require.NoError(t, err)
+	assert.Equal(t, "{\n  \"theme\": \"dark\"\n}\n", string(gemini), "uninstall leaves the file as it was")
+	for _, c := range []string{hooks.ClientCodex, hooks.ClientQwen, hooks.ClientCopilot} {
+		assert.NoFileExists(t, want[c])
+	}
+	_, err = HooksInstall(HooksOptions{Dir: dir, Clients: []string{hooks.ClientCodex}, Scope: hooks.ScopeLocal})
+	assert.ErrorContains(t, err, "no local scope")
+}
+
+// TestDoctorSaysCodexSkipsUntrustedHooks: with Codex's hooks installed, doctor says Codex will skip
+// them until they are trusted, and how to trust them once.
+func TestDoctorSaysCodexSkipsUntrustedHooks(t *testing.T) {
+	dir, _ := loginRepo(t)
+	t.Setenv("HOME", t.TempDir())
+	_, err := HooksInstall(HooksOptions{Dir: dir, Clients: []string{hooks.ClientCodex, hooks.ClientGemini}})
+	require.NoError(t, err)
+	res, err := Doctor(DoctorOptions{Dir: dir})
+	if err != nil && res == nil {
+		require.NoError(t, err)
+	}
+	var ids []string
+	for _, c := range res.Checks {
+		ids = append(ids, c.ID)
+		if c.ID == "codex-trust" {
+			assert.Contains(t, c.Fix, "/hooks")
+		}
+	}
+	assert.Contains(t, ids, "codex-trust")
+	assert.Contains(t, ids, "client-hooks")
+}

@@ -361,3 +361,10 @@ func (h *hookRepo) Controls(dir string) string {
 
 // Held is why the workflow is held: its ref moved outside git exarchos (hook_controls.go).
 func (h *hookRepo) Held(w hooks.Bound) string { return h.repo.Held(w.Feature) }
+
+// Clients are the agent clients `git exarchos hook <client>` answers (hooks.Clients): the CLI
+// reads them here, as it may not import hooks.
+var Clients = hooks.Clients
+
+// IsClient reports whether name is one of Clients.
+func IsClient(name string) bool { return hooks.IsClient(name) }

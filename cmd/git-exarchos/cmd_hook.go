@@ -15,7 +15,6 @@ import (
 	"github.com/exarchos/git-exarchos/app"
 	"github.com/exarchos/git-exarchos/fsmonitor"
 	"github.com/exarchos/git-exarchos/hookrun"
-	"github.com/exarchos/git-exarchos/hooks"
 	"github.com/exarchos/git-exarchos/views"
 )
 
@@ -52,10 +51,10 @@ Examples:
 					return nil
 				},
 			},
-			clientHookCommand(hooks.ClientCodex, "Codex CLI", "--codex", `{"hook_event_name":"PreToolUse","cwd":".","tool_name":"apply_patch","tool_input":{"command":"*** Begin Patch\n*** Add File: main.go\n+x\n*** End Patch"}}`, ""),
-			clientHookCommand(hooks.ClientGemini, "Gemini CLI", "--gemini", `{"hook_event_name":"BeforeTool","cwd":".","tool_name":"write_file","tool_input":{"file_path":"main.go"}}`, ""),
-			clientHookCommand(hooks.ClientQwen, "Qwen Code", "--qwen", `{"hook_event_name":"PreToolUse","cwd":".","tool_name":"run_shell_command","tool_input":{"command":"git exarchos approve"}}`, ""),
-			clientHookCommand(hooks.ClientCopilot, "Copilot CLI", "--copilot", `{"cwd":".","toolName":"create","toolArgs":"{\"path\":\"main.go\"}"}`, " preToolUse"),
+			clientHookCommand("codex", "Codex CLI", "--codex", `{"hook_event_name":"PreToolUse","cwd":".","tool_name":"apply_patch","tool_input":{"command":"*** Begin Patch\n*** Add File: main.go\n+x\n*** End Patch"}}`, ""),
+			clientHookCommand("gemini", "Gemini CLI", "--gemini", `{"hook_event_name":"BeforeTool","cwd":".","tool_name":"write_file","tool_input":{"file_path":"main.go"}}`, ""),
+			clientHookCommand("qwen", "Qwen Code", "--qwen", `{"hook_event_name":"PreToolUse","cwd":".","tool_name":"run_shell_command","tool_input":{"command":"git exarchos approve"}}`, ""),
+			clientHookCommand("copilot", "Copilot CLI", "--copilot", `{"cwd":".","toolName":"create","toolArgs":"{\"path\":\"main.go\"}"}`, " preToolUse"),
 			{
 				Name:      "monitor",
 				Usage:     "watch a working tree for the PostToolUse effects check (started by the hook, not by hand)",
@@ -128,12 +127,25 @@ var (
 	pluginFlag = &cli.BoolFlag{Name: "plugin", Usage: "started by the Claude Code plugin's hooks: stand aside when a settings file also installs the handler"}
 	claudeFlag = &cli.BoolFlag{Name: "claude", Usage: "the Claude Code hooks, in a settings file"}
 	gitFlag    = &cli.BoolFlag{Name: "git", Usage: "the git hooks pre-push, post-checkout and post-merge"}
-	scopeFlag  = &cli.StringFlag{Name: "scope", Value: app.ScopeProject, Usage: "Claude Code settings `scope`: project (.claude/settings.json), local (.claude/settings.local.json) or user (~/.claude/settings.json)"}
+	// The other agent clients' hooks (docs/clients.md), each in its own configuration.
+	clientFlags = []cli.Flag{
+		&cli.BoolFlag{Name: "codex", Usage: "the Codex CLI hooks (.codex/hooks.json; user: ~/.codex/hooks.json)"},
+		&cli.BoolFlag{Name: "gemini", Usage: "the Gemini CLI hooks (.gemini/settings.json; user: ~/.gemini/settings.json)"},
+		&cli.BoolFlag{Name: "qwen", Usage: "the Qwen Code hooks (.qwen/settings.json; user: ~/.qwen/settings.json)"},
+		&cli.BoolFlag{Name: "copilot", Usage: "the Copilot CLI hooks (user scope only: ~/.copilot/hooks/exarchos.json)"},
+	}
+	scopeFlag = &cli.StringFlag{Name: "scope", Value: app.ScopeProject, Usage: "Claude Code settings `scope`: project (.claude/settings.json), local (.claude/settings.local.json) or user (~/.claude/settings.json)"}
 )
 
 func hooksCommand() *cli.Command {
 	opts := func(c *cli.Command) app.HooksOptions {
-		return app.HooksOptions{Claude: c.Bool("claude"), Git: c.Bool("git"), Scope: c.String("scope")}
+		o := app.HooksOptions{Claude: c.Bool("claude"), Git: c.Bool("git"), Scope: c.String("scope")}
+		for _, client := range hookrun.Clients[1:] {
+			if c.Bool(client) {
+				o.Clients = append(o.Clients, client)
+			}
+		}
+		return o
 	}
 	action := func(run func(app.HooksOptions) (*app.HooksResult, error)) cli.ActionFunc {
 		return func(_ context.Context, c *cli.Command) error {
@@ -146,10 +158,10 @@ func hooksCommand() *cli.Command {
 	}
 	return &cli.Command{
 		Name:  "hooks",
-		Usage: "install, remove and show the Claude Code hooks and the git hooks",
-		UsageText: `git exarchos hooks install --claude [--scope project|local|user] [--git] [--json]
-git exarchos hooks uninstall --claude [--scope project|local|user] [--git] [--json]
-git exarchos hooks status [--claude] [--git] [--json]
+		Usage: "install, remove and show the agent clients' hooks (Claude Code, Codex, Gemini, Qwen, Copilot) and the git hooks",
+		UsageText: `git exarchos hooks install --claude|--codex|--gemini|--qwen|--copilot [--scope project|local|user] [--git] [--json]
+git exarchos hooks uninstall --claude|--codex|--gemini|--qwen|--copilot [--scope project|local|user] [--git] [--json]
+git exarchos hooks status [--claude] [--codex] [--gemini] [--qwen] [--copilot] [--git] [--json]
 git exarchos hooks release --session <id> | --all [--json]
 git exarchos hooks accept [<feature>...] [--json]`,
 		Commands: []*cli.Command{
@@ -163,14 +175,19 @@ nothing else in it. In a worktree it records what it wrote: an installed file ho
 change of a phase's (paths-allowed), so a workflow moves on with it uncommitted.
 --git installs pre-push, post-checkout and post-merge where git runs hooks (core.hooksPath
 included); a hook already there is kept beside them and runs first with the same arguments and input.
+--codex, --gemini, --qwen and --copilot install the same handler in each client's own hook
+configuration (docs/clients.md); Copilot CLI's in the user scope only. Codex runs a hook only once
+you trust it (/hooks in codex): git exarchos doctor says when it will skip them.
 
 Examples:
    git exarchos hooks install --claude                 # .claude/settings.json, shared with the team
    git exarchos hooks install --claude --scope local   # this clone only
    git exarchos hooks install --git
+   git exarchos hooks install --codex --gemini --qwen   # the other clients, shared with the team
+   git exarchos hooks install --copilot                # ~/.copilot/hooks/exarchos.json
    git config exarchos.autoPush true                   # pre-push then pushes the workflow refs too
    # stopGuard: true in .exarchos/config.yaml on the base branch: Stop hooks keep the agent on unfinished phases`,
-				Flags:  []cli.Flag{claudeFlag, gitFlag, scopeFlag, jsonFlag},
+				Flags:  append([]cli.Flag{claudeFlag, gitFlag, scopeFlag, jsonFlag}, clientFlags...),
 				Action: action(app.HooksInstall),
 			},
 			{
@@ -180,8 +197,9 @@ Examples:
 
 Examples:
    git exarchos hooks uninstall --claude --git
-   git exarchos hooks uninstall --claude --scope user`,
-				Flags:  []cli.Flag{claudeFlag, gitFlag, scopeFlag, jsonFlag},
+   git exarchos hooks uninstall --claude --scope user
+   git exarchos hooks uninstall --codex --gemini`,
+				Flags:  append([]cli.Flag{claudeFlag, gitFlag, scopeFlag, jsonFlag}, clientFlags...),
 				Action: action(app.HooksUninstall),
 			},
 			{
@@ -192,7 +210,7 @@ Examples:
 Examples:
    git exarchos hooks status
    git exarchos hooks status --git --json`,
-				Flags:  []cli.Flag{claudeFlag, gitFlag, jsonFlag},
+				Flags:  append([]cli.Flag{claudeFlag, gitFlag, jsonFlag}, clientFlags...),
 				Action: action(app.HooksStatus),
 			},
 			{
@@ -280,6 +298,21 @@ func printHooks(w io.Writer, res *app.HooksResult) {
 			state += " (changed)"
 		}
 		printf(w, "claude %-7s %s: %s\n", s.Scope, s.Path, state)
+	}
+	for _, s := range res.Clients {
+		state := "not installed"
+		switch {
+		case s.Error != "":
+			state = "error: " + s.Error
+		case len(s.Events) > 0:
+			state = "installed for " + strings.Join(s.Events, ", ")
+		case !s.Exists:
+			state = "not installed (no file)"
+		}
+		if s.Changed {
+			state += " (changed)"
+		}
+		printf(w, "%s %-7s %s: %s\n", s.Client, s.Scope, s.Path, state)
 	}
 	if res.GitDir != "" {
 		printf(w, "git hooks in %s:\n", res.GitDir)

@@ -17,7 +17,6 @@ import (
 	"strings"
 
 	"github.com/exarchos/git-exarchos/hookrun"
-	"github.com/exarchos/git-exarchos/hooks"
 	"github.com/urfave/cli/v3"
 )
 
@@ -46,11 +45,11 @@ func dispatch(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 // object on stdout, or 2 when the hook could not read its input — Claude Code (and Codex, Gemini
 // CLI, Qwen Code) read exit 2 as a block, and show stderr to the model (the hook fails closed).
 func claudeHook(args []string, stdin io.Reader, stdout, stderr io.Writer) (int, bool) {
-	if len(args) < 3 || args[1] != "hook" || !hooks.IsClient(args[2]) || len(args) > 5 {
+	if len(args) < 3 || args[1] != "hook" || !hookrun.IsClient(args[2]) || len(args) > 5 {
 		return 0, false
 	}
 	o := hookrun.ClaudeHookOptions{Stdin: stdin, Stdout: stdout, Stderr: stderr, StartMonitor: monitorStarter()}
-	if args[2] != hooks.ClientClaude {
+	if args[2] != "claude" {
 		o.Client = args[2]
 	}
 	seen := map[string]bool{}
