@@ -285,34 +285,10 @@ Examples:
 
 func printHooks(w io.Writer, res *app.HooksResult) {
 	for _, s := range res.Claude {
-		state := "not installed"
-		switch {
-		case s.Error != "":
-			state = "error: " + s.Error
-		case len(s.Events) > 0:
-			state = "installed for " + strings.Join(s.Events, ", ")
-		case !s.Exists:
-			state = "not installed (no file)"
-		}
-		if s.Changed {
-			state += " (changed)"
-		}
-		printf(w, "claude %-7s %s: %s\n", s.Scope, s.Path, state)
+		printf(w, "claude %-7s %s: %s\n", s.Scope, s.Path, hookFileState(s.Error, s.Events, s.Exists, s.Changed))
 	}
 	for _, s := range res.Clients {
-		state := "not installed"
-		switch {
-		case s.Error != "":
-			state = "error: " + s.Error
-		case len(s.Events) > 0:
-			state = "installed for " + strings.Join(s.Events, ", ")
-		case !s.Exists:
-			state = "not installed (no file)"
-		}
-		if s.Changed {
-			state += " (changed)"
-		}
-		printf(w, "%s %-7s %s: %s\n", s.Client, s.Scope, s.Path, state)
+		printf(w, "%s %-7s %s: %s\n", s.Client, s.Scope, s.Path, hookFileState(s.Error, s.Events, s.Exists, s.Changed))
 	}
 	if res.GitDir != "" {
 		printf(w, "git hooks in %s:\n", res.GitDir)
@@ -407,4 +383,21 @@ Examples:
 			return nil
 		},
 	}
+}
+
+// hookFileState says what a client's hook file holds of exarchos's.
+func hookFileState(err string, events []string, exists, changed bool) string {
+	state := "not installed"
+	switch {
+	case err != "":
+		state = "error: " + err
+	case len(events) > 0:
+		state = "installed for " + strings.Join(events, ", ")
+	case !exists:
+		state = "not installed (no file)"
+	}
+	if changed {
+		state += " (changed)"
+	}
+	return state
 }
