@@ -143,6 +143,12 @@ func TestClientHooksEnforceTheSameRules(t *testing.T) {
 				assert.Contains(t, pre("apply_patch", map[string]string{"command": patch}), "main.go", "a patch is judged by every file it names")
 				docsOnly := "*** Begin Patch\n*** Add File: docs/design.md\n+# design\n*** End Patch\n"
 				assert.Empty(t, pre("apply_patch", map[string]string{"command": docsOnly}), "a patch of the phase's documents passes")
+				// Codex 0.171 without its apply_patch tool (a model it has no metadata for) runs the patch
+				// through its shell tool, as it was seen to: the command is judged by the patch's files.
+				heredoc := "apply_patch <<'EOF'\n*** Begin Patch\n*** Add File: " + filepath.Join(dir, "src", "login.go") + "\n+package src\n*** End Patch\nEOF\n"
+				assert.Contains(t, pre(p.Tools["shell"], bash(heredoc)), "login.go", "a patch through the shell is judged by its files")
+				assert.Contains(t, pre(p.Tools["shell"], bash("applypatch <<'EOF'\n*** Begin Patch\n*** Update File: main.go\n@@\n+x\n*** End Patch\nEOF")), "main.go")
+				assert.Empty(t, pre(p.Tools["shell"], bash("apply_patch <<'EOF'\n"+docsOnly+"EOF\n")), "a patch of the phase's documents through the shell passes")
 			} else {
 				assert.Contains(t, pre(p.Tools["write"], writeArgs), "main.go", "a file write in a planning phase")
 				assert.Contains(t, pre(p.Tools["edit"], map[string]string{"file_path": code, "path": code, "old_string": "a", "new_string": "b"}), "main.go")

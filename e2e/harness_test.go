@@ -117,7 +117,15 @@ type Env struct {
 // holds the test identity and trusts the fake's host; the model server; the fake GitHub.
 func NewEnv(t *testing.T) *Env {
 	t.Helper()
-	e := &Env{T: t, Claude: claudePath(t), Home: t.TempDir(), Plugin: filepath.Join(moduleRoot, "claude-plugin")}
+	e := newWorld(t)
+	e.Claude, e.Plugin = claudePath(t), filepath.Join(moduleRoot, "claude-plugin")
+	return e
+}
+
+// newWorld is NewEnv without a client: the repository, the scratch HOME, the servers.
+func newWorld(t *testing.T) *Env {
+	t.Helper()
+	e := &Env{T: t, Home: t.TempDir()}
 	buildBinaries(t)
 	root := t.TempDir()
 	e.Dir, e.Remote = filepath.Join(root, "app"), filepath.Join(root, "origin.git")

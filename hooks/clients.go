@@ -137,6 +137,12 @@ func ReadClientInput(client, event string, r io.Reader, getenv func(string) stri
 		call.Inputs = patchInputs(in)
 		return call, nil
 	}
+	if client == ClientCodex && in.ToolName == "Bash" && isPatchCommand(in.ToolInput) {
+		// Codex (0.171) runs `apply_patch <<'EOF' … EOF` given to its shell tool as a patch, the
+		// hook seeing a Bash call: each file of the patch is judged, then the command itself.
+		call.Inputs = append(patchInputs(in), in)
+		return call, nil
+	}
 	call.Inputs = []Input{in}
 	return call, nil
 }
@@ -177,6 +183,15 @@ func patchInputs(in Input) []Input {
 		return []Input{in}
 	}
 	return out
+}
+
+// isPatchCommand reports whether a shell call's command runs Codex's apply_patch on a patch.
+func isPatchCommand(raw json.RawMessage) bool {
+	var t struct {
+		Command string `json:"command"`
+	}
+	_ = json.Unmarshal(raw, &t)
+	return strings.Contains(t.Command, "*** Begin Patch") && (strings.Contains(t.Command, "apply_patch") || strings.Contains(t.Command, "applypatch"))
 }
 
 // patchText finds the patch in apply_patch's tool_input, whatever key holds it (the text itself,

@@ -1,0 +1,49 @@
+package e2e
+
+import (
+	"fmt"
+	"path/filepath"
+	"testing"
+
+	"github.com/exarchos/git-exarchos/internal/modelserver"
+)
+
+// codex is Codex CLI, run with `codex exec` against a config.toml provider in a scratch CODEX_HOME
+// (the Responses API, streamed), with the project trusted so its .codex/hooks.json is read, and
+// --dangerously-bypass-hook-trust standing for the user's one-time trust of the hooks (/hooks).
+var codex = agentClient{
+	name: "codex", bin: "codex",
+	shell: func(id, command string) modelserver.ToolUse {
+		return modelserver.ToolUse{ID: id, Name: "exec_command", Input: map[string]any{"cmd": command}}
+	},
+	write: func(id, path, content string) modelserver.ToolUse {
+		return modelserver.ToolUse{ID: id, Name: "exec_command", Input: map[string]any{"cmd": "apply_patch <<'EOF'\n*** Begin Patch\n*** Add File: " + path + "\n+" + content + "*** End Patch\nEOF\n"}}
+	},
+	command: func(e *Env, url, prompt string) ([]string, []string) {
+		home := filepath.Join(e.Home, ".codex-home")
+		writeFile(e.T, filepath.Join(home, "config.toml"), fmt.Sprintf(`model = "gpt-5.1-codex"
+model_provider = "e2e"
+
+[model_providers.e2e]
+name = "e2e"
+base_url = "%s/v1"
+env_key = "E2E_MODEL_KEY"
+wire_api = "responses"
+
+[features]
+apply_patch_freeform = true
+
+[projects.%q]
+trust_level = "trusted"
+`, url, e.Dir))
+		return []string{"exec", "--json", "--skip-git-repo-check", "--dangerously-bypass-hook-trust", "--dangerously-bypass-approvals-and-sandbox", prompt},
+			[]string{"CODEX_HOME=" + home, "E2E_MODEL_KEY=dummy"}
+	},
+}
+
+// TestCodexEnforcesTheWorkflow: issue 39's cases under Codex CLI (testClientEnforces). Its model
+// has no metadata in Codex's catalog, so Codex offers no apply_patch tool and the file write is a
+// patch run through its shell tool, `apply_patch <<'EOF'`, as Codex runs it.
+func TestCodexEnforcesTheWorkflow(t *testing.T) {
+	testClientEnforces(t, codex)
+}
