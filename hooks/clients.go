@@ -66,7 +66,7 @@ type copilotInput struct {
 	SessionID  string          `json:"sessionId"`
 	Cwd        string          `json:"cwd"`
 	ToolName   string          `json:"toolName"`
-	ToolArgs   json.RawMessage `json:"toolArgs"` // a JSON string holding the arguments, or the object
+	ToolArgs   json.RawMessage `json:"toolArgs"` // the object (1.0.102 sends it), or a JSON string holding it (its docs)
 	Source     string          `json:"source"`
 	Reason     string          `json:"reason"`
 	StopActive bool            `json:"stopHookActive"`
@@ -298,8 +298,8 @@ func (o Output) WriteFor(client, event string, w io.Writer) error {
 		case o.Denied():
 			v = map[string]string{"permissionDecision": "deny", "permissionDecisionReason": reason}
 		case o.Decision == "block":
-			// agentStop reads decision and reason; postToolUse's output is ignored (1.0.102): the
-			// block is still journalled, and the guards judge the branch at the next transition.
+			// agentStop and postToolUse read decision and reason: postToolUse's block reaches the
+			// model as the tool's result (1.0.102, seen in e2e/copilot_test.go).
 			v = map[string]string{"decision": "block", "reason": o.Reason}
 		case context != "":
 			v = map[string]string{"additionalContext": context}
