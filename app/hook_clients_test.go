@@ -68,7 +68,7 @@ func (p clientPayloads) call(t *testing.T, session, cwd, event, tool string, inp
 			m[k] = fmt.Sprintf("call_%d", toolUse)
 		case "$INPUT":
 			m[k] = json.RawMessage(ti)
-		case "$INPUT_STRING": // Copilot CLI sends the arguments as a JSON string
+		case "$INPUT_STRING": // the arguments as a JSON string, as Copilot CLI's docs give them
 			m[k] = string(ti)
 		}
 	}
@@ -134,7 +134,9 @@ func TestClientHooksEnforceTheSameRules(t *testing.T) {
 
 			assert.Contains(t, pre(p.Tools["shell"], bash("git exarchos approve login")), "human", "a human decision through the shell")
 			assert.Empty(t, pre(p.Tools["shell"], bash("git status")), "a read-only command passes")
-			assert.Empty(t, pre(p.Tools["read"], map[string]string{"file_path": filepath.Join(dir, "main.go"), "path": filepath.Join(dir, "main.go")}), "reading passes")
+			if p.Tools["read"] != "" { // Codex reads through its shell
+				assert.Empty(t, pre(p.Tools["read"], map[string]string{"file_path": filepath.Join(dir, "main.go"), "path": filepath.Join(dir, "main.go")}), "reading passes")
+			}
 
 			code := filepath.Join(dir, "main.go")
 			writeArgs := map[string]string{"file_path": code, "path": code, "content": "x", "file_text": "x"}
@@ -187,8 +189,10 @@ func TestClientHooksRefuseTheShellWhereThePhaseAllowsNone(t *testing.T) {
 			require.NoError(t, err)
 			a := p.call(t, "s-look-"+p.Client, dir, p.Events[hooks.PreToolUse], p.Tools["shell"], bash("ls"))
 			assert.Contains(t, refusal(a), "Bash", "%v", a)
-			read := filepath.Join(dir, "main.go")
-			assert.Empty(t, refusal(p.call(t, "s-look-"+p.Client, dir, p.Events[hooks.PreToolUse], p.Tools["read"], map[string]string{"file_path": read, "path": read})))
+			if p.Tools["read"] != "" {
+				read := filepath.Join(dir, "main.go")
+				assert.Empty(t, refusal(p.call(t, "s-look-"+p.Client, dir, p.Events[hooks.PreToolUse], p.Tools["read"], map[string]string{"file_path": read, "path": read})))
+			}
 		})
 	}
 }
