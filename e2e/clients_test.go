@@ -242,13 +242,66 @@ func testClientEnforces(t *testing.T, c agentClient) []hookCall {
 		t.Errorf("the workflow's state changed:\nbefore %s\nafter  %s", beforeJSON, afterJSON)
 	}
 	got := hookCalls(t, calls)
-	if len(got) == 0 {
-		t.Errorf("%s called no hook", c.name)
-	}
+	checkPayloadShapes(t, c, got)
 	if os.Getenv("EXARCHOS_E2E_HOOK_CALLS") != "" { // to record the payloads of hooks/testdata/client-payloads.json
 		for _, h := range got {
 			t.Logf("hook call: %s\n%s", h.Args, h.Raw)
 		}
 	}
 	return got
+}
+
+// checkPayloadShapes: the client's tool and session-start payloads have exactly the fields of the
+// ones hooks/testdata/client-payloads.json holds for it (recorded from this test), which the
+// adapter's unit tests (app/hook_clients_test.go) replay: a client that changes its payload fails
+// here, not in a user's session.
+func checkPayloadShapes(t *testing.T, c agentClient, calls []hookCall) {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(moduleRoot, "hooks", "testdata", "client-payloads.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var all []struct {
+		Client         string            `json:"client"`
+		Events         map[string]string `json:"events"`
+		Payload        map[string]any    `json:"payload"`
+		PayloadSession map[string]any    `json:"payloadSession"`
+	}
+	if err := json.Unmarshal(b, &all); err != nil {
+		t.Fatal(err)
+	}
+	keys := func(m map[string]any) string {
+		var ks []string
+		for k := range m {
+			ks = append(ks, k)
+		}
+		sort.Strings(ks)
+		return strings.Join(ks, " ")
+	}
+	for _, p := range all {
+		if p.Client != c.name {
+			continue
+		}
+		want := map[string]string{p.Events["PreToolUse"]: keys(p.Payload), p.Events["SessionStart"]: keys(p.PayloadSession)}
+		seen := map[string]bool{}
+		for _, h := range calls {
+			event, _ := h.Input["hook_event_name"].(string)
+			if f := strings.Fields(h.Args); event == "" && len(f) == 3 {
+				event = f[2] // Copilot's camelCase payload: the command names its event
+			}
+			if w, ok := want[event]; ok {
+				seen[event] = true
+				if got := keys(h.Input); got != w {
+					t.Errorf("%s's %s payload has fields\n  %s\nhooks/testdata/client-payloads.json has\n  %s\nrecord it again: %s", c.name, event, got, w, h.Raw)
+				}
+			}
+		}
+		for event := range want {
+			if !seen[event] {
+				t.Errorf("%s called no %s hook", c.name, event)
+			}
+		}
+		return
+	}
+	t.Errorf("hooks/testdata/client-payloads.json has no %s", c.name)
 }
