@@ -143,7 +143,13 @@ func runClient(e *Env, c agentClient, bin, prompt string, script []modelserver.T
 	start := time.Now()
 	err := cmd.Run()
 	res := &clientResult{Stdout: stdout.String(), Stderr: stderr.String(), Err: err, Requests: e.Model.Requests()[before:]}
-	t.Logf("%s run: %d model requests, %s", c.name, len(res.Requests), time.Since(start).Round(time.Millisecond))
+	end := time.Since(start).Round(time.Millisecond)
+	if len(res.Requests) > 0 {
+		first, last := res.Requests[0].Time.Sub(start), res.Requests[len(res.Requests)-1].Time.Sub(start)
+		t.Logf("%s run: %d model requests (the first after %s, the last after %s), %s", c.name, len(res.Requests), first.Round(time.Millisecond), last.Round(time.Millisecond), end)
+	} else {
+		t.Logf("%s run: no model request, %s", c.name, end)
+	}
 	if ctx.Err() != nil {
 		t.Fatalf("%s did not finish within 90s\nstderr:\n%s\nstdout:\n%s", c.name, tail(res.Stderr, 4000), tail(res.Stdout, 4000))
 	}

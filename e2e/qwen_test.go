@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"path/filepath"
 	"testing"
 
 	"github.com/exarchos/git-exarchos/internal/modelserver"
@@ -17,6 +18,10 @@ var qwen = agentClient{
 		return modelserver.ToolUse{ID: id, Name: "write_file", Input: map[string]any{"file_path": path, "content": content}}
 	},
 	command: func(e *Env, url, prompt string) ([]string, []string) {
+		// The user's settings: nothing sent home, no update check.
+		writeFile(e.T, filepath.Join(e.Home, ".qwen", "settings.json"), `{"privacy": {"usageStatisticsEnabled": false}, "telemetry": {"enabled": false},
+  "general": {"disableAutoUpdate": true, "disableUpdateNag": true}}
+`)
 		return []string{"--approval-mode", "yolo", "--auth-type", "openai", prompt},
 			[]string{"OPENAI_BASE_URL=" + url + "/v1", "OPENAI_API_KEY=dummy", "OPENAI_MODEL=e2e-model"}
 	},

@@ -24,6 +24,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"sync"
+	"time"
 )
 
 // MainAgent is the marker the e2e harness appends to the main agent's system prompt
@@ -56,6 +57,7 @@ type Turn struct {
 
 // Request is one request the server received.
 type Request struct {
+	Time    time.Time // when it arrived
 	Format  Format
 	Path    string
 	Header  http.Header
@@ -279,6 +281,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
 	}
+	req.Time = time.Now()
 	s.mu.Lock()
 	s.requests = append(s.requests, req)
 	var turn *Turn
