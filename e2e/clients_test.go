@@ -26,9 +26,10 @@ import (
 type agentClient struct {
 	name string // the client's name in `hook <name>` and `hooks install --<name>`
 	bin  string // its program in node_modules/.bin
-	// shell and write are the model's calls of the client's shell and file-write tools.
-	shell func(id, command string) modelserver.ToolUse
-	write func(id, path, content string) modelserver.ToolUse
+	// shell is the model's call of the client's shell tool; writes are its calls that write a file,
+	// in every form the client has (ids id, id-2, …).
+	shell  func(id, command string) modelserver.ToolUse
+	writes func(id, path, content string) []modelserver.ToolUse
 	// command is the client's command line and environment for one non-interactive run of prompt
 	// in the world, the model at url.
 	command func(e *Env, url, prompt string) (args, env []string)
@@ -208,14 +209,18 @@ func testClientEnforces(t *testing.T, c agentClient) []hookCall {
 	prompt := "Work on the login feature. " + modelserver.MainAgent
 	src := filepath.Join(e.Dir, "src", "login.go")
 	shellWrite := "mkdir -p src && echo x > src/a.go"
+	writes := c.writes("write-src", src, "package src\n")
+	checks := []func(*modelserver.Request) error{
+		ExpectResult("approve", nil, "`git exarchos approve` is a human decision"),
+		ExpectResult("shell-write", nil, "src/a.go"),
+	}
+	for _, w := range writes {
+		checks = append(checks, ExpectResult(w.ID, nil, "is not allowed while workflow login (feature) is in phase ideate"))
+	}
 	res := runClient(e, c, bin, prompt, []modelserver.Turn{
 		{Agent: mainAgent, Expect: expectText("git exarchos: workflow login (feature) on branch login is in phase ideate"),
-			ToolUses: []modelserver.ToolUse{c.write("write-src", src, "package src\n"), c.shell("approve", "git exarchos approve login"), c.shell("shell-write", shellWrite)}},
-		{Agent: mainAgent, Expect: expectAll(
-			ExpectResult("write-src", nil, "is not allowed while workflow login (feature) is in phase ideate"),
-			ExpectResult("approve", nil, "`git exarchos approve` is a human decision"),
-			ExpectResult("shell-write", nil, "src/a.go")),
-			Text: "The approval is yours."},
+			ToolUses: append(writes, c.shell("approve", "git exarchos approve login"), c.shell("shell-write", shellWrite))},
+		{Agent: mainAgent, Expect: expectAll(checks...), Text: "The approval is yours."},
 	})
 	if _, err := os.Stat(src); err == nil {
 		t.Errorf("the refused write made %s", src)

@@ -16,8 +16,9 @@ var copilot = agentClient{
 	shell: func(id, command string) modelserver.ToolUse {
 		return modelserver.ToolUse{ID: id, Name: "bash", Input: map[string]any{"command": command, "description": "run " + firstWord(command)}}
 	},
-	write: func(id, path, content string) modelserver.ToolUse {
-		return modelserver.ToolUse{ID: id, Name: "create", Input: map[string]any{"path": path, "file_text": content}}
+	writes: func(id, path, content string) []modelserver.ToolUse {
+		return []modelserver.ToolUse{{ID: id, Name: "create", Input: map[string]any{"path": path, "file_text": content}},
+			{ID: id + "-2", Name: "edit", Input: map[string]any{"path": path, "old_str": "", "new_str": content}}}
 	},
 	command: func(e *Env, url, prompt string) ([]string, []string) {
 		return []string{"-p", prompt, "--allow-all-tools", "--allow-all-paths", "--no-color"},

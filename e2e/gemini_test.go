@@ -15,8 +15,9 @@ var gemini = agentClient{
 	shell: func(id, command string) modelserver.ToolUse {
 		return modelserver.ToolUse{ID: id, Name: "run_shell_command", Input: map[string]any{"command": command}}
 	},
-	write: func(id, path, content string) modelserver.ToolUse {
-		return modelserver.ToolUse{ID: id, Name: "write_file", Input: map[string]any{"file_path": path, "content": content}}
+	writes: func(id, path, content string) []modelserver.ToolUse {
+		return []modelserver.ToolUse{{ID: id, Name: "write_file", Input: map[string]any{"file_path": path, "content": content}},
+			{ID: id + "-2", Name: "replace", Input: map[string]any{"file_path": path, "instruction": "write it", "old_string": "", "new_string": content}}}
 	},
 	command: func(e *Env, url, prompt string) ([]string, []string) {
 		// The user's settings: the API key as the way in, nothing sent home, no update check.

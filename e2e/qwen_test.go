@@ -14,8 +14,9 @@ var qwen = agentClient{
 	shell: func(id, command string) modelserver.ToolUse {
 		return modelserver.ToolUse{ID: id, Name: "run_shell_command", Input: map[string]any{"command": command, "is_background": false}}
 	},
-	write: func(id, path, content string) modelserver.ToolUse {
-		return modelserver.ToolUse{ID: id, Name: "write_file", Input: map[string]any{"file_path": path, "content": content}}
+	writes: func(id, path, content string) []modelserver.ToolUse {
+		return []modelserver.ToolUse{{ID: id, Name: "write_file", Input: map[string]any{"file_path": path, "content": content}},
+			{ID: id + "-2", Name: "edit", Input: map[string]any{"file_path": path, "old_string": "", "new_string": content}}}
 	},
 	command: func(e *Env, url, prompt string) ([]string, []string) {
 		// The user's settings: nothing sent home, no update check.
