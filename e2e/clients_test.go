@@ -37,26 +37,10 @@ type agentClient struct {
 	scope string
 }
 
-// clientPath is the client's program: $EXARCHOS_<NAME>, else the one `npm ci` installs. Missing,
-// the test is skipped with how to install it, except in CI (CI=true), where it fails.
+// clientPath is the client's program: $EXARCHOS_<NAME>, else the one `npm ci` installs.
 func clientPath(t *testing.T, c agentClient) string {
 	t.Helper()
-	env := "EXARCHOS_" + strings.ToUpper(c.name)
-	p := os.Getenv(env)
-	if p == "" {
-		p = filepath.Join(moduleRoot, "node_modules", ".bin", c.bin)
-	}
-	if _, err := os.Stat(p); err != nil {
-		msg := fmt.Sprintf("the %s client is not installed (%s): run `npm ci` at the repository root (it installs the version package.json pins), or set %s to its binary", c.name, p, env)
-		if os.Getenv("CI") == "true" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
-	}
-	if _, err := exec.LookPath("node"); err != nil {
-		t.Fatalf("node is not on PATH: the %s client needs it (install nodejs)", c.name)
-	}
-	return p
+	return npmClientPath(t, c.name, c.bin, "EXARCHOS_"+strings.ToUpper(c.name))
 }
 
 // agentVarsCleared are every client's agent variables, set empty for the clients' processes:

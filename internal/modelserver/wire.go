@@ -52,26 +52,6 @@ func (u ToolUse) arguments() string {
 	return string(b)
 }
 
-// textOf reads a content that is a string or a list of parts with "text" (every format's shape).
-func textOf(raw json.RawMessage) string {
-	if len(raw) == 0 {
-		return ""
-	}
-	var s string
-	if json.Unmarshal(raw, &s) == nil {
-		return s
-	}
-	var parts []struct {
-		Text string `json:"text"`
-	}
-	_ = json.Unmarshal(raw, &parts)
-	var out []string
-	for _, p := range parts {
-		out = append(out, p.Text)
-	}
-	return strings.Join(out, "\n")
-}
-
 func rawJSON(v any) json.RawMessage {
 	b, _ := json.Marshal(v)
 	return b
@@ -149,7 +129,7 @@ func parseResponses(path string, h http.Header, body []byte) (*Request, error) {
 			if role != "assistant" {
 				role = "user" // user, developer, system: what the client says to the model
 			}
-			c.add(role, Block{Type: "text", Text: textOf(it.Content)})
+			c.add(role, Block{Type: "text", Text: blockText(it.Content)})
 		case "function_call":
 			c.add("assistant", Block{Type: "tool_use", ID: it.CallID, Name: it.Name, Input: argsJSON(it.Args)})
 		case "custom_tool_call":
@@ -168,9 +148,9 @@ func outputText(raw json.RawMessage) string {
 		Content json.RawMessage `json:"content"`
 	}
 	if json.Unmarshal(raw, &o) == nil && len(o.Content) > 0 {
-		return textOf(o.Content)
+		return blockText(o.Content)
 	}
-	return textOf(raw)
+	return blockText(raw)
 }
 
 func cmpOr(a, b string) string {
@@ -275,11 +255,11 @@ func parseChat(path string, h http.Header, body []byte) (*Request, error) {
 	for _, m := range v.Messages {
 		switch m.Role {
 		case "system", "developer":
-			system = append(system, textOf(m.Content))
+			system = append(system, blockText(m.Content))
 		case "tool":
-			c.add("user", toolResultBlock(m.ToolCallID, textOf(m.Content), false))
+			c.add("user", toolResultBlock(m.ToolCallID, blockText(m.Content), false))
 		default:
-			if text := textOf(m.Content); text != "" || len(m.ToolCalls) == 0 {
+			if text := blockText(m.Content); text != "" || len(m.ToolCalls) == 0 {
 				c.add(m.Role, Block{Type: "text", Text: text})
 			}
 			for _, tc := range m.ToolCalls {
