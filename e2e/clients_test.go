@@ -33,8 +33,6 @@ type agentClient struct {
 	// command is the client's command line and environment for one non-interactive run of prompt
 	// in the world, the model at url.
 	command func(e *Env, url, prompt string) (args, env []string)
-	// scope is the `hooks install --scope` the client's hooks go in ("" the default, project).
-	scope string
 }
 
 // clientPath is the client's program: $EXARCHOS_<NAME>, else the one `npm ci` installs.
@@ -183,11 +181,7 @@ func testClientEnforces(t *testing.T, c agentClient) []hookCall {
 	e.Git(e.Dir, "update-ref", "-m", "fetch: as if fetched from origin", "refs/remotes/origin/main", "HEAD")
 	e.Git(e.Dir, "switch", "-q", "-c", "login")
 	e.MustHuman("init", "login", "--type", "feature")
-	install := []string{"hooks", "install", "--" + c.name}
-	if c.scope != "" {
-		install = append(install, "--scope", c.scope)
-	}
-	e.MustHuman(install...)
+	e.MustHuman("hooks", "install", "--"+c.name)
 	before, beforeJSON := stateOf(e, "login")
 
 	prompt := "Work on the login feature. " + modelserver.MainAgent

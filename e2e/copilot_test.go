@@ -8,11 +8,11 @@ import (
 
 // copilot is Copilot CLI, run with -p and every tool allowed, offline (COPILOT_OFFLINE) against
 // Chat Completions at COPILOT_PROVIDER_BASE_URL (its default wire API for a custom provider),
-// with the hooks hooks install --copilot --scope user puts in ~/.copilot/hooks: its repository
-// hooks do not run with -p. Its postToolUse answer {"decision":"block"} reaches the model as the
+// with the hooks hooks install --copilot puts in ~/.copilot/hooks (its user scope, the default:
+// its repository hooks do not run with -p). Its postToolUse answer {"decision":"block"} reaches the model as the
 // tool's result ("Tool result blocked: …"), as the other clients' after-the-fact answers do.
 var copilot = agentClient{
-	name: "copilot", bin: "copilot", scope: "user",
+	name: "copilot", bin: "copilot",
 	shell: func(id, command string) modelserver.ToolUse {
 		return modelserver.ToolUse{ID: id, Name: "bash", Input: map[string]any{"command": command, "description": "run " + firstWord(command)}}
 	},
