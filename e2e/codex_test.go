@@ -29,6 +29,7 @@ var codex = agentClient{
 		home := filepath.Join(e.Home, ".codex-home")
 		writeFile(e.T, filepath.Join(home, "config.toml"), fmt.Sprintf(`model = "gpt-5.5"
 model_provider = "e2e"
+check_for_update_on_startup = false
 
 [model_providers.e2e]
 name = "e2e"
