@@ -9,7 +9,8 @@ import (
 )
 
 // codex is Codex CLI, run with `codex exec` against a config.toml provider in a scratch CODEX_HOME
-// (the Responses API, streamed), with the project trusted so its .codex/hooks.json is read, and
+// (the Responses API, streamed), offline (no update check, no plugin sync: no DNS lookup is made,
+// checked with strace), with the project trusted so its .codex/hooks.json is read, and
 // --dangerously-bypass-hook-trust standing for the user's one-time trust of the hooks (/hooks).
 // The model is one Codex has metadata for (gpt-5.5), so it offers its tools as for a real model:
 // exec_command, and apply_patch as a free-form tool. A file is written both ways Codex writes:
@@ -30,6 +31,10 @@ var codex = agentClient{
 		writeFile(e.T, filepath.Join(home, "config.toml"), fmt.Sprintf(`model = "gpt-5.5"
 model_provider = "e2e"
 check_for_update_on_startup = false
+
+# No plugin marketplace sync (it fetches github.com/openai/plugins.git): the run stays offline.
+[features]
+plugins = false
 
 [model_providers.e2e]
 name = "e2e"
