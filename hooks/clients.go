@@ -306,7 +306,20 @@ func (o Output) WriteFor(client, event string, w io.Writer) error {
 		default:
 			v = struct{}{}
 		}
-	default: // Claude Code, Qwen Code
+	case ClientQwen:
+		if o.Decision == "block" && event == PostToolUse {
+			// Qwen Code (0.24.4) adds only hookSpecificOutput.additionalContext to the tool's
+			// result after the fact, and ignores decision "block" there (seen in e2e/qwen_test.go):
+			// the block's reason goes there too.
+			specific := SpecificOutput{HookEventName: event}
+			if o.Specific != nil {
+				specific = *o.Specific
+			}
+			specific.AdditionalContext = strings.TrimSpace(specific.AdditionalContext + "\n" + o.Reason)
+			o.Specific = &specific
+		}
+		return o.Write(w)
+	default: // Claude Code
 		return o.Write(w)
 	}
 	enc := json.NewEncoder(w)
