@@ -151,6 +151,10 @@ func TestClientHooksEnforceTheSameRules(t *testing.T) {
 				assert.Contains(t, pre(p.Tools["shell"], bash(heredoc)), "login.go", "a patch through the shell is judged by its files")
 				assert.Contains(t, pre(p.Tools["shell"], bash("applypatch <<'EOF'\n*** Begin Patch\n*** Update File: main.go\n@@\n+x\n*** End Patch\nEOF")), "main.go")
 				assert.Empty(t, pre(p.Tools["shell"], bash("apply_patch <<'EOF'\n"+docsOnly+"EOF\n")), "a patch of the phase's documents through the shell passes")
+				assert.Contains(t, pre(p.Tools["shell"], bash("cd docs && apply_patch <<'EOF'\n*** Begin Patch\n*** Add File: ../main.go\n+x\n*** End Patch\nEOF\n")), "main.go", "a patch run from another directory")
+				assert.Contains(t, pre(p.Tools["shell"], bash("cd src && apply_patch <<'EOF'\n*** Begin Patch\n*** Add File: docs/design.md\n+x\n*** End Patch\nEOF\n")), "src/docs/design.md", "a patch's paths are the directory's it runs in")
+				assert.Contains(t, pre(p.Tools["shell"], bash("cd src\napply_patch <<'EOF'\n*** Begin Patch\n*** Add File: docs/design.md\n+x\n*** End Patch\nEOF\n")), "src/docs/design.md")
+				assert.Contains(t, pre(p.Tools["shell"], bash("cd src; cd ..; cd src && apply_patch <<'EOF'\n*** Begin Patch\n*** Update File: docs/design.md\n@@\n+x\n*** End Patch\nEOF\n")), "src/docs/design.md")
 			} else {
 				assert.Contains(t, pre(p.Tools["write"], writeArgs), "main.go", "a file write in a planning phase")
 				assert.Contains(t, pre(p.Tools["edit"], map[string]string{"file_path": code, "path": code, "old_string": "a", "new_string": "b"}), "main.go")

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strings"
 )
 
@@ -134,13 +135,14 @@ func ReadClientInput(client, event string, r io.Reader, getenv func(string) stri
 		in.ToolInput = shellCommand(in.ToolInput)
 	}
 	if client == ClientCodex && in.ToolName == "apply_patch" {
-		call.Inputs = patchInputs(in)
+		call.Inputs = patchInputs(in, "")
 		return call, nil
 	}
 	if client == ClientCodex && in.ToolName == "Bash" && isPatchCommand(in.ToolInput) {
 		// Codex (0.171) runs `apply_patch <<'EOF' … EOF` given to its shell tool as a patch, the
-		// hook seeing a Bash call: each file of the patch is judged, then the command itself.
-		call.Inputs = append(patchInputs(in), in)
+		// hook seeing a Bash call: each file of the patch is judged (in the directory a leading
+		// `cd` moves to), then the command itself.
+		call.Inputs = append(patchInputs(in, patchDir(in.ToolInput)), in)
 		return call, nil
 	}
 	call.Inputs = []Input{in}
@@ -168,7 +170,8 @@ func shellCommand(raw json.RawMessage) json.RawMessage {
 // (an added file is a Write, an updated, deleted or moved one an Edit), so each is judged as
 // Claude Code's file tools are. A patch whose paths cannot be read stays apply_patch, which a
 // phase that lists its tools refuses.
-func patchInputs(in Input) []Input {
+// dir is the directory the patch is applied in, relative to the call's cwd ("" for the cwd).
+func patchInputs(in Input, dir string) []Input {
 	var out []Input
 	for _, f := range PatchFiles(patchText(in.ToolInput)) {
 		one := in
@@ -176,7 +179,14 @@ func patchInputs(in Input) []Input {
 		if f.Added {
 			one.ToolName = "Write"
 		}
-		one.ToolInput, _ = json.Marshal(map[string]string{"file_path": f.Path})
+		path := f.Path
+		if dir != "" && !filepath.IsAbs(path) {
+			path = filepath.Join(dir, path)
+			if !filepath.IsAbs(path) && in.Cwd != "" {
+				path = filepath.Join(in.Cwd, path)
+			}
+		}
+		one.ToolInput, _ = json.Marshal(map[string]string{"file_path": path})
 		out = append(out, one)
 	}
 	if len(out) == 0 {
@@ -192,6 +202,35 @@ func isPatchCommand(raw json.RawMessage) bool {
 	}
 	_ = json.Unmarshal(raw, &t)
 	return strings.Contains(t.Command, "*** Begin Patch") && (strings.Contains(t.Command, "apply_patch") || strings.Contains(t.Command, "applypatch"))
+}
+
+// patchDir is the directory a shell command's apply_patch runs in, from the `cd <dir>` commands
+// run before it (chained with &&, ; or a new line; "" when none): a patch's paths are that
+// directory's.
+func patchDir(raw json.RawMessage) string {
+	var t struct {
+		Command string `json:"command"`
+	}
+	_ = json.Unmarshal(raw, &t)
+	dir := ""
+	for _, part := range strings.Split(strings.NewReplacer(";", "&&", "\n", "&&").Replace(t.Command), "&&") {
+		f := strings.Fields(part)
+		if len(f) == 0 {
+			continue
+		}
+		if f[0] == "apply_patch" || f[0] == "applypatch" {
+			break
+		}
+		if f[0] == "cd" && len(f) == 2 {
+			d := strings.Trim(f[1], `'"`)
+			if filepath.IsAbs(d) {
+				dir = d
+			} else {
+				dir = filepath.Join(dir, d)
+			}
+		}
+	}
+	return dir
 }
 
 // patchText finds the patch in apply_patch's tool_input, whatever key holds it (the text itself,
