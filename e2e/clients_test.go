@@ -204,6 +204,10 @@ func testClientEnforces(t *testing.T, c agentClient) []hookCall {
 	if _, err := os.Stat(src); err == nil {
 		t.Errorf("the refused write made %s", src)
 	}
+	// Nothing was compacted in so short a conversation: no checkpoint is recorded.
+	if log := e.MustHuman("log", "login", "--type", "hook.checkpoint"); strings.Contains(log, "hook.checkpoint") {
+		t.Errorf("%s recorded checkpoints without a compaction:\n%s", c.name, log)
+	}
 	if t.Failed() {
 		t.Logf("%s stdout:\n%s\nstderr:\n%s", c.name, tail(res.Stdout, 3000), tail(res.Stderr, 3000))
 		if len(res.Requests) > 0 {

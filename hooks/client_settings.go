@@ -59,9 +59,9 @@ func ClientEntries(client string) []ClaudeEntry {
 	case ClientCodex:
 		return []ClaudeEntry{{Event: PreToolUse, Timeout: 10}, {Event: PostToolUse, Timeout: 20}, {Event: SessionStart, Timeout: 30},
 			{Event: SubagentStart, Timeout: 30}, {Event: PreCompact, Timeout: 30}, {Event: Stop, Timeout: 30}, {Event: SubagentStop, Timeout: 30}}
-	case ClientGemini: // timeout in milliseconds
+	case ClientGemini: // timeout in milliseconds; no PreCompress (see clientEvents)
 		return []ClaudeEntry{{Event: "BeforeTool", Timeout: 10000}, {Event: "AfterTool", Timeout: 20000}, {Event: "SessionStart", Timeout: 30000},
-			{Event: "PreCompress", Timeout: 30000}, {Event: "AfterAgent", Timeout: 30000}, {Event: "SessionEnd", Timeout: 30000}}
+			{Event: "AfterAgent", Timeout: 30000}, {Event: "SessionEnd", Timeout: 30000}}
 	case ClientQwen:
 		return []ClaudeEntry{{Event: PreToolUse, Timeout: 10}, {Event: PostToolUse, Timeout: 20}, {Event: SessionStart, Timeout: 30},
 			{Event: SubagentStart, Timeout: 30}, {Event: PreCompact, Timeout: 30}, {Event: Stop, Timeout: 30}, {Event: SubagentStop, Timeout: 30},

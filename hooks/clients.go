@@ -39,9 +39,11 @@ func IsClient(name string) bool {
 // Qwen Code) uses Claude Code's names.
 var clientEvents = map[string]map[string]string{
 	// Gemini CLI (0.61): AfterAgent fires once per turn after the final answer; its deny retries
-	// the turn with the reason as the prompt, as Claude Code's Stop block does.
+	// the turn with the reason as the prompt, as Claude Code's Stop block does. PreCompress is not
+	// PreCompact: it fires before every model turn, before the client checks whether to compress
+	// (seen in e2e/gemini_test.go), so it is neither mapped nor installed.
 	ClientGemini: {"BeforeTool": PreToolUse, "AfterTool": PostToolUse, "SessionStart": SessionStart,
-		"SessionEnd": SessionEnd, "PreCompress": PreCompact, "AfterAgent": Stop},
+		"SessionEnd": SessionEnd, "AfterAgent": Stop},
 	// Copilot CLI (1.0.x), camelCase events; its PascalCase events send Claude Code's payload.
 	ClientCopilot: {"preToolUse": PreToolUse, "postToolUse": PostToolUse, "sessionStart": SessionStart,
 		"sessionEnd": SessionEnd, "agentStop": Stop, "subagentStop": SubagentStop, "userPromptSubmitted": UserPromptSubmit},
