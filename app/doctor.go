@@ -207,6 +207,7 @@ func (d *DoctorResult) hooks(dir string) {
 	default:
 		d.add("claude-hooks", CheckWarn, "Claude Code hooks are not installed: phases are not enforced in agent sessions", "git exarchos hooks install --claude", nil)
 	}
+	d.clientHooks(st.Clients)
 	if path, ok, err := mcpRegistered(dir); err != nil {
 		d.add("mcp", CheckFail, err.Error(), "", nil)
 	} else if !ok && plugin != "" {
@@ -238,6 +239,28 @@ func (d *DoctorResult) hooks(dir string) {
 		d.add("git-hooks", CheckOK, "git hooks installed in "+st.GitDir+", chained before "+strings.Join(chained, ", ")+"'s previous hook", "", nil)
 	default:
 		d.add("git-hooks", CheckOK, "git hooks installed in "+st.GitDir, "", nil)
+	}
+}
+
+// clientHooks checks the other clients' hook files that exist (hooks status lists only those):
+// complete, and for Codex, which skips a hook nobody trusted without a word, how to trust them.
+func (d *DoctorResult) clientHooks(files []ClientHooksState) {
+	for _, c := range files {
+		fix := "git exarchos hooks install --" + c.Client + " --scope " + c.Scope
+		switch {
+		case c.Error != "":
+			d.add("client-hooks", CheckFail, fmt.Sprintf("%s hooks %s: %s", c.Client, c.Path, c.Error), "fix "+c.Path+", then "+fix, nil)
+		case len(c.Events) == 0:
+			continue
+		case len(c.Events) < len(hooks.ClientEntries(c.Client)):
+			d.add("client-hooks", CheckWarn, fmt.Sprintf("%s hooks are installed only in part in %s", c.Client, c.Path), fix, c)
+		default:
+			d.add("client-hooks", CheckOK, fmt.Sprintf("%s hooks installed in %s", c.Client, c.Path), "", nil)
+		}
+		if c.Client == hooks.ClientCodex && len(c.Events) > 0 {
+			d.add("codex-trust", CheckWarn, "Codex runs the hooks of "+c.Path+" only once you trust them, and skips them silently until then (after every change of the file too)",
+				"open codex in this repository, run /hooks and trust the git-exarchos hooks (a project's .codex/ also needs the project trusted)", nil)
+		}
 	}
 }
 

@@ -3,6 +3,7 @@ package app
 import (
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -20,8 +21,11 @@ import (
 type HooksOptions struct {
 	Claude bool
 	Git    bool
-	Scope  string // Claude Code settings scope: project (default), local or user
-	Dir    string // where to find the repository; "" is the working directory
+	// Clients are the other agent clients whose hooks to act on (hooks.ClientCodex, …): each
+	// client's own configuration, in the scope it reads (hooks.ClientSettingsPath).
+	Clients []string
+	Scope   string // Claude Code settings scope: project (default), local or user
+	Dir     string // where to find the repository; "" is the working directory
 	// Environ is the caller's environment (nil: the process's); uninstall refuses an agent's.
 	Environ agentenv.Env
 }
@@ -36,9 +40,22 @@ type ClaudeHooksState struct {
 	Error   string   `json:"error,omitempty"`
 }
 
+// ClientHooksState is one client's hook file as `hooks` reports it (Codex CLI, Gemini CLI, Qwen
+// Code, Copilot CLI).
+type ClientHooksState struct {
+	Client  string   `json:"client"`
+	Scope   string   `json:"scope"`
+	Path    string   `json:"path"`
+	Exists  bool     `json:"exists"`
+	Events  []string `json:"events"`
+	Changed bool     `json:"changed,omitempty"`
+	Error   string   `json:"error,omitempty"`
+}
+
 // HooksResult is what `hooks install|uninstall|status` prints.
 type HooksResult struct {
 	Claude  []ClaudeHooksState   `json:"claude,omitempty"`
+	Clients []ClientHooksState   `json:"clients,omitempty"`
 	GitDir  string               `json:"gitHooksDir,omitempty"`
 	Git     []hooks.GitHookState `json:"git,omitempty"`
 	Command string               `json:"command,omitempty"` // the handler command installed
@@ -75,8 +92,8 @@ func HooksUninstall(o HooksOptions) (*HooksResult, error) {
 
 func changeHooks(o HooksOptions, install bool) (*HooksResult, error) {
 	verb := map[bool]string{true: "install", false: "uninstall"}[install]
-	if !o.Claude && !o.Git {
-		return nil, project.Usagef("say what to %s: --claude, --git, or both", verb)
+	if !o.Claude && !o.Git && len(o.Clients) == 0 {
+		return nil, project.Usagef("say what to %s: --claude, --codex, --gemini, --qwen, --copilot, --git (any of them)", verb)
 	}
 	res := &HooksResult{}
 	// Installing changes what PostToolUse watches (the settings file, the git hooks): its own
@@ -84,6 +101,16 @@ func changeHooks(o HooksOptions, install bool) (*HooksResult, error) {
 	if r, err := Open(dirOr(o.Dir)); err == nil && install {
 		if r.hookRuntime().CheckControls(r.Store.Loc.WorkTree) == "" {
 			defer r.hookRuntime().AcceptControls()
+		}
+	}
+	for _, client := range o.Clients {
+		st, err := changeClientHooks(o, client, install)
+		if err != nil {
+			return nil, err
+		}
+		res.Clients = append(res.Clients, st)
+		if install && client == hooks.ClientCodex {
+			res.Warnings = append(res.Warnings, codexTrustNote(st.Path))
 		}
 	}
 	if o.Claude {
@@ -135,6 +162,69 @@ func changeHooks(o HooksOptions, install bool) (*HooksResult, error) {
 	return finishGitHooks(o, install, res)
 }
 
+// changeClientHooks installs or removes one client's hooks in its file of o.Scope (project, or
+// user for Copilot CLI, whose repository hooks do not run with -p).
+func changeClientHooks(o HooksOptions, client string, install bool) (ClientHooksState, error) {
+	scope := o.Scope
+	if scope == "" || client == hooks.ClientCopilot && scope == hooks.ScopeProject {
+		scope = map[bool]string{true: hooks.ScopeUser, false: hooks.ScopeProject}[client == hooks.ClientCopilot]
+	}
+	path, err := clientHooksPath(o.Dir, client, scope)
+	if err != nil {
+		return ClientHooksState{}, err
+	}
+	f, err := hooks.LoadClientHooks(client, path)
+	if err != nil {
+		return ClientHooksState{}, err
+	}
+	var changed bool
+	if install {
+		changed, err = f.Install(claudeHookCommand())
+		if err == nil {
+			err = hookrun.RecordInstalled(path)
+		}
+	} else {
+		changed, err = f.Uninstall()
+	}
+	if err != nil {
+		return ClientHooksState{}, err
+	}
+	_, statErr := os.Stat(path) // uninstall may have removed the file
+	return ClientHooksState{Client: client, Scope: scope, Path: path, Exists: statErr == nil, Events: nonNil(f.Installed()), Changed: changed}, nil
+}
+
+// clientHooksPath is a client's hook file in scope; project needs the repository.
+func clientHooksPath(dir, client, scope string) (string, error) {
+	var root, home string
+	if scope == hooks.ScopeUser || client == hooks.ClientCopilot {
+		h, err := os.UserHomeDir()
+		if err != nil {
+			return "", fmt.Errorf("find the home directory for the user scope: %w", err)
+		}
+		home = h
+	}
+	if scope == hooks.ScopeProject {
+		r, err := Open(dirOr(dir))
+		if err != nil {
+			return "", err
+		}
+		if r.Store.Loc.WorkTree == "" {
+			return "", project.Usagef("a bare repository has no working tree for the %s hooks: use --scope user", client)
+		}
+		root = r.Store.Loc.WorkTree
+	}
+	path, err := hooks.ClientSettingsPath(client, scope, root, home, os.Getenv)
+	if err != nil {
+		return "", project.Usagef("%v", err)
+	}
+	return path, nil
+}
+
+// codexTrustNote says what Codex needs before it runs the hooks it was given.
+func codexTrustNote(path string) string {
+	return "Codex runs a new or changed hook only once you trust it, and skips an untrusted one silently: open codex, run /hooks and trust the exarchos hooks of " + path + " (once per change); a project's .codex/ is read only in a trusted project"
+}
+
 // finishGitHooks installs or removes the git hooks when asked, after the Claude Code part.
 func finishGitHooks(o HooksOptions, install bool, res *HooksResult) (*HooksResult, error) {
 	if o.Git {
@@ -164,8 +254,29 @@ func dirOr(dir string) string {
 
 // HooksStatus reports what is installed in every settings scope and in the git hooks directory.
 func HooksStatus(o HooksOptions) (*HooksResult, error) {
-	both := !o.Claude && !o.Git
+	both := !o.Claude && !o.Git && len(o.Clients) == 0
 	res := &HooksResult{Command: claudeHookCommand()}
+	clients := o.Clients
+	if both {
+		clients = hooks.Clients[1:]
+	}
+	for _, client := range clients {
+		for _, scope := range []string{hooks.ScopeProject, hooks.ScopeUser} {
+			path, err := clientHooksPath(o.Dir, client, scope)
+			if err != nil {
+				continue // no such scope for the client, or no repository here
+			}
+			st := ClientHooksState{Client: client, Scope: scope, Path: path, Events: []string{}}
+			if f, err := hooks.LoadClientHooks(client, path); err != nil {
+				st.Error = err.Error()
+			} else {
+				st.Exists, st.Events = f.Exists, nonNil(f.Installed())
+			}
+			if st.Exists || !both {
+				res.Clients = append(res.Clients, st)
+			}
+		}
+	}
 	if o.Claude || both {
 		for _, scope := range hooks.Scopes {
 			st := ClaudeHooksState{Scope: scope, Events: []string{}}

@@ -1,7 +1,9 @@
 // Package e2e runs the real Claude Code client (pinned in package.json, installed by `npm ci`)
 // against a scripted model server (internal/modelserver) and the fake GitHub, with git exarchos's
 // plugin loaded, in real temporary repositories: what the hooks made the client do and what reached
-// the model are asserted from the client's stream and the server's recorded requests.
+// the model are asserted from the client's stream and the server's recorded requests. Codex CLI,
+// Gemini CLI, Qwen Code and Copilot CLI run the same way (clients_test.go), each in its own wire
+// format.
 //
 // The harness: NewEnv makes a world (a repository with a remote, a scratch HOME, the model server,
 // the fake GitHub); Env.Session starts a client session on it; Session.Run and Session.Resume run
@@ -91,12 +93,20 @@ func missingClientNotice(n int) {
 // test is skipped with how to install it, except in CI (CI=true), where it fails.
 func claudePath(t testing.TB) string {
 	t.Helper()
-	p := os.Getenv("EXARCHOS_CLAUDE")
+	return npmClientPath(t, "Claude Code", "claude", "EXARCHOS_CLAUDE")
+}
+
+// npmClientPath is an agent client's program: $env, else node_modules/.bin/<bin>, which `npm ci`
+// installs at the version package.json pins. Missing, the test is skipped with how to install it,
+// except in CI (CI=true), where it fails.
+func npmClientPath(t testing.TB, name, bin, env string) string {
+	t.Helper()
+	p := os.Getenv(env)
 	if p == "" {
-		p = filepath.Join(moduleRoot, "node_modules", ".bin", "claude")
+		p = filepath.Join(moduleRoot, "node_modules", ".bin", bin)
 	}
 	if _, err := os.Stat(p); err != nil {
-		msg := fmt.Sprintf("the Claude Code client is not installed (%s): run `npm ci` at the repository root (it installs the version package.json pins), or set EXARCHOS_CLAUDE to a claude binary", p)
+		msg := fmt.Sprintf("the %s client is not installed (%s): run `npm ci` at the repository root (it installs the version package.json pins), or set %s to its binary", name, p, env)
 		if os.Getenv("CI") == "true" {
 			t.Fatal(msg)
 		}
@@ -104,7 +114,7 @@ func claudePath(t testing.TB) string {
 		t.Skip(msg)
 	}
 	if _, err := exec.LookPath("node"); err != nil {
-		t.Fatalf("node is not on PATH: the Claude Code client needs it (install nodejs)")
+		t.Fatalf("node is not on PATH: the %s client needs it (install nodejs)", name)
 	}
 	return p
 }
@@ -148,7 +158,15 @@ type Env struct {
 // holds the test identity and trusts the fake's host; the model server; the fake GitHub.
 func NewEnv(t *testing.T) *Env {
 	t.Helper()
-	e := &Env{T: t, Claude: claudePath(t), Home: t.TempDir(), Plugin: filepath.Join(moduleRoot, "claude-plugin")}
+	e := newWorld(t)
+	e.Claude, e.Plugin = claudePath(t), filepath.Join(moduleRoot, "claude-plugin")
+	return e
+}
+
+// newWorld is NewEnv without a client: the repository, the scratch HOME, the servers.
+func newWorld(t *testing.T) *Env {
+	t.Helper()
+	e := &Env{T: t, Home: t.TempDir()}
 	buildBinaries(t)
 	root := t.TempDir()
 	e.Dir, e.Remote = filepath.Join(root, "app"), filepath.Join(root, "origin.git")

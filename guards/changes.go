@@ -27,7 +27,8 @@ type ChangeFacts interface {
 // not count one while it holds what the installer recorded writing (InstallFacts), and no fix
 // they print stashes, reverts or removes one (that would uninstall it). Changed afterwards, one
 // is counted like any other file.
-var InstalledFiles = []string{".claude/settings.json", ".claude/settings.local.json", ".mcp.json", ".github/workflows/exarchos-verify.yml"}
+var InstalledFiles = []string{".claude/settings.json", ".claude/settings.local.json", ".mcp.json", ".github/workflows/exarchos-verify.yml",
+	".codex/hooks.json", ".gemini/settings.json", ".qwen/settings.json"}
 
 // InstallFixes is, for each of InstalledFiles, the command that writes it again.
 var InstallFixes = map[string]string{
@@ -35,6 +36,9 @@ var InstallFixes = map[string]string{
 	".claude/settings.local.json":           "git exarchos hooks install --claude --scope local",
 	".mcp.json":                             "git exarchos mcp --install",
 	".github/workflows/exarchos-verify.yml": "git exarchos setup",
+	".codex/hooks.json":                     "git exarchos hooks install --codex",
+	".gemini/settings.json":                 "git exarchos hooks install --gemini",
+	".qwen/settings.json":                   "git exarchos hooks install --qwen",
 }
 
 // IsInstalledFile reports whether path (relative to the worktree's top) is one of InstalledFiles.

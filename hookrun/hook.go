@@ -18,6 +18,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -34,6 +35,11 @@ import (
 type ClaudeHookOptions struct {
 	Stdin          io.Reader
 	Stdout, Stderr io.Writer
+	// Client is the agent client whose hook this is (hooks.Clients; "" is Claude Code), and Event
+	// the event named on the command line, for a client whose payload does not name it (Copilot).
+	Client, Event string
+	// Getenv reads the hook's environment (nil: os.Getenv).
+	Getenv func(string) string
 	// FromPlugin: started by the Claude Code plugin's hooks (--plugin); the handler then stands
 	// aside when a settings file installs it too, so no event is handled twice.
 	FromPlugin bool
@@ -64,13 +70,23 @@ const DefaultDeadline = 5 * time.Second
 // cached state, and never starts a process. It fails closed: unreadable input exits 2 (Claude
 // Code blocks the call and shows stderr); a panic or a call that overruns the deadline answers a
 // refusal for tool events and the safe default for the others.
+//
+// Every other client (o.Client) takes the same road: its payload is read into Claude Code's terms
+// (hooks.ReadClientInput: events, tool names, a Codex patch's files), judged by the same
+// handler, and answered in the client's shape (hooks.Output.WriteFor).
 func ClaudeHook(o ClaudeHookOptions) error {
-	warn := func(msg string) { fmt.Fprintf(o.Stderr, "git exarchos hook claude: %s\n", msg) }
-	in, err := hooks.ReadInput(o.Stdin)
+	client := cmp.Or(o.Client, hooks.ClientClaude)
+	warn := func(msg string) { fmt.Fprintf(o.Stderr, "git exarchos hook %s: %s\n", client, msg) }
+	getenv := o.Getenv
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	call, err := hooks.ReadClientInput(client, o.Event, o.Stdin, getenv)
 	if err != nil {
 		warn(err.Error() + "; refusing: ask the user to check the hooks with git exarchos hooks status")
 		return fmt.Errorf("%w: %v", ErrHookBlock, err)
 	}
+	in := call.Inputs[0]
 	if o.FromPlugin && pluginStandsAside(in.HookEventName) {
 		return nil // the settings' handler answers this event
 	}
@@ -86,10 +102,10 @@ func ClaudeHook(o ClaudeHookOptions) error {
 				answer <- hooks.Failed(in, fmt.Sprintf("internal error: %v", p))
 			}
 		}()
-		answer <- hooks.Handle(in, &hookRepo{startMonitor: o.StartMonitor}, warn)
+		answer <- hooks.HandleCall(call, &hookRepo{startMonitor: o.StartMonitor}, warn)
 	}()
 	overrun := func() error {
-		return hooks.Failed(in, fmt.Sprintf("no answer within %s", deadline)).Write(o.Stdout)
+		return hooks.Failed(in, fmt.Sprintf("no answer within %s", deadline)).WriteFor(client, call.Event, o.Stdout)
 	}
 	select {
 	case out := <-answer:
@@ -101,7 +117,7 @@ func ClaudeHook(o ClaudeHookOptions) error {
 		if !out.Denied() {
 			noteCaller(in) // caller.go: which agent a call running exarchos came from (a denied one never runs)
 		}
-		return out.Write(o.Stdout)
+		return out.WriteFor(client, call.Event, o.Stdout)
 	case <-time.After(deadline):
 		return overrun()
 	}
@@ -357,3 +373,10 @@ func (h *hookRepo) Controls(dir string) string {
 
 // Held is why the workflow is held: its ref moved outside git exarchos (hook_controls.go).
 func (h *hookRepo) Held(w hooks.Bound) string { return h.repo.Held(w.Feature) }
+
+// Clients are the agent clients `git exarchos hook <client>` answers (hooks.Clients): the CLI
+// reads them here, as it may not import hooks.
+var Clients = hooks.Clients
+
+// IsClient reports whether name is one of Clients.
+func IsClient(name string) bool { return hooks.IsClient(name) }

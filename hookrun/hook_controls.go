@@ -10,6 +10,9 @@ package hookrun
 //
 //   - Claude Code's settings (the project's .claude/settings.json and settings.local.json, the
 //     user's ~/.claude/settings.json): disableAllHooks, allowManagedHooksOnly and hooks;
+//   - the other clients' hook files (.codex/hooks.json, .gemini/ and .qwen/settings.json, in the
+//     worktree and the home directory, ~/.copilot/hooks/exarchos.json): their hooks and what
+//     turns them off (hook_controls_clients.go);
 //   - git's configuration (the repository's config, config.worktree and the files they include):
 //     the keys the Bash reader refuses to set (aliases, core.hooksPath, includes, exarchos.*,
 //     refspecs reaching refs/exarchos) and core.fsmonitor, which git runs;
@@ -79,6 +82,7 @@ const (
 	kindSettings controlKind = iota
 	kindConfig
 	kindGitHook
+	kindClientSettings // another client's hook file (hook_controls_clients.go)
 )
 
 // control is one watched file.
@@ -231,6 +235,9 @@ func (r *Repo) observeControls(root string, prev *controlState) (*controlState, 
 	if home, err := os.UserHomeDir(); err == nil {
 		add(filepath.Join(home, ".claude", "settings.json"), kindSettings)
 	}
+	for _, p := range clientControlPaths(root, userHome()) {
+		add(p, kindClientSettings)
+	}
 	configs := append([]string{filepath.Join(loc.CommonDir, "config"), filepath.Join(loc.GitDir, "config.worktree")}, userGitConfigs()...)
 	hooksDir := filepath.Join(loc.CommonDir, "hooks")
 	for seen := map[string]bool{}; len(configs) > 0; configs = configs[1:] {
@@ -313,6 +320,10 @@ func controlDigest(p string, k controlKind) string {
 			return noneRelevant // no hook setting (the client writes permissions here)
 		}
 		what, _ = json.Marshal(map[string]json.RawMessage{"disableAllHooks": s["disableAllHooks"], "allowManagedHooksOnly": s["allowManagedHooksOnly"], "hooks": s["hooks"]})
+	case kindClientSettings:
+		if what = clientSettingsWhat(b); what == nil {
+			return noneRelevant
+		}
 	case kindConfig:
 		lines := protectedConfigLines(b)
 		if len(lines) == 0 {
@@ -435,7 +446,7 @@ func configIncludes(p string) (includes []string, hooksPath string) {
 
 // controlChanged says what changed in a control file and how to put it back exactly.
 func (r *Repo) controlChanged(c control, before string) string {
-	what := map[controlKind]string{kindSettings: "Claude Code's hook settings", kindConfig: "git configuration that changes what git runs", kindGitHook: "a git hook"}[c.kind]
+	what := map[controlKind]string{kindSettings: "Claude Code's hook settings", kindConfig: "git configuration that changes what git runs", kindGitHook: "a git hook", kindClientSettings: "an agent client's hook settings"}[c.kind]
 	if before == "" {
 		return fmt.Sprintf("%s %s was added (undo: `rm -- %s`)", what, c.path, hooks.ShellQuote(c.path))
 	}

@@ -383,6 +383,14 @@ func TestCheckBashRefusesClearingTheAgentsEnvironment(t *testing.T) {
 		"perl -e '%ENV = (); system(\"make ok\")'",
 		"node -e 'require(\"child_process\").execSync(\"make ok\", {env: {}})'",
 		"ruby -e 'ENV.delete(\"GEMINI_CLI\"); system(\"make ok\")'",
+		// Every client's variables (issue 39).
+		"CODEX_CI= make ok",
+		"env -u CODEX_THREAD_ID -u CODEX_SESSION_ID make ok",
+		"unset CODEX_TOOL_CALL_ID; make ok",
+		"QWEN_CODE= make ok",
+		"env -u COPILOT_CLI make ok",
+		"(unset COPILOT_AGENT_SESSION_ID; make ok)",
+		"export GEMINI_CLI=; make ok",
 	}
 	for _, waiting := range []string{"", "login"} {
 		for _, cmd := range refused {

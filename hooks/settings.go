@@ -176,7 +176,7 @@ func (s *Settings) Handlers() []Handler {
 					Command   string `json:"command"`
 					OnFailure string `json:"onFailure"`
 				}
-				if json.Unmarshal(h, &v) == nil && IsClaudeCommand(v.Command) {
+				if json.Unmarshal(h, &v) == nil && IsHookCommand(v.Command) {
 					out = append(out, Handler{Event: m.Key, Command: v.Command, OnFailure: v.OnFailure})
 				}
 			}
@@ -336,7 +336,7 @@ func upgradeBlock(groups []json.RawMessage) bool {
 		}
 		groupChanged := false
 		for j, h := range handlers {
-			if !IsClaudeCommand(handlerCommand(h)) {
+			if !IsHookCommand(handlerCommand(h)) {
 				continue
 			}
 			ho, err := parseObject(h)
@@ -375,7 +375,7 @@ func hasOurs(group json.RawMessage) bool {
 	}
 	raw, _ := g.get("hooks")
 	handlers, _ := parseArray(raw)
-	return slices.ContainsFunc(handlers, func(h json.RawMessage) bool { return IsClaudeCommand(handlerCommand(h)) })
+	return slices.ContainsFunc(handlers, func(h json.RawMessage) bool { return IsHookCommand(handlerCommand(h)) })
 }
 
 // withoutOurs is the group without exarchos's handlers; false when none is left.
@@ -386,7 +386,7 @@ func withoutOurs(group json.RawMessage) (json.RawMessage, bool) {
 	g, _ := parseObject(group)
 	raw, _ := g.get("hooks")
 	handlers, _ := parseArray(raw)
-	handlers = slices.DeleteFunc(handlers, func(h json.RawMessage) bool { return IsClaudeCommand(handlerCommand(h)) })
+	handlers = slices.DeleteFunc(handlers, func(h json.RawMessage) bool { return IsHookCommand(handlerCommand(h)) })
 	if len(handlers) == 0 {
 		return nil, false
 	}

@@ -51,6 +51,10 @@ Examples:
 					return nil
 				},
 			},
+			clientHookCommand("codex", "Codex CLI", "--codex", `{"hook_event_name":"PreToolUse","cwd":".","tool_name":"apply_patch","tool_input":{"command":"*** Begin Patch\n*** Add File: main.go\n+x\n*** End Patch"}}`, ""),
+			clientHookCommand("gemini", "Gemini CLI", "--gemini", `{"hook_event_name":"BeforeTool","cwd":".","tool_name":"write_file","tool_input":{"file_path":"main.go"}}`, ""),
+			clientHookCommand("qwen", "Qwen Code", "--qwen", `{"hook_event_name":"PreToolUse","cwd":".","tool_name":"run_shell_command","tool_input":{"command":"git exarchos approve"}}`, ""),
+			clientHookCommand("copilot", "Copilot CLI", "--copilot", `{"cwd":".","toolName":"create","toolArgs":"{\"path\":\"main.go\"}"}`, " preToolUse"),
 			{
 				Name:      "monitor",
 				Usage:     "watch a working tree for the PostToolUse effects check (started by the hook, not by hand)",
@@ -123,12 +127,25 @@ var (
 	pluginFlag = &cli.BoolFlag{Name: "plugin", Usage: "started by the Claude Code plugin's hooks: stand aside when a settings file also installs the handler"}
 	claudeFlag = &cli.BoolFlag{Name: "claude", Usage: "the Claude Code hooks, in a settings file"}
 	gitFlag    = &cli.BoolFlag{Name: "git", Usage: "the git hooks pre-push, post-checkout and post-merge"}
-	scopeFlag  = &cli.StringFlag{Name: "scope", Value: app.ScopeProject, Usage: "Claude Code settings `scope`: project (.claude/settings.json), local (.claude/settings.local.json) or user (~/.claude/settings.json)"}
+	// The other agent clients' hooks (docs/clients.md), each in its own configuration.
+	clientFlags = []cli.Flag{
+		&cli.BoolFlag{Name: "codex", Usage: "the Codex CLI hooks (.codex/hooks.json; user: ~/.codex/hooks.json)"},
+		&cli.BoolFlag{Name: "gemini", Usage: "the Gemini CLI hooks (.gemini/settings.json; user: ~/.gemini/settings.json)"},
+		&cli.BoolFlag{Name: "qwen", Usage: "the Qwen Code hooks (.qwen/settings.json; user: ~/.qwen/settings.json)"},
+		&cli.BoolFlag{Name: "copilot", Usage: "the Copilot CLI hooks (user scope only: ~/.copilot/hooks/exarchos.json)"},
+	}
+	scopeFlag = &cli.StringFlag{Name: "scope", Value: app.ScopeProject, Usage: "Claude Code settings `scope`: project (.claude/settings.json), local (.claude/settings.local.json) or user (~/.claude/settings.json)"}
 )
 
 func hooksCommand() *cli.Command {
 	opts := func(c *cli.Command) app.HooksOptions {
-		return app.HooksOptions{Claude: c.Bool("claude"), Git: c.Bool("git"), Scope: c.String("scope")}
+		o := app.HooksOptions{Claude: c.Bool("claude"), Git: c.Bool("git"), Scope: c.String("scope")}
+		for _, client := range hookrun.Clients[1:] {
+			if c.Bool(client) {
+				o.Clients = append(o.Clients, client)
+			}
+		}
+		return o
 	}
 	action := func(run func(app.HooksOptions) (*app.HooksResult, error)) cli.ActionFunc {
 		return func(_ context.Context, c *cli.Command) error {
@@ -141,10 +158,10 @@ func hooksCommand() *cli.Command {
 	}
 	return &cli.Command{
 		Name:  "hooks",
-		Usage: "install, remove and show the Claude Code hooks and the git hooks",
-		UsageText: `git exarchos hooks install --claude [--scope project|local|user] [--git] [--json]
-git exarchos hooks uninstall --claude [--scope project|local|user] [--git] [--json]
-git exarchos hooks status [--claude] [--git] [--json]
+		Usage: "install, remove and show the agent clients' hooks (Claude Code, Codex, Gemini, Qwen, Copilot) and the git hooks",
+		UsageText: `git exarchos hooks install --claude|--codex|--gemini|--qwen|--copilot [--scope project|local|user] [--git] [--json]
+git exarchos hooks uninstall --claude|--codex|--gemini|--qwen|--copilot [--scope project|local|user] [--git] [--json]
+git exarchos hooks status [--claude] [--codex] [--gemini] [--qwen] [--copilot] [--git] [--json]
 git exarchos hooks release --session <id> | --all [--json]
 git exarchos hooks accept [<feature>...] [--json]`,
 		Commands: []*cli.Command{
@@ -158,14 +175,19 @@ nothing else in it. In a worktree it records what it wrote: an installed file ho
 change of a phase's (paths-allowed), so a workflow moves on with it uncommitted.
 --git installs pre-push, post-checkout and post-merge where git runs hooks (core.hooksPath
 included); a hook already there is kept beside them and runs first with the same arguments and input.
+--codex, --gemini, --qwen and --copilot install the same handler in each client's own hook
+configuration (docs/clients.md); Copilot CLI's in the user scope only. Codex runs a hook only once
+you trust it (/hooks in codex): git exarchos doctor says when it will skip them.
 
 Examples:
    git exarchos hooks install --claude                 # .claude/settings.json, shared with the team
    git exarchos hooks install --claude --scope local   # this clone only
    git exarchos hooks install --git
+   git exarchos hooks install --codex --gemini --qwen   # the other clients, shared with the team
+   git exarchos hooks install --copilot                # ~/.copilot/hooks/exarchos.json
    git config exarchos.autoPush true                   # pre-push then pushes the workflow refs too
    # stopGuard: true in .exarchos/config.yaml on the base branch: Stop hooks keep the agent on unfinished phases`,
-				Flags:  []cli.Flag{claudeFlag, gitFlag, scopeFlag, jsonFlag},
+				Flags:  append([]cli.Flag{claudeFlag, gitFlag, scopeFlag, jsonFlag}, clientFlags...),
 				Action: action(app.HooksInstall),
 			},
 			{
@@ -175,8 +197,9 @@ Examples:
 
 Examples:
    git exarchos hooks uninstall --claude --git
-   git exarchos hooks uninstall --claude --scope user`,
-				Flags:  []cli.Flag{claudeFlag, gitFlag, scopeFlag, jsonFlag},
+   git exarchos hooks uninstall --claude --scope user
+   git exarchos hooks uninstall --codex --gemini`,
+				Flags:  append([]cli.Flag{claudeFlag, gitFlag, scopeFlag, jsonFlag}, clientFlags...),
 				Action: action(app.HooksUninstall),
 			},
 			{
@@ -187,7 +210,7 @@ Examples:
 Examples:
    git exarchos hooks status
    git exarchos hooks status --git --json`,
-				Flags:  []cli.Flag{claudeFlag, gitFlag, jsonFlag},
+				Flags:  append([]cli.Flag{claudeFlag, gitFlag, jsonFlag}, clientFlags...),
 				Action: action(app.HooksStatus),
 			},
 			{
@@ -262,19 +285,10 @@ Examples:
 
 func printHooks(w io.Writer, res *app.HooksResult) {
 	for _, s := range res.Claude {
-		state := "not installed"
-		switch {
-		case s.Error != "":
-			state = "error: " + s.Error
-		case len(s.Events) > 0:
-			state = "installed for " + strings.Join(s.Events, ", ")
-		case !s.Exists:
-			state = "not installed (no file)"
-		}
-		if s.Changed {
-			state += " (changed)"
-		}
-		printf(w, "claude %-7s %s: %s\n", s.Scope, s.Path, state)
+		printf(w, "claude %-7s %s: %s\n", s.Scope, s.Path, hookFileState(s.Error, s.Events, s.Exists, s.Changed))
+	}
+	for _, s := range res.Clients {
+		printf(w, "%s %-7s %s: %s\n", s.Client, s.Scope, s.Path, hookFileState(s.Error, s.Events, s.Exists, s.Changed))
 	}
 	if res.GitDir != "" {
 		printf(w, "git hooks in %s:\n", res.GitDir)
@@ -343,4 +357,47 @@ func orNothing(s string) string {
 // claudeEventNames lists the events hooks install --claude writes, from the entries themselves.
 func claudeEventNames() string {
 	return strings.Join(app.ClaudeHookEvents(), ", ")
+}
+
+// clientHookCommand is `hook codex|gemini|qwen|copilot`: the same handler as `hook claude`, reading
+// the client's payload and answering in its shape (hooks.ReadClientInput, hooks.Output.WriteFor).
+func clientHookCommand(client, name, flag, example, event string) *cli.Command {
+	return &cli.Command{
+		Name:      client,
+		Usage:     "answer a " + name + " hook event with the same rules as hook claude, in " + name + "'s own JSON",
+		ArgsUsage: "[event]",
+		UsageText: `git exarchos hook ` + client + ` [--json] [event] < payload.json
+
+Installed by ` + "`git exarchos hooks install " + flag + "`" + `. Maps ` + name + `'s events, tool names and
+payload onto the ones hook claude judges (docs/clients.md), and answers in ` + name + `'s shape. The
+event argument names the event when the payload does not (Copilot CLI's camelCase events).
+
+Examples:
+   echo '` + example + `' | git exarchos hook ` + client + event,
+		Flags: []cli.Flag{jsonFlag},
+		Action: func(_ context.Context, c *cli.Command) error {
+			args := append([]string{"git-exarchos", "hook", client}, c.Args().Slice()...)
+			if code, _ := claudeHook(args, c.Root().Reader, c.Root().Writer, c.Root().ErrWriter); code != exitOK {
+				return cli.Exit("", code) // 2: the client blocks the call and shows stderr
+			}
+			return nil
+		},
+	}
+}
+
+// hookFileState says what a client's hook file holds of exarchos's.
+func hookFileState(err string, events []string, exists, changed bool) string {
+	state := "not installed"
+	switch {
+	case err != "":
+		state = "error: " + err
+	case len(events) > 0:
+		state = "installed for " + strings.Join(events, ", ")
+	case !exists:
+		state = "not installed (no file)"
+	}
+	if changed {
+		state += " (changed)"
+	}
+	return state
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/exarchos/git-exarchos/app"
+	"github.com/exarchos/git-exarchos/hooks"
 )
 
 // exitContract is the exit code of a script's git exarchos that broke the JSON contract.
@@ -239,7 +240,7 @@ func leaves(cmds []*cli.Command, prefix string) []string {
 		name := strings.TrimSpace(prefix + " " + c.Name)
 		switch {
 		case c.Hidden || name == "hook git":
-		case name == "hook claude":
+		case name == "hook claude", strings.HasPrefix(name, "hook ") && hooks.IsClient(c.Name):
 			out = append(out, name+" ok")
 		case len(c.Commands) > 0:
 			out = append(out, leaves(c.Commands, name)...)

@@ -14,6 +14,7 @@ import (
 	"io"
 	"os"
 	"runtime/debug"
+	"strings"
 
 	"github.com/exarchos/git-exarchos/hookrun"
 	"github.com/urfave/cli/v3"
@@ -39,20 +40,28 @@ func dispatch(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return run(args, stdin, stdout, stderr)
 }
 
-// claudeHook answers `hook claude [--json] [--plugin]` and reports whether it did, with the exit
-// code: 0 with one JSON object on stdout, or 2 when the hook could not read its input — Claude Code
-// reads exit 2 as a block, and shows stderr to Claude (the hook fails closed).
+// claudeHook answers `hook claude [--json] [--plugin]`, and the other clients' `hook codex|gemini|
+// qwen|copilot [--json] [event]`, and reports whether it did, with the exit code: 0 with one JSON
+// object on stdout, or 2 when the hook could not read its input — Claude Code (and Codex, Gemini
+// CLI, Qwen Code) read exit 2 as a block, and show stderr to the model (the hook fails closed).
 func claudeHook(args []string, stdin io.Reader, stdout, stderr io.Writer) (int, bool) {
-	if len(args) < 3 || args[1] != "hook" || args[2] != "claude" || len(args) > 5 {
+	if len(args) < 3 || args[1] != "hook" || !hookrun.IsClient(args[2]) || len(args) > 5 {
 		return 0, false
 	}
 	o := hookrun.ClaudeHookOptions{Stdin: stdin, Stdout: stdout, Stderr: stderr, StartMonitor: monitorStarter()}
+	if args[2] != "claude" {
+		o.Client = args[2]
+	}
 	seen := map[string]bool{}
 	for _, a := range args[3:] {
-		if a != "--json" && a != "--plugin" || seen[a] {
+		switch {
+		case a == "--json" && !seen[a], a == "--plugin" && !seen[a] && o.Client == "":
+			seen[a] = true
+		case o.Client != "" && o.Event == "" && a != "" && !strings.HasPrefix(a, "-"):
+			o.Event = a // Copilot's payload does not name its event: the installed command does
+		default:
 			return 0, false // the command tree reports the usage error
 		}
-		seen[a] = true
 	}
 	o.FromPlugin = seen["--plugin"]
 	if err := hookrun.ClaudeHook(o); errors.Is(err, hookrun.ErrHookBlock) {

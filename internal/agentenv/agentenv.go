@@ -32,6 +32,14 @@ var Vars = []Var{
 	{"CODEX_SANDBOX", "OpenAI Codex", "set in its sandboxed shell (aws/aws-cdk-cli detect-agent.ts)"},
 	{"CODEX_THREAD_ID", "OpenAI Codex", "set in its shell (aws/aws-cdk-cli detect-agent.ts)"},
 	{"CURSOR_AGENT", "Cursor", "set by the Cursor agent (aws/aws-cdk-cli detect-agent.ts)"},
+	// Seen with the real clients (issue 39: Codex CLI 0.171.0, Qwen Code 0.24.4, Copilot CLI 1.0.102)
+	// in their shell tool's environment.
+	{"CODEX_CI", "OpenAI Codex", "set to 1 in its shell (0.171.0)"},
+	{"CODEX_SESSION_ID", "OpenAI Codex", "set in its shell (0.171.0)"},
+	{"CODEX_TOOL_CALL_ID", "OpenAI Codex", "set in its shell (0.171.0)"},
+	{"QWEN_CODE", "Qwen Code", "set to 1 in its shell tool (0.24.4)"},
+	{"COPILOT_CLI", "GitHub Copilot CLI", "set to 1 in its shell tool (1.0.102)"},
+	{"COPILOT_AGENT_SESSION_ID", "GitHub Copilot CLI", "set in its shell tool (1.0.102)"},
 }
 
 // Env is a process environment, KEY=VALUE entries as os.Environ gives them.

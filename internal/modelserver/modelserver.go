@@ -1,11 +1,16 @@
-// Package modelserver is a scripted Anthropic Messages API on 127.0.0.1 for end-to-end tests of the
-// real Claude Code client (ANTHROPIC_BASE_URL points at it). It answers POST /v1/messages, streamed
-// (server-sent events) or not, from a script of turns per agent, records every request so a test
-// can assert what reached the model, and answers the client's side requests (those that carry no
-// tools: titles, summaries, topic checks) with short text outside the script.
+// Package modelserver is a scripted model API on 127.0.0.1 for end-to-end tests of real agent
+// clients. It speaks four wire formats, each at its own path: Anthropic's Messages API (Claude Code,
+// ANTHROPIC_BASE_URL: POST /v1/messages), OpenAI's Responses API (Codex CLI: POST …/responses),
+// OpenAI's Chat Completions (Qwen Code, Copilot CLI: POST …/chat/completions) and the Gemini API
+// (Gemini CLI: POST …/models/<model>:generateContent or :streamGenerateContent). Each answers,
+// streamed (server-sent events) or not, from a script of turns per agent; every request is read
+// into one shape (Request: the conversation as Messages API blocks, whatever the format) and
+// recorded, so a test asserts what reached the model the same way for every client; the client's
+// side requests (those that carry no tools: titles, summaries, topic checks) get short text
+// outside the script.
 //
-// Hand-written rather than a library: no maintained Go package fakes the Messages API's streaming
-// protocol for a client under test; the protocol needed here is about a dozen event shapes.
+// Hand-written rather than a library: no maintained Go package fakes these APIs' streaming
+// protocols for a client under test; the protocol needed here is a few event shapes per format.
 //
 // It may import the standard library only.
 package modelserver
@@ -19,6 +24,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"sync"
+	"time"
 )
 
 // MainAgent is the marker the e2e harness appends to the main agent's system prompt
@@ -51,6 +57,8 @@ type Turn struct {
 
 // Request is one request the server received.
 type Request struct {
+	Time    time.Time // when it arrived
+	Format  Format
 	Path    string
 	Header  http.Header
 	Body    json.RawMessage
@@ -244,6 +252,13 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, map[string]any{"input_tokens": 1 + len(body)/4})
 		return
 	case r.Method == http.MethodPost && path == "/v1/messages":
+	case r.Method == http.MethodPost && strings.HasSuffix(path, ":countTokens"):
+		writeJSON(w, map[string]any{"totalTokens": 1 + len(body)/4})
+		return
+	case r.Method == http.MethodGet && strings.HasSuffix(path, "/models"):
+		writeJSON(w, map[string]any{"object": "list", "data": []any{}, "models": []any{}})
+		return
+	case r.Method == http.MethodPost && formatOf(path) != Anthropic:
 	default:
 		s.mu.Lock()
 		s.unknown = append(s.unknown, r.Method+" "+path)
@@ -251,11 +266,22 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		http.NotFound(w, r)
 		return
 	}
-	req, err := parseRequest(path, r.Header, body)
+	format := formatOf(path)
+	parse := parseRequest
+	switch format {
+	case Responses:
+		parse = parseResponses
+	case ChatCompletions:
+		parse = parseChat
+	case Gemini:
+		parse = parseGemini
+	}
+	req, err := parse(path, r.Header, body)
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
 	}
+	req.Time = time.Now()
 	s.mu.Lock()
 	s.requests = append(s.requests, req)
 	var turn *Turn
@@ -291,8 +317,21 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	s.mu.Lock()
-	msg := s.message(req.Model, answer)
+	s.ids++
+	id := s.ids
 	s.mu.Unlock()
+	switch format {
+	case Responses:
+		writeResponses(w, req, id, answer)
+		return
+	case ChatCompletions:
+		writeChat(w, req, id, answer)
+		return
+	case Gemini:
+		writeGemini(w, req, id, answer)
+		return
+	}
+	msg := message(req.Model, id, answer)
 	if req.Stream {
 		writeStream(w, msg)
 	} else {
@@ -304,14 +343,20 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 // contains. A subagent's marker wins over MainAgent: a subagent's prompt may carry what was
 // appended to the main one.
 func (s *Server) pick(req *Request) *Turn {
+	// The Messages API's clients take the marker in the system prompt; the others, which cannot
+	// append to theirs, in the prompt or a context file, anywhere in the request.
+	where := req.System
+	if req.Format != Anthropic {
+		where = req.Text()
+	}
 	agent := MainAgent
 	for _, t := range s.script {
-		if t.Agent != MainAgent && strings.Contains(req.System, t.Agent) {
+		if t.Agent != MainAgent && strings.Contains(where, t.Agent) {
 			agent = t.Agent
 			break
 		}
 	}
-	if !strings.Contains(req.System, agent) {
+	if !strings.Contains(where, agent) {
 		return nil
 	}
 	for i, t := range s.script {
@@ -344,7 +389,7 @@ func parseRequest(path string, h http.Header, body []byte) (*Request, error) {
 	if err := json.Unmarshal(body, &v); err != nil {
 		return nil, fmt.Errorf("request body: %w", err)
 	}
-	req := &Request{Path: path, Header: h.Clone(), Body: body, Stream: v.Stream, Model: v.Model, System: blockText(v.System), Turn: -1}
+	req := &Request{Format: Anthropic, Path: path, Header: h.Clone(), Body: body, Stream: v.Stream, Model: v.Model, System: blockText(v.System), Turn: -1}
 	req.Payload.Messages = v.Messages
 	for _, t := range v.Tools {
 		req.Tools = append(req.Tools, t.Name)
@@ -352,23 +397,14 @@ func parseRequest(path string, h http.Header, body []byte) (*Request, error) {
 	return req, nil
 }
 
-// message is the Messages API response for a turn.
-func (s *Server) message(model string, t Turn) map[string]any {
-	s.ids++
+// message is the Messages API response for a turn; id numbers the answer.
+func message(model string, id int, t Turn) map[string]any {
 	var content []map[string]any
 	if t.Text != "" {
 		content = append(content, map[string]any{"type": "text", "text": t.Text})
 	}
 	for i, u := range t.ToolUses {
-		id := u.ID
-		if id == "" {
-			id = fmt.Sprintf("toolu_e2e_%d_%d", s.ids, i)
-		}
-		in := u.Input
-		if in == nil {
-			in = map[string]any{}
-		}
-		content = append(content, map[string]any{"type": "tool_use", "id": id, "name": u.Name, "input": in})
+		content = append(content, map[string]any{"type": "tool_use", "id": u.id(id, i), "name": u.Name, "input": u.input()})
 	}
 	stop := "end_turn"
 	if len(t.ToolUses) > 0 {
@@ -378,7 +414,7 @@ func (s *Server) message(model string, t Turn) map[string]any {
 		content = []map[string]any{{"type": "text", "text": ""}}
 	}
 	return map[string]any{
-		"id": fmt.Sprintf("msg_e2e_%d", s.ids), "type": "message", "role": "assistant", "model": model,
+		"id": fmt.Sprintf("msg_e2e_%d", id), "type": "message", "role": "assistant", "model": model,
 		"content": content, "stop_reason": stop, "stop_sequence": nil,
 		"usage": map[string]any{"input_tokens": 10, "output_tokens": 10},
 	}
