@@ -6,8 +6,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-
-	"github.com/exarchos/git-exarchos/gitrepo"
 )
 
 // The quality gates' fixed environment (issue 38 item 9): a gate passed when the agent put a shim
@@ -71,8 +69,10 @@ func under(p string, dirs []string) bool {
 		if d == "" {
 			continue
 		}
-		if gitrepo.SamePath(p, d) {
-			return true
+		if a, err := os.Stat(p); err == nil {
+			if b, err := os.Stat(d); err == nil && os.SameFile(a, b) {
+				return true
+			}
 		}
 		if rel, err := filepath.Rel(d, p); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
 			return true

@@ -61,7 +61,7 @@ func TestHookControlsClientSettingsWatched(t *testing.T) {
 			block := post(t, dir)
 			require.Contains(t, block, "agent client's hook settings "+c.path)
 			assert.Contains(t, post(t, dir), c.path, "blocks until undone")
-			undo(t, dir, block)
+			gittest.RunUndo(t, dir, block)
 			assert.Empty(t, post(t, dir), "undone")
 		})
 	}
