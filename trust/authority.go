@@ -17,11 +17,23 @@ type AgentRefusal struct {
 	Command string
 	// Variable is the agent variable found, and the client that sets it.
 	Variable, Client string
+	// Why says why this is the user's decision when the command is not one by name (cleanup
+	// --offline on a base the agent can move); Line is what the user runs when it is more than
+	// `git exarchos <Command>` (a merge first).
+	Why, Line string
 }
 
 func (e *AgentRefusal) Error() string {
-	return fmt.Sprintf("`git exarchos %s` is a human decision, and this process runs in an agent's session (%s is set, as %s sets it for every command it runs): "+
-		"ask the user to run `git exarchos %s` in their own terminal", e.Command, e.Variable, e.Client, e.Command)
+	line := e.Line
+	if line == "" {
+		line = "git exarchos " + e.Command
+	}
+	why := ""
+	if e.Why != "" {
+		why = " (" + e.Why + ")"
+	}
+	return fmt.Sprintf("`git exarchos %s` is a human decision%s, and this process runs in an agent's session (%s is set, as %s sets it for every command it runs): "+
+		"ask the user to run `%s` in their own terminal", e.Command, why, e.Variable, e.Client, line)
 }
 
 // RefuseInAgent refuses command (a human decision, as the user would type it) when env says an
