@@ -25,7 +25,7 @@ func (r *Repo) env() (workflow.Env, error) {
 	caller := hookrun.CallerFromEnv(r.Environ)
 	ev := r.Evaluator()
 	ev.Caller = caller
-	return workflow.Env{Actor: actor, Guards: ev, OptIn: r.Rules().OptIn(), Caller: caller}, nil
+	return workflow.Env{Actor: actor, Guards: ev, OptIn: r.Rules().OptIn(), Caller: caller, Agent: ev.Agent}, nil
 }
 
 // Execute runs workflow commands against a feature and appends everything the call records in
