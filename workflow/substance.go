@@ -79,9 +79,9 @@ var byExt = map[string]language{
 	".java": cLike, ".js": cLike, ".mjs": cLike, ".cjs": cLike, ".jsx": cLike, ".ts": cLike, ".tsx": cLike, ".mts": cLike,
 	".cs": cLike, ".kt": cLike, ".kts": cLike, ".scala": cLike, ".swift": cLike, ".dart": cLike, ".m": cLike, ".mm": cLike,
 	".proto": cLike, ".groovy": cLike, ".gradle": cLike, ".zig": cLike, ".sol": cLike,
-	".rs": {line: []string{"//"}, block: [][2]string{{"/*", "*/"}}, quotes: "\""}, // ' is also a lifetime
+	".rs":  {line: []string{"//"}, block: [][2]string{{"/*", "*/"}}, quotes: "\""}, // ' is also a lifetime
 	".php": {line: []string{"//", "#"}, block: [][2]string{{"/*", "*/"}}, quotes: "\"'"},
-	".py": python, ".pyi": python, ".nim": python, ".coffee": python,
+	".py":  python, ".pyi": python, ".nim": python, ".coffee": python,
 	".sh": hashes, ".bash": hashes, ".zsh": hashes, ".fish": hashes, ".rb": hashes, ".pl": hashes, ".pm": hashes,
 	".r": hashes, ".ex": hashes, ".exs": hashes, ".ps1": hashes, ".toml": hashes, ".tf": hashes, ".cmake": hashes,
 	".conf": hashes, ".ini": {line: []string{";", "#"}, quotes: "\"'"}, ".cfg": {line: []string{";", "#"}, quotes: "\"'"},
