@@ -78,15 +78,8 @@ func artifactPresent(name string) Guard {
 // planApproved: a human approved the plan during the current visit of the review phase.
 func planApproved(in Input) *workflow.GuardFailure {
 	s := in.State
-	for i := len(s.Approvals) - 1; i >= 0; i-- {
-		a := s.Approvals[i]
-		if a.Phase != s.Phase || a.At < s.EnteredAt {
-			break
-		}
-		if a.Decision == "approved" {
-			return nil
-		}
-		break
+	if s.ApprovedHere() {
+		return nil
 	}
 	return fail("plan-approved", "the plan has not been approved in this review", "a human approval (git exarchos approve)",
 		workflow.AskUser(fmt.Sprintf("git exarchos approve %s --note \"…\"", s.Feature)))

@@ -243,17 +243,46 @@ func (d decider) recordCompensation(c RecordCompensation) ([]NewEvent, *Rejectio
 	return nil, reject(CodeBadInput, "%s has no action %s", c.Resource, c.Action)
 }
 
-// waitsForUser says how the workflow waits for the user ("" when it does not): its plan is at the
-// user's review (a checkpoint phase), or the user sent it back with gaps to answer. Neither is the
-// agent's to cancel (issue 38 item 2).
-func (d decider) waitsForUser() string {
-	if d.checkpoint() {
-		return "waits for the user's review of its plan (in " + d.s.Phase + ")"
+// waitsForUser is WaitsForUser of the decider's workflow.
+func (d decider) waitsForUser() string { return WaitsForUser(d.def, d.s) }
+
+// WaitsForUser says how the workflow waits for the user ("" when it does not): its plan is at
+// the user's review (a checkpoint phase, not yet approved in this visit), or the user sent it back
+// with gaps to answer. Neither is the agent's to cancel or to go around (issue 38 item 2).
+func WaitsForUser(def *Definition, s State) string {
+	if def.Checkpoint(s.Phase) && !s.ApprovedHere() {
+		return "waits for the user's review of its plan (in " + s.Phase + ")"
 	}
-	if g, ok := d.s.OpenGaps(); ok {
+	if g, ok := s.OpenGaps(); ok {
 		return fmt.Sprintf("has gaps the user asked to answer (%s sent the plan back from %s)", g.Actor, g.Phase)
 	}
 	return ""
+}
+
+// ApprovedHere reports whether the plan was approved in this visit of the current phase.
+func (s State) ApprovedHere() bool {
+	for i := len(s.Approvals) - 1; i >= 0; i-- {
+		a := s.Approvals[i]
+		if a.Phase != s.Phase || a.At < s.EnteredAt {
+			return false
+		}
+		if a.Decision == "approved" {
+			return true
+		}
+		return false
+	}
+	return false
+}
+
+// Checkpoint reports whether phase waits for the user's review of the plan: a way out of it is
+// taken by the user's reject.
+func (d *Definition) Checkpoint(phase string) bool {
+	for _, t := range d.Outgoing(phase) {
+		if t.TakenBy(OnReject) {
+			return true
+		}
+	}
+	return false
 }
 
 // cancel records the request (entering the cancelling phase) and, once no compensation step
