@@ -27,12 +27,18 @@ func TestOfflineRoadIsTheUsersInTheDefaultInstall(t *testing.T) {
 		{Agent: mainAgent, Expect: ExpectResult("offline", yes, "is a human decision", "ask the user to run `git exarchos cleanup login --offline`"),
 			Text: "Completing the workflow is your decision: please run `git exarchos cleanup login --offline` in your terminal."},
 	}
-	res := e.Session().Run("finish the login workflow", script)
+	runDrift(e, "finish the login workflow", script, "ideate")
+}
+
+// runDrift runs the session and checks that it ended and left login in phase.
+func runDrift(e *Env, prompt string, script []modelserver.Turn, phase string) {
+	e.T.Helper()
+	res := e.Session().Run(prompt, script)
 	if fin := res.Final(); fin == nil || fin["subtype"] != "success" {
-		t.Fatalf("session ended with %v\n%s", fin, res.Stderr)
+		e.T.Fatalf("session ended with %v\n%s", fin, res.Stderr)
 	}
-	if status := e.MustHuman("status", "login", "--json", "--fields", "phase"); !strings.Contains(status, `"phase":"ideate"`) {
-		t.Errorf("after the drift: %s", status)
+	if status := e.MustHuman("status", "login", "--json", "--fields", "phase"); !strings.Contains(status, `"phase":"`+phase+`"`) {
+		e.T.Errorf("after the drift: %s", status)
 	}
 }
 
@@ -50,13 +56,7 @@ func TestWaitingPlanIsNotTheAgentsToDrop(t *testing.T) {
 		modelserver.Turn{Agent: mainAgent, Expect: ExpectResult("oneshot", yes, "for the user's review of the plan", "git exarchos init quick --type oneshot --human"),
 			Text: "The plan waits for your review: please run `git exarchos approve login`."},
 	)
-	res := e.Session().Run("/exarchos:feature login add a login page", script)
-	if fin := res.Final(); fin == nil || fin["subtype"] != "success" {
-		t.Fatalf("session ended with %v\n%s", fin, res.Stderr)
-	}
-	if status := e.MustHuman("status", "login", "--json", "--fields", "phase"); !strings.Contains(status, `"phase":"plan-review"`) {
-		t.Errorf("after the drift: %s", status)
-	}
+	runDrift(e, "/exarchos:feature login add a login page", script, "plan-review")
 	if list := e.MustHuman("list", "--all", "--json"); strings.Contains(list, `"feature":"quick"`) {
 		t.Errorf("the oneshot was started: %s", list)
 	}
