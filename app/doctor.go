@@ -156,7 +156,7 @@ func (d *DoctorResult) handler() {
 	p, err := exec.LookPath("git-exarchos")
 	if err != nil {
 		d.add("handler", CheckFail, "git-exarchos is not on PATH: git cannot run `git exarchos`, and no hook can call it",
-			"put the directory holding git-exarchos on PATH (e.g. go install github.com/exarchos/git-exarchos/cmd/git-exarchos@latest and add $(go env GOPATH)/bin)", nil)
+			"put the directory holding git-exarchos on PATH (e.g. go install github.com/exarchos/git-exarchos/cmd/git-exarchos@latest and add $(go env GOBIN), or $(go env GOPATH)/bin when GOBIN is empty)", nil)
 		return
 	}
 	d.add("handler", CheckOK, "git-exarchos at "+p, "", nil)
@@ -341,6 +341,8 @@ func (d *DoctorResult) signing(r *Repo) {
 	info := r.TrustInfo()
 	key := r.SigningConfig().SigningKey
 	switch {
+	case info.RolesProblem != "":
+		d.add("signing", CheckFail, info.Note, "fix "+info.RolesProblem+" on "+info.Base+" (one `<decision> <principal>[,<principal>…]` a line), commit and push it, then git exarchos doctor", info)
 	case info.Mode == "unreadable":
 		d.add("signing", CheckFail, info.Note, "git fetch && git exarchos doctor", info)
 	case info.Mode != "signed":

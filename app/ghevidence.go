@@ -15,6 +15,16 @@ func LinkPR(r *Repo, o ghevidence.PRLinkOptions) (*ghevidence.PRResult, error) {
 	return ghevidence.LinkPR(r.gitHub(), o)
 }
 
+// CreatePR is `git exarchos pr create` (ghevidence.CreatePR).
+func CreatePR(r *Repo, o ghevidence.PRCreateOptions) (*ghevidence.PRCreateResult, error) {
+	return ghevidence.CreatePR(r.gitHub(), o)
+}
+
+// ImportReviews is `git exarchos review import` (ghevidence.ImportReviews).
+func ImportReviews(r *Repo, o ghevidence.ReviewImportOptions) (*ghevidence.ReviewImportResult, error) {
+	return ghevidence.ImportReviews(r.gitHub(), o)
+}
+
 // FindPR is `git exarchos pr find` (ghevidence.FindPR).
 func FindPR(r *Repo, o ghevidence.PRFindOptions) (*ghevidence.PRResult, error) {
 	return ghevidence.FindPR(r.gitHub(), o)

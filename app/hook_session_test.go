@@ -271,7 +271,7 @@ func TestHookSessionFollowsItsBranch(t *testing.T) {
 	assert.Empty(t, callHook(t, "s1", dir, "PreToolUse", "Write", write(src)).denied())
 
 	// A workflow on the branch that cannot be read: closed.
-	_, err = Init(r, InitOptions{Feature: "h3", Type: "feature"})
+	_, err = Init(r, InitOptions{Feature: "h3", Type: "feature", Human: true}) // h2 was cancelled: the user's decision
 	require.NoError(t, err)
 	cache := filepath.Join(r.Store.Loc.CommonDir, "exarchos")
 	require.NoError(t, os.RemoveAll(cache))

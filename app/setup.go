@@ -30,6 +30,10 @@ type SetupOptions struct {
 	Signer bool   // add the user's signing key to the allowed signers (a human's step)
 	Commit bool   // commit the files that belong on the base branch, on the base branch
 	DryRun bool   // change nothing, say what would be done
+	// AutoPush sets exarchos.autoPush without asking; GitHub adds the base branch's ruleset on
+	// GitHub without asking (setup_github.go).
+	AutoPush bool
+	GitHub   bool
 	// Confirm asks the user a yes/no question (a terminal); nil never asks, and what was not asked
 	// for by a flag is left for a human.
 	Confirm func(question string) bool
@@ -46,7 +50,7 @@ const (
 
 // SetupStep is one thing setup does, or found done, or leaves to a human.
 type SetupStep struct {
-	Step    string   `json:"step"` // hooks, mcp, remote, ci, signer, commit
+	Step    string   `json:"step"` // hooks, mcp, remote, ci, signer, commit, autopush, github
 	Status  string   `json:"status"`
 	Command string   `json:"command"` // the command this step is (run it by hand to do only this step)
 	Detail  string   `json:"detail,omitempty"`
@@ -81,15 +85,18 @@ func Setup(r *Repo, o SetupOptions) (*SetupResult, error) {
 	if v, ok := r.Environ.Detect(); ok {
 		agent = v.Name
 	}
-	if agent != "" && (o.Signer || o.Commit) && !o.DryRun {
+	if agent != "" && (o.Signer || o.Commit || o.GitHub) && !o.DryRun {
 		flag := map[bool]string{true: "--signer", false: "--commit"}[o.Signer]
+		if o.GitHub && !o.Signer && !o.Commit {
+			flag = "--github"
+		}
 		return nil, trust.RefuseInAgent(r.Environ, "setup "+flag)
 	}
 	if r.Store.Loc.WorkTree == "" {
 		return nil, project.Usagef("setup writes files into a working tree: run it in a clone of the repository")
 	}
 	s := &setup{r: r, o: o, agent: agent, res: &SetupResult{DryRun: o.DryRun, Human: []string{}}}
-	for i, step := range []func() (SetupStep, error){s.hooks, s.mcp, s.remote, s.ci, s.signer, s.commit} {
+	for i, step := range []func() (SetupStep, error){s.hooks, s.mcp, s.remote, s.ci, s.signer, s.commit, s.autoPush, s.github} {
 		faults.Step(i + 1)
 		st, err := step()
 		if err != nil {
@@ -237,6 +244,13 @@ func (s *setup) ci() (SetupStep, error) {
 // signer offers the user's own signing key (git's signing configuration) as an allowed signer.
 func (s *setup) signer() (SetupStep, error) {
 	st := SetupStep{Step: "signer", Command: "git exarchos setup --signer"}
+	if !s.o.DryRun {
+		// A signers change a kill interrupted is finished first (its key may be the one offered),
+		// so nothing of it is left untracked for the commit step.
+		if err := trust.FinishSignersChange(s.r.Store.Loc.WorkTree); err != nil {
+			return st, err
+		}
+	}
 	cfg := s.r.SigningConfig()
 	key := strings.TrimSpace(cfg.SigningKey)
 	email, _ := s.r.Store.Config("user.email")

@@ -132,7 +132,8 @@ func TestSetupAsksBeforeAHumansStep(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, StepLeftForHuman, statuses(res)["signer"])
 	require.Equal(t, StepLeftForHuman, statuses(res)["commit"])
-	require.Len(t, asked, 2)
+	require.Len(t, asked, 3) // the signer, the commit, exarchos.autoPush (origin is not on GitHub: not asked)
+	require.Contains(t, asked[2], "exarchos.autoPush")
 	require.Contains(t, asked[0], key+".pub")
 	require.Contains(t, asked[0], "without a passphrase: any process running as you (an agent too) can sign with it")
 	require.NoFileExists(t, filepath.Join(dir, ".exarchos", "allowed_signers"))
@@ -194,4 +195,36 @@ func sshKey(t *testing.T, dir string) string {
 	require.NoError(t, err, "%s", out)
 	gittest.Git(t, dir, "", "config", "gpg.format", "ssh")
 	return key
+}
+
+// Issue 37 item 9: `setup --signer --commit` killed at any point (after each step, and at each
+// instant of the signers change) and run again finishes: the signer is committed and nothing is
+// left untracked (no .exarchos/.signers-change, no staged copy).
+func TestSetupSignerKilledAnywhereFinishes(t *testing.T) {
+	if !canKill() {
+		t.Skip("no fault points on this platform")
+	}
+	exe := gittest.FaultsBinary(t)
+	points := []string{"1", "2", "3", "4", "5", "6", "7", "5:signers-staged", "5:signers-committed", "5:signers-half", "5:atomicfile-written"}
+	for _, point := range points {
+		t.Run(point, func(t *testing.T) {
+			dir, _ := setupRepo(t)
+			key := sshKey(t, dir)
+			gittest.Git(t, dir, "", "config", "user.signingkey", key)
+			cmd := exec.Command(exe, "setup", "--signer", "--commit")
+			cmd.Dir = dir
+			cmd.Env = append(agentFreeEnv(), faults.Env+"="+point)
+			out, err := cmd.CombinedOutput()
+			require.True(t, gittest.KilledBySIGKILL(err), "not killed at %s: %v\n%s", point, err, out)
+
+			cmd = exec.Command(exe, "setup", "--signer", "--commit")
+			cmd.Dir = dir
+			cmd.Env = agentFreeEnv()
+			out, err = cmd.CombinedOutput()
+			require.NoError(t, err, "setup run again after a kill at %s:\n%s", point, out)
+			checkWholeFiles(t, dir)
+			require.Equal(t, "", strings.TrimSpace(gittest.Git(t, dir, "", "status", "--porcelain", "--untracked-files=all")), "left behind after a kill at %s", point)
+			require.Contains(t, gittest.Git(t, dir, "", "show", "HEAD:.exarchos/allowed_signers"), "test@example.com namespaces=")
+		})
+	}
 }

@@ -92,13 +92,14 @@ func designedBranch(t *testing.T, features ...string) string {
 	return dir
 }
 
-// designed starts a feature workflow on branch for each feature named, its design recorded.
+// designed starts a feature workflow on branch for each feature named, its design recorded (the
+// second and later by the user's decision, which a second workflow on a branch needs).
 func designed(t *testing.T, dir, branch string, features ...string) {
 	t.Helper()
 	r, err := Open(dir)
 	require.NoError(t, err)
-	for _, f := range features {
-		_, err = Init(r, InitOptions{Feature: f, Type: "feature", Branch: branch})
+	for i, f := range features {
+		_, err = Init(r, InitOptions{Feature: f, Type: "feature", Branch: branch, Human: i > 0})
 		require.NoError(t, err)
 		_, err = Set(r, SetOptions{Feature: f, Assignments: []string{"artifacts.design=docs/design.md"}})
 		require.NoError(t, err)

@@ -116,13 +116,6 @@ func (r *Repo) worktreeOf(branch string) (dir, head string, err error) {
 	return "", "", fmt.Errorf("branch %s is not checked out in any worktree, so there is nothing to validate: `git switch %s` (or `git worktree add <dir> %s`), then run validate again", branch, branch, branch)
 }
 
-func orPlaceholder(s string) string {
-	if s == "" {
-		return "<feature>"
-	}
-	return s
-}
-
 // shellJoin renders argv so that it can be pasted back into a shell.
 func shellJoin(argv []string) string {
 	out := make([]string, len(argv))

@@ -36,6 +36,21 @@ func ShowTasks(r *Repo, o views.TasksOptions) (*views.TaskBoard, error) {
 	return views.ShowTasks(r.hookRuntime(), o, r.viewWorkflows())
 }
 
+// ShowTimeline is `git exarchos view timeline` (views.ShowTimeline).
+func ShowTimeline(r *Repo, o views.TimelineOptions) (*views.Timeline, error) {
+	return views.ShowTimeline(r.hookRuntime(), o)
+}
+
+// ShowConvergence is `git exarchos view convergence` (views.ShowConvergence).
+func ShowConvergence(r *Repo, o views.ConvergenceOptions) (*views.Convergence, error) {
+	return views.ShowConvergence(r.hookRuntime(), o)
+}
+
+// ShowStack is `git exarchos view stack` (views.ShowStack).
+func ShowStack(r *Repo, o views.StackOptions) (*views.Stack, error) {
+	return views.ShowStack(r.hookRuntime(), o, r.viewWorkflows())
+}
+
 // ShowStatusDiagram is `git exarchos status --format mermaid` (views.ShowStatusDiagram).
 func ShowStatusDiagram(r *Repo, o views.StatusDiagramOptions) (*views.StatusDiagram, error) {
 	return views.ShowStatusDiagram(r.hookRuntime(), o)

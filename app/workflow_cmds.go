@@ -51,9 +51,11 @@ func Init(r *Repo, o InitOptions) (*project.Result, error) {
 	}
 	var replaces []string
 	for _, s := range all {
-		// Another type on a branch whose workflow did not complete (active, or cancelled) may
-		// trade its process for less: cancel, then init --type oneshot, drops the plan review.
-		if s.Branch == o.Branch && s.Feature != o.Feature && s.Type != o.Type && s.Phase != "completed" && s.Phase != "complete" {
+		// A second workflow on a branch whose workflow did not complete (active, or cancelled)
+		// may trade its process for another's, of any type: cancel, then init --type oneshot,
+		// drops the plan review, and a second feature completed beside the first stands in for
+		// it. verify derives the same from the events (verify/verify_branch.go).
+		if s.Branch == o.Branch && s.Feature != o.Feature && s.Phase != "completed" && s.Phase != "complete" {
 			replaces = append(replaces, s.Feature)
 		}
 	}
@@ -68,6 +70,9 @@ func Init(r *Repo, o InitOptions) (*project.Result, error) {
 type StatusOptions struct {
 	Feature string
 	Fields  []string // top-level fields of the JSON status to keep; empty keeps all
+	// Text: the status is shown to a person: a signing-key warning already shown for the same key
+	// is marked shown (Trust.KeyWarningShown), and one not shown yet is remembered as shown.
+	Text bool
 }
 
 // Status is the JSON shape of `status`: the projected state plus the head commit.
@@ -79,6 +84,9 @@ type Status struct {
 	// Warnings: what in this clone may not do what someone expects (a git config key of an
 	// earlier version, project/legacy_config.go); omitted when none.
 	Warnings []string `json:"warnings,omitempty"`
+	// Ended: the workflow is in a final phase, so what it created and still holds (its worktrees)
+	// was left behind, not in use (the text form says so). Set only when it has resources.
+	Ended bool `json:"-"`
 }
 
 // MarshalJSON adds head to the state's own JSON (State has a MarshalJSON of its own, which an
@@ -148,6 +156,12 @@ func ShowStatus(r *Repo, o StatusOptions) (*StatusResult, error) {
 		return nil, err
 	}
 	res := &StatusResult{Status: Status{State: st, Head: snap.Commit.String(), Trust: r.TrustInfo(), Warnings: r.LegacyWarnings(st.Type)}}
+	if len(st.Resources) > 0 {
+		res.Status.Ended = r.IsFinal(st.Type, st.Phase)
+	}
+	if o.Text {
+		r.ShownKeyWarning(&res.Status.Trust)
+	}
 	if len(o.Fields) == 0 {
 		return res, nil
 	}

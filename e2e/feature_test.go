@@ -133,7 +133,7 @@ func (f *featureScript) delivery(first func(*modelserver.Request) error, before 
 		}, ToolUses: []modelserver.ToolUse{Bash("verdicts", "git diff --stat origin/main...HEAD && git exarchos review login spec pass && git exarchos review login quality pass")}},
 		{Agent: reviewerAgent, Expect: ExpectResult("verdicts", no, "login.go"), Text: "spec: pass, quality: pass."},
 		{Agent: mainAgent, Expect: ExpectResult("review", nil, "spec: pass"),
-			ToolUses: []modelserver.ToolUse{Bash("to-synth", "git exarchos transition login synthesize && git push -q -u origin login")}},
+			ToolUses: []modelserver.ToolUse{Bash("to-synth", "git exarchos transition login synthesize && git push -q -u origin login && git exarchos push")}},
 		// GitHub: the pull request is opened on GitHub (the fake has no endpoint to create one, so
 		// the test opens it for the agent), then found and linked by the agent.
 		{Agent: mainAgent, Expect: ExpectResult("to-synth", no, "the feature workflow is in synthesize ("), Before: f.openPR,
@@ -141,22 +141,50 @@ func (f *featureScript) delivery(first func(*modelserver.Request) error, before 
 		// The merge is the human's, on GitHub; the agent then completes the workflow on evidence.
 		{Agent: mainAgent, Expect: ExpectResult("pr", no, "#7"), Before: f.mergePR,
 			ToolUses: []modelserver.ToolUse{Bash("cleanup", "git exarchos cleanup login")}},
-		{Agent: mainAgent, Expect: ExpectResult("cleanup", no, "completed"), Text: "login is merged and its workflow completed."},
+		{Agent: mainAgent, Expect: ExpectResult("cleanup", no, "completed"),
+			ToolUses: []modelserver.ToolUse{Bash("push", "git exarchos push")}},
+		{Agent: mainAgent, Expect: ExpectResult("push", no), Text: "login is merged and its workflow completed."},
 	}
 }
 
+// openPR opens pull request #7, and GitHub runs the workflows its events trigger (the shipped CI
+// workflow, from the copy GitHub reads, in fresh checkouts of the origin): the workflow the agent
+// pushed, taken the plugin's way, passes the required check (issue 37).
 func (f *featureScript) openPR() error {
 	f.e.GitHub.SetPR(fakegithub.PR{Number: 7, Head: "login", Base: "main", HeadSHA: f.e.Git(f.e.Dir, "rev-parse", "login"), Author: "octocat"})
+	if out, err := f.e.runCI(7, "login", "main"); err != nil {
+		return fmt.Errorf("CI on the opened pull request: %v\n%s", err, out)
+	}
 	return nil
 }
 
+// mergePR is the human's merge button: a merge commit on the origin's main, which GitHub reports.
 func (f *featureScript) mergePR() error {
+	sha, err := f.e.gitHubMerge(7, "login", "main")
+	if err != nil {
+		return err
+	}
 	if !f.e.GitHub.UpdatePR(7, func(p *fakegithub.PR) {
-		p.State, p.Merged, p.MergeCommitSHA = "closed", true, "0000000000000000000000000000000000000007"
+		p.State, p.Merged, p.MergeCommitSHA = "closed", true, sha
 	}) {
 		return errors.New("no pull request 7")
 	}
 	return nil
+}
+
+// checkCI runs the shipped CI workflow for the merged pull request again, as GitHub would on its
+// events, with the completed workflow the agent pushed: it passes (issue 37).
+func (f *featureScript) checkCI(t *testing.T) {
+	t.Helper()
+	out, err := f.e.runCI(7, "login", "main")
+	if err != nil {
+		t.Fatalf("CI on the merged pull request: %v\n%s", err, out)
+	}
+	for _, want := range []string{"login (feature, completed):", "github: checked: agrees"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("CI's verify does not say %q:\n%s", want, out)
+		}
+	}
 }
 
 // approve is the human's approval, run by the test outside the agent.
@@ -201,6 +229,7 @@ func (f *featureScript) checkCompleted(t *testing.T) {
 // approval is given while the client waits on the model.
 func TestFeatureThroughThePluginInOneSession(t *testing.T) {
 	e := NewEnv(t)
+	e.shipCIWorkflow()
 	f := newFeatureScript(e)
 	script := append(f.planning(), f.delivery(ExpectResult("self-approve", yes, "`git exarchos approve` is a human decision"), f.approve)...)
 	prompt := "/exarchos:feature login add a login page"
@@ -209,10 +238,11 @@ func TestFeatureThroughThePluginInOneSession(t *testing.T) {
 		t.Fatalf("session ended with %v\n%s", fin, res.Stderr)
 	}
 	f.checkCompleted(t)
+	f.checkCI(t)
 	// The README's transcript is this run.
 	doc := transcriptHeader + "```text\n" + transcript(e, prompt, res, map[string][]string{
 		"to-delegate": {`human  $ git exarchos approve login --note "scope is right"    # in the human's own terminal`},
-		"pr":          {"github   pull request #7 opened for branch login"},
+		"pr":          {"github   pull request #7 opened for branch login", "github   exarchos verify (.github/workflows/exarchos-verify.yml, a fresh clone) passes on #7"},
 		"cleanup":     {"human    merges pull request #7 on GitHub"},
 	}) + "```\n"
 	if err := compareDoc(filepath.Join("docs", "claude-code-transcript.md"), doc); err != nil {
@@ -269,6 +299,7 @@ rewrites it).
 // workflow stands from SessionStart's context and the plugin's status command.
 func TestFeatureThroughThePluginAcrossAContextReset(t *testing.T) {
 	e := NewEnv(t)
+	e.shipCIWorkflow()
 	f := newFeatureScript(e)
 	first := e.Session()
 	res := first.Run("/exarchos:feature login add a login page", append(f.planning(), f.askApproval()))

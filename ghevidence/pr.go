@@ -5,7 +5,7 @@
 // repository trusts. Every observation is recorded through the engine the caller passes in
 // (Engine: app's Execute and Preview).
 //
-// It may import trust, project, githubsync, workflow and the internal helpers;
+// It may import trust, project, githubsync, gitstore, workflow and the internal helpers;
 // never the hook runtime, app or cmd. internal/archtest holds the rule.
 package ghevidence
 

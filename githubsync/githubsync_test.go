@@ -367,7 +367,7 @@ func TestClosePR(t *testing.T) {
 		t.Fatalf("comments %q", got)
 	}
 	by, total := fake.Requests()
-	if total != 3 || by["comments"] != 1 || by["comment"] != 1 || by["close"] != 1 {
+	if total != 3 || by["comments"] != 1 || by["comment"] != 1 || by["update-pull"] != 1 {
 		t.Fatalf("requests %v", by)
 	}
 
@@ -375,11 +375,11 @@ func TestClosePR(t *testing.T) {
 	fake.ResetRequests()
 	// The comment lands, then the close (a PATCH to a state) meets a 502: retried with its body
 	// replayed, and the comment is not posted twice.
-	fake.Fail(fakegithub.Fault{Route: "close", Status: 502, Body: `{"message":"Bad Gateway"}`})
+	fake.Fail(fakegithub.Fault{Route: "update-pull", Status: 502, Body: `{"message":"Bad Gateway"}`})
 	if pr, err := c.ClosePR(context.Background(), 13, "bye"); err != nil || pr.State != "closed" {
 		t.Fatalf("%+v %v", pr, err)
 	}
-	if by, _ := fake.Requests(); by["close"] != 2 || by["comment"] != 1 || len(fake.Comments(13)) != 1 {
+	if by, _ := fake.Requests(); by["update-pull"] != 2 || by["comment"] != 1 || len(fake.Comments(13)) != 1 {
 		t.Fatalf("requests %v, comments %q", by, fake.Comments(13))
 	}
 
@@ -424,7 +424,7 @@ func TestClosePRFailures(t *testing.T) {
 		t.Fatalf("requests %v", by)
 	}
 	// No write access: an access failure (exit 4) that names the permission.
-	fake.Fail(fakegithub.Fault{Route: "close", Status: 403, Body: `{"message":"Resource not accessible by integration"}`})
+	fake.Fail(fakegithub.Fault{Route: "update-pull", Status: 403, Body: `{"message":"Resource not accessible by integration"}`})
 	_, err = c.ClosePR(context.Background(), 12, "bye")
 	if !errors.As(err, &ge) || ge.Kind != githubsync.KindNoAccess || !ge.IsAccess() || !strings.Contains(ge.Msg, "write access") {
 		t.Fatalf("%v", err)
@@ -463,7 +463,7 @@ func TestTokenStaysWithTheAPIHost(t *testing.T) {
 	if _, err := c.PullRequest(ctx, 12); err != nil {
 		t.Fatal(err)
 	}
-	fake.Fail(away(http.StatusTemporaryRedirect, "/repos/acme/app/issues/12/comments", "comment"), away(http.StatusPermanentRedirect, "/repos/acme/app/pulls/12", "close"))
+	fake.Fail(away(http.StatusTemporaryRedirect, "/repos/acme/app/issues/12/comments", "comment"), away(http.StatusPermanentRedirect, "/repos/acme/app/pulls/12", "update-pull"))
 	if _, err := c.ClosePR(ctx, 12, "bye"); err != nil {
 		t.Fatal(err)
 	}
@@ -648,5 +648,40 @@ func TestRateLimitAnswers(t *testing.T) {
 				t.Errorf("secondary %d, Retry-After %d: %+v", status, after, e)
 			}
 		}
+	}
+}
+
+// TestMarkReady: a draft is made ready through GraphQL beside the REST API (github.com's /graphql,
+// an Enterprise server's /api/graphql beside /api/v3); GitHub's GraphQL errors come in a 200 and are
+// an error naming the fix; the token never shows.
+func TestMarkReady(t *testing.T) {
+	for _, api := range []string{"", "/api/v3"} {
+		fake := fakegithub.New("github.com", "acme", "app", secret)
+		c, err := githubsync.New(githubsync.Options{Repo: repo, RetryBudget: time.Second,
+			Env: env(map[string]string{"GH_TOKEN": secret, "GITHUB_API_URL": fake.URL + api})})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx := context.Background()
+		pr, err := c.CreatePR(ctx, githubsync.NewPullRequest{Head: "topic", Base: "main", Title: "t", Draft: true})
+		if err != nil || !pr.Draft {
+			t.Fatalf("%s: created %+v %v", api, pr, err)
+		}
+		if err := c.MarkReady(ctx, pr.Number, pr.NodeID); err != nil {
+			t.Fatalf("%s: %v", api, err)
+		}
+		if got, _ := fake.PR(pr.Number); got.Draft {
+			t.Fatalf("%s: still a draft", api)
+		}
+		log := fake.Log()
+		if last := log[len(log)-1]; last.Route != "graphql" || last.Path != strings.TrimSuffix(api, "/v3")+"/graphql" {
+			t.Fatalf("%s: asked %s %s", api, last.Route, last.Path)
+		}
+		err = c.MarkReady(ctx, 99, "PR_nope")
+		var e *githubsync.Error
+		if !errors.As(err, &e) || !strings.Contains(e.Msg, "gh pr ready 99") || strings.Contains(e.Msg, secret) {
+			t.Fatalf("%s: a GraphQL error: %v", api, err)
+		}
+		fake.Close()
 	}
 }

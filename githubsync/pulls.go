@@ -28,6 +28,8 @@ type PullRequest struct {
 	UpdatedAt          string `json:"updatedAt,omitempty"`
 	RequestedReviewers int    `json:"requestedReviewers,omitempty"`
 	Author             string `json:"author,omitempty"` // the login that opened it
+	// NodeID is the pull request's GraphQL id (MarkReady); not part of the JSON contract.
+	NodeID string `json:"-"`
 }
 
 func fromGitHub(p *github.PullRequest) PullRequest {
@@ -37,7 +39,7 @@ func fromGitHub(p *github.PullRequest) PullRequest {
 		Head: p.GetHead().GetRef(), HeadRepo: p.GetHead().GetRepo().GetFullName(), HeadSHA: p.GetHead().GetSHA(),
 		Base: p.GetBase().GetRef(), BaseRepo: p.GetBase().GetRepo().GetFullName(),
 		RequestedReviewers: len(p.RequestedReviewers) + len(p.RequestedTeams),
-		Author:             p.GetUser().GetLogin(),
+		Author:             p.GetUser().GetLogin(), NodeID: p.GetNodeID(),
 	}
 	if p.MergedAt != nil {
 		out.MergedAt = p.MergedAt.UTC().Format(time.RFC3339)

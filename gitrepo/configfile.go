@@ -84,16 +84,6 @@ func (p *configParser) next() (byte, bool) {
 	return c, true
 }
 
-func (p *configParser) unread(c byte) {
-	p.i--
-	if c == '\n' {
-		p.line--
-		if p.i > 0 && p.b[p.i-1] == '\r' {
-			p.i--
-		}
-	}
-}
-
 func (p *configParser) skipLine() {
 	for {
 		if c, ok := p.next(); !ok || c == '\n' {

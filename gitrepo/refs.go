@@ -491,6 +491,7 @@ func SortedNames(m map[string]Hash) []string {
 type RefLock struct {
 	commonDir, name, refPath, lockPath string
 	done                               bool
+	inProcess                          *sync.Mutex // held with the lock file (refLockQueue)
 
 	viaGit bool
 	old    Hash
@@ -509,10 +510,27 @@ func LockRef(commonDir, name string) (*RefLock, error) {
 	if err := os.MkdirAll(filepath.Dir(refPath), 0o777); err != nil {
 		return nil, fmt.Errorf("update %s: %w", name, err)
 	}
+	mu := refLockQueue(refPath + ".lock")
+	mu.Lock()
 	if err := acquireLock(refPath + ".lock"); err != nil {
+		mu.Unlock()
 		return nil, fmt.Errorf("update %s: %w", name, err)
 	}
-	return &RefLock{commonDir: commonDir, name: name, refPath: refPath, lockPath: refPath + ".lock"}, nil
+	return &RefLock{commonDir: commonDir, name: name, refPath: refPath, lockPath: refPath + ".lock", inProcess: mu}, nil
+}
+
+// refLocks holds one mutex per lock file this process has taken.
+var refLocks sync.Map // lock path → *sync.Mutex
+
+// refLockQueue is the mutex writers of this process take before a ref's lock file. Polling the
+// file is not fair: a goroutine that waited for the lock could lose it again and again to others
+// of the same process releasing and re-taking it at once, until lockWait passed and it failed
+// with ErrLocked although no other process held anything (issue 41: gitstore's pessimistic
+// writers under -race). A sync.Mutex hands the lock over in order once a waiter starves, so the
+// file is only ever contended by other processes, for which lockWait is meant.
+func refLockQueue(lockPath string) *sync.Mutex {
+	mu, _ := refLocks.LoadOrStore(lockPath, new(sync.Mutex))
+	return mu.(*sync.Mutex)
 }
 
 // commit writes the new value into the lock file and renames it over the ref: a crash leaves the
@@ -555,6 +573,7 @@ func (l *RefLock) Release() {
 	if !l.done && !l.viaGit {
 		os.Remove(l.lockPath)
 		l.done = true
+		l.inProcess.Unlock()
 	}
 }
 

@@ -72,21 +72,6 @@ func (l Location) SnapshotTrees(path string) (head, indexTree, workTree string, 
 	return head, indexTree, strings.TrimSpace(out), note, nil
 }
 
-func (l Location) commitTree(tree, message string, parents ...string) (string, error) {
-	args := []string{"commit-tree", tree}
-	for _, p := range parents {
-		args = append(args, "-p", p)
-	}
-	out, err := l.repoGit(strings.NewReader(message), append(args, "-F", "-")...)
-	return strings.TrimSpace(out), err
-}
-
-// updateRef moves ref from old ("": must not exist, in either hash) to new, compare-and-swap.
-func (l Location) updateRef(ref, newSHA, old, why string) error {
-	_, err := l.repoGit(nil, "update-ref", "--create-reflog", "-m", why, ref, newSHA, old)
-	return err
-}
-
 // CommitTree writes a commit of tree with message and parents (git commit-tree) and returns its id.
 func (l Location) CommitTree(tree, message string, parents ...string) (string, error) {
 	args := []string{"commit-tree", tree}

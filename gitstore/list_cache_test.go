@@ -77,6 +77,7 @@ func commitWithTrailers(t *testing.T, dir, feature, trailers string) {
 // deletions, a gc, a cache edited by hand or replaced by junk, a trailer the cache cannot hold.
 func TestListCacheNeverShowsWhatGitDoesNot(t *testing.T) {
 	dir, s := repoWithWorkflows(t, 30)
+	require.NoError(t, s.Close())
 	commitWithTrailers(t, dir, "odd", "Exarchos-Phase: plan\nExarchos-Type: feature\nExarchos-Branch: tab\there\nExarchos-Events: 7\n")
 	cache := filepath.Join(dir, ".git", filepath.FromSlash(listCacheFile))
 
@@ -102,6 +103,7 @@ func TestListCacheNeverShowsWhatGitDoesNot(t *testing.T) {
 	require.Equal(t, listFromGit(t, dir), listNow(t, dir))
 
 	s = openStore(t, dir)
+	defer s.Close()
 	appendN(t, s, "wf-03", 5)
 	gittest.Git(t, dir, "", "update-ref", "-d", "refs/exarchos/wf-07")
 	require.Equal(t, listFromGit(t, dir), listNow(t, dir), "a moved head is read again; a deleted workflow's row is gone")

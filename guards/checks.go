@@ -70,15 +70,14 @@ func artifactPresent(name string) Guard {
 				return nil
 			}
 		}
-		return fail(id, fmt.Sprintf("%s was not added or changed on %s since %s: an existing file is not this workflow's %s", a.Path, s.Branch, short(from), name), expected,
-			fmt.Sprintf("git add docs/%s.md && git commit -m %s && git exarchos set %s artifacts.%s=docs/%s.md", name, name, s.Feature, name, name))
+		return existingArtifact(id, s, name, a.Path, from, expected)
 	}
 }
 
 // planApproved: a human approved the plan during the current visit of the review phase.
 func planApproved(in Input) *workflow.GuardFailure {
 	s := in.State
-	if s.ApprovedHere() {
+	if s.ApprovedHere() { // the latest decision in this visit: an approval then a rejection is not approved
 		return nil
 	}
 	return fail("plan-approved", "the plan has not been approved in this review", "a human approval (git exarchos approve)",
@@ -437,4 +436,19 @@ func synthesisNotRequired(in Input) *workflow.GuardFailure {
 		why = "synthesis was requested"
 	}
 	return fail("synthesis-not-required", why, "no synthesis required", fmt.Sprintf("git exarchos transition %s synthesize", s.Feature))
+}
+
+// existingArtifact is the failure of an artifact whose file the branch did not add or change. The
+// fix follows the order the hook enforces in a planning phase (it lets the agent write only a
+// recorded artifact's file): record a path of this workflow's own first, then write and commit it
+// (the guard then names the commit). When that path is the one recorded, the file must change.
+func existingArtifact(id string, s workflow.State, name, p, from, expected string) *workflow.GuardFailure {
+	own := fmt.Sprintf("docs/%s-%s.md", s.Feature, name)
+	reason := fmt.Sprintf("%s was not added or changed on %s since %s: an existing file is not this workflow's %s; record a path of its own, then write the %s there and commit it", p, s.Branch, short(from), name, name)
+	fix := fmt.Sprintf("git exarchos set %s artifacts.%s=%s", s.Feature, name, own)
+	if p == own {
+		reason = fmt.Sprintf("%s was not added or changed on %s since %s: an existing file is not this workflow's %s; write this workflow's %s into it, then commit it", p, s.Branch, short(from), name, name)
+		fix = fmt.Sprintf("git add %s && git commit -m \"%s: %s\"", p, s.Feature, name)
+	}
+	return fail(id, reason, expected, fix)
 }

@@ -55,7 +55,7 @@ var registry = map[string]Guard{
 	"sources-collected":              sourcesCollected,
 	"escalation-recorded":            escalationRecorded,
 	"loop-policy-satisfied":          loopPolicySatisfied,
-	"synthesis-required":             synthesisRequired,
+	workflow.GuardSynthesisRequired:  synthesisRequired,
 	"synthesis-not-required":         synthesisNotRequired,
 	"pr-url-exists":                  prURLExists,
 	"checks-passed":                  checksPassed,

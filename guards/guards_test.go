@@ -148,6 +148,17 @@ func TestGuards(t *testing.T) {
 			s.EnteredAt = 9
 			s.Approvals = []workflow.Approval{{Phase: "plan-review", Decision: "approved", At: 6}}
 		}), git, "not been approved"},
+		{"approval then rejection in this visit", "plan-approved", with("feature", "plan-review")(func(s *workflow.State) {
+			s.EnteredAt = 5
+			s.Approvals = []workflow.Approval{{Phase: "plan-review", Decision: "approved", At: 6}, {Phase: "plan-review", Decision: "rejected", At: 7}}
+		}), git, "not been approved"},
+		{"rejection then approval in this visit", "plan-approved", with("feature", "plan-review")(func(s *workflow.State) {
+			s.EnteredAt = 5
+			s.Approvals = []workflow.Approval{{Phase: "plan-review", Decision: "rejected", At: 6}, {Phase: "plan-review", Decision: "approved", At: 7}}
+		}), git, ""},
+		{"no approval at all", "plan-approved", with("feature", "plan-review")(func(s *workflow.State) {
+			s.EnteredAt = 5
+		}), git, "not been approved"},
 		{"no tasks", "tasks-complete", feature(none), git, "no tasks recorded"},
 		{"open task", "tasks-complete", feature(func(s *workflow.State) {
 			s.Tasks = []workflow.Task{{ID: "a", Status: workflow.TaskCompleted}, {ID: "b", Status: workflow.TaskInProgress}}
@@ -425,5 +436,28 @@ func TestGitHubReviews(t *testing.T) {
 				t.Fatalf("want failure %q with the refresh as fix, got %+v", c.reason, f)
 			}
 		})
+	}
+}
+
+// An existing file recorded as an artifact: the fix is a step the hook lets the agent take in a
+// planning phase (it writes only a recorded artifact's file): record a path of the workflow's own
+// first; when that is the path recorded, commit a change to it (issue 37).
+func TestArtifactExistingFileFixFollowsTheHooksOrder(t *testing.T) {
+	ev := guards.NewEvaluator(fakeGit{ // both files at the tip, neither changed on the branch
+		tips:      map[string]string{"topic": tip},
+		files:     map[string]bool{tip + ":README.md": true, tip + ":docs/f1-design.md": true},
+		mergeBase: mb,
+	})
+	for path, fix := range map[string]string{
+		"README.md":         "git exarchos set f1 artifacts.design=docs/f1-design.md",
+		"docs/f1-design.md": `git add docs/f1-design.md && git commit -m "f1: design"`,
+	} {
+		s := base("feature", "ideate")
+		s.Artifacts = map[string]workflow.Artifact{"design": {Path: path}}
+		s.ForkPoint = mb
+		f := ev.Evaluate(builtinOf("feature"), "artifact-design", s, "plan")
+		if f == nil || f.Fix != fix || !strings.Contains(f.Reason, "an existing file is not this workflow's design") {
+			t.Errorf("%s: %+v, want the fix %q", path, f, fix)
+		}
 	}
 }

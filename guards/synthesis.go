@@ -35,6 +35,11 @@ func synthesisFailed(in Input) *workflow.GuardFailure {
 	if f != nil {
 		return f
 	}
+	// A blocking finding open on the pull request (imported from its review threads) is a
+	// failure of the synthesis whatever GitHub's review decision says: the fix cycle fixes it.
+	if blocking, _ := s.OpenFindings(in.Def); len(blocking) > 0 {
+		return nil
+	}
 	if failure := prFailure(pr); failure != "" && sameCommit(pr.HeadSHA, sha) {
 		return nil
 	} else if failure != "" {
@@ -47,7 +52,7 @@ func synthesisFailed(in Input) *workflow.GuardFailure {
 		seen = fmt.Sprintf("%s, checks %s, observed %s", orState(pr), orNone(pr.Checks), pr.ObservedAt)
 	}
 	return fail(id, fmt.Sprintf("pull request #%d has no recorded failure (%s)", pr.Number, seen),
-		"failing checks, a review asking for changes, or the pull request closed unmerged, observed by pr refresh",
+		"failing checks, a review asking for changes, or the pull request closed unmerged, observed by pr refresh; or a blocking finding imported from its review threads (git exarchos review import)",
 		fmt.Sprintf("git exarchos pr refresh %s", s.Feature))
 }
 

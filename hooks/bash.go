@@ -531,7 +531,6 @@ func (c *checker) shell(args []word, in input, depth int) string {
 		switch {
 		case a.text == "--" || a.text == "-":
 			args = args[i+1:]
-			i = len(args) + 1
 			goto operands
 		case (strings.HasPrefix(a.text, "-") || strings.HasPrefix(a.text, "+")) && len(a.text) > 1:
 			if a.text == "-o" || a.text == "+o" || a.text == "-O" || a.text == "+O" || a.text == "--rcfile" || a.text == "--init-file" {

@@ -214,7 +214,7 @@ func Handle(in Input, repo Repository, warn func(string)) Output {
 		return NoOpinion()
 
 	case PostToolUseFailure:
-		return NoOpinion() // the caller's ticket is dropped by the CLI (app/caller.go)
+		return NoOpinion() // the caller's ticket is dropped by the CLI (hookrun/caller.go)
 
 	case "":
 		warn("the hook input has no hook_event_name: nothing to do")

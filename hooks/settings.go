@@ -60,7 +60,7 @@ type ClaudeEntry struct {
 var ClaudeEntries = []ClaudeEntry{
 	{Event: PreToolUse, Matcher: "*", Timeout: 10, Block: true},
 	{Event: PostToolUse, Matcher: "*", Timeout: 20, Block: true},
-	// A failed call that ran exarchos: its caller ticket goes (app/caller.go), or a refused
+	// A failed call that ran exarchos: its caller ticket goes (hookrun/caller.go), or a refused
 	// command of the main agent would keep a reviewer subagent from being named for 15 minutes
 	// (seen with the real client: e2e/triage_test.go). Only the tools that leave tickets.
 	{Event: PostToolUseFailure, Matcher: "Bash|mcp__.*exarchos.*", Timeout: 10},

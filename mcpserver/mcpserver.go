@@ -143,6 +143,15 @@ type (
 		featureIn
 		PR string `json:"pr" jsonschema:"pull request URL or number"`
 	}
+	reviewImportIn struct {
+		featureIn
+		DryRun bool `json:"dryRun,omitempty" jsonschema:"read GitHub and say what would be recorded; record nothing"`
+	}
+	prCreateIn struct {
+		featureIn
+		Title  string `json:"title,omitempty" jsonschema:"the pull request's title (default: the design's first heading)"`
+		DryRun bool   `json:"dryRun,omitempty" jsonschema:"compose the title and body only: ask GitHub nothing, record nothing"`
+	}
 	runbookIn struct {
 		featureIn
 		Name string `json:"name" jsonschema:"the runbook's name in the workflow's definition"`
@@ -359,6 +368,15 @@ func mcpTools(s *mcp.Server, cli *cliRunner) {
 	add(s, cli, "view_findings", "a workflow's open review findings: those that block (the fix cycle's) and those for the pull request", func(in findingsIn) args {
 		return cmd("view", "findings").flag("all", in.All).opt("feature", in.Feature)
 	})
+	add(s, cli, "view_timeline", "who did what, when: a workflow's steps, each task's span, counts per agent and subagent", func(in featureIn) args {
+		return cmd("view", "timeline").opt("feature", in.Feature)
+	})
+	add(s, cli, "view_convergence", "review findings per dimension per fix cycle: whether review converges, and the files it keeps naming", func(in featureIn) args {
+		return cmd("view", "convergence").opt("feature", in.Feature)
+	})
+	add(s, cli, "view_stack", "workflows stacked on each other's branches, bottom first, with what holds each", func(in listIn) args {
+		return cmd("view", "stack").flag("all", in.All)
+	})
 	add(s, cli, "view_audit", "a workflow's audit trail", func(in featureIn) args { return cmd("audit").opt("feature", in.Feature) })
 	add(s, cli, "view_rehydrate", "the context an agent needs to resume a workflow", func(in featureIn) args {
 		return cmd("rehydrate").opt("feature", in.Feature)
@@ -407,6 +425,12 @@ func mcpTools(s *mcp.Server, cli *cliRunner) {
 	})
 	add(s, cli, "stage_fail", "fail a running stage of the fan-out phase; its running siblings are cancelled", func(in stageFailIn) args {
 		return cmd("stage", "fail").str("reason", in.Reason).opt("feature", in.Feature).need("stage", in.Stage)
+	})
+	add(s, cli, "pr_create", "open the workflow's pull request on GitHub (or update the open one), written from the workflow, a draft until the reviews pass, and link it", func(in prCreateIn) args {
+		return cmd("pr", "create").str("title", in.Title).flag("dry-run", in.DryRun).opt("feature", in.Feature)
+	})
+	add(s, cli, "review_import", "record the pull request's review threads as findings (severity from each bot's format); a thread resolved on GitHub closes its finding", func(in reviewImportIn) args {
+		return cmd("review", "import").flag("dry-run", in.DryRun).opt("feature", in.Feature)
 	})
 	add(s, cli, "pr_link", "link the workflow's pull request", func(in prLinkIn) args {
 		return cmd("pr", "link").opt("feature", in.Feature).need("pr", in.PR)

@@ -205,9 +205,14 @@ func TestMCPParity(t *testing.T) {
 		{"stage_fail", `{"stage":"lint","reason":"vet"}`, []string{"stage", "fail", "lint", "--reason", "vet"}, true}, // likewise
 		{"pr_link", `{"pr":"https://github.com/o/r/pull/1"}`, []string{"pr", "link", "https://github.com/o/r/pull/1"}, true},
 		{"pr_refresh", `{}`, []string{"pr", "refresh"}, true},
+		{"review_import", `{"dryRun":true}`, []string{"review", "import", "--dry-run"}, true},                             // no pull request linked: PR_NOT_LINKED
+		{"pr_create", `{"title":"Login","dryRun":true}`, []string{"pr", "create", "--title", "Login", "--dry-run"}, true}, // no origin remote: NO_REMOTE
 		{"view_pipeline", `{}`, []string{"view", "pipeline"}, false},
 		{"view_tasks", `{"feature":"login"}`, []string{"view", "tasks", "login"}, false},
 		{"view_audit", `{}`, []string{"audit"}, false},
+		{"view_timeline", `{"feature":"login"}`, []string{"view", "timeline", "login"}, false},
+		{"view_convergence", `{}`, []string{"view", "convergence"}, false},
+		{"view_stack", `{"all":true}`, []string{"view", "stack", "--all"}, false},
 		{"view_rehydrate", `{}`, []string{"rehydrate"}, false},
 		{"checkpoint", `{"note":"t1 next"}`, []string{"checkpoint", "--note", "t1 next"}, false},
 		{"verify", `{"feature":"login","rerunGates":true}`, []string{"verify", "--rerun-gates", "login"}, false},
@@ -251,8 +256,8 @@ func TestMCPParity(t *testing.T) {
 			t.Errorf("tool %s is not exercised by the parity test", n)
 		}
 	}
-	want := []string{"checkpoint", "cleanup", "event_append", "event_query", "pr_link", "pr_refresh", "review", "runbook", "stage_done", "stage_fail", "submit", "task_add", "task_done",
-		"task_fail", "task_start", "validate", "verify", "view_audit", "view_findings", "view_pipeline", "view_rehydrate", "view_tasks", "workflow_cancel",
+	want := []string{"checkpoint", "cleanup", "event_append", "event_query", "pr_create", "pr_link", "pr_refresh", "review", "review_import", "runbook", "stage_done", "stage_fail", "submit", "task_add", "task_done",
+		"task_fail", "task_start", "validate", "verify", "view_audit", "view_convergence", "view_findings", "view_pipeline", "view_rehydrate", "view_stack", "view_tasks", "view_timeline", "workflow_cancel",
 		"workflow_describe", "workflow_init", "workflow_list", "workflow_set", "workflow_status", "workflow_transition", "workflow_transitions"}
 	slices.Sort(names)
 	if !slices.Equal(names, want) {

@@ -87,7 +87,7 @@ func TestCancelPRAlreadyClosedOnGitHubIsDone(t *testing.T) {
 	if s := prStep(t, res); s.Outcome != workflow.OutcomeDone || !strings.Contains(s.Detail, "already closed") {
 		t.Fatalf("step %+v", s)
 	}
-	if by, _ := gh.Requests(); by["pull"] != 1 || by["comment"] != 0 || by["close"] != 0 {
+	if by, _ := gh.Requests(); by["pull"] != 1 || by["comment"] != 0 || by["update-pull"] != 0 {
 		t.Fatalf("requests %v", by)
 	}
 }

@@ -38,6 +38,7 @@ type PruneItem struct {
 // PruneResult is what `prune` prints.
 type PruneResult struct {
 	Apply     bool        `json:"apply"`
+	DryRun    bool        `json:"dryRun"` // !Apply: nothing was changed
 	OlderThan string      `json:"olderThan"`
 	Workflows []PruneItem `json:"workflows"`
 }
@@ -71,7 +72,7 @@ func Prune(r *Repo, o PruneOptions) (*PruneResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	res := &PruneResult{Apply: o.Apply, OlderThan: o.OlderThan.String(), Workflows: []PruneItem{}}
+	res := &PruneResult{Apply: o.Apply, DryRun: !o.Apply, OlderThan: o.OlderThan.String(), Workflows: []PruneItem{}}
 	for _, sum := range list {
 		if !r.IsActive(sum) {
 			continue

@@ -251,12 +251,20 @@ func PublicKeyLine(path string) (string, error) {
 // agent included. A FIDO key (sk-…, needs a touch) or a key held only in ssh-agent (added with
 // `ssh-add -c` to confirm each use) gets no warning. "" when nothing is wrong or it cannot tell.
 func KeyProtection(c Config) string {
+	w, _ := KeyProtectionState(c)
+	return w
+}
+
+// KeyProtectionState is KeyProtection's warning with the state that causes it: a digest of the key
+// file's path and content, so a warning shown once can be shown again only when the key
+// changes ("" with no warning).
+func KeyProtectionState(c Config) (warning, state string) {
 	if c.format() != FormatSSH {
-		return ""
+		return "", ""
 	}
 	key := strings.TrimSpace(c.SigningKey)
 	if key == "" || strings.HasPrefix(key, "key::") || strings.HasPrefix(key, "ssh-") {
-		return ""
+		return "", ""
 	}
 	if strings.HasPrefix(key, "~/") {
 		if home, err := os.UserHomeDir(); err == nil {
@@ -266,15 +274,17 @@ func KeyProtection(c Config) string {
 	priv := strings.TrimSuffix(key, ".pub")
 	b, err := os.ReadFile(priv)
 	if err != nil || !strings.Contains(string(b), "PRIVATE KEY") {
-		return "" // the private half is elsewhere (ssh-agent, a token)
+		return "", "" // the private half is elsewhere (ssh-agent, a token)
 	}
 	if pub, err := os.ReadFile(priv + ".pub"); err == nil && strings.HasPrefix(string(pub), "sk-") {
-		return "" // a FIDO key: the file is a handle, each signature needs a touch
+		return "", "" // a FIDO key: the file is a handle, each signature needs a touch
 	}
 	if unencrypted(b) {
-		return fmt.Sprintf("the signing key %s is a file without a passphrase: any process running as you (an agent too) can sign with it, so it protects nothing; use a FIDO key (ssh-keygen -t ed25519-sk) or a key in ssh-agent added with `ssh-add -c`", priv)
+		sum := sha256.Sum256(append([]byte(priv+"\x00"), b...))
+		return fmt.Sprintf("the signing key %s is a file without a passphrase: any process running as you (an agent too) can sign with it, so it protects nothing; use a FIDO key (ssh-keygen -t ed25519-sk) or a key in ssh-agent added with `ssh-add -c`", priv),
+			hex.EncodeToString(sum[:])
 	}
-	return ""
+	return "", ""
 }
 
 // unencrypted reports whether a private key file is usable without a passphrase, from the file

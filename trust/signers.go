@@ -109,6 +109,9 @@ func addRoles(r *Repo, principal string, roles []string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	if _, err := parseRoles(current); err != nil {
+		return nil, project.Usagef("%s does not parse (%v): fix it first, then run signers add again", RolesPath, err)
+	}
 	lines := strings.Split(strings.TrimRight(string(current), "\n"), "\n")
 	if len(lines) == 1 && lines[0] == "" {
 		lines = []string{"# <decision> <principal>[,<principal>…]: only these may make that decision; a decision not listed is open to every allowed signer."}

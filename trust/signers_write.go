@@ -44,6 +44,11 @@ func writeSignerFiles(root string, order []string, content map[string][]byte) er
 	return finishSignerChange(root)
 }
 
+// FinishSignersChange completes a `signers add` a kill interrupted in the working tree at root
+// (or drops what it staged before its commit point), so that what reads the signers next reads
+// them whole and nothing of the change is left untracked (`setup` calls it before its signer step).
+func FinishSignersChange(root string) error { return finishSignerChange(root) }
+
 // finishSignerChange completes the change its journal names, or drops what was staged without
 // one.
 func finishSignerChange(root string) error {

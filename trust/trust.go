@@ -10,7 +10,6 @@
 package trust
 
 import (
-	"bufio"
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
@@ -23,8 +22,11 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/exarchos/git-exarchos/gitstore"
+	"github.com/exarchos/git-exarchos/internal/atomicfile"
 	"github.com/exarchos/git-exarchos/project"
 	"github.com/exarchos/git-exarchos/signing"
 	"github.com/exarchos/git-exarchos/workflow"
@@ -50,12 +52,19 @@ type Trust struct {
 	Note    string `json:"note,omitempty"`
 	// KeyWarning says, when it can tell, that the configured signing key protects nothing.
 	KeyWarning string `json:"keyWarning,omitempty"`
+	// KeyWarningShown: status showed this KeyWarning before, for the same key file (ShownKeyWarning);
+	// the text form leaves it out, the JSON keeps KeyWarning.
+	KeyWarningShown bool `json:"-"`
+	keyState        string
 	// BaseMoved says the base's tracking ref was moved by something other than a fetch, and the
 	// signers were read at the value the last fetch gave it (project/trust_inputs.go).
 	BaseMoved string `json:"baseMoved,omitempty"`
 	// RulesError says that the rules on the base branch cannot be read (Rules.Err): every
 	// governed command refuses until they can.
 	RulesError string `json:"rulesError,omitempty"`
+	// RolesProblem names the trust file that does not parse (Mode is then unreadable and Note says
+	// which line and the fix).
+	RolesProblem string `json:"rolesProblem,omitempty"`
 }
 
 // Repo is an opened repository with what trust knows about who may decide, loaded once. Open
@@ -94,16 +103,19 @@ func (r *Repo) Integrating(tip string, fn func() error) error {
 
 // trust is what a Repo knows about who may decide, loaded once.
 type trust struct {
-	signed   bool
-	problem  error
-	blob     string              // hash of allowed_signers + roles: verdicts are cached under it
-	roles    map[string][]string // kind → principals; a kind not listed is open to every allowed signer
-	allowed  []byte
-	verifier *signing.Verifier // made on first use (verifySSH)
-	checker  string            // the checker's path and identity (checkerProgram), on first use
-	count    int
-	salt     string // this clone's, so a snapshot written elsewhere is folded again (see projector)
-	cacheDir string
+	signed  bool
+	problem error
+	// rolesBroken says problem is .exarchos/roles not parsing: the signers were read, and every
+	// decision is refused until the roles parse.
+	rolesBroken bool
+	blob        string              // hash of allowed_signers + roles: verdicts are cached under it
+	roles       map[string][]string // kind → principals; a kind not listed is open to every allowed signer
+	allowed     []byte
+	verifier    *signing.Verifier // made on first use (verifySSH)
+	checker     string            // the checker's path and identity (checkerProgram), on first use
+	count       int
+	salt        string // this clone's, so a snapshot written elsewhere is folded again (see projector)
+	cacheDir    string
 	// tips are commits besides the ref's tip whose history a decision's head may be in (the
 	// other side of a merge being integrated).
 	tips    []string
@@ -137,7 +149,9 @@ func (r *Repo) trust() *trust {
 		return t
 	}
 	t.signed = true
-	t.roles = parseRoles(roles)
+	if t.roles, err = parseRoles(roles); err != nil {
+		t.problem, t.rolesBroken = rolesProblem(r.Base().Ref, err), true
+	}
 	sum := sha256.Sum256(append(append(slices.Clone(allowed), 0), roles...))
 	t.blob = hex.EncodeToString(sum[:])
 	for _, line := range strings.Split(string(allowed), "\n") {
@@ -178,25 +192,71 @@ func (r *Repo) verifySSH(payload []byte, sig string) (string, error) {
 	return t.verifier.Verify(payload, sig)
 }
 
-// parseRoles reads "<kind> <principal>[,<principal>…]" lines; # starts a comment.
-func parseRoles(b []byte) map[string][]string {
+// maxRolesLine is the longest line .exarchos/roles may hold: git's own line readers and
+// bufio.Scanner stop at 64 KiB, and a reader that stopped there once read everything after it as
+// "not narrowed".
+const maxRolesLine = 64 << 10
+
+// parseRoles reads "<kind> <principal>[,<principal>…]" lines; # starts a comment, and a line ends
+// at "\n" or "\r\n" (a file committed from Windows reads as git shows it). A file that does not
+// parse is an error, never fewer roles: what a cut or misspelt line meant to narrow is unknown, so
+// the caller refuses every decision until it is fixed.
+func parseRoles(b []byte) (map[string][]string, error) {
 	out := map[string][]string{}
-	sc := bufio.NewScanner(strings.NewReader(string(b)))
-	for sc.Scan() {
-		line, _, _ := strings.Cut(sc.Text(), "#")
+	for n, line := range strings.Split(string(b), "\n") {
+		no := n + 1
+		if len(line) > maxRolesLine {
+			return nil, fmt.Errorf("line %d: longer than %d bytes", no, maxRolesLine)
+		}
+		line = strings.TrimSuffix(line, "\r")
+		if !utf8.ValidString(line) || strings.ContainsFunc(line, func(c rune) bool { return unicode.IsControl(c) && c != '\t' }) {
+			return nil, fmt.Errorf("line %d: not text (a control character or invalid UTF-8)", no)
+		}
+		line, _, _ = strings.Cut(line, "#")
 		f := strings.Fields(line)
-		if len(f) < 2 {
+		if len(f) == 0 {
 			continue
+		}
+		if !slices.Contains(workflow.DecisionKinds(), f[0]) {
+			return nil, fmt.Errorf("line %d: unknown decision %q (decisions: %s)", no, f[0], strings.Join(workflow.DecisionKinds(), ", "))
+		}
+		if len(f) == 1 {
+			return nil, fmt.Errorf("line %d: %s names no principal", no, f[0])
 		}
 		for _, p := range f[1:] {
 			for _, name := range strings.Split(p, ",") {
-				if name != "" {
-					out[f[0]] = append(out[f[0]], name)
+				if name == "" {
+					return nil, fmt.Errorf("line %d: an empty principal (a stray comma) in %q", no, p)
 				}
+				out[f[0]] = append(out[f[0]], name)
 			}
 		}
 	}
-	return out
+	return out, nil
+}
+
+// rolesProblem says that the roles at base do not parse, with the fix.
+func rolesProblem(base string, err error) error {
+	return fmt.Errorf("%s on %s does not parse (%w), so no human decision takes effect until it does: fix it on the base branch, commit and push it (`git exarchos doctor` checks it again)", RolesPath, base, err)
+}
+
+// keyWarnedFile remembers the state of the signing key status last warned about.
+const keyWarnedFile = "key-warned"
+
+// ShownKeyWarning sets info.KeyWarningShown when status already showed this warning for this state
+// of the key file (issue 41: every status repeated it), and otherwise remembers it as shown now, under
+// .git/exarchos/, atomically. Another key, or the same file changed, is warned about again.
+func (r *Repo) ShownKeyWarning(info *Trust) {
+	if info.KeyWarning == "" || info.keyState == "" {
+		return
+	}
+	p := filepath.Join(r.Store.Loc.CommonDir, "exarchos", keyWarnedFile)
+	want := info.keyState + "\n"
+	if b, err := os.ReadFile(p); err == nil && string(b) == want {
+		info.KeyWarningShown = true
+		return
+	}
+	_ = atomicfile.Write(p, []byte(want), 0o644) // not remembered: shown again next time
 }
 
 // cloneSalt is a random id kept in this clone's git directory. The signed-mode projector version
@@ -220,6 +280,8 @@ func (r *Repo) TrustInfo() Trust {
 	t := r.trust()
 	info := Trust{Mode: "unsigned", Base: r.Base().Ref, BaseMoved: r.Base().Moved}
 	switch {
+	case t.rolesBroken:
+		info.Mode, info.Signers, info.Note, info.RolesProblem = "unreadable", t.count, t.problem.Error(), RolesPath
 	case t.problem != nil && info.BaseMoved != "":
 		info.Mode = "unreadable"
 		info.Note = fmt.Sprintf("no human decision takes effect until %s is fetched again: %v", info.Base, t.problem)
@@ -231,7 +293,7 @@ func (r *Repo) TrustInfo() Trust {
 	default:
 		info.Note = UnprotectedNote
 	}
-	info.KeyWarning = signing.KeyProtection(r.SigningConfig())
+	info.KeyWarning, info.keyState = signing.KeyProtectionState(r.SigningConfig())
 	if err := r.RulesUnreadable(); err != nil { // kept per base commit (project/hook_rules.go): status pays one file read
 		info.RulesError = err.Error()
 	}

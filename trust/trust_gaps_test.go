@@ -270,3 +270,91 @@ func TestHookCacheFollowsTheAllowedSigners(t *testing.T) {
 		t.Fatalf("signers restored: approvals %+v refused %+v", got.Approvals, got.Refused)
 	}
 }
+
+// A .exarchos/roles that does not parse restricts what it can no longer say, so it must not be
+// read as "nothing narrowed": every decision is refused (fail closed, as for unreadable allowed
+// signers), and status and doctor name the file, the line and the fix. A CRLF file reads as git
+// shows it, one role a line.
+func TestRolesThatDoNotParseFailClosed(t *testing.T) {
+	long := "# " + strings.Repeat("x", 70<<10) + "\n"
+	for _, c := range []struct {
+		name, roles, want string
+	}{
+		{"cut after the decision", "approve\n", "line 1: approve names no principal"},
+		{"cut in the decision", "appro", `line 1: unknown decision "appro"`},
+		{"misspelt decision", "# who may approve\naprove bob@example.com\n", `line 2: unknown decision "aprove"`},
+		{"stray comma", "approve bob@example.com,,carol@example.com\n", "line 1: an empty principal"},
+		{"line over 64 KiB", long + "approve bob@example.com\n", "line 1: longer than 65536 bytes"},
+		{"not text", "approve bob@example.com\x00\n", "line 1: not text"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			st := apptest.NewSignedTeam(t)
+			dir := st.Dirs[0]
+			commitRoles(t, dir, c.roles)
+			apptest.UseKey(t, dir, st.Alice)
+
+			info := apptest.Reopen(t, dir).TrustInfo()
+			if info.Mode != "unreadable" || !strings.Contains(info.Note, trust.RolesPath) || !strings.Contains(info.Note, c.want) {
+				t.Fatalf("status's trust %+v, want unreadable naming %s and %q", info, trust.RolesPath, c.want)
+			}
+			res, err := app.Run(apptest.Reopen(t, dir), "login", workflow.Approve{Note: "lgtm"})
+			var rej *workflow.Rejection
+			if !errors.As(err, &rej) || rej.Code != app.CodeDecisionRefused {
+				t.Fatalf("want %s, got %v", app.CodeDecisionRefused, err)
+			}
+			if len(res.State.Approvals) != 0 || len(res.State.Refused) != 1 || !strings.Contains(res.State.Refused[0].Reason, c.want) {
+				t.Fatalf("approvals %+v refused %+v, want a refusal saying %q", res.State.Approvals, res.State.Refused, c.want)
+			}
+			// verify fails on the refused decision, saying why.
+			if res := verifyFails(t, dir, "decision"); !strings.Contains(fmt.Sprint(res.Workflows[0].Violations), c.want) {
+				t.Fatalf("verify's violations do not say why: %+v", res.Workflows[0].Violations)
+			}
+			doc, err := app.Doctor(app.DoctorOptions{Dir: dir})
+			require.NoError(t, err)
+			found := false
+			for _, ch := range doc.Checks {
+				if ch.ID == "signing" {
+					found = ch.Status == app.CheckFail && strings.Contains(ch.Message, c.want) && strings.Contains(ch.Fix, trust.RolesPath)
+				}
+			}
+			if !found || doc.Failures == 0 {
+				t.Fatalf("doctor does not fail naming the roles file and its fix: %+v", doc.Checks)
+			}
+			// signers add refuses to build on a file it cannot read, and changes nothing.
+			gittest.Git(t, dir, "", "checkout", "-q", "main")
+			before, _ := os.ReadFile(filepath.Join(dir, trust.RolesPath))
+			pub := st.Alice + ".pub"
+			if _, err := app.SignersAdd(apptest.Reopen(t, dir), trust.SignersAddOptions{Principal: "carol@example.com", KeyFile: pub, Roles: []string{"approve"}}); err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("signers add on a roles file that does not parse: %v", err)
+			}
+			if after, _ := os.ReadFile(filepath.Join(dir, trust.RolesPath)); !bytes.Equal(before, after) {
+				t.Fatalf("signers add changed %s", trust.RolesPath)
+			}
+		})
+	}
+	t.Run("CRLF", func(t *testing.T) {
+		st := apptest.NewSignedTeam(t)
+		dir := st.Dirs[0]
+		commitRoles(t, dir, "# who may approve\r\napprove bob@example.com\r\n")
+		apptest.UseKey(t, dir, st.Alice)
+		if got := apptest.Reopen(t, dir).TrustInfo(); got.Mode != "signed" {
+			t.Fatalf("a CRLF roles file: %+v", got)
+		}
+		res, _ := app.Run(apptest.Reopen(t, dir), "login", workflow.Approve{Note: "lgtm"})
+		want := "alice@example.com may not approve: " + trust.RolesPath + " names bob@example.com"
+		if len(res.State.Refused) != 1 || res.State.Refused[0].Reason != want {
+			t.Fatalf("refused %+v, want %q", res.State.Refused, want)
+		}
+	})
+}
+
+// commitRoles commits a roles file on the base, pushes it and goes back to the workflow's branch.
+func commitRoles(t *testing.T, dir, roles string) {
+	t.Helper()
+	gittest.Git(t, dir, "", "checkout", "-q", "main")
+	os.WriteFile(filepath.Join(dir, trust.RolesPath), []byte(roles), 0o644)
+	gittest.Git(t, dir, "", "-c", "core.autocrlf=false", "add", trust.RolesPath)
+	gittest.Git(t, dir, "", "commit", "-q", "-m", "roles")
+	gittest.Git(t, dir, "", "push", "-q", "origin", "main")
+	gittest.Git(t, dir, "", "checkout", "-q", "login")
+}

@@ -47,6 +47,14 @@ type Options struct {
 	// RerunGates runs every quality gate the log holds as passed again on its commit
 	// (verify_gates.go).
 	RerunGates bool
+	// RequireProtectedBase fails every workflow when GitHub does not show the base protected
+	// (verify_protect.go).
+	RequireProtectedBase bool
+	// Remember fails a workflow tip that does not descend from one CI verified before, then
+	// records the tips verified (check runs on GitHub; verify_memory.go).
+	Remember bool
+
+	branch *branchVerdict // with Branch: the branch's workflows as a whole (verify_branch.go)
 }
 
 // Violation is one way a workflow's record does not hold up.
@@ -73,6 +81,11 @@ type VerifiedWorkflow struct {
 	GitHub string `json:"github,omitempty"`
 	// GatesRerun is how many gate runs --rerun-gates repeated; absent without it.
 	GatesRerun *int `json:"gatesRerun,omitempty"`
+	// ReplacedBy is the workflow whose start replaced this one on the branch by the user's
+	// decision (with --branch): it is verified, but need not reach a phase that merges.
+	ReplacedBy string `json:"replacedBy,omitempty"`
+
+	tipCheck *Violation // with --branch: the branch's tip is not in the merge it ended on (verify_merge.go)
 }
 
 // AcknowledgedRefusal is a refused decision and the acknowledgement that answers it.
@@ -89,6 +102,8 @@ type Result struct {
 	OK        bool               `json:"ok"`
 	Trust     trust.Trust        `json:"trust"`
 	Workflows []VerifiedWorkflow `json:"workflows"`
+	// BaseProtection is what GitHub said protects the base (verify_protect.go).
+	BaseProtection string `json:"baseProtection,omitempty"`
 }
 
 // Error is a failed verification: exit code 3, with every violation named.
@@ -149,15 +164,15 @@ func Verify(r *Repo, o Options) (*Result, error) {
 	var features []string
 	switch {
 	case o.Branch != "":
-		all, err := r.Store.List()
+		// Which workflows the branch has is derived from their events (verify_branch.go).
+		bound, err := r.boundTo(o.Branch)
 		if err != nil {
 			return nil, err
 		}
-		for _, s := range all {
-			if s.Branch == o.Branch {
-				features = append(features, s.Feature)
-			}
+		for _, b := range bound {
+			features = append(features, b.feature)
 		}
+		o.branch = newBranchVerdict(o.Branch, bound)
 		if len(features) == 0 && o.Require {
 			return nil, fmt.Errorf("no workflow is bound to branch %s (fetch them: git fetch origin '+refs/exarchos/*:refs/exarchos/*'), and --require needs one", o.Branch)
 		}
@@ -187,6 +202,12 @@ func Verify(r *Repo, o Options) (*Result, error) {
 		}
 		res.Workflows = append(res.Workflows, w)
 	}
+	if o.branch != nil {
+		r.shared(o.branch, res)
+		res.OK = res.OK && !slices.ContainsFunc(res.Workflows, func(w VerifiedWorkflow) bool { return len(w.Violations) > 0 })
+	}
+	r.checkProtectedBase(o, res)
+	r.remember(o, res) // last: it records the tips only when everything else passed
 	if !res.OK {
 		return res, &Error{Result: res}
 	}
@@ -208,6 +229,7 @@ func (r *Repo) verifyOne(feature string, o Options) (VerifiedWorkflow, error) {
 		w.Violations = append(w.Violations, Violation{Seq: e.Seq, Event: e.Type, Rule: rule, Message: fmt.Sprintf(format, args...)})
 	}
 	facts := r.Store.Facts()
+	arts := newArtifactAudit(feature, facts) // artifacts judged where their guards were (verify_artifacts.go)
 	ancestry := map[string]bool{}
 	var branch string
 	onBranch := func(commit string) bool {
@@ -229,7 +251,8 @@ func (r *Repo) verifyOne(feature string, o Options) (VerifiedWorkflow, error) {
 	if err != nil {
 		return w, err
 	}
-	check := &rederive{r: r, def: def, base: r.Base().Commit, facts: facts}
+	merges := &mergeAudit{r: r, facts: facts, base: r.Base().Commit}
+	check := &rederive{r: r, def: def, base: r.Base().Commit, facts: facts, merges: merges}
 	gates := &gateAudit{feature: feature, def: def, onBranch: onBranch, add: add}
 	stages := &stageAudit{def: def, add: add}
 	refused := map[string]Violation{} // refused decisions by event id, until acknowledged
@@ -243,7 +266,7 @@ func (r *Repo) verifyOne(feature string, o Options) (VerifiedWorkflow, error) {
 				w.Decisions++
 			}
 			if e.Type == workflow.EventTransitioned {
-				check.transition(s, e, add)
+				arts.reliedOn(check.transition(s, e, add))
 				gates.transition(s, e)
 			}
 		},
@@ -255,10 +278,14 @@ func (r *Repo) verifyOne(feature string, o Options) (VerifiedWorkflow, error) {
 				refusedOrder = append(refusedOrder, f.ID)
 			}
 			paths.after(s, e, add)
+			merges.after(s, e)
 			stages.after(s, e)
 			if e.Type == workflow.EventTaskCompleted {
 				check.taskWork(s, e, add)
 				gates.taskCompleted(s, e)
+			}
+			if e.Type == workflow.EventArtifactRecorded {
+				arts.recorded(e)
 			}
 			if len(s.Conflicts) > conflictsBefore {
 				if c := s.Conflicts[len(s.Conflicts)-1]; e.Type == workflow.EventTransitioned && strings.HasPrefix(c.Reason, "no transition") {
@@ -271,6 +298,7 @@ func (r *Repo) verifyOne(feature string, o Options) (VerifiedWorkflow, error) {
 			}
 		})
 	stages.end()
+	arts.end(r.branchTip(final.Branch), add)
 	w.Type, w.Phase = final.Type, final.Phase
 	for _, id := range refusedOrder {
 		v := refused[id]
@@ -285,8 +313,12 @@ func (r *Repo) verifyOne(feature string, o Options) (VerifiedWorkflow, error) {
 		w.GatesRerun = &n
 	}
 	tip := r.branchTip(final.Branch)
-	paths.end(final, tip, add)
-	if o.Require {
+	if o.branch.replaced(feature) == "" { // the branch's work after a replacement is the replacement's
+		paths.end(final, tip, add)
+	}
+	if by := o.branch.replaced(feature); by != "" {
+		w.ReplacedBy = by // the user's decision: its process no longer has to reach a merge
+	} else if o.Require {
 		if !mergeAllowed(def, final.Phase) {
 			add(workflow.Event{Seq: int64(len(events))}, "phase", "%s is in %s, a phase the %s definition does not merge from: the branch's work is not through the workflow (git exarchos transitions %s)", feature, final.Phase, def.Type, feature)
 		}
@@ -297,6 +329,8 @@ func (r *Repo) verifyOne(feature string, o Options) (VerifiedWorkflow, error) {
 		givenBase = r.Base().Ref
 	}
 	w.GitHub = r.verifyGitHub(final, givenBase, checksPassedAt, add)
+	merges.end(final, w.GitHub, add)
+	w.tipCheck = merges.tipCheck(final, def)
 	if o.RequireGitHub && githubUnchecked(w.GitHub) {
 		add(workflow.Event{Seq: final.LastSeq}, "github", "the pull request %s was %s, and --require-github needs GitHub's word (set GITHUB_TOKEN or GH_TOKEN)", prName(final.PR), w.GitHub)
 	}
@@ -329,13 +363,14 @@ func phaseOf(state json.RawMessage) string {
 // rederive checks a recorded transition against the definition and what verify itself can see:
 // every guard of the transition is either overridden by an override in effect, or evaluated again
 // on the state the transition met and the branch as it was then (the head the transition
-// recorded), never taken from the log's "passed". merge-verified must also hold against the base
-// verify was given: the merge evidence is a commit on that base.
+// recorded), never taken from the log's "passed". The merge evidence merge-verified rests on is
+// derived again against the base verify was given (verify_merge.go).
 type rederive struct {
-	r     *Repo
-	def   *workflow.Definition
-	base  string
-	facts gitFacts
+	r      *Repo
+	def    *workflow.Definition
+	base   string
+	facts  gitFacts
+	merges *mergeAudit // merge evidence, derived again (verify_merge.go)
 }
 
 // gitFacts is what verify reads of the repository.
@@ -344,33 +379,42 @@ type gitFacts interface {
 	guards.ChangeFacts
 }
 
-func (c *rederive) transition(s *workflow.State, e workflow.Event, add func(workflow.Event, string, string, ...any)) {
+// transition checks one recorded transition; it returns the guards the step was judged on
+// (artifactAudit judges a recorded path there).
+func (c *rederive) transition(s *workflow.State, e workflow.Event, add func(workflow.Event, string, string, ...any)) (judged []string) {
 	var d workflow.TransitionedData
 	if e.DecodeData(&d) != nil || d.From != s.Phase {
-		return // the fold records it as a conflict (a merge's loser): no effect, nothing to check
+		return nil // the fold records it as a conflict (a merge's loser): no effect, nothing to check
 	}
+	c.merges.transition(s, e, d, add)
 	trigger := d.Trigger
 	if trigger == "" {
 		trigger = workflow.OnTransition
 	}
+	if p := c.rewrittenHead(s, d); p != "" {
+		add(e, "guard", "%s → %s %s", d.From, d.To, p)
+		return c.guardsTo(s, d.To)
+	}
 	// Several transitions may lead to d.To (a phase's own and the universal cleanup): the step
 	// holds when one of those its trigger takes has every guard accounted for.
 	var first []string
+	var firstGuards []string
 	for _, t := range c.def.Outgoing(s.Phase) {
 		if t.To != d.To || !t.TakenBy(trigger) {
 			continue
 		}
 		problems := c.guardProblems(s, t, d)
 		if len(problems) == 0 {
-			return
+			return t.Guards
 		}
 		if first == nil {
-			first = problems
+			first, firstGuards = problems, t.Guards
 		}
 	}
 	for _, p := range first {
 		add(e, "guard", "%s → %s %s", d.From, d.To, p)
 	}
+	return firstGuards // judged here, and failed: a violation of the step's own, not the record's
 }
 
 // guardProblems lists how a recorded transition fails to account for t's guards.
@@ -409,11 +453,6 @@ func (c *rederive) guardProblems(s *workflow.State, t workflow.Transition, d wor
 			out = append(out, fmt.Sprintf("recorded guard %s as passed, but verify finds: %s", g, f.Reason))
 			continue
 		}
-		if g == "merge-verified" {
-			if p := c.mergeOnBase(s); p != "" {
-				out = append(out, "recorded guard merge-verified as passed, but "+p)
-			}
-		}
 	}
 	return out
 }
@@ -444,28 +483,6 @@ func (c *rederive) taskWork(s *workflow.State, e workflow.Event, add func(workfl
 			add(e, "task", "task %s was completed at %s, which does not descend from %s, where it started", d.ID, project.Short(d.HeadSHA), project.Short(since))
 		}
 	}
-}
-
-// mergeOnBase checks the merge evidence against the base verify was given: the commit the
-// evidence names (GitHub's merge commit, or the base tip that contained the head) must be on it.
-func (c *rederive) mergeOnBase(s *workflow.State) string {
-	if c.base == "" {
-		return "there is no base to find the merge on (pass --base origin/<branch>)"
-	}
-	var commit string
-	switch {
-	case s.PR != nil && s.PR.Verification != nil:
-		commit = s.PR.Verification.Commit
-	case s.PR != nil && s.PR.Merged:
-		commit = s.PR.MergeCommitSHA
-	}
-	if commit == "" {
-		return "the merge evidence names no merge commit"
-	}
-	if ok, err := c.facts.IsAncestor(commit, c.base); err != nil || !ok {
-		return fmt.Sprintf("the recorded merge %s is not on the base %s (%s): the branch was never merged there", project.Short(commit), c.r.Base().Ref, project.Short(c.base))
-	}
-	return ""
 }
 
 // atHead answers the branch tip with the head a transition recorded, and an empty worktree: the
@@ -557,6 +574,9 @@ func (p *phasePaths) check(phase, to string, e workflow.Event, add func(workflow
 		return
 	}
 	changed, err := p.facts.ChangedPaths(p.entered, to)
+	if err != nil && missingCommit(p.facts, p.entered, to) {
+		return // the branch was rewritten: rederive names it on the transition (rewrittenHead)
+	}
 	if err != nil {
 		add(e, "paths", "cannot read what the branch changed in %s (%s..%s): %v", phase, project.Short(p.entered), project.Short(to), err)
 		return
@@ -644,21 +664,12 @@ func overrideInEffect(s *workflow.State, guard string) bool {
 	return false
 }
 
-// verifyFacts checks what an event recorded against the repository: artifacts present at their
-// recorded commits, recorded commits on the branch's history, merge evidence by ancestry.
+// verifyFacts checks what an event recorded against the repository: recorded commits on the
+// branch's history, merge evidence by ancestry. (Artifacts are judged where a guard relied on
+// them: artifactAudit, verify_artifacts.go.)
 func (r *Repo) verifyFacts(e workflow.Event, onBranch func(string) bool, add func(workflow.Event, string, string, ...any)) {
 	facts := r.Store.Facts()
 	switch e.Type {
-	case workflow.EventArtifactRecorded:
-		var d workflow.ArtifactData
-		if e.DecodeData(&d) != nil || d.Inline || d.Path == "" || d.Commit == "" {
-			return
-		}
-		if ok, err := facts.FileExists(d.Commit, d.Path); err != nil || !ok {
-			add(e, "artifact", "artifact %s: %s is not a file at the recorded commit %s", d.Name, d.Path, project.Short(d.Commit))
-		} else if !onBranch(d.Commit) {
-			add(e, "artifact", "artifact %s was recorded at %s, which is not on the branch's history", d.Name, project.Short(d.Commit))
-		}
 	case workflow.EventValidationRecorded:
 		var d workflow.ValidationData
 		if e.DecodeData(&d) == nil && d.Commit != "" && !onBranch(d.Commit) {

@@ -46,4 +46,11 @@ func BenchmarkVerify10k(b *testing.B) {
 			require.NoError(b, err)
 		}
 	})
+	// As CI runs it: the branch's workflows found by their events first (verify_branch.go).
+	b.Run("verify-branch", func(b *testing.B) {
+		for b.Loop() {
+			_, err := app.Verify(apptest.Reopen(b, dir), verify.Options{Branch: "f"})
+			require.NoError(b, err)
+		}
+	})
 }

@@ -53,7 +53,7 @@ func TestVerifyGateMergeMustBeOnTheGivenBase(t *testing.T) {
 	}
 	apptest.PushAll(t, dir)
 	res, err := ciVerify(t, st)
-	apptest.WantViolation(t, res, err, "guard", "is not on the base refs/remotes/origin/main")
+	apptest.WantViolation(t, res, err, "merge", "is not on the base refs/remotes/origin/main")
 }
 
 // A script appends workflow.transitioned ideate → completed with trigger cleanup and

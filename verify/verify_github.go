@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/exarchos/git-exarchos/ghevidence"
 	"github.com/exarchos/git-exarchos/githubsync"
 	"github.com/exarchos/git-exarchos/project"
 	"github.com/exarchos/git-exarchos/workflow"
@@ -76,7 +77,7 @@ func (r *Repo) verifyGitHub(s workflow.State, givenBase string, passedHeads []st
 		disagree("GitHub says its head is %s, not the workflow's branch %s", got.Head, s.Branch)
 		problems++
 	}
-	if base := baseBranchName(givenBase); base != "" && got.Base != base {
+	if base := ghevidence.BaseBranchName(givenBase); base != "" && got.Base != base {
 		disagree("GitHub says it is into %s, not into the base %s", got.Base, base)
 		problems++
 	} else if pr.Base != "" && got.Base != pr.Base {
@@ -122,15 +123,6 @@ func (r *Repo) verifyGitHub(s workflow.State, givenBase string, passedHeads []st
 		return GitHubDisagrees
 	}
 	return GitHubAgrees
-}
-
-// baseBranchName is the branch a base ref names on the remote: refs/remotes/origin/main → main.
-func baseBranchName(ref string) string {
-	if rest, ok := strings.CutPrefix(ref, "refs/remotes/"); ok {
-		_, b, _ := strings.Cut(rest, "/")
-		return b
-	}
-	return strings.TrimPrefix(ref, "refs/heads/")
 }
 
 func prName(pr *workflow.PR) string {

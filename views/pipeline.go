@@ -284,7 +284,7 @@ type StatusDiagramOptions struct{ Feature string }
 
 // ShowStatusDiagram reads the path from the events (as `audit` does) and marks it on the diagram.
 func ShowStatusDiagram(r *Repo, o StatusDiagramOptions) (*StatusDiagram, error) {
-	a, err := ShowAudit(r, AuditOptions{Feature: o.Feature})
+	a, err := ShowAudit(r, AuditOptions(o))
 	if err != nil {
 		return nil, err
 	}

@@ -102,6 +102,8 @@ func (s *State) apply(def *Definition, e Event) {
 		err = s.applyReview(e, at)
 	case EventFindingResolved:
 		err = s.applyFindingResolved(def, e)
+	case EventFindingsImported:
+		err = s.applyFindingsImported(e)
 	case EventValidationRecorded:
 		var d ValidationData
 		if err = decode(e, &d); err == nil {

@@ -63,6 +63,8 @@ func Decide(def *Definition, s State, cmd Command, env Env) ([]NewEvent, *Reject
 		return d.review(c)
 	case ResolveFinding:
 		return d.resolveFinding(c)
+	case ImportFindings:
+		return d.importFindings(c)
 	case RecordValidation:
 		return d.validation(c)
 	case Approve:
@@ -937,6 +939,15 @@ func (d decider) signal(c Signal) ([]NewEvent, *Rejection) {
 func (d decider) requestSynthesis(c RequestSynthesis) ([]NewEvent, *Rejection) {
 	if len(d.def.SynthesisPolicies) == 0 && !d.def.UsesGuard(GuardSynthesisRequested) {
 		return nil, reject(CodeBadInput, "synthesis requests apply to oneshot and debug workflows, not %s", d.def.Type)
+	}
+	// Already where the request leads (as Exarchos, refused rather than a silent no-op): the
+	// request decides whether a pull request is opened, and here it is being opened.
+	if slices.ContainsFunc(d.def.Transitions, func(t Transition) bool {
+		return t.To == d.s.Phase && (slices.Contains(t.Guards, GuardSynthesisRequested) || slices.Contains(t.Guards, GuardSynthesisRequired))
+	}) {
+		r := reject(CodeWrongPhase, "%s is already in %s: a synthesis request decides whether a pull request is opened, and it is being opened here; open it, then git exarchos pr link %s <url>", d.s.Feature, d.s.Phase, d.s.Feature)
+		r.Phase = d.s.Phase
+		return nil, r
 	}
 	switch {
 	case d.s.Synthesis == "never":

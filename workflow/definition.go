@@ -61,6 +61,10 @@ const GuardGatesPassed = "gates-passed"
 // request-synthesis); a definition whose transitions use it accepts the request.
 const GuardSynthesisRequested = "synthesis-requested"
 
+// GuardSynthesisRequired passes under the synthesis policy always, or on-request once requested
+// (oneshot's way into synthesize).
+const GuardSynthesisRequired = "synthesis-required"
+
 // UsesGuard reports whether a transition of the definition names the guard.
 func (d *Definition) UsesGuard(id string) bool {
 	return slices.ContainsFunc(d.Transitions, func(t Transition) bool { return slices.Contains(t.Guards, id) })

@@ -53,7 +53,7 @@ var engineEventTypes = map[string]bool{
 	EventPlanRejected: true, EventCircuitOpened: true, EventLoopSignalled: true,
 	EventSynthesisRequested: true, EventPRLinked: true, EventPRObserved: true, EventMergeVerified: true,
 	EventWorktreeCreated: true, EventCancelRequested: true, EventCompensationStep: true,
-	EventDecisionAcknowledged: true, EventFindingResolved: true,
+	EventDecisionAcknowledged: true, EventFindingResolved: true, EventFindingsImported: true,
 }
 
 // IsReservedEventType reports whether t belongs to the engine (the `workflow.` prefix or one of
@@ -79,7 +79,7 @@ func EventTypes() []string {
 		EventWorktreeCreated, EventCancelRequested, EventCompensationStep,
 		EventToolCalled, EventGrantIssued, EventGrantConsumed, EventBudgetExtended, EventCompletionSubmitted,
 		EventKeyCollided, EventDecisionAcknowledged, EventCheckpointRecorded, EventHookCheckpoint,
-		EventFindingResolved,
+		EventFindingResolved, EventFindingsImported,
 	}
 }
 

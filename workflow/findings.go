@@ -118,7 +118,7 @@ const (
 
 // FindingClosed is how and when a finding closed.
 type FindingClosed struct {
-	By     string `json:"by"` // re-review | resolved
+	By     string `json:"by"` // re-review | resolved | github
 	Seq    int64  `json:"seq"`
 	Commit string `json:"commit,omitempty"` // the commit the re-review judged
 	Note   string `json:"note,omitempty"`   // resolved: why

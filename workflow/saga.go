@@ -259,19 +259,15 @@ func WaitsForUser(def *Definition, s State) string {
 	return ""
 }
 
-// ApprovedHere reports whether the plan was approved in this visit of the current phase.
+// ApprovedHere reports whether the plan was approved in this visit of the current phase: the
+// latest decision counts (an approval followed by a rejection is not approved).
 func (s State) ApprovedHere() bool {
-	for i := len(s.Approvals) - 1; i >= 0; i-- {
-		a := s.Approvals[i]
-		if a.Phase != s.Phase || a.At < s.EnteredAt {
-			return false
-		}
-		if a.Decision == "approved" {
-			return true
-		}
+	n := len(s.Approvals)
+	if n == 0 {
 		return false
 	}
-	return false
+	a := s.Approvals[n-1]
+	return a.Phase == s.Phase && a.At >= s.EnteredAt && a.Decision == "approved"
 }
 
 // Checkpoint reports whether phase waits for the user's review of the plan: a way out of it is

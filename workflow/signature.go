@@ -50,7 +50,7 @@ const (
 	KindGrant    = "grant"
 	KindExtend   = "extend"
 	KindCancel   = "cancel"
-	// KindReplace is starting a workflow of another type on a branch whose workflow did not
+	// KindReplace is starting a workflow (of any type) on a branch whose workflow did not
 	// complete (workflow.started with replaces and human).
 	KindReplace = "replace"
 	// KindReview is a human's review verdict (review --human).

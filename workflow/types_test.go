@@ -197,6 +197,34 @@ func TestOneshotPolicies(t *testing.T) {
 	}
 }
 
+// Issue 40 item 6: a synthesis request in synthesize is refused, as Exarchos refuses it, where it
+// was a silent no-op: oneshot under each policy that reaches synthesize, and debug's hotfix.
+func TestRequestSynthesisInSynthesizeRefused(t *testing.T) {
+	for _, policy := range []string{"always", "on-request"} {
+		r := newRun(t, "quick", "oneshot", workflow.Init{Synthesis: policy})
+		r.artifact("plan")
+		r.to("implementing")
+		if policy == "on-request" {
+			r.must(workflow.RequestSynthesis{Reason: "wants review"})
+			r.must(workflow.RequestSynthesis{Reason: "asked twice before synthesize: still a no-op"})
+		}
+		r.to("synthesize")
+		rej := r.refuse(workflow.CodeWrongPhase, workflow.RequestSynthesis{Reason: "again"})
+		if !strings.Contains(rej.Message, "quick is already in synthesize") || !strings.Contains(rej.Message, "git exarchos pr link quick <url>") {
+			t.Errorf("%s: %s", policy, rej.Message)
+		}
+	}
+	r := newRun(t, "bug", "debug", workflow.Init{})
+	r.artifact("triage")
+	r.to("investigate")
+	r.set("track=hotfix")
+	r.to("hotfix-implement", "hotfix-validate")
+	r.validate(0)
+	r.must(workflow.RequestSynthesis{Reason: "ship it through a pull request"})
+	r.to("synthesize")
+	r.refuse(workflow.CodeWrongPhase, workflow.RequestSynthesis{Reason: "again"})
+}
+
 func TestDiscovery(t *testing.T) {
 	r := newRun(t, "survey", "discovery", workflow.Init{})
 	rej := r.refuse(workflow.CodeGuardFailed, workflow.TransitionTo{Phase: "synthesizing"})

@@ -4,8 +4,8 @@
 // passes the result to workflow.NewDefinitions.
 //
 // A file defines a new type, or extends a built-in under a new name (its phases, transitions and
-// guards are kept; the file adds phases, transitions, shell guards, and envelopes on existing
-// phases):
+// guards are kept; the file adds phases, transitions, shell guards, and on existing phases sets
+// envelopes, gates, allowedPaths, validation and maxFixCycles):
 //
 //	type: docs-feature
 //	extends: feature            # optional
@@ -310,19 +310,21 @@ func Parse(name string, src []byte) (*workflow.Definition, Problems) {
 		line := at(l.phaseFields, i, "id", l.phases)
 		env := envelopeOf("phase "+p.ID, p.AllowedTools, p.Deny, p.Except, p.TurnCap, p.Completion,
 			func(key string) int { return at(l.phaseFields, i, key, l.phases) }, add)
+		if slices.ContainsFunc(p.Gates, func(g string) bool { return strings.TrimSpace(g) == "" }) {
+			add(at(l.phaseFields, i, "gates", l.phases), "phase %s: an empty gate command", p.ID)
+		}
 		j, dup := index[p.ID]
 		if !dup {
 			j = -1
 		}
 		if j >= 0 && f.Extends != "" {
-			// An extension adds an envelope (and may re-describe) an existing phase; its shape stays.
+			// An extension sets an existing phase's settings (issue 40: gates, allowedPaths and
+			// validation were dropped here, so a gate lint accepted never ran); its shape stays.
 			if p.Kind != "" || p.Parent != "" || p.Initial != "" {
-				add(line, "phase %s is the base's: an extension may set its description and envelope only", p.ID)
+				add(line, "phase %s is the base's: an extension may set its description, envelope, gates, allowedPaths, validation and maxFixCycles only", p.ID)
 			}
-			if p.Description != "" {
-				def.Phases[j].Description = p.Description
-			}
-			def.Phases[j].Tools = mergeEnvelope(def.Phases[j].Tools, env)
+			extendPhase(&def.Phases[j], p, env)
+			settingsFitKind(p, def.Phases[j].Kind, func(key string) int { return at(l.phaseFields, i, key, l.phases) }, add)
 			continue
 		} else if j >= 0 {
 			add(line, "phase %q is defined twice", p.ID)
@@ -341,9 +343,7 @@ func Parse(name string, src []byte) (*workflow.Definition, Problems) {
 		index[p.ID] = len(def.Phases)
 		def.Phases = append(def.Phases, workflow.Phase{ID: p.ID, Kind: kind, Parent: p.Parent, Initial: p.Initial, MaxFixCycles: p.MaxFixCycles, Description: p.Description, Tools: env,
 			AllowedPaths: p.AllowedPaths, Validation: p.Validation, Gates: p.Gates})
-		if slices.ContainsFunc(p.Gates, func(g string) bool { return strings.TrimSpace(g) == "" }) {
-			add(at(l.phaseFields, i, "gates", l.phases), "phase %s: an empty gate command", p.ID)
-		}
+		settingsFitKind(p, kind, func(key string) int { return at(l.phaseFields, i, key, l.phases) }, add)
 	}
 	known := func(id string) bool { _, ok := index[id]; return ok }
 	if def.Initial == "" {
@@ -519,6 +519,43 @@ func cancelStraightToFinal(def *workflow.Definition) string {
 		}
 	}
 	return ""
+}
+
+// settingsFitKind refuses the phase settings its kind never reads, rather than accept what would
+// silently do nothing: a workflow never sits in a compound (it enters the compound's initial child),
+// so gates and validation there never run; a final phase is never left; only a compound counts fix
+// cycles. (allowedPaths on a compound is its children's default, see workflow.AllowedPathsOf.)
+func settingsFitKind(p PhaseSpec, kind workflow.PhaseKind, line func(key string) int, add func(int, string, ...any)) {
+	switch kind {
+	case workflow.Compound:
+		const never = "phase %s: %s on a compound phase never run (the workflow sits in one of its children): put them on the child phases"
+		if len(p.Gates) > 0 {
+			add(line("gates"), never, p.ID, "gates")
+		}
+		if len(p.Validation) > 0 {
+			add(line("validation"), never, p.ID, "validation")
+		}
+	case workflow.Final:
+		if len(p.Gates) > 0 || len(p.Validation) > 0 || len(p.AllowedPaths) > 0 {
+			add(line("id"), "phase %s is final: gates, validation and allowedPaths apply to leaving a phase, and a final phase is never left", p.ID)
+		}
+	}
+	if p.MaxFixCycles > 0 && kind != workflow.Compound {
+		add(line("maxFixCycles"), "phase %s: maxFixCycles counts a compound phase's fix cycles; %s is %s", p.ID, p.ID, kind)
+	}
+}
+
+// extendPhase applies what an extending file sets on one of its base's phases: each setting the file
+// gives replaces the base's (as the envelope's fields do), each it leaves out keeps the base's.
+func extendPhase(base *workflow.Phase, p PhaseSpec, env workflow.Envelope) {
+	base.Description = cmpOrString(p.Description, base.Description)
+	base.Tools = mergeEnvelope(base.Tools, env)
+	base.AllowedPaths = cmpOr(p.AllowedPaths, base.AllowedPaths)
+	base.Validation = cmpOr(p.Validation, base.Validation)
+	base.Gates = cmpOr(p.Gates, base.Gates)
+	if p.MaxFixCycles > 0 {
+		base.MaxFixCycles = p.MaxFixCycles
+	}
 }
 
 func mergeEnvelope(base, add workflow.Envelope) workflow.Envelope {

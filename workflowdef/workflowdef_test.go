@@ -2,6 +2,7 @@ package workflowdef
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -260,5 +261,75 @@ func TestAllowedToolsAbsentEmptyListed(t *testing.T) {
 	}
 	if env := ext.PhaseEnvelope("ideate"); !env.NoTools || len(env.AllowedTools) != 0 {
 		t.Errorf("extension: ideate's envelope %+v still allows the base's tools", env)
+	}
+}
+
+// Issue 40 item 6: the settings an extending file puts on one of its base's phases reach that
+// phase, each of them (they were dropped, so a gate lint accepted never ran); a setting the phase's
+// kind never reads is refused with its line rather than accepted and ignored.
+func TestExtendSetsInheritedPhaseSettings(t *testing.T) {
+	src := `type: feature-checked
+extends: feature
+phases:
+  - id: review
+    gates: ["make check"]
+    validation: ["go vet ./..."]
+  - id: delegate
+    allowedPaths: ["src/**"]
+  - id: implementation
+    maxFixCycles: 7
+`
+	def, ps := Parse("fc.yaml", []byte(src))
+	if len(ps) > 0 {
+		t.Fatal(ps)
+	}
+	guardsTo := func(from, to string) []string {
+		for _, tr := range def.Outgoing(from) {
+			if tr.To == to {
+				return tr.Guards
+			}
+		}
+		t.Fatalf("no transition %s → %s", from, to)
+		return nil
+	}
+	review, _ := def.Phase("review")
+	if !slices.Equal(review.Gates, []string{"make check"}) || !slices.Contains(guardsTo("review", "synthesize"), workflow.GuardGatesPassed) {
+		t.Errorf("gates on the inherited review: %v, review → synthesize guards %v", review.Gates, guardsTo("review", "synthesize"))
+	}
+	if !slices.Equal(review.Validation, []string{"go vet ./..."}) {
+		t.Errorf("validation on the inherited review: %v", review.Validation)
+	}
+	if got := def.AllowedPathsOf("delegate"); !slices.Equal(got, []string{"src/**"}) || !slices.Contains(guardsTo("delegate", "review"), workflow.GuardPathsAllowed) {
+		t.Errorf("allowedPaths on the inherited delegate: %v, delegate → review guards %v", got, guardsTo("delegate", "review"))
+	}
+	if impl, _ := def.Phase("implementation"); impl.MaxFixCycles != 7 {
+		t.Errorf("maxFixCycles on the inherited implementation: %d", impl.MaxFixCycles)
+	}
+	// What the file leaves out keeps the base's; the built-in itself is untouched.
+	base, _ := workflow.Builtin("feature")
+	ideate, _ := def.Phase("ideate")
+	baseIdeate, _ := base.Phase("ideate")
+	if !slices.Equal(ideate.AllowedPaths, baseIdeate.AllowedPaths) || len(baseIdeate.AllowedPaths) == 0 {
+		t.Errorf("ideate's allowedPaths: %v, want the base's %v", ideate.AllowedPaths, baseIdeate.AllowedPaths)
+	}
+	if bp, _ := base.Phase("review"); len(bp.Gates)+len(bp.Validation) > 0 {
+		t.Error("extending changed the built-in's review")
+	}
+	if bp, _ := base.Phase("delegate"); len(bp.AllowedPaths) > 0 {
+		t.Error("extending changed the built-in's delegate")
+	}
+
+	// Settings a phase's kind never reads: refused at their line, inherited or new.
+	for _, c := range []struct{ name, phases, want string }{
+		{"gates on an inherited compound", "  - id: implementation\n    gates: [\"make check\"]\n", "fc.yaml:5: phase implementation: gates on a compound phase never run"},
+		{"validation on an inherited compound", "  - id: implementation\n    validation: [\"true\"]\n", "fc.yaml:5: phase implementation: validation on a compound phase never run"},
+		{"gates on an inherited final phase", "  - id: completed\n    gates: [\"true\"]\n", "fc.yaml:4: phase completed is final"},
+		{"maxFixCycles on an inherited normal phase", "  - id: review\n    maxFixCycles: 2\n", "fc.yaml:5: phase review: maxFixCycles counts a compound phase's fix cycles"},
+		{"gates on a new compound", "  - id: extra\n    kind: compound\n    initial: extra-a\n    gates: [\"true\"]\n  - id: extra-a\n    parent: extra\ntransitions:\n  - {from: review, to: extra}\n  - {from: extra-a, to: synthesize}\n", "fc.yaml:7: phase extra: gates on a compound phase never run"},
+	} {
+		_, ps := Parse("fc.yaml", []byte("type: feature-checked\nextends: feature\nphases:\n"+c.phases))
+		if !strings.Contains(ps.Error(), c.want) {
+			t.Errorf("%s: got %v, want %q", c.name, ps, c.want)
+		}
 	}
 }

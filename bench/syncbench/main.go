@@ -83,7 +83,7 @@ func prepare(root string, workflows, diverged int) {
 	alice, bob := repos[0], repos[1]
 	for i := 0; i < workflows; i++ {
 		f := fmt.Sprintf("wf-%03d", i)
-		_, err := app.Init(alice, app.InitOptions{Feature: f, Type: "feature", Branch: "main"})
+		_, err := app.Init(alice, app.InitOptions{Feature: f, Type: "feature", Branch: f}) // a branch each: a second workflow on a branch is the user's decision
 		benchutil.Check(err)
 		note(alice, f, 20)
 	}

@@ -92,8 +92,10 @@ func TestCIWorkflowFile(t *testing.T) {
 			if s.Env["GITHUB_TOKEN"] != "${{ github.token }}" {
 				t.Errorf("the verify step's env GITHUB_TOKEN is %q, want ${{ github.token }}", s.Env["GITHUB_TOKEN"])
 			}
-			if !strings.Contains(s.Run, "--require-github") {
-				t.Errorf("the verify step does not pass --require-github: %s", s.Run)
+			for _, flag := range []string{"--require-github", "--require-protected-base"} {
+				if !strings.Contains(s.Run, flag) {
+					t.Errorf("the verify step does not pass %s: %s", flag, s.Run)
+				}
 			}
 		}
 	}

@@ -99,12 +99,14 @@ func printCancel(w io.Writer, res *saga.CancelResult) {
 	printf(w, "%s: %s is still in %s\n", bold(w, res.Feature), res.Type, bold(w, res.Phase))
 }
 
-// printResources shows, in status, what the workflow created and how far a cancel got.
-func printResources(w io.Writer, st workflow.State) {
+// printResources shows, in status, what the workflow created and how far a cancel got; once the
+// workflow ended, what it still holds is left behind, not active.
+func printResources(w io.Writer, st workflow.State, ended bool) {
 	if len(st.Resources) == 0 {
 		return
 	}
 	printf(w, "resources:\n")
+	left := false
 	for _, r := range st.Resources {
 		where := r.Path
 		if r.Kind != workflow.ResourceWorktree {
@@ -116,6 +118,8 @@ func printResources(w io.Writer, st workflow.State) {
 			state = "compensated"
 		case len(r.Done) > 0:
 			state = "compensating"
+		case ended:
+			state, left = "left", true
 		}
 		printf(w, "  %-8s %-12s %s", r.Kind, state, where)
 		if r.Rescue != "" {
@@ -126,13 +130,16 @@ func printResources(w io.Writer, st workflow.State) {
 			printf(w, "      %s failed: %s\n      fix: %s\n", f.Action, f.Detail, f.Fix)
 		}
 	}
+	if left {
+		printf(w, "the workflow is %s: what is left is no longer in use (git worktree remove <path> removes a worktree, git branch -d <branch> a merged branch)\n", st.Phase)
+	}
 	if st.Cancel != nil && st.Phase == "cancelling" { // the built-ins' (and their extensions') cancelling phase
 		printf(w, "cancel in progress: run `git exarchos cancel %s` to finish it\n", st.Feature)
 	}
 }
 
 func pruneCommand() *cli.Command {
-	const usage = "prune [--older-than AGE] [--apply] [--json]"
+	const usage = "prune [--older-than AGE] [--dry-run | --apply] [--json]"
 	return &cli.Command{
 		Name:  "prune",
 		Usage: "cancel stale workflows (branch gone, or idle) through the cancel saga; a dry run unless --apply",
@@ -142,22 +149,27 @@ Looks at every active workflow. One whose branch is gone (no local branch and no
 branch), or that has recorded nothing and whose branch has had no commit for longer than
 --older-than (default 14d), is stale. A stale workflow with an open pull request (as last observed:
 git exarchos pr refresh), or whose branch has a commit on a remote within that time, is skipped.
-Without --apply nothing changes; with it each stale workflow is cancelled as git exarchos cancel
+Without --apply (or with --dry-run, the same, said aloud) nothing changes; with --apply each stale workflow is cancelled as git exarchos cancel
 would (its worktrees preserved under refs/exarchos-rescue/ and removed, its branches kept or
 deleted only when merged), with the reason "pruned: …".
 
 Examples:
    git exarchos prune                       # what would be cancelled, and why
+   git exarchos prune --dry-run --json      # the same, as JSON ("dryRun":true)
    git exarchos prune --older-than 30d --apply
    git exarchos prune --json`,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "older-than", Value: "14d", Usage: "idle for longer than `AGE` (e.g. 14d, 36h)"},
 			&cli.BoolFlag{Name: "apply", Usage: "cancel the stale workflows (default: a dry run)"},
+			&cli.BoolFlag{Name: "dry-run", Aliases: []string{"n"}, Usage: "say what would be cancelled and change nothing (the default)"},
 			jsonFlag,
 		},
 		Action: func(_ context.Context, c *cli.Command) error {
 			if c.NArg() > 0 {
 				return usageErrf("usage: git exarchos %s", usage)
+			}
+			if c.Bool("dry-run") && c.Bool("apply") {
+				return usageErrf("--dry-run and --apply contradict each other: drop one (usage: git exarchos %s)", usage)
 			}
 			age, err := saga.ParseAge(c.String("older-than"))
 			if err != nil {

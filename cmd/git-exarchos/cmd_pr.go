@@ -15,13 +15,71 @@ import (
 func prCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "pr",
-		Usage: "link a workflow to its GitHub pull request and record what GitHub says about it",
-		UsageText: `git exarchos pr link|find|refresh [<feature>] … [--json]
+		Usage: "open a workflow's GitHub pull request, link it, and record what GitHub says about it",
+		UsageText: `git exarchos pr create|link|find|refresh [<feature>] … [--json]
 
 The token comes from GH_TOKEN, GITHUB_TOKEN, GH_ENTERPRISE_TOKEN / GITHUB_ENTERPRISE_TOKEN (hosts other
 than github.com), or ` + "`gh auth token`" + `; the repository from the origin remote; GITHUB_API_URL overrides the
 API base. GitHub access failures exit 4.`,
-		Commands: []*cli.Command{prLinkCommand(), prFindCommand(), prRefreshCommand()},
+		Commands: []*cli.Command{prCreateCommand(), prLinkCommand(), prFindCommand(), prRefreshCommand()},
+	}
+}
+
+func prCreateCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "create",
+		Usage:     "open the workflow's pull request on GitHub (or update the open one), written from the workflow, and link it",
+		ArgsUsage: "[<feature>]",
+		UsageText: `git exarchos pr create [<feature>] [--title TITLE] [--dry-run] [--json]
+
+The title is the design's first heading (else the feature's name); the body lists the design and
+plan, the tasks, the review findings (open and resolved) and how to verify. A draft until the
+workflow's reviews have passed; run it again then and it is marked ready, with the body updated.
+An open pull request of the branch is updated, never opened twice; it is linked as pr link links
+it. Refused for a branch with no commits of its own, or one not pushed as it is here.
+
+Examples:
+   git exarchos pr create login
+   git exarchos pr create --dry-run        # print the title and body, ask GitHub nothing
+   git exarchos pr create login --title "Login page" --json`,
+		Flags: []cli.Flag{&cli.StringFlag{Name: "title", Usage: "the pull request's title (default: the design's first heading)"},
+			&cli.BoolFlag{Name: "dry-run", Usage: "print the title and body; ask GitHub nothing and record nothing"}, jsonFlag},
+		Action: func(_ context.Context, c *cli.Command) error {
+			if c.NArg() > 1 {
+				return usageErrf("usage: git exarchos pr create [<feature>] [--title TITLE] [--dry-run]")
+			}
+			r, err := openRepo()
+			if err != nil {
+				return err
+			}
+			res, err := app.CreatePR(r, ghevidence.PRCreateOptions{Feature: c.Args().First(), Title: c.String("title"), DryRun: c.Bool("dry-run")})
+			if err != nil {
+				return err
+			}
+			for _, w := range res.Warnings {
+				fmt.Fprintf(c.Root().ErrWriter, "warning: %s\n", w)
+			}
+			return emit(c, res, func(w io.Writer) {
+				kind := "ready for review"
+				if res.Draft {
+					kind = "draft"
+				}
+				if res.DryRun {
+					printf(w, "%s: would open or update a %s pull request\ntitle: %s\n\n%s", bold(w, res.Feature), kind, res.Title, res.Body)
+					return
+				}
+				verb := "updated"
+				if res.Created {
+					verb = "opened"
+				}
+				p := res.PullRequest
+				printf(w, "%s: %s %s pull request #%d %s\n", bold(w, res.Feature), verb, kind, p.Number, p.URL)
+				printf(w, "  title %q, head %s @ %s, base %s\n", res.Title, p.Head, shortHash(p.HeadSHA), p.Base)
+				if res.Draft {
+					printf(w, "next: have the work reviewed (git exarchos transitions %s); once the reviews pass, git exarchos pr create %s marks it ready\n", res.Feature, res.Feature)
+				}
+			})
+		},
 	}
 }
 

@@ -17,7 +17,7 @@ func setupCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "setup",
 		Usage: "set a repository up in one step: hooks, MCP server, remote, CI verify workflow, your signing key",
-		UsageText: `git exarchos setup [--plugin] [--remote <name>] [--signer] [--commit] [--dry-run] [--json]
+		UsageText: `git exarchos setup [--plugin] [--remote <name>] [--signer] [--commit] [--auto-push] [--github] [--dry-run] [--json]
 
 Does what a new repository needs, each step only if it is not done yet, so running it again
 changes nothing: the Claude Code hooks (.claude/settings.json; with --plugin, none: the plugin
@@ -28,7 +28,11 @@ gpg.format ssh, user.signingkey) to .exarchos/allowed_signers, and committing th
 on the base branch (never on a feature branch, where a planning phase counts them against the
 workflow). On a terminal it asks; otherwise --signer and --commit say yes. In an agent's
 environment (CLAUDECODE, CLAUDE_CODE_SESSION_ID, CLAUDE_CODE_ENTRYPOINT or AI_AGENT set) those
-two are refused and left for the user to run in their own terminal.
+two are refused and left for the user to run in their own terminal. Last it offers
+exarchos.autoPush (git push pushes the workflow refs too, so refusals reach CI) and, when the
+remote is on GitHub, a ruleset on the base branch that requires the "exarchos verify" check and
+refuses direct and force pushes (an admin's token; --github says yes). GitHub has no protection
+for refs/exarchos/*: setup says so, and what stands in (verify --remember).
 
 Each step prints done, already, skipped or left for a human, with its command; --dry-run changes
 nothing and says what it would do.
@@ -36,12 +40,15 @@ nothing and says what it would do.
 Examples:
    git exarchos setup --dry-run
    git exarchos setup --signer --commit
+   GH_TOKEN=<admin token> git exarchos setup --github --auto-push
    git exarchos setup --plugin --json`,
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "plugin", Usage: "the exarchos Claude Code plugin carries the hooks and the MCP server: write neither"},
 			&cli.StringFlag{Name: "remote", Usage: "the remote `name` to set up (default: the upstream's, else origin)"},
 			&cli.BoolFlag{Name: "signer", Usage: "add your signing key to .exarchos/allowed_signers without asking (a human's step)"},
 			&cli.BoolFlag{Name: "commit", Usage: "commit the files setup wrote on the base branch without asking (a human's step)"},
+			&cli.BoolFlag{Name: "auto-push", Usage: "set exarchos.autoPush without asking: git push pushes the workflow refs too"},
+			&cli.BoolFlag{Name: "github", Usage: "add the base branch's ruleset on GitHub without asking (needs an admin's token; a human's step)"},
 			&cli.BoolFlag{Name: "dry-run", Usage: "change nothing; say what would be done"},
 			jsonFlag,
 		},
@@ -54,7 +61,7 @@ Examples:
 				return err
 			}
 			o := app.SetupOptions{Plugin: c.Bool("plugin"), Remote: c.String("remote"), Signer: c.Bool("signer"),
-				Commit: c.Bool("commit"), DryRun: c.Bool("dry-run")}
+				Commit: c.Bool("commit"), DryRun: c.Bool("dry-run"), AutoPush: c.Bool("auto-push"), GitHub: c.Bool("github")}
 			if !c.Bool("json") && terminal(os.Stdin) && terminal(c.Root().Writer) {
 				o.Confirm = askYesNo(c.Root().Writer)
 			}

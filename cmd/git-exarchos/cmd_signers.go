@@ -60,7 +60,7 @@ func verifyCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "verify",
 		Usage: "replay workflows from their events, re-check transitions and signatures (the merge gate in CI)",
-		UsageText: "git exarchos verify [<feature>] [--all] [--branch B [--require]] [--base <ref>] [--require-github] [--rerun-gates] [--json]\n\n" +
+		UsageText: "git exarchos verify [<feature>] [--all] [--branch B [--require]] [--base <ref>] [--require-github] [--require-protected-base] [--remember] [--rerun-gates] [--json]\n\n" +
 			"Folds the events alone (the stored snapshot must agree), derives every recorded transition's guards\n" +
 			"again from the branch at the head each recorded (never a recorded \"passed\"), needs the recorded merge\n" +
 			"on --base, checks what the commits changed in each phase, that the workflow ref descends from the\n" +
@@ -70,17 +70,23 @@ func verifyCommand() *cli.Command {
 			"token is found (GH_TOKEN, GITHUB_TOKEN, gh); --require-github fails when it could not be. Quality gates\n" +
 			"recorded as passed must have run on the heads the log records, on the branch; --rerun-gates runs each\n" +
 			"again there, the command as the base defines it (a gate is a test suite: minutes, so not by default).\n" +
+			"--require-protected-base fails unless GitHub shows the base requiring the \"exarchos verify\" check and\n" +
+			"refusing direct and force pushes (a ruleset, or branch protection read with admin). --remember fails a\n" +
+			"workflow ref that does not descend from a tip CI verified before, then records the tips it verified\n" +
+			"(check runs on the base's root commit; the job needs checks: write).\n" +
 			"Exits 3 naming each violation; docs/verify.md.\n\nExamples:\n" +
 			"   git exarchos verify login\n" +
 			"   git exarchos verify --all --base origin/main --json\n" +
 			"   git exarchos verify login --rerun-gates\n" +
-			"   git exarchos verify --branch \"$GITHUB_HEAD_REF\" --base \"origin/$GITHUB_BASE_REF\" --require --require-github   # CI",
+			"   git exarchos verify --branch \"$GITHUB_HEAD_REF\" --base \"origin/$GITHUB_BASE_REF\" --require --require-github --require-protected-base   # CI",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "all", Usage: "every workflow"},
 			&cli.StringFlag{Name: "branch", Usage: "the workflows bound to this branch (CI: the pull request's head)"},
 			&cli.BoolFlag{Name: "require", Usage: "with --branch: fail when no workflow is bound to it, or one is not in a phase that merges"},
 			&cli.StringFlag{Name: "base", Usage: "the ref to read allowed signers from (default: the base branch)"},
 			&cli.BoolFlag{Name: "require-github", Usage: "fail a workflow whose recorded pull request could not be checked with GitHub (no token, GitHub failing)"},
+			&cli.BoolFlag{Name: "require-protected-base", Usage: "fail unless GitHub shows the base requiring the verify check and refusing direct and force pushes (CI)"},
+			&cli.BoolFlag{Name: "remember", Usage: "fail a workflow ref rewound past a tip CI verified before, then record the tips verified (CI; needs checks: write)"},
 			&cli.BoolFlag{Name: "rerun-gates", Usage: "run every quality gate recorded as passed again on its commit (the base's command, in a clean checkout)"},
 			jsonFlag,
 		},
@@ -93,7 +99,8 @@ func verifyCommand() *cli.Command {
 				return err
 			}
 			res, err := app.Verify(r, verify.Options{Feature: c.Args().First(), All: c.Bool("all"), Base: c.String("base"),
-				Branch: c.String("branch"), Require: c.Bool("require"), RequireGitHub: c.Bool("require-github"), RerunGates: c.Bool("rerun-gates")})
+				Branch: c.String("branch"), Require: c.Bool("require"), RequireGitHub: c.Bool("require-github"), RerunGates: c.Bool("rerun-gates"),
+				RequireProtectedBase: c.Bool("require-protected-base"), Remember: c.Bool("remember")})
 			var failed *verify.Error
 			if errors.As(err, &failed) {
 				if !c.Bool("json") {
@@ -132,6 +139,9 @@ func printVerify(w io.Writer, res *verify.Result) {
 			printf(w, "  seq %d: refused %s decision %s (%s), acknowledged by %s\n", a.Seq, a.Kind, a.Event, a.Reason, a.By)
 		}
 	}
+	if res.BaseProtection != "" {
+		printf(w, "base protection: %s\n", res.BaseProtection)
+	}
 	printTrustLine(w, res.Trust)
 }
 
@@ -152,7 +162,7 @@ func printTrustLine(w io.Writer, t trust.Trust) {
 	default:
 		printf(w, "decisions: NOT PROTECTED: %s\n", t.Note)
 	}
-	if t.KeyWarning != "" {
+	if t.KeyWarning != "" && !t.KeyWarningShown {
 		printf(w, "warning: %s\n", t.KeyWarning)
 	}
 	if t.RulesError != "" {

@@ -19,14 +19,17 @@ import (
 func viewCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "view",
-		Usage: "views across workflows: the pipeline, the task board, review findings",
-		UsageText: `git exarchos view pipeline|tasks|findings … [--json]
+		Usage: "views across workflows: the pipeline, the task board, review findings, the timeline, review convergence, stacks",
+		UsageText: `git exarchos view pipeline|tasks|findings|timeline|convergence|stack … [--json]
 
 Examples:
    git exarchos view pipeline
    git exarchos view tasks login
-   git exarchos view findings login`,
-		Commands: []*cli.Command{viewPipelineCommand(), viewTasksCommand(), viewFindingsCommand()},
+   git exarchos view findings login
+   git exarchos view timeline login --format markdown
+   git exarchos view convergence login
+   git exarchos view stack`,
+		Commands: []*cli.Command{viewPipelineCommand(), viewTasksCommand(), viewFindingsCommand(), viewTimelineCommand(), viewConvergenceCommand(), viewStackCommand()},
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/exarchos/git-exarchos/app"
+	"github.com/exarchos/git-exarchos/ghevidence"
 	"github.com/exarchos/git-exarchos/project"
 	"github.com/exarchos/git-exarchos/workflow"
 )
@@ -51,12 +52,13 @@ Examples:
 }
 
 func reviewCommand() *cli.Command {
-	usageLine := "review [<feature>] <dimension> [pass|fail] [--finding SEVERITY:FILE:LINE:TEXT]... [--findings-file F|-] [--note N] [--human] [--resolve ID] [--json]"
+	usageLine := "review [<feature>] <dimension> [pass|fail] [--finding SEVERITY:FILE:LINE:TEXT]... [--findings-file F|-] [--note N] [--human] [--resolve ID] [--dry-run] [--json]"
 	return &cli.Command{
 		Name:  "review",
 		Usage: "record a review verdict for one dimension, with its findings; or resolve a finding",
 		UsageText: `git exarchos ` + usageLine + `
 git exarchos review [<feature>] --resolve ID --note WHY [--human] [--json]
+git exarchos review import [<feature>] [--dry-run] [--json]
 
 Dimensions: feature needs spec and quality; refactor overhaul needs quality; debug thorough needs review.
 The verdict is bound to the branch tip it judged: only verdicts on the current tip, given since
@@ -76,14 +78,31 @@ Examples:
    git exarchos review login quality --finding 'high:app/login.go:42:the error from Close is dropped' \
        --finding 'low:app/login.go:0:the file name says nothing'
    git exarchos review login quality --findings-file findings.json
-   git exarchos review login --resolve f3a9c01b2 --note "false positive: checked by the caller"`,
+   git exarchos review login --resolve f3a9c01b2 --note "false positive: checked by the caller"
+   git exarchos review import login       # the pull request's review threads as findings
+
+review import reads the linked pull request's review comments (every page) and which threads are
+resolved, and records each open thread as a finding of dimension github (so "import" is no
+dimension's name): CodeRabbit's tiers map to severities (Critical: critical; Major or a potential
+issue: high; Minor or a refactor suggestion: medium; Trivial or a nitpick: low), Copilot's
+suggestions are medium, a person's comment is medium unless it starts with its weight ("blocking:",
+"nit:", "high:", "question:"). A thread's finding keeps its id, so importing again adds only what
+changed; a thread resolved (or deleted) on GitHub closes its finding. Blocking ones keep review shut
+and, in synthesize, open the fix cycle. --dry-run reads GitHub and records nothing.`,
 		Flags: []cli.Flag{&cli.StringFlag{Name: "note", Usage: "what the reviewer found; with --resolve, why the finding is closed"},
 			&cli.BoolFlag{Name: "human", Usage: "a human's decision (definitions with reviewBy: human)"},
 			&cli.StringSliceFlag{Name: "finding", Usage: "a finding, SEVERITY:FILE:LINE:TEXT (repeatable)"},
 			&cli.StringFlag{Name: "findings-file", Usage: "a JSON array of {severity, file, line, text}; - reads stdin"},
 			&cli.StringFlag{Name: "resolve", Usage: "close the finding with this id (--note says why)"},
+			&cli.BoolFlag{Name: "dry-run", Usage: "with import: read GitHub and say what would be recorded; record nothing"},
 			jsonFlag},
 		Action: func(_ context.Context, c *cli.Command) error {
+			if c.Args().First() == "import" {
+				return reviewImport(c)
+			}
+			if c.Bool("dry-run") {
+				return usageErrf("--dry-run goes with git exarchos review import [<feature>]")
+			}
 			o := app.ReviewOptions{Note: c.String("note"), Human: c.Bool("human"), Findings: c.StringSlice("finding"),
 				FindingsFile: c.String("findings-file"), Stdin: c.Root().Reader, Resolve: c.String("resolve")}
 			args := c.Args().Slice()
@@ -263,4 +282,47 @@ Examples:
 		Commands: []*cli.Command{sig("done", "worker: the work is ready for review"), sig("pass", "reviewer: accept"), sig("fail", "reviewer: send back to work"),
 			failing("fail-now", "worker or reviewer: the loop fails now"), failing("error", "an agent failed (to start, or while working): the loop fails")},
 	}
+}
+
+// reviewImport is `git exarchos review import [<feature>]` (a word of review's, not a subcommand:
+// review's own first argument is a feature or a dimension).
+func reviewImport(c *cli.Command) error {
+	if c.NArg() > 2 {
+		return usageErrf("usage: git exarchos review import [<feature>] [--dry-run]")
+	}
+	if c.String("note") != "" || c.Bool("human") || len(c.StringSlice("finding")) > 0 || c.String("findings-file") != "" || c.String("resolve") != "" {
+		return usageErrf("review import takes only --dry-run and --json: the findings come from the pull request")
+	}
+	r, err := openRepo()
+	if err != nil {
+		return err
+	}
+	res, err := app.ImportReviews(r, ghevidence.ReviewImportOptions{Feature: c.Args().Get(1), DryRun: c.Bool("dry-run")})
+	if err != nil {
+		return err
+	}
+	for _, w := range res.Warnings {
+		fmt.Fprintf(c.Root().ErrWriter, "warning: %s\n", w)
+	}
+	return emit(c, res, func(w io.Writer) {
+		open := 0
+		for _, t := range res.Threads {
+			state := "open    "
+			if t.Resolved {
+				state = "resolved"
+			} else {
+				open++
+			}
+			printf(w, "  %s %s %-8s %s:%d (%s) %s\n", state, t.ID, t.Severity, t.File, t.Line, t.Source, t.Text)
+		}
+		verb := "recorded"
+		if res.DryRun {
+			verb = "would record"
+		}
+		if res.Changed {
+			printf(w, "%s: %d thread(s) on pull request #%d, %d open; %s the changes (git exarchos view findings %s)\n", bold(w, res.Feature), len(res.Threads), res.PR, open, verb, res.Feature)
+		} else {
+			printf(w, "%s: %d thread(s) on pull request #%d, %d open; nothing new since the last import\n", bold(w, res.Feature), len(res.Threads), res.PR, open)
+		}
+	})
 }

@@ -131,6 +131,7 @@ Examples:
 			if err != nil {
 				return err
 			}
+			o.Text = true
 			res, err := app.ShowStatus(r, o)
 			if err != nil {
 				return err
@@ -240,8 +241,8 @@ func printStatus(w io.Writer, st app.Status) {
 			printf(w, "  [%s] %s %s\n", t.Status, t.ID, t.Title)
 		}
 	}
-	printStages(w, st.State)    // cmd_stage.go
-	printResources(w, st.State) // cmd_cancel.go
+	printStages(w, st.State)              // cmd_stage.go
+	printResources(w, st.State, st.Ended) // cmd_cancel.go
 	if len(st.Reviews) > 0 {
 		names := make([]string, 0, len(st.Reviews))
 		for n := range st.Reviews {

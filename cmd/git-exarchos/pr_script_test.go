@@ -9,7 +9,9 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
+	"github.com/exarchos/git-exarchos/githubsync"
 	"github.com/exarchos/git-exarchos/githubsync/fakegithub"
+	"github.com/exarchos/git-exarchos/verify"
 )
 
 // scriptToken is the token scripts use; scripts assert it never shows up in output.
@@ -40,6 +42,13 @@ var fakes sync.Map // *testscript.TestScript → *fakegithub.Server
 //	github review N USER STATE [sha=REF] (on the head by default)   github fail STATUS [COUNT] [Header:Value]... [body=TEXT]
 //	github requests MAX          assert at most MAX requests since the last check, then reset
 //	github closed N comments=K   assert pull request N is closed, with K comments posted
+//	github branch B sha=REF      the repository has branch B at REF (pull requests open only from such)
+//	github pulls N               assert the repository has exactly N pull requests
+//	github show N                print pull request N (state, draft, head, base, title, then the body) to stdout
+//	github comment N USER PATH LINE TEXT… [reply=ID]   a review comment on pull request N's diff
+//	                             (its id: 1000 + 100·N + how many came before it on N)
+//	github resolve N ID [open]   the thread whose first comment is ID resolved (or open again)
+//	github protect BRANCH        a ruleset on BRANCH requires "exarchos verify", refuses direct and force pushes
 //	github stop                  the API goes away (network down)
 //
 // REF is a commit, or @rev resolved with git rev-parse in the script's directory.
@@ -104,6 +113,9 @@ func cmdGitHub(ts *testscript.TestScript, neg bool, args []string) {
 			merge = ref(m)
 		}
 		update(num(0), func(p *fakegithub.PR) { p.State, p.Merged, p.MergeCommitSHA = "closed", true, merge })
+	case "protect":
+		f.SetBranchRules(pos[0], fakegithub.BranchRule{Type: "required_status_checks", Checks: []string{verify.RequiredCheck}, App: githubsync.ActionsAppID},
+			fakegithub.BranchRule{Type: "pull_request"}, fakegithub.BranchRule{Type: "non_fast_forward"}, fakegithub.BranchRule{Type: "deletion"})
 	case "close":
 		update(num(0), func(p *fakegithub.PR) { p.State = "closed" })
 	case "push":
@@ -152,6 +164,38 @@ func cmdGitHub(ts *testscript.TestScript, neg bool, args []string) {
 		for _, c := range comments {
 			ts.Logf("comment: %s", c)
 		}
+	case "branch":
+		f.SetBranch(pos[0], ref(kv["sha"]))
+	case "pulls":
+		n := 0
+		for i := 1; i <= num(0)+1; i++ {
+			if _, ok := f.PR(i); ok {
+				n++
+			}
+		}
+		if n != num(0) {
+			ts.Fatalf("%d pull requests, want %d", n, num(0))
+		}
+	case "show":
+		p, ok := f.PR(num(0))
+		if !ok {
+			ts.Fatalf("no pull request %d", num(0))
+		}
+		fmt.Fprintf(ts.Stdout(), "state=%s draft=%v head=%s base=%s sha=%s\ntitle=%s\n%s\n", p.State, p.Draft, p.Head, p.Base, p.HeadSHA, p.Title, p.Body)
+	case "comment":
+		line, err := strconv.Atoi(pos[3])
+		ts.Check(err)
+		var reply int64
+		if kv["reply"] != "" {
+			reply, err = strconv.ParseInt(kv["reply"], 10, 64)
+			ts.Check(err)
+		}
+		id := f.AddReviewComment(num(0), fakegithub.ReviewComment{User: pos[1], Path: pos[2], Line: line, Body: strings.ReplaceAll(strings.Join(pos[4:], " "), `\n`, "\n"), InReplyTo: reply})
+		ts.Logf("review comment %d", id)
+	case "resolve":
+		id, err := strconv.ParseInt(pos[1], 10, 64)
+		ts.Check(err)
+		f.ResolveThread(num(0), id, len(pos) < 3 || pos[2] != "open")
 	case "stop":
 		f.Close()
 	default:

@@ -99,37 +99,65 @@ func TestReadmeQuickStart(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and installs the binary")
 	}
-	gopath := t.TempDir()
-	cmd := exec.Command("bash", "-c", install+` && echo "PWD=$PWD" && man -w git-exarchos`)
-	cmd.Dir = "../.."
-	cmd.Env = append(os.Environ(), "GOPATH="+gopath, "HOME="+t.TempDir(), "GIT_CONFIG_NOSYSTEM=1", "MANPATH=", "GOFLAGS=-modcacherw")
+	// Installed into scratch directories only, never the developer's GOPATH or GOBIN; with GOBIN
+	// unset the binaries go to GOPATH/bin, with it set (issue 41) there, and the README's PATH line
+	// must find them in both. A git-exarchos already on the caller's PATH is taken off it, so only
+	// the one just installed can answer.
+	var caches []string
 	for _, v := range []string{"GOMODCACHE", "GOCACHE"} { // HOME moved: keep the caches (no rebuild from scratch)
 		if dir, err := exec.Command("go", "env", v).Output(); err == nil {
-			cmd.Env = append(cmd.Env, v+"="+strings.TrimSpace(string(dir)))
+			caches = append(caches, v+"="+strings.TrimSpace(string(dir)))
 		}
 	}
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("command 1: %v\n%s", err, out)
+	for _, withGOBIN := range []bool{false, true} {
+		t.Run(map[bool]string{false: "GOPATH", true: "GOBIN"}[withGOBIN], func(t *testing.T) {
+			gopath := t.TempDir()
+			bin := filepath.Join(gopath, "bin")
+			gobin := ""
+			if withGOBIN {
+				bin = filepath.Join(t.TempDir(), "tools", "bin")
+				gobin = bin
+			}
+			cmd := exec.Command("bash", "-c", install+` && echo "PWD=$PWD" && man -w git-exarchos`)
+			cmd.Dir = "../.."
+			cmd.Env = append(os.Environ(), "GOPATH="+gopath, "GOBIN="+gobin, "PATH="+pathWithout(os.Getenv("PATH"), "git-exarchos"),
+				"HOME="+t.TempDir(), "GIT_CONFIG_NOSYSTEM=1", "MANPATH=", "GOFLAGS=-modcacherw")
+			cmd.Env = append(cmd.Env, caches...)
+			out, err := cmd.CombinedOutput()
+			if err != nil {
+				t.Fatalf("command 1: %v\n%s", err, out)
+			}
+			root, _ := filepath.Abs("../..")
+			for _, want := range []string{"PWD=" + root + "\n", filepath.Join(filepath.Dir(bin), "share/man/man1/git-exarchos.1")} {
+				if !strings.Contains(string(out), want) {
+					t.Errorf("command 1 output lacks %q:\n%s", want, out)
+				}
+			}
+			// The sample output is what the workflow's commands print, line for line.
+			_, shown, _ := strings.Cut(string(out), "started demo")
+			shown, _, _ = strings.Cut("started demo"+shown, "PWD=")
+			if strings.TrimSpace(shown) != strings.TrimSpace(blocks[1]) {
+				t.Errorf("the quick start's sample output is not what command 1 prints:\nREADME:\n%s\nprinted:\n%s", blocks[1], shown)
+			}
+			// The MCP server is installed beside git-exarchos, where `git exarchos mcp` looks first.
+			for _, b := range []string{"git-exarchos", "git-exarchos-mcp"} {
+				if _, err := os.Stat(filepath.Join(bin, b)); err != nil {
+					t.Errorf("command 1 does not install %s: %v", b, err)
+				}
+			}
+		})
 	}
-	root, _ := filepath.Abs("../..")
-	for _, want := range []string{"PWD=" + root + "\n", filepath.Join(gopath, "share/man/man1/git-exarchos.1")} {
-		if !strings.Contains(string(out), want) {
-			t.Errorf("command 1 output lacks %q:\n%s", want, out)
+}
+
+// pathWithout is the PATH list with every directory holding an executable named name left out.
+func pathWithout(path, name string) string {
+	var keep []string
+	for _, dir := range filepath.SplitList(path) {
+		if _, err := os.Stat(filepath.Join(dir, name)); err != nil {
+			keep = append(keep, dir)
 		}
 	}
-	// The sample output is what the workflow's commands print, line for line.
-	_, shown, _ := strings.Cut(string(out), "started demo")
-	shown, _, _ = strings.Cut("started demo"+shown, "PWD=")
-	if strings.TrimSpace(shown) != strings.TrimSpace(blocks[1]) {
-		t.Errorf("the quick start's sample output is not what command 1 prints:\nREADME:\n%s\nprinted:\n%s", blocks[1], shown)
-	}
-	// The MCP server is installed beside git-exarchos, where `git exarchos mcp` looks first.
-	for _, bin := range []string{"git-exarchos", "git-exarchos-mcp"} {
-		if _, err := os.Stat(filepath.Join(gopath, "bin", bin)); err != nil {
-			t.Errorf("command 1 does not install %s: %v", bin, err)
-		}
-	}
+	return strings.Join(keep, string(filepath.ListSeparator))
 }
 
 // TestCIRunsTheReadmeTestCommand: .ci/run runs exactly the quick start's second command, so the

@@ -41,10 +41,16 @@ type PR struct {
 	UpdatedAt      time.Time
 	Requested      []string // requested reviewers
 	Author         string   // the login that opened it; empty means "octocat"
+	Title, Body    string
+	Draft          bool
 }
 
-// CheckRun is one check run on a commit.
-type CheckRun struct{ Name, Status, Conclusion string }
+// CheckRun is one check run on a commit. App is the slug of the GitHub App that made it (empty:
+// GitHub's example app); Title, Summary and Text are its output.
+type CheckRun struct {
+	Name, Status, Conclusion  string
+	App, Title, Summary, Text string
+}
 
 // Status is one legacy commit status.
 type Status struct{ Context, State string }
@@ -53,6 +59,17 @@ type Status struct{ Context, State string }
 // COMMENTED, DISMISSED) and the commit it was submitted on (empty: the pull request's head when
 // it is added, as on GitHub).
 type Review struct{ User, State, Commit string }
+
+// ReviewComment is one comment on a pull request's diff; InReplyTo names the thread's first
+// comment for a reply. IDs are given by AddReviewComment.
+type ReviewComment struct {
+	ID                 int64
+	User, Path, Body   string
+	Line               int
+	InReplyTo          int64
+	Commit             string // empty: the pull request's head when it is added
+	Resolved, Outdated bool   // the thread's state (on its first comment), as GraphQL reports it
+}
 
 // Fault is an answer served instead of the real one. Body may contain {{token}}, replaced by the
 // token the request carried (to prove the client never repeats it).
@@ -63,6 +80,9 @@ type Fault struct {
 	Body   string
 }
 
+// NodeID is pull request n's GraphQL id as the fake gives it.
+func NodeID(n int) string { return "PR_kwDOfake" + strconv.Itoa(n) }
+
 // Server is the fake API for one repository.
 type Server struct {
 	*httptest.Server
@@ -72,17 +92,26 @@ type Server struct {
 	// Scopes is the X-OAuth-Scopes header it sends.
 	Permissions map[string]bool
 	Scopes      string
+	// App is the slug of the GitHub App the token belongs to ("github-actions" for Actions'
+	// token); empty is a user's token, for which GitHub refuses to create check runs (403).
+	App string
 
 	mu       sync.Mutex
+	branches map[string]string // SetBranch; nil: a pull request may be opened from any head
 	pulls    map[int]*PR
 	runs     map[string][]CheckRun
 	statuses map[string][]Status
 	reviews  map[int][]Review
 	comments map[int][]string
+	threads  map[int][]*ReviewComment // review comments per pull request, oldest first
 	faults   []Fault
-	requests map[string]int
-	total    int
-	log      []Request
+	// protection.go
+	rules       map[string][]BranchRule
+	protections map[string]*Protection
+	rulesets    int
+	requests    map[string]int
+	total       int
+	log         []Request
 }
 
 // Request is one request as the fake received it.
@@ -97,7 +126,7 @@ type Request struct {
 // New starts a fake for owner/repo on host (web URLs use https://host/...).
 func New(host, owner, repo, token string) *Server {
 	s := &Server{Owner: owner, Repo: repo, Host: host, Token: token, pulls: map[int]*PR{}, runs: map[string][]CheckRun{},
-		statuses: map[string][]Status{}, reviews: map[int][]Review{}, comments: map[int][]string{}, requests: map[string]int{}}
+		statuses: map[string][]Status{}, reviews: map[int][]Review{}, comments: map[int][]string{}, threads: map[int][]*ReviewComment{}, requests: map[string]int{}}
 	s.Server = httptest.NewServer(http.HandlerFunc(s.serve))
 	return s
 }
@@ -125,6 +154,17 @@ func (s *Server) SetPR(p PR) {
 	s.pulls[p.Number] = &p
 }
 
+// SetBranch says the repository has branch at tip: once any branch is set, a pull request can be
+// opened only from a branch the repository has (GitHub's 422 otherwise), at its tip.
+func (s *Server) SetBranch(branch, tip string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.branches == nil {
+		s.branches = map[string]string{}
+	}
+	s.branches[branch] = tip
+}
+
 // UpdatePR changes a pull request in place and bumps its updated_at.
 func (s *Server) UpdatePR(n int, f func(*PR)) bool {
 	s.mu.Lock()
@@ -138,11 +178,11 @@ func (s *Server) UpdatePR(n int, f func(*PR)) bool {
 }
 
 // AddCheckRun, AddStatus and AddReview record checks and reviews (a review bumps updated_at).
-// As on GitHub, the latest check run per name and the latest status per context is what is served.
+// As on GitHub, the latest check run per name (every one with filter=all) and the latest status
+// per context is what is served.
 func (s *Server) AddCheckRun(sha string, r CheckRun) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.runs[sha] = slices.DeleteFunc(s.runs[sha], func(o CheckRun) bool { return o.Name == r.Name })
 	s.runs[sha] = append(s.runs[sha], r)
 }
 
@@ -161,6 +201,29 @@ func (s *Server) AddReview(n int, r Review) {
 	s.reviews[n] = append(s.reviews[n], r)
 	s.mu.Unlock()
 	s.UpdatePR(n, func(*PR) {})
+}
+
+// AddReviewComment adds a comment on pull request n's diff and returns its id.
+func (s *Server) AddReviewComment(n int, c ReviewComment) int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if p, ok := s.pulls[n]; ok && c.Commit == "" {
+		c.Commit = p.HeadSHA
+	}
+	c.ID = int64(1000 + len(s.threads[n]) + 100*n)
+	s.threads[n] = append(s.threads[n], &c)
+	return c.ID
+}
+
+// ResolveThread marks the thread whose first comment is id resolved (or open again).
+func (s *Server) ResolveThread(n int, id int64, resolved bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, c := range s.threads[n] {
+		if c.ID == id {
+			c.Resolved = resolved
+		}
+	}
 }
 
 // Comments returns the comments posted on issue or pull request n, oldest first.
@@ -215,12 +278,19 @@ var Routes = []Route{
 	{"repo", http.MethodGet, "/repos/{owner}/{repo}"},
 	{"pulls", http.MethodGet, "/repos/{owner}/{repo}/pulls"},
 	{"pull", http.MethodGet, "/repos/{owner}/{repo}/pulls/{pull_number}"},
-	{"close", http.MethodPatch, "/repos/{owner}/{repo}/pulls/{pull_number}"}, // the only edit githubsync makes
+	{"create-pull", http.MethodPost, "/repos/{owner}/{repo}/pulls"},
+	{"update-pull", http.MethodPatch, "/repos/{owner}/{repo}/pulls/{pull_number}"}, // close (cancel), or a new title and body (pr create)
 	{"reviews", http.MethodGet, "/repos/{owner}/{repo}/pulls/{pull_number}/reviews"},
 	{"check-runs", http.MethodGet, "/repos/{owner}/{repo}/commits/{ref}/check-runs"},
+	{"create-check-run", http.MethodPost, "/repos/{owner}/{repo}/check-runs"},
 	{"status", http.MethodGet, "/repos/{owner}/{repo}/commits/{ref}/status"},
 	{"comment", http.MethodPost, "/repos/{owner}/{repo}/issues/{issue_number}/comments"},
 	{"comments", http.MethodGet, "/repos/{owner}/{repo}/issues/{issue_number}/comments"},
+	{"review-comments", http.MethodGet, "/repos/{owner}/{repo}/pulls/{pull_number}/comments"},
+	{"branch-rules", http.MethodGet, "/repos/{owner}/{repo}/rules/branches/{branch}"},
+	{"branch", http.MethodGet, "/repos/{owner}/{repo}/branches/{branch}"},
+	{"branch-protection", http.MethodGet, "/repos/{owner}/{repo}/branches/{branch}/protection"},
+	{"create-ruleset", http.MethodPost, "/repos/{owner}/{repo}/rulesets"},
 }
 
 var routeRes = func() []*regexp.Regexp {
@@ -278,6 +348,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	defer s.mu.Unlock()
 	path := strings.TrimPrefix(r.URL.Path, "/api/v3") // GitHub Enterprise Server layout
 	route, params := match(r.Method, path)
+	if r.Method == http.MethodPost && (path == "/graphql" || path == "/api/graphql") {
+		route = "graphql" // GraphQL, not in the REST description: served by graphql below
+	}
 	var reqBody []byte
 	if r.Body != nil {
 		reqBody, _ = io.ReadAll(r.Body)
@@ -313,6 +386,10 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusNotFound)
 		fmt.Fprint(w, `{"message":"Not Found","documentation_url":"https://docs.github.com/rest","status":"404"}`)
 	}
+	if route == "graphql" {
+		s.graphql(w, reqBody)
+		return
+	}
 	if route == "other" || !strings.EqualFold(params[0], s.Owner) || !strings.EqualFold(params[1], s.Repo) {
 		notFound()
 		return
@@ -322,6 +399,12 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		number, _ = strconv.Atoi(params[2])
 	}
 	var body any
+	if b, ok := s.serveProtection(w, r, route, params, reqBody); ok {
+		if b != nil {
+			_ = json.NewEncoder(w).Encode(b)
+		}
+		return
+	}
 	switch route {
 	case "repo":
 		if s.Scopes != "" {
@@ -355,9 +438,11 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 			list = append(list, s.commentJSON(number, i))
 		}
 		body = s.page(w, r, list)
-	case "close":
+	case "update-pull":
 		var in struct {
-			State string `json:"state"`
+			State string  `json:"state"`
+			Title *string `json:"title"`
+			Body  *string `json:"body"`
 		}
 		p, ok := s.pulls[number]
 		if !ok {
@@ -370,9 +455,47 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		}
 		if in.State != "" && !(p.Merged && in.State == "open") {
 			p.State = in.State
-			p.UpdatedAt = p.UpdatedAt.Add(time.Minute)
 		}
+		if in.Title != nil {
+			p.Title = *in.Title
+		}
+		if in.Body != nil {
+			p.Body = *in.Body
+		}
+		p.UpdatedAt = p.UpdatedAt.Add(time.Minute)
 		body = s.pullJSON(p, false)
+	case "create-pull":
+		var in struct {
+			Title, Head, Base, Body string
+			Draft                   bool
+		}
+		if json.Unmarshal(reqBody, &in) != nil || in.Head == "" || in.Base == "" {
+			s.unprocessable(w, "head")
+			return
+		}
+		sha, known := s.branches[in.Head]
+		if s.branches != nil && !known {
+			s.unprocessable(w, "head") // GitHub: the head branch is not in the repository
+			return
+		}
+		for _, o := range s.pulls {
+			if o.Head == in.Head && o.Base == in.Base && o.State == "open" {
+				w.WriteHeader(http.StatusUnprocessableEntity)
+				fmt.Fprintf(w, `{"message":"Validation Failed","errors":[{"resource":"PullRequest","code":"custom","message":"A pull request already exists for %s:%s."}],"documentation_url":"https://docs.github.com/rest","status":"422"}`, s.Owner, in.Head)
+				return
+			}
+		}
+		n := len(s.pulls) + 1
+		for s.pulls[n] != nil {
+			n++
+		}
+		p := &PR{Number: n, Head: in.Head, Base: in.Base, HeadSHA: sha, State: "open", Title: in.Title, Body: in.Body, Draft: in.Draft,
+			UpdatedAt: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC), Author: "octocat"}
+		s.pulls[n] = p
+		out := s.pullJSON(p, false)
+		h.Set("Location", out["url"].(string))
+		w.WriteHeader(http.StatusCreated)
+		body = out
 	case "pull":
 		p, ok := s.pulls[number]
 		if !ok {
@@ -392,6 +515,17 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 			list = append(list, s.pullJSON(p, true))
 		}
 		body = s.page(w, r, list)
+	case "review-comments":
+		p, ok := s.pulls[number]
+		if !ok {
+			notFound()
+			return
+		}
+		list := []any{}
+		for _, c := range s.threads[number] {
+			list = append(list, s.reviewCommentJSON(p, c))
+		}
+		body = s.page(w, r, list)
 	case "reviews":
 		p, ok := s.pulls[number]
 		if !ok {
@@ -406,7 +540,12 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	case "check-runs":
 		sha := params[2]
 		list := []any{}
+		q := r.URL.Query()
 		for i, c := range s.runs[sha] {
+			later := slices.ContainsFunc(s.runs[sha][i+1:], func(o CheckRun) bool { return o.Name == c.Name })
+			if (q.Get("check_name") != "" && c.Name != q.Get("check_name")) || (later && q.Get("filter") != "all") {
+				continue
+			}
 			list = append(list, checkRunJSON(sha, i, c))
 		}
 		page := s.page(w, r, list)
@@ -434,6 +573,87 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		body = c
 	}
 	_ = json.NewEncoder(w).Encode(body)
+}
+
+// graphql answers the one GraphQL mutation githubsync sends, markPullRequestReadyForReview, as
+// GitHub does (HTTP 200, with errors in the body when it cannot); anything else is an error.
+func (s *Server) graphql(w http.ResponseWriter, body []byte) {
+	var in struct {
+		Query     string         `json:"query"`
+		Variables map[string]any `json:"variables"`
+	}
+	fail := func(msg string) { fmt.Fprintf(w, `{"data":null,"errors":[{"type":"NOT_FOUND","message":%q}]}`, msg) }
+	if json.Unmarshal(body, &in) != nil {
+		fail("the body is not a GraphQL request")
+		return
+	}
+	if strings.Contains(in.Query, "reviewThreads") {
+		s.reviewThreads(w, in.Variables)
+		return
+	}
+	if !strings.Contains(in.Query, "markPullRequestReadyForReview") {
+		fail("the fake answers only markPullRequestReadyForReview and reviewThreads")
+		return
+	}
+	for _, p := range s.pulls {
+		if NodeID(p.Number) == in.Variables["id"] {
+			p.Draft = false
+			p.UpdatedAt = p.UpdatedAt.Add(time.Minute)
+			fmt.Fprint(w, `{"data":{"markPullRequestReadyForReview":{"pullRequest":{"isDraft":false}}}}`)
+			return
+		}
+	}
+	fail(fmt.Sprintf("Could not resolve to a node with the global id of '%s'", in.Variables["id"]))
+}
+
+// reviewThreads answers reviewThreads of a pull request (owner, name, number; after: the page's
+// cursor, the index to start at), 2 threads a page so paging is exercised.
+func (s *Server) reviewThreads(w http.ResponseWriter, vars map[string]any) {
+	n, _ := vars["number"].(float64)
+	if !strings.EqualFold(fmt.Sprint(vars["owner"]), s.Owner) || !strings.EqualFold(fmt.Sprint(vars["name"]), s.Repo) || s.pulls[int(n)] == nil {
+		fmt.Fprint(w, `{"data":{"repository":{"pullRequest":null}},"errors":[{"type":"NOT_FOUND","message":"Could not resolve to a PullRequest."}]}`)
+		return
+	}
+	var roots []*ReviewComment
+	for _, c := range s.threads[int(n)] {
+		if c.InReplyTo == 0 {
+			roots = append(roots, c)
+		}
+	}
+	from := 0
+	if a, ok := vars["after"].(string); ok {
+		from, _ = strconv.Atoi(a)
+	}
+	const per = 2
+	nodes := []any{}
+	for _, c := range roots[min(from, len(roots)):min(from+per, len(roots))] {
+		nodes = append(nodes, map[string]any{"isResolved": c.Resolved, "isOutdated": c.Outdated,
+			"comments": map[string]any{"nodes": []any{map[string]any{"databaseId": c.ID}}}})
+	}
+	next := from+per < len(roots)
+	_ = json.NewEncoder(w).Encode(map[string]any{"data": map[string]any{"repository": map[string]any{"pullRequest": map[string]any{
+		"reviewThreads": map[string]any{"nodes": nodes, "pageInfo": map[string]any{"hasNextPage": next, "endCursor": strconv.Itoa(from + per)}}}}}})
+}
+
+func (s *Server) reviewCommentJSON(p *PR, c *ReviewComment) map[string]any {
+	out := example("pull-request-review-comment-items").(map[string]any)
+	out["id"], out["node_id"], out["body"], out["path"], out["commit_id"], out["original_commit_id"] = c.ID, fmt.Sprintf("PRRC_fake%d", c.ID), c.Body, c.Path, c.Commit, c.Commit
+	out["line"], out["original_line"] = c.Line, c.Line
+	if c.Line == 0 {
+		delete(out, "line") // a comment on the whole file has no line (GitHub leaves the keys out)
+		delete(out, "original_line")
+		out["subject_type"] = "file"
+	}
+	if c.InReplyTo != 0 {
+		out["in_reply_to_id"] = c.InReplyTo
+	} else {
+		delete(out, "in_reply_to_id")
+	}
+	setUser(out["user"], c.User)
+	out["url"] = fmt.Sprintf("%s/repos/%s/pulls/comments/%d", s.URL, s.full(), c.ID)
+	out["html_url"] = fmt.Sprintf("https://%s/%s/pull/%d#discussion_r%d", s.Host, s.full(), p.Number, c.ID)
+	out["pull_request_url"] = fmt.Sprintf("%s/repos/%s/pulls/%d", s.URL, s.full(), p.Number)
+	return out
 }
 
 // unprocessable is GitHub's 422 for a body it cannot take.
@@ -503,7 +723,7 @@ var examples = func() map[string]json.RawMessage {
 
 // ExampleNames are the examples of GitHub's description the fake starts its answers from.
 var ExampleNames = []string{"full-repository-default-response", "pull-request", "pull-request-simple-items",
-	"pull-request-review-items", "check-run-paginated", "combined-commit-status", "issue-comment"}
+	"pull-request-review-items", "check-run-paginated", "combined-commit-status", "issue-comment", "pull-request-review-comment-items", "branch-get", "branch-protection", "repository-ruleset"}
 
 // commentJSON is the i-th comment on issue (or pull request) number, in GitHub's shape.
 func (s *Server) commentJSON(number, i int) map[string]any {
@@ -583,7 +803,8 @@ func (s *Server) pullJSON(p *PR, listed bool) map[string]any {
 	out["id"], out["number"], out["state"], out["url"] = p.Number, p.Number, p.State, api
 	out["html_url"] = fmt.Sprintf("https://%s/%s/pull/%d", s.Host, full, p.Number)
 	out["updated_at"], out["created_at"] = at, p.UpdatedAt.Add(-time.Hour).UTC().Format(time.RFC3339)
-	out["draft"], out["locked"], out["active_lock_reason"] = false, false, nil
+	out["draft"], out["locked"], out["active_lock_reason"] = p.Draft, false, nil
+	out["node_id"], out["title"], out["body"] = NodeID(p.Number), p.Title, p.Body
 	setUser(out["user"], p.Author)
 	out["closed_at"], out["merged_at"] = nil, nil
 	if p.State == "closed" {
@@ -634,6 +855,14 @@ func (s *Server) reviewJSON(p *PR, i int, rv Review) map[string]any {
 func checkRunJSON(sha string, i int, c CheckRun) map[string]any {
 	out := example("check-run-paginated").(map[string]any)["check_runs"].([]any)[0].(map[string]any)
 	out["id"], out["name"], out["status"], out["head_sha"] = i+1, c.Name, c.Status, sha
+	if c.App != "" {
+		app := out["app"].(map[string]any)
+		app["slug"], app["name"] = c.App, c.App
+	}
+	if c.Title != "" || c.Summary != "" || c.Text != "" {
+		o := out["output"].(map[string]any)
+		o["title"], o["summary"], o["text"], o["annotations_count"] = c.Title, c.Summary, c.Text, 0
+	}
 	out["conclusion"], out["completed_at"] = nil, nil
 	if c.Conclusion != "" {
 		out["conclusion"] = c.Conclusion

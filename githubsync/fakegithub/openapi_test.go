@@ -300,6 +300,15 @@ func world(t *testing.T) *fakegithub.Server {
 	fake.AddCheckRun(sha, fakegithub.CheckRun{Name: "test", Status: "completed", Conclusion: "failure"})
 	fake.AddStatus(sha, fakegithub.Status{Context: "ci/jenkins", State: "success"})
 	fake.AddStatus(sha, fakegithub.Status{Context: "ci/other", State: "error"})
+	root := fake.AddReviewComment(1, fakegithub.ReviewComment{User: "coderabbitai[bot]", Path: "app/login.go", Line: 12, Body: "_⚠️ Potential issue_\n\nThe error is dropped."})
+	fake.AddReviewComment(1, fakegithub.ReviewComment{User: "octocat", Path: "app/login.go", Line: 12, Body: "fixed", InReplyTo: root})
+	fake.AddReviewComment(1, fakegithub.ReviewComment{User: "octocat", Path: "README.md", Body: "say why"})
+	fake.SetBranchRules("main", fakegithub.BranchRule{Type: "required_status_checks", Checks: []string{"exarchos verify"}, App: githubsync.ActionsAppID},
+		fakegithub.BranchRule{Type: "pull_request"}, fakegithub.BranchRule{Type: "non_fast_forward"}, fakegithub.BranchRule{Type: "deletion"})
+	fake.SetProtection("main", &fakegithub.Protection{Checks: []string{"exarchos verify"}, App: githubsync.ActionsAppID, RequirePullRequest: true})
+	fake.SetProtection("dev", &fakegithub.Protection{AllowForcePushes: true})
+	fake.SetAccess(map[string]bool{"pull": true, "push": true, "admin": true}, "")
+	fake.App = "github-actions"
 	return fake
 }
 
@@ -355,8 +364,26 @@ func TestFakeAnswersAsGitHubDescribes(t *testing.T) {
 		{"GET", "/repos/acme/app/issues/1/comments", ""},
 		{"GET", "/repos/acme/app/issues/1/comments?per_page=1&page=1", ""},
 		{"GET", "/repos/acme/app/issues/99/comments", ""},
+		{"GET", "/repos/acme/app/pulls/1/comments?sort=created&direction=asc&per_page=2", ""},
+		{"GET", "/repos/acme/app/pulls/1/comments?sort=created&direction=asc&per_page=2&page=2", ""},
 		{"PATCH", "/repos/acme/app/pulls/1", `{"state":"closed"}`},
 		{"PATCH", "/repos/acme/app/pulls/1", `{"state":"merged"}`},
+		{"PATCH", "/repos/acme/app/pulls/1", `{"title":"Login","body":"the body"}`},
+		{"POST", "/repos/acme/app/pulls", `{"title":"Signup","head":"signup","base":"main","body":"b","draft":true}`},
+		{"POST", "/repos/acme/app/pulls", `{"title":"Signup again","head":"signup","base":"main"}`}, // one open already: 422
+		{"POST", "/repos/acme/app/pulls", `{"title":"no head","base":"main"}`},
+		{"POST", "/repos/acme/app/check-runs", `{"name":"exarchos memory: login","head_sha":"1111111111111111111111111111111111111111","status":"completed","conclusion":"success","output":{"title":"t","summary":"s","text":"refs/exarchos/login 2222222222222222222222222222222222222222"}}`},
+		{"GET", "/repos/acme/app/commits/1111111111111111111111111111111111111111/check-runs?check_name=exarchos+memory%3A+login&filter=all", ""},
+		{"POST", "/repos/acme/app/rulesets", `{"name":"exarchos: protect release","target":"branch","enforcement":"active","conditions":{"ref_name":{"include":["refs/heads/release"],"exclude":[]}},"rules":[{"type":"required_status_checks","parameters":{"required_status_checks":[{"context":"exarchos verify"}],"strict_required_status_checks_policy":false}},{"type":"non_fast_forward"}]}`},
+		{"GET", "/repos/acme/app/rules/branches/release", ""},
+		{"GET", "/repos/acme/app/rules/branches/main", ""},
+		{"GET", "/repos/acme/app/rules/branches/main?per_page=2", ""},
+		{"GET", "/repos/acme/app/rules/branches/staging", ""},
+		{"GET", "/repos/acme/app/branches/main", ""},
+		{"GET", "/repos/acme/app/branches/staging", ""},
+		{"GET", "/repos/acme/app/branches/main/protection", ""},
+		{"GET", "/repos/acme/app/branches/dev/protection", ""},
+		{"GET", "/repos/acme/app/branches/staging/protection", ""},
 	}
 	served := map[string]bool{}
 	for _, c := range calls {
@@ -441,8 +468,38 @@ func TestProductRequestsAsGitHubDescribes(t *testing.T) {
 	if _, err := c.ClosePR(ctx, 1, "closed by git exarchos cancel"); err != nil {
 		t.Fatal(err)
 	}
+	created, err := c.CreatePR(ctx, githubsync.NewPullRequest{Head: "signup", Base: "main", Title: "Signup", Body: "what and why", Draft: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.EditPR(ctx, created.Number, "Signup page", "what, why, how to verify"); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.MarkReady(ctx, created.Number, created.NodeID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.ReviewComments(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.CreateCheckRun(ctx, "1111111111111111111111111111111111111111", "exarchos memory: login", "t", "s", "refs/exarchos/login 1111111111111111111111111111111111111111"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.CheckRunsNamed(ctx, "1111111111111111111111111111111111111111", "exarchos memory: login"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.ProtectBranch(ctx, "release", "exarchos verify"); err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range []string{"main", "dev"} { // main: all by ruleset; dev: the classic protection read too
+		if _, err := c.ProtectionOf(ctx, b, "exarchos verify"); err != nil {
+			t.Fatal(err)
+		}
+	}
 	sent := map[string]bool{}
 	for _, req := range fake.Log() {
+		if req.Route == "graphql" {
+			continue // GraphQL is not in the REST description (MarkReady, checked in githubsync's tests)
+		}
 		i := slices.IndexFunc(fakegithub.Routes, func(r fakegithub.Route) bool { return r.Name == req.Route })
 		if i < 0 {
 			t.Errorf("githubsync sent %s %s, a route the fake does not serve", req.Method, req.Path)
@@ -494,7 +551,7 @@ func TestProductRequestsAsGitHubDescribes(t *testing.T) {
 			}
 		}
 	}
-	for _, name := range []string{"repo", "pulls", "pull", "reviews", "check-runs", "status", "comment", "close"} {
+	for _, name := range []string{"repo", "pulls", "pull", "reviews", "check-runs", "status", "comment", "update-pull", "create-pull", "review-comments", "branch-rules", "branch", "branch-protection", "create-check-run", "create-ruleset"} {
 		if !sent[name] {
 			t.Errorf("githubsync sent no %s request: the test no longer covers it", name)
 		}

@@ -1,0 +1,4 @@
+package ghevidence
+
+// FindingText is findingText, for the tests.
+var FindingText = findingText
