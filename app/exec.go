@@ -22,7 +22,10 @@ func (r *Repo) env() (workflow.Env, error) {
 	if err != nil {
 		return workflow.Env{}, err
 	}
-	return workflow.Env{Actor: actor, Guards: r.Evaluator(), OptIn: r.Rules().OptIn(), Caller: hookrun.CallerFromEnv(r.Environ)}, nil
+	caller := hookrun.CallerFromEnv(r.Environ)
+	ev := r.Evaluator()
+	ev.Caller = caller
+	return workflow.Env{Actor: actor, Guards: ev, OptIn: r.Rules().OptIn(), Caller: caller, Agent: ev.Agent}, nil
 }
 
 // Execute runs workflow commands against a feature and appends everything the call records in

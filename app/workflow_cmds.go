@@ -59,6 +59,9 @@ func Init(r *Repo, o InitOptions) (*project.Result, error) {
 			replaces = append(replaces, s.Feature)
 		}
 	}
+	if err := r.refuseWhileWaiting(o, all); err != nil {
+		return nil, err
+	}
 	return r.CreateWorkflow(workflow.Init{Feature: o.Feature, Type: o.Type, Branch: o.Branch, Synthesis: o.Synthesis, Completion: o.Completion, MaxIterations: o.MaxIterations,
 		Replaces: replaces, Human: o.Human})
 }

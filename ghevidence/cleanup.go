@@ -163,6 +163,9 @@ func (r *Repo) cleanupOffline(feature string, st workflow.State, o CleanupOption
 	if asked != "" && !namesRef(asked, base.Ref) {
 		return nil, project.Usagef("--base %s is not the protected base branch %s (%s): offline verification checks only against it; drop --base", asked, base.Ref, base.Source)
 	}
+	if err := refuseLocalBase(r, base, st.Branch, feature, tip); err != nil {
+		return nil, err
+	}
 	refused := func(reason, expected, fix string) (*CleanupResult, error) {
 		return nil, &workflow.Rejection{Code: workflow.CodeGuardFailed, Message: "cleanup refused: the merge is not verified", Phase: st.Phase,
 			FailedGuards: []workflow.GuardFailure{{Guard: "merge-verified", Reason: reason, Expected: expected, Fix: fix}}}
@@ -176,7 +179,8 @@ func (r *Repo) cleanupOffline(feature string, st workflow.State, o CleanupOption
 		return nil, err
 	} else if none {
 		return refused(fmt.Sprintf("branch %s (%s) has no commit beyond its merge-base %s with the base branch: there is nothing of its own to have been merged", st.Branch, shortSHA(tip), shortSHA(fp)),
-			"at least one commit on "+st.Branch+" merged into "+base.Ref, fmt.Sprintf("git exarchos cleanup %s --offline", feature))
+			"at least one commit on "+st.Branch+" merged into "+base.Ref,
+			fmt.Sprintf("commit the work on %s first and merge it into %s; then run git exarchos cleanup %s --offline again", st.Branch, shortRef(base.Ref), feature))
 	}
 	merged, err := facts.IsAncestor(tip, base.Commit)
 	if err != nil {
@@ -201,10 +205,38 @@ func namesRef(name, ref string) bool {
 }
 
 // offlineMergeFix is how the work reaches the base branch the offline check reads: merged into a
-// local base, or, for a remote's branch, fetched once the merge landed there.
+// local base, or, for a remote's branch, merged there and fetched (guards' words, so a refusal
+// never prints the command it refuses as its own fix).
 func offlineMergeFix(baseRef, branch, feature string) string {
 	if short, ok := strings.CutPrefix(baseRef, "refs/heads/"); ok && short != branch {
-		return fmt.Sprintf("git switch %s && git merge --no-edit %s && git exarchos cleanup %s --offline", short, branch, feature)
+		return workflow.OfflineLocalLine(short, branch, feature)
 	}
-	return fmt.Sprintf("git fetch && git exarchos cleanup %s --offline", feature)
+	return workflow.OfflineRemoteFix(strings.TrimPrefix(baseRef, "refs/remotes/"), branch, feature)
+}
+
+func shortRef(ref string) string {
+	return strings.TrimPrefix(strings.TrimPrefix(ref, "refs/heads/"), "refs/remotes/")
+}
+
+// refuseLocalBase: an offline merge counts only on a base the agent cannot move by itself. A
+// remote's branch is read as fetched (project.Base refuses one moved outside fetch); a local
+// branch or tag is one any process in the repository moves with git merge, so in an agent's
+// session its ancestry is the user's decision: the user runs cleanup --offline (after the merge,
+// when it is not done yet).
+func refuseLocalBase(r *Repo, base *project.Base, branch, feature, tip string) error {
+	if strings.HasPrefix(base.Ref, "refs/remotes/") {
+		return nil
+	}
+	err := trust.RefuseInAgent(r.Environ, "cleanup "+feature+" --offline")
+	var refusal *trust.AgentRefusal
+	if !errors.As(err, &refusal) {
+		return err
+	}
+	refusal.Why = fmt.Sprintf("the base branch %s is a local ref that any process here can move, so only the user can say the work is merged", base.Ref)
+	if merged, e := r.Store.Facts().IsAncestor(tip, base.Commit); e != nil || !merged {
+		if short, ok := strings.CutPrefix(base.Ref, "refs/heads/"); ok {
+			refusal.Line = workflow.OfflineLocalLine(short, branch, feature)
+		}
+	}
+	return refusal
 }

@@ -126,6 +126,27 @@ func (f Facts) FileExists(commit, path string) (bool, error) {
 	return e.Mode.IsFile(), nil
 }
 
+// FileAt returns the content of the file at path in commit, read in process (no git is started);
+// ok=false when there is no file there (or commit is the empty tree). A symlink's content is its
+// target; a submodule is no file.
+func (f Facts) FileAt(commit, path string) ([]byte, bool, error) {
+	if commit == "" || commit == emptyTreeID {
+		return nil, false, nil
+	}
+	e, ok, err := f.at(commit, path)
+	if err != nil || !ok || !(e.Mode.IsFile() || e.Mode == filemode.Symlink) {
+		return nil, false, err
+	}
+	b, err := f.s.ReadObject(e.Hash, plumbing.BlobObject)
+	if err != nil {
+		return nil, false, fmt.Errorf("read %s at %s: %w", path, commit, err)
+	}
+	return b, true, nil
+}
+
+// emptyTreeID is git's empty tree (SHA-1), the "since" of a branch that started with none.
+const emptyTreeID = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
+
 // DirFiles returns the regular files directly in dir at commit, name → content, read in process
 // (no git is started); none when dir does not exist there.
 func (f Facts) DirFiles(commit, dir string) (map[string][]byte, error) {

@@ -216,7 +216,20 @@ func workCommitted(in Input) *workflow.GuardFailure {
 	if err != nil {
 		return fail(id, err.Error(), "a readable history", "git exarchos status "+s.Feature)
 	}
-	if len(outside(workflow.PlanningPaths, changed)) > 0 {
+	code := outside(workflow.PlanningPaths, changed)
+	if fr, ok := cf.(workflow.FileReader); ok && len(code) > 0 {
+		// Whitespace and comments are no work (issue 38 item 3).
+		real, err := workflow.SubstantivePaths(fr, from, sha, code)
+		if err != nil {
+			return fail(id, err.Error(), "a readable history", "git exarchos status "+s.Feature)
+		}
+		if len(real) == 0 {
+			return fail(id, fmt.Sprintf("the commits on %s since %s entered (%s) change only whitespace or comments (%s): that is no work", s.Branch, s.Phase, short(from), list(code)),
+				"commits changing code since "+short(from),
+				fmt.Sprintf("write the tasks' code, then: git add -A && git commit -m \"%s: the tasks' work\" && git exarchos transition %s %s", s.Feature, s.Feature, in.Target))
+		}
+	}
+	if len(code) > 0 {
 		return nil
 	}
 	return fail(id, fmt.Sprintf("no commit on %s since %s entered (%s) changes anything but planning documents: the tasks were marked done with no work", s.Branch, s.Phase, short(from)),

@@ -77,11 +77,8 @@ func artifactPresent(name string) Guard {
 // planApproved: a human approved the plan during the current visit of the review phase.
 func planApproved(in Input) *workflow.GuardFailure {
 	s := in.State
-	// The latest decision counts: an approval followed by a rejection is not approved.
-	if n := len(s.Approvals); n > 0 {
-		if a := s.Approvals[n-1]; a.Phase == s.Phase && a.At >= s.EnteredAt && a.Decision == "approved" {
-			return nil
-		}
+	if s.ApprovedHere() { // the latest decision in this visit: an approval then a rejection is not approved
+		return nil
 	}
 	return fail("plan-approved", "the plan has not been approved in this review", "a human approval (git exarchos approve)",
 		workflow.AskUser(fmt.Sprintf("git exarchos approve %s --note \"…\"", s.Feature)))
@@ -157,17 +154,32 @@ func reviewsPassed(in Input) *workflow.GuardFailure {
 		return nil
 	}
 	first, _, _ := strings.Cut(missing[0], " ")
-	fix := fmt.Sprintf("git exarchos review %s %s pass --note \"…\"", s.Feature, first)
-	if def.ReviewBy == "human" || strings.Contains(missing[0], "recorded by the agent that did the work") {
-		// The same command from the same agent would not count again: a reviewer subagent's, or the
-		// user's own in their terminal.
-		fix = workflow.AskUser(fmt.Sprintf("git exarchos review %s %s pass --human --note \"…\"", s.Feature, first))
-	}
+	fix := reviewFix(in, first)
 	want := "a pass for " + strings.Join(def.Reviews, " and ") + " on " + short(sha)
 	if def.ReviewBy == "" {
 		want += " from someone other than the agent that did the work: a reviewer subagent running git exarchos review, the user's git exarchos review --human in their own terminal, or GitHub (reviewBy: github)"
 	}
 	return fail(id, "reviews not passed: "+strings.Join(missing, ", "), want, fix)
+}
+
+// reviewFix is the review that would count, for whoever asks: a reviewer subagent records its
+// own pass; the user, in their terminal, records a human decision (--human); to any other agent
+// (the one that did the work, or any agent where reviews come from a human) it is the user's step,
+// as decider.uncountedPass refuses that agent's pass.
+func reviewFix(in Input, dim string) string {
+	s := in.State
+	plain := fmt.Sprintf("git exarchos review %s %s pass --note \"…\"", s.Feature, dim)
+	human := fmt.Sprintf("git exarchos review %s %s pass --human --note \"…\"", s.Feature, dim)
+	agent := in.Agent || in.Caller.Session != ""
+	switch {
+	case in.Def.ReviewBy != "" && in.Def.ReviewBy != "human": // reviews from an agent: any pass counts
+		return plain
+	case !agent:
+		return human
+	case in.Def.ReviewBy == "" && s.Independent(in.Caller):
+		return plain
+	}
+	return workflow.AskUser(human)
 }
 
 // independent reports whether a verdict came from someone other than the agent that recorded the

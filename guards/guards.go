@@ -26,6 +26,11 @@ type Input struct {
 	// pull request guards then name the offline road (merge, cleanup --offline) instead of pr find,
 	// which needs GitHub. "" where origin is on GitHub.
 	OfflineBase string
+	// Agent: the caller runs in an agent's session (agentenv); Caller is who it is, as its client
+	// reports it. A failure's fix is the caller's own next step: a step only the user may take, or
+	// one whose result would not count from this caller, is said as the user's (workflow.AskUser).
+	Agent  bool
+	Caller workflow.Caller
 }
 
 // Guard is one guard function: nil passes.
@@ -101,6 +106,9 @@ type Evaluator struct {
 	Base        string
 	Validation  []string
 	OfflineBase string
+	// Agent and Caller say who asks (Input): the fixes are worded for them.
+	Agent  bool
+	Caller workflow.Caller
 }
 
 // NewEvaluator returns the evaluator Decide and Transitions use.
@@ -115,7 +123,8 @@ func (e *Evaluator) Evaluate(def *workflow.Definition, id string, s workflow.Sta
 	if !ok {
 		return &workflow.GuardFailure{Guard: id, Reason: "unknown guard " + id, Expected: "a guard this version knows", Fix: "git exarchos describe " + s.Type}
 	}
-	f := g(Input{State: s, Def: def, Target: target, Facts: e.Facts, Base: e.Base, Validation: e.Validation, OfflineBase: e.OfflineBase})
+	f := g(Input{State: s, Def: def, Target: target, Facts: e.Facts, Base: e.Base, Validation: e.Validation, OfflineBase: e.OfflineBase,
+		Agent: e.Agent, Caller: e.Caller})
 	if f != nil && f.Guard == "" {
 		f.Guard = id
 	}

@@ -32,19 +32,23 @@ func prURLExists(in Input) *workflow.GuardFailure {
 }
 
 // findPR is the way to a merge GitHub can confirm (pr find), or, where origin is no GitHub
-// repository, the offline road: merge the branch into the base, then cleanup --offline (which
-// records the ancestry as the verification and completes the workflow).
+// repository, the offline road: the branch merged into the base, then cleanup --offline (which
+// records the ancestry as the verification and completes the workflow). A remote's branch is
+// merged there (cleanup reads it as fetched); a local base is one the agent could move itself, so
+// for an agent the whole road is the user's step (ghevidence refuses it otherwise).
 func findPR(in Input) string {
 	s := in.State
 	switch {
 	case in.OfflineBase == "":
 		return fmt.Sprintf("git exarchos pr find %s", s.Feature)
 	case strings.Contains(in.OfflineBase, "/"): // a remote's branch: the merge lands there, then fetch
-		return fmt.Sprintf("git fetch && git exarchos cleanup %s --offline", s.Feature)
-	case in.OfflineBase == s.Branch: // the workflow works on the base itself: its commits are there
-		return fmt.Sprintf("git exarchos cleanup %s --offline", s.Feature)
+		return workflow.OfflineRemoteFix(in.OfflineBase, s.Branch, s.Feature)
 	}
-	return fmt.Sprintf("git switch %s && git merge --no-edit %s && git exarchos cleanup %s --offline", in.OfflineBase, s.Branch, s.Feature)
+	line := workflow.OfflineLocalLine(in.OfflineBase, s.Branch, s.Feature)
+	if in.Agent {
+		return workflow.AskUser(line)
+	}
+	return line
 }
 
 // checksPassed: the last observation saw every check run and commit status succeed, on the commit

@@ -308,7 +308,9 @@ func (h *hookRepo) Notes(hooks.Bound) []string { return h.repo.TrustNotes() }
 
 // Summary is workflow.Summary with the guards checked on this repository.
 func (r *Repo) Summary(w hooks.Bound) string {
-	env := workflow.Env{Guards: r.FactEvaluator(), OptIn: r.Rules().OptIn()}
+	ev := r.FactEvaluator()
+	ev.Agent = true // the hook speaks to the agent: its fixes are worded for it
+	env := workflow.Env{Guards: ev, OptIn: r.Rules().OptIn(), Agent: true}
 	def, _ := r.Rules().Defs.Lookup(w.State.Type) // with the base's limits (what is blocked and why)
 	return workflow.Summary(def, w.State, env)
 }

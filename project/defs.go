@@ -315,7 +315,14 @@ func (sr shellRunner) RunGuard(g workflow.ShellGuard, s workflow.State) (bool, s
 // checkout of the workflow branch.
 func (r *Repo) Evaluator() *guards.Evaluator {
 	return &guards.Evaluator{Facts: r.Store.Facts(), Shell: shellRunner{loc: r.Store.Loc},
-		Base: r.Base().Commit, Validation: r.DeclaredValidation(), OfflineBase: r.offlineBase()}
+		Base: r.Base().Commit, Validation: r.DeclaredValidation(), OfflineBase: r.offlineBase(), Agent: r.InAgent()}
+}
+
+// InAgent reports whether the caller runs in an agent's session (its environment's variables):
+// the guards word their fixes for it, and the user's steps are said as the user's.
+func (r *Repo) InAgent() bool {
+	_, ok := r.Environ.Detect()
+	return ok
 }
 
 // offlineBase is guards.Evaluator.OfflineBase: the base branch's short name where origin is no

@@ -1,6 +1,7 @@
 package saga
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"os"
@@ -251,6 +252,34 @@ func (r *Repo) BindTask(feature string, c workflow.CompleteTask) (workflow.Compl
 			return c, &workflow.Rejection{Code: workflow.CodeNoWork, Message: fmt.Sprintf("task %s: %s (the tip of %s) does not descend from %s, where the task started: its work must be commits on top of it", c.ID, project.Short(head), branch, project.Short(since))}
 		}
 	}
+	if from := cmp.Or(since, st.ForkPoint); from != "" && from != head {
+		if err := r.substantive(feature, c.ID, branch, from, head); err != nil {
+			return c, err
+		}
+	}
 	c.HeadSHA, c.Since = head, since
 	return c, nil
+}
+
+// substantive refuses a task's work that is no work: commits that change nothing (git commit
+// --allow-empty) or only whitespace and comments (workflow.SubstantivePaths; issue 38 item 3).
+func (r *Repo) substantive(feature, task, branch, since, head string) error {
+	facts := r.Store.Facts()
+	changed, err := facts.ChangedPaths(since, head)
+	if err != nil {
+		return fmt.Errorf("task %s: what its commits changed: %w", task, err)
+	}
+	real, err := workflow.SubstantivePaths(facts, since, head, changed)
+	if err != nil {
+		return fmt.Errorf("task %s: what its commits changed: %w", task, err)
+	}
+	if len(real) > 0 {
+		return nil
+	}
+	what := "change no file (an empty commit)"
+	if len(changed) > 0 {
+		what = "change only whitespace or comments (" + strings.Join(changed, ", ") + ")"
+	}
+	return &workflow.Rejection{Code: workflow.CodeNoWork, Message: fmt.Sprintf("task %s: the commits on %s since %s, where the task started, %s: that is no work. Write the task's code and commit it (git add … && git commit), then run git exarchos task done %s %s again (or, if it needs no work: git exarchos task fail %s %s --reason \"…\")",
+		task, branch, project.Short(since), what, feature, task, feature, task)}
 }

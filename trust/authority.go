@@ -20,21 +20,33 @@ type AgentRefusal struct {
 	// Ancestor names the ancestor process whose environment has it, when this process's own
 	// environment did not (its variables were filtered on the way): "pid 1234 (python3)".
 	Ancestor string
+	// Why says why this is the user's decision when the command is not one by name (cleanup
+	// --offline on a base the agent can move); Line is what the user runs when it is more than
+	// `git exarchos <Command>` (a merge first).
+	Why, Line string
 }
 
 func (e *AgentRefusal) Error() string {
+	line := e.Line
+	if line == "" {
+		line = "git exarchos " + e.Command
+	}
+	why := ""
+	if e.Why != "" {
+		why = " (" + e.Why + ")"
+	}
 	if e.Variable == "" && e.Ancestor != "" {
-		return fmt.Sprintf("`git exarchos %s` is a human decision, and this process was left running in the background by a command that has since returned: "+
+		return fmt.Sprintf("`git exarchos %s` is a human decision%s, and this process was left running in the background by a command that has since returned: "+
 			"its ancestor process %s now has pid 1 for parent and leads no session, as a command typed in a terminal never does (a delayed `nohup … &` from an agent's tool call): "+
-			"ask the user to run `git exarchos %s` in their own terminal", e.Command, e.Ancestor, e.Command)
+			"ask the user to run `%s` in their own terminal", e.Command, why, e.Ancestor, line)
 	}
 	if e.Ancestor != "" {
-		return fmt.Sprintf("`git exarchos %s` is a human decision, and this process was started from an agent's session: its own environment has no agent variable, "+
+		return fmt.Sprintf("`git exarchos %s` is a human decision%s, and this process was started from an agent's session: its own environment has no agent variable, "+
 			"but its ancestor process %s was started with %s set, as %s sets it for every command it runs (a filtered environment does not make a command the user's): "+
-			"ask the user to run `git exarchos %s` in their own terminal", e.Command, e.Ancestor, e.Variable, e.Client, e.Command)
+			"ask the user to run `%s` in their own terminal", e.Command, why, e.Ancestor, e.Variable, e.Client, line)
 	}
-	return fmt.Sprintf("`git exarchos %s` is a human decision, and this process runs in an agent's session (%s is set, as %s sets it for every command it runs): "+
-		"ask the user to run `git exarchos %s` in their own terminal", e.Command, e.Variable, e.Client, e.Command)
+	return fmt.Sprintf("`git exarchos %s` is a human decision%s, and this process runs in an agent's session (%s is set, as %s sets it for every command it runs): "+
+		"ask the user to run `%s` in their own terminal", e.Command, why, e.Variable, e.Client, line)
 }
 
 // RefuseInAgent refuses command (a human decision, as the user would type it) when env says an

@@ -765,8 +765,31 @@ func (d decider) review(c RecordReview) ([]NewEvent, *Rejection) {
 	if c.Session != "" {
 		by.Session = c.Session
 	}
+	if r := d.uncountedPass(c, by); r != nil {
+		return nil, r
+	}
 	return one(EventReviewRecorded, ReviewData{Dimension: c.Dimension, Verdict: v, Note: c.Note, Actor: d.env.Actor, Commit: c.Commit, Session: by.Session, Human: c.Human, Agent: by.Agent, AgentType: by.AgentType,
 		Findings: findings}), nil
+}
+
+// uncountedPass refuses a pass an agent records that reviews-passed would not count: from the
+// agent that did the work (the main agent, or a subagent that completed a task) where a reviewer
+// must be someone else, or from any agent where the definition takes reviews from a human. A pass
+// recorded and then silently not counted sends the agent to the next refusal to learn it; a fail
+// is recorded (it only sends the work back).
+func (d decider) uncountedPass(c RecordReview, by Caller) *Rejection {
+	if !c.Pass || c.Human || !(d.env.Agent || by.Session != "") {
+		return nil
+	}
+	human := fmt.Sprintf("git exarchos review %s %s pass --human --note \"…\"", d.s.Feature, c.Dimension)
+	switch {
+	case d.def.ReviewBy == "human":
+		return reject(CodeHumanDecision, "the %s definition takes reviews from a human, so an agent's pass would not count: %s", d.def.Type, AskUser(human))
+	case d.def.ReviewBy == "" && !d.s.Independent(by):
+		return reject(CodeHumanDecision, "a pass from the agent that did the work would not count for %s: a reviewer subagent (one that completed none of the tasks) runs git exarchos review %s %s pass --note \"…\" itself, or %s",
+			c.Dimension, d.s.Feature, c.Dimension, AskUser(human))
+	}
+	return nil
 }
 
 // reviewPhases are the phases whose way out reads review verdicts (reviews-passed, review-failed).

@@ -280,7 +280,7 @@ func TestReviewsMustAllPass(t *testing.T) {
 	r := featureToReview(t)
 	r.must(workflow.RecordReview{Dimension: "spec", Pass: true}, workflow.RecordReview{Dimension: "quality", Pass: false})
 	rej := r.refuse(workflow.CodeGuardFailed, workflow.TransitionTo{Phase: "synthesize"})
-	if f := rej.FailedGuards[0]; !strings.HasPrefix(f.Fix, `git exarchos review login quality pass --note "…"`) || !strings.Contains(f.Reason, "quality (fail)") {
+	if f := rej.FailedGuards[0]; !strings.HasPrefix(f.Fix, `git exarchos review login quality pass --human --note "…"`) || !strings.Contains(f.Reason, "quality (fail)") {
 		t.Fatalf("failure %+v", f)
 	}
 }
@@ -401,16 +401,26 @@ func TestReviewNeedsWorkSinceDelegate(t *testing.T) {
 func TestReviewsByTheWorkerDoNotCount(t *testing.T) {
 	r := featureToReview(t)
 	r.env.Caller = workflow.Caller{Session: "s1"} // the main agent, who completed the tasks
-	r.must(workflow.RecordReview{Dimension: "spec", Pass: true}, workflow.RecordReview{Dimension: "quality", Pass: true})
-	rej := r.refuse(workflow.CodeGuardFailed, workflow.TransitionTo{Phase: "synthesize"})
-	if f := rej.FailedGuards[0]; !strings.Contains(f.Reason, "recorded by the agent that did the work") || !strings.Contains(f.Expected, "reviewer subagent") || !strings.Contains(f.Expected, "--human") {
+	// Issue 38 item 4: its pass is refused when recorded, not recorded and then not counted.
+	rej := r.refuse(workflow.CodeHumanDecision, workflow.RecordReview{Dimension: "spec", Pass: true})
+	if !strings.Contains(rej.Message, "would not count") || !strings.Contains(rej.Message, "reviewer subagent") ||
+		!strings.Contains(rej.Message, `ask the user to run: git exarchos review login spec pass --human --note "…"`) {
+		t.Fatalf("refusal %s", rej.Message)
+	}
+	r.must(workflow.RecordReview{Dimension: "spec", Pass: false}) // a fail is recorded
+	rej = r.refuse(workflow.CodeGuardFailed, workflow.TransitionTo{Phase: "synthesize"})
+	if f := rej.FailedGuards[0]; !strings.Contains(f.Expected, "reviewer subagent") || !strings.Contains(f.Expected, "--human") {
 		t.Fatalf("failure %+v", f)
 	}
+	// An agent's environment with no session named (another client's) is refused too.
+	r.env.Caller, r.env.Agent = workflow.Caller{AgentType: "none"}, true // not the harness's default reviewer
+	r.refuse(workflow.CodeHumanDecision, workflow.RecordReview{Dimension: "quality", Pass: true})
+	r.env.Agent = false
 	// A subagent that completed a task is the worker too.
 	r.env.Caller = workflow.Caller{Session: "s1", Agent: "w1"}
 	r.must(workflow.AddTask{ID: "t3"})
 	r.must(workflow.CompleteTask{ID: "t3"})
-	r.must(workflow.RecordReview{Dimension: "spec", Pass: true}, workflow.RecordReview{Dimension: "quality", Pass: true})
+	r.refuse(workflow.CodeHumanDecision, workflow.RecordReview{Dimension: "spec", Pass: true})
 	r.refuse(workflow.CodeGuardFailed, workflow.TransitionTo{Phase: "synthesize"})
 	// A human's verdict counts whoever did the work.
 	r.must(workflow.RecordReview{Dimension: "spec", Pass: true, Human: true}, workflow.RecordReview{Dimension: "quality", Pass: true, Human: true})

@@ -34,6 +34,9 @@ type Env struct {
 	Head string
 	// Caller is who runs the command as the agent's client reports it (empty outside a session).
 	Caller Caller
+	// Agent: the command runs in an agent's session (its client's variables are set), whether or
+	// not the client names a session.
+	Agent bool
 }
 
 // Caller is who recorded an event, as the agent's client reports it: the session, and the

@@ -1,6 +1,7 @@
 package workflow
 
 import (
+	"fmt"
 	"net/url"
 	"strconv"
 	"strings"
@@ -29,4 +30,21 @@ func ParsePRURL(raw string) (PRRef, bool) {
 		return PRRef{}, false
 	}
 	return PRRef{Host: u.Host, Owner: parts[0], Repo: parts[1], Number: n}, true
+}
+
+// OfflineLocalLine is the offline road on a local base branch: merge (unless the workflow works
+// on the base itself), then cleanup --offline.
+func OfflineLocalLine(base, branch, feature string) string {
+	if base == branch { // the workflow works on the base itself: its commits are there
+		return fmt.Sprintf("git exarchos cleanup %s --offline", feature)
+	}
+	return fmt.Sprintf("git switch %s && git merge --no-edit %s && git exarchos cleanup %s --offline", base, branch, feature)
+}
+
+// OfflineRemoteFix is the offline road on a remote's branch (origin/main): the merge happens on
+// the remote, then cleanup reads the branch as fetched. It names the merge first, so that a
+// cleanup refused for want of it never prints itself again.
+func OfflineRemoteFix(base, branch, feature string) string {
+	remote, name, _ := strings.Cut(base, "/")
+	return fmt.Sprintf("merge %s into %s on %s first (push it and merge it there), then run: git fetch && git exarchos cleanup %s --offline", branch, name, remote, feature)
 }

@@ -243,6 +243,44 @@ func (d decider) recordCompensation(c RecordCompensation) ([]NewEvent, *Rejectio
 	return nil, reject(CodeBadInput, "%s has no action %s", c.Resource, c.Action)
 }
 
+// waitsForUser is WaitsForUser of the decider's workflow.
+func (d decider) waitsForUser() string { return WaitsForUser(d.def, d.s) }
+
+// WaitsForUser says how the workflow waits for the user ("" when it does not): its plan is at
+// the user's review (a checkpoint phase, not yet approved in this visit), or the user sent it back
+// with gaps to answer. Neither is the agent's to cancel or to go around (issue 38 item 2).
+func WaitsForUser(def *Definition, s State) string {
+	if def.Checkpoint(s.Phase) && !s.ApprovedHere() {
+		return "waits for the user's review of its plan (in " + s.Phase + ")"
+	}
+	if g, ok := s.OpenGaps(); ok {
+		return fmt.Sprintf("has gaps the user asked to answer (%s sent the plan back from %s)", g.Actor, g.Phase)
+	}
+	return ""
+}
+
+// ApprovedHere reports whether the plan was approved in this visit of the current phase: the
+// latest decision counts (an approval followed by a rejection is not approved).
+func (s State) ApprovedHere() bool {
+	n := len(s.Approvals)
+	if n == 0 {
+		return false
+	}
+	a := s.Approvals[n-1]
+	return a.Phase == s.Phase && a.At >= s.EnteredAt && a.Decision == "approved"
+}
+
+// Checkpoint reports whether phase waits for the user's review of the plan: a way out of it is
+// taken by the user's reject.
+func (d *Definition) Checkpoint(phase string) bool {
+	for _, t := range d.Outgoing(phase) {
+		if t.TakenBy(OnReject) {
+			return true
+		}
+	}
+	return false
+}
+
 // cancel records the request (entering the cancelling phase) and, once no compensation step
 // remains, the end of the workflow. With steps pending it only records the request; the caller
 // runs the steps and cancels again.
@@ -251,6 +289,11 @@ func (d decider) cancel(c Cancel) ([]NewEvent, *Rejection) {
 	var out []NewEvent
 	reason := c.Reason
 	if cancelling == "" || d.s.Phase != cancelling {
+		if waits := d.waitsForUser(); waits != "" && !c.Human {
+			r := reject(CodeHumanDecision, "%s %s: cancelling it now would drop the user's review, which is the user's decision (and starting another workflow to write the code instead is no way around it): ask the user to review the plan (git exarchos approve %s, or reject %s --gaps \"…\"), or to run git exarchos cancel %s --human --reason \"…\"", d.s.Feature, waits, d.s.Feature, d.s.Feature, d.s.Feature)
+			r.Phase = d.s.Phase
+			return nil, r
+		}
 		if d.def.PastPlanning(d.s.Phase) && !c.Human {
 			r := reject(CodeHumanDecision, "%s is past its planning phases (in %s): cancelling it drops the process it is in, which is the user's decision: ask the user to run git exarchos cancel %s --human --reason \"…\"", d.s.Feature, d.s.Phase, d.s.Feature)
 			r.Phase = d.s.Phase

@@ -37,8 +37,9 @@ func Transitions(def *Definition, s State, env Env) []TransitionOption {
 	var out []TransitionOption
 	for _, t := range def.Outgoing(s.Phase) {
 		o := TransitionOption{To: t.To, Trigger: t.Trigger(), Command: t.Command(s.Feature), Universal: t.Universal(), Note: t.Note, WhenExhausted: t.WhenExhausted, Counts: t.Counts}
-		if o.Trigger == OnCancel && def.PastPlanning(s.Phase) {
-			// Past planning a cancel is the user's decision (decider.cancel refuses it without --human).
+		if o.Trigger == OnCancel && (def.PastPlanning(s.Phase) || d.waitsForUser() != "") {
+			// Past planning, or while the plan waits for the user, a cancel is the user's decision
+			// (decider.cancel refuses it without --human).
 			o.Command = AskUser(fmt.Sprintf("git exarchos cancel %s --human --reason \"…\"", s.Feature))
 		}
 		o.Guards = evaluate(def, t, s, env)

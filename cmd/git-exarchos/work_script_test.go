@@ -15,6 +15,8 @@ func init() { extraScriptCmds["work"] = cmdWork }
 // delegate → review meet a commit of code.
 //
 //	work src/store.go [more files…]
+var workLines int
+
 func cmdWork(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) == 0 {
 		ts.Fatalf("usage: work <file>…")
@@ -24,7 +26,9 @@ func cmdWork(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Check(os.MkdirAll(filepath.Dir(p), 0o755))
 		f, err := os.OpenFile(p, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
 		ts.Check(err)
-		_, err = fmt.Fprintf(f, "// work %d\n", os.Getpid())
+		// A line of code, not a comment: whitespace and comments are no work (issue 38 item 3).
+		workLines++
+		_, err = fmt.Fprintf(f, "work_%d_%d = %d\n", os.Getpid(), workLines, workLines)
 		ts.Check(err)
 		ts.Check(f.Close())
 		ts.Check(ts.Exec("git", "add", "--", a))
