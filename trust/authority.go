@@ -35,11 +35,6 @@ func (e *AgentRefusal) Error() string {
 	if e.Why != "" {
 		why = " (" + e.Why + ")"
 	}
-	if e.Variable == "" && e.Ancestor != "" {
-		return fmt.Sprintf("`git exarchos %s` is a human decision%s, and this process was left running in the background by a command that has since returned: "+
-			"its ancestor process %s now has pid 1 for parent and leads no session, as a command typed in a terminal never does (a delayed `nohup … &` from an agent's tool call): "+
-			"ask the user to run `%s` in their own terminal", e.Command, why, e.Ancestor, line)
-	}
 	if e.Ancestor != "" {
 		return fmt.Sprintf("`git exarchos %s` is a human decision%s, and this process was started from an agent's session: its own environment has no agent variable, "+
 			"but its ancestor process %s was started with %s set, as %s sets it for every command it runs (a filtered environment does not make a command the user's): "+
@@ -62,7 +57,6 @@ func RefuseInAgent(env agentenv.Env, command string) error {
 	}
 	if env.IsProcess() {
 		if a, ok := agentenv.InAncestry(); ok {
-			// a.Var is empty for an orphan: a process left behind by a returned command.
 			return &AgentRefusal{Command: command, Variable: a.Var.Name, Client: a.Var.Client, Ancestor: fmt.Sprintf("pid %d (%s)", a.Pid, a.Command)}
 		}
 	}

@@ -60,22 +60,24 @@ func TestInAncestry(t *testing.T) {
 	if a, ok := inAncestry(proc, 23); ok {
 		t.Fatalf("an empty variable is not set, and pid 1 under a session leader ends the walk: %+v", a)
 	}
-	// Left behind: a process under pid 1 that leads no session (its session's leader, 9, is gone).
+	// Left behind by a shell that exited (reparented to pid 1, leading no session): only what it
+	// started with counts. With the agent's variables it is found; emptied, it is not (a person's
+	// backgrounded shell, or a CI runner's, looks the same).
 	orphan := filepath.Join(proc, "24")
-	mk(24, 1, "sh", "PATH=/usr/bin\x00")
+	mk(24, 1, "sh", "PATH=/usr/bin\x00CLAUDECODE=1\x00")
 	if err := os.WriteFile(filepath.Join(orphan, "stat"), []byte("24 (sh) S 1 24 9 0"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	mk(25, 24, "git-exarchos", "")
-	if a, ok := inAncestry(proc, 25); !ok || !a.Orphan || a.Pid != 24 {
-		t.Fatalf("an orphan: %+v, %v", a, ok)
+	if a, ok := inAncestry(proc, 25); !ok || a.Pid != 24 || a.Var.Name != "CLAUDECODE" {
+		t.Fatalf("left behind with the agent's variables: %+v, %v", a, ok)
 	}
-	// A session outside the pid namespace (sid 0): nothing to say.
-	if err := os.WriteFile(filepath.Join(orphan, "stat"), []byte("24 (sh) S 1 24 0 0"), 0o644); err != nil {
+	mk(24, 1, "sh", "PATH=/usr/bin\x00HOME=/root\x00")
+	if err := os.WriteFile(filepath.Join(orphan, "stat"), []byte("24 (sh) S 1 24 9 0"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if a, ok := inAncestry(proc, 25); ok {
-		t.Fatalf("sid 0: %+v", a)
+		t.Fatalf("left behind with an ordinary environment is a person's: %+v", a)
 	}
 	mk(22, 99, "sh", "PATH=/usr/bin\x00")
 	if a, ok := inAncestry(proc, 22); ok {

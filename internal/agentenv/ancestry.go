@@ -7,16 +7,11 @@ import (
 	"strings"
 )
 
-// Ancestor is an agent variable found in the environment of one of this process's ancestors, or
-// (Orphan) an ancestor left running after what started it had exited.
+// Ancestor is an agent variable found in the environment of one of this process's ancestors.
 type Ancestor struct {
 	Var     Var
 	Pid     int
 	Command string // its name (/proc/<pid>/comm)
-	// Orphan: the process was left behind by the command that started it (nohup, `&` from a tool's
-	// shell that then returned): its parent is now pid 1 although it leads no session, which a
-	// terminal's shell and a daemon do. Its environment may have been emptied before it was.
-	Orphan bool
 }
 
 // InAncestry walks this process's ancestors (its parent, that one's parent, … up to pid 1) and
@@ -28,10 +23,11 @@ type Ancestor struct {
 // Only the human decision commands call it: never the hook, which reads nothing under /proc. On a
 // system without /proc it finds nothing; an ancestor it cannot read (another user's) ends the walk.
 //
-// It also finds a decision left running in the background by a tool call that has returned (a
-// delayed `nohup … &`): that process, or one of its ancestors, was reparented to pid 1 without
-// leading a session of its own (Ancestor.Orphan). A process that made itself a session leader
-// first (setsid) and emptied its environment is not found: see docs/trust.md.
+// A decision left to land after the tool call returned (`nohup sh -c "sleep 9; …" &`) is found the
+// same way: its shell, reparented to pid 1, still holds the environment it started with. One whose
+// every ancestor started with an emptied environment (`nohup env -i sh -c …`) is not: a process
+// left behind by a shell that exited looks the same whether an agent's tool or a person's terminal
+// (or a CI runner) left it, and refusing it refused humans (docs/trust.md).
 func InAncestry() (Ancestor, bool) {
 	return inAncestry("/proc", os.Getpid())
 }
@@ -57,13 +53,7 @@ func inAncestry(proc string, pid int) (Ancestor, bool) {
 				return Ancestor{Var: v, Pid: pid, Command: commOf(dir)}, true
 			}
 		}
-		ppid, sid := statOf(dir)
-		// sid 0: the session lies outside this pid namespace (a container's or sandbox's entry
-		// process), which says nothing of how the process was left.
-		if ppid == 1 && sid != pid && sid != 0 {
-			return Ancestor{Pid: pid, Command: commOf(dir), Orphan: true}, true
-		}
-		if pid = ppid; pid <= 0 {
+		if pid = parentOf(dir); pid <= 0 {
 			return Ancestor{}, false
 		}
 	}
@@ -75,24 +65,23 @@ func commOf(dir string) string {
 	return strings.TrimSpace(string(comm))
 }
 
-// statOf is the parent pid and session id in dir/stat ("pid (comm) state ppid pgrp session …";
-// comm may hold spaces and parentheses, so the fields are read after the last ')').
-func statOf(dir string) (ppid, sid int) {
+// parentOf is the parent pid in dir/stat ("pid (comm) state ppid …"; comm may hold spaces and
+// parentheses, so the fields are read after the last ')').
+func parentOf(dir string) int {
 	b, err := os.ReadFile(dir + "/stat")
 	if err != nil {
-		return 0, 0
+		return 0
 	}
 	i := bytes.LastIndexByte(b, ')')
 	if i < 0 {
-		return 0, 0
+		return 0
 	}
 	f := strings.Fields(string(b[i+1:]))
-	if len(f) < 4 {
-		return 0, 0
+	if len(f) < 2 {
+		return 0
 	}
-	ppid, _ = strconv.Atoi(f[1])
-	sid, _ = strconv.Atoi(f[3])
-	return ppid, sid
+	ppid, _ := strconv.Atoi(f[1])
+	return ppid
 }
 
 // IsProcess reports whether e is this process's own environment (as Process gives it), the only
