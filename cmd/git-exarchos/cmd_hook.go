@@ -168,7 +168,7 @@ git exarchos hooks accept [<feature>...] [--json]`,
 			{
 				Name:  "install",
 				Usage: "merge exarchos's hooks into a Claude Code settings file and/or chain them into the git hooks; idempotent",
-				UsageText: `git exarchos hooks install [--claude [--scope project|local|user]] [--git] [--json]
+				UsageText: `git exarchos hooks install [--claude [--scope project|local|user]] [--codex] [--gemini] [--qwen] [--copilot] [--git] [--json]
 
 --claude adds one entry per event (` + claudeEventNames() + `) to the settings file and touches
 nothing else in it. In a worktree it records what it wrote: an installed file holding that is no
@@ -193,7 +193,7 @@ Examples:
 			{
 				Name:  "uninstall",
 				Usage: "remove exactly what install added: the settings file's exarchos entries, the git hooks (restoring the ones they chained)",
-				UsageText: `git exarchos hooks uninstall [--claude [--scope project|local|user]] [--git] [--json]
+				UsageText: `git exarchos hooks uninstall [--claude [--scope project|local|user]] [--codex] [--gemini] [--qwen] [--copilot] [--git] [--json]
 
 Examples:
    git exarchos hooks uninstall --claude --git
@@ -205,7 +205,7 @@ Examples:
 			{
 				Name:  "status",
 				Usage: "show where exarchos's hooks are installed: each settings scope, and the git hooks directory",
-				UsageText: `git exarchos hooks status [--claude] [--git] [--json]
+				UsageText: `git exarchos hooks status [--claude] [--codex] [--gemini] [--qwen] [--copilot] [--git] [--json]
 
 Examples:
    git exarchos hooks status
