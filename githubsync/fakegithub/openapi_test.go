@@ -361,6 +361,7 @@ func TestFakeAnswersAsGitHubDescribes(t *testing.T) {
 		{"POST", "/repos/acme/app/pulls", `{"title":"Signup","head":"signup","base":"main","body":"b","draft":true}`},
 		{"POST", "/repos/acme/app/pulls", `{"title":"Signup again","head":"signup","base":"main"}`}, // one open already: 422
 		{"POST", "/repos/acme/app/pulls", `{"title":"no head","base":"main"}`},
+		{"POST", "/repos/acme/app/statuses/1111111111111111111111111111111111111111", `{"state":"failure","context":"exarchos/verify","description":"exarchos verify: failure"}`},
 	}
 	served := map[string]bool{}
 	for _, c := range calls {
