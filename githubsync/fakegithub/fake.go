@@ -13,6 +13,7 @@
 package fakegithub
 
 import (
+	"cmp"
 	_ "embed"
 	"encoding/json"
 	"fmt"
@@ -193,6 +194,14 @@ func (s *Server) AddStatus(sha string, st Status) {
 	s.statuses[sha] = append(s.statuses[sha], st)
 }
 
+// Statuses are the commit statuses of sha, the latest per context (AddStatus's, and those created
+// through the API).
+func (s *Server) Statuses(sha string) []Status {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.statuses[sha])
+}
+
 func (s *Server) AddReview(n int, r Review) {
 	s.mu.Lock()
 	if p, ok := s.pulls[n]; ok && r.Commit == "" {
@@ -284,6 +293,7 @@ var Routes = []Route{
 	{"check-runs", http.MethodGet, "/repos/{owner}/{repo}/commits/{ref}/check-runs"},
 	{"create-check-run", http.MethodPost, "/repos/{owner}/{repo}/check-runs"},
 	{"status", http.MethodGet, "/repos/{owner}/{repo}/commits/{ref}/status"},
+	{"create-status", http.MethodPost, "/repos/{owner}/{repo}/statuses/{sha}"}, // the CI workflow's verdict on the head (exarchos-verify.yml)
 	{"comment", http.MethodPost, "/repos/{owner}/{repo}/issues/{issue_number}/comments"},
 	{"comments", http.MethodGet, "/repos/{owner}/{repo}/issues/{issue_number}/comments"},
 	{"review-comments", http.MethodGet, "/repos/{owner}/{repo}/pulls/{pull_number}/comments"},
@@ -550,6 +560,22 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		}
 		page := s.page(w, r, list)
 		body = map[string]any{"total_count": len(list), "check_runs": page}
+	case "create-status":
+		var in struct{ State, Context string }
+		if json.Unmarshal(reqBody, &in) != nil || !slices.Contains([]string{"error", "failure", "pending", "success"}, in.State) {
+			s.unprocessable(w, "state")
+			return
+		}
+		st := Status{Context: cmp.Or(in.Context, "default"), State: in.State}
+		sha := params[2]
+		s.statuses[sha] = slices.DeleteFunc(s.statuses[sha], func(o Status) bool { return o.Context == st.Context })
+		s.statuses[sha] = append(s.statuses[sha], st)
+		out := example("status").(map[string]any)
+		for k, v := range s.statusJSON(sha, len(s.statuses[sha])-1, st) {
+			out[k] = v
+		}
+		w.WriteHeader(http.StatusCreated)
+		body = out
 	case "status":
 		sha := params[2]
 		list := []any{}
@@ -723,7 +749,7 @@ var examples = func() map[string]json.RawMessage {
 
 // ExampleNames are the examples of GitHub's description the fake starts its answers from.
 var ExampleNames = []string{"full-repository-default-response", "pull-request", "pull-request-simple-items",
-	"pull-request-review-items", "check-run-paginated", "combined-commit-status", "issue-comment", "pull-request-review-comment-items", "branch-get", "branch-protection", "repository-ruleset"}
+	"pull-request-review-items", "check-run-paginated", "combined-commit-status", "issue-comment", "pull-request-review-comment-items", "branch-get", "branch-protection", "repository-ruleset", "status"}
 
 // commentJSON is the i-th comment on issue (or pull request) number, in GitHub's shape.
 func (s *Server) commentJSON(number, i int) map[string]any {

@@ -384,6 +384,7 @@ func TestFakeAnswersAsGitHubDescribes(t *testing.T) {
 		{"GET", "/repos/acme/app/branches/main/protection", ""},
 		{"GET", "/repos/acme/app/branches/dev/protection", ""},
 		{"GET", "/repos/acme/app/branches/staging/protection", ""},
+		{"POST", "/repos/acme/app/statuses/1111111111111111111111111111111111111111", `{"state":"failure","context":"exarchos/verify","description":"exarchos verify: failure"}`},
 	}
 	served := map[string]bool{}
 	for _, c := range calls {

@@ -191,3 +191,35 @@ func TestUnmodelledIsRefused(t *testing.T) {
 		t.Fatalf("err = %v, want the unmodelled expression named", err)
 	}
 }
+
+// TestForkPullRequest: for pull_request from a fork, a step naming a secret gets an empty string
+// and the token reads at most; from the repository itself, the secret is given.
+func TestForkPullRequest(t *testing.T) {
+	origin, dev := setup(t)
+	gittest.WriteFile(t, dev, ".github/workflows/fork.yml", `on: pull_request
+permissions:
+  contents: write
+jobs:
+  s:
+    steps:
+      - run: echo "s=[${{ secrets.S }}]"
+`)
+	gittest.Git(t, dev, "", "add", ".")
+	gittest.Git(t, dev, "", "commit", "-q", "-m", "fork workflow")
+	gittest.Git(t, dev, "", "push", "-q", "origin", "topic")
+	for _, fork := range []bool{false, true} {
+		run, err := ghactions.Trigger(ghactions.PullRequest{Origin: origin, Base: "main", Head: "topic", Fork: fork},
+			ghactions.Options{Dir: t.TempDir(), Env: gittest.Env(), Skip: []string{"install"}, Secrets: map[string]string{"S": "val"}, Events: []string{"pull_request"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		j := run.Job("pull_request", ".github/workflows/fork.yml", "s")
+		want, perm, given := "s=[val]", "write", 1
+		if fork {
+			want, perm, given = "s=[]", "read", 0
+		}
+		if !strings.Contains(j.Output, want) || j.Permissions["contents"] != perm || len(j.SecretsGiven) != given {
+			t.Errorf("fork %v: %v %v\n%s", fork, j.Permissions, j.SecretsGiven, j.Output)
+		}
+	}
+}
