@@ -6,7 +6,10 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/exarchos/git-exarchos/githubsync"
+	"github.com/exarchos/git-exarchos/githubsync/fakegithub"
 	"github.com/exarchos/git-exarchos/internal/ghactions"
+	"github.com/exarchos/git-exarchos/verify"
 )
 
 // The shipped CI workflow, run as GitHub runs it for a pull request (issue 37): the repository
@@ -42,6 +45,11 @@ func (e *Env) runCI(pr int, head, base string) (string, error) {
 			env = append(env, kv)
 		}
 	}
+	// GitHub protects the base with a ruleset that requires the check from Actions, and the job's
+	// token is Actions' (the verify step's --require-protected-base and --remember).
+	e.GitHub.SetBranchRules(base, fakegithub.BranchRule{Type: "required_status_checks", Checks: []string{verify.RequiredCheck}, App: githubsync.ActionsAppID},
+		fakegithub.BranchRule{Type: "pull_request"}, fakegithub.BranchRule{Type: "non_fast_forward"}, fakegithub.BranchRule{Type: "deletion"})
+	e.GitHub.App = "github-actions"
 	run, err := ghactions.Trigger(ghactions.PullRequest{Origin: e.Remote, Number: pr, Base: base, Head: head},
 		ghactions.Options{Dir: e.T.TempDir(), Env: env, Path: binDir, Skip: []string{"install"}, APIURL: e.GitHub.URL, Token: GitHubToken})
 	if err != nil {

@@ -48,6 +48,7 @@ var fakes sync.Map // *testscript.TestScript → *fakegithub.Server
 //	github comment N USER PATH LINE TEXT… [reply=ID]   a review comment on pull request N's diff
 //	                             (its id: 1000 + 100·N + how many came before it on N)
 //	github resolve N ID [open]   the thread whose first comment is ID resolved (or open again)
+//	github actions               the token is GitHub Actions' (it may create check runs, as CI's verify --remember does)
 //	github protect BRANCH        a ruleset on BRANCH requires "exarchos verify", refuses direct and force pushes
 //	github stop                  the API goes away (network down)
 //
@@ -113,6 +114,8 @@ func cmdGitHub(ts *testscript.TestScript, neg bool, args []string) {
 			merge = ref(m)
 		}
 		update(num(0), func(p *fakegithub.PR) { p.State, p.Merged, p.MergeCommitSHA = "closed", true, merge })
+	case "actions":
+		f.App = "github-actions"
 	case "protect":
 		f.SetBranchRules(pos[0], fakegithub.BranchRule{Type: "required_status_checks", Checks: []string{verify.RequiredCheck}, App: githubsync.ActionsAppID},
 			fakegithub.BranchRule{Type: "pull_request"}, fakegithub.BranchRule{Type: "non_fast_forward"}, fakegithub.BranchRule{Type: "deletion"})

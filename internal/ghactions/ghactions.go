@@ -728,7 +728,11 @@ func (h *harness) checkout(c *context, with map[string]string, ws string, out *s
 		fetch = []string{"fetch", "-q", "--no-tags", "--depth=1", "origin"}
 	}
 	fetch = append(fetch, ref)
-	steps := [][]string{{"init", "-q", dir}, {"-C", dir, "remote", "add", "origin", h.pr.Origin}, append([]string{"-C", dir}, fetch...),
+	// origin is the repository's GitHub URL, as actions/checkout leaves it (verify asks GitHub about
+	// the repository origin names), read from the bare origin on disk through insteadOf.
+	url := "https://github.com/" + h.pr.Repository + ".git"
+	steps := [][]string{{"init", "-q", dir}, {"-C", dir, "config", "url." + h.pr.Origin + ".insteadOf", url},
+		{"-C", dir, "remote", "add", "origin", url}, append([]string{"-C", dir}, fetch...),
 		{"-C", dir, "checkout", "-q", "--detach", "FETCH_HEAD"}}
 	if with["persist-credentials"] != "false" {
 		c.jr.TokenGiven = appendOnce(c.jr.TokenGiven, c.step)
