@@ -256,3 +256,31 @@ func headingAnchors(t *testing.T, file string) []string {
 	}
 	return anchors
 }
+
+// TestGuaranteeTablesAgree: docs/trust.md and docs/verify.md carry one table of every guarantee,
+// what enforces it and what it cannot see (issue 37); the two copies may not drift apart.
+func TestGuaranteeTablesAgree(t *testing.T) {
+	const marker = "<!-- guarantees table:"
+	table := func(p string) string {
+		b, err := os.ReadFile(filepath.Join("..", "..", "docs", p))
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := string(b)
+		i := strings.Index(s, marker)
+		if i < 0 {
+			t.Fatalf("docs/%s has no guarantees table (%s)", p, marker)
+		}
+		s = s[i:]
+		if j := strings.Index(s, "\n\n"); j >= 0 {
+			s = s[:j]
+		}
+		if n := strings.Count(s, "\n|"); n < 10 {
+			t.Fatalf("docs/%s: the guarantees table has %d rows", p, n)
+		}
+		return s
+	}
+	if a, b := table("trust.md"), table("verify.md"); a != b {
+		t.Errorf("the guarantees tables of docs/trust.md and docs/verify.md differ:\n%s\n---\n%s", a, b)
+	}
+}
