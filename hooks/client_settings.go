@@ -21,7 +21,7 @@ func ClientSettingsPath(client, scope, root, home string, getenv func(string) st
 	case client == ClientCopilot && scope != ScopeUser:
 		// Copilot CLI 1.0.102 did not run a repository's .github/hooks/*.json with -p; its user
 		// hook files it did.
-		return "", fmt.Errorf("Copilot CLI's hooks are installed in the user scope only (its repository hooks did not run with -p): use --scope user")
+		return "", errors.New("hooks for Copilot CLI are installed in the user scope only (its repository hooks did not run with -p): use --scope user")
 	case scope == ScopeLocal:
 		return "", fmt.Errorf("%s has no local scope: use --scope project or --scope user", client)
 	case scope != ScopeProject && scope != ScopeUser:
