@@ -98,17 +98,11 @@ func forgeMerge(t *testing.T, dir string, evidence workflow.MergeVerifiedData, h
 // and whether every job that ran passed.
 func runShipped(t *testing.T, remote string) (string, bool) {
 	t.Helper()
-	gh := fakegithub.New("github.com", "acme", "app", ciToken)
-	t.Cleanup(gh.Close)
-	gh.SetBranchRules("main", fakegithub.BranchRule{Type: "required_status_checks", Checks: []string{verify.RequiredCheck}, App: githubsync.ActionsAppID},
-		fakegithub.BranchRule{Type: "pull_request"}, fakegithub.BranchRule{Type: "non_fast_forward"}, fakegithub.BranchRule{Type: "deletion"})
-	gh.App = "github-actions"
-	home := t.TempDir()
-	gittest.WriteFile(t, home, ".gitconfig", "[user]\n\tname = Runner\n\temail = runner@example.com\n[exarchos]\n\tgithubApiHost = 127.0.0.1\n")
+	gh, env := protectedGitHub(t)
 	bin, err := exec.LookPath("git-exarchos")
 	require.NoError(t, err)
 	run, err := ghactions.Trigger(ghactions.PullRequest{Origin: remote, Base: "main", Head: "login"}, ghactions.Options{
-		Dir: t.TempDir(), Env: append(gittest.Env(), "HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, ".config")),
+		Dir: t.TempDir(), Env: env,
 		Path: filepath.Dir(bin), Skip: []string{"install"}, Token: ciToken, APIURL: gh.URL,
 	})
 	require.NoError(t, err)
@@ -126,4 +120,19 @@ func runShipped(t *testing.T, remote string) (string, bool) {
 		t.Fatalf("the required check did not run:\n%s", run)
 	}
 	return out.String(), ok
+}
+
+// protectedGitHub is the GitHub the shipped workflow's jobs meet: main protected by a ruleset that
+// requires the check from GitHub Actions, the jobs' token Actions' (--require-protected-base,
+// --remember), and a runner whose user trusts the fake's API host; env is the runner's.
+func protectedGitHub(t *testing.T) (*fakegithub.Server, []string) {
+	t.Helper()
+	gh := fakegithub.New("github.com", "acme", "app", ciToken)
+	t.Cleanup(gh.Close)
+	gh.SetBranchRules("main", fakegithub.BranchRule{Type: "required_status_checks", Checks: []string{verify.RequiredCheck}, App: githubsync.ActionsAppID},
+		fakegithub.BranchRule{Type: "pull_request"}, fakegithub.BranchRule{Type: "non_fast_forward"}, fakegithub.BranchRule{Type: "deletion"})
+	gh.App = "github-actions"
+	home := t.TempDir()
+	gittest.WriteFile(t, home, ".gitconfig", "[user]\n\tname = Runner\n\temail = runner@example.com\n[exarchos]\n\tgithubApiHost = 127.0.0.1\n")
+	return gh, append(gittest.Env(), "HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, ".config"))
 }

@@ -10,12 +10,9 @@ import (
 
 	gitexarchos "github.com/exarchos/git-exarchos"
 	"github.com/exarchos/git-exarchos/app"
-	"github.com/exarchos/git-exarchos/githubsync"
-	"github.com/exarchos/git-exarchos/githubsync/fakegithub"
 	"github.com/exarchos/git-exarchos/internal/apptest"
 	"github.com/exarchos/git-exarchos/internal/ghactions"
 	"github.com/exarchos/git-exarchos/internal/gittest"
-	"github.com/exarchos/git-exarchos/verify"
 	"github.com/exarchos/git-exarchos/workflow"
 )
 
@@ -84,16 +81,7 @@ func openPR(t *testing.T, tm *apptest.Team, dir string) *ghactions.Run {
 	apptest.PushAll(t, dir)
 	bin, err := exec.LookPath("git-exarchos")
 	require.NoError(t, err)
-	// GitHub: the base protected by a ruleset that requires the check from Actions, and the job's
-	// token Actions' (verify --require-protected-base, --remember).
-	gh := fakegithub.New("github.com", "acme", "app", ciToken)
-	t.Cleanup(gh.Close)
-	gh.SetBranchRules("main", fakegithub.BranchRule{Type: "required_status_checks", Checks: []string{verify.RequiredCheck}, App: githubsync.ActionsAppID},
-		fakegithub.BranchRule{Type: "pull_request"}, fakegithub.BranchRule{Type: "non_fast_forward"}, fakegithub.BranchRule{Type: "deletion"})
-	gh.App = "github-actions"
-	home := t.TempDir() // the runner's user trusts the fake's API host, as a test must say it
-	gittest.WriteFile(t, home, ".gitconfig", "[user]\n\tname = Runner\n\temail = runner@example.com\n[exarchos]\n\tgithubApiHost = 127.0.0.1\n")
-	env := append(gittest.Env(), "HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, ".config"))
+	gh, env := protectedGitHub(t)
 	run, err := ghactions.Trigger(ghactions.PullRequest{Origin: tm.Remote, Base: "main", Head: "login"}, ghactions.Options{
 		Dir: t.TempDir(), Env: env, Path: filepath.Dir(bin), Skip: []string{"install"},
 		Token: ciToken, Secrets: map[string]string{"DEPLOY_KEY": ciSecret}, APIURL: gh.URL,
