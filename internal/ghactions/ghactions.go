@@ -13,7 +13,9 @@
 //     the file as the base branch holds it (its newest commit); GITHUB_REF is the base branch and
 //     GITHUB_SHA its newest commit. No workflow runs when the head does not merge into the base.
 //   - Which jobs run, in which order: a job runs once every job it `needs` succeeded; otherwise it is
-//     skipped. The workflow's `permissions`, overridden by a job's; `permissions: {}` grants nothing.
+//     skipped, unless its `if` is always() (needs.<id>.result then says what each concluded). A
+//     step runs while the steps before it succeeded, unless its `if` is always() or failure()
+//     (job.status says which). The workflow's `permissions`, overridden by a job's; `permissions: {}` grants nothing.
 //   - Where the job's token and the secrets reach a step: GITHUB_TOKEN only where an expression names
 //     it (`${{ github.token }}`, `${{ secrets.GITHUB_TOKEN }}`) or where actions/checkout persists it
 //     in the clone's git config (persist-credentials, true by default); `${{ secrets.NAME }}` is
@@ -25,8 +27,8 @@
 //     actions/checkout as a clone of the origin at `ref` (default GITHUB_SHA), full history with
 //     fetch-depth: 0, one commit otherwise.
 //
-// What it does not model: runners, caches, artifacts, services, matrices, `if:` (a workflow using
-// them is refused, not run differently), the events' activity types and path filters (a `branches`
+// What it does not model: runners, caches, artifacts, services, matrices, any `if:` but the status
+// functions (a workflow using them is refused, not run differently), the events' activity types and path filters (a `branches`
 // filter on the base is honoured), forks' repositories (Fork only changes what secrets and the token
 // are given). Steps that install tools (actions/setup-go, a step whose id is in Options.Skip) are
 // skipped: Options.Path puts the binary under test on PATH instead.
@@ -299,6 +301,7 @@ type stepSpec struct {
 	Name string               `yaml:"name"`
 	Uses string               `yaml:"uses"`
 	Run  string               `yaml:"run"`
+	If   string               `yaml:"if"`
 	With map[string]string    `yaml:"with"`
 	Env  map[string]string    `yaml:"env"`
 	Rest map[string]yaml.Node `yaml:",inline"`
@@ -574,6 +577,25 @@ func jobCondition(cond string) (bool, error) {
 	return false, fmt.Errorf("if: %q is not modelled by internal/ghactions", cond)
 }
 
+// stepCondition reads a step's `if` against the job's status so far: by default (success()) a
+// step runs while every step before it succeeded; always() runs it anyway, failure() only after a
+// failure.
+func stepCondition(cond, status string) (bool, error) {
+	c := strings.TrimSpace(cond)
+	if m := expr.FindStringSubmatch(c); m != nil && m[0] == c {
+		c = m[1]
+	}
+	switch c {
+	case "", "success()":
+		return status == "success", nil
+	case "always()", "!cancelled()":
+		return true, nil
+	case "failure()":
+		return status == "failure", nil
+	}
+	return false, fmt.Errorf("if: %q is not modelled by internal/ghactions", cond)
+}
+
 func (h *harness) runJob(wf *workflow, j *jobSpec, wr *WorkflowRun, jr *JobRun, needResults map[string]string) error {
 	h.n++
 	ws := filepath.Join(h.o.Dir, fmt.Sprintf("job%d-%s", h.n, jr.ID))
@@ -637,6 +659,14 @@ func (h *harness) runJob(wf *workflow, j *jobSpec, wr *WorkflowRun, jr *JobRun, 
 	jr.Status = "success"
 	for _, s := range j.Steps {
 		c.step = s.label()
+		c.values["job.status"] = jr.Status
+		run, cerr := stepCondition(s.If, jr.Status)
+		if cerr != nil {
+			return fmt.Errorf("step %q: %w", c.step, cerr)
+		}
+		if !run {
+			continue
+		}
 		fmt.Fprintf(&out, "::step %s\n", c.step)
 		if isSkipped(s, h.o.Skip) {
 			fmt.Fprintf(&out, "(skipped: the binary under test is on PATH)\n")
@@ -680,7 +710,6 @@ func (h *harness) runJob(wf *workflow, j *jobSpec, wr *WorkflowRun, jr *JobRun, 
 		if err != nil {
 			fmt.Fprintf(&out, "::error step %s: %v\n", c.step, err)
 			jr.Status = "failure"
-			break
 		}
 	}
 	jr.Output = out.String()
