@@ -47,6 +47,7 @@ type shippedWorkflow struct {
 		Permissions map[string]string `yaml:"permissions"`
 		Steps       []struct {
 			ID   string            `yaml:"id"`
+			If   string            `yaml:"if"`
 			Uses string            `yaml:"uses"`
 			Run  string            `yaml:"run"`
 			With map[string]string `yaml:"with"`
@@ -134,9 +135,9 @@ func TestCIWorkflowFile(t *testing.T) {
 	if verifyJob.Name != "exarchos verify" || verifyJob.Needs != "gates" || verifyJob.If != "${{ always() }}" {
 		t.Errorf("the verify job: name %q, needs %v, if %q; want the required check \"exarchos verify\", needing gates, run always", verifyJob.Name, verifyJob.Needs, verifyJob.If)
 	}
-	for p, want := range map[string]string{"pull-requests": "read", "checks": "write", "statuses": "read"} {
+	for p, want := range map[string]string{"pull-requests": "read", "checks": "write", "statuses": "write"} {
 		if verifyJob.Permissions[p] != want {
-			t.Errorf("verify job permissions: %s is %q, want %s (verify reads the pull request and its checks, and writes what it verified as check runs)", p, verifyJob.Permissions[p], want)
+			t.Errorf("verify job permissions: %s is %q, want %s (verify reads the pull request and its checks and writes what it verified as check runs; the report step posts the verdict on the head)", p, verifyJob.Permissions[p], want)
 		}
 	}
 	found := 0
@@ -155,6 +156,11 @@ func TestCIWorkflowFile(t *testing.T) {
 			if strings.Contains(s.Run, "--rerun-gates") {
 				t.Errorf("the verify step must run no gate (no branch code where the token is): %s", s.Run)
 			}
+		case "report":
+			found++
+			if s.If != "${{ always() }}" || s.Env["HEAD_SHA"] != "${{ github.event.pull_request.head.sha }}" || !strings.Contains(s.Run, "/statuses/${HEAD_SHA}") || !strings.Contains(s.Run, `\"context\":\"exarchos verify\"`) {
+				t.Errorf("the report step must post the job's verdict as the status \"exarchos verify\" on the pull request's head, whatever happened: if %q env %v run %s", s.If, s.Env, s.Run)
+			}
 		case "gates-result":
 			found++
 			if s.Env["GATES_RESULT"] != "${{ needs.gates.result }}" {
@@ -166,8 +172,8 @@ func TestCIWorkflowFile(t *testing.T) {
 			}
 		}
 	}
-	if found != 2 {
-		t.Fatal("the verify job lacks a step with id verify or gates-result")
+	if found != 3 {
+		t.Fatal("the verify job lacks a step with id verify, gates-result or report")
 	}
 	// The binary comes from the module proxy, never from the checkout.
 	for _, bad := range []string{"go build", "go install ./", "go run", "${{ github.head_ref }}", "${{ github.event.pull_request.head.ref }}", "${{ github.event.pull_request.title"} {

@@ -10,6 +10,7 @@ import (
 
 	gitexarchos "github.com/exarchos/git-exarchos"
 	"github.com/exarchos/git-exarchos/app"
+	"github.com/exarchos/git-exarchos/githubsync/fakegithub"
 	"github.com/exarchos/git-exarchos/internal/apptest"
 	"github.com/exarchos/git-exarchos/internal/ghactions"
 	"github.com/exarchos/git-exarchos/internal/gittest"
@@ -82,12 +83,30 @@ func openPR(t *testing.T, tm *apptest.Team, dir string) *ghactions.Run {
 	bin, err := exec.LookPath("git-exarchos")
 	require.NoError(t, err)
 	gh, env := protectedGitHub(t)
+	lastGitHub = gh
 	run, err := ghactions.Trigger(ghactions.PullRequest{Origin: tm.Remote, Base: "main", Head: "login"}, ghactions.Options{
 		Dir: t.TempDir(), Env: env, Path: filepath.Dir(bin), Skip: []string{"install"},
 		Token: ciToken, Secrets: map[string]string{"DEPLOY_KEY": ciSecret}, APIURL: gh.URL,
 	})
 	require.NoError(t, err)
 	return run
+}
+
+// lastGitHub is the fake GitHub of the last openPR: where the report step posts the verdict.
+var lastGitHub *fakegithub.Server
+
+// headVerdict is the state of the commit status "exarchos verify" the report step posted on the
+// pull request's head (pull_request_target files the job's own check under the base's tip, so this
+// status is what a branch protection requiring the check sees), or "" when there is none.
+func headVerdict(t *testing.T, dir string) string {
+	t.Helper()
+	state := ""
+	for _, st := range lastGitHub.Statuses(gittest.Git(t, dir, "", "rev-parse", "login")) {
+		if st.Context == ciCheck {
+			state = st.State
+		}
+	}
+	return state
 }
 
 func job(t *testing.T, run *ghactions.Run, id string) *ghactions.JobRun {
@@ -138,6 +157,9 @@ func TestCIWorkflowHonestPasses(t *testing.T) {
 	if met, jobs := run.Check(ciCheck); !met || len(jobs) != 1 {
 		t.Errorf("required check %q: met %v by %d jobs\n%s", ciCheck, met, len(jobs), run)
 	}
+	if got := headVerdict(t, dir); got != "success" {
+		t.Errorf("the verdict on the pull request's head is %q, want success (the report step)\n%s", got, verifyJob.Output)
+	}
 	if len(gates.Permissions) != 0 || len(gates.TokenGiven) != 0 || len(gates.SecretsGiven) != 0 {
 		t.Errorf("the gates job holds something: permissions %v, token to %v, secrets %v", gates.Permissions, gates.TokenGiven, gates.SecretsGiven)
 	}
@@ -158,6 +180,9 @@ func TestCIWorkflowForgedGateRunFails(t *testing.T) {
 	run := openPR(t, tm, dir)
 	wantForgedFails(t, run, head)
 	wantCheckUnmet(t, run)
+	if got := headVerdict(t, dir); got != "failure" {
+		t.Errorf("the verdict on the pull request's head is %q, want failure (the report step runs whatever happened)", got)
+	}
 }
 
 func wantForgedFails(t *testing.T, run *ghactions.Run, head string) {
