@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/exarchos/git-exarchos/githubsync"
-	"github.com/exarchos/git-exarchos/githubsync/fakegithub"
 	"github.com/exarchos/git-exarchos/internal/ghactions"
 	"github.com/exarchos/git-exarchos/verify"
 )
@@ -47,8 +46,7 @@ func (e *Env) runCI(pr int, head, base string) (string, error) {
 	}
 	// GitHub protects the base with a ruleset that requires the check from Actions, and the job's
 	// token is Actions' (the verify step's --require-protected-base and --remember).
-	e.GitHub.SetBranchRules(base, fakegithub.BranchRule{Type: "required_status_checks", Checks: []string{verify.RequiredCheck}, App: githubsync.ActionsAppID},
-		fakegithub.BranchRule{Type: "pull_request"}, fakegithub.BranchRule{Type: "non_fast_forward"}, fakegithub.BranchRule{Type: "deletion"})
+	e.GitHub.ProtectBranch(base, verify.RequiredCheck, githubsync.ActionsAppID)
 	e.GitHub.App = "github-actions"
 	run, err := ghactions.Trigger(ghactions.PullRequest{Origin: e.Remote, Number: pr, Base: base, Head: head},
 		ghactions.Options{Dir: e.T.TempDir(), Env: env, Path: binDir, Skip: []string{"install"}, APIURL: e.GitHub.URL, Token: GitHubToken})

@@ -129,8 +129,7 @@ func protectedGitHub(t *testing.T) (*fakegithub.Server, []string) {
 	t.Helper()
 	gh := fakegithub.New("github.com", "acme", "app", ciToken)
 	t.Cleanup(gh.Close)
-	gh.SetBranchRules("main", fakegithub.BranchRule{Type: "required_status_checks", Checks: []string{verify.RequiredCheck}, App: githubsync.ActionsAppID},
-		fakegithub.BranchRule{Type: "pull_request"}, fakegithub.BranchRule{Type: "non_fast_forward"}, fakegithub.BranchRule{Type: "deletion"})
+	gh.ProtectBranch("main", verify.RequiredCheck, githubsync.ActionsAppID)
 	gh.App = "github-actions"
 	home := t.TempDir()
 	gittest.WriteFile(t, home, ".gitconfig", "[user]\n\tname = Runner\n\temail = runner@example.com\n[exarchos]\n\tgithubApiHost = 127.0.0.1\n")

@@ -117,8 +117,7 @@ func cmdGitHub(ts *testscript.TestScript, neg bool, args []string) {
 	case "actions":
 		f.App = "github-actions"
 	case "protect":
-		f.SetBranchRules(pos[0], fakegithub.BranchRule{Type: "required_status_checks", Checks: []string{verify.RequiredCheck}, App: githubsync.ActionsAppID},
-			fakegithub.BranchRule{Type: "pull_request"}, fakegithub.BranchRule{Type: "non_fast_forward"}, fakegithub.BranchRule{Type: "deletion"})
+		f.ProtectBranch(pos[0], verify.RequiredCheck, githubsync.ActionsAppID)
 	case "close":
 		update(num(0), func(p *fakegithub.PR) { p.State = "closed" })
 	case "push":

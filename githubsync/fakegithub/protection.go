@@ -31,6 +31,14 @@ type Protection struct {
 }
 
 // SetBranchRules sets the active ruleset rules on branch (none: no ruleset applies).
+// ProtectBranch gives branch the ruleset `git exarchos setup --github` creates: check required
+// from app (the integration that must report it), changes through pull requests only, no force
+// push, no deletion. The tests of the verify gate meet GitHub through it.
+func (s *Server) ProtectBranch(branch, check string, app int64) {
+	s.SetBranchRules(branch, BranchRule{Type: "required_status_checks", Checks: []string{check}, App: app},
+		BranchRule{Type: "pull_request"}, BranchRule{Type: "non_fast_forward"}, BranchRule{Type: "deletion"})
+}
+
 func (s *Server) SetBranchRules(branch string, rules ...BranchRule) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
