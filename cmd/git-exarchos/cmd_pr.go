@@ -16,12 +16,12 @@ func prCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "pr",
 		Usage: "open a workflow's GitHub pull request, link it, and record what GitHub says about it",
-		UsageText: `git exarchos pr create|link|find|refresh [<feature>] … [--json]
+		UsageText: `git exarchos pr create|link|find|refresh|merge [<feature>] … [--json]
 
 The token comes from GH_TOKEN, GITHUB_TOKEN, GH_ENTERPRISE_TOKEN / GITHUB_ENTERPRISE_TOKEN (hosts other
 than github.com), or ` + "`gh auth token`" + `; the repository from the origin remote; GITHUB_API_URL overrides the
 API base. GitHub access failures exit 4.`,
-		Commands: []*cli.Command{prCreateCommand(), prLinkCommand(), prFindCommand(), prRefreshCommand()},
+		Commands: []*cli.Command{prCreateCommand(), prLinkCommand(), prFindCommand(), prRefreshCommand(), prMergeCommand()},
 	}
 }
 
@@ -77,6 +77,55 @@ Examples:
 				printf(w, "  title %q, head %s @ %s, base %s\n", res.Title, p.Head, shortHash(p.HeadSHA), p.Base)
 				if res.Draft {
 					printf(w, "next: have the work reviewed (git exarchos transitions %s); once the reviews pass, git exarchos pr create %s marks it ready\n", res.Feature, res.Feature)
+				}
+			})
+		},
+	}
+}
+
+func prMergeCommand() *cli.Command {
+	methods := []cli.Flag{&cli.BoolFlag{Name: "merge", Usage: "a merge commit (the default)"}, &cli.BoolFlag{Name: "squash", Usage: "one squashed commit"},
+		&cli.BoolFlag{Name: "rebase", Usage: "the commits rebased onto the base"}}
+	return &cli.Command{
+		Name:      "merge",
+		Usage:     "merge the workflow's pull request through GitHub's merge API (a human decision), then verify the merge and complete the workflow",
+		ArgsUsage: "[<feature>]",
+		UsageText: `git exarchos pr merge [<feature>] [--merge|--squash|--rebase] [--note N] [--json]
+
+The user's decision, refused in an agent's session, signed in signed mode: recorded first
+(pr.merge-decided), then GitHub merges the pull request at the head decided on only (a push after it
+is refused, 409), never a local merge; then the merge is verified as cleanup verifies it and the
+workflow completes. The pull request's head must be the branch's tip here.
+
+Examples:
+   git exarchos pr merge login --squash
+   git exarchos pr merge --note "reviewed on GitHub" --json`,
+		Flags: append(methods, &cli.StringFlag{Name: "note", Usage: "why, recorded with the decision"}, jsonFlag),
+		Action: func(_ context.Context, c *cli.Command) error {
+			var method []string
+			for _, f := range methods {
+				if c.Bool(f.Names()[0]) {
+					method = append(method, f.Names()[0])
+				}
+			}
+			if c.NArg() > 1 || len(method) > 1 {
+				return usageErrf("usage: git exarchos pr merge [<feature>] [--merge|--squash|--rebase]: one method at most")
+			}
+			r, err := openRepo()
+			if err != nil {
+				return err
+			}
+			res, err := app.MergePR(r, ghevidence.PRMergeOptions{Feature: c.Args().First(), Method: strings.Join(method, ""), Note: c.String("note")})
+			if err != nil {
+				return err
+			}
+			for _, w := range res.Warnings {
+				fmt.Fprintf(c.Root().ErrWriter, "warning: %s\n", w)
+			}
+			return emit(c, res, func(w io.Writer) {
+				printf(w, "%s: merged pull request #%d (%s of %s) as %s %s\n", bold(w, res.Feature), res.PullRequest, res.Decision.Method, shortHash(res.Decision.HeadSHA), shortHash(res.Merge.SHA), res.URL)
+				if res.Cleanup != nil {
+					printResult(w, res.Cleanup.Result, "completed")
 				}
 			})
 		},
