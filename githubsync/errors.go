@@ -136,6 +136,16 @@ func (c *Client) wrapOp(op operation, what string, resp *github.Response, err er
 				e.Reset = time.Unix(n, 0).UTC()
 			}
 			e.Msg = rateLimitMsg(op, what, src, resp.Rate.Limit, e.Reset)
+		case (resp.StatusCode == 403 || resp.StatusCode == 429) && (resp.Header.Get("Retry-After") != "" || strings.Contains(strings.ToLower(msg), "secondary rate limit")):
+			// A secondary limit on a write, which the transport does not repeat.
+			e.Kind = KindRateLimited
+			after, ok := retryAfter(resp.Response)
+			if !ok {
+				after = time.Minute // GitHub's advice when it names no wait
+			}
+			e.Reset = time.Now().Add(after).UTC()
+			e.Msg = fmt.Sprintf("GitHub's secondary rate limit stopped %s %s with %s (HTTP %d, Retry-After %q): nothing was done; run it again after %s",
+				op.gerund, what, src, resp.StatusCode, resp.Header.Get("Retry-After"), e.Reset.Format(time.RFC3339))
 		case resp.StatusCode == http.StatusForbidden && c.lacksScope(op, resp, msg) != "":
 			e.Kind = KindNoScope
 			e.Msg = fmt.Sprintf("GitHub refused %s %s to %s (403 %s): %s", op.gerund, what, src, msg, c.lacksScope(op, resp, msg))
