@@ -92,7 +92,7 @@ func MergePR(r *Repo, o PRMergeOptions) (*PRMergeResult, error) {
 				reason = f.Reason
 			}
 		}
-		return nil, &workflow.Rejection{Code: workflow.CodeDecisionWithoutEffect, Phase: rec.State.Phase,
+		return nil, &workflow.Rejection{Code: workflow.CodeDecisionRefused, Phase: rec.State.Phase,
 			Message: fmt.Sprintf("the merge decision was recorded without effect (%s), so pull request #%d was not merged: sign it with a key of .exarchos/allowed_signers on the base branch (git exarchos signers add), then run git exarchos pr merge %s again", reason, obs.Number, feature)}
 	}
 	repo, n, err := r.prRepo(feature, st.PR.URL)

@@ -100,6 +100,6 @@ func (s *State) applyMergeDecided(e Event) error {
 	return nil
 }
 
-// CodeDecisionWithoutEffect: a human decision was recorded, but the fold gave it no effect (not
-// signed by an allowed signer in signed mode), so nothing that rests on it was done.
-const CodeDecisionWithoutEffect = "DECISION_WITHOUT_EFFECT"
+// CodeDecisionRefused: a human decision was recorded, but the fold gave it no effect (not signed
+// by a key, or a role, the base branch allows), so nothing that rests on it was done.
+const CodeDecisionRefused = "decision-refused"
