@@ -138,6 +138,16 @@ func (r *Repo) trustedAPIHost(repo githubsync.Repo, host string) error {
 	return &githubsync.Error{Kind: githubsync.KindNoAccess, Msg: fmt.Sprintf("the GitHub API host %s (GITHUB_API_URL) is neither api.github.com nor the repository's Enterprise host %s: ask the user to name it with `git config --global exarchos.githubApiHost %s` or in %s on the base branch", host, repo.Host, name, APIHostsFile)}
 }
 
+// linkedClient is a client of the linked pull request's repository (origin's), and its number.
+func (r *Repo) linkedClient(feature, url string) (*githubsync.Client, int, error) {
+	repo, n, err := r.prRepo(feature, url)
+	if err != nil {
+		return nil, 0, err
+	}
+	gh, err := r.Client(repo)
+	return gh, n, err
+}
+
 // LinkPR checks on GitHub that the pull request exists and records pr.linked with its head, base
 // and head commit. A head branch other than the workflow's is linked with a warning.
 func LinkPR(r *Repo, o PRLinkOptions) (*PRResult, error) {
@@ -242,11 +252,7 @@ func (r *Repo) observe(feature string, st workflow.State) (*PRResult, workflow.P
 	if st.PR == nil || st.PR.URL == "" {
 		return nil, workflow.PRObservation{}, fmt.Errorf("%w to %s: run `git exarchos pr find %s` or `git exarchos pr link %s <url|number>`", ErrNotLinked, feature, feature, feature)
 	}
-	repo, n, err := r.prRepo(feature, st.PR.URL)
-	if err != nil {
-		return nil, workflow.PRObservation{}, err
-	}
-	gh, err := r.Client(repo)
+	gh, n, err := r.linkedClient(feature, st.PR.URL)
 	if err != nil {
 		return nil, workflow.PRObservation{}, err
 	}

@@ -95,11 +95,7 @@ func MergePR(r *Repo, o PRMergeOptions) (*PRMergeResult, error) {
 		return nil, &workflow.Rejection{Code: workflow.CodeDecisionRefused, Phase: rec.State.Phase,
 			Message: fmt.Sprintf("the merge decision was recorded without effect (%s), so pull request #%d was not merged: sign it with a key of .exarchos/allowed_signers on the base branch (git exarchos signers add), then run git exarchos pr merge %s again", reason, obs.Number, feature)}
 	}
-	repo, n, err := r.prRepo(feature, st.PR.URL)
-	if err != nil {
-		return nil, err
-	}
-	gh, err := r.Client(repo)
+	gh, n, err := r.linkedClient(feature, st.PR.URL)
 	if err != nil {
 		return nil, err
 	}

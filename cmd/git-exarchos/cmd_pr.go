@@ -45,21 +45,9 @@ Examples:
 		Flags: []cli.Flag{&cli.StringFlag{Name: "title", Usage: "the pull request's title (default: the design's first heading)"},
 			&cli.BoolFlag{Name: "dry-run", Usage: "print the title and body; ask GitHub nothing and record nothing"}, jsonFlag},
 		Action: func(_ context.Context, c *cli.Command) error {
-			if c.NArg() > 1 {
-				return usageErrf("usage: git exarchos pr create [<feature>] [--title TITLE] [--dry-run]")
-			}
-			r, err := openRepo()
-			if err != nil {
-				return err
-			}
-			res, err := app.CreatePR(r, ghevidence.PRCreateOptions{Feature: c.Args().First(), Title: c.String("title"), DryRun: c.Bool("dry-run")})
-			if err != nil {
-				return err
-			}
-			for _, w := range res.Warnings {
-				fmt.Fprintf(c.Root().ErrWriter, "warning: %s\n", w)
-			}
-			return emit(c, res, func(w io.Writer) {
+			return runGitHub(c, func(r *app.Repo) (*ghevidence.PRCreateResult, error) {
+				return app.CreatePR(r, ghevidence.PRCreateOptions{Feature: c.Args().First(), Title: c.String("title"), DryRun: c.Bool("dry-run")})
+			}, func(res *ghevidence.PRCreateResult) []string { return res.Warnings }, func(w io.Writer, res *ghevidence.PRCreateResult) {
 				kind := "ready for review"
 				if res.Draft {
 					kind = "draft"
@@ -108,21 +96,12 @@ Examples:
 					method = append(method, f.Names()[0])
 				}
 			}
-			if c.NArg() > 1 || len(method) > 1 {
-				return usageErrf("usage: git exarchos pr merge [<feature>] [--merge|--squash|--rebase]: one method at most")
+			if len(method) > 1 {
+				return usageErrf("pr merge: one of --merge, --squash or --rebase, not %s", strings.Join(method, " and "))
 			}
-			r, err := openRepo()
-			if err != nil {
-				return err
-			}
-			res, err := app.MergePR(r, ghevidence.PRMergeOptions{Feature: c.Args().First(), Method: strings.Join(method, ""), Note: c.String("note")})
-			if err != nil {
-				return err
-			}
-			for _, w := range res.Warnings {
-				fmt.Fprintf(c.Root().ErrWriter, "warning: %s\n", w)
-			}
-			return emit(c, res, func(w io.Writer) {
+			return runGitHub(c, func(r *app.Repo) (*ghevidence.PRMergeResult, error) {
+				return app.MergePR(r, ghevidence.PRMergeOptions{Feature: c.Args().First(), Method: strings.Join(method, ""), Note: c.String("note")})
+			}, func(res *ghevidence.PRMergeResult) []string { return res.Warnings }, func(w io.Writer, res *ghevidence.PRMergeResult) {
 				printf(w, "%s: merged pull request #%d (%s of %s) as %s %s\n", bold(w, res.Feature), res.PullRequest, res.Decision.Method, shortHash(res.Decision.HeadSHA), shortHash(res.Merge.SHA), res.URL)
 				if res.Cleanup != nil {
 					printResult(w, res.Cleanup.Result, "completed")
@@ -172,9 +151,6 @@ Examples:
    git exarchos pr find --json          # the workflow bound to the current branch`,
 		Flags: []cli.Flag{jsonFlag},
 		Action: func(_ context.Context, c *cli.Command) error {
-			if c.NArg() > 1 {
-				return usageErrf("usage: git exarchos pr find [<feature>]")
-			}
 			return runPR(c, func(r *app.Repo) (*ghevidence.PRResult, error) {
 				return app.FindPR(r, ghevidence.PRFindOptions{Feature: c.Args().First()})
 			}, "linked")
@@ -198,9 +174,6 @@ Examples:
    git exarchos pr refresh --json | jq .observation.checks`,
 		Flags: []cli.Flag{jsonFlag},
 		Action: func(_ context.Context, c *cli.Command) error {
-			if c.NArg() > 1 {
-				return usageErrf("usage: git exarchos pr refresh [<feature>]")
-			}
 			return runPR(c, func(r *app.Repo) (*ghevidence.PRResult, error) {
 				return app.RefreshPR(r, ghevidence.PRRefreshOptions{Feature: c.Args().First()})
 			}, "observed")
@@ -208,7 +181,8 @@ Examples:
 	}
 }
 
-func runPR(c *cli.Command, do func(*app.Repo) (*ghevidence.PRResult, error), verb string) error {
+// runGitHub runs a GitHub command: its result's warnings on stderr, then text or JSON.
+func runGitHub[T any](c *cli.Command, do func(*app.Repo) (T, error), warnings func(T) []string, text func(io.Writer, T)) error {
 	r, err := openRepo()
 	if err != nil {
 		return err
@@ -217,10 +191,14 @@ func runPR(c *cli.Command, do func(*app.Repo) (*ghevidence.PRResult, error), ver
 	if err != nil {
 		return err
 	}
-	for _, w := range res.Warnings {
+	for _, w := range warnings(res) {
 		fmt.Fprintf(c.Root().ErrWriter, "warning: %s\n", w)
 	}
-	return emit(c, res, func(w io.Writer) {
+	return emit(c, res, func(w io.Writer) { text(w, res) })
+}
+
+func runPR(c *cli.Command, do func(*app.Repo) (*ghevidence.PRResult, error), verb string) error {
+	return runGitHub(c, do, func(res *ghevidence.PRResult) []string { return res.Warnings }, func(w io.Writer, res *ghevidence.PRResult) {
 		p := res.PullRequest
 		printf(w, "%s: %s pull request #%d (%s) %s\n", bold(w, res.Feature), verb, p.Number, prState(p.State, p.Merged), p.URL)
 		printf(w, "  head %s @ %s, base %s\n", p.Head, shortHash(p.HeadSHA), p.Base)
@@ -273,22 +251,10 @@ Examples:
 			jsonFlag,
 		},
 		Action: func(_ context.Context, c *cli.Command) error {
-			if c.NArg() > 1 {
-				return usageErrf("usage: git exarchos cleanup [<feature>]")
-			}
-			r, err := openRepo()
-			if err != nil {
-				return err
-			}
-			res, err := app.Cleanup(r, ghevidence.CleanupOptions{Feature: c.Args().First(), Offline: c.Bool("offline"), Base: c.String("base"),
-				Override: c.Bool("override"), Reason: c.String("reason"), DryRun: c.Bool("dry-run")})
-			if err != nil {
-				return err
-			}
-			for _, w := range res.Warnings {
-				fmt.Fprintf(c.Root().ErrWriter, "warning: %s\n", w)
-			}
-			return emit(c, res, func(w io.Writer) {
+			return runGitHub(c, func(r *app.Repo) (*ghevidence.CleanupResult, error) {
+				return app.Cleanup(r, ghevidence.CleanupOptions{Feature: c.Args().First(), Offline: c.Bool("offline"), Base: c.String("base"),
+					Override: c.Bool("override"), Reason: c.String("reason"), DryRun: c.Bool("dry-run")})
+			}, func(res *ghevidence.CleanupResult) []string { return res.Warnings }, func(w io.Writer, res *ghevidence.CleanupResult) {
 				switch {
 				case res.Already:
 					printf(w, "%s is already %s\n", bold(w, res.Feature), res.State.Phase)
