@@ -205,13 +205,17 @@ func Handle(in Input, repo Repository, warn func(string)) Output {
 		return NoOpinion()
 
 	case TaskCompleted:
-		for _, w := range bound() {
+		ws := bound()
+		for _, w := range ws {
 			record(repo, w, warn, workflow.EventHookTaskCompleted, workflow.HookTaskData{
 				Phase: w.State.Phase, SessionID: in.SessionID, TaskID: in.TaskID, Subject: in.TaskSubject,
 				Description: in.TaskDescription, Teammate: in.TeammateName,
 			})
 		}
-		return NoOpinion()
+		return taskCompleted(in, ws)
+
+	case TeammateIdle:
+		return teammateIdle(in, bound())
 
 	case UserPromptSubmit:
 		return NoOpinion()
