@@ -291,7 +291,8 @@ func absDir(dir string) string {
 // readOnlyTools change nothing: PostToolUse does not look after them. Every other tool (Bash, the
 // file tools, MCP tools, tools this version does not know) may have written something.
 var readOnlyTools = []string{"Read", "Grep", "Glob", "LS", "WebFetch", "WebSearch", "TodoWrite", "TodoRead",
-	"NotebookRead", "ExitPlanMode", "AskUserQuestion", "ListMcpResourcesTool", "ReadMcpResourceTool", "BashOutput"}
+	"NotebookRead", "ExitPlanMode", "AskUserQuestion", "ListMcpResourcesTool", "ReadMcpResourceTool", "BashOutput",
+	"ToolSearch", "TaskCreate", "TaskUpdate", "TaskList", "TaskGet"}
 
 func canWrite(tool string) bool { return tool != "" && !slices.Contains(readOnlyTools, tool) }
 
