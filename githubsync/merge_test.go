@@ -113,3 +113,42 @@ func TestMergePR(t *testing.T) {
 }
 
 func errOf[T any](_ T, err error) error { return err }
+
+// TestWriteFailuresOfPRCreate: the writes pr create makes fail the same ways, each its own kind:
+// a secondary rate limit on the POST is reported at once (a POST is never repeated: a retry after
+// a lost answer could open two pull requests), a token without the scope or the permission is
+// GITHUB_TOKEN_SCOPE, the network GITHUB_UNREACHABLE.
+func TestWriteFailuresOfPRCreate(t *testing.T) {
+	ctx := context.Background()
+	pr := githubsync.NewPullRequest{Head: "login", Base: "main", Title: "Login"}
+	for _, c := range []struct {
+		fault fakegithub.Fault
+		kind  githubsync.Kind
+		text  string
+	}{
+		{fakegithub.SecondaryRateLimit("create-pull", 403, 10), githubsync.KindRateLimited, "secondary rate limit stopped opening or editing"},
+		{fakegithub.PrimaryRateLimit("create-pull", 429, time.Now().Add(time.Hour)), githubsync.KindRateLimited, "rate limit exhausted"},
+		{fakegithub.Fault{Route: "create-pull", Status: 403, Body: `{"message":"Resource not accessible by integration"}`}, githubsync.KindNoScope, `"Pull requests: read and write"`},
+		{fakegithub.Fault{Route: "create-pull", Status: 403, Body: `{"message":"Forbidden"}`, Header: map[string]string{"X-OAuth-Scopes": "gist", "X-Accepted-OAuth-Scopes": "repo, public_repo"}}, githubsync.KindNoScope, "--scopes repo"},
+	} {
+		fake := fakegithub.New("github.com", "acme", "app", secret)
+		fake.Fail(c.fault)
+		_, err := newClient(t, fake, time.Second).CreatePR(ctx, pr)
+		var ge *githubsync.Error
+		if !errors.As(err, &ge) || ge.Kind != c.kind || !strings.Contains(ge.Msg, c.text) {
+			t.Errorf("%d %s: want %s saying %q, got %v", c.fault.Status, c.fault.Body, c.kind, c.text, err)
+		}
+		if by, _ := fake.Requests(); by["create-pull"] != 1 {
+			t.Errorf("%d: %d POSTs, want 1", c.fault.Status, by["create-pull"])
+		}
+		fake.Close()
+	}
+	fake := fakegithub.New("github.com", "acme", "app", secret)
+	c := newClient(t, fake, time.Second)
+	fake.Close()
+	_, err := c.CreatePR(ctx, pr)
+	var ge *githubsync.Error
+	if !errors.As(err, &ge) || ge.Kind != githubsync.KindUnreachable {
+		t.Errorf("network down: %v", err)
+	}
+}
