@@ -20,7 +20,6 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -175,13 +174,12 @@ type (
 		featureIn
 		Reason string `json:"reason,omitempty" jsonschema:"why a pull request is wanted"`
 	}
-	loopIn struct {
+	loopFailIn struct {
 		featureIn
-		Signal string `json:"signal" jsonschema:"done (worker), pass or fail (reviewer), fail-now or error (with reason)"`
-		Reason string `json:"reason,omitempty" jsonschema:"fail-now and error: why the loop fails"`
+		Reason string `json:"reason" jsonschema:"why the loop fails"`
 	}
 	rescueRestoreIn struct {
-		featureIn
+		Feature string `json:"feature" jsonschema:"the workflow whose task's work cancel kept"`
 		Task    string `json:"task" jsonschema:"the task whose rescued work to put back"`
 		Path    string `json:"path,omitempty" jsonschema:"where to put the worktree (default .worktrees/<feature>/<task>)"`
 		Branch  string `json:"branch,omitempty" jsonschema:"branch to create for it (default: the task branch)"`
@@ -488,13 +486,14 @@ func mcpTools(s *mcp.Server, cli *cliRunner) {
 	add(s, cli, "request_synthesis", "ask for the workflow to end with a pull request (oneshot's on-request policy, debug)", func(in synthesisIn) args {
 		return cmd("request-synthesis").str("reason", in.Reason).opt("feature", in.Feature)
 	})
-	add(s, cli, "loop_signal", "signal a loop workflow: done (worker), pass or fail (reviewer), fail-now or error (with reason)", func(in loopIn) args {
-		a := cmd("loop", in.Signal)
-		if !slices.Contains([]string{"done", "pass", "fail", "fail-now", "error"}, in.Signal) {
-			a.err = fmt.Errorf("signal %q: give done, pass, fail, fail-now or error", clip(in.Signal))
-		}
-		return a.str("reason", in.Reason).opt("feature", in.Feature)
-	})
+	for _, sig := range []struct{ name, desc string }{{"done", "the worker's work is done"}, {"pass", "the reviewer passes the loop's work"}, {"fail", "the reviewer fails this iteration"}} {
+		add(s, cli, "loop_"+sig.name, "signal a loop workflow: "+sig.desc, func(in featureIn) args { return cmd("loop", sig.name).opt("feature", in.Feature) })
+	}
+	for _, sig := range []string{"fail-now", "error"} {
+		add(s, cli, "loop_"+strings.ReplaceAll(sig, "-", "_"), "signal a loop workflow: it ends failed now ("+sig+"), with the reason", func(in loopFailIn) args {
+			return cmd("loop", sig).str("reason", in.Reason).opt("feature", in.Feature)
+		})
+	}
 	add(s, cli, "rescue_list", "the work cancel kept under refs/exarchos-rescue, per task, with the versions kept", func(in featureIn) args {
 		return cmd("rescue", "list").opt("feature", in.Feature)
 	})

@@ -221,8 +221,11 @@ func TestMCPParity(t *testing.T) {
 			[]string{"event", "pr.merge-decided", "--data", `{"actor":"me","headSha":"0000000000000000000000000000000000000000","method":"merge","number":1,"url":"https://github.com/o/r/pull/1"}`}, true}, // the merge decision by hand: reserved
 		{"pr_find", `{}`, []string{"pr", "find"}, true}, // no origin remote
 		{"request_synthesis", `{"reason":"small"}`, []string{"request-synthesis", "--reason", "small"}, true},
-		{"loop_signal", `{"signal":"done"}`, []string{"loop", "done"}, true}, // not a loop workflow
-		{"loop_signal", `{"signal":"fail-now","reason":"stuck"}`, []string{"loop", "fail-now", "--reason", "stuck"}, true},
+		{"loop_done", `{}`, []string{"loop", "done"}, true}, // not a loop workflow
+		{"loop_pass", `{"feature":"login"}`, []string{"loop", "pass", "login"}, true},
+		{"loop_fail", `{}`, []string{"loop", "fail"}, true},
+		{"loop_fail_now", `{"reason":"stuck"}`, []string{"loop", "fail-now", "--reason", "stuck"}, true},
+		{"loop_error", `{"reason":"broken"}`, []string{"loop", "error", "--reason", "broken"}, true},
 		{"rescue_list", `{}`, []string{"rescue", "list"}, false},
 		{"rescue_restore", `{"feature":"login","task":"t9"}`, []string{"rescue", "restore", "login", "t9"}, true},
 		// (the twins share their origin: a remote of neither, so one twin's push cannot change the other's answer)
@@ -272,7 +275,7 @@ func TestMCPParity(t *testing.T) {
 			t.Errorf("tool %s is not exercised by the parity test", n)
 		}
 	}
-	want := []string{"checkpoint", "cleanup", "doctor", "event_append", "event_query", "fsck", "lint_workflow", "loop_signal", "pr_create", "pr_find", "pr_link", "pr_refresh", "prune", "request_synthesis", "rescue_list", "rescue_restore",
+	want := []string{"checkpoint", "cleanup", "doctor", "event_append", "event_query", "fsck", "lint_workflow", "loop_done", "loop_error", "loop_fail", "loop_fail_now", "loop_pass", "pr_create", "pr_find", "pr_link", "pr_refresh", "prune", "request_synthesis", "rescue_list", "rescue_restore",
 		"review", "review_import", "runbook", "stage_done", "stage_fail", "submit", "task_add", "task_done",
 		"task_fail", "task_start", "team_pull", "team_push", "team_sync", "validate", "verify", "view_audit", "view_convergence", "view_findings", "view_pipeline", "view_rehydrate", "view_stack", "view_tasks", "view_timeline", "workflow_cancel",
 		"workflow_describe", "workflow_init", "workflow_list", "workflow_set", "workflow_status", "workflow_transition", "workflow_transitions"}
