@@ -65,28 +65,26 @@ func open(w Bound, t workflow.Task) string {
 }
 
 func taskCompleted(in Input, bound []Bound) Output {
-	for _, w := range bound {
-		t, ok := namedTask(w.State, in.TaskSubject)
-		if !ok {
-			continue
-		}
-		if why := open(w, t); why != "" {
-			return Block(clip(fmt.Sprintf("git exarchos: Claude task %q names %s, and %s. Commit the work, then run `git exarchos task done %s %s` (it runs the task gates on the commit); mark the Claude task completed once that passed, or `git exarchos task fail %s %s --reason …` if it cannot be done.",
-				in.TaskSubject, t.ID, why, w.Feature, t.ID, w.Feature, t.ID), MaxContext))
-		}
-	}
-	return NoOpinion()
+	return holdTo(bound, func(s workflow.State) (workflow.Task, bool) { return namedTask(s, in.TaskSubject) }, func(w Bound, t workflow.Task, why string) string {
+		return fmt.Sprintf("git exarchos: Claude task %q names %s, and %s. Commit the work, then run `git exarchos task done %s %s` (it runs the task gates on the commit); mark the Claude task completed once that passed, or `git exarchos task fail %s %s --reason …` if it cannot be done.",
+			in.TaskSubject, t.ID, why, w.Feature, t.ID, w.Feature, t.ID)
+	})
 }
 
 func teammateIdle(in Input, bound []Bound) Output {
+	return holdTo(bound, func(s workflow.State) (workflow.Task, bool) { return teammateTask(s, in.TeammateName) }, func(w Bound, t workflow.Task, why string) string {
+		return fmt.Sprintf("git exarchos: teammate %s is assigned %s, and %s. Go on: commit the work and run `git exarchos task done %s %s`, or `git exarchos task fail %s %s --reason …` if it cannot be done.",
+			in.TeammateName, t.ID, why, w.Feature, t.ID, w.Feature, t.ID)
+	})
+}
+
+// holdTo blocks, with say's reason, when a bound workflow's task that find names is open.
+func holdTo(bound []Bound, find func(workflow.State) (workflow.Task, bool), say func(Bound, workflow.Task, string) string) Output {
 	for _, w := range bound {
-		t, ok := teammateTask(w.State, in.TeammateName)
-		if !ok {
-			continue
-		}
-		if why := open(w, t); why != "" {
-			return Block(clip(fmt.Sprintf("git exarchos: teammate %s is assigned %s, and %s. Go on: commit the work and run `git exarchos task done %s %s`, or `git exarchos task fail %s %s --reason …` if it cannot be done.",
-				in.TeammateName, t.ID, why, w.Feature, t.ID, w.Feature, t.ID), MaxContext))
+		if t, ok := find(w.State); ok {
+			if why := open(w, t); why != "" {
+				return Block(clip(say(w, t, why), MaxContext))
+			}
 		}
 	}
 	return NoOpinion()

@@ -3,28 +3,17 @@ package trust_test
 import (
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/exarchos/git-exarchos/gitstore"
 	"github.com/exarchos/git-exarchos/internal/apptest"
 	"github.com/exarchos/git-exarchos/internal/gittest"
-	"github.com/exarchos/git-exarchos/signing"
 	"github.com/exarchos/git-exarchos/workflow"
 )
 
 // signedMerge is a pr.merge-decided signed with key on head, as `pr merge` signs one.
 func signedMerge(t *testing.T, key, head string, d workflow.MergeDecisionData) workflow.NewEvent {
-	t.Helper()
-	now := time.Now().UTC().Truncate(time.Millisecond)
-	n := workflow.NewEvent{Type: workflow.EventPRMergeDecided, ID: gitstore.NewID(now), Time: now, Data: d}
-	e, err := n.Stamp(n.ID, 0, now, "", 0)
-	require.NoError(t, err)
-	format, sig, err := signing.Sign(signing.Config{Format: "ssh", SigningKey: key}, workflow.SigningPayload("login", e, head))
-	require.NoError(t, err)
-	n.Sig = &workflow.Signature{Format: format, Head: head, Sig: sig}
-	return n
+	return signedEvent(t, key, "login", head, workflow.EventPRMergeDecided, d)
 }
 
 // The merge of a pull request is a human decision like approve: in signed mode a merge decision
