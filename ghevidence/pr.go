@@ -1,6 +1,6 @@
 // Package ghevidence is GitHub evidence: a workflow's pull request linked, found and refreshed
-// (pr.go: each look at GitHub recorded as a pr.observed event, the evidence guards read), and
-// cleanup, which verifies the merge (GitHub, or ancestry offline), records it and completes the
+// (pr.go: each look at GitHub recorded as a pr.observed event, the evidence guards read), merged
+// as the user's decision (pr_merge.go), and cleanup, which verifies the merge (GitHub, or ancestry offline), records it and completes the
 // workflow in one commit (cleanup.go). GitHub is reached through githubsync, only on hosts the
 // repository trusts. Every observation is recorded through the engine the caller passes in
 // (Engine: app's Execute and Preview).
