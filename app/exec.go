@@ -18,7 +18,7 @@ import (
 // env is what Decide needs from the world: the actor, the guards (on this repository's facts) and
 // the opt-in guards the rules turn on.
 func (r *Repo) env() (workflow.Env, error) {
-	actor, err := r.Store.Actor()
+	actor, err := r.Actor()
 	if err != nil {
 		return workflow.Env{}, err
 	}
@@ -56,7 +56,7 @@ func (r *Repo) Execute(feature string, cmds ...workflow.Command) (*project.Resul
 	}
 	journal, _ := r.hookRuntime().Journaled(feature) // the hook's denials ride in this call's commit
 	waiting := journal.Events
-	verdicts := &gathered{live: env.Guards, facts: r.Store.Facts()}
+	verdicts := &gathered{live: env.Guards, facts: r.Facts()}
 	signed := &trust.Presigned{} // human decisions are signed outside the swap, once per head (trust/trust.go)
 	for round := 0; ; round++ {
 		if round == maxGathers {

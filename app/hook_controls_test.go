@@ -91,14 +91,14 @@ func TestHookControlsSettingsWatched(t *testing.T) {
 // (an upstream) does not.
 func TestHookControlsGitWatched(t *testing.T) {
 	dir, r := controlsRepo(t)
-	hook := filepath.Join(r.Store.Loc.CommonDir, "hooks", "post-checkout")
+	hook := filepath.Join(r.CommonDir(), "hooks", "post-checkout")
 	require.NoError(t, os.WriteFile(hook, []byte("#!/bin/sh\ngit exarchos approve login\n"), 0o755))
 	block := post(t, dir)
 	require.Contains(t, block, "a git hook "+hook+" was added")
 	gittest.RunUndo(t, dir, block)
 	assert.Empty(t, post(t, dir))
 
-	config := filepath.Join(r.Store.Loc.CommonDir, "config")
+	config := filepath.Join(r.CommonDir(), "config")
 	gittest.AppendFile(t, config, "[alias]\n\tap = exarchos approve\n")
 	block = post(t, dir)
 	require.Contains(t, block, "git configuration that changes what git runs "+config+" changed")

@@ -273,7 +273,7 @@ func TestHookSessionFollowsItsBranch(t *testing.T) {
 	// A workflow on the branch that cannot be read: closed.
 	_, err = Init(r, InitOptions{Feature: "h3", Type: "feature", Human: true}) // h2 was cancelled: the user's decision
 	require.NoError(t, err)
-	cache := filepath.Join(r.Store.Loc.CommonDir, "exarchos")
+	cache := filepath.Join(r.CommonDir(), "exarchos")
 	require.NoError(t, os.RemoveAll(cache))
 	gittest.Git(t, dir, "", "update-ref", "refs/exarchos/h3", gittest.Git(t, dir, "", "rev-parse", "HEAD"))
 	assert.NotEmpty(t, callHook(t, "s1", dir, "PreToolUse", "Write", write(src)).denied(), "unreadable workflow on the branch: closed")

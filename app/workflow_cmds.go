@@ -37,7 +37,7 @@ func Init(r *Repo, o InitOptions) (*project.Result, error) {
 		return nil, project.Usagef("unknown workflow type %q: choose one of %s (see `git exarchos describe`; repository types are read from %s on the base branch %s)", o.Type, strings.Join(r.Rules().Types(), ", "), project.DefinitionsDir, r.Rules().Base.Ref)
 	}
 	if o.Branch == "" {
-		o.Branch = r.Store.CurrentBranch()
+		o.Branch = r.CurrentBranch()
 		if o.Branch == "" {
 			return nil, project.Usagef("HEAD is detached, so there is no current branch to bind %s to: pass --branch <name>", o.Feature)
 		}
@@ -295,7 +295,7 @@ func emptyListHint(r *Repo, all bool) string {
 			return fmt.Sprintf("no active workflows (%d ended: git exarchos list --all)", len(ended))
 		}
 	}
-	if remotes := r.Store.ConfigRemotes(); len(remotes) > 0 {
+	if remotes := r.ConfigRemotes(); len(remotes) > 0 {
 		return fmt.Sprintf("no workflows here: fetch your team's with `git exarchos pull %s`, or start one with `git exarchos init <feature> --type feature`", remotes[0])
 	}
 	return "no workflows (start one with `git exarchos init <feature> --type feature`)"
@@ -366,7 +366,7 @@ func Set(r *Repo, o SetOptions) (*project.Result, error) {
 		}
 		return nil, err
 	}
-	if tip, err := r.Store.Facts().BranchTip(st.Branch); err == nil {
+	if tip, err := r.Facts().BranchTip(st.Branch); err == nil {
 		cmd.Commit = tip
 	}
 	return r.Execute(feature, cmd)
@@ -379,7 +379,7 @@ func (r *Repo) bindReview(feature string, rv workflow.RecordReview) (workflow.Re
 	if err != nil {
 		return rv, err
 	}
-	tip, err := r.Store.Facts().BranchTip(st.Branch)
+	tip, err := r.Facts().BranchTip(st.Branch)
 	if err != nil {
 		return rv, fmt.Errorf("a review is bound to the commit it judged: %w", err)
 	}

@@ -26,7 +26,7 @@ func (h *hookRepo) Shell(dir string) hooks.BashContext {
 	if err != nil {
 		return ctx // no repository: aliases unknown (nil), so an unknown git subcommand is unreadable
 	}
-	loc := r.Store.Loc
+	loc := r.Location()
 	ctx.Protected = append(ctx.Protected, loc.GitDir, loc.CommonDir)
 	ctx.Alias = func(name string) (string, bool) {
 		out, err := loc.Git(nil, "config", "--get", "alias."+name)
@@ -95,7 +95,7 @@ func (h *hookRepo) worktreeChanges(root string) (head string, changes []hooks.Ch
 // index, and the ignore rules kept outside the worktree (.git/info/exclude, core.excludesFile, and
 // which file that is), so an ignore rule added there is seen by the next call.
 func (r *Repo) statusStamp(loc gitrepo.Location, index string) string {
-	excludes, ok := r.Store.Config("core.excludesFile")
+	excludes, ok := r.Config("core.excludesFile")
 	switch {
 	case ok && strings.HasPrefix(excludes, "~/"):
 		home, _ := os.UserHomeDir()
@@ -171,8 +171,8 @@ var errMonitorOff = errors.New("exarchos.hookMonitor is false")
 // hookMonitorOff reports whether `git config exarchos.hookMonitor false` asked for no monitor:
 // then no monitor is started and nothing is kept, and every PostToolUse runs `git status`.
 func (r *Repo) HookMonitorOff() bool {
-	_, set := r.Store.Config("exarchos.hookMonitor")
-	return set && !r.Store.ConfigBool("exarchos.hookMonitor")
+	_, set := r.Config("exarchos.hookMonitor")
+	return set && !r.ConfigBool("exarchos.hookMonitor")
 }
 
 // startMonitor starts a monitor of root, at most once a minute per tree, so that a monitor that

@@ -138,7 +138,7 @@ func Cancel(r *Repo, o CancelOptions) (*CancelResult, error) {
 		_, rej := workflow.Decide(def, st, workflow.Cancel{Reason: o.Reason, Human: o.Human}, workflow.Env{})
 		return nil, rej
 	}
-	c := &compensator{loc: r.Store.Loc, feature: feature, st: st, skipPR: o.SkipPR}
+	c := &compensator{loc: r.Location(), feature: feature, st: st, skipPR: o.SkipPR}
 	if ended && (o.DryRun || len(workflow.CompensationPlan(st)) == 0) {
 		// A finished cancel run again: nothing to do, or (dry run) the steps that a merge
 		// brought in and a real run would perform.

@@ -220,7 +220,7 @@ func TestRescueNeverReplacedWithLess(t *testing.T) {
 	gittest.WriteFile(t, w, "a.txt", "a\n")
 	gittest.WriteFile(t, w, "b.txt", "b\n")
 	full := capture(t, w)
-	loc := r.Store.Loc
+	loc := r.Location()
 	spec := saga.RescueSpec{Feature: "login", Task: "t1", Branch: "main--t1", Path: w}
 	if _, _, err := saga.PreserveWorktree(loc, spec); err != nil {
 		t.Fatal(err)

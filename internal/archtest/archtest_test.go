@@ -87,7 +87,9 @@ var table = map[string]rule{
 		job: "what each command does: one options struct and one run function per command",
 		// It composes the job packages (jobs) over the project base. DESIGN.md: everything below,
 		// but gitrepo: commands reach the repository through project and gitstore (the installers
-		// and doctor, which run where no store opens, through project's locate.go).
+		// and doctor, which run where no store opens, through project's locate.go), and git only
+		// through project's named methods (project/git.go) or a job package: no Location
+		// (TestGitOnlyThroughNamedJobs), and the store embeds no gitrepo.Repo to hand one out.
 		may: except(jobs, "gitrepo"),
 		// Completion schemas are compiled and checked in workflowdef (schema.go), which lint uses too.
 		libraries: []string{
@@ -95,7 +97,7 @@ var table = map[string]rule{
 		},
 	},
 	"project": {
-		job: "an opened repository with its rules: the store, the rules and base branch, state reads, the shared errors",
+		job: "an opened repository with its rules: the store, the repository's git asked by name, the rules and base branch, state reads, the shared errors",
 		// The base every job stands on; what a job gives back to it (trust's verdicts for the
 		// fold) comes through an interface (project.Verdicts), never an import up.
 		may: []string{"workflowdef", "guards", "githubsync", "gitstore", "gitrepo", "workflow", helpers},
@@ -175,6 +177,8 @@ var table = map[string]rule{
 	},
 	"gitstore": {
 		job: "the event log in refs: segments, snapshot, compare-and-swap, merge, sync, fsck of the log",
+		// The log reaches the repository through one narrow interface, gitstore.Git (git.go),
+		// held as a field, never embedded: the store hands no git access up (TestGitOnlyThroughNamedJobs).
 		// DESIGN.md names no library here: gitstore spells object ids and modes with go-git's
 		// plumbing types, which gitrepo's API hands it; issue 31 item 2 (gitrepo behind one
 		// narrow interface of its own types) removes it.
@@ -547,5 +551,32 @@ func TestCheckNamesTheRule(t *testing.T) {
 	}
 	if got := clockCalls(f); len(got) != 2 || got[0].call != "clock.Now" || got[1].call != "clock.Sleep" {
 		t.Errorf("clockCalls under a renamed import = %v, want clock.Now and clock.Sleep", got)
+	}
+}
+
+// gitReach are the selectors that hand out a way to run git on the repository: gitrepo.Repo's
+// Loc and project.Repo's Location (a gitrepo.Location runs any git command). A package whose row
+// does not allow gitrepo may not use them: it asks git through project's named methods
+// (project/git.go) or a job package, so "may not import gitrepo" also means "does not run git
+// behind the table's back" (issue 41: app ran git through the store's embedded repository).
+var gitReach = []string{"Loc", "Location"}
+
+// TestGitOnlyThroughNamedJobs: above the store, only the packages allowed gitrepo reach a Location.
+func TestGitOnlyThroughNamedJobs(t *testing.T) {
+	pkgs, fset := parseModule(t)
+	for _, p := range sorted(pkgs) {
+		r := table[p]
+		if p == "gitrepo" || slices.Contains(r.may, "gitrepo") || strings.HasPrefix(p, "bench/") {
+			continue
+		}
+		for _, f := range pkgs[p] {
+			ast.Inspect(f, func(n ast.Node) bool {
+				if sel, ok := n.(*ast.SelectorExpr); ok && slices.Contains(gitReach, sel.Sel.Name) {
+					t.Errorf("%s: %s may not import gitrepo, so it may not reach git through .%s either: ask through project's named methods (project/git.go) or a job package",
+						fset.Position(sel.Pos()), name(p), sel.Sel.Name)
+				}
+				return true
+			})
+		}
 	}
 }
