@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/exarchos/git-exarchos/engine"
 	"github.com/exarchos/git-exarchos/gitstore"
 	"github.com/exarchos/git-exarchos/hookrun"
 	"github.com/exarchos/git-exarchos/internal/gittest"
@@ -163,7 +164,7 @@ func TestFactsGatheredAgainWhenTheTipMoves(t *testing.T) {
 }
 
 // TestFactsThatNeverSettleFailAsConcurrent: when every gathering finds the tip moved again, the
-// call gives up after maxGathers as a concurrent update (exit 5) rather than run the guard inside
+// call gives up after engine.MaxGathers as a concurrent update (exit 5) rather than run the guard inside
 // the write loop, and writes nothing.
 func TestFactsThatNeverSettleFailAsConcurrent(t *testing.T) {
 	counter := filepath.Join(t.TempDir(), "runs")
@@ -171,7 +172,7 @@ func TestFactsThatNeverSettleFailAsConcurrent(t *testing.T) {
 	head := gittest.Git(t, dir, "", "rev-parse", "refs/exarchos/g")
 	_, err := Run(r, "g", workflow.TransitionTo{Phase: "done"})
 	require.ErrorIs(t, err, gitstore.ErrConcurrent)
-	assert.Equal(t, maxGathers, lines(t, counter))
+	assert.Equal(t, engine.MaxGathers, lines(t, counter))
 	assert.Equal(t, head, gittest.Git(t, dir, "", "rev-parse", "refs/exarchos/g"))
 }
 

@@ -63,7 +63,7 @@ func (r *Repo) viewWorkflows() views.Workflows {
 	var env *workflow.Env
 	shared := func() (workflow.Env, error) {
 		if env == nil {
-			e, err := r.env()
+			e, err := r.Env()
 			if err != nil {
 				return workflow.Env{}, err
 			}

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/exarchos/git-exarchos/engine"
 	"github.com/exarchos/git-exarchos/gitstore"
 	"github.com/exarchos/git-exarchos/hooks"
 	"github.com/exarchos/git-exarchos/project"
@@ -399,7 +400,7 @@ type TransitionsOptions struct{ Feature string }
 
 // ListTransitions evaluates every outgoing transition's guards now.
 func ListTransitions(r *Repo, o TransitionsOptions) (*TransitionsResult, error) {
-	return r.transitions(o.Feature, r.env)
+	return r.transitions(o.Feature, r.Env)
 }
 
 // transitions is ListTransitions with the environment the guards run in given: a view of many
@@ -530,7 +531,7 @@ func AppendEvent(r *Repo, o EventOptions) (*project.Result, error) {
 				Recorded: EventPayload{Type: d.Type, Data: d.Data}, Asked: EventPayload{Type: o.Type, Data: data}}
 		}
 	}
-	return r.result(feature, res)
+	return engine.Result(feature, res)
 }
 
 // EventPayload is what an event says: its type and data.

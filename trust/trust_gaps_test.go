@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/exarchos/git-exarchos/app"
+	"github.com/exarchos/git-exarchos/engine"
 	"github.com/exarchos/git-exarchos/hookrun"
 	"github.com/exarchos/git-exarchos/internal/apptest"
 	"github.com/exarchos/git-exarchos/internal/gittest"
@@ -43,8 +44,8 @@ func TestReplacingAWorkflowIsASignedDecision(t *testing.T) {
 	r = apptest.Reopen(t, dir)
 	res, err := app.Init(r, app.InitOptions{Feature: "quick", Type: "oneshot", Human: true})
 	var rej *workflow.Rejection
-	if !errors.As(err, &rej) || rej.Code != app.CodeDecisionRefused || res == nil {
-		t.Fatalf("want %s, got %v", app.CodeDecisionRefused, err)
+	if !errors.As(err, &rej) || rej.Code != engine.CodeDecisionRefused || res == nil {
+		t.Fatalf("want %s, got %v", engine.CodeDecisionRefused, err)
 	}
 	got := apptest.Status(t, apptest.Reopen(t, dir), "quick")
 	if got.Started() || got.Branch != "" || len(got.Refused) != 1 || got.Refused[0].Kind != workflow.KindReplace || !strings.Contains(got.Refused[0].Reason, "not in") {
@@ -196,8 +197,8 @@ func TestRolesRefuseAnAllowedSignerWithoutTheRole(t *testing.T) {
 
 	res, err := app.Run(apptest.Reopen(t, dir), "login", workflow.Approve{Note: "lgtm"})
 	var rej *workflow.Rejection
-	if !errors.As(err, &rej) || rej.Code != app.CodeDecisionRefused {
-		t.Fatalf("want %s, got %v", app.CodeDecisionRefused, err)
+	if !errors.As(err, &rej) || rej.Code != engine.CodeDecisionRefused {
+		t.Fatalf("want %s, got %v", engine.CodeDecisionRefused, err)
 	}
 	want := "alice@example.com may not approve: " + trust.RolesPath + " names bob@example.com"
 	if len(res.State.Approvals) != 0 || len(res.State.Refused) != 1 || res.State.Refused[0].Reason != want {
@@ -299,8 +300,8 @@ func TestRolesThatDoNotParseFailClosed(t *testing.T) {
 			}
 			res, err := app.Run(apptest.Reopen(t, dir), "login", workflow.Approve{Note: "lgtm"})
 			var rej *workflow.Rejection
-			if !errors.As(err, &rej) || rej.Code != app.CodeDecisionRefused {
-				t.Fatalf("want %s, got %v", app.CodeDecisionRefused, err)
+			if !errors.As(err, &rej) || rej.Code != engine.CodeDecisionRefused {
+				t.Fatalf("want %s, got %v", engine.CodeDecisionRefused, err)
 			}
 			if len(res.State.Approvals) != 0 || len(res.State.Refused) != 1 || !strings.Contains(res.State.Refused[0].Reason, c.want) {
 				t.Fatalf("approvals %+v refused %+v, want a refusal saying %q", res.State.Approvals, res.State.Refused, c.want)

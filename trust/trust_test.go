@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/exarchos/git-exarchos/app"
+	"github.com/exarchos/git-exarchos/engine"
 	"github.com/exarchos/git-exarchos/ghevidence"
 	"github.com/exarchos/git-exarchos/gitstore"
 	"github.com/exarchos/git-exarchos/internal/apptest"
@@ -64,8 +65,8 @@ func TestUnknownKeyDecisionHasNoEffect(t *testing.T) {
 	a := apptest.Reopen(t, dir)
 	res, err := app.Run(a, "login", workflow.Approve{Note: "self-approved"})
 	var rej *workflow.Rejection
-	if !errors.As(err, &rej) || rej.Code != app.CodeDecisionRefused {
-		t.Fatalf("want %s, got %v", app.CodeDecisionRefused, err)
+	if !errors.As(err, &rej) || rej.Code != engine.CodeDecisionRefused {
+		t.Fatalf("want %s, got %v", engine.CodeDecisionRefused, err)
 	}
 	if len(res.State.Approvals) != 0 || len(res.State.Refused) != 1 || !strings.Contains(res.State.Refused[0].Reason, "not in") {
 		t.Fatalf("approvals %+v refused %+v", res.State.Approvals, res.State.Refused)

@@ -46,7 +46,7 @@ var below = []string{"", "workflowdef", "guards", "hooks", "githubsync", "gitsto
 
 // jobs is what app and the CLI compose: the job packages split out of app (issue 31) over the
 // project base, and everything below them.
-var jobs = append([]string{"verify", "views", "ghevidence", "saga", "teamsync", "hookrun", "trust", "project"}, below...)
+var jobs = append([]string{"engine", "verify", "views", "ghevidence", "saga", "teamsync", "hookrun", "trust", "project"}, below...)
 
 // except is list without the packages named.
 func except(list []string, drop ...string) []string {
@@ -95,6 +95,13 @@ var table = map[string]rule{
 		libraries: []string{
 			"github.com/go-git/go-git/v5/plumbing", // object ids and types; issue 31 item 2
 		},
+	},
+	"engine": {
+		job: "the write engine: decide, gather the guards' facts, sign, take the journal along, compare-and-swap (Execute, CreateWorkflow, Preview)",
+		// Above the jobs that record through it (saga's Executor, ghevidence's Engine), which get
+		// their repository from it (Engine.Saga, Engine.GitHub); below app, which composes the
+		// commands over it. One callback runs back up a write: the decider it hands the store.
+		may: []string{"saga", "ghevidence", "hookrun", "trust", "project", "gitstore", "workflow", helpers},
 	},
 	"project": {
 		job: "an opened repository with its rules: the store, the repository's git asked by name, the rules and base branch, state reads, the shared errors",
