@@ -297,7 +297,7 @@ func (d *DoctorResult) remotes(r *Repo) {
 }
 
 func (d *DoctorResult) github(r *Repo, env githubsync.Env) {
-	repo, err := r.gitHub().OriginRepo()
+	repo, err := r.GitHub().OriginRepo()
 	if err != nil {
 		msg := "origin is not a GitHub repository: merges are verified offline (cleanup --offline)"
 		if _, ok := r.Config("remote.origin.url"); !ok {
@@ -393,7 +393,7 @@ func (d *DoctorResult) rules(r *Repo) {
 // store runs fsck's checks: format, segments, ids, snapshots against the fold, malformed refs,
 // and locks or temporary objects left by a process that died (fsck names their owner and age).
 func (d *DoctorResult) store(r *Repo, o DoctorOptions) {
-	res, err := Fsck(r, views.FsckOptions{})
+	res, err := views.Fsck(r.Hook(), views.FsckOptions{})
 	switch {
 	case err != nil:
 		d.add("store", CheckFail, "cannot read the workflows: "+err.Error(), "git exarchos fsck", nil)
@@ -416,7 +416,7 @@ func (d *DoctorResult) store(r *Repo, o DoctorOptions) {
 
 // stuck reports workflows whose circuit is open, or that have waited on a human too long.
 func (d *DoctorResult) stuck(r *Repo, o DoctorOptions) {
-	p, err := ShowPipeline(r, views.PipelineOptions{Now: o.Now})
+	p, err := views.ShowPipeline(r.Hook(), views.PipelineOptions{Now: o.Now}, r.ViewWorkflows())
 	if err != nil {
 		return
 	}

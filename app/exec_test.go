@@ -29,7 +29,7 @@ func commits(t *testing.T, dir, feature string) int {
 
 func eventTypes(t *testing.T, r *Repo, feature string) []string {
 	t.Helper()
-	lg, err := Log(r, views.LogOptions{Feature: feature})
+	lg, err := views.Log(r.Hook(), views.LogOptions{Feature: feature})
 	require.NoError(t, err)
 	var out []string
 	for _, e := range lg.Events {
@@ -192,12 +192,12 @@ func TestJournalLossDetected(t *testing.T) {
 		require.NoError(t, err)
 	}
 	lost := func() []hookrun.JournalLoss {
-		a, err := ShowAudit(r, views.AuditOptions{Feature: "f"})
+		a, err := views.ShowAudit(r.Hook(), views.AuditOptions{Feature: "f"})
 		require.NoError(t, err)
 		return a.DenialsLost
 	}
 	fsckLost := func() []string {
-		res, err := Fsck(r, views.FsckOptions{Feature: "f"})
+		res, err := views.Fsck(r.Hook(), views.FsckOptions{Feature: "f"})
 		require.NoError(t, err)
 		var out []string
 		for _, p := range res.Problems {
@@ -284,7 +284,7 @@ func TestJournalConcurrentFlushesLoseNothing(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	a, err := ShowAudit(r, views.AuditOptions{Feature: "f"})
+	a, err := views.ShowAudit(r.Hook(), views.AuditOptions{Feature: "f"})
 	require.NoError(t, err)
 	assert.Empty(t, a.DenialsLost)
 	denied := 0

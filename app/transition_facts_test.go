@@ -39,7 +39,7 @@ func TestPipelineAsksGitOncePerCommitQuestion(t *testing.T) {
 	calls := gittest.LogGit(t)
 	r, err := Open(dir)
 	require.NoError(t, err)
-	p, err := ShowPipeline(r, views.PipelineOptions{})
+	p, err := views.ShowPipeline(r.Hook(), views.PipelineOptions{}, r.ViewWorkflows())
 	require.NoError(t, err)
 	require.Len(t, p.Workflows, 3)
 	for _, row := range p.Workflows {
@@ -59,7 +59,7 @@ func TestPipelineAsksStatusOncePerBranch(t *testing.T) {
 	calls := gittest.LogGit(t)
 	r, err := Open(dir)
 	require.NoError(t, err)
-	p, err := ShowPipeline(r, views.PipelineOptions{})
+	p, err := views.ShowPipeline(r.Hook(), views.PipelineOptions{}, r.ViewWorkflows())
 	require.NoError(t, err)
 	require.Len(t, p.Workflows, 4)
 	for _, row := range p.Workflows {
@@ -73,7 +73,7 @@ func TestPipelineAsksStatusOncePerBranch(t *testing.T) {
 	require.Equal(t, 1, count["merge-base"], "both branches are at one commit: one merge-base")
 
 	before := len(calls())
-	_, err = ShowTasks(r, views.TasksOptions{})
+	_, err = views.ShowTasks(r.Hook(), views.TasksOptions{}, r.ViewWorkflows())
 	require.NoError(t, err)
 	require.Len(t, calls(), before, "the task board started git:\n%s", strings.Join(calls()[before:], "\n"))
 }

@@ -446,7 +446,7 @@ func Run(r *Repo, feature string, cmd workflow.Command) (*project.Result, error)
 		}
 	case workflow.CompleteTask:
 		if c.HeadSHA == "" {
-			if c, err = r.saga().BindTask(feature, c); err != nil {
+			if c, err = r.Saga().BindTask(feature, c); err != nil {
 				return nil, err
 			}
 			cmd = c
@@ -477,7 +477,7 @@ func Run(r *Repo, feature string, cmd workflow.Command) (*project.Result, error)
 			return nil, err
 		}
 		if c := def.CancellingPhase(); c != "" && res.State.Phase == c {
-			if _, err := Cancel(r, saga.CancelOptions{Feature: feature}); err != nil {
+			if _, err := saga.Cancel(r.Saga(), saga.CancelOptions{Feature: feature}); err != nil {
 				return nil, err
 			}
 			st, snap, err := r.State(feature)
@@ -627,4 +627,15 @@ func Describe(r *Repo, o DescribeOptions) (*DescribeResult, error) {
 	}
 	res.Text = b.String()
 	return res, nil
+}
+
+// TaskDoneOptions completes a task (`git exarchos task done`).
+type TaskDoneOptions struct {
+	Feature string
+	Task    string
+}
+
+// CompleteTask marks a task completed (saga.Repo.BindTask gives it its head).
+func CompleteTask(r *Repo, o TaskDoneOptions) (*project.Result, error) {
+	return Run(r, o.Feature, workflow.CompleteTask{ID: o.Task})
 }

@@ -71,10 +71,10 @@ func TestReplacingAWorkflowIsASignedDecision(t *testing.T) {
 	if got := apptest.Status(t, apptest.Reopen(t, dir), "forged"); got.Started() || len(got.Refused) != 1 || !strings.Contains(got.Refused[0].Reason, "unsigned") {
 		t.Fatalf("forged replacement: started %v refused %+v", got.Started(), got.Refused)
 	}
-	if fsck, err := app.Fsck(apptest.Reopen(t, dir), views.FsckOptions{Feature: "forged"}); err != nil || fsck.Refused != 1 {
+	if fsck, err := views.Fsck(apptest.Reopen(t, dir).Hook(), views.FsckOptions{Feature: "forged"}); err != nil || fsck.Refused != 1 {
 		t.Fatalf("fsck refused %d, %v", fsck.Refused, err)
 	}
-	vres, err := app.Verify(apptest.Reopen(t, dir), verify.Options{Feature: "forged"})
+	vres, err := verify.Verify(&verify.Repo{Repo: apptest.Reopen(t, dir).Repo}, verify.Options{Feature: "forged"})
 	var failed *verify.Error
 	if !errors.As(err, &failed) || len(vres.Workflows) != 1 || len(vres.Workflows[0].Violations) == 0 ||
 		vres.Workflows[0].Violations[0].Rule != "decision" || !strings.Contains(vres.Workflows[0].Violations[0].Message, "replace decision without effect: unsigned") {
@@ -325,7 +325,7 @@ func TestRolesThatDoNotParseFailClosed(t *testing.T) {
 			gittest.Git(t, dir, "", "checkout", "-q", "main")
 			before, _ := os.ReadFile(filepath.Join(dir, trust.RolesPath))
 			pub := st.Alice + ".pub"
-			if _, err := app.SignersAdd(apptest.Reopen(t, dir), trust.SignersAddOptions{Principal: "carol@example.com", KeyFile: pub, Roles: []string{"approve"}}); err == nil || !strings.Contains(err.Error(), c.want) {
+			if _, err := trust.SignersAdd(apptest.Reopen(t, dir).Repo, trust.SignersAddOptions{Principal: "carol@example.com", KeyFile: pub, Roles: []string{"approve"}}); err == nil || !strings.Contains(err.Error(), c.want) {
 				t.Fatalf("signers add on a roles file that does not parse: %v", err)
 			}
 			if after, _ := os.ReadFile(filepath.Join(dir, trust.RolesPath)); !bytes.Equal(before, after) {

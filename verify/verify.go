@@ -138,6 +138,12 @@ var stateGuards = map[string]bool{
 // trusted), re-checks each transition against the facts it recorded and every decision's
 // signature against the base branch's allowed signers.
 func Verify(r *Repo, o Options) (*Result, error) {
+	if o.Branch != "" {
+		// A --branch no workflow can be bound to would select nothing and pass: say so instead.
+		if rej := workflow.CheckBranch("--branch", o.Branch); rej != nil {
+			return nil, &project.UsageError{Msg: rej.Message}
+		}
+	}
 	if o.Base != "" {
 		ref := o.Base
 		if !strings.HasPrefix(ref, "refs/") {

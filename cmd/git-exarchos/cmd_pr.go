@@ -52,7 +52,7 @@ Examples:
 			if err != nil {
 				return err
 			}
-			res, err := app.CreatePR(r, ghevidence.PRCreateOptions{Feature: c.Args().First(), Title: c.String("title"), DryRun: c.Bool("dry-run")})
+			res, err := ghevidence.CreatePR(r.GitHub(), ghevidence.PRCreateOptions{Feature: c.Args().First(), Title: c.String("title"), DryRun: c.Bool("dry-run")})
 			if err != nil {
 				return err
 			}
@@ -103,7 +103,7 @@ Examples:
 				return err
 			}
 			return runPR(c, func(r *app.Repo) (*ghevidence.PRResult, error) {
-				return app.LinkPR(r, ghevidence.PRLinkOptions{Feature: feature, Target: args[0]})
+				return ghevidence.LinkPR(r.GitHub(), ghevidence.PRLinkOptions{Feature: feature, Target: args[0]})
 			}, "linked")
 		},
 	}
@@ -127,7 +127,7 @@ Examples:
 				return usageErrf("usage: git exarchos pr find [<feature>]")
 			}
 			return runPR(c, func(r *app.Repo) (*ghevidence.PRResult, error) {
-				return app.FindPR(r, ghevidence.PRFindOptions{Feature: c.Args().First()})
+				return ghevidence.FindPR(r.GitHub(), ghevidence.PRFindOptions{Feature: c.Args().First()})
 			}, "linked")
 		},
 	}
@@ -153,7 +153,7 @@ Examples:
 				return usageErrf("usage: git exarchos pr refresh [<feature>]")
 			}
 			return runPR(c, func(r *app.Repo) (*ghevidence.PRResult, error) {
-				return app.RefreshPR(r, ghevidence.PRRefreshOptions{Feature: c.Args().First()})
+				return ghevidence.RefreshPR(r.GitHub(), ghevidence.PRRefreshOptions{Feature: c.Args().First()})
 			}, "observed")
 		},
 	}
@@ -231,7 +231,7 @@ Examples:
 			if err != nil {
 				return err
 			}
-			res, err := app.Cleanup(r, ghevidence.CleanupOptions{Feature: c.Args().First(), Offline: c.Bool("offline"), Base: c.String("base"),
+			res, err := ghevidence.Cleanup(r.GitHub(), ghevidence.CleanupOptions{Feature: c.Args().First(), Offline: c.Bool("offline"), Base: c.String("base"),
 				Override: c.Bool("override"), Reason: c.String("reason"), DryRun: c.Bool("dry-run")})
 			if err != nil {
 				return err
