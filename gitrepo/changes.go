@@ -100,7 +100,7 @@ func (f Facts) byIDs(a, b string) *asked {
 func (f Facts) MergeBase(a, b string) (string, bool, error) {
 	m := f.byIDs(a, b)
 	mb := once(m, &m.mergeBases, [2]string{a, b}, func() mergeBase {
-		out, err := f.s.Loc.repoGit(nil, "merge-base", a, b)
+		out, err := f.s.Loc.CommonGit(nil, "merge-base", a, b)
 		if err != nil {
 			if ExitCode(err) == 1 && strings.TrimSpace(out) == "" {
 				return mergeBase{}
@@ -138,7 +138,7 @@ func (f Facts) AddedOrModified(from, to string) ([]string, error) {
 func (f Facts) diff(from, to string) diff {
 	m := f.byIDs(from, to)
 	return once(m, &m.diffs, [2]string{from, to}, func() diff {
-		out, err := f.s.Loc.repoGit(nil, "diff", "--name-status", "-z", "--no-renames", from, to, "--")
+		out, err := f.s.Loc.CommonGit(nil, "diff", "--name-status", "-z", "--no-renames", from, to, "--")
 		if err != nil {
 			return diff{err: err}
 		}

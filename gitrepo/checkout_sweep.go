@@ -47,7 +47,7 @@ func (l Location) sweepCleanCheckouts() {
 		if !strings.HasPrefix(filepath.Clean(gitdir), filepath.Join(filepath.Clean(l.CommonDir), "worktrees")+string(filepath.Separator)) {
 			continue
 		}
-		if _, err := l.repoGit(nil, "worktree", "remove", "--force", dir); err != nil {
+		if _, err := l.CommonGit(nil, "worktree", "remove", "--force", dir); err != nil {
 			os.RemoveAll(dir)
 			_ = l.PruneWorktrees()
 		}

@@ -131,9 +131,9 @@ var table = map[string]rule{
 	},
 	"saga": {
 		job: "the cancel saga: task worktrees, their compensation on cancel, rescue refs, prune",
-		// Each step is recorded through the Executor the caller passes in (app's Execute). The
-		// rescue records' format is its own (rescue_records.go), over gitrepo's generic git
-		// operations (gitrepo/snapshot.go).
+		// Each step is recorded through the Executor the caller passes in (engine's Execute). The
+		// rescue records' format is its own (rescue_records.go), and so are the git operations
+		// they are made of (rescue_git.go), over gitrepo's Location.
 		may: []string{"trust", "project", "githubsync", "gitstore", "gitrepo", "workflow", helpers},
 	},
 	"teamsync": {
@@ -194,8 +194,8 @@ var table = map[string]rule{
 	},
 	"gitrepo": {
 		job: "git access: discovery, objects and packs, refs and locks, config, worktrees, the git binary",
-		// It knows nothing of workflows: the rescue records' format is the saga's; gitrepo keeps
-		// only the git operations they are made of (snapshot.go).
+		// It knows nothing of workflows: the rescue records and the git operations they are
+		// made of are the saga's (saga/rescue_git.go).
 		may: []string{helpers},
 		// x/sys/unix: fstatat relative to refs/exarchos, which syscall lacks (the hook index's
 		// per-ref stamps, readfile_unix.go).
