@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/exarchos/git-exarchos/internal/faults"
 )
@@ -144,38 +143,6 @@ func (l Location) RemoveWorktree(path string, force bool) error {
 	}
 	_, err := l.CommonGit(nil, append(args, path)...)
 	return err
-}
-
-// CleanCheckout checks commit out, detached, in a new temporary worktree, so that what runs there
-// sees the commit and nothing uncommitted; done removes it (what a killed process left, the next
-// clean checkout removes: checkout_sweep.go).
-func (l Location) CleanCheckout(commit string) (dir string, done func(), err error) {
-	l.sweepCleanCheckouts()
-	// `git worktree add` reads every registered worktree's files first, and fails ("failed to read
-	// .git/worktrees/<other>/commondir") when another one is being added at that moment: two
-	// `task done` at once met it under load. Such a failure is tried again, a few times.
-	for attempt := 0; ; attempt++ {
-		dir, err = os.MkdirTemp("", cleanCheckoutPattern())
-		if err != nil {
-			return "", nil, fmt.Errorf("temporary checkout: %w", err)
-		}
-		_, err = l.CommonGit(nil, "worktree", "add", "--detach", "--quiet", dir, commit)
-		if err == nil {
-			break
-		}
-		os.RemoveAll(dir)
-		var ge *GitError
-		if attempt == 9 || !errors.As(err, &ge) || !strings.Contains(ge.Stderr, "/worktrees/") {
-			return "", nil, fmt.Errorf("check out %s in a temporary worktree: %w", commit, err)
-		}
-		time.Sleep(time.Duration(10*(attempt+1)) * time.Millisecond)
-	}
-	return dir, func() {
-		if _, err := l.CommonGit(nil, "worktree", "remove", "--force", dir); err != nil {
-			os.RemoveAll(dir)
-			_ = l.PruneWorktrees()
-		}
-	}, nil
 }
 
 // PruneWorktrees drops the administrative files of worktrees whose directory is gone.

@@ -283,7 +283,7 @@ func (sr shellRunner) RunGuard(g workflow.ShellGuard, s workflow.State) (bool, s
 	if !ok {
 		return false, fmt.Sprintf("branch %s does not exist, so there is no commit to check", s.Branch), nil
 	}
-	dir, done, err := sr.loc.CleanCheckout(tip)
+	dir, done, err := cleanCheckout(sr.loc, tip)
 	if err != nil {
 		return false, "", err
 	}

@@ -76,7 +76,7 @@ func (r *Repo) RootCommits(commit string) ([]string, error) {
 // CleanCheckout checks commit out in a fresh temporary worktree, for a gate or a rerun to run in;
 // done removes it.
 func (r *Repo) CleanCheckout(commit string) (dir string, done func(), err error) {
-	return r.git.Loc.CleanCheckout(commit)
+	return cleanCheckout(r.git.Loc, commit)
 }
 
 // WorktreePaths are the paths of the repository's worktrees, the main one first.
