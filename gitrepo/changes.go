@@ -190,11 +190,12 @@ func (f Facts) WorktreeChanges(branch string) ([]string, error) {
 		if err != nil || dir == "" {
 			return dirtyAnswer{err: err}
 		}
-		rep, err := StatusIn(dir)
-		if err != nil {
-			return dirtyAnswer{err: err}
+		if f.status != nil {
+			paths, err := f.status(dir)
+			return dirtyAnswer{paths: paths, err: err}
 		}
-		return dirtyAnswer{paths: rep.Paths()}
+		rep, err := StatusIn(dir)
+		return dirtyAnswer{paths: rep.Paths(), err: err}
 	})
 	return d.paths, d.err
 }
