@@ -6,11 +6,14 @@
 // writing (dry runs). The jobs that record steps (saga, ghevidence) get their repository from
 // here, with the engine as their Executor or Engine.
 //
-// One callback runs back up the road of a write: the decider Execute hands the store
-// (gitstore.Decide), which re-decides on the head it is about to replace. What else the road
-// needs comes in as explicit inputs: the guard verdicts gathered before the swap (gathered),
-// trust's verdicts installed on the project once at Open (project.Verdicts), and the hook index
-// told of each move through the store's watcher, set once at Open (hookrun.Attach).
+// The road of a write runs one way, engine → project/trust → workflow → guards → gitstore →
+// gitrepo, with one callback on it: the decider Execute hands the store (gitstore.Decider), which
+// decides again on the head it is about to replace. The guard evaluator workflow.Decide calls
+// answers, inside the swap, only from the verdicts gathered before it (gathered: data, never git).
+// Two function values are installed once at Open rather than passed on each write: trust's
+// verdicts for the fold (project.Verdicts, by trust.Open) and the hook index's watch of each ref
+// move (gitstore.MoveWatcher, by hookrun.Attach), because every writer of the store needs them,
+// not only this engine.
 //
 // It may import saga, ghevidence, hookrun, trust, project, gitstore, workflow and the internal
 // helpers; never app or cmd. internal/archtest holds the rule.

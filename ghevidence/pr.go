@@ -3,7 +3,7 @@
 // cleanup, which verifies the merge (GitHub, or ancestry offline), records it and completes the
 // workflow in one commit (cleanup.go). GitHub is reached through githubsync, only on hosts the
 // repository trusts. Every observation is recorded through the engine the caller passes in
-// (Engine: app's Execute and Preview).
+// (Engine: the write engine's Execute and Preview, package engine).
 //
 // It may import trust, project, githubsync, gitstore, workflow and the internal helpers;
 // never the hook runtime, app or cmd. internal/archtest holds the rule.
@@ -31,7 +31,7 @@ var (
 	ErrNoRemote        = errors.New("no GitHub remote")
 )
 
-// Engine decides and records workflow commands (app's Repo: Execute appends in one commit,
+// Engine decides and records workflow commands (engine.Engine: Execute appends in one commit,
 // Preview only decides, for a dry run).
 type Engine interface {
 	Execute(feature string, cmds ...workflow.Command) (*project.Result, error)

@@ -4,7 +4,7 @@
 // stopped it (cancel.go), the rescue refs that keep work a step would lose (the records' format
 // and logic in rescue_records.go, over gitrepo's generic git operations; `rescue list|restore` in
 // rescue.go), and prune, which cancels what went stale (prune.go). Every step is recorded through
-// the command engine the caller passes in (Executor: app's Execute).
+// the command engine the caller passes in (Executor: engine's Execute).
 //
 // It may import trust, project, githubsync, gitstore, gitrepo, workflow and the internal helpers;
 // never the hook runtime, app or cmd. internal/archtest holds the rule.
@@ -26,7 +26,7 @@ import (
 )
 
 // Executor runs workflow commands against a feature and appends what they record in one commit
-// (app's Repo.Execute: decide, gather facts, sign, compare-and-swap).
+// (engine.Engine.Execute: decide, gather facts, sign, compare-and-swap).
 type Executor interface {
 	Execute(feature string, cmds ...workflow.Command) (*project.Result, error)
 }

@@ -75,7 +75,9 @@ var table = map[string]rule{
 		// hook settings' names cmd prints come re-exported from app (app/store_errors.go), so
 		// gitstore, gitrepo and hooks are refused here. DESIGN.md says "wiring only", yet
 		// the commands' results still carry job packages' types (views, saga, teamsync, verify…):
-		// the rest of issue 31 item 1 (no store types in results).
+		// the rest of issue 31 item 1 (no store types in results). The job packages' commands are
+		// called directly, each over its view of app.Repo (r.Saga(), r.GitHub(), r.Hook(), r.Repo):
+		// app keeps no pass-through function for them (issue 41).
 		may:       append([]string{"app"}, except(jobs, "gitstore", "gitrepo", "hooks")...),
 		libraries: []string{"github.com/urfave/cli/v3"},
 	},
@@ -125,7 +127,7 @@ var table = map[string]rule{
 	},
 	"ghevidence": {
 		job: "GitHub evidence: a workflow's pull request linked, found, refreshed; cleanup's merge verification",
-		// Each observation is recorded through the Engine the caller passes in (app's Execute);
+		// Each observation is recorded through the Engine the caller passes in (engine's Execute);
 		// pr create reads the transitions from the store (whether the reviews have passed).
 		may: []string{"trust", "project", "githubsync", "gitstore", "workflow", helpers},
 	},
