@@ -1,6 +1,7 @@
 package gitrepo
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"os"
@@ -231,4 +232,73 @@ func TestHistoryFallsBackOutsideThePlainGraph(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, gitErr == nil, ok, "Facts answers as git does on the cut history")
 	})
+}
+
+// On every repository shape of the suite (shared, reference, shallow, partial, packed with a
+// multi-pack index and a commit-graph, SHA-256, reftable, …), Facts' merge-base and changed paths
+// are git's: read in process where the graph is plain, asked of git where it is not.
+func TestHistoryOnEveryShape(t *testing.T) {
+	origins := map[string][]string{}
+	top := t
+	origin := func(format string) (string, []string) {
+		if o := origins[format]; o != nil {
+			return o[0], o[1:]
+		}
+		dir, ids := buildHistory(top, format, shapes(format))
+		bare := filepath.Join(top.TempDir(), "origin.git")
+		gittest.Git(top, "", "", "clone", "-q", "--mirror", dir, bare)
+		gittest.Git(top, bare, "", "symbolic-ref", "HEAD", "refs/heads/c17")
+		gittest.Git(top, bare, "", "config", "uploadpack.allowFilter", "true")
+		gittest.Git(top, bare, "", "config", "uploadpack.allowAnySHA1InWant", "true")
+		origins[format] = append([]string{bare}, ids...)
+		return bare, ids
+	}
+	pairs := [][2]int{{7, 8}, {8, 7}, {10, 11}, {17, 4}, {12, 1}, {15, 16}, {9, 3}, {16, 14}, {17, 17}, {2, 1}}
+	for _, shape := range gittest.Shapes() {
+		t.Run(shape.Name, func(t *testing.T) {
+			if shape.Skip != nil {
+				if why := shape.Skip(); why != "" {
+					t.Skip(why)
+				}
+			}
+			if shape.RefsThroughGit {
+				was := RouteRefsThroughGit(true)
+				t.Cleanup(func() { RouteRefsThroughGit(was) })
+			}
+			format := cmp.Or(shape.Format, "sha1")
+			bare, ids := origin(format)
+			dir := shape.Make(t, bare)
+			if shape.Settle != nil {
+				shape.Settle(t, dir)
+			}
+			f := openRepo(t, dir).Facts()
+			for _, p := range pairs {
+				a, b := ids[p[0]], ids[p[1]]
+				want, gitErr := gittest.Run(dir, "", "merge-base", a, b)
+				got, ok, err := f.MergeBase(a, b)
+				switch {
+				case gitErr == nil:
+					require.NoError(t, err, "c%d c%d", p[0], p[1])
+					assert.Equal(t, want, got, "merge-base c%d c%d", p[0], p[1])
+				case want == "":
+					assert.False(t, ok && err == nil, "c%d c%d: git finds none, Facts %s", p[0], p[1], got)
+				default:
+					assert.Error(t, err, "c%d c%d: git failed (%s)", p[0], p[1], want)
+				}
+				out, gitErr := gittest.Run(dir, "", "diff", "--name-status", "-z", "--no-renames", a, b, "--")
+				changed, err := f.ChangedPaths(a, b)
+				if gitErr != nil {
+					assert.Error(t, err, "diff c%d c%d: git failed (%s)", p[0], p[1], out)
+					continue
+				}
+				require.NoError(t, err, "diff c%d c%d", p[0], p[1])
+				var wantPaths []string
+				if out != "" {
+					wantPaths, _, err = parseNameStatus(strings.TrimSuffix(out, "\x00") + "\x00")
+					require.NoError(t, err)
+				}
+				assert.Equal(t, wantPaths, changed, "diff c%d c%d", p[0], p[1])
+			}
+		})
+	}
 }
