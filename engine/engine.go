@@ -13,7 +13,9 @@
 // Two function values are installed once at Open rather than passed on each write: trust's
 // verdicts for the fold (project.Verdicts, by trust.Open) and the hook index's watch of each ref
 // move (gitstore.MoveWatcher, by hookrun.Attach), because every writer of the store needs them,
-// not only this engine.
+// not only this engine: the fold's verdicts reach the store as the Projector argument of each
+// write, and the watcher needs the refs' stamp taken just before the move, which only the store
+// sees.
 //
 // It may import saga, ghevidence, hookrun, trust, project, gitstore, workflow and the internal
 // helpers; never app or cmd. internal/archtest holds the rule.
