@@ -149,7 +149,7 @@ func (f Facts) diff(from, to string) diff {
 		if ta, err := f.s.treeOf(from); err == nil {
 			if tb, err := f.s.treeOf(to); err == nil {
 				var d diff
-				if f.s.diffTrees("", ta.Entries, tb.Entries, &d) == nil {
+				if f.s.diffTrees("", ta, tb, &d) == nil {
 					return d
 				}
 			}

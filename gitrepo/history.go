@@ -44,6 +44,9 @@ const (
 	fromA = 1 << iota
 	fromB
 	stale
+	// maxWalk bounds the commits one walk reads: ≈6 µs each here (the 851 commits of this
+	// project's history in 5 ms), so past 512 git's own walk, process start included, is as cheap.
+	maxWalk = 512
 )
 
 // mergeBase finds the one best common ancestor of a and b by git's walk: commits in committer
@@ -56,14 +59,14 @@ func (s *Repo) mergeBase(a, b Hash) (Hash, bool, error) {
 		return a, true, nil
 	}
 	w := &walk{s: s, flags: map[Hash]int{}, queued: map[Hash]int{}}
-	if err := w.push(a, fromA); err != nil {
-		return ZeroHash, false, err
-	}
-	if err := w.push(b, fromB); err != nil {
+	if err := cmp.Or(w.push(a, fromA), w.push(b, fromB)); err != nil {
 		return ZeroHash, false, err
 	}
 	var found []Hash
-	for w.nonStale > 0 {
+	for n := 0; w.nonStale > 0; n++ {
+		if n == maxWalk {
+			return ZeroHash, false, errNotHere // a long walk: git's, on a commit-graph, costs less
+		}
 		c := w.q[len(w.q)-1]
 		w.q = w.q[:len(w.q)-1]
 		w.queued[c.h]--
@@ -132,31 +135,27 @@ func (w *walk) push(h Hash, paint int) error {
 	return nil
 }
 
-// treeOf is the tree a commit or tree id names; git's empty tree needs no object.
-func (s *Repo) treeOf(id string) (*Tree, error) {
+// treeOf is the entries of the tree a commit or tree id names; git's empty tree needs no object.
+func (s *Repo) treeOf(id string) ([]TreeEntry, error) {
 	h, ok := s.st.format.parseID(id)
 	if !ok {
 		return nil, errNotHere
 	}
 	if h == s.st.format.Sum(plumbing.TreeObject, nil) {
-		return &Tree{}, nil
+		return nil, nil
 	}
-	typ, _, err := s.st.Raw(h)
+	typ, content, err := s.st.Raw(h)
 	if err != nil {
 		return nil, errNotHere
 	}
 	if typ == plumbing.CommitObject {
-		c, err := s.GetCommit(h)
+		c, err := DecodeCommit(content, s.st.format)
 		if err != nil {
 			return nil, errNotHere
 		}
 		h = c.Tree
 	}
-	t, err := s.GetTree(h)
-	if err != nil {
-		return nil, errNotHere
-	}
-	return t, nil
+	return s.entries(&TreeEntry{Hash: h})
 }
 
 // diffTrees is `git diff --name-status --no-renames` of two trees' entries: each path added (A),

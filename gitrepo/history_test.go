@@ -94,8 +94,12 @@ func buildHistory(t *testing.T, format string, hist []histCommit) (string, []str
 	}
 	gittest.Git(t, dir, b.String(), "fast-import", "--quiet")
 	ids := make([]string, len(hist))
-	for n := 1; n < len(hist); n++ {
-		ids[n] = gittest.Git(t, dir, "", "rev-parse", fmt.Sprintf("c%d", n))
+	for _, line := range strings.Split(gittest.Git(t, dir, "", "for-each-ref", "--format=%(refname:short) %(objectname)", "refs/heads/"), "\n") {
+		name, id, _ := strings.Cut(line, " ")
+		var n int
+		_, err := fmt.Sscanf(name, "c%d", &n)
+		require.NoError(t, err, line)
+		ids[n] = id
 	}
 	return dir, ids
 }
@@ -176,7 +180,7 @@ func TestTreeDiffMatchesGit(t *testing.T) {
 					tb, err := r.treeOf(b)
 					require.NoError(t, err)
 					var got diff
-					if err := r.diffTrees("", ta.Entries, tb.Entries, &got); errors.Is(err, errNotHere) {
+					if err := r.diffTrees("", ta, tb, &got); errors.Is(err, errNotHere) {
 						declined++
 						assert.Contains(t, out, "sub", "%s..%s declined with no submodule in git's diff", a, b)
 						continue
@@ -301,4 +305,28 @@ func TestHistoryOnEveryShape(t *testing.T) {
 			}
 		})
 	}
+}
+
+// A walk longer than maxWalk commits gives way to git (whose commit-graph makes long walks cheap),
+// and the answer is still git's.
+func TestLongWalkGoesToGit(t *testing.T) {
+	hist := []histCommit{1: {nil, 1000, []string{file("f", "0")}}}
+	for n := 2; n <= maxWalk+100; n++ {
+		hist = append(hist, histCommit{[]int{n - 1}, int64(1000 + n), []string{file("f", fmt.Sprint(n))}})
+	}
+	hist = append(hist, histCommit{[]int{1}, 5000, []string{file("side", "s")}})
+	dir, ids := buildHistory(t, "sha1", hist)
+	r := openRepo(t, dir)
+	tip, side := ids[maxWalk+100], ids[len(ids)-1]
+	_, _, err := r.mergeBase(mustHash(tip), mustHash(side))
+	require.ErrorIs(t, err, errNotHere)
+	mb, ok, err := r.Facts().MergeBase(tip, side)
+	require.NoError(t, err)
+	require.True(t, ok)
+	assert.Equal(t, ids[1], mb)
+	// A short one is answered in process.
+	mb2, ok, err := r.mergeBase(mustHash(ids[maxWalk+100]), mustHash(ids[maxWalk+90]))
+	require.NoError(t, err)
+	require.True(t, ok)
+	assert.Equal(t, ids[maxWalk+90], mb2.String())
 }
