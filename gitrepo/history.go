@@ -12,14 +12,14 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 )
 
-// The merge-base and the tree diff a transition's guards ask (changes.go), read in process from
-// the object reader instead of `git merge-base` and `git diff --name-status`: those two processes
-// were two thirds of the git a `set + transition` started (issue 41; the figures are in
-// BENCHMARKS.md). Each answer is git's own, or nothing: errNotHere sends the question to git
-// when the history is not the plain object graph (shallow, grafts, replace refs, refs git alone
-// can read), when several merge-bases tie (git picks one), when a submodule changed (git's
-// diff.ignoreSubmodules and .gitmodules decide what it shows), or when an object cannot be read.
-// Tested against git on repositories of many shapes (history_test.go).
+// The merge-base and the tree diff a transition's guards ask (changes.go), read in process from the
+// object reader instead of `git merge-base` and `git diff --name-status`, two of the three git
+// processes a transition started: measured (issue 41, interleaved A/B, clibench's repository of
+// 1,000 events), a transition 16.3 → 12.2 ms wall and 15.4 → 11.7 ms CPU, `git rev-parse` 1.6 ms.
+// Each answer is git's own, or none: errNotHere sends the question to git where the history is
+// not the plain object graph (shallow, grafts, replace refs, refs only git reads), where several
+// merge-bases tie (git picks one), the walk is long (maxWalk), a submodule changed (git's config
+// decides what it shows) or an object cannot be read. Tested against git (history_test.go).
 
 // errNotHere: the in-process reader cannot give git's answer; ask git.
 var errNotHere = errors.New("not answerable in process")
