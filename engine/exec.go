@@ -15,8 +15,8 @@ import (
 	"github.com/exarchos/git-exarchos/workflow"
 )
 
-// Env is what Decide needs from the world: the actor, the guards (on this repository's facts) and
-// the opt-in guards the rules turn on.
+// Env is what Decide needs from the world: the actor, the guards (on this repository's facts,
+// the worktree's state read through the hook runtime) and the opt-in guards the rules turn on.
 func (r *Engine) Env() (workflow.Env, error) {
 	actor, err := r.Actor()
 	if err != nil {
@@ -25,6 +25,10 @@ func (r *Engine) Env() (workflow.Env, error) {
 	caller := hookrun.CallerFromEnv(r.Environ)
 	ev := r.Evaluator()
 	ev.Caller = caller
+	// A worktree's state as the hook keeps it under the file-system monitor's token while the
+	// monitor runs (no `git status` then), else git's: an input of this decision, not a hook
+	// installed on the repository.
+	ev.Facts = r.Facts().WithStatus(r.hook.WorktreeState)
 	return workflow.Env{Actor: actor, Guards: ev, OptIn: r.Rules().OptIn(), Caller: caller, Agent: ev.Agent}, nil
 }
 

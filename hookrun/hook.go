@@ -159,7 +159,6 @@ type Repo struct {
 func Attach(t *trust.Repo) *Repo {
 	h := &Repo{Repo: t}
 	t.Store.Watch = h.watchMove
-	t.WorktreeState = h.WorktreeState // the guards read a worktree's state as the hook keeps it
 	return h
 }
 

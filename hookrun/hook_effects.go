@@ -65,9 +65,9 @@ func (h *hookRepo) worktreeChanges(root string) (head string, changes []hooks.Ch
 }
 
 // WorktreeState is the paths the worktree at root changed (worktreeChanges' answer, kept under
-// the monitor's token), for the guards of a command (project.Repo.WorktreeState, installed by
-// Attach): while the monitor runs and nothing moved, a transition starts no `git status`. A
-// command starts no monitor; the hook does.
+// the monitor's token), for the guards of a command (engine's Env hands it to the facts,
+// gitrepo.Facts.WithStatus): while the monitor runs and nothing moved, a transition starts no
+// `git status`. A command starts no monitor; the hook does.
 func (r *Repo) WorktreeState(root string) ([]string, error) {
 	_, changes, err := r.keptWorktreeChanges(root, nil)
 	paths := make([]string, len(changes))

@@ -24,14 +24,8 @@ func (r *Repo) WorkTree() string { return r.git.Loc.WorkTree }
 // CommonDir is the git directory every worktree shares (objects, refs, config).
 func (r *Repo) CommonDir() string { return r.git.Loc.CommonDir }
 
-// Facts reads what guards and the commands ask of commits, branches and worktrees; a worktree's
-// changed paths through WorktreeState when one is installed.
-func (r *Repo) Facts() gitrepo.Facts {
-	if r.WorktreeState != nil {
-		return r.git.Facts().WithStatus(r.WorktreeState)
-	}
-	return r.git.Facts()
-}
+// Facts reads what guards and the commands ask of commits, branches and worktrees.
+func (r *Repo) Facts() gitrepo.Facts { return r.git.Facts() }
 
 // CurrentBranch is the branch checked out in this worktree ("" when HEAD is detached).
 func (r *Repo) CurrentBranch() string { return r.git.CurrentBranch() }

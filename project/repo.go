@@ -99,10 +99,6 @@ type Repo struct {
 	// Notices receives what the user should know besides a command's result (a decision signed
 	// again because the workflow moved); nil is os.Stderr.
 	Notices io.Writer
-	// WorktreeState reads the changed paths of the worktree at dir for the guards (Facts): the
-	// hook runtime installs its reader, which answers from the file-system monitor's kept status
-	// while the monitor runs (hookrun.Attach); nil runs `git status`.
-	WorktreeState func(dir string) ([]string, error)
 	// Environ is the environment the call runs in (Open takes the process's): in an agent's,
 	// human decisions are refused (trust/authority.go).
 	Environ agentenv.Env
