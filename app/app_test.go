@@ -71,10 +71,10 @@ func TestFeatureToCompleted(t *testing.T) {
 	assert.Equal(t, "completed", done.State.Phase)
 
 	// The whole history is on the ref; the snapshot equals the fold.
-	fsck, err := Fsck(r, views.FsckOptions{Feature: "login"})
+	fsck, err := views.Fsck(r.Hook(), views.FsckOptions{Feature: "login"})
 	require.NoError(t, err)
 	assert.True(t, fsck.OK(), "%v", fsck.Problems)
-	log, err := Log(r, views.LogOptions{Feature: "login", Types: []string{workflow.EventTransitioned}})
+	log, err := views.Log(r.Hook(), views.LogOptions{Feature: "login", Types: []string{workflow.EventTransitioned}})
 	require.NoError(t, err)
 	var path []string
 	for _, e := range log.Events {

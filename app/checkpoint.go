@@ -16,7 +16,7 @@ type CheckpointOptions struct {
 // rehydrate document as it stands now (workflow/checkpoint.go), so a limit on events since the
 // last checkpoint can ask for one before the next transition.
 func Checkpoint(r *Repo, o CheckpointOptions) (*project.Result, error) {
-	doc, err := Rehydrate(r, views.RehydrateOptions{Feature: o.Feature})
+	doc, err := views.Rehydrate(r.Hook(), views.RehydrateOptions{Feature: o.Feature})
 	if err != nil {
 		return nil, err
 	}

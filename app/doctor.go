@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -92,7 +93,7 @@ func Doctor(o DoctorOptions) (*DoctorResult, error) {
 
 // monitor reports whether PostToolUse's file-system monitor can watch this worktree.
 func (d *DoctorResult) monitor(r *Repo) {
-	root := r.Store.Loc.WorkTree
+	root := r.WorkTree()
 	if root == "" {
 		return
 	}
@@ -163,16 +164,13 @@ func (d *DoctorResult) handler() {
 }
 
 func (d *DoctorResult) repository(r *Repo) {
-	loc := r.Store.Loc
-	format, _ := loc.Git(nil, "rev-parse", "--show-object-format")
-	version, _ := loc.Git(nil, "config", "--get", "core.repositoryformatversion")
-	wtConfig, _ := loc.Git(nil, "config", "--get", "extensions.worktreeConfig")
-	detail := map[string]string{"commonDir": loc.CommonDir, "objectFormat": strings.TrimSpace(format), "formatVersion": strings.TrimSpace(version)}
-	if loc.WorkTree != "" {
-		detail["workTree"] = loc.WorkTree
+	f := r.Format()
+	detail := map[string]string{"commonDir": r.CommonDir(), "objectFormat": f.ObjectFormat, "formatVersion": f.FormatVersion}
+	if r.WorkTree() != "" {
+		detail["workTree"] = r.WorkTree()
 	}
-	msg := fmt.Sprintf("repository %s (format %s, %s objects)", orElse(loc.WorkTree, loc.CommonDir), orElse(detail["formatVersion"], "0"), orElse(detail["objectFormat"], "sha1"))
-	if strings.TrimSpace(wtConfig) == "true" {
+	msg := fmt.Sprintf("repository %s (format %s, %s objects)", orElse(r.WorkTree(), r.CommonDir()), orElse(detail["formatVersion"], "0"), orElse(detail["objectFormat"], "sha1"))
+	if f.WorktreeConfig {
 		msg += "; extensions.worktreeConfig is on (the store falls back to the git binary)"
 	}
 	d.add("repository", CheckOK, msg, "", detail)
@@ -275,8 +273,7 @@ func (d *DoctorResult) remotes(r *Repo) {
 		return // reported by the store check
 	}
 	for _, remote := range remotes {
-		out, _ := r.Store.Loc.Git(nil, "config", "--get-all", "remote."+remote+".fetch")
-		if !strings.Contains("\n"+out+"\n", "\n"+gitstore.FetchRefspec(remote)+"\n") {
+		if !slices.Contains(r.ConfigAll("remote."+remote+".fetch"), gitstore.FetchRefspec(remote)) {
 			d.add("remote", CheckWarn, "`git fetch "+remote+"` does not bring workflows (no refspec "+gitstore.FetchRefspec(remote)+")", "git exarchos remote setup "+remote, nil)
 		} else {
 			d.add("remote", CheckOK, remote+" fetches workflows into "+gitstore.RemoteRefPrefix+remote+"/", "", nil)
@@ -300,10 +297,10 @@ func (d *DoctorResult) remotes(r *Repo) {
 }
 
 func (d *DoctorResult) github(r *Repo, env githubsync.Env) {
-	repo, err := r.gitHub().OriginRepo()
+	repo, err := r.GitHub().OriginRepo()
 	if err != nil {
 		msg := "origin is not a GitHub repository: merges are verified offline (cleanup --offline)"
-		if _, ok := r.Store.Config("remote.origin.url"); !ok {
+		if _, ok := r.Config("remote.origin.url"); !ok {
 			msg = "no origin remote: merges are verified offline (cleanup --offline)"
 		}
 		d.add("github", CheckOK, msg, "", nil)
@@ -396,7 +393,7 @@ func (d *DoctorResult) rules(r *Repo) {
 // store runs fsck's checks: format, segments, ids, snapshots against the fold, malformed refs,
 // and locks or temporary objects left by a process that died (fsck names their owner and age).
 func (d *DoctorResult) store(r *Repo, o DoctorOptions) {
-	res, err := Fsck(r, views.FsckOptions{})
+	res, err := views.Fsck(r.Hook(), views.FsckOptions{})
 	switch {
 	case err != nil:
 		d.add("store", CheckFail, "cannot read the workflows: "+err.Error(), "git exarchos fsck", nil)
@@ -419,7 +416,7 @@ func (d *DoctorResult) store(r *Repo, o DoctorOptions) {
 
 // stuck reports workflows whose circuit is open, or that have waited on a human too long.
 func (d *DoctorResult) stuck(r *Repo, o DoctorOptions) {
-	p, err := ShowPipeline(r, views.PipelineOptions{Now: o.Now})
+	p, err := views.ShowPipeline(r.Hook(), views.PipelineOptions{Now: o.Now}, r.ViewWorkflows())
 	if err != nil {
 		return
 	}

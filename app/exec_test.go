@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/exarchos/git-exarchos/engine"
 	"github.com/exarchos/git-exarchos/gitstore"
 	"github.com/exarchos/git-exarchos/hookrun"
 	"github.com/exarchos/git-exarchos/internal/gittest"
@@ -28,7 +29,7 @@ func commits(t *testing.T, dir, feature string) int {
 
 func eventTypes(t *testing.T, r *Repo, feature string) []string {
 	t.Helper()
-	lg, err := Log(r, views.LogOptions{Feature: feature})
+	lg, err := views.Log(r.Hook(), views.LogOptions{Feature: feature})
 	require.NoError(t, err)
 	var out []string
 	for _, e := range lg.Events {
@@ -163,7 +164,7 @@ func TestFactsGatheredAgainWhenTheTipMoves(t *testing.T) {
 }
 
 // TestFactsThatNeverSettleFailAsConcurrent: when every gathering finds the tip moved again, the
-// call gives up after maxGathers as a concurrent update (exit 5) rather than run the guard inside
+// call gives up after engine.MaxGathers as a concurrent update (exit 5) rather than run the guard inside
 // the write loop, and writes nothing.
 func TestFactsThatNeverSettleFailAsConcurrent(t *testing.T) {
 	counter := filepath.Join(t.TempDir(), "runs")
@@ -171,7 +172,7 @@ func TestFactsThatNeverSettleFailAsConcurrent(t *testing.T) {
 	head := gittest.Git(t, dir, "", "rev-parse", "refs/exarchos/g")
 	_, err := Run(r, "g", workflow.TransitionTo{Phase: "done"})
 	require.ErrorIs(t, err, gitstore.ErrConcurrent)
-	assert.Equal(t, maxGathers, lines(t, counter))
+	assert.Equal(t, engine.MaxGathers, lines(t, counter))
 	assert.Equal(t, head, gittest.Git(t, dir, "", "rev-parse", "refs/exarchos/g"))
 }
 
@@ -191,12 +192,12 @@ func TestJournalLossDetected(t *testing.T) {
 		require.NoError(t, err)
 	}
 	lost := func() []hookrun.JournalLoss {
-		a, err := ShowAudit(r, views.AuditOptions{Feature: "f"})
+		a, err := views.ShowAudit(r.Hook(), views.AuditOptions{Feature: "f"})
 		require.NoError(t, err)
 		return a.DenialsLost
 	}
 	fsckLost := func() []string {
-		res, err := Fsck(r, views.FsckOptions{Feature: "f"})
+		res, err := views.Fsck(r.Hook(), views.FsckOptions{Feature: "f"})
 		require.NoError(t, err)
 		var out []string
 		for _, p := range res.Problems {
@@ -283,7 +284,7 @@ func TestJournalConcurrentFlushesLoseNothing(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	a, err := ShowAudit(r, views.AuditOptions{Feature: "f"})
+	a, err := views.ShowAudit(r.Hook(), views.AuditOptions{Feature: "f"})
 	require.NoError(t, err)
 	assert.Empty(t, a.DenialsLost)
 	denied := 0

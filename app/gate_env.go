@@ -29,14 +29,12 @@ var gateDropped = []string{"BASH_ENV", "ENV", "GIT_EXEC_PATH", "LD_PRELOAD", "LD
 
 // gateEnviron is the environment a gate runs in, in the clean checkout dir, env added.
 func (r *Repo) gateEnviron(dir string, env []string) []string {
-	drop := []string{dir, r.Store.Loc.CommonDir, os.TempDir()}
-	if r.Store.Loc.WorkTree != "" {
-		drop = append(drop, r.Store.Loc.WorkTree)
+	drop := []string{dir, r.CommonDir(), os.TempDir()}
+	if r.WorkTree() != "" {
+		drop = append(drop, r.WorkTree())
 	}
-	if wts, err := r.Store.Loc.Worktrees(); err == nil {
-		for _, w := range wts {
-			drop = append(drop, w.Path)
-		}
+	if wts, err := r.WorktreePaths(); err == nil {
+		drop = append(drop, wts...)
 	}
 	var out []string
 	for _, kv := range os.Environ() {
@@ -117,14 +115,10 @@ func (r *Repo) gateFilesFromBase(dir, gate string) ([]string, error) {
 		if baseCommit == "" {
 			continue // no base to take it from
 		}
-		if ok, err := r.Store.Facts().FileExists(baseCommit, n); err != nil || !ok {
+		base, ok, err := r.Facts().FileAt(baseCommit, n)
+		if err != nil || !ok {
 			continue
 		}
-		out, err := r.Store.Loc.Git(nil, "cat-file", "blob", baseCommit+":"+n)
-		if err != nil {
-			return nil, err
-		}
-		base := []byte(out)
 		if cur, err := os.ReadFile(p); err == nil && bytes.Equal(cur, base) {
 			continue
 		}

@@ -47,7 +47,7 @@ func TestGateFilesFromBase(t *testing.T) {
 		`sh -c "./check.sh"`:              {"check.sh"},
 		"test -f built.txt || ./check.sh": {"check.sh"},
 	} {
-		co, done, err := r.Store.Loc.CleanCheckout(commit)
+		co, done, err := r.CleanCheckout(commit)
 		require.NoError(t, err)
 		got, err := r.gateFilesFromBase(co, gate)
 		require.NoError(t, err)

@@ -23,7 +23,7 @@ func (r *Repo) recordGates(feature string, st workflow.State, def *workflow.Defi
 	if len(pending) == 0 {
 		return "", nil
 	}
-	dir, done, err := r.Store.Loc.CleanCheckout(commit)
+	dir, done, err := r.CleanCheckout(commit)
 	if err != nil {
 		return "", fmt.Errorf("check out %s to run %s: %w", project.Short(commit), what, err)
 	}

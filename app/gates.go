@@ -33,7 +33,7 @@ func (r *Repo) runGates(feature, target string) (string, error) {
 	}) {
 		return "", nil
 	}
-	tip, ok, err := r.Store.Loc.BranchTip(st.Branch)
+	tip, ok, err := r.BranchTip(st.Branch)
 	if err != nil || !ok {
 		return "", err // no tip: the guard says so, with its fix
 	}

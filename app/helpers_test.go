@@ -34,7 +34,7 @@ func startWorktree(t testing.TB, r *Repo, task string) string {
 	t.Helper()
 	_, err := r.Execute("login", workflow.AddTask{ID: task})
 	require.NoError(t, err)
-	res, err := StartTask(r, saga.TaskStartOptions{Feature: "login", Task: task, Worktree: true})
+	res, err := saga.StartTask(r.Saga(), saga.TaskStartOptions{Feature: "login", Task: task, Worktree: true})
 	require.NoError(t, err)
 	return res.Worktree.Path
 }

@@ -99,7 +99,7 @@ func changeHooks(o HooksOptions, install bool) (*HooksResult, error) {
 	// Installing changes what PostToolUse watches (the settings file, the git hooks): its own
 	// writes are accepted (ownControlWrites).
 	if r, err := Open(dirOr(o.Dir)); err == nil && install {
-		if r.hookRuntime().CheckControls(r.Store.Loc.WorkTree) == "" {
+		if r.hookRuntime().CheckControls(r.WorkTree()) == "" {
 			defer r.hookRuntime().AcceptControls()
 		}
 	}
@@ -208,10 +208,10 @@ func clientHooksPath(dir, client, scope string) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		if r.Store.Loc.WorkTree == "" {
+		if r.WorkTree() == "" {
 			return "", project.Usagef("a bare repository has no working tree for the %s hooks: use --scope user", client)
 		}
-		root = r.Store.Loc.WorkTree
+		root = r.WorkTree()
 	}
 	path, err := hooks.ClientSettingsPath(client, scope, root, home, os.Getenv)
 	if err != nil {
@@ -313,16 +313,16 @@ func HooksStatus(o HooksOptions) (*HooksResult, error) {
 // monitorState says whether a file-system monitor watches the worktree enclosing dir.
 func monitorState(dir string) string {
 	r, err := Open(orDot(dir))
-	if err != nil || r.Store.Loc.WorkTree == "" {
+	if err != nil || r.WorkTree() == "" {
 		return ""
 	}
 	if r.hookRuntime().HookMonitorOff() {
 		return "off (git config exarchos.hookMonitor false): every PostToolUse runs git status"
 	}
-	_, err = fsmonitor.Token(r.Store.Loc.WorkTree)
+	_, err = fsmonitor.Token(r.WorkTree())
 	switch {
 	case err == nil:
-		return "watching " + r.Store.Loc.WorkTree
+		return "watching " + r.WorkTree()
 	case errors.Is(err, fsmonitor.ErrNotRunning):
 		return "not running (the next PostToolUse in a phase that restricts paths starts one)"
 	default:

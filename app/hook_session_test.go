@@ -248,7 +248,7 @@ func TestHookSessionFollowsItsBranch(t *testing.T) {
 	src := filepath.Join(dir, "main.go")
 	require.Contains(t, callHook(t, "s1", dir, "PreToolUse", "Write", write(src)).denied(), "workflow login")
 
-	_, err := Cancel(r, saga.CancelOptions{Feature: "login", Reason: "start over"})
+	_, err := saga.Cancel(r.Saga(), saga.CancelOptions{Feature: "login", Reason: "start over"})
 	require.NoError(t, err)
 	gittest.Git(t, dir, "", "switch", "-q", "-c", "x")
 	_, err = Init(r, InitOptions{Feature: "h2", Type: "feature"})
@@ -266,14 +266,14 @@ func TestHookSessionFollowsItsBranch(t *testing.T) {
 	assert.Contains(t, callHook(t, "s9", dir, "PreToolUse", "Write", write(src)).denied(), "workflow h2")
 
 	// h2 ends too, and the branch has no workflow: the session is judged by its branch (nothing).
-	_, err = Cancel(r, saga.CancelOptions{Feature: "h2", Reason: "done"})
+	_, err = saga.Cancel(r.Saga(), saga.CancelOptions{Feature: "h2", Reason: "done"})
 	require.NoError(t, err)
 	assert.Empty(t, callHook(t, "s1", dir, "PreToolUse", "Write", write(src)).denied())
 
 	// A workflow on the branch that cannot be read: closed.
 	_, err = Init(r, InitOptions{Feature: "h3", Type: "feature", Human: true}) // h2 was cancelled: the user's decision
 	require.NoError(t, err)
-	cache := filepath.Join(r.Store.Loc.CommonDir, "exarchos")
+	cache := filepath.Join(r.CommonDir(), "exarchos")
 	require.NoError(t, os.RemoveAll(cache))
 	gittest.Git(t, dir, "", "update-ref", "refs/exarchos/h3", gittest.Git(t, dir, "", "rev-parse", "HEAD"))
 	assert.NotEmpty(t, callHook(t, "s1", dir, "PreToolUse", "Write", write(src)).denied(), "unreadable workflow on the branch: closed")

@@ -1,38 +1,37 @@
 // Package app holds what each git exarchos command does, one options struct and one Run function per
 // command, apart from flag parsing and printing (which cmd/git-exarchos does). The commands
-// compose the job packages below them over the project base (project: the opened repository, its
-// rules and state); they reach the repository only through project and gitstore, GitHub only
-// through githubsync, and decide only through workflow.
+// compose the job packages below them over the write engine (engine: Execute, CreateWorkflow,
+// Preview) and the project base (project: the opened repository, its rules and state); they
+// reach the repository only through project and gitstore, git only through project's named
+// methods, GitHub only through githubsync, and decide only through workflow.
 //
-// It may import the job packages and project, every package below them in the package map
-// (CONTRIBUTING.md: hooks, workflowdef, guards, githubsync, gitstore, signing, fsmonitor,
+// It may import engine, the job packages and project, every package below them in the package
+// map (CONTRIBUTING.md: hooks, workflowdef, guards, githubsync, gitstore, signing, fsmonitor,
 // workflow) but gitrepo, and the internal helpers, never cmd or mcpserver; internal/archtest
 // holds the rule.
 package app
 
 import (
+	"github.com/exarchos/git-exarchos/engine"
 	"github.com/exarchos/git-exarchos/hookrun"
-	"github.com/exarchos/git-exarchos/project"
-	"github.com/exarchos/git-exarchos/trust"
 )
 
-// Repo is an opened repository as the commands use it: the project's Repo (its store, rules and
-// base branch) with what trust knows about who may decide (trust.Repo, which installs its
-// verdicts as the fold's).
+// Repo is an opened repository as the commands use it: the write engine over the project's Repo
+// (its store, rules and base branch) with trust and the hook runtime (engine.Engine). The jobs'
+// commands take their own view of it: r.Saga(), r.GitHub(), r.Hook() (the views), r.Repo (trust,
+// teamsync, verify's replay).
 type Repo struct {
-	*trust.Repo
-	hook *hookrun.Repo // the same repository as the hook runtime sees it, attached once (Open)
+	*engine.Engine
 }
 
 // hookRuntime is r as the hook runtime sees it (the same opened repository and trust).
-func (r *Repo) hookRuntime() *hookrun.Repo { return r.hook }
+func (r *Repo) hookRuntime() *hookrun.Repo { return r.Hook() }
 
 // Open discovers the repository enclosing dir, for a command.
 func Open(dir string) (*Repo, error) {
-	p, err := project.Open(dir)
+	e, err := engine.Open(dir)
 	if err != nil {
 		return nil, err
 	}
-	t := trust.Open(p)
-	return &Repo{Repo: t, hook: hookrun.Attach(t)}, nil
+	return &Repo{Engine: e}, nil
 }

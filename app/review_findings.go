@@ -83,7 +83,7 @@ func Review(r *Repo, o ReviewOptions) (*ReviewResult, error) {
 		}
 		cmd = c
 	case workflow.ResolveFinding:
-		if tip, err := r.Store.Facts().BranchTip(st.Branch); err == nil {
+		if tip, err := r.Facts().BranchTip(st.Branch); err == nil {
 			c.Commit = tip // for the record: the resolve does not depend on it
 		}
 		cmd = c
@@ -203,7 +203,7 @@ func (r *Repo) checkFindingFiles(st workflow.State, rv workflow.RecordReview) er
 	if _, err := workflow.ValidateFindings(rv.Dimension, rv.Findings); err != nil {
 		return &workflow.Rejection{Code: workflow.CodeBadInput, Message: err.Error()}
 	}
-	facts := r.Store.Facts()
+	facts := r.Facts()
 	for i, f := range rv.Findings {
 		ok, err := facts.FileExists(rv.Commit, f.File)
 		if err != nil {

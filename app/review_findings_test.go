@@ -46,6 +46,6 @@ func TestVerifyFindingFileAtTheJudgedCommit(t *testing.T) {
 	head := gittest.Git(t, dir, "", "rev-parse", "HEAD")
 	apptest.Forge(t, r, "login", workflow.NewEvent{Type: workflow.EventReviewRecorded, Data: workflow.ReviewData{Dimension: "quality", Verdict: "fail", Commit: head,
 		Findings: []workflow.FindingData{{ID: "f12345678", FindingInput: workflow.FindingInput{Severity: "high", File: "nowhere.go", Line: 1, Text: "x"}}}}})
-	res, err := app.Verify(apptest.Reopen(t, dir), verify.Options{Feature: "login"})
+	res, err := verify.Verify(&verify.Repo{Repo: apptest.Reopen(t, dir).Repo}, verify.Options{Feature: "login"})
 	apptest.WantViolation(t, res, err, "review", "finding f12345678 names nowhere.go, which is not a file at the judged commit")
 }

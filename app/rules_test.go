@@ -87,7 +87,7 @@ func TestRulesComeFromTheBaseBranch(t *testing.T) {
 	assert.Contains(t, string(opened.Data), `"definition":"builtin:feature@`+workflow.BuiltinVersion+`"`)
 
 	// Every transition recorded the definition and the limits in force.
-	lg, err := Log(r, views.LogOptions{Feature: "f", Types: []string{workflow.EventTransitioned}})
+	lg, err := views.Log(r.Hook(), views.LogOptions{Feature: "f", Types: []string{workflow.EventTransitioned}})
 	require.NoError(t, err)
 	last := lg.Events[len(lg.Events)-1]
 	var td workflow.TransitionedData

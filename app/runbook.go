@@ -99,7 +99,7 @@ func Runbook(r *Repo, o RunbookOptions) (*RunbookResult, error) {
 			return nil, fmt.Errorf("runbook %s step %d: %w", o.Name, i, runErr)
 		}
 		code := run.ExitCode
-		if _, h, err := r.Store.Facts().WorktreeOf(st.Branch); err == nil && h != "" {
+		if _, h, err := r.Facts().WorktreeOf(st.Branch); err == nil && h != "" {
 			head = h // a step may commit: record the commit it left
 		}
 		rs := RunbookStep{Runbook: o.Name, Index: i, Step: step, ExitCode: code, DurationMs: run.Duration.Milliseconds(), Commit: head}

@@ -92,7 +92,7 @@ func Setup(r *Repo, o SetupOptions) (*SetupResult, error) {
 		}
 		return nil, trust.RefuseInAgent(r.Environ, "setup "+flag)
 	}
-	if r.Store.Loc.WorkTree == "" {
+	if r.WorkTree() == "" {
 		return nil, project.Usagef("setup writes files into a working tree: run it in a clone of the repository")
 	}
 	s := &setup{r: r, o: o, agent: agent, res: &SetupResult{DryRun: o.DryRun, Human: []string{}}}
@@ -127,7 +127,7 @@ func (s *setup) did() string {
 }
 
 func (s *setup) path(rel string) string {
-	return filepath.Join(s.r.Store.Loc.WorkTree, filepath.FromSlash(rel))
+	return filepath.Join(s.r.WorkTree(), filepath.FromSlash(rel))
 }
 
 func (s *setup) hooks() (SetupStep, error) {
@@ -164,12 +164,12 @@ func (s *setup) mcp() (SetupStep, error) {
 	st := SetupStep{Step: "mcp", Command: "git exarchos mcp --install"}
 	if s.o.Plugin {
 		st.Status, st.Detail = StepSkipped, "the plugin registers the MCP server"
-		if _, ok, err := mcpRegistered(s.r.Store.Loc.WorkTree); err == nil && ok {
+		if _, ok, err := mcpRegistered(s.r.WorkTree()); err == nil && ok {
 			st.Detail += "; " + MCPConfigFile + " registers it too, so it would start twice: git exarchos mcp --uninstall"
 		}
 		return st, nil
 	}
-	res, err := MCPInstall(MCPInstallOptions{Dir: s.r.Store.Loc.WorkTree, DryRun: s.o.DryRun})
+	res, err := MCPInstall(MCPInstallOptions{Dir: s.r.WorkTree(), DryRun: s.o.DryRun})
 	if err != nil {
 		return st, err
 	}
@@ -195,7 +195,7 @@ func (s *setup) remote() (SetupStep, error) {
 		return st, project.Usagef("%v", err)
 	}
 	spec := gitstore.FetchRefspec(remote)
-	for _, v := range s.r.Store.ConfigAll("remote." + remote + ".fetch") {
+	for _, v := range s.r.ConfigAll("remote." + remote + ".fetch") {
 		if strings.TrimSpace(v) == spec {
 			st.Status, st.Detail = StepAlready, "git fetch "+remote+" brings workflows"
 			return st, nil
@@ -247,13 +247,13 @@ func (s *setup) signer() (SetupStep, error) {
 	if !s.o.DryRun {
 		// A signers change a kill interrupted is finished first (its key may be the one offered),
 		// so nothing of it is left untracked for the commit step.
-		if err := trust.FinishSignersChange(s.r.Store.Loc.WorkTree); err != nil {
+		if err := trust.FinishSignersChange(s.r.WorkTree()); err != nil {
 			return st, err
 		}
 	}
 	cfg := s.r.SigningConfig()
 	key := strings.TrimSpace(cfg.SigningKey)
-	email, _ := s.r.Store.Config("user.email")
+	email, _ := s.r.Config("user.email")
 	email = strings.TrimSpace(email)
 	if strings.TrimSpace(cfg.Format) != signing.FormatSSH || key == "" || email == "" {
 		st.Status = StepLeftForHuman
@@ -359,7 +359,7 @@ func (s *setup) commit() (SetupStep, error) {
 	if remote != "" {
 		push = ", then push it (git push " + remote + " " + name + ")"
 	}
-	current := s.r.Store.CurrentBranch()
+	current := s.r.CurrentBranch()
 	switch {
 	case current != name:
 		st.Status, st.Command = StepLeftForHuman, fmt.Sprintf("git switch %s && git exarchos setup --commit", name)
@@ -375,13 +375,8 @@ func (s *setup) commit() (SetupStep, error) {
 		return st, nil
 	}
 	if !s.o.DryRun {
-		loc := s.r.Store.Loc
-		if _, err := loc.Git(nil, append([]string{"add", "--"}, pending...)...); err != nil {
-			return st, err
-		}
 		// --only with the paths commits these files and nothing else the user had staged.
-		args := append([]string{"commit", "--quiet", "--only", "-m", "exarchos: set up the repository", "--"}, pending...)
-		if _, err := loc.Git(nil, args...); err != nil {
+		if err := s.r.CommitPaths("exarchos: set up the repository", pending); err != nil {
 			return st, err
 		}
 	}
@@ -394,8 +389,7 @@ func (s *setup) commit() (SetupStep, error) {
 
 // uncommitted lists the files setup writes that differ from HEAD (untracked, or changed).
 func (s *setup) uncommitted() ([]string, error) {
-	args := append([]string{"status", "--porcelain", "--untracked-files=all", "--"}, setupFiles...)
-	out, err := s.r.Store.Loc.Git(nil, args...)
+	out, err := s.r.PorcelainStatus(setupFiles)
 	if err != nil {
 		return nil, err
 	}

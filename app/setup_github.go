@@ -26,7 +26,7 @@ const RefsProtectionNote = "GitHub offers no protection for refs/exarchos/* (rul
 // branch, so a refused decision reaches the remote (and CI) with the work it refused.
 func (s *setup) autoPush() (SetupStep, error) {
 	st := SetupStep{Step: "autopush", Command: "git config exarchos.autoPush true"}
-	if s.r.Store.ConfigBool("exarchos.autoPush") {
+	if s.r.ConfigBool("exarchos.autoPush") {
 		st.Status, st.Detail = StepAlready, "git push pushes the workflow refs of the branches it pushes"
 		return st, nil
 	}
@@ -40,7 +40,7 @@ func (s *setup) autoPush() (SetupStep, error) {
 		return st, nil
 	}
 	if !s.o.DryRun {
-		if _, err := s.r.Store.Loc.Git(nil, "config", "exarchos.autoPush", "true"); err != nil {
+		if err := s.r.SetConfig("exarchos.autoPush", "true"); err != nil {
 			return st, err
 		}
 	}
@@ -57,7 +57,7 @@ func (s *setup) github() (SetupStep, error) {
 		st.Status, st.Detail = StepSkipped, "no remote: nothing on GitHub to protect yet"
 		return st, nil
 	}
-	url, _ := s.r.Store.Config("remote." + remote + ".url")
+	url, _ := s.r.Config("remote." + remote + ".url")
 	repo, err := githubsync.ParseRemoteURL(strings.TrimSpace(url))
 	if err != nil {
 		st.Status, st.Detail = StepSkipped, fmt.Sprintf("%s (%s) is not on GitHub: protect the base branch on your server by hand. %s", remote, url, RefsProtectionNote)

@@ -5,7 +5,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/exarchos/git-exarchos/app"
 	"github.com/exarchos/git-exarchos/internal/apptest"
 	"github.com/exarchos/git-exarchos/internal/gittest"
 	"github.com/exarchos/git-exarchos/verify"
@@ -51,7 +50,7 @@ func TestVerifyFindsAForgedJoin(t *testing.T) {
 	if st := apptest.Status(t, apptest.Reopen(t, dir), "rel"); st.Phase != "review" {
 		t.Fatalf("the forged join did not land: %s", st.Phase)
 	}
-	res, err := app.Verify(apptest.Reopen(t, dir), verify.Options{Feature: "rel"})
+	res, err := verify.Verify(&verify.Repo{Repo: apptest.Reopen(t, dir).Repo}, verify.Options{Feature: "rel"})
 	apptest.WantViolation(t, res, err, "guard", "recorded guard stages-completed as passed, but verify finds: stage(s) test still running")
 	if !strings.Contains(err.Error(), "stages-completed") {
 		t.Fatalf("verify's error: %v", err)

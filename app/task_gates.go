@@ -31,7 +31,7 @@ func (r *Repo) runTaskGates(feature string, c workflow.CompleteTask) (string, er
 	// The gates run only when they are what stands between the task and its completion: a
 	// completion refused for another reason (no commit of its own, no such task, an open circuit)
 	// or already recorded runs nothing, and the decision answers it.
-	env, err := r.env()
+	env, err := r.Env()
 	if err != nil {
 		return "", err
 	}

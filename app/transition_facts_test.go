@@ -13,10 +13,12 @@ import (
 	"github.com/exarchos/git-exarchos/workflow"
 )
 
-// A transition asks git each question once: ideate → plan runs artifact-design (the design is a
-// file the branch added since its merge-base) and paths-allowed (the branch's commits since the
-// merge-base and its worktree change only what ideate allows), which share the merge-base and the
-// diff. Counted with a logging `git` on PATH, so a question asked twice cannot creep back.
+// A transition asks git only what the in-process readers cannot answer: ideate → plan runs
+// artifact-design (the design is a file the branch added since its merge-base) and paths-allowed
+// (the branch's commits since the merge-base and its worktree change only what ideate allows);
+// the merge-base and the diff come from the object reader (gitrepo/history.go), so on a normal
+// repository the one git process is the worktree's status, asked once. Counted with a logging
+// `git` on PATH, so a merge-base or diff process, or a question asked twice, cannot creep back.
 func TestTransitionAsksGitEachQuestionOnce(t *testing.T) {
 	dir := designedBranch(t, "feat")
 	calls := gittest.LogGit(t)
@@ -25,9 +27,9 @@ func TestTransitionAsksGitEachQuestionOnce(t *testing.T) {
 	res, err := Run(r, "feat", workflow.TransitionTo{Phase: "plan"})
 	require.NoError(t, err)
 	require.Equal(t, "plan", res.State.Phase)
-	// merge-base once, one diff for both guards, one status of the worktree that has the branch
-	// (found without `git worktree list`: it is the one this call runs in).
-	require.Equal(t, []string{"merge-base", "diff", "status"}, subcommands(t, calls()), "git processes of one transition:\n%s", strings.Join(calls(), "\n"))
+	// No merge-base, no diff: one status of the worktree that has the branch (found without `git
+	// worktree list`: it is the one this call runs in).
+	require.Equal(t, []string{"status"}, subcommands(t, calls()), "git processes of one transition:\n%s", strings.Join(calls(), "\n"))
 }
 
 // The neighbour: a view evaluates the way out of every workflow; workflows on one branch share
@@ -39,13 +41,13 @@ func TestPipelineAsksGitOncePerCommitQuestion(t *testing.T) {
 	calls := gittest.LogGit(t)
 	r, err := Open(dir)
 	require.NoError(t, err)
-	p, err := ShowPipeline(r, views.PipelineOptions{})
+	p, err := views.ShowPipeline(r.Hook(), views.PipelineOptions{}, r.ViewWorkflows())
 	require.NoError(t, err)
 	require.Len(t, p.Workflows, 3)
 	for _, row := range p.Workflows {
 		require.Equal(t, "git exarchos transition "+row.Feature+" plan", row.Next, "%+v", row)
 	}
-	require.Equal(t, []string{"merge-base", "diff", "status"}, subcommands(t, calls()), "git processes of one view:\n%s", strings.Join(calls(), "\n"))
+	require.Equal(t, []string{"status"}, subcommands(t, calls()), "git processes of one view:\n%s", strings.Join(calls(), "\n"))
 }
 
 // Its neighbour: workflows on two branches, each checked out in its own worktree, get one status
@@ -59,7 +61,7 @@ func TestPipelineAsksStatusOncePerBranch(t *testing.T) {
 	calls := gittest.LogGit(t)
 	r, err := Open(dir)
 	require.NoError(t, err)
-	p, err := ShowPipeline(r, views.PipelineOptions{})
+	p, err := views.ShowPipeline(r.Hook(), views.PipelineOptions{}, r.ViewWorkflows())
 	require.NoError(t, err)
 	require.Len(t, p.Workflows, 4)
 	for _, row := range p.Workflows {
@@ -70,10 +72,10 @@ func TestPipelineAsksStatusOncePerBranch(t *testing.T) {
 		count[c]++
 	}
 	require.Equal(t, 2, count["status"], "one status per branch's worktree:\n%s", strings.Join(calls(), "\n"))
-	require.Equal(t, 1, count["merge-base"], "both branches are at one commit: one merge-base")
+	require.Zero(t, count["merge-base"]+count["diff"], "the merge-base and the diff are read in process")
 
 	before := len(calls())
-	_, err = ShowTasks(r, views.TasksOptions{})
+	_, err = views.ShowTasks(r.Hook(), views.TasksOptions{}, r.ViewWorkflows())
 	require.NoError(t, err)
 	require.Len(t, calls(), before, "the task board started git:\n%s", strings.Join(calls()[before:], "\n"))
 }

@@ -76,7 +76,7 @@ func Validate(r *Repo, o ValidateOptions) (*ValidateResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	if st, err := r.Store.Loc.WorktreeStatus(dir); err != nil {
+	if st, err := r.WorktreeStatus(dir); err != nil {
 		return nil, err
 	} else if st.Staged+st.Modified+st.Conflicts > 0 {
 		return nil, project.Usagef("%s has uncommitted changes to tracked files, so a result would not describe commit %s: commit them, then run validate again", dir, head[:12])
@@ -109,7 +109,7 @@ func Validate(r *Repo, o ValidateOptions) (*ValidateResult, error) {
 // worktreeOf finds the worktree of this repository that has branch checked out, and its HEAD
 // commit.
 func (r *Repo) worktreeOf(branch string) (dir, head string, err error) {
-	dir, head, err = r.Store.Facts().WorktreeOf(branch)
+	dir, head, err = r.Facts().WorktreeOf(branch)
 	if err != nil || dir != "" {
 		return dir, head, err
 	}

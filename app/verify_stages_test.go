@@ -45,7 +45,7 @@ func inChecks(t *testing.T, def string) string {
 
 func stageViolations(t *testing.T, dir string) []string {
 	t.Helper()
-	res, _ := app.Verify(apptest.Reopen(t, dir), verify.Options{Feature: "rel"})
+	res, _ := verify.Verify(&verify.Repo{Repo: apptest.Reopen(t, dir).Repo}, verify.Options{Feature: "rel"})
 	var out []string
 	for _, w := range res.Workflows {
 		for _, v := range w.Violations {

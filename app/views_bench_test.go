@@ -37,7 +37,7 @@ func BenchmarkViewPipeline20(b *testing.B) {
 	b.Run("pipeline", func(b *testing.B) {
 		for b.Loop() {
 			fresh, _ := Open(dir)
-			if p, err := ShowPipeline(fresh, views.PipelineOptions{}); err != nil || len(p.Workflows) != 20 {
+			if p, err := views.ShowPipeline(fresh.Hook(), views.PipelineOptions{}, fresh.ViewWorkflows()); err != nil || len(p.Workflows) != 20 {
 				b.Fatal(err)
 			}
 		}

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/exarchos/git-exarchos/engine"
 	"github.com/exarchos/git-exarchos/gitstore"
 	"github.com/exarchos/git-exarchos/hooks"
 	"github.com/exarchos/git-exarchos/project"
@@ -37,7 +38,7 @@ func Init(r *Repo, o InitOptions) (*project.Result, error) {
 		return nil, project.Usagef("unknown workflow type %q: choose one of %s (see `git exarchos describe`; repository types are read from %s on the base branch %s)", o.Type, strings.Join(r.Rules().Types(), ", "), project.DefinitionsDir, r.Rules().Base.Ref)
 	}
 	if o.Branch == "" {
-		o.Branch = r.Store.CurrentBranch()
+		o.Branch = r.CurrentBranch()
 		if o.Branch == "" {
 			return nil, project.Usagef("HEAD is detached, so there is no current branch to bind %s to: pass --branch <name>", o.Feature)
 		}
@@ -295,7 +296,7 @@ func emptyListHint(r *Repo, all bool) string {
 			return fmt.Sprintf("no active workflows (%d ended: git exarchos list --all)", len(ended))
 		}
 	}
-	if remotes := r.Store.ConfigRemotes(); len(remotes) > 0 {
+	if remotes := r.ConfigRemotes(); len(remotes) > 0 {
 		return fmt.Sprintf("no workflows here: fetch your team's with `git exarchos pull %s`, or start one with `git exarchos init <feature> --type feature`", remotes[0])
 	}
 	return "no workflows (start one with `git exarchos init <feature> --type feature`)"
@@ -366,7 +367,7 @@ func Set(r *Repo, o SetOptions) (*project.Result, error) {
 		}
 		return nil, err
 	}
-	if tip, err := r.Store.Facts().BranchTip(st.Branch); err == nil {
+	if tip, err := r.Facts().BranchTip(st.Branch); err == nil {
 		cmd.Commit = tip
 	}
 	return r.Execute(feature, cmd)
@@ -379,7 +380,7 @@ func (r *Repo) bindReview(feature string, rv workflow.RecordReview) (workflow.Re
 	if err != nil {
 		return rv, err
 	}
-	tip, err := r.Store.Facts().BranchTip(st.Branch)
+	tip, err := r.Facts().BranchTip(st.Branch)
 	if err != nil {
 		return rv, fmt.Errorf("a review is bound to the commit it judged: %w", err)
 	}
@@ -399,7 +400,7 @@ type TransitionsOptions struct{ Feature string }
 
 // ListTransitions evaluates every outgoing transition's guards now.
 func ListTransitions(r *Repo, o TransitionsOptions) (*TransitionsResult, error) {
-	return r.transitions(o.Feature, r.env)
+	return r.transitions(o.Feature, r.Env)
 }
 
 // transitions is ListTransitions with the environment the guards run in given: a view of many
@@ -445,7 +446,7 @@ func Run(r *Repo, feature string, cmd workflow.Command) (*project.Result, error)
 		}
 	case workflow.CompleteTask:
 		if c.HeadSHA == "" {
-			if c, err = r.saga().BindTask(feature, c); err != nil {
+			if c, err = r.Saga().BindTask(feature, c); err != nil {
 				return nil, err
 			}
 			cmd = c
@@ -476,7 +477,7 @@ func Run(r *Repo, feature string, cmd workflow.Command) (*project.Result, error)
 			return nil, err
 		}
 		if c := def.CancellingPhase(); c != "" && res.State.Phase == c {
-			if _, err := Cancel(r, saga.CancelOptions{Feature: feature}); err != nil {
+			if _, err := saga.Cancel(r.Saga(), saga.CancelOptions{Feature: feature}); err != nil {
 				return nil, err
 			}
 			st, snap, err := r.State(feature)
@@ -530,7 +531,7 @@ func AppendEvent(r *Repo, o EventOptions) (*project.Result, error) {
 				Recorded: EventPayload{Type: d.Type, Data: d.Data}, Asked: EventPayload{Type: o.Type, Data: data}}
 		}
 	}
-	return r.result(feature, res)
+	return engine.Result(feature, res)
 }
 
 // EventPayload is what an event says: its type and data.
@@ -626,4 +627,15 @@ func Describe(r *Repo, o DescribeOptions) (*DescribeResult, error) {
 	}
 	res.Text = b.String()
 	return res, nil
+}
+
+// TaskDoneOptions completes a task (`git exarchos task done`).
+type TaskDoneOptions struct {
+	Feature string
+	Task    string
+}
+
+// CompleteTask marks a task completed (saga.Repo.BindTask gives it its head).
+func CompleteTask(r *Repo, o TaskDoneOptions) (*project.Result, error) {
+	return Run(r, o.Feature, workflow.CompleteTask{ID: o.Task})
 }

@@ -151,7 +151,7 @@ func (r *Repo) cleanupOnline(feature string, st workflow.State, o CleanupOptions
 // the work. The branch must carry at least one commit beyond the fork point recorded at init.
 func (r *Repo) cleanupOffline(feature string, st workflow.State, o CleanupOptions) (*CleanupResult, error) {
 	asked := o.Base
-	facts := r.Store.Facts()
+	facts := r.Facts()
 	tip, err := facts.BranchTip(st.Branch)
 	if err != nil {
 		return nil, fmt.Errorf("cannot verify %s offline: %w", feature, err)
@@ -233,7 +233,7 @@ func refuseLocalBase(r *Repo, base *project.Base, branch, feature, tip string) e
 		return err
 	}
 	refusal.Why = fmt.Sprintf("the base branch %s is a local ref that any process here can move, so only the user can say the work is merged", base.Ref)
-	if merged, e := r.Store.Facts().IsAncestor(tip, base.Commit); e != nil || !merged {
+	if merged, e := r.Facts().IsAncestor(tip, base.Commit); e != nil || !merged {
 		if short, ok := strings.CutPrefix(base.Ref, "refs/heads/"); ok {
 			refusal.Line = workflow.OfflineLocalLine(short, branch, feature)
 		}

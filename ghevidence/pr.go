@@ -3,7 +3,7 @@
 // as the user's decision (pr_merge.go), and cleanup, which verifies the merge (GitHub, or ancestry offline), records it and completes the
 // workflow in one commit (cleanup.go). GitHub is reached through githubsync, only on hosts the
 // repository trusts. Every observation is recorded through the engine the caller passes in
-// (Engine: app's Execute and Preview).
+// (Engine: the write engine's Execute and Preview, package engine).
 //
 // It may import trust, project, githubsync, gitstore, workflow and the internal helpers;
 // never the hook runtime, app or cmd. internal/archtest holds the rule.
@@ -31,7 +31,7 @@ var (
 	ErrNoRemote        = errors.New("no GitHub remote")
 )
 
-// Engine decides and records workflow commands (app's Repo: Execute appends in one commit,
+// Engine decides and records workflow commands (engine.Engine: Execute appends in one commit,
 // Preview only decides, for a dry run).
 type Engine interface {
 	Execute(feature string, cmds ...workflow.Command) (*project.Result, error)
@@ -72,7 +72,7 @@ type PRRefreshOptions struct{ Feature string }
 
 // OriginRepo is the GitHub repository of the origin remote.
 func (r *Repo) OriginRepo() (githubsync.Repo, error) {
-	out, err := r.Store.Loc.Git(nil, "remote", "get-url", "origin")
+	out, err := r.RemoteURL("origin")
 	if err != nil {
 		return githubsync.Repo{}, fmt.Errorf("%w: this repository has no origin remote; add it (`git remote add origin https://github.com/<owner>/<repo>.git`), link the pull request by its URL (`git exarchos pr link <feature> <url>`), or, with no GitHub at all, merge the branch and verify offline (`git exarchos cleanup <feature> --offline`)", ErrNoRemote)
 	}
@@ -127,9 +127,7 @@ func (r *Repo) trustedAPIHost(repo githubsync.Repo, host string) error {
 	if b, ok, err := r.BaseFile(APIHostsFile); err == nil && ok {
 		named = append(named, strings.Fields(string(b))...)
 	}
-	if out, err := r.Store.Loc.Git(nil, "config", "--global", "--get-all", "exarchos.githubApiHost"); err == nil {
-		named = append(named, strings.Fields(out)...)
-	}
+	named = append(named, r.GlobalConfigAll("exarchos.githubApiHost")...)
 	for _, n := range named {
 		if strings.EqualFold(n, host) || strings.EqualFold(n, name) {
 			return nil
@@ -266,7 +264,7 @@ func (r *Repo) observe(feature string, st workflow.State) (*PRResult, workflow.P
 	}
 	res := &PRResult{Feature: feature, PullRequest: pr, Observation: &o, Warnings: []string{}, Requests: gh.Requests(), TokenSource: gh.TokenSource(), APIHost: gh.APIHost(), Appended: []workflow.Event{}}
 	res.Changed = prev == nil || !prev.SameAs(o)
-	facts := r.Store.Facts()
+	facts := r.Facts()
 	if known := st.PR.HeadSHA; known != "" && known != o.HeadSHA {
 		if ok, err := facts.IsAncestor(known, o.HeadSHA); err != nil || !ok {
 			res.Warnings = append(res.Warnings, fmt.Sprintf("pull request #%d was force-pushed since it was last seen: head %s, before %s", n, shortSHA(o.HeadSHA), shortSHA(known)))

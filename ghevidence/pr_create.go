@@ -45,7 +45,7 @@ func CreatePR(r *Repo, o PRCreateOptions) (*PRCreateResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	facts := r.Store.Facts()
+	facts := r.Facts()
 	tip, err := facts.BranchTip(st.Branch)
 	if err != nil {
 		return nil, err
@@ -142,7 +142,7 @@ func (r *Repo) reviewsPassed(feature string) (bool, error) {
 func (r *Repo) prTitle(feature string, st workflow.State, tip string) string {
 	if a, ok := st.Artifacts["design"]; ok && !a.Inline && a.Path != "" {
 		dir, name := path.Split(a.Path)
-		if files, err := r.Store.Facts().DirFiles(tip, strings.TrimSuffix(dir, "/")); err == nil {
+		if files, err := r.Facts().DirFiles(tip, strings.TrimSuffix(dir, "/")); err == nil {
 			for _, line := range strings.Split(string(files[name]), "\n") {
 				if h, ok := strings.CutPrefix(strings.TrimSpace(line), "# "); ok && strings.TrimSpace(h) != "" {
 					return strings.TrimSpace(h)

@@ -67,7 +67,7 @@ func MergePR(r *Repo, o PRMergeOptions) (*PRMergeResult, error) {
 	case obs.Head != st.Branch:
 		return nil, project.Usagef("pull request #%d's head is branch %s, not the workflow's branch %s: link the workflow's own (git exarchos pr find %s)", obs.Number, obs.Head, st.Branch, feature)
 	}
-	tip, err := r.Store.Facts().BranchTip(st.Branch)
+	tip, err := r.Facts().BranchTip(st.Branch)
 	if err != nil {
 		return nil, err
 	}

@@ -7,7 +7,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/exarchos/git-exarchos/app"
 	"github.com/exarchos/git-exarchos/ghevidence"
 	"github.com/exarchos/git-exarchos/githubsync/fakegithub"
 	"github.com/exarchos/git-exarchos/internal/apptest"
@@ -35,10 +34,10 @@ func TestMergeDecisionWithoutEffectMergesNothing(t *testing.T) {
 	require.Equal(t, "signed", r.TrustInfo().Mode)
 	tip := gittest.Git(t, dir, "", "rev-parse", "main")
 	gh.SetPR(fakegithub.PR{Number: 3, Head: "main", Base: "trunk", HeadSHA: tip})
-	_, err := app.LinkPR(r, ghevidence.PRLinkOptions{Feature: "login", Target: "3"})
+	_, err := ghevidence.LinkPR(r.GitHub(), ghevidence.PRLinkOptions{Feature: "login", Target: "3"})
 	require.NoError(t, err)
 
-	_, err = app.MergePR(r, ghevidence.PRMergeOptions{Feature: "login", Method: "squash"})
+	_, err = ghevidence.MergePR(r.GitHub(), ghevidence.PRMergeOptions{Feature: "login", Method: "squash"})
 	var rej *workflow.Rejection
 	require.True(t, errors.As(err, &rej), "%v", err)
 	assert.Equal(t, workflow.CodeDecisionRefused, rej.Code)
@@ -54,7 +53,7 @@ func TestMergeDecisionWithoutEffectMergesNothing(t *testing.T) {
 
 	apptest.UseKey(t, dir, alice)
 	r = apptest.Reopen(t, dir)
-	res, err := app.MergePR(r, ghevidence.PRMergeOptions{Feature: "login", Method: "squash"})
+	res, err := ghevidence.MergePR(r.GitHub(), ghevidence.PRMergeOptions{Feature: "login", Method: "squash"})
 	require.NoError(t, err)
 	assert.Equal(t, "alice@example.com", res.Decision.Actor)
 	assert.Equal(t, tip, res.Decision.HeadSHA)

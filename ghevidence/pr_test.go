@@ -59,17 +59,17 @@ func TestLinkPR(t *testing.T) {
 	gh.SetPR(fakegithub.PR{Number: 13, Head: "other", Base: "main", HeadSHA: main})
 	before := events(t, r)
 
-	_, err := app.LinkPR(r, ghevidence.PRLinkOptions{Feature: "login", Target: "https://github.com/other/repo/pull/12"})
+	_, err := ghevidence.LinkPR(r.GitHub(), ghevidence.PRLinkOptions{Feature: "login", Target: "https://github.com/other/repo/pull/12"})
 	require.ErrorIs(t, err, ghevidence.ErrOtherRepository)
 	assert.Contains(t, err.Error(), "github.com/acme/app")
-	_, err = app.LinkPR(r, ghevidence.PRLinkOptions{Feature: "login", Target: "#0"})
+	_, err = ghevidence.LinkPR(r.GitHub(), ghevidence.PRLinkOptions{Feature: "login", Target: "#0"})
 	var usage *project.UsageError
 	require.True(t, errors.As(err, &usage), "%v", err)
 	_, total := gh.Requests()
 	assert.Zero(t, total, "GitHub asked about a refused target")
 	assert.Equal(t, before, events(t, r), "a refused link recorded")
 
-	res, err := app.LinkPR(r, ghevidence.PRLinkOptions{Feature: "login", Target: "12"})
+	res, err := ghevidence.LinkPR(r.GitHub(), ghevidence.PRLinkOptions{Feature: "login", Target: "12"})
 	require.NoError(t, err)
 	assert.True(t, res.Changed)
 	assert.Empty(t, res.Warnings)
@@ -80,13 +80,13 @@ func TestLinkPR(t *testing.T) {
 	assert.Equal(t, []string{"main", "trunk", main}, []string{pr.Head, pr.Base, pr.HeadSHA})
 
 	n := events(t, r)
-	res, err = app.LinkPR(r, ghevidence.PRLinkOptions{Feature: "login", Target: "https://github.com/acme/app/pull/12"})
+	res, err = ghevidence.LinkPR(r.GitHub(), ghevidence.PRLinkOptions{Feature: "login", Target: "https://github.com/acme/app/pull/12"})
 	require.NoError(t, err)
 	assert.False(t, res.Changed)
 	assert.Empty(t, res.Appended)
 	assert.Equal(t, n, events(t, r), "linking the same pull request again recorded")
 
-	res, err = app.LinkPR(r, ghevidence.PRLinkOptions{Feature: "login", Target: "13"})
+	res, err = ghevidence.LinkPR(r.GitHub(), ghevidence.PRLinkOptions{Feature: "login", Target: "13"})
 	require.NoError(t, err)
 	require.Len(t, res.Warnings, 1)
 	assert.Contains(t, res.Warnings[0], "head is branch other, but workflow login is bound to main")
@@ -97,13 +97,13 @@ func TestLinkPR(t *testing.T) {
 func TestFindPR(t *testing.T) {
 	gh, dir, r := onGitHub(t)
 	before := events(t, r)
-	_, err := app.FindPR(r, ghevidence.PRFindOptions{Feature: "login"})
+	_, err := ghevidence.FindPR(r.GitHub(), ghevidence.PRFindOptions{Feature: "login"})
 	require.ErrorIs(t, err, ghevidence.ErrNoPullRequest)
 	assert.Contains(t, err.Error(), "gh pr create --head main")
 	assert.Equal(t, before, events(t, r))
 
 	gh.SetPR(fakegithub.PR{Number: 7, Head: "main", Base: "trunk", HeadSHA: gittest.Git(t, dir, "", "rev-parse", "main")})
-	res, err := app.FindPR(r, ghevidence.PRFindOptions{Feature: "login"})
+	res, err := ghevidence.FindPR(r.GitHub(), ghevidence.PRFindOptions{Feature: "login"})
 	require.NoError(t, err)
 	assert.Equal(t, 7, res.PullRequest.Number)
 	assert.Equal(t, "https://github.com/acme/app/pull/7", apptest.Status(t, r, "login").PR.URL)
@@ -113,29 +113,29 @@ func TestFindPR(t *testing.T) {
 // records GitHub's view once, records nothing while nothing changed, and records the merge.
 func TestRefreshPR(t *testing.T) {
 	gh, dir, r := onGitHub(t)
-	_, err := app.RefreshPR(r, ghevidence.PRRefreshOptions{Feature: "login"})
+	_, err := ghevidence.RefreshPR(r.GitHub(), ghevidence.PRRefreshOptions{Feature: "login"})
 	require.ErrorIs(t, err, ghevidence.ErrNotLinked)
 	assert.Contains(t, err.Error(), "git exarchos pr find login")
 
 	main := gittest.Git(t, dir, "", "rev-parse", "main")
 	gh.SetPR(fakegithub.PR{Number: 12, Head: "main", Base: "trunk", HeadSHA: main})
-	_, err = app.LinkPR(r, ghevidence.PRLinkOptions{Feature: "login", Target: "12"})
+	_, err = ghevidence.LinkPR(r.GitHub(), ghevidence.PRLinkOptions{Feature: "login", Target: "12"})
 	require.NoError(t, err)
 
-	res, err := app.RefreshPR(r, ghevidence.PRRefreshOptions{Feature: "login"})
+	res, err := ghevidence.RefreshPR(r.GitHub(), ghevidence.PRRefreshOptions{Feature: "login"})
 	require.NoError(t, err)
 	assert.True(t, res.Changed)
 	require.Len(t, res.Appended, 1)
 	assert.Equal(t, "open", res.Observation.State)
 
 	n := events(t, r)
-	res, err = app.RefreshPR(r, ghevidence.PRRefreshOptions{Feature: "login"})
+	res, err = ghevidence.RefreshPR(r.GitHub(), ghevidence.PRRefreshOptions{Feature: "login"})
 	require.NoError(t, err)
 	assert.False(t, res.Changed)
 	assert.Equal(t, n, events(t, r), "an unchanged pull request recorded again")
 
 	gh.UpdatePR(12, func(p *fakegithub.PR) { p.State, p.Merged, p.MergeCommitSHA = "closed", true, main })
-	res, err = app.RefreshPR(r, ghevidence.PRRefreshOptions{Feature: "login"})
+	res, err = ghevidence.RefreshPR(r.GitHub(), ghevidence.PRRefreshOptions{Feature: "login"})
 	require.NoError(t, err)
 	assert.True(t, res.Changed)
 	pr := apptest.Status(t, r, "login").PR
@@ -148,20 +148,20 @@ func TestRefreshPR(t *testing.T) {
 func TestCleanupRefusesWithoutAVerifiedMerge(t *testing.T) {
 	gh, dir, r := onGitHub(t)
 	var usage *project.UsageError
-	_, err := app.Cleanup(r, ghevidence.CleanupOptions{Feature: "login", Override: true})
+	_, err := ghevidence.Cleanup(r.GitHub(), ghevidence.CleanupOptions{Feature: "login", Override: true})
 	require.True(t, errors.As(err, &usage), "%v", err)
-	_, err = app.Cleanup(r, ghevidence.CleanupOptions{Feature: "login", Override: true, Offline: true, Reason: "r"})
+	_, err = ghevidence.Cleanup(r.GitHub(), ghevidence.CleanupOptions{Feature: "login", Override: true, Offline: true, Reason: "r"})
 	require.True(t, errors.As(err, &usage), "%v", err)
 
-	_, err = app.Cleanup(r, ghevidence.CleanupOptions{Feature: "login"})
+	_, err = ghevidence.Cleanup(r.GitHub(), ghevidence.CleanupOptions{Feature: "login"})
 	require.ErrorIs(t, err, ghevidence.ErrNotLinked)
 	assert.Contains(t, err.Error(), "git exarchos cleanup login --offline")
 
 	gh.SetPR(fakegithub.PR{Number: 12, Head: "main", Base: "trunk", HeadSHA: gittest.Git(t, dir, "", "rev-parse", "main")})
-	_, err = app.LinkPR(r, ghevidence.PRLinkOptions{Feature: "login", Target: "12"})
+	_, err = ghevidence.LinkPR(r.GitHub(), ghevidence.PRLinkOptions{Feature: "login", Target: "12"})
 	require.NoError(t, err)
 	phase := apptest.Status(t, r, "login").Phase
-	_, err = app.Cleanup(r, ghevidence.CleanupOptions{Feature: "login"})
+	_, err = ghevidence.Cleanup(r.GitHub(), ghevidence.CleanupOptions{Feature: "login"})
 	var rej *workflow.Rejection
 	require.True(t, errors.As(err, &rej), "%v", err)
 	require.Len(t, rej.FailedGuards, 1)
@@ -178,7 +178,7 @@ func TestCleanupRefusesWithoutAVerifiedMerge(t *testing.T) {
 func TestAnAPIHostTheRepositoryDoesNotNameIsNotAsked(t *testing.T) {
 	gh, dir, r := onGitHub(t)
 	gh.SetPR(fakegithub.PR{Number: 12, Head: "main", Base: "trunk", HeadSHA: gittest.Git(t, dir, "", "rev-parse", "main")})
-	_, err := app.LinkPR(r, ghevidence.PRLinkOptions{Feature: "login", Target: "12"})
+	_, err := ghevidence.LinkPR(r.GitHub(), ghevidence.PRLinkOptions{Feature: "login", Target: "12"})
 	require.NoError(t, err)
 	before := events(t, r)
 	_, asked := gh.Requests()
@@ -186,12 +186,21 @@ func TestAnAPIHostTheRepositoryDoesNotNameIsNotAsked(t *testing.T) {
 	t.Setenv("GITHUB_API_URL", strings.Replace(gh.URL, "127.0.0.1", "localhost", 1)) // the same server, a name nobody trusted
 	for what, call := range map[string]func() error{
 		"pr link": func() error {
-			_, err := app.LinkPR(r, ghevidence.PRLinkOptions{Feature: "login", Target: "12"})
+			_, err := ghevidence.LinkPR(r.GitHub(), ghevidence.PRLinkOptions{Feature: "login", Target: "12"})
 			return err
 		},
-		"pr find":    func() error { _, err := app.FindPR(r, ghevidence.PRFindOptions{Feature: "login"}); return err },
-		"pr refresh": func() error { _, err := app.RefreshPR(r, ghevidence.PRRefreshOptions{Feature: "login"}); return err },
-		"cleanup":    func() error { _, err := app.Cleanup(r, ghevidence.CleanupOptions{Feature: "login"}); return err },
+		"pr find": func() error {
+			_, err := ghevidence.FindPR(r.GitHub(), ghevidence.PRFindOptions{Feature: "login"})
+			return err
+		},
+		"pr refresh": func() error {
+			_, err := ghevidence.RefreshPR(r.GitHub(), ghevidence.PRRefreshOptions{Feature: "login"})
+			return err
+		},
+		"cleanup": func() error {
+			_, err := ghevidence.Cleanup(r.GitHub(), ghevidence.CleanupOptions{Feature: "login"})
+			return err
+		},
 	} {
 		err := call()
 		var ge *githubsync.Error

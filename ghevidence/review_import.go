@@ -106,7 +106,7 @@ func ImportReviews(r *Repo, o ReviewImportOptions) (*ReviewImportResult, error) 
 		return nil, project.Usagef("pull request #%d has %d open review threads, more than %d: resolve some on GitHub first", n, len(cmd.Open), workflow.MaxFindings)
 	}
 	if pr.HeadSHA != "" {
-		if tip, err := r.Store.Facts().BranchTip(st.Branch); err == nil && tip != pr.HeadSHA {
+		if tip, err := r.Facts().BranchTip(st.Branch); err == nil && tip != pr.HeadSHA {
 			res.Warnings = append(res.Warnings, fmt.Sprintf("the pull request's head %s is not the local branch's tip %s: push or pull before fixing what it says", shortSHA(pr.HeadSHA), shortSHA(tip)))
 		}
 	}

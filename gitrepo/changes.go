@@ -11,10 +11,11 @@ import (
 )
 
 // The facts of what a branch changed (guards.ChangeFacts): its merge-base with the base branch,
-// the paths its commits changed since, and what its worktree holds uncommitted. Diffs use the git
-// binary: go-git has no rename-aware, pathspec-free name-only diff as cheap as git's.
+// the paths its commits changed since, and what its worktree holds uncommitted. The merge-base and
+// the diff are read in process (history.go), falling back to git for what that reader cannot
+// answer as git would; the status is git's.
 //
-// Each is one git process (13 ms where a process start costs that), and the guards of one
+// Each git question is one process (13 ms where a process start costs that), and the guards of one
 // transition ask the same ones (artifact-design and paths-allowed both want the merge-base and
 // the diff since it), so every answer is kept: merge-base once, one diff (--name-status answers
 // both ChangedPaths and AddedOrModified), one status per worktree. Answers about commit ids never
@@ -100,7 +101,14 @@ func (f Facts) byIDs(a, b string) *asked {
 func (f Facts) MergeBase(a, b string) (string, bool, error) {
 	m := f.byIDs(a, b)
 	mb := once(m, &m.mergeBases, [2]string{a, b}, func() mergeBase {
-		out, err := f.s.Loc.repoGit(nil, "merge-base", a, b)
+		if ha, ok := f.s.st.format.parseID(a); ok && f.s.plainHistory() {
+			if hb, ok := f.s.st.format.parseID(b); ok {
+				if mb, ok, err := f.s.mergeBase(ha, hb); err == nil {
+					return mergeBase{sha: mb.String(), ok: ok}
+				}
+			}
+		}
+		out, err := f.s.Loc.CommonGit(nil, "merge-base", a, b)
 		if err != nil {
 			if ExitCode(err) == 1 && strings.TrimSpace(out) == "" {
 				return mergeBase{}
@@ -138,7 +146,15 @@ func (f Facts) AddedOrModified(from, to string) ([]string, error) {
 func (f Facts) diff(from, to string) diff {
 	m := f.byIDs(from, to)
 	return once(m, &m.diffs, [2]string{from, to}, func() diff {
-		out, err := f.s.Loc.repoGit(nil, "diff", "--name-status", "-z", "--no-renames", from, to, "--")
+		if ta, err := f.s.treeOf(from); err == nil {
+			if tb, err := f.s.treeOf(to); err == nil {
+				var d diff
+				if f.s.diffTrees("", ta, tb, &d) == nil {
+					return d
+				}
+			}
+		}
+		out, err := f.s.Loc.CommonGit(nil, "diff", "--name-status", "-z", "--no-renames", from, to, "--")
 		if err != nil {
 			return diff{err: err}
 		}
@@ -174,11 +190,12 @@ func (f Facts) WorktreeChanges(branch string) ([]string, error) {
 		if err != nil || dir == "" {
 			return dirtyAnswer{err: err}
 		}
-		rep, err := StatusIn(dir)
-		if err != nil {
-			return dirtyAnswer{err: err}
+		if f.status != nil {
+			paths, err := f.status(dir)
+			return dirtyAnswer{paths: paths, err: err}
 		}
-		return dirtyAnswer{paths: rep.Paths()}
+		rep, err := StatusIn(dir)
+		return dirtyAnswer{paths: rep.Paths(), err: err}
 	})
 	return d.paths, d.err
 }

@@ -19,7 +19,13 @@ import (
 type Facts struct {
 	s     *Repo
 	asked *asked
+	// status reads the changed paths of the worktree at dir (WithStatus); nil runs `git status`.
+	status func(dir string) ([]string, error)
 }
+
+// WithStatus is f reading a worktree's changed paths with read: the file-system monitor's kept
+// answer where it runs (hookrun), git's status otherwise.
+func (f Facts) WithStatus(read func(dir string) ([]string, error)) Facts { f.status = read; return f }
 
 // Facts returns the repository facts guards read, with no worktree asked about yet.
 func (s *Repo) Facts() Facts { return Facts{s: s, asked: &asked{}} }

@@ -95,12 +95,10 @@ func (f Facts) InstalledAsWritten(branch, path, commit string) (bool, error) {
 			return false, nil // deleted or unreadable: not what was installed
 		}
 		content = b
+	} else if b, ok, err := f.FileAt(commit, path); err == nil && ok {
+		content = b // read in process: no `git cat-file`
 	} else {
-		out, err := f.s.Loc.Git(nil, "cat-file", "blob", commit+":"+path)
-		if err != nil {
-			return false, nil // absent at commit
-		}
-		content = []byte(out)
+		return false, nil // absent at commit
 	}
 	return f.s.Loc.InstalledAsWritten(path, content)
 }

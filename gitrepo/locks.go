@@ -81,7 +81,7 @@ func taggedOwnerDead(s string) (known, dead bool) {
 	if err != nil {
 		return false, false
 	}
-	return true, processDead(pid)
+	return true, ProcessDead(pid)
 }
 
 // staleLock says whether a lock file's owner is provably gone, and why.
@@ -89,7 +89,7 @@ func staleLock(content []byte, mod time.Time) (bool, string) {
 	name, _ := host()
 	if f := strings.Fields(string(content)); len(f) == 2 && bytes.HasSuffix(content, []byte("\n")) {
 		if pid, err := strconv.Atoi(f[0]); err == nil && f[1] == name {
-			if processDead(pid) {
+			if ProcessDead(pid) {
 				return true, fmt.Sprintf("its owner, process %d on this host, is gone", pid)
 			}
 			return false, ""

@@ -2,5 +2,5 @@
 
 package gitrepo
 
-// processDead cannot tell elsewhere: leftovers are judged by age alone.
-func processDead(pid int) bool { return false }
+// ProcessDead cannot tell elsewhere: leftovers are judged by age alone.
+func ProcessDead(pid int) bool { return false }

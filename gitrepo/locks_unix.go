@@ -7,9 +7,9 @@ import (
 	"syscall"
 )
 
-// processDead reports whether pid is provably not running on this machine: signal 0 reaches any
+// ProcessDead reports whether pid is provably not running on this machine: signal 0 reaches any
 // live process (EPERM: it exists, owned by someone else).
-func processDead(pid int) bool {
+func ProcessDead(pid int) bool {
 	if pid <= 0 {
 		return false
 	}

@@ -132,3 +132,9 @@ func readRepoFeatures(commonDir string) (repoFeatures, error) {
 	refStorages.Store(commonDir, f.refStorage)
 	return f, nil
 }
+
+// ObjectFormat is the hash of the repository at l, from its config.
+func (l Location) ObjectFormat() (ObjectFormat, error) {
+	f, err := readRepoFeatures(l.CommonDir)
+	return f.format, err
+}

@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/exarchos/git-exarchos/internal/faults"
 )
@@ -32,16 +31,16 @@ type Worktree struct {
 	PrunableReason string `json:"prunableReason,omitempty"`
 }
 
-// repoGit runs git on the repository itself (the common directory), not on any one worktree:
+// CommonGit runs git on the repository itself (the common directory), not on any one worktree:
 // worktree and ref operations must not depend on the worktree the command was started in, which
 // may be the very one being removed.
-func (l Location) repoGit(stdin io.Reader, args ...string) (string, error) {
+func (l Location) CommonGit(stdin io.Reader, args ...string) (string, error) {
 	return runGit(l.CommonDir, l.CommonDir, nil, stdin, args...)
 }
 
 // Worktrees lists the repository's worktrees, the main one first.
 func (l Location) Worktrees() ([]Worktree, error) {
-	out, err := l.repoGit(nil, "worktree", "list", "--porcelain", "-z")
+	out, err := l.CommonGit(nil, "worktree", "list", "--porcelain", "-z")
 	if err != nil {
 		return nil, err
 	}
@@ -131,7 +130,7 @@ func (l Location) AddWorktree(path, branch, base string, newBranch bool) error {
 	} else {
 		args = append(args, path, branch)
 	}
-	_, err := l.repoGit(nil, args...)
+	_, err := l.CommonGit(nil, args...)
 	return err
 }
 
@@ -142,45 +141,13 @@ func (l Location) RemoveWorktree(path string, force bool) error {
 	if force {
 		args = append(args, "--force")
 	}
-	_, err := l.repoGit(nil, append(args, path)...)
+	_, err := l.CommonGit(nil, append(args, path)...)
 	return err
-}
-
-// CleanCheckout checks commit out, detached, in a new temporary worktree, so that what runs there
-// sees the commit and nothing uncommitted; done removes it (what a killed process left, the next
-// clean checkout removes: checkout_sweep.go).
-func (l Location) CleanCheckout(commit string) (dir string, done func(), err error) {
-	l.sweepCleanCheckouts()
-	// `git worktree add` reads every registered worktree's files first, and fails ("failed to read
-	// .git/worktrees/<other>/commondir") when another one is being added at that moment: two
-	// `task done` at once met it under load. Such a failure is tried again, a few times.
-	for attempt := 0; ; attempt++ {
-		dir, err = os.MkdirTemp("", cleanCheckoutPattern())
-		if err != nil {
-			return "", nil, fmt.Errorf("temporary checkout: %w", err)
-		}
-		_, err = l.repoGit(nil, "worktree", "add", "--detach", "--quiet", dir, commit)
-		if err == nil {
-			break
-		}
-		os.RemoveAll(dir)
-		var ge *GitError
-		if attempt == 9 || !errors.As(err, &ge) || !strings.Contains(ge.Stderr, "/worktrees/") {
-			return "", nil, fmt.Errorf("check out %s in a temporary worktree: %w", commit, err)
-		}
-		time.Sleep(time.Duration(10*(attempt+1)) * time.Millisecond)
-	}
-	return dir, func() {
-		if _, err := l.repoGit(nil, "worktree", "remove", "--force", dir); err != nil {
-			os.RemoveAll(dir)
-			_ = l.PruneWorktrees()
-		}
-	}, nil
 }
 
 // PruneWorktrees drops the administrative files of worktrees whose directory is gone.
 func (l Location) PruneWorktrees() error {
-	_, err := l.repoGit(nil, "worktree", "prune")
+	_, err := l.CommonGit(nil, "worktree", "prune")
 	return err
 }
 
@@ -217,7 +184,7 @@ func (l Location) EnsureExcluded(pattern string) (bool, error) {
 
 // ResolveCommit resolves a revision to a commit sha; ok is false when it names nothing.
 func (l Location) ResolveCommit(rev string) (string, bool, error) {
-	out, err := l.repoGit(nil, "rev-parse", "--verify", "--quiet", "--end-of-options", rev+"^{commit}")
+	out, err := l.CommonGit(nil, "rev-parse", "--verify", "--quiet", "--end-of-options", rev+"^{commit}")
 	if err != nil {
 		if ExitCode(err) == 1 {
 			return "", false, nil
@@ -247,7 +214,7 @@ func (l Location) IsAncestor(ancestor, descendant string) (bool, error) {
 	if ancestor == descendant {
 		return true, nil
 	}
-	_, err := l.repoGit(nil, "merge-base", "--is-ancestor", ancestor, descendant)
+	_, err := l.CommonGit(nil, "merge-base", "--is-ancestor", ancestor, descendant)
 	if err == nil {
 		return true, nil
 	}
@@ -259,13 +226,13 @@ func (l Location) IsAncestor(ancestor, descendant string) (bool, error) {
 
 // ValidBranchName reports whether git accepts name as a branch.
 func (l Location) ValidBranchName(name string) bool {
-	_, err := l.repoGit(nil, "check-ref-format", "--branch", name)
+	_, err := l.CommonGit(nil, "check-ref-format", "--branch", name)
 	return err == nil && !strings.HasPrefix(name, "-")
 }
 
 // DeleteBranch deletes a local branch only if it still points at tip (compare-and-swap).
 func (l Location) DeleteBranch(branch, tip string) error {
-	_, err := l.repoGit(nil, "update-ref", "-m", "git exarchos cancel", "-d", "refs/heads/"+branch, tip)
+	_, err := l.CommonGit(nil, "update-ref", "-m", "git exarchos cancel", "-d", "refs/heads/"+branch, tip)
 	return err
 }
 
@@ -316,7 +283,7 @@ func (s Status) String() string {
 // WorktreeStatus reads the status of the linked worktree at path without writing its index
 // (--no-optional-locks), so the user's index is left exactly as it was. A rename counts once.
 func (l Location) WorktreeStatus(path string) (Status, error) {
-	out, err := l.worktreeGit(path, nil, statusArgs("--ignore-submodules=none")...)
+	out, err := l.WorktreeGit(path, nil, statusArgs("--ignore-submodules=none")...)
 	if err != nil {
 		return Status{}, err
 	}
@@ -346,7 +313,7 @@ func (l Location) WorktreeStatus(path string) (Status, error) {
 
 // WorktreeHead returns the commit checked out in the linked worktree at path.
 func (l Location) WorktreeHead(path string) (string, error) {
-	out, err := l.worktreeGit(path, nil, "rev-parse", "--verify", "HEAD")
+	out, err := l.WorktreeGit(path, nil, "rev-parse", "--verify", "HEAD")
 	return strings.TrimSpace(out), err
 }
 
@@ -386,9 +353,9 @@ func (l Location) linkedGitDir(path string) (string, error) {
 	return "", fmt.Errorf("%s is not a linked worktree of %s (no administrative directory under %s names it)", path, l.CommonDir, admin)
 }
 
-// worktreeGit runs git on the linked worktree at path, its git directory and working tree named
+// WorktreeGit runs git on the linked worktree at path, its git directory and working tree named
 // explicitly (see linkedGitDir).
-func (l Location) worktreeGit(path string, env []string, args ...string) (string, error) {
+func (l Location) WorktreeGit(path string, env []string, args ...string) (string, error) {
 	gitDir := l.CommonDir
 	if !l.isMainWorktree(path) {
 		var err error
@@ -419,7 +386,7 @@ func (l Location) DiscardWorktree(path string) error {
 	if _, registered, err := l.FindWorktree(path); err != nil {
 		return err
 	} else if registered {
-		if _, err := l.repoGit(nil, "worktree", "remove", path); err != nil {
+		if _, err := l.CommonGit(nil, "worktree", "remove", path); err != nil {
 			return err
 		}
 	}

@@ -69,7 +69,7 @@ func listRepo(b *testing.B) string {
 	dir := gittest.NewRepo(b, "sha1")
 	s := openStore(b, dir)
 	mustCreate(b, s, "w0")
-	head, _, err := gitrepo.ReadRef(s.Loc.CommonDir, "refs/exarchos/w0")
+	head, _, err := gitrepo.ReadRef(s.loc.CommonDir, "refs/exarchos/w0")
 	require.NoError(b, err)
 	tree := gittest.Git(b, dir, "", "rev-parse", head.String()+"^{tree}")
 	var stdin []byte
@@ -120,7 +120,7 @@ func BenchmarkBaselineReadRef(b *testing.B) {
 	_ = dir
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		if _, _, err := gitrepo.ReadRef(s.Loc.CommonDir, "refs/exarchos/w"); err != nil {
+		if _, _, err := gitrepo.ReadRef(s.loc.CommonDir, "refs/exarchos/w"); err != nil {
 			b.Fatal(err)
 		}
 	}

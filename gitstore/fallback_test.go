@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/exarchos/git-exarchos/gitrepo"
 	"github.com/exarchos/git-exarchos/internal/gittest"
 )
 
@@ -27,7 +28,7 @@ func TestCommonPathStartsNoGit(t *testing.T) {
 		bad, err := s.BadRefs()
 		require.NoError(t, err)
 		assert.Empty(t, bad)
-		assert.False(t, s.Objects().GitStarted(), "gc=%v", gc)
+		assert.False(t, s.git.(*gitrepo.Repo).Objects().GitStarted(), "gc=%v", gc)
 		gittest.Git(t, dir, "", "gc", "-q")
 	}
 }
@@ -41,9 +42,9 @@ func TestLogRefusesASegmentThatIsNotItsID(t *testing.T) {
 	appendN(t, s, "w", 5)
 	seg := mustHash(gittest.Git(t, dir, "", "rev-parse", "refs/exarchos/w:events/00000000.jsonl"))
 	other := mustHash(gittest.Git(t, dir, "{\"id\":\"x\"}\n", "hash-object", "-w", "--stdin"))
-	path := s.Objects().LoosePath(seg)
+	path := s.git.(*gitrepo.Repo).Objects().LoosePath(seg)
 	require.NoError(t, os.Chmod(path, 0o644))
-	b, err := os.ReadFile(s.Objects().LoosePath(other))
+	b, err := os.ReadFile(s.git.(*gitrepo.Repo).Objects().LoosePath(other))
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(path, b, 0o644))
 	s = openStore(t, dir)

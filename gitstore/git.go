@@ -39,9 +39,11 @@ type Git interface {
 	Actor() (string, error)
 	Signature(now time.Time) (gitrepo.Signature, error)
 
-	// The state of the repository around the log: the branch checked out, a running `git gc`.
+	// The state of the repository around the log: the branch checked out, a running `git gc`,
+	// the lock and temporary files a killed writer left (fsck).
 	CurrentBranch() string
 	GCRunning() bool
+	StaleFiles() ([]gitrepo.StaleFile, error)
 }
 
 var _ Git = (*gitrepo.Repo)(nil)

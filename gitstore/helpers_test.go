@@ -103,14 +103,14 @@ func helperMain(mode string) int {
 	feature := os.Getenv("GITSTORE_FEATURE")
 	switch mode {
 	case "hold-lock": // take the ref's lock as a writer does, then wait to be killed
-		if _, err := gitrepo.LockRef(s.Loc.CommonDir, RefName(feature)); err != nil {
+		if _, err := gitrepo.LockRef(s.loc.CommonDir, RefName(feature)); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			return 1
 		}
 		fmt.Println("locked")
 		time.Sleep(time.Hour)
 	case "hold-tmp": // start writing an object as a writer does, then wait to be killed
-		dir := filepath.Join(s.Loc.CommonDir, "objects", "ab")
+		dir := filepath.Join(s.loc.CommonDir, "objects", "ab")
 		os.MkdirAll(dir, 0o777)
 		f, err := os.CreateTemp(dir, gitrepo.TmpObjectPattern())
 		if err != nil {

@@ -42,7 +42,7 @@ type listRow struct {
 }
 
 func (s *Store) listCachePath() string {
-	return filepath.Join(s.Loc.CommonDir, filepath.FromSlash(listCacheFile))
+	return filepath.Join(s.loc.CommonDir, filepath.FromSlash(listCacheFile))
 }
 
 // readListCache returns the cached rows by commit id, or nil when there is no intact cache.

@@ -190,7 +190,7 @@ func TestListCacheUnderConcurrentWriters(t *testing.T) {
 					return
 				}
 				for _, row := range list {
-					content, err := s.ReadObject(row.Commit, plumbing.CommitObject)
+					content, err := s.git.ReadObject(row.Commit, plumbing.CommitObject)
 					if err != nil {
 						t.Error(err)
 						continue

@@ -75,7 +75,7 @@ func (s *Store) checkObjectsOnce(features []string) ([]Problem, error) {
 	if len(args) == 0 {
 		return problems, nil
 	}
-	out, err := s.Loc.Git(nil, append([]string{"fsck", "--strict", "--no-dangling", "--no-reflogs", "--no-progress"}, args...)...)
+	out, err := s.loc.Git(nil, append([]string{"fsck", "--strict", "--no-dangling", "--no-reflogs", "--no-progress"}, args...)...)
 	if err != nil && gitrepo.ExitCode(err) < 0 {
 		return nil, fmt.Errorf("run git fsck: %w", err)
 	}

@@ -27,7 +27,7 @@ func TestPackedReads(t *testing.T) {
 			t.Run(f.String()+"/"+gc[0], func(t *testing.T) {
 				dir := gittest.NewRepo(t, f.String())
 				s := openStore(t, dir)
-				require.Equal(t, f, s.ObjectFormat())
+				require.Equal(t, f, s.git.ObjectFormat())
 				mustCreate(t, s, "packed")
 				appendN(t, s, "packed", 300)
 				_, err := s.Append("packed", proj, workflow.NewEvent{Type: "note", ID: "key-1"})

@@ -46,7 +46,7 @@ func (s *Store) noteRefWrite(ref string, h gitrepo.Hash) (moved func()) {
 }
 
 func (s *Store) logRefWrite(ref string, h gitrepo.Hash) {
-	p := RefWritesFile(s.Loc.CommonDir)
+	p := RefWritesFile(s.loc.CommonDir)
 	f, err := os.OpenFile(p, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
 	if errors.Is(err, fs.ErrNotExist) {
 		_ = os.MkdirAll(filepath.Dir(p), 0o755)
@@ -56,7 +56,7 @@ func (s *Store) logRefWrite(ref string, h gitrepo.Hash) {
 		return // the hook will hold the workflow as moved from outside: fail closed, a human accepts
 	}
 	defer f.Close()
-	key, err := gitrepo.SealKey(gitrepo.RepoSealDir(s.Loc.CommonDir), true)
+	key, err := gitrepo.SealKey(gitrepo.RepoSealDir(s.loc.CommonDir), true)
 	if err != nil {
 		return // unsealed, the line would not be believed: the same as none
 	}

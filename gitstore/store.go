@@ -81,10 +81,13 @@ type Projector interface {
 	Project(prev json.RawMessage, events []workflow.Event) (json.RawMessage, error)
 }
 
-// Store is the event store of one repository, on top of its git access (gitrepo.Repo: location,
-// objects, refs, config, facts).
+// Store is the event store of one repository, on top of its git access: the objects, refs and
+// config it reads and writes through the narrow interface Git (git.go), and the git binary it runs
+// for transport (fetch, push, fsck, log) at loc. It embeds nothing of gitrepo: what the commands
+// need of git beyond the log they take from project, never from the store.
 type Store struct {
-	*gitrepo.Repo
+	// loc runs git for what is transport, not storage (sync.go, objcheck.go, trailers.go).
+	loc gitrepo.Location
 	// Now is the clock stamped on events and commits; tests may replace it.
 	Now func() time.Time
 	// Watch, when set, is told of every workflow ref this store moves (the hooks' branch index
@@ -94,6 +97,7 @@ type Store struct {
 	// git is the repository as the log reads and writes it (git.go): everything in this package
 	// goes through it.
 	git        Git
+	closer     interface{ Close() error }
 	formatBlob gitrepo.Hash // the id of the "1\n" format marker in this repository's hash
 }
 
@@ -103,7 +107,7 @@ func Open(dir string) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	return newStore(repo), nil
+	return On(repo), nil
 }
 
 // OpenAt opens the store of a known repository. Objects live in the common directory, so every
@@ -114,12 +118,18 @@ func OpenAt(loc gitrepo.Location) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	return newStore(repo), nil
+	return On(repo), nil
 }
 
-func newStore(repo *gitrepo.Repo) *Store {
-	return &Store{Repo: repo, Now: time.Now, git: repo, formatBlob: repo.ObjectFormat().Sum(plumbing.BlobObject, []byte(fmt.Sprintf("%d\n", FormatVersion)))}
+// On opens the store over an opened repository (project.Open keeps the repository for the
+// commands' own questions to git, and hands the store only what Git names).
+func On(repo *gitrepo.Repo) *Store {
+	return &Store{loc: repo.Loc, Now: time.Now, git: repo, closer: repo,
+		formatBlob: repo.ObjectFormat().Sum(plumbing.BlobObject, []byte(fmt.Sprintf("%d\n", FormatVersion)))}
 }
+
+// Close releases the repository's open files (mapped packs, git processes kept for objects).
+func (s *Store) Close() error { return s.closer.Close() }
 
 // Snapshot is a workflow's head as read from its ref.
 type Snapshot struct {

@@ -260,15 +260,15 @@ func TestCASRefusesStaleAndLock(t *testing.T) {
 	dir := gittest.NewRepo(t, "sha1")
 	s := openStore(t, dir)
 	mustCreate(t, s, "cas")
-	head, _, err := gitrepo.ReadRef(s.Loc.CommonDir, "refs/exarchos/cas")
+	head, _, err := gitrepo.ReadRef(s.loc.CommonDir, "refs/exarchos/cas")
 	require.NoError(t, err)
 	other := mustHash(gittest.Git(t, dir, "", "rev-parse", "HEAD"))
-	require.ErrorIs(t, gitrepo.CasRef(s.Loc.CommonDir, "refs/exarchos/cas", other, other), gitrepo.ErrStale)
+	require.ErrorIs(t, gitrepo.CasRef(s.loc.CommonDir, "refs/exarchos/cas", other, other), gitrepo.ErrStale)
 
 	// A fresh lock of unknown owner (git's) is waited for, then named with the fix.
 	lock := filepath.Join(dir, ".git/refs/exarchos/cas.lock")
 	require.NoError(t, os.WriteFile(lock, nil, 0o644))
-	err = gitrepo.CasRef(s.Loc.CommonDir, "refs/exarchos/cas", other, head)
+	err = gitrepo.CasRef(s.loc.CommonDir, "refs/exarchos/cas", other, head)
 	require.ErrorIs(t, err, gitrepo.ErrLocked)
 	assert.Contains(t, err.Error(), "rm -f -- '"+lock+"'")
 	require.NoError(t, os.Remove(lock))

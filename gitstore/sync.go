@@ -30,7 +30,7 @@ func FetchRefspec(remote string) string {
 
 // Remotes lists the configured remotes.
 func (s *Store) Remotes() ([]string, error) {
-	out, err := s.Loc.Git(nil, "remote")
+	out, err := s.loc.Git(nil, "remote")
 	if err != nil {
 		return nil, err
 	}
@@ -104,7 +104,7 @@ func (s *Store) Fetch(remote string, features ...string) error {
 			args = append(args, "+"+RefName(f)+":"+TrackingRef(remote, f))
 		}
 	}
-	if _, err := s.Loc.GitEnv(gitrepo.TolerantEnv, nil, args...); err != nil {
+	if _, err := s.loc.GitEnv(gitrepo.TolerantEnv, nil, args...); err != nil {
 		return fmt.Errorf("fetch workflows from %s: %w", remote, err)
 	}
 	s.git.Reindex() // new packs arrived
@@ -137,7 +137,7 @@ func (s *Store) Push(remote string, tips map[string]gitrepo.Hash) ([]PushedRef, 
 		// Push the exact commit examined, not whatever the ref holds by the time git reads it.
 		args = append(args, tips[f].String()+":"+RefName(f))
 	}
-	out, pushErr := s.Loc.GitEnv(gitrepo.TolerantEnv, nil, args...)
+	out, pushErr := s.loc.GitEnv(gitrepo.TolerantEnv, nil, args...)
 	byRef := map[string]PushedRef{}
 	for _, line := range strings.Split(out, "\n") {
 		flag, rest, ok := strings.Cut(line, "\t")
@@ -232,5 +232,5 @@ func (s *Store) SetupRemote(remote string) (bool, error) {
 
 // isAncestor is Location.IsAncestor on object ids.
 func (s *Store) isAncestor(anc, desc gitrepo.Hash) (bool, error) {
-	return s.Loc.IsAncestor(anc.String(), desc.String())
+	return s.loc.IsAncestor(anc.String(), desc.String())
 }

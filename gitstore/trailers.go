@@ -88,7 +88,7 @@ func ReadTrailers(msg []byte) Trailers {
 // take it): one `git log` over the ref.
 func (s *Store) EventCommits(feature string) (map[int64]string, error) {
 	ref := RefName(feature)
-	out, err := s.Loc.Git(nil, "log", "-z", "--reverse", "--topo-order", "--format=%H%n%B", ref, "--")
+	out, err := s.loc.Git(nil, "log", "-z", "--reverse", "--topo-order", "--format=%H%n%B", ref, "--")
 	if err != nil {
 		return nil, fmt.Errorf("read the history of %s: %w", ref, err)
 	}

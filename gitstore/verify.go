@@ -235,3 +235,7 @@ func IsCorrupt(err error) bool {
 	var c *CorruptError
 	return errors.As(err, &c)
 }
+
+// StaleFiles lists the lock and temporary files a killed writer left in the repository (fsck
+// reports them; `fsck --fix` removes those no live process holds).
+func (s *Store) StaleFiles() ([]gitrepo.StaleFile, error) { return s.git.StaleFiles() }

@@ -589,7 +589,7 @@ func (b *builder) ensureDurable() error {
 			return nil
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("git gc is still running after 60s (%s/gc.pid); run `git exarchos fsck` once it ends", b.s.Loc.CommonDir)
+			return fmt.Errorf("git gc is still running after 60s (%s/gc.pid); run `git exarchos fsck` once it ends", b.s.loc.CommonDir)
 		}
 		time.Sleep(10 * time.Millisecond)
 	}

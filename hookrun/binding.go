@@ -145,7 +145,7 @@ func restoreSession(commonDir, id string) (*sessionRecord, error) {
 // sessionBound reads the workflows a session is bound to. A workflow that no longer exists or has
 // ended no longer holds the session; one that cannot be read is an error (fail closed).
 func (h *hookRepo) sessionBound(rec *sessionRecord) ([]hooks.Bound, error) {
-	if h.repo == nil || h.repo.Store.Loc.CommonDir != rec.CommonDir {
+	if h.repo == nil || h.repo.CommonDir() != rec.CommonDir {
 		r, err := Open(rec.Root)
 		if err != nil {
 			if r, err = Open(rec.CommonDir); err != nil {
@@ -177,7 +177,7 @@ func (h *hookRepo) sessionBound(rec *sessionRecord) ([]hooks.Bound, error) {
 // was bound in). An error (a state it cannot read) fails the call closed, as for any session.
 func (h *hookRepo) rebindSession(in hooks.Input, dir string, rec *sessionRecord) ([]hooks.Bound, error) {
 	r := h.repo
-	if here, err := Open(dir); err == nil && here.Store.Loc.CommonDir == rec.CommonDir {
+	if here, err := Open(dir); err == nil && here.CommonDir() == rec.CommonDir {
 		r, h.repo = here, here
 	}
 	ws, err := r.BoundWorkflows()
@@ -192,7 +192,7 @@ func (h *hookRepo) rebindSession(in hooks.Input, dir string, rec *sessionRecord)
 
 // bindSession records that the session works on ws, in its binding file and as events.
 func (h *hookRepo) bindSession(in hooks.Input, dir string, ws []hooks.Bound) {
-	rec := sessionRecord{Root: h.repo.Store.Loc.WorkTree, CommonDir: h.repo.Store.Loc.CommonDir, Bound: time.Now().UTC().Format(time.RFC3339)}
+	rec := sessionRecord{Root: h.repo.WorkTree(), CommonDir: h.repo.CommonDir(), Bound: time.Now().UTC().Format(time.RFC3339)}
 	for _, w := range ws {
 		rec.Features = append(rec.Features, w.Feature)
 	}
@@ -213,7 +213,7 @@ func (h *hookRepo) bindSession(in hooks.Input, dir string, ws []hooks.Bound) {
 	}
 	for _, w := range ws {
 		_, _ = h.Record(w, nil, workflow.NewEvent{Type: workflow.EventHookSessionBound, ID: "hook:bound:" + in.SessionID,
-			Data: workflow.SessionBoundData{SessionID: in.SessionID, Phase: w.State.Phase, Branch: h.repo.Store.CurrentBranch(), Cwd: dir}})
+			Data: workflow.SessionBoundData{SessionID: in.SessionID, Phase: w.State.Phase, Branch: h.repo.CurrentBranch(), Cwd: dir}})
 	}
 }
 

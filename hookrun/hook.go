@@ -207,7 +207,7 @@ func (h *hookRepo) session(in hooks.Input, dir string) ([]hooks.Bound, error) {
 	}
 	if in.SessionID != "" {
 		// Bound in this repository, its binding file deleted since: put back (binding.go).
-		if rec, err := restoreSession(r.Store.Loc.CommonDir, in.SessionID); err != nil || rec != nil {
+		if rec, err := restoreSession(r.CommonDir(), in.SessionID); err != nil || rec != nil {
 			if err != nil {
 				return nil, err
 			}
@@ -230,7 +230,7 @@ func (h *hookRepo) session(in hooks.Input, dir string) ([]hooks.Bound, error) {
 // index and, per workflow it names, one ref and one cached state (hook_cache.go); it never lists
 // every workflow.
 func (r *Repo) BoundWorkflows() ([]hooks.Bound, error) {
-	branch := r.Store.CurrentBranch()
+	branch := r.CurrentBranch()
 	if branch == "" {
 		return nil, nil
 	}
@@ -279,7 +279,7 @@ func (r *Repo) boundOf(feature string, st workflow.State) hooks.Bound {
 	if !ok {
 		def, _ = r.Rules().Defs.Lookup(st.Type) // nil: not defined on the base branch
 	}
-	return hooks.Bound{Feature: feature, State: st, Def: def, Root: r.Store.Loc.WorkTree}
+	return hooks.Bound{Feature: feature, State: st, Def: def, Root: r.WorkTree()}
 }
 
 // Bound reads one workflow as the hooks see it.
@@ -288,7 +288,7 @@ func (r *Repo) Bound(feature string) (hooks.Bound, error) {
 	if err != nil {
 		return hooks.Bound{}, err
 	}
-	return hooks.Bound{Feature: feature, State: st, Def: r.hookDefinition(st.Type), Root: r.Store.Loc.WorkTree}, nil
+	return hooks.Bound{Feature: feature, State: st, Def: r.hookDefinition(st.Type), Root: r.WorkTree()}, nil
 }
 
 // hookDefinition is the definition the hook enforces envelopes with: a built-in's own (envelopes
@@ -370,7 +370,7 @@ func (h *hookRepo) Controls(dir string) string {
 			return "" // outside a repository: nothing of a repository's to watch
 		}
 	}
-	return r.CheckControls(r.Store.Loc.WorkTree)
+	return r.CheckControls(r.WorkTree())
 }
 
 // Held is why the workflow is held: its ref moved outside git exarchos (hook_controls.go).

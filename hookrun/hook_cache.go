@@ -41,7 +41,7 @@ const (
 type hookCache struct{ dir string }
 
 func (r *Repo) hookCache() *hookCache {
-	return &hookCache{dir: filepath.Join(r.Store.Loc.CommonDir, filepath.FromSlash(hookCacheDir))}
+	return &hookCache{dir: filepath.Join(r.CommonDir(), filepath.FromSlash(hookCacheDir))}
 }
 
 // state returns the cached state of feature at commit, folded by the projector version (which in

@@ -94,12 +94,12 @@ type control struct {
 // controlsPath is the state kept for the worktree at root: each worktree has its own settings
 // files, so its own baseline.
 func (r *Repo) controlsPath(root string) string {
-	return filepath.Join(r.Store.Loc.CommonDir, filepath.FromSlash(controlsDir), "state-"+project.HashHex(root)[:16]+".json")
+	return filepath.Join(r.CommonDir(), filepath.FromSlash(controlsDir), "state-"+project.HashHex(root)[:16]+".json")
 }
 
 // savedCopy is where the content of a control file was kept when it was last accepted.
 func (r *Repo) savedCopy(path string) string {
-	return filepath.Join(r.Store.Loc.CommonDir, filepath.FromSlash(controlsDir), "saved", project.HashHex(path)[:24])
+	return filepath.Join(r.CommonDir(), filepath.FromSlash(controlsDir), "saved", project.HashHex(path)[:24])
 }
 
 // CheckControls is PostToolUse's watch: "" when nothing the agent must not change has changed
@@ -173,7 +173,7 @@ func (r *Repo) stampsHold(root string) bool {
 }
 
 func (r *Repo) stampsPath(root string) string {
-	return filepath.Join(r.Store.Loc.CommonDir, filepath.FromSlash(controlsDir), "stamps-"+project.HashHex(root)[:16])
+	return filepath.Join(r.CommonDir(), filepath.FromSlash(controlsDir), "stamps-"+project.HashHex(root)[:16])
 }
 
 // writeStamps keeps st's stamps for the next call's common path (written after the state, so a
@@ -226,7 +226,7 @@ func (r *Repo) observeControls(root string, prev *controlState) (*controlState, 
 		st.Stamps[p] = gitrepo.FileStamp(p)
 		st.Controls[p] = controlDigest(p, k)
 	}
-	loc := r.Store.Loc
+	loc := r.Location()
 	if root != "" {
 		st.Stamps[filepath.Join(root, ".claude")] = gitrepo.FileStamp(filepath.Join(root, ".claude"))
 		add(filepath.Join(root, ".claude", "settings.json"), kindSettings)
@@ -278,7 +278,7 @@ func (r *Repo) observeControls(root string, prev *controlState) (*controlState, 
 // returns the workflows held because their ref moved outside git exarchos. Before the hook's first
 // call in this repository there is nothing to compare with: only what it held is reported.
 func (r *Repo) DetectRefRewrites() []HeldRef {
-	root := r.Store.Loc.WorkTree
+	root := r.WorkTree()
 	if prev, err := r.loadControls(root); err == nil && prev != nil {
 		cur := &controlState{}
 		cur.Refs, cur.RefStamps = r.workflowRefs(prev)
@@ -480,7 +480,7 @@ func (r *Repo) saveControls(root string, cur *controlState, controls []control, 
 
 // acceptControls takes what is there now as accepted (the first call, and `hooks accept`).
 func (r *Repo) acceptControls(root string, cur *controlState, controls []control) {
-	_, cur.LogEnd, _ = gitstore.RefWritesSince(r.Store.Loc.CommonDir, 0)
+	_, cur.LogEnd, _ = gitstore.RefWritesSince(r.CommonDir(), 0)
 	cur.MovesEnd = r.controlsJournalEnd(root)
 	r.saveControls(root, cur, controls, nil)
 }
@@ -489,7 +489,7 @@ func (r *Repo) acceptControls(root string, cur *controlState, controls []control
 // exarchos last wrote to it (its ref-write log since then) was moved by something else, and its
 // workflow is held.
 func (r *Repo) refsMovedOutside(prev, cur *controlState) []string {
-	own, end, err := gitstore.RefWritesSince(r.Store.Loc.CommonDir, prev.LogEnd)
+	own, end, err := gitstore.RefWritesSince(r.CommonDir(), prev.LogEnd)
 	if err != nil {
 		return []string{"the ref-write log cannot be read (" + err.Error() + ")"}
 	}
@@ -555,7 +555,7 @@ func (h HeldRef) Undo() string {
 }
 
 func (r *Repo) heldPath(feature string) string {
-	return filepath.Join(r.Store.Loc.CommonDir, filepath.FromSlash(controlsDir), "held", feature+".json")
+	return filepath.Join(r.CommonDir(), filepath.FromSlash(controlsDir), "held", feature+".json")
 }
 
 func (r *Repo) hold(h HeldRef) {
@@ -586,7 +586,7 @@ func (r *Repo) Held(feature string) string {
 	if !ok {
 		return ""
 	}
-	if cur, _, err := gitrepo.ReadRef(r.Store.Loc.CommonDir, h.Ref); err == nil && h.From != "" && cur.String() == h.From {
+	if cur, _, err := gitrepo.ReadRef(r.CommonDir(), h.Ref); err == nil && h.From != "" && cur.String() == h.From {
 		_ = os.Remove(r.heldPath(feature))
 		return ""
 	}
@@ -617,7 +617,7 @@ func (r *Repo) RefRewrites() []HeldRef {
 // had changed the controls before it: the agent's own `hooks install` or `remote setup` does not
 // block it, and a change made outside before it stays reported.
 func (r *Repo) OwnControlWrites(fn func() error) error {
-	clean := r.CheckControls(r.Store.Loc.WorkTree) == ""
+	clean := r.CheckControls(r.WorkTree()) == ""
 	err := fn()
 	if clean {
 		r.AcceptControls()
@@ -627,14 +627,14 @@ func (r *Repo) OwnControlWrites(fn func() error) error {
 
 // AcceptControls takes the controls as they are now as accepted (install's own writes).
 func (r *Repo) AcceptControls() {
-	cur, controls := r.observeControls(r.Store.Loc.WorkTree, nil)
-	r.acceptControls(r.Store.Loc.WorkTree, cur, controls)
+	cur, controls := r.observeControls(r.WorkTree(), nil)
+	r.acceptControls(r.WorkTree(), cur, controls)
 	// The other worktrees' states take the refs as they are too, or they would find the
 	// accepted move again.
-	states, _ := filepath.Glob(filepath.Join(r.Store.Loc.CommonDir, filepath.FromSlash(controlsDir), "state-*.json"))
+	states, _ := filepath.Glob(filepath.Join(r.CommonDir(), filepath.FromSlash(controlsDir), "state-*.json"))
 	for _, p := range states {
 		b, err := os.ReadFile(p)
-		if err != nil || p == r.controlsPath(r.Store.Loc.WorkTree) {
+		if err != nil || p == r.controlsPath(r.WorkTree()) {
 			continue
 		}
 		st, err := decodeControls(b)

@@ -46,7 +46,7 @@ import (
 // controls' watch follow each move.
 func (r *Repo) watchMove(feature string) func(gitrepo.Hash) {
 	index := r.indexMove(feature)
-	from, _, err := gitrepo.ReadRef(r.Store.Loc.CommonDir, gitstore.RefName(feature))
+	from, _, err := gitrepo.ReadRef(r.CommonDir(), gitstore.RefName(feature))
 	if err != nil {
 		return index
 	}
@@ -59,7 +59,7 @@ func (r *Repo) watchMove(feature string) func(gitrepo.Hash) {
 // controlsMoved keeps the watch of the worktree this process runs in current after its own move
 // of feature's ref from one commit to another (zero: none).
 func (r *Repo) controlsMoved(feature string, from, commit gitrepo.Hash) {
-	root := r.Store.Loc.WorkTree
+	root := r.WorkTree()
 	dir := r.refsDir()
 	kept, err := os.ReadFile(r.stampsPath(root))
 	if err != nil || len(kept) == 0 || strings.ContainsAny(feature, "\t\n/@") {
@@ -147,7 +147,7 @@ func sameNames(listed, block []string, feature string, present bool) bool {
 
 // controlsJournalPath is where the moves of the worktree at root wait for the next full look.
 func (r *Repo) controlsJournalPath(root string) string {
-	return filepath.Join(r.Store.Loc.CommonDir, filepath.FromSlash(controlsDir), "moves-"+project.HashHex(root)[:16])
+	return filepath.Join(r.CommonDir(), filepath.FromSlash(controlsDir), "moves-"+project.HashHex(root)[:16])
 }
 
 // journalControlsMove appends "<feature> <from> <to>" in one O_APPEND write.

@@ -22,7 +22,7 @@ func ownMove(t *testing.T, r *Repo, feature string) string {
 	t.Helper()
 	_, err := r.Store.Append(feature, r.Projector(), workflow.NewEvent{Type: "note.added", Data: map[string]any{"k": 1}})
 	require.NoError(t, err)
-	return gittest.Git(t, r.Store.Loc.WorkTree, "", "rev-parse", "refs/exarchos/"+feature)
+	return gittest.Git(t, r.WorkTree(), "", "rev-parse", "refs/exarchos/"+feature)
 }
 
 // TestControlsKeptByOwnMoves: the process's own moves (a rewrite and a creation among 300 loose

@@ -99,7 +99,7 @@ func (r *Repo) workflowRefs(prev *controlState) (commits, stamps map[string]stri
 		}
 	}
 	commits, stamps = map[string]string{}, map[string]string{}
-	refs, _, settled, err := gitrepo.ScanRefsKnown(r.Store.Loc.CommonDir, gitstore.RefPrefix, func(f string) bool { return gitstore.ValidateFeature(f) == nil }, known)
+	refs, _, settled, err := gitrepo.ScanRefsKnown(r.CommonDir(), gitstore.RefPrefix, func(f string) bool { return gitstore.ValidateFeature(f) == nil }, known)
 	if err != nil {
 		return commits, stamps
 	}
@@ -163,7 +163,7 @@ func (r *Repo) refsToken(root string) string {
 	if root == "" || r.HookMonitorOff() {
 		return ""
 	}
-	tok, err := fsmonitor.RefsToken(root, r.Store.Loc.CommonDir)
+	tok, err := fsmonitor.RefsToken(root, r.CommonDir())
 	if err != nil {
 		return ""
 	}
@@ -171,7 +171,7 @@ func (r *Repo) refsToken(root string) string {
 }
 
 func (r *Repo) refsTokenPath(root string) string {
-	return filepath.Join(r.Store.Loc.CommonDir, filepath.FromSlash(controlsDir), "refstoken-"+project.HashHex(root)[:16])
+	return filepath.Join(r.CommonDir(), filepath.FromSlash(controlsDir), "refstoken-"+project.HashHex(root)[:16])
 }
 
 // stampsSum names the stamps file's content (CRC-32C, a few microseconds at 10,000 refs).

@@ -143,7 +143,7 @@ func TestControlsWatchWhatTheUsersGitRuns(t *testing.T) {
 	global := filepath.Join(home, ".gitconfig")
 	gittest.WriteFile(t, "", global, "[user]\n\tname = U\n")
 	require.Empty(t, post(t, dir), "the baseline")
-	config := filepath.Join(r.Store.Loc.CommonDir, "config")
+	config := filepath.Join(r.CommonDir(), "config")
 	for _, c := range []struct{ file, add string }{
 		{global, "[core]\n\thooksPath = /tmp/agent-hooks\n"},
 		{filepath.Join(home, ".config", "git", "config"), "[core]\n\thooksPath = /tmp/agent-hooks\n"},
@@ -232,7 +232,7 @@ func TestFileToolsJudgeTheFileReallyWritten(t *testing.T) {
 func TestInstalledRecordIsSealed(t *testing.T) {
 	for _, name := range []string{".claude/settings.json", ".mcp.json"} {
 		dir, r := ideateRepo(t)
-		record := filepath.Join(r.Store.Loc.CommonDir, "exarchos", "installed")
+		record := filepath.Join(r.CommonDir(), "exarchos", "installed")
 		file := filepath.Join(dir, filepath.FromSlash(name))
 		require.NoError(t, r.OwnControlWrites(func() error { // what an installer does
 			gittest.WriteFile(t, "", file, `{"hooks": {}}`+"\n")
@@ -263,7 +263,7 @@ func TestForgedRefWriteLineIsNotBelieved(t *testing.T) {
 	require.Empty(t, post(t, dir), "the baseline")
 	ref := "refs/exarchos/login"
 	first := gittest.Git(t, dir, "", "rev-parse", ref)
-	log := filepath.Join(r.Store.Loc.CommonDir, "exarchos", "ref-writes")
+	log := filepath.Join(r.CommonDir(), "exarchos", "ref-writes")
 	for i, claim := range []func(commit string) string{
 		func(c string) string { return ref + " " + c },                                  // the old format
 		func(c string) string { return ref + " " + c + "\t" + strings.Repeat("a", 32) }, // a made-up seal

@@ -26,7 +26,7 @@ func (h *hookRepo) Shell(dir string) hooks.BashContext {
 	if err != nil {
 		return ctx // no repository: aliases unknown (nil), so an unknown git subcommand is unreadable
 	}
-	loc := r.Store.Loc
+	loc := r.Location()
 	ctx.Protected = append(ctx.Protected, loc.GitDir, loc.CommonDir)
 	ctx.Alias = func(name string) (string, bool) {
 		out, err := loc.Git(nil, "config", "--get", "alias."+name)
@@ -61,31 +61,50 @@ func (h *hookRepo) Changes(w hooks.Bound) ([]hooks.Change, error) {
 // no monitor answers, one is started for the next calls (ClaudeHookOptions.StartMonitor) and this call runs the
 // status; `git config exarchos.hookMonitor false` turns the monitor off.
 func (h *hookRepo) worktreeChanges(root string) (head string, changes []hooks.Change, err error) {
+	return h.repo.keptWorktreeChanges(root, h.monitor)
+}
+
+// WorktreeState is the paths the worktree at root changed (worktreeChanges' answer, kept under
+// the monitor's token), for the guards of a command (engine's Env hands it to the facts,
+// gitrepo.Facts.WithStatus): while the monitor runs and nothing moved, a transition starts no
+// `git status`. A command starts no monitor; the hook does.
+func (r *Repo) WorktreeState(root string) ([]string, error) {
+	_, changes, err := r.keptWorktreeChanges(root, nil)
+	paths := make([]string, len(changes))
+	for i, c := range changes {
+		paths[i] = c.Path
+	}
+	return paths, err
+}
+
+// keptWorktreeChanges is worktreeChanges for the worktree at root; start, when not nil, starts a
+// monitor where none runs.
+func (r *Repo) keptWorktreeChanges(root string, start func(root string)) (head string, changes []hooks.Change, err error) {
 	loc, err := gitrepo.Discover(root)
 	if err != nil {
 		return "", nil, err
 	}
 	index := filepath.Join(loc.GitDir, "index")
-	kept := filepath.Join(h.repo.hookCache().dir, "effects", project.HashHex(root))
+	kept := filepath.Join(r.hookCache().dir, "effects", project.HashHex(root))
 	token, terr := "", errMonitorOff
-	if !h.repo.HookMonitorOff() {
+	if !r.HookMonitorOff() {
 		token, terr = fsmonitor.Token(root)
 	}
 	if terr == nil {
-		if head, changes, ok := readKeptStatus(kept, token, h.repo.statusStamp(loc, index), loc.Head()); ok {
+		if head, changes, ok := readKeptStatus(kept, token, r.statusStamp(loc, index), loc.Head()); ok {
 			return head, changes, nil
 		}
-	} else if errors.Is(terr, fsmonitor.ErrNotRunning) {
-		h.monitor(root)
+	} else if errors.Is(terr, fsmonitor.ErrNotRunning) && start != nil {
+		start(root)
 	}
-	stamp := h.repo.statusStamp(loc, index)
+	stamp := r.statusStamp(loc, index)
 	head, changes, err = worktreeStatus(root)
 	if err != nil {
 		return "", nil, err
 	}
 	// Kept only when the index did not change while the status read it: a `git add` racing with
 	// it would otherwise be hidden under the new stamp.
-	if terr == nil && gitrepo.FileStamp(index) != "" && stamp == h.repo.statusStamp(loc, index) {
+	if terr == nil && gitrepo.FileStamp(index) != "" && stamp == r.statusStamp(loc, index) {
 		writeKeptStatus(kept, token, stamp, head, changes)
 	}
 	return head, changes, nil
@@ -95,7 +114,7 @@ func (h *hookRepo) worktreeChanges(root string) (head string, changes []hooks.Ch
 // index, and the ignore rules kept outside the worktree (.git/info/exclude, core.excludesFile, and
 // which file that is), so an ignore rule added there is seen by the next call.
 func (r *Repo) statusStamp(loc gitrepo.Location, index string) string {
-	excludes, ok := r.Store.Config("core.excludesFile")
+	excludes, ok := r.Config("core.excludesFile")
 	switch {
 	case ok && strings.HasPrefix(excludes, "~/"):
 		home, _ := os.UserHomeDir()
@@ -171,8 +190,8 @@ var errMonitorOff = errors.New("exarchos.hookMonitor is false")
 // hookMonitorOff reports whether `git config exarchos.hookMonitor false` asked for no monitor:
 // then no monitor is started and nothing is kept, and every PostToolUse runs `git status`.
 func (r *Repo) HookMonitorOff() bool {
-	_, set := r.Store.Config("exarchos.hookMonitor")
-	return set && !r.Store.ConfigBool("exarchos.hookMonitor")
+	_, set := r.Config("exarchos.hookMonitor")
+	return set && !r.ConfigBool("exarchos.hookMonitor")
 }
 
 // startMonitor starts a monitor of root, at most once a minute per tree, so that a monitor that

@@ -106,13 +106,13 @@ func prePush(r *Repo, o GitHookOptions, say func(string, ...any)) {
 	if len(bound) == 0 {
 		return
 	}
-	if r.Store.ConfigBool("exarchos.autoPush") {
+	if r.ConfigBool("exarchos.autoPush") {
 		if err := o.Push(remote); err != nil {
 			say("could not push the workflow refs to %s (the branch push goes on): %v; run git exarchos push %s", remote, err, remote)
 		}
 		return
 	}
-	facts := r.Store.Facts()
+	facts := r.Facts()
 	for _, f := range bound {
 		local, ok, err := facts.ResolveRef(gitstore.RefName(f))
 		if err != nil || !ok {

@@ -58,7 +58,7 @@ const (
 // refsStamp names the version of the refs the index summarises; fresh is false while a write in
 // the same clock tick could still leave it unchanged.
 func (r *Repo) refsStamp() (stamp string, fresh bool) {
-	common := r.Store.Loc.CommonDir
+	common := r.CommonDir()
 	fresh = true
 	var parts []string
 	// reftable/tables.list is renamed over on every ref write where refs are kept in reftable.
@@ -97,12 +97,12 @@ func (r *Repo) packRefs(loose int) bool {
 	if loose < packLooseRefsAt {
 		return false
 	}
-	if _, err := os.Lstat(filepath.Join(r.Store.Loc.CommonDir, "packed-refs.lock")); err == nil {
+	if _, err := os.Lstat(filepath.Join(r.CommonDir(), "packed-refs.lock")); err == nil {
 		return false
 	}
-	_, err := r.Store.Loc.Git(nil, "-c", "core.packedRefsTimeout=0", "pack-refs", "--include="+gitstore.RefPrefix+"*", "--prune")
+	_, err := r.Location().Git(nil, "-c", "core.packedRefsTimeout=0", "pack-refs", "--include="+gitstore.RefPrefix+"*", "--prune")
 	if gitrepo.ExitCode(err) == 129 { // git before 2.42: no --include
-		_, err = r.Store.Loc.Git(nil, "-c", "core.packedRefsTimeout=0", "pack-refs", "--all", "--prune")
+		_, err = r.Location().Git(nil, "-c", "core.packedRefsTimeout=0", "pack-refs", "--all", "--prune")
 	}
 	return err == nil
 }
@@ -172,7 +172,7 @@ func (r *Repo) readBranchIndex(mayPack, rebuild bool) (*indexFile, error) {
 			known[gitstore.RefPrefix+f] = gitrepo.StampedRef{Hash: h, Stamp: e.loose}
 		}
 	}
-	refs, names, stamps, err := gitrepo.ScanRefsKnown(r.Store.Loc.CommonDir, gitstore.RefPrefix, func(f string) bool { return gitstore.ValidateFeature(f) == nil }, known)
+	refs, names, stamps, err := gitrepo.ScanRefsKnown(r.CommonDir(), gitstore.RefPrefix, func(f string) bool { return gitstore.ValidateFeature(f) == nil }, known)
 	if err != nil {
 		return nil, fmt.Errorf("read the workflow refs for the hooks' branch index: %w", err)
 	}
@@ -320,7 +320,7 @@ func (r *Repo) indexTaken(x *indexFile, stamp string, fresh bool) bool {
 	return false
 }
 
-func (r *Repo) refsDir() string { return filepath.Join(r.Store.Loc.CommonDir, "refs", "exarchos") }
+func (r *Repo) refsDir() string { return filepath.Join(r.CommonDir(), "refs", "exarchos") }
 
 // inodesAsIndexed lists the loose refs with their inodes and returns the listing when it is the
 // one x was read from (listedAsIndexed); nil otherwise, or when the directory cannot be listed so.

@@ -36,7 +36,7 @@ type journalLine struct {
 
 // JournalPath is where the workflow's journal lies: denials waiting to ride in its next commit.
 func (r *Repo) JournalPath(feature string) string {
-	return filepath.Join(r.Store.Loc.CommonDir, filepath.FromSlash(journalDir), feature+".jsonl")
+	return filepath.Join(r.CommonDir(), filepath.FromSlash(journalDir), feature+".jsonl")
 }
 
 // The counter file (<journal>.seq) holds two numbers: the last sequence number given to a

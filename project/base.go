@@ -44,7 +44,7 @@ func (r *Repo) Base() *Base {
 func (r *Repo) SetBase(b *Base) { r.base = b }
 
 func (r *Repo) resolveBase() *Base {
-	facts := r.Store.Facts()
+	facts := r.Facts()
 	resolve := func(b *Base) *Base {
 		sha, ok, err := facts.ResolveRef(b.Ref)
 		switch {
@@ -55,7 +55,7 @@ func (r *Repo) resolveBase() *Base {
 		default:
 			b.Commit = sha
 			if strings.HasPrefix(b.Ref, "refs/remotes/") {
-				b.Commit, b.Moved, b.Problem = FetchedValue(r.Store.Loc.CommonDir, b.Ref, sha)
+				b.Commit, b.Moved, b.Problem = FetchedValue(r.CommonDir(), b.Ref, sha)
 			}
 		}
 		return b
@@ -81,9 +81,9 @@ func (r *Repo) resolveBase() *Base {
 		return b
 	}
 	remote := "origin"
-	if _, ok := r.Store.Config("remote.origin.url"); !ok {
+	if _, ok := r.Config("remote.origin.url"); !ok {
 		remote = ""
-		if rs := r.Store.ConfigRemotes(); len(rs) > 0 {
+		if rs := r.ConfigRemotes(); len(rs) > 0 {
 			remote = rs[0]
 		}
 	}
@@ -100,7 +100,7 @@ func (r *Repo) resolveBase() *Base {
 			Problem: fmt.Sprintf("remote %s has no default branch fetched: run `git fetch %s && git remote set-head %s --auto`", remote, remote, remote)}
 	}
 	names := []string{"main", "master"}
-	if d, ok := r.Store.Config("init.defaultBranch"); ok && strings.TrimSpace(d) != "" {
+	if d, ok := r.Config("init.defaultBranch"); ok && strings.TrimSpace(d) != "" {
 		names = append([]string{strings.TrimSpace(d)}, names...)
 	}
 	for _, n := range names {
@@ -119,7 +119,7 @@ func (r *Repo) BaseDir(dir string) (map[string][]byte, error) {
 	if b.Commit == "" {
 		return nil, nil
 	}
-	files, err := r.Store.Facts().DirFiles(b.Commit, dir)
+	files, err := r.Facts().DirFiles(b.Commit, dir)
 	if err != nil {
 		return nil, fmt.Errorf("read %s at %s (%s): %w", dir, b.Ref, b.Commit, err)
 	}

@@ -114,7 +114,7 @@ func (r *Repo) readRules() *Rules {
 			continue
 		}
 		def.Source = name + "@" + Short(rl.Base.Commit)
-		def.ID = "blob:" + r.Store.ObjectFormat().Sum(plumbing.BlobObject, files[base]).String()
+		def.ID = "blob:" + r.git.ObjectFormat().Sum(plumbing.BlobObject, files[base]).String()
 		repoDefs = append(repoDefs, def)
 	}
 	if src, ok, err := r.BaseFile(ConfigFile); err != nil {
@@ -126,7 +126,7 @@ func (r *Repo) readRules() *Rules {
 			unreadable(ConfigFile, yamlErrorWithKeys(err, src))
 			rl.Config = Config{}
 		}
-		rl.ConfigID = "blob:" + r.Store.ObjectFormat().Sum(plumbing.BlobObject, src).String()
+		rl.ConfigID = "blob:" + r.git.ObjectFormat().Sum(plumbing.BlobObject, src).String()
 	}
 	// Each definition's limits as the config sets them: the definition value carries the
 	// effective limits, so Decide needs nothing else and records what it enforced.
@@ -179,7 +179,7 @@ func (r *Repo) readRules() *Rules {
 			rl.Repository = append(rl.Repository, d)
 		}
 	}
-	rl.Legacy = legacySet(r.Store, rl.Defs.Types())
+	rl.Legacy = legacySet(r.git, rl.Defs.Types())
 	return rl
 }
 
@@ -283,7 +283,7 @@ func (sr shellRunner) RunGuard(g workflow.ShellGuard, s workflow.State) (bool, s
 	if !ok {
 		return false, fmt.Sprintf("branch %s does not exist, so there is no commit to check", s.Branch), nil
 	}
-	dir, done, err := sr.loc.CleanCheckout(tip)
+	dir, done, err := cleanCheckout(sr.loc, tip)
 	if err != nil {
 		return false, "", err
 	}
@@ -314,7 +314,7 @@ func (sr shellRunner) RunGuard(g workflow.ShellGuard, s workflow.State) (bool, s
 // evaluator is the guard evaluator of this repository: git facts, and shell guards run in a clean
 // checkout of the workflow branch.
 func (r *Repo) Evaluator() *guards.Evaluator {
-	return &guards.Evaluator{Facts: r.Store.Facts(), Shell: shellRunner{loc: r.Store.Loc},
+	return &guards.Evaluator{Facts: r.Facts(), Shell: shellRunner{loc: r.Location()},
 		Base: r.Base().Commit, Validation: r.DeclaredValidation(), OfflineBase: r.offlineBase(), Agent: r.InAgent()}
 }
 
@@ -329,7 +329,7 @@ func (r *Repo) InAgent() bool {
 // GitHub repository, "" where it is one. It reads the config only (no git process: the hook's
 // summaries use it).
 func (r *Repo) offlineBase() string {
-	if url, ok := r.Store.Config("remote.origin.url"); ok {
+	if url, ok := r.Config("remote.origin.url"); ok {
 		if _, err := githubsync.ParseRemoteURL(strings.TrimSpace(url)); err == nil {
 			return ""
 		}
@@ -371,7 +371,7 @@ func (r *Repo) DeclaredValidation() []string {
 // or is the base), recorded at init so that what the workflow's branch did stays measurable after
 // its work is merged. A branch with no commit yet starts from the empty tree.
 func (r *Repo) ForkPoint(branch string) string {
-	facts := r.Store.Facts()
+	facts := r.Facts()
 	tip, err := facts.BranchTip(branch)
 	if err != nil || tip == "" {
 		return guards.EmptyTree

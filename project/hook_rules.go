@@ -20,7 +20,7 @@ func (r *Repo) RulesUnreadable() error {
 	if base == "" {
 		return nil // no base branch: built-ins only, and the commands say why
 	}
-	kept := filepath.Join(r.Store.Loc.CommonDir, "exarchos-cache", "hooks", "rules-ok") // beside the hook's cache (hookrun)
+	kept := filepath.Join(r.CommonDir(), "exarchos-cache", "hooks", "rules-ok") // beside the hook's cache (hookrun)
 	key := []byte(workflow.ProjectorVersion + " " + base + "\n")
 	if b, err := os.ReadFile(kept); err == nil && bytes.Equal(b, key) {
 		return nil

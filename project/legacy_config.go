@@ -48,7 +48,7 @@ func LegacyWarning(keys []string, base string) string {
 
 // LegacyWarnings are the warnings status shows for a workflow of type typ.
 func (r *Repo) LegacyWarnings(typ string) []string {
-	keys := legacySet(r.Store, []string{typ})
+	keys := legacySet(r.git, []string{typ})
 	if len(keys) == 0 {
 		return nil
 	}
@@ -60,15 +60,15 @@ func (r *Repo) LegacyWarnings(typ string) []string {
 // and compares what each records or refuses. Nothing is decided twice unless a key is set.
 func (r *Repo) LegacyChange(def *workflow.Definition, st workflow.State, cmds []workflow.Command, env workflow.Env, out []workflow.NewEvent, rej *workflow.Rejection) error {
 	alt, altEnv, keys := def, env, []string(nil)
-	if v, ok := r.Store.Config(legacyFixCycles(st.Type)); ok {
+	if v, ok := r.Config(legacyFixCycles(st.Type)); ok {
 		if n, err := strconv.Atoi(strings.TrimSpace(v)); err == nil && n > 0 {
 			alt = def.Clone()
 			alt.SetMaxFixCycles(n)
 			keys = append(keys, legacyFixCycles(st.Type)+"="+v)
 		}
 	}
-	if v, ok := r.Store.Config("exarchos.requireChecks"); ok {
-		if b := r.Store.ConfigBool("exarchos.requireChecks"); b != env.OptIn["checks-passed"] {
+	if v, ok := r.Config("exarchos.requireChecks"); ok {
+		if b := r.ConfigBool("exarchos.requireChecks"); b != env.OptIn["checks-passed"] {
 			altEnv.OptIn = map[string]bool{"checks-passed": b}
 			keys = append(keys, "exarchos.requireChecks="+v)
 		}
@@ -81,7 +81,7 @@ func (r *Repo) LegacyChange(def *workflow.Definition, st workflow.State, cmds []
 		return nil
 	}
 	return fmt.Errorf("%s would have changed this decision (%s instead of %s): %s",
-		strings.Join(keys, ", "), outcome(altOut, altRej), outcome(out, rej), LegacyWarning(legacySet(r.Store, []string{st.Type}), r.Base().Ref))
+		strings.Join(keys, ", "), outcome(altOut, altRej), outcome(out, rej), LegacyWarning(legacySet(r.git, []string{st.Type}), r.Base().Ref))
 }
 
 func sameOutcome(a []workflow.NewEvent, ar *workflow.Rejection, b []workflow.NewEvent, br *workflow.Rejection) bool {

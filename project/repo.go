@@ -23,6 +23,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/exarchos/git-exarchos/gitrepo"
 	"github.com/exarchos/git-exarchos/gitstore"
 	"github.com/exarchos/git-exarchos/internal/agentenv"
 	"github.com/exarchos/git-exarchos/workflow"
@@ -88,6 +89,8 @@ func (p projector) Project(prev json.RawMessage, events []workflow.Event) (json.
 // Repo is an opened repository.
 type Repo struct {
 	Store *gitstore.Store
+	// git is the repository under the store, asked by name through git.go's methods.
+	git   *gitrepo.Repo
 	rules *Rules // what the base branch holds, read once (defs.go)
 	base  *Base  // the protected base branch rules are read from, resolved once (base.go)
 	// Verdicts judges human decisions for the fold; whoever opens the Repo for a job installs
@@ -139,7 +142,7 @@ func (r *Repo) ResolveFeature(given string) (string, error) {
 			active = append(active, s)
 		}
 	}
-	if branch := r.Store.CurrentBranch(); branch != "" {
+	if branch := r.CurrentBranch(); branch != "" {
 		var bound []string
 		for _, s := range active {
 			if s.Branch == branch {
@@ -168,7 +171,7 @@ func (r *Repo) ResolveFeature(given string) (string, error) {
 			return "", fmt.Errorf("%w %d active workflows are bound to branch %s (%s): name one", ErrAmbiguous, len(bound), branch, strings.Join(bound, ", "))
 		}
 	}
-	if branch := r.Store.CurrentBranch(); branch != "" && len(active) > 0 {
+	if branch := r.CurrentBranch(); branch != "" && len(active) > 0 {
 		// Never act on a workflow bound to another branch: a finished workflow here and an active
 		// one elsewhere must not make `cancel` (or `set`, `transition`) reach across branches.
 		names := make([]string, len(active))
@@ -194,11 +197,11 @@ func (r *Repo) ResolveFeature(given string) (string, error) {
 // Open discovers the repository enclosing dir, without reading the rules (read on first use:
 // the hook reads them only when a bound workflow needs them) and without Verdicts.
 func Open(dir string) (*Repo, error) {
-	s, err := gitstore.Open(dir)
+	g, err := gitrepo.Open(dir)
 	if err != nil {
 		return nil, err
 	}
-	return &Repo{Store: s, Environ: agentenv.Process()}, nil
+	return &Repo{Store: gitstore.On(g), git: g, Environ: agentenv.Process()}, nil
 }
 
 // TaskBranch is the branch a task worktree works on: the workflow's branch, "--", the task id

@@ -22,7 +22,7 @@ func TestShellGuardRunsLikeAGate(t *testing.T) {
 	tip := strings.TrimSpace(gittest.Git(t, dir, "", "rev-parse", "HEAD"))
 	r, err := Open(dir)
 	require.NoError(t, err)
-	run := shellRunner{loc: r.Store.Loc}
+	run := shellRunner{loc: r.Location()}
 	st := workflow.State{Feature: "f", Phase: "plan", Type: "t", Branch: "main"}
 
 	start := time.Now()

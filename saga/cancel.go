@@ -4,7 +4,7 @@
 // stopped it (cancel.go), the rescue refs that keep work a step would lose (the records' format
 // and logic in rescue_records.go, over gitrepo's generic git operations; `rescue list|restore` in
 // rescue.go), and prune, which cancels what went stale (prune.go). Every step is recorded through
-// the command engine the caller passes in (Executor: app's Execute).
+// the command engine the caller passes in (Executor: engine's Execute).
 //
 // It may import trust, project, githubsync, gitstore, gitrepo, workflow and the internal helpers;
 // never the hook runtime, app or cmd. internal/archtest holds the rule.
@@ -26,7 +26,7 @@ import (
 )
 
 // Executor runs workflow commands against a feature and appends what they record in one commit
-// (app's Repo.Execute: decide, gather facts, sign, compare-and-swap).
+// (engine.Engine.Execute: decide, gather facts, sign, compare-and-swap).
 type Executor interface {
 	Execute(feature string, cmds ...workflow.Command) (*project.Result, error)
 }
@@ -138,7 +138,7 @@ func Cancel(r *Repo, o CancelOptions) (*CancelResult, error) {
 		_, rej := workflow.Decide(def, st, workflow.Cancel{Reason: o.Reason, Human: o.Human}, workflow.Env{})
 		return nil, rej
 	}
-	c := &compensator{loc: r.Store.Loc, feature: feature, st: st, skipPR: o.SkipPR}
+	c := &compensator{loc: r.Location(), feature: feature, st: st, skipPR: o.SkipPR}
 	if ended && (o.DryRun || len(workflow.CompensationPlan(st)) == 0) {
 		// A finished cancel run again: nothing to do, or (dry run) the steps that a merge
 		// brought in and a real run would perform.

@@ -49,7 +49,7 @@ func finishAndCheck(t *testing.T, dir string, r *app.Repo, want map[string]work,
 	Comments(int) []string
 }, pr int) {
 	t.Helper()
-	res, err := app.Cancel(r, saga.CancelOptions{Feature: "login"})
+	res, err := saga.Cancel(r.Saga(), saga.CancelOptions{Feature: "login"})
 	if err != nil || !res.Cancelled() {
 		t.Fatalf("rerun: %+v %v", res, err)
 	}
@@ -170,7 +170,7 @@ func TestCancelRerunAfterHalfDeletedWorktree(t *testing.T) {
 	if diff := mainCheckout(t, dir).equal(mainBefore); diff != "" {
 		t.Fatalf("the main checkout changed: %s", diff)
 	}
-	list, err := app.RescueList(r, saga.RescueListOptions{Feature: "login"})
+	list, err := saga.RescueList(r.Saga(), saga.RescueListOptions{Feature: "login"})
 	require.NoError(t, err)
 	for _, x := range list.Rescues {
 		for _, c := range x.Changed {
@@ -202,7 +202,7 @@ func TestCancelWorktreeWithoutGitFileRescuesItsOwnWork(t *testing.T) {
 	t1 := filepath.Join(dir, ".worktrees", "login", "t1")
 	require.NoError(t, os.Remove(filepath.Join(t1, ".git")))
 	gittest.WriteFile(t, dir, "main-untracked.txt", "main's\n")
-	_, err := app.Cancel(r, saga.CancelOptions{Feature: "login"})
+	_, err := saga.Cancel(r.Saga(), saga.CancelOptions{Feature: "login"})
 	require.NoError(t, err)
 	checkCleaned(t, dir, r)
 	checkRecovered(t, dir, r, want)
@@ -220,7 +220,7 @@ func TestRescueNeverReplacedWithLess(t *testing.T) {
 	gittest.WriteFile(t, w, "a.txt", "a\n")
 	gittest.WriteFile(t, w, "b.txt", "b\n")
 	full := capture(t, w)
-	loc := r.Store.Loc
+	loc := r.Location()
 	spec := saga.RescueSpec{Feature: "login", Task: "t1", Branch: "main--t1", Path: w}
 	if _, _, err := saga.PreserveWorktree(loc, spec); err != nil {
 		t.Fatal(err)
@@ -243,13 +243,13 @@ func TestRescueNeverReplacedWithLess(t *testing.T) {
 	if p, _, err := saga.PreserveWorktree(loc, spec); err != nil || !p.Written || p.Beside {
 		t.Fatalf("%+v %v", p, err)
 	}
-	list, err := app.RescueList(r, saga.RescueListOptions{Feature: "login"})
+	list, err := saga.RescueList(r.Saga(), saga.RescueListOptions{Feature: "login"})
 	if err != nil || len(list.Rescues) != 1 || len(list.Rescues[0].Earlier) != 2 {
 		t.Fatalf("%+v %v", list, err)
 	}
 	restore := func(version int) work {
 		path := filepath.Join(t.TempDir(), fmt.Sprint("v", version))
-		_, err := app.RescueRestore(r, saga.RescueRestoreOptions{Feature: "login", Task: "t1", Path: path, Version: version})
+		_, err := saga.RescueRestore(r.Saga(), saga.RescueRestoreOptions{Feature: "login", Task: "t1", Path: path, Version: version})
 		require.NoError(t, err, "restore version %d", version)
 		got := capture(t, path)
 		gittest.Git(t, dir, "", "worktree", "remove", "--force", path)
@@ -267,7 +267,7 @@ func TestRescueNeverReplacedWithLess(t *testing.T) {
 	if !found["full"] || !found["less"] {
 		t.Errorf("earlier versions not restorable: %v", found)
 	}
-	if _, err := app.RescueRestore(r, saga.RescueRestoreOptions{Feature: "login", Task: "t1", Path: filepath.Join(t.TempDir(), "x"), Version: 3}); !errors.Is(err, gitstore.ErrNotFound) {
+	if _, err := saga.RescueRestore(r.Saga(), saga.RescueRestoreOptions{Feature: "login", Task: "t1", Path: filepath.Join(t.TempDir(), "x"), Version: 3}); !errors.Is(err, gitstore.ErrNotFound) {
 		t.Errorf("version 3: %v", err)
 	}
 }
@@ -283,7 +283,7 @@ func TestShippedBuildIgnoresFaultVariable(t *testing.T) {
 	want := scenarioWithPR(t, r, 9, "t1")
 	for _, point := range []string{"0", "1", "2:act", "3:moved", "3:half"} {
 		t.Setenv(faults.Env, point)
-		_, err := app.Cancel(r, saga.CancelOptions{Feature: "login"})
+		_, err := saga.Cancel(r.Saga(), saga.CancelOptions{Feature: "login"})
 		require.NoError(t, err)
 	}
 	checkCleaned(t, dir, r)

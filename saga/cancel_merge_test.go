@@ -7,7 +7,6 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/exarchos/git-exarchos/app"
 	"github.com/exarchos/git-exarchos/internal/apptest"
 	"github.com/exarchos/git-exarchos/internal/gittest"
 	"github.com/exarchos/git-exarchos/saga"
@@ -30,12 +29,12 @@ func TestCancelCompensatesResourcesAMergeBrings(t *testing.T) {
 	require.NoError(t, err)
 	_, err = teamsync.Pull(b.Repo, teamsync.PullOptions{})
 	require.NoError(t, err)
-	if res, err := app.Cancel(a, saga.CancelOptions{Feature: "login", Reason: "dropped"}); err != nil || !res.Cancelled() {
+	if res, err := saga.Cancel(a.Saga(), saga.CancelOptions{Feature: "login", Reason: "dropped"}); err != nil || !res.Cancelled() {
 		t.Fatalf("%+v %v", res, err)
 	}
 	_, err = teamsync.Push(a.Repo, teamsync.PushOptions{})
 	require.NoError(t, err)
-	started, err := app.StartTask(b, saga.TaskStartOptions{Feature: "login", Task: "t1", Worktree: true})
+	started, err := saga.StartTask(b.Saga(), saga.TaskStartOptions{Feature: "login", Task: "t1", Worktree: true})
 	require.NoError(t, err)
 	wt := started.Worktree.Path
 	require.NoError(t, os.WriteFile(filepath.Join(wt, "work.txt"), []byte("started on b\n"), 0o644))
@@ -45,7 +44,7 @@ func TestCancelCompensatesResourcesAMergeBrings(t *testing.T) {
 	if err != nil || st.Phase != "cancelled" || len(workflow.CompensationPlan(st)) == 0 {
 		t.Fatalf("after the merge: phase %s, plan %v, %v", st.Phase, workflow.CompensationPlan(st), err)
 	}
-	res, err := app.Cancel(b, saga.CancelOptions{Feature: "login"})
+	res, err := saga.Cancel(b.Saga(), saga.CancelOptions{Feature: "login"})
 	if err != nil || !res.Cancelled() || len(res.Steps) == 0 {
 		t.Fatalf("cancel again: %+v %v", res, err)
 	}
@@ -55,12 +54,12 @@ func TestCancelCompensatesResourcesAMergeBrings(t *testing.T) {
 	if st, _, _ = b.State("login"); len(workflow.CompensationPlan(st)) != 0 {
 		t.Fatalf("left: %v", workflow.CompensationPlan(st))
 	}
-	list, err := app.RescueList(b, saga.RescueListOptions{Feature: "login"})
+	list, err := saga.RescueList(b.Saga(), saga.RescueListOptions{Feature: "login"})
 	if err != nil || len(list.Rescues) != 1 || len(list.Rescues[0].Changed) != 1 || list.Rescues[0].Changed[0] != "A work.txt" {
 		t.Fatalf("rescues %+v %v", list, err)
 	}
 	head := gittest.Git(t, tm.Dirs[1], "", "rev-parse", "refs/exarchos/login")
-	if res, err := app.Cancel(b, saga.CancelOptions{Feature: "login"}); err != nil || len(res.Steps) != 0 || gittest.Git(t, tm.Dirs[1], "", "rev-parse", "refs/exarchos/login") != head {
+	if res, err := saga.Cancel(b.Saga(), saga.CancelOptions{Feature: "login"}); err != nil || len(res.Steps) != 0 || gittest.Git(t, tm.Dirs[1], "", "rev-parse", "refs/exarchos/login") != head {
 		t.Fatalf("a finished cancel again: %+v %v", res, err)
 	}
 }

@@ -64,7 +64,7 @@ func TestCancelPRObservedMergedOrClosedIsLeftAlone(t *testing.T) {
 		obs.Number, obs.URL, obs.ObservedAt = 9, "https://github.com/acme/app/pull/9", "2026-01-02T03:04:05Z"
 		_, err := r.Execute("login", workflow.ObservePR{PRObservation: obs})
 		require.NoError(t, err)
-		res, err := app.Cancel(r, saga.CancelOptions{Feature: "login"})
+		res, err := saga.Cancel(r.Saga(), saga.CancelOptions{Feature: "login"})
 		if err != nil || !res.Cancelled() {
 			t.Fatalf("%+v %v", res, err)
 		}
@@ -80,7 +80,7 @@ func TestCancelPRObservedMergedOrClosedIsLeftAlone(t *testing.T) {
 func TestCancelPRAlreadyClosedOnGitHubIsDone(t *testing.T) {
 	gh := fakeGitHub(t, 9)
 	gh.UpdatePR(9, func(p *fakegithub.PR) { p.State = "closed" }) // closed by a cancel killed before recording it
-	res, err := app.Cancel(linkedPR(t), saga.CancelOptions{Feature: "login"})
+	res, err := saga.Cancel(linkedPR(t).Saga(), saga.CancelOptions{Feature: "login"})
 	if err != nil || !res.Cancelled() {
 		t.Fatalf("%+v %v", res, err)
 	}
@@ -96,7 +96,7 @@ func TestCancelPRGitHubFailureStaysCancellingThenRetries(t *testing.T) {
 	gh := fakeGitHub(t, 9)
 	r := linkedPR(t)
 	gh.Fail(fakegithub.Fault{Route: "comment", Status: 403, Body: `{"message":"Resource not accessible by integration"}`})
-	res, err := app.Cancel(r, saga.CancelOptions{Feature: "login", Reason: "dup"})
+	res, err := saga.Cancel(r.Saga(), saga.CancelOptions{Feature: "login", Reason: "dup"})
 	var inc *saga.CancelIncompleteError
 	var ge *githubsync.Error
 	if !errors.As(err, &inc) || !errors.As(err, &ge) || !ge.IsAccess() {
@@ -108,7 +108,7 @@ func TestCancelPRGitHubFailureStaysCancellingThenRetries(t *testing.T) {
 	if p, _ := gh.PR(9); p.State != "open" {
 		t.Fatalf("%+v", p)
 	}
-	res, err = app.Cancel(r, saga.CancelOptions{Feature: "login"})
+	res, err = saga.Cancel(r.Saga(), saga.CancelOptions{Feature: "login"})
 	if err != nil || !res.Cancelled() {
 		t.Fatalf("retry: %+v %v", res, err)
 	}
@@ -124,11 +124,11 @@ func TestCancelPRWithoutTokenFailsUntilSkipped(t *testing.T) {
 	gh := fakeGitHub(t, 9)
 	noGitHubToken(t)
 	r := linkedPR(t)
-	dry, err := app.Cancel(r, saga.CancelOptions{Feature: "login", DryRun: true})
+	dry, err := saga.Cancel(r.Saga(), saga.CancelOptions{Feature: "login", DryRun: true})
 	if err != nil || dry.Steps[0].Outcome != "would fail" {
 		t.Fatalf("dry run: %+v %v", dry, err)
 	}
-	res, err := app.Cancel(r, saga.CancelOptions{Feature: "login"})
+	res, err := saga.Cancel(r.Saga(), saga.CancelOptions{Feature: "login"})
 	var ge *githubsync.Error
 	if !errors.As(err, &ge) || ge.Kind != githubsync.KindNoToken || res.Phase != "cancelling" {
 		t.Fatalf("%+v %v", res, err)
@@ -137,7 +137,7 @@ func TestCancelPRWithoutTokenFailsUntilSkipped(t *testing.T) {
 		!strings.Contains(s.Fix, "GH_TOKEN") || !strings.Contains(s.Fix, "git exarchos cancel login --skip-pr") {
 		t.Fatalf("step %+v", s)
 	}
-	res, err = app.Cancel(r, saga.CancelOptions{Feature: "login", SkipPR: true})
+	res, err = saga.Cancel(r.Saga(), saga.CancelOptions{Feature: "login", SkipPR: true})
 	if err != nil || !res.Cancelled() {
 		t.Fatalf("%+v %v", res, err)
 	}

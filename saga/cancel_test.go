@@ -133,7 +133,7 @@ func scenarioWithPR(t testing.TB, r *app.Repo, n int, tasks ...string) map[strin
 // worktree held; tasks with nothing worth keeping (t3) must have no rescue ref.
 func checkRecovered(t testing.TB, dir string, r *app.Repo, want map[string]work, without ...string) {
 	t.Helper()
-	list, err := app.RescueList(r, saga.RescueListOptions{Feature: "login"})
+	list, err := saga.RescueList(r.Saga(), saga.RescueListOptions{Feature: "login"})
 	require.NoError(t, err)
 	have := map[string]bool{}
 	for _, x := range list.Rescues {
@@ -155,7 +155,7 @@ func checkRecovered(t testing.TB, dir string, r *app.Repo, want map[string]work,
 			continue
 		}
 		path := filepath.Join(t.TempDir(), "restored-"+task)
-		_, err := app.RescueRestore(r, saga.RescueRestoreOptions{Feature: "login", Task: task, Path: path})
+		_, err := saga.RescueRestore(r.Saga(), saga.RescueRestoreOptions{Feature: "login", Task: task, Path: path})
 		require.NoError(t, err, "restore %s", task)
 		if diff := capture(t, path).equal(w); diff != "" {
 			t.Errorf("%s not recovered byte for byte: %s", task, diff)
@@ -211,7 +211,7 @@ func TestCancelPreservesEverythingAndCleansUp(t *testing.T) {
 	// Cancel from inside a task worktree: git still runs on the repository.
 	inside, err := app.Open(filepath.Join(dir, ".worktrees", "login", "t2"))
 	require.NoError(t, err)
-	res, err := app.Cancel(inside, saga.CancelOptions{Feature: "login", Reason: "superseded"})
+	res, err := saga.Cancel(inside.Saga(), saga.CancelOptions{Feature: "login", Reason: "superseded"})
 	require.NoError(t, err)
 	if !res.Cancelled() || len(res.Steps) != 17 {
 		t.Fatalf("%+v", res)
@@ -234,7 +234,7 @@ func TestCancelPreservesEverythingAndCleansUp(t *testing.T) {
 
 	// Rerunning a finished cancel is a no-op that succeeds.
 	head := gittest.Git(t, dir, "", "rev-parse", "refs/exarchos/login")
-	again, err := app.Cancel(r, saga.CancelOptions{Feature: "login"})
+	again, err := saga.Cancel(r.Saga(), saga.CancelOptions{Feature: "login"})
 	if err != nil || !again.Cancelled() || len(again.Steps) != 0 || gittest.Git(t, dir, "", "rev-parse", "refs/exarchos/login") != head {
 		t.Fatalf("cancel after the end: %+v %v", again, err)
 	}
@@ -255,7 +255,7 @@ func TestCancelDryRunChangesNothing(t *testing.T) {
 	dir, r := apptest.NewSagaRepo(t)
 	want := scenario(t, r)
 	before := refsAndWorktrees(t, dir)
-	res, err := app.Cancel(r, saga.CancelOptions{Feature: "login", DryRun: true})
+	res, err := saga.Cancel(r.Saga(), saga.CancelOptions{Feature: "login", DryRun: true})
 	require.NoError(t, err)
 	if len(res.Steps) != 17 || res.Phase != "ideate" {
 		t.Fatalf("%+v", res)
@@ -289,7 +289,7 @@ func TestCancelLockedWorktreeWaitsAndResumes(t *testing.T) {
 	want := scenario(t, r)
 	t1 := filepath.Join(dir, ".worktrees", "login", "t1")
 	gittest.Git(t, dir, "", "worktree", "lock", "--reason", "agent still running", t1)
-	res, err := app.Cancel(r, saga.CancelOptions{Feature: "login"})
+	res, err := saga.Cancel(r.Saga(), saga.CancelOptions{Feature: "login"})
 	var inc *saga.CancelIncompleteError
 	if !errors.As(err, &inc) || len(inc.Failed) != 1 {
 		t.Fatalf("want one failed step, got %v", err)
@@ -309,11 +309,11 @@ func TestCancelLockedWorktreeWaitsAndResumes(t *testing.T) {
 		t.Fatalf("the locked worktree was touched: %s", diff)
 	}
 	// Running it again without fixing anything retries and fails the same way.
-	if _, err := app.Cancel(r, saga.CancelOptions{Feature: "login"}); !errors.As(err, &inc) {
+	if _, err := saga.Cancel(r.Saga(), saga.CancelOptions{Feature: "login"}); !errors.As(err, &inc) {
 		t.Fatalf("second run: %v", err)
 	}
 	gittest.Git(t, dir, "", "worktree", "unlock", t1)
-	if res, err = app.Cancel(r, saga.CancelOptions{Feature: "login"}); err != nil || !res.Cancelled() {
+	if res, err = saga.Cancel(r.Saga(), saga.CancelOptions{Feature: "login"}); err != nil || !res.Cancelled() {
 		t.Fatalf("after unlock: %+v %v", res, err)
 	}
 	checkCleaned(t, dir, r)
@@ -328,7 +328,7 @@ func TestCancelWorktreeDeletedByHand(t *testing.T) {
 	gittest.Git(t, w, "", "commit", "-qm", "unmerged work")
 	want := capture(t, w)
 	require.NoError(t, os.RemoveAll(w))
-	res, err := app.Cancel(r, saga.CancelOptions{Feature: "login"})
+	res, err := saga.Cancel(r.Saga(), saga.CancelOptions{Feature: "login"})
 	require.NoError(t, err)
 	if res.Steps[0].Outcome != workflow.OutcomeSkipped || !strings.Contains(res.Steps[0].Detail, "deleted outside git exarchos") ||
 		!strings.Contains(res.Steps[1].Detail, "already gone") || res.Steps[2].Outcome != workflow.OutcomeDone {
@@ -348,14 +348,14 @@ func TestCancelBranchCheckedOutElsewhere(t *testing.T) {
 	// The task worktree moves to a branch of its own, and the main worktree takes the task branch.
 	gittest.Git(t, w, "", "switch", "-q", "-c", "elsewhere")
 	gittest.Git(t, dir, "", "switch", "-q", "main--t1")
-	_, err := app.Cancel(r, saga.CancelOptions{Feature: "login"})
+	_, err := saga.Cancel(r.Saga(), saga.CancelOptions{Feature: "login"})
 	var inc *saga.CancelIncompleteError
 	if !errors.As(err, &inc) || inc.Failed[0].Resource != "branch:main--t1" || inc.Failed[0].Action != "delete" || !strings.Contains(inc.Failed[0].Fix, "switch") {
 		t.Fatalf("%v", err)
 	}
 	gittest.Git(t, dir, "", "switch", "-q", "main")
 	gittest.Git(t, dir, "", "branch", "-D", "elsewhere")
-	res, err := app.Cancel(r, saga.CancelOptions{Feature: "login"})
+	res, err := saga.Cancel(r.Saga(), saga.CancelOptions{Feature: "login"})
 	if err != nil || !res.Cancelled() {
 		t.Fatalf("%+v %v", res, err)
 	}
@@ -365,7 +365,7 @@ func TestCancelBranchCheckedOutElsewhere(t *testing.T) {
 
 func TestCancelWithoutResourcesEndsAtOnce(t *testing.T) {
 	_, r := apptest.NewSagaRepo(t)
-	res, err := app.Cancel(r, saga.CancelOptions{Feature: "login", Reason: "dup"})
+	res, err := saga.Cancel(r.Saga(), saga.CancelOptions{Feature: "login", Reason: "dup"})
 	if err != nil || !res.Cancelled() || len(res.Steps) != 0 {
 		t.Fatalf("%+v %v", res, err)
 	}
@@ -377,7 +377,7 @@ func TestTaskStartWorktreeIsIdempotentAndTaskDoneRecordsHead(t *testing.T) {
 	if want := filepath.Join(dir, ".worktrees", "login", "t1"); !gitrepo.SamePath(p, want) {
 		t.Fatalf("path %s, want %s", p, want)
 	}
-	again, err := app.StartTask(r, saga.TaskStartOptions{Feature: "login", Task: "t1", Worktree: true})
+	again, err := saga.StartTask(r.Saga(), saga.TaskStartOptions{Feature: "login", Task: "t1", Worktree: true})
 	if err != nil || again.Worktree.Created || !gitrepo.SamePath(again.Worktree.Path, p) || len(again.Appended) != 0 {
 		t.Fatalf("rerun: %+v %v", again, err)
 	}
@@ -405,15 +405,15 @@ func TestTaskStartWorktreeIsIdempotentAndTaskDoneRecordsHead(t *testing.T) {
 	// --base: a task branch from another commit; unknown tasks create nothing.
 	_, err = r.Execute("login", workflow.AddTask{ID: "t2"})
 	require.NoError(t, err)
-	res, err := app.StartTask(r, saga.TaskStartOptions{Feature: "login", Task: "t2", Worktree: true, Base: "main~0"})
+	res, err := saga.StartTask(r.Saga(), saga.TaskStartOptions{Feature: "login", Task: "t2", Worktree: true, Base: "main~0"})
 	if err != nil || res.Worktree.Base != gittest.Git(t, dir, "", "rev-parse", "main") {
 		t.Fatalf("%+v %v", res, err)
 	}
 	before := refsAndWorktrees(t, dir)
-	if _, err := app.StartTask(r, saga.TaskStartOptions{Feature: "login", Task: "nope", Worktree: true}); !project.IsRejection(err) {
+	if _, err := saga.StartTask(r.Saga(), saga.TaskStartOptions{Feature: "login", Task: "nope", Worktree: true}); !project.IsRejection(err) {
 		t.Fatalf("unknown task: %v", err)
 	}
-	if _, err := app.StartTask(r, saga.TaskStartOptions{Feature: "login", Task: "t2b", Worktree: true, Base: "no-such-rev"}); err == nil {
+	if _, err := saga.StartTask(r.Saga(), saga.TaskStartOptions{Feature: "login", Task: "t2b", Worktree: true, Base: "no-such-rev"}); err == nil {
 		t.Fatal("bad base accepted")
 	}
 	if after := refsAndWorktrees(t, dir); after != before {
@@ -439,7 +439,7 @@ func TestCancelDeletedDetachedWorktreeKeepsItsHead(t *testing.T) {
 	want := capture(t, a)
 	require.NoError(t, os.RemoveAll(a))
 	apptest.StartWorktree(t, r, "b")
-	_, err := app.Cancel(r, saga.CancelOptions{Feature: "login"})
+	_, err := saga.Cancel(r.Saga(), saga.CancelOptions{Feature: "login"})
 	require.NoError(t, err)
 	checkCleaned(t, dir, r)
 	checkRecovered(t, dir, r, map[string]work{"a": want})

@@ -133,7 +133,7 @@ func (r *Repo) judgeStale(st workflow.State, updated, cutoff time.Time) (action,
 
 // commitTime is the committer time of the commit a ref points at; ok is false when it does not exist.
 func (r *Repo) commitTime(ref string) (time.Time, bool, error) {
-	out, err := r.Store.Loc.Git(nil, "for-each-ref", "--format=%(committerdate:unix)", ref)
+	out, err := r.Location().Git(nil, "for-each-ref", "--format=%(committerdate:unix)", ref)
 	if err != nil {
 		return time.Time{}, false, err
 	}
@@ -142,7 +142,7 @@ func (r *Repo) commitTime(ref string) (time.Time, bool, error) {
 
 // newestRemote is the newest commit time among the remote-tracking branches named branch.
 func (r *Repo) newestRemote(branch string) (time.Time, string, error) {
-	out, err := r.Store.Loc.Git(nil, "for-each-ref", "--format=%(committerdate:unix) %(refname:short)", "refs/remotes/*/"+branch)
+	out, err := r.Location().Git(nil, "for-each-ref", "--format=%(committerdate:unix) %(refname:short)", "refs/remotes/*/"+branch)
 	if err != nil {
 		return time.Time{}, "", err
 	}

@@ -23,7 +23,7 @@ func RescueList(r *Repo, o RescueListOptions) (*RescueListResult, error) {
 			return nil, &project.UsageError{Msg: err.Error()}
 		}
 	}
-	list, err := ListRescues(r.Store.Loc, o.Feature)
+	list, err := ListRescues(r.Location(), o.Feature)
 	if err != nil {
 		return nil, err
 	}
@@ -56,7 +56,7 @@ func RescueRestore(r *Repo, o RescueRestoreOptions) (*RescueRestoreResult, error
 	if o.Version < 0 {
 		return nil, project.Usagef("--version %d: a version is 0 (the default) or a number `git exarchos rescue list %s` shows", o.Version, o.Feature)
 	}
-	loc := r.Store.Loc
+	loc := r.Location()
 	list, err := ListRescues(loc, o.Feature)
 	if err != nil {
 		return nil, err

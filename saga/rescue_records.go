@@ -10,32 +10,32 @@ import (
 
 // records reads and writes rescue records in one repository, through gitrepo's git operations;
 // their format (the kinds, the Exarchos-* trailers, the parents' meaning) lives here alone.
-type records struct{ loc gitrepo.Location }
+type records struct{ loc rescueGit }
 
 // PreserveWorktree keeps the worktree at sp.Path under the task's rescue ref (preserveWorktree
 // says how); the note says what could not be kept separately.
 func PreserveWorktree(loc gitrepo.Location, sp RescueSpec) (*Preserved, string, error) {
-	return records{loc}.preserveWorktree(sp)
+	return records{rescueGit{loc}}.preserveWorktree(sp)
 }
 
 // PreserveCommit keeps commit reachable from the task's rescue ref.
 func PreserveCommit(loc gitrepo.Location, sp RescueSpec, commit string) (*Preserved, error) {
-	return records{loc}.preserveCommit(sp, commit)
+	return records{rescueGit{loc}}.preserveCommit(sp, commit)
 }
 
 // RescueContains reports whether commit is reachable from the task's rescue ref.
 func RescueContains(loc gitrepo.Location, feature, task, commit string) (bool, error) {
-	return records{loc}.rescueContains(feature, task, commit)
+	return records{rescueGit{loc}}.rescueContains(feature, task, commit)
 }
 
 // ListRescues lists rescue refs, of one feature or all.
 func ListRescues(loc gitrepo.Location, feature string) ([]Rescue, error) {
-	return records{loc}.listRescues(feature)
+	return records{rescueGit{loc}}.listRescues(feature)
 }
 
 // RestoreRescue checks rescued work out into a new linked worktree at path.
 func RestoreRescue(loc gitrepo.Location, feature, task, path, branch string, version int) (*RescueRestoreResult, error) {
-	return records{loc}.restoreRescue(feature, task, path, branch, version)
+	return records{rescueGit{loc}}.restoreRescue(feature, task, path, branch, version)
 }
 
 // Rescue refs keep work a cancel would otherwise destroy: refs/exarchos-rescue/<feature>/<task>.

@@ -65,7 +65,7 @@ func StartTask(r *Repo, o TaskStartOptions) (*TaskStartResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	loc := r.Store.Loc
+	loc := r.Location()
 	wt, err := planWorktree(loc, st, feature, o)
 	if err != nil {
 		return nil, err
@@ -235,7 +235,7 @@ func (r *Repo) BindTask(feature string, c workflow.CompleteTask) (workflow.Compl
 	if w, ok := st.TaskWorktree(c.ID); ok {
 		branch, since = w.Branch, w.Base
 	}
-	head, exists, err := r.Store.Loc.BranchTip(branch)
+	head, exists, err := r.Location().BranchTip(branch)
 	if err != nil {
 		return c, err
 	}
@@ -248,7 +248,7 @@ func (r *Repo) BindTask(feature string, c workflow.CompleteTask) (workflow.Compl
 		}
 	}
 	if since != "" && since != head {
-		if ok, err := r.Store.Facts().IsAncestor(since, head); err == nil && !ok {
+		if ok, err := r.Facts().IsAncestor(since, head); err == nil && !ok {
 			return c, &workflow.Rejection{Code: workflow.CodeNoWork, Message: fmt.Sprintf("task %s: %s (the tip of %s) does not descend from %s, where the task started: its work must be commits on top of it", c.ID, project.Short(head), branch, project.Short(since))}
 		}
 	}
@@ -264,7 +264,7 @@ func (r *Repo) BindTask(feature string, c workflow.CompleteTask) (workflow.Compl
 // substantive refuses a task's work that is no work: commits that change nothing (git commit
 // --allow-empty) or only whitespace and comments (workflow.SubstantivePaths; issue 38 item 3).
 func (r *Repo) substantive(feature, task, branch, since, head string) error {
-	facts := r.Store.Facts()
+	facts := r.Facts()
 	changed, err := facts.ChangedPaths(since, head)
 	if err != nil {
 		return fmt.Errorf("task %s: what its commits changed: %w", task, err)

@@ -49,13 +49,13 @@ func TestHumanDecisionsRefuseAnAgentsEnvironment(t *testing.T) {
 		_, err := app.Run(r, "login", cmd)
 		refused(what, err)
 	}
-	_, err = app.Cancel(r, saga.CancelOptions{Feature: "login", Reason: "x", Human: true})
+	_, err = saga.Cancel(r.Saga(), saga.CancelOptions{Feature: "login", Reason: "x", Human: true})
 	refused("cancel login --human", err)
-	_, err = app.Cleanup(r, ghevidence.CleanupOptions{Feature: "login", Override: true, Reason: "x"})
+	_, err = ghevidence.Cleanup(r.GitHub(), ghevidence.CleanupOptions{Feature: "login", Override: true, Reason: "x"})
 	refused("cleanup login --override", err)
 	_, err = app.Init(r, app.InitOptions{Feature: "h2", Type: "oneshot", Branch: "login", Human: true})
 	refused("init h2 --human", err)
-	_, err = app.SignersAdd(r, trust.SignersAddOptions{Principal: "a@example.com", KeyFile: "k.pub"})
+	_, err = trust.SignersAdd(r.Repo, trust.SignersAddOptions{Principal: "a@example.com", KeyFile: "k.pub"})
 	refused("signers add", err)
 	_, err = app.HooksAccept(r, hookrun.HooksAcceptOptions{}) // no environment named: the Repo's
 	refused("hooks accept", err)

@@ -49,10 +49,10 @@ func SignersAdd(r *Repo, o SignersAddOptions) (*SignersAddResult, error) {
 			return nil, project.Usagef("role %q: choose from %s", role, strings.Join(kinds, ", "))
 		}
 	}
-	if r.Store.Loc.WorkTree == "" {
+	if r.WorkTree() == "" {
 		return nil, project.Usagef("signers add writes %s in a working tree: run it in a checkout of the base branch", AllowedSignersPath)
 	}
-	root := r.Store.Loc.WorkTree
+	root := r.WorkTree()
 	if err := finishSignerChange(root); err != nil { // a change a kill interrupted comes first
 		return nil, err
 	}
@@ -101,7 +101,7 @@ func SignersAdd(r *Repo, o SignersAddOptions) (*SignersAddResult, error) {
 
 // addRoles is .exarchos/roles with the principal appended to each role's line.
 func addRoles(r *Repo, principal string, roles []string) ([]byte, error) {
-	path := filepath.Join(r.Store.Loc.WorkTree, filepath.FromSlash(RolesPath))
+	path := filepath.Join(r.WorkTree(), filepath.FromSlash(RolesPath))
 	current, err := os.ReadFile(path)
 	if os.IsNotExist(err) {
 		current, _, err = r.BaseFile(RolesPath)

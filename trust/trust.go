@@ -126,7 +126,7 @@ func (r *Repo) trust() *trust {
 	if r.trusted != nil {
 		return r.trusted
 	}
-	t := &trust{cacheDir: filepath.Join(r.Store.Loc.CommonDir, "exarchos", "verdicts")}
+	t := &trust{cacheDir: filepath.Join(r.CommonDir(), "exarchos", "verdicts")}
 	r.trusted = t
 	if b := r.Base(); b.Moved != "" && b.Commit == "" {
 		// The base was moved locally and no fetched value is left: whether decisions must be
@@ -141,7 +141,7 @@ func (r *Repo) trust() *trust {
 		t.problem, t.signed = err, true
 		sum := sha256.Sum256([]byte("unreadable: " + err.Error()))
 		t.blob = hex.EncodeToString(sum[:])
-		t.salt = cloneSalt(r.Store.Loc.CommonDir)
+		t.salt = cloneSalt(r.CommonDir())
 		return t
 	}
 	allowed, roles := files[path.Base(AllowedSignersPath)], files[path.Base(RolesPath)]
@@ -160,7 +160,7 @@ func (r *Repo) trust() *trust {
 		}
 	}
 	t.allowed = allowed
-	t.salt = cloneSalt(r.Store.Loc.CommonDir)
+	t.salt = cloneSalt(r.CommonDir())
 	return t
 }
 
@@ -250,7 +250,7 @@ func (r *Repo) ShownKeyWarning(info *Trust) {
 	if info.KeyWarning == "" || info.keyState == "" {
 		return
 	}
-	p := filepath.Join(r.Store.Loc.CommonDir, "exarchos", keyWarnedFile)
+	p := filepath.Join(r.CommonDir(), "exarchos", keyWarnedFile)
 	want := info.keyState + "\n"
 	if b, err := os.ReadFile(p); err == nil && string(b) == want {
 		info.KeyWarningShown = true
@@ -319,10 +319,10 @@ func (r *Repo) TrustNotes() []string {
 
 func (r *Repo) SigningConfig() signing.Config {
 	c := signing.Config{}
-	c.Format, _ = r.Store.Config("gpg.format")
-	c.SigningKey, _ = r.Store.Config("user.signingkey")
-	c.SSHProgram, _ = r.Store.Config("gpg.ssh.program")
-	c.GPGProgram, _ = r.Store.Config("gpg.program")
+	c.Format, _ = r.Config("gpg.format")
+	c.SigningKey, _ = r.Config("user.signingkey")
+	c.SSHProgram, _ = r.Config("gpg.ssh.program")
+	c.GPGProgram, _ = r.Config("gpg.program")
 	return c
 }
 
@@ -488,7 +488,7 @@ func (r *Repo) headInHistory(feature, head string) (bool, error) {
 	}
 	t := r.trust()
 	tips := slices.Clone(t.tips)
-	if tip, ok, err := r.Store.Facts().ResolveRef(gitstore.RefName(feature)); err == nil && ok {
+	if tip, ok, err := r.Facts().ResolveRef(gitstore.RefName(feature)); err == nil && ok {
 		tips = append(tips, tip)
 	}
 	key := feature + " " + strings.Join(tips, " ")

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/exarchos/git-exarchos/app"
+	"github.com/exarchos/git-exarchos/engine"
 	"github.com/exarchos/git-exarchos/hookrun"
 	"github.com/exarchos/git-exarchos/internal/apptest"
 	"github.com/exarchos/git-exarchos/internal/gittest"
@@ -43,8 +44,8 @@ func TestReplacingAWorkflowIsASignedDecision(t *testing.T) {
 	r = apptest.Reopen(t, dir)
 	res, err := app.Init(r, app.InitOptions{Feature: "quick", Type: "oneshot", Human: true})
 	var rej *workflow.Rejection
-	if !errors.As(err, &rej) || rej.Code != app.CodeDecisionRefused || res == nil {
-		t.Fatalf("want %s, got %v", app.CodeDecisionRefused, err)
+	if !errors.As(err, &rej) || rej.Code != engine.CodeDecisionRefused || res == nil {
+		t.Fatalf("want %s, got %v", engine.CodeDecisionRefused, err)
 	}
 	got := apptest.Status(t, apptest.Reopen(t, dir), "quick")
 	if got.Started() || got.Branch != "" || len(got.Refused) != 1 || got.Refused[0].Kind != workflow.KindReplace || !strings.Contains(got.Refused[0].Reason, "not in") {
@@ -70,10 +71,10 @@ func TestReplacingAWorkflowIsASignedDecision(t *testing.T) {
 	if got := apptest.Status(t, apptest.Reopen(t, dir), "forged"); got.Started() || len(got.Refused) != 1 || !strings.Contains(got.Refused[0].Reason, "unsigned") {
 		t.Fatalf("forged replacement: started %v refused %+v", got.Started(), got.Refused)
 	}
-	if fsck, err := app.Fsck(apptest.Reopen(t, dir), views.FsckOptions{Feature: "forged"}); err != nil || fsck.Refused != 1 {
+	if fsck, err := views.Fsck(apptest.Reopen(t, dir).Hook(), views.FsckOptions{Feature: "forged"}); err != nil || fsck.Refused != 1 {
 		t.Fatalf("fsck refused %d, %v", fsck.Refused, err)
 	}
-	vres, err := app.Verify(apptest.Reopen(t, dir), verify.Options{Feature: "forged"})
+	vres, err := verify.Verify(&verify.Repo{Repo: apptest.Reopen(t, dir).Repo}, verify.Options{Feature: "forged"})
 	var failed *verify.Error
 	if !errors.As(err, &failed) || len(vres.Workflows) != 1 || len(vres.Workflows[0].Violations) == 0 ||
 		vres.Workflows[0].Violations[0].Rule != "decision" || !strings.Contains(vres.Workflows[0].Violations[0].Message, "replace decision without effect: unsigned") {
@@ -196,8 +197,8 @@ func TestRolesRefuseAnAllowedSignerWithoutTheRole(t *testing.T) {
 
 	res, err := app.Run(apptest.Reopen(t, dir), "login", workflow.Approve{Note: "lgtm"})
 	var rej *workflow.Rejection
-	if !errors.As(err, &rej) || rej.Code != app.CodeDecisionRefused {
-		t.Fatalf("want %s, got %v", app.CodeDecisionRefused, err)
+	if !errors.As(err, &rej) || rej.Code != engine.CodeDecisionRefused {
+		t.Fatalf("want %s, got %v", engine.CodeDecisionRefused, err)
 	}
 	want := "alice@example.com may not approve: " + trust.RolesPath + " names bob@example.com"
 	if len(res.State.Approvals) != 0 || len(res.State.Refused) != 1 || res.State.Refused[0].Reason != want {
@@ -299,8 +300,8 @@ func TestRolesThatDoNotParseFailClosed(t *testing.T) {
 			}
 			res, err := app.Run(apptest.Reopen(t, dir), "login", workflow.Approve{Note: "lgtm"})
 			var rej *workflow.Rejection
-			if !errors.As(err, &rej) || rej.Code != app.CodeDecisionRefused {
-				t.Fatalf("want %s, got %v", app.CodeDecisionRefused, err)
+			if !errors.As(err, &rej) || rej.Code != engine.CodeDecisionRefused {
+				t.Fatalf("want %s, got %v", engine.CodeDecisionRefused, err)
 			}
 			if len(res.State.Approvals) != 0 || len(res.State.Refused) != 1 || !strings.Contains(res.State.Refused[0].Reason, c.want) {
 				t.Fatalf("approvals %+v refused %+v, want a refusal saying %q", res.State.Approvals, res.State.Refused, c.want)
@@ -324,7 +325,7 @@ func TestRolesThatDoNotParseFailClosed(t *testing.T) {
 			gittest.Git(t, dir, "", "checkout", "-q", "main")
 			before, _ := os.ReadFile(filepath.Join(dir, trust.RolesPath))
 			pub := st.Alice + ".pub"
-			if _, err := app.SignersAdd(apptest.Reopen(t, dir), trust.SignersAddOptions{Principal: "carol@example.com", KeyFile: pub, Roles: []string{"approve"}}); err == nil || !strings.Contains(err.Error(), c.want) {
+			if _, err := trust.SignersAdd(apptest.Reopen(t, dir).Repo, trust.SignersAddOptions{Principal: "carol@example.com", KeyFile: pub, Roles: []string{"approve"}}); err == nil || !strings.Contains(err.Error(), c.want) {
 				t.Fatalf("signers add on a roles file that does not parse: %v", err)
 			}
 			if after, _ := os.ReadFile(filepath.Join(dir, trust.RolesPath)); !bytes.Equal(before, after) {

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/exarchos/git-exarchos/app"
+	"github.com/exarchos/git-exarchos/engine"
 	"github.com/exarchos/git-exarchos/ghevidence"
 	"github.com/exarchos/git-exarchos/gitstore"
 	"github.com/exarchos/git-exarchos/internal/apptest"
@@ -64,8 +65,8 @@ func TestUnknownKeyDecisionHasNoEffect(t *testing.T) {
 	a := apptest.Reopen(t, dir)
 	res, err := app.Run(a, "login", workflow.Approve{Note: "self-approved"})
 	var rej *workflow.Rejection
-	if !errors.As(err, &rej) || rej.Code != app.CodeDecisionRefused {
-		t.Fatalf("want %s, got %v", app.CodeDecisionRefused, err)
+	if !errors.As(err, &rej) || rej.Code != engine.CodeDecisionRefused {
+		t.Fatalf("want %s, got %v", engine.CodeDecisionRefused, err)
 	}
 	if len(res.State.Approvals) != 0 || len(res.State.Refused) != 1 || !strings.Contains(res.State.Refused[0].Reason, "not in") {
 		t.Fatalf("approvals %+v refused %+v", res.State.Approvals, res.State.Refused)
@@ -73,7 +74,7 @@ func TestUnknownKeyDecisionHasNoEffect(t *testing.T) {
 	if _, err := app.Run(a, "login", workflow.TransitionTo{Phase: "delegate"}); err == nil {
 		t.Fatal("a refused approval opened delegate")
 	}
-	fsck, err := app.Fsck(a, views.FsckOptions{Feature: "login"})
+	fsck, err := views.Fsck(a.Hook(), views.FsckOptions{Feature: "login"})
 	if err != nil || fsck.Refused != 1 {
 		t.Fatalf("fsck refused %d, %v", fsck.Refused, err)
 	}
@@ -199,7 +200,7 @@ func completeSigned(t *testing.T, st *apptest.SignedTeam) *app.Repo {
 
 func verifyFails(t *testing.T, dir, rule string) *verify.Result {
 	t.Helper()
-	res, err := app.Verify(apptest.Reopen(t, dir), verify.Options{Feature: "login"})
+	res, err := verify.Verify(&verify.Repo{Repo: apptest.Reopen(t, dir).Repo}, verify.Options{Feature: "login"})
 	var failed *verify.Error
 	if !errors.As(err, &failed) {
 		t.Fatalf("verify passed (%v): %+v", err, res)
@@ -216,7 +217,7 @@ func verifyFails(t *testing.T, dir, rule string) *verify.Result {
 func TestVerifyPassesACompletedSignedWorkflow(t *testing.T) {
 	st := apptest.NewSignedTeam(t)
 	completeSigned(t, st)
-	res, err := app.Verify(apptest.Reopen(t, st.Dirs[0]), verify.Options{All: true})
+	res, err := verify.Verify(&verify.Repo{Repo: apptest.Reopen(t, st.Dirs[0]).Repo}, verify.Options{All: true})
 	require.NoError(t, err, "verify")
 	if w := res.Workflows[0]; w.Phase != "completed" || w.Decisions != 1 || len(w.Violations) != 0 || res.Trust.Mode != "signed" {
 		t.Fatalf("verify result %+v", res)
@@ -279,13 +280,13 @@ func TestAuditAndRehydrateShowRefusedDecisions(t *testing.T) {
 	st := apptest.NewSignedTeam(t)
 	apptest.Forge(t, st.Clones[0], "login", workflow.NewEvent{Type: workflow.EventPlanApproved, Data: workflow.DecisionData{Phase: "plan-review", Actor: "Jane Lead"}})
 	r := apptest.Reopen(t, st.Dirs[0])
-	a, err := app.ShowAudit(r, views.AuditOptions{Feature: "login"})
+	a, err := views.ShowAudit(r.Hook(), views.AuditOptions{Feature: "login"})
 	require.NoError(t, err)
 	last := a.Entries[len(a.Entries)-1]
 	if last.Type != workflow.EventPlanApproved || !strings.Contains(last.Refused, "unsigned") {
 		t.Fatalf("audit's last entry %+v", last)
 	}
-	h, err := app.Rehydrate(r, views.RehydrateOptions{Feature: "login"})
+	h, err := views.Rehydrate(r.Hook(), views.RehydrateOptions{Feature: "login"})
 	if err != nil || !strings.Contains(h.Context, "Refused approve decision") {
 		t.Fatalf("rehydrate: %v\n%s", err, h.Context)
 	}
@@ -297,7 +298,7 @@ func TestUnsignedModeSaysDecisionsAreNotProtected(t *testing.T) {
 	if err != nil || s.Status.Trust.Mode != "unsigned" || !strings.Contains(s.Status.Trust.Note, "git exarchos setup --signer --commit") {
 		t.Fatalf("status trust %+v %v", s.Status.Trust, err)
 	}
-	h, err := app.Rehydrate(r, views.RehydrateOptions{Feature: "login"})
+	h, err := views.Rehydrate(r.Hook(), views.RehydrateOptions{Feature: "login"})
 	if err != nil || !strings.Contains(h.Context, "not protected") {
 		t.Fatalf("rehydrate: %v\n%s", err, h.Context)
 	}
@@ -320,12 +321,12 @@ func TestSignedRejectAndOverride(t *testing.T) {
 	if res.State.Phase != "plan" || res.State.Revisions != 1 || len(res.Appended) != 2 || res.Appended[1].Sig == nil {
 		t.Fatalf("reject: phase %s revisions %d appended %+v", res.State.Phase, res.State.Revisions, res.Appended)
 	}
-	out, err := app.Cleanup(r, ghevidence.CleanupOptions{Feature: "login", Override: true, Reason: "merged by hand"})
+	out, err := ghevidence.Cleanup(r.GitHub(), ghevidence.CleanupOptions{Feature: "login", Override: true, Reason: "merged by hand"})
 	require.NoError(t, err)
 	got := apptest.Status(t, apptest.Reopen(t, st.Dirs[0]), "login")
 	if got.Phase != "completed" || len(got.Refused) != 0 || got.Overrides[0].Actor != "alice@example.com" {
 		t.Fatalf("cleanup --override: %+v phase %s refused %+v overrides %+v", out, got.Phase, got.Refused, got.Overrides)
 	}
-	_, err = app.Verify(apptest.Reopen(t, st.Dirs[0]), verify.Options{Feature: "login"})
+	_, err = verify.Verify(&verify.Repo{Repo: apptest.Reopen(t, st.Dirs[0]).Repo}, verify.Options{Feature: "login"})
 	require.NoError(t, err, "verify")
 }

@@ -138,24 +138,30 @@ var stateGuards = map[string]bool{
 // trusted), re-checks each transition against the facts it recorded and every decision's
 // signature against the base branch's allowed signers.
 func Verify(r *Repo, o Options) (*Result, error) {
+	if o.Branch != "" {
+		// A --branch no workflow can be bound to would select nothing and pass: say so instead.
+		if rej := workflow.CheckBranch("--branch", o.Branch); rej != nil {
+			return nil, &project.UsageError{Msg: rej.Message}
+		}
+	}
 	if o.Base != "" {
 		ref := o.Base
 		if !strings.HasPrefix(ref, "refs/") {
-			if _, ok, _ := r.Store.Facts().ResolveRef("refs/remotes/" + ref); ok {
+			if _, ok, _ := r.Facts().ResolveRef("refs/remotes/" + ref); ok {
 				ref = "refs/remotes/" + ref
 			} else {
 				ref = "refs/heads/" + ref
 			}
 		}
 		b := &project.Base{Ref: ref, Source: "--base"}
-		sha, ok, err := r.Store.Facts().ResolveRef(ref)
+		sha, ok, err := r.Facts().ResolveRef(ref)
 		if err != nil || !ok {
 			return nil, project.Usagef("--base %s: no such ref here (fetch it first: `git fetch origin %s`)", o.Base, strings.TrimPrefix(ref, "refs/remotes/origin/"))
 		}
 		b.Commit = sha
 		if strings.HasPrefix(ref, "refs/remotes/") {
 			// A tracking ref moved by anything but a fetch is not the base (project/trust_inputs.go).
-			if b.Commit, b.Moved, b.Problem = project.FetchedValue(r.Store.Loc.CommonDir, ref, sha); b.Problem != "" {
+			if b.Commit, b.Moved, b.Problem = project.FetchedValue(r.CommonDir(), ref, sha); b.Problem != "" {
 				return nil, project.Usagef("--base %s: %s", o.Base, b.Problem)
 			}
 		}
@@ -228,7 +234,7 @@ func (r *Repo) verifyOne(feature string, o Options) (VerifiedWorkflow, error) {
 	add := func(e workflow.Event, rule, format string, args ...any) {
 		w.Violations = append(w.Violations, Violation{Seq: e.Seq, Event: e.Type, Rule: rule, Message: fmt.Sprintf(format, args...)})
 	}
-	facts := r.Store.Facts()
+	facts := r.Facts()
 	arts := newArtifactAudit(feature, facts) // artifacts judged where their guards were (verify_artifacts.go)
 	ancestry := map[string]bool{}
 	var branch string
@@ -632,7 +638,7 @@ func (p *phasePaths) check(phase, to string, e workflow.Event, add func(workflow
 // fetched or pushed: a ref rewound past what the remote already holds (git fast-import --force,
 // update-ref) drops events the remote has seen.
 func (r *Repo) verifyRewind(feature string, add func(workflow.Event, string, string, ...any)) {
-	facts := r.Store.Facts()
+	facts := r.Facts()
 	local, ok, err := facts.ResolveRef(gitstore.RefName(feature))
 	if err != nil || !ok {
 		return
@@ -662,7 +668,7 @@ func refusedEntry(s workflow.State, id string) *workflow.Refused {
 // branchTip is the branch's tip as verify sees it: the local branch, else a remote's, else HEAD
 // (CI checks out the pull request's head).
 func (r *Repo) branchTip(branch string) string {
-	facts := r.Store.Facts()
+	facts := r.Facts()
 	if branch != "" {
 		if sha, ok, err := facts.ResolveRef("refs/heads/" + branch); err == nil && ok {
 			return sha
@@ -675,7 +681,7 @@ func (r *Repo) branchTip(branch string) string {
 			}
 		}
 	}
-	return r.Store.HeadCommit()
+	return r.HeadCommit()
 }
 
 func overrideInEffect(s *workflow.State, guard string) bool {
@@ -691,7 +697,7 @@ func overrideInEffect(s *workflow.State, guard string) bool {
 // branch's history, merge evidence by ancestry. (Artifacts are judged where a guard relied on
 // them: artifactAudit, verify_artifacts.go.)
 func (r *Repo) verifyFacts(e workflow.Event, onBranch func(string) bool, add func(workflow.Event, string, string, ...any)) {
-	facts := r.Store.Facts()
+	facts := r.Facts()
 	switch e.Type {
 	case workflow.EventValidationRecorded:
 		var d workflow.ValidationData
@@ -730,9 +736,9 @@ func (r *Repo) verifyFacts(e workflow.Event, onBranch func(string) bool, add fun
 // branchTips are the commits whose history counts as the branch's: the local and remote-tracking
 // branch, HEAD (CI checks out the pull request) and the base (a merged branch may be deleted).
 func (r *Repo) branchTips(branch string) []string {
-	facts := r.Store.Facts()
+	facts := r.Facts()
 	var out []string
-	if h := r.Store.HeadCommit(); h != "" {
+	if h := r.HeadCommit(); h != "" {
 		out = append(out, h)
 	}
 	var refs []string

@@ -74,7 +74,7 @@ func honestRoad(t *testing.T, tm *apptest.Team, before map[string]func(dir strin
 // does (verify --branch login --base origin/main --require).
 func ciVerifyTeam(t *testing.T, tm *apptest.Team) (*verify.Result, error) {
 	t.Helper()
-	return app.Verify(apptest.Reopen(t, apptest.CIClone(t, tm.Remote)), verify.Options{Branch: "login", Base: "origin/main", Require: true})
+	return verify.Verify(&verify.Repo{Repo: apptest.Reopen(t, apptest.CIClone(t, tm.Remote)).Repo}, verify.Options{Branch: "login", Base: "origin/main", Require: true})
 }
 
 func TestVerifyHonestRoadArtifactRecordedBeforeWritten(t *testing.T) {
@@ -183,7 +183,7 @@ func TestVerifyHonestRoadArtifactGuardJudgedAtTheTransitionHead(t *testing.T) {
 	head := gittest.Git(t, dir, "", "rev-parse", "HEAD")
 	apptest.Forge(t, r, "login", workflow.NewEvent{Type: workflow.EventTransitioned, Data: workflow.TransitionedData{From: "ideate", To: "plan", Guards: []string{"artifact-design"}, Head: head}})
 	apptest.PushAll(t, dir)
-	res, err := app.Verify(apptest.Reopen(t, apptest.CIClone(t, tm.Remote)), verify.Options{Branch: "login", Base: "origin/main"})
+	res, err := verify.Verify(&verify.Repo{Repo: apptest.Reopen(t, apptest.CIClone(t, tm.Remote)).Repo}, verify.Options{Branch: "login", Base: "origin/main"})
 	apptest.WantViolation(t, res, err, "guard", "recorded guard artifact-design as passed, but verify finds: docs/design.md is not a file in the tip of login")
 }
 

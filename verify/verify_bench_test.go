@@ -42,14 +42,14 @@ func BenchmarkVerify10k(b *testing.B) {
 	})
 	b.Run("verify", func(b *testing.B) {
 		for b.Loop() {
-			_, err := app.Verify(apptest.Reopen(b, dir), verify.Options{Feature: "f"})
+			_, err := verify.Verify(&verify.Repo{Repo: apptest.Reopen(b, dir).Repo}, verify.Options{Feature: "f"})
 			require.NoError(b, err)
 		}
 	})
 	// As CI runs it: the branch's workflows found by their events first (verify_branch.go).
 	b.Run("verify-branch", func(b *testing.B) {
 		for b.Loop() {
-			_, err := app.Verify(apptest.Reopen(b, dir), verify.Options{Branch: "f"})
+			_, err := verify.Verify(&verify.Repo{Repo: apptest.Reopen(b, dir).Repo}, verify.Options{Branch: "f"})
 			require.NoError(b, err)
 		}
 	})

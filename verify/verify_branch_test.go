@@ -33,7 +33,7 @@ func completedElsewhere(t *testing.T, dir, back string) {
 	apptest.WriteCommit(t, dir, "old.go", "package old\n")
 	gittest.Git(t, dir, "", "push", "-q", "origin", "old", "old:main")
 	gittest.Git(t, dir, "", "fetch", "-q", "origin")
-	_, err = app.Cleanup(apptest.Reopen(t, dir), ghevidence.CleanupOptions{Feature: "old", Offline: true})
+	_, err = ghevidence.Cleanup(apptest.Reopen(t, dir).GitHub(), ghevidence.CleanupOptions{Feature: "old", Offline: true})
 	require.NoError(t, err)
 	gittest.Git(t, dir, "", "checkout", "-q", back)
 }
@@ -74,7 +74,7 @@ func TestVerifyBranchRelabelledWorkflowDoesNotCount(t *testing.T) {
 		}
 	}
 	// The workflow of branch old still verifies for old.
-	_, err = app.Verify(apptest.Reopen(t, apptest.CIClone(t, st.Remote)), verify.Options{Branch: "old", Base: "origin/main", Require: true})
+	_, err = verify.Verify(&verify.Repo{Repo: apptest.Reopen(t, apptest.CIClone(t, st.Remote)).Repo}, verify.Options{Branch: "old", Base: "origin/main", Require: true})
 	require.NoError(t, err, "old on its own branch")
 }
 
@@ -116,7 +116,7 @@ func TestVerifyBranchRenamedHasNoWorkflow(t *testing.T) {
 	gittest.Git(t, filepath.Dir(ci), "", "clone", "-q", "file://"+tm.Remote, ci)
 	gittest.Git(t, ci, "", "fetch", "-q", "--no-tags", "--force", "origin", "+refs/exarchos/*:refs/exarchos/*")
 	gittest.Git(t, ci, "", "checkout", "-q", "--detach", "origin/login2")
-	_, err = app.Verify(apptest.Reopen(t, ci), verify.Options{Branch: "login2", Base: "origin/main", Require: true})
+	_, err = verify.Verify(&verify.Repo{Repo: apptest.Reopen(t, ci).Repo}, verify.Options{Branch: "login2", Base: "origin/main", Require: true})
 	if err == nil || !strings.Contains(err.Error(), "no workflow is bound to branch login2") {
 		t.Fatalf("verify of a renamed branch: %v", err)
 	}
@@ -159,7 +159,7 @@ func TestVerifyBranchTwoActiveWorkflowsWithoutDecision(t *testing.T) {
 	tm, dir, _ := apptest.UnsignedLogin(t)
 	startForged(t, dir, "other", "oneshot", "login")
 	apptest.PushAll(t, dir)
-	res, err := app.Verify(apptest.Reopen(t, apptest.CIClone(t, tm.Remote)), verify.Options{Branch: "login", Base: "origin/main"})
+	res, err := verify.Verify(&verify.Repo{Repo: apptest.Reopen(t, apptest.CIClone(t, tm.Remote)).Repo}, verify.Options{Branch: "login", Base: "origin/main"})
 	apptest.WantViolation(t, res, err, "branch", "branch login also has the active workflow(s) other (oneshot, in plan)")
 	apptest.WantViolation(t, res, err, "branch", "branch login also has the active workflow(s) login (feature, in ideate)")
 }

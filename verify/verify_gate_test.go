@@ -25,7 +25,7 @@ import (
 // ciVerify clones the apptest.Team's remote as CI does and verifies the login branch there.
 func ciVerify(t *testing.T, st *apptest.SignedTeam) (*verify.Result, error) {
 	t.Helper()
-	return app.Verify(apptest.Reopen(t, apptest.CIClone(t, st.Remote)), verify.Options{Branch: "login", Base: "origin/main", Require: true})
+	return verify.Verify(&verify.Repo{Repo: apptest.Reopen(t, apptest.CIClone(t, st.Remote)).Repo}, verify.Options{Branch: "login", Base: "origin/main", Require: true})
 }
 
 // `git push . HEAD:refs/remotes/origin/main && git exarchos cleanup f --offline` while the plan
@@ -41,7 +41,7 @@ func TestVerifyGateMergeMustBeOnTheGivenBase(t *testing.T) {
 	if b := r.Base(); b.Moved == "" || b.Commit == gittest.Git(t, dir, "", "rev-parse", "HEAD") {
 		t.Fatalf("a tracking ref moved by a local push is taken as the base: %+v", b)
 	}
-	if _, err := app.Cleanup(r, ghevidence.CleanupOptions{Feature: "login", Offline: true}); err == nil {
+	if _, err := ghevidence.Cleanup(r.GitHub(), ghevidence.CleanupOptions{Feature: "login", Offline: true}); err == nil {
 		t.Log("cleanup completed locally; CI must still refuse it")
 	}
 	// Whatever the clone recorded, force the record the way the issue's agent got it: the same
@@ -102,7 +102,7 @@ func TestVerifyGateRefusesARewind(t *testing.T) {
 	if got := gittest.Git(t, dir, "", "rev-parse", "refs/exarchos/login"); got != before {
 		t.Fatalf("fast-import left the ref at %s", got)
 	}
-	res, err := app.Verify(apptest.Reopen(t, dir), verify.Options{Feature: "login"})
+	res, err := verify.Verify(&verify.Repo{Repo: apptest.Reopen(t, dir).Repo}, verify.Options{Feature: "login"})
 	apptest.WantViolation(t, res, err, "rewind", "does not descend from origin's copy")
 }
 
@@ -115,7 +115,7 @@ func TestVerifyGateRefusedDecisionCanBeAcknowledged(t *testing.T) {
 	if _, err := app.Run(apptest.Reopen(t, dir), "login", workflow.Approve{Note: "mine"}); err == nil {
 		t.Fatal("mallory's approval was taken")
 	}
-	res, err := app.Verify(apptest.Reopen(t, dir), verify.Options{Feature: "login"})
+	res, err := verify.Verify(&verify.Repo{Repo: apptest.Reopen(t, dir).Repo}, verify.Options{Feature: "login"})
 	apptest.WantViolation(t, res, err, "decision", "git exarchos acknowledge login")
 	refused := apptest.Status(t, apptest.Reopen(t, dir), "login").Refused[0].ID
 
@@ -123,7 +123,7 @@ func TestVerifyGateRefusedDecisionCanBeAcknowledged(t *testing.T) {
 	if _, err := app.Run(apptest.Reopen(t, dir), "login", workflow.Acknowledge{Event: refused, Reason: "fine"}); err == nil {
 		t.Fatal("mallory's acknowledgement was taken")
 	}
-	if _, err := app.Verify(apptest.Reopen(t, dir), verify.Options{Feature: "login"}); err == nil {
+	if _, err := verify.Verify(&verify.Repo{Repo: apptest.Reopen(t, dir).Repo}, verify.Options{Feature: "login"}); err == nil {
 		t.Fatal("verify passed on an acknowledgement by a key that is not allowed")
 	}
 
@@ -141,7 +141,7 @@ func TestVerifyGateRefusedDecisionCanBeAcknowledged(t *testing.T) {
 			require.NoError(t, err)
 		}
 	}
-	res, err = app.Verify(apptest.Reopen(t, dir), verify.Options{Feature: "login"})
+	res, err = verify.Verify(&verify.Repo{Repo: apptest.Reopen(t, dir).Repo}, verify.Options{Feature: "login"})
 	require.NoError(t, err, "verify after the acknowledgements")
 	w := res.Workflows[0]
 	if len(w.Acknowledged) != 2 || w.Acknowledged[0].Event != refused || w.Acknowledged[0].By == "" || w.Acknowledged[0].Kind != workflow.KindApprove {
@@ -179,7 +179,7 @@ func TestVerifyGateCheckerComesFromAFixedPlace(t *testing.T) {
 	if len(got.Approvals) != 0 || len(got.Refused) != 1 {
 		t.Fatalf("a fake checker made mallory's approval count: approvals %+v refused %+v", got.Approvals, got.Refused)
 	}
-	if _, err := app.Verify(r, verify.Options{Feature: "login"}); err == nil {
+	if _, err := verify.Verify(&verify.Repo{Repo: r.Repo}, verify.Options{Feature: "login"}); err == nil {
 		t.Fatal("verify passed with a fake checker")
 	}
 }
@@ -270,7 +270,7 @@ func TestVerifyGateTaskWithoutWork(t *testing.T) {
 	head := gittest.Git(t, dir, "", "rev-parse", "HEAD")
 	apptest.Forge(t, r, "login", workflow.NewEvent{Type: workflow.EventTaskAdded, Data: workflow.TaskData{ID: "t1", Start: head}})
 	apptest.Forge(t, apptest.Reopen(t, dir), "login", workflow.NewEvent{Type: workflow.EventTaskCompleted, Data: workflow.TaskData{ID: "t1", HeadSHA: head}})
-	res, err := app.Verify(apptest.Reopen(t, dir), verify.Options{Feature: "login"})
+	res, err := verify.Verify(&verify.Repo{Repo: apptest.Reopen(t, dir).Repo}, verify.Options{Feature: "login"})
 	apptest.WantViolation(t, res, err, "task", "where it started: it has no commit of its own")
 }
 
@@ -298,7 +298,7 @@ func TestVerifyGateTaskWithNoWork(t *testing.T) {
 			head := gittest.Git(t, dir, "", "rev-parse", "HEAD")
 			apptest.Forge(t, r, "login", workflow.NewEvent{Type: workflow.EventTaskAdded, Data: workflow.TaskData{ID: "t1", Start: start}})
 			apptest.Forge(t, apptest.Reopen(t, dir), "login", workflow.NewEvent{Type: workflow.EventTaskCompleted, Data: workflow.TaskData{ID: "t1", HeadSHA: head}})
-			res, err := app.Verify(apptest.Reopen(t, dir), verify.Options{Feature: "login"})
+			res, err := verify.Verify(&verify.Repo{Repo: apptest.Reopen(t, dir).Repo}, verify.Options{Feature: "login"})
 			apptest.WantViolation(t, res, err, "task", "no work")
 		})
 	}
@@ -309,7 +309,7 @@ func TestVerifyGateTaskWithNoWork(t *testing.T) {
 	head := gittest.Git(t, dir, "", "rev-parse", "HEAD")
 	apptest.Forge(t, r, "login", workflow.NewEvent{Type: workflow.EventTaskAdded, Data: workflow.TaskData{ID: "t1", Start: start}})
 	apptest.Forge(t, apptest.Reopen(t, dir), "login", workflow.NewEvent{Type: workflow.EventTaskCompleted, Data: workflow.TaskData{ID: "t1", HeadSHA: head}})
-	res, _ := app.Verify(apptest.Reopen(t, dir), verify.Options{Feature: "login"})
+	res, _ := verify.Verify(&verify.Repo{Repo: apptest.Reopen(t, dir).Repo}, verify.Options{Feature: "login"})
 	for _, w := range res.Workflows {
 		for _, v := range w.Violations {
 			if v.Rule == "task" {

@@ -109,7 +109,7 @@ func (r *Repo) rerunGates(a *gateAudit) int {
 	ran := 0
 	for _, commit := range commits {
 		claims := byCommit[commit]
-		dir, done, err := r.Store.Loc.CleanCheckout(commit)
+		dir, done, err := r.CleanCheckout(commit)
 		if err != nil {
 			a.add(claims[0].e, "gate", "cannot check out %s to run its gates again: %v", project.Short(commit), err)
 			continue

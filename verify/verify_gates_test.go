@@ -70,7 +70,7 @@ func forgeGated(t *testing.T, dir string, ev workflow.NewEvent) {
 func ciVerifyGates(t *testing.T, tm *apptest.Team, dir string, rerun bool) (*verify.Result, error) {
 	t.Helper()
 	apptest.PushAll(t, dir)
-	return app.Verify(apptest.Reopen(t, apptest.CIClone(t, tm.Remote)), verify.Options{Branch: "login", Base: "origin/main", RerunGates: rerun})
+	return verify.Verify(&verify.Repo{Repo: apptest.Reopen(t, apptest.CIClone(t, tm.Remote)).Repo}, verify.Options{Branch: "login", Base: "origin/main", RerunGates: rerun})
 }
 
 func ran(t *testing.T, dir string, cmds ...workflow.Command) {

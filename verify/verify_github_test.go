@@ -74,7 +74,7 @@ func ciVerifyPR(t *testing.T, tm *apptest.Team, requireGitHub bool) (*verify.Res
 	gittest.Git(t, filepath.Dir(ci), "", "clone", "-q", "file://"+tm.Remote, ci)
 	gittest.Git(t, ci, "", "fetch", "-q", "--no-tags", "--force", "origin", "+refs/exarchos/*:refs/exarchos/*", "+refs/heads/login:refs/remotes/origin/login")
 	gittest.Git(t, ci, "", "checkout", "-q", "--detach", "origin/login")
-	return app.Verify(apptest.Reopen(t, ci), verify.Options{Branch: "login", Base: "origin/main", RequireGitHub: requireGitHub})
+	return verify.Verify(&verify.Repo{Repo: apptest.Reopen(t, ci).Repo}, verify.Options{Branch: "login", Base: "origin/main", RequireGitHub: requireGitHub})
 }
 
 func githubVerdict(t *testing.T, res *verify.Result) string {
@@ -178,7 +178,7 @@ func TestVerifyGitHubPRInAnotherRepository(t *testing.T) {
 	gittest.Git(t, filepath.Dir(ci), "", "clone", "-q", "file://"+tm.Remote, ci)
 	gittest.Git(t, ci, "", "fetch", "-q", "--no-tags", "--force", "origin", "+refs/exarchos/*:refs/exarchos/*", "+refs/heads/login:refs/remotes/origin/login")
 	gittest.Git(t, ci, "", "remote", "set-url", "origin", "https://github.com/acme/real.git")
-	res, err := app.Verify(apptest.Reopen(t, ci), verify.Options{Branch: "login", Base: "origin/main"})
+	res, err := verify.Verify(&verify.Repo{Repo: apptest.Reopen(t, ci).Repo}, verify.Options{Branch: "login", Base: "origin/main"})
 	apptest.WantViolation(t, res, err, "github", "is in github.com/acme/app, not in this repository's origin github.com/acme/real")
 }
 
@@ -239,12 +239,12 @@ func TestVerifyGitHubBaseWithoutGivenBase(t *testing.T) {
 	f := verifyFake(t)
 	f.SetPR(fakegithub.PR{Number: 7, Head: "login", Base: "release", HeadSHA: head})
 	recordPR(t, dir, workflow.PRObservation{Number: 7, URL: verifyPRURL, Head: "login", Base: "release", HeadSHA: head, State: "open"})
-	res, err := app.Verify(apptest.Reopen(t, dir), verify.Options{Feature: "login"})
+	res, err := verify.Verify(&verify.Repo{Repo: apptest.Reopen(t, dir).Repo}, verify.Options{Feature: "login"})
 	wantPasses(t, res, err, verify.GitHubAgrees)
 	res, err = ciVerifyPR(t, tm, true)
 	apptest.WantViolation(t, res, err, "github", "GitHub says it is into release, not into the base main")
 
 	f.SetPR(fakegithub.PR{Number: 7, Head: "login", Base: "main", HeadSHA: head})
-	res, err = app.Verify(apptest.Reopen(t, dir), verify.Options{Feature: "login"})
+	res, err = verify.Verify(&verify.Repo{Repo: apptest.Reopen(t, dir).Repo}, verify.Options{Feature: "login"})
 	apptest.WantViolation(t, res, err, "github", "GitHub says it is into main, the log recorded release")
 }

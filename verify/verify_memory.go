@@ -30,7 +30,7 @@ func memoryName(feature string) string { return "exarchos memory: " + feature }
 // originClient is a GitHub client for origin's repository, as configured (actions/checkout sets
 // https://github.com/<owner>/<repo>), not as url.<base>.insteadOf rewrites it for fetching.
 func (r *Repo) originClient() (*githubsync.Client, error) {
-	url, _ := r.Store.Config("remote.origin.url")
+	url, _ := r.Config("remote.origin.url")
 	repo, err := githubsync.ParseRemoteURL(strings.TrimSpace(url))
 	if err != nil {
 		return nil, fmt.Errorf("origin (%q) is not a GitHub repository: %w", url, err)
@@ -69,7 +69,7 @@ func (r *Repo) remember(o Options, res *Result) {
 		return
 	}
 	ctx := context.Background()
-	facts := r.Store.Facts()
+	facts := r.Facts()
 	tips := map[string]string{}
 	for i := range res.Workflows {
 		w := &res.Workflows[i]
@@ -121,11 +121,10 @@ func (r *Repo) remember(o Options, res *Result) {
 // memoryAnchor is the commit CI's memory is kept on: the base's root commit (the oldest when it
 // has several), which every run of the repository finds without knowing a workflow's history.
 func (r *Repo) memoryAnchor() (string, error) {
-	out, err := r.Store.Loc.Git(nil, "rev-list", "--max-parents=0", r.Base().Commit)
+	roots, err := r.RootCommits(r.Base().Commit)
 	if err != nil {
 		return "", fmt.Errorf("the base's root commit: %w", err)
 	}
-	roots := strings.Fields(out)
 	if len(roots) == 0 {
 		return "", fmt.Errorf("the base %s has no root commit", r.Base().Ref)
 	}

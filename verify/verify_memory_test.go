@@ -20,7 +20,7 @@ import (
 // ciRemember verifies branch login in CI's clone against origin/main, with --remember.
 func ciRemember(t *testing.T, tm *apptest.Team) (*verify.Result, error) {
 	t.Helper()
-	return app.Verify(apptest.Reopen(t, ciGitHubClone(t, tm, "main")), verify.Options{Branch: "login", Base: "origin/main", Remember: true})
+	return verify.Verify(&verify.Repo{Repo: apptest.Reopen(t, ciGitHubClone(t, tm, "main")).Repo}, verify.Options{Branch: "login", Base: "origin/main", Remember: true})
 }
 
 // note appends a harmless event (a recorded artifact) to the workflow and pushes it.

@@ -192,7 +192,7 @@ func (r *Repo) branchRefTips(branch string) []string {
 	if branch == "" {
 		return nil
 	}
-	facts := r.Store.Facts()
+	facts := r.Facts()
 	refs := []string{"refs/heads/" + branch}
 	if rs, err := r.Store.Remotes(); err == nil {
 		for _, rm := range rs {

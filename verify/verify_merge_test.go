@@ -6,7 +6,6 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/exarchos/git-exarchos/app"
 	"github.com/exarchos/git-exarchos/ghevidence"
 	"github.com/exarchos/git-exarchos/githubsync/fakegithub"
 	"github.com/exarchos/git-exarchos/internal/apptest"
@@ -64,7 +63,7 @@ func TestVerifyMergeGitHubWithoutAPullRequest(t *testing.T) {
 	tip := gittest.Git(t, dir, "", "rev-parse", "login")
 	forgeCleanup(t, dir, workflow.MergeVerifiedData{Method: "github", Commit: b, Base: "main", HeadSHA: tip}, tip)
 	apptest.PushAll(t, dir)
-	res, err := app.Verify(apptest.Reopen(t, apptest.CIClone(t, st.Remote)), verify.Options{Branch: "login", Base: "origin/main", Require: true, RequireGitHub: true})
+	res, err := verify.Verify(&verify.Repo{Repo: apptest.Reopen(t, apptest.CIClone(t, st.Remote)).Repo}, verify.Options{Branch: "login", Base: "origin/main", Require: true, RequireGitHub: true})
 	apptest.WantViolation(t, res, err, "merge", "verified by github but names no pull request")
 	apptest.WantViolation(t, res, err, "merge", "is not contained in the merge commit "+b[:12])
 }
@@ -126,9 +125,9 @@ func mergeLogin(t *testing.T, dir, how string) string {
 func cleanupOnGitHub(t *testing.T, f *fakegithub.Server, dir, head, merge string) {
 	t.Helper()
 	f.SetPR(fakegithub.PR{Number: 7, Head: "login", Base: "main", HeadSHA: head, State: "closed", Merged: true, MergeCommitSHA: merge})
-	_, err := app.LinkPR(apptest.Reopen(t, dir), ghevidence.PRLinkOptions{Feature: "login", Target: verifyPRURL})
+	_, err := ghevidence.LinkPR(apptest.Reopen(t, dir).GitHub(), ghevidence.PRLinkOptions{Feature: "login", Target: verifyPRURL})
 	require.NoError(t, err)
-	_, err = app.Cleanup(apptest.Reopen(t, dir), ghevidence.CleanupOptions{Feature: "login"})
+	_, err = ghevidence.Cleanup(apptest.Reopen(t, dir).GitHub(), ghevidence.CleanupOptions{Feature: "login"})
 	require.NoError(t, err)
 }
 
@@ -162,12 +161,12 @@ func TestVerifyMergeHonestMergeCommit(t *testing.T) {
 
 	tm2, dir2, _ := prWorkflow(t)
 	mergeLogin(t, dir2, "--no-ff")
-	_, err = app.Cleanup(apptest.Reopen(t, dir2), ghevidence.CleanupOptions{Feature: "login", Offline: true})
+	_, err = ghevidence.Cleanup(apptest.Reopen(t, dir2).GitHub(), ghevidence.CleanupOptions{Feature: "login", Offline: true})
 	require.NoError(t, err)
 	apptest.PushAll(t, dir2)
 	ci := filepath.Join(t.TempDir(), "ci")
 	gittest.Git(t, filepath.Dir(ci), "", "clone", "-q", "file://"+tm2.Remote, ci)
 	gittest.Git(t, ci, "", "fetch", "-q", "--no-tags", "--force", "origin", "+refs/exarchos/*:refs/exarchos/*")
-	_, err = app.Verify(apptest.Reopen(t, ci), verify.Options{Branch: "login", Base: "origin/main", Require: true})
+	_, err = verify.Verify(&verify.Repo{Repo: apptest.Reopen(t, ci).Repo}, verify.Options{Branch: "login", Base: "origin/main", Require: true})
 	require.NoError(t, err, "an honest offline cleanup in CI")
 }

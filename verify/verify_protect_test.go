@@ -9,7 +9,6 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/exarchos/git-exarchos/app"
 	"github.com/exarchos/git-exarchos/githubsync"
 	"github.com/exarchos/git-exarchos/githubsync/fakegithub"
 	"github.com/exarchos/git-exarchos/internal/apptest"
@@ -61,7 +60,7 @@ func ciGitHubClone(t *testing.T, tm *apptest.Team, base string) string {
 // ciVerifyBase verifies branch login in CI's clone against origin/<base>.
 func ciVerifyBase(t *testing.T, tm *apptest.Team, base string, require bool) (*verify.Result, error) {
 	t.Helper()
-	return app.Verify(apptest.Reopen(t, ciGitHubClone(t, tm, base)), verify.Options{Branch: "login", Base: "origin/" + base, RequireProtectedBase: require})
+	return verify.Verify(&verify.Repo{Repo: apptest.Reopen(t, ciGitHubClone(t, tm, base)).Repo}, verify.Options{Branch: "login", Base: "origin/" + base, RequireProtectedBase: require})
 }
 
 func TestVerifyRefusesAnUnprotectedBase(t *testing.T) {

@@ -46,7 +46,7 @@ func TestFsckBesideMaintenance(t *testing.T) {
 		runs = 4
 	}
 	for i := 0; i < runs; i++ {
-		res, err := app.Fsck(apptest.Reopen(t, dir), views.FsckOptions{})
+		res, err := views.Fsck(apptest.Reopen(t, dir).Hook(), views.FsckOptions{})
 		require.NoError(t, err)
 		assert.Empty(t, res.Problems, "run %d", i)
 	}

@@ -27,7 +27,7 @@ func TestTimelineNamesWhoDidEachStep(t *testing.T) {
 	_, err := app.Run(apptest.Reopen(t, dir), "login", workflow.CompleteTask{ID: "t1"})
 	require.NoError(t, err)
 
-	tl, err := app.ShowTimeline(apptest.Reopen(t, dir), views.TimelineOptions{Feature: "login"})
+	tl, err := views.ShowTimeline(apptest.Reopen(t, dir).Hook(), views.TimelineOptions{Feature: "login"})
 	require.NoError(t, err)
 	byKind := map[string]views.TimelineEntry{}
 	for _, e := range tl.Entries {
@@ -74,7 +74,7 @@ func TestStackFollowsTheBranches(t *testing.T) {
 	gittest.CommitFile(t, dir, "a2.txt", "a2\n") // a moves on: its tip is not in b's history
 	start("solo", "main", "solo")
 
-	st, err := app.ShowStack(apptest.Reopen(t, dir), views.StackOptions{})
+	st, err := views.ShowStack(apptest.Reopen(t, dir).Hook(), views.StackOptions{}, apptest.Reopen(t, dir).ViewWorkflows())
 	require.NoError(t, err)
 	require.Len(t, st.Stacks, 1, "%+v", st)
 	var got []string
@@ -89,7 +89,7 @@ func TestStackFollowsTheBranches(t *testing.T) {
 	// a merges into the base: b and c are the stack now, on the base.
 	gittest.Git(t, dir, "", "switch", "-q", "main")
 	gittest.Git(t, dir, "", "merge", "-q", "--no-edit", "a")
-	st, err = app.ShowStack(apptest.Reopen(t, dir), views.StackOptions{})
+	st, err = views.ShowStack(apptest.Reopen(t, dir).Hook(), views.StackOptions{}, apptest.Reopen(t, dir).ViewWorkflows())
 	require.NoError(t, err)
 	require.Len(t, st.Stacks, 1, "%+v", st)
 	got = nil

@@ -20,7 +20,7 @@ import (
 func TestPipelineView(t *testing.T) {
 	_, r := apptest.InPlanReview(t)
 	later := time.Now().Add(50 * time.Hour)
-	p, err := app.ShowPipeline(r, views.PipelineOptions{Now: later})
+	p, err := views.ShowPipeline(r.Hook(), views.PipelineOptions{Now: later}, r.ViewWorkflows())
 	require.NoError(t, err)
 	require.Len(t, p.Workflows, 1)
 	row := p.Workflows[0]
@@ -36,18 +36,18 @@ func TestPipelineView(t *testing.T) {
 	r2 := apptest.Reopen(t, gittest.NewRepoOnBranch(t, "x"))
 	_, err = app.Init(r2, app.InitOptions{Feature: "x", Type: "feature"})
 	require.NoError(t, err)
-	p, err = app.ShowPipeline(r2, views.PipelineOptions{})
+	p, err = views.ShowPipeline(r2.Hook(), views.PipelineOptions{}, r2.ViewWorkflows())
 	require.NoError(t, err)
 	assert.False(t, p.Workflows[0].Human)
 	assert.Equal(t, "git exarchos set x artifacts.design=<path>", p.Workflows[0].Next)
 
 	// Cancelled: gone from the default view, shown with --all without a next step.
-	_, err = app.Cancel(r2, saga.CancelOptions{Feature: "x", Reason: "test"})
+	_, err = saga.Cancel(r2.Saga(), saga.CancelOptions{Feature: "x", Reason: "test"})
 	require.NoError(t, err)
-	p, err = app.ShowPipeline(r2, views.PipelineOptions{})
+	p, err = views.ShowPipeline(r2.Hook(), views.PipelineOptions{}, r2.ViewWorkflows())
 	require.NoError(t, err)
 	assert.Empty(t, p.Workflows)
-	p, err = app.ShowPipeline(r2, views.PipelineOptions{All: true})
+	p, err = views.ShowPipeline(r2.Hook(), views.PipelineOptions{All: true}, r2.ViewWorkflows())
 	require.NoError(t, err)
 	require.Len(t, p.Workflows, 1)
 	assert.Equal(t, "cancelled", p.Workflows[0].Phase)
@@ -57,7 +57,7 @@ func TestPipelineView(t *testing.T) {
 // TestTaskBoardView: one workflow's tasks, or every active workflow's; an unknown one is an error.
 func TestTaskBoardView(t *testing.T) {
 	dir, r := apptest.InPlanReview(t)
-	b, err := app.ShowTasks(r, views.TasksOptions{Feature: "login"})
+	b, err := views.ShowTasks(r.Hook(), views.TasksOptions{Feature: "login"}, r.ViewWorkflows())
 	require.NoError(t, err)
 	require.Len(t, b.Workflows, 1)
 	assert.Equal(t, []string{"t1", "t2"}, []string{b.Workflows[0].Tasks[0].ID, b.Workflows[0].Tasks[1].ID})
@@ -66,11 +66,11 @@ func TestTaskBoardView(t *testing.T) {
 	gittest.Git(t, dir, "", "branch", "other")
 	_, err = app.Init(r, app.InitOptions{Feature: "other", Type: "debug", Branch: "other"})
 	require.NoError(t, err)
-	b, err = app.ShowTasks(r, views.TasksOptions{})
+	b, err = views.ShowTasks(r.Hook(), views.TasksOptions{}, r.ViewWorkflows())
 	require.NoError(t, err)
 	assert.Len(t, b.Workflows, 2)
 	assert.NotNil(t, b.Workflows[1].Tasks, "an empty board is [] in JSON, not null")
-	_, err = app.ShowTasks(r, views.TasksOptions{Feature: "nope"})
+	_, err = views.ShowTasks(r.Hook(), views.TasksOptions{Feature: "nope"}, r.ViewWorkflows())
 	assert.Error(t, err)
 }
 
@@ -78,7 +78,7 @@ func TestTaskBoardView(t *testing.T) {
 // marked, and the path in order.
 func TestStatusDiagram(t *testing.T) {
 	_, r := apptest.InPlanReview(t)
-	d, err := app.ShowStatusDiagram(r, views.StatusDiagramOptions{Feature: "login"})
+	d, err := views.ShowStatusDiagram(r.Hook(), views.StatusDiagramOptions{Feature: "login"})
 	require.NoError(t, err)
 	assert.Equal(t, []string{"ideate", "plan", "plan-review"}, d.Path)
 	assert.Contains(t, d.Mermaid, "delegate --> review", "the whole definition is drawn, not only the path")

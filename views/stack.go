@@ -52,7 +52,7 @@ func ShowStack(r *Repo, o StackOptions, w Workflows) (*Stack, error) {
 		return nil, err
 	}
 	base := r.Base()
-	return stackRows(p.Workflows, base.Ref, base.Commit, r.Store.Facts(), r.IsFinal)
+	return stackRows(p.Workflows, base.Ref, base.Commit, r.Facts(), r.IsFinal)
 }
 
 func stackRows(rows []PipelineRow, baseRef, baseTip string, git stackFacts, final func(typ, phase string) bool) (*Stack, error) {

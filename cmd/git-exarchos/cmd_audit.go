@@ -6,7 +6,6 @@ import (
 
 	"github.com/urfave/cli/v3"
 
-	"github.com/exarchos/git-exarchos/app"
 	"github.com/exarchos/git-exarchos/views"
 )
 
@@ -33,7 +32,7 @@ func auditCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			a, err := app.ShowAudit(r, views.AuditOptions{Feature: c.Args().First()})
+			a, err := views.ShowAudit(r.Hook(), views.AuditOptions{Feature: c.Args().First()})
 			if err != nil {
 				return err
 			}

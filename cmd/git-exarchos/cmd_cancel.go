@@ -8,7 +8,6 @@ import (
 
 	"github.com/urfave/cli/v3"
 
-	"github.com/exarchos/git-exarchos/app"
 	"github.com/exarchos/git-exarchos/saga"
 	"github.com/exarchos/git-exarchos/workflow"
 )
@@ -57,7 +56,7 @@ Examples:
 			if err != nil {
 				return err
 			}
-			res, err := app.Cancel(r, saga.CancelOptions{Feature: c.Args().First(), Reason: c.String("reason"), DryRun: c.Bool("dry-run"), SkipPR: c.Bool("skip-pr"), Human: c.Bool("human")})
+			res, err := saga.Cancel(r.Saga(), saga.CancelOptions{Feature: c.Args().First(), Reason: c.String("reason"), DryRun: c.Bool("dry-run"), SkipPR: c.Bool("skip-pr"), Human: c.Bool("human")})
 			var inc *saga.CancelIncompleteError
 			if errors.As(err, &inc) && !c.Bool("json") {
 				printCancel(c.Root().Writer, inc.Result) // the steps that ran; the error follows on stderr
@@ -173,7 +172,7 @@ Examples:
 			if err != nil {
 				return err
 			}
-			res, err := app.Prune(r, saga.PruneOptions{OlderThan: age, Apply: c.Bool("apply")})
+			res, err := saga.Prune(r.Saga(), saga.PruneOptions{OlderThan: age, Apply: c.Bool("apply")})
 			if err != nil {
 				return err
 			}

@@ -335,7 +335,7 @@ Examples:
 			if err != nil {
 				return err
 			}
-			res, err := app.Rehydrate(r, views.RehydrateOptions{Feature: c.Args().First()})
+			res, err := views.Rehydrate(r.Hook(), views.RehydrateOptions{Feature: c.Args().First()})
 			if err != nil {
 				return err
 			}

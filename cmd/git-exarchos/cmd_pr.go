@@ -46,7 +46,7 @@ Examples:
 			&cli.BoolFlag{Name: "dry-run", Usage: "print the title and body; ask GitHub nothing and record nothing"}, jsonFlag},
 		Action: func(_ context.Context, c *cli.Command) error {
 			return runGitHub(c, func(r *app.Repo) (*ghevidence.PRCreateResult, error) {
-				return app.CreatePR(r, ghevidence.PRCreateOptions{Feature: c.Args().First(), Title: c.String("title"), DryRun: c.Bool("dry-run")})
+				return ghevidence.CreatePR(r.GitHub(), ghevidence.PRCreateOptions{Feature: c.Args().First(), Title: c.String("title"), DryRun: c.Bool("dry-run")})
 			}, func(res *ghevidence.PRCreateResult) []string { return res.Warnings }, func(w io.Writer, res *ghevidence.PRCreateResult) {
 				kind := "ready for review"
 				if res.Draft {
@@ -100,7 +100,7 @@ Examples:
 				return usageErrf("pr merge: one of --merge, --squash or --rebase, not %s", strings.Join(method, " and "))
 			}
 			return runGitHub(c, func(r *app.Repo) (*ghevidence.PRMergeResult, error) {
-				return app.MergePR(r, ghevidence.PRMergeOptions{Feature: c.Args().First(), Method: strings.Join(method, ""), Note: c.String("note")})
+				return ghevidence.MergePR(r.GitHub(), ghevidence.PRMergeOptions{Feature: c.Args().First(), Method: strings.Join(method, ""), Note: c.String("note")})
 			}, func(res *ghevidence.PRMergeResult) []string { return res.Warnings }, func(w io.Writer, res *ghevidence.PRMergeResult) {
 				printf(w, "%s: merged pull request #%d (%s of %s) as %s %s\n", bold(w, res.Feature), res.PullRequest, res.Decision.Method, shortHash(res.Decision.HeadSHA), shortHash(res.Merge.SHA), res.URL)
 				if res.Cleanup != nil {
@@ -131,7 +131,7 @@ Examples:
 				return err
 			}
 			return runPR(c, func(r *app.Repo) (*ghevidence.PRResult, error) {
-				return app.LinkPR(r, ghevidence.PRLinkOptions{Feature: feature, Target: args[0]})
+				return ghevidence.LinkPR(r.GitHub(), ghevidence.PRLinkOptions{Feature: feature, Target: args[0]})
 			}, "linked")
 		},
 	}
@@ -152,7 +152,7 @@ Examples:
 		Flags: []cli.Flag{jsonFlag},
 		Action: func(_ context.Context, c *cli.Command) error {
 			return runPR(c, func(r *app.Repo) (*ghevidence.PRResult, error) {
-				return app.FindPR(r, ghevidence.PRFindOptions{Feature: c.Args().First()})
+				return ghevidence.FindPR(r.GitHub(), ghevidence.PRFindOptions{Feature: c.Args().First()})
 			}, "linked")
 		},
 	}
@@ -175,7 +175,7 @@ Examples:
 		Flags: []cli.Flag{jsonFlag},
 		Action: func(_ context.Context, c *cli.Command) error {
 			return runPR(c, func(r *app.Repo) (*ghevidence.PRResult, error) {
-				return app.RefreshPR(r, ghevidence.PRRefreshOptions{Feature: c.Args().First()})
+				return ghevidence.RefreshPR(r.GitHub(), ghevidence.PRRefreshOptions{Feature: c.Args().First()})
 			}, "observed")
 		},
 	}
@@ -252,7 +252,7 @@ Examples:
 		},
 		Action: func(_ context.Context, c *cli.Command) error {
 			return runGitHub(c, func(r *app.Repo) (*ghevidence.CleanupResult, error) {
-				return app.Cleanup(r, ghevidence.CleanupOptions{Feature: c.Args().First(), Offline: c.Bool("offline"), Base: c.String("base"),
+				return ghevidence.Cleanup(r.GitHub(), ghevidence.CleanupOptions{Feature: c.Args().First(), Offline: c.Bool("offline"), Base: c.String("base"),
 					Override: c.Bool("override"), Reason: c.String("reason"), DryRun: c.Bool("dry-run")})
 			}, func(res *ghevidence.CleanupResult) []string { return res.Warnings }, func(w io.Writer, res *ghevidence.CleanupResult) {
 				switch {

@@ -7,7 +7,6 @@ import (
 
 	"github.com/urfave/cli/v3"
 
-	"github.com/exarchos/git-exarchos/app"
 	"github.com/exarchos/git-exarchos/saga"
 )
 
@@ -37,7 +36,7 @@ func rescueListCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			res, err := app.RescueList(r, saga.RescueListOptions{Feature: c.Args().First()})
+			res, err := saga.RescueList(r.Saga(), saga.RescueListOptions{Feature: c.Args().First()})
 			if err != nil {
 				return err
 			}
@@ -98,7 +97,7 @@ Examples:
 			if err != nil {
 				return err
 			}
-			res, err := app.RescueRestore(r, saga.RescueRestoreOptions{Feature: c.Args().Get(0), Task: c.Args().Get(1), Path: c.String("path"), Branch: c.String("branch"), Version: c.Int("version")})
+			res, err := saga.RescueRestore(r.Saga(), saga.RescueRestoreOptions{Feature: c.Args().Get(0), Task: c.Args().Get(1), Path: c.String("path"), Branch: c.String("branch"), Version: c.Int("version")})
 			if err != nil {
 				return err
 			}

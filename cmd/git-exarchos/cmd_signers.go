@@ -44,7 +44,7 @@ func signersCommand() *cli.Command {
 						}
 					}
 				}
-				res, err := app.SignersAdd(r, trust.SignersAddOptions{Principal: c.Args().Get(0), KeyFile: c.Args().Get(1), Roles: roles})
+				res, err := trust.SignersAdd(r.Repo, trust.SignersAddOptions{Principal: c.Args().Get(0), KeyFile: c.Args().Get(1), Roles: roles})
 				if err != nil {
 					return err
 				}
@@ -98,7 +98,7 @@ func verifyCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			res, err := app.Verify(r, verify.Options{Feature: c.Args().First(), All: c.Bool("all"), Base: c.String("base"),
+			res, err := verify.Verify(&verify.Repo{Repo: r.Repo}, verify.Options{Feature: c.Args().First(), All: c.Bool("all"), Base: c.String("base"),
 				Branch: c.String("branch"), Require: c.Bool("require"), RequireGitHub: c.Bool("require-github"), RerunGates: c.Bool("rerun-gates"),
 				RequireProtectedBase: c.Bool("require-protected-base"), Remember: c.Bool("remember")})
 			var failed *verify.Error

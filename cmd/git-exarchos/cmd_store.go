@@ -84,7 +84,7 @@ Examples:
 			if err != nil {
 				return err
 			}
-			res, err := app.Log(r, views.LogOptions{Feature: c.Args().First(), Types: c.StringSlice("type"), SinceSeq: c.Int64("since-seq"), Limit: c.Int("limit")})
+			res, err := views.Log(r.Hook(), views.LogOptions{Feature: c.Args().First(), Types: c.StringSlice("type"), SinceSeq: c.Int64("since-seq"), Limit: c.Int("limit")})
 			if err != nil {
 				return err
 			}
@@ -122,7 +122,7 @@ Examples:
 			if err != nil {
 				return err
 			}
-			res, err := app.Fsck(r, views.FsckOptions{Feature: c.Args().First()})
+			res, err := views.Fsck(r.Hook(), views.FsckOptions{Feature: c.Args().First()})
 			if err != nil {
 				return err
 			}

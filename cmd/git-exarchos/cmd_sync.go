@@ -9,7 +9,6 @@ import (
 
 	"github.com/urfave/cli/v3"
 
-	"github.com/exarchos/git-exarchos/app"
 	"github.com/exarchos/git-exarchos/teamsync"
 	"github.com/exarchos/git-exarchos/workflow"
 )
@@ -53,7 +52,7 @@ Examples:
 			if err != nil {
 				return err
 			}
-			res, err := app.Pull(r, teamsync.PullOptions{Remote: remote, Prune: c.Bool("prune")})
+			res, err := teamsync.Pull(r.Repo, teamsync.PullOptions{Remote: remote, Prune: c.Bool("prune")})
 			if err != nil {
 				return err
 			}
@@ -86,7 +85,7 @@ Examples:
 			if err != nil {
 				return err
 			}
-			res, err := app.Push(r, teamsync.PushOptions{Remote: remote, Retries: c.Int("retries")})
+			res, err := teamsync.Push(r.Repo, teamsync.PushOptions{Remote: remote, Retries: c.Int("retries")})
 			if err != nil {
 				return err
 			}
@@ -115,7 +114,7 @@ Examples:
 			if err != nil {
 				return err
 			}
-			res, err := app.Sync(r, teamsync.SyncOptions{Remote: remote, Prune: c.Bool("prune"), Retries: c.Int("retries")})
+			res, err := teamsync.Sync(r.Repo, teamsync.SyncOptions{Remote: remote, Prune: c.Bool("prune"), Retries: c.Int("retries")})
 			if err != nil {
 				return err
 			}
@@ -159,7 +158,7 @@ Examples:
 				if err != nil {
 					return err
 				}
-				res, err := app.RemoteSetup(r, teamsync.RemoteSetupOptions{Remote: remote})
+				res, err := teamsync.RemoteSetup(r.Repo, teamsync.RemoteSetupOptions{Remote: remote})
 				if err != nil {
 					return err
 				}

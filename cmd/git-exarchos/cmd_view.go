@@ -51,7 +51,7 @@ Examples:
 			if err != nil {
 				return err
 			}
-			p, err := app.ShowPipeline(r, views.PipelineOptions{All: c.Bool("all")})
+			p, err := views.ShowPipeline(r.Hook(), views.PipelineOptions{All: c.Bool("all")}, r.ViewWorkflows())
 			if err != nil {
 				return err
 			}
@@ -100,7 +100,7 @@ Examples:
 			if err != nil {
 				return err
 			}
-			b, err := app.ShowTasks(r, views.TasksOptions{Feature: c.Args().First(), All: c.Bool("all")})
+			b, err := views.ShowTasks(r.Hook(), views.TasksOptions{Feature: c.Args().First(), All: c.Bool("all")}, r.ViewWorkflows())
 			if err != nil {
 				return err
 			}

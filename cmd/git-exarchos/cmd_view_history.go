@@ -78,7 +78,7 @@ Examples:
    git exarchos view timeline login --json | jq '.byWho'`,
 		Flags: []cli.Flag{formatFlag, jsonFlag},
 		Action: drawnAction(usage, 1, func(r *app.Repo, c *cli.Command) (*views.Timeline, error) {
-			return app.ShowTimeline(r, views.TimelineOptions{Feature: c.Args().First()})
+			return views.ShowTimeline(r.Hook(), views.TimelineOptions{Feature: c.Args().First()})
 		}, func(w io.Writer, tl *views.Timeline) {
 			printf(w, "%s (%s), now in %s\n", bold(w, tl.Feature), tl.Type, bold(w, tl.Phase))
 			for _, e := range tl.Entries {
@@ -108,7 +108,7 @@ Examples:
    git exarchos view convergence login --json | jq '.dimensions[] | select(.converging | not)'`,
 		Flags: []cli.Flag{formatFlag, jsonFlag},
 		Action: drawnAction(usage, 1, func(r *app.Repo, c *cli.Command) (*views.Convergence, error) {
-			return app.ShowConvergence(r, views.ConvergenceOptions{Feature: c.Args().First()})
+			return views.ShowConvergence(r.Hook(), views.ConvergenceOptions{Feature: c.Args().First()})
 		}, func(w io.Writer, cv *views.Convergence) {
 			printf(w, "%s (%s): %d fix cycle(s)\n", bold(w, cv.Feature), cv.Phase, cv.FixCycles)
 			if len(cv.Dimensions) == 0 {
@@ -150,7 +150,7 @@ Examples:
    git exarchos view stack --json | jq '.stacks[][] | {feature, on, waitsFor}'`,
 		Flags: []cli.Flag{&cli.BoolFlag{Name: "all", Aliases: []string{"a"}, Usage: "include completed and cancelled workflows"}, formatFlag, jsonFlag},
 		Action: drawnAction(usage, 0, func(r *app.Repo, c *cli.Command) (*views.Stack, error) {
-			return app.ShowStack(r, views.StackOptions{All: c.Bool("all")})
+			return views.ShowStack(r.Hook(), views.StackOptions{All: c.Bool("all")}, r.ViewWorkflows())
 		}, func(w io.Writer, st *views.Stack) {
 			if len(st.Stacks) == 0 {
 				printf(w, "no workflow is stacked on another (%d on %s alone)\n", st.Alone, st.Base)

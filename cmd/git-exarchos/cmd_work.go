@@ -297,7 +297,7 @@ func reviewImport(c *cli.Command) error {
 	if err != nil {
 		return err
 	}
-	res, err := app.ImportReviews(r, ghevidence.ReviewImportOptions{Feature: c.Args().Get(1), DryRun: c.Bool("dry-run")})
+	res, err := ghevidence.ImportReviews(r.GitHub(), ghevidence.ReviewImportOptions{Feature: c.Args().Get(1), DryRun: c.Bool("dry-run")})
 	if err != nil {
 		return err
 	}

@@ -194,7 +194,7 @@ func statusMermaid(c *cli.Command) error {
 	if err != nil {
 		return err
 	}
-	d, err := app.ShowStatusDiagram(r, views.StatusDiagramOptions{Feature: c.Args().First()})
+	d, err := views.ShowStatusDiagram(r.Hook(), views.StatusDiagramOptions{Feature: c.Args().First()})
 	if err != nil {
 		return err
 	}

@@ -45,7 +45,7 @@ Examples:
 			if err != nil {
 				return err
 			}
-			res, err := app.StartTask(r, saga.TaskStartOptions{Feature: feature, Task: args[0], Worktree: c.Bool("worktree"), Base: c.String("base"), Path: c.String("path")})
+			res, err := saga.StartTask(r.Saga(), saga.TaskStartOptions{Feature: feature, Task: args[0], Worktree: c.Bool("worktree"), Base: c.String("base"), Path: c.String("path")})
 			if err != nil {
 				return err
 			}

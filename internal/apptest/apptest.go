@@ -265,7 +265,7 @@ func StartWorktree(t testing.TB, r *app.Repo, task string) string {
 	t.Helper()
 	_, err := r.Execute("login", workflow.AddTask{ID: task})
 	require.NoError(t, err)
-	res, err := app.StartTask(r, saga.TaskStartOptions{Feature: "login", Task: task, Worktree: true})
+	res, err := saga.StartTask(r.Saga(), saga.TaskStartOptions{Feature: "login", Task: task, Worktree: true})
 	require.NoError(t, err)
 	return res.Worktree.Path
 }

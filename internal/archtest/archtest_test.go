@@ -46,7 +46,7 @@ var below = []string{"", "workflowdef", "guards", "hooks", "githubsync", "gitsto
 
 // jobs is what app and the CLI compose: the job packages split out of app (issue 31) over the
 // project base, and everything below them.
-var jobs = append([]string{"verify", "views", "ghevidence", "saga", "teamsync", "hookrun", "trust", "project"}, below...)
+var jobs = append([]string{"engine", "verify", "views", "ghevidence", "saga", "teamsync", "hookrun", "trust", "project"}, below...)
 
 // except is list without the packages named.
 func except(list []string, drop ...string) []string {
@@ -75,7 +75,9 @@ var table = map[string]rule{
 		// hook settings' names cmd prints come re-exported from app (app/store_errors.go), so
 		// gitstore, gitrepo and hooks are refused here. DESIGN.md says "wiring only", yet
 		// the commands' results still carry job packages' types (views, saga, teamsync, verify…):
-		// the rest of issue 31 item 1 (no store types in results).
+		// the rest of issue 31 item 1 (no store types in results). The job packages' commands are
+		// called directly, each over its view of app.Repo (r.Saga(), r.GitHub(), r.Hook(), r.Repo):
+		// app keeps no pass-through function for them (issue 41).
 		may:       append([]string{"app"}, except(jobs, "gitstore", "gitrepo", "hooks")...),
 		libraries: []string{"github.com/urfave/cli/v3"},
 	},
@@ -87,15 +89,24 @@ var table = map[string]rule{
 		job: "what each command does: one options struct and one run function per command",
 		// It composes the job packages (jobs) over the project base. DESIGN.md: everything below,
 		// but gitrepo: commands reach the repository through project and gitstore (the installers
-		// and doctor, which run where no store opens, through project's locate.go).
+		// and doctor, which run where no store opens, through project's locate.go), and git only
+		// through project's named methods (project/git.go) or a job package: no Location
+		// (TestGitOnlyThroughNamedJobs), and the store embeds no gitrepo.Repo to hand one out.
 		may: except(jobs, "gitrepo"),
 		// Completion schemas are compiled and checked in workflowdef (schema.go), which lint uses too.
 		libraries: []string{
 			"github.com/go-git/go-git/v5/plumbing", // object ids and types; issue 31 item 2
 		},
 	},
+	"engine": {
+		job: "the write engine: decide, gather the guards' facts, sign, take the journal along, compare-and-swap (Execute, CreateWorkflow, Preview)",
+		// Above the jobs that record through it (saga's Executor, ghevidence's Engine), which get
+		// their repository from it (Engine.Saga, Engine.GitHub); below app, which composes the
+		// commands over it. One callback runs back up a write: the decider it hands the store.
+		may: []string{"saga", "ghevidence", "hookrun", "trust", "project", "gitstore", "workflow", helpers},
+	},
 	"project": {
-		job: "an opened repository with its rules: the store, the rules and base branch, state reads, the shared errors",
+		job: "an opened repository with its rules: the store, the repository's git asked by name, the rules and base branch, state reads, the shared errors",
 		// The base every job stands on; what a job gives back to it (trust's verdicts for the
 		// fold) comes through an interface (project.Verdicts), never an import up.
 		may: []string{"workflowdef", "guards", "githubsync", "gitstore", "gitrepo", "workflow", helpers},
@@ -116,15 +127,15 @@ var table = map[string]rule{
 	},
 	"ghevidence": {
 		job: "GitHub evidence: a workflow's pull request linked, found, refreshed; cleanup's merge verification",
-		// Each observation is recorded through the Engine the caller passes in (app's Execute);
+		// Each observation is recorded through the Engine the caller passes in (engine's Execute);
 		// pr create reads the transitions from the store (whether the reviews have passed).
 		may: []string{"trust", "project", "githubsync", "gitstore", "workflow", helpers},
 	},
 	"saga": {
 		job: "the cancel saga: task worktrees, their compensation on cancel, rescue refs, prune",
-		// Each step is recorded through the Executor the caller passes in (app's Execute). The
-		// rescue records' format is its own (rescue_records.go), over gitrepo's generic git
-		// operations (gitrepo/snapshot.go).
+		// Each step is recorded through the Executor the caller passes in (engine's Execute). The
+		// rescue records' format is its own (rescue_records.go), and so are the git operations
+		// they are made of (rescue_git.go), over gitrepo's Location.
 		may: []string{"trust", "project", "githubsync", "gitstore", "gitrepo", "workflow", helpers},
 	},
 	"teamsync": {
@@ -175,6 +186,8 @@ var table = map[string]rule{
 	},
 	"gitstore": {
 		job: "the event log in refs: segments, snapshot, compare-and-swap, merge, sync, fsck of the log",
+		// The log reaches the repository through one narrow interface, gitstore.Git (git.go),
+		// held as a field, never embedded: the store hands no git access up (TestGitOnlyThroughNamedJobs).
 		// DESIGN.md names no library here: gitstore spells object ids and modes with go-git's
 		// plumbing types, which gitrepo's API hands it; issue 31 item 2 (gitrepo behind one
 		// narrow interface of its own types) removes it.
@@ -183,8 +196,8 @@ var table = map[string]rule{
 	},
 	"gitrepo": {
 		job: "git access: discovery, objects and packs, refs and locks, config, worktrees, the git binary",
-		// It knows nothing of workflows: the rescue records' format is the saga's; gitrepo keeps
-		// only the git operations they are made of (snapshot.go).
+		// It knows nothing of workflows: the rescue records and the git operations they are
+		// made of are the saga's (saga/rescue_git.go).
 		may: []string{helpers},
 		// x/sys/unix: fstatat relative to refs/exarchos, which syscall lacks (the hook index's
 		// per-ref stamps, readfile_unix.go).
@@ -547,5 +560,32 @@ func TestCheckNamesTheRule(t *testing.T) {
 	}
 	if got := clockCalls(f); len(got) != 2 || got[0].call != "clock.Now" || got[1].call != "clock.Sleep" {
 		t.Errorf("clockCalls under a renamed import = %v, want clock.Now and clock.Sleep", got)
+	}
+}
+
+// gitReach are the selectors that hand out a way to run git on the repository: gitrepo.Repo's
+// Loc and project.Repo's Location (a gitrepo.Location runs any git command). A package whose row
+// does not allow gitrepo may not use them: it asks git through project's named methods
+// (project/git.go) or a job package, so "may not import gitrepo" also means "does not run git
+// behind the table's back" (issue 41: app ran git through the store's embedded repository).
+var gitReach = []string{"Loc", "Location"}
+
+// TestGitOnlyThroughNamedJobs: above the store, only the packages allowed gitrepo reach a Location.
+func TestGitOnlyThroughNamedJobs(t *testing.T) {
+	pkgs, fset := parseModule(t)
+	for _, p := range sorted(pkgs) {
+		r := table[p]
+		if p == "gitrepo" || slices.Contains(r.may, "gitrepo") || strings.HasPrefix(p, "bench/") {
+			continue
+		}
+		for _, f := range pkgs[p] {
+			ast.Inspect(f, func(n ast.Node) bool {
+				if sel, ok := n.(*ast.SelectorExpr); ok && slices.Contains(gitReach, sel.Sel.Name) {
+					t.Errorf("%s: %s may not import gitrepo, so it may not reach git through .%s either: ask through project's named methods (project/git.go) or a job package",
+						fset.Position(sel.Pos()), name(p), sel.Sel.Name)
+				}
+				return true
+			})
+		}
 	}
 }

@@ -1,4 +1,4 @@
-package app
+package engine
 
 import (
 	"github.com/exarchos/git-exarchos/project"
@@ -10,7 +10,7 @@ import (
 // record (stamped with the id "dry-run"), its State what they would leave, its Head the commit
 // they were decided on. A rejection is returned as Execute returns it, without the refusal
 // Execute would record. Dry runs (`cleanup --dry-run`) use it.
-func (r *Repo) Preview(feature string, cmds ...workflow.Command) (*project.Result, error) {
+func (r *Engine) Preview(feature string, cmds ...workflow.Command) (*project.Result, error) {
 	st, snap, err := r.State(feature)
 	if err != nil {
 		return nil, err
@@ -19,7 +19,7 @@ func (r *Repo) Preview(feature string, cmds ...workflow.Command) (*project.Resul
 	if err != nil {
 		return nil, err
 	}
-	env, err := r.env()
+	env, err := r.Env()
 	if err != nil {
 		return nil, err
 	}

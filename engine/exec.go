@@ -1,4 +1,4 @@
-package app
+package engine
 
 import (
 	"crypto/sha256"
@@ -15,16 +15,20 @@ import (
 	"github.com/exarchos/git-exarchos/workflow"
 )
 
-// env is what Decide needs from the world: the actor, the guards (on this repository's facts) and
-// the opt-in guards the rules turn on.
-func (r *Repo) env() (workflow.Env, error) {
-	actor, err := r.Store.Actor()
+// Env is what Decide needs from the world: the actor, the guards (on this repository's facts,
+// the worktree's state read through the hook runtime) and the opt-in guards the rules turn on.
+func (r *Engine) Env() (workflow.Env, error) {
+	actor, err := r.Actor()
 	if err != nil {
 		return workflow.Env{}, err
 	}
 	caller := hookrun.CallerFromEnv(r.Environ)
 	ev := r.Evaluator()
 	ev.Caller = caller
+	// A worktree's state as the hook keeps it under the file-system monitor's token while the
+	// monitor runs (no `git status` then), else git's: an input of this decision, not a hook
+	// installed on the repository.
+	ev.Facts = r.Facts().WithStatus(r.hook.WorktreeState)
 	return workflow.Env{Actor: actor, Guards: ev, OptIn: r.Rules().OptIn(), Caller: caller, Agent: ev.Agent}, nil
 }
 
@@ -42,7 +46,7 @@ func (r *Repo) env() (workflow.Env, error) {
 // A rejection is returned as the error (*workflow.Rejection). It appends nothing, except what the
 // refusal itself records (a circuit opening, a guard refusal): then those events are appended and
 // the rejection is still returned (with the result for a circuit, which the engine asks for).
-func (r *Repo) Execute(feature string, cmds ...workflow.Command) (*project.Result, error) {
+func (r *Engine) Execute(feature string, cmds ...workflow.Command) (*project.Result, error) {
 	if err := r.RefuseDecisions(feature, cmds...); err != nil {
 		return nil, err
 	}
@@ -50,17 +54,17 @@ func (r *Repo) Execute(feature string, cmds ...workflow.Command) (*project.Resul
 	if err := rules.Err(); err != nil {
 		return nil, err
 	}
-	env, err := r.env()
+	env, err := r.Env()
 	if err != nil {
 		return nil, err
 	}
-	journal, _ := r.hookRuntime().Journaled(feature) // the hook's denials ride in this call's commit
+	journal, _ := r.hook.Journaled(feature) // the hook's denials ride in this call's commit
 	waiting := journal.Events
-	verdicts := &gathered{live: env.Guards, facts: r.Store.Facts()}
+	verdicts := &gathered{live: env.Guards, facts: r.Facts()}
 	signed := &trust.Presigned{} // human decisions are signed outside the swap, once per head (trust/trust.go)
 	for round := 0; ; round++ {
-		if round == maxGathers {
-			return nil, fmt.Errorf("%w: %s changed what its guards read %d times while this call decided; run it again", gitstore.ErrConcurrent, feature, maxGathers)
+		if round == MaxGathers {
+			return nil, fmt.Errorf("%w: %s changed what its guards read %d times while this call decided; run it again", gitstore.ErrConcurrent, feature, MaxGathers)
 		}
 		st, snap, err := r.State(feature)
 		if err != nil {
@@ -140,7 +144,7 @@ func (r *Repo) Execute(feature string, cmds ...workflow.Command) (*project.Resul
 			return nil, err
 		}
 		journal.Done()
-		out, err := r.result(feature, res)
+		out, err := Result(feature, res)
 		if err != nil {
 			return nil, err
 		}
@@ -157,9 +161,9 @@ func (r *Repo) Execute(feature string, cmds ...workflow.Command) (*project.Resul
 	}
 }
 
-// maxGathers bounds how often one call gathers facts; past it the call fails as a concurrent
+// MaxGathers bounds how often one call gathers facts; past it the call fails as a concurrent
 // update (exit 5) rather than run a guard inside the loop, where it could hold the ref lock.
-const maxGathers = 4
+const MaxGathers = 4
 
 // errFactsChanged leaves the compare-and-swap loop to gather the facts again.
 var errFactsChanged = errors.New("the facts the decision used changed")
@@ -227,7 +231,7 @@ func guardInput(s workflow.State) string {
 
 // CreateWorkflow starts a workflow in the store: Decide on the empty state, then create its ref
 // (the init command, app.Init, validates its options and binds the branch first).
-func (r *Repo) CreateWorkflow(cmd workflow.Init) (*project.Result, error) {
+func (r *Engine) CreateWorkflow(cmd workflow.Init) (*project.Result, error) {
 	if err := r.RefuseDecisions(cmd.Feature, cmd); err != nil {
 		return nil, err
 	}
@@ -242,7 +246,7 @@ func (r *Repo) CreateWorkflow(cmd workflow.Init) (*project.Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	env, err := r.env()
+	env, err := r.Env()
 	if err != nil {
 		return nil, err
 	}
@@ -266,7 +270,7 @@ func (r *Repo) CreateWorkflow(cmd workflow.Init) (*project.Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	out, err := r.result(cmd.Feature, res)
+	out, err := Result(cmd.Feature, res)
 	if err != nil {
 		return nil, err
 	}
@@ -276,7 +280,8 @@ func (r *Repo) CreateWorkflow(cmd workflow.Init) (*project.Result, error) {
 	return out, nil
 }
 
-func (r *Repo) result(feature string, res *gitstore.Result) (*project.Result, error) {
+// Result is the store's result of a write as the commands return it (the state decoded).
+func Result(feature string, res *gitstore.Result) (*project.Result, error) {
 	st, err := workflow.DecodeState(res.State)
 	if err != nil {
 		return nil, err
@@ -311,7 +316,7 @@ const CodeDecisionRefused = workflow.CodeDecisionRefused
 // the limit enforced), for the audit; ok=false for other rejections. The idempotency key is the
 // visit, the target and the failures, so the same refusal repeated in one visit of a phase is one
 // event.
-func (r *Repo) refusal(st workflow.State, rej *workflow.Rejection, actor string) (workflow.NewEvent, bool) {
+func (r *Engine) refusal(st workflow.State, rej *workflow.Rejection, actor string) (workflow.NewEvent, bool) {
 	data := workflow.GuardFailedData{From: st.Phase, To: rej.Target, Failures: rej.FailedGuards, Actor: actor}
 	fails, _ := json.Marshal(rej.FailedGuards)
 	switch rej.Code {

@@ -1,4 +1,4 @@
-package gitrepo
+package saga
 
 import (
 	"errors"
@@ -6,24 +6,28 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/exarchos/git-exarchos/gitrepo"
 )
 
-// Commits, trees and refs written and read through the git binary, for the saga's rescue
-// records (saga/rescue_records.go, which owns their format): a worktree snapshotted without
+// rescueGit is the repository as the rescue records (rescue_records.go, which owns their format)
+// write and read it: commits, trees and refs through the git binary (moved here from gitrepo,
+// which keeps only what many jobs share). A worktree snapshotted without
 // touching its index, a commit made from a tree, a ref moved by compare-and-swap, a commit read
 // through git (which also reaches alternates and a promisor's objects), two trees compared, a
 // tree read back into a worktree.
+type rescueGit struct{ gitrepo.Location }
 
 // SnapshotTrees builds, in a temporary index, the trees of a linked worktree's index (staged
 // state) and of its working files (`git add -A`: modified, deleted and untracked files, ignored
 // ones left out). The worktree's own index is copied, never written. Git is pointed at the
 // worktree's administrative directory explicitly, so a worktree that lost its .git file is still
 // snapshotted as itself, and nothing else (the main checkout) ever is.
-func (l Location) SnapshotTrees(path string) (head, indexTree, workTree string, note string, err error) {
+func (l rescueGit) SnapshotTrees(path string) (head, indexTree, workTree string, note string, err error) {
 	if head, err = l.WorktreeHead(path); err != nil {
 		return "", "", "", "", err
 	}
-	out, err := l.worktreeGit(path, nil, "rev-parse", "--git-path", "index")
+	out, err := l.WorktreeGit(path, nil, "rev-parse", "--git-path", "index")
 	if err != nil {
 		return "", "", "", "", err
 	}
@@ -45,27 +49,27 @@ func (l Location) SnapshotTrees(path string) (head, indexTree, workTree string, 
 			return "", "", "", "", fmt.Errorf("copy the index: %w", err)
 		}
 	case errors.Is(err, os.ErrNotExist):
-		if _, err := l.worktreeGit(path, env, "read-tree", head); err != nil {
+		if _, err := l.WorktreeGit(path, env, "read-tree", head); err != nil {
 			return "", "", "", "", err
 		}
 	default:
 		return "", "", "", "", fmt.Errorf("read the index of %s: %w", path, err)
 	}
-	out, err = l.worktreeGit(path, env, "write-tree")
+	out, err = l.WorktreeGit(path, env, "write-tree")
 	if err != nil {
 		// Unmerged entries (a conflict in progress) have no tree: the working files, added
 		// below, carry the conflict markers; the staged side is the HEAD tree.
 		note = "the index had unresolved conflicts: staged state not kept separately"
-		out, err = l.worktreeGit(path, nil, "rev-parse", head+"^{tree}")
+		out, err = l.WorktreeGit(path, nil, "rev-parse", head+"^{tree}")
 		if err != nil {
 			return "", "", "", "", err
 		}
 	}
 	indexTree = strings.TrimSpace(out)
-	if _, err := l.worktreeGit(path, env, "add", "-A", "--", ":/"); err != nil {
+	if _, err := l.WorktreeGit(path, env, "add", "-A", "--", ":/"); err != nil {
 		return "", "", "", "", err
 	}
-	out, err = l.worktreeGit(path, env, "write-tree")
+	out, err = l.WorktreeGit(path, env, "write-tree")
 	if err != nil {
 		return "", "", "", "", err
 	}
@@ -73,34 +77,34 @@ func (l Location) SnapshotTrees(path string) (head, indexTree, workTree string, 
 }
 
 // CommitTree writes a commit of tree with message and parents (git commit-tree) and returns its id.
-func (l Location) CommitTree(tree, message string, parents ...string) (string, error) {
+func (l rescueGit) CommitTree(tree, message string, parents ...string) (string, error) {
 	args := []string{"commit-tree", tree}
 	for _, p := range parents {
 		args = append(args, "-p", p)
 	}
-	out, err := l.repoGit(strings.NewReader(message), append(args, "-F", "-")...)
+	out, err := l.CommonGit(strings.NewReader(message), append(args, "-F", "-")...)
 	return strings.TrimSpace(out), err
 }
 
 // UpdateRef moves ref from old ("": must not exist, in either hash) to newSHA, compare-and-swap,
 // with why in its reflog.
-func (l Location) UpdateRef(ref, newSHA, old, why string) error {
-	_, err := l.repoGit(nil, "update-ref", "--create-reflog", "-m", why, ref, newSHA, old)
+func (l rescueGit) UpdateRef(ref, newSHA, old, why string) error {
+	_, err := l.CommonGit(nil, "update-ref", "--create-reflog", "-m", why, ref, newSHA, old)
 	return err
 }
 
 // ReadCommitGit reads a commit through git cat-file (alternates and a promisor's objects
 // included), decoded by the one commit reader (DecodeCommit).
-func (l Location) ReadCommitGit(sha string) (*Commit, error) {
-	out, err := l.repoGit(nil, "cat-file", "commit", sha)
+func (l rescueGit) ReadCommitGit(sha string) (*gitrepo.Commit, error) {
+	out, err := l.CommonGit(nil, "cat-file", "commit", sha)
 	if err != nil {
 		return nil, err
 	}
-	rf, err := readRepoFeatures(l.CommonDir)
+	format, err := l.ObjectFormat()
 	if err != nil {
 		return nil, err
 	}
-	c, err := DecodeCommit([]byte(out), rf.format)
+	c, err := gitrepo.DecodeCommit([]byte(out), format)
 	if err != nil {
 		return nil, fmt.Errorf("commit %s: %w", sha, err)
 	}
@@ -108,15 +112,15 @@ func (l Location) ReadCommitGit(sha string) (*Commit, error) {
 }
 
 // CommitDate returns when commit was made, as git's strict ISO 8601 (%cI).
-func (l Location) CommitDate(commit string) (string, error) {
-	out, err := l.repoGit(nil, "show", "-s", "--format=%cI", commit)
+func (l rescueGit) CommitDate(commit string) (string, error) {
+	out, err := l.CommonGit(nil, "show", "-s", "--format=%cI", commit)
 	return strings.TrimSpace(out), err
 }
 
 // DiffTrees lists the paths that differ from tree a to tree b, recursively and without rename
 // detection, each as git's status letter, a space and the path ("D gone.txt").
-func (l Location) DiffTrees(a, b string) ([]string, error) {
-	out, err := l.repoGit(nil, "diff-tree", "-r", "--no-renames", "--name-status", "-z", a, b)
+func (l rescueGit) DiffTrees(a, b string) ([]string, error) {
+	out, err := l.CommonGit(nil, "diff-tree", "-r", "--no-renames", "--name-status", "-z", a, b)
 	if err != nil {
 		return nil, err
 	}
@@ -129,18 +133,18 @@ func (l Location) DiffTrees(a, b string) ([]string, error) {
 }
 
 // AddDetachedWorktree creates a linked worktree at path with HEAD detached at commit.
-func (l Location) AddDetachedWorktree(path, commit string) error {
-	_, err := l.repoGit(nil, "worktree", "add", "--quiet", "--detach", path, commit)
+func (l rescueGit) AddDetachedWorktree(path, commit string) error {
+	_, err := l.CommonGit(nil, "worktree", "add", "--quiet", "--detach", path, commit)
 	return err
 }
 
 // ReadTree reads tree into the index of the worktree at path; withFiles also makes its working
 // files exactly the tree's (deletions applied, untracked files the tree holds written).
-func (l Location) ReadTree(path, tree string, withFiles bool) error {
+func (l rescueGit) ReadTree(path, tree string, withFiles bool) error {
 	args := []string{"read-tree", tree}
 	if withFiles {
 		args = []string{"read-tree", "-u", "--reset", tree}
 	}
-	_, err := runGit(path, "", nil, nil, args...)
+	_, err := gitrepo.GitIn(path, args...)
 	return err
 }

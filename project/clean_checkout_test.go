@@ -1,4 +1,4 @@
-package gitrepo
+package project
 
 import (
 	"fmt"
@@ -10,6 +10,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/exarchos/git-exarchos/gitrepo"
 	"github.com/exarchos/git-exarchos/internal/gittest"
 )
 
@@ -37,11 +38,11 @@ func TestCleanCheckoutRemovesWhatADeadProcessLeft(t *testing.T) {
 	live := leave(dir, os.Getppid(), "live")
 	foreign := leave(other, deadPid, "foreign")
 
-	l, err := Discover(dir)
+	l, err := gitrepo.Discover(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	co, finish, err := l.CleanCheckout("HEAD")
+	co, finish, err := cleanCheckout(l, "HEAD")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,7 +71,7 @@ func TestCleanCheckoutRemovesWhatADeadProcessLeft(t *testing.T) {
 func TestCleanCheckoutsAtOnce(t *testing.T) {
 	t.Setenv("TMPDIR", t.TempDir())
 	dir := gittest.NewRepo(t, "sha1")
-	l, err := Discover(dir)
+	l, err := gitrepo.Discover(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,7 +83,7 @@ func TestCleanCheckoutsAtOnce(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for range 4 {
-				co, finish, err := l.CleanCheckout("HEAD")
+				co, finish, err := cleanCheckout(l, "HEAD")
 				if err != nil {
 					errs <- err
 					continue
