@@ -135,6 +135,8 @@ var table = map[string]rule{
 		job: "the hook runtime: a hook payload to a decision, with its bindings, caches, journal and controls",
 		// The only package the hook's path loads (from cmd's fast path): never app.
 		may: []string{"trust", "project", "hooks", "guards", "gitstore", "gitrepo", "fsmonitor", "workflow", helpers},
+		// Codex's config.toml, read when its stamp moved (hook_controls_clients.go).
+		libraries: []string{"github.com/BurntSushi/toml"},
 	},
 	"trust": {
 		job: "who may make a human decision and whether a recorded one counts: signers, verdicts, signing, the agent refusal",
