@@ -129,10 +129,10 @@ var (
 	gitFlag    = &cli.BoolFlag{Name: "git", Usage: "the git hooks pre-push, post-checkout and post-merge"}
 	// The other agent clients' hooks (docs/clients.md), each in its own configuration.
 	clientFlags = []cli.Flag{
-		&cli.BoolFlag{Name: "codex", Usage: "the Codex CLI hooks (.codex/hooks.json; user: ~/.codex/hooks.json)"},
-		&cli.BoolFlag{Name: "gemini", Usage: "the Gemini CLI hooks (.gemini/settings.json; user: ~/.gemini/settings.json)"},
-		&cli.BoolFlag{Name: "qwen", Usage: "the Qwen Code hooks (.qwen/settings.json; user: ~/.qwen/settings.json)"},
-		&cli.BoolFlag{Name: "copilot", Usage: "the Copilot CLI hooks (user scope only: ~/.copilot/hooks/exarchos.json)"},
+		&cli.BoolFlag{Name: "codex", Usage: "the Codex CLI hooks (.codex/hooks.json; user: ~/.codex/hooks.json) and guidance (.agents/skills, a section of AGENTS.md)"},
+		&cli.BoolFlag{Name: "gemini", Usage: "the Gemini CLI hooks (.gemini/settings.json; user: ~/.gemini/settings.json) and guidance (the extension ~/.gemini/extensions/exarchos)"},
+		&cli.BoolFlag{Name: "qwen", Usage: "the Qwen Code hooks (.qwen/settings.json; user: ~/.qwen/settings.json) and guidance (.qwen/commands/exarchos, .qwen/skills, a section of QWEN.md)"},
+		&cli.BoolFlag{Name: "copilot", Usage: "the Copilot CLI hooks (user scope only: ~/.copilot/hooks/exarchos.json) and guidance (~/.copilot/skills, a section of copilot-instructions.md)"},
 	}
 	scopeFlag = &cli.StringFlag{Name: "scope", Value: app.ScopeProject, Usage: "Claude Code settings `scope`: project (.claude/settings.json), local (.claude/settings.local.json) or user (~/.claude/settings.json)"}
 )
@@ -288,7 +288,7 @@ func printHooks(w io.Writer, res *app.HooksResult) {
 		printf(w, "claude %-7s %s: %s\n", s.Scope, s.Path, hookFileState(s.Error, s.Events, s.Exists, s.Changed))
 	}
 	for _, s := range res.Clients {
-		printf(w, "%s %-7s %s: %s\n", s.Client, s.Scope, s.Path, hookFileState(s.Error, s.Events, s.Exists, s.Changed))
+		printf(w, "%s %-7s %s: %s%s\n", s.Client, s.Scope, s.Path, hookFileState(s.Error, s.Events, s.Exists, s.Changed), s.GuidanceNote())
 	}
 	if res.GitDir != "" {
 		printf(w, "git hooks in %s:\n", res.GitDir)
