@@ -65,13 +65,13 @@ type SetupStep struct {
 
 // SetupResult is what `setup` prints.
 type SetupResult struct {
-	DryRun bool `json:"dryRun"`
-	// Clients are the agent clients set up (SetupOptions.Clients, the answer, or claude).
-	Clients []string    `json:"clients"`
-	Steps   []SetupStep `json:"steps"`
+	DryRun bool        `json:"dryRun"`
+	Steps  []SetupStep `json:"steps"`
 	// Human lists what is left for a person: commands to run in their own terminal, and the
 	// required check to set on GitHub.
 	Human []string `json:"human"`
+	// Clients are the agent clients set up (SetupOptions.Clients, the answer, or claude).
+	Clients []string `json:"clients"`
 }
 
 // UnprotectedKeyNote says what a signing key is worth when an agent runs as the same user.
