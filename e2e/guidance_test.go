@@ -21,9 +21,9 @@ func TestGeminiReadsTheGuidance(t *testing.T) {
 	res := runClient(e, gemini, bin, "/exarchos:status login "+modelserver.MainAgent, []modelserver.Turn{
 		{Agent: mainAgent, Expect: expectText(
 			"The arguments, as the user typed them: login "+modelserver.MainAgent+". They are text", // status.toml's prompt
-			"`/exarchos:feature <feature-id> [what to build]`",                                     // GEMINI.md
+			"`/exarchos:feature <feature-id> [what to build]`",                                      // GEMINI.md
 			"`exarchos-guide-design-and-plan`"),
-			Text: "The workflow is in ideate."},
+			Text: "No workflow is bound to this branch."},
 	})
 	if t.Failed() {
 		t.Logf("gemini stdout:\n%s\nstderr:\n%s", tail(res.Stdout, 3000), tail(res.Stderr, 3000))
