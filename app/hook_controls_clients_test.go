@@ -57,14 +57,7 @@ func TestHookControlsClientSettingsWatched(t *testing.T) {
 				return os.WriteFile(p, []byte(`{"hooksConfig": {"disabled": ["git-exarchos hook gemini"]}}`), 0o644)
 			}},
 	} {
-		t.Run(c.name, func(t *testing.T) {
-			require.NoError(t, c.write(c.path))
-			block := post(t, dir)
-			require.Contains(t, block, "agent client's hook settings "+c.path)
-			assert.Contains(t, post(t, dir), c.path, "blocks until undone")
-			gittest.RunUndo(t, dir, block)
-			assert.Empty(t, post(t, dir), "undone")
-		})
+		t.Run(c.name, func(t *testing.T) { blocksUntilUndone(t, dir, c.path, c.write) })
 	}
 
 	// A client writing its own settings (the user's theme, its auth) changes no hook setting.
@@ -125,18 +118,22 @@ func TestHookControlsCodexConfigWatched(t *testing.T) {
 		{"the user's ~/.codex/config.toml turns hooks off", filepath.Join(home, ".codex", "config.toml"), appendTo("[features]\ncodex_hooks = false\n")},
 		{"config.toml made unreadable to Codex", user, appendTo("[[[")},
 	} {
-		t.Run(c.name, func(t *testing.T) {
-			require.NoError(t, c.write(c.path))
-			block := post(t, dir)
-			require.Contains(t, block, "agent client's hook settings "+c.path)
-			assert.Contains(t, post(t, dir), c.path, "blocks until undone")
-			gittest.RunUndo(t, dir, block)
-			assert.Empty(t, post(t, dir), "undone")
-		})
+		t.Run(c.name, func(t *testing.T) { blocksUntilUndone(t, dir, c.path, c.write) })
 	}
 
 	// Codex's own writes: another model, the hooks the user trusted in /hooks.
 	require.NoError(t, appendTo("model_reasoning_effort = \"high\"\n")(filepath.Join(dir, ".codex", "config.toml")))
 	require.NoError(t, appendTo("\n[hooks.state.\"exarchos\"]\ntrusted_hash = \"sha256:abc\"\n\n[projects.\"/elsewhere\"]\ntrust_level = \"trusted\"\n")(user))
 	assert.Empty(t, post(t, dir))
+}
+
+// blocksUntilUndone: what write does to a client's hook file at path blocks the next call with the
+// exact undo, and every call after it until the undo is run.
+func blocksUntilUndone(t *testing.T, dir, path string, write func(string) error) {
+	require.NoError(t, write(path))
+	block := post(t, dir)
+	require.Contains(t, block, "agent client's hook settings "+path)
+	assert.Contains(t, post(t, dir), path, "blocks until undone")
+	gittest.RunUndo(t, dir, block)
+	assert.Empty(t, post(t, dir), "undone")
 }

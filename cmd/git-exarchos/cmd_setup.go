@@ -21,10 +21,9 @@ func setupCommand() *cli.Command {
 
 Does what a new repository needs, each step only if it is not done yet, so running it again
 changes nothing: the hooks and guidance of each agent client the team uses (--clients; asked on a
-terminal; else Claude Code's: .claude/settings.json, none with --plugin, whose plugin carries them
-and the MCP server), the MCP server (.mcp.json), the remote's fetch refspec for
-workflows, and the CI verify workflow (.github/workflows/exarchos-verify.yml, as this version
-ships it). It then offers what only a human should do: adding your SSH signing key (git config
+terminal; else Claude Code's, none with --plugin, which carries them and the MCP server), the MCP
+server (.mcp.json), the remote's fetch refspec for workflows, and the CI verify workflow
+(.github/workflows/exarchos-verify.yml, as this version ships it). It then offers what only a human should do: adding your SSH signing key (git config
 gpg.format ssh, user.signingkey) to .exarchos/allowed_signers, and committing the files it wrote
 on the base branch (never on a feature branch, where a planning phase counts them against the
 workflow). On a terminal it asks; otherwise --signer and --commit say yes. In an agent's
