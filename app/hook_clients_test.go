@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -276,10 +277,17 @@ func TestClientHooksInstall(t *testing.T) {
 	for _, c := range []string{hooks.ClientCodex, hooks.ClientQwen, hooks.ClientCopilot} {
 		assert.NoFileExists(t, want[c])
 	}
+	extension := filepath.Join(home, ".gemini", "extensions", "exarchos")
 	for _, f := range guidanceFiles {
-		assert.NoFileExists(t, f, "uninstall removes the guidance")
+		if strings.HasPrefix(f, extension) {
+			assert.FileExists(t, f, "Gemini's extension is the user's: other projects may use it")
+		} else {
+			assert.NoFileExists(t, f, "uninstall removes the guidance")
+		}
 	}
-	assert.NoDirExists(t, filepath.Join(home, ".gemini", "extensions", "exarchos"))
+	_, err = HooksUninstall(HooksOptions{Dir: dir, Clients: []string{hooks.ClientGemini}, Scope: hooks.ScopeUser, Environ: o.Environ})
+	require.NoError(t, err)
+	assert.NoDirExists(t, extension, "the user scope's uninstall removes the extension")
 	_, err = HooksInstall(HooksOptions{Dir: dir, Clients: []string{hooks.ClientCodex}, Scope: hooks.ScopeLocal})
 	assert.ErrorContains(t, err, "no local scope")
 }

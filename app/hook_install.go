@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/exarchos/git-exarchos/fsmonitor"
@@ -235,6 +236,14 @@ func changeGuidance(dir, client, scope string, install bool) ([]string, error) {
 		return nil, err
 	}
 	if !install {
+		if root, err := project.WorkTree(dirOr(dir)); err == nil && scope == hooks.ScopeProject {
+			// Gemini's extension is in the user's home whatever the scope: other projects' hooks
+			// may use it, so only `--scope user` removes it.
+			files = slices.DeleteFunc(files, func(f guidance.File) bool {
+				rel, err := filepath.Rel(root, f.Path)
+				return err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator))
+			})
+		}
 		return guidance.Uninstall(files)
 	}
 	changed, err := guidance.Install(files)

@@ -77,7 +77,7 @@ func TestSetupInstallsTheChosenClients(t *testing.T) {
 		assert.NoFileExists(t, filepath.Join(dir, f))
 		assert.NoDirExists(t, filepath.Join(dir, f))
 	}
-	assert.NoDirExists(t, filepath.Join(home, ".gemini", "extensions", "exarchos"))
+	assert.DirExists(t, filepath.Join(home, ".gemini", "extensions", "exarchos"), "the user's, left by a project's uninstall")
 	assert.NoDirExists(t, filepath.Join(home, ".copilot", "skills", "exarchos-feature"))
 }
 
