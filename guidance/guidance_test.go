@@ -160,6 +160,11 @@ func TestEachFileParsesInItsClientsFormat(t *testing.T) {
 				if len(md.Undecoded()) > 0 || cmd.Description == "" || cmd.Prompt == "" {
 					t.Errorf("%s %s: want exactly description and prompt, got %+v (undecoded %v)", c, rel, cmd, md.Undecoded())
 				}
+				// Gemini CLI and Qwen Code run !{…} in a command's prompt as a shell command and
+				// inline @{…} as a file's content: a plugin text holding either must not become one.
+				if strings.Contains(cmd.Prompt, "!{") || strings.Contains(cmd.Prompt, "@{") {
+					t.Errorf("%s %s: the prompt holds !{ or @{, which the client would run or inline", c, rel)
+				}
 				if rel == "commands/feature.toml" {
 					_, body, _ := frontMatter(string(feature))
 					want := strings.ReplaceAll(body, "$ARGUMENTS", "{{args}}")
