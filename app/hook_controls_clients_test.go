@@ -34,7 +34,7 @@ func TestHookControlsClientSettingsWatched(t *testing.T) {
 	require.NoError(t, err)
 	t.Setenv("COPILOT_HOME", "")
 	t.Setenv("CODEX_HOME", "")
-	_, err = HooksInstall(HooksOptions{Dir: dir, Clients: []string{hooks.ClientCodex, hooks.ClientGemini, hooks.ClientQwen}})
+	_, err = HooksInstall(HooksOptions{Dir: dir, Clients: []string{hooks.ClientCodex, hooks.ClientGemini, hooks.ClientQwen, hooks.ClientOpencode}})
 	require.NoError(t, err)
 	_, err = HooksInstall(HooksOptions{Dir: dir, Clients: []string{hooks.ClientCopilot}, Scope: hooks.ScopeUser})
 	require.NoError(t, err)
@@ -51,6 +51,8 @@ func TestHookControlsClientSettingsWatched(t *testing.T) {
 		{"codex's hooks emptied", filepath.Join(dir, ".codex", "hooks.json"),
 			func(p string) error { return os.WriteFile(p, []byte(`{"hooks": {}}`), 0o644) }},
 		{"copilot's hook file removed", filepath.Join(home, ".copilot", "hooks", "exarchos.json"), os.Remove},
+		{"opencode's plugin made to do nothing", filepath.Join(dir, ".opencode", "plugins", "exarchos.js"),
+			func(p string) error { return os.WriteFile(p, []byte("export const Exarchos = async () => ({})\n"), 0o644) }},
 		{"gemini's user settings get hooks off", filepath.Join(home, ".gemini", "settings.json"),
 			func(p string) error {
 				require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))

@@ -213,8 +213,12 @@ func changeClientHooks(o HooksOptions, client string, install bool) (ClientHooks
 	return ClientHooksState{Client: client, Scope: scope, Path: path, Exists: statErr == nil, Events: nonNil(f.Installed()), Changed: changed, Guidance: written, verb: verb}, nil
 }
 
-// clientGuidance is a client's guidance where it reads it in scope (guidance.Place).
+// clientGuidance is a client's guidance where it reads it in scope (guidance.Place); none for a
+// client guidance does not render (opencode).
 func clientGuidance(dir, client, scope string) ([]guidance.File, error) {
+	if !slices.Contains(guidance.Clients, client) {
+		return nil, nil
+	}
 	home, err := os.UserHomeDir()
 	if err != nil {
 		return nil, fmt.Errorf("find the home directory for the %s guidance: %w", client, err)

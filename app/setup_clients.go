@@ -13,7 +13,7 @@ import (
 
 // clientNames are the agent clients as setup's question and its --clients name them.
 var clientNames = map[string]string{hooks.ClientClaude: "Claude Code", hooks.ClientCodex: "Codex CLI", hooks.ClientGemini: "Gemini CLI",
-	hooks.ClientQwen: "Qwen Code", hooks.ClientCopilot: "Copilot CLI"}
+	hooks.ClientQwen: "Qwen Code", hooks.ClientCopilot: "Copilot CLI", hooks.ClientOpencode: "opencode"}
 
 // addClientsNote says how to set up the other clients when setup was not told which the team uses.
 var addClientsNote = "other agent clients: git exarchos setup --clients " + strings.Join(hooks.Clients, ",") + " (the ones the team uses)"
@@ -123,7 +123,8 @@ func (s *setup) clientHooks(st SetupStep) (SetupStep, error) {
 
 // guidanceWhere says where each client's guidance goes, for setup's detail.
 var guidanceWhere = map[string]string{hooks.ClientCodex: "in .agents/skills and AGENTS.md", hooks.ClientGemini: "as the extension ~/.gemini/extensions/exarchos",
-	hooks.ClientQwen: "in .qwen/commands, .qwen/skills and QWEN.md", hooks.ClientCopilot: "in ~/.copilot/skills and copilot-instructions.md"}
+	hooks.ClientQwen: "in .qwen/commands, .qwen/skills and QWEN.md", hooks.ClientCopilot: "in ~/.copilot/skills and copilot-instructions.md",
+	hooks.ClientOpencode: "none yet"}
 
 // clientState is what install would change for a client (a dry run): Changed when its hooks are
 // not all there, Guidance the files not current.

@@ -132,7 +132,7 @@ func TestSetupWithoutATerminalKeepsClaudeCode(t *testing.T) {
 	assert.NoFileExists(t, filepath.Join(dir, "AGENTS.md"))
 
 	_, err = Setup(r, SetupOptions{Clients: []string{"codex,vscode"}})
-	require.ErrorContains(t, err, `unknown agent client "vscode": name any of claude, codex, gemini, qwen, copilot`)
+	require.ErrorContains(t, err, `unknown agent client "vscode": name any of claude, codex, gemini, qwen, copilot, opencode`)
 	assert.Empty(t, strings.TrimSpace(gittest.Git(t, dir, "", "status", "--porcelain", "--untracked-files=all")), "nothing written")
 
 	res, err = Setup(r, SetupOptions{})
@@ -140,6 +140,6 @@ func TestSetupWithoutATerminalKeepsClaudeCode(t *testing.T) {
 	assert.Equal(t, []string{"claude"}, res.Clients)
 	st := stepOf(t, res, "hooks")
 	assert.Equal(t, "git exarchos hooks install --claude", st.Command)
-	assert.Contains(t, st.Detail, "git exarchos setup --clients claude,codex,gemini,qwen,copilot")
+	assert.Contains(t, st.Detail, "git exarchos setup --clients claude,codex,gemini,qwen,copilot,opencode")
 	assert.NoDirExists(t, filepath.Join(dir, ".codex"))
 }

@@ -28,7 +28,7 @@ type ChangeFacts interface {
 // they print stashes, reverts or removes one (that would uninstall it). Changed afterwards, one
 // is counted like any other file.
 var InstalledFiles = []string{".claude/settings.json", ".claude/settings.local.json", ".mcp.json", ".github/workflows/exarchos-verify.yml",
-	".codex/hooks.json", ".gemini/settings.json", ".qwen/settings.json"}
+	".codex/hooks.json", ".gemini/settings.json", ".qwen/settings.json", ".opencode/plugins/exarchos.js"}
 
 // InstallFixes is, for each of InstalledFiles, the command that writes it again.
 var InstallFixes = map[string]string{
@@ -39,6 +39,7 @@ var InstallFixes = map[string]string{
 	".codex/hooks.json":                     "git exarchos hooks install --codex",
 	".gemini/settings.json":                 "git exarchos hooks install --gemini",
 	".qwen/settings.json":                   "git exarchos hooks install --qwen",
+	".opencode/plugins/exarchos.js":         "git exarchos hooks install --opencode",
 }
 
 // installedGuidance is the guidance `hooks install --codex|--qwen` writes into a worktree beside

@@ -26,6 +26,8 @@ var clientControls = []struct {
 	{filepath.Join(".gemini", "settings.json"), true, ""},
 	{filepath.Join(".qwen", "settings.json"), true, ""},
 	{filepath.Join(".copilot", "hooks", "exarchos.json"), false, "COPILOT_HOME"}, // user scope only
+	{filepath.Join(".opencode", "plugins", "exarchos.js"), true, ""},
+	{filepath.Join(".config", "opencode", "plugins", "exarchos.js"), false, "XDG_CONFIG_HOME"},
 }
 
 // clientControlPaths are the client hook files watched for the worktree at root.
@@ -58,8 +60,11 @@ var clientHookKeys = []string{"hooks", "disableAllHooks", "allowManagedHooksOnly
 // clientSettingsWhat is what matters in a client's hook file at p, nil when nothing does (the
 // client's own settings: a theme, its sign-in).
 func clientSettingsWhat(p string, b []byte) []byte {
-	if filepath.Ext(p) == ".toml" {
+	switch filepath.Ext(p) {
+	case ".toml":
 		return codexConfigWhat(b)
+	case ".js": // opencode's plugin: every byte runs
+		return b
 	}
 	var s map[string]json.RawMessage
 	if json.Unmarshal(b, &s) != nil {
