@@ -52,7 +52,9 @@ func TestHookControlsClientSettingsWatched(t *testing.T) {
 			func(p string) error { return os.WriteFile(p, []byte(`{"hooks": {}}`), 0o644) }},
 		{"copilot's hook file removed", filepath.Join(home, ".copilot", "hooks", "exarchos.json"), os.Remove},
 		{"opencode's plugin made to do nothing", filepath.Join(dir, ".opencode", "plugins", "exarchos.js"),
-			func(p string) error { return os.WriteFile(p, []byte("export const Exarchos = async () => ({})\n"), 0o644) }},
+			func(p string) error {
+				return os.WriteFile(p, []byte("export const Exarchos = async () => ({})\n"), 0o644)
+			}},
 		{"gemini's user settings get hooks off", filepath.Join(home, ".gemini", "settings.json"),
 			func(p string) error {
 				require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
