@@ -205,7 +205,7 @@ Examples:
 			{
 				Name:  "status",
 				Usage: "show where exarchos's hooks are installed: each settings scope, and the git hooks directory",
-				UsageText: `git exarchos hooks status [--claude] [--codex] [--gemini] [--qwen] [--copilot] [--git] [--json]
+				UsageText: `git exarchos hooks status [--claude] [--codex] [--gemini] [--qwen] [--copilot] [--opencode] [--git] [--json]
 
 Examples:
    git exarchos hooks status
