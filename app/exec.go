@@ -305,7 +305,7 @@ func refusedNow(res *project.Result) *workflow.Rejection {
 }
 
 // CodeDecisionRefused is the rejection of a decision whose signature the allowed signers refuse.
-const CodeDecisionRefused = "decision-refused"
+const CodeDecisionRefused = workflow.CodeDecisionRefused
 
 // refusal is the event that records a transition its guards or a limit refused (guard.failed, with
 // the limit enforced), for the audit; ok=false for other rejections. The idempotency key is the

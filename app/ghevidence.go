@@ -39,3 +39,9 @@ func RefreshPR(r *Repo, o ghevidence.PRRefreshOptions) (*ghevidence.PRResult, er
 func Cleanup(r *Repo, o ghevidence.CleanupOptions) (*ghevidence.CleanupResult, error) {
 	return ghevidence.Cleanup(r.gitHub(), o)
 }
+
+// MergePR is `git exarchos pr merge` (ghevidence.MergePR): the user's decision, merged through
+// GitHub's merge API.
+func MergePR(r *Repo, o ghevidence.PRMergeOptions) (*ghevidence.PRMergeResult, error) {
+	return ghevidence.MergePR(r.gitHub(), o)
+}

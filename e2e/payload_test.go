@@ -26,6 +26,7 @@ var handlerReads = map[string][]string{
 	hooks.Stop:          {"session_id", "cwd", "hook_event_name", "stop_hook_active"},
 	hooks.SessionEnd:    {"session_id", "cwd", "hook_event_name", "reason"},
 	hooks.PreCompact:    {"session_id", "cwd", "hook_event_name", "trigger"},
+	hooks.TaskCompleted: {"session_id", "cwd", "hook_event_name", "task_id", "task_subject", "task_description"},
 }
 
 // The payload fields the pinned client really sends for each event the handler answers, recorded
@@ -51,8 +52,13 @@ func TestHookPayloadFieldsOfThePinnedClient(t *testing.T) {
 	e.MustHuman("init", "login", "--type", "feature")
 
 	s := e.Session()
+	s.AllowedTools = append(append([]string{}, DefaultTools...), "ToolSearch", "TaskCreate", "TaskUpdate")
 	s.Run("look around", []modelserver.Turn{
 		{Agent: mainAgent, ToolUses: []modelserver.ToolUse{Bash("b", "git exarchos status login")}},
+		// Claude Code's task list, deferred behind ToolSearch: a task marked completed fires TaskCompleted.
+		{Agent: mainAgent, ToolUses: []modelserver.ToolUse{{ID: "ts", Name: "ToolSearch", Input: map[string]any{"query": "select:TaskCreate,TaskUpdate", "max_results": 5}}}},
+		{Agent: mainAgent, ToolUses: []modelserver.ToolUse{{ID: "tc", Name: "TaskCreate", Input: map[string]any{"subject": "look around", "description": "read the workflow"}}}},
+		{Agent: mainAgent, ToolUses: []modelserver.ToolUse{{ID: "tu", Name: "TaskUpdate", Input: map[string]any{"taskId": "1", "status": "completed"}}}},
 		{Agent: mainAgent, ToolUses: []modelserver.ToolUse{{ID: "sub", Name: "Task", Input: map[string]any{
 			"description": "look", "subagent_type": "exarchos:reviewer", "run_in_background": false, "prompt": "Say hello.",
 		}}}},
@@ -114,7 +120,7 @@ func TestHookPayloadFieldsOfThePinnedClient(t *testing.T) {
 	if !bytes.Contains(f, []byte(`"source":"compact"`)) {
 		t.Error("no SessionStart with source compact after the compaction")
 	}
-	for _, ev := range []string{hooks.PreToolUse, hooks.PostToolUse, hooks.SessionStart, hooks.SubagentStart, hooks.SubagentStop, hooks.Stop, hooks.PreCompact, hooks.SessionEnd} {
+	for _, ev := range []string{hooks.PreToolUse, hooks.PostToolUse, hooks.SessionStart, hooks.SubagentStart, hooks.SubagentStop, hooks.Stop, hooks.PreCompact, hooks.SessionEnd, hooks.TaskCompleted} {
 		if got[ev] == nil {
 			t.Errorf("no %s payload recorded: the session no longer causes it", ev)
 		}

@@ -1,6 +1,6 @@
 // Package ghevidence is GitHub evidence: a workflow's pull request linked, found and refreshed
-// (pr.go: each look at GitHub recorded as a pr.observed event, the evidence guards read), and
-// cleanup, which verifies the merge (GitHub, or ancestry offline), records it and completes the
+// (pr.go: each look at GitHub recorded as a pr.observed event, the evidence guards read), merged
+// as the user's decision (pr_merge.go), and cleanup, which verifies the merge (GitHub, or ancestry offline), records it and completes the
 // workflow in one commit (cleanup.go). GitHub is reached through githubsync, only on hosts the
 // repository trusts. Every observation is recorded through the engine the caller passes in
 // (Engine: app's Execute and Preview).
@@ -138,6 +138,16 @@ func (r *Repo) trustedAPIHost(repo githubsync.Repo, host string) error {
 	return &githubsync.Error{Kind: githubsync.KindNoAccess, Msg: fmt.Sprintf("the GitHub API host %s (GITHUB_API_URL) is neither api.github.com nor the repository's Enterprise host %s: ask the user to name it with `git config --global exarchos.githubApiHost %s` or in %s on the base branch", host, repo.Host, name, APIHostsFile)}
 }
 
+// linkedClient is a client of the linked pull request's repository (origin's), and its number.
+func (r *Repo) linkedClient(feature, url string) (*githubsync.Client, int, error) {
+	repo, n, err := r.prRepo(feature, url)
+	if err != nil {
+		return nil, 0, err
+	}
+	gh, err := r.Client(repo)
+	return gh, n, err
+}
+
 // LinkPR checks on GitHub that the pull request exists and records pr.linked with its head, base
 // and head commit. A head branch other than the workflow's is linked with a warning.
 func LinkPR(r *Repo, o PRLinkOptions) (*PRResult, error) {
@@ -242,11 +252,7 @@ func (r *Repo) observe(feature string, st workflow.State) (*PRResult, workflow.P
 	if st.PR == nil || st.PR.URL == "" {
 		return nil, workflow.PRObservation{}, fmt.Errorf("%w to %s: run `git exarchos pr find %s` or `git exarchos pr link %s <url|number>`", ErrNotLinked, feature, feature, feature)
 	}
-	repo, n, err := r.prRepo(feature, st.PR.URL)
-	if err != nil {
-		return nil, workflow.PRObservation{}, err
-	}
-	gh, err := r.Client(repo)
+	gh, n, err := r.linkedClient(feature, st.PR.URL)
 	if err != nil {
 		return nil, workflow.PRObservation{}, err
 	}

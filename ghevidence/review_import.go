@@ -59,11 +59,7 @@ func ImportReviews(r *Repo, o ReviewImportOptions) (*ReviewImportResult, error) 
 	if st.PR == nil || st.PR.URL == "" {
 		return nil, fmt.Errorf("%w to %s: open it with `git exarchos pr create %s`, or link it (`git exarchos pr find %s`)", ErrNotLinked, feature, feature, feature)
 	}
-	repo, n, err := r.prRepo(feature, st.PR.URL)
-	if err != nil {
-		return nil, err
-	}
-	gh, err := r.Client(repo)
+	gh, n, err := r.linkedClient(feature, st.PR.URL)
 	if err != nil {
 		return nil, err
 	}

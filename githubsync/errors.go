@@ -1,10 +1,13 @@
 package githubsync
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/google/go-github/v62/github"
@@ -16,9 +19,13 @@ type Kind string
 // Kinds of failure. The access kinds (no token, bad token, no access, rate limited) are the
 // caller's to fix; unreachable and unavailable are the network's or GitHub's.
 const (
-	KindNoToken     Kind = "GITHUB_NO_TOKEN"
-	KindBadToken    Kind = "GITHUB_BAD_TOKEN"
-	KindNoAccess    Kind = "GITHUB_NO_ACCESS"
+	KindNoToken  Kind = "GITHUB_NO_TOKEN"
+	KindBadToken Kind = "GITHUB_BAD_TOKEN"
+	KindNoAccess Kind = "GITHUB_NO_ACCESS"
+	// KindNoScope is a token GitHub knows and lets see the repository, without the scope (a
+	// classic token: X-Accepted-OAuth-Scopes) or the permission (a fine-grained token or an
+	// App's: "Resource not accessible by …") the request needs.
+	KindNoScope     Kind = "GITHUB_TOKEN_SCOPE"
 	KindRateLimited Kind = "GITHUB_RATE_LIMITED"
 	KindUnreachable Kind = "GITHUB_UNREACHABLE"
 	KindUnavailable Kind = "GITHUB_UNAVAILABLE"
@@ -40,7 +47,7 @@ func (e *Error) Error() string { return e.Msg }
 // IsAccess reports whether the failure is about authentication or access (exit code 4).
 func (e *Error) IsAccess() bool {
 	switch e.Kind {
-	case KindNoToken, KindBadToken, KindNoAccess, KindRateLimited:
+	case KindNoToken, KindBadToken, KindNoAccess, KindNoScope, KindRateLimited:
 		return true
 	}
 	return false
@@ -129,6 +136,19 @@ func (c *Client) wrapOp(op operation, what string, resp *github.Response, err er
 				e.Reset = time.Unix(n, 0).UTC()
 			}
 			e.Msg = rateLimitMsg(op, what, src, resp.Rate.Limit, e.Reset)
+		case (resp.StatusCode == 403 || resp.StatusCode == 429) && (resp.Header.Get("Retry-After") != "" || strings.Contains(strings.ToLower(msg), "secondary rate limit")):
+			// A secondary limit on a write, which the transport does not repeat.
+			e.Kind = KindRateLimited
+			after, ok := retryAfter(resp.Response)
+			if !ok {
+				after = time.Minute // GitHub's advice when it names no wait
+			}
+			e.Reset = time.Now().Add(after).UTC()
+			e.Msg = fmt.Sprintf("GitHub's secondary rate limit stopped %s %s with %s (HTTP %d, Retry-After %q): nothing was done; run it again after %s",
+				op.gerund, what, src, resp.StatusCode, resp.Header.Get("Retry-After"), e.Reset.Format(time.RFC3339))
+		case resp.StatusCode == http.StatusForbidden && c.lacksScope(op, resp, msg) != "":
+			e.Kind = KindNoScope
+			e.Msg = fmt.Sprintf("GitHub refused %s %s to %s (403 %s): %s", op.gerund, what, src, msg, c.lacksScope(op, resp, msg))
 		case resp.StatusCode == http.StatusForbidden:
 			e.Kind = KindNoAccess
 			e.Msg = fmt.Sprintf("GitHub refused %s %s to %s (403 %s): the token needs %s of %s",
@@ -153,6 +173,37 @@ func (c *Client) wrapOp(op operation, what string, resp *github.Response, err er
 	}
 	e.Msg = c.token.redact(e.Msg)
 	return e
+}
+
+// lacksScope says what the token lacks when a 403 is about its scope or permission, "" when it
+// is not: a classic token's scopes (X-OAuth-Scopes) without any GitHub accepts for the request
+// (X-Accepted-OAuth-Scopes), or a fine-grained token's or an App's missing permission.
+func (c *Client) lacksScope(op operation, resp *github.Response, msg string) string {
+	accepted := scopeList(resp.Header.Get("X-Accepted-OAuth-Scopes"))
+	if _, classic := resp.Header["X-Oauth-Scopes"]; classic && len(accepted) > 0 {
+		have := scopeList(resp.Header.Get("X-OAuth-Scopes"))
+		for _, a := range accepted {
+			if slices.Contains(have, a) {
+				return ""
+			}
+		}
+		return fmt.Sprintf("the token's scopes (%s) include none that GitHub accepts for it (%s): add one (gh auth refresh --hostname %s --scopes %s) or use a token that has it",
+			cmp.Or(strings.Join(have, ", "), "none"), strings.Join(accepted, ", "), c.repo.Host, accepted[0])
+	}
+	if strings.HasPrefix(strings.ToLower(msg), "resource not accessible by") {
+		return fmt.Sprintf("the fine-grained token or GitHub App lacks the permission: it needs %s of %s; grant it in the token's settings (or the workflow's permissions:)", op.needs, c.repo.FullName())
+	}
+	return ""
+}
+
+func scopeList(h string) []string {
+	var out []string
+	for _, s := range strings.Split(h, ",") {
+		if s = strings.TrimSpace(s); s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 func rateLimitMsg(op operation, what, src string, limit int, reset time.Time) string {

@@ -284,8 +284,20 @@ func TestFailures(t *testing.T) {
 		t.Errorf("404: %+v", e)
 	}
 	e, _ = errorOf(t, time.Second, secret, fakegithub.Fault{Status: 403, Body: `{"message":"Resource not accessible by integration"}`})
-	if e.Kind != githubsync.KindNoAccess || !strings.Contains(e.Msg, "403 Resource not accessible") {
+	if e.Kind != githubsync.KindNoScope || !strings.Contains(e.Msg, "403 Resource not accessible") || !strings.Contains(e.Msg, "needs read access to pull requests") {
 		t.Errorf("403: %+v", e)
+	}
+	// A classic token without the scope GitHub accepts for the request: named, with the fix.
+	e, _ = errorOf(t, time.Second, secret, fakegithub.Fault{Status: 403, Body: `{"message":"Must have admin rights to Repository."}`,
+		Header: map[string]string{"X-OAuth-Scopes": "read:org, gist", "X-Accepted-OAuth-Scopes": "repo"}})
+	if e.Kind != githubsync.KindNoScope || !e.IsAccess() || !strings.Contains(e.Msg, "(read:org, gist) include none that GitHub accepts for it (repo)") || !strings.Contains(e.Msg, "gh auth refresh --hostname github.com --scopes repo") {
+		t.Errorf("403 scopes: %+v", e)
+	}
+	// A token with the scope, refused for another reason: not a scope problem.
+	e, _ = errorOf(t, time.Second, secret, fakegithub.Fault{Status: 403, Body: `{"message":"Repository access blocked"}`,
+		Header: map[string]string{"X-OAuth-Scopes": "repo", "X-Accepted-OAuth-Scopes": "repo"}})
+	if e.Kind != githubsync.KindNoAccess {
+		t.Errorf("403 with the scope: %+v", e)
 	}
 	reset := time.Now().Add(42 * time.Minute).Unix()
 	e, fake := errorOf(t, time.Second, secret, fakegithub.Fault{Status: 403, Body: `{"message":"API rate limit exceeded"}`,
@@ -426,7 +438,7 @@ func TestClosePRFailures(t *testing.T) {
 	// No write access: an access failure (exit 4) that names the permission.
 	fake.Fail(fakegithub.Fault{Route: "update-pull", Status: 403, Body: `{"message":"Resource not accessible by integration"}`})
 	_, err = c.ClosePR(context.Background(), 12, "bye")
-	if !errors.As(err, &ge) || ge.Kind != githubsync.KindNoAccess || !ge.IsAccess() || !strings.Contains(ge.Msg, "write access") {
+	if !errors.As(err, &ge) || ge.Kind != githubsync.KindNoScope || !ge.IsAccess() || !strings.Contains(ge.Msg, "write access") {
 		t.Fatalf("%v", err)
 	}
 	if p, _ := fake.PR(12); p.State != "open" {

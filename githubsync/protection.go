@@ -138,7 +138,7 @@ func (c *Client) ProtectionOf(ctx context.Context, branch, check string) (Branch
 	if err != nil {
 		var ge *Error
 		werr := c.wrap("the branch protection of "+c.repo.FullName()+":"+branch, resp, err)
-		if errors.As(werr, &ge) && ge.Kind == KindNoAccess {
+		if errors.As(werr, &ge) && (ge.Kind == KindNoAccess || ge.Kind == KindNoScope) {
 			// Reading branch protection needs admin on the repository (Actions' token never has it).
 			p.Unreadable = fmt.Sprintf("the branch protection of %s (whether it refuses direct and force pushes): GitHub answers %d to %s, and reading it needs admin on %s; protect the branch with a ruleset instead, which any reader can read (git exarchos setup)",
 				branch, ge.Status, c.token, c.repo.FullName())

@@ -44,6 +44,32 @@ var humanOnly = map[string]string{
 	"acknowledge": "acknowledging a refused decision lets verify pass again",
 }
 
+// reasonMerge refuses the agent's merge of a pull request: the user's decision (pr merge).
+func reasonMerge(what string) string {
+	return "git exarchos: `" + what + "` merges the pull request, a human decision (git exarchos pr merge, signed where decisions are) and the " +
+		"agent may not make it. Stop and ask the user to run `git exarchos pr merge <feature>` in their own terminal."
+}
+
+// ghMerge refuses GitHub's CLI merging a pull request: `gh pr merge`, or the merge endpoint
+// through `gh api` (PUT …/pulls/N/merge), however its flags are placed.
+func ghMerge(args []word) string {
+	var pos []string
+	for i, a := range args {
+		if !strings.HasPrefix(a.text, "-") && (i == 0 || args[i-1].text != "-R" && args[i-1].text != "--repo") {
+			pos = append(pos, a.text)
+		}
+	}
+	switch {
+	case len(pos) >= 2 && pos[0] == "pr" && pos[1] == "merge":
+		return reasonMerge("gh pr merge")
+	case len(pos) >= 2 && pos[0] == "api" && slices.ContainsFunc(pos[1:], func(p string) bool {
+		return strings.Contains(p, "/pulls/") && strings.HasSuffix(strings.TrimSuffix(p, "/"), "/merge") || strings.Contains(p, "mergePullRequest")
+	}):
+		return reasonMerge("gh api … merge")
+	}
+	return ""
+}
+
 func reasonHuman(verb string) string {
 	return "git exarchos: `git exarchos " + verb + "` is a human decision (" + humanOnly[verb] + ") and the " +
 		"agent may not run it. Stop and ask the user to run `git exarchos " + verb + " <feature> …` in their own terminal."
@@ -263,6 +289,8 @@ func (c *checker) call(args []word, in input, fromInput bool, depth int) string 
 		return c.git(rest, in, fromInput, depth)
 	case "git-exarchos":
 		return c.exarchos(rest, fromInput)
+	case "gh":
+		return ghMerge(rest)
 	case "bash", "sh", "zsh", "dash", "ksh", "mksh", "yash", "busybox":
 		if name == "busybox" {
 			if len(rest) == 0 || rest[0].text != "sh" && rest[0].text != "ash" {
@@ -898,6 +926,12 @@ func (c *checker) exarchos(args []word, fromInput bool) string {
 		switch a.text {
 		case "override":
 			return reasonOverride
+		case "pr":
+			for _, b := range args[i+1:] {
+				if b.text == "merge" || b.dynamic {
+					return reasonMerge("git exarchos pr " + b.raw)
+				}
+			}
 		case "hooks":
 			for _, b := range args[i+1:] {
 				if b.text == "uninstall" || b.text == "release" || b.text == "accept" || b.dynamic {

@@ -122,6 +122,14 @@ func TestCheckBashAlwaysRefused(t *testing.T) {
 		{"ln -s .git/refs r", wLink},
 		// Human decisions, however they are spelled.
 		{"git exarchos approve login", human("approve")},
+		// Merging the pull request is the user's (issue 40): exarchos's, gh's, the API's.
+		{"git exarchos pr merge login --squash", "merges the pull request, a human decision"},
+		{"git-exarchos --json pr merge", "merges the pull request, a human decision"},
+		{"m=merge; git exarchos pr $m login", "merges the pull request, a human decision"},
+		{"gh pr merge 12 --squash --admin", "merges the pull request, a human decision"},
+		{"gh --repo acme/app pr merge 12", "merges the pull request, a human decision"},
+		{"gh api -X PUT repos/acme/app/pulls/12/merge -f sha=abc", "merges the pull request, a human decision"},
+		{"gh api graphql -f query='mutation { mergePullRequest(input: {pullRequestId: \"x\"}) { clientMutationId } }'", "merges the pull request, a human decision"},
 		{"git exarchos acknowledge login 14 --reason mine", human("acknowledge")},
 		{"git exarchos approve", human("approve")},
 		{"git-exarchos reject login --gaps x", human("reject")},
@@ -215,6 +223,7 @@ func TestCheckBashUnreadableWhileWaiting(t *testing.T) {
 func TestCheckBashHarmless(t *testing.T) {
 	allowed := []string{
 		"",
+		"gh pr view 12", "gh api repos/acme/app/pulls/12", "git exarchos pr create login", "git exarchos pr refresh", "gh pr list --search merge",
 		"go test ./...",
 		"go test ./... -run TestApprove 2>&1 | tail -5",
 		"git log refs/exarchos/login",

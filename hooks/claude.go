@@ -60,7 +60,8 @@ type Input struct {
 	TaskID          string `json:"task_id"`
 	TaskSubject     string `json:"task_subject"`
 	TaskDescription string `json:"task_description"`
-	TeammateName    string `json:"teammate_name"`
+	TeammateName    string `json:"teammate_name"` // TeammateIdle too
+	TeamName        string `json:"team_name"`
 }
 
 // ToolInput is the part of tool_input the handlers read.

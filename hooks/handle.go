@@ -205,13 +205,17 @@ func Handle(in Input, repo Repository, warn func(string)) Output {
 		return NoOpinion()
 
 	case TaskCompleted:
-		for _, w := range bound() {
+		ws := bound()
+		for _, w := range ws {
 			record(repo, w, warn, workflow.EventHookTaskCompleted, workflow.HookTaskData{
 				Phase: w.State.Phase, SessionID: in.SessionID, TaskID: in.TaskID, Subject: in.TaskSubject,
 				Description: in.TaskDescription, Teammate: in.TeammateName,
 			})
 		}
-		return NoOpinion()
+		return taskCompleted(in, ws)
+
+	case TeammateIdle:
+		return teammateIdle(in, bound())
 
 	case UserPromptSubmit:
 		return NoOpinion()
@@ -287,7 +291,8 @@ func absDir(dir string) string {
 // readOnlyTools change nothing: PostToolUse does not look after them. Every other tool (Bash, the
 // file tools, MCP tools, tools this version does not know) may have written something.
 var readOnlyTools = []string{"Read", "Grep", "Glob", "LS", "WebFetch", "WebSearch", "TodoWrite", "TodoRead",
-	"NotebookRead", "ExitPlanMode", "AskUserQuestion", "ListMcpResourcesTool", "ReadMcpResourceTool", "BashOutput"}
+	"NotebookRead", "ExitPlanMode", "AskUserQuestion", "ListMcpResourcesTool", "ReadMcpResourceTool", "BashOutput",
+	"ToolSearch", "TaskCreate", "TaskUpdate", "TaskList", "TaskGet"}
 
 func canWrite(tool string) bool { return tool != "" && !slices.Contains(readOnlyTools, tool) }
 

@@ -71,6 +71,7 @@ var ClaudeEntries = []ClaudeEntry{
 	{Event: SubagentStop, Timeout: 30},
 	{Event: SessionEnd, Timeout: 30},
 	{Event: TaskCompleted, Timeout: 30},
+	{Event: TeammateIdle, Timeout: 30},
 }
 
 // IsClaudeCommand reports whether a hook command line is exarchos's handler, in any of the forms

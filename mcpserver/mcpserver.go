@@ -170,6 +170,32 @@ type (
 		Base       string `json:"base,omitempty" jsonschema:"the base ref to verify against, e.g. origin/main"`
 		RerunGates bool   `json:"rerunGates,omitempty" jsonschema:"run every quality gate recorded as passed again on its commit"`
 	}
+	synthesisIn struct {
+		featureIn
+		Reason string `json:"reason,omitempty" jsonschema:"why a pull request is wanted"`
+	}
+	loopFailIn struct {
+		featureIn
+		Reason string `json:"reason" jsonschema:"why the loop fails"`
+	}
+	rescueRestoreIn struct {
+		Feature string `json:"feature" jsonschema:"the workflow whose task's work cancel kept"`
+		Task    string `json:"task" jsonschema:"the task whose rescued work to put back"`
+		Path    string `json:"path,omitempty" jsonschema:"where to put the worktree (default .worktrees/<feature>/<task>)"`
+		Branch  string `json:"branch,omitempty" jsonschema:"branch to create for it (default: the task branch)"`
+		Version *int   `json:"version,omitempty" jsonschema:"which kept version rescue_list shows (default 0: the latest complete one)"`
+	}
+	teamIn struct {
+		Remote  string `json:"remote,omitempty" jsonschema:"the remote (default: origin)"`
+		Prune   bool   `json:"prune,omitempty" jsonschema:"pull, sync: delete local workflows deleted on the remote (those changed here since are kept)"`
+		Retries *int   `json:"retries,omitempty" jsonschema:"push, sync: how often a rejected workflow is pulled, merged and pushed again"`
+	}
+	pruneIn struct {
+		OlderThan string `json:"olderThan,omitempty" jsonschema:"idle for longer than this (e.g. 14d, 36h; default 14d)"`
+	}
+	lintIn struct {
+		File string `json:"file" jsonschema:"the workflow definition file (.exarchos/workflows/<type>.yaml)"`
+	}
 	cleanupIn struct {
 		featureIn
 		Offline bool   `json:"offline,omitempty" jsonschema:"verify the merge from git alone"`
@@ -454,6 +480,51 @@ func mcpTools(s *mcp.Server, cli *cliRunner) {
 	add(s, cli, "cleanup", "after the merge: verify it and finish the workflow", func(in cleanupIn) args {
 		return cmd("cleanup").flag("offline", in.Offline).rev("base", in.Base).flag("dry-run", in.DryRun).opt("feature", in.Feature)
 	})
+	add(s, cli, "pr_find", "find the pull request whose head is the workflow's branch, and link it", func(in featureIn) args {
+		return cmd("pr", "find").opt("feature", in.Feature)
+	})
+	add(s, cli, "request_synthesis", "ask for the workflow to end with a pull request (oneshot's on-request policy, debug)", func(in synthesisIn) args {
+		return cmd("request-synthesis").str("reason", in.Reason).opt("feature", in.Feature)
+	})
+	for _, sig := range []struct{ name, desc string }{{"done", "the worker's work is done"}, {"pass", "the reviewer passes the loop's work"}, {"fail", "the reviewer fails this iteration"}} {
+		add(s, cli, "loop_"+sig.name, "signal a loop workflow: "+sig.desc, func(in featureIn) args { return cmd("loop", sig.name).opt("feature", in.Feature) })
+	}
+	for _, sig := range []string{"fail-now", "error"} {
+		add(s, cli, "loop_"+strings.ReplaceAll(sig, "-", "_"), "signal a loop workflow: it ends failed now ("+sig+"), with the reason", func(in loopFailIn) args {
+			return cmd("loop", sig).str("reason", in.Reason).opt("feature", in.Feature)
+		})
+	}
+	add(s, cli, "rescue_list", "the work cancel kept under refs/exarchos-rescue, per task, with the versions kept", func(in featureIn) args {
+		return cmd("rescue", "list").opt("feature", in.Feature)
+	})
+	add(s, cli, "rescue_restore", "put a task's rescued work back in a worktree of its own", func(in rescueRestoreIn) args {
+		return intArg(cmd("rescue", "restore").dir("path", in.Path).rev("branch", in.Branch), "version", in.Version).need("feature", in.Feature).need("task", in.Task)
+	})
+	add(s, cli, "team_pull", "fetch the remote's workflows and merge each into this clone's", func(in teamIn) args {
+		return cmd("pull").flag("prune", in.Prune).opt("remote", in.Remote)
+	})
+	add(s, cli, "team_push", "push this clone's workflows (never forced; a rejected one is pulled, merged and pushed again)", func(in teamIn) args {
+		return intArg(cmd("push"), "retries", in.Retries).opt("remote", in.Remote)
+	})
+	add(s, cli, "team_sync", "pull, then push, the workflows", func(in teamIn) args {
+		return intArg(cmd("sync").flag("prune", in.Prune), "retries", in.Retries).opt("remote", in.Remote)
+	})
+	add(s, cli, "doctor", "check the installation and the repository, each problem with its fix", func(listIn) args { return cmd("doctor") })
+	add(s, cli, "fsck", "check the workflows' logs and snapshots", func(in featureIn) args { return cmd("fsck").opt("feature", in.Feature) })
+	add(s, cli, "prune", "list the stale workflows cancelling would clean up (applying it is the user's: prune --apply)", func(in pruneIn) args {
+		return cmd("prune").str("older-than", in.OlderThan)
+	})
+	add(s, cli, "lint_workflow", "check a workflow definition file, each problem with its line", func(in lintIn) args {
+		return cmd("lint-workflow").values("file", []string{in.File})
+	})
+}
+
+// ToolCommands maps each tool to the command it runs ("pr find"; a group, "loop", when the
+// tool's input names the subcommand): what the audit of the command tree reads.
+func ToolCommands() map[string]string {
+	cli := &cliRunner{commands: map[string]string{}}
+	mcpTools(mcp.NewServer(&mcp.Implementation{Name: ServerName}, nil), cli)
+	return cli.commands
 }
 
 // ServerName is the server's name in the MCP handshake; it equals app.MCPServerName, the key in
@@ -482,6 +553,8 @@ func FindCLI() (string, error) {
 type cliRunner struct {
 	path string
 	mu   sync.Mutex
+	// commands, when set, records each registered tool's command (ToolCommands).
+	commands map[string]string
 }
 
 // run returns what the command printed on stdout with --json, and whether it failed. An error is a
@@ -525,6 +598,16 @@ func containsArg(argv []string, a string) bool {
 // add registers one tool: a refusal or an error is a tool error whose content is the CLI's JSON
 // error object (code, message, the structured rejection and its fix).
 func add[In any](s *mcp.Server, c *cliRunner, name, desc string, argv func(In) args) {
+	if c.commands != nil {
+		var zero In
+		var path []string
+		for _, w := range argv(zero).cmd {
+			if w != "" && !strings.HasPrefix(w, "-") {
+				path = append(path, w)
+			}
+		}
+		c.commands[name] = strings.Join(path, " ")
+	}
 	mcp.AddTool(s, &mcp.Tool{Name: name, Description: desc}, func(ctx context.Context, _ *mcp.CallToolRequest, in In) (*mcp.CallToolResult, any, error) {
 		a := argv(in)
 		if a.err != nil {

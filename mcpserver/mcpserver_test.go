@@ -217,6 +217,25 @@ func TestMCPParity(t *testing.T) {
 		{"checkpoint", `{"note":"t1 next"}`, []string{"checkpoint", "--note", "t1 next"}, false},
 		{"verify", `{"feature":"login","rerunGates":true}`, []string{"verify", "--rerun-gates", "login"}, false},
 		{"runbook", `{"name":"release","from":2}`, []string{"runbook", "--from", "2", "release"}, true}, // the built-in feature has no runbook
+		{"event_append", `{"type":"pr.merge-decided","data":{"number":1,"url":"https://github.com/o/r/pull/1","headSha":"0000000000000000000000000000000000000000","method":"merge","actor":"me"}}`,
+			[]string{"event", "pr.merge-decided", "--data", `{"actor":"me","headSha":"0000000000000000000000000000000000000000","method":"merge","number":1,"url":"https://github.com/o/r/pull/1"}`}, true}, // the merge decision by hand: reserved
+		{"pr_find", `{}`, []string{"pr", "find"}, true}, // no origin remote
+		{"request_synthesis", `{"reason":"small"}`, []string{"request-synthesis", "--reason", "small"}, true},
+		{"loop_done", `{}`, []string{"loop", "done"}, true}, // not a loop workflow
+		{"loop_pass", `{"feature":"login"}`, []string{"loop", "pass", "login"}, true},
+		{"loop_fail", `{}`, []string{"loop", "fail"}, true},
+		{"loop_fail_now", `{"reason":"stuck"}`, []string{"loop", "fail-now", "--reason", "stuck"}, true},
+		{"loop_error", `{"reason":"broken"}`, []string{"loop", "error", "--reason", "broken"}, true},
+		{"rescue_list", `{}`, []string{"rescue", "list"}, false},
+		{"rescue_restore", `{"feature":"login","task":"t9"}`, []string{"rescue", "restore", "login", "t9"}, true},
+		// (the twins share their origin: a remote of neither, so one twin's push cannot change the other's answer)
+		{"team_pull", `{"remote":"nowhere","prune":true}`, []string{"pull", "--prune", "nowhere"}, true},
+		{"team_push", `{"remote":"nowhere","retries":1}`, []string{"push", "--retries", "1", "nowhere"}, true},
+		{"team_sync", `{"remote":"nowhere"}`, []string{"sync", "nowhere"}, true},
+		{"fsck", `{"feature":"login"}`, []string{"fsck", "login"}, false},
+		{"prune", `{"olderThan":"1h"}`, []string{"prune", "--older-than", "1h"}, false},
+		{"lint_workflow", `{"file":"docs/design.md"}`, []string{"lint-workflow", "docs/design.md"}, true},
+		{"doctor", `{}`, []string{"doctor"}, false}, // warnings only
 		{"workflow_cancel", `{"dryRun":true}`, []string{"cancel", "--dry-run"}, false},
 		{"workflow_cancel", `{"reason":"done testing"}`, []string{"cancel", "--reason", "done testing"}, false},
 		{"cleanup", `{"offline":true,"dryRun":true}`, []string{"cleanup", "--offline", "--dry-run"}, true},
@@ -256,8 +275,9 @@ func TestMCPParity(t *testing.T) {
 			t.Errorf("tool %s is not exercised by the parity test", n)
 		}
 	}
-	want := []string{"checkpoint", "cleanup", "event_append", "event_query", "pr_create", "pr_link", "pr_refresh", "review", "review_import", "runbook", "stage_done", "stage_fail", "submit", "task_add", "task_done",
-		"task_fail", "task_start", "validate", "verify", "view_audit", "view_convergence", "view_findings", "view_pipeline", "view_rehydrate", "view_stack", "view_tasks", "view_timeline", "workflow_cancel",
+	want := []string{"checkpoint", "cleanup", "doctor", "event_append", "event_query", "fsck", "lint_workflow", "loop_done", "loop_error", "loop_fail", "loop_fail_now", "loop_pass", "pr_create", "pr_find", "pr_link", "pr_refresh", "prune", "request_synthesis", "rescue_list", "rescue_restore",
+		"review", "review_import", "runbook", "stage_done", "stage_fail", "submit", "task_add", "task_done",
+		"task_fail", "task_start", "team_pull", "team_push", "team_sync", "validate", "verify", "view_audit", "view_convergence", "view_findings", "view_pipeline", "view_rehydrate", "view_stack", "view_tasks", "view_timeline", "workflow_cancel",
 		"workflow_describe", "workflow_init", "workflow_list", "workflow_set", "workflow_status", "workflow_transition", "workflow_transitions"}
 	slices.Sort(names)
 	if !slices.Equal(names, want) {

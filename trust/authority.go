@@ -91,6 +91,8 @@ func humanDecision(c workflow.Command) string {
 		return "budget extend"
 	case workflow.Acknowledge:
 		return "acknowledge"
+	case workflow.DecideMerge:
+		return "pr merge"
 	case workflow.RecordReview:
 		if c.Human {
 			return "review"
@@ -127,6 +129,8 @@ func decisionFlags(c workflow.Command) string {
 		return " --reason …"
 	case workflow.Reject:
 		return " --gaps …"
+	case workflow.DecideMerge:
+		return " --" + c.Method
 	}
 	return ""
 }

@@ -81,10 +81,14 @@ func TestUnknownKeyDecisionHasNoEffect(t *testing.T) {
 
 // signedApproval makes a correct alice signature over an approval of feature at head.
 func signedApproval(t testing.TB, key, feature, head, note string) workflow.NewEvent {
+	return signedEvent(t, key, feature, head, workflow.EventPlanApproved, workflow.DecisionData{Phase: "plan-review", Note: note, Actor: "alice"})
+}
+
+// signedEvent is a decision of type typ signed with key on head of feature, as the CLI signs one.
+func signedEvent(t testing.TB, key, feature, head, typ string, data any) workflow.NewEvent {
 	t.Helper()
 	now := time.Now().UTC().Truncate(time.Millisecond)
-	n := workflow.NewEvent{Type: workflow.EventPlanApproved, ID: gitstore.NewID(now), Time: now,
-		Data: workflow.DecisionData{Phase: "plan-review", Note: note, Actor: "alice"}}
+	n := workflow.NewEvent{Type: typ, ID: gitstore.NewID(now), Time: now, Data: data}
 	e, err := n.Stamp(n.ID, 0, now, "", 0)
 	require.NoError(t, err)
 	format, sig, err := signing.Sign(signing.Config{Format: "ssh", SigningKey: key}, workflow.SigningPayload(feature, e, head))

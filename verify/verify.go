@@ -377,6 +377,7 @@ type rederive struct {
 type gitFacts interface {
 	guards.GitFacts
 	guards.ChangeFacts
+	workflow.FileReader // what a task's commits change, judged as task done judges it
 }
 
 // transition checks one recorded transition; it returns the guards the step was judged on
@@ -481,8 +482,30 @@ func (c *rederive) taskWork(s *workflow.State, e workflow.Event, add func(workfl
 	default:
 		if ok, err := c.facts.IsAncestor(since, d.HeadSHA); err == nil && !ok {
 			add(e, "task", "task %s was completed at %s, which does not descend from %s, where it started", d.ID, project.Short(d.HeadSHA), project.Short(since))
+			return
+		}
+		if what := c.noWork(since, d.HeadSHA); what != "" {
+			add(e, "task", "task %s was completed at %s, but its commits since %s, where it started, %s: that is no work (task done refuses it; issue 38)", d.ID, project.Short(d.HeadSHA), project.Short(since), what)
 		}
 	}
+}
+
+// noWork says what the commits since..head change when that is no work, as task done judges it
+// (workflow.SubstantivePaths): nothing, or only whitespace and comments; "" when they do work or
+// the history cannot be read (other rules report a missing commit).
+func (c *rederive) noWork(since, head string) string {
+	changed, err := c.facts.ChangedPaths(since, head)
+	if err != nil {
+		return ""
+	}
+	if len(changed) == 0 {
+		return "change no file (an empty commit)"
+	}
+	real, err := workflow.SubstantivePaths(c.facts, since, head, changed)
+	if err != nil || len(real) > 0 {
+		return ""
+	}
+	return "change only whitespace or comments (" + strings.Join(changed, ", ") + ")"
 }
 
 // atHead answers the branch tip with the head a transition recorded, and an empty worktree: the

@@ -273,3 +273,48 @@ func TestVerifyGateTaskWithoutWork(t *testing.T) {
 	res, err := app.Verify(apptest.Reopen(t, dir), verify.Options{Feature: "login"})
 	apptest.WantViolation(t, res, err, "task", "where it started: it has no commit of its own")
 }
+
+// A task completed by a hand-built event whose commits are no work (empty, whitespace, a comment:
+// what task done refuses, issue 38 item 3) is a violation: verify judges the task's commits the
+// way task done does, so an event written around the command does not pass CI.
+func TestVerifyGateTaskWithNoWork(t *testing.T) {
+	for _, c := range []struct{ name, file, before, after string }{
+		{"empty commit", "", "", ""},
+		{"whitespace", "login.go", "package main\n\nfunc login() bool { return true }\n", "package main\n\nfunc login() bool {   return true }\n\n"},
+		{"a comment", "login.go", "package main\n\nfunc login() bool { return true }\n", "package main\n\n// login logs in.\nfunc login() bool { return true } // TODO\n"},
+		{"a comment in a new file", "notes.py", "", "# to do: log in\n"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, dir, r := apptest.UnsignedLogin(t)
+			if c.before != "" {
+				gittest.CommitFile(t, dir, c.file, c.before)
+			}
+			start := gittest.Git(t, dir, "", "rev-parse", "HEAD")
+			if c.file == "" {
+				gittest.Git(t, dir, "", "commit", "--allow-empty", "-m", "task t1")
+			} else {
+				gittest.CommitFile(t, dir, c.file, c.after)
+			}
+			head := gittest.Git(t, dir, "", "rev-parse", "HEAD")
+			apptest.Forge(t, r, "login", workflow.NewEvent{Type: workflow.EventTaskAdded, Data: workflow.TaskData{ID: "t1", Start: start}})
+			apptest.Forge(t, apptest.Reopen(t, dir), "login", workflow.NewEvent{Type: workflow.EventTaskCompleted, Data: workflow.TaskData{ID: "t1", HeadSHA: head}})
+			res, err := app.Verify(apptest.Reopen(t, dir), verify.Options{Feature: "login"})
+			apptest.WantViolation(t, res, err, "task", "no work")
+		})
+	}
+	// The neighbour that must pass: the same forged events over a commit that changes code.
+	_, dir, r := apptest.UnsignedLogin(t)
+	start := gittest.Git(t, dir, "", "rev-parse", "HEAD")
+	gittest.CommitFile(t, dir, "login.go", "package main\n\nfunc login() bool { return true }\n")
+	head := gittest.Git(t, dir, "", "rev-parse", "HEAD")
+	apptest.Forge(t, r, "login", workflow.NewEvent{Type: workflow.EventTaskAdded, Data: workflow.TaskData{ID: "t1", Start: start}})
+	apptest.Forge(t, apptest.Reopen(t, dir), "login", workflow.NewEvent{Type: workflow.EventTaskCompleted, Data: workflow.TaskData{ID: "t1", HeadSHA: head}})
+	res, _ := app.Verify(apptest.Reopen(t, dir), verify.Options{Feature: "login"})
+	for _, w := range res.Workflows {
+		for _, v := range w.Violations {
+			if v.Rule == "task" {
+				t.Fatalf("a task with real work is a violation: %+v", v)
+			}
+		}
+	}
+}

@@ -122,6 +122,8 @@ func (s *State) apply(def *Definition, e Event) {
 		s.SynthesisRequested = true
 	case EventPRLinked, EventPRObserved, EventMergeVerified:
 		err = s.applyPR(e)
+	case EventPRMergeDecided:
+		err = s.applyMergeDecided(e)
 	case EventWorktreeCreated:
 		err = s.applyWorktreeCreated(e)
 	case EventCancelRequested:

@@ -99,6 +99,8 @@ func Decide(def *Definition, s State, cmd Command, env Env) ([]NewEvent, *Reject
 		return d.stage(c)
 	case LinkPR:
 		return d.linkPR(c)
+	case DecideMerge:
+		return d.decideMerge(c)
 	case ObservePR:
 		if c.Number <= 0 && c.URL == "" {
 			return nil, reject(CodeBadInput, "a PR observation needs a number or a URL")

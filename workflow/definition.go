@@ -143,6 +143,9 @@ var ReadOnlyTools = []string{
 	"Read", "Grep", "Glob", "LS", "Bash", "BashOutput", "KillShell", "KillBash", "WebFetch", "WebSearch",
 	"Task", "Agent", "TodoWrite", "TodoRead", "NotebookRead", "ExitPlanMode", "AskUserQuestion", "Skill",
 	"SlashCommand", "ListMcpResourcesTool", "ReadMcpResourceTool",
+	// Claude Code's task list (TodoWrite's successor, deferred behind ToolSearch): the session's
+	// bookkeeping, not the repository's; a completion is held to the workflow by TaskCompleted.
+	"ToolSearch", "TaskCreate", "TaskUpdate", "TaskList", "TaskGet",
 }
 
 // ExarchosMCPTools name the tools of `git exarchos mcp` as Claude Code calls them: registered in

@@ -54,6 +54,7 @@ var engineEventTypes = map[string]bool{
 	EventSynthesisRequested: true, EventPRLinked: true, EventPRObserved: true, EventMergeVerified: true,
 	EventWorktreeCreated: true, EventCancelRequested: true, EventCompensationStep: true,
 	EventDecisionAcknowledged: true, EventFindingResolved: true, EventFindingsImported: true,
+	EventPRMergeDecided: true,
 }
 
 // IsReservedEventType reports whether t belongs to the engine (the `workflow.` prefix or one of
@@ -79,7 +80,7 @@ func EventTypes() []string {
 		EventWorktreeCreated, EventCancelRequested, EventCompensationStep,
 		EventToolCalled, EventGrantIssued, EventGrantConsumed, EventBudgetExtended, EventCompletionSubmitted,
 		EventKeyCollided, EventDecisionAcknowledged, EventCheckpointRecorded, EventHookCheckpoint,
-		EventFindingResolved, EventFindingsImported,
+		EventFindingResolved, EventFindingsImported, EventPRMergeDecided,
 	}
 }
 

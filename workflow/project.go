@@ -8,7 +8,7 @@ import (
 
 // ProjectorVersion names the fold's semantics. A stored state.json written by another version is
 // not trusted: the reader folds the events again. Bump it whenever Apply or State changes.
-const ProjectorVersion = "workflow/7"
+const ProjectorVersion = "workflow/8"
 
 // DecodeState decodes a snapshot written by Project; nil, empty or null is the initial state.
 func DecodeState(snapshot json.RawMessage) (State, error) {

@@ -59,7 +59,7 @@ const (
 
 // DecisionKinds are every kind of human decision: the roles .exarchos/roles may narrow.
 func DecisionKinds() []string {
-	return []string{KindApprove, KindReject, KindUnblock, KindOverride, KindGrant, KindExtend, KindCancel, KindReplace, KindReview, KindAcknowledge}
+	return []string{KindApprove, KindReject, KindUnblock, KindOverride, KindGrant, KindExtend, KindCancel, KindReplace, KindReview, KindAcknowledge, KindMerge}
 }
 
 // DecisionKind names the human decision an event records, or "" when it records none. It reads
@@ -82,6 +82,8 @@ func DecisionKind(e Event) string {
 		return KindCancel
 	case EventDecisionAcknowledged:
 		return KindAcknowledge
+	case EventPRMergeDecided:
+		return KindMerge
 	case EventReviewRecorded:
 		// A human's verdict counts whoever did the work (guards.independent): it is a decision.
 		var d ReviewData

@@ -179,6 +179,8 @@ type PR struct {
 	VerifiedBy    string `json:"verifiedBy,omitempty"` // github | ancestry
 	// Verification is the evidence of the last merge.verified event.
 	Verification *MergeVerifiedData `json:"verification,omitempty"`
+	// MergeDecision is the user's decision to merge it (pr merge), when one is in effect.
+	MergeDecision *MergeDecision `json:"mergeDecision,omitempty"`
 }
 
 // Conflict is an event the fold could not apply where it stands in the log (e.g. a transition

@@ -245,6 +245,23 @@ func (p PR) writeJSON(w *jsonWriter) {
 		w.key("verification")
 		p.Verification.writeJSON(w)
 	}
+	if p.MergeDecision != nil {
+		w.key("mergeDecision")
+		p.MergeDecision.writeJSON(w)
+	}
+	w.close()
+}
+
+func (m MergeDecision) writeJSON(w *jsonWriter) {
+	w.open()
+	w.int("number", int64(m.Number))
+	w.str("url", m.URL)
+	w.str("headSha", m.HeadSHA)
+	w.str("method", m.Method)
+	w.strOmit("note", m.Note)
+	w.str("actor", m.Actor)
+	w.int("seq", m.Seq)
+	w.str("id", m.ID)
 	w.close()
 }
 
@@ -849,6 +866,34 @@ func (p *PR) readJSON(r *jsonReader) {
 			p.VerifiedBy = r.string()
 		case "verification":
 			p.Verification = readPointer(r, (*MergeVerifiedData).readJSON)
+		case "mergeDecision":
+			p.MergeDecision = readPointer(r, (*MergeDecision).readJSON)
+		default:
+			return false
+		}
+		return true
+	})
+}
+
+func (m *MergeDecision) readJSON(r *jsonReader) {
+	r.object(func(k string) bool {
+		switch k {
+		case "number":
+			m.Number = int(r.number(strconv.IntSize))
+		case "url":
+			m.URL = r.string()
+		case "headSha":
+			m.HeadSHA = r.string()
+		case "method":
+			m.Method = r.string()
+		case "note":
+			m.Note = r.string()
+		case "actor":
+			m.Actor = r.string()
+		case "seq":
+			m.Seq = r.number(64)
+		case "id":
+			m.ID = r.string()
 		default:
 			return false
 		}

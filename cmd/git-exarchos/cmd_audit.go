@@ -29,9 +29,6 @@ func auditCommand() *cli.Command {
 			if format != "text" && format != "json" && format != "mermaid" {
 				return usageErrf("--format %q: use text, json or mermaid", format)
 			}
-			if c.NArg() > 1 {
-				return usageErrf("usage: git exarchos audit [<feature>] [--format text|json|mermaid]")
-			}
 			r, err := openRepo()
 			if err != nil {
 				return err

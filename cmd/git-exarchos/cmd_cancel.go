@@ -53,9 +53,6 @@ Examples:
 			jsonFlag,
 		},
 		Action: func(_ context.Context, c *cli.Command) error {
-			if c.NArg() > 1 {
-				return usageErrf("usage: git exarchos %s", usage)
-			}
 			r, err := openRepo()
 			if err != nil {
 				return err
@@ -165,9 +162,6 @@ Examples:
 			jsonFlag,
 		},
 		Action: func(_ context.Context, c *cli.Command) error {
-			if c.NArg() > 0 {
-				return usageErrf("usage: git exarchos %s", usage)
-			}
 			if c.Bool("dry-run") && c.Bool("apply") {
 				return usageErrf("--dry-run and --apply contradict each other: drop one (usage: git exarchos %s)", usage)
 			}

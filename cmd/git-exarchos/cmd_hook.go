@@ -331,9 +331,6 @@ Examples:
    git exarchos rehydrate login --json`,
 		Flags: []cli.Flag{jsonFlag},
 		Action: func(_ context.Context, c *cli.Command) error {
-			if c.NArg() > 1 {
-				return usageErrf("rehydrate takes at most one feature, got %d arguments", c.NArg())
-			}
 			r, err := openRepo()
 			if err != nil {
 				return err

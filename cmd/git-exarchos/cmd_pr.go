@@ -16,12 +16,12 @@ func prCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "pr",
 		Usage: "open a workflow's GitHub pull request, link it, and record what GitHub says about it",
-		UsageText: `git exarchos pr create|link|find|refresh [<feature>] … [--json]
+		UsageText: `git exarchos pr create|link|find|refresh|merge [<feature>] … [--json]
 
 The token comes from GH_TOKEN, GITHUB_TOKEN, GH_ENTERPRISE_TOKEN / GITHUB_ENTERPRISE_TOKEN (hosts other
 than github.com), or ` + "`gh auth token`" + `; the repository from the origin remote; GITHUB_API_URL overrides the
 API base. GitHub access failures exit 4.`,
-		Commands: []*cli.Command{prCreateCommand(), prLinkCommand(), prFindCommand(), prRefreshCommand()},
+		Commands: []*cli.Command{prCreateCommand(), prLinkCommand(), prFindCommand(), prRefreshCommand(), prMergeCommand()},
 	}
 }
 
@@ -45,21 +45,9 @@ Examples:
 		Flags: []cli.Flag{&cli.StringFlag{Name: "title", Usage: "the pull request's title (default: the design's first heading)"},
 			&cli.BoolFlag{Name: "dry-run", Usage: "print the title and body; ask GitHub nothing and record nothing"}, jsonFlag},
 		Action: func(_ context.Context, c *cli.Command) error {
-			if c.NArg() > 1 {
-				return usageErrf("usage: git exarchos pr create [<feature>] [--title TITLE] [--dry-run]")
-			}
-			r, err := openRepo()
-			if err != nil {
-				return err
-			}
-			res, err := app.CreatePR(r, ghevidence.PRCreateOptions{Feature: c.Args().First(), Title: c.String("title"), DryRun: c.Bool("dry-run")})
-			if err != nil {
-				return err
-			}
-			for _, w := range res.Warnings {
-				fmt.Fprintf(c.Root().ErrWriter, "warning: %s\n", w)
-			}
-			return emit(c, res, func(w io.Writer) {
+			return runGitHub(c, func(r *app.Repo) (*ghevidence.PRCreateResult, error) {
+				return app.CreatePR(r, ghevidence.PRCreateOptions{Feature: c.Args().First(), Title: c.String("title"), DryRun: c.Bool("dry-run")})
+			}, func(res *ghevidence.PRCreateResult) []string { return res.Warnings }, func(w io.Writer, res *ghevidence.PRCreateResult) {
 				kind := "ready for review"
 				if res.Draft {
 					kind = "draft"
@@ -77,6 +65,46 @@ Examples:
 				printf(w, "  title %q, head %s @ %s, base %s\n", res.Title, p.Head, shortHash(p.HeadSHA), p.Base)
 				if res.Draft {
 					printf(w, "next: have the work reviewed (git exarchos transitions %s); once the reviews pass, git exarchos pr create %s marks it ready\n", res.Feature, res.Feature)
+				}
+			})
+		},
+	}
+}
+
+func prMergeCommand() *cli.Command {
+	methods := []cli.Flag{&cli.BoolFlag{Name: "merge", Usage: "a merge commit (the default)"}, &cli.BoolFlag{Name: "squash", Usage: "one squashed commit"},
+		&cli.BoolFlag{Name: "rebase", Usage: "the commits rebased onto the base"}}
+	return &cli.Command{
+		Name:      "merge",
+		Usage:     "merge the workflow's pull request through GitHub's merge API (a human decision), then verify the merge and complete the workflow",
+		ArgsUsage: "[<feature>]",
+		UsageText: `git exarchos pr merge [<feature>] [--merge|--squash|--rebase] [--note N] [--json]
+
+The user's decision, refused in an agent's session, signed in signed mode: recorded first
+(pr.merge-decided), then GitHub merges the pull request at the head decided on only (a push after it
+is refused, 409), never a local merge; then the merge is verified as cleanup verifies it and the
+workflow completes. The pull request's head must be the branch's tip here.
+
+Examples:
+   git exarchos pr merge login --squash
+   git exarchos pr merge --note "reviewed on GitHub" --json`,
+		Flags: append(methods, &cli.StringFlag{Name: "note", Usage: "why, recorded with the decision"}, jsonFlag),
+		Action: func(_ context.Context, c *cli.Command) error {
+			var method []string
+			for _, f := range methods {
+				if c.Bool(f.Names()[0]) {
+					method = append(method, f.Names()[0])
+				}
+			}
+			if len(method) > 1 {
+				return usageErrf("pr merge: one of --merge, --squash or --rebase, not %s", strings.Join(method, " and "))
+			}
+			return runGitHub(c, func(r *app.Repo) (*ghevidence.PRMergeResult, error) {
+				return app.MergePR(r, ghevidence.PRMergeOptions{Feature: c.Args().First(), Method: strings.Join(method, ""), Note: c.String("note")})
+			}, func(res *ghevidence.PRMergeResult) []string { return res.Warnings }, func(w io.Writer, res *ghevidence.PRMergeResult) {
+				printf(w, "%s: merged pull request #%d (%s of %s) as %s %s\n", bold(w, res.Feature), res.PullRequest, res.Decision.Method, shortHash(res.Decision.HeadSHA), shortHash(res.Merge.SHA), res.URL)
+				if res.Cleanup != nil {
+					printResult(w, res.Cleanup.Result, "completed")
 				}
 			})
 		},
@@ -123,9 +151,6 @@ Examples:
    git exarchos pr find --json          # the workflow bound to the current branch`,
 		Flags: []cli.Flag{jsonFlag},
 		Action: func(_ context.Context, c *cli.Command) error {
-			if c.NArg() > 1 {
-				return usageErrf("usage: git exarchos pr find [<feature>]")
-			}
 			return runPR(c, func(r *app.Repo) (*ghevidence.PRResult, error) {
 				return app.FindPR(r, ghevidence.PRFindOptions{Feature: c.Args().First()})
 			}, "linked")
@@ -149,9 +174,6 @@ Examples:
    git exarchos pr refresh --json | jq .observation.checks`,
 		Flags: []cli.Flag{jsonFlag},
 		Action: func(_ context.Context, c *cli.Command) error {
-			if c.NArg() > 1 {
-				return usageErrf("usage: git exarchos pr refresh [<feature>]")
-			}
 			return runPR(c, func(r *app.Repo) (*ghevidence.PRResult, error) {
 				return app.RefreshPR(r, ghevidence.PRRefreshOptions{Feature: c.Args().First()})
 			}, "observed")
@@ -159,7 +181,8 @@ Examples:
 	}
 }
 
-func runPR(c *cli.Command, do func(*app.Repo) (*ghevidence.PRResult, error), verb string) error {
+// runGitHub runs a GitHub command: its result's warnings on stderr, then text or JSON.
+func runGitHub[T any](c *cli.Command, do func(*app.Repo) (T, error), warnings func(T) []string, text func(io.Writer, T)) error {
 	r, err := openRepo()
 	if err != nil {
 		return err
@@ -168,10 +191,14 @@ func runPR(c *cli.Command, do func(*app.Repo) (*ghevidence.PRResult, error), ver
 	if err != nil {
 		return err
 	}
-	for _, w := range res.Warnings {
+	for _, w := range warnings(res) {
 		fmt.Fprintf(c.Root().ErrWriter, "warning: %s\n", w)
 	}
-	return emit(c, res, func(w io.Writer) {
+	return emit(c, res, func(w io.Writer) { text(w, res) })
+}
+
+func runPR(c *cli.Command, do func(*app.Repo) (*ghevidence.PRResult, error), verb string) error {
+	return runGitHub(c, do, func(res *ghevidence.PRResult) []string { return res.Warnings }, func(w io.Writer, res *ghevidence.PRResult) {
 		p := res.PullRequest
 		printf(w, "%s: %s pull request #%d (%s) %s\n", bold(w, res.Feature), verb, p.Number, prState(p.State, p.Merged), p.URL)
 		printf(w, "  head %s @ %s, base %s\n", p.Head, shortHash(p.HeadSHA), p.Base)
@@ -224,22 +251,10 @@ Examples:
 			jsonFlag,
 		},
 		Action: func(_ context.Context, c *cli.Command) error {
-			if c.NArg() > 1 {
-				return usageErrf("usage: git exarchos cleanup [<feature>]")
-			}
-			r, err := openRepo()
-			if err != nil {
-				return err
-			}
-			res, err := app.Cleanup(r, ghevidence.CleanupOptions{Feature: c.Args().First(), Offline: c.Bool("offline"), Base: c.String("base"),
-				Override: c.Bool("override"), Reason: c.String("reason"), DryRun: c.Bool("dry-run")})
-			if err != nil {
-				return err
-			}
-			for _, w := range res.Warnings {
-				fmt.Fprintf(c.Root().ErrWriter, "warning: %s\n", w)
-			}
-			return emit(c, res, func(w io.Writer) {
+			return runGitHub(c, func(r *app.Repo) (*ghevidence.CleanupResult, error) {
+				return app.Cleanup(r, ghevidence.CleanupOptions{Feature: c.Args().First(), Offline: c.Bool("offline"), Base: c.String("base"),
+					Override: c.Bool("override"), Reason: c.String("reason"), DryRun: c.Bool("dry-run")})
+			}, func(res *ghevidence.CleanupResult) []string { return res.Warnings }, func(w io.Writer, res *ghevidence.CleanupResult) {
 				switch {
 				case res.Already:
 					printf(w, "%s is already %s\n", bold(w, res.Feature), res.State.Phase)

@@ -33,9 +33,6 @@ func rescueListCommand() *cli.Command {
 		UsageText: "git exarchos rescue list [<feature>] [--json]\n\nExamples:\n   git exarchos rescue list\n   git exarchos rescue list login --json",
 		Flags:     []cli.Flag{jsonFlag},
 		Action: func(_ context.Context, c *cli.Command) error {
-			if c.NArg() > 1 {
-				return usageErrf("usage: git exarchos rescue list [<feature>]")
-			}
 			r, err := openRepo()
 			if err != nil {
 				return err

@@ -80,9 +80,6 @@ Examples:
 			jsonFlag,
 		},
 		Action: func(_ context.Context, c *cli.Command) error {
-			if c.NArg() > 1 {
-				return usageErrf("log takes at most one feature, got %d arguments", c.NArg())
-			}
 			r, err := openRepo()
 			if err != nil {
 				return err

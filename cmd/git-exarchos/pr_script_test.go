@@ -38,8 +38,9 @@ var fakes sync.Map // *testscript.TestScript → *fakegithub.Server
 //	github start                             fake github.com/acme/app; sets GITHUB_API_URL, GH_TOKEN
 //	github pr N head=B base=B sha=REF [state=closed] [headrepo=o/r] [author=LOGIN]
 //	github merge N [merge=REF]   github close N   github push N sha=REF (a new head, e.g. force-push)
+//	github unmergeable N [WHY…]   GitHub refuses to merge N (405, WHY); no WHY: mergeable again
 //	github check REF NAME CONCLUSION|in_progress   github status REF CONTEXT STATE
-//	github review N USER STATE [sha=REF] (on the head by default)   github fail STATUS [COUNT] [Header:Value]... [body=TEXT]
+//	github review N USER STATE [sha=REF] (on the head by default)   github fail STATUS [COUNT] [Header:Value]... [body=TEXT] [route=NAME] (only to that route)
 //	github requests MAX          assert at most MAX requests since the last check, then reset
 //	github closed N comments=K   assert pull request N is closed, with K comments posted
 //	github branch B sha=REF      the repository has branch B at REF (pull requests open only from such)
@@ -120,6 +121,8 @@ func cmdGitHub(ts *testscript.TestScript, neg bool, args []string) {
 		f.ProtectBranch(pos[0], verify.RequiredCheck, githubsync.ActionsAppID)
 	case "close":
 		update(num(0), func(p *fakegithub.PR) { p.State = "closed" })
+	case "unmergeable":
+		update(num(0), func(p *fakegithub.PR) { p.Unmergeable = strings.Join(pos[1:], " ") })
 	case "push":
 		update(num(0), func(p *fakegithub.PR) { p.HeadSHA = ref(kv["sha"]) })
 	case "check":
@@ -141,7 +144,7 @@ func cmdGitHub(ts *testscript.TestScript, neg bool, args []string) {
 		if len(pos) > 1 {
 			count = num(1)
 		}
-		fault := fakegithub.Fault{Status: num(0), Header: map[string]string{}, Body: kv["body"]}
+		fault := fakegithub.Fault{Route: kv["route"], Status: num(0), Header: map[string]string{}, Body: kv["body"]}
 		for _, p := range pos[2:] {
 			if k, val, ok := strings.Cut(p, ":"); ok {
 				fault.Header[k] = val

@@ -44,6 +44,9 @@ type PR struct {
 	Author         string   // the login that opened it; empty means "octocat"
 	Title, Body    string
 	Draft          bool
+	// Unmergeable, when set, is why GitHub cannot merge it (its 405 message): a conflict, a
+	// required check or review missing. A draft or closed pull request is refused too.
+	Unmergeable string
 }
 
 // CheckRun is one check run on a commit. App is the slug of the GitHub App that made it (empty:
@@ -289,6 +292,7 @@ var Routes = []Route{
 	{"pull", http.MethodGet, "/repos/{owner}/{repo}/pulls/{pull_number}"},
 	{"create-pull", http.MethodPost, "/repos/{owner}/{repo}/pulls"},
 	{"update-pull", http.MethodPatch, "/repos/{owner}/{repo}/pulls/{pull_number}"}, // close (cancel), or a new title and body (pr create)
+	{"merge-pull", http.MethodPut, "/repos/{owner}/{repo}/pulls/{pull_number}/merge"},
 	{"reviews", http.MethodGet, "/repos/{owner}/{repo}/pulls/{pull_number}/reviews"},
 	{"check-runs", http.MethodGet, "/repos/{owner}/{repo}/commits/{ref}/check-runs"},
 	{"create-check-run", http.MethodPost, "/repos/{owner}/{repo}/check-runs"},
@@ -474,6 +478,17 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		}
 		p.UpdatedAt = p.UpdatedAt.Add(time.Minute)
 		body = s.pullJSON(p, false)
+	case "merge-pull":
+		p, ok := s.pulls[number]
+		if !ok {
+			notFound()
+			return
+		}
+		b, status := s.merge(p, reqBody)
+		if status != http.StatusOK {
+			w.WriteHeader(status)
+		}
+		body = b
 	case "create-pull":
 		var in struct {
 			Title, Head, Base, Body string
@@ -599,6 +614,42 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		body = c
 	}
 	_ = json.NewEncoder(w).Encode(body)
+}
+
+// merge merges p as GitHub's merge API does: 405 when it cannot be merged (closed, a draft,
+// Unmergeable), 409 when the request's sha is not its head, 422 for an unknown method; else p
+// is merged (its MergeCommitSHA, or one made up from its head) and closed.
+func (s *Server) merge(p *PR, reqBody []byte) (any, int) {
+	var in struct {
+		SHA         string `json:"sha"`
+		MergeMethod string `json:"merge_method"`
+	}
+	if len(reqBody) > 0 && json.Unmarshal(reqBody, &in) != nil {
+		return map[string]any{"message": "Problems parsing JSON", "documentation_url": "https://docs.github.com/rest"}, http.StatusBadRequest
+	}
+	if in.MergeMethod != "" && !slices.Contains([]string{"merge", "squash", "rebase"}, in.MergeMethod) {
+		return map[string]any{"message": "Validation Failed", "errors": []any{map[string]any{"resource": "PullRequest", "code": "invalid", "field": "merge_method"}}, "documentation_url": "https://docs.github.com/rest"}, http.StatusUnprocessableEntity
+	}
+	notAllowed := func(msg string) (any, int) {
+		return map[string]any{"message": msg, "documentation_url": "https://docs.github.com/rest/pulls/pulls#merge-a-pull-request"}, http.StatusMethodNotAllowed
+	}
+	switch {
+	case p.Merged || p.State != "open":
+		return notAllowed("Pull Request is not mergeable")
+	case p.Draft:
+		return notAllowed("Pull Request is still a draft")
+	case p.Unmergeable != "":
+		return notAllowed(p.Unmergeable)
+	case in.SHA != "" && in.SHA != p.HeadSHA:
+		return map[string]any{"message": "Head branch was modified. Review and try the merge again.", "documentation_url": "https://docs.github.com/rest/pulls/pulls#merge-a-pull-request"}, http.StatusConflict
+	}
+	if p.MergeCommitSHA == "" {
+		p.MergeCommitSHA = fmt.Sprintf("%040x", len(p.HeadSHA)*7919+p.Number)
+	}
+	p.Merged, p.State, p.UpdatedAt = true, "closed", p.UpdatedAt.Add(time.Minute)
+	out := example("pull-request-merge-result-response-if-merge-was-successful").(map[string]any)
+	out["sha"], out["merged"], out["message"] = p.MergeCommitSHA, true, "Pull Request successfully merged"
+	return out, http.StatusOK
 }
 
 // graphql answers the one GraphQL mutation githubsync sends, markPullRequestReadyForReview, as
@@ -749,7 +800,7 @@ var examples = func() map[string]json.RawMessage {
 
 // ExampleNames are the examples of GitHub's description the fake starts its answers from.
 var ExampleNames = []string{"full-repository-default-response", "pull-request", "pull-request-simple-items",
-	"pull-request-review-items", "check-run-paginated", "combined-commit-status", "issue-comment", "pull-request-review-comment-items", "branch-get", "branch-protection", "repository-ruleset", "status"}
+	"pull-request-review-items", "check-run-paginated", "combined-commit-status", "issue-comment", "pull-request-review-comment-items", "branch-get", "branch-protection", "repository-ruleset", "status", "pull-request-merge-result-response-if-merge-was-successful"}
 
 // commentJSON is the i-th comment on issue (or pull request) number, in GitHub's shape.
 func (s *Server) commentJSON(number, i int) map[string]any {

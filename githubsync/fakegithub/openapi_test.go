@@ -291,6 +291,8 @@ func world(t *testing.T) *fakegithub.Server {
 		Merged: true, MergeCommitSHA: "3333333333333333333333333333333333333333"})
 	fake.SetPR(fakegithub.PR{Number: 3, Head: "login", Base: "main", HeadSHA: "4444444444444444444444444444444444444444", State: "closed"})
 	fake.SetPR(fakegithub.PR{Number: 4, Head: "patch", Base: "main", HeadRepo: "fork/app", HeadSHA: "5555555555555555555555555555555555555555"})
+	fake.SetPR(fakegithub.PR{Number: 5, Head: "merge-me", Base: "main", HeadSHA: "6666666666666666666666666666666666666666"})
+	fake.SetPR(fakegithub.PR{Number: 6, Head: "draft", Base: "main", HeadSHA: "7777777777777777777777777777777777777777", Draft: true})
 	for i, st := range []string{"COMMENTED", "CHANGES_REQUESTED", "APPROVED", "DISMISSED"} {
 		fake.AddReview(1, fakegithub.Review{User: "rev" + strconv.Itoa(i), State: st})
 	}
@@ -366,6 +368,12 @@ func TestFakeAnswersAsGitHubDescribes(t *testing.T) {
 		{"GET", "/repos/acme/app/issues/99/comments", ""},
 		{"GET", "/repos/acme/app/pulls/1/comments?sort=created&direction=asc&per_page=2", ""},
 		{"GET", "/repos/acme/app/pulls/1/comments?sort=created&direction=asc&per_page=2&page=2", ""},
+		{"PUT", "/repos/acme/app/pulls/5/merge", `{"sha":"7777777777777777777777777777777777777777","merge_method":"squash"}`}, // a push after the decision: 409
+		{"PUT", "/repos/acme/app/pulls/5/merge", `{"sha":"6666666666666666666666666666666666666666","merge_method":"octopus"}`},
+		{"PUT", "/repos/acme/app/pulls/6/merge", `{"sha":"7777777777777777777777777777777777777777"}`}, // a draft: 405
+		{"PUT", "/repos/acme/app/pulls/5/merge", `{"sha":"6666666666666666666666666666666666666666","merge_method":"squash"}`},
+		{"PUT", "/repos/acme/app/pulls/5/merge", `{"sha":"6666666666666666666666666666666666666666"}`}, // merged already: 405
+		{"PUT", "/repos/acme/app/pulls/99/merge", `{}`},
 		{"PATCH", "/repos/acme/app/pulls/1", `{"state":"closed"}`},
 		{"PATCH", "/repos/acme/app/pulls/1", `{"state":"merged"}`},
 		{"PATCH", "/repos/acme/app/pulls/1", `{"title":"Login","body":"the body"}`},
@@ -479,6 +487,9 @@ func TestProductRequestsAsGitHubDescribes(t *testing.T) {
 	if err := c.MarkReady(ctx, created.Number, created.NodeID); err != nil {
 		t.Fatal(err)
 	}
+	if _, err := c.MergePR(ctx, 5, "6666666666666666666666666666666666666666", "squash"); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := c.ReviewComments(ctx, 1); err != nil {
 		t.Fatal(err)
 	}
@@ -552,7 +563,7 @@ func TestProductRequestsAsGitHubDescribes(t *testing.T) {
 			}
 		}
 	}
-	for _, name := range []string{"repo", "pulls", "pull", "reviews", "check-runs", "status", "comment", "update-pull", "create-pull", "review-comments", "branch-rules", "branch", "branch-protection", "create-check-run", "create-ruleset"} {
+	for _, name := range []string{"repo", "pulls", "pull", "reviews", "check-runs", "status", "comment", "update-pull", "create-pull", "review-comments", "branch-rules", "branch", "branch-protection", "create-check-run", "create-ruleset", "merge-pull"} {
 		if !sent[name] {
 			t.Errorf("githubsync sent no %s request: the test no longer covers it", name)
 		}
