@@ -118,21 +118,7 @@ type ClientHooksFile struct {
 // LoadClientHooks reads a client's hook file; a missing file is an empty one.
 func LoadClientHooks(client, path string) (*ClientHooksFile, error) {
 	f := &ClientHooksFile{Client: client, Path: path}
-	if client == ClientOpencode {
-		b, err := os.ReadFile(path)
-		if errors.Is(err, fs.ErrNotExist) {
-			return f, nil
-		}
-		if err != nil {
-			return nil, fmt.Errorf("read %s: %w", path, err)
-		}
-		f.Exists = true
-		if strings.HasPrefix(string(b), OpencodePluginMarker) {
-			f.own = OpencodeEvents
-		}
-		return f, nil
-	}
-	if client != ClientCopilot {
+	if client != ClientCopilot && client != ClientOpencode {
 		s, err := LoadSettings(path)
 		if err != nil {
 			return nil, err
@@ -148,6 +134,12 @@ func LoadClientHooks(client, path string) (*ClientHooksFile, error) {
 		return nil, fmt.Errorf("read %s: %w", path, err)
 	}
 	f.Exists = true
+	if client == ClientOpencode {
+		if strings.HasPrefix(string(b), OpencodePluginMarker) {
+			f.own = OpencodeEvents
+		}
+		return f, nil
+	}
 	var doc struct {
 		Hooks map[string][]struct {
 			Bash string `json:"bash"`
