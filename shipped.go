@@ -6,7 +6,7 @@
 // It may import the standard library only.
 package gitexarchos
 
-import _ "embed"
+import "embed"
 
 // VerifyWorkflowPath is where the CI verify workflow lives, in this repository and in a user's.
 const VerifyWorkflowPath = ".github/workflows/exarchos-verify.yml"
@@ -24,3 +24,10 @@ var VerifyWorkflow []byte
 //
 //go:embed docs/git-exarchos.1
 var ManPage string
+
+// Plugin is the Claude Code plugin's guidance: its workflow commands (claude-plugin/commands),
+// per-phase skills (claude-plugin/skills) and agents (claude-plugin/agents), the one source from
+// which package guidance renders every other client's form of them.
+//
+//go:embed claude-plugin/commands claude-plugin/skills claude-plugin/agents
+var Plugin embed.FS

@@ -255,6 +255,9 @@ func (d *DoctorResult) clientHooks(files []ClientHooksState) {
 		default:
 			d.add("client-hooks", CheckOK, fmt.Sprintf("%s hooks installed in %s", c.Client, c.Path), "", nil)
 		}
+		if len(c.Guidance) > 0 {
+			d.add("client-guidance", CheckWarn, fmt.Sprintf("%s guidance (the workflow commands and guides) is missing or not what this version writes: %s", c.Client, strings.Join(c.Guidance, ", ")), fix, nil)
+		}
 		if c.Client == hooks.ClientCodex && len(c.Events) > 0 {
 			d.add("codex-trust", CheckWarn, "Codex runs the hooks of "+c.Path+" only once you trust them, and skips them silently until then (after every change of the file too)",
 				"open codex in this repository, run /hooks and trust the git-exarchos hooks (a project's .codex/ also needs the project trusted)", nil)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -234,12 +235,32 @@ func TestClientHooksInstall(t *testing.T) {
 	require.NoError(t, err)
 	assert.Contains(t, string(copilot), `hook copilot preToolUse`, "Copilot's command names its event")
 	assert.Contains(t, res.Warnings[0], "/hooks", "Codex's trust is said")
+	// Each client's guidance, where it reads it: Codex's skills and AGENTS.md section in the
+	// project, Gemini's extension and Copilot's skills in the home directory, Qwen's commands.
+	guidanceFiles := []string{filepath.Join(dir, ".agents", "skills", "exarchos-feature", "SKILL.md"), filepath.Join(dir, "AGENTS.md"),
+		filepath.Join(home, ".gemini", "extensions", "exarchos", "gemini-extension.json"), filepath.Join(home, ".gemini", "extensions", "exarchos", "commands", "exarchos", "feature.toml"),
+		filepath.Join(dir, ".qwen", "commands", "exarchos", "feature.toml"), filepath.Join(dir, ".qwen", "skills", "exarchos-guide-tdd", "SKILL.md"), filepath.Join(dir, "QWEN.md"),
+		filepath.Join(home, ".copilot", "skills", "exarchos-feature", "SKILL.md"), filepath.Join(home, ".copilot", "copilot-instructions.md")}
+	for _, f := range guidanceFiles {
+		assert.FileExists(t, f)
+	}
+	for _, st := range res.Clients {
+		assert.NotEmpty(t, st.Guidance, "%s: the guidance written is listed", st.Client)
+	}
 
 	again, err := HooksInstall(o)
 	require.NoError(t, err)
 	for _, st := range again.Clients {
 		assert.False(t, st.Changed, "%s: a second install changes nothing", st.Client)
+		assert.Empty(t, st.Guidance, "%s: nor its guidance", st.Client)
 	}
+	// A guidance file that differs from what this version writes shows in hooks status.
+	gittest.WriteFile(t, dir, ".qwen/commands/exarchos/feature.toml", "description = \"old\"\nprompt = \"old\"\n")
+	status, err := HooksStatus(HooksOptions{Dir: dir, Clients: []string{hooks.ClientQwen}})
+	require.NoError(t, err)
+	assert.Equal(t, []string{filepath.Join(dir, ".qwen", "commands", "exarchos", "feature.toml")}, status.Clients[0].Guidance)
+	_, err = HooksInstall(HooksOptions{Dir: dir, Clients: []string{hooks.ClientQwen}})
+	require.NoError(t, err)
 	// Installed files are no change of the planning phase's: the effects check passes.
 	a := callHook(t, "inst", dir, "PostToolUse", "Bash", bash("git exarchos hooks install --codex"))
 	assert.Empty(t, a.denied())
@@ -256,6 +277,17 @@ func TestClientHooksInstall(t *testing.T) {
 	for _, c := range []string{hooks.ClientCodex, hooks.ClientQwen, hooks.ClientCopilot} {
 		assert.NoFileExists(t, want[c])
 	}
+	extension := filepath.Join(home, ".gemini", "extensions", "exarchos")
+	for _, f := range guidanceFiles {
+		if strings.HasPrefix(f, extension) {
+			assert.FileExists(t, f, "Gemini's extension is the user's: other projects may use it")
+		} else {
+			assert.NoFileExists(t, f, "uninstall removes the guidance")
+		}
+	}
+	_, err = HooksUninstall(HooksOptions{Dir: dir, Clients: []string{hooks.ClientGemini}, Scope: hooks.ScopeUser, Environ: o.Environ})
+	require.NoError(t, err)
+	assert.NoDirExists(t, extension, "the user scope's uninstall removes the extension")
 	_, err = HooksInstall(HooksOptions{Dir: dir, Clients: []string{hooks.ClientCodex}, Scope: hooks.ScopeLocal})
 	assert.ErrorContains(t, err, "no local scope")
 }
@@ -280,4 +312,19 @@ func TestDoctorSaysCodexSkipsUntrustedHooks(t *testing.T) {
 	}
 	assert.Contains(t, ids, "codex-trust")
 	assert.Contains(t, ids, "client-hooks")
+	assert.NotContains(t, ids, "client-guidance", "the guidance is what this version writes")
+
+	// The guidance of an older version (or removed by hand): doctor says how to write it again.
+	require.NoError(t, os.Remove(filepath.Join(dir, ".agents", "skills", "exarchos-feature", "SKILL.md")))
+	res, _ = Doctor(DoctorOptions{Dir: dir})
+	require.NotNil(t, res)
+	found := false
+	for _, c := range res.Checks {
+		if c.ID == "client-guidance" {
+			found = true
+			assert.Contains(t, c.Message, "exarchos-feature")
+			assert.Equal(t, "git exarchos hooks install --codex --scope project", c.Fix)
+		}
+	}
+	assert.True(t, found, "doctor names the stale guidance")
 }

@@ -6,9 +6,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/exarchos/git-exarchos/fsmonitor"
+	"github.com/exarchos/git-exarchos/guidance"
 	"github.com/exarchos/git-exarchos/hookrun"
 	"github.com/exarchos/git-exarchos/hooks"
 	"github.com/exarchos/git-exarchos/internal/agentenv"
@@ -50,6 +52,19 @@ type ClientHooksState struct {
 	Events  []string `json:"events"`
 	Changed bool     `json:"changed,omitempty"`
 	Error   string   `json:"error,omitempty"`
+	// Guidance: install and uninstall, the guidance files written or removed (the plugin's
+	// commands, skills and agents in the client's form, package guidance); status, those missing
+	// or not what this version writes.
+	Guidance []string `json:"guidance,omitempty"`
+	verb     string   // what happened to Guidance, for GuidanceNote
+}
+
+// GuidanceNote says what happened to the client's guidance, for the text output ("" for nothing).
+func (s ClientHooksState) GuidanceNote() string {
+	if len(s.Guidance) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("; guidance: %d files %s", len(s.Guidance), s.verb)
 }
 
 // HooksResult is what `hooks install|uninstall|status` prints.
@@ -189,8 +204,78 @@ func changeClientHooks(o HooksOptions, client string, install bool) (ClientHooks
 	if err != nil {
 		return ClientHooksState{}, err
 	}
+	written, err := changeGuidance(o.Dir, client, scope, install)
+	if err != nil {
+		return ClientHooksState{}, err
+	}
 	_, statErr := os.Stat(path) // uninstall may have removed the file
-	return ClientHooksState{Client: client, Scope: scope, Path: path, Exists: statErr == nil, Events: nonNil(f.Installed()), Changed: changed}, nil
+	verb := map[bool]string{true: "written", false: "removed"}[install]
+	return ClientHooksState{Client: client, Scope: scope, Path: path, Exists: statErr == nil, Events: nonNil(f.Installed()), Changed: changed, Guidance: written, verb: verb}, nil
+}
+
+// clientGuidance is a client's guidance where it reads it in scope (guidance.Place); none for a
+// client guidance does not render (opencode).
+func clientGuidance(dir, client, scope string) ([]guidance.File, error) {
+	if !slices.Contains(guidance.Clients, client) {
+		return nil, nil
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return nil, fmt.Errorf("find the home directory for the %s guidance: %w", client, err)
+	}
+	var root string
+	if scope == hooks.ScopeProject {
+		if root, err = project.WorkTree(dirOr(dir)); err != nil {
+			return nil, err
+		}
+	}
+	return guidance.Place(client, scope, root, home, os.Getenv)
+}
+
+// changeGuidance writes (or removes) a client's guidance beside its hooks and returns the files
+// it changed; each written file is recorded as installed, so a phase's paths do not count it.
+func changeGuidance(dir, client, scope string, install bool) ([]string, error) {
+	files, err := clientGuidance(dir, client, scope)
+	if err != nil {
+		return nil, err
+	}
+	if !install {
+		if root, err := project.WorkTree(dirOr(dir)); err == nil && scope == hooks.ScopeProject {
+			// Gemini's extension is in the user's home whatever the scope: other projects' hooks
+			// may use it, so only `--scope user` removes it.
+			files = slices.DeleteFunc(files, func(f guidance.File) bool {
+				rel, err := filepath.Rel(root, f.Path)
+				return err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator))
+			})
+		}
+		return guidance.Uninstall(files)
+	}
+	changed, err := guidance.Install(files)
+	if err != nil {
+		return changed, err
+	}
+	for _, f := range files {
+		if err := hookrun.RecordInstalled(f.Path); err != nil {
+			return changed, err
+		}
+	}
+	return changed, nil
+}
+
+// staleGuidance lists a client's guidance files in scope that are missing or differ from what
+// this version writes (hooks status, doctor).
+func staleGuidance(dir, client, scope string) []string {
+	files, err := clientGuidance(dir, client, scope)
+	if err != nil {
+		return nil
+	}
+	var stale []string
+	for _, f := range files {
+		if !f.Current() {
+			stale = append(stale, f.Path)
+		}
+	}
+	return stale
 }
 
 // clientHooksPath is a client's hook file in scope; project needs the repository.
@@ -271,6 +356,9 @@ func HooksStatus(o HooksOptions) (*HooksResult, error) {
 				st.Error = err.Error()
 			} else {
 				st.Exists, st.Events = f.Exists, nonNil(f.Installed())
+			}
+			if len(st.Events) > 0 {
+				st.Guidance, st.verb = staleGuidance(o.Dir, client, scope), "missing or out of date (git exarchos hooks install --"+client+")"
 			}
 			if st.Exists || !both {
 				res.Clients = append(res.Clients, st)

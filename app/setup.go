@@ -35,8 +35,14 @@ type SetupOptions struct {
 	AutoPush bool
 	GitHub   bool
 	// Confirm asks the user a yes/no question (a terminal); nil never asks, and what was not asked
-	// for by a flag is left for a human.
+	// for by a flag is left for a human. With Confirm nil and Ask set, the questions go through Ask.
 	Confirm func(question string) bool
+	// Clients are the agent clients the team uses (claude, codex, gemini, qwen, copilot; --clients):
+	// setup installs each one's hooks and guidance. None asks through Ask (a terminal), else
+	// installs Claude Code's alone and says how to add the others.
+	Clients []string
+	// Ask asks the user a question on a terminal and returns the line they answer; nil never asks.
+	Ask func(question string) string
 }
 
 // Setup step statuses.
@@ -64,6 +70,8 @@ type SetupResult struct {
 	// Human lists what is left for a person: commands to run in their own terminal, and the
 	// required check to set on GitHub.
 	Human []string `json:"human"`
+	// Clients are the agent clients set up (SetupOptions.Clients, the answer, or claude).
+	Clients []string `json:"clients"`
 }
 
 // UnprotectedKeyNote says what a signing key is worth when an agent runs as the same user.
@@ -95,7 +103,14 @@ func Setup(r *Repo, o SetupOptions) (*SetupResult, error) {
 	if r.WorkTree() == "" {
 		return nil, project.Usagef("setup writes files into a working tree: run it in a clone of the repository")
 	}
+	if o.Confirm == nil && o.Ask != nil {
+		o.Confirm = askConfirm(o.Ask)
+	}
 	s := &setup{r: r, o: o, agent: agent, res: &SetupResult{DryRun: o.DryRun, Human: []string{}}}
+	if err := s.chooseClients(); err != nil {
+		return nil, err
+	}
+	s.res.Clients = s.clients
 	for i, step := range []func() (SetupStep, error){s.hooks, s.mcp, s.remote, s.ci, s.signer, s.commit, s.autoPush, s.github} {
 		faults.Step(i + 1)
 		st, err := step()
@@ -116,6 +131,9 @@ type setup struct {
 	o     SetupOptions
 	agent string
 	res   *SetupResult
+	// clients are the agent clients to set up; clientsNote, how to add others when none was named.
+	clients     []string
+	clientsNote string
 }
 
 // did is the status of a step that changed something: done, or would-do in a dry run.
@@ -130,7 +148,23 @@ func (s *setup) path(rel string) string {
 	return filepath.Join(s.r.WorkTree(), filepath.FromSlash(rel))
 }
 
+// hooks installs the chosen clients' hooks: Claude Code's here, the others' in clientHooks.
 func (s *setup) hooks() (SetupStep, error) {
+	st := SetupStep{Step: "hooks", Command: "git exarchos hooks install"}
+	if slices.Contains(s.clients, hooks.ClientClaude) {
+		var err error
+		if st, err = s.claudeHooks(); err != nil {
+			return st, err
+		}
+	}
+	st, err := s.clientHooks(st)
+	if s.clientsNote != "" {
+		st.Detail += "; " + s.clientsNote
+	}
+	return st, err
+}
+
+func (s *setup) claudeHooks() (SetupStep, error) {
 	st := SetupStep{Step: "hooks", Command: "git exarchos hooks install --claude"}
 	settings, err := hooks.LoadSettings(s.path(".claude/settings.json"))
 	if err != nil {
@@ -162,6 +196,10 @@ func (s *setup) hooks() (SetupStep, error) {
 
 func (s *setup) mcp() (SetupStep, error) {
 	st := SetupStep{Step: "mcp", Command: "git exarchos mcp --install"}
+	if !slices.Contains(s.clients, hooks.ClientClaude) {
+		st.Status, st.Detail = StepSkipped, "the MCP server is registered for Claude Code, which is not among the team's clients"
+		return st, nil
+	}
 	if s.o.Plugin {
 		st.Status, st.Detail = StepSkipped, "the plugin registers the MCP server"
 		if _, ok, err := mcpRegistered(s.r.WorkTree()); err == nil && ok {
@@ -389,13 +427,14 @@ func (s *setup) commit() (SetupStep, error) {
 
 // uncommitted lists the files setup writes that differ from HEAD (untracked, or changed).
 func (s *setup) uncommitted() ([]string, error) {
-	out, err := s.r.PorcelainStatus(setupFiles)
+	clientFiles := s.clientFiles()
+	out, err := s.r.PorcelainStatus(append(slices.Clone(setupFiles), clientFiles...))
 	if err != nil {
 		return nil, err
 	}
 	var files []string
-	for _, p := range setupFiles {
-		if strings.Contains("\n"+out+"\n", " "+p+"\n") {
+	for _, p := range append(slices.Clone(setupFiles), clientFiles...) {
+		if strings.Contains("\n"+out+"\n", " "+p+"\n") && !slices.Contains(files, p) {
 			files = append(files, p)
 		}
 	}

@@ -28,7 +28,7 @@ type ChangeFacts interface {
 // they print stashes, reverts or removes one (that would uninstall it). Changed afterwards, one
 // is counted like any other file.
 var InstalledFiles = []string{".claude/settings.json", ".claude/settings.local.json", ".mcp.json", ".github/workflows/exarchos-verify.yml",
-	".codex/hooks.json", ".gemini/settings.json", ".qwen/settings.json"}
+	".codex/hooks.json", ".gemini/settings.json", ".qwen/settings.json", ".opencode/plugins/exarchos.js"}
 
 // InstallFixes is, for each of InstalledFiles, the command that writes it again.
 var InstallFixes = map[string]string{
@@ -39,11 +39,44 @@ var InstallFixes = map[string]string{
 	".codex/hooks.json":                     "git exarchos hooks install --codex",
 	".gemini/settings.json":                 "git exarchos hooks install --gemini",
 	".qwen/settings.json":                   "git exarchos hooks install --qwen",
+	".opencode/plugins/exarchos.js":         "git exarchos hooks install --opencode",
 }
 
-// IsInstalledFile reports whether path (relative to the worktree's top) is one of InstalledFiles.
+// installedGuidance is the guidance `hooks install --codex|--qwen` writes into a worktree beside
+// the hooks (package guidance): the files under a prefix, and the context files whose section
+// between markers it writes (a file, not a prefix: no slash at the end and no "exarchos" in it).
+var installedGuidance = []struct{ path, fix string }{
+	{".agents/skills/exarchos-", InstallFixes[".codex/hooks.json"]},
+	{"AGENTS.md", InstallFixes[".codex/hooks.json"]},
+	{".qwen/skills/exarchos-", InstallFixes[".qwen/settings.json"]},
+	{".qwen/commands/exarchos/", InstallFixes[".qwen/settings.json"]},
+	{"QWEN.md", InstallFixes[".qwen/settings.json"]},
+}
+
+// guidanceFix is the install that writes path when path is guidance, else "".
+func guidanceFix(path string) string {
+	for _, g := range installedGuidance {
+		if path == g.path || strings.Contains(g.path, "exarchos") && strings.HasPrefix(path, g.path) && !strings.Contains(path, "..") {
+			return g.fix
+		}
+	}
+	return ""
+}
+
+// IsInstalledFile reports whether path (relative to the worktree's top) is one of InstalledFiles
+// or guidance an install writes.
 func IsInstalledFile(path string) bool {
-	return slices.Contains(InstalledFiles, strings.TrimPrefix(path, "./"))
+	path = strings.TrimPrefix(path, "./")
+	return slices.Contains(InstalledFiles, path) || guidanceFix(path) != ""
+}
+
+// InstallFix is the command that writes an installed file (IsInstalledFile) again.
+func InstallFix(path string) string {
+	path = strings.TrimPrefix(path, "./")
+	if c, ok := InstallFixes[path]; ok {
+		return c
+	}
+	return guidanceFix(path)
 }
 
 // InstallFacts tell whether an installed file holds what its installer wrote: in the worktree
@@ -117,7 +150,7 @@ func pathsAllowed(in Input) *workflow.GuardFailure {
 		// Never stash, revert or remove one: that would uninstall it. A human looks at what changed.
 		var again []string
 		for _, p := range changedInstalls {
-			if c := InstallFixes[p]; !slices.Contains(again, c) {
+			if c := InstallFix(p); !slices.Contains(again, c) {
 				again = append(again, c)
 			}
 		}

@@ -11,8 +11,8 @@ package hookrun
 //   - Claude Code's settings (the project's .claude/settings.json and settings.local.json, the
 //     user's ~/.claude/settings.json): disableAllHooks, allowManagedHooksOnly and hooks;
 //   - the other clients' hook files (.codex/hooks.json, .gemini/ and .qwen/settings.json, in the
-//     worktree and the home directory, ~/.copilot/hooks/exarchos.json): their hooks and what
-//     turns them off (hook_controls_clients.go);
+//     worktree and the home directory, ~/.copilot/hooks/exarchos.json) and Codex's config.toml:
+//     their hooks and what turns them off (hook_controls_clients.go);
 //   - git's configuration (the repository's config, config.worktree and the files they include):
 //     the keys the Bash reader refuses to set (aliases, core.hooksPath, includes, exarchos.*,
 //     refspecs reaching refs/exarchos) and core.fsmonitor, which git runs;
@@ -321,7 +321,7 @@ func controlDigest(p string, k controlKind) string {
 		}
 		what, _ = json.Marshal(map[string]json.RawMessage{"disableAllHooks": s["disableAllHooks"], "allowManagedHooksOnly": s["allowManagedHooksOnly"], "hooks": s["hooks"]})
 	case kindClientSettings:
-		if what = clientSettingsWhat(b); what == nil {
+		if what = clientSettingsWhat(p, b); what == nil {
 			return noneRelevant
 		}
 	case kindConfig:

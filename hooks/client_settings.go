@@ -46,8 +46,17 @@ func ClientSettingsPath(client, scope, root, home string, getenv func(string) st
 			return filepath.Join(d, "hooks", "exarchos.json"), nil
 		}
 		return filepath.Join(home, ".copilot", "hooks", "exarchos.json"), nil
+	case ClientOpencode: // its plugin directories: the project's .opencode/plugins, the user's config
+		if scope == ScopeProject {
+			return filepath.Join(root, ".opencode", "plugins", "exarchos.js"), nil
+		}
+		config := filepath.Join(home, ".config")
+		if d := getenv("XDG_CONFIG_HOME"); d != "" {
+			config = d
+		}
+		return filepath.Join(config, "opencode", "plugins", "exarchos.js"), nil
 	}
-	return "", fmt.Errorf("unknown agent client %q: use codex, gemini, qwen or copilot", client)
+	return "", fmt.Errorf("unknown agent client %q: use codex, gemini, qwen, copilot or opencode", client)
 }
 
 // ClientEntries are the hooks `hooks install --<client>` installs, in the client's event names
@@ -69,6 +78,8 @@ func ClientEntries(client string) []ClaudeEntry {
 	case ClientCopilot: // timeoutSec
 		return []ClaudeEntry{{Event: "preToolUse", Timeout: 10}, {Event: "postToolUse", Timeout: 20}, {Event: "sessionStart", Timeout: 30},
 			{Event: "agentStop", Timeout: 30}, {Event: "subagentStop", Timeout: 30}, {Event: "sessionEnd", Timeout: 30}}
+	case ClientOpencode: // the plugin's hooks (OpencodePlugin: its time limit is its own)
+		return []ClaudeEntry{{Event: OpencodeEvents[0], Timeout: 20}, {Event: OpencodeEvents[1], Timeout: 20}}
 	}
 	return nil
 }
@@ -97,16 +108,17 @@ type ClientHooksFile struct {
 	Path   string
 	Exists bool
 	// settings is the file for the clients whose settings hold other keys too (Codex, Gemini,
-	// Qwen): exarchos's entries are merged in and out as in Claude Code's. Copilot CLI's file is
-	// exarchos's own (hooks/exarchos.json), written whole.
+	// Qwen): exarchos's entries are merged in and out as in Claude Code's. Copilot CLI's file
+	// (hooks/exarchos.json) and opencode's plugin (plugins/exarchos.js) are exarchos's own,
+	// written whole.
 	settings *Settings
-	own      []string // Copilot: the events the file holds
+	own      []string // Copilot, opencode: the events the file holds
 }
 
 // LoadClientHooks reads a client's hook file; a missing file is an empty one.
 func LoadClientHooks(client, path string) (*ClientHooksFile, error) {
 	f := &ClientHooksFile{Client: client, Path: path}
-	if client != ClientCopilot {
+	if client != ClientCopilot && client != ClientOpencode {
 		s, err := LoadSettings(path)
 		if err != nil {
 			return nil, err
@@ -122,6 +134,12 @@ func LoadClientHooks(client, path string) (*ClientHooksFile, error) {
 		return nil, fmt.Errorf("read %s: %w", path, err)
 	}
 	f.Exists = true
+	if client == ClientOpencode {
+		if strings.HasPrefix(string(b), OpencodePluginMarker) {
+			f.own = OpencodeEvents
+		}
+		return f, nil
+	}
 	var doc struct {
 		Hooks map[string][]struct {
 			Bash string `json:"bash"`
@@ -160,21 +178,28 @@ func (f *ClientHooksFile) Install(claudeCommand string) (bool, error) {
 		}
 		return changed, err
 	}
-	type handler struct {
-		Type       string `json:"type"`
-		Bash       string `json:"bash"`
-		TimeoutSec int    `json:"timeoutSec"`
+	if f.Client == ClientOpencode && f.Exists && len(f.own) == 0 {
+		// A plugin of the user's own by that name: not overwritten.
+		return false, fmt.Errorf("%s is not the file git exarchos writes: move it away, then run the command again", f.Path)
 	}
-	hooks := map[string][]handler{}
-	for _, e := range ClientEntries(ClientCopilot) {
-		// Copilot's camelCase payload does not name its event: the command does.
-		hooks[e.Event] = []handler{{Type: "command", Bash: command + " " + e.Event, TimeoutSec: e.Timeout}}
+	b := OpencodePlugin(command)
+	if f.Client == ClientCopilot {
+		type handler struct {
+			Type       string `json:"type"`
+			Bash       string `json:"bash"`
+			TimeoutSec int    `json:"timeoutSec"`
+		}
+		hooks := map[string][]handler{}
+		for _, e := range ClientEntries(ClientCopilot) {
+			// Copilot's camelCase payload does not name its event: the command does.
+			hooks[e.Event] = []handler{{Type: "command", Bash: command + " " + e.Event, TimeoutSec: e.Timeout}}
+		}
+		var err error
+		if b, err = json.MarshalIndent(map[string]any{"version": 1, "hooks": hooks}, "", "  "); err != nil {
+			return false, err
+		}
+		b = append(b, '\n')
 	}
-	b, err := json.MarshalIndent(map[string]any{"version": 1, "hooks": hooks}, "", "  ")
-	if err != nil {
-		return false, err
-	}
-	b = append(b, '\n')
 	if old, err := os.ReadFile(f.Path); err == nil && string(old) == string(b) {
 		return false, nil
 	}
@@ -185,7 +210,7 @@ func (f *ClientHooksFile) Install(claudeCommand string) (bool, error) {
 		return false, fmt.Errorf("write %s: %w", f.Path, err)
 	}
 	f.Exists, f.own = true, nil
-	for _, e := range ClientEntries(ClientCopilot) {
+	for _, e := range ClientEntries(f.Client) {
 		f.own = append(f.own, e.Event)
 	}
 	return true, nil

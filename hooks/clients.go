@@ -20,10 +20,13 @@ const (
 	ClientGemini  = "gemini"
 	ClientQwen    = "qwen"
 	ClientCopilot = "copilot"
+	// ClientOpencode is opencode, whose hooks are a JavaScript plugin (OpencodePlugin) that sends
+	// each call to `git-exarchos hook opencode` in Claude Code's payload with opencode's names.
+	ClientOpencode = "opencode"
 )
 
 // Clients lists the clients in the order the docs and `hooks status` name them.
-var Clients = []string{ClientClaude, ClientCodex, ClientGemini, ClientQwen, ClientCopilot}
+var Clients = []string{ClientClaude, ClientCodex, ClientGemini, ClientQwen, ClientCopilot, ClientOpencode}
 
 // IsClient reports whether name is one of Clients.
 func IsClient(name string) bool {
@@ -47,6 +50,8 @@ var clientEvents = map[string]map[string]string{
 	// Copilot CLI (1.0.x), camelCase events; its PascalCase events send Claude Code's payload.
 	ClientCopilot: {"preToolUse": PreToolUse, "postToolUse": PostToolUse, "sessionStart": SessionStart,
 		"sessionEnd": SessionEnd, "agentStop": Stop, "subagentStop": SubagentStop, "userPromptSubmitted": UserPromptSubmit},
+	// opencode's plugin hooks (OpencodePlugin names them in hook_event_name).
+	ClientOpencode: {"tool.execute.before": PreToolUse, "tool.execute.after": PostToolUse, "session.created": SessionStart},
 }
 
 // clientTools maps a client's tool names onto Claude Code's, so a phase's envelope (written in
@@ -62,6 +67,9 @@ var clientTools = map[string]map[string]string{
 		"web_fetch": "WebFetch", "web_search": "WebSearch", "todo_write": "TodoWrite"},
 	ClientCopilot: {"bash": "Bash", "create": "Write", "edit": "Edit", "str_replace_editor": "Edit", "view": "Read",
 		"glob": "Glob", "grep": "Grep", "web_fetch": "WebFetch", "read_bash": "BashOutput", "list_bash": "BashOutput"},
+	// opencode: patch and apply_patch carry a patch in Codex's format (patchText), judged by its files.
+	ClientOpencode: {"bash": "Bash", "write": "Write", "edit": "Edit", "multiedit": "MultiEdit", "read": "Read", "glob": "Glob",
+		"grep": "Grep", "list": "LS", "webfetch": "WebFetch", "todowrite": "TodoWrite", "todoread": "TodoRead", "patch": "apply_patch"},
 }
 
 // copilotInput is Copilot CLI's camelCase payload.
@@ -136,7 +144,10 @@ func ReadClientInput(client, event string, r io.Reader, getenv func(string) stri
 	if in.ToolName == "Bash" {
 		in.ToolInput = shellCommand(in.ToolInput)
 	}
-	if client == ClientCodex && in.ToolName == "apply_patch" {
+	if client == ClientOpencode {
+		in.ToolInput = opencodeArgs(in.ToolInput)
+	}
+	if (client == ClientCodex || client == ClientOpencode) && in.ToolName == "apply_patch" {
 		call.Inputs = patchInputs(in, "")
 		return call, nil
 	}
@@ -149,6 +160,20 @@ func ReadClientInput(client, event string, r io.Reader, getenv func(string) stri
 	}
 	call.Inputs = []Input{in}
 	return call, nil
+}
+
+// opencodeArgs gives opencode's file tools' arguments Claude Code's key: filePath is file_path.
+func opencodeArgs(raw json.RawMessage) json.RawMessage {
+	var args map[string]json.RawMessage
+	if json.Unmarshal(raw, &args) != nil || args["filePath"] == nil || args["file_path"] != nil {
+		return raw
+	}
+	args["file_path"] = args["filePath"]
+	b, err := json.Marshal(args)
+	if err != nil {
+		return raw
+	}
+	return b
 }
 
 // shellCommand gives a shell call's tool_input a command string: Codex may send the command as
@@ -360,6 +385,19 @@ func (o Output) WriteFor(client, event string, w io.Writer) error {
 			o.Specific = &specific
 		}
 		return o.Write(w)
+	case ClientOpencode:
+		// OpencodePlugin throws "deny" (opencode reports the error to the model as the tool's
+		// result), appends "block" to the tool's output, and keeps "context" for the session.
+		switch {
+		case o.Denied():
+			v = map[string]string{"decision": "deny", "reason": reason}
+		case o.Decision == "block":
+			v = map[string]string{"decision": "block", "reason": o.Reason}
+		case context != "":
+			v = map[string]string{"context": context}
+		default:
+			v = struct{}{}
+		}
 	default: // Claude Code
 		return o.Write(w)
 	}

@@ -106,7 +106,7 @@ type InstalledFacts interface {
 func installFixes(paths []string) string {
 	var cmds []string
 	for _, p := range paths {
-		if c := guards.InstallFixes[p]; !slices.Contains(cmds, c) {
+		if c := guards.InstallFix(p); !slices.Contains(cmds, c) {
 			cmds = append(cmds, c)
 		}
 	}

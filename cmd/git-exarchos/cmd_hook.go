@@ -129,10 +129,11 @@ var (
 	gitFlag    = &cli.BoolFlag{Name: "git", Usage: "the git hooks pre-push, post-checkout and post-merge"}
 	// The other agent clients' hooks (docs/clients.md), each in its own configuration.
 	clientFlags = []cli.Flag{
-		&cli.BoolFlag{Name: "codex", Usage: "the Codex CLI hooks (.codex/hooks.json; user: ~/.codex/hooks.json)"},
-		&cli.BoolFlag{Name: "gemini", Usage: "the Gemini CLI hooks (.gemini/settings.json; user: ~/.gemini/settings.json)"},
-		&cli.BoolFlag{Name: "qwen", Usage: "the Qwen Code hooks (.qwen/settings.json; user: ~/.qwen/settings.json)"},
-		&cli.BoolFlag{Name: "copilot", Usage: "the Copilot CLI hooks (user scope only: ~/.copilot/hooks/exarchos.json)"},
+		&cli.BoolFlag{Name: "codex", Usage: "the Codex CLI hooks (.codex/hooks.json; user: ~/.codex/hooks.json) and guidance (.agents/skills, a section of AGENTS.md)"},
+		&cli.BoolFlag{Name: "gemini", Usage: "the Gemini CLI hooks (.gemini/settings.json; user: ~/.gemini/settings.json) and guidance (the extension ~/.gemini/extensions/exarchos)"},
+		&cli.BoolFlag{Name: "qwen", Usage: "the Qwen Code hooks (.qwen/settings.json; user: ~/.qwen/settings.json) and guidance (.qwen/commands/exarchos, .qwen/skills, a section of QWEN.md)"},
+		&cli.BoolFlag{Name: "copilot", Usage: "the Copilot CLI hooks (user scope only: ~/.copilot/hooks/exarchos.json) and guidance (~/.copilot/skills, a section of copilot-instructions.md)"},
+		&cli.BoolFlag{Name: "opencode", Usage: "opencode's plugin that runs the hooks (.opencode/plugins/exarchos.js; user: ~/.config/opencode/plugins/exarchos.js)"},
 	}
 	scopeFlag = &cli.StringFlag{Name: "scope", Value: app.ScopeProject, Usage: "Claude Code settings `scope`: project (.claude/settings.json), local (.claude/settings.local.json) or user (~/.claude/settings.json)"}
 )
@@ -158,33 +159,32 @@ func hooksCommand() *cli.Command {
 	}
 	return &cli.Command{
 		Name:  "hooks",
-		Usage: "install, remove and show the agent clients' hooks (Claude Code, Codex, Gemini, Qwen, Copilot) and the git hooks",
-		UsageText: `git exarchos hooks install --claude|--codex|--gemini|--qwen|--copilot [--scope project|local|user] [--git] [--json]
-git exarchos hooks uninstall --claude|--codex|--gemini|--qwen|--copilot [--scope project|local|user] [--git] [--json]
-git exarchos hooks status [--claude] [--codex] [--gemini] [--qwen] [--copilot] [--git] [--json]
+		Usage: "install, remove and show the agent clients' hooks (Claude Code, Codex, Gemini, Qwen, Copilot, opencode) and the git hooks",
+		UsageText: `git exarchos hooks install --claude|--codex|--gemini|--qwen|--copilot|--opencode [--scope project|local|user] [--git] [--json]
+git exarchos hooks uninstall --claude|--codex|--gemini|--qwen|--copilot|--opencode [--scope project|local|user] [--git] [--json]
+git exarchos hooks status [--claude] [--codex] [--gemini] [--qwen] [--copilot] [--opencode] [--git] [--json]
 git exarchos hooks release --session <id> | --all [--json]
 git exarchos hooks accept [<feature>...] [--json]`,
 		Commands: []*cli.Command{
 			{
 				Name:  "install",
 				Usage: "merge exarchos's hooks into a Claude Code settings file and/or chain them into the git hooks; idempotent",
-				UsageText: `git exarchos hooks install [--claude [--scope project|local|user]] [--codex] [--gemini] [--qwen] [--copilot] [--git] [--json]
+				UsageText: `git exarchos hooks install [--claude [--scope project|local|user]] [--codex] [--gemini] [--qwen] [--copilot] [--opencode] [--git] [--json]
 
 --claude adds one entry per event (` + claudeEventNames() + `) to the settings file and touches
 nothing else in it. In a worktree it records what it wrote: an installed file holding that is no
 change of a phase's (paths-allowed), so a workflow moves on with it uncommitted.
 --git installs pre-push, post-checkout and post-merge where git runs hooks (core.hooksPath
 included); a hook already there is kept beside them and runs first with the same arguments and input.
---codex, --gemini, --qwen and --copilot install the same handler in each client's own hook
-configuration (docs/clients.md); Copilot CLI's in the user scope only. Codex runs a hook only once
-you trust it (/hooks in codex): git exarchos doctor says when it will skip them.
+--codex, --gemini, --qwen, --copilot and --opencode install the same handler in each client's own
+hook configuration (opencode's: a plugin) with the plugin's commands and guides (docs/clients.md);
+Copilot CLI's in the user scope only. Codex runs a hook only once you trust it (/hooks; doctor says).
 
 Examples:
    git exarchos hooks install --claude                 # .claude/settings.json, shared with the team
    git exarchos hooks install --claude --scope local   # this clone only
    git exarchos hooks install --git
-   git exarchos hooks install --codex --gemini --qwen   # the other clients, shared with the team
-   git exarchos hooks install --copilot                # ~/.copilot/hooks/exarchos.json
+   git exarchos hooks install --codex --gemini --qwen --opencode --copilot   # the other clients (Copilot's in ~/.copilot)
    git config exarchos.autoPush true                   # pre-push then pushes the workflow refs too
    # stopGuard: true in .exarchos/config.yaml on the base branch: Stop hooks keep the agent on unfinished phases`,
 				Flags:  append([]cli.Flag{claudeFlag, gitFlag, scopeFlag, jsonFlag}, clientFlags...),
@@ -193,7 +193,7 @@ Examples:
 			{
 				Name:  "uninstall",
 				Usage: "remove exactly what install added: the settings file's exarchos entries, the git hooks (restoring the ones they chained)",
-				UsageText: `git exarchos hooks uninstall [--claude [--scope project|local|user]] [--codex] [--gemini] [--qwen] [--copilot] [--git] [--json]
+				UsageText: `git exarchos hooks uninstall [--claude [--scope project|local|user]] [--codex] [--gemini] [--qwen] [--copilot] [--opencode] [--git] [--json]
 
 Examples:
    git exarchos hooks uninstall --claude --git
@@ -205,7 +205,7 @@ Examples:
 			{
 				Name:  "status",
 				Usage: "show where exarchos's hooks are installed: each settings scope, and the git hooks directory",
-				UsageText: `git exarchos hooks status [--claude] [--codex] [--gemini] [--qwen] [--copilot] [--git] [--json]
+				UsageText: `git exarchos hooks status [--claude] [--codex] [--gemini] [--qwen] [--copilot] [--opencode] [--git] [--json]
 
 Examples:
    git exarchos hooks status
@@ -288,7 +288,7 @@ func printHooks(w io.Writer, res *app.HooksResult) {
 		printf(w, "claude %-7s %s: %s\n", s.Scope, s.Path, hookFileState(s.Error, s.Events, s.Exists, s.Changed))
 	}
 	for _, s := range res.Clients {
-		printf(w, "%s %-7s %s: %s\n", s.Client, s.Scope, s.Path, hookFileState(s.Error, s.Events, s.Exists, s.Changed))
+		printf(w, "%s %-7s %s: %s%s\n", s.Client, s.Scope, s.Path, hookFileState(s.Error, s.Events, s.Exists, s.Changed), s.GuidanceNote())
 	}
 	if res.GitDir != "" {
 		printf(w, "git hooks in %s:\n", res.GitDir)

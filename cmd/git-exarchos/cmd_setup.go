@@ -17,13 +17,13 @@ func setupCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "setup",
 		Usage: "set a repository up in one step: hooks, MCP server, remote, CI verify workflow, your signing key",
-		UsageText: `git exarchos setup [--plugin] [--remote <name>] [--signer] [--commit] [--auto-push] [--github] [--dry-run] [--json]
+		UsageText: `git exarchos setup [--clients claude,codex,gemini,qwen,copilot] [--plugin] [--remote <name>] [--signer] [--commit] [--auto-push] [--github] [--dry-run] [--json]
 
 Does what a new repository needs, each step only if it is not done yet, so running it again
-changes nothing: the Claude Code hooks (.claude/settings.json; with --plugin, none: the plugin
-carries them and the MCP server), the MCP server (.mcp.json), the remote's fetch refspec for
-workflows, and the CI verify workflow (.github/workflows/exarchos-verify.yml, as this version
-ships it). It then offers what only a human should do: adding your SSH signing key (git config
+changes nothing: the hooks and guidance of each agent client the team uses (--clients; asked on a
+terminal; else Claude Code's, none with --plugin, which carries them and the MCP server), the MCP
+server (.mcp.json), the remote's fetch refspec for workflows, and the CI verify workflow
+(.github/workflows/exarchos-verify.yml, as this version ships it). It then offers what only a human should do: adding your SSH signing key (git config
 gpg.format ssh, user.signingkey) to .exarchos/allowed_signers, and committing the files it wrote
 on the base branch (never on a feature branch, where a planning phase counts them against the
 workflow). On a terminal it asks; otherwise --signer and --commit say yes. In an agent's
@@ -39,10 +39,11 @@ nothing and says what it would do.
 
 Examples:
    git exarchos setup --dry-run
-   git exarchos setup --signer --commit
+   git exarchos setup --clients claude,codex --signer --commit
    GH_TOKEN=<admin token> git exarchos setup --github --auto-push
    git exarchos setup --plugin --json`,
 		Flags: []cli.Flag{
+			&cli.StringSliceFlag{Name: "clients", Usage: "the agent clients the team uses, comma-separated: claude, codex, gemini, qwen, copilot (default: asked on a terminal, else claude)"},
 			&cli.BoolFlag{Name: "plugin", Usage: "the exarchos Claude Code plugin carries the hooks and the MCP server: write neither"},
 			&cli.StringFlag{Name: "remote", Usage: "the remote `name` to set up (default: the upstream's, else origin)"},
 			&cli.BoolFlag{Name: "signer", Usage: "add your signing key to .exarchos/allowed_signers without asking (a human's step)"},
@@ -57,10 +58,10 @@ Examples:
 			if err != nil {
 				return err
 			}
-			o := app.SetupOptions{Plugin: c.Bool("plugin"), Remote: c.String("remote"), Signer: c.Bool("signer"),
-				Commit: c.Bool("commit"), DryRun: c.Bool("dry-run"), AutoPush: c.Bool("auto-push"), GitHub: c.Bool("github")}
+			o := app.SetupOptions{Plugin: c.Bool("plugin"), Remote: c.String("remote"), Signer: c.Bool("signer"), Commit: c.Bool("commit"),
+				DryRun: c.Bool("dry-run"), AutoPush: c.Bool("auto-push"), GitHub: c.Bool("github"), Clients: c.StringSlice("clients")}
 			if !c.Bool("json") && terminal(os.Stdin) && terminal(c.Root().Writer) {
-				o.Confirm = askYesNo(c.Root().Writer)
+				o.Ask = askLine(c.Root().Writer)
 			}
 			res, err := app.Setup(r, o)
 			if err != nil {
@@ -71,14 +72,13 @@ Examples:
 	}
 }
 
-// askYesNo asks on the terminal; anything but y or yes is no.
-func askYesNo(w io.Writer) func(string) bool {
+// askLine asks on the terminal and returns the line answered.
+func askLine(w io.Writer) func(string) string {
 	in := bufio.NewReader(os.Stdin)
-	return func(q string) bool {
-		printf(w, "%s [y/N] ", q)
+	return func(q string) string {
+		printf(w, "%s", q)
 		line, _ := in.ReadString('\n')
-		a := strings.ToLower(strings.TrimSpace(line))
-		return a == "y" || a == "yes"
+		return line
 	}
 }
 

@@ -40,6 +40,7 @@ var Vars = []Var{
 	{"QWEN_CODE", "Qwen Code", "set to 1 in its shell tool (0.24.4)"},
 	{"COPILOT_CLI", "GitHub Copilot CLI", "set to 1 in its shell tool (1.0.102)"},
 	{"COPILOT_AGENT_SESSION_ID", "GitHub Copilot CLI", "set in its shell tool (1.0.102)"},
+	{"OPENCODE", "opencode", "set to 1 by opencode for the processes it starts (not by every version's shell tool: anomalyco/opencode#32689)"},
 }
 
 // Env is a process environment, KEY=VALUE entries as os.Environ gives them.

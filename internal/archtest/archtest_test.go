@@ -42,7 +42,7 @@ type rule struct {
 
 // below is what DESIGN.md's "everything below" means for cmd/git-exarchos and app: every
 // package under them in the table.
-var below = []string{"", "workflowdef", "guards", "hooks", "githubsync", "gitstore", "gitrepo", "signing", "fsmonitor", "workflow", helpers}
+var below = []string{"", "guidance", "workflowdef", "guards", "hooks", "githubsync", "gitstore", "gitrepo", "signing", "fsmonitor", "workflow", helpers}
 
 // jobs is what app and the CLI compose: the job packages split out of app (issue 31) over the
 // project base, and everything below them.
@@ -146,6 +146,8 @@ var table = map[string]rule{
 		job: "the hook runtime: a hook payload to a decision, with its bindings, caches, journal and controls",
 		// The only package the hook's path loads (from cmd's fast path): never app.
 		may: []string{"trust", "project", "hooks", "guards", "gitstore", "gitrepo", "fsmonitor", "workflow", helpers},
+		// Codex's config.toml, read when its stamp moved (hook_controls_clients.go).
+		libraries: []string{"github.com/BurntSushi/toml"},
 	},
 	"trust": {
 		job: "who may make a human decision and whether a recorded one counts: signers, verdicts, signing, the agent refusal",
@@ -175,6 +177,12 @@ var table = map[string]rule{
 		job:       "Claude Code and git hook decisions: the Bash reader, policies, effects, settings installers",
 		may:       []string{"workflow", "guards", helpers},
 		libraries: []string{"mvdan.cc/sh/v3"},
+	},
+	"guidance": {
+		job: "the plugin's commands, skills and agents rendered in each other agent client's form, and installed",
+		// "": the plugin's one copy, embedded by the root package (shipped.go).
+		may:       []string{"", helpers},
+		libraries: []string{"github.com/BurntSushi/toml"},
 	},
 	"githubsync": {
 		job:       "GitHub through go-github: token and host, pull requests, checks, reviews, merge evidence",
