@@ -57,7 +57,7 @@ func sessionsKey(create bool) []byte {
 // binding file deleted outside the hook is put back by the next call, not forgotten (issue 38
 // item 10: deleting it left the session unbound).
 func mirrorFile(commonDir, id string) string {
-	return filepath.Join(commonDir, "exarchos", "sessions", filepath.Base(SessionFile(id)))
+	return filepath.Join(trust.SessionsMirror(commonDir), filepath.Base(SessionFile(id)))
 }
 
 // readBinding reads and checks a binding file: nil when there is none, an error when it cannot be
