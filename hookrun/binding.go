@@ -160,8 +160,8 @@ func (h *hookRepo) sessionBound(rec *sessionRecord) ([]hooks.Bound, error) {
 		if err != nil {
 			return nil, fmt.Errorf("workflow %s, which this session is bound to: %w", f, err)
 		}
-		if !ok || !h.repo.IsActive(gitstore.Summary{Type: st.Type, Phase: st.Phase}) {
-			continue
+		if !ok || !h.repo.IsActive(gitstore.Summary{Type: st.Type, Phase: st.Phase}) && !h.repo.heldForDecision(f) {
+			continue // ended (but one a detached decision ended stays, held, until the user accepts it)
 		}
 		w := h.repo.boundOf(f, st)
 		if rec.Root != "" {

@@ -595,6 +595,12 @@ func (r *Repo) Held(feature string) string {
 		feature, h.Ref, OrNone(h.From), OrNone(h.To), h.Seen, h.Undo(), feature)
 }
 
+// heldForDecision reports whether feature has a decision run detached not yet accepted.
+func (r *Repo) heldForDecision(feature string) bool {
+	_, ok := trust.DetachedDecision(r.Store.Loc.CommonDir, feature)
+	return ok
+}
+
 // heldDecision says why feature is held for a human decision run detached (trust/detached.go),
 // or "": one stat when there is none.
 func (r *Repo) heldDecision(feature string) string {

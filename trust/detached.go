@@ -93,8 +93,13 @@ func (r *Repo) runsDetached() (agentenv.Detached, bool) {
 		return d, false
 	}
 	first, ok := firstBinding(r.Store.Loc.CommonDir)
-	return d, ok && !d.Started.Before(first)
+	return d, ok && !d.Started.Before(first.Add(-startSlack))
 }
+
+// startSlack is how far a start time read from /proc may fall before the clock's: it is counted
+// from the boot time, which /proc gives in whole seconds and which drifts from the wall clock
+// (0.5 s measured on a VM); a binding's time is kept in whole seconds too.
+const startSlack = 3 * time.Second
 
 // firstBinding is when an agent session was first bound in the repository at commonDir (the
 // bindings the hook keeps there), and whether there is one.
