@@ -82,9 +82,7 @@ func TestReviewAndSynthesizeSuggestionsThroughThePlugin(t *testing.T) {
 	}
 	s := e.Session()
 	res := s.Run("implement login and get it reviewed", first)
-	if fin := res.Final(); fin == nil || fin["subtype"] != "success" {
-		t.Fatalf("first session ended with %v\n%s", fin, res.Stderr)
-	}
+	mustSucceed(t, res, "first session")
 	if reviews := e.MustHuman("log", "login", "--type", "review.recorded"); strings.Contains(reviews, "review.recorded") {
 		t.Fatalf("the agent's own verdict was recorded:\n%s", reviews)
 	}
@@ -115,9 +113,7 @@ func TestReviewAndSynthesizeSuggestionsThroughThePlugin(t *testing.T) {
 		}, Text: "The pull request is open; it is yours to merge on GitHub."},
 	}
 	res = s.Resume("go on with login", second)
-	if fin := res.Final(); fin == nil || fin["subtype"] != "success" {
-		t.Fatalf("second session ended with %v\n%s", fin, res.Stderr)
-	}
+	mustSucceed(t, res, "second session")
 	var st struct {
 		Phase string `json:"phase"`
 		PR    struct {
@@ -127,5 +123,13 @@ func TestReviewAndSynthesizeSuggestionsThroughThePlugin(t *testing.T) {
 	out := e.MustHuman("status", "login", "--json", "--fields", "phase,pr")
 	if err := json.Unmarshal([]byte(out), &st); err != nil || st.Phase != "synthesize" || st.PR.Number == 0 {
 		t.Errorf("after the session: %v %s", err, out)
+	}
+}
+
+// mustSucceed stops the test unless the client's run ended in success.
+func mustSucceed(t *testing.T, res *Result, what string) {
+	t.Helper()
+	if fin := res.Final(); fin == nil || fin["subtype"] != "success" {
+		t.Fatalf("%s ended with %v\n%s", what, fin, res.Stderr)
 	}
 }

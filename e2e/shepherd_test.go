@@ -42,9 +42,7 @@ func TestShepherdThroughThePlugin(t *testing.T) {
 	}
 	s := e.Session()
 	res := s.Run("implement login and open its pull request", first)
-	if fin := res.Final(); fin == nil || fin["subtype"] != "success" {
-		t.Fatalf("first session ended with %v\n%s", fin, res.Stderr)
-	}
+	mustSucceed(t, res, "first session")
 	pr, ok := e.GitHub.PR(1)
 	if !ok || pr.Head != "login" || pr.Draft || !strings.Contains(pr.Body, "login") {
 		t.Fatalf("the pull request the agent opened: %+v (found %v)", pr, ok)
@@ -92,9 +90,7 @@ func TestShepherdThroughThePlugin(t *testing.T) {
 			Text: "Pull request #1 is merge-ready: checks pass and CodeRabbit's finding is fixed and resolved. Merging is yours."},
 	}
 	res = s.Resume("/exarchos:shepherd login", second)
-	if fin := res.Final(); fin == nil || fin["subtype"] != "success" {
-		t.Fatalf("shepherd session ended with %v\n%s", fin, res.Stderr)
-	}
+	mustSucceed(t, res, "shepherd session")
 
 	// As the human sees it: synthesize, the pull request linked with its checks green, the
 	// finding closed by GitHub, no fix cycle to open.
