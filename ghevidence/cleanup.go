@@ -71,7 +71,7 @@ func cleanup(r *Repo, o CleanupOptions) (*CleanupResult, error) {
 	case o.Override && o.Offline:
 		return nil, project.Usagef("--override and --offline exclude each other")
 	case o.Override:
-		if err := trust.RefuseInAgent(r.Environ, "cleanup "+feature+" --override --reason …"); err != nil {
+		if err := r.RefuseDecision(feature, "cleanup "+feature+" --override --reason …"); err != nil {
 			return nil, err
 		}
 		res, err := o.record(r, feature, workflow.OverrideGuard{Guard: "merge-verified", Reason: o.Reason}, workflow.Cleanup{})
@@ -227,7 +227,7 @@ func refuseLocalBase(r *Repo, base *project.Base, branch, feature, tip string) e
 	if strings.HasPrefix(base.Ref, "refs/remotes/") {
 		return nil
 	}
-	err := trust.RefuseInAgent(r.Environ, "cleanup "+feature+" --offline")
+	err := r.RefuseDecision(feature, "cleanup "+feature+" --offline")
 	var refusal *trust.AgentRefusal
 	if !errors.As(err, &refusal) {
 		return err

@@ -197,7 +197,7 @@ func FindPR(r *Repo, o PRFindOptions) (*PRResult, error) {
 		return nil, err
 	}
 	if len(prs) == 0 {
-		return nil, fmt.Errorf("%w: no pull request of %s has head branch %s; push it and open one (gh pr create --head %s), then run `git exarchos pr find %s`",
+		return nil, fmt.Errorf("%w: no pull request of %s has head branch %s; push it and open one, which links it too: git push -u origin %s && git exarchos pr create %s",
 			ErrNoPullRequest, repo, st.Branch, st.Branch, feature)
 	}
 	res, err := r.link(feature, st, gh, prs[0])

@@ -99,7 +99,7 @@ func TestFindPR(t *testing.T) {
 	before := events(t, r)
 	_, err := ghevidence.FindPR(r.GitHub(), ghevidence.PRFindOptions{Feature: "login"})
 	require.ErrorIs(t, err, ghevidence.ErrNoPullRequest)
-	assert.Contains(t, err.Error(), "gh pr create --head main")
+	assert.Contains(t, err.Error(), "git push -u origin main && git exarchos pr create")
 	assert.Equal(t, before, events(t, r))
 
 	gh.SetPR(fakegithub.PR{Number: 7, Head: "main", Base: "trunk", HeadSHA: gittest.Git(t, dir, "", "rev-parse", "main")})

@@ -57,7 +57,7 @@ func sessionsKey(create bool) []byte {
 // binding file deleted outside the hook is put back by the next call, not forgotten (issue 38
 // item 10: deleting it left the session unbound).
 func mirrorFile(commonDir, id string) string {
-	return filepath.Join(commonDir, "exarchos", "sessions", filepath.Base(SessionFile(id)))
+	return filepath.Join(trust.SessionsMirror(commonDir), filepath.Base(SessionFile(id)))
 }
 
 // readBinding reads and checks a binding file: nil when there is none, an error when it cannot be
@@ -160,8 +160,8 @@ func (h *hookRepo) sessionBound(rec *sessionRecord) ([]hooks.Bound, error) {
 		if err != nil {
 			return nil, fmt.Errorf("workflow %s, which this session is bound to: %w", f, err)
 		}
-		if !ok || !h.repo.IsActive(gitstore.Summary{Type: st.Type, Phase: st.Phase}) {
-			continue
+		if !ok || !h.repo.IsActive(gitstore.Summary{Type: st.Type, Phase: st.Phase}) && !h.repo.heldForDecision(f) {
+			continue // ended (but one a detached decision ended stays, held, until the user accepts it)
 		}
 		w := h.repo.boundOf(f, st)
 		if rec.Root != "" {

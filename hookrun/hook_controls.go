@@ -584,15 +584,34 @@ func (r *Repo) heldRef(feature string) (HeldRef, bool) {
 func (r *Repo) Held(feature string) string {
 	h, ok := r.heldRef(feature)
 	if !ok {
-		return ""
+		return r.heldDecision(feature)
 	}
 	if cur, _, err := gitrepo.ReadRef(r.CommonDir(), h.Ref); err == nil && h.From != "" && cur.String() == h.From {
 		_ = os.Remove(r.heldPath(feature))
-		return ""
+		return r.heldDecision(feature)
 	}
 	return fmt.Sprintf("git exarchos: workflow %s is held: %s was moved from %s to %s by something other than git exarchos (seen %s), which may have rewritten its log. "+
 		"Policed tools are denied until the user restores it (`%s`) or accepts it (`git exarchos hooks accept %s`) in their own terminal.",
 		feature, h.Ref, OrNone(h.From), OrNone(h.To), h.Seen, h.Undo(), feature)
+}
+
+// heldForDecision reports whether feature has a decision run detached not yet accepted.
+func (r *Repo) heldForDecision(feature string) bool {
+	_, ok := trust.DetachedDecision(r.Store.Loc.CommonDir, feature)
+	return ok
+}
+
+// heldDecision says why feature is held for a human decision run detached (trust/detached.go),
+// or "": one stat when there is none.
+func (r *Repo) heldDecision(feature string) string {
+	n, ok := trust.DetachedDecision(r.Store.Loc.CommonDir, feature)
+	if !ok {
+		return ""
+	}
+	return fmt.Sprintf("git exarchos: workflow %s is held: the human decision `git exarchos %s` was run at %s by a process detached from every terminal and left to pid 1 "+
+		"(%s, pid %d, started %s, after an agent session began here), as a command left running by an agent's tool call is, and nothing in its process tree says who started it. "+
+		"Policed tools are denied until the user, in their own terminal, accepts it as theirs (`git exarchos hooks accept %s`) or undoes it (`%s`, then `git exarchos hooks accept %s`).",
+		feature, n.Command, n.Noted, n.Process, n.Pid, n.Started, feature, n.Undo(), feature)
 }
 
 // RefRewrites lists the workflows held because their ref moved outside git exarchos (fsck and
@@ -659,6 +678,41 @@ type HooksAcceptOptions struct {
 type HooksAcceptResult struct {
 	Accepted []HeldRef `json:"accepted"`
 	Controls bool      `json:"controls"` // the watched settings, git hooks and configuration as they are now
+	// Decisions are the human decisions run detached (trust/detached.go) accepted as the user's;
+	// Kept, those this acceptance could not lift, with why.
+	Decisions []trust.DetachedNote `json:"decisions"`
+	Kept      []string             `json:"kept"`
+}
+
+// Text is what hooks accept prints.
+func (res *HooksAcceptResult) Text() string {
+	var b strings.Builder
+	for _, h := range res.Accepted {
+		to := h.To
+		if to == "" {
+			to = "nothing (deleted)"
+		}
+		fmt.Fprintf(&b, "accepted %s at %s\n", h.Ref, to)
+	}
+	for _, n := range res.Decisions {
+		fmt.Fprintf(&b, "accepted as yours: `git exarchos %s`, run detached at %s\n", n.Command, n.Noted)
+	}
+	for _, k := range res.Kept {
+		fmt.Fprintf(&b, "not accepted: %s\n", k)
+	}
+	b.WriteString("the watched settings, git hooks and configuration are accepted as they are\n")
+	return b.String()
+}
+
+// DetachedDecisions are the notes of human decisions run detached, not yet accepted.
+func (r *Repo) DetachedDecisions() []trust.DetachedNote {
+	var out []trust.DetachedNote
+	for _, f := range trust.DetachedFeatures(r.Store.Loc.CommonDir) {
+		if n, ok := trust.DetachedDecision(r.Store.Loc.CommonDir, f); ok {
+			out = append(out, n)
+		}
+	}
+	return out
 }
 
 // HooksAccept is a human's acceptance of what changed outside git exarchos: the watched controls
@@ -668,7 +722,7 @@ func HooksAccept(r *Repo, o HooksAcceptOptions) (*HooksAcceptResult, error) {
 	if err := trust.RefuseInAgent(trust.EnvironOr(o.Environ), "hooks accept"); err != nil {
 		return nil, err
 	}
-	res := &HooksAcceptResult{Accepted: []HeldRef{}}
+	res := &HooksAcceptResult{Accepted: []HeldRef{}, Decisions: []trust.DetachedNote{}, Kept: []string{}}
 	held := r.RefRewrites()
 	for _, f := range o.Features {
 		if r.Held(f) == "" {
@@ -682,6 +736,20 @@ func HooksAccept(r *Repo, o HooksAcceptOptions) (*HooksAcceptResult, error) {
 			}
 			res.Accepted = append(res.Accepted, h)
 		}
+	}
+	for _, n := range r.DetachedDecisions() {
+		if len(o.Features) > 0 && !slices.Contains(o.Features, n.Feature) {
+			continue
+		}
+		accepted, err := r.AcceptDetached(n.Feature)
+		if err != nil {
+			return nil, err
+		}
+		if !accepted {
+			res.Kept = append(res.Kept, fmt.Sprintf("%s: its decision run detached stays held, as this acceptance runs detached too: run `git exarchos hooks accept %s` in your own terminal", n.Feature, n.Feature))
+			continue
+		}
+		res.Decisions = append(res.Decisions, n)
 	}
 	r.AcceptControls()
 	res.Controls = true

@@ -68,7 +68,7 @@ func RefuseInAgent(env agentenv.Env, command string) error {
 func (r *Repo) RefuseDecisions(feature string, cmds ...workflow.Command) error {
 	for _, c := range cmds {
 		if what := humanDecision(c); what != "" {
-			return RefuseInAgent(r.Environ, what+" "+feature+decisionFlags(c))
+			return r.RefuseDecision(feature, what+" "+feature+decisionFlags(c))
 		}
 	}
 	return nil

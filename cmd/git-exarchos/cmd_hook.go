@@ -271,12 +271,7 @@ Examples:
 					if err != nil {
 						return err
 					}
-					return emit(c, res, func(w io.Writer) {
-						for _, h := range res.Accepted {
-							fmt.Fprintf(w, "accepted %s at %s\n", h.Ref, orNothing(h.To))
-						}
-						fmt.Fprintln(w, "the watched settings, git hooks and configuration are accepted as they are")
-					})
+					return emit(c, res, func(w io.Writer) { fmt.Fprint(w, res.Text()) })
 				},
 			},
 		},
@@ -342,13 +337,6 @@ Examples:
 			return emit(c, res, func(w io.Writer) { io.WriteString(w, res.Context) })
 		},
 	}
-}
-
-func orNothing(s string) string {
-	if s == "" {
-		return "nothing (deleted)"
-	}
-	return s
 }
 
 // claudeEventNames lists the events hooks install --claude writes, from the entries themselves.
