@@ -597,14 +597,14 @@ func (r *Repo) Held(feature string) string {
 
 // heldForDecision reports whether feature has a decision run detached not yet accepted.
 func (r *Repo) heldForDecision(feature string) bool {
-	_, ok := trust.DetachedDecision(r.Store.Loc.CommonDir, feature)
+	_, ok := trust.DetachedDecision(r.CommonDir(), feature)
 	return ok
 }
 
 // heldDecision says why feature is held for a human decision run detached (trust/detached.go),
 // or "": one stat when there is none.
 func (r *Repo) heldDecision(feature string) string {
-	n, ok := trust.DetachedDecision(r.Store.Loc.CommonDir, feature)
+	n, ok := trust.DetachedDecision(r.CommonDir(), feature)
 	if !ok {
 		return ""
 	}
@@ -707,8 +707,8 @@ func (res *HooksAcceptResult) Text() string {
 // DetachedDecisions are the notes of human decisions run detached, not yet accepted.
 func (r *Repo) DetachedDecisions() []trust.DetachedNote {
 	var out []trust.DetachedNote
-	for _, f := range trust.DetachedFeatures(r.Store.Loc.CommonDir) {
-		if n, ok := trust.DetachedDecision(r.Store.Loc.CommonDir, f); ok {
+	for _, f := range trust.DetachedFeatures(r.CommonDir()) {
+		if n, ok := trust.DetachedDecision(r.CommonDir(), f); ok {
 			out = append(out, n)
 		}
 	}

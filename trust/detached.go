@@ -69,7 +69,7 @@ func (r *Repo) noteDetached(feature, command string) {
 	if !ok {
 		return
 	}
-	common := r.Store.Loc.CommonDir
+	common := r.CommonDir()
 	head, _, _ := r.Store.Head(feature)
 	n := DetachedNote{Feature: feature, Command: command, Pid: d.Pid, Process: d.Command,
 		Started: d.Started.UTC().Format(time.RFC3339), Noted: time.Now().UTC().Format(time.RFC3339), Head: head}
@@ -92,7 +92,7 @@ func (r *Repo) runsDetached() (agentenv.Detached, bool) {
 	if !ok {
 		return d, false
 	}
-	first, ok := firstBinding(r.Store.Loc.CommonDir)
+	first, ok := firstBinding(r.CommonDir())
 	return d, ok && !d.Started.Before(first.Add(-startSlack))
 }
 
@@ -145,13 +145,13 @@ func DetachedDecision(commonDir, feature string) (DetachedNote, bool) {
 // AcceptDetached is the user's acceptance of feature's detached decision. A process that itself
 // runs detached does not lift the note: the acceptance would be as unattended as the decision.
 func (r *Repo) AcceptDetached(feature string) (accepted bool, err error) {
-	if _, ok := DetachedDecision(r.Store.Loc.CommonDir, feature); !ok {
+	if _, ok := DetachedDecision(r.CommonDir(), feature); !ok {
 		return false, nil
 	}
 	if _, detached := r.runsDetached(); detached {
 		return false, nil
 	}
-	return true, os.Remove(detachedPath(r.Store.Loc.CommonDir, feature))
+	return true, os.Remove(detachedPath(r.CommonDir(), feature))
 }
 
 // DetachedFeatures are the workflows with a note of a decision run detached.
