@@ -12,8 +12,9 @@ import (
 
 func auditCommand() *cli.Command {
 	return &cli.Command{
-		Name:  "audit",
-		Usage: "the timeline of every boundary: transitions, guard failures and overrides, denials, grants, budgets, compensation",
+		Name:      "audit",
+		Arguments: onFeature(),
+		Usage:     "the timeline of every boundary: transitions, guard failures and overrides, denials, grants, budgets, compensation",
 		UsageText: "git exarchos audit [<feature>] [--format text|json|mermaid] [--json]\n\n" +
 			"Each entry has its actor, time and the commit of the workflow ref that recorded it. --format mermaid\n" +
 			"draws the path the workflow took over its definition (edges numbered in order).\n\nExamples:\n" +
@@ -29,14 +30,11 @@ func auditCommand() *cli.Command {
 			if format != "text" && format != "json" && format != "mermaid" {
 				return usageErrf("--format %q: use text, json or mermaid", format)
 			}
-			if c.NArg() > 1 {
-				return usageErrf("usage: git exarchos audit [<feature>] [--format text|json|mermaid]")
-			}
 			r, err := openRepo()
 			if err != nil {
 				return err
 			}
-			a, err := app.ShowAudit(r, views.AuditOptions{Feature: c.Args().First()})
+			a, err := app.ShowAudit(r, views.AuditOptions{Feature: c.StringArg("feature")})
 			if err != nil {
 				return err
 			}

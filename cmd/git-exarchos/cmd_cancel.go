@@ -16,8 +16,9 @@ import (
 func cancelCommand() *cli.Command {
 	const usage = "cancel [<feature>] [--reason R] [--human] [--dry-run] [--skip-pr] [--json]"
 	return &cli.Command{
-		Name:  "cancel",
-		Usage: "cancel a workflow: undo what it created (worktrees, branches, PRs) without losing work",
+		Name:      "cancel",
+		Arguments: onFeature(),
+		Usage:     "cancel a workflow: undo what it created (worktrees, branches, PRs) without losing work",
 		UsageText: `git exarchos ` + usage + `
 
 Records the request (the workflow enters cancelling), then compensates every recorded resource in
@@ -53,14 +54,11 @@ Examples:
 			jsonFlag,
 		},
 		Action: func(_ context.Context, c *cli.Command) error {
-			if c.NArg() > 1 {
-				return usageErrf("usage: git exarchos %s", usage)
-			}
 			r, err := openRepo()
 			if err != nil {
 				return err
 			}
-			res, err := app.Cancel(r, saga.CancelOptions{Feature: c.Args().First(), Reason: c.String("reason"), DryRun: c.Bool("dry-run"), SkipPR: c.Bool("skip-pr"), Human: c.Bool("human")})
+			res, err := app.Cancel(r, saga.CancelOptions{Feature: c.StringArg("feature"), Reason: c.String("reason"), DryRun: c.Bool("dry-run"), SkipPR: c.Bool("skip-pr"), Human: c.Bool("human")})
 			var inc *saga.CancelIncompleteError
 			if errors.As(err, &inc) && !c.Bool("json") {
 				printCancel(c.Root().Writer, inc.Result) // the steps that ran; the error follows on stderr
@@ -165,9 +163,6 @@ Examples:
 			jsonFlag,
 		},
 		Action: func(_ context.Context, c *cli.Command) error {
-			if c.NArg() > 0 {
-				return usageErrf("usage: git exarchos %s", usage)
-			}
 			if c.Bool("dry-run") && c.Bool("apply") {
 				return usageErrf("--dry-run and --apply contradict each other: drop one (usage: git exarchos %s)", usage)
 			}

@@ -12,8 +12,8 @@ import (
 func checkpointCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "checkpoint",
+		Arguments: onFeature(),
 		Usage:     "record what a fresh session needs to go on (phase, open tasks, the rehydrate document)",
-		ArgsUsage: "[<feature>]",
 		UsageText: `git exarchos checkpoint [<feature>] [--note TEXT] [--json]
 
 Records checkpoint.recorded with the phase, the open tasks and the document rehydrate prints now.
@@ -29,14 +29,11 @@ Examples:
 			jsonFlag,
 		},
 		Action: func(_ context.Context, c *cli.Command) error {
-			if c.NArg() > 1 {
-				return usageErrf("checkpoint takes at most one feature, got %d arguments", c.NArg())
-			}
 			r, err := openRepo()
 			if err != nil {
 				return err
 			}
-			res, err := app.Checkpoint(r, app.CheckpointOptions{Feature: c.Args().First(), Note: c.String("note")})
+			res, err := app.Checkpoint(r, app.CheckpointOptions{Feature: c.StringArg("feature"), Note: c.String("note")})
 			if err != nil {
 				return err
 			}

@@ -13,8 +13,9 @@ import (
 
 func lintWorkflowCommand() *cli.Command {
 	return &cli.Command{
-		Name:  "lint-workflow",
-		Usage: "check a workflow definition file (.exarchos/workflows/<name>.yaml) before committing it",
+		Name:      "lint-workflow",
+		Arguments: []cli.Argument{req("file")},
+		Usage:     "check a workflow definition file (.exarchos/workflows/<name>.yaml) before committing it",
 		UsageText: "git exarchos lint-workflow <file> [--json]\n\n" +
 			"Reports, with line numbers: unknown phases in transitions, guards that do not exist, unreachable\n" +
 			"phases, a missing final phase, bad tool rules, turn caps and completion schemas. Exit 1 when it\n" +
@@ -23,10 +24,7 @@ func lintWorkflowCommand() *cli.Command {
 			"   git exarchos lint-workflow .exarchos/workflows/docs.yaml",
 		Flags: []cli.Flag{jsonFlag},
 		Action: func(_ context.Context, c *cli.Command) error {
-			if c.NArg() != 1 {
-				return usageErrf("usage: git exarchos lint-workflow <file>")
-			}
-			res, err := app.LintWorkflow(app.LintWorkflowOptions{File: c.Args().First()})
+			res, err := app.LintWorkflow(app.LintWorkflowOptions{File: c.StringArg("file")})
 			if lint := (*app.LintError)(nil); errors.As(err, &lint) {
 				return withDetails(err, lint.Problems)
 			}

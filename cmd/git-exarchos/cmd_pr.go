@@ -28,8 +28,8 @@ API base. GitHub access failures exit 4.`,
 func prCreateCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "create",
+		Arguments: onFeature(),
 		Usage:     "open the workflow's pull request on GitHub (or update the open one), written from the workflow, and link it",
-		ArgsUsage: "[<feature>]",
 		UsageText: `git exarchos pr create [<feature>] [--title TITLE] [--dry-run] [--json]
 
 The title is the design's first heading (else the feature's name); the body lists the design and
@@ -45,14 +45,11 @@ Examples:
 		Flags: []cli.Flag{&cli.StringFlag{Name: "title", Usage: "the pull request's title (default: the design's first heading)"},
 			&cli.BoolFlag{Name: "dry-run", Usage: "print the title and body; ask GitHub nothing and record nothing"}, jsonFlag},
 		Action: func(_ context.Context, c *cli.Command) error {
-			if c.NArg() > 1 {
-				return usageErrf("usage: git exarchos pr create [<feature>] [--title TITLE] [--dry-run]")
-			}
 			r, err := openRepo()
 			if err != nil {
 				return err
 			}
-			res, err := app.CreatePR(r, ghevidence.PRCreateOptions{Feature: c.Args().First(), Title: c.String("title"), DryRun: c.Bool("dry-run")})
+			res, err := app.CreatePR(r, ghevidence.PRCreateOptions{Feature: c.StringArg("feature"), Title: c.String("title"), DryRun: c.Bool("dry-run")})
 			if err != nil {
 				return err
 			}
@@ -86,8 +83,8 @@ Examples:
 func prLinkCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "link",
+		Arguments: onFeature(req("pr", "<url|number>")),
 		Usage:     "link a pull request by URL or number, after GitHub confirms it exists",
-		ArgsUsage: "[<feature>] <url|number>",
 		UsageText: `git exarchos pr link [<feature>] <url|number> [--json]
 
 Records pr.linked (number, URL, head, base, head commit). A head branch other than the workflow's
@@ -98,10 +95,7 @@ Examples:
    git exarchos pr link login 12 --json`,
 		Flags: []cli.Flag{jsonFlag},
 		Action: func(_ context.Context, c *cli.Command) error {
-			feature, args, err := splitFeature(c, 1, "pr link [<feature>] <url|number>")
-			if err != nil {
-				return err
-			}
+			feature, args := splitFeature(c)
 			return runPR(c, func(r *app.Repo) (*ghevidence.PRResult, error) {
 				return app.LinkPR(r, ghevidence.PRLinkOptions{Feature: feature, Target: args[0]})
 			}, "linked")
@@ -112,8 +106,8 @@ Examples:
 func prFindCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "find",
+		Arguments: onFeature(),
 		Usage:     "find the pull request whose head is the workflow's branch, and link it",
-		ArgsUsage: "[<feature>]",
 		UsageText: `git exarchos pr find [<feature>] [--json]
 
 Open pull requests win over merged ones, merged over closed.
@@ -123,11 +117,8 @@ Examples:
    git exarchos pr find --json          # the workflow bound to the current branch`,
 		Flags: []cli.Flag{jsonFlag},
 		Action: func(_ context.Context, c *cli.Command) error {
-			if c.NArg() > 1 {
-				return usageErrf("usage: git exarchos pr find [<feature>]")
-			}
 			return runPR(c, func(r *app.Repo) (*ghevidence.PRResult, error) {
-				return app.FindPR(r, ghevidence.PRFindOptions{Feature: c.Args().First()})
+				return app.FindPR(r, ghevidence.PRFindOptions{Feature: c.StringArg("feature")})
 			}, "linked")
 		},
 	}
@@ -136,8 +127,8 @@ Examples:
 func prRefreshCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "refresh",
+		Arguments: onFeature(),
 		Usage:     "record GitHub's view of the linked pull request: state, merge, checks, author, reviews and their commits",
-		ArgsUsage: "[<feature>]",
 		UsageText: `git exarchos pr refresh [<feature>] [--json]
 
 Checks combine check runs and legacy commit statuses: failure, pending, success, or none (no checks at
@@ -149,11 +140,8 @@ Examples:
    git exarchos pr refresh --json | jq .observation.checks`,
 		Flags: []cli.Flag{jsonFlag},
 		Action: func(_ context.Context, c *cli.Command) error {
-			if c.NArg() > 1 {
-				return usageErrf("usage: git exarchos pr refresh [<feature>]")
-			}
 			return runPR(c, func(r *app.Repo) (*ghevidence.PRResult, error) {
-				return app.RefreshPR(r, ghevidence.PRRefreshOptions{Feature: c.Args().First()})
+				return app.RefreshPR(r, ghevidence.PRRefreshOptions{Feature: c.StringArg("feature")})
 			}, "observed")
 		},
 	}
@@ -200,8 +188,8 @@ func runPR(c *cli.Command, do func(*app.Repo) (*ghevidence.PRResult, error), ver
 func cleanupCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "cleanup",
+		Arguments: onFeature(),
 		Usage:     "verify the merge and complete the workflow, recording the evidence",
-		ArgsUsage: "[<feature>]",
 		UsageText: `git exarchos cleanup [<feature>] [--offline [--base B]] [--override --reason R] [--dry-run] [--json]
 
 Online, GitHub must report the linked pull request merged, and the local branch must have no commit
@@ -224,14 +212,11 @@ Examples:
 			jsonFlag,
 		},
 		Action: func(_ context.Context, c *cli.Command) error {
-			if c.NArg() > 1 {
-				return usageErrf("usage: git exarchos cleanup [<feature>]")
-			}
 			r, err := openRepo()
 			if err != nil {
 				return err
 			}
-			res, err := app.Cleanup(r, ghevidence.CleanupOptions{Feature: c.Args().First(), Offline: c.Bool("offline"), Base: c.String("base"),
+			res, err := app.Cleanup(r, ghevidence.CleanupOptions{Feature: c.StringArg("feature"), Offline: c.Bool("offline"), Base: c.String("base"),
 				Override: c.Bool("override"), Reason: c.String("reason"), DryRun: c.Bool("dry-run")})
 			if err != nil {
 				return err

@@ -53,9 +53,6 @@ Examples:
 			jsonFlag,
 		},
 		Action: func(_ context.Context, c *cli.Command) error {
-			if c.NArg() > 0 {
-				return usageErrf("setup takes no arguments")
-			}
 			r, err := openRepo()
 			if err != nil {
 				return err

@@ -17,8 +17,9 @@ import (
 
 func stageCommand() *cli.Command {
 	done := &cli.Command{
-		Name:  "done",
-		Usage: "complete a running stage of the fan-out the workflow is in (its completion, when it has a schema)",
+		Name:      "done",
+		Arguments: onFeature(req("stage")),
+		Usage:     "complete a running stage of the fan-out the workflow is in (its completion, when it has a schema)",
 		UsageText: "git exarchos stage done [<feature>] <stage> [--file F] [--json]\n\n" +
 			"A stage with a completion schema hands in a JSON payload (--file, or stdin without it), validated\n" +
 			"like submit's; one without hands in nothing. A stage cancelled by a sibling's failure is refused.\n\nExamples:\n" +
@@ -26,10 +27,7 @@ func stageCommand() *cli.Command {
 			"   git exarchos stage done login test --file results.json",
 		Flags: []cli.Flag{&cli.StringFlag{Name: "file", Aliases: []string{"f"}, Usage: "the completion (JSON; - or none: stdin) of a stage with a schema"}, jsonFlag},
 		Action: func(_ context.Context, c *cli.Command) error {
-			feature, args, err := splitFeature(c, 1, "stage done [<feature>] <stage> [--file F]")
-			if err != nil {
-				return err
-			}
+			feature, args := splitFeature(c)
 			r, err := openRepo()
 			if err != nil {
 				return err
@@ -51,7 +49,7 @@ func stageCommand() *cli.Command {
 			"in later is refused. Leave the fan-out phase another way (git exarchos transitions) to run its\n"+
 			"stages again on re-entry.\n\nExamples:\n"+
 			"   git exarchos stage fail login test --reason \"TestLogin fails\"",
-		1, []cli.Flag{&cli.StringFlag{Name: "reason", Usage: "why the stage failed (recorded)"}},
+		[]cli.Argument{req("stage")}, []cli.Flag{&cli.StringFlag{Name: "reason", Usage: "why the stage failed (recorded)"}},
 		func(c *cli.Command, args []string) (workflow.Command, error) {
 			return workflow.FailStage{Stage: args[0], Reason: c.String("reason")}, nil
 		},

@@ -65,8 +65,8 @@ func versionCommand() *cli.Command {
 func logCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "log",
+		Arguments: onFeature(),
 		Usage:     "show a workflow's events",
-		ArgsUsage: "[<feature>]",
 		UsageText: `git exarchos log [<feature>] [--type T]... [--since-seq N] [--limit N] [--json]
 
 Examples:
@@ -80,14 +80,11 @@ Examples:
 			jsonFlag,
 		},
 		Action: func(_ context.Context, c *cli.Command) error {
-			if c.NArg() > 1 {
-				return usageErrf("log takes at most one feature, got %d arguments", c.NArg())
-			}
 			r, err := openRepo()
 			if err != nil {
 				return err
 			}
-			res, err := app.Log(r, views.LogOptions{Feature: c.Args().First(), Types: c.StringSlice("type"), SinceSeq: c.Int64("since-seq"), Limit: c.Int("limit")})
+			res, err := app.Log(r, views.LogOptions{Feature: c.StringArg("feature"), Types: c.StringSlice("type"), SinceSeq: c.Int64("since-seq"), Limit: c.Int("limit")})
 			if err != nil {
 				return err
 			}
@@ -110,8 +107,8 @@ Examples:
 func fsckCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "fsck",
+		Arguments: onFeature(),
 		Usage:     "verify stored workflows: segments parse, seq is dense, ids are unique, the snapshot equals the fold",
-		ArgsUsage: "[<feature>]",
 		UsageText: `git exarchos fsck [<feature>] [--json]
 
 Exits 1 when a problem is found; each problem names its commit and path.
@@ -125,7 +122,7 @@ Examples:
 			if err != nil {
 				return err
 			}
-			res, err := app.Fsck(r, views.FsckOptions{Feature: c.Args().First()})
+			res, err := app.Fsck(r, views.FsckOptions{Feature: c.StringArg("feature")})
 			if err != nil {
 				return err
 			}

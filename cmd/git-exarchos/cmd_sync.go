@@ -19,18 +19,11 @@ var (
 	retriesFlag = &cli.IntFlag{Name: "retries", Value: 3, Usage: "how often a rejected workflow is pulled, merged and pushed again"}
 )
 
-func remoteArg(c *cli.Command, verb string) (string, error) {
-	if c.NArg() > 1 {
-		return "", usageErrf("%s takes at most one remote, got %d arguments", verb, c.NArg())
-	}
-	return c.Args().First(), nil
-}
-
 func pullCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "pull",
+		Arguments: []cli.Argument{opt("remote")},
 		Usage:     "fetch teammates' workflows and merge them into yours",
-		ArgsUsage: "[<remote>]",
 		UsageText: `git exarchos pull [<remote>] [--prune] [--json]
 
 Fetches refs/exarchos/* of the remote (default: the current branch's upstream remote, else origin)
@@ -45,10 +38,7 @@ Examples:
    git exarchos pull --prune          # also delete workflows deleted on the remote`,
 		Flags: []cli.Flag{pruneFlag, jsonFlag},
 		Action: func(_ context.Context, c *cli.Command) error {
-			remote, err := remoteArg(c, "pull")
-			if err != nil {
-				return err
-			}
+			remote := c.StringArg("remote")
 			r, err := openRepo()
 			if err != nil {
 				return err
@@ -65,8 +55,8 @@ Examples:
 func pushCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "push",
+		Arguments: []cli.Argument{opt("remote")},
 		Usage:     "push your workflows that are ahead of the remote (never forced)",
-		ArgsUsage: "[<remote>]",
 		UsageText: `git exarchos push [<remote>] [--retries N] [--json]
 
 Pushes every workflow whose local tip is ahead of the remote's, never forced. A workflow the remote
@@ -78,10 +68,7 @@ Examples:
    git exarchos push origin --json`,
 		Flags: []cli.Flag{retriesFlag, jsonFlag},
 		Action: func(_ context.Context, c *cli.Command) error {
-			remote, err := remoteArg(c, "push")
-			if err != nil {
-				return err
-			}
+			remote := c.StringArg("remote")
 			r, err := openRepo()
 			if err != nil {
 				return err
@@ -98,8 +85,8 @@ Examples:
 func syncCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "sync",
+		Arguments: []cli.Argument{opt("remote")},
 		Usage:     "pull, then push",
-		ArgsUsage: "[<remote>]",
 		UsageText: `git exarchos sync [<remote>] [--prune] [--retries N] [--json]
 
 Examples:
@@ -107,10 +94,7 @@ Examples:
    git exarchos sync origin --json`,
 		Flags: []cli.Flag{pruneFlag, retriesFlag, jsonFlag},
 		Action: func(_ context.Context, c *cli.Command) error {
-			remote, err := remoteArg(c, "sync")
-			if err != nil {
-				return err
-			}
+			remote := c.StringArg("remote")
 			r, err := openRepo()
 			if err != nil {
 				return err
@@ -138,8 +122,8 @@ func remoteCommand() *cli.Command {
 		UsageText: "git exarchos remote setup [<remote>] [--json]",
 		Commands: []*cli.Command{{
 			Name:      "setup",
+			Arguments: []cli.Argument{opt("remote")},
 			Usage:     "make a plain `git fetch` bring workflows too",
-			ArgsUsage: "[<remote>]",
 			UsageText: `git exarchos remote setup [<remote>] [--json]
 
 Adds the fetch refspec +refs/exarchos/*:refs/exarchos-remotes/<remote>/* to the remote, so
@@ -151,10 +135,7 @@ Examples:
    git exarchos remote setup upstream`,
 			Flags: []cli.Flag{jsonFlag},
 			Action: func(_ context.Context, c *cli.Command) error {
-				remote, err := remoteArg(c, "remote setup")
-				if err != nil {
-					return err
-				}
+				remote := c.StringArg("remote")
 				r, err := openRepo()
 				if err != nil {
 					return err

@@ -15,18 +15,6 @@ import (
 	"github.com/exarchos/git-exarchos/workflow"
 )
 
-// splitFeature takes the optional leading feature off args when there are want+1 of them.
-func splitFeature(c *cli.Command, want int, usage string) (string, []string, error) {
-	args := c.Args().Slice()
-	switch len(args) {
-	case want + 1:
-		return args[0], args[1:], nil
-	case want:
-		return "", args, nil
-	}
-	return "", nil, usageErrf("usage: git exarchos %s", usage)
-}
-
 // printResult is the text rendering shared by commands that change a workflow.
 func printResult(w io.Writer, res *project.Result, what string) {
 	st := res.State
@@ -44,8 +32,8 @@ func printResult(w io.Writer, res *project.Result, what string) {
 func initCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "init",
+		Arguments: []cli.Argument{req("feature")},
 		Usage:     "start a workflow bound to a branch",
-		ArgsUsage: "<feature>",
 		UsageText: `git exarchos init <feature> --type T [--branch B] [--synthesis P] [--completion P] [--max-iterations N] [--human] [--json]
 
 Types: ` + strings.Join(workflow.BuiltinTypes(), ", ") + ` (see git exarchos describe).
@@ -66,9 +54,6 @@ Examples:
 			jsonFlag,
 		},
 		Action: func(_ context.Context, c *cli.Command) error {
-			if c.NArg() != 1 {
-				return usageErrf("usage: git exarchos init <feature> --type T (got %d arguments)", c.NArg())
-			}
 			if c.IsSet("max-iterations") && c.Int("max-iterations") < 1 {
 				// 0 would otherwise read as "not given" and silently become the default.
 				return usageErrf("--max-iterations must be a positive number (got %d); leave it out for the default (20)", c.Int("max-iterations"))
@@ -77,7 +62,7 @@ Examples:
 			if err != nil {
 				return err
 			}
-			res, err := app.Init(r, app.InitOptions{Feature: c.Args().First(), Type: c.String("type"), Branch: c.String("branch"),
+			res, err := app.Init(r, app.InitOptions{Feature: c.StringArg("feature"), Type: c.String("type"), Branch: c.String("branch"),
 				Synthesis: c.String("synthesis"), Completion: c.String("completion"), MaxIterations: c.Int("max-iterations"), Human: c.Bool("human")})
 			if err != nil {
 				return err
@@ -93,8 +78,8 @@ Examples:
 func statusCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "status",
+		Arguments: onFeature(),
 		Usage:     "show a workflow's phase, artifacts, tasks, reviews and conflicts",
-		ArgsUsage: "[<feature>]",
 		UsageText: `git exarchos status [<feature>] [--fields a,b] [--format text|mermaid] [--json]
 
 The feature may be left out: the active workflow bound to the current branch (never one bound to
@@ -123,7 +108,7 @@ Examples:
 			if f := c.String("fields"); f != "" {
 				fields = strings.Split(f, ",")
 			}
-			o := app.StatusOptions{Feature: c.Args().First(), Fields: fields}
+			o := app.StatusOptions{Feature: c.StringArg("feature"), Fields: fields}
 			if c.Bool("json") || fields != nil { // a field selection only makes sense as JSON
 				return printStatusJSON(c.Root().Writer, o)
 			}
@@ -194,7 +179,7 @@ func statusMermaid(c *cli.Command) error {
 	if err != nil {
 		return err
 	}
-	d, err := app.ShowStatusDiagram(r, views.StatusDiagramOptions{Feature: c.Args().First()})
+	d, err := app.ShowStatusDiagram(r, views.StatusDiagramOptions{Feature: c.StringArg("feature")})
 	if err != nil {
 		return err
 	}
@@ -307,8 +292,8 @@ func listCommand() *cli.Command {
 func describeCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "describe",
+		Arguments: []cli.Argument{opt("type")},
 		Usage:     "print workflow definitions: phases, transitions, guards, limits",
-		ArgsUsage: "[<type>]",
 		UsageText: `git exarchos describe [<type>] [--format text|json|mermaid] [--json]
 
 Examples:
@@ -325,7 +310,7 @@ Inside a repository, the types it defines in .exarchos/workflows/*.yaml (at the 
 			}
 			// Inside a repository, its own types (.exarchos/workflows at the base branch) are described too.
 			r, _ := openRepo()
-			res, err := app.Describe(r, app.DescribeOptions{Type: c.Args().First(), Format: format})
+			res, err := app.Describe(r, app.DescribeOptions{Type: c.StringArg("type"), Format: format})
 			if err != nil {
 				return err
 			}

@@ -42,7 +42,7 @@ func commandGroups() []struct {
 		}},
 		{"maintenance", func() []*cli.Command {
 			return []*cli.Command{doctorCommand(), fsckCommand(), pruneCommand(), lintWorkflowCommand(), versionCommand(), helpCommand(), completionCommand(),
-				manCommand(), completeCommand()}
+				manCommand()}
 		}},
 	}
 }
@@ -64,7 +64,7 @@ func commandTree() ([]*cli.Command, []group) {
 		visible := group{Name: g.Name}
 		for _, c := range cmds {
 			c.Category = g.Name
-			prepare(c, 1)
+			prepare(c)
 			if !c.Hidden {
 				visible.Commands = append(visible.Commands, c)
 			}
@@ -75,12 +75,13 @@ func commandTree() ([]*cli.Command, []group) {
 	return all, shown
 }
 
-func prepare(c *cli.Command, depth int) {
+func prepare(c *cli.Command) {
 	c.OnUsageError = onUsageError
 	if len(c.Commands) == 0 {
 		c.HideHelpCommand = true
-		if c.ArgsUsage == "" {
-			c.ArgsUsage = argsOfUsage(c, depth)
+		c.ArgsUsage = argsUsage(c.Arguments)
+		if c.ShellComplete == nil {
+			c.ShellComplete = completeArgs
 		}
 		return
 	}
@@ -92,23 +93,8 @@ func prepare(c *cli.Command, depth int) {
 		}
 	}
 	for _, s := range c.Commands {
-		prepare(s, depth+1)
+		prepare(s)
 	}
-}
-
-// argsOfUsage takes the positional arguments from the first line of UsageText, which every command
-// writes as git exarchos <path> <arguments> <flags>: what is documented is what is enforced
-// (args.go) and completed.
-func argsOfUsage(c *cli.Command, depth int) string {
-	words := strings.Fields(usageLine(c))
-	var out []string
-	for _, w := range words[min(len(words), 2+depth):] {
-		if w == "<" || (strings.HasPrefix(strings.TrimLeft(w, "["), "-") && w != "--") {
-			break
-		}
-		out = append(out, w)
-	}
-	return strings.Join(out, " ")
 }
 
 func names(cmds []*cli.Command) []string {
