@@ -29,7 +29,7 @@ func TestArgumentsAreTheUsage(t *testing.T) {
 				}
 				rest = rest[i+1+len(a.Usage()):]
 			}
-			if len(c.Arguments) == 0 && strings.Contains(strings.Fields(line+" -")[0], "<") {
+			if len(c.Arguments) == 0 && strings.Contains(strings.Fields(line + " -")[0], "<") {
 				t.Errorf("%s documents arguments (%q) but declares none", c.FullName(), usageLine(c))
 			}
 		}
