@@ -1,4 +1,4 @@
-package app
+package hookrun_test
 
 import (
 	"os"
@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/exarchos/git-exarchos/app"
 	"github.com/exarchos/git-exarchos/hooks"
 	"github.com/exarchos/git-exarchos/internal/gittest"
 	"github.com/exarchos/git-exarchos/workflow"
@@ -33,9 +34,9 @@ func TestHookControlsClientSettingsWatched(t *testing.T) {
 	require.NoError(t, err)
 	t.Setenv("COPILOT_HOME", "")
 	t.Setenv("CODEX_HOME", "")
-	_, err = HooksInstall(HooksOptions{Dir: dir, Clients: []string{hooks.ClientCodex, hooks.ClientGemini, hooks.ClientQwen}})
+	_, err = app.HooksInstall(app.HooksOptions{Dir: dir, Clients: []string{hooks.ClientCodex, hooks.ClientGemini, hooks.ClientQwen}})
 	require.NoError(t, err)
-	_, err = HooksInstall(HooksOptions{Dir: dir, Clients: []string{hooks.ClientCopilot}, Scope: hooks.ScopeUser})
+	_, err = app.HooksInstall(app.HooksOptions{Dir: dir, Clients: []string{hooks.ClientCopilot}, Scope: hooks.ScopeUser})
 	require.NoError(t, err)
 	require.Empty(t, post(t, dir), "the human's install is accepted")
 

@@ -1,4 +1,4 @@
-package app
+package hookrun_test
 
 import (
 	"bytes"
@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/exarchos/git-exarchos/app"
 	"github.com/exarchos/git-exarchos/hookrun"
 	"github.com/exarchos/git-exarchos/hooks"
 	"github.com/exarchos/git-exarchos/internal/gittest"
@@ -118,7 +119,7 @@ func TestClientHooksEnforceTheSameRules(t *testing.T) {
 	for _, p := range loadClientPayloads(t) {
 		t.Run(p.Client, func(t *testing.T) {
 			dir, r := loginRepo(t)
-			_, err := Set(r, SetOptions{Feature: "login", Assignments: []string{"artifacts.design=docs/design.md"}})
+			_, err := app.Set(r, app.SetOptions{Feature: "login", Assignments: []string{"artifacts.design=docs/design.md"}})
 			require.NoError(t, err)
 			before, _, err := r.State("login")
 			require.NoError(t, err)
@@ -192,7 +193,7 @@ func TestClientHooksRefuseTheShellWhereThePhaseAllowsNone(t *testing.T) {
 			gittest.Git(t, dir, "", "switch", "-q", "main")
 			gittest.CommitFile(t, dir, ".exarchos/workflows/look.yaml", def)
 			gittest.Git(t, dir, "", "switch", "-q", "-c", "look")
-			r, err := Open(dir)
+			r, err := app.Open(dir)
 			require.NoError(t, err)
 			_, err = r.CreateWorkflow(workflow.Init{Feature: "look", Type: "look", Branch: "look"})
 			require.NoError(t, err)
@@ -214,8 +215,8 @@ func TestClientHooksInstall(t *testing.T) {
 	t.Setenv("HOME", t.TempDir())
 	t.Setenv("COPILOT_HOME", "")
 	gittest.WriteFile(t, dir, ".gemini/settings.json", "{\n  \"theme\": \"dark\"\n}\n")
-	o := HooksOptions{Dir: dir, Clients: []string{hooks.ClientCodex, hooks.ClientGemini, hooks.ClientQwen, hooks.ClientCopilot}}
-	res, err := HooksInstall(o)
+	o := app.HooksOptions{Dir: dir, Clients: []string{hooks.ClientCodex, hooks.ClientGemini, hooks.ClientQwen, hooks.ClientCopilot}}
+	res, err := app.HooksInstall(o)
 	require.NoError(t, err)
 	require.Len(t, res.Clients, 4)
 	home, _ := os.UserHomeDir()
@@ -235,7 +236,7 @@ func TestClientHooksInstall(t *testing.T) {
 	assert.Contains(t, string(copilot), `hook copilot preToolUse`, "Copilot's command names its event")
 	assert.Contains(t, res.Warnings[0], "/hooks", "Codex's trust is said")
 
-	again, err := HooksInstall(o)
+	again, err := app.HooksInstall(o)
 	require.NoError(t, err)
 	for _, st := range again.Clients {
 		assert.False(t, st.Changed, "%s: a second install changes nothing", st.Client)
@@ -245,7 +246,7 @@ func TestClientHooksInstall(t *testing.T) {
 	assert.Empty(t, a.denied())
 
 	o.Environ = []string{"HOME=" + home}
-	res, err = HooksUninstall(o)
+	res, err = app.HooksUninstall(o)
 	require.NoError(t, err)
 	for _, st := range res.Clients {
 		assert.Empty(t, st.Events, st.Client)
@@ -256,7 +257,7 @@ func TestClientHooksInstall(t *testing.T) {
 	for _, c := range []string{hooks.ClientCodex, hooks.ClientQwen, hooks.ClientCopilot} {
 		assert.NoFileExists(t, want[c])
 	}
-	_, err = HooksInstall(HooksOptions{Dir: dir, Clients: []string{hooks.ClientCodex}, Scope: hooks.ScopeLocal})
+	_, err = app.HooksInstall(app.HooksOptions{Dir: dir, Clients: []string{hooks.ClientCodex}, Scope: hooks.ScopeLocal})
 	assert.ErrorContains(t, err, "no local scope")
 }
 
@@ -265,9 +266,9 @@ func TestClientHooksInstall(t *testing.T) {
 func TestDoctorSaysCodexSkipsUntrustedHooks(t *testing.T) {
 	dir, _ := loginRepo(t)
 	t.Setenv("HOME", t.TempDir())
-	_, err := HooksInstall(HooksOptions{Dir: dir, Clients: []string{hooks.ClientCodex, hooks.ClientGemini}})
+	_, err := app.HooksInstall(app.HooksOptions{Dir: dir, Clients: []string{hooks.ClientCodex, hooks.ClientGemini}})
 	require.NoError(t, err)
-	res, err := Doctor(DoctorOptions{Dir: dir})
+	res, err := app.Doctor(app.DoctorOptions{Dir: dir})
 	if err != nil && res == nil {
 		require.NoError(t, err)
 	}
