@@ -41,10 +41,19 @@ func commandGroups() []struct {
 			return []*cli.Command{setupCommand(), hooksCommand(), hookCommand(), mcpCommand()}
 		}},
 		{"maintenance", func() []*cli.Command {
-			return []*cli.Command{doctorCommand(), fsckCommand(), pruneCommand(), lintWorkflowCommand(), versionCommand(), helpCommand(), completionCommand(),
+			return []*cli.Command{doctorCommand(), fsckCommand(), pruneCommand(), lintCommand(), hiddenAlias(lintCommand(), "lint-workflow"), versionCommand(), helpCommand(), completionCommand(),
 				manCommand()}
 		}},
 	}
+}
+
+// hiddenAlias is cmd under a name it had before, so that scripts using it keep working; help,
+// completion and the docs show only the current name. Command names are single words (a verb or a
+// noun), a group's subcommands name what is done to it (task add, hooks install), and a name of two
+// words is hyphenated as git's are (request-synthesis, loop fail-now; git request-pull).
+func hiddenAlias(cmd *cli.Command, old string) *cli.Command {
+	cmd.Name, cmd.Hidden = old, true
+	return cmd
 }
 
 // group is one heading of the root help: its name and its visible commands.
