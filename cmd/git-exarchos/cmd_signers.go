@@ -115,32 +115,9 @@ func verifyCommand() *cli.Command {
 	}
 }
 
+// printVerify is verify's text: app.WriteVerify, then the trust line.
 func printVerify(w io.Writer, res *verify.Result) {
-	for _, wf := range res.Workflows {
-		verdict := "ok"
-		if len(wf.Violations) > 0 {
-			verdict = "FAILED"
-		}
-		printf(w, "%s (%s, %s): %d events, %d decisions: %s\n", bold(w, wf.Feature), wf.Type, wf.Phase, wf.Events, wf.Decisions, verdict)
-		for _, v := range wf.Violations {
-			printf(w, "  seq %d %s [%s]: %s\n", v.Seq, v.Event, v.Rule, v.Message)
-		}
-		if wf.GatesRerun != nil {
-			printf(w, "  gates: %d run(s) repeated on the commits they were recorded on\n", *wf.GatesRerun)
-		}
-		if wf.GitHub != "" {
-			printf(w, "  github: %s\n", wf.GitHub)
-			if wf.GitHub == verify.GitHubNoToken {
-				printf(w, "  the pull request was not checked with GitHub: set GITHUB_TOKEN or GH_TOKEN (CI: --require-github fails without one)\n")
-			}
-		}
-		for _, a := range wf.Acknowledged {
-			printf(w, "  seq %d: refused %s decision %s (%s), acknowledged by %s\n", a.Seq, a.Kind, a.Event, a.Reason, a.By)
-		}
-	}
-	if res.BaseProtection != "" {
-		printf(w, "base protection: %s\n", res.BaseProtection)
-	}
+	app.WriteVerify(w, res, boldIn(w))
 	printTrustLine(w, res.Trust)
 }
 

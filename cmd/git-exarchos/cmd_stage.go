@@ -4,9 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"maps"
 	"os"
-	"slices"
 
 	"github.com/urfave/cli/v3"
 
@@ -67,25 +65,5 @@ Examples:
    git exarchos stage done login lint
    git exarchos stage fail login test --reason "TestLogin fails"`,
 		Commands: []*cli.Command{done, fail},
-	}
-}
-
-// printStages lists the stages of the fan-out phase the workflow is in, with their status.
-func printStages(w io.Writer, st workflow.State) {
-	run := st.Fanout
-	if run == nil || run.Phase != st.Phase {
-		return
-	}
-	printf(w, "stages of %s (in parallel; the join waits for all):\n", st.Phase)
-	for _, id := range slices.Sorted(maps.Keys(run.Stages)) {
-		s := run.Stages[id]
-		printf(w, "  [%s] %s", s.Status, id)
-		switch {
-		case s.Status == workflow.StageCancelled:
-			printf(w, " (when %s failed)", s.Cause)
-		case s.Reason != "":
-			printf(w, " (%s)", s.Reason)
-		}
-		printf(w, "\n")
 	}
 }

@@ -4,14 +4,11 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"sort"
-	"strings"
 
 	"github.com/urfave/cli/v3"
 
 	"github.com/exarchos/git-exarchos/app"
 	"github.com/exarchos/git-exarchos/teamsync"
-	"github.com/exarchos/git-exarchos/workflow"
 )
 
 var (
@@ -47,7 +44,7 @@ Examples:
 			if err != nil {
 				return err
 			}
-			return emitResult(c, res, func(w io.Writer) { printPull(w, res) }, pullFailure(res))
+			return emitResult(c, res, func(w io.Writer) { app.WritePull(w, res, boldIn(w)) }, pullFailure(res))
 		},
 	}
 }
@@ -77,7 +74,7 @@ Examples:
 			if err != nil {
 				return err
 			}
-			return emitResult(c, res, func(w io.Writer) { printPush(w, res) }, pushFailure(res))
+			return emitResult(c, res, func(w io.Writer) { app.WritePush(w, res, boldIn(w)) }, pushFailure(res))
 		},
 	}
 }
@@ -108,8 +105,8 @@ Examples:
 				failure = pushFailure(res.Push)
 			}
 			return emitResult(c, res, func(w io.Writer) {
-				printPull(w, res.Pull)
-				printPush(w, res.Push)
+				app.WritePull(w, res.Pull, boldIn(w))
+				app.WritePush(w, res.Push, boldIn(w))
 			}, failure)
 		},
 	}
@@ -171,63 +168,4 @@ func pushFailure(res *teamsync.PushResult) error {
 		return fmt.Errorf("%w: %d workflow(s) could not be merged before pushing (see above)", errSyncFailed, n)
 	}
 	return nil
-}
-
-// counts renders {"merged":2,"up-to-date":5} as "2 merged, 5 up-to-date".
-func counts(m map[string]int) string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	parts := make([]string, len(keys))
-	for i, k := range keys {
-		parts[i] = fmt.Sprintf("%d %s", m[k], k)
-	}
-	if len(parts) == 0 {
-		return "no workflows"
-	}
-	return strings.Join(parts, ", ")
-}
-
-func printPull(w io.Writer, res *teamsync.PullResult) {
-	printf(w, "pull from %s: %s\n", res.Remote, counts(res.Counts))
-	for _, wf := range res.Workflows {
-		if wf.Action == teamsync.UpToDate || wf.Action == teamsync.Ahead {
-			continue
-		}
-		line := fmt.Sprintf("  %s %s", bold(w, wf.Feature), wf.Action)
-		if wf.Added > 0 {
-			line += fmt.Sprintf(" (+%d events)", wf.Added)
-		}
-		if wf.Message != "" {
-			line += ": " + wf.Message
-		}
-		printf(w, "%s\n", line)
-		printConflicts(w, wf.Conflicts)
-	}
-}
-
-func printConflicts(w io.Writer, cs []workflow.Conflict) {
-	for _, c := range cs {
-		printf(w, "    conflict at #%d %s: %s\n", c.Seq, c.Type, c.Reason)
-	}
-}
-
-func printPush(w io.Writer, res *teamsync.PushResult) {
-	printf(w, "push to %s: %s\n", res.Remote, counts(res.Counts))
-	for _, wf := range res.Workflows {
-		if wf.Result == teamsync.InSync {
-			continue
-		}
-		line := fmt.Sprintf("  %s %s", bold(w, wf.Feature), wf.Result)
-		if wf.Attempts > 1 {
-			line += fmt.Sprintf(" (attempt %d)", wf.Attempts)
-		}
-		if wf.Message != "" {
-			line += ": " + wf.Message
-		}
-		printf(w, "%s\n", line)
-		printConflicts(w, wf.Conflicts)
-	}
 }

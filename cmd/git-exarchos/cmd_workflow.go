@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"sort"
 	"strings"
 
 	"github.com/urfave/cli/v3"
@@ -121,7 +120,8 @@ Examples:
 			if err != nil {
 				return err
 			}
-			printStatus(c.Root().Writer, res.Status)
+			res.Status.WriteText(c.Root().Writer, boldIn(c.Root().Writer))
+			printTrust(c.Root().Writer, res.Status)
 			return nil
 		},
 	}
@@ -184,82 +184,6 @@ func statusMermaid(c *cli.Command) error {
 		return err
 	}
 	return emit(c, d, func(w io.Writer) { printf(w, "%s", d.Mermaid) })
-}
-
-func printStatus(w io.Writer, st app.Status) {
-	if st.RefusedStart() != nil {
-		printf(w, "%s never started: its start replaced another workflow on the branch and was refused (below)\n", bold(w, st.Feature))
-	} else {
-		printf(w, "%s (%s) on branch %s: %s\n", bold(w, st.Feature), st.Type, st.Branch, bold(w, st.Phase))
-	}
-	if st.Reason != "" {
-		printf(w, "  reason: %s\n", st.Reason)
-	}
-	for _, warning := range st.Warnings {
-		printf(w, "  warning: %s\n", warning)
-	}
-	if st.MaxIterations > 0 {
-		printf(w, "  iteration %d of %d (completion policy %s)\n", st.Iterations, st.MaxIterations, st.Completion)
-	}
-	if g, ok := st.OpenGaps(); ok {
-		printf(w, "  plan sent back from %s by %s; gaps: %s\n", g.Phase, g.Actor, g.Gaps)
-	}
-	if len(st.Artifacts) > 0 {
-		names := make([]string, 0, len(st.Artifacts))
-		for n := range st.Artifacts {
-			names = append(names, n)
-		}
-		sort.Strings(names)
-		printf(w, "artifacts:\n")
-		for _, n := range names {
-			a := st.Artifacts[n]
-			if a.Inline {
-				printf(w, "  %-10s (inline text)\n", n)
-			} else {
-				printf(w, "  %-10s %s\n", n, a.Path)
-			}
-		}
-	}
-	if len(st.Tasks) > 0 {
-		printf(w, "tasks:\n")
-		for _, t := range st.Tasks {
-			printf(w, "  [%s] %s %s\n", t.Status, t.ID, t.Title)
-		}
-	}
-	printStages(w, st.State)              // cmd_stage.go
-	printResources(w, st.State, st.Ended) // cmd_cancel.go
-	if len(st.Reviews) > 0 {
-		names := make([]string, 0, len(st.Reviews))
-		for n := range st.Reviews {
-			names = append(names, n)
-		}
-		sort.Strings(names)
-		printf(w, "reviews:\n")
-		for _, n := range names {
-			printf(w, "  %-10s %s\n", n, st.Reviews[n].Verdict)
-		}
-	}
-	open := 0
-	for _, f := range st.Findings {
-		if f.Closed == nil {
-			open++
-		}
-	}
-	if open > 0 {
-		printf(w, "review findings: %d open (git exarchos view findings %s)\n", open, st.Feature)
-	}
-	for compound, n := range st.FixCycles {
-		printf(w, "fix cycles in %s: %d\n", compound, n)
-	}
-	if st.Circuit != nil && st.Circuit.Open {
-		printf(w, "circuit OPEN in %s: ask the user to run `git exarchos unblock %s --reason \"…\"`\n", st.Circuit.Compound, st.Feature)
-	}
-	if len(st.Conflicts) > 0 {
-		printf(w, "conflicts (%d):\n", len(st.Conflicts))
-		printConflicts(w, st.Conflicts) // cmd_sync.go
-	}
-	printf(w, "%d events, head %s\n", st.Events, st.Head[:12])
-	printTrust(w, st) // cmd_signers.go
 }
 
 func listCommand() *cli.Command {
