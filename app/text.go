@@ -221,18 +221,13 @@ func WriteConflicts(w io.Writer, cs []workflow.Conflict) {
 func WritePull(w io.Writer, res *teamsync.PullResult, bold func(string) string) {
 	fmt.Fprintf(w, "pull from %s: %s\n", res.Remote, counts(res.Counts))
 	for _, wf := range res.Workflows {
-		if wf.Action == teamsync.UpToDate || wf.Action == teamsync.Ahead {
-			continue
+		if wf.Action != teamsync.UpToDate && wf.Action != teamsync.Ahead {
+			more := ""
+			if wf.Added > 0 {
+				more = fmt.Sprintf(" (+%d events)", wf.Added)
+			}
+			writeSynced(w, bold(wf.Feature)+" "+string(wf.Action)+more, wf.Message, wf.Conflicts)
 		}
-		line := fmt.Sprintf("  %s %s", bold(wf.Feature), wf.Action)
-		if wf.Added > 0 {
-			line += fmt.Sprintf(" (+%d events)", wf.Added)
-		}
-		if wf.Message != "" {
-			line += ": " + wf.Message
-		}
-		fmt.Fprintf(w, "%s\n", line)
-		WriteConflicts(w, wf.Conflicts)
 	}
 }
 
@@ -240,19 +235,23 @@ func WritePull(w io.Writer, res *teamsync.PullResult, bold func(string) string) 
 func WritePush(w io.Writer, res *teamsync.PushResult, bold func(string) string) {
 	fmt.Fprintf(w, "push to %s: %s\n", res.Remote, counts(res.Counts))
 	for _, wf := range res.Workflows {
-		if wf.Result == teamsync.InSync {
-			continue
+		if wf.Result != teamsync.InSync {
+			more := ""
+			if wf.Attempts > 1 {
+				more = fmt.Sprintf(" (attempt %d)", wf.Attempts)
+			}
+			writeSynced(w, bold(wf.Feature)+" "+string(wf.Result)+more, wf.Message, wf.Conflicts)
 		}
-		line := fmt.Sprintf("  %s %s", bold(wf.Feature), wf.Result)
-		if wf.Attempts > 1 {
-			line += fmt.Sprintf(" (attempt %d)", wf.Attempts)
-		}
-		if wf.Message != "" {
-			line += ": " + wf.Message
-		}
-		fmt.Fprintf(w, "%s\n", line)
-		WriteConflicts(w, wf.Conflicts)
 	}
+}
+
+// writeSynced is one workflow's line of a pull or a push, and its conflicts.
+func writeSynced(w io.Writer, what, message string, cs []workflow.Conflict) {
+	if message != "" {
+		what += ": " + message
+	}
+	fmt.Fprintf(w, "  %s\n", what)
+	WriteConflicts(w, cs)
 }
 
 // counts renders {"merged":2,"up-to-date":5} as "2 merged, 5 up-to-date".
