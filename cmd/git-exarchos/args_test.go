@@ -1,6 +1,7 @@
 package main
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -35,4 +36,41 @@ func TestArgumentsAreTheUsage(t *testing.T) {
 		}
 	}
 	walk(cmds)
+}
+
+// TestArgumentsPlaced: the arguments given fill the required slots first, an optional leading
+// feature is taken only when there are more, and a left-out one holds "" when arguments follow
+// it, so urfave's left-to-right parse finds each value under its name.
+func TestArgumentsPlaced(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want []string // after the "--" normalize adds
+	}{
+		{[]string{"transition", "plan"}, []string{"", "plan"}},
+		{[]string{"transition", "login", "plan"}, []string{"login", "plan"}},
+		{[]string{"status"}, nil},
+		{[]string{"status", "login"}, []string{"login"}},
+		{[]string{"set", "a=1", "b=2"}, []string{"a=1", "b=2"}}, // the first is the feature only when it holds no "=" (set's action)
+		{[]string{"review", "spec"}, []string{"", "spec"}},
+		{[]string{"review", "spec", "pass"}, []string{"spec", "pass"}}, // review's action reads pass|fail as the verdict
+		{[]string{"validate", "--", "go", "test"}, []string{"", "--", "go", "test"}},
+		{[]string{"validate", "login", "--", "go", "test"}, []string{"login", "--", "go", "test"}},
+		{[]string{"rescue", "restore", "login", "t1"}, []string{"login", "t1"}},
+		{[]string{"budget", "extend", "3", "--reason", "r"}, []string{"", "3"}},
+	} {
+		cmds, _ := commandTree()
+		inv, err := normalize(cmds, append([]string{"git-exarchos"}, tc.args...))
+		if err != nil {
+			t.Errorf("%q: %v", tc.args, err)
+			continue
+		}
+		i := slices.Index(inv.args, "--")
+		if i < 0 {
+			t.Errorf("%q: no -- in %q", tc.args, inv.args)
+			continue
+		}
+		if got := inv.args[i+1:]; !slices.Equal(got, tc.want) && len(got)+len(tc.want) > 0 {
+			t.Errorf("%q: placed %q, want %q", tc.args, got, tc.want)
+		}
+	}
 }
