@@ -1,7 +1,7 @@
 package app
 
-// The text forms of results cmd prints when --json is not given (cmd only picks text or JSON):
-// the status, a cancel, verify's verdicts, a pull and a push.
+// The text form of the status cmd prints when --json is not given (cmd only picks text or JSON;
+// a cancel's, verify's, a pull's and a push's are their packages' text.go).
 
 import (
 	"fmt"
@@ -9,11 +9,8 @@ import (
 	"maps"
 	"slices"
 	"sort"
-	"strings"
 
-	"github.com/exarchos/git-exarchos/saga"
 	"github.com/exarchos/git-exarchos/teamsync"
-	"github.com/exarchos/git-exarchos/verify"
 	"github.com/exarchos/git-exarchos/workflow"
 )
 
@@ -89,7 +86,7 @@ func (st Status) WriteText(w io.Writer, bold func(string) string) {
 	}
 	if len(st.Conflicts) > 0 {
 		fmt.Fprintf(w, "conflicts (%d):\n", len(st.Conflicts))
-		WriteConflicts(w, st.Conflicts)
+		teamsync.WriteConflicts(w, st.Conflicts)
 	}
 	fmt.Fprintf(w, "%d events, head %s\n", st.Events, st.Head[:12])
 }
@@ -151,122 +148,4 @@ func writeResources(w io.Writer, st workflow.State, ended bool) {
 	if st.Cancel != nil && st.Phase == "cancelling" { // the built-ins' (and their extensions') cancelling phase
 		fmt.Fprintf(w, "cancel in progress: run `git exarchos cancel %s` to finish it\n", st.Feature)
 	}
-}
-
-// WriteCancel writes what a cancel did, or plans, as `git exarchos cancel` prints it.
-func WriteCancel(w io.Writer, res *saga.CancelResult, bold func(string) string) {
-	if res.DryRun {
-		fmt.Fprintf(w, "%s: cancel plan (%d step(s), nothing changed)\n", bold(res.Feature), len(res.Steps))
-	}
-	for _, s := range res.Steps {
-		fmt.Fprintf(w, "  %-13s %-8s %s: %s\n", s.Outcome, s.Action, s.Resource, s.Detail)
-		if s.Fix != "" {
-			fmt.Fprintf(w, "      fix: %s\n", s.Fix)
-		}
-	}
-	for _, s := range res.Pending {
-		fmt.Fprintf(w, "  %-13s %-8s %s\n", "pending", s.Action, s.Resource)
-	}
-	if res.DryRun {
-		if res.Needs != "" {
-			fmt.Fprintf(w, "the cancel itself needs more: %s\n", res.Needs)
-		}
-		return
-	}
-	if res.Cancelled() {
-		fmt.Fprintf(w, "%s: cancelled; the %s workflow is in %s (%d compensation step(s) this run)\n", bold(res.Feature), res.Type, bold(res.Phase), len(res.Steps))
-		return
-	}
-	fmt.Fprintf(w, "%s: %s is still in %s\n", bold(res.Feature), res.Type, bold(res.Phase))
-}
-
-// WriteVerify writes verify's verdict on each workflow, as `git exarchos verify` prints it, but for
-// the trust line cmd ends it with.
-func WriteVerify(w io.Writer, res *verify.Result, bold func(string) string) {
-	for _, wf := range res.Workflows {
-		verdict := "ok"
-		if len(wf.Violations) > 0 {
-			verdict = "FAILED"
-		}
-		fmt.Fprintf(w, "%s (%s, %s): %d events, %d decisions: %s\n", bold(wf.Feature), wf.Type, wf.Phase, wf.Events, wf.Decisions, verdict)
-		for _, v := range wf.Violations {
-			fmt.Fprintf(w, "  seq %d %s [%s]: %s\n", v.Seq, v.Event, v.Rule, v.Message)
-		}
-		if wf.GatesRerun != nil {
-			fmt.Fprintf(w, "  gates: %d run(s) repeated on the commits they were recorded on\n", *wf.GatesRerun)
-		}
-		if wf.GitHub != "" {
-			fmt.Fprintf(w, "  github: %s\n", wf.GitHub)
-			if wf.GitHub == verify.GitHubNoToken {
-				fmt.Fprintf(w, "  the pull request was not checked with GitHub: set GITHUB_TOKEN or GH_TOKEN (CI: --require-github fails without one)\n")
-			}
-		}
-		for _, a := range wf.Acknowledged {
-			fmt.Fprintf(w, "  seq %d: refused %s decision %s (%s), acknowledged by %s\n", a.Seq, a.Kind, a.Event, a.Reason, a.By)
-		}
-	}
-	if res.BaseProtection != "" {
-		fmt.Fprintf(w, "base protection: %s\n", res.BaseProtection)
-	}
-}
-
-// WriteConflicts lists conflicts a merge of two logs recorded, one a line.
-func WriteConflicts(w io.Writer, cs []workflow.Conflict) {
-	for _, c := range cs {
-		fmt.Fprintf(w, "    conflict at #%d %s: %s\n", c.Seq, c.Type, c.Reason)
-	}
-}
-
-// WritePull writes what a pull did, as `git exarchos pull` prints it.
-func WritePull(w io.Writer, res *teamsync.PullResult, bold func(string) string) {
-	fmt.Fprintf(w, "pull from %s: %s\n", res.Remote, counts(res.Counts))
-	for _, wf := range res.Workflows {
-		if wf.Action != teamsync.UpToDate && wf.Action != teamsync.Ahead {
-			more := ""
-			if wf.Added > 0 {
-				more = fmt.Sprintf(" (+%d events)", wf.Added)
-			}
-			writeSynced(w, bold(wf.Feature)+" "+string(wf.Action)+more, wf.Message, wf.Conflicts)
-		}
-	}
-}
-
-// WritePush writes what a push did, as `git exarchos push` prints it.
-func WritePush(w io.Writer, res *teamsync.PushResult, bold func(string) string) {
-	fmt.Fprintf(w, "push to %s: %s\n", res.Remote, counts(res.Counts))
-	for _, wf := range res.Workflows {
-		if wf.Result != teamsync.InSync {
-			more := ""
-			if wf.Attempts > 1 {
-				more = fmt.Sprintf(" (attempt %d)", wf.Attempts)
-			}
-			writeSynced(w, bold(wf.Feature)+" "+string(wf.Result)+more, wf.Message, wf.Conflicts)
-		}
-	}
-}
-
-// writeSynced is one workflow's line of a pull or a push, and its conflicts.
-func writeSynced(w io.Writer, what, message string, cs []workflow.Conflict) {
-	if message != "" {
-		what += ": " + message
-	}
-	fmt.Fprintf(w, "  %s\n", what)
-	WriteConflicts(w, cs)
-}
-
-// counts renders {"merged":2,"up-to-date":5} as "2 merged, 5 up-to-date".
-func counts(m map[string]int) string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	parts := make([]string, len(keys))
-	for i, k := range keys {
-		parts[i] = fmt.Sprintf("%d %s", m[k], k)
-	}
-	if len(parts) == 0 {
-		return "no workflows"
-	}
-	return strings.Join(parts, ", ")
 }

@@ -60,12 +60,12 @@ Examples:
 			res, err := app.Cancel(r, saga.CancelOptions{Feature: c.StringArg("feature"), Reason: c.String("reason"), DryRun: c.Bool("dry-run"), SkipPR: c.Bool("skip-pr"), Human: c.Bool("human")})
 			var inc *saga.CancelIncompleteError
 			if errors.As(err, &inc) && !c.Bool("json") {
-				app.WriteCancel(c.Root().Writer, inc.Result, boldIn(c.Root().Writer)) // the steps that ran; the error follows on stderr
+				saga.WriteCancel(c.Root().Writer, inc.Result, boldIn(c.Root().Writer)) // the steps that ran; the error follows on stderr
 			}
 			if err != nil {
 				return err
 			}
-			return emit(c, res, func(w io.Writer) { app.WriteCancel(w, res, boldIn(w)) })
+			return emit(c, res, func(w io.Writer) { saga.WriteCancel(w, res, boldIn(w)) })
 		},
 	}
 }

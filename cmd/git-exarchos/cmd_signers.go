@@ -117,7 +117,7 @@ func verifyCommand() *cli.Command {
 
 // printVerify is verify's text: app.WriteVerify, then the trust line.
 func printVerify(w io.Writer, res *verify.Result) {
-	app.WriteVerify(w, res, boldIn(w))
+	verify.WriteVerify(w, res, boldIn(w))
 	printTrustLine(w, res.Trust)
 }
 

@@ -44,7 +44,7 @@ Examples:
 			if err != nil {
 				return err
 			}
-			return emitResult(c, res, func(w io.Writer) { app.WritePull(w, res, boldIn(w)) }, pullFailure(res))
+			return emitResult(c, res, func(w io.Writer) { teamsync.WritePull(w, res, boldIn(w)) }, pullFailure(res))
 		},
 	}
 }
@@ -74,7 +74,7 @@ Examples:
 			if err != nil {
 				return err
 			}
-			return emitResult(c, res, func(w io.Writer) { app.WritePush(w, res, boldIn(w)) }, pushFailure(res))
+			return emitResult(c, res, func(w io.Writer) { teamsync.WritePush(w, res, boldIn(w)) }, pushFailure(res))
 		},
 	}
 }
@@ -105,8 +105,8 @@ Examples:
 				failure = pushFailure(res.Push)
 			}
 			return emitResult(c, res, func(w io.Writer) {
-				app.WritePull(w, res.Pull, boldIn(w))
-				app.WritePush(w, res.Push, boldIn(w))
+				teamsync.WritePull(w, res.Pull, boldIn(w))
+				teamsync.WritePush(w, res.Push, boldIn(w))
 			}, failure)
 		},
 	}
