@@ -8,7 +8,6 @@ import (
 	"io"
 	"maps"
 	"slices"
-	"sort"
 
 	"github.com/exarchos/git-exarchos/teamsync"
 	"github.com/exarchos/git-exarchos/workflow"
@@ -35,13 +34,8 @@ func (st Status) WriteText(w io.Writer, bold func(string) string) {
 		fmt.Fprintf(w, "  plan sent back from %s by %s; gaps: %s\n", g.Phase, g.Actor, g.Gaps)
 	}
 	if len(st.Artifacts) > 0 {
-		names := make([]string, 0, len(st.Artifacts))
-		for n := range st.Artifacts {
-			names = append(names, n)
-		}
-		sort.Strings(names)
 		fmt.Fprintf(w, "artifacts:\n")
-		for _, n := range names {
+		for _, n := range slices.Sorted(maps.Keys(st.Artifacts)) {
 			a := st.Artifacts[n]
 			if a.Inline {
 				fmt.Fprintf(w, "  %-10s (inline text)\n", n)
@@ -59,13 +53,8 @@ func (st Status) WriteText(w io.Writer, bold func(string) string) {
 	writeStages(w, st.State)
 	writeResources(w, st.State, st.Ended)
 	if len(st.Reviews) > 0 {
-		names := make([]string, 0, len(st.Reviews))
-		for n := range st.Reviews {
-			names = append(names, n)
-		}
-		sort.Strings(names)
 		fmt.Fprintf(w, "reviews:\n")
-		for _, n := range names {
+		for _, n := range slices.Sorted(maps.Keys(st.Reviews)) {
 			fmt.Fprintf(w, "  %-10s %s\n", n, st.Reviews[n].Verdict)
 		}
 	}
