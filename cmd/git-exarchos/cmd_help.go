@@ -63,6 +63,9 @@ Install:
 				return fmt.Errorf("generate the %s completion script: %w", shell, err)
 			}
 			script := b.String() + glue
+			if at := strings.LastIndex(b.String(), "\n# Don't run the completion function"); shell == "zsh" && at >= 0 {
+				script = b.String()[:at] + glue + b.String()[at:] // before the script's own first call
+			}
 			return emit(c, map[string]string{"shell": shell, "script": script}, func(w io.Writer) { io.WriteString(w, script) })
 		},
 	}
@@ -73,7 +76,18 @@ Install:
 // the words typed, `git exarchos …` included, with --generate-shell-completion.
 var gitGlue = map[string]string{
 	"bash": "\n# git's completion calls _git_exarchos for \"git exarchos <TAB>\".\n_git_exarchos() { __git-exarchos_bash_autocomplete; }\n",
-	"zsh":  "",
+	"zsh": `
+# zsh's git completion calls _git-exarchos with the words from "exarchos" on: complete them as the
+# command line "git exarchos …" that urfave's function runs.
+functions[_git_exarchos_urfave]=$functions[_git-exarchos]
+_git-exarchos() {
+	if [[ ${words[1]} == exarchos ]]; then
+		words=(git "${words[@]}")
+		(( CURRENT++ ))
+	fi
+	_git_exarchos_urfave
+}
+`,
 	"fish": "\n# git exarchos <TAB>\ncomplete -c git -n '__fish_seen_subcommand_from exarchos' -f -a '(__git-exarchos_perform_completion)'\n",
 }
 
