@@ -7,8 +7,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/exarchos/git-exarchos/internal/gittest"
-	"github.com/exarchos/git-exarchos/saga"
-	"github.com/exarchos/git-exarchos/workflow"
 )
 
 // TestMain runs the tests isolated from the developer's PATH, git config and agent session, as CI
@@ -26,15 +24,4 @@ func newSagaRepo(t testing.TB) (string, *Repo) {
 	_, err = Init(r, InitOptions{Feature: "login", Type: "feature", Branch: "main"})
 	require.NoError(t, err)
 	return dir, r
-}
-
-// startWorktree adds task to login and starts it in a worktree of its own (apptest.StartWorktree
-// for the external tests).
-func startWorktree(t testing.TB, r *Repo, task string) string {
-	t.Helper()
-	_, err := r.Execute("login", workflow.AddTask{ID: task})
-	require.NoError(t, err)
-	res, err := saga.StartTask(r.Saga(), saga.TaskStartOptions{Feature: "login", Task: task, Worktree: true})
-	require.NoError(t, err)
-	return res.Worktree.Path
 }

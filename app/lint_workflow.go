@@ -8,7 +8,7 @@ import (
 	"github.com/exarchos/git-exarchos/workflowdef"
 )
 
-// ErrLintFailed is a workflow definition `lint-workflow` found problems in (LintError says which).
+// ErrLintFailed is a workflow definition `lint` found problems in (LintError says which).
 var ErrLintFailed = errors.New("the workflow definition has problems")
 
 // LintError lists the problems of a definition file, each with its line.
@@ -23,7 +23,7 @@ func (e *LintError) Error() string {
 
 func (e *LintError) Unwrap() error { return ErrLintFailed }
 
-// LintWorkflowOptions names the definition file `lint-workflow` checks.
+// LintWorkflowOptions names the definition file `lint` checks.
 type LintWorkflowOptions struct{ File string }
 
 // LintWorkflowResult is a definition that passed, with the notes on what it means where it may

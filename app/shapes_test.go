@@ -146,3 +146,18 @@ func TestRepositoryShapes(t *testing.T) {
 		})
 	}
 }
+
+// boundPhases is what a fresh hook process finds bound to dir's branch: each workflow's phase
+// (hookrun's own tests have the same; app's tests cannot share theirs).
+func boundPhases(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	r, err := hookrun.Open(dir)
+	require.NoError(t, err)
+	ws, err := r.BoundWorkflows()
+	require.NoError(t, err)
+	out := map[string]string{}
+	for _, w := range ws {
+		out[w.Feature] = w.State.Phase
+	}
+	return out
+}

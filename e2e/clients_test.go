@@ -247,7 +247,7 @@ func testClientEnforces(t *testing.T, c agentClient) []hookCall {
 
 // checkPayloadShapes: the client's tool and session-start payloads have exactly the fields of the
 // ones hooks/testdata/client-payloads.json holds for it (recorded from this test), which the
-// adapter's unit tests (app/hook_clients_test.go) replay: a client that changes its payload fails
+// adapter's unit tests (hookrun/hook_clients_test.go) replay: a client that changes its payload fails
 // here, not in a user's session.
 func checkPayloadShapes(t *testing.T, c agentClient, calls []hookCall) {
 	t.Helper()

@@ -515,7 +515,7 @@ func mcpTools(s *mcp.Server, cli *cliRunner) {
 		return cmd("prune").str("older-than", in.OlderThan)
 	})
 	add(s, cli, "lint_workflow", "check a workflow definition file, each problem with its line", func(in lintIn) args {
-		return cmd("lint-workflow").values("file", []string{in.File})
+		return cmd("lint").values("file", []string{in.File})
 	})
 }
 

@@ -234,7 +234,7 @@ func TestMCPParity(t *testing.T) {
 		{"team_sync", `{"remote":"nowhere"}`, []string{"sync", "nowhere"}, true},
 		{"fsck", `{"feature":"login"}`, []string{"fsck", "login"}, false},
 		{"prune", `{"olderThan":"1h"}`, []string{"prune", "--older-than", "1h"}, false},
-		{"lint_workflow", `{"file":"docs/design.md"}`, []string{"lint-workflow", "docs/design.md"}, true},
+		{"lint_workflow", `{"file":"docs/design.md"}`, []string{"lint", "docs/design.md"}, true},
 		{"doctor", `{}`, []string{"doctor"}, false}, // warnings only
 		{"workflow_cancel", `{"dryRun":true}`, []string{"cancel", "--dry-run"}, false},
 		{"workflow_cancel", `{"reason":"done testing"}`, []string{"cancel", "--reason", "done testing"}, false},

@@ -17,9 +17,6 @@ func DecodeState(snapshot json.RawMessage) (State, error) {
 	if len(b) == 0 || string(b) == "null" {
 		return s, nil
 	}
-	if fast, ok := decodeStateFast(b); ok {
-		return fast, nil
-	}
 	if err := json.Unmarshal(b, &s); err != nil {
 		return State{}, fmt.Errorf("decode state snapshot: %w", err)
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/urfave/cli/v3"
@@ -117,7 +118,8 @@ func normalize(root []*cli.Command, args []string) (invocation, error) {
 			i++
 		}
 	}
-	if err := checkArgs(inv.cmd, inv.path, flags, positional); err != nil {
+	positional, err := checkArgs(inv.cmd, inv.path, flags, positional)
+	if err != nil {
 		return inv, err
 	}
 	inv.args = append(append(head, flags...), "--")
@@ -141,74 +143,160 @@ func helpFor(root []*cli.Command, prog string, words []string) (invocation, erro
 	return inv, nil
 }
 
-// checkArgs enforces the number of arguments the command's ArgsUsage documents, and its required flags.
-func checkArgs(cmd *cli.Command, path, flags, positional []string) error {
-	lo, hi := argBounds(cmd.ArgsUsage)
-	n := len(positional)
+// checkArgs enforces the command's argument specs (its urfave Arguments: a StringArg each, Required
+// or not, then at most one StringArgs with its Min and Max) and its required flags, and places the
+// arguments given in the specs' slots: the given ones fill the required slots first, and an optional
+// slot before them (the leading [<feature>]) is taken only when there are more, so urfave's own
+// left-to-right parse finds each value under its name; a left-out optional slot holds "" (for a
+// feature: the one bound to the branch).
+func checkArgs(cmd *cli.Command, path, flags, positional []string) ([]string, error) {
+	given, tail := positional, []string(nil)
 	if keepsSeparator(cmd) {
-		n = 0
-		for _, p := range positional {
-			if p == "--" {
-				break
-			}
-			n++
+		if i := slices.Index(positional, "--"); i >= 0 {
+			given, tail = positional[:i], positional[i:]
 		}
 	}
+	lo, hi, required := argBounds(cmd)
+	n := len(given)
 	switch {
 	case n > hi:
-		extra := positional[hi:]
-		return usageError{msg: fmt.Sprintf("%s: unexpected argument %q", strings.Join(path, " "), strings.Join(extra, " ")), usage: usageLine(cmd)}
+		return nil, usageError{msg: fmt.Sprintf("%s: unexpected argument %q", strings.Join(path, " "), strings.Join(given[hi:], " ")), usage: usageLine(cmd)}
 	case n < lo:
-		// The arguments given fill the required ones from the left (an optional [<feature>] is
-		// taken only once all required ones are there), so the missing ones are the last lo-n.
-		var required []string
-		for _, w := range strings.Fields(cmd.ArgsUsage) {
-			if !strings.HasPrefix(w, "[") && w != "--" {
-				required = append(required, w)
-			}
-		}
-		return usageError{msg: fmt.Sprintf("%s: missing %s", strings.Join(path, " "), strings.Join(required[n:], " ")), usage: usageLine(cmd)}
+		return nil, usageError{msg: fmt.Sprintf("%s: missing %s", strings.Join(path, " "), strings.Join(required[n:], " ")), usage: usageLine(cmd)}
 	}
 	for _, f := range cmd.Flags {
 		if rf, ok := f.(cli.RequiredFlag); !ok || !rf.IsRequired() {
 			continue
 		}
-		if !given(f, flags) {
-			return usageError{msg: fmt.Sprintf("%s needs --%s", strings.Join(path, " "), f.Names()[0]), usage: usageLine(cmd)}
+		if !flagGiven(f, flags) {
+			return nil, usageError{msg: fmt.Sprintf("%s needs --%s", strings.Join(path, " "), f.Names()[0]), usage: usageLine(cmd)}
 		}
 	}
-	return nil
+	var placed []string
+	extra := n - lo
+	for _, a := range cmd.Arguments {
+		switch a := a.(type) {
+		case *cli.StringArg:
+			switch {
+			case a.Required || extra > 0:
+				if !a.Required {
+					extra--
+				}
+				placed, given = append(placed, given[0]), given[1:]
+			case len(given)+len(tail) > 0:
+				placed = append(placed, "")
+			}
+		case *cli.StringArgs:
+			placed, given = append(placed, given...), nil
+		}
+	}
+	return append(placed, tail...), nil
 }
 
-func given(f cli.Flag, flags []string) bool {
+func flagGiven(f cli.Flag, flags []string) bool {
 	for _, a := range flags {
 		name, _, _ := strings.Cut(strings.TrimLeft(a, "-"), "=")
-		for _, n := range f.Names() {
-			if strings.HasPrefix(a, "-") && n == name {
-				return true
-			}
+		if strings.HasPrefix(a, "-") && slices.Contains(f.Names(), name) {
+			return true
 		}
 	}
 	return false
 }
 
-// argBounds reads ArgsUsage: <x> is required, [<x>] optional, and "..." or "--" allows any number.
-func argBounds(usage string) (lo, hi int) {
-	for _, w := range strings.Fields(usage) {
-		if w == "--" || strings.HasSuffix(w, "...") || strings.HasSuffix(w, "...]") {
-			return lo, 1 << 30
-		}
-		hi++
-		if !strings.HasPrefix(w, "[") {
-			lo++
+// argBounds: how many arguments the specs take, and the usage of each required one.
+func argBounds(cmd *cli.Command) (lo, hi int, required []string) {
+	for _, a := range cmd.Arguments {
+		switch a := a.(type) {
+		case *cli.StringArg:
+			hi++
+			if a.Required {
+				lo++
+				required = append(required, a.Usage())
+			}
+		case *cli.StringArgs:
+			lo += a.Min
+			if a.Min > 0 {
+				required = append(required, a.Usage())
+			}
+			if hi += a.Max; a.Max < 0 {
+				hi = 1 << 30
+			}
 		}
 	}
-	return lo, hi
+	return lo, hi, required
 }
 
-// keepsSeparator: the command's arguments include a "--" of their own (validate's command).
+// keepsSeparator: the command's arguments include a "--" of their own (validate's command, the
+// StringArgs named "command").
 func keepsSeparator(cmd *cli.Command) bool {
-	return strings.Contains(" "+cmd.ArgsUsage+" ", " -- ")
+	return slices.ContainsFunc(cmd.Arguments, func(a cli.Argument) bool { return a.HasName("command") })
+}
+
+// The argument specs commands declare: opt and req are one argument (optional or required), many
+// the rest (at least min); usage overrides the <name> shown in help.
+func opt(name string, usage ...string) cli.Argument {
+	return &cli.StringArg{Name: name, UsageText: orUsage(usage, "[<"+name+">]")}
+}
+
+func req(name string, usage ...string) cli.Argument {
+	return &cli.StringArg{Name: name, Required: true, UsageText: orUsage(usage, "<"+name+">")}
+}
+
+func many(name string, min int, usage string) cli.Argument {
+	return &cli.StringArgs{Name: name, Min: min, Max: -1, UsageText: usage}
+}
+
+// onFeature: an optional leading feature, then the given arguments.
+func onFeature(more ...cli.Argument) []cli.Argument {
+	return append([]cli.Argument{opt("feature")}, more...)
+}
+
+func orUsage(usage []string, def string) string {
+	if len(usage) > 0 {
+		return usage[0]
+	}
+	return def
+}
+
+// argsUsage is what help shows of the specs.
+func argsUsage(args []cli.Argument) string {
+	var out []string
+	for _, a := range args {
+		out = append(out, a.Usage())
+	}
+	return strings.Join(out, " ")
+}
+
+// argv is the arguments as given, in order: the values of the specs without the "" of a left-out
+// optional one.
+func argv(c *cli.Command) []string {
+	var out []string
+	for _, a := range c.Arguments {
+		switch a := a.(type) {
+		case *cli.StringArg:
+			if v := a.Get().(string); v != "" || a.Required {
+				out = append(out, v)
+			}
+		case *cli.StringArgs:
+			out = append(out, a.Get().([]string)...)
+		}
+	}
+	return out
+}
+
+// splitFeature: the leading feature (checkArgs placed "" when it was left out) and the values of
+// the arguments after it.
+func splitFeature(c *cli.Command) (string, []string) {
+	var vals []string
+	for _, a := range c.Arguments[1:] {
+		switch v := a.Get().(type) {
+		case string:
+			vals = append(vals, v)
+		case []string:
+			vals = append(vals, v...)
+		}
+	}
+	return c.StringArg("feature"), vals
 }
 
 func find(cmds []*cli.Command, name string) *cli.Command {

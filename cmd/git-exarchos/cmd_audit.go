@@ -11,8 +11,9 @@ import (
 
 func auditCommand() *cli.Command {
 	return &cli.Command{
-		Name:  "audit",
-		Usage: "the timeline of every boundary: transitions, guard failures and overrides, denials, grants, budgets, compensation",
+		Name:      "audit",
+		Arguments: onFeature(),
+		Usage:     "the timeline of every boundary: transitions, guard failures and overrides, denials, grants, budgets, compensation",
 		UsageText: "git exarchos audit [<feature>] [--format text|json|mermaid] [--json]\n\n" +
 			"Each entry has its actor, time and the commit of the workflow ref that recorded it. --format mermaid\n" +
 			"draws the path the workflow took over its definition (edges numbered in order).\n\nExamples:\n" +
@@ -32,7 +33,7 @@ func auditCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			a, err := views.ShowAudit(r.Hook(), views.AuditOptions{Feature: c.Args().First()})
+			a, err := views.ShowAudit(r.Hook(), views.AuditOptions{Feature: c.StringArg("feature")})
 			if err != nil {
 				return err
 			}

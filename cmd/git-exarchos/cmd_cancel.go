@@ -9,14 +9,14 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/exarchos/git-exarchos/saga"
-	"github.com/exarchos/git-exarchos/workflow"
 )
 
 func cancelCommand() *cli.Command {
 	const usage = "cancel [<feature>] [--reason R] [--human] [--dry-run] [--skip-pr] [--json]"
 	return &cli.Command{
-		Name:  "cancel",
-		Usage: "cancel a workflow: undo what it created (worktrees, branches, PRs) without losing work",
+		Name:      "cancel",
+		Arguments: onFeature(),
+		Usage:     "cancel a workflow: undo what it created (worktrees, branches, PRs) without losing work",
 		UsageText: `git exarchos ` + usage + `
 
 Records the request (the workflow enters cancelling), then compensates every recorded resource in
@@ -56,81 +56,16 @@ Examples:
 			if err != nil {
 				return err
 			}
-			res, err := saga.Cancel(r.Saga(), saga.CancelOptions{Feature: c.Args().First(), Reason: c.String("reason"), DryRun: c.Bool("dry-run"), SkipPR: c.Bool("skip-pr"), Human: c.Bool("human")})
+			res, err := saga.Cancel(r.Saga(), saga.CancelOptions{Feature: c.StringArg("feature"), Reason: c.String("reason"), DryRun: c.Bool("dry-run"), SkipPR: c.Bool("skip-pr"), Human: c.Bool("human")})
 			var inc *saga.CancelIncompleteError
 			if errors.As(err, &inc) && !c.Bool("json") {
-				printCancel(c.Root().Writer, inc.Result) // the steps that ran; the error follows on stderr
+				saga.WriteCancel(c.Root().Writer, inc.Result, boldIn(c.Root().Writer)) // the steps that ran; the error follows on stderr
 			}
 			if err != nil {
 				return err
 			}
-			return emit(c, res, func(w io.Writer) { printCancel(w, res) })
+			return emit(c, res, func(w io.Writer) { saga.WriteCancel(w, res, boldIn(w)) })
 		},
-	}
-}
-
-func printCancel(w io.Writer, res *saga.CancelResult) {
-	if res.DryRun {
-		printf(w, "%s: cancel plan (%d step(s), nothing changed)\n", bold(w, res.Feature), len(res.Steps))
-	}
-	for _, s := range res.Steps {
-		printf(w, "  %-13s %-8s %s: %s\n", s.Outcome, s.Action, s.Resource, s.Detail)
-		if s.Fix != "" {
-			printf(w, "      fix: %s\n", s.Fix)
-		}
-	}
-	for _, s := range res.Pending {
-		printf(w, "  %-13s %-8s %s\n", "pending", s.Action, s.Resource)
-	}
-	if res.DryRun {
-		if res.Needs != "" {
-			printf(w, "the cancel itself needs more: %s\n", res.Needs)
-		}
-		return
-	}
-	if res.Cancelled() {
-		printf(w, "%s: cancelled; the %s workflow is in %s (%d compensation step(s) this run)\n", bold(w, res.Feature), res.Type, bold(w, res.Phase), len(res.Steps))
-		return
-	}
-	printf(w, "%s: %s is still in %s\n", bold(w, res.Feature), res.Type, bold(w, res.Phase))
-}
-
-// printResources shows, in status, what the workflow created and how far a cancel got; once the
-// workflow ended, what it still holds is left behind, not active.
-func printResources(w io.Writer, st workflow.State, ended bool) {
-	if len(st.Resources) == 0 {
-		return
-	}
-	printf(w, "resources:\n")
-	left := false
-	for _, r := range st.Resources {
-		where := r.Path
-		if r.Kind != workflow.ResourceWorktree {
-			where = r.Branch + r.URL
-		}
-		state := "active"
-		switch {
-		case r.Compensated():
-			state = "compensated"
-		case len(r.Done) > 0:
-			state = "compensating"
-		case ended:
-			state, left = "left", true
-		}
-		printf(w, "  %-8s %-12s %s", r.Kind, state, where)
-		if r.Rescue != "" {
-			printf(w, " (work kept at %s)", r.Rescue)
-		}
-		printf(w, "\n")
-		if f := r.Failure; f != nil {
-			printf(w, "      %s failed: %s\n      fix: %s\n", f.Action, f.Detail, f.Fix)
-		}
-	}
-	if left {
-		printf(w, "the workflow is %s: what is left is no longer in use (git worktree remove <path> removes a worktree, git branch -d <branch> a merged branch)\n", st.Phase)
-	}
-	if st.Cancel != nil && st.Phase == "cancelling" { // the built-ins' (and their extensions') cancelling phase
-		printf(w, "cancel in progress: run `git exarchos cancel %s` to finish it\n", st.Feature)
 	}
 }
 

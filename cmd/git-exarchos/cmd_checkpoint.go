@@ -12,8 +12,8 @@ import (
 func checkpointCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "checkpoint",
+		Arguments: onFeature(),
 		Usage:     "record what a fresh session needs to go on (phase, open tasks, the rehydrate document)",
-		ArgsUsage: "[<feature>]",
 		UsageText: `git exarchos checkpoint [<feature>] [--note TEXT] [--json]
 
 Records checkpoint.recorded with the phase, the open tasks and the document rehydrate prints now.
@@ -33,7 +33,7 @@ Examples:
 			if err != nil {
 				return err
 			}
-			res, err := app.Checkpoint(r, app.CheckpointOptions{Feature: c.Args().First(), Note: c.String("note")})
+			res, err := app.Checkpoint(r, app.CheckpointOptions{Feature: c.StringArg("feature"), Note: c.String("note")})
 			if err != nil {
 				return err
 			}

@@ -11,22 +11,21 @@ import (
 	"github.com/exarchos/git-exarchos/app"
 )
 
-func lintWorkflowCommand() *cli.Command {
+// lintCommand is `lint`; `lint-workflow`, its name before issue 41, stays as a hidden alias.
+func lintCommand() *cli.Command {
 	return &cli.Command{
-		Name:  "lint-workflow",
-		Usage: "check a workflow definition file (.exarchos/workflows/<name>.yaml) before committing it",
-		UsageText: "git exarchos lint-workflow <file> [--json]\n\n" +
+		Name:      "lint",
+		Arguments: []cli.Argument{req("file")},
+		Usage:     "check a workflow definition file (.exarchos/workflows/<name>.yaml) before committing it",
+		UsageText: "git exarchos lint <file> [--json]\n\n" +
 			"Reports, with line numbers: unknown phases in transitions, guards that do not exist, unreachable\n" +
 			"phases, a missing final phase, bad tool rules, turn caps and completion schemas. Exit 1 when it\n" +
 			"finds a problem. Notes (exit 0) say what a valid definition means where it may surprise: a phase\n" +
 			"with allowedTools: [] allows no tools. Definitions take effect once on the base branch (they are read from its tip).\n\nExamples:\n" +
-			"   git exarchos lint-workflow .exarchos/workflows/docs.yaml",
+			"   git exarchos lint .exarchos/workflows/docs.yaml",
 		Flags: []cli.Flag{jsonFlag},
 		Action: func(_ context.Context, c *cli.Command) error {
-			if c.NArg() != 1 {
-				return usageErrf("usage: git exarchos lint-workflow <file>")
-			}
-			res, err := app.LintWorkflow(app.LintWorkflowOptions{File: c.Args().First()})
+			res, err := app.LintWorkflow(app.LintWorkflowOptions{File: c.StringArg("file")})
 			if lint := (*app.LintError)(nil); errors.As(err, &lint) {
 				return withDetails(err, lint.Problems)
 			}

@@ -21,7 +21,7 @@ func grantCommand() *cli.Command {
 			"consumes it; a later call needs a new grant. The agent may not run this command.\n\nExamples:\n"+
 			"   git exarchos grant login --tool Bash --match 'rm -rf build' --once --reason \"stale build dir\"\n"+
 			"   git exarchos grant login --tool Write --match 'src/config.go' --once --reason \"one config fix\"",
-		0, []cli.Flag{
+		nil, []cli.Flag{
 			&cli.StringFlag{Name: "tool", Required: true, Usage: "the tool, as Claude Code names it (Bash, Edit, Write, …)"},
 			&cli.StringFlag{Name: "match", Usage: "file path glob or command (prefix:* or exact) the call must match"},
 			&cli.BoolFlag{Name: "once", Usage: "the grant is consumed by one call (the only kind there is; required to say so)"},
@@ -38,7 +38,7 @@ func budgetCommand() *cli.Command {
 	extend := workflowCommand("extend", "give the current stay in the phase N more tool calls (human, recorded)",
 		"git exarchos budget extend [<feature>] N --reason R [--json]\n\nExamples:\n"+
 			"   git exarchos budget extend login 20 --reason \"the migration touches 30 files\"",
-		1, []cli.Flag{&cli.StringFlag{Name: "reason", Required: true, Usage: "why the phase needs more calls (recorded)"}},
+		[]cli.Argument{req("turns", "N")}, []cli.Flag{&cli.StringFlag{Name: "reason", Required: true, Usage: "why the phase needs more calls (recorded)"}},
 		func(c *cli.Command, args []string) (workflow.Command, error) {
 			n, err := strconv.Atoi(args[0])
 			if err != nil || n <= 0 {
@@ -56,8 +56,9 @@ func budgetCommand() *cli.Command {
 
 func submitCommand() *cli.Command {
 	return &cli.Command{
-		Name:  "submit",
-		Usage: "hand in a phase's completion: validated against the phase's JSON Schema, recorded as an event and an artifact",
+		Name:      "submit",
+		Arguments: onFeature(req("phase")),
+		Usage:     "hand in a phase's completion: validated against the phase's JSON Schema, recorded as an event and an artifact",
 		UsageText: "git exarchos submit [<feature>] <phase> [--file F] [--json]\n\n" +
 			"Without --file (or with --file -) the payload is read from stdin. An invalid payload records\n" +
 			"nothing and lists every schema error with its JSON path (exit 3).\n\nExamples:\n" +
@@ -65,10 +66,7 @@ func submitCommand() *cli.Command {
 			"   echo '{\"summary\":\"done\"}' | git exarchos submit login research",
 		Flags: []cli.Flag{&cli.StringFlag{Name: "file", Aliases: []string{"f"}, Usage: "the JSON payload (- or none: stdin)"}, jsonFlag},
 		Action: func(_ context.Context, c *cli.Command) error {
-			feature, args, err := splitFeature(c, 1, "submit [<feature>] <phase> [--file F]")
-			if err != nil {
-				return err
-			}
+			feature, args := splitFeature(c)
 			r, err := openRepo()
 			if err != nil {
 				return err

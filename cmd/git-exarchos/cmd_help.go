@@ -4,8 +4,10 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/urfave/cli/v3"
@@ -19,8 +21,8 @@ import (
 func helpCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "help",
+		Arguments: []cli.Argument{many("commands", 0, "[<command> [<subcommand>]]")},
 		Usage:     "show the commands, or one command's options and examples",
-		ArgsUsage: "[<command>...]",
 		UsageText: "git exarchos help [<command> [<subcommand>]]\n\nThe same as `git exarchos <command> -h`. `git exarchos --help` and `git help exarchos` open the man page.\n\nExamples:\n   git exarchos help\n   git exarchos help transition\n   git exarchos help task start",
 		Flags:     []cli.Flag{jsonFlag},
 		Action:    func(_ context.Context, c *cli.Command) error { return cli.ShowRootCommandHelp(c.Root()) }, // `help <command>` is rewritten to `<command> -h` (args.go)
@@ -29,12 +31,14 @@ func helpCommand() *cli.Command {
 
 func completionCommand() *cli.Command {
 	return &cli.Command{
-		Name:  "completion",
-		Usage: "print the shell completion script for bash, zsh or fish",
+		Name:      "completion",
+		Usage:     "print the shell completion script for bash, zsh or fish",
+		Arguments: []cli.Argument{req("shell", "bash|zsh|fish")},
 		UsageText: `git exarchos completion bash|zsh|fish [--json]
 
 Completes commands, subcommands, flags, feature ids, the phases of the workflow and workflow types.
-The bash script defines _git_exarchos, which git's own completion calls for ` + "`git exarchos <TAB>`" + `.
+The scripts are urfave/cli's, which ask the binary for the candidates (--generate-shell-completion),
+with the lines that hook them into git's own completion for ` + "`git exarchos <TAB>`" + `.
 
 Install:
    bash: git exarchos completion bash > ~/.local/share/bash-completion/completions/git-exarchos
@@ -42,212 +46,120 @@ Install:
    zsh:  git exarchos completion zsh > "${fpath[1]}/_git-exarchos"
    fish: git exarchos completion fish > ~/.config/fish/completions/git-exarchos.fish`,
 		Flags: []cli.Flag{jsonFlag},
+		ShellComplete: func(_ context.Context, c *cli.Command) {
+			if c.NArg() == 0 {
+				printLines(c.Root().Writer, slices.Sorted(maps.Keys(gitGlue)))
+			}
+		},
 		Action: func(_ context.Context, c *cli.Command) error {
-			script, ok := completionScripts[c.Args().First()]
+			shell := c.StringArg("shell")
+			glue, ok := gitGlue[shell]
 			if !ok {
-				return usageErrf("no completion for shell %q: use bash, zsh or fish", c.Args().First())
+				return usageErrf("no completion for shell %q: use bash, zsh or fish", shell)
 			}
-			return emit(c, map[string]string{"shell": c.Args().First(), "script": script}, func(w io.Writer) { io.WriteString(w, script) })
+			var b strings.Builder
+			gen := &cli.Command{Name: "git-exarchos", EnableShellCompletion: true, Writer: &b}
+			if err := gen.Run(context.Background(), []string{"git-exarchos", "completion", shell}); err != nil { // not ctx: it would make gen a subcommand
+				return fmt.Errorf("generate the %s completion script: %w", shell, err)
+			}
+			script := b.String() + glue
+			if at := strings.LastIndex(b.String(), "\n# Don't run the completion function"); shell == "zsh" && at >= 0 {
+				script = b.String()[:at] + glue + b.String()[at:] // before the script's own first call
+			}
+			return emit(c, map[string]string{"shell": shell, "script": script}, func(w io.Writer) { io.WriteString(w, script) })
 		},
 	}
 }
 
-// The scripts ask the binary for candidates (`git exarchos __complete <words> <current word>`), so
-// they never drift from the command tree.
-var completionScripts = map[string]string{
-	"bash": `# bash completion for git exarchos (git exarchos completion bash)
-# git's completion calls _git_exarchos for "git exarchos <TAB>".
-_git_exarchos() {
-	local -a ws
-	local cw
-	if [[ -n ${words+x} && -n ${cword+x} ]]; then ws=("${words[@]}"); cw=$cword; else ws=("${COMP_WORDS[@]}"); cw=$COMP_CWORD; fi
-	local i start=0
-	for ((i = 1; i < cw; i++)); do
-		if [[ ${ws[i]} == exarchos ]]; then start=$((i + 1)); break; fi
-	done
-	((start == 0)) && start=1
-	local cur=${ws[cw]}
-	local IFS=$'\n'
-	local -a cands
-	if declare -F __git >/dev/null; then
-		cands=($(__git exarchos __complete -- "${ws[@]:start:cw-start}" "$cur"))
-	else
-		cands=($(git exarchos __complete -- "${ws[@]:start:cw-start}" "$cur" 2>/dev/null))
-	fi
-	COMPREPLY=($(compgen -W "${cands[*]}" -- "$cur"))
-}
-_git_exarchos_standalone() { _git_exarchos; }
-complete -o default -o nospace -F _git_exarchos_standalone git-exarchos 2>/dev/null
-`,
-	"zsh": `#compdef git-exarchos
-# zsh completion for git exarchos (git exarchos completion zsh). zsh's git completion calls
-# _git-exarchos for "git exarchos <TAB>"; the same function completes git-exarchos.
+// gitGlue follows urfave's script for each shell: what makes git's own completion (which runs
+// _git_exarchos, or _git-exarchos in zsh, for `git exarchos <TAB>`) use it. urfave's functions run
+// the words typed, `git exarchos …` included, with --generate-shell-completion.
+var gitGlue = map[string]string{
+	"bash": "\n# git's completion calls _git_exarchos for \"git exarchos <TAB>\".\n_git_exarchos() { __git-exarchos_bash_autocomplete; }\n",
+	"zsh": `
+# zsh's git completion calls _git-exarchos with the words from "exarchos" on: complete them as the
+# command line "git exarchos …" that urfave's function runs.
+functions[_git_exarchos_urfave]=$functions[_git-exarchos]
 _git-exarchos() {
-	local -a cands
-	local first=2
-	[[ ${words[1]} == git ]] && first=3
-	cands=("${(@f)$(git exarchos __complete -- "${(@)words[first,CURRENT-1]}" "${words[CURRENT]}" 2>/dev/null)}")
-	compadd -a cands
+	if [[ ${words[1]} == exarchos ]]; then
+		words=(git "${words[@]}")
+		(( CURRENT++ ))
+	fi
+	_git_exarchos_urfave
 }
-compdef _git-exarchos git-exarchos
 `,
-	"fish": `# fish completion for git exarchos (git exarchos completion fish)
-function __git_exarchos_complete
-	set -l tokens (commandline -opc)
-	set -l i (contains -i exarchos $tokens)
-	set -l words
-	if test -n "$i"; and test (count $tokens) -gt $i
-		set words $tokens[(math $i + 1)..-1]
-	end
-	git exarchos __complete -- $words (commandline -ct) 2>/dev/null
-end
-complete -c git -n '__fish_seen_subcommand_from exarchos' -f -a '(__git_exarchos_complete)'
-complete -c git -n '__fish_git_needs_command' -f -a exarchos -d 'enforced development workflows'
-`,
+	"fish": "\n# git exarchos <TAB>\ncomplete -c git -n '__fish_seen_subcommand_from exarchos' -f -a '(__git-exarchos_perform_completion)'\n",
 }
 
-// completeCommand answers the completion scripts: the candidates for the last word, one a line.
-func completeCommand() *cli.Command {
-	return &cli.Command{
-		Name:            "__complete",
-		Hidden:          true,
-		Usage:           "completion candidates for the last word (used by the completion scripts)",
-		ArgsUsage:       "[<word>...]",
-		SkipFlagParsing: true,
-		Action: func(_ context.Context, c *cli.Command) error {
-			words := c.Args().Slice()
-			if len(words) > 0 && words[0] == "--" {
-				words = words[1:]
-			}
-			if len(words) == 0 {
-				words = []string{""}
-			}
-			for _, s := range candidates(c.Root().Commands, words[:len(words)-1], words[len(words)-1]) {
-				fmt.Fprintln(c.Root().Writer, s)
-			}
-			return nil
-		},
-	}
-}
-
-// candidates completes cur after the words before it.
-func candidates(root []*cli.Command, before []string, cur string) []string {
-	cmds := root
-	var cmd *cli.Command
+// completeArgs is every command's ShellComplete: the values of a flag that takes one, the flags
+// when a flag is being typed, else the values of the next argument in the command's specs.
+func completeArgs(ctx context.Context, c *cli.Command) {
+	words := c.Args().Slice()
 	var positional []string
-	for i := 0; i < len(before); i++ {
-		w := before[i]
-		if cmd == nil || len(cmd.Commands) > 0 {
-			if next := find(cmds, w); next != nil {
-				cmd, cmds = next, next.Commands
-				continue
-			}
-		}
-		if w == "--" {
-			return nil // validate's command: the shell's own completion would be better than ours
-		}
-		if strings.HasPrefix(w, "-") && cmd != nil {
-			name, _, hasValue := strings.Cut(strings.TrimLeft(w, "-"), "=")
-			if f := lookupFlag(cmd, name); f != nil && takesValue(f) && !hasValue {
-				if i == len(before)-1 {
-					return flagValues(name)
-				}
-				i++
-			}
+	for i := 0; i < len(words); i++ {
+		w := words[i]
+		if !strings.HasPrefix(w, "-") || w == "-" {
+			positional = append(positional, w)
 			continue
 		}
-		positional = append(positional, w)
-	}
-	if cmd == nil || len(cmd.Commands) > 0 {
-		if cmd != nil && strings.HasPrefix(cur, "-") {
-			return []string{"--help"}
-		}
-		return names(cmds)
-	}
-	if strings.HasPrefix(cur, "-") {
-		var out []string
-		for _, f := range cmd.Flags {
-			out = append(out, "--"+f.Names()[0])
-		}
-		return append(out, "--help")
-	}
-	return argValues(cmd, positional)
-}
-
-// argValues: what the next positional argument of cmd can be, from its ArgsUsage.
-func argValues(cmd *cli.Command, positional []string) []string {
-	slots := strings.Fields(cmd.ArgsUsage)
-	var out []string
-	for i := len(positional); i < len(slots); i++ {
-		slot := slots[i]
+		name, _, hasValue := strings.Cut(strings.TrimLeft(w, "-"), "=")
+		f := lookupFlag(c, name)
+		takes := f != nil && takesValue(f) && !hasValue
 		switch {
-		case strings.Contains(slot, "feature"):
-			out = append(out, features()...)
-		case strings.Contains(slot, "phase"):
-			feature := ""
-			if len(positional) > 0 {
-				feature = positional[0]
-			}
-			out = append(out, phases(feature)...)
-		case slot == "<type>" || slot == "[<type>]":
-			out = append(out, flagValues("type")...)
-		case strings.Contains(slot, "|"):
-			out = append(out, strings.Split(strings.Trim(slot, "[]"), "|")...)
-		}
-		if !strings.HasPrefix(slot, "[") {
-			break // a required slot: later ones cannot come yet
+		case i == len(words)-1 && takes:
+			printLines(c.Root().Writer, slotValues(name, ""))
+			return
+		case i == len(words)-1:
+			cli.DefaultCompleteWithFlags(ctx, c)
+			return
+		case takes:
+			i++ // the flag's value
 		}
 	}
-	return out
+	var out []string
+	for i := len(positional); i < len(c.Arguments); i++ {
+		var name string
+		required := false
+		switch a := c.Arguments[i].(type) {
+		case *cli.StringArg:
+			name, required = a.Name, a.Required
+		case *cli.StringArgs:
+			name = a.Name
+		}
+		feature := ""
+		if len(positional) > 0 && c.Arguments[0].HasName("feature") {
+			feature = positional[0]
+		}
+		out = append(out, slotValues(name, feature)...)
+		if required {
+			break // a required argument: later ones cannot come yet
+		}
+	}
+	printLines(c.Root().Writer, out)
 }
 
-func flagValues(name string) []string {
-	if name == "type" || name == "t" {
-		r, _ := openRepo() // nil outside a repository: the built-in types
-		res, err := app.Describe(r, app.DescribeOptions{Format: "json"})
+// slotValues: what an argument (or a flag's value) named name can be.
+func slotValues(name, feature string) []string {
+	switch name {
+	case "verdict":
+		return []string{"pass", "fail"}
+	case "type", "t", "feature", "features", "phase":
+		if name == "t" {
+			name = "type"
+		}
+		r, err := openRepo()
 		if err != nil {
-			return nil
+			r = nil // outside a repository: the built-in types
 		}
-		var out []string
-		for _, d := range res.Definitions {
-			out = append(out, d.Type)
-		}
-		return out
+		return app.Complete(r, app.CompleteOptions{Slot: name, Feature: feature})
 	}
 	return nil
 }
 
-func features() []string {
-	r, err := openRepo()
-	if err != nil {
-		return nil
+func printLines(w io.Writer, lines []string) {
+	for _, l := range lines {
+		fmt.Fprintln(w, l)
 	}
-	list, err := app.ListWorkflows(r, app.ListOptions{All: true})
-	if err != nil {
-		return nil
-	}
-	var out []string
-	for _, s := range list.Workflows {
-		out = append(out, s.Feature)
-	}
-	return out
-}
-
-// phases of the named workflow (or the one bound to the branch).
-func phases(feature string) []string {
-	r, err := openRepo()
-	if err != nil {
-		return nil
-	}
-	st, err := app.ShowStatus(r, app.StatusOptions{Feature: feature})
-	if err != nil {
-		return nil
-	}
-	res, err := app.Describe(r, app.DescribeOptions{Type: st.Status.Type, Format: "json"})
-	if err != nil || len(res.Definitions) == 0 {
-		return nil
-	}
-	return res.Definitions[0].PhaseIDs()
 }
 
 func manCommand() *cli.Command {

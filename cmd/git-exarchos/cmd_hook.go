@@ -57,8 +57,8 @@ Examples:
 			clientHookCommand("copilot", "Copilot CLI", "--copilot", `{"cwd":".","toolName":"create","toolArgs":"{\"path\":\"main.go\"}"}`, " preToolUse"),
 			{
 				Name:      "monitor",
+				Arguments: []cli.Argument{req("worktree")},
 				Usage:     "watch a working tree for the PostToolUse effects check (started by the hook, not by hand)",
-				ArgsUsage: "<worktree>",
 				Hidden:    true,
 				UsageText: `git exarchos hook monitor [--idle 30m] <worktree>
 
@@ -72,10 +72,7 @@ Examples:
    git exarchos hook monitor --idle 5m "$(git rev-parse --show-toplevel)" &`,
 				Flags: []cli.Flag{&cli.DurationFlag{Name: "idle", Value: 30 * time.Minute, Usage: "end after this long without a question"}},
 				Action: func(_ context.Context, c *cli.Command) error {
-					if c.NArg() != 1 {
-						return usageErrf("name the worktree to watch: git exarchos hook monitor <worktree>")
-					}
-					err := fsmonitor.Serve(c.Args().First(), fsmonitor.Options{Idle: c.Duration("idle")})
+					err := fsmonitor.Serve(c.StringArg("worktree"), fsmonitor.Options{Idle: c.Duration("idle")})
 					if errors.Is(err, fsmonitor.ErrAlreadyRunning) {
 						return nil
 					}
@@ -84,8 +81,8 @@ Examples:
 			},
 			{
 				Name:      "git",
+				Arguments: []cli.Argument{opt("hook", "<pre-push|post-checkout|post-merge>"), many("hook-args", 0, "[hook arguments]")},
 				Usage:     "run exarchos's part of a git hook (pre-push, post-checkout, post-merge); never fails the git command",
-				ArgsUsage: "<hook> [hook arguments]",
 				UsageText: `git exarchos hook git <pre-push|post-checkout|post-merge> [hook arguments]
 
 Installed by ` + "`git exarchos hooks install --git`" + `, which calls it with git's arguments and input.
@@ -94,7 +91,7 @@ Examples:
    git exarchos hook git post-checkout HEAD HEAD 1`,
 				SkipFlagParsing: true,
 				Action: func(_ context.Context, c *cli.Command) error {
-					args := c.Args().Slice()
+					args := argv(c)
 					if len(args) > 0 && args[0] == "--" { // added by intersperse before positionals
 						args = args[1:]
 					}
@@ -247,8 +244,9 @@ Examples:
 				},
 			},
 			{
-				Name:  "accept",
-				Usage: "accept what changed outside git exarchos: the watched settings, git hooks and config, and held workflows (a human's command)",
+				Name:      "accept",
+				Arguments: []cli.Argument{many("features", 0, "[<feature>...]")},
+				Usage:     "accept what changed outside git exarchos: the watched settings, git hooks and config, and held workflows (a human's command)",
 				UsageText: `git exarchos hooks accept [<feature>...] [--json]
 
 After every tool call the hook checks what the agent must not change: Claude Code's hook settings,
@@ -267,7 +265,7 @@ Examples:
 					if err != nil {
 						return err
 					}
-					res, err := app.HooksAccept(r, hookrun.HooksAcceptOptions{Features: c.Args().Slice()})
+					res, err := app.HooksAccept(r, hookrun.HooksAcceptOptions{Features: c.StringArgs("features")})
 					if err != nil {
 						return err
 					}
@@ -313,8 +311,8 @@ func printHooks(w io.Writer, res *app.HooksResult) {
 func rehydrateCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "rehydrate",
+		Arguments: onFeature(),
 		Usage:     "print the context a fresh agent session needs: phase, what is needed to move on, tasks in progress, rules",
-		ArgsUsage: "[<feature>]",
 		UsageText: `git exarchos rehydrate [<feature>] [--json]
 
 The same document the SessionStart hook gives a new Claude Code session (at most about 2,000
@@ -330,7 +328,7 @@ Examples:
 			if err != nil {
 				return err
 			}
-			res, err := views.Rehydrate(r.Hook(), views.RehydrateOptions{Feature: c.Args().First()})
+			res, err := views.Rehydrate(r.Hook(), views.RehydrateOptions{Feature: c.StringArg("feature")})
 			if err != nil {
 				return err
 			}
@@ -350,7 +348,7 @@ func clientHookCommand(client, name, flag, example, event string) *cli.Command {
 	return &cli.Command{
 		Name:      client,
 		Usage:     "answer a " + name + " hook event with the same rules as hook claude, in " + name + "'s own JSON",
-		ArgsUsage: "[event]",
+		Arguments: []cli.Argument{opt("event", "[event]")},
 		UsageText: `git exarchos hook ` + client + ` [--json] [event] < payload.json
 
 Installed by ` + "`git exarchos hooks install " + flag + "`" + `. Maps ` + name + `'s events, tool names and
@@ -361,7 +359,7 @@ Examples:
    echo '` + example + `' | git exarchos hook ` + client + event,
 		Flags: []cli.Flag{jsonFlag},
 		Action: func(_ context.Context, c *cli.Command) error {
-			args := append([]string{"git-exarchos", "hook", client}, c.Args().Slice()...)
+			args := append([]string{"git-exarchos", "hook", client}, argv(c)...)
 			if code, _ := claudeHook(args, c.Root().Reader, c.Root().Writer, c.Root().ErrWriter); code != exitOK {
 				return cli.Exit("", code) // 2: the client blocks the call and shows stderr
 			}

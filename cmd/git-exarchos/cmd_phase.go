@@ -12,18 +12,16 @@ import (
 )
 
 // workflowCommand builds a command that runs one workflow.Command against an optional feature:
-// want is the number of positional arguments after the feature, build makes the command from them.
-func workflowCommand(name, usage, usageText string, want int, flags []cli.Flag, build func(c *cli.Command, args []string) (workflow.Command, error), what func(*project.Result) string) *cli.Command {
+// args are the arguments after the feature, build makes the command from their values.
+func workflowCommand(name, usage, usageText string, args []cli.Argument, flags []cli.Flag, build func(c *cli.Command, args []string) (workflow.Command, error), what func(*project.Result) string) *cli.Command {
 	return &cli.Command{
 		Name:      name,
 		Usage:     usage,
 		UsageText: usageText,
+		Arguments: onFeature(args...),
 		Flags:     append(flags, jsonFlag),
 		Action: func(_ context.Context, c *cli.Command) error {
-			feature, args, err := splitFeature(c, want, firstLine(usageText))
-			if err != nil {
-				return err
-			}
+			feature, args := splitFeature(c)
 			cmd, err := build(c, args)
 			if err != nil {
 				return err
@@ -41,20 +39,12 @@ func workflowCommand(name, usage, usageText string, want int, flags []cli.Flag, 
 	}
 }
 
-func firstLine(s string) string {
-	for i, ch := range s {
-		if ch == '\n' {
-			return s[len("git exarchos "):i]
-		}
-	}
-	return s
-}
-
 func said(s string) func(*project.Result) string { return func(*project.Result) string { return s } }
 
 func transitionsCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "transitions",
+		Arguments: onFeature(),
 		Usage:     "list the ways out of the current phase, each guard's verdict and the fix",
 		UsageText: "git exarchos transitions [<feature>] [--json]\n\nExamples:\n   git exarchos transitions\n   git exarchos transitions login --json",
 		Flags:     []cli.Flag{jsonFlag},
@@ -63,7 +53,7 @@ func transitionsCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			res, err := app.ListTransitions(r, app.TransitionsOptions{Feature: c.Args().First()})
+			res, err := app.ListTransitions(r, app.TransitionsOptions{Feature: c.StringArg("feature")})
 			if err != nil {
 				return err
 			}
@@ -100,15 +90,16 @@ A rejected transition exits 3 and prints the valid targets and each failed guard
 Examples:
    git exarchos transition login plan
    git exarchos transition plan-review          # the workflow bound to this branch`,
-		1, nil, func(c *cli.Command, args []string) (workflow.Command, error) {
+		[]cli.Argument{req("phase")}, nil, func(c *cli.Command, args []string) (workflow.Command, error) {
 			return workflow.TransitionTo{Phase: args[0]}, nil
 		}, func(r *project.Result) string { return "transitioned" })
 }
 
 func setCommand() *cli.Command {
 	return &cli.Command{
-		Name:  "set",
-		Usage: "set fields at dot paths (artifacts, track, free-form fields)",
+		Name:      "set",
+		Arguments: onFeature(many("assignments", 0, "<path>=<value>...")),
+		Usage:     "set fields at dot paths (artifacts, track, free-form fields)",
 		UsageText: `git exarchos set [<feature>] <path>=<value>... [--inline] [--json]
 
 Values are JSON when they look like JSON, else plain strings. Artifacts are paths to files committed
@@ -122,7 +113,7 @@ Examples:
    git exarchos set login artifacts.plan="1. do X 2. do Y" --inline`,
 		Flags: []cli.Flag{&cli.BoolFlag{Name: "inline", Usage: "artifact values are literal text, not paths"}, jsonFlag},
 		Action: func(_ context.Context, c *cli.Command) error {
-			args := c.Args().Slice()
+			args := argv(c)
 			feature := ""
 			if len(args) > 0 && !containsEq(args[0]) {
 				feature, args = args[0], args[1:]
@@ -152,7 +143,7 @@ func containsEq(s string) bool {
 func approveCommand() *cli.Command {
 	return workflowCommand("approve", "approve the plan in plan-review (a human decision, recorded with the actor)",
 		"git exarchos approve [<feature>] [--note N] [--json]\n\nExamples:\n   git exarchos approve login --note \"scope is right\"",
-		0, []cli.Flag{&cli.StringFlag{Name: "note", Usage: "why"}}, func(c *cli.Command, _ []string) (workflow.Command, error) {
+		nil, []cli.Flag{&cli.StringFlag{Name: "note", Usage: "why"}}, func(c *cli.Command, _ []string) (workflow.Command, error) {
 			return workflow.Approve{Note: c.String("note")}, nil
 		}, said("plan approved"))
 }
@@ -160,7 +151,7 @@ func approveCommand() *cli.Command {
 func rejectCommand() *cli.Command {
 	return workflowCommand("reject", "send the plan back with gaps; counts a revision (human)",
 		"git exarchos reject [<feature>] --gaps \"…\" [--json]\n\nExamples:\n   git exarchos reject login --gaps \"no rollback plan; tests for expiry missing\"",
-		0, []cli.Flag{&cli.StringFlag{Name: "gaps", Required: true, Usage: "what the plan is missing"}}, func(c *cli.Command, _ []string) (workflow.Command, error) {
+		nil, []cli.Flag{&cli.StringFlag{Name: "gaps", Required: true, Usage: "what the plan is missing"}}, func(c *cli.Command, _ []string) (workflow.Command, error) {
 			return workflow.Reject{Gaps: c.String("gaps")}, nil
 		}, said("plan rejected"))
 }
@@ -168,7 +159,7 @@ func rejectCommand() *cli.Command {
 func unblockCommand() *cli.Command {
 	return workflowCommand("unblock", "reset an open circuit breaker or leave blocked (human, recorded)",
 		"git exarchos unblock [<feature>] --reason R [--json]\n\nExamples:\n   git exarchos unblock login --reason \"reviewed the loop; one more try\"",
-		0, []cli.Flag{&cli.StringFlag{Name: "reason", Required: true, Usage: "why it is safe to go on"}}, func(c *cli.Command, _ []string) (workflow.Command, error) {
+		nil, []cli.Flag{&cli.StringFlag{Name: "reason", Required: true, Usage: "why it is safe to go on"}}, func(c *cli.Command, _ []string) (workflow.Command, error) {
 			return workflow.Unblock{Reason: c.String("reason")}, nil
 		}, said("unblocked"))
 }
@@ -176,7 +167,7 @@ func unblockCommand() *cli.Command {
 func acknowledgeCommand() *cli.Command {
 	return workflowCommand("acknowledge", "acknowledge a refused decision so verify passes again, reporting both (human, signed)",
 		"git exarchos acknowledge [<feature>] <event-id|seq> --reason R [--json]\n\nExamples:\n   git exarchos status login --json   # refused[]: the seq and id of each refused decision\n   git exarchos acknowledge login 14 --reason \"my old key; re-approved with the new one\"",
-		1, []cli.Flag{&cli.StringFlag{Name: "reason", Required: true, Usage: "why the refused decision is harmless"}}, func(c *cli.Command, args []string) (workflow.Command, error) {
+		[]cli.Argument{req("event", "<event-id|seq>")}, []cli.Flag{&cli.StringFlag{Name: "reason", Required: true, Usage: "why the refused decision is harmless"}}, func(c *cli.Command, args []string) (workflow.Command, error) {
 			return workflow.Acknowledge{Event: args[0], Reason: c.String("reason")}, nil
 		}, said("refused decision acknowledged"))
 }
@@ -184,7 +175,7 @@ func acknowledgeCommand() *cli.Command {
 func overrideCommand() *cli.Command {
 	return workflowCommand("override", "make one guard pass for the current phase visit (human, recorded)",
 		"git exarchos override [<feature>] <guard> --reason R [--json]\n\nExamples:\n   git exarchos override login tests-validated --reason \"CI is down; ran the suite by hand\"",
-		1, []cli.Flag{&cli.StringFlag{Name: "reason", Required: true, Usage: "why the guard may be skipped"}}, func(c *cli.Command, args []string) (workflow.Command, error) {
+		[]cli.Argument{req("guard")}, []cli.Flag{&cli.StringFlag{Name: "reason", Required: true, Usage: "why the guard may be skipped"}}, func(c *cli.Command, args []string) (workflow.Command, error) {
 			return workflow.OverrideGuard{Guard: args[0], Reason: c.String("reason")}, nil
 		}, said("guard overridden"))
 }
@@ -194,7 +185,7 @@ func overrideCommand() *cli.Command {
 func requestSynthesisCommand() *cli.Command {
 	return workflowCommand("request-synthesis", "ask for a pull request: a oneshot with the on-request policy, or a debug hotfix, then ends through synthesize",
 		"git exarchos request-synthesis [<feature>] [--reason R] [--json]\n\nExamples:\n   git exarchos request-synthesis tidy --reason \"touches the public API; wants review\"",
-		0, []cli.Flag{&cli.StringFlag{Name: "reason", Usage: "why a pull request is wanted"}}, func(c *cli.Command, _ []string) (workflow.Command, error) {
+		nil, []cli.Flag{&cli.StringFlag{Name: "reason", Usage: "why a pull request is wanted"}}, func(c *cli.Command, _ []string) (workflow.Command, error) {
 			return workflow.RequestSynthesis{Reason: c.String("reason")}, nil
 		}, said("synthesis requested"))
 }

@@ -28,8 +28,8 @@ API base. GitHub access failures exit 4.`,
 func prCreateCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "create",
+		Arguments: onFeature(),
 		Usage:     "open the workflow's pull request on GitHub (or update the open one), written from the workflow, and link it",
-		ArgsUsage: "[<feature>]",
 		UsageText: `git exarchos pr create [<feature>] [--title TITLE] [--dry-run] [--json]
 
 The title is the design's first heading (else the feature's name); the body lists the design and
@@ -46,7 +46,7 @@ Examples:
 			&cli.BoolFlag{Name: "dry-run", Usage: "print the title and body; ask GitHub nothing and record nothing"}, jsonFlag},
 		Action: func(_ context.Context, c *cli.Command) error {
 			return runGitHub(c, func(r *app.Repo) (*ghevidence.PRCreateResult, error) {
-				return ghevidence.CreatePR(r.GitHub(), ghevidence.PRCreateOptions{Feature: c.Args().First(), Title: c.String("title"), DryRun: c.Bool("dry-run")})
+				return ghevidence.CreatePR(r.GitHub(), ghevidence.PRCreateOptions{Feature: c.StringArg("feature"), Title: c.String("title"), DryRun: c.Bool("dry-run")})
 			}, func(res *ghevidence.PRCreateResult) []string { return res.Warnings }, func(w io.Writer, res *ghevidence.PRCreateResult) {
 				kind := "ready for review"
 				if res.Draft {
@@ -78,6 +78,7 @@ func prMergeCommand() *cli.Command {
 		Name:      "merge",
 		Usage:     "merge the workflow's pull request through GitHub's merge API (a human decision), then verify the merge and complete the workflow",
 		ArgsUsage: "[<feature>]",
+		Arguments: onFeature(),
 		UsageText: `git exarchos pr merge [<feature>] [--merge|--squash|--rebase] [--note N] [--json]
 
 The user's decision, refused in an agent's session, signed in signed mode: recorded first
@@ -100,7 +101,7 @@ Examples:
 				return usageErrf("pr merge: one of --merge, --squash or --rebase, not %s", strings.Join(method, " and "))
 			}
 			return runGitHub(c, func(r *app.Repo) (*ghevidence.PRMergeResult, error) {
-				return ghevidence.MergePR(r.GitHub(), ghevidence.PRMergeOptions{Feature: c.Args().First(), Method: strings.Join(method, ""), Note: c.String("note")})
+				return ghevidence.MergePR(r.GitHub(), ghevidence.PRMergeOptions{Feature: c.StringArg("feature"), Method: strings.Join(method, ""), Note: c.String("note")})
 			}, func(res *ghevidence.PRMergeResult) []string { return res.Warnings }, func(w io.Writer, res *ghevidence.PRMergeResult) {
 				printf(w, "%s: merged pull request #%d (%s of %s) as %s %s\n", bold(w, res.Feature), res.PullRequest, res.Decision.Method, shortHash(res.Decision.HeadSHA), shortHash(res.Merge.SHA), res.URL)
 				if res.Cleanup != nil {
@@ -114,8 +115,8 @@ Examples:
 func prLinkCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "link",
+		Arguments: onFeature(req("pr", "<url|number>")),
 		Usage:     "link a pull request by URL or number, after GitHub confirms it exists",
-		ArgsUsage: "[<feature>] <url|number>",
 		UsageText: `git exarchos pr link [<feature>] <url|number> [--json]
 
 Records pr.linked (number, URL, head, base, head commit). A head branch other than the workflow's
@@ -126,10 +127,7 @@ Examples:
    git exarchos pr link login 12 --json`,
 		Flags: []cli.Flag{jsonFlag},
 		Action: func(_ context.Context, c *cli.Command) error {
-			feature, args, err := splitFeature(c, 1, "pr link [<feature>] <url|number>")
-			if err != nil {
-				return err
-			}
+			feature, args := splitFeature(c)
 			return runPR(c, func(r *app.Repo) (*ghevidence.PRResult, error) {
 				return ghevidence.LinkPR(r.GitHub(), ghevidence.PRLinkOptions{Feature: feature, Target: args[0]})
 			}, "linked")
@@ -140,8 +138,8 @@ Examples:
 func prFindCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "find",
+		Arguments: onFeature(),
 		Usage:     "find the pull request whose head is the workflow's branch, and link it",
-		ArgsUsage: "[<feature>]",
 		UsageText: `git exarchos pr find [<feature>] [--json]
 
 Open pull requests win over merged ones, merged over closed.
@@ -152,7 +150,7 @@ Examples:
 		Flags: []cli.Flag{jsonFlag},
 		Action: func(_ context.Context, c *cli.Command) error {
 			return runPR(c, func(r *app.Repo) (*ghevidence.PRResult, error) {
-				return ghevidence.FindPR(r.GitHub(), ghevidence.PRFindOptions{Feature: c.Args().First()})
+				return ghevidence.FindPR(r.GitHub(), ghevidence.PRFindOptions{Feature: c.StringArg("feature")})
 			}, "linked")
 		},
 	}
@@ -161,8 +159,8 @@ Examples:
 func prRefreshCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "refresh",
+		Arguments: onFeature(),
 		Usage:     "record GitHub's view of the linked pull request: state, merge, checks, author, reviews and their commits",
-		ArgsUsage: "[<feature>]",
 		UsageText: `git exarchos pr refresh [<feature>] [--json]
 
 Checks combine check runs and legacy commit statuses: failure, pending, success, or none (no checks at
@@ -175,7 +173,7 @@ Examples:
 		Flags: []cli.Flag{jsonFlag},
 		Action: func(_ context.Context, c *cli.Command) error {
 			return runPR(c, func(r *app.Repo) (*ghevidence.PRResult, error) {
-				return ghevidence.RefreshPR(r.GitHub(), ghevidence.PRRefreshOptions{Feature: c.Args().First()})
+				return ghevidence.RefreshPR(r.GitHub(), ghevidence.PRRefreshOptions{Feature: c.StringArg("feature")})
 			}, "observed")
 		},
 	}
@@ -227,8 +225,8 @@ func runPR(c *cli.Command, do func(*app.Repo) (*ghevidence.PRResult, error), ver
 func cleanupCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "cleanup",
+		Arguments: onFeature(),
 		Usage:     "verify the merge and complete the workflow, recording the evidence",
-		ArgsUsage: "[<feature>]",
 		UsageText: `git exarchos cleanup [<feature>] [--offline [--base B]] [--override --reason R] [--dry-run] [--json]
 
 Online, GitHub must report the linked pull request merged, and the local branch must have no commit
@@ -252,7 +250,7 @@ Examples:
 		},
 		Action: func(_ context.Context, c *cli.Command) error {
 			return runGitHub(c, func(r *app.Repo) (*ghevidence.CleanupResult, error) {
-				return ghevidence.Cleanup(r.GitHub(), ghevidence.CleanupOptions{Feature: c.Args().First(), Offline: c.Bool("offline"), Base: c.String("base"),
+				return ghevidence.Cleanup(r.GitHub(), ghevidence.CleanupOptions{Feature: c.StringArg("feature"), Offline: c.Bool("offline"), Base: c.String("base"),
 					Override: c.Bool("override"), Reason: c.String("reason"), DryRun: c.Bool("dry-run")})
 			}, func(res *ghevidence.CleanupResult) []string { return res.Warnings }, func(w io.Writer, res *ghevidence.CleanupResult) {
 				switch {

@@ -28,6 +28,7 @@ Examples:
 func rescueListCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "list",
+		Arguments: onFeature(),
 		Usage:     "list rescued work, of one workflow or all",
 		UsageText: "git exarchos rescue list [<feature>] [--json]\n\nExamples:\n   git exarchos rescue list\n   git exarchos rescue list login --json",
 		Flags:     []cli.Flag{jsonFlag},
@@ -36,7 +37,7 @@ func rescueListCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			res, err := saga.RescueList(r.Saga(), saga.RescueListOptions{Feature: c.Args().First()})
+			res, err := saga.RescueList(r.Saga(), saga.RescueListOptions{Feature: c.StringArg("feature")})
 			if err != nil {
 				return err
 			}
@@ -73,8 +74,9 @@ func rescueListCommand() *cli.Command {
 
 func rescueRestoreCommand() *cli.Command {
 	return &cli.Command{
-		Name:  "restore",
-		Usage: "check rescued work out into a new worktree, untracked and staged changes as they were",
+		Name:      "restore",
+		Arguments: []cli.Argument{req("feature"), req("task")},
+		Usage:     "check rescued work out into a new worktree, untracked and staged changes as they were",
 		UsageText: `git exarchos rescue restore <feature> <task> [--path P] [--branch B] [--version N] [--json]
 
 The new worktree's HEAD is the commit the work sat on, on the task branch again when that name is
@@ -90,14 +92,11 @@ Examples:
 			jsonFlag,
 		},
 		Action: func(_ context.Context, c *cli.Command) error {
-			if c.NArg() != 2 {
-				return usageErrf("usage: git exarchos rescue restore <feature> <task> [--path P]")
-			}
 			r, err := openRepo()
 			if err != nil {
 				return err
 			}
-			res, err := saga.RescueRestore(r.Saga(), saga.RescueRestoreOptions{Feature: c.Args().Get(0), Task: c.Args().Get(1), Path: c.String("path"), Branch: c.String("branch"), Version: c.Int("version")})
+			res, err := saga.RescueRestore(r.Saga(), saga.RescueRestoreOptions{Feature: c.StringArg("feature"), Task: c.StringArg("task"), Path: c.String("path"), Branch: c.String("branch"), Version: c.Int("version")})
 			if err != nil {
 				return err
 			}
@@ -106,7 +105,7 @@ Examples:
 				if res.Detached {
 					where = "detached"
 				}
-				printf(w, "restored %s/%s into %s (%s at %s)\n", c.Args().Get(0), c.Args().Get(1), res.Path, where, res.Head[:12])
+				printf(w, "restored %s/%s into %s (%s at %s)\n", c.StringArg("feature"), c.StringArg("task"), res.Path, where, res.Head[:12])
 				for _, k := range res.Kept {
 					printf(w, "the rescue ref also keeps %s: git switch -c <name> %s\n", k[:12], k)
 				}

@@ -12,8 +12,8 @@ import (
 func runbookCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "runbook",
+		Arguments: onFeature(req("name")),
 		Usage:     "run a runbook of the workflow's definition, step by step, recording each; stop at the first failure",
-		ArgsUsage: "[<feature>] <name>",
 		UsageText: `git exarchos runbook [<feature>] <name> [--from N] [--json]
 
 Runs the steps the definition names under runbooks.<name> (on the base branch), each with sh -c in
@@ -29,10 +29,7 @@ Examples:
 			jsonFlag,
 		},
 		Action: func(_ context.Context, c *cli.Command) error {
-			feature, args, err := splitFeature(c, 1, "runbook [<feature>] <name>")
-			if err != nil {
-				return err
-			}
+			feature, args := splitFeature(c)
 			r, err := openRepo()
 			if err != nil {
 				return err

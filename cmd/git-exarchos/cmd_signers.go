@@ -19,8 +19,9 @@ func signersCommand() *cli.Command {
 		Name:  "signers",
 		Usage: "who may sign human decisions (.exarchos/allowed_signers on the base branch)",
 		Commands: []*cli.Command{{
-			Name:  "add",
-			Usage: "add an SSH public key to .exarchos/allowed_signers, for a commit to the base branch",
+			Name:      "add",
+			Arguments: []cli.Argument{req("principal"), req("public-key-file")},
+			Usage:     "add an SSH public key to .exarchos/allowed_signers, for a commit to the base branch",
 			UsageText: "git exarchos signers add <principal> <public-key-file> [--role approve,override] [--json]\n\n" +
 				"Writes the working tree's .exarchos/allowed_signers (git's allowed-signers format, namespace git-exarchos);\n" +
 				"--role also lists the principal in .exarchos/roles for those decisions only. Nothing is protected until the\n" +
@@ -29,9 +30,6 @@ func signersCommand() *cli.Command {
 				"   git exarchos signers add lead@example.com lead.pub --role override,unblock",
 			Flags: []cli.Flag{&cli.StringSliceFlag{Name: "role", Usage: "decision kinds reserved to listed principals: " + strings.Join(workflow.DecisionKinds(), ", ")}, jsonFlag},
 			Action: func(_ context.Context, c *cli.Command) error {
-				if c.NArg() != 2 {
-					return usageErrf("usage: git exarchos signers add <principal> <public-key-file>")
-				}
 				r, err := openRepo()
 				if err != nil {
 					return err
@@ -44,7 +42,7 @@ func signersCommand() *cli.Command {
 						}
 					}
 				}
-				res, err := trust.SignersAdd(r.Repo, trust.SignersAddOptions{Principal: c.Args().Get(0), KeyFile: c.Args().Get(1), Roles: roles})
+				res, err := trust.SignersAdd(r.Repo, trust.SignersAddOptions{Principal: c.StringArg("principal"), KeyFile: c.StringArg("public-key-file"), Roles: roles})
 				if err != nil {
 					return err
 				}
@@ -58,8 +56,9 @@ func signersCommand() *cli.Command {
 
 func verifyCommand() *cli.Command {
 	return &cli.Command{
-		Name:  "verify",
-		Usage: "replay workflows from their events, re-check transitions and signatures (the merge gate in CI)",
+		Name:      "verify",
+		Arguments: onFeature(),
+		Usage:     "replay workflows from their events, re-check transitions and signatures (the merge gate in CI)",
 		UsageText: "git exarchos verify [<feature>] [--all] [--branch B [--require]] [--base <ref>] [--require-github] [--require-protected-base] [--remember] [--rerun-gates] [--json]\n\n" +
 			"Folds the events alone (the stored snapshot must agree), derives every recorded transition's guards\n" +
 			"again from the branch at the head each recorded (never a recorded \"passed\"), needs the recorded merge\n" +
@@ -91,14 +90,14 @@ func verifyCommand() *cli.Command {
 			jsonFlag,
 		},
 		Action: func(_ context.Context, c *cli.Command) error {
-			if c.NArg() > 1 || (c.Bool("all") && c.NArg() > 0) || (c.String("branch") != "" && (c.Bool("all") || c.NArg() > 0)) {
+			if feature := c.StringArg("feature"); (c.Bool("all") && feature != "") || (c.String("branch") != "" && (c.Bool("all") || feature != "")) {
 				return usageErrf("verify takes one of <feature>, --all or --branch B")
 			}
 			r, err := openRepo()
 			if err != nil {
 				return err
 			}
-			res, err := verify.Verify(&verify.Repo{Repo: r.Repo}, verify.Options{Feature: c.Args().First(), All: c.Bool("all"), Base: c.String("base"),
+			res, err := verify.Verify(&verify.Repo{Repo: r.Repo}, verify.Options{Feature: c.StringArg("feature"), All: c.Bool("all"), Base: c.String("base"),
 				Branch: c.String("branch"), Require: c.Bool("require"), RequireGitHub: c.Bool("require-github"), RerunGates: c.Bool("rerun-gates"),
 				RequireProtectedBase: c.Bool("require-protected-base"), Remember: c.Bool("remember")})
 			var failed *verify.Error
@@ -116,32 +115,9 @@ func verifyCommand() *cli.Command {
 	}
 }
 
+// printVerify is verify's text: app.WriteVerify, then the trust line.
 func printVerify(w io.Writer, res *verify.Result) {
-	for _, wf := range res.Workflows {
-		verdict := "ok"
-		if len(wf.Violations) > 0 {
-			verdict = "FAILED"
-		}
-		printf(w, "%s (%s, %s): %d events, %d decisions: %s\n", bold(w, wf.Feature), wf.Type, wf.Phase, wf.Events, wf.Decisions, verdict)
-		for _, v := range wf.Violations {
-			printf(w, "  seq %d %s [%s]: %s\n", v.Seq, v.Event, v.Rule, v.Message)
-		}
-		if wf.GatesRerun != nil {
-			printf(w, "  gates: %d run(s) repeated on the commits they were recorded on\n", *wf.GatesRerun)
-		}
-		if wf.GitHub != "" {
-			printf(w, "  github: %s\n", wf.GitHub)
-			if wf.GitHub == verify.GitHubNoToken {
-				printf(w, "  the pull request was not checked with GitHub: set GITHUB_TOKEN or GH_TOKEN (CI: --require-github fails without one)\n")
-			}
-		}
-		for _, a := range wf.Acknowledged {
-			printf(w, "  seq %d: refused %s decision %s (%s), acknowledged by %s\n", a.Seq, a.Kind, a.Event, a.Reason, a.By)
-		}
-	}
-	if res.BaseProtection != "" {
-		printf(w, "base protection: %s\n", res.BaseProtection)
-	}
+	verify.WriteVerify(w, res, boldIn(w))
 	printTrustLine(w, res.Trust)
 }
 

@@ -4,9 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"maps"
 	"os"
-	"slices"
 
 	"github.com/urfave/cli/v3"
 
@@ -17,8 +15,9 @@ import (
 
 func stageCommand() *cli.Command {
 	done := &cli.Command{
-		Name:  "done",
-		Usage: "complete a running stage of the fan-out the workflow is in (its completion, when it has a schema)",
+		Name:      "done",
+		Arguments: onFeature(req("stage")),
+		Usage:     "complete a running stage of the fan-out the workflow is in (its completion, when it has a schema)",
 		UsageText: "git exarchos stage done [<feature>] <stage> [--file F] [--json]\n\n" +
 			"A stage with a completion schema hands in a JSON payload (--file, or stdin without it), validated\n" +
 			"like submit's; one without hands in nothing. A stage cancelled by a sibling's failure is refused.\n\nExamples:\n" +
@@ -26,10 +25,7 @@ func stageCommand() *cli.Command {
 			"   git exarchos stage done login test --file results.json",
 		Flags: []cli.Flag{&cli.StringFlag{Name: "file", Aliases: []string{"f"}, Usage: "the completion (JSON; - or none: stdin) of a stage with a schema"}, jsonFlag},
 		Action: func(_ context.Context, c *cli.Command) error {
-			feature, args, err := splitFeature(c, 1, "stage done [<feature>] <stage> [--file F]")
-			if err != nil {
-				return err
-			}
+			feature, args := splitFeature(c)
 			r, err := openRepo()
 			if err != nil {
 				return err
@@ -51,7 +47,7 @@ func stageCommand() *cli.Command {
 			"in later is refused. Leave the fan-out phase another way (git exarchos transitions) to run its\n"+
 			"stages again on re-entry.\n\nExamples:\n"+
 			"   git exarchos stage fail login test --reason \"TestLogin fails\"",
-		1, []cli.Flag{&cli.StringFlag{Name: "reason", Usage: "why the stage failed (recorded)"}},
+		[]cli.Argument{req("stage")}, []cli.Flag{&cli.StringFlag{Name: "reason", Usage: "why the stage failed (recorded)"}},
 		func(c *cli.Command, args []string) (workflow.Command, error) {
 			return workflow.FailStage{Stage: args[0], Reason: c.String("reason")}, nil
 		},
@@ -69,25 +65,5 @@ Examples:
    git exarchos stage done login lint
    git exarchos stage fail login test --reason "TestLogin fails"`,
 		Commands: []*cli.Command{done, fail},
-	}
-}
-
-// printStages lists the stages of the fan-out phase the workflow is in, with their status.
-func printStages(w io.Writer, st workflow.State) {
-	run := st.Fanout
-	if run == nil || run.Phase != st.Phase {
-		return
-	}
-	printf(w, "stages of %s (in parallel; the join waits for all):\n", st.Phase)
-	for _, id := range slices.Sorted(maps.Keys(run.Stages)) {
-		s := run.Stages[id]
-		printf(w, "  [%s] %s", s.Status, id)
-		switch {
-		case s.Status == workflow.StageCancelled:
-			printf(w, " (when %s failed)", s.Cause)
-		case s.Reason != "":
-			printf(w, " (%s)", s.Reason)
-		}
-		printf(w, "\n")
 	}
 }

@@ -65,8 +65,8 @@ func versionCommand() *cli.Command {
 func logCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "log",
+		Arguments: onFeature(),
 		Usage:     "show a workflow's events",
-		ArgsUsage: "[<feature>]",
 		UsageText: `git exarchos log [<feature>] [--type T]... [--since-seq N] [--limit N] [--json]
 
 Examples:
@@ -84,7 +84,7 @@ Examples:
 			if err != nil {
 				return err
 			}
-			res, err := views.Log(r.Hook(), views.LogOptions{Feature: c.Args().First(), Types: c.StringSlice("type"), SinceSeq: c.Int64("since-seq"), Limit: c.Int("limit")})
+			res, err := views.Log(r.Hook(), views.LogOptions{Feature: c.StringArg("feature"), Types: c.StringSlice("type"), SinceSeq: c.Int64("since-seq"), Limit: c.Int("limit")})
 			if err != nil {
 				return err
 			}
@@ -107,8 +107,8 @@ Examples:
 func fsckCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "fsck",
+		Arguments: onFeature(),
 		Usage:     "verify stored workflows: segments parse, seq is dense, ids are unique, the snapshot equals the fold",
-		ArgsUsage: "[<feature>]",
 		UsageText: `git exarchos fsck [<feature>] [--json]
 
 Exits 1 when a problem is found; each problem names its commit and path.
@@ -122,7 +122,7 @@ Examples:
 			if err != nil {
 				return err
 			}
-			res, err := views.Fsck(r.Hook(), views.FsckOptions{Feature: c.Args().First()})
+			res, err := views.Fsck(r.Hook(), views.FsckOptions{Feature: c.StringArg("feature")})
 			if err != nil {
 				return err
 			}

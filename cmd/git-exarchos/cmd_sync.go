@@ -4,13 +4,10 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"sort"
-	"strings"
 
 	"github.com/urfave/cli/v3"
 
 	"github.com/exarchos/git-exarchos/teamsync"
-	"github.com/exarchos/git-exarchos/workflow"
 )
 
 var (
@@ -18,18 +15,11 @@ var (
 	retriesFlag = &cli.IntFlag{Name: "retries", Value: 3, Usage: "how often a rejected workflow is pulled, merged and pushed again"}
 )
 
-func remoteArg(c *cli.Command, verb string) (string, error) {
-	if c.NArg() > 1 {
-		return "", usageErrf("%s takes at most one remote, got %d arguments", verb, c.NArg())
-	}
-	return c.Args().First(), nil
-}
-
 func pullCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "pull",
+		Arguments: []cli.Argument{opt("remote")},
 		Usage:     "fetch teammates' workflows and merge them into yours",
-		ArgsUsage: "[<remote>]",
 		UsageText: `git exarchos pull [<remote>] [--prune] [--json]
 
 Fetches refs/exarchos/* of the remote (default: the current branch's upstream remote, else origin)
@@ -44,10 +34,7 @@ Examples:
    git exarchos pull --prune          # also delete workflows deleted on the remote`,
 		Flags: []cli.Flag{pruneFlag, jsonFlag},
 		Action: func(_ context.Context, c *cli.Command) error {
-			remote, err := remoteArg(c, "pull")
-			if err != nil {
-				return err
-			}
+			remote := c.StringArg("remote")
 			r, err := openRepo()
 			if err != nil {
 				return err
@@ -56,7 +43,7 @@ Examples:
 			if err != nil {
 				return err
 			}
-			return emitResult(c, res, func(w io.Writer) { printPull(w, res) }, pullFailure(res))
+			return emitResult(c, res, func(w io.Writer) { teamsync.WritePull(w, res, boldIn(w)) }, pullFailure(res))
 		},
 	}
 }
@@ -64,8 +51,8 @@ Examples:
 func pushCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "push",
+		Arguments: []cli.Argument{opt("remote")},
 		Usage:     "push your workflows that are ahead of the remote (never forced)",
-		ArgsUsage: "[<remote>]",
 		UsageText: `git exarchos push [<remote>] [--retries N] [--json]
 
 Pushes every workflow whose local tip is ahead of the remote's, never forced. A workflow the remote
@@ -77,10 +64,7 @@ Examples:
    git exarchos push origin --json`,
 		Flags: []cli.Flag{retriesFlag, jsonFlag},
 		Action: func(_ context.Context, c *cli.Command) error {
-			remote, err := remoteArg(c, "push")
-			if err != nil {
-				return err
-			}
+			remote := c.StringArg("remote")
 			r, err := openRepo()
 			if err != nil {
 				return err
@@ -89,7 +73,7 @@ Examples:
 			if err != nil {
 				return err
 			}
-			return emitResult(c, res, func(w io.Writer) { printPush(w, res) }, pushFailure(res))
+			return emitResult(c, res, func(w io.Writer) { teamsync.WritePush(w, res, boldIn(w)) }, pushFailure(res))
 		},
 	}
 }
@@ -97,8 +81,8 @@ Examples:
 func syncCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "sync",
+		Arguments: []cli.Argument{opt("remote")},
 		Usage:     "pull, then push",
-		ArgsUsage: "[<remote>]",
 		UsageText: `git exarchos sync [<remote>] [--prune] [--retries N] [--json]
 
 Examples:
@@ -106,10 +90,7 @@ Examples:
    git exarchos sync origin --json`,
 		Flags: []cli.Flag{pruneFlag, retriesFlag, jsonFlag},
 		Action: func(_ context.Context, c *cli.Command) error {
-			remote, err := remoteArg(c, "sync")
-			if err != nil {
-				return err
-			}
+			remote := c.StringArg("remote")
 			r, err := openRepo()
 			if err != nil {
 				return err
@@ -123,8 +104,8 @@ Examples:
 				failure = pushFailure(res.Push)
 			}
 			return emitResult(c, res, func(w io.Writer) {
-				printPull(w, res.Pull)
-				printPush(w, res.Push)
+				teamsync.WritePull(w, res.Pull, boldIn(w))
+				teamsync.WritePush(w, res.Push, boldIn(w))
 			}, failure)
 		},
 	}
@@ -137,8 +118,8 @@ func remoteCommand() *cli.Command {
 		UsageText: "git exarchos remote setup [<remote>] [--json]",
 		Commands: []*cli.Command{{
 			Name:      "setup",
+			Arguments: []cli.Argument{opt("remote")},
 			Usage:     "make a plain `git fetch` bring workflows too",
-			ArgsUsage: "[<remote>]",
 			UsageText: `git exarchos remote setup [<remote>] [--json]
 
 Adds the fetch refspec +refs/exarchos/*:refs/exarchos-remotes/<remote>/* to the remote, so
@@ -150,10 +131,7 @@ Examples:
    git exarchos remote setup upstream`,
 			Flags: []cli.Flag{jsonFlag},
 			Action: func(_ context.Context, c *cli.Command) error {
-				remote, err := remoteArg(c, "remote setup")
-				if err != nil {
-					return err
-				}
+				remote := c.StringArg("remote")
 				r, err := openRepo()
 				if err != nil {
 					return err
@@ -189,63 +167,4 @@ func pushFailure(res *teamsync.PushResult) error {
 		return fmt.Errorf("%w: %d workflow(s) could not be merged before pushing (see above)", errSyncFailed, n)
 	}
 	return nil
-}
-
-// counts renders {"merged":2,"up-to-date":5} as "2 merged, 5 up-to-date".
-func counts(m map[string]int) string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	parts := make([]string, len(keys))
-	for i, k := range keys {
-		parts[i] = fmt.Sprintf("%d %s", m[k], k)
-	}
-	if len(parts) == 0 {
-		return "no workflows"
-	}
-	return strings.Join(parts, ", ")
-}
-
-func printPull(w io.Writer, res *teamsync.PullResult) {
-	printf(w, "pull from %s: %s\n", res.Remote, counts(res.Counts))
-	for _, wf := range res.Workflows {
-		if wf.Action == teamsync.UpToDate || wf.Action == teamsync.Ahead {
-			continue
-		}
-		line := fmt.Sprintf("  %s %s", bold(w, wf.Feature), wf.Action)
-		if wf.Added > 0 {
-			line += fmt.Sprintf(" (+%d events)", wf.Added)
-		}
-		if wf.Message != "" {
-			line += ": " + wf.Message
-		}
-		printf(w, "%s\n", line)
-		printConflicts(w, wf.Conflicts)
-	}
-}
-
-func printConflicts(w io.Writer, cs []workflow.Conflict) {
-	for _, c := range cs {
-		printf(w, "    conflict at #%d %s: %s\n", c.Seq, c.Type, c.Reason)
-	}
-}
-
-func printPush(w io.Writer, res *teamsync.PushResult) {
-	printf(w, "push to %s: %s\n", res.Remote, counts(res.Counts))
-	for _, wf := range res.Workflows {
-		if wf.Result == teamsync.InSync {
-			continue
-		}
-		line := fmt.Sprintf("  %s %s", bold(w, wf.Feature), wf.Result)
-		if wf.Attempts > 1 {
-			line += fmt.Sprintf(" (attempt %d)", wf.Attempts)
-		}
-		if wf.Message != "" {
-			line += ": " + wf.Message
-		}
-		printf(w, "%s\n", line)
-		printConflicts(w, wf.Conflicts)
-	}
 }

@@ -87,8 +87,9 @@ Examples:
 
 func viewTasksCommand() *cli.Command {
 	return &cli.Command{
-		Name:  "tasks",
-		Usage: "the task board of one workflow, or of every active one",
+		Name:      "tasks",
+		Arguments: onFeature(),
+		Usage:     "the task board of one workflow, or of every active one",
 		UsageText: `git exarchos view tasks [<feature>] [--all] [--json]
 
 Examples:
@@ -100,7 +101,7 @@ Examples:
 			if err != nil {
 				return err
 			}
-			b, err := views.ShowTasks(r.Hook(), views.TasksOptions{Feature: c.Args().First(), All: c.Bool("all")}, r.ViewWorkflows())
+			b, err := views.ShowTasks(r.Hook(), views.TasksOptions{Feature: c.StringArg("feature"), All: c.Bool("all")}, r.ViewWorkflows())
 			if err != nil {
 				return err
 			}
@@ -129,8 +130,9 @@ Examples:
 
 func viewFindingsCommand() *cli.Command {
 	return &cli.Command{
-		Name:  "findings",
-		Usage: "a workflow's open review findings: those that block (the fix cycle's) and those for the pull request",
+		Name:      "findings",
+		Arguments: onFeature(),
+		Usage:     "a workflow's open review findings: those that block (the fix cycle's) and those for the pull request",
 		UsageText: `git exarchos view findings [<feature>] [--all] [--markdown] [--json]
 
 Findings of the definition's blocking severity and above (high by default) keep the workflow in its
@@ -145,14 +147,11 @@ Examples:
 		Flags: []cli.Flag{&cli.BoolFlag{Name: "all", Aliases: []string{"a"}, Usage: "the closed findings too"},
 			&cli.BoolFlag{Name: "markdown", Usage: "the open findings as a Markdown list, for the pull request's description"}, jsonFlag},
 		Action: func(_ context.Context, c *cli.Command) error {
-			if c.Args().Len() > 1 {
-				return usageErrf("usage: git exarchos view findings [<feature>] [--all] [--markdown]")
-			}
 			r, err := openRepo()
 			if err != nil {
 				return err
 			}
-			f, err := app.ShowFindings(r, app.FindingsOptions{Feature: c.Args().First(), All: c.Bool("all")})
+			f, err := app.ShowFindings(r, app.FindingsOptions{Feature: c.StringArg("feature"), All: c.Bool("all")})
 			if err != nil {
 				return err
 			}

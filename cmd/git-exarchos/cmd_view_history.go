@@ -26,7 +26,7 @@ type drawn interface {
 // drawnAction is the action of a view a pull request's description can carry: the format and
 // arguments checked before any work, the repository opened, the view made by show, then printed
 // as JSON, Markdown, Mermaid, or by text.
-func drawnAction[V drawn](usage string, maxArgs int, show func(r *app.Repo, c *cli.Command) (V, error), text func(w io.Writer, v V)) cli.ActionFunc {
+func drawnAction[V drawn](show func(r *app.Repo, c *cli.Command) (V, error), text func(w io.Writer, v V)) cli.ActionFunc {
 	return func(_ context.Context, c *cli.Command) error {
 		format := c.String("format")
 		if c.Bool("json") {
@@ -34,9 +34,6 @@ func drawnAction[V drawn](usage string, maxArgs int, show func(r *app.Repo, c *c
 		}
 		if !slices.Contains([]string{"text", "json", "markdown", "mermaid"}, format) {
 			return usageErrf("--format %q: use text, json, markdown or mermaid", format)
-		}
-		if c.NArg() > maxArgs {
-			return usageErrf("usage: %s", usage)
 		}
 		r, err := openRepo()
 		if err != nil {
@@ -64,8 +61,9 @@ func drawnAction[V drawn](usage string, maxArgs int, show func(r *app.Repo, c *c
 func viewTimelineCommand() *cli.Command {
 	const usage = "git exarchos view timeline [<feature>] [--format text|json|markdown|mermaid] [--json]"
 	return &cli.Command{
-		Name:  "timeline",
-		Usage: "who did what, when: every step of a workflow, each task's span, counts per agent and subagent",
+		Name:      "timeline",
+		Arguments: onFeature(),
+		Usage:     "who did what, when: every step of a workflow, each task's span, counts per agent and subagent",
 		UsageText: usage + `
 
 "who" is the subagent the client reported for the call that recorded a step (its type and id),
@@ -77,8 +75,8 @@ Examples:
    git exarchos view timeline login --format markdown
    git exarchos view timeline login --json | jq '.byWho'`,
 		Flags: []cli.Flag{formatFlag, jsonFlag},
-		Action: drawnAction(usage, 1, func(r *app.Repo, c *cli.Command) (*views.Timeline, error) {
-			return views.ShowTimeline(r.Hook(), views.TimelineOptions{Feature: c.Args().First()})
+		Action: drawnAction(func(r *app.Repo, c *cli.Command) (*views.Timeline, error) {
+			return views.ShowTimeline(r.Hook(), views.TimelineOptions{Feature: c.StringArg("feature")})
 		}, func(w io.Writer, tl *views.Timeline) {
 			printf(w, "%s (%s), now in %s\n", bold(w, tl.Feature), tl.Type, bold(w, tl.Phase))
 			for _, e := range tl.Entries {
@@ -94,8 +92,9 @@ Examples:
 func viewConvergenceCommand() *cli.Command {
 	const usage = "git exarchos view convergence [<feature>] [--format text|json|markdown|mermaid] [--json]"
 	return &cli.Command{
-		Name:  "convergence",
-		Usage: "review findings per dimension per fix cycle: whether review is converging, and the files it keeps naming",
+		Name:      "convergence",
+		Arguments: onFeature(),
+		Usage:     "review findings per dimension per fix cycle: whether review is converging, and the files it keeps naming",
 		UsageText: usage + `
 
 Each review of a dimension is a round: what it found (per severity), how many findings were new,
@@ -107,8 +106,8 @@ Examples:
    git exarchos view convergence login --format mermaid
    git exarchos view convergence login --json | jq '.dimensions[] | select(.converging | not)'`,
 		Flags: []cli.Flag{formatFlag, jsonFlag},
-		Action: drawnAction(usage, 1, func(r *app.Repo, c *cli.Command) (*views.Convergence, error) {
-			return views.ShowConvergence(r.Hook(), views.ConvergenceOptions{Feature: c.Args().First()})
+		Action: drawnAction(func(r *app.Repo, c *cli.Command) (*views.Convergence, error) {
+			return views.ShowConvergence(r.Hook(), views.ConvergenceOptions{Feature: c.StringArg("feature")})
 		}, func(w io.Writer, cv *views.Convergence) {
 			printf(w, "%s (%s): %d fix cycle(s)\n", bold(w, cv.Feature), cv.Phase, cv.FixCycles)
 			if len(cv.Dimensions) == 0 {
@@ -149,7 +148,7 @@ Examples:
    git exarchos view stack --format markdown
    git exarchos view stack --json | jq '.stacks[][] | {feature, on, waitsFor}'`,
 		Flags: []cli.Flag{&cli.BoolFlag{Name: "all", Aliases: []string{"a"}, Usage: "include completed and cancelled workflows"}, formatFlag, jsonFlag},
-		Action: drawnAction(usage, 0, func(r *app.Repo, c *cli.Command) (*views.Stack, error) {
+		Action: drawnAction(func(r *app.Repo, c *cli.Command) (*views.Stack, error) {
 			return views.ShowStack(r.Hook(), views.StackOptions{All: c.Bool("all")}, r.ViewWorkflows())
 		}, func(w io.Writer, st *views.Stack) {
 			if len(st.Stacks) == 0 {

@@ -22,7 +22,7 @@ func taskCommand() *cli.Command {
 			opts += fmt.Sprintf(" [--%s %s]", f.Names()[0], strings.ToUpper(f.Names()[0][:1]))
 		}
 		return workflowCommand(name, usage, fmt.Sprintf("git exarchos task %s [<feature>] <task-id>%s [--json]\n\nExamples:\n   %s", name, opts, example),
-			1, flags, func(c *cli.Command, args []string) (workflow.Command, error) { return build(c, args[0]), nil },
+			[]cli.Argument{req("task-id")}, flags, func(c *cli.Command, args []string) (workflow.Command, error) { return build(c, args[0]), nil },
 			func(r *project.Result) string { return "task " + name })
 	}
 	return &cli.Command{
@@ -54,8 +54,9 @@ Examples:
 func reviewCommand() *cli.Command {
 	usageLine := "review [<feature>] <dimension> [pass|fail] [--finding SEVERITY:FILE:LINE:TEXT]... [--findings-file F|-] [--note N] [--human] [--resolve ID] [--dry-run] [--json]"
 	return &cli.Command{
-		Name:  "review",
-		Usage: "record a review verdict for one dimension, with its findings; or resolve a finding",
+		Name:      "review",
+		Arguments: onFeature(req("dimension"), opt("verdict", "[pass|fail]")),
+		Usage:     "record a review verdict for one dimension, with its findings; or resolve a finding",
 		UsageText: `git exarchos ` + usageLine + `
 git exarchos review [<feature>] --resolve ID --note WHY [--human] [--json]
 git exarchos review import [<feature>] [--dry-run] [--json]
@@ -97,7 +98,7 @@ and, in synthesize, open the fix cycle. --dry-run reads GitHub and records nothi
 			&cli.BoolFlag{Name: "dry-run", Usage: "with import: read GitHub and say what would be recorded; record nothing"},
 			jsonFlag},
 		Action: func(_ context.Context, c *cli.Command) error {
-			if c.Args().First() == "import" {
+			if a := argv(c); len(a) > 0 && a[0] == "import" {
 				return reviewImport(c)
 			}
 			if c.Bool("dry-run") {
@@ -105,10 +106,10 @@ and, in synthesize, open the fix cycle. --dry-run reads GitHub and records nothi
 			}
 			o := app.ReviewOptions{Note: c.String("note"), Human: c.Bool("human"), Findings: c.StringSlice("finding"),
 				FindingsFile: c.String("findings-file"), Stdin: c.Root().Reader, Resolve: c.String("resolve")}
-			args := c.Args().Slice()
+			args := argv(c)
 			switch {
 			case o.Resolve != "" && len(args) <= 1:
-				o.Feature = c.Args().First()
+				o.Feature = c.StringArg("feature")
 			case o.Resolve != "":
 				return usageErrf("--resolve closes one finding: give it alone, git exarchos review [<feature>] --resolve ID --note WHY")
 			case len(args) == 3:
@@ -151,8 +152,9 @@ and, in synthesize, open the fix cycle. --dry-run reads GitHub and records nothi
 
 func validateCommand() *cli.Command {
 	return &cli.Command{
-		Name:  "validate",
-		Usage: "run a validation command on the workflow's branch and record its result",
+		Name:      "validate",
+		Arguments: onFeature(many("command", 0, "-- <cmd> [args...]")),
+		Usage:     "run a validation command on the workflow's branch and record its result",
 		UsageText: `git exarchos validate [<feature>] -- <cmd> [args...] [--json before --]
 
 With no command (git exarchos validate [<feature>]), the declared validation runs: the phase's commands in the workflow definition,
@@ -169,7 +171,7 @@ Examples:
    git exarchos validate --json -- make check`,
 		Flags: []cli.Flag{jsonFlag},
 		Action: func(_ context.Context, c *cli.Command) error {
-			args := c.Args().Slice()
+			args := argv(c)
 			feature := ""
 			sep := -1
 			for i, a := range args {
@@ -187,7 +189,7 @@ Examples:
 				}
 				command = args[sep+1:]
 			} else if len(args) <= 1 {
-				feature = c.Args().First() // no command: run the declared validation
+				feature = c.StringArg("feature") // no command: run the declared validation
 			} else {
 				return usageErrf("put the command after --: git exarchos validate [<feature>] -- <cmd> [args...]")
 			}
@@ -217,8 +219,9 @@ Examples:
 
 func eventCommand() *cli.Command {
 	return &cli.Command{
-		Name:  "event",
-		Usage: "append a custom event (the engine's own types are refused)",
+		Name:      "event",
+		Arguments: onFeature(req("event-type")),
+		Usage:     "append a custom event (the engine's own types are refused)",
 		UsageText: `git exarchos event [<feature>] <event-type> [--data JSON] [--idempotency-key K] [--json]
 
 With --idempotency-key, an event with that key already in the log is not appended again.
@@ -232,10 +235,7 @@ Examples:
 			jsonFlag,
 		},
 		Action: func(_ context.Context, c *cli.Command) error {
-			feature, args, err := splitFeature(c, 1, "event [<feature>] <type> [--data JSON]")
-			if err != nil {
-				return err
-			}
+			feature, args := splitFeature(c)
 			r, err := openRepo()
 			if err != nil {
 				return err
@@ -251,13 +251,13 @@ Examples:
 
 func loopCommand() *cli.Command {
 	sig := func(name, usage string) *cli.Command {
-		return workflowCommand(name, usage, fmt.Sprintf("git exarchos loop %s [<feature>] [--json]", name), 0, nil,
+		return workflowCommand(name, usage, fmt.Sprintf("git exarchos loop %s [<feature>] [--json]", name), nil, nil,
 			func(*cli.Command, []string) (workflow.Command, error) { return workflow.Signal{Signal: name}, nil },
 			said("loop "+name))
 	}
 	// fail-now and error end the loop as failed and say why.
 	failing := func(name, usage string) *cli.Command {
-		return workflowCommand(name, usage, fmt.Sprintf("git exarchos loop %s [<feature>] --reason R [--json]", name), 0,
+		return workflowCommand(name, usage, fmt.Sprintf("git exarchos loop %s [<feature>] --reason R [--json]", name), nil,
 			[]cli.Flag{&cli.StringFlag{Name: "reason", Required: true, Usage: "why the loop fails"}},
 			func(c *cli.Command, _ []string) (workflow.Command, error) {
 				return workflow.Signal{Signal: name, Reason: c.String("reason")}, nil
@@ -287,7 +287,8 @@ Examples:
 // reviewImport is `git exarchos review import [<feature>]` (a word of review's, not a subcommand:
 // review's own first argument is a feature or a dimension).
 func reviewImport(c *cli.Command) error {
-	if c.NArg() > 2 {
+	args := argv(c)
+	if len(args) > 2 {
 		return usageErrf("usage: git exarchos review import [<feature>] [--dry-run]")
 	}
 	if c.String("note") != "" || c.Bool("human") || len(c.StringSlice("finding")) > 0 || c.String("findings-file") != "" || c.String("resolve") != "" {
@@ -297,7 +298,7 @@ func reviewImport(c *cli.Command) error {
 	if err != nil {
 		return err
 	}
-	res, err := ghevidence.ImportReviews(r.GitHub(), ghevidence.ReviewImportOptions{Feature: c.Args().Get(1), DryRun: c.Bool("dry-run")})
+	res, err := ghevidence.ImportReviews(r.GitHub(), ghevidence.ReviewImportOptions{Feature: append(args, "")[1], DryRun: c.Bool("dry-run")})
 	if err != nil {
 		return err
 	}

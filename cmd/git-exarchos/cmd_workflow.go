@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"sort"
 	"strings"
 
 	"github.com/urfave/cli/v3"
@@ -14,18 +13,6 @@ import (
 	"github.com/exarchos/git-exarchos/views"
 	"github.com/exarchos/git-exarchos/workflow"
 )
-
-// splitFeature takes the optional leading feature off args when there are want+1 of them.
-func splitFeature(c *cli.Command, want int, usage string) (string, []string, error) {
-	args := c.Args().Slice()
-	switch len(args) {
-	case want + 1:
-		return args[0], args[1:], nil
-	case want:
-		return "", args, nil
-	}
-	return "", nil, usageErrf("usage: git exarchos %s", usage)
-}
 
 // printResult is the text rendering shared by commands that change a workflow.
 func printResult(w io.Writer, res *project.Result, what string) {
@@ -44,8 +31,8 @@ func printResult(w io.Writer, res *project.Result, what string) {
 func initCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "init",
+		Arguments: []cli.Argument{req("feature")},
 		Usage:     "start a workflow bound to a branch",
-		ArgsUsage: "<feature>",
 		UsageText: `git exarchos init <feature> --type T [--branch B] [--synthesis P] [--completion P] [--max-iterations N] [--human] [--json]
 
 Types: ` + strings.Join(workflow.BuiltinTypes(), ", ") + ` (see git exarchos describe).
@@ -66,9 +53,6 @@ Examples:
 			jsonFlag,
 		},
 		Action: func(_ context.Context, c *cli.Command) error {
-			if c.NArg() != 1 {
-				return usageErrf("usage: git exarchos init <feature> --type T (got %d arguments)", c.NArg())
-			}
 			if c.IsSet("max-iterations") && c.Int("max-iterations") < 1 {
 				// 0 would otherwise read as "not given" and silently become the default.
 				return usageErrf("--max-iterations must be a positive number (got %d); leave it out for the default (20)", c.Int("max-iterations"))
@@ -77,7 +61,7 @@ Examples:
 			if err != nil {
 				return err
 			}
-			res, err := app.Init(r, app.InitOptions{Feature: c.Args().First(), Type: c.String("type"), Branch: c.String("branch"),
+			res, err := app.Init(r, app.InitOptions{Feature: c.StringArg("feature"), Type: c.String("type"), Branch: c.String("branch"),
 				Synthesis: c.String("synthesis"), Completion: c.String("completion"), MaxIterations: c.Int("max-iterations"), Human: c.Bool("human")})
 			if err != nil {
 				return err
@@ -93,8 +77,8 @@ Examples:
 func statusCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "status",
+		Arguments: onFeature(),
 		Usage:     "show a workflow's phase, artifacts, tasks, reviews and conflicts",
-		ArgsUsage: "[<feature>]",
 		UsageText: `git exarchos status [<feature>] [--fields a,b] [--format text|mermaid] [--json]
 
 The feature may be left out: the active workflow bound to the current branch (never one bound to
@@ -123,7 +107,7 @@ Examples:
 			if f := c.String("fields"); f != "" {
 				fields = strings.Split(f, ",")
 			}
-			o := app.StatusOptions{Feature: c.Args().First(), Fields: fields}
+			o := app.StatusOptions{Feature: c.StringArg("feature"), Fields: fields}
 			if c.Bool("json") || fields != nil { // a field selection only makes sense as JSON
 				return printStatusJSON(c.Root().Writer, o)
 			}
@@ -136,7 +120,8 @@ Examples:
 			if err != nil {
 				return err
 			}
-			printStatus(c.Root().Writer, res.Status)
+			res.Status.WriteText(c.Root().Writer, boldIn(c.Root().Writer))
+			printTrust(c.Root().Writer, res.Status)
 			return nil
 		},
 	}
@@ -194,87 +179,11 @@ func statusMermaid(c *cli.Command) error {
 	if err != nil {
 		return err
 	}
-	d, err := views.ShowStatusDiagram(r.Hook(), views.StatusDiagramOptions{Feature: c.Args().First()})
+	d, err := views.ShowStatusDiagram(r.Hook(), views.StatusDiagramOptions{Feature: c.StringArg("feature")})
 	if err != nil {
 		return err
 	}
 	return emit(c, d, func(w io.Writer) { printf(w, "%s", d.Mermaid) })
-}
-
-func printStatus(w io.Writer, st app.Status) {
-	if st.RefusedStart() != nil {
-		printf(w, "%s never started: its start replaced another workflow on the branch and was refused (below)\n", bold(w, st.Feature))
-	} else {
-		printf(w, "%s (%s) on branch %s: %s\n", bold(w, st.Feature), st.Type, st.Branch, bold(w, st.Phase))
-	}
-	if st.Reason != "" {
-		printf(w, "  reason: %s\n", st.Reason)
-	}
-	for _, warning := range st.Warnings {
-		printf(w, "  warning: %s\n", warning)
-	}
-	if st.MaxIterations > 0 {
-		printf(w, "  iteration %d of %d (completion policy %s)\n", st.Iterations, st.MaxIterations, st.Completion)
-	}
-	if g, ok := st.OpenGaps(); ok {
-		printf(w, "  plan sent back from %s by %s; gaps: %s\n", g.Phase, g.Actor, g.Gaps)
-	}
-	if len(st.Artifacts) > 0 {
-		names := make([]string, 0, len(st.Artifacts))
-		for n := range st.Artifacts {
-			names = append(names, n)
-		}
-		sort.Strings(names)
-		printf(w, "artifacts:\n")
-		for _, n := range names {
-			a := st.Artifacts[n]
-			if a.Inline {
-				printf(w, "  %-10s (inline text)\n", n)
-			} else {
-				printf(w, "  %-10s %s\n", n, a.Path)
-			}
-		}
-	}
-	if len(st.Tasks) > 0 {
-		printf(w, "tasks:\n")
-		for _, t := range st.Tasks {
-			printf(w, "  [%s] %s %s\n", t.Status, t.ID, t.Title)
-		}
-	}
-	printStages(w, st.State)              // cmd_stage.go
-	printResources(w, st.State, st.Ended) // cmd_cancel.go
-	if len(st.Reviews) > 0 {
-		names := make([]string, 0, len(st.Reviews))
-		for n := range st.Reviews {
-			names = append(names, n)
-		}
-		sort.Strings(names)
-		printf(w, "reviews:\n")
-		for _, n := range names {
-			printf(w, "  %-10s %s\n", n, st.Reviews[n].Verdict)
-		}
-	}
-	open := 0
-	for _, f := range st.Findings {
-		if f.Closed == nil {
-			open++
-		}
-	}
-	if open > 0 {
-		printf(w, "review findings: %d open (git exarchos view findings %s)\n", open, st.Feature)
-	}
-	for compound, n := range st.FixCycles {
-		printf(w, "fix cycles in %s: %d\n", compound, n)
-	}
-	if st.Circuit != nil && st.Circuit.Open {
-		printf(w, "circuit OPEN in %s: ask the user to run `git exarchos unblock %s --reason \"…\"`\n", st.Circuit.Compound, st.Feature)
-	}
-	if len(st.Conflicts) > 0 {
-		printf(w, "conflicts (%d):\n", len(st.Conflicts))
-		printConflicts(w, st.Conflicts) // cmd_sync.go
-	}
-	printf(w, "%d events, head %s\n", st.Events, st.Head[:12])
-	printTrust(w, st) // cmd_signers.go
 }
 
 func listCommand() *cli.Command {
@@ -307,8 +216,8 @@ func listCommand() *cli.Command {
 func describeCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "describe",
+		Arguments: []cli.Argument{opt("type")},
 		Usage:     "print workflow definitions: phases, transitions, guards, limits",
-		ArgsUsage: "[<type>]",
 		UsageText: `git exarchos describe [<type>] [--format text|json|mermaid] [--json]
 
 Examples:
@@ -325,7 +234,7 @@ Inside a repository, the types it defines in .exarchos/workflows/*.yaml (at the 
 			}
 			// Inside a repository, its own types (.exarchos/workflows at the base branch) are described too.
 			r, _ := openRepo()
-			res, err := app.Describe(r, app.DescribeOptions{Type: c.Args().First(), Format: format})
+			res, err := app.Describe(r, app.DescribeOptions{Type: c.StringArg("type"), Format: format})
 			if err != nil {
 				return err
 			}

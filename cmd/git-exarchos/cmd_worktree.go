@@ -15,8 +15,9 @@ import (
 func taskStartCommand() *cli.Command {
 	const usage = "task start [<feature>] <task-id> [--worktree [--base REV] [--path P]] [--json]"
 	return &cli.Command{
-		Name:  "start",
-		Usage: "mark a task in progress, optionally in its own linked worktree",
+		Name:      "start",
+		Arguments: onFeature(req("task-id")),
+		Usage:     "mark a task in progress, optionally in its own linked worktree",
 		UsageText: `git exarchos ` + usage + `
 
 With --worktree the task gets a linked worktree (default .worktrees/<feature>/<task> under the
@@ -37,10 +38,7 @@ Examples:
 			jsonFlag,
 		},
 		Action: func(_ context.Context, c *cli.Command) error {
-			feature, args, err := splitFeature(c, 1, usage)
-			if err != nil {
-				return err
-			}
+			feature, args := splitFeature(c)
 			r, err := openRepo()
 			if err != nil {
 				return err
@@ -66,8 +64,9 @@ Examples:
 func taskDoneCommand() *cli.Command {
 	const usage = "task done [<feature>] <task-id> [--json]"
 	return &cli.Command{
-		Name:  "done",
-		Usage: "mark a task completed at its commit, after the definition's task gates pass there",
+		Name:      "done",
+		Arguments: onFeature(req("task-id")),
+		Usage:     "mark a task completed at its commit, after the definition's task gates pass there",
 		UsageText: "git exarchos " + usage + "\n\n" +
 			"Records the task's commit: the tip of its worktree's branch, or of the workflow's branch. When the\n" +
 			"definition (read from the base branch) names taskGates, each that has not passed on that commit\n" +
@@ -76,10 +75,7 @@ func taskDoneCommand() *cli.Command {
 			"Examples:\n   git exarchos task done login t1\n   git exarchos task done t1 --json",
 		Flags: []cli.Flag{jsonFlag},
 		Action: func(_ context.Context, c *cli.Command) error {
-			feature, args, err := splitFeature(c, 1, usage)
-			if err != nil {
-				return err
-			}
+			feature, args := splitFeature(c)
 			r, err := openRepo()
 			if err != nil {
 				return err

@@ -41,10 +41,19 @@ func commandGroups() []struct {
 			return []*cli.Command{setupCommand(), hooksCommand(), hookCommand(), mcpCommand()}
 		}},
 		{"maintenance", func() []*cli.Command {
-			return []*cli.Command{doctorCommand(), fsckCommand(), pruneCommand(), lintWorkflowCommand(), versionCommand(), helpCommand(), completionCommand(),
-				manCommand(), completeCommand()}
+			return []*cli.Command{doctorCommand(), fsckCommand(), pruneCommand(), lintCommand(), hiddenAlias(lintCommand(), "lint-workflow"), versionCommand(), helpCommand(), completionCommand(),
+				manCommand()}
 		}},
 	}
+}
+
+// hiddenAlias is cmd under a name it had before, so that scripts using it keep working; help,
+// completion and the docs show only the current name. Command names are single words (a verb or a
+// noun), a group's subcommands name what is done to it (task add, hooks install), and a name of two
+// words is hyphenated as git's are (request-synthesis, loop fail-now; git request-pull).
+func hiddenAlias(cmd *cli.Command, old string) *cli.Command {
+	cmd.Name, cmd.Hidden = old, true
+	return cmd
 }
 
 // group is one heading of the root help: its name and its visible commands.
@@ -64,7 +73,7 @@ func commandTree() ([]*cli.Command, []group) {
 		visible := group{Name: g.Name}
 		for _, c := range cmds {
 			c.Category = g.Name
-			prepare(c, 1)
+			prepare(c)
 			if !c.Hidden {
 				visible.Commands = append(visible.Commands, c)
 			}
@@ -75,12 +84,13 @@ func commandTree() ([]*cli.Command, []group) {
 	return all, shown
 }
 
-func prepare(c *cli.Command, depth int) {
+func prepare(c *cli.Command) {
 	c.OnUsageError = onUsageError
 	if len(c.Commands) == 0 {
 		c.HideHelpCommand = true
-		if c.ArgsUsage == "" {
-			c.ArgsUsage = argsOfUsage(c, depth)
+		c.ArgsUsage = argsUsage(c.Arguments)
+		if c.ShellComplete == nil {
+			c.ShellComplete = completeArgs
 		}
 		return
 	}
@@ -92,23 +102,8 @@ func prepare(c *cli.Command, depth int) {
 		}
 	}
 	for _, s := range c.Commands {
-		prepare(s, depth+1)
+		prepare(s)
 	}
-}
-
-// argsOfUsage takes the positional arguments from the first line of UsageText, which every command
-// writes as git exarchos <path> <arguments> <flags>: what is documented is what is enforced
-// (args.go) and completed.
-func argsOfUsage(c *cli.Command, depth int) string {
-	words := strings.Fields(usageLine(c))
-	var out []string
-	for _, w := range words[min(len(words), 2+depth):] {
-		if w == "<" || (strings.HasPrefix(strings.TrimLeft(w, "["), "-") && w != "--") {
-			break
-		}
-		out = append(out, w)
-	}
-	return strings.Join(out, " ")
 }
 
 func names(cmds []*cli.Command) []string {

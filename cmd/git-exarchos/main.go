@@ -106,12 +106,24 @@ Exit codes: 0 ok, 1 error, 2 usage, 3 rejected by the workflow, 4 GitHub auth or
 func onUsageError(_ context.Context, _ *cli.Command, err error, _ bool) error { return usageErr(err) }
 
 // readsTree are the commands that read the whole command tree when they run.
-var readsTree = map[string]bool{"help": true, "completion": true, "__complete": true, "man": true}
+var readsTree = map[string]bool{"help": true, "man": true}
+
+// completing: the completion scripts ask for the candidates after the words typed by adding
+// urfave's --generate-shell-completion; urfave answers through each command's ShellComplete
+// (completeArgs, cmd_help.go), and the command line is not checked, as it is unfinished.
+func completing(args []string) bool {
+	return len(args) > 1 && args[len(args)-1] == "--generate-shell-completion"
+}
 
 // run executes one invocation and returns its exit code; tests and testscript call it directly.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	asJSON := wantsJSON(args)
 	a := newApp(stdin, stdout, stderr)
+	if completing(args) {
+		a.EnableShellCompletion, a.ShellCompletionCommandName = true, "__completion-script" // urfave's own, hidden: ours is completion
+		_ = a.Run(context.Background(), args)
+		return exitOK
+	}
 	inv, err := normalize(a.Commands, args)
 	if err != nil {
 		return report(err, asJSON, stdout, stderr)

@@ -21,6 +21,9 @@ func TestEveryCommandIsAToolOrExcluded(t *testing.T) {
 	var leaves []string
 	var walk func(prefix string, c *cli.Command)
 	walk = func(prefix string, c *cli.Command) {
+		if c.Hidden {
+			return // an old spelling kept for scripts (lint-workflow): its command is audited under its name
+		}
 		p := prefix + c.Name
 		if len(c.Commands) == 0 {
 			leaves = append(leaves, p)

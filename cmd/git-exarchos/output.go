@@ -86,4 +86,7 @@ func bold(w io.Writer, s string) string {
 	return s
 }
 
+// boldIn is bold for w, for the text forms app writes (app/text.go).
+func boldIn(w io.Writer) func(string) string { return func(s string) string { return bold(w, s) } }
+
 func printf(w io.Writer, format string, args ...any) { fmt.Fprintf(w, format, args...) }

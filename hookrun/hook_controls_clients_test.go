@@ -1,4 +1,4 @@
-package app
+package hookrun_test
 
 import (
 	"errors"
@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/exarchos/git-exarchos/app"
 	"github.com/exarchos/git-exarchos/hooks"
 	"github.com/exarchos/git-exarchos/internal/gittest"
 	"github.com/exarchos/git-exarchos/workflow"
@@ -34,9 +35,9 @@ func TestHookControlsClientSettingsWatched(t *testing.T) {
 	require.NoError(t, err)
 	t.Setenv("COPILOT_HOME", "")
 	t.Setenv("CODEX_HOME", "")
-	_, err = HooksInstall(HooksOptions{Dir: dir, Clients: []string{hooks.ClientCodex, hooks.ClientGemini, hooks.ClientQwen, hooks.ClientOpencode}})
+	_, err = app.HooksInstall(app.HooksOptions{Dir: dir, Clients: []string{hooks.ClientCodex, hooks.ClientGemini, hooks.ClientQwen, hooks.ClientOpencode}})
 	require.NoError(t, err)
-	_, err = HooksInstall(HooksOptions{Dir: dir, Clients: []string{hooks.ClientCopilot}, Scope: hooks.ScopeUser})
+	_, err = app.HooksInstall(app.HooksOptions{Dir: dir, Clients: []string{hooks.ClientCopilot}, Scope: hooks.ScopeUser})
 	require.NoError(t, err)
 	require.Empty(t, post(t, dir), "the human's install is accepted")
 
@@ -94,7 +95,7 @@ func TestHookControlsCodexConfigWatched(t *testing.T) {
 	user := filepath.Join(codexHome, "config.toml")
 	require.NoError(t, os.WriteFile(user, []byte("model = \"gpt-5.5\"\n\n[projects.\""+dir+"\"]\ntrust_level = \"trusted\"\n"), 0o644))
 	require.Empty(t, post(t, dir), "the first call takes what is there as the baseline")
-	_, err = HooksInstall(HooksOptions{Dir: dir, Clients: []string{hooks.ClientCodex}})
+	_, err = app.HooksInstall(app.HooksOptions{Dir: dir, Clients: []string{hooks.ClientCodex}})
 	require.NoError(t, err)
 	require.Empty(t, post(t, dir), "the human's install is accepted")
 

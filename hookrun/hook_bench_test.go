@@ -1,4 +1,4 @@
-package app
+package hookrun_test
 
 import (
 	"bytes"
@@ -10,13 +10,14 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/exarchos/git-exarchos/hookrun"
+	"github.com/exarchos/git-exarchos/internal/apptest"
 )
 
 // BenchmarkClaudeHookBound: one PreToolUse answer in-process for a session bound to a workflow,
-// the path every tool call takes (go test ./app -bench hookrun.ClaudeHook -benchtime 200x).
+// the path every tool call takes (go test ./hookrun -run XXX -bench ClaudeHookBound -benchtime 200x).
 func BenchmarkClaudeHookBound(b *testing.B) {
 	b.Setenv("XDG_STATE_HOME", b.TempDir())
-	dir, _ := newSagaRepo(b) // workflow login, in ideate, bound to main
+	dir, _ := apptest.NewSagaRepo(b) // workflow login, in ideate, bound to main
 	for _, tc := range []struct{ name, session, event, tool, input string }{
 		{"Write-denied", "bench", "PreToolUse", "Write", fmt.Sprintf(`{"file_path":%q}`, filepath.Join(dir, "main.go"))},
 		{"Read", "bench", "PreToolUse", "Read", `{"file_path":"main.go"}`},

@@ -1,4 +1,4 @@
-package app
+package hookrun_test
 
 import (
 	"os"
@@ -9,6 +9,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/exarchos/git-exarchos/app"
+	"github.com/exarchos/git-exarchos/hookrun"
+	"github.com/exarchos/git-exarchos/internal/apptest"
 	"github.com/exarchos/git-exarchos/internal/gittest"
 	"github.com/exarchos/git-exarchos/project"
 	"github.com/exarchos/git-exarchos/workflow"
@@ -16,9 +19,9 @@ import (
 
 func boundPhases(t *testing.T, dir string) map[string]string {
 	t.Helper()
-	r, err := Open(dir) // a fresh repository handle, as each hook process opens one
+	r, err := hookrun.Open(dir) // a fresh repository handle, as each hook process opens one
 	require.NoError(t, err)
-	ws, err := r.hookRuntime().BoundWorkflows()
+	ws, err := r.BoundWorkflows()
 	require.NoError(t, err)
 	out := map[string]string{}
 	for _, w := range ws {
@@ -42,8 +45,8 @@ func TestBoundWorkflowsCache(t *testing.T) {
 
 	// A change moves the ref: the cache entry keyed by the old commit is not used.
 	gittest.CommitFile(t, dir, "docs/design.md", "design")
-	mustRun(t, r, "login", workflow.Set{Assignments: []workflow.Assignment{{Path: "artifacts.design", Value: []byte(`"docs/design.md"`)}}})
-	mustRun(t, r, "login", workflow.TransitionTo{Phase: "plan"})
+	apptest.MustRun(t, r, "login", workflow.Set{Assignments: []workflow.Assignment{{Path: "artifacts.design", Value: []byte(`"docs/design.md"`)}}})
+	apptest.MustRun(t, r, "login", workflow.TransitionTo{Phase: "plan"})
 	assert.Equal(t, map[string]string{"login": "plan"}, boundPhases(t, dir))
 
 	// The ref moved back by hand (as a pull could): the answer follows the ref.
@@ -86,14 +89,14 @@ func TestBoundWorkflowsCache(t *testing.T) {
 // hooks and an omitted feature find the workflow that recorded it, even with other workflows
 // active; a branch merely named like a task branch binds nothing.
 func TestTaskWorktreeBindsItsWorkflow(t *testing.T) {
-	dir, r := newSagaRepo(t)
-	wt := startWorktree(t, r, "t1")
+	dir, r := apptest.NewSagaRepo(t)
+	wt := apptest.StartWorktree(t, r, "t1")
 	_, err := r.CreateWorkflow(workflow.Init{Feature: "other", Type: "feature", Branch: "other"})
 	require.NoError(t, err)
 
 	assert.Equal(t, map[string]string{"login": "ideate"}, boundPhases(t, wt))
 	assert.Equal(t, map[string]string{"login": "ideate"}, boundPhases(t, wt)) // from the cache
-	inside, err := Open(wt)
+	inside, err := app.Open(wt)
 	require.NoError(t, err)
 	feature, err := inside.ResolveFeature("")
 	require.NoError(t, err)

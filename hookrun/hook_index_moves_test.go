@@ -1,4 +1,4 @@
-package app
+package hookrun_test
 
 import (
 	"fmt"
@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/exarchos/git-exarchos/app"
 	"github.com/exarchos/git-exarchos/gitrepo"
 	"github.com/exarchos/git-exarchos/internal/faults"
 	"github.com/exarchos/git-exarchos/internal/gittest"
@@ -22,17 +23,17 @@ import (
 // indexTakenNow reports whether a hook call would take the branch index as it is, reading no ref.
 func indexTakenNow(t *testing.T, dir string) bool {
 	t.Helper()
-	r, err := Open(dir)
+	r, err := app.Open(dir)
 	require.NoError(t, err)
-	return r.hookRuntime().IndexCurrent()
+	return hookRuntime(r).IndexCurrent()
 }
 
 // indexedCommits are the commits the index file names, by workflow.
 func indexedCommits(t *testing.T, dir string) map[string]string {
 	t.Helper()
-	r, err := Open(dir)
+	r, err := app.Open(dir)
 	require.NoError(t, err)
-	out, ok := r.hookRuntime().IndexedCommits()
+	out, ok := hookRuntime(r).IndexedCommits()
 	require.True(t, ok, "the index is readable")
 	return out
 }
@@ -65,7 +66,7 @@ func refsDirTime(t *testing.T, dir string) time.Time {
 
 // loginAndSignup is a repository with the workflows login and signup (each on its branch of that
 // name), checked out on branch, whose first hook read has written the index.
-func loginAndSignup(t *testing.T, branch string) (string, *Repo) {
+func loginAndSignup(t *testing.T, branch string) (string, *app.Repo) {
 	t.Helper()
 	dir, r := newRepo(t, "main")
 	for _, f := range []string{"login", "signup"} {
@@ -315,9 +316,9 @@ func TestHookIndexConcurrentWriters(t *testing.T) {
 		}
 		_, statErr := os.Stat(copyRef)
 		copyExisted := statErr == nil
-		rr, err := Open(dir)
+		rr, err := app.Open(dir)
 		require.NoError(t, err)
-		ws, err := rr.hookRuntime().BoundWorkflows()
+		ws, err := hookRuntime(rr).BoundWorkflows()
 		require.NoError(t, err)
 		got := map[string]bool{}
 		for _, w := range ws {
@@ -380,7 +381,7 @@ func TestHookIndexKilledBeforeUpdate(t *testing.T) {
 	assert.Equal(t, moved, indexedCommits(t, dir)["signup"], "the moved ref was read")
 }
 
-// TestHookIndexGoroutinesShareARepo: goroutines moving refs through one Repo (as a library user
+// TestHookIndexGoroutinesShareARepo: goroutines moving refs through one app.Repo (as a library user
 // may) share the index this process read without a race, and the index stays true.
 func TestHookIndexGoroutinesShareARepo(t *testing.T) {
 	dir, r := loginAndSignup(t, "login")

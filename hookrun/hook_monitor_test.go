@@ -1,6 +1,6 @@
 //go:build linux
 
-package app
+package hookrun_test
 
 import (
 	"os"
@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/exarchos/git-exarchos/app"
 	"github.com/exarchos/git-exarchos/fsmonitor"
 	"github.com/exarchos/git-exarchos/hookrun"
 	"github.com/exarchos/git-exarchos/internal/gittest"
@@ -173,14 +174,14 @@ func TestHookMonitorTurnedOff(t *testing.T) {
 	require.NoError(t, err)
 	gittest.Git(t, dir, "", "config", "exarchos.hookMonitor", "false")
 	assert.Contains(t, post(), "changes what git runs", "the user turned a watched setting; the agent is blocked until they accept it")
-	_, err = HooksAccept(r, hookrun.HooksAcceptOptions{Environ: []string{}}) // the user's own terminal
+	_, err = app.HooksAccept(r, hookrun.HooksAcceptOptions{Environ: []string{}}) // the user's own terminal
 	require.NoError(t, err)
 	assert.Empty(t, post())
 	assert.Empty(t, post())
 	var reason string
 	brokenGit(t, func() { reason = post() })
 	assert.Contains(t, reason, "could not read what changed", "turned off: the running monitor's token is not used")
-	res, err := HooksStatus(HooksOptions{Dir: dir, Claude: true})
+	res, err := app.HooksStatus(app.HooksOptions{Dir: dir, Claude: true})
 	require.NoError(t, err)
 	assert.Contains(t, res.Monitor, "off (git config exarchos.hookMonitor false)")
 
@@ -222,13 +223,13 @@ func TestHookEffectsInALinkedWorktree(t *testing.T) {
 func TestDoctorReportsTheMonitor(t *testing.T) {
 	withMonitor(t, fsmonitor.Options{Rescan: -1})
 	dir, _ := loginRepo(t)
-	check := func() DoctorCheck {
-		res, err := Doctor(DoctorOptions{Dir: dir})
+	check := func() app.DoctorCheck {
+		res, err := app.Doctor(app.DoctorOptions{Dir: dir})
 		require.NoError(t, err)
 		return find(res, "fsmonitor")
 	}
 	c := check()
-	assert.Equal(t, CheckOK, c.Status)
+	assert.Equal(t, app.CheckOK, c.Status)
 	assert.Contains(t, c.Message, "starts with the first PostToolUse")
 	assert.Contains(t, c.Message, "inotify allows")
 	callHook(t, "m7", dir, "PostToolUse", "Bash", bash("whatever"))
@@ -238,11 +239,11 @@ func TestDoctorReportsTheMonitor(t *testing.T) {
 }
 
 // find is the check named id in res, or the zero check.
-func find(res *DoctorResult, id string) DoctorCheck {
+func find(res *app.DoctorResult, id string) app.DoctorCheck {
 	for _, c := range res.Checks {
 		if c.ID == id {
 			return c
 		}
 	}
-	return DoctorCheck{}
+	return app.DoctorCheck{}
 }

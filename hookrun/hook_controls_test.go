@@ -1,4 +1,4 @@
-package app
+package hookrun_test
 
 import (
 	"os"
@@ -8,8 +8,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/exarchos/git-exarchos/app"
 	"github.com/exarchos/git-exarchos/hookrun"
 	"github.com/exarchos/git-exarchos/internal/agentenv"
+	"github.com/exarchos/git-exarchos/internal/apptest"
 	"github.com/exarchos/git-exarchos/internal/gittest"
 	"github.com/exarchos/git-exarchos/trust"
 	"github.com/exarchos/git-exarchos/views"
@@ -27,7 +29,7 @@ func post(t *testing.T, dir string) string {
 
 // controlsRepo is loginRepo with a scratch HOME (the user's settings are watched too) and the
 // first PostToolUse made: the baseline.
-func controlsRepo(t *testing.T) (string, *Repo) {
+func controlsRepo(t *testing.T) (string, *app.Repo) {
 	dir, r := loginRepo(t)
 	t.Setenv("HOME", t.TempDir())
 	require.Empty(t, post(t, dir), "the first call takes what is there as the baseline")
@@ -54,36 +56,36 @@ func TestHookControlsSettingsWatched(t *testing.T) {
 	gittest.Git(t, dir, "", "add", ".claude/settings.json")
 	gittest.Git(t, dir, "", "commit", "-q", "-m", "settings without hooks")
 	old := gittest.Git(t, dir, "", "rev-parse", "HEAD")
-	_, err := HooksAccept(r, hookrun.HooksAcceptOptions{Environ: []string{"PATH=/usr/bin"}}) // the user committed it
+	_, err := app.HooksAccept(r, hookrun.HooksAcceptOptions{Environ: []string{"PATH=/usr/bin"}}) // the user committed it
 	require.NoError(t, err)
-	_, err = HooksInstall(HooksOptions{Claude: true, Dir: dir})
+	_, err = app.HooksInstall(app.HooksOptions{Claude: true, Dir: dir})
 	require.NoError(t, err)
-	assert.Empty(t, r.hookRuntime().CheckControls(dir), "the agent's own hooks install is not a change from outside")
+	assert.Empty(t, hookRuntime(r).CheckControls(dir), "the agent's own hooks install is not a change from outside")
 	gittest.Git(t, dir, "", "checkout", old, "--", ".claude/settings.json")
 	block = post(t, dir)
 	require.Contains(t, block, "Claude Code's hook settings "+shared+" changed")
 	gittest.RunUndo(t, dir, block)
-	assert.Empty(t, r.hookRuntime().CheckControls(dir)) // (the phase's effects check still sees the branch's commit)
+	assert.Empty(t, hookRuntime(r).CheckControls(dir)) // (the phase's effects check still sees the branch's commit)
 	b, err := os.ReadFile(shared)
 	require.NoError(t, err)
 	assert.Contains(t, string(b), "exarchos hook claude", "the undo put the hooks back")
 
 	// A permission the client adds to settings.local.json (creating it) changes no hook setting.
 	require.NoError(t, os.WriteFile(local, []byte(`{"permissions": {"allow": ["Bash(go test:*)"]}}`), 0o644))
-	assert.Empty(t, r.hookRuntime().CheckControls(dir))
+	assert.Empty(t, hookRuntime(r).CheckControls(dir))
 	// Then the hooks turned off in it.
 	require.NoError(t, os.WriteFile(local, []byte(`{"permissions": {"allow": ["Bash(go test:*)"]}, "disableAllHooks": true}`), 0o644))
-	block = r.hookRuntime().CheckControls(dir)
+	block = hookRuntime(r).CheckControls(dir)
 	require.Contains(t, block, local+" changed (undo: `cp -- ")
 	gittest.RunUndo(t, dir, block)
 	b, err = os.ReadFile(local)
 	require.NoError(t, err)
 	assert.NotContains(t, string(b), "disableAllHooks", "the undo put back the file with its permission")
 	assert.Contains(t, string(b), "go test")
-	assert.Empty(t, r.hookRuntime().CheckControls(dir))
+	assert.Empty(t, hookRuntime(r).CheckControls(dir))
 	// A file that does not parse is a change (Claude Code ignores it, hooks included).
 	require.NoError(t, os.WriteFile(shared, []byte(`{"hooks": `), 0o644))
-	assert.Contains(t, r.hookRuntime().CheckControls(dir), shared+" changed")
+	assert.Contains(t, hookRuntime(r).CheckControls(dir), shared+" changed")
 }
 
 // TestHookControlsGitWatched: a git hook written by a script, an alias or core.hooksPath written
@@ -115,7 +117,7 @@ func TestHookControlsGitWatched(t *testing.T) {
 	require.NoError(t, os.WriteFile(inc, []byte("[user]\n\tname = x\n"), 0o644))
 	gittest.Git(t, dir, "", "config", "include.path", inc)
 	require.Contains(t, post(t, dir), "changes what git runs", "adding an include")
-	_, err := HooksAccept(r, hookrun.HooksAcceptOptions{Environ: []string{"PATH=/usr/bin"}})
+	_, err := app.HooksAccept(r, hookrun.HooksAcceptOptions{Environ: []string{"PATH=/usr/bin"}})
 	require.NoError(t, err)
 	assert.Empty(t, post(t, dir))
 	gittest.AppendFile(t, inc, "[alias]\n\tx = !git exarchos approve\n")
@@ -136,9 +138,9 @@ func TestHookHoldsARefMovedOutside(t *testing.T) {
 	dir, r := controlsRepo(t)
 	src := filepath.Join(dir, "main.go")
 	first := gittest.Git(t, dir, "", "rev-parse", "refs/exarchos/login")
-	_, err := Set(r, SetOptions{Feature: "login", Assignments: []string{"notes.x=1"}})
+	_, err := app.Set(r, app.SetOptions{Feature: "login", Assignments: []string{"notes.x=1"}})
 	require.NoError(t, err)
-	_, err = Set(r, SetOptions{Feature: "login", Assignments: []string{"notes.y=2"}})
+	_, err = app.Set(r, app.SetOptions{Feature: "login", Assignments: []string{"notes.y=2"}})
 	require.NoError(t, err)
 	assert.Empty(t, post(t, dir), "git exarchos's own writes")
 	second := gittest.Git(t, dir, "", "rev-parse", "refs/exarchos/login")
@@ -151,8 +153,8 @@ func TestHookHoldsARefMovedOutside(t *testing.T) {
 	assert.Contains(t, callHook(t, "s1", dir, "PreToolUse", "Bash", bash("go test ./...")).denied(), "workflow login is held")
 	assert.Contains(t, callHook(t, "s1", dir, "PreToolUse", "Write", write(src)).denied(), "held")
 	assert.Empty(t, callHook(t, "s1", dir, "PreToolUse", "Read", map[string]string{"file_path": src}).denied(), "reading is not policed")
-	require.Len(t, r.hookRuntime().RefRewrites(), 1)
-	assert.Equal(t, second, r.hookRuntime().RefRewrites()[0].From)
+	require.Len(t, hookRuntime(r).RefRewrites(), 1)
+	assert.Equal(t, second, hookRuntime(r).RefRewrites()[0].From)
 	fsck, err := views.Fsck(r.Hook(), views.FsckOptions{})
 	require.NoError(t, err)
 	require.False(t, fsck.OK(), "fsck reports the rewind")
@@ -161,23 +163,23 @@ func TestHookHoldsARefMovedOutside(t *testing.T) {
 	// Restored: the hold lifts.
 	gittest.Git(t, dir, "", "update-ref", "refs/exarchos/login", second, first)
 	assert.Empty(t, post(t, dir))
-	assert.Empty(t, r.hookRuntime().RefRewrites())
+	assert.Empty(t, hookRuntime(r).RefRewrites())
 	assert.Empty(t, callHook(t, "s1", dir, "PreToolUse", "Bash", bash("go test ./...")).denied())
 
 	// A forged commit (an event appended by a script) put on the ref.
 	forged := gittest.Git(t, dir, "", "commit-tree", "-p", second, "-m", "forged", second+"^{tree}")
 	gittest.Git(t, dir, "", "update-ref", "refs/exarchos/login", forged)
 	require.Contains(t, post(t, dir), "workflow login is held")
-	assert.Contains(t, r.hookRuntime().Held("login"), "git update-ref refs/exarchos/login "+second+" "+forged)
+	assert.Contains(t, hookRuntime(r).Held("login"), "git update-ref refs/exarchos/login "+second+" "+forged)
 
 	// Only a human accepts it.
-	_, err = HooksAccept(r, hookrun.HooksAcceptOptions{Environ: claudeEnv})
+	_, err = app.HooksAccept(r, hookrun.HooksAcceptOptions{Environ: claudeEnv})
 	var ar *trust.AgentRefusal
 	require.ErrorAs(t, err, &ar)
-	res, err := HooksAccept(r, hookrun.HooksAcceptOptions{Features: []string{"login"}, Environ: []string{"PATH=/usr/bin"}})
+	res, err := app.HooksAccept(r, hookrun.HooksAcceptOptions{Features: []string{"login"}, Environ: []string{"PATH=/usr/bin"}})
 	require.NoError(t, err)
 	require.Len(t, res.Accepted, 1)
-	assert.Empty(t, r.hookRuntime().Held("login"))
+	assert.Empty(t, hookRuntime(r).Held("login"))
 	assert.Empty(t, post(t, dir))
 }
 
@@ -186,7 +188,7 @@ func TestHookHoldsARefMovedOutside(t *testing.T) {
 func TestFsckFindsARefMovedOutside(t *testing.T) {
 	dir, r := controlsRepo(t)
 	first := gittest.Git(t, dir, "", "rev-parse", "refs/exarchos/login")
-	_, err := Set(r, SetOptions{Feature: "login", Assignments: []string{"notes.x=1"}})
+	_, err := app.Set(r, app.SetOptions{Feature: "login", Assignments: []string{"notes.x=1"}})
 	require.NoError(t, err)
 	res, err := views.Fsck(r.Hook(), views.FsckOptions{})
 	require.NoError(t, err)
@@ -196,19 +198,19 @@ func TestFsckFindsARefMovedOutside(t *testing.T) {
 	require.NoError(t, err)
 	require.False(t, res.OK())
 	assert.Contains(t, res.Problems[0].Fix, "git update-ref refs/exarchos/login ")
-	assert.Contains(t, r.hookRuntime().Held("login"), "is held")
+	assert.Contains(t, hookRuntime(r).Held("login"), "is held")
 }
 
 // BenchmarkCheckControls: the watch PostToolUse adds to every call, on its common path (nothing
-// watched changed): go test ./app -run XXX -bench CheckControls.
+// watched changed): go test ./hookrun -run XXX -bench CheckControls.
 func BenchmarkCheckControls(b *testing.B) {
 	b.Setenv("HOME", b.TempDir())
-	dir, r := newSagaRepo(b)
-	_, err := HooksInstall(HooksOptions{Claude: true, Git: true, Dir: dir, Environ: []string{}})
+	dir, r := apptest.NewSagaRepo(b)
+	_, err := app.HooksInstall(app.HooksOptions{Claude: true, Git: true, Dir: dir, Environ: []string{}})
 	require.NoError(b, err)
-	require.Empty(b, r.hookRuntime().CheckControls(dir))
+	require.Empty(b, hookRuntime(r).CheckControls(dir))
 	for b.Loop() {
-		if r.hookRuntime().CheckControls(dir) != "" {
+		if hookRuntime(r).CheckControls(dir) != "" {
 			b.Fatal("blocked")
 		}
 	}

@@ -1,4 +1,4 @@
-package app
+package hookrun_test
 
 import (
 	"os"
@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/exarchos/git-exarchos/app"
 	"github.com/exarchos/git-exarchos/hooks"
 	"github.com/exarchos/git-exarchos/internal/agentenv"
 	"github.com/exarchos/git-exarchos/internal/gittest"
@@ -48,7 +49,7 @@ func TestOpencodePluginRunsTheHooks(t *testing.T) {
 	}
 	dir, _ := loginRepo(t)
 	t.Setenv("HOME", t.TempDir())
-	res, err := HooksInstall(HooksOptions{Dir: dir, Clients: []string{hooks.ClientOpencode}})
+	res, err := app.HooksInstall(app.HooksOptions{Dir: dir, Clients: []string{hooks.ClientOpencode}})
 	require.NoError(t, err)
 	plugin := filepath.Join(dir, ".opencode", "plugins", "exarchos.js")
 	require.Equal(t, plugin, res.Clients[0].Path)
@@ -82,10 +83,10 @@ func TestOpencodePluginRunsTheHooks(t *testing.T) {
 	require.NoError(t, err, "%s", out)
 	assert.Contains(t, string(out), "denied: git exarchos: the hook could not judge this call")
 
-	_, err = HooksUninstall(HooksOptions{Dir: dir, Clients: []string{hooks.ClientOpencode}, Environ: []string{}})
+	_, err = app.HooksUninstall(app.HooksOptions{Dir: dir, Clients: []string{hooks.ClientOpencode}, Environ: []string{}})
 	require.NoError(t, err)
 	assert.NoFileExists(t, plugin)
 	gittest.WriteFile(t, dir, ".opencode/plugins/exarchos.js", "export const Mine = async () => ({})\n")
-	_, err = HooksInstall(HooksOptions{Dir: dir, Clients: []string{hooks.ClientOpencode}})
+	_, err = app.HooksInstall(app.HooksOptions{Dir: dir, Clients: []string{hooks.ClientOpencode}})
 	assert.ErrorContains(t, err, "is not the file git exarchos writes")
 }

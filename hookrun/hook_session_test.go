@@ -1,4 +1,4 @@
-package app
+package hookrun_test
 
 import (
 	"bytes"
@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/exarchos/git-exarchos/app"
 	"github.com/exarchos/git-exarchos/gitstore"
 	"github.com/exarchos/git-exarchos/hookrun"
 	"github.com/exarchos/git-exarchos/internal/gittest"
@@ -70,7 +71,7 @@ func bash(cmd string) map[string]string { return map[string]string{"command": cm
 
 // loginRepo is a repository on branch login with a feature workflow in ideate, its branch index
 // written by init, and the session store in a temporary directory.
-func loginRepo(t *testing.T) (string, *Repo) {
+func loginRepo(t *testing.T) (string, *app.Repo) {
 	t.Setenv("XDG_STATE_HOME", t.TempDir())
 	dir, r := newRepo(t, "main")
 	gittest.CommitFile(t, dir, "main.go", "package main\n")
@@ -80,7 +81,7 @@ func loginRepo(t *testing.T) (string, *Repo) {
 	return dir, r
 }
 
-func countEvents(t *testing.T, r *Repo, feature, typ string) int {
+func countEvents(t *testing.T, r *app.Repo, feature, typ string) int {
 	t.Helper()
 	evs, _, err := r.Store.Events(feature, gitstore.EventFilter{})
 	require.NoError(t, err)
@@ -212,7 +213,7 @@ func TestHookTurnCapAndStaleLock(t *testing.T) {
 	gittest.Git(t, dir, "", "switch", "-q", "main") // definitions are read from the base branch
 	gittest.CommitFile(t, dir, ".exarchos/workflows/capped.yaml", def)
 	gittest.Git(t, dir, "", "switch", "-q", "-c", "capped")
-	r, err := Open(dir)
+	r, err := app.Open(dir)
 	require.NoError(t, err)
 	_, err = r.CreateWorkflow(workflow.Init{Feature: "capped", Type: "capped", Branch: "capped"})
 	require.NoError(t, err)
@@ -251,7 +252,7 @@ func TestHookSessionFollowsItsBranch(t *testing.T) {
 	_, err := saga.Cancel(r.Saga(), saga.CancelOptions{Feature: "login", Reason: "start over"})
 	require.NoError(t, err)
 	gittest.Git(t, dir, "", "switch", "-q", "-c", "x")
-	_, err = Init(r, InitOptions{Feature: "h2", Type: "feature"})
+	_, err = app.Init(r, app.InitOptions{Feature: "h2", Type: "feature"})
 	require.NoError(t, err)
 
 	assert.Contains(t, callHook(t, "s1", dir, "PreToolUse", "Write", write(src)).denied(), "workflow h2", "the session follows its branch to h2")
@@ -271,7 +272,7 @@ func TestHookSessionFollowsItsBranch(t *testing.T) {
 	assert.Empty(t, callHook(t, "s1", dir, "PreToolUse", "Write", write(src)).denied())
 
 	// A workflow on the branch that cannot be read: closed.
-	_, err = Init(r, InitOptions{Feature: "h3", Type: "feature", Human: true}) // h2 was cancelled: the user's decision
+	_, err = app.Init(r, app.InitOptions{Feature: "h3", Type: "feature", Human: true}) // h2 was cancelled: the user's decision
 	require.NoError(t, err)
 	cache := filepath.Join(r.CommonDir(), "exarchos")
 	require.NoError(t, os.RemoveAll(cache))

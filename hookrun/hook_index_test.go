@@ -1,4 +1,4 @@
-package app
+package hookrun_test
 
 import (
 	"fmt"

@@ -1,4 +1,4 @@
-package app
+package hookrun_test
 
 import (
 	"bytes"
@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/exarchos/git-exarchos/app"
 	"github.com/exarchos/git-exarchos/hookrun"
 	"github.com/exarchos/git-exarchos/hooks"
 	"github.com/exarchos/git-exarchos/internal/gittest"
@@ -119,7 +120,7 @@ func TestClientHooksEnforceTheSameRules(t *testing.T) {
 	for _, p := range loadClientPayloads(t) {
 		t.Run(p.Client, func(t *testing.T) {
 			dir, r := loginRepo(t)
-			_, err := Set(r, SetOptions{Feature: "login", Assignments: []string{"artifacts.design=docs/design.md"}})
+			_, err := app.Set(r, app.SetOptions{Feature: "login", Assignments: []string{"artifacts.design=docs/design.md"}})
 			require.NoError(t, err)
 			before, _, err := r.State("login")
 			require.NoError(t, err)
@@ -193,7 +194,7 @@ func TestClientHooksRefuseTheShellWhereThePhaseAllowsNone(t *testing.T) {
 			gittest.Git(t, dir, "", "switch", "-q", "main")
 			gittest.CommitFile(t, dir, ".exarchos/workflows/look.yaml", def)
 			gittest.Git(t, dir, "", "switch", "-q", "-c", "look")
-			r, err := Open(dir)
+			r, err := app.Open(dir)
 			require.NoError(t, err)
 			_, err = r.CreateWorkflow(workflow.Init{Feature: "look", Type: "look", Branch: "look"})
 			require.NoError(t, err)
@@ -215,8 +216,8 @@ func TestClientHooksInstall(t *testing.T) {
 	t.Setenv("HOME", t.TempDir())
 	t.Setenv("COPILOT_HOME", "")
 	gittest.WriteFile(t, dir, ".gemini/settings.json", "{\n  \"theme\": \"dark\"\n}\n")
-	o := HooksOptions{Dir: dir, Clients: []string{hooks.ClientCodex, hooks.ClientGemini, hooks.ClientQwen, hooks.ClientCopilot}}
-	res, err := HooksInstall(o)
+	o := app.HooksOptions{Dir: dir, Clients: []string{hooks.ClientCodex, hooks.ClientGemini, hooks.ClientQwen, hooks.ClientCopilot}}
+	res, err := app.HooksInstall(o)
 	require.NoError(t, err)
 	require.Len(t, res.Clients, 4)
 	home, _ := os.UserHomeDir()
@@ -248,7 +249,7 @@ func TestClientHooksInstall(t *testing.T) {
 		assert.NotEmpty(t, st.Guidance, "%s: the guidance written is listed", st.Client)
 	}
 
-	again, err := HooksInstall(o)
+	again, err := app.HooksInstall(o)
 	require.NoError(t, err)
 	for _, st := range again.Clients {
 		assert.False(t, st.Changed, "%s: a second install changes nothing", st.Client)
@@ -256,17 +257,17 @@ func TestClientHooksInstall(t *testing.T) {
 	}
 	// A guidance file that differs from what this version writes shows in hooks status.
 	gittest.WriteFile(t, dir, ".qwen/commands/exarchos/feature.toml", "description = \"old\"\nprompt = \"old\"\n")
-	status, err := HooksStatus(HooksOptions{Dir: dir, Clients: []string{hooks.ClientQwen}})
+	status, err := app.HooksStatus(app.HooksOptions{Dir: dir, Clients: []string{hooks.ClientQwen}})
 	require.NoError(t, err)
 	assert.Equal(t, []string{filepath.Join(dir, ".qwen", "commands", "exarchos", "feature.toml")}, status.Clients[0].Guidance)
-	_, err = HooksInstall(HooksOptions{Dir: dir, Clients: []string{hooks.ClientQwen}})
+	_, err = app.HooksInstall(app.HooksOptions{Dir: dir, Clients: []string{hooks.ClientQwen}})
 	require.NoError(t, err)
 	// Installed files are no change of the planning phase's: the effects check passes.
 	a := callHook(t, "inst", dir, "PostToolUse", "Bash", bash("git exarchos hooks install --codex"))
 	assert.Empty(t, a.denied())
 
 	o.Environ = []string{"HOME=" + home}
-	res, err = HooksUninstall(o)
+	res, err = app.HooksUninstall(o)
 	require.NoError(t, err)
 	for _, st := range res.Clients {
 		assert.Empty(t, st.Events, st.Client)
@@ -285,10 +286,10 @@ func TestClientHooksInstall(t *testing.T) {
 			assert.NoFileExists(t, f, "uninstall removes the guidance")
 		}
 	}
-	_, err = HooksUninstall(HooksOptions{Dir: dir, Clients: []string{hooks.ClientGemini}, Scope: hooks.ScopeUser, Environ: o.Environ})
+	_, err = app.HooksUninstall(app.HooksOptions{Dir: dir, Clients: []string{hooks.ClientGemini}, Scope: hooks.ScopeUser, Environ: o.Environ})
 	require.NoError(t, err)
 	assert.NoDirExists(t, extension, "the user scope's uninstall removes the extension")
-	_, err = HooksInstall(HooksOptions{Dir: dir, Clients: []string{hooks.ClientCodex}, Scope: hooks.ScopeLocal})
+	_, err = app.HooksInstall(app.HooksOptions{Dir: dir, Clients: []string{hooks.ClientCodex}, Scope: hooks.ScopeLocal})
 	assert.ErrorContains(t, err, "no local scope")
 }
 
@@ -297,9 +298,9 @@ func TestClientHooksInstall(t *testing.T) {
 func TestDoctorSaysCodexSkipsUntrustedHooks(t *testing.T) {
 	dir, _ := loginRepo(t)
 	t.Setenv("HOME", t.TempDir())
-	_, err := HooksInstall(HooksOptions{Dir: dir, Clients: []string{hooks.ClientCodex, hooks.ClientGemini}})
+	_, err := app.HooksInstall(app.HooksOptions{Dir: dir, Clients: []string{hooks.ClientCodex, hooks.ClientGemini}})
 	require.NoError(t, err)
-	res, err := Doctor(DoctorOptions{Dir: dir})
+	res, err := app.Doctor(app.DoctorOptions{Dir: dir})
 	if err != nil && res == nil {
 		require.NoError(t, err)
 	}
@@ -316,7 +317,7 @@ func TestDoctorSaysCodexSkipsUntrustedHooks(t *testing.T) {
 
 	// The guidance of an older version (or removed by hand): doctor says how to write it again.
 	require.NoError(t, os.Remove(filepath.Join(dir, ".agents", "skills", "exarchos-feature", "SKILL.md")))
-	res, _ = Doctor(DoctorOptions{Dir: dir})
+	res, _ = app.Doctor(app.DoctorOptions{Dir: dir})
 	require.NotNil(t, res)
 	found := false
 	for _, c := range res.Checks {
