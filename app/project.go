@@ -3,10 +3,10 @@
 // compose the job packages below them over the write engine (engine: Execute, CreateWorkflow,
 // Preview) and the project base (project: the opened repository, its rules and state); they
 // reach the repository only through project and gitstore, git only through project's named
-// methods, GitHub only through githubsync, and decide only through workflow.
+// methods, GitHub only through ghclient, and decide only through workflow.
 //
 // It may import engine, the job packages and project, every package below them in the package
-// map (CONTRIBUTING.md: hooks, workflowdef, guards, githubsync, gitstore, signing, fsmonitor,
+// map (CONTRIBUTING.md: hooks, workflowdef, guards, ghclient, gitstore, signing, fsmonitor,
 // workflow) but gitrepo, and the internal helpers, never cmd or mcpserver; internal/archtest
 // holds the rule.
 package app

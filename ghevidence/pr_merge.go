@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/exarchos/git-exarchos/githubsync"
+	"github.com/exarchos/git-exarchos/ghclient"
 	"github.com/exarchos/git-exarchos/project"
 	"github.com/exarchos/git-exarchos/trust"
 	"github.com/exarchos/git-exarchos/workflow"
@@ -26,7 +26,7 @@ type PRMergeResult struct {
 	PullRequest int                     `json:"pullRequest"`
 	URL         string                  `json:"url"`
 	Decision    *workflow.MergeDecision `json:"decision"`
-	Merge       githubsync.MergeResult  `json:"merge"`
+	Merge       ghclient.MergeResult    `json:"merge"`
 	Cleanup     *CleanupResult          `json:"cleanup,omitempty"`
 	Requests    int                     `json:"requests"`
 	Warnings    []string                `json:"warnings"`
@@ -114,7 +114,7 @@ func MergePR(r *Repo, o PRMergeOptions) (*PRMergeResult, error) {
 		}
 	}
 	var rej *workflow.Rejection
-	if !errors.As(err, &rej) && !errors.As(err, new(*githubsync.Error)) {
+	if !errors.As(err, &rej) && !errors.As(err, new(*ghclient.Error)) {
 		return out, err
 	}
 	out.Warnings = append(out.Warnings, fmt.Sprintf("pull request #%d is merged on GitHub (%s), but the workflow was not completed: %v; run %s", n, shortSHA(merged.SHA), err, fix))

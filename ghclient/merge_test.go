@@ -1,4 +1,4 @@
-package githubsync_test
+package ghclient_test
 
 import (
 	"context"
@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/exarchos/git-exarchos/githubsync"
-	"github.com/exarchos/git-exarchos/githubsync/fakegithub"
+	"github.com/exarchos/git-exarchos/ghclient"
+	"github.com/exarchos/git-exarchos/ghclient/fakegithub"
 )
 
 // TestMergePR: the merge goes through GitHub's merge API with the decided head pinned (a push
@@ -18,15 +18,15 @@ import (
 func TestMergePR(t *testing.T) {
 	head := strings.Repeat("a", 40)
 	ctx := context.Background()
-	wantKind := func(t *testing.T, err error, kind githubsync.Kind, text string) *githubsync.Error {
+	wantKind := func(t *testing.T, err error, kind ghclient.Kind, text string) *ghclient.Error {
 		t.Helper()
-		var ge *githubsync.Error
+		var ge *ghclient.Error
 		if !errors.As(err, &ge) || ge.Kind != kind || !strings.Contains(ge.Msg, text) || strings.Contains(ge.Msg, secret) {
 			t.Fatalf("want %s saying %q, got %v", kind, text, err)
 		}
 		return ge
 	}
-	setup := func(t *testing.T) (*fakegithub.Server, *githubsync.Client) {
+	setup := func(t *testing.T) (*fakegithub.Server, *ghclient.Client) {
 		fake := fakegithub.New("github.com", "acme", "app", secret)
 		t.Cleanup(fake.Close)
 		fake.SetPR(fakegithub.PR{Number: 12, Head: "login", Base: "main", HeadSHA: head})
@@ -46,14 +46,14 @@ func TestMergePR(t *testing.T) {
 		fake, c := setup(t)
 		fake.UpdatePR(12, func(p *fakegithub.PR) { p.HeadSHA = strings.Repeat("b", 40) })
 		_, err := c.MergePR(ctx, 12, head, "squash")
-		wantKind(t, err, githubsync.KindHeadMoved, "its head is no longer "+head)
+		wantKind(t, err, ghclient.KindHeadMoved, "its head is no longer "+head)
 		notMerged(t, fake, 1)
 	})
 	t.Run("not mergeable", func(t *testing.T) {
 		fake, c := setup(t)
 		fake.UpdatePR(12, func(p *fakegithub.PR) { p.Unmergeable = "Required status check \"ci\" is failing." })
 		_, err := c.MergePR(ctx, 12, head, "merge")
-		ge := wantKind(t, err, githubsync.KindNotMergeable, `405 Required status check "ci" is failing.`)
+		ge := wantKind(t, err, ghclient.KindNotMergeable, `405 Required status check "ci" is failing.`)
 		if ge.IsAccess() {
 			t.Fatal("a pull request GitHub cannot merge is not an access failure")
 		}
@@ -65,12 +65,12 @@ func TestMergePR(t *testing.T) {
 		for _, f := range []fakegithub.Fault{fakegithub.PrimaryRateLimit("merge-pull", 403, time.Now().Add(time.Hour)), fakegithub.PrimaryRateLimit("merge-pull", 429, time.Now().Add(time.Hour))} {
 			fake, c := setup(t)
 			fake.Fail(f)
-			wantKind(t, errOf(c.MergePR(ctx, 12, head, "merge")), githubsync.KindRateLimited, "rate limit exhausted")
+			wantKind(t, errOf(c.MergePR(ctx, 12, head, "merge")), ghclient.KindRateLimited, "rate limit exhausted")
 			notMerged(t, fake, 1)
 		}
 		fake, c := setup(t)
 		fake.Fail(fakegithub.SecondaryRateLimit("merge-pull", 429, 30))
-		ge := wantKind(t, errOf(c.MergePR(ctx, 12, head, "merge")), githubsync.KindRateLimited, `secondary rate limit stopped merging pull request acme/app#12`)
+		ge := wantKind(t, errOf(c.MergePR(ctx, 12, head, "merge")), ghclient.KindRateLimited, `secondary rate limit stopped merging pull request acme/app#12`)
 		if !ge.IsAccess() || ge.Reset.Before(time.Now().Add(20*time.Second)) {
 			t.Fatalf("reset %s: Retry-After 30 not kept", ge.Reset)
 		}
@@ -79,16 +79,16 @@ func TestMergePR(t *testing.T) {
 	t.Run("the token lacks the scope", func(t *testing.T) {
 		fake, c := setup(t)
 		fake.Fail(fakegithub.Fault{Route: "merge-pull", Status: 403, Body: `{"message":"Resource not accessible by personal access token"}`})
-		wantKind(t, errOf(c.MergePR(ctx, 12, head, "merge")), githubsync.KindNoScope, `"Contents: read and write"`)
+		wantKind(t, errOf(c.MergePR(ctx, 12, head, "merge")), ghclient.KindNoScope, `"Contents: read and write"`)
 		fake.Fail(fakegithub.Fault{Route: "merge-pull", Status: 403, Body: `{"message":"Must have push access"}`,
 			Header: map[string]string{"X-OAuth-Scopes": "read:user", "X-Accepted-OAuth-Scopes": "repo, public_repo"}})
-		wantKind(t, errOf(c.MergePR(ctx, 12, head, "merge")), githubsync.KindNoScope, "--scopes repo")
+		wantKind(t, errOf(c.MergePR(ctx, 12, head, "merge")), ghclient.KindNoScope, "--scopes repo")
 		notMerged(t, fake, 2)
 	})
 	t.Run("the network", func(t *testing.T) {
 		fake, c := setup(t)
 		fake.Close()
-		wantKind(t, errOf(c.MergePR(ctx, 12, head, "merge")), githubsync.KindUnreachable, "cannot reach the GitHub API")
+		wantKind(t, errOf(c.MergePR(ctx, 12, head, "merge")), ghclient.KindUnreachable, "cannot reach the GitHub API")
 	})
 	t.Run("merged", func(t *testing.T) {
 		fake, c := setup(t)
@@ -120,21 +120,21 @@ func errOf[T any](_ T, err error) error { return err }
 // GITHUB_TOKEN_SCOPE, the network GITHUB_UNREACHABLE.
 func TestWriteFailuresOfPRCreate(t *testing.T) {
 	ctx := context.Background()
-	pr := githubsync.NewPullRequest{Head: "login", Base: "main", Title: "Login"}
+	pr := ghclient.NewPullRequest{Head: "login", Base: "main", Title: "Login"}
 	for _, c := range []struct {
 		fault fakegithub.Fault
-		kind  githubsync.Kind
+		kind  ghclient.Kind
 		text  string
 	}{
-		{fakegithub.SecondaryRateLimit("create-pull", 403, 10), githubsync.KindRateLimited, "secondary rate limit stopped opening or editing"},
-		{fakegithub.PrimaryRateLimit("create-pull", 429, time.Now().Add(time.Hour)), githubsync.KindRateLimited, "rate limit exhausted"},
-		{fakegithub.Fault{Route: "create-pull", Status: 403, Body: `{"message":"Resource not accessible by integration"}`}, githubsync.KindNoScope, `"Pull requests: read and write"`},
-		{fakegithub.Fault{Route: "create-pull", Status: 403, Body: `{"message":"Forbidden"}`, Header: map[string]string{"X-OAuth-Scopes": "gist", "X-Accepted-OAuth-Scopes": "repo, public_repo"}}, githubsync.KindNoScope, "--scopes repo"},
+		{fakegithub.SecondaryRateLimit("create-pull", 403, 10), ghclient.KindRateLimited, "secondary rate limit stopped opening or editing"},
+		{fakegithub.PrimaryRateLimit("create-pull", 429, time.Now().Add(time.Hour)), ghclient.KindRateLimited, "rate limit exhausted"},
+		{fakegithub.Fault{Route: "create-pull", Status: 403, Body: `{"message":"Resource not accessible by integration"}`}, ghclient.KindNoScope, `"Pull requests: read and write"`},
+		{fakegithub.Fault{Route: "create-pull", Status: 403, Body: `{"message":"Forbidden"}`, Header: map[string]string{"X-OAuth-Scopes": "gist", "X-Accepted-OAuth-Scopes": "repo, public_repo"}}, ghclient.KindNoScope, "--scopes repo"},
 	} {
 		fake := fakegithub.New("github.com", "acme", "app", secret)
 		fake.Fail(c.fault)
 		_, err := newClient(t, fake, time.Second).CreatePR(ctx, pr)
-		var ge *githubsync.Error
+		var ge *ghclient.Error
 		if !errors.As(err, &ge) || ge.Kind != c.kind || !strings.Contains(ge.Msg, c.text) {
 			t.Errorf("%d %s: want %s saying %q, got %v", c.fault.Status, c.fault.Body, c.kind, c.text, err)
 		}
@@ -147,8 +147,8 @@ func TestWriteFailuresOfPRCreate(t *testing.T) {
 	c := newClient(t, fake, time.Second)
 	fake.Close()
 	_, err := c.CreatePR(ctx, pr)
-	var ge *githubsync.Error
-	if !errors.As(err, &ge) || ge.Kind != githubsync.KindUnreachable {
+	var ge *ghclient.Error
+	if !errors.As(err, &ge) || ge.Kind != ghclient.KindUnreachable {
 		t.Errorf("network down: %v", err)
 	}
 }
