@@ -30,7 +30,7 @@ func mustRun(t *testing.T, r *Repo, feature string, cmd workflow.Command) *proje
 }
 
 // TestFeatureToCompleted drives a feature workflow through every phase to completed. GitHub is
-// stood in for by recording the observations githubsync would make (pr.observed), through the
+// stood in for by recording the observations ghclient would make (pr.observed), through the
 // same engine command.
 func TestFeatureToCompleted(t *testing.T) {
 	dir, r := newRepo(t, "login")

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/exarchos/git-exarchos/fsmonitor"
-	"github.com/exarchos/git-exarchos/githubsync"
+	"github.com/exarchos/git-exarchos/ghclient"
 	"github.com/exarchos/git-exarchos/gitstore"
 	"github.com/exarchos/git-exarchos/hookrun"
 	"github.com/exarchos/git-exarchos/hooks"
@@ -46,9 +46,9 @@ type DoctorResult struct {
 
 // DoctorOptions are `git exarchos doctor`.
 type DoctorOptions struct {
-	Dir string         // "" is the working directory
-	Now time.Time      // zero: the wall clock
-	Env githubsync.Env // zero: the process environment
+	Dir string       // "" is the working directory
+	Now time.Time    // zero: the wall clock
+	Env ghclient.Env // zero: the process environment
 	// StuckAfter is how long a workflow may wait on a human before doctor reports it (default 3 days).
 	StuckAfter time.Duration
 }
@@ -299,7 +299,7 @@ func (d *DoctorResult) remotes(r *Repo) {
 	}
 }
 
-func (d *DoctorResult) github(r *Repo, env githubsync.Env) {
+func (d *DoctorResult) github(r *Repo, env ghclient.Env) {
 	repo, err := r.gitHub().OriginRepo()
 	if err != nil {
 		msg := "origin is not a GitHub repository: merges are verified offline (cleanup --offline)"
@@ -309,12 +309,12 @@ func (d *DoctorResult) github(r *Repo, env githubsync.Env) {
 		d.add("github", CheckOK, msg, "", nil)
 		return
 	}
-	token, err := githubsync.ResolveToken(repo.Host, env)
+	token, err := ghclient.ResolveToken(repo.Host, env)
 	if err != nil {
 		d.add("github", CheckWarn, "no GitHub token for "+repo.Host+": pr link, pr refresh and cleanup cannot ask GitHub", "export GH_TOKEN=<token> (or gh auth login --hostname "+repo.Host+")", nil)
 		return
 	}
-	client, err := githubsync.New(githubsync.Options{Repo: repo, Token: &token, Env: env, RetryBudget: time.Second})
+	client, err := ghclient.New(ghclient.Options{Repo: repo, Token: &token, Env: env, RetryBudget: time.Second})
 	if err != nil {
 		d.add("github", CheckFail, err.Error(), "", nil)
 		return

@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/exarchos/git-exarchos/app"
-	"github.com/exarchos/git-exarchos/githubsync"
+	"github.com/exarchos/git-exarchos/ghclient"
 	"github.com/exarchos/git-exarchos/internal/apptest"
 	"github.com/exarchos/git-exarchos/internal/gittest"
 )
@@ -88,6 +88,6 @@ func checkOf(res *app.DoctorResult, id string) app.DoctorCheck {
 	return app.DoctorCheck{}
 }
 
-func envOf(getenv func(string) string, gh func(string) (string, error)) githubsync.Env {
-	return githubsync.Env{Getenv: getenv, GhToken: gh}
+func envOf(getenv func(string) string, gh func(string) (string, error)) ghclient.Env {
+	return ghclient.Env{Getenv: getenv, GhToken: gh}
 }

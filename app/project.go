@@ -2,10 +2,10 @@
 // command, apart from flag parsing and printing (which cmd/git-exarchos does). The commands
 // compose the job packages below them over the project base (project: the opened repository, its
 // rules and state); they reach the repository only through project and gitstore, GitHub only
-// through githubsync, and decide only through workflow.
+// through ghclient, and decide only through workflow.
 //
 // It may import the job packages and project, every package below them in the package map
-// (CONTRIBUTING.md: hooks, workflowdef, guards, githubsync, gitstore, signing, fsmonitor,
+// (CONTRIBUTING.md: hooks, workflowdef, guards, ghclient, gitstore, signing, fsmonitor,
 // workflow) but gitrepo, and the internal helpers, never cmd or mcpserver; internal/archtest
 // holds the rule.
 package app

@@ -6,8 +6,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/exarchos/git-exarchos/ghclient"
 	"github.com/exarchos/git-exarchos/ghevidence"
-	"github.com/exarchos/git-exarchos/githubsync"
 	"github.com/exarchos/git-exarchos/verify"
 )
 
@@ -58,7 +58,7 @@ func (s *setup) github() (SetupStep, error) {
 		return st, nil
 	}
 	url, _ := s.r.Store.Config("remote." + remote + ".url")
-	repo, err := githubsync.ParseRemoteURL(strings.TrimSpace(url))
+	repo, err := ghclient.ParseRemoteURL(strings.TrimSpace(url))
 	if err != nil {
 		st.Status, st.Detail = StepSkipped, fmt.Sprintf("%s (%s) is not on GitHub: protect the base branch on your server by hand. %s", remote, url, RefsProtectionNote)
 		return st, nil
@@ -67,7 +67,7 @@ func (s *setup) github() (SetupStep, error) {
 	want := fmt.Sprintf("a ruleset on %s:%s requiring the %q check, changes through pull requests only, no force push or deletion", repo.FullName(), branch, verify.RequiredCheck)
 	st.Detail = want + ". " + RefsProtectionNote
 	gh, err := (&ghevidence.Repo{Repo: s.r.Repo}).Client(repo)
-	var have githubsync.BranchProtection
+	var have ghclient.BranchProtection
 	if err == nil {
 		have, err = gh.ProtectionOf(context.Background(), branch, verify.RequiredCheck)
 	}

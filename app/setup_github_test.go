@@ -7,8 +7,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/exarchos/git-exarchos/githubsync"
-	"github.com/exarchos/git-exarchos/githubsync/fakegithub"
+	"github.com/exarchos/git-exarchos/ghclient"
+	"github.com/exarchos/git-exarchos/ghclient/fakegithub"
 	"github.com/exarchos/git-exarchos/internal/gittest"
 	"github.com/exarchos/git-exarchos/verify"
 )
@@ -78,7 +78,7 @@ func TestSetupProtectsTheBaseOnGitHub(t *testing.T) {
 	require.Equal(t, 1, by["create-ruleset"])
 
 	// What verify then reads: the base is protected.
-	c, err := githubsync.New(githubsync.Options{Repo: githubsync.Repo{Host: "github.com", Owner: "acme", Name: "app"}})
+	c, err := ghclient.New(ghclient.Options{Repo: ghclient.Repo{Host: "github.com", Owner: "acme", Name: "app"}})
 	require.NoError(t, err)
 	p, err := c.ProtectionOf(t.Context(), "main", verify.RequiredCheck)
 	require.NoError(t, err)
@@ -125,24 +125,24 @@ func TestSetupOffersAutoPush(t *testing.T) {
 // limit, the network.
 func TestSetupGitHubErrors(t *testing.T) {
 	_, r, f := githubSetupRepo(t)
-	wantKind := func(kind githubsync.Kind, text string) {
+	wantKind := func(kind ghclient.Kind, text string) {
 		t.Helper()
 		_, err := Setup(r, SetupOptions{GitHub: true})
-		var ge *githubsync.Error
+		var ge *ghclient.Error
 		require.ErrorAs(t, err, &ge)
 		require.Equal(t, kind, ge.Kind, "%v", err)
 		require.Contains(t, err.Error(), text)
 	}
 	t.Setenv("GH_TOKEN", "")
-	wantKind(githubsync.KindNoToken, "GH_TOKEN")
+	wantKind(ghclient.KindNoToken, "GH_TOKEN")
 	t.Setenv("GH_TOKEN", "ghp_setupAdmin0123456789")
 
 	f.SetAccess(map[string]bool{"pull": true, "push": true}, "repo")
-	wantKind(githubsync.KindNoAccess, "creating rulesets needs admin on the repository")
+	wantKind(ghclient.KindNoAccess, "creating rulesets needs admin on the repository")
 
 	f.Fail(fakegithub.PrimaryRateLimit("branch-rules", 403, time.Now().Add(time.Hour)))
-	wantKind(githubsync.KindRateLimited, "rate limit")
+	wantKind(ghclient.KindRateLimited, "rate limit")
 
 	f.Close()
-	wantKind(githubsync.KindUnreachable, "check the network")
+	wantKind(ghclient.KindUnreachable, "check the network")
 }

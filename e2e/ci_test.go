@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/exarchos/git-exarchos/githubsync"
+	"github.com/exarchos/git-exarchos/ghclient"
 	"github.com/exarchos/git-exarchos/internal/ghactions"
 	"github.com/exarchos/git-exarchos/verify"
 )
@@ -46,7 +46,7 @@ func (e *Env) runCI(pr int, head, base string) (string, error) {
 	}
 	// GitHub protects the base with a ruleset that requires the check from Actions, and the job's
 	// token is Actions' (the verify step's --require-protected-base and --remember).
-	e.GitHub.ProtectBranch(base, verify.RequiredCheck, githubsync.ActionsAppID)
+	e.GitHub.ProtectBranch(base, verify.RequiredCheck, ghclient.ActionsAppID)
 	e.GitHub.App = "github-actions"
 	run, err := ghactions.Trigger(ghactions.PullRequest{Origin: e.Remote, Number: pr, Base: base, Head: head},
 		ghactions.Options{Dir: e.T.TempDir(), Env: env, Path: binDir, Skip: []string{"install"}, APIURL: e.GitHub.URL, Token: GitHubToken})

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/exarchos/git-exarchos/githubsync/fakegithub"
+	"github.com/exarchos/git-exarchos/ghclient/fakegithub"
 	"github.com/exarchos/git-exarchos/internal/modelserver"
 )
 

@@ -27,7 +27,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/exarchos/git-exarchos/githubsync/fakegithub"
+	"github.com/exarchos/git-exarchos/ghclient/fakegithub"
 	"github.com/exarchos/git-exarchos/internal/modelserver"
 )
 

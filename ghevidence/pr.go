@@ -1,11 +1,11 @@
 // Package ghevidence is GitHub evidence: a workflow's pull request linked, found and refreshed
 // (pr.go: each look at GitHub recorded as a pr.observed event, the evidence guards read), and
 // cleanup, which verifies the merge (GitHub, or ancestry offline), records it and completes the
-// workflow in one commit (cleanup.go). GitHub is reached through githubsync, only on hosts the
+// workflow in one commit (cleanup.go). GitHub is reached through ghclient, only on hosts the
 // repository trusts. Every observation is recorded through the engine the caller passes in
 // (Engine: app's Execute and Preview).
 //
-// It may import trust, project, githubsync, gitstore, workflow and the internal helpers;
+// It may import trust, project, ghclient, gitstore, workflow and the internal helpers;
 // never the hook runtime, app or cmd. internal/archtest holds the rule.
 package ghevidence
 
@@ -17,13 +17,13 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/exarchos/git-exarchos/githubsync"
+	"github.com/exarchos/git-exarchos/ghclient"
 	"github.com/exarchos/git-exarchos/project"
 	"github.com/exarchos/git-exarchos/trust"
 	"github.com/exarchos/git-exarchos/workflow"
 )
 
-// Errors of the PR commands that are not GitHub's (those are *githubsync.Error).
+// Errors of the PR commands that are not GitHub's (those are *ghclient.Error).
 var (
 	ErrOtherRepository = errors.New("pull request in another repository")
 	ErrNotLinked       = errors.New("no pull request linked")
@@ -48,7 +48,7 @@ type Repo struct {
 type PRResult struct {
 	Feature     string                  `json:"feature"`
 	Head        string                  `json:"head"`
-	PullRequest githubsync.PullRequest  `json:"pullRequest"`
+	PullRequest ghclient.PullRequest    `json:"pullRequest"`
 	Observation *workflow.PRObservation `json:"observation,omitempty"`
 	Changed     bool                    `json:"changed"`
 	Warnings    []string                `json:"warnings"`
@@ -71,33 +71,33 @@ type PRFindOptions struct{ Feature string }
 type PRRefreshOptions struct{ Feature string }
 
 // OriginRepo is the GitHub repository of the origin remote.
-func (r *Repo) OriginRepo() (githubsync.Repo, error) {
+func (r *Repo) OriginRepo() (ghclient.Repo, error) {
 	out, err := r.Store.Loc.Git(nil, "remote", "get-url", "origin")
 	if err != nil {
-		return githubsync.Repo{}, fmt.Errorf("%w: this repository has no origin remote; add it (`git remote add origin https://github.com/<owner>/<repo>.git`), link the pull request by its URL (`git exarchos pr link <feature> <url>`), or, with no GitHub at all, merge the branch and verify offline (`git exarchos cleanup <feature> --offline`)", ErrNoRemote)
+		return ghclient.Repo{}, fmt.Errorf("%w: this repository has no origin remote; add it (`git remote add origin https://github.com/<owner>/<repo>.git`), link the pull request by its URL (`git exarchos pr link <feature> <url>`), or, with no GitHub at all, merge the branch and verify offline (`git exarchos cleanup <feature> --offline`)", ErrNoRemote)
 	}
-	repo, err := githubsync.ParseRemoteURL(strings.TrimSpace(out))
+	repo, err := ghclient.ParseRemoteURL(strings.TrimSpace(out))
 	if err != nil {
-		return githubsync.Repo{}, fmt.Errorf("%w: %v", ErrNoRemote, err)
+		return ghclient.Repo{}, fmt.Errorf("%w: %v", ErrNoRemote, err)
 	}
 	return repo, nil
 }
 
 // prRepo decides which repository a pull request URL is in, refusing one that is not origin's.
-func (r *Repo) prRepo(feature, url string) (githubsync.Repo, int, error) {
-	repo, n, ok := githubsync.RepoOfPR(url)
+func (r *Repo) prRepo(feature, url string) (ghclient.Repo, int, error) {
+	repo, n, ok := ghclient.RepoOfPR(url)
 	if !ok {
-		return githubsync.Repo{}, 0, project.Usagef("%q is not a pull request URL or number (https://<host>/<owner>/<repo>/pull/<n>, or <n>)", url)
+		return ghclient.Repo{}, 0, project.Usagef("%q is not a pull request URL or number (https://<host>/<owner>/<repo>/pull/<n>, or <n>)", url)
 	}
 	if origin, err := r.OriginRepo(); err == nil && !origin.Same(repo) {
-		return githubsync.Repo{}, 0, fmt.Errorf("%w: %s is a pull request of %s, but this repository's origin is %s; link a pull request of %s (git exarchos pr find %s)",
+		return ghclient.Repo{}, 0, fmt.Errorf("%w: %s is a pull request of %s, but this repository's origin is %s; link a pull request of %s (git exarchos pr find %s)",
 			ErrOtherRepository, url, repo, origin, origin, feature)
 	}
 	return repo, n, nil
 }
 
-func (r *Repo) Client(repo githubsync.Repo) (*githubsync.Client, error) {
-	gh, err := githubsync.New(githubsync.Options{Repo: repo})
+func (r *Repo) Client(repo ghclient.Repo) (*ghclient.Client, error) {
+	gh, err := ghclient.New(ghclient.Options{Repo: repo})
 	if err != nil {
 		return nil, err
 	}
@@ -115,7 +115,7 @@ const APIHostsFile = ".exarchos/github-api-hosts"
 // repository's remote, nor named by a committed (APIHostsFile at the base) or global
 // (git config --global exarchos.githubApiHost) setting: GITHUB_API_URL is just an environment
 // variable, and a server of the agent's own would report any merge it likes.
-func (r *Repo) trustedAPIHost(repo githubsync.Repo, host string) error {
+func (r *Repo) trustedAPIHost(repo ghclient.Repo, host string) error {
 	name := strings.ToLower(host)
 	if h, _, err := net.SplitHostPort(name); err == nil {
 		name = h
@@ -135,7 +135,7 @@ func (r *Repo) trustedAPIHost(repo githubsync.Repo, host string) error {
 			return nil
 		}
 	}
-	return &githubsync.Error{Kind: githubsync.KindNoAccess, Msg: fmt.Sprintf("the GitHub API host %s (GITHUB_API_URL) is neither api.github.com nor the repository's Enterprise host %s: ask the user to name it with `git config --global exarchos.githubApiHost %s` or in %s on the base branch", host, repo.Host, name, APIHostsFile)}
+	return &ghclient.Error{Kind: ghclient.KindNoAccess, Msg: fmt.Sprintf("the GitHub API host %s (GITHUB_API_URL) is neither api.github.com nor the repository's Enterprise host %s: ask the user to name it with `git config --global exarchos.githubApiHost %s` or in %s on the base branch", host, repo.Host, name, APIHostsFile)}
 }
 
 // LinkPR checks on GitHub that the pull request exists and records pr.linked with its head, base
@@ -145,7 +145,7 @@ func LinkPR(r *Repo, o PRLinkOptions) (*PRResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	var repo githubsync.Repo
+	var repo ghclient.Repo
 	var n int
 	if num, err := strconv.Atoi(strings.TrimPrefix(strings.TrimSpace(o.Target), "#")); err == nil {
 		if num <= 0 {
@@ -199,7 +199,7 @@ func FindPR(r *Repo, o PRFindOptions) (*PRResult, error) {
 	return res, err
 }
 
-func describePR(p githubsync.PullRequest) string {
+func describePR(p ghclient.PullRequest) string {
 	switch {
 	case p.Merged:
 		return "merged"
@@ -209,7 +209,7 @@ func describePR(p githubsync.PullRequest) string {
 	return p.State
 }
 
-func (r *Repo) link(feature string, st workflow.State, gh *githubsync.Client, pr githubsync.PullRequest) (*PRResult, error) {
+func (r *Repo) link(feature string, st workflow.State, gh *ghclient.Client, pr ghclient.PullRequest) (*PRResult, error) {
 	res := &PRResult{Feature: feature, PullRequest: pr, Warnings: []string{}, TokenSource: gh.TokenSource(), Appended: []workflow.Event{}}
 	if pr.Head != st.Branch {
 		res.Warnings = append(res.Warnings, fmt.Sprintf("pull request #%d's head is branch %s, but workflow %s is bound to %s: the checks guard will compare the wrong branch", pr.Number, pr.Head, feature, st.Branch))

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/exarchos/git-exarchos/githubsync"
+	"github.com/exarchos/git-exarchos/ghclient"
 	"github.com/exarchos/git-exarchos/gitstore"
 	"github.com/exarchos/git-exarchos/project"
 	"github.com/exarchos/git-exarchos/workflow"
@@ -91,10 +91,10 @@ func CreatePR(r *Repo, o PRCreateOptions) (*PRCreateResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	i := slices.IndexFunc(prs, func(p githubsync.PullRequest) bool { return p.State == "open" && !p.Merged })
-	var pr githubsync.PullRequest
+	i := slices.IndexFunc(prs, func(p ghclient.PullRequest) bool { return p.State == "open" && !p.Merged })
+	var pr ghclient.PullRequest
 	if i < 0 {
-		if pr, err = gh.CreatePR(ctx, githubsync.NewPullRequest{Head: st.Branch, Base: baseName, Title: res.Title, Body: res.Body, Draft: res.Draft}); err != nil {
+		if pr, err = gh.CreatePR(ctx, ghclient.NewPullRequest{Head: st.Branch, Base: baseName, Title: res.Title, Body: res.Body, Draft: res.Draft}); err != nil {
 			return nil, err
 		}
 		res.Created = true
@@ -162,7 +162,7 @@ func (r *Repo) prTitle(feature string, st workflow.State, tip string) string {
 
 // prBody is the pull request's description: what the workflow knows, with a marker line so a
 // reader (and a later pr create) can tell it was written from the workflow.
-func prBody(feature string, st workflow.State, repo githubsync.Repo, baseName string, passed bool) string {
+func prBody(feature string, st workflow.State, repo ghclient.Repo, baseName string, passed bool) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "<!-- git-exarchos: written from workflow %s by `git exarchos pr create`; run it again to update -->\n\n", feature)
 	fmt.Fprintf(&b, "Workflow `%s` (%s), phase **%s**.\n\n", feature, st.Type, st.Phase)

@@ -9,9 +9,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/exarchos/git-exarchos/app"
+	"github.com/exarchos/git-exarchos/ghclient"
+	"github.com/exarchos/git-exarchos/ghclient/fakegithub"
 	"github.com/exarchos/git-exarchos/ghevidence"
-	"github.com/exarchos/git-exarchos/githubsync"
-	"github.com/exarchos/git-exarchos/githubsync/fakegithub"
 	"github.com/exarchos/git-exarchos/internal/apptest"
 	"github.com/exarchos/git-exarchos/internal/gittest"
 	"github.com/exarchos/git-exarchos/project"
@@ -194,9 +194,9 @@ func TestAnAPIHostTheRepositoryDoesNotNameIsNotAsked(t *testing.T) {
 		"cleanup":    func() error { _, err := app.Cleanup(r, ghevidence.CleanupOptions{Feature: "login"}); return err },
 	} {
 		err := call()
-		var ge *githubsync.Error
+		var ge *ghclient.Error
 		require.True(t, errors.As(err, &ge), "%s: %v", what, err)
-		assert.Equal(t, githubsync.KindNoAccess, ge.Kind, what)
+		assert.Equal(t, ghclient.KindNoAccess, ge.Kind, what)
 		assert.Contains(t, err.Error(), "git config --global exarchos.githubApiHost localhost", what)
 	}
 	_, total := gh.Requests()

@@ -8,7 +8,7 @@ import (
 )
 
 // The PR guards read facts recorded by pr.linked, pr.observed and merge.verified events (which only
-// githubsync-backed commands and the offline ancestry check write) and fail closed until they exist.
+// ghclient-backed commands and the offline ancestry check write) and fail closed until they exist.
 
 // FixRefreshPR is the command that records GitHub's view of the pull request.
 const FixRefreshPR = "git exarchos pr refresh %s"

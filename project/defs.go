@@ -17,7 +17,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"gopkg.in/yaml.v3"
 
-	"github.com/exarchos/git-exarchos/githubsync"
+	"github.com/exarchos/git-exarchos/ghclient"
 	"github.com/exarchos/git-exarchos/gitrepo"
 	"github.com/exarchos/git-exarchos/guards"
 	"github.com/exarchos/git-exarchos/workflow"
@@ -330,7 +330,7 @@ func (r *Repo) InAgent() bool {
 // summaries use it).
 func (r *Repo) offlineBase() string {
 	if url, ok := r.Store.Config("remote.origin.url"); ok {
-		if _, err := githubsync.ParseRemoteURL(strings.TrimSpace(url)); err == nil {
+		if _, err := ghclient.ParseRemoteURL(strings.TrimSpace(url)); err == nil {
 			return ""
 		}
 	}

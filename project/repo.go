@@ -9,7 +9,7 @@
 // one of them contributes to the base (the verdicts of trust, which the fold needs) comes in
 // through a small interface (Verdicts), never an import up.
 //
-// It may import workflow, workflowdef, guards, githubsync (the PR-url fact), gitstore, gitrepo and
+// It may import workflow, workflowdef, guards, ghclient (the PR-url fact), gitstore, gitrepo and
 // the internal helpers, and yaml.v3 and go-git's plumbing types; never a job package, app or cmd.
 // internal/archtest holds the rule.
 package project

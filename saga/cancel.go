@@ -6,7 +6,7 @@
 // rescue.go), and prune, which cancels what went stale (prune.go). Every step is recorded through
 // the command engine the caller passes in (Executor: app's Execute).
 //
-// It may import trust, project, githubsync, gitstore, gitrepo, workflow and the internal helpers;
+// It may import trust, project, ghclient, gitstore, gitrepo, workflow and the internal helpers;
 // never the hook runtime, app or cmd. internal/archtest holds the rule.
 package saga
 
@@ -17,7 +17,7 @@ import (
 	"os"
 	"strings"
 
-	"github.com/exarchos/git-exarchos/githubsync"
+	"github.com/exarchos/git-exarchos/ghclient"
 	"github.com/exarchos/git-exarchos/gitrepo"
 	"github.com/exarchos/git-exarchos/internal/faults"
 	"github.com/exarchos/git-exarchos/project"
@@ -564,7 +564,7 @@ func (c *compensator) closePullRequest(res workflow.Resource, dry bool, rep *Ste
 			return nil
 		}
 	}
-	repo, n, ok := githubsync.RepoOfPR(res.URL)
+	repo, n, ok := ghclient.RepoOfPR(res.URL)
 	if !ok {
 		rep.Fix = fmt.Sprintf("close it by hand, then: git exarchos cancel %s --skip-pr", c.feature)
 		return fmt.Errorf("%q is not a GitHub pull request URL", res.URL)
@@ -573,7 +573,7 @@ func (c *compensator) closePullRequest(res workflow.Resource, dry bool, rep *Ste
 	if c.st.Cancel != nil && c.st.Cancel.Reason != "" {
 		comment += " Reason: " + c.st.Cancel.Reason
 	}
-	gh, err := githubsync.New(githubsync.Options{Repo: repo})
+	gh, err := ghclient.New(ghclient.Options{Repo: repo})
 	if err != nil {
 		return c.gitHubFailed(res, repo, err, rep)
 	}
@@ -602,15 +602,15 @@ func (c *compensator) closePullRequest(res workflow.Resource, dry bool, rep *Ste
 
 // gitHubFailed names the fix of a GitHub failure: a token, access, or a later retry, and the way
 // out without GitHub.
-func (c *compensator) gitHubFailed(res workflow.Resource, repo githubsync.Repo, err error, rep *StepReport) error {
+func (c *compensator) gitHubFailed(res workflow.Resource, repo ghclient.Repo, err error, rep *StepReport) error {
 	skip := fmt.Sprintf("or leave it open: git exarchos cancel %s --skip-pr", c.feature)
-	var ge *githubsync.Error
+	var ge *ghclient.Error
 	switch {
-	case errors.As(err, &ge) && (ge.Kind == githubsync.KindNoToken || ge.Kind == githubsync.KindBadToken):
+	case errors.As(err, &ge) && (ge.Kind == ghclient.KindNoToken || ge.Kind == ghclient.KindBadToken):
 		rep.Fix = fmt.Sprintf("set GH_TOKEN (or run `gh auth login --hostname %s`) to a valid token that can close pull requests of %s, then: git exarchos cancel %s; %s",
 			repo.Host, repo.FullName(), c.feature, skip)
-		if ge.Kind == githubsync.KindNoToken { // its own message points at cleanup --offline
-			return &githubsync.Error{Kind: ge.Kind, Host: ge.Host, Msg: fmt.Sprintf("no GitHub token for %s to close %s", repo.Host, res.URL)}
+		if ge.Kind == ghclient.KindNoToken { // its own message points at cleanup --offline
+			return &ghclient.Error{Kind: ge.Kind, Host: ge.Host, Msg: fmt.Sprintf("no GitHub token for %s to close %s", repo.Host, res.URL)}
 		}
 	case errors.As(err, &ge) && ge.IsAccess():
 		rep.Fix = fmt.Sprintf("give the token (%s) write access to %s (gh auth status), then: git exarchos cancel %s; %s", ge.TokenSource, repo.FullName(), c.feature, skip)

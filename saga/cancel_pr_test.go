@@ -8,8 +8,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/exarchos/git-exarchos/app"
-	"github.com/exarchos/git-exarchos/githubsync"
-	"github.com/exarchos/git-exarchos/githubsync/fakegithub"
+	"github.com/exarchos/git-exarchos/ghclient"
+	"github.com/exarchos/git-exarchos/ghclient/fakegithub"
 	"github.com/exarchos/git-exarchos/internal/apptest"
 	"github.com/exarchos/git-exarchos/saga"
 	"github.com/exarchos/git-exarchos/workflow"
@@ -98,7 +98,7 @@ func TestCancelPRGitHubFailureStaysCancellingThenRetries(t *testing.T) {
 	gh.Fail(fakegithub.Fault{Route: "comment", Status: 403, Body: `{"message":"Resource not accessible by integration"}`})
 	res, err := app.Cancel(r, saga.CancelOptions{Feature: "login", Reason: "dup"})
 	var inc *saga.CancelIncompleteError
-	var ge *githubsync.Error
+	var ge *ghclient.Error
 	if !errors.As(err, &inc) || !errors.As(err, &ge) || !ge.IsAccess() {
 		t.Fatalf("want an incomplete cancel caused by GitHub access, got %v", err)
 	}
@@ -129,8 +129,8 @@ func TestCancelPRWithoutTokenFailsUntilSkipped(t *testing.T) {
 		t.Fatalf("dry run: %+v %v", dry, err)
 	}
 	res, err := app.Cancel(r, saga.CancelOptions{Feature: "login"})
-	var ge *githubsync.Error
-	if !errors.As(err, &ge) || ge.Kind != githubsync.KindNoToken || res.Phase != "cancelling" {
+	var ge *ghclient.Error
+	if !errors.As(err, &ge) || ge.Kind != ghclient.KindNoToken || res.Phase != "cancelling" {
 		t.Fatalf("%+v %v", res, err)
 	}
 	if s := res.Steps[0]; s.Outcome != workflow.OutcomeFailed || !strings.Contains(s.Detail, "no GitHub token") ||

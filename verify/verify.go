@@ -5,7 +5,7 @@
 // what a pr.observed claimed is asked of GitHub again (verify_github.go, through ghevidence's
 // client).
 //
-// It may import ghevidence, trust, project, guards, workflowdef (completion schemas), githubsync, gitstore, workflow and
+// It may import ghevidence, trust, project, guards, workflowdef (completion schemas), ghclient, gitstore, workflow and
 // the internal helpers; never app or cmd. internal/archtest holds the rule.
 package verify
 

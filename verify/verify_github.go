@@ -7,8 +7,8 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/exarchos/git-exarchos/ghclient"
 	"github.com/exarchos/git-exarchos/ghevidence"
-	"github.com/exarchos/git-exarchos/githubsync"
 	"github.com/exarchos/git-exarchos/project"
 	"github.com/exarchos/git-exarchos/workflow"
 )
@@ -40,7 +40,7 @@ func (r *Repo) verifyGitHub(s workflow.State, givenBase string, passedHeads []st
 		return "" // no pull request recorded: nothing to ask
 	}
 	at := workflow.Event{Seq: s.LastSeq, Type: workflow.EventPRObserved}
-	repo, n, ok := githubsync.RepoOfPR(pr.URL)
+	repo, n, ok := ghclient.RepoOfPR(pr.URL)
 	origin, originErr := r.gitHub().OriginRepo()
 	switch {
 	case !ok && originErr != nil:
@@ -53,8 +53,8 @@ func (r *Repo) verifyGitHub(s workflow.State, givenBase string, passedHeads []st
 	}
 	gh, err := r.gitHub().Client(repo)
 	if err != nil {
-		var ge *githubsync.Error
-		if errors.As(err, &ge) && ge.Kind == githubsync.KindNoToken {
+		var ge *ghclient.Error
+		if errors.As(err, &ge) && ge.Kind == ghclient.KindNoToken {
 			return GitHubNoToken
 		}
 		return githubCouldNot + err.Error()
@@ -62,7 +62,7 @@ func (r *Repo) verifyGitHub(s workflow.State, givenBase string, passedHeads []st
 	ctx := context.Background()
 	got, err := gh.PullRequest(ctx, n)
 	if err != nil {
-		var ge *githubsync.Error
+		var ge *ghclient.Error
 		if errors.As(err, &ge) && ge.Status == http.StatusNotFound {
 			add(at, "github", "the recorded pull request #%d does not exist on GitHub (%s answers 404)", n, repo)
 			return GitHubDisagrees
@@ -111,10 +111,10 @@ func (r *Repo) verifyGitHub(s workflow.State, givenBase string, passedHeads []st
 			return githubCouldNot + err.Error()
 		}
 		switch state {
-		case githubsync.ChecksFailure:
+		case ghclient.ChecksFailure:
 			disagree("the log records its checks passed at %s, but GitHub says they fail there (%s)", project.Short(head), strings.Join(failing, ", "))
 			problems++
-		case githubsync.ChecksNone:
+		case ghclient.ChecksNone:
 			disagree("the log records its checks passed at %s, but GitHub has no checks there", project.Short(head))
 			problems++
 		}

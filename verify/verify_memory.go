@@ -8,7 +8,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/exarchos/git-exarchos/githubsync"
+	"github.com/exarchos/git-exarchos/ghclient"
 	"github.com/exarchos/git-exarchos/gitstore"
 	"github.com/exarchos/git-exarchos/project"
 )
@@ -29,9 +29,9 @@ func memoryName(feature string) string { return "exarchos memory: " + feature }
 
 // originClient is a GitHub client for origin's repository, as configured (actions/checkout sets
 // https://github.com/<owner>/<repo>), not as url.<base>.insteadOf rewrites it for fetching.
-func (r *Repo) originClient() (*githubsync.Client, error) {
+func (r *Repo) originClient() (*ghclient.Client, error) {
 	url, _ := r.Store.Config("remote.origin.url")
-	repo, err := githubsync.ParseRemoteURL(strings.TrimSpace(url))
+	repo, err := ghclient.ParseRemoteURL(strings.TrimSpace(url))
 	if err != nil {
 		return nil, fmt.Errorf("origin (%q) is not a GitHub repository: %w", url, err)
 	}
@@ -40,8 +40,8 @@ func (r *Repo) originClient() (*githubsync.Client, error) {
 
 // unchecked words a client error as a verdict: "not checked: no token …", or "could not check: …".
 func unchecked(err error) string {
-	var ge *githubsync.Error
-	if errors.As(err, &ge) && ge.Kind == githubsync.KindNoToken {
+	var ge *ghclient.Error
+	if errors.As(err, &ge) && ge.Kind == ghclient.KindNoToken {
 		return GitHubNoToken + " (set GITHUB_TOKEN or GH_TOKEN)"
 	}
 	return githubCouldNot + err.Error()
@@ -58,7 +58,7 @@ func (r *Repo) remember(o Options, res *Result) {
 		res.OK = false
 	}
 	anchor, err := r.memoryAnchor()
-	var gh *githubsync.Client
+	var gh *ghclient.Client
 	if err == nil {
 		gh, err = r.originClient()
 	}

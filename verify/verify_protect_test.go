@@ -10,8 +10,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/exarchos/git-exarchos/app"
-	"github.com/exarchos/git-exarchos/githubsync"
-	"github.com/exarchos/git-exarchos/githubsync/fakegithub"
+	"github.com/exarchos/git-exarchos/ghclient"
+	"github.com/exarchos/git-exarchos/ghclient/fakegithub"
 	"github.com/exarchos/git-exarchos/internal/apptest"
 	"github.com/exarchos/git-exarchos/internal/gittest"
 	"github.com/exarchos/git-exarchos/verify"
@@ -24,7 +24,7 @@ import (
 
 // protectedRuleset is what `git exarchos setup` asks of GitHub for the base branch.
 var protectedRuleset = []fakegithub.BranchRule{
-	{Type: "required_status_checks", Checks: []string{verify.RequiredCheck}, App: githubsync.ActionsAppID},
+	{Type: "required_status_checks", Checks: []string{verify.RequiredCheck}, App: ghclient.ActionsAppID},
 	{Type: "pull_request"}, {Type: "non_fast_forward"}, {Type: "deletion"},
 }
 
@@ -92,7 +92,7 @@ func TestVerifyProtectedBaseNeedsEveryRule(t *testing.T) {
 		case 1:
 			rules = []fakegithub.BranchRule{protectedRuleset[0], protectedRuleset[2], protectedRuleset[3]}
 		case 2:
-			rules = []fakegithub.BranchRule{{Type: "required_status_checks", Checks: []string{"build"}, App: githubsync.ActionsAppID}, protectedRuleset[1], protectedRuleset[2], protectedRuleset[3]}
+			rules = []fakegithub.BranchRule{{Type: "required_status_checks", Checks: []string{"build"}, App: ghclient.ActionsAppID}, protectedRuleset[1], protectedRuleset[2], protectedRuleset[3]}
 		case 3: // the check required by name from any source: a status any token can post
 			rules = []fakegithub.BranchRule{{Type: "required_status_checks", Checks: []string{verify.RequiredCheck}}, protectedRuleset[1], protectedRuleset[2], protectedRuleset[3]}
 		}
@@ -104,11 +104,11 @@ func TestVerifyProtectedBaseNeedsEveryRule(t *testing.T) {
 
 	// The classic protection: read with an admin token it counts; force pushes allowed fail.
 	f.SetAccess(map[string]bool{"pull": true, "push": true, "admin": true}, "")
-	f.SetProtection("staging", &fakegithub.Protection{Checks: []string{verify.RequiredCheck}, App: githubsync.ActionsAppID, RequirePullRequest: true})
+	f.SetProtection("staging", &fakegithub.Protection{Checks: []string{verify.RequiredCheck}, App: ghclient.ActionsAppID, RequirePullRequest: true})
 	res, err := ciVerifyBase(t, tm, "staging", true)
 	require.NoError(t, err)
 	require.Equal(t, "checked: staging is protected (branch protection)", res.BaseProtection)
-	f.SetProtection("staging", &fakegithub.Protection{Checks: []string{verify.RequiredCheck}, App: githubsync.ActionsAppID, RequirePullRequest: true, AllowForcePushes: true})
+	f.SetProtection("staging", &fakegithub.Protection{Checks: []string{verify.RequiredCheck}, App: ghclient.ActionsAppID, RequirePullRequest: true, AllowForcePushes: true})
 	res, err = ciVerifyBase(t, tm, "staging", true)
 	apptest.WantViolation(t, res, err, "base-protection", "refusing force pushes")
 	f.SetProtection("staging", &fakegithub.Protection{Checks: []string{verify.RequiredCheck}, RequirePullRequest: true}) // no app_id
@@ -117,7 +117,7 @@ func TestVerifyProtectedBaseNeedsEveryRule(t *testing.T) {
 
 	// Without admin (Actions' token) the protection's details cannot be read: said, and failed.
 	f.SetAccess(nil, "")
-	f.SetProtection("staging", &fakegithub.Protection{Checks: []string{verify.RequiredCheck}, App: githubsync.ActionsAppID, RequirePullRequest: true})
+	f.SetProtection("staging", &fakegithub.Protection{Checks: []string{verify.RequiredCheck}, App: ghclient.ActionsAppID, RequirePullRequest: true})
 	res, err = ciVerifyBase(t, tm, "staging", true)
 	apptest.WantViolation(t, res, err, "base-protection", "reading it needs admin")
 	require.Contains(t, res.BaseProtection, "could not check")

@@ -6,7 +6,7 @@
 //	PATH=/tmp/gx:$PATH go run ./bench/clibench [-n 200] [-events 10000] [-workflows 1000] [-gc] [-case status] [-settle 75s] [-keep DIR]
 //
 // Like every program under bench/, it may import app, the packages below it, bench/benchutil and
-// githubsync/fakegithub; nothing imports it.
+// ghclient/fakegithub; nothing imports it.
 package main
 
 import (

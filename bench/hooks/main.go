@@ -7,7 +7,7 @@
 //	PATH=/tmp/gx:$PATH go run ./bench/hooks -n 100 -events 10000 -workflows 10000 -files 10000 -junk 20000
 //
 // Like every program under bench/, it may import app, the packages below it, bench/benchutil and
-// githubsync/fakegithub; nothing imports it.
+// ghclient/fakegithub; nothing imports it.
 package main
 
 import (

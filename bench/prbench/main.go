@@ -1,12 +1,12 @@
 // Command prbench times whole `git exarchos pr refresh` invocations against an in-process fake
-// GitHub (githubsync/fakegithub), next to `git rev-parse HEAD` measured in the same run, and counts
+// GitHub (ghclient/fakegithub), next to `git rev-parse HEAD` measured in the same run, and counts
 // the API requests each refresh makes. It prints a markdown table for BENCHMARKS.md.
 //
 //	CGO_ENABLED=0 go build -o /tmp/gx/git-exarchos ./cmd/git-exarchos
 //	PATH=/tmp/gx:$PATH go run ./bench/prbench [-n 100]
 //
 // Like every program under bench/, it may import app, the packages below it, bench/benchutil and
-// githubsync/fakegithub; nothing imports it.
+// ghclient/fakegithub; nothing imports it.
 package main
 
 import (
@@ -20,7 +20,7 @@ import (
 
 	"github.com/exarchos/git-exarchos/bench/benchutil"
 
-	"github.com/exarchos/git-exarchos/githubsync/fakegithub"
+	"github.com/exarchos/git-exarchos/ghclient/fakegithub"
 )
 
 const token = "ghp_benchToken0000000000000000000"

@@ -5,7 +5,7 @@
 //	PATH=/tmp/gx:$PATH go run ./bench/signbench [-n 50] [-events 10000] [-decisions 20]
 //
 // Like every program under bench/, it may import app, the packages below it, bench/benchutil and
-// githubsync/fakegithub; nothing imports it.
+// ghclient/fakegithub; nothing imports it.
 package main
 
 import (

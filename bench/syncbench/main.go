@@ -7,7 +7,7 @@
 //	PATH=/tmp/gx:$PATH go run ./bench/syncbench [-n 15] [-workflows 100] [-diverged 10]
 //
 // Like every program under bench/, it may import app, the packages below it, bench/benchutil and
-// githubsync/fakegithub; nothing imports it.
+// ghclient/fakegithub; nothing imports it.
 package main
 
 import (

@@ -9,8 +9,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/exarchos/git-exarchos/githubsync"
-	"github.com/exarchos/git-exarchos/githubsync/fakegithub"
+	"github.com/exarchos/git-exarchos/ghclient"
+	"github.com/exarchos/git-exarchos/ghclient/fakegithub"
 	"github.com/exarchos/git-exarchos/internal/apptest"
 	"github.com/exarchos/git-exarchos/internal/ghactions"
 	"github.com/exarchos/git-exarchos/internal/gittest"
@@ -129,7 +129,7 @@ func protectedGitHub(t *testing.T) (*fakegithub.Server, []string) {
 	t.Helper()
 	gh := fakegithub.New("github.com", "acme", "app", ciToken)
 	t.Cleanup(gh.Close)
-	gh.ProtectBranch("main", verify.RequiredCheck, githubsync.ActionsAppID)
+	gh.ProtectBranch("main", verify.RequiredCheck, ghclient.ActionsAppID)
 	gh.App = "github-actions"
 	home := t.TempDir()
 	gittest.WriteFile(t, home, ".gitconfig", "[user]\n\tname = Runner\n\temail = runner@example.com\n[exarchos]\n\tgithubApiHost = 127.0.0.1\n")

@@ -10,7 +10,7 @@ import (
 
 	gitexarchos "github.com/exarchos/git-exarchos"
 	"github.com/exarchos/git-exarchos/app"
-	"github.com/exarchos/git-exarchos/githubsync/fakegithub"
+	"github.com/exarchos/git-exarchos/ghclient/fakegithub"
 	"github.com/exarchos/git-exarchos/internal/apptest"
 	"github.com/exarchos/git-exarchos/internal/ghactions"
 	"github.com/exarchos/git-exarchos/internal/gittest"

@@ -5,7 +5,7 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
-	"github.com/exarchos/git-exarchos/githubsync/fakegithub"
+	"github.com/exarchos/git-exarchos/ghclient/fakegithub"
 )
 
 func init() { extraScriptCmds["github-access"] = cmdGitHubAccess }

@@ -7,8 +7,8 @@ import (
 	"io"
 
 	"github.com/exarchos/git-exarchos/app"
+	"github.com/exarchos/git-exarchos/ghclient"
 	"github.com/exarchos/git-exarchos/ghevidence"
-	"github.com/exarchos/git-exarchos/githubsync"
 	"github.com/exarchos/git-exarchos/hookrun"
 	"github.com/exarchos/git-exarchos/project"
 	"github.com/exarchos/git-exarchos/saga"
@@ -56,7 +56,7 @@ func as[T error]() func(error) bool {
 }
 
 func gitHubAccess(err error) bool {
-	var ge *githubsync.Error
+	var ge *ghclient.Error
 	return errors.As(err, &ge) && ge.IsAccess()
 }
 
@@ -98,7 +98,7 @@ var errorTable = []errorRow{
 	{"CONCURRENT_UPDATE", exitConcurrent, is(app.ErrConcurrent)},
 	{"CONCURRENT_UPDATE", exitConcurrent, is(app.ErrLocked)},
 	{"", exitGitHub, gitHubAccess},
-	{"", exitError, as[*githubsync.Error]()},
+	{"", exitError, as[*ghclient.Error]()},
 	{"PR_NOT_LINKED", exitError, is(ghevidence.ErrNotLinked)},
 	{"PR_NOT_FOUND", exitError, is(ghevidence.ErrNoPullRequest)},
 	{"NO_GITHUB_REMOTE", exitError, is(ghevidence.ErrNoRemote)},
@@ -141,7 +141,7 @@ func classify(err error) errorBody {
 	}
 	var (
 		rej *workflow.Rejection
-		ge  *githubsync.Error
+		ge  *ghclient.Error
 		u   usageError
 		inc *saga.CancelIncompleteError
 		inv *app.InvalidSubmission

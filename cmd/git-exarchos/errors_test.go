@@ -6,8 +6,8 @@ import (
 	"testing"
 
 	"github.com/exarchos/git-exarchos/app"
+	"github.com/exarchos/git-exarchos/ghclient"
 	"github.com/exarchos/git-exarchos/ghevidence"
-	"github.com/exarchos/git-exarchos/githubsync"
 	"github.com/exarchos/git-exarchos/gitrepo"
 	"github.com/exarchos/git-exarchos/gitstore"
 	"github.com/exarchos/git-exarchos/hookrun"
@@ -21,7 +21,7 @@ import (
 // TestErrorTable: one example per row of errorTable, in its order. Each is wrapped the way callers
 // wrap errors, must be matched by its own row first, and gets that row's code and exit code.
 func TestErrorTable(t *testing.T) {
-	access := &githubsync.Error{Kind: githubsync.KindBadToken, Msg: "bad token"}
+	access := &ghclient.Error{Kind: ghclient.KindBadToken, Msg: "bad token"}
 	incomplete := &saga.CancelIncompleteError{Feature: "f", Result: &saga.CancelResult{Feature: "f"}}
 	examples := []struct {
 		err  error
@@ -46,8 +46,8 @@ func TestErrorTable(t *testing.T) {
 		{errPushRejected, "PUSH_REJECTED"},
 		{gitstore.ErrConcurrent, "CONCURRENT_UPDATE"},
 		{gitrepo.ErrLocked, "CONCURRENT_UPDATE"},
-		{access, string(githubsync.KindBadToken)},
-		{&githubsync.Error{Kind: githubsync.KindUnreachable, Msg: "down"}, string(githubsync.KindUnreachable)},
+		{access, string(ghclient.KindBadToken)},
+		{&ghclient.Error{Kind: ghclient.KindUnreachable, Msg: "down"}, string(ghclient.KindUnreachable)},
 		{ghevidence.ErrNotLinked, "PR_NOT_LINKED"},
 		{ghevidence.ErrNoPullRequest, "PR_NOT_FOUND"},
 		{ghevidence.ErrNoRemote, "NO_GITHUB_REMOTE"},

@@ -9,8 +9,8 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
-	"github.com/exarchos/git-exarchos/githubsync"
-	"github.com/exarchos/git-exarchos/githubsync/fakegithub"
+	"github.com/exarchos/git-exarchos/ghclient"
+	"github.com/exarchos/git-exarchos/ghclient/fakegithub"
 	"github.com/exarchos/git-exarchos/verify"
 )
 
@@ -117,7 +117,7 @@ func cmdGitHub(ts *testscript.TestScript, neg bool, args []string) {
 	case "actions":
 		f.App = "github-actions"
 	case "protect":
-		f.ProtectBranch(pos[0], verify.RequiredCheck, githubsync.ActionsAppID)
+		f.ProtectBranch(pos[0], verify.RequiredCheck, ghclient.ActionsAppID)
 	case "close":
 		update(num(0), func(p *fakegithub.PR) { p.State = "closed" })
 	case "push":

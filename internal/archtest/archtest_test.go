@@ -42,7 +42,7 @@ type rule struct {
 
 // below is what DESIGN.md's "everything below" means for cmd/git-exarchos and app: every
 // package under them in the table.
-var below = []string{"", "workflowdef", "guards", "hooks", "githubsync", "gitstore", "gitrepo", "signing", "fsmonitor", "workflow", helpers}
+var below = []string{"", "workflowdef", "guards", "hooks", "ghclient", "gitstore", "gitrepo", "signing", "fsmonitor", "workflow", helpers}
 
 // jobs is what app and the CLI compose: the job packages split out of app (issue 31) over the
 // project base, and everything below them.
@@ -98,7 +98,7 @@ var table = map[string]rule{
 		job: "an opened repository with its rules: the store, the rules and base branch, state reads, the shared errors",
 		// The base every job stands on; what a job gives back to it (trust's verdicts for the
 		// fold) comes through an interface (project.Verdicts), never an import up.
-		may: []string{"workflowdef", "guards", "githubsync", "gitstore", "gitrepo", "workflow", helpers},
+		may: []string{"workflowdef", "guards", "ghclient", "gitstore", "gitrepo", "workflow", helpers},
 		libraries: []string{
 			"github.com/go-git/go-git/v5/plumbing", // object ids of the rule files (defs.go); issue 31 item 2
 			"gopkg.in/yaml.v3",                     // .exarchos/config.yaml (defs.go); belongs with workflowdef
@@ -106,7 +106,7 @@ var table = map[string]rule{
 	},
 	"verify": {
 		job: "the replay CI runs: signatures, the facts each transition recorded re-derived, GitHub asked again",
-		may: []string{"ghevidence", "trust", "project", "guards", "workflowdef", "githubsync", "gitstore", "workflow", helpers},
+		may: []string{"ghevidence", "trust", "project", "guards", "workflowdef", "ghclient", "gitstore", "workflow", helpers},
 	},
 	"views": {
 		job: "views and diagnostics of the read side: pipeline, tasks, status diagram, audit, log, fsck, rehydrate",
@@ -118,14 +118,14 @@ var table = map[string]rule{
 		job: "GitHub evidence: a workflow's pull request linked, found, refreshed; cleanup's merge verification",
 		// Each observation is recorded through the Engine the caller passes in (app's Execute);
 		// pr create reads the transitions from the store (whether the reviews have passed).
-		may: []string{"trust", "project", "githubsync", "gitstore", "workflow", helpers},
+		may: []string{"trust", "project", "ghclient", "gitstore", "workflow", helpers},
 	},
 	"saga": {
 		job: "the cancel saga: task worktrees, their compensation on cancel, rescue refs, prune",
 		// Each step is recorded through the Executor the caller passes in (app's Execute). The
 		// rescue records' format is its own (rescue_records.go), over gitrepo's generic git
 		// operations (gitrepo/snapshot.go).
-		may: []string{"trust", "project", "githubsync", "gitstore", "gitrepo", "workflow", helpers},
+		may: []string{"trust", "project", "ghclient", "gitstore", "gitrepo", "workflow", helpers},
 	},
 	"teamsync": {
 		job: "sync between teammates: pull, push, sync of the workflow refs, remote setup",
@@ -165,12 +165,12 @@ var table = map[string]rule{
 		may:       []string{"workflow", "guards", helpers},
 		libraries: []string{"mvdan.cc/sh/v3"},
 	},
-	"githubsync": {
+	"ghclient": {
 		job:       "GitHub through go-github: token and host, pull requests, checks, reviews, merge evidence",
 		may:       []string{"workflow", helpers},
 		libraries: []string{"github.com/google/go-github/v62"},
 	},
-	"githubsync/fakegithub": {
+	"ghclient/fakegithub": {
 		job: "an in-memory GitHub REST API for tests, reached through GITHUB_API_URL",
 	},
 	"gitstore": {
@@ -256,7 +256,7 @@ var table = map[string]rule{
 // processes; nothing imports them.
 var benchProgram = rule{
 	job: "a whole-process benchmark program (figures in BENCHMARKS.md)",
-	may: append([]string{"app", "bench/benchutil", "githubsync/fakegithub"}, jobs...),
+	may: append([]string{"app", "bench/benchutil", "ghclient/fakegithub"}, jobs...),
 }
 
 // impure are the standard-library packages a pure package may not import: they reach the file

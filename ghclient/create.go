@@ -1,4 +1,4 @@
-package githubsync
+package ghclient
 
 import (
 	"bytes"

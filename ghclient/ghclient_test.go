@@ -1,4 +1,4 @@
-package githubsync_test
+package ghclient_test
 
 import (
 	"context"
@@ -16,25 +16,25 @@ import (
 
 	"github.com/google/go-github/v62/github"
 
-	"github.com/exarchos/git-exarchos/githubsync"
-	"github.com/exarchos/git-exarchos/githubsync/fakegithub"
+	"github.com/exarchos/git-exarchos/ghclient"
+	"github.com/exarchos/git-exarchos/ghclient/fakegithub"
 	"github.com/exarchos/git-exarchos/workflow"
 )
 
 const secret = "ghp_s3cretTokenValue0123456789"
 
-var repo = githubsync.Repo{Host: "github.com", Owner: "acme", Name: "app"}
+var repo = ghclient.Repo{Host: "github.com", Owner: "acme", Name: "app"}
 
-func env(vars map[string]string) githubsync.Env {
-	return githubsync.Env{
+func env(vars map[string]string) ghclient.Env {
+	return ghclient.Env{
 		Getenv:  func(k string) string { return vars[k] },
 		GhToken: func(string) (string, error) { return "", errors.New("no gh") },
 	}
 }
 
-func newClient(t *testing.T, fake *fakegithub.Server, budget time.Duration) *githubsync.Client {
+func newClient(t *testing.T, fake *fakegithub.Server, budget time.Duration) *ghclient.Client {
 	t.Helper()
-	c, err := githubsync.New(githubsync.Options{Repo: repo, RetryBudget: budget,
+	c, err := ghclient.New(ghclient.Options{Repo: repo, RetryBudget: budget,
 		Env: env(map[string]string{"GH_TOKEN": secret, "GITHUB_API_URL": fake.URL})})
 	if err != nil {
 		t.Fatal(err)
@@ -54,17 +54,17 @@ func TestParseRemoteURL(t *testing.T) {
 		"ssh://git@ssh.github.com:443/acme/app.git":    "github.com/acme/app",
 		"git://GitHub.com/acme/app":                    "github.com/acme/app",
 	} {
-		got, err := githubsync.ParseRemoteURL(raw)
+		got, err := ghclient.ParseRemoteURL(raw)
 		if err != nil || got.String() != want {
 			t.Errorf("ParseRemoteURL(%q) = %v, %v; want %s", raw, got, err, want)
 		}
 	}
 	for _, raw := range []string{"/srv/git/app.git", "file:///srv/app.git", "https://github.com/acme", "https://github.com/a/b/c", ""} {
-		if got, err := githubsync.ParseRemoteURL(raw); err == nil {
+		if got, err := ghclient.ParseRemoteURL(raw); err == nil {
 			t.Errorf("ParseRemoteURL(%q) = %v, want an error", raw, got)
 		}
 	}
-	r, n, ok := githubsync.RepoOfPR("https://GitHub.com/acme/app/pull/7")
+	r, n, ok := ghclient.RepoOfPR("https://GitHub.com/acme/app/pull/7")
 	if !ok || n != 7 || !r.Same(repo) {
 		t.Errorf("RepoOfPR: %v %d %v", r, n, ok)
 	}
@@ -92,18 +92,18 @@ func TestResolveToken(t *testing.T) {
 		if c.gh != nil {
 			e.GhToken = c.gh
 		}
-		tok, err := githubsync.ResolveToken(c.host, e)
+		tok, err := ghclient.ResolveToken(c.host, e)
 		if err != nil || tok.Source != c.source {
 			t.Errorf("%s %v: %v %v, want %s", c.host, c.vars, tok, err, c.source)
 		}
 	}
-	_, err := githubsync.ResolveToken("github.com", env(nil))
-	var ge *githubsync.Error
-	if !errors.As(err, &ge) || ge.Kind != githubsync.KindNoToken || !ge.IsAccess() || !strings.Contains(err.Error(), "gh auth login --hostname github.com") {
+	_, err := ghclient.ResolveToken("github.com", env(nil))
+	var ge *ghclient.Error
+	if !errors.As(err, &ge) || ge.Kind != ghclient.KindNoToken || !ge.IsAccess() || !strings.Contains(err.Error(), "gh auth login --hostname github.com") {
 		t.Fatalf("no token: %v", err)
 	}
 	// Printing or marshalling a token shows only its source.
-	tok := githubsync.NewToken(secret, "GH_TOKEN")
+	tok := ghclient.NewToken(secret, "GH_TOKEN")
 	b, _ := json.Marshal(tok)
 	for _, s := range []string{fmt.Sprint(tok), fmt.Sprintf("%v %+v %#v %s", tok, tok, tok, tok), string(b)} {
 		if strings.Contains(s, secret) {
@@ -119,7 +119,7 @@ func TestGhAuthTokenFromPath(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Setenv("PATH", dir+string(os.PathListSeparator)+os.Getenv("PATH"))
-	tok, err := githubsync.ResolveToken("ghe.corp", githubsync.Env{Getenv: func(string) string { return "" }})
+	tok, err := ghclient.ResolveToken("ghe.corp", ghclient.Env{Getenv: func(string) string { return "" }})
 	if err != nil || tok.Source != "gh auth token" {
 		t.Fatalf("%v %v", tok, err)
 	}
@@ -130,7 +130,7 @@ func TestAPIBase(t *testing.T) {
 	defer fake.Close()
 	fake.SetPR(fakegithub.PR{Number: 3, Head: "topic", Base: "main", HeadSHA: "abc"})
 	// The Enterprise layout (/api/v3/) is served and GITHUB_API_URL may name it without the slash.
-	c, err := githubsync.New(githubsync.Options{Repo: githubsync.Repo{Host: "ghe.corp", Owner: "acme", Name: "app"},
+	c, err := ghclient.New(ghclient.Options{Repo: ghclient.Repo{Host: "ghe.corp", Owner: "acme", Name: "app"},
 		Env: env(map[string]string{"GH_ENTERPRISE_TOKEN": secret, "GITHUB_API_URL": fake.URL + "/api/v3"})})
 	if err != nil {
 		t.Fatal(err)
@@ -208,7 +208,7 @@ func TestCombineChecks(t *testing.T) {
 		{[]*github.CheckRun{run("completed", "timed_out"), run("queued", "")}, nil, "failure"},
 		{nil, []*github.RepoStatus{st("success")}, "success"},
 	} {
-		if got, _ := githubsync.CombineChecks(c.runs, c.statuses); got != c.want {
+		if got, _ := ghclient.CombineChecks(c.runs, c.statuses); got != c.want {
 			t.Errorf("%d runs, %d statuses: %s, want %s", len(c.runs), len(c.statuses), got, c.want)
 		}
 	}
@@ -230,7 +230,7 @@ func TestDecideReviews(t *testing.T) {
 		{[]*github.PullRequestReview{rv("a", "APPROVED"), rv("b", "CHANGES_REQUESTED")}, false, "CHANGES_REQUESTED"},
 		{[]*github.PullRequestReview{rv("b", "DISMISSED"), rv("a", "APPROVED")}, false, "APPROVED"},
 	} {
-		if got := githubsync.DecideReviews(c.reviews, c.requested); got != c.want {
+		if got := ghclient.DecideReviews(c.reviews, c.requested); got != c.want {
 			t.Errorf("%v: %s, want %s", c.reviews, got, c.want)
 		}
 	}
@@ -253,16 +253,16 @@ func TestFindPullRequests(t *testing.T) {
 }
 
 // errorOf runs one PullRequest read against faults and returns the *Error.
-func errorOf(t *testing.T, budget time.Duration, token string, faults ...fakegithub.Fault) (*githubsync.Error, *fakegithub.Server) {
+func errorOf(t *testing.T, budget time.Duration, token string, faults ...fakegithub.Fault) (*ghclient.Error, *fakegithub.Server) {
 	t.Helper()
 	fake := fakegithub.New("github.com", "acme", "app", token)
 	t.Cleanup(fake.Close)
 	fake.SetPR(fakegithub.PR{Number: 12, Head: "topic", Base: "main", HeadSHA: "h"})
 	fake.Fail(faults...)
 	_, err := newClient(t, fake, budget).PullRequest(context.Background(), 12)
-	var ge *githubsync.Error
+	var ge *ghclient.Error
 	if !errors.As(err, &ge) {
-		t.Fatalf("want *githubsync.Error, got %T %v", err, err)
+		t.Fatalf("want *ghclient.Error, got %T %v", err, err)
 	}
 	if strings.Contains(err.Error(), secret) {
 		t.Fatalf("the token leaked into the error: %v", err)
@@ -276,21 +276,21 @@ func errorOf(t *testing.T, budget time.Duration, token string, faults ...fakegit
 
 func TestFailures(t *testing.T) {
 	e, _ := errorOf(t, time.Second, "another-token")
-	if e.Kind != githubsync.KindBadToken || !e.IsAccess() || !strings.Contains(e.Msg, "token from GH_TOKEN") || !strings.Contains(e.Msg, "401") {
+	if e.Kind != ghclient.KindBadToken || !e.IsAccess() || !strings.Contains(e.Msg, "token from GH_TOKEN") || !strings.Contains(e.Msg, "401") {
 		t.Errorf("401: %+v", e)
 	}
 	e, _ = errorOf(t, time.Second, secret, fakegithub.Fault{Status: 404, Body: `{"message":"Not Found {{token}}"}`})
-	if e.Kind != githubsync.KindNoAccess || !strings.Contains(e.Msg, "token from GH_TOKEN") || !strings.Contains(e.Msg, "404") || !strings.Contains(e.Msg, "[redacted]") {
+	if e.Kind != ghclient.KindNoAccess || !strings.Contains(e.Msg, "token from GH_TOKEN") || !strings.Contains(e.Msg, "404") || !strings.Contains(e.Msg, "[redacted]") {
 		t.Errorf("404: %+v", e)
 	}
 	e, _ = errorOf(t, time.Second, secret, fakegithub.Fault{Status: 403, Body: `{"message":"Resource not accessible by integration"}`})
-	if e.Kind != githubsync.KindNoAccess || !strings.Contains(e.Msg, "403 Resource not accessible") {
+	if e.Kind != ghclient.KindNoAccess || !strings.Contains(e.Msg, "403 Resource not accessible") {
 		t.Errorf("403: %+v", e)
 	}
 	reset := time.Now().Add(42 * time.Minute).Unix()
 	e, fake := errorOf(t, time.Second, secret, fakegithub.Fault{Status: 403, Body: `{"message":"API rate limit exceeded"}`,
 		Header: map[string]string{"X-RateLimit-Remaining": "0", "X-RateLimit-Limit": "5000", "X-RateLimit-Reset": fmt.Sprint(reset)}})
-	if e.Kind != githubsync.KindRateLimited || e.Reset.Unix() != reset || !strings.Contains(e.Msg, "resets at") {
+	if e.Kind != ghclient.KindRateLimited || e.Reset.Unix() != reset || !strings.Contains(e.Msg, "resets at") {
 		t.Errorf("rate limit: %+v", e)
 	}
 	if _, total := fake.Requests(); total != 1 {
@@ -303,7 +303,7 @@ func TestFailures(t *testing.T) {
 	}
 	start := time.Now()
 	e, fake = errorOf(t, 300*time.Millisecond, secret, storm...)
-	if e.Kind != githubsync.KindUnavailable || e.IsAccess() || !strings.Contains(e.Msg, "HTTP 502") || !strings.Contains(e.Msg, "githubstatus") {
+	if e.Kind != ghclient.KindUnavailable || e.IsAccess() || !strings.Contains(e.Msg, "HTTP 502") || !strings.Contains(e.Msg, "githubstatus") {
 		t.Errorf("5xx storm: %+v", e)
 	}
 	if _, total := fake.Requests(); total < 2 || time.Since(start) > 5*time.Second {
@@ -312,7 +312,7 @@ func TestFailures(t *testing.T) {
 	// Secondary rate limit asking for longer than the budget: reported with when to retry.
 	e, _ = errorOf(t, 300*time.Millisecond, secret, fakegithub.Fault{Status: 403, Header: map[string]string{"Retry-After": "60"},
 		Body: `{"message":"You have exceeded a secondary rate limit","documentation_url":"https://docs.github.com/rest/overview/rate-limits-for-the-rest-api#about-secondary-rate-limits"}`})
-	if e.Kind != githubsync.KindRateLimited || !strings.Contains(e.Msg, "secondary rate limit") || !strings.Contains(e.Msg, "retry after") {
+	if e.Kind != ghclient.KindRateLimited || !strings.Contains(e.Msg, "secondary rate limit") || !strings.Contains(e.Msg, "retry after") {
 		t.Errorf("secondary: %+v", e)
 	}
 }
@@ -335,20 +335,20 @@ func TestNetworkDown(t *testing.T) {
 	fake := fakegithub.New("github.com", "acme", "app", secret)
 	url := fake.URL
 	fake.Close()
-	c, err := githubsync.New(githubsync.Options{Repo: repo, RetryBudget: 200 * time.Millisecond,
+	c, err := ghclient.New(ghclient.Options{Repo: repo, RetryBudget: 200 * time.Millisecond,
 		Env: env(map[string]string{"GH_TOKEN": secret, "GITHUB_API_URL": url})})
 	if err != nil {
 		t.Fatal(err)
 	}
 	_, err = c.PullRequest(context.Background(), 12)
-	var ge *githubsync.Error
-	if !errors.As(err, &ge) || ge.Kind != githubsync.KindUnreachable || !strings.Contains(err.Error(), "cannot reach the GitHub API") || !strings.Contains(err.Error(), "--offline") {
+	var ge *ghclient.Error
+	if !errors.As(err, &ge) || ge.Kind != ghclient.KindUnreachable || !strings.Contains(err.Error(), "cannot reach the GitHub API") || !strings.Contains(err.Error(), "--offline") {
 		t.Fatalf("%v", err)
 	}
 }
 
 func TestRetryBudgetFromEnv(t *testing.T) {
-	_, err := githubsync.New(githubsync.Options{Repo: repo, Env: env(map[string]string{"GH_TOKEN": "x", "EXARCHOS_GITHUB_RETRY_BUDGET": "soon"})})
+	_, err := ghclient.New(ghclient.Options{Repo: repo, Env: env(map[string]string{"GH_TOKEN": "x", "EXARCHOS_GITHUB_RETRY_BUDGET": "soon"})})
 	if err == nil || !strings.Contains(err.Error(), "EXARCHOS_GITHUB_RETRY_BUDGET") {
 		t.Fatalf("%v", err)
 	}
@@ -416,8 +416,8 @@ func TestClosePRFailures(t *testing.T) {
 	// A 5xx on the comment (a POST) is not retried: a second comment would be noise.
 	fake.Fail(fakegithub.Fault{Route: "comment", Status: 502, Body: `{"message":"Bad Gateway"}`})
 	_, err := c.ClosePR(context.Background(), 12, "bye")
-	var ge *githubsync.Error
-	if !errors.As(err, &ge) || ge.Kind != githubsync.KindUnavailable || !strings.Contains(ge.Msg, "closing pull request acme/app#12") {
+	var ge *ghclient.Error
+	if !errors.As(err, &ge) || ge.Kind != ghclient.KindUnavailable || !strings.Contains(ge.Msg, "closing pull request acme/app#12") {
 		t.Fatalf("%v", err)
 	}
 	if by, total := fake.Requests(); total != 2 || by["comment"] != 1 {
@@ -426,7 +426,7 @@ func TestClosePRFailures(t *testing.T) {
 	// No write access: an access failure (exit 4) that names the permission.
 	fake.Fail(fakegithub.Fault{Route: "update-pull", Status: 403, Body: `{"message":"Resource not accessible by integration"}`})
 	_, err = c.ClosePR(context.Background(), 12, "bye")
-	if !errors.As(err, &ge) || ge.Kind != githubsync.KindNoAccess || !ge.IsAccess() || !strings.Contains(ge.Msg, "write access") {
+	if !errors.As(err, &ge) || ge.Kind != ghclient.KindNoAccess || !ge.IsAccess() || !strings.Contains(ge.Msg, "write access") {
 		t.Fatalf("%v", err)
 	}
 	if p, _ := fake.PR(12); p.State != "open" {
@@ -484,13 +484,13 @@ func TestTokenStaysWithTheAPIHost(t *testing.T) {
 	}
 	// Plain HTTP only to loopback.
 	for _, base := range []string{"http://api.example.com/", "http://10.0.0.1:8080/api/v3/"} {
-		_, err := githubsync.New(githubsync.Options{Repo: repo, Env: env(map[string]string{"GH_TOKEN": secret, "GITHUB_API_URL": base})})
+		_, err := ghclient.New(ghclient.Options{Repo: repo, Env: env(map[string]string{"GH_TOKEN": secret, "GITHUB_API_URL": base})})
 		if err == nil || !strings.Contains(err.Error(), "HTTPS") {
 			t.Errorf("%s: %v", base, err)
 		}
 	}
 	for _, base := range []string{"http://localhost:1/", "http://[::1]:1/", "https://api.example.com/"} {
-		if _, err := githubsync.New(githubsync.Options{Repo: repo, Env: env(map[string]string{"GH_TOKEN": secret, "GITHUB_API_URL": base})}); err != nil {
+		if _, err := ghclient.New(ghclient.Options{Repo: repo, Env: env(map[string]string{"GH_TOKEN": secret, "GITHUB_API_URL": base})}); err != nil {
 			t.Errorf("%s: %v", base, err)
 		}
 	}
@@ -588,7 +588,7 @@ func TestPagedAnswers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if o.Checks != githubsync.ChecksFailure || strings.Join(o.Failing, ",") != "zz-last-run,zz-last-status" {
+	if o.Checks != ghclient.ChecksFailure || strings.Join(o.Failing, ",") != "zz-last-run,zz-last-status" {
 		t.Errorf("checks past the first page: %s %v", o.Checks, o.Failing)
 	}
 	if o.ReviewDecision != "CHANGES_REQUESTED" || len(o.Reviews) != 1 || o.Reviews[0].Reviewer != "late" {
@@ -623,7 +623,7 @@ func TestRateLimitAnswers(t *testing.T) {
 	reset := time.Now().Add(17 * time.Minute).Truncate(time.Second)
 	for _, status := range []int{403, 429} {
 		e, fake := errorOf(t, time.Second, secret, fakegithub.PrimaryRateLimit("", status, reset))
-		if e.Kind != githubsync.KindRateLimited || !e.Reset.Equal(reset) || !strings.Contains(e.Msg, "resets at") {
+		if e.Kind != ghclient.KindRateLimited || !e.Reset.Equal(reset) || !strings.Contains(e.Msg, "resets at") {
 			t.Errorf("primary %d: %+v", status, e)
 		}
 		if _, total := fake.Requests(); total != 1 {
@@ -644,7 +644,7 @@ func TestRateLimitAnswers(t *testing.T) {
 
 		for _, after := range []int{60, -1} { // beyond the budget; no Retry-After (GitHub: wait a minute)
 			e, _ = errorOf(t, 300*time.Millisecond, secret, fakegithub.SecondaryRateLimit("", status, after))
-			if e.Kind != githubsync.KindRateLimited || !strings.Contains(e.Msg, "secondary rate limit") || !strings.Contains(e.Msg, "retry after") {
+			if e.Kind != ghclient.KindRateLimited || !strings.Contains(e.Msg, "secondary rate limit") || !strings.Contains(e.Msg, "retry after") {
 				t.Errorf("secondary %d, Retry-After %d: %+v", status, after, e)
 			}
 		}
@@ -657,13 +657,13 @@ func TestRateLimitAnswers(t *testing.T) {
 func TestMarkReady(t *testing.T) {
 	for _, api := range []string{"", "/api/v3"} {
 		fake := fakegithub.New("github.com", "acme", "app", secret)
-		c, err := githubsync.New(githubsync.Options{Repo: repo, RetryBudget: time.Second,
+		c, err := ghclient.New(ghclient.Options{Repo: repo, RetryBudget: time.Second,
 			Env: env(map[string]string{"GH_TOKEN": secret, "GITHUB_API_URL": fake.URL + api})})
 		if err != nil {
 			t.Fatal(err)
 		}
 		ctx := context.Background()
-		pr, err := c.CreatePR(ctx, githubsync.NewPullRequest{Head: "topic", Base: "main", Title: "t", Draft: true})
+		pr, err := c.CreatePR(ctx, ghclient.NewPullRequest{Head: "topic", Base: "main", Title: "t", Draft: true})
 		if err != nil || !pr.Draft {
 			t.Fatalf("%s: created %+v %v", api, pr, err)
 		}
@@ -678,7 +678,7 @@ func TestMarkReady(t *testing.T) {
 			t.Fatalf("%s: asked %s %s", api, last.Route, last.Path)
 		}
 		err = c.MarkReady(ctx, 99, "PR_nope")
-		var e *githubsync.Error
+		var e *ghclient.Error
 		if !errors.As(err, &e) || !strings.Contains(e.Msg, "gh pr ready 99") || strings.Contains(e.Msg, secret) {
 			t.Fatalf("%s: a GraphQL error: %v", api, err)
 		}

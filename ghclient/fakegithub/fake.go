@@ -1,4 +1,4 @@
-// Package fakegithub is an in-memory GitHub REST API for tests: the endpoints githubsync reads
+// Package fakegithub is an in-memory GitHub REST API for tests: the endpoints ghclient reads
 // (pull get and list, check runs, combined commit status, reviews), the writes it makes (issue
 // comments, closing a pull request), request counting and a log of every request, and queued
 // faults (5xx storms, rate limits, bad tokens). Point GITHUB_API_URL at Server.URL.
@@ -7,7 +7,7 @@
 // description gives for that response (examples.json, taken from npm @octokit/openapi at the
 // version package.json pins) with the fake's state laid over it; lists come in pages with Link
 // headers; every answer carries the x-ratelimit-* headers. openapi_test.go holds the routes, the
-// answers and the requests githubsync sends to that description.
+// answers and the requests ghclient sends to that description.
 //
 // It may import the standard library only.
 package fakegithub
@@ -601,7 +601,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	_ = json.NewEncoder(w).Encode(body)
 }
 
-// graphql answers the one GraphQL mutation githubsync sends, markPullRequestReadyForReview, as
+// graphql answers the one GraphQL mutation ghclient sends, markPullRequestReadyForReview, as
 // GitHub does (HTTP 200, with errors in the body when it cannot); anything else is an error.
 func (s *Server) graphql(w http.ResponseWriter, body []byte) {
 	var in struct {

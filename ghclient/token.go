@@ -1,4 +1,4 @@
-package githubsync
+package ghclient
 
 import (
 	"context"
@@ -20,7 +20,7 @@ type Token struct {
 func NewToken(value, source string) Token { return Token{value: value, Source: source} }
 
 func (t Token) String() string   { return "token from " + t.Source }
-func (t Token) GoString() string { return "githubsync.Token{" + t.Source + "}" }
+func (t Token) GoString() string { return "ghclient.Token{" + t.Source + "}" }
 func (t Token) MarshalJSON() ([]byte, error) {
 	return json.Marshal(map[string]string{"source": t.Source})
 }

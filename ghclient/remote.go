@@ -1,10 +1,10 @@
-// Package githubsync reads pull requests, checks and reviews from GitHub (and GitHub Enterprise
+// Package ghclient reads pull requests, checks and reviews from GitHub (and GitHub Enterprise
 // Server) with go-github, for the PR guards: it resolves the repository from the origin remote or a
 // PR URL, the token from the environment or gh, retries transient failures within a time budget,
 // and turns every failure into an *Error that says what to do. The token never appears in errors.
 //
 // It may import workflow, go-github and the internal helpers.
-package githubsync
+package ghclient
 
 import (
 	"fmt"

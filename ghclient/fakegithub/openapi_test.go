@@ -18,13 +18,13 @@ import (
 
 	"github.com/kaptinlin/jsonschema"
 
-	"github.com/exarchos/git-exarchos/githubsync"
-	"github.com/exarchos/git-exarchos/githubsync/fakegithub"
+	"github.com/exarchos/git-exarchos/ghclient"
+	"github.com/exarchos/git-exarchos/ghclient/fakegithub"
 )
 
 // The fake is held to GitHub's published OpenAPI description (npm @octokit/openapi, pinned in
 // package.json and installed with npm ci): every route it serves exists there with that method,
-// every answer it gives validates against the schema of that status, and every request githubsync
+// every answer it gives validates against the schema of that status, and every request ghclient
 // sends carries only parameters and bodies the description allows. So the fake cannot drift from
 // the API the product meets. OpenAPI 3.0 schemas are JSON Schema but for `nullable`, which
 // toJSONSchema turns into a "null" type; kaptinlin/jsonschema does the rest.
@@ -103,7 +103,7 @@ func TestExamplesAreTheDescriptions(t *testing.T) {
 	}
 	have, err := os.ReadFile("examples.json")
 	if err != nil || !bytes.Equal(have, b.Bytes()) {
-		t.Fatalf("examples.json is not the description's examples (%v): run UPDATE=1 go test ./githubsync/fakegithub -run TestExamplesAreTheDescriptions", err)
+		t.Fatalf("examples.json is not the description's examples (%v): run UPDATE=1 go test ./ghclient/fakegithub -run TestExamplesAreTheDescriptions", err)
 	}
 }
 
@@ -303,9 +303,9 @@ func world(t *testing.T) *fakegithub.Server {
 	root := fake.AddReviewComment(1, fakegithub.ReviewComment{User: "coderabbitai[bot]", Path: "app/login.go", Line: 12, Body: "_⚠️ Potential issue_\n\nThe error is dropped."})
 	fake.AddReviewComment(1, fakegithub.ReviewComment{User: "octocat", Path: "app/login.go", Line: 12, Body: "fixed", InReplyTo: root})
 	fake.AddReviewComment(1, fakegithub.ReviewComment{User: "octocat", Path: "README.md", Body: "say why"})
-	fake.SetBranchRules("main", fakegithub.BranchRule{Type: "required_status_checks", Checks: []string{"exarchos verify"}, App: githubsync.ActionsAppID},
+	fake.SetBranchRules("main", fakegithub.BranchRule{Type: "required_status_checks", Checks: []string{"exarchos verify"}, App: ghclient.ActionsAppID},
 		fakegithub.BranchRule{Type: "pull_request"}, fakegithub.BranchRule{Type: "non_fast_forward"}, fakegithub.BranchRule{Type: "deletion"})
-	fake.SetProtection("main", &fakegithub.Protection{Checks: []string{"exarchos verify"}, App: githubsync.ActionsAppID, RequirePullRequest: true})
+	fake.SetProtection("main", &fakegithub.Protection{Checks: []string{"exarchos verify"}, App: ghclient.ActionsAppID, RequirePullRequest: true})
 	fake.SetProtection("dev", &fakegithub.Protection{AllowForcePushes: true})
 	fake.SetAccess(map[string]bool{"pull": true, "push": true, "admin": true}, "")
 	fake.App = "github-actions"
@@ -445,14 +445,14 @@ func TestFakeAnswersAsGitHubDescribes(t *testing.T) {
 	}
 }
 
-// TestProductRequestsAsGitHubDescribes: what githubsync sends (every read and write it makes)
+// TestProductRequestsAsGitHubDescribes: what ghclient sends (every read and write it makes)
 // names routes of the description, with query and path parameters it declares and bodies its
 // request schema accepts.
 func TestProductRequestsAsGitHubDescribes(t *testing.T) {
 	s := spec{t: t, doc: description(t)}
 	fake := world(t)
-	c, err := githubsync.New(githubsync.Options{Repo: githubsync.Repo{Host: "github.com", Owner: "acme", Name: "app"}, RetryBudget: time.Second,
-		Env: githubsync.Env{Getenv: envMap{"GH_TOKEN": "tok", "GITHUB_API_URL": fake.URL}.get, GhToken: func(string) (string, error) { return "", io.EOF }}})
+	c, err := ghclient.New(ghclient.Options{Repo: ghclient.Repo{Host: "github.com", Owner: "acme", Name: "app"}, RetryBudget: time.Second,
+		Env: ghclient.Env{Getenv: envMap{"GH_TOKEN": "tok", "GITHUB_API_URL": fake.URL}.get, GhToken: func(string) (string, error) { return "", io.EOF }}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -469,7 +469,7 @@ func TestProductRequestsAsGitHubDescribes(t *testing.T) {
 	if _, err := c.ClosePR(ctx, 1, "closed by git exarchos cancel"); err != nil {
 		t.Fatal(err)
 	}
-	created, err := c.CreatePR(ctx, githubsync.NewPullRequest{Head: "signup", Base: "main", Title: "Signup", Body: "what and why", Draft: true})
+	created, err := c.CreatePR(ctx, ghclient.NewPullRequest{Head: "signup", Base: "main", Title: "Signup", Body: "what and why", Draft: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -499,11 +499,11 @@ func TestProductRequestsAsGitHubDescribes(t *testing.T) {
 	sent := map[string]bool{}
 	for _, req := range fake.Log() {
 		if req.Route == "graphql" {
-			continue // GraphQL is not in the REST description (MarkReady, checked in githubsync's tests)
+			continue // GraphQL is not in the REST description (MarkReady, checked in ghclient's tests)
 		}
 		i := slices.IndexFunc(fakegithub.Routes, func(r fakegithub.Route) bool { return r.Name == req.Route })
 		if i < 0 {
-			t.Errorf("githubsync sent %s %s, a route the fake does not serve", req.Method, req.Path)
+			t.Errorf("ghclient sent %s %s, a route the fake does not serve", req.Method, req.Path)
 			continue
 		}
 		route := fakegithub.Routes[i]
@@ -554,7 +554,7 @@ func TestProductRequestsAsGitHubDescribes(t *testing.T) {
 	}
 	for _, name := range []string{"repo", "pulls", "pull", "reviews", "check-runs", "status", "comment", "update-pull", "create-pull", "review-comments", "branch-rules", "branch", "branch-protection", "create-check-run", "create-ruleset"} {
 		if !sent[name] {
-			t.Errorf("githubsync sent no %s request: the test no longer covers it", name)
+			t.Errorf("ghclient sent no %s request: the test no longer covers it", name)
 		}
 	}
 }
