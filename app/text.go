@@ -8,6 +8,7 @@ import (
 	"io"
 	"maps"
 	"slices"
+	"strings"
 
 	"github.com/exarchos/git-exarchos/teamsync"
 	"github.com/exarchos/git-exarchos/workflow"
@@ -137,4 +138,54 @@ func writeResources(w io.Writer, st workflow.State, ended bool) {
 	if st.Cancel != nil && st.Phase == "cancelling" { // the built-ins' (and their extensions') cancelling phase
 		fmt.Fprintf(w, "cancel in progress: run `git exarchos cancel %s` to finish it\n", st.Feature)
 	}
+}
+
+// WriteText writes the hooks' state as `git exarchos hooks status|install|uninstall` print it.
+func (res *HooksResult) WriteText(w io.Writer) {
+	for _, s := range res.Claude {
+		fmt.Fprintf(w, "claude %-7s %s: %s\n", s.Scope, s.Path, hookFileState(s.Error, s.Events, s.Exists, s.Changed))
+	}
+	for _, s := range res.Clients {
+		fmt.Fprintf(w, "%s %-7s %s: %s%s\n", s.Client, s.Scope, s.Path, hookFileState(s.Error, s.Events, s.Exists, s.Changed), s.GuidanceNote())
+	}
+	if res.GitDir != "" {
+		fmt.Fprintf(w, "git hooks in %s:\n", res.GitDir)
+		for _, g := range res.Git {
+			state := "not installed"
+			switch {
+			case g.Action != "":
+				state = g.Action
+			case g.Installed && g.Chained:
+				state = "installed, chaining the previous hook"
+			case g.Installed:
+				state = "installed"
+			case g.Foreign:
+				state = "not installed (another hook is there; install chains it)"
+			}
+			fmt.Fprintf(w, "  %-13s %s\n", g.Name, state)
+		}
+	}
+	if res.Monitor != "" {
+		fmt.Fprintf(w, "file-system monitor: %s\n", res.Monitor)
+	}
+	for _, warning := range res.Warnings {
+		fmt.Fprintf(w, "note: %s\n", warning)
+	}
+}
+
+// hookFileState says what a client's hook file holds of exarchos's.
+func hookFileState(err string, events []string, exists, changed bool) string {
+	state := "not installed"
+	switch {
+	case err != "":
+		state = "error: " + err
+	case len(events) > 0:
+		state = "installed for " + strings.Join(events, ", ")
+	case !exists:
+		state = "not installed (no file)"
+	}
+	if changed {
+		state += " (changed)"
+	}
+	return state
 }

@@ -151,7 +151,7 @@ func hooksCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			return emit(c, res, func(w io.Writer) { printHooks(w, res) })
+			return emit(c, res, func(w io.Writer) { res.WriteText(w) })
 		}
 	}
 	return &cli.Command{
@@ -276,38 +276,6 @@ Examples:
 	}
 }
 
-func printHooks(w io.Writer, res *app.HooksResult) {
-	for _, s := range res.Claude {
-		printf(w, "claude %-7s %s: %s\n", s.Scope, s.Path, hookFileState(s.Error, s.Events, s.Exists, s.Changed))
-	}
-	for _, s := range res.Clients {
-		printf(w, "%s %-7s %s: %s%s\n", s.Client, s.Scope, s.Path, hookFileState(s.Error, s.Events, s.Exists, s.Changed), s.GuidanceNote())
-	}
-	if res.GitDir != "" {
-		printf(w, "git hooks in %s:\n", res.GitDir)
-		for _, g := range res.Git {
-			state := "not installed"
-			switch {
-			case g.Action != "":
-				state = g.Action
-			case g.Installed && g.Chained:
-				state = "installed, chaining the previous hook"
-			case g.Installed:
-				state = "installed"
-			case g.Foreign:
-				state = "not installed (another hook is there; install chains it)"
-			}
-			printf(w, "  %-13s %s\n", g.Name, state)
-		}
-	}
-	if res.Monitor != "" {
-		printf(w, "file-system monitor: %s\n", res.Monitor)
-	}
-	for _, warning := range res.Warnings {
-		fmt.Fprintf(w, "note: %s\n", warning)
-	}
-}
-
 func rehydrateCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "rehydrate",
@@ -366,21 +334,4 @@ Examples:
 			return nil
 		},
 	}
-}
-
-// hookFileState says what a client's hook file holds of exarchos's.
-func hookFileState(err string, events []string, exists, changed bool) string {
-	state := "not installed"
-	switch {
-	case err != "":
-		state = "error: " + err
-	case len(events) > 0:
-		state = "installed for " + strings.Join(events, ", ")
-	case !exists:
-		state = "not installed (no file)"
-	}
-	if changed {
-		state += " (changed)"
-	}
-	return state
 }
