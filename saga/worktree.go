@@ -264,21 +264,12 @@ func (r *Repo) BindTask(feature string, c workflow.CompleteTask) (workflow.Compl
 // substantive refuses a task's work that is no work: commits that change nothing (git commit
 // --allow-empty) or only whitespace and comments (workflow.SubstantivePaths; issue 38 item 3).
 func (r *Repo) substantive(feature, task, branch, since, head string) error {
-	facts := r.Facts()
-	changed, err := facts.ChangedPaths(since, head)
+	what, err := workflow.NoWork(r.Facts(), since, head)
 	if err != nil {
 		return fmt.Errorf("task %s: what its commits changed: %w", task, err)
 	}
-	real, err := workflow.SubstantivePaths(facts, since, head, changed)
-	if err != nil {
-		return fmt.Errorf("task %s: what its commits changed: %w", task, err)
-	}
-	if len(real) > 0 {
+	if what == "" {
 		return nil
-	}
-	what := "change no file (an empty commit)"
-	if len(changed) > 0 {
-		what = "change only whitespace or comments (" + strings.Join(changed, ", ") + ")"
 	}
 	return &workflow.Rejection{Code: workflow.CodeNoWork, Message: fmt.Sprintf("task %s: the commits on %s since %s, where the task started, %s: that is no work. Write the task's code and commit it (git add … && git commit), then run git exarchos task done %s %s again (or, if it needs no work: git exarchos task fail %s %s --reason \"…\")",
 		task, branch, project.Short(since), what, feature, task, feature, task)}

@@ -497,21 +497,14 @@ func (c *rederive) taskWork(s *workflow.State, e workflow.Event, add func(workfl
 }
 
 // noWork says what the commits since..head change when that is no work, as task done judges it
-// (workflow.SubstantivePaths): nothing, or only whitespace and comments; "" when they do work or
-// the history cannot be read (other rules report a missing commit).
+// (workflow.NoWork); "" when they do work or the history cannot be read (other rules report a
+// missing commit).
 func (c *rederive) noWork(since, head string) string {
-	changed, err := c.facts.ChangedPaths(since, head)
+	what, err := workflow.NoWork(c.facts, since, head)
 	if err != nil {
 		return ""
 	}
-	if len(changed) == 0 {
-		return "change no file (an empty commit)"
-	}
-	real, err := workflow.SubstantivePaths(c.facts, since, head, changed)
-	if err != nil || len(real) > 0 {
-		return ""
-	}
-	return "change only whitespace or comments (" + strings.Join(changed, ", ") + ")"
+	return what
 }
 
 // atHead answers the branch tip with the head a transition recorded, and an empty worktree: the

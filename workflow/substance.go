@@ -43,6 +43,30 @@ func SubstantivePaths(r FileReader, from, to string, paths []string) ([]string, 
 	return out, nil
 }
 
+// WorkReader reads what commits changed and the files they changed.
+type WorkReader interface {
+	FileReader
+	ChangedPaths(from, to string) ([]string, error)
+}
+
+// NoWork says what the commits from..to change when that is no task's work, as task done and
+// verify judge it: "change no file (an empty commit)" or "change only whitespace or comments
+// (paths)"; "" when they do work.
+func NoWork(r WorkReader, from, to string) (string, error) {
+	changed, err := r.ChangedPaths(from, to)
+	if err != nil {
+		return "", err
+	}
+	if len(changed) == 0 {
+		return "change no file (an empty commit)", nil
+	}
+	real, err := SubstantivePaths(r, from, to, changed)
+	if err != nil || len(real) > 0 {
+		return "", err
+	}
+	return "change only whitespace or comments (" + strings.Join(changed, ", ") + ")", nil
+}
+
 // CosmeticChange reports whether old → new (the file at path) changes only whitespace or
 // comments. A change between a file and none counts as cosmetic only when both are empty of code.
 func CosmeticChange(p string, old, cur []byte) bool {
