@@ -10,12 +10,11 @@
 // gitrepo, with one callback on it: the decider Execute hands the store (gitstore.Decider), which
 // decides again on the head it is about to replace. The guard evaluator workflow.Decide calls
 // answers, inside the swap, only from the verdicts gathered before it (gathered: data, never git).
-// Two function values are installed once at Open rather than passed on each write: trust's
-// verdicts for the fold (project.Verdicts, by trust.Open) and the hook index's watch of each ref
-// move (gitstore.MoveWatcher, by hookrun.Attach), because every writer of the store needs them,
-// not only this engine: the fold's verdicts reach the store as the Projector argument of each
-// write, and the watcher needs the refs' stamp taken just before the move, which only the store
-// sees.
+// The fold the store applies is an argument of each call, never installed: trust's Projector
+// (trust's verdicts on the human decisions, then project's fold under the rules), so nothing
+// below trust calls up into it. One function value is still installed once at Open: the hook
+// index's watch of each ref move (gitstore.MoveWatcher, by hookrun.Attach), because the watcher
+// needs the refs' stamp taken just before the move, which only the store sees.
 //
 // It may import saga, ghevidence, hookrun, trust, project, gitstore, workflow and the internal
 // helpers; never app or cmd. internal/archtest holds the rule.
@@ -30,7 +29,7 @@ import (
 )
 
 // Engine is an opened repository as every write sees it: the project's Repo (its store, rules
-// and base branch) with trust (which installs its verdicts as the fold's), and the same
+// and base branch) with trust (whose Projector every store call here is handed), and the same
 // repository as the hook runtime sees it (its journal rides in each write's commit).
 type Engine struct {
 	*trust.Repo

@@ -16,54 +16,13 @@ func (rl *Rules) OptIn() map[string]bool {
 	return map[string]bool{"checks-passed": rl.Config.RequireChecks}
 }
 
-// State reads a workflow's current state.
-func (r *Repo) State(feature string) (workflow.State, *gitstore.Snapshot, error) {
-	snap, err := r.Snapshot(feature)
-	if err != nil {
-		return workflow.State{}, nil, err
-	}
-	st, err := DecodeSnapshot(snap)
-	return st, snap, err
-}
-
-// Snapshot reads a feature's snapshot as State does, leaving its JSON undecoded.
-func (r *Repo) Snapshot(feature string) (*gitstore.Snapshot, error) {
-	return r.Store.State(feature, r.Projector())
-}
-
+// DecodeSnapshot decodes a snapshot's state, naming the workflow and commit when it cannot.
 func DecodeSnapshot(snap *gitstore.Snapshot) (workflow.State, error) {
 	st, err := workflow.DecodeState(snap.State)
 	if err != nil {
 		return workflow.State{}, fmt.Errorf("%s at %s: %w", snap.Feature, snap.Commit, err)
 	}
 	return st, nil
-}
-
-// ResolveSnapshot resolves a feature that may be left out (ResolveFeature) and reads its
-// snapshot, undecoded.
-func (r *Repo) ResolveSnapshot(given string) (string, *gitstore.Snapshot, error) {
-	feature, err := r.ResolveFeature(given)
-	if err != nil {
-		return "", nil, err
-	}
-	snap, err := r.Snapshot(feature)
-	if err != nil {
-		return "", nil, err
-	}
-	return feature, snap, nil
-}
-
-// ResolveState is ResolveSnapshot with the state decoded.
-func (r *Repo) ResolveState(given string) (string, workflow.State, *gitstore.Snapshot, error) {
-	feature, snap, err := r.ResolveSnapshot(given)
-	if err != nil {
-		return "", workflow.State{}, nil, err
-	}
-	st, err := DecodeSnapshot(snap)
-	if err != nil {
-		return "", workflow.State{}, nil, err
-	}
-	return feature, st, snap, nil
 }
 
 // decideAll decides cmds in order, each on the state the previous ones' events leave. A rejection

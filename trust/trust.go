@@ -1,7 +1,8 @@
 // Package trust decides who may make a human decision and whether a recorded one counts: the
 // allowed signers and roles read from the protected base branch, each decision's verdict (its
-// signature checked by a fixed ssh-keygen, cached per signers and checker), the projector
-// version those verdicts give the fold (project.Verdicts), signing a decision with git's own
+// signature checked by a fixed ssh-keygen, cached per signers and checker), the fold that counts
+// decisions by those verdicts (Projector, the store's only one) and so every read of a workflow's
+// state and the feature a command means (state.go), signing a decision with git's own
 // signing setup, the refusal of human decisions in an agent's environment (authority.go), and
 // `signers add`, which writes the signer files (signers.go, signers_write.go).
 //
@@ -67,19 +68,15 @@ type Trust struct {
 	RolesProblem string `json:"rolesProblem,omitempty"`
 }
 
-// Repo is an opened repository with what trust knows about who may decide, loaded once. Open
-// makes one and installs its verdicts as the fold's.
+// Repo is an opened repository with what trust knows about who may decide, loaded once, and the
+// fold that counts decisions by it (Projector, state.go).
 type Repo struct {
 	*project.Repo
 	trusted *trust
 }
 
-// Open gives p trust: its verdicts become the fold's (p.Verdicts).
-func Open(p *project.Repo) *Repo {
-	r := &Repo{Repo: p}
-	p.Verdicts = verdicts{r}
-	return r
-}
+// Open gives p trust.
+func Open(p *project.Repo) *Repo { return &Repo{Repo: p} }
 
 // SetBase makes b the base branch the rules and signers are read from (verify's --base),
 // forgetting the signers read from another.
@@ -324,14 +321,6 @@ func (r *Repo) SigningConfig() signing.Config {
 	c.SSHProgram, _ = r.Config("gpg.ssh.program")
 	c.GPGProgram, _ = r.Config("gpg.program")
 	return c
-}
-
-// verdicts are trust's judgement of decisions for the fold (project.Verdicts).
-type verdicts struct{ r *Repo }
-
-func (v verdicts) ProjectorVersion() string { return v.r.projectorVersion() }
-func (v verdicts) For(prev json.RawMessage, events []workflow.Event) []workflow.Event {
-	return v.r.verdictsFor(prev, events)
 }
 
 // projectorVersion is the projector's version: the plain fold's in unsigned mode (so nothing

@@ -106,9 +106,9 @@ var table = map[string]rule{
 		may: []string{"saga", "ghevidence", "hookrun", "trust", "project", "gitstore", "workflow", helpers},
 	},
 	"project": {
-		job: "an opened repository with its rules: the store, the repository's git asked by name, the rules and base branch, state reads, the shared errors",
-		// The base every job stands on; what a job gives back to it (trust's verdicts for the
-		// fold) comes through an interface (project.Verdicts), never an import up.
+		job: "an opened repository with its rules: the store, the repository's git asked by name, the rules and base branch, the fold under the rules, the shared errors",
+		// The base every job stands on; no job gives it anything back (no interface installed
+		// from above): the fold with trust's verdicts is trust's, passed to each store call.
 		may: []string{"workflowdef", "guards", "ghclient", "gitstore", "gitrepo", "workflow", helpers},
 		libraries: []string{
 			"github.com/go-git/go-git/v5/plumbing", // object ids of the rule files (defs.go); issue 31 item 2
