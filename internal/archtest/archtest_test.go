@@ -597,3 +597,29 @@ func TestGitOnlyThroughNamedJobs(t *testing.T) {
 		}
 	}
 }
+
+// sizeCap is issue 41's bound on a package's non-test lines: a package that outgrows it does more
+// than one job and is split. The pure core is exempt (its definitions are data); gitrepo's
+// measured readers (objects, packs, the index, history) may take more.
+const sizeCap = 4500
+
+var sizeCaps = map[string]int{"workflow": -1, "gitrepo": 5500}
+
+// TestPackagesStayTheirSize: no package but the pure core over 4,500 non-test lines, gitrepo at
+// most 5,500.
+func TestPackagesStayTheirSize(t *testing.T) {
+	pkgs, fset := parseModule(t)
+	for _, pkg := range sorted(pkgs) {
+		capped := sizeCap
+		if c, ok := sizeCaps[pkg]; ok {
+			capped = c
+		}
+		lines := 0
+		for _, f := range pkgs[pkg] {
+			lines += fset.File(f.Pos()).LineCount()
+		}
+		if capped >= 0 && lines > capped {
+			t.Errorf("%s: %d non-test lines, over its cap of %d: split out the job that grew (issue 41)", name(pkg), lines, capped)
+		}
+	}
+}
