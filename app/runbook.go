@@ -106,7 +106,7 @@ func Runbook(r *Repo, o RunbookOptions) (*RunbookResult, error) {
 		if code != 0 {
 			rs.Output = outputTail(run.Output)
 		}
-		if _, err := r.Store.Append(feature, r.Projector(), workflow.NewEvent{Type: EventRunbookStep, Data: rs}); err != nil {
+		if _, err := r.Append(feature, workflow.NewEvent{Type: EventRunbookStep, Data: rs}); err != nil {
 			return nil, err
 		}
 		res.Steps = append(res.Steps, rs)

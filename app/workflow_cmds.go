@@ -521,7 +521,7 @@ func AppendEvent(r *Repo, o EventOptions) (*project.Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	res, err := r.Store.Append(feature, r.Projector(), workflow.NewEvent{Type: o.Type, Data: data, ID: o.IdempotencyKey})
+	res, err := r.Append(feature, workflow.NewEvent{Type: o.Type, Data: data, ID: o.IdempotencyKey})
 	if err != nil {
 		return nil, err
 	}

@@ -98,7 +98,7 @@ func (r *Engine) Execute(feature string, cmds ...workflow.Command) (*project.Res
 		recorded := false // the refusal itself is what this call records
 		var res *gitstore.Result
 		for { // a lost race on a moved head: sign again (outside the swap), then swap again
-			res, err = r.Store.Update(feature, r.Projector(), func(cur *gitstore.Snapshot) ([]workflow.NewEvent, error) {
+			res, err = r.hook.Update(feature, func(cur *gitstore.Snapshot) ([]workflow.NewEvent, error) {
 				rejection, recorded = nil, false
 				st, err := workflow.DecodeState(cur.State)
 				if err != nil {
@@ -266,7 +266,7 @@ func (r *Engine) CreateWorkflow(cmd workflow.Init) (*project.Result, error) {
 	if err := r.SignDecisions(cmd.Feature, "", events); err != nil {
 		return nil, err
 	}
-	res, err := r.Store.Create(cmd.Feature, r.Projector(), events)
+	res, err := r.hook.Create(cmd.Feature, events)
 	if err != nil {
 		return nil, err
 	}

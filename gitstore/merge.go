@@ -35,6 +35,15 @@ type Integration struct {
 	Added int64 `json:"added"`
 }
 
+// Moved is the move of the local ref this integration made; nil when it made none (up to date,
+// ahead).
+func (i *Integration) Moved() *Move {
+	if i == nil || i.Old == i.New {
+		return nil
+	}
+	return &Move{Feature: i.Feature, From: i.Old, To: i.New}
+}
+
 // Integrate brings theirs (a commit of the same workflow, e.g. a remote-tracking tip) into
 // refs/exarchos/<feature>: create the ref, fast-forward it, or write a merge commit whose events
 // are the union of both logs by id in canonical order, with both tips as parents. The ref moves by
@@ -94,7 +103,7 @@ func (s *Store) Integrate(feature string, p Projector, theirs gitrepo.Hash, labe
 			}
 			res.Action, res.New, res.Added = Merged, merged.commit, merged.events-lh.snap.Events
 		}
-		moved := s.noteRefWrite(ref, res.New)
+		s.logRefWrite(ref, res.New)
 		err = s.git.UpdateRef(ref, res.New, local)
 		if errors.Is(err, gitrepo.ErrStale) {
 			backoff(attempt)
@@ -103,7 +112,6 @@ func (s *Store) Integrate(feature string, p Projector, theirs gitrepo.Hash, labe
 		if err != nil {
 			return nil, err
 		}
-		moved()
 		if b != nil {
 			if err := b.ensureDurable(); err != nil {
 				return nil, err

@@ -27,24 +27,19 @@ func RefWritesFile(commonDir string) string {
 	return filepath.Join(commonDir, filepath.FromSlash(refWritesPath))
 }
 
-// MoveWatcher is told of each move of a workflow ref this process makes: it is called just before
-// the ref moves, and the function it returns right after the move took, with the commit the ref
-// now holds (zero: deleted). A move that failed or lost its race is not reported after.
-type MoveWatcher func(feature string) (moved func(commit gitrepo.Hash))
-
-// noteRefWrite logs that this process is about to move ref to h (zero: delete it), tells the
-// store's watcher, and returns what to call once the ref moved.
-func (s *Store) noteRefWrite(ref string, h gitrepo.Hash) (moved func()) {
-	moved = func() {}
-	if s.Watch != nil {
-		if after := s.Watch(strings.TrimPrefix(ref, RefPrefix)); after != nil {
-			moved = func() { after(h) }
-		}
-	}
-	s.logRefWrite(ref, h)
-	return moved
+// Move is one move of a workflow ref this store made, reported in the result of the call that
+// made it (Result.Moved, Integration.Moved, a deletion's caller): the store calls nobody about
+// it. Whoever keeps something in step with the refs (the hooks' branch index and controls,
+// hookrun.Repo.Moved) is handed the moves by the caller of the write.
+type Move struct {
+	Feature string
+	// From is the commit the compare-and-swap replaced (zero: the ref was created).
+	From gitrepo.Hash
+	// To is the commit the ref holds after the move (zero: deleted).
+	To gitrepo.Hash
 }
 
+// logRefWrite logs that this process is about to move ref to h (zero: delete it).
 func (s *Store) logRefWrite(ref string, h gitrepo.Hash) {
 	p := RefWritesFile(s.loc.CommonDir)
 	f, err := os.OpenFile(p, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)

@@ -90,9 +90,6 @@ type Store struct {
 	loc gitrepo.Location
 	// Now is the clock stamped on events and commits; tests may replace it.
 	Now func() time.Time
-	// Watch, when set, is told of every workflow ref this store moves (the hooks' branch index
-	// keeps itself current through it).
-	Watch MoveWatcher
 
 	// git is the repository as the log reads and writes it (git.go): everything in this package
 	// goes through it.

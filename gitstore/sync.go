@@ -196,17 +196,17 @@ func (s *Store) ClearTombstone(remote, feature string) error {
 }
 
 // DeleteIfUnchanged deletes a local workflow if its tip is still want (by compare-and-swap); it
-// reports whether it did.
-func (s *Store) DeleteIfUnchanged(feature string, want gitrepo.Hash) (bool, error) {
-	moved := s.noteRefWrite(RefName(feature), gitrepo.ZeroHash)
+// returns the move when it did (nil when the tip had moved on).
+func (s *Store) DeleteIfUnchanged(feature string, want gitrepo.Hash) (*Move, error) {
+	s.logRefWrite(RefName(feature), gitrepo.ZeroHash)
 	err := s.git.UpdateRef(RefName(feature), gitrepo.ZeroHash, want)
 	if errors.Is(err, gitrepo.ErrStale) {
-		return false, nil
+		return nil, nil
 	}
-	if err == nil {
-		moved()
+	if err != nil {
+		return nil, err
 	}
-	return err == nil, err
+	return &Move{Feature: feature, From: want}, nil
 }
 
 // ContainedIn reports whether the local tip is an ancestor of (or equal to) other: nothing local

@@ -37,6 +37,8 @@ type Result struct {
 	// Duplicates are events whose id was already in the log: they were not written again, and the
 	// stored copies are returned.
 	Duplicates []workflow.Event
+	// Moved is the move of the workflow's ref this call made; nil when it wrote nothing.
+	Moved *Move
 }
 
 // Create starts a workflow. It fails with ErrExists if the ref is already there; it is the only
@@ -61,18 +63,17 @@ func (s *Store) Create(feature string, p Projector, events []workflow.NewEvent) 
 	if err != nil {
 		return nil, err
 	}
-	moved := s.noteRefWrite(ref, commit)
+	s.logRefWrite(ref, commit)
 	if err := s.git.UpdateRef(ref, commit, gitrepo.ZeroHash); err != nil {
 		if errors.Is(err, gitrepo.ErrStale) {
 			return nil, fmt.Errorf("%w: %s was created concurrently", ErrExists, feature)
 		}
 		return nil, err
 	}
-	moved()
 	if err := b.ensureDurable(); err != nil {
 		return nil, err
 	}
-	return &Result{Snapshot: *snap, Appended: stamped}, nil
+	return &Result{Snapshot: *snap, Appended: stamped, Moved: &Move{Feature: feature, To: commit}}, nil
 }
 
 // Update appends the events decide returns to an existing workflow, in one commit. On a lost race
@@ -147,7 +148,7 @@ func (s *Store) tryUpdate(feature string, p Projector, decide Decider, lock *git
 	if err != nil {
 		return nil, err
 	}
-	moved := s.noteRefWrite(RefName(feature), commit)
+	s.logRefWrite(RefName(feature), commit)
 	if lock != nil {
 		err = lock.Commit(commit)
 	} else {
@@ -156,11 +157,10 @@ func (s *Store) tryUpdate(feature string, p Projector, decide Decider, lock *git
 	if err != nil {
 		return nil, err
 	}
-	moved()
 	if err := b.ensureDurable(); err != nil {
 		return nil, err
 	}
-	return &Result{Snapshot: *snap, Appended: stamped, Duplicates: dups}, nil
+	return &Result{Snapshot: *snap, Appended: stamped, Duplicates: dups, Moved: &Move{Feature: feature, From: h.commit, To: commit}}, nil
 }
 
 // Append is Update with a fixed list of events.

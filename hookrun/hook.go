@@ -152,15 +152,10 @@ type Repo struct {
 	hookIndex atomic.Pointer[loadedIndex]
 }
 
-// Attach is t as the hook runtime uses it, with the hooks' branch index following every move of
-// a workflow ref made through t's store (hook_index_moves.go), and the controls' watch too
-// (hook_controls_moves.go): every command opens its
-// repository through Attach, so no ref this process moves leaves the index behind.
-func Attach(t *trust.Repo) *Repo {
-	h := &Repo{Repo: t}
-	t.Store.Watch = h.watchMove
-	return h
-}
+// On is t as the hook runtime uses it. Nothing is installed on t: the writes that move workflow
+// refs hand their moves to Moved themselves (hook_controls_moves.go), so the hooks' branch index
+// and the controls' watch follow them.
+func On(t *trust.Repo) *Repo { return &Repo{Repo: t} }
 
 // Open discovers the repository enclosing dir, with trust's verdicts, without reading the rules
 // (the hook reads them only when a bound workflow needs them).
@@ -169,7 +164,7 @@ func Open(dir string) (*Repo, error) {
 	if err != nil {
 		return nil, err
 	}
-	return Attach(trust.Open(p)), nil
+	return On(trust.Open(p)), nil
 }
 
 // Session returns the workflows the session works on (binding.go): the ones its first call bound
@@ -322,7 +317,7 @@ func (h *hookRepo) Record(w hooks.Bound, recheck func(workflow.State) string, ev
 	journal, _ := h.repo.Journaled(w.Feature)
 	waiting := journal.Events
 	var denied string
-	res, err := h.repo.Store.Update(w.Feature, h.repo.Projector(), func(cur *gitstore.Snapshot) ([]workflow.NewEvent, error) {
+	res, err := h.repo.Update(w.Feature, func(cur *gitstore.Snapshot) ([]workflow.NewEvent, error) {
 		denied = ""
 		if recheck != nil {
 			st, err := workflow.DecodeState(cur.State)

@@ -4,18 +4,19 @@ package hookrun
 // binding moves a ref, and the next SessionStart or PostToolUse then found the refs' directory and
 // that ref's stamp moved and read, compared and rewrote the controls' whole state, O(refs): with
 // 1,000 loose refs SessionStart after a move cost 12.4–15.2x `git rev-parse` against 6.4–8.4x
-// before issue 28 (BENCHMARKS.md, "The controls kept by their writers"). Now the mover (gitstore's
-// MoveWatcher, after the move took) changes in the worktree's stamps file only what its own move
-// changed, and notes the move for the state in a journal the next full look applies:
+// before issue 28 (BENCHMARKS.md, "The controls kept by their writers"). Now the mover (Moved, which
+// the write's caller hands the moves the store reported, after they took) changes in the
+// worktree's stamps file only what its own moves changed, and notes them for the state in a
+// journal the next full look applies:
 //   - the refs directory's stamp, only when its entries (listed after the stamp was taken) are
-//     exactly those the stamps file names, plus the created ref or minus the deleted one: a ref
+//     exactly those the stamps file names, plus the created refs or minus the deleted ones: a ref
 //     created by anything else in between leaves the old stamp, and the next call looks;
-//   - the moved ref's line, as "<stamp>@<commit>" (stamped before its content was read and found
+//   - each moved ref's line, as "<stamp>@<commit>" (stamped before its content was read and found
 //     to be this process's commit): the next calls read that one file too and compare it with the
 //     commit, so a rewrite in place within the same clock tick (inode, size and time unchanged)
 //     is still seen. Every other line is left as it was: whatever else moved still shows;
-//   - the journal line "<feature> <from> <to>" (the commit read just before the move and the one
-//     after, "-" for none), appended before the stamps file is replaced: the next full look takes
+//   - the journal's lines "<feature> <from> <to>" (the commit the store's compare-and-swap replaced
+//     and the one after, "-" for none; gitstore.Move), appended in one write before the stamps file is replaced: the next full look takes
 //     a ref the state kept at from as at to, so a later rewind to the commit before the move is
 //     seen as a move. A line whose from is not what the state kept changes nothing (a move the
 //     look saw already, or lines of concurrent writers out of order), so no line makes a false
@@ -31,8 +32,10 @@ package hookrun
 import (
 	"bytes"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/exarchos/git-exarchos/gitrepo"
@@ -42,28 +45,53 @@ import (
 	"github.com/exarchos/git-exarchos/project"
 )
 
-// watchMove is the store's gitstore.MoveWatcher: the branch index (hook_index_moves.go) and the
-// controls' watch follow each move.
-func (r *Repo) watchMove(feature string) func(gitrepo.Hash) {
-	index := r.indexMove(feature)
-	from, _, err := gitrepo.ReadRef(r.CommonDir(), gitstore.RefName(feature))
-	if err != nil {
-		return index
-	}
-	return func(commit gitrepo.Hash) {
-		index(commit)
-		r.controlsMoved(feature, from, commit)
-	}
+// RefsBefore is the refs' stamp taken before a write that may move workflow refs (BeforeMoves):
+// the moves the write reports are followed from it (Moved).
+type RefsBefore struct{ stamp string }
+
+// BeforeMoves takes the refs' stamp before a write. Taken before the whole write rather than just
+// before the rename, it proves as much: whatever moved a ref between it and the index's update
+// shows in the listing, the packed-refs stamp or the moved ref's content that indexMoved checks
+// after the move, and an index written since (another writer's) no longer has this stamp.
+func (r *Repo) BeforeMoves() RefsBefore {
+	stamp, _ := r.refsStamp()
+	return RefsBefore{stamp: stamp}
 }
 
-// controlsMoved keeps the watch of the worktree this process runs in current after its own move
-// of feature's ref from one commit to another (zero: none).
-func (r *Repo) controlsMoved(feature string, from, commit gitrepo.Hash) {
+// Moved keeps the hooks' branch index (hook_index_moves.go) and this worktree's controls' watch
+// (above) in step with the moves of workflow refs this process made since before: the caller of
+// each write hands them over (gitstore.Result.Moved, Integration.Moved, a deletion's move); the
+// store calls nobody. nil moves are skipped. A move not handed over costs the next hook call a
+// read of the refs, never a wrong answer: the index's and the controls' stamps no longer match.
+func (r *Repo) Moved(before RefsBefore, moves ...*gitstore.Move) {
+	var ms []gitstore.Move
+	for _, m := range moves {
+		if m != nil {
+			ms = append(ms, *m)
+		}
+	}
+	if len(ms) == 0 {
+		return
+	}
+	faults.Hit("index-before-update") // a kill here leaves the refs moved and the index as it was
+	r.indexMoved(before.stamp, ms)
+	r.controlsMoved(ms)
+}
+
+// controlsMoved keeps the watch of the worktree this process runs in current after its own moves
+// of workflow refs (To zero: deleted).
+func (r *Repo) controlsMoved(moves []gitstore.Move) {
 	root := r.WorkTree()
 	dir := r.refsDir()
 	kept, err := os.ReadFile(r.stampsPath(root))
-	if err != nil || len(kept) == 0 || strings.ContainsAny(feature, "\t\n/@") {
+	if err != nil || len(kept) == 0 {
 		return
+	}
+	to := finalCommits(moves)
+	for f := range to {
+		if strings.ContainsAny(f, "\t\n/@") {
+			return
+		}
 	}
 	dirStamp := gitrepo.FileStamp(dir) // before the listing: an entry made after it shows as another stamp
 	d, err := os.Open(dir)
@@ -83,7 +111,7 @@ func (r *Repo) controlsMoved(feature string, from, commit gitrepo.Hash) {
 		case !ok:
 			return
 		case inBlock:
-			if p != feature {
+			if _, moved := to[p]; !moved {
 				block = append(block, line)
 			}
 		case stamp == refFilesLine:
@@ -98,20 +126,24 @@ func (r *Repo) controlsMoved(feature string, from, commit gitrepo.Hash) {
 			head = append(head, line)
 		}
 	}
-	if !inBlock || dirLine < 0 || !sameNames(listed, block, feature, !commit.IsZero()) {
+	if !inBlock || dirLine < 0 || !sameNames(listed, block, to) {
 		return
 	}
 	head[dirLine] = dirStamp + "\t" + dir
-	if !commit.IsZero() {
-		stamp := gitrepo.StampsIn(dir, []string{feature})[0]
-		b, err := os.ReadFile(filepath.Join(dir, feature)) // after its stamp: a later write shows as another
+	for _, f := range slices.Sorted(maps.Keys(to)) {
+		commit := to[f]
+		if commit.IsZero() {
+			continue
+		}
+		stamp := gitrepo.StampsIn(dir, []string{f})[0]
+		b, err := os.ReadFile(filepath.Join(dir, f)) // after its stamp: a later write shows as another
 		if stamp == "" || err != nil || string(bytes.TrimSpace(b)) != commit.String() {
 			return // moved again since, by someone else
 		}
-		block = append(block, stamp+"@"+commit.String()+"\t"+feature)
+		block = append(block, stamp+"@"+commit.String()+"\t"+f)
 	}
 	faults.Hit("controls-before-journal") // a kill here leaves the stamps as they were: the next call looks
-	if !r.journalControlsMove(root, feature, from, commit) {
+	if !r.journalControlsMoves(root, moves) {
 		return
 	}
 	faults.Hit("controls-before-stamps") // a kill here leaves the old stamps and the journal applied at the next look
@@ -122,12 +154,14 @@ func (r *Repo) controlsMoved(feature string, from, commit gitrepo.Hash) {
 	_ = atomicfile.Write(r.stampsPath(root), []byte(out), 0o644)
 }
 
-// sameNames reports whether the directory's entries are the files block names, with feature
-// among them when present says it exists now.
-func sameNames(listed, block []string, feature string, present bool) bool {
+// sameNames reports whether the directory's entries are the files block names plus the moved
+// refs that exist now (to: a zero commit is a deletion).
+func sameNames(listed, block []string, to map[string]gitrepo.Hash) bool {
 	want := len(block)
-	if present {
-		want++
+	for _, c := range to {
+		if !c.IsZero() {
+			want++
+		}
 	}
 	if len(listed) != want {
 		return false
@@ -138,7 +172,7 @@ func sameNames(listed, block []string, feature string, present bool) bool {
 		names[name] = true
 	}
 	for _, n := range listed {
-		if !names[n] && (n != feature || !present) {
+		if c, moved := to[n]; !names[n] && (!moved || c.IsZero()) {
 			return false
 		}
 	}
@@ -150,13 +184,18 @@ func (r *Repo) controlsJournalPath(root string) string {
 	return filepath.Join(r.CommonDir(), filepath.FromSlash(controlsDir), "moves-"+project.HashHex(root)[:16])
 }
 
-// journalControlsMove appends "<feature> <from> <to>" in one O_APPEND write.
-func (r *Repo) journalControlsMove(root, feature string, from, to gitrepo.Hash) bool {
+// journalControlsMoves appends "<feature> <from> <to>" for each move, in order, in one O_APPEND
+// write.
+func (r *Repo) journalControlsMoves(root string, moves []gitstore.Move) bool {
 	f, err := os.OpenFile(r.controlsJournalPath(root), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
 	if err != nil {
 		return false
 	}
-	_, err = f.WriteString(feature + " " + orDash(from) + " " + orDash(to) + "\n")
+	var lines strings.Builder
+	for _, m := range moves {
+		lines.WriteString(m.Feature + " " + orDash(m.From) + " " + orDash(m.To) + "\n")
+	}
+	_, err = f.WriteString(lines.String())
 	return f.Close() == nil && err == nil
 }
 

@@ -12,15 +12,17 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/exarchos/git-exarchos/gitrepo"
+	"github.com/exarchos/git-exarchos/gitstore"
 	"github.com/exarchos/git-exarchos/internal/faults"
 	"github.com/exarchos/git-exarchos/internal/gittest"
 	"github.com/exarchos/git-exarchos/workflow"
 )
 
-// ownMove appends an event to feature's log through the store, as every command's write does.
+// ownMove appends an event to feature's log as every command's write does (its move handed to
+// Moved: Repo.Append).
 func ownMove(t *testing.T, r *Repo, feature string) string {
 	t.Helper()
-	_, err := r.Store.Append(feature, r.Projector(), workflow.NewEvent{Type: "note.added", Data: map[string]any{"k": 1}})
+	_, err := r.Append(feature, workflow.NewEvent{Type: "note.added", Data: map[string]any{"k": 1}})
 	require.NoError(t, err)
 	return gittest.Git(t, r.WorkTree(), "", "rev-parse", "refs/exarchos/"+feature)
 }
@@ -102,7 +104,7 @@ func TestControlsConcurrentOwnMoves(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for range 5 {
-				_, err := rr.Store.Append(feature, rr.Projector(), workflow.NewEvent{Type: "note.added", Data: map[string]any{"k": 1}})
+				_, err := rr.Append(feature, workflow.NewEvent{Type: "note.added", Data: map[string]any{"k": 1}})
 				assert.NoError(t, err)
 			}
 		}()
@@ -156,8 +158,8 @@ func TestControlsJournalLinesOutOfOrder(t *testing.T) {
 	ha, _ := gitrepo.ParseHash([]byte(a))
 	hb, _ := gitrepo.ParseHash([]byte(b))
 	hc, _ := gitrepo.ParseHash([]byte(c))
-	require.True(t, r.journalControlsMove(dir, "login", hb, hc))
-	require.True(t, r.journalControlsMove(dir, "login", ha, hb)) // late, from the state of before
+	require.True(t, r.journalControlsMoves(dir, []gitstore.Move{{Feature: "login", From: hb, To: hc}}))
+	require.True(t, r.journalControlsMoves(dir, []gitstore.Move{{Feature: "login", From: ha, To: hb}})) // late, from the state of before
 	require.NoError(t, os.Remove(r.stampsPath(dir)))
 
 	assert.Empty(t, r.CheckControls(dir))

@@ -87,7 +87,7 @@ func decide(t *testing.T, r *Repo, feature string, cmd workflow.Command) {
 	def, _ := workflow.Builtin("feature")
 	events, rej := workflow.Decide(def, st, cmd, workflow.Env{Actor: "Test User <test@example.com>"})
 	require.Nil(t, rej)
-	_, err = r.Store.Append(feature, r.Projector(), events...)
+	_, err = r.Append(feature, events...)
 	require.NoError(t, err)
 }
 

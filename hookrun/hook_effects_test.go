@@ -24,7 +24,7 @@ func createWorkflow(t testing.TB, r *Repo, cmd workflow.Init) {
 	require.True(t, ok, "built-in type %s", cmd.Type)
 	events, rej := workflow.Decide(def, workflow.State{}, cmd, workflow.Env{Actor: "Test User <test@example.com>"})
 	require.Nil(t, rej)
-	_, err := r.Store.Create(cmd.Feature, r.Projector(), events)
+	_, err := r.Create(cmd.Feature, events)
 	require.NoError(t, err)
 }
 

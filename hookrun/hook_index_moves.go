@@ -7,23 +7,27 @@ import (
 	"strings"
 
 	"github.com/exarchos/git-exarchos/gitrepo"
-	"github.com/exarchos/git-exarchos/internal/faults"
+	"github.com/exarchos/git-exarchos/gitstore"
 )
 
 // The hooks' branch index kept current by git exarchos's own writes. Every move of a workflow ref
-// this process makes (appends, transitions, restore, cancel, sync's merges and deletions: all go
-// through gitstore, which tells its MoveWatcher) puts the ref's new commit, branch and inode in the
-// index, under the refs' stamp after the move, marked recent. Without it, the first hook call of
+// this process makes (appends, transitions, restore, cancel: writes.go; sync's merges and
+// deletions: engine.Follow) is handed to Moved by the write's caller, from the store's result
+// (gitstore.Move), and puts the ref's new commit, branch and inode in the index, under the refs'
+// stamp after the move, marked recent. The store calls nobody: a move not handed over (a store
+// call made directly) leaves the index's stamp behind, and the next call reads the refs. Without it, the first hook call of
 // a new session after any workflow moved read every loose ref's stamp again: 1.5–2.5 times the
 // call before issue 28 with 1,000 loose refs (BENCHMARKS.md, "The hook index kept by its writers").
 //
 // The index is updated only when it is proven to summarise the refs as they are after the move:
-//   - it summarised them just before (its stamp is the refs' stamp taken right before the move;
+//   - it summarised them before (its stamp is the refs' stamp taken before the write, BeforeMoves;
 //     a settled stamp proves nothing moved since it was taken, a recent one is checked below);
-//   - packed-refs did not change in between;
-//   - the loose refs listed after the move (gitrepo.DirInodes) are exactly the index's, each with
-//     the inode its commit was read from, the moved ref with the one whose content is this
-//     process's commit (read after the listing: a later move shows another inode).
+//   - packed-refs did not change in between (a fetch with --prune rewrites it: a pull that
+//     prunes leaves the index to the next reader);
+//   - the loose refs listed after the moves (gitrepo.DirInodes) are exactly the index's, each with
+//     the inode its commit was read from, each moved ref with the one whose content is this
+//     process's commit (read after the listing: a later move shows another inode), a deleted one
+//     absent.
 //
 // Anything else (a plain `git update-ref` or fetch in between, pack-refs, a concurrent writer
 // whose update this one would hide, an index missing or damaged) leaves the index as it was, and
@@ -36,19 +40,10 @@ import (
 // the file system gives the first one's inode number back (inode numbers are reused only once
 // freed, so never by a single replacement).
 
-// indexMove is the store's gitstore.MoveWatcher.
-func (r *Repo) indexMove(feature string) func(gitrepo.Hash) {
-	pre, _ := r.refsStamp()
-	return func(commit gitrepo.Hash) {
-		faults.Hit("index-before-update") // a kill here leaves the ref moved and the index as it was
-		r.indexMoved(feature, pre, commit)
-	}
-}
-
-// indexMoved puts feature's move to commit (zero: deleted) in the index when the index summarised
-// the refs as they were at pre, the refs' stamp taken just before the move. Only the moved
-// ref's line in the head changes: the base is kept as it is.
-func (r *Repo) indexMoved(feature, pre string, commit gitrepo.Hash) {
+// indexMoved puts moves this process made (To zero: deleted) in the index when the index
+// summarised the refs as they were at pre, the refs' stamp taken before the write that made them
+// (RefsBefore). Only the moved refs' lines in the head change: the base is kept as it is.
+func (r *Repo) indexMoved(pre string, moves []gitstore.Move) {
 	c := r.hookCache()
 	kept, ok := r.loadIndex()
 	if !ok || kept.stamp != pre || kept.mode != stampSettled && kept.mode != stampRecent || kept.headLines() > 2*packLooseRefsAt {
@@ -58,9 +53,10 @@ func (r *Repo) indexMoved(feature, pre string, commit gitrepo.Hash) {
 	if !ok {
 		return
 	}
+	to := finalCommits(moves)
 	indexed := map[string]uint64{}
 	for f, e := range head {
-		if e != nil && e.ino != 0 && f != feature {
+		if _, moved := to[f]; e != nil && e.ino != 0 && !moved {
 			indexed[f] = e.ino
 		}
 	}
@@ -72,8 +68,12 @@ func (r *Repo) indexMoved(feature, pre string, commit gitrepo.Hash) {
 	if err != nil {
 		return
 	}
-	var moved *indexEntry
-	if !commit.IsZero() {
+	entries := make(map[string]*indexEntry, len(to))
+	for feature, commit := range to {
+		if commit.IsZero() {
+			entries[feature] = nil
+			continue
+		}
 		ino, listed := inodes[feature]
 		b, err := os.ReadFile(filepath.Join(r.refsDir(), feature))
 		if !listed || err != nil || string(bytes.TrimSpace(b)) != commit.String() {
@@ -83,14 +83,25 @@ func (r *Repo) indexMoved(feature, pre string, commit gitrepo.Hash) {
 		if err != nil || !found || sum.Branch == "" {
 			return // the reader reads it (a head without the trailer needs its state)
 		}
-		moved = &indexEntry{commit: commit.String(), branch: sum.Branch, ino: ino}
+		entries[feature] = &indexEntry{commit: commit.String(), branch: sum.Branch, ino: ino}
 		indexed[feature] = ino
 	}
 	if !listedAsIndexed(indexed, inodes) {
 		return
 	}
-	head[feature] = moved
+	for f, e := range entries {
+		head[f] = e
+	}
 	_ = c.writeHead(stampRecent, post, kept.base, encodeHead(head))
+}
+
+// finalCommits is the commit each moved ref holds after all of moves, in order (zero: deleted).
+func finalCommits(moves []gitstore.Move) map[string]gitrepo.Hash {
+	to := make(map[string]gitrepo.Hash, len(moves))
+	for _, m := range moves {
+		to[m.Feature] = m.To
+	}
+	return to
 }
 
 // packedStamp is the packed-refs part of refsStamp's stamp.

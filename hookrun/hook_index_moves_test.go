@@ -14,9 +14,12 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/exarchos/git-exarchos/app"
+	"github.com/exarchos/git-exarchos/engine"
 	"github.com/exarchos/git-exarchos/gitrepo"
+	"github.com/exarchos/git-exarchos/gitstore"
 	"github.com/exarchos/git-exarchos/internal/faults"
 	"github.com/exarchos/git-exarchos/internal/gittest"
+	"github.com/exarchos/git-exarchos/teamsync"
 	"github.com/exarchos/git-exarchos/workflow"
 )
 
@@ -119,9 +122,12 @@ func TestHookIndexFollowsOwnMoves(t *testing.T) {
 			require.NoError(t, err)
 			require.True(t, ok)
 			hash, _ := gitrepo.ParseHash([]byte(h))
+			// A deletion outside the engine (sync's prune): its caller hands the move over.
+			before := hookRuntime(r).BeforeMoves()
 			deleted, err := r.Store.DeleteIfUnchanged("other-3", hash)
 			require.NoError(t, err)
-			require.True(t, deleted)
+			require.NotNil(t, deleted)
+			hookRuntime(r).Moved(before, deleted)
 			delete(want, "other-3")
 		}, want},
 	}
@@ -188,16 +194,17 @@ func TestHookIndexWriterProvesWhatItKeeps(t *testing.T) {
 		_, err := r.Execute("login", workflow.Set{Assignments: []workflow.Assignment{{Path: "artifacts.design", Value: []byte(fmt.Sprintf(`"docs/%d.md"`, n))}}})
 		require.NoError(t, err)
 	}
-	// between runs f between the writer's stamp before its move and its update of the index.
+	// between runs f between the writer's move (after its stamp) and its update of the index: the
+	// steps of every write (hookrun.Repo.Update), taken one by one.
 	between := func(f func()) {
-		watch := r.Store.Watch
-		r.Store.Watch = func(feature string) func(gitrepo.Hash) {
-			r.Store.Watch = watch // once: f may move a ref itself
-			after := watch(feature)
-			return func(h gitrepo.Hash) { f(); after(h) }
-		}
-		appendLogin()
-		r.Store.Watch = watch
+		t.Helper()
+		h := hookRuntime(r)
+		before := h.BeforeMoves()
+		n++
+		res, err := r.Store.Append("login", r.Projector(), workflow.NewEvent{Type: "note.added", Data: map[string]int{"n": n}})
+		require.NoError(t, err)
+		f()
+		h.Moved(before, res.Moved)
 	}
 	check := func(name string, want map[string]string) {
 		t.Helper()
@@ -402,4 +409,108 @@ func TestHookIndexGoroutinesShareARepo(t *testing.T) {
 	}
 	assert.Equal(t, map[string]string{"login": "ideate"}, boundPhases(t, dir))
 	assert.Equal(t, refCommits(t, dir), indexedCommits(t, dir))
+}
+
+// TestHookIndexFollowsSync (issue 41): sync's moves (a teammate's workflow pulled in and
+// fast-forwarded, one pruned after its deletion on the remote) reach the index through their
+// caller, engine.Follow, as `git exarchos pull` hands them over: the store calls nobody. After a
+// pull that creates or fast-forwards, the next session's first call takes the index without
+// reading the refs; a prune's fetch (`--prune`) rewrites packed-refs, which the index cannot
+// prove it summarises, so the next call reads the refs (as before issue 41). Every step answers
+// what git says.
+func TestHookIndexFollowsSync(t *testing.T) {
+	remote, clones := gittest.NewTeam(t, 2)
+	alice, bob := clones[0], clones[1]
+	ra, err := app.Open(alice)
+	require.NoError(t, err)
+	rb, err := app.Open(bob)
+	require.NoError(t, err)
+	push := func() {
+		t.Helper()
+		_, err := engine.Follow(ra.Engine, func() (*teamsync.PushResult, error) { return teamsync.Push(ra.Repo, teamsync.PushOptions{}) })
+		require.NoError(t, err)
+	}
+	pull := func() *teamsync.PullResult {
+		t.Helper()
+		res, err := engine.Follow(rb.Engine, func() (*teamsync.PullResult, error) {
+			return teamsync.Pull(rb.Repo, teamsync.PullOptions{Prune: true})
+		})
+		require.NoError(t, err)
+		return res
+	}
+	_, err = ra.CreateWorkflow(workflow.Init{Feature: "login", Type: "feature", Branch: "login"})
+	require.NoError(t, err)
+	push()
+	_, err = rb.CreateWorkflow(workflow.Init{Feature: "signup", Type: "feature", Branch: "login"})
+	require.NoError(t, err)
+	gittest.Git(t, bob, "", "switch", "-q", "-c", "login")
+	require.Equal(t, map[string]string{"signup": "ideate"}, boundPhases(t, bob))
+
+	steps := []struct {
+		name   string
+		move   func()
+		action string
+		kept   bool // the index is taken as the pull left it
+		want   map[string]string
+	}{
+		{"created", func() {}, gitstore.Created, true, map[string]string{"login": "ideate", "signup": "ideate"}},
+		{"fast-forward", func() {
+			_, err := ra.Execute("login", workflow.Set{Assignments: []workflow.Assignment{{Path: "artifacts.design", Value: []byte(`"docs/d.md"`)}}})
+			require.NoError(t, err)
+			push()
+		}, gitstore.FastForward, true, map[string]string{"login": "ideate", "signup": "ideate"}},
+		{"pruned", func() {
+			gittest.Git(t, remote, "", "update-ref", "-d", "refs/exarchos/login")
+		}, teamsync.Pruned, false, map[string]string{"signup": "ideate"}},
+	}
+	for _, s := range steps {
+		s.move()
+		res := pull()
+		require.Len(t, res.Workflows, 1, s.name)
+		require.Equal(t, s.action, res.Workflows[0].Action, s.name)
+		assert.Equal(t, s.kept, indexTakenNow(t, bob), "%s: the index follows sync's move", s.name)
+		if s.kept {
+			assert.Equal(t, refCommits(t, bob), indexedCommits(t, bob), s.name)
+		}
+		assert.Equal(t, s.want, boundPhases(t, bob), s.name)
+		assert.Equal(t, refCommits(t, bob), indexedCommits(t, bob), "%s: after the call", s.name)
+		assert.Empty(t, hookRuntime(rb).CheckControls(bob), "%s: no hold for sync's own move", s.name)
+	}
+}
+
+// TestHookIndexUnreportedMoveIsReadAgain (issue 41): a write whose move nobody hands to the hook
+// (a store call made directly, a caller that forgot Moved) leaves the index's stamp behind, even
+// in the same clock tick: the next call reads the refs and answers what git says, never the
+// index's old answer; and the ref-write log still tells the move for git exarchos's own (no hold).
+func TestHookIndexUnreportedMoveIsReadAgain(t *testing.T) {
+	dir, r := newRepo(t, "main")
+	for _, f := range []string{"login", "signup"} {
+		_, err := r.CreateWorkflow(workflow.Init{Feature: f, Type: "feature", Branch: "login"})
+		require.NoError(t, err)
+	}
+	gittest.Git(t, dir, "", "switch", "-q", "-c", "login")
+	require.Equal(t, map[string]string{"login": "ideate", "signup": "ideate"}, boundPhases(t, dir))
+	require.True(t, indexTakenNow(t, dir))
+
+	tick := refsDirTime(t, dir)
+	_, err := r.Store.Append("login", r.Projector(), workflow.NewEvent{Type: "note.added", Data: map[string]int{"i": 1}})
+	require.NoError(t, err)
+	sameTick(t, dir, tick)
+	assert.False(t, indexTakenNow(t, dir), "an unreported append")
+	assert.Equal(t, map[string]string{"login": "ideate", "signup": "ideate"}, boundPhases(t, dir))
+	assert.Equal(t, refCommits(t, dir), indexedCommits(t, dir), "the refs were read again")
+
+	h, ok, err := r.Store.Head("signup")
+	require.NoError(t, err)
+	require.True(t, ok)
+	hash, _ := gitrepo.ParseHash([]byte(h))
+	tick = refsDirTime(t, dir)
+	deleted, err := r.Store.DeleteIfUnchanged("signup", hash)
+	require.NoError(t, err)
+	require.NotNil(t, deleted)
+	sameTick(t, dir, tick)
+	assert.False(t, indexTakenNow(t, dir), "an unreported deletion")
+	assert.Equal(t, map[string]string{"login": "ideate"}, boundPhases(t, dir))
+	assert.Equal(t, refCommits(t, dir), indexedCommits(t, dir), "the refs were read again")
+	assert.Empty(t, hookRuntime(r).CheckControls(dir), "git exarchos's own moves, reported or not, hold nothing")
 }

@@ -40,7 +40,7 @@ func TestPackRefsBesideAppends(t *testing.T) {
 				return
 			}
 			for i := range appends {
-				_, err := w.Store.Append(f, w.Projector(), workflow.NewEvent{Type: "note.added", Data: map[string]any{"i": i}})
+				_, err := w.Append(f, workflow.NewEvent{Type: "note.added", Data: map[string]any{"i": i}})
 				assert.NoError(t, err)
 			}
 		}()

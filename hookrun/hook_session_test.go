@@ -232,7 +232,7 @@ func TestHookTurnCapAndStaleLock(t *testing.T) {
 	// A stale lock on the workflow's ref: the call cannot be counted, so it is refused.
 	_, err = hookrun.HooksRelease(hookrun.HooksReleaseOptions{Session: "c1"})
 	require.NoError(t, err)
-	_, err = r.Store.Update("capped", r.Projector(), func(*gitstore.Snapshot) ([]workflow.NewEvent, error) {
+	_, err = hookRuntime(r).Update("capped", func(*gitstore.Snapshot) ([]workflow.NewEvent, error) {
 		return []workflow.NewEvent{{Type: workflow.EventBudgetExtended, Data: workflow.BudgetData{Phase: "work", Turns: 5, Reason: "test", Actor: "human"}}}, nil
 	})
 	require.NoError(t, err)

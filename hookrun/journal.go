@@ -221,7 +221,7 @@ func (r *Repo) FlushJournal(feature string) {
 		return
 	}
 	if len(b.Events) > 0 {
-		if _, err := r.Store.Append(feature, r.Projector(), b.Events...); err != nil {
+		if _, err := r.Append(feature, b.Events...); err != nil {
 			return
 		}
 	}

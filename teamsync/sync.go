@@ -52,6 +52,8 @@ type WorkflowPull struct {
 	// Conflicts are the conflicts this pull brought in (the fold settled them; `status` lists all).
 	Conflicts []workflow.Conflict `json:"conflicts,omitempty"`
 	Message   string              `json:"message,omitempty"`
+	// Moved is the move of the local ref this made (integrated, pruned); nil when none.
+	Moved *gitstore.Move `json:"-"`
 }
 
 // PullResult is what `pull` prints.
@@ -63,6 +65,19 @@ type PullResult struct {
 
 // Failures counts workflows that could not be integrated.
 func (r *PullResult) Failures() int { return r.Counts[Failed] }
+
+// RefMoves are the moves of local workflow refs the pull made, for the caller to hand to whatever
+// keeps in step with the refs (the hook runtime: engine.Follow).
+func (r *PullResult) RefMoves() []*gitstore.Move {
+	if r == nil {
+		return nil
+	}
+	var out []*gitstore.Move
+	for _, w := range r.Workflows {
+		out = append(out, w.Moved)
+	}
+	return out
+}
 
 // Pull fetches a remote's workflows to refs/exarchos-remotes/<remote>/* and brings each into the
 // local ref: create, fast-forward or merge. A workflow that fails (e.g. a damaged remote log) is
@@ -125,7 +140,7 @@ func integrate(r *Repo, feature string, theirs gitrepo.Hash, label string) Workf
 		w.Action, w.Message = Failed, err.Error()
 		return w
 	}
-	w.Action, w.Head, w.Added = in.Action, in.New.String(), in.Added
+	w.Action, w.Head, w.Added, w.Moved = in.Action, in.New.String(), in.Added, in.Moved()
 	if in.Action == gitstore.UpToDate || in.Action == gitstore.Ahead {
 		return w
 	}
@@ -189,8 +204,8 @@ func deletedUpstream(r *Repo, res *PullResult, remote string, before, after map[
 				if err != nil {
 					return err
 				}
-				if deleted {
-					w.Action, w.Message = Pruned, "deleted on "+remote+" and here"
+				if deleted != nil {
+					w.Action, w.Message, w.Moved = Pruned, "deleted on "+remote+" and here", deleted
 					if err := r.Store.ClearTombstone(remote, f); err != nil {
 						return err
 					}
@@ -243,6 +258,8 @@ type WorkflowPush struct {
 	Attempts  int                 `json:"attempts,omitempty"`
 	Conflicts []workflow.Conflict `json:"conflicts,omitempty"` // brought in by a merge before a retry
 	Message   string              `json:"message,omitempty"`
+	// Moved are the moves of the local ref the merges before its retries made.
+	Moved []*gitstore.Move `json:"-"`
 }
 
 // PushResult is what `push` prints.
@@ -254,6 +271,18 @@ type PushResult struct {
 
 // Failures counts workflows that did not reach the remote.
 func (r *PushResult) Failures() int { return r.Counts[Rejected] + r.Counts[Failed] }
+
+// RefMoves are the moves of local workflow refs the push made (its merges before a retry).
+func (r *PushResult) RefMoves() []*gitstore.Move {
+	if r == nil {
+		return nil
+	}
+	var out []*gitstore.Move
+	for _, w := range r.Workflows {
+		out = append(out, w.Moved...)
+	}
+	return out
+}
 
 // Push pushes every local workflow that is ahead of the remote's (as last fetched), never forced.
 // A ref the remote rejects (someone pushed meanwhile) is fetched, merged and pushed again, at most
@@ -355,7 +384,7 @@ func push(r *Repo, remote string, retries int, skip map[string]bool) (*PushResul
 				continue // rejected for another reason (hook, permissions): the message says why
 			}
 			in := integrate(r, f, theirs, gitstore.TrackingRef(remote, f))
-			w.Conflicts = append(w.Conflicts, in.Conflicts...)
+			w.Conflicts, w.Moved = append(w.Conflicts, in.Conflicts...), append(w.Moved, in.Moved)
 			done[f] = w
 			if in.Action == Failed {
 				w.Result, w.Message = Failed, in.Message
@@ -393,6 +422,14 @@ type SyncResult struct {
 	Remote string      `json:"remote"`
 	Pull   *PullResult `json:"pull"`
 	Push   *PushResult `json:"push"`
+}
+
+// RefMoves are the moves of local workflow refs the pull and the push made.
+func (r *SyncResult) RefMoves() []*gitstore.Move {
+	if r == nil {
+		return nil
+	}
+	return append(r.Pull.RefMoves(), r.Push.RefMoves()...)
 }
 
 // Sync is pull then push.

@@ -7,6 +7,7 @@ import (
 
 	"github.com/urfave/cli/v3"
 
+	"github.com/exarchos/git-exarchos/engine"
 	"github.com/exarchos/git-exarchos/teamsync"
 )
 
@@ -39,7 +40,9 @@ Examples:
 			if err != nil {
 				return err
 			}
-			res, err := teamsync.Pull(r.Repo, teamsync.PullOptions{Remote: remote, Prune: c.Bool("prune")})
+			res, err := engine.Follow(r.Engine, func() (*teamsync.PullResult, error) {
+				return teamsync.Pull(r.Repo, teamsync.PullOptions{Remote: remote, Prune: c.Bool("prune")})
+			})
 			if err != nil {
 				return err
 			}
@@ -69,7 +72,9 @@ Examples:
 			if err != nil {
 				return err
 			}
-			res, err := teamsync.Push(r.Repo, teamsync.PushOptions{Remote: remote, Retries: c.Int("retries")})
+			res, err := engine.Follow(r.Engine, func() (*teamsync.PushResult, error) {
+				return teamsync.Push(r.Repo, teamsync.PushOptions{Remote: remote, Retries: c.Int("retries")})
+			})
 			if err != nil {
 				return err
 			}
@@ -95,7 +100,9 @@ Examples:
 			if err != nil {
 				return err
 			}
-			res, err := teamsync.Sync(r.Repo, teamsync.SyncOptions{Remote: remote, Prune: c.Bool("prune"), Retries: c.Int("retries")})
+			res, err := engine.Follow(r.Engine, func() (*teamsync.SyncResult, error) {
+				return teamsync.Sync(r.Repo, teamsync.SyncOptions{Remote: remote, Prune: c.Bool("prune"), Retries: c.Int("retries")})
+			})
 			if err != nil {
 				return err
 			}
