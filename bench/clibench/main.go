@@ -160,7 +160,7 @@ func setup(dir string, events, n int) {
 		for ; done < events && len(batch) < 500; done++ {
 			batch = append(batch, workflow.NewEvent{Type: "bench.note", Data: map[string]int{"i": done}})
 		}
-		_, err := r.Store.Append("bench", r.Projector(), batch...)
+		_, err := r.Append("bench", batch...)
 		benchutil.Check(err)
 	}
 	head := strings.TrimSpace(benchutil.Run(dir, "", "git", "rev-parse", "refs/exarchos/bench"))
@@ -170,7 +170,7 @@ func setup(dir string, events, n int) {
 	}
 	benchutil.Run(dir, tx.String(), "git", "update-ref", "--stdin")
 	for i := 0; i < n; i++ {
-		_, err := r.Store.Append(fmt.Sprintf("bench-%d", i), r.Projector(), workflow.NewEvent{Type: "bench.copy", Data: map[string]int{"i": i}})
+		_, err := r.Append(fmt.Sprintf("bench-%d", i), workflow.NewEvent{Type: "bench.copy", Data: map[string]int{"i": i}})
 		benchutil.Check(err)
 	}
 }

@@ -51,7 +51,7 @@ func benchEnvelope(repo, bin string, events, others, runs int) {
 		for ; len(evs) < 250 && n < events; n++ {
 			evs = append(evs, workflow.NewEvent{Type: "bench.note", Data: map[string]any{"n": n, "text": "an event that the fold counts and ignores"}})
 		}
-		_, err := r.Store.Append("bench", r.Projector(), evs...)
+		_, err := r.Append("bench", evs...)
 		benchutil.Check(err)
 	}
 	for i := range others {

@@ -179,7 +179,7 @@ func setup(repo string, events, others, files int) {
 				evs = append(evs, workflow.NewEvent{Type: "bench.note", Data: map[string]any{"n": n, "text": "an event that the fold counts and ignores"}})
 			}
 		}
-		_, err := r.Store.Append("bench", r.Projector(), evs...)
+		_, err := r.Append("bench", evs...)
 		benchutil.Check(err)
 	}
 	// The first 20 other workflows are made by init; the rest are refs to the same commits (as a

@@ -118,7 +118,7 @@ func setup(dir, tmp string, events, decisions int, signed bool) {
 		for ; done < events && len(batch) < 500; done++ {
 			batch = append(batch, workflow.NewEvent{Type: "bench.note", Data: map[string]int{"i": done}})
 		}
-		_, err := r.Store.Append("f", r.Projector(), batch...)
+		_, err := r.Append("f", batch...)
 		benchutil.Check(err)
 	}
 	// Warm the verdict cache as any first read would.

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/exarchos/git-exarchos/bench/benchutil"
+	"github.com/exarchos/git-exarchos/engine"
 	"github.com/exarchos/git-exarchos/teamsync"
 
 	"github.com/exarchos/git-exarchos/app"
@@ -87,22 +88,22 @@ func prepare(root string, workflows, diverged int) {
 		benchutil.Check(err)
 		note(alice, f, 20)
 	}
-	_, err := teamsync.Push(alice.Repo, teamsync.PushOptions{})
+	_, err := engine.Follow(alice.Engine, func() (*teamsync.PushResult, error) { return teamsync.Push(alice.Repo, teamsync.PushOptions{}) })
 	benchutil.Check(err)
-	_, err = teamsync.Pull(bob.Repo, teamsync.PullOptions{})
+	_, err = engine.Follow(bob.Engine, func() (*teamsync.PullResult, error) { return teamsync.Pull(bob.Repo, teamsync.PullOptions{}) })
 	benchutil.Check(err)
 	for i := 0; i < diverged; i++ {
 		f := fmt.Sprintf("wf-%03d", i)
 		note(alice, f, 5)
 		note(bob, f, 5)
 	}
-	_, err = teamsync.Push(alice.Repo, teamsync.PushOptions{})
+	_, err = engine.Follow(alice.Engine, func() (*teamsync.PushResult, error) { return teamsync.Push(alice.Repo, teamsync.PushOptions{}) })
 	benchutil.Check(err)
 }
 
 func note(r *app.Repo, f string, n int) {
 	for i := 0; i < n; i++ {
-		_, err := r.Store.Append(f, r.Projector(), workflow.NewEvent{Type: "bench.note", Data: map[string]int{"i": i}})
+		_, err := r.Append(f, workflow.NewEvent{Type: "bench.note", Data: map[string]int{"i": i}})
 		benchutil.Check(err)
 	}
 }
