@@ -45,17 +45,43 @@ import (
 	"github.com/exarchos/git-exarchos/project"
 )
 
-// RefsBefore is the refs' stamp taken before a write that may move workflow refs (BeforeMoves):
-// the moves the write reports are followed from it (Moved).
-type RefsBefore struct{ stamp string }
+// RefsBefore is what the refs looked like before a write that may move workflow refs
+// (BeforeMoves): their stamp, and the end of the ref-write log. The moves the write reports are
+// followed from it (Moved).
+type RefsBefore struct {
+	stamp  string
+	logEnd int64
+}
 
-// BeforeMoves takes the refs' stamp before a write. Taken before the whole write rather than just
-// before the rename, it proves as much: whatever moved a ref between it and the index's update
-// shows in the listing, the packed-refs stamp or the moved ref's content that indexMoved checks
-// after the move, and an index written since (another writer's) no longer has this stamp.
+// BeforeMoves takes the refs' stamp and the ref-write log's end before a write. Taken before the
+// whole write rather than just before the rename, it proves as much: whatever moved a ref between
+// it and the index's update shows in the listing, the packed-refs stamp or the moved ref's
+// content that indexMoved checks after the move, or (another git exarchos process's move, even
+// of a ref whose file got its first inode back) in the ref-write log (onlyOwnMovesLogged); and
+// an index written since (another writer's) no longer has this stamp.
 func (r *Repo) BeforeMoves() RefsBefore {
 	stamp, _ := r.refsStamp()
-	return RefsBefore{stamp: stamp}
+	before := RefsBefore{stamp: stamp}
+	if fi, err := os.Stat(gitstore.RefWritesFile(r.CommonDir())); err == nil {
+		before.logEnd = fi.Size()
+	}
+	return before
+}
+
+// onlyOwnMovesLogged reports whether every write git exarchos logged since before (the ref-write
+// log, appended by any process before each move) is of a ref among moves.
+func (r *Repo) onlyOwnMovesLogged(before RefsBefore, moves []gitstore.Move) bool {
+	logged, _, err := gitstore.RefWritesSince(r.CommonDir(), before.logEnd)
+	if err != nil {
+		return false
+	}
+	to := finalCommits(moves)
+	for ref := range logged {
+		if _, ours := to[strings.TrimPrefix(ref, gitstore.RefPrefix)]; !ours {
+			return false
+		}
+	}
+	return true
 }
 
 // Moved keeps the hooks' branch index (hook_index_moves.go) and this worktree's controls' watch
@@ -74,7 +100,9 @@ func (r *Repo) Moved(before RefsBefore, moves ...*gitstore.Move) {
 		return
 	}
 	faults.Hit("index-before-update") // a kill here leaves the refs moved and the index as it was
-	r.indexMoved(before.stamp, ms)
+	if r.onlyOwnMovesLogged(before, ms) {
+		r.indexMoved(before.stamp, ms)
+	}
 	r.controlsMoved(ms)
 }
 

@@ -24,6 +24,8 @@ import (
 //     a settled stamp proves nothing moved since it was taken, a recent one is checked below);
 //   - packed-refs did not change in between (a fetch with --prune rewrites it: a pull that
 //     prunes leaves the index to the next reader);
+//   - the ref-write log has no line since then naming another ref than the moved ones (another
+//     git exarchos process moved one meanwhile: onlyOwnMovesLogged, hook_controls_moves.go);
 //   - the loose refs listed after the moves (gitrepo.DirInodes) are exactly the index's, each with
 //     the inode its commit was read from, each moved ref with the one whose content is this
 //     process's commit (read after the listing: a later move shows another inode), a deleted one
@@ -38,7 +40,9 @@ import (
 //
 // What a recent stamp cannot see: a ref replaced twice within one clock tick whose second file
 // the file system gives the first one's inode number back (inode numbers are reused only once
-// freed, so never by a single replacement).
+// freed, so never by a single replacement). The same holds of the window between BeforeMoves and
+// Moved, which is longer than a clock tick: a ref replaced twice in it by something that does not
+// write the ref-write log (not git exarchos), its second file given the first's inode back.
 
 // indexMoved puts moves this process made (To zero: deleted) in the index when the index
 // summarised the refs as they were at pre, the refs' stamp taken before the write that made them

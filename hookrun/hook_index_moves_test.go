@@ -514,3 +514,35 @@ func TestHookIndexUnreportedMoveIsReadAgain(t *testing.T) {
 	assert.Equal(t, refCommits(t, dir), indexedCommits(t, dir), "the refs were read again")
 	assert.Empty(t, hookRuntime(r).CheckControls(dir), "git exarchos's own moves, reported or not, hold nothing")
 }
+
+// TestHookIndexWriterSeesAnotherWriterThroughTheLog: the stamp is taken before the whole write, so
+// more may move beside it. Another git exarchos process's move of another ref in that window,
+// which left the ref's file with the inode the index names (a ref replaced twice, its second file
+// given the first's inode back: emulated by a hard link kept to the first file, put back and
+// written in place), is seen through the ref-write log: the writer leaves the index as it was,
+// and the next call reads the refs and answers what git says.
+func TestHookIndexWriterSeesAnotherWriterThroughTheLog(t *testing.T) {
+	dir, r := loginAndSignup(t, "login")
+	signup := filepath.Join(dir, ".git", "refs", "exarchos", "signup")
+	first := filepath.Join(dir, ".git", "signup-first")
+	require.NoError(t, os.Link(signup, first))
+	was := refCommits(t, dir)["signup"]
+
+	pre := r.Hook().BeforeMoves()
+	res, err := r.Store.Append("login", r.Projector(), workflow.NewEvent{Type: "note.added"})
+	require.NoError(t, err)
+	other, err := app.Open(dir) // another process
+	require.NoError(t, err)
+	_, err = other.Append("signup", workflow.NewEvent{Type: "note.added"})
+	require.NoError(t, err)
+	now := refCommits(t, dir)["signup"]
+	require.NotEqual(t, was, now)
+	require.NoError(t, os.Rename(first, signup))
+	require.NoError(t, os.WriteFile(signup, []byte(now+"\n"), 0o644)) // in place: the first inode
+	r.Hook().Moved(pre, res.Moved)
+
+	assert.False(t, indexTakenNow(t, dir), "the index is not taken: another writer moved a ref in the window")
+	assert.Equal(t, map[string]string{"login": "ideate"}, boundPhases(t, dir))
+	assert.Equal(t, refCommits(t, dir), indexedCommits(t, dir), "the refs were read again")
+	assert.Equal(t, now, indexedCommits(t, dir)["signup"])
+}
