@@ -69,11 +69,8 @@ func (r *Engine) Append(feature string, events ...workflow.NewEvent) (*gitstore.
 
 // Follow runs a job that moves workflow refs outside the engine's writes (sync's pull, push and
 // sync, through teamsync) and hands the moves its result reports to the hook runtime, so the
-// hooks' branch index and the controls' watch follow them; the refs' stamp is taken before the
-// job starts (hookrun.Repo.BeforeMoves). The result is returned as the job gave it.
+// hooks' branch index and the controls' watch follow them (hookrun.Following, as the engine's own
+// writes do). The result is returned as the job gave it.
 func Follow[R interface{ RefMoves() []*gitstore.Move }](r *Engine, job func() (R, error)) (R, error) {
-	before := r.hook.BeforeMoves()
-	res, err := job()
-	r.hook.Moved(before, res.RefMoves()...)
-	return res, err
+	return hookrun.Following(r.hook, job)
 }

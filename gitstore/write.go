@@ -41,6 +41,15 @@ type Result struct {
 	Moved *Move
 }
 
+// RefMoves is the move this write made, as a list (none for a nil result): what a caller hands to
+// whatever keeps in step with the refs (hookrun.Following).
+func (r *Result) RefMoves() []*Move {
+	if r == nil || r.Moved == nil {
+		return nil
+	}
+	return []*Move{r.Moved}
+}
+
 // Create starts a workflow. It fails with ErrExists if the ref is already there; it is the only
 // operation for which a missing ref means "create".
 func (s *Store) Create(feature string, p Projector, events []workflow.NewEvent) (*Result, error) {

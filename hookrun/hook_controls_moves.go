@@ -15,9 +15,9 @@ package hookrun
 //     to be this process's commit): the next calls read that one file too and compare it with the
 //     commit, so a rewrite in place within the same clock tick (inode, size and time unchanged)
 //     is still seen. Every other line is left as it was: whatever else moved still shows;
-//   - the journal's lines "<feature> <from> <to>" (the commit the store's compare-and-swap replaced
-//     and the one after, "-" for none; gitstore.Move), appended in one write before the stamps file is replaced: the next full look takes
-//     a ref the state kept at from as at to, so a later rewind to the commit before the move is
+//   - the journal's lines "<feature> <from> <to>" (the commit the store's compare-and-swap
+//     replaced and the one after, "-" for none; gitstore.Move), appended in one write before the
+//     stamps file is replaced: the next full look takes a ref the state kept at from as at to, so a later rewind to the commit before the move is
 //     seen as a move. A line whose from is not what the state kept changes nothing (a move the
 //     look saw already, or lines of concurrent writers out of order), so no line makes a false
 //     hold. The state keeps where it read the journal to, as it does the ref-write log.
@@ -69,13 +69,12 @@ func (r *Repo) BeforeMoves() RefsBefore {
 }
 
 // onlyOwnMovesLogged reports whether every write git exarchos logged since before (the ref-write
-// log, appended by any process before each move) is of a ref among moves.
-func (r *Repo) onlyOwnMovesLogged(before RefsBefore, moves []gitstore.Move) bool {
+// log, appended by any process before each move) is of a ref this process moved (to).
+func (r *Repo) onlyOwnMovesLogged(before RefsBefore, to map[string]gitrepo.Hash) bool {
 	logged, _, err := gitstore.RefWritesSince(r.CommonDir(), before.logEnd)
 	if err != nil {
 		return false
 	}
-	to := finalCommits(moves)
 	for ref := range logged {
 		if _, ours := to[strings.TrimPrefix(ref, gitstore.RefPrefix)]; !ours {
 			return false
@@ -100,22 +99,22 @@ func (r *Repo) Moved(before RefsBefore, moves ...*gitstore.Move) {
 		return
 	}
 	faults.Hit("index-before-update") // a kill here leaves the refs moved and the index as it was
-	if r.onlyOwnMovesLogged(before, ms) {
-		r.indexMoved(before.stamp, ms)
+	to := finalCommits(ms)
+	if r.onlyOwnMovesLogged(before, to) {
+		r.indexMoved(before.stamp, to)
 	}
-	r.controlsMoved(ms)
+	r.controlsMoved(ms, to)
 }
 
 // controlsMoved keeps the watch of the worktree this process runs in current after its own moves
-// of workflow refs (To zero: deleted).
-func (r *Repo) controlsMoved(moves []gitstore.Move) {
+// of workflow refs, in order, which leave each moved ref at to's commit (zero: deleted).
+func (r *Repo) controlsMoved(moves []gitstore.Move, to map[string]gitrepo.Hash) {
 	root := r.WorkTree()
 	dir := r.refsDir()
 	kept, err := os.ReadFile(r.stampsPath(root))
 	if err != nil || len(kept) == 0 {
 		return
 	}
-	to := finalCommits(moves)
 	for f := range to {
 		if strings.ContainsAny(f, "\t\n/@") {
 			return

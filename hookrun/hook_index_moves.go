@@ -44,10 +44,10 @@ import (
 // Moved, which is longer than a clock tick: a ref replaced twice in it by something that does not
 // write the ref-write log (not git exarchos), its second file given the first's inode back.
 
-// indexMoved puts moves this process made (To zero: deleted) in the index when the index
-// summarised the refs as they were at pre, the refs' stamp taken before the write that made them
+// indexMoved puts the refs this process moved, at the commits to names (zero: deleted), in the
+// index when the index summarised the refs as they were at pre, the refs' stamp taken before the write that made them
 // (RefsBefore). Only the moved refs' lines in the head change: the base is kept as it is.
-func (r *Repo) indexMoved(pre string, moves []gitstore.Move) {
+func (r *Repo) indexMoved(pre string, to map[string]gitrepo.Hash) {
 	c := r.hookCache()
 	kept, ok := r.loadIndex()
 	if !ok || kept.stamp != pre || kept.mode != stampSettled && kept.mode != stampRecent || kept.headLines() > 2*packLooseRefsAt {
@@ -57,7 +57,6 @@ func (r *Repo) indexMoved(pre string, moves []gitstore.Move) {
 	if !ok {
 		return
 	}
-	to := finalCommits(moves)
 	indexed := map[string]uint64{}
 	for f, e := range head {
 		if _, moved := to[f]; e != nil && e.ino != 0 && !moved {
